@@ -1,0 +1,62 @@
+/*
+ * histogram - log-linear latency histogram in constant memory.
+ *
+ * Values are uint64_t nanoseconds. Values below 256 are counted exactly;
+ * above that every power-of-two octave is split into 128 equal buckets, so a
+ * reported percentile is within 1/256 (about 0.4%) of a value that was really
+ * recorded. A percentile is the midpoint of its bucket clamped to the observed
+ * min and max, so the lowest and highest ranks are exact. The struct is
+ * public so it can be embedded; it never allocates. Not thread-safe: give
+ * each thread its own histogram and merge them.
+ */
+#ifndef SPOOLSIM_HISTOGRAM_H
+#define SPOOLSIM_HISTOGRAM_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define HISTOGRAM_SUB_BITS 7
+#define HISTOGRAM_SUB_COUNT (1 << HISTOGRAM_SUB_BITS)
+/* One exact range [0, 128) plus one 128-bucket row per octave 2^7 .. 2^63. */
+#define HISTOGRAM_BUCKETS (HISTOGRAM_SUB_COUNT * (64 - HISTOGRAM_SUB_BITS + 1))
+
+struct histogram {
+    uint64_t count;
+    uint64_t min; /* UINT64_MAX while empty */
+    uint64_t max;
+    double sum; /* a double: a uint64_t sum of nanoseconds can overflow */
+    uint64_t counts[HISTOGRAM_BUCKETS];
+};
+
+struct histogram_summary {
+    uint64_t count, min, max, p50, p90, p99, p999;
+    double mean;
+};
+
+struct json_writer;
+
+void histogram_init(struct histogram *h);
+void histogram_record(struct histogram *h, uint64_t value);
+void histogram_merge(struct histogram *dst, const struct histogram *src);
+
+/* On an empty histogram every accessor returns 0. */
+uint64_t histogram_count(const struct histogram *h);
+uint64_t histogram_min(const struct histogram *h);
+uint64_t histogram_max(const struct histogram *h);
+double histogram_mean(const struct histogram *h);
+/*
+ * The smallest v such that at least pct% of the recorded values are <= v
+ * (nearest rank); pct is clamped to [0, 100] and 100 gives the exact max.
+ */
+uint64_t histogram_percentile(const struct histogram *h, double pct);
+void histogram_summarize(const struct histogram *h, struct histogram_summary *out);
+
+/* One line in milliseconds, "  label        n=... p50=...ms ... mean=...ms". */
+void histogram_print_text(FILE *fp, const char *label, const struct histogram *h);
+/*
+ * An object {"count", "min_ms", "mean_ms", "p50_ms", "p90_ms", "p99_ms",
+ * "p99_9_ms", "max_ms"}; an empty histogram gives count 0 and zeros.
+ */
+void histogram_write_json(struct json_writer *w, const char *key, const struct histogram *h);
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * json - streaming JSON writer to a stdio stream.
+ *
+ * Output is pretty-printed with 2-space indentation; commas are automatic.
+ * Inside an object every value needs a key; at top level and inside arrays
+ * the key must be NULL. A writer emits one top-level value, nested at most
+ * JSON_MAX_DEPTH deep; breaking these rules is a programming error and
+ * panics. Strings are escaped (short forms for \b \f \n \r \t, \u00xx for
+ * other control characters); bytes >= 0x80 pass through, so UTF-8 in gives
+ * UTF-8 out. Non-finite doubles are written as null. Write errors are sticky
+ * in the stream and reported by json_finish().
+ */
+#ifndef SPOOLSIM_JSON_H
+#define SPOOLSIM_JSON_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#define JSON_MAX_DEPTH 32
+
+struct json_writer {
+    FILE *fp;
+    int depth;
+    int done; /* the top-level value has been started */
+    unsigned char is_array[JSON_MAX_DEPTH];
+    unsigned char has_items[JSON_MAX_DEPTH];
+};
+
+void json_init(struct json_writer *w, FILE *fp);
+
+void json_begin_object(struct json_writer *w, const char *key);
+void json_end_object(struct json_writer *w);
+void json_begin_array(struct json_writer *w, const char *key);
+void json_end_array(struct json_writer *w);
+
+void json_string(struct json_writer *w, const char *key, const char *value); /* NULL -> null */
+void json_uint(struct json_writer *w, const char *key, uint64_t value);
+void json_int(struct json_writer *w, const char *key, int64_t value);
+void json_double(struct json_writer *w, const char *key, double value);
+void json_bool(struct json_writer *w, const char *key, int value);
+
+/* Ends the document with a newline; returns 0, or -1 if the stream failed. */
+int json_finish(struct json_writer *w);
+
+#endif

@@ -1,0 +1,233 @@
+/*
+ * smtp_cmd - parse one SMTP command line; see smtp_cmd.h.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdint.h>
+#include <string.h>
+#include <strings.h>
+
+#include "smtp_cmd.h"
+
+enum arg_rule { ARG_NONE, ARG_REQUIRED, ARG_OPTIONAL, ARG_PATH };
+
+static const struct verb_entry {
+    const char *name;
+    enum smtp_verb verb;
+    enum arg_rule rule;
+    const char *syntax; /* 501 reply when the argument is wrong */
+} verb_table[] = {
+    {"HELO", SMTP_VERB_HELO, ARG_REQUIRED, "501 5.5.4 Syntax: HELO hostname"},
+    {"EHLO", SMTP_VERB_EHLO, ARG_REQUIRED, "501 5.5.4 Syntax: EHLO hostname"},
+    {"LHLO", SMTP_VERB_LHLO, ARG_REQUIRED, "501 5.5.4 Syntax: LHLO hostname"},
+    {"MAIL", SMTP_VERB_MAIL, ARG_PATH, "501 5.5.4 Syntax: MAIL FROM:<address>"},
+    {"RCPT", SMTP_VERB_RCPT, ARG_PATH, "501 5.5.4 Syntax: RCPT TO:<address>"},
+    {"DATA", SMTP_VERB_DATA, ARG_NONE, "501 5.5.4 Syntax: DATA"},
+    {"RSET", SMTP_VERB_RSET, ARG_NONE, "501 5.5.4 Syntax: RSET"},
+    {"NOOP", SMTP_VERB_NOOP, ARG_OPTIONAL, NULL},
+    {"QUIT", SMTP_VERB_QUIT, ARG_NONE, "501 5.5.4 Syntax: QUIT"},
+    {"VRFY", SMTP_VERB_VRFY, ARG_REQUIRED, "501 5.5.4 Syntax: VRFY address"},
+    {"HELP", SMTP_VERB_HELP, ARG_OPTIONAL, NULL},
+    {"STARTTLS", SMTP_VERB_STARTTLS, ARG_NONE, "501 5.5.4 Syntax: STARTTLS"},
+};
+
+#define VERB_TABLE_LEN (sizeof(verb_table) / sizeof(verb_table[0]))
+
+static const char unknown_reply[] = "502 5.5.2 Error: command not recognized";
+static const char bad_param_reply[] = "555 5.5.4 Unsupported option";
+static const char bad_size_reply[] = "501 5.5.4 Bad SIZE parameter";
+static const char bad_body_reply[] = "501 5.5.4 Bad BODY parameter";
+static const char path_long_reply[] = "501 5.1.3 Address too long";
+
+const char *smtp_verb_name(enum smtp_verb verb)
+{
+    for (size_t i = 0; i < VERB_TABLE_LEN; i++)
+        if (verb_table[i].verb == verb)
+            return verb_table[i].name;
+    return "UNKNOWN";
+}
+
+enum smtp_verb smtp_verb_lookup(const char *name, size_t len)
+{
+    for (size_t i = 0; i < VERB_TABLE_LEN; i++)
+        if (strlen(verb_table[i].name) == len && strncasecmp(verb_table[i].name, name, len) == 0)
+            return verb_table[i].verb;
+    return SMTP_VERB_UNKNOWN;
+}
+
+static int is_space(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+static struct smtp_span trim(const char *p, size_t len)
+{
+    struct smtp_span span;
+
+    while (len > 0 && is_space(*p)) {
+        p++;
+        len--;
+    }
+    while (len > 0 && is_space(p[len - 1]))
+        len--;
+    span.ptr = p;
+    span.len = len;
+    return span;
+}
+
+static int span_prefix(struct smtp_span s, const char *prefix)
+{
+    size_t n = strlen(prefix);
+
+    return s.len >= n && strncasecmp(s.ptr, prefix, n) == 0;
+}
+
+static int parse_decimal(const char *p, size_t len, uint64_t *out)
+{
+    uint64_t value = 0;
+
+    if (len == 0 || len > 19)
+        return -1;
+    for (size_t i = 0; i < len; i++) {
+        if (!isdigit((unsigned char)p[i]))
+            return -1;
+        value = value * 10 + (uint64_t)(p[i] - '0');
+    }
+    *out = value;
+    return 0;
+}
+
+/* One ESMTP parameter KEYWORD[=VALUE] of MAIL or RCPT. */
+static int parse_param(struct smtp_cmd *cmd, const char *p, size_t len)
+{
+    const char *eq = memchr(p, '=', len);
+    size_t key_len = eq ? (size_t)(eq - p) : len;
+    const char *value = eq ? eq + 1 : p + len;
+    size_t value_len = (size_t)(p + len - value);
+
+#define KEY_IS(k) (key_len == strlen(k) && strncasecmp(p, k, key_len) == 0)
+    if (cmd->verb == SMTP_VERB_MAIL) {
+        if (KEY_IS("SIZE")) {
+            if (parse_decimal(value, value_len, &cmd->size) != 0) {
+                cmd->error = bad_size_reply;
+                return 501;
+            }
+            cmd->has_size = 1;
+            return 0;
+        }
+        if (KEY_IS("BODY")) {
+            if (value_len == 4 && strncasecmp(value, "7BIT", 4) == 0)
+                cmd->body = SMTP_BODY_7BIT;
+            else if (value_len == 8 && strncasecmp(value, "8BITMIME", 8) == 0)
+                cmd->body = SMTP_BODY_8BITMIME;
+            else if (value_len == 10 && strncasecmp(value, "BINARYMIME", 10) == 0)
+                cmd->body = SMTP_BODY_BINARYMIME;
+            else {
+                cmd->error = bad_body_reply;
+                return 501;
+            }
+            return 0;
+        }
+        if (KEY_IS("SMTPUTF8") || KEY_IS("RET") || KEY_IS("ENVID") || KEY_IS("AUTH"))
+            return 0;
+    } else if (KEY_IS("NOTIFY") || KEY_IS("ORCPT")) {
+        return 0;
+    }
+#undef KEY_IS
+    cmd->error = bad_param_reply;
+    return 555;
+}
+
+/* "FROM:<path> params" or "TO:<path> params". */
+static int parse_path_arg(struct smtp_cmd *cmd, const struct verb_entry *entry)
+{
+    const char *keyword = cmd->verb == SMTP_VERB_MAIL ? "FROM:" : "TO:";
+    struct smtp_span rest;
+    const char *close;
+    int status;
+
+    if (!span_prefix(cmd->arg, keyword)) {
+        cmd->error = entry->syntax;
+        return 501;
+    }
+    rest = trim(cmd->arg.ptr + strlen(keyword), cmd->arg.len - strlen(keyword));
+    if (rest.len == 0 || rest.ptr[0] != '<' || (close = memchr(rest.ptr, '>', rest.len)) == NULL) {
+        cmd->error = entry->syntax;
+        return 501;
+    }
+    cmd->path.ptr = rest.ptr + 1;
+    cmd->path.len = (size_t)(close - cmd->path.ptr);
+    if (cmd->path.len > SMTP_PATH_LIMIT) {
+        cmd->error = path_long_reply;
+        return 501;
+    }
+    if (cmd->verb == SMTP_VERB_RCPT && cmd->path.len == 0) {
+        cmd->error = entry->syntax;
+        return 501;
+    }
+    rest = trim(close + 1, (size_t)(rest.ptr + rest.len - close - 1));
+    if (rest.len > 0 && rest.ptr == close + 1) {
+        /* Parameters must be separated from the path by a space. */
+        cmd->error = entry->syntax;
+        return 501;
+    }
+    cmd->params = rest;
+    while (rest.len > 0) {
+        size_t word = 0;
+
+        while (word < rest.len && !is_space(rest.ptr[word]))
+            word++;
+        if ((status = parse_param(cmd, rest.ptr, word)) != 0)
+            return status;
+        rest = trim(rest.ptr + word, rest.len - word);
+    }
+    return 0;
+}
+
+int smtp_cmd_parse(const char *line, size_t len, struct smtp_cmd *cmd)
+{
+    struct smtp_span all = trim(line, len);
+    const struct verb_entry *entry = NULL;
+    size_t verb_len = 0;
+
+    memset(cmd, 0, sizeof(*cmd));
+    while (verb_len < all.len && !is_space(all.ptr[verb_len]))
+        verb_len++;
+    for (size_t i = 0; i < VERB_TABLE_LEN; i++) {
+        if (strlen(verb_table[i].name) == verb_len &&
+            strncasecmp(verb_table[i].name, all.ptr, verb_len) == 0) {
+            entry = &verb_table[i];
+            break;
+        }
+    }
+    if (entry == NULL) {
+        cmd->error = unknown_reply;
+        return 502;
+    }
+    cmd->verb = entry->verb;
+    cmd->arg = trim(all.ptr + verb_len, all.len - verb_len);
+    if (memchr(all.ptr, '\0', all.len) != NULL) {
+        cmd->error = entry->syntax ? entry->syntax : "501 5.5.4 Syntax error";
+        return 501;
+    }
+    switch (entry->rule) {
+    case ARG_NONE:
+        if (cmd->arg.len != 0) {
+            cmd->error = entry->syntax;
+            return 501;
+        }
+        return 0;
+    case ARG_REQUIRED:
+        if (cmd->arg.len == 0) {
+            cmd->error = entry->syntax;
+            return 501;
+        }
+        return 0;
+    case ARG_OPTIONAL:
+        return 0;
+    case ARG_PATH:
+        return parse_path_arg(cmd, entry);
+    }
+    return 0;
+}

@@ -1,0 +1,396 @@
+/*
+ * sink_options - smtp-sink's command line; see sink_options.h.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+
+#include "msg.h"
+#include "sink_options.h"
+#include "workload.h"
+#include "xalloc.h"
+
+static const char *const cmd_names[SINK_CMD_COUNT] = {
+    "CONNECT", "HELO", "EHLO", "LHLO", "MAIL", "RCPT", "VRFY",
+    "DATA",    ".",    "RSET", "NOOP", "QUIT", "STARTTLS",
+};
+
+const char *sink_cmd_name(enum sink_cmd cmd)
+{
+    return cmd_names[cmd];
+}
+
+static int cmd_lookup(const char *name, size_t len)
+{
+    for (int i = 0; i < SINK_CMD_COUNT; i++)
+        if (strlen(cmd_names[i]) == len && strncasecmp(cmd_names[i], name, len) == 0)
+            return i;
+    return -1;
+}
+
+static void usage(FILE *fp)
+{
+    fprintf(fp,
+            "Usage: smtp-sink [options] [inet:][host]:port backlog\n"
+            "       smtp-sink [options] unix:pathname backlog\n"
+            "\n"
+            "An SMTP/LMTP test server: accepts mail and throws it away (or dumps it),\n"
+            "counts it, and injects faults. Options follow Postfix's smtp-sink.\n"
+            "\n"
+            "  -4, -6          IPv4 / IPv6 only\n"
+            "  -8              do not announce 8BITMIME\n"
+            "  -a              do not announce SASL AUTH\n"
+            "  -A delay        wait delay seconds after the DATA reply, then 550 and close\n"
+            "  -b reply        soft reject reply (default \"450 4.3.0 Error: command failed\")\n"
+            "  -B reply        hard reject reply (default \"500 5.3.0 Error: command failed\")\n"
+            "  -c              display running counters\n"
+            "  -C              do not announce XCLIENT\n"
+            "  -d template     dump each message to strftime(template) + random hex\n"
+            "  -D file         append each message to file\n"
+            "  -e              do not announce ESMTP (EHLO is refused)\n"
+            "  -E              do not announce ENHANCEDSTATUSCODES\n"
+            "  -f cmd,...      hard-reject these commands (implies -p)\n"
+            "  -F              do not announce XFORWARD\n"
+            "  -h hostname     name in the greeting and HELO/EHLO replies\n"
+            "  -H delay        delay the first read after DATA\n"
+            "  -L              speak LMTP\n"
+            "  -m count        at most count concurrent connections (256)\n"
+            "  -M count        exit after count messages\n"
+            "  -n count        exit after count sessions\n"
+            "  -N              do not announce DSN\n"
+            "  -p              do not announce PIPELINING\n"
+            "  -P              PIX-style greeting (implies -e)\n"
+            "  -q cmd,...      disconnect silently after these commands\n"
+            "  -Q cmd,...      reply 421 and disconnect after these commands\n"
+            "  -r cmd,...      soft-reject these commands (implies -p)\n"
+            "  -R dir          chroot to dir after opening the socket\n"
+            "  -s cmd,...      log these commands to stderr\n"
+            "  -S string       prefix for each dumped message (C escapes allowed)\n"
+            "  -t timeout      command read / reply write timeout, seconds (100)\n"
+            "  -T window       TCP receive window (SO_RCVBUF)\n"
+            "  -u user         drop privileges to user after opening the socket\n"
+            "  -v              verbose: log the protocol to stderr\n"
+            "  -w delay        wait delay seconds before the DATA reply\n"
+            "  -W cmd:delay[:odds]  delay the reply to cmd; with odds, a random multiple\n"
+            "Commands in lists: CONNECT HELO EHLO LHLO MAIL RCPT VRFY DATA . RSET NOOP QUIT\n"
+            "STARTTLS, separated by commas or spaces, case-insensitive.\n"
+            "\n"
+            "spoolsim extensions:\n"
+            "  --tls                 offer STARTTLS (self-signed certificate made in memory)\n"
+            "  --tls-cert FILE       certificate (PEM) for STARTTLS\n"
+            "  --tls-key FILE        private key (PEM); default: in the certificate file\n"
+            "  --max-size BYTES      announce SIZE; larger messages get 552 after DATA\n"
+            "  --max-rcpt N          recipients per transaction (1000), then 452\n"
+            "  --error-limit N       421 and close after N errors in a session (20)\n"
+            "  --bare-lf POLICY      strict | normalize (default) | lenient\n"
+            "  --fault CMD:CODE[:PERCENT][@AFTER]\n"
+            "                        reply CODE to PERCENT %% (default 100) of CMD, once\n"
+            "                        AFTER messages were accepted; 421 also closes.\n"
+            "                        Example: --fault rcpt:450:10 --fault connect:421@1000\n"
+            "  --seed N              seed for random faults and delays\n"
+            "  --msg-log FILE        one line per message: id, Message-ID, size, checksum\n"
+            "                        (\"-\" for standard output)\n"
+            "  --json FILE           final statistics as JSON (\"-\" for standard output)\n"
+            "  --port-file FILE      write the bound TCP port to FILE (useful with port 0)\n"
+            "  --quiet               no summary at exit\n"
+            "  --help, --version\n");
+}
+
+/* Mark every command named in a list like "rcpt,.,data" for option `opt'. */
+static void parse_cmd_list(const char *list, char opt, struct sink_options *opts)
+{
+    const char *p = list;
+
+    while (*p) {
+        size_t len = strcspn(p, ", \t");
+        int cmd;
+
+        if (len == 0) {
+            p++;
+            continue;
+        }
+        if ((cmd = cmd_lookup(p, len)) < 0)
+            msg_usage("-%c: unknown command \"%.*s\"", opt, (int)len, p);
+        switch (opt) {
+        case 'f':
+            opts->cmd[cmd].hard_reject = 1;
+            opts->no_pipelining = 1;
+            break;
+        case 'r':
+            opts->cmd[cmd].soft_reject = 1;
+            opts->no_pipelining = 1;
+            break;
+        case 'q':
+            opts->cmd[cmd].drop = 1;
+            break;
+        case 'Q':
+            opts->cmd[cmd].drop_421 = 1;
+            break;
+        case 's':
+            opts->cmd[cmd].log = 1;
+            break;
+        }
+        p += len;
+    }
+}
+
+static double parse_seconds(const char *text, const char *what)
+{
+    uint64_t ns;
+
+    if (parse_duration_ns(text, &ns) != 0)
+        msg_usage("%s: bad time \"%s\" (e.g. 2, 0.5, 250ms)", what, text);
+    return (double)ns / 1e9;
+}
+
+static uint64_t parse_count(const char *text, const char *what, uint64_t min, uint64_t max)
+{
+    char *end;
+    unsigned long long value;
+
+    if (!isdigit((unsigned char)*text))
+        msg_usage("%s: bad number \"%s\"", what, text);
+    value = strtoull(text, &end, 10);
+    if (*end != 0 || value < min || value > max)
+        msg_usage("%s: \"%s\" is not a number from %llu to %llu", what, text,
+                  (unsigned long long)min, (unsigned long long)max);
+    return value;
+}
+
+/* -W cmd:delay[:odds] */
+static void parse_cmd_delay(const char *arg, struct sink_options *opts)
+{
+    char *copy = xstrdup(arg);
+    char *colon = strchr(copy, ':');
+    char *odds;
+    int cmd;
+
+    if (colon == NULL)
+        msg_usage("-W: expected command:delay[:odds], got \"%s\"", arg);
+    *colon++ = 0;
+    if ((cmd = cmd_lookup(copy, strlen(copy))) < 0)
+        msg_usage("-W: unknown command \"%s\"", copy);
+    if ((odds = strchr(colon, ':')) != NULL) {
+        *odds++ = 0;
+        opts->cmd[cmd].odds = (int)parse_count(odds, "-W odds", 1, 99);
+    }
+    opts->cmd[cmd].delay = parse_seconds(colon, "-W");
+    free(copy);
+}
+
+/* --fault CMD:CODE[:PERCENT][@AFTER] */
+static void parse_fault(const char *arg, struct sink_options *opts)
+{
+    char *copy = xstrdup(arg);
+    char *at = strchr(copy, '@');
+    char *code_text, *pct_text;
+    struct sink_fault fault = {0, 100.0, 0};
+    int cmd;
+
+    if (at) {
+        *at++ = 0;
+        fault.after = parse_count(at, "--fault @AFTER", 0, UINT64_MAX / 2);
+    }
+    if ((code_text = strchr(copy, ':')) == NULL)
+        msg_usage("--fault: expected CMD:CODE[:PERCENT][@AFTER], got \"%s\"", arg);
+    *code_text++ = 0;
+    if ((cmd = cmd_lookup(copy, strlen(copy))) < 0)
+        msg_usage("--fault: unknown command \"%s\"", copy);
+    if ((pct_text = strchr(code_text, ':')) != NULL) {
+        char *end;
+
+        *pct_text++ = 0;
+        if (*pct_text && pct_text[strlen(pct_text) - 1] == '%')
+            pct_text[strlen(pct_text) - 1] = 0;
+        fault.percent = strtod(pct_text, &end);
+        if (*pct_text == 0 || *end != 0 || !(fault.percent > 0 && fault.percent <= 100))
+            msg_usage("--fault: percentage \"%s\" is not in (0, 100]", pct_text);
+    }
+    fault.code = (int)parse_count(code_text, "--fault CODE", 400, 599);
+    if (cmd == SINK_CMD_CONNECT && fault.code / 100 != 4 && fault.code / 100 != 5)
+        msg_usage("--fault: bad code for CONNECT");
+    opts->cmd[cmd].fault = fault;
+    free(copy);
+}
+
+/* Expand the C escapes Postfix's -S accepts: \a \b \f \n \r \t \v \ddd \\. */
+static char *expand_escapes(const char *in)
+{
+    char *out = xmalloc(strlen(in) + 1);
+    char *op = out;
+
+    while (*in) {
+        if (*in != '\\' || in[1] == 0) {
+            *op++ = *in++;
+            continue;
+        }
+        in++;
+        switch (*in) {
+        case 'a': *op++ = '\a'; in++; break;
+        case 'b': *op++ = '\b'; in++; break;
+        case 'f': *op++ = '\f'; in++; break;
+        case 'n': *op++ = '\n'; in++; break;
+        case 'r': *op++ = '\r'; in++; break;
+        case 't': *op++ = '\t'; in++; break;
+        case 'v': *op++ = '\v'; in++; break;
+        case '\\': *op++ = '\\'; in++; break;
+        default:
+            if (*in >= '0' && *in <= '7') {
+                int value = 0;
+
+                for (int n = 0; n < 3 && *in >= '0' && *in <= '7'; n++)
+                    value = value * 8 + (*in++ - '0');
+                *op++ = (char)value;
+            } else {
+                *op++ = '\\';
+            }
+        }
+    }
+    *op = 0;
+    return out;
+}
+
+enum {
+    OPT_TLS = 256,
+    OPT_TLS_CERT,
+    OPT_TLS_KEY,
+    OPT_MAX_SIZE,
+    OPT_MAX_RCPT,
+    OPT_ERROR_LIMIT,
+    OPT_BARE_LF,
+    OPT_FAULT,
+    OPT_SEED,
+    OPT_MSG_LOG,
+    OPT_JSON,
+    OPT_PORT_FILE,
+    OPT_QUIET,
+    OPT_HELP,
+    OPT_VERSION,
+};
+
+static const struct option long_options[] = {
+    {"tls", no_argument, NULL, OPT_TLS},
+    {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
+    {"tls-key", required_argument, NULL, OPT_TLS_KEY},
+    {"max-size", required_argument, NULL, OPT_MAX_SIZE},
+    {"max-rcpt", required_argument, NULL, OPT_MAX_RCPT},
+    {"error-limit", required_argument, NULL, OPT_ERROR_LIMIT},
+    {"bare-lf", required_argument, NULL, OPT_BARE_LF},
+    {"fault", required_argument, NULL, OPT_FAULT},
+    {"seed", required_argument, NULL, OPT_SEED},
+    {"msg-log", required_argument, NULL, OPT_MSG_LOG},
+    {"json", required_argument, NULL, OPT_JSON},
+    {"port-file", required_argument, NULL, OPT_PORT_FILE},
+    {"quiet", no_argument, NULL, OPT_QUIET},
+    {"help", no_argument, NULL, OPT_HELP},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+void sink_options_parse(int argc, char **argv, struct sink_options *opts)
+{
+    int ch;
+
+    memset(opts, 0, sizeof(*opts));
+    opts->family = AF_UNSPEC;
+    opts->hostname = "smtp-sink";
+    opts->soft_reply = "450 4.3.0 Error: command failed";
+    opts->hard_reply = "500 5.3.0 Error: command failed";
+    opts->abort_delay = -1;
+    opts->max_conns = 256;
+    opts->timeout = 100;
+    opts->max_rcpt = 1000;
+    opts->error_limit = 20;
+    opts->bare_lf = SMTP_BARE_LF_NORMALIZE;
+    opts->seed = 1;
+
+    while ((ch = getopt_long(argc, argv, "468aA:b:B:cCd:D:eEf:Fh:H:Lm:M:n:NpPq:Q:r:R:s:S:t:T:u:vw:W:",
+                             long_options, NULL)) != -1) {
+        switch (ch) {
+        case '4': opts->family = AF_INET; break;
+        case '6': opts->family = AF_INET6; break;
+        case '8': opts->no_8bitmime = 1; break;
+        case 'a': opts->no_auth = 1; break;
+        case 'A': opts->abort_delay = parse_seconds(optarg, "-A"); break;
+        case 'b':
+        case 'B':
+            if (!isdigit((unsigned char)optarg[0]) || atoi(optarg) / 100 != (ch == 'b' ? 4 : 5))
+                msg_usage("-%c: reply must start with a %cxx code", ch, ch == 'b' ? '4' : '5');
+            if (ch == 'b')
+                opts->soft_reply = optarg;
+            else
+                opts->hard_reply = optarg;
+            break;
+        case 'c': opts->counters = 1; break;
+        case 'C': opts->no_xclient = 1; break;
+        case 'd': opts->dump_template = optarg; break;
+        case 'D': opts->dump_file = optarg; break;
+        case 'e': opts->no_esmtp = 1; break;
+        case 'E': opts->no_enhanced = 1; break;
+        case 'f':
+        case 'q':
+        case 'Q':
+        case 'r':
+        case 's': parse_cmd_list(optarg, (char)ch, opts); break;
+        case 'F': opts->no_xforward = 1; break;
+        case 'h': opts->hostname = optarg; break;
+        case 'H': opts->read_delay = parse_seconds(optarg, "-H"); break;
+        case 'L': opts->lmtp = 1; break;
+        case 'm': opts->max_conns = (unsigned)parse_count(optarg, "-m", 1, 1000000); break;
+        case 'M': opts->max_messages = parse_count(optarg, "-M", 1, UINT64_MAX / 2); break;
+        case 'n': opts->max_sessions = parse_count(optarg, "-n", 1, UINT64_MAX / 2); break;
+        case 'N': opts->no_dsn = 1; break;
+        case 'p': opts->no_pipelining = 1; break;
+        case 'P': opts->pix_banner = opts->no_esmtp = 1; break;
+        case 'R': opts->chroot_dir = optarg; break;
+        case 'S': opts->dump_start = expand_escapes(optarg); break;
+        case 't': opts->timeout = parse_seconds(optarg, "-t"); break;
+        case 'T': opts->tcp_window = (int)parse_count(optarg, "-T", 1, INT_MAX); break;
+        case 'u': opts->user = optarg; break;
+        case 'v': opts->verbose++; break;
+        case 'w': opts->data_delay = parse_seconds(optarg, "-w"); break;
+        case 'W': parse_cmd_delay(optarg, opts); break;
+        case OPT_TLS: opts->tls = 1; break;
+        case OPT_TLS_CERT: opts->tls_cert = optarg; opts->tls = 1; break;
+        case OPT_TLS_KEY: opts->tls_key = optarg; break;
+        case OPT_MAX_SIZE: {
+            uint64_t size;
+
+            if (parse_size(optarg, &size) != 0 || size == 0)
+                msg_usage("--max-size: bad size \"%s\"", optarg);
+            opts->max_size = size;
+            break;
+        }
+        case OPT_MAX_RCPT: opts->max_rcpt = (unsigned)parse_count(optarg, "--max-rcpt", 1, 1000000); break;
+        case OPT_ERROR_LIMIT:
+            opts->error_limit = (unsigned)parse_count(optarg, "--error-limit", 1, 1000000);
+            break;
+        case OPT_BARE_LF:
+            if (smtp_bare_lf_policy_parse(optarg, &opts->bare_lf) != 0)
+                msg_usage("--bare-lf: expected strict, normalize or lenient, got \"%s\"", optarg);
+            break;
+        case OPT_FAULT: parse_fault(optarg, opts); break;
+        case OPT_SEED: opts->seed = parse_count(optarg, "--seed", 0, UINT64_MAX); break;
+        case OPT_MSG_LOG: opts->msg_log = optarg; break;
+        case OPT_JSON: opts->json_file = optarg; break;
+        case OPT_PORT_FILE: opts->port_file = optarg; break;
+        case OPT_QUIET: opts->quiet = 1; break;
+        case OPT_HELP: usage(stdout); exit(0);
+        case OPT_VERSION: printf("smtp-sink (spoolsim) %s\n", PACKAGE_VERSION); exit(0);
+        default: msg_usage("unknown option");
+        }
+    }
+    if (opts->tls_key && !opts->tls_cert)
+        msg_usage("--tls-key needs --tls-cert");
+    if (argc - optind != 2)
+        msg_usage("expected [inet:][host]:port backlog, or unix:path backlog");
+    opts->listen_spec = argv[optind];
+    opts->backlog = (int)parse_count(argv[optind + 1], "backlog", 1, INT_MAX);
+}

@@ -1,0 +1,869 @@
+/*
+ * sink_session - one smtp-sink session on a libevent loop; see sink_session.h.
+ *
+ * Input is handled in session_process(): command lines go through
+ * smtp_line / smtp_cmd / smtp_seq, message text through smtp_data. Replies
+ * that must wait (-w, -W, faults with delays) park the session on a timer;
+ * nothing here sleeps or blocks.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/un.h>
+
+#include "checksum.h"
+#include "clock.h"
+#include "msg.h"
+#include "sink_dump.h"
+#include "sink_session.h"
+#include "smtp_cmd.h"
+#include "smtp_data.h"
+#include "smtp_line.h"
+#include "smtp_seq.h"
+#include "xalloc.h"
+
+#define HEADER_KEEP 2048          /* header bytes kept to find Message-ID */
+#define INPUT_HIGH_WATER (64 * 1024)
+
+enum after_reply { AFTER_NONE, AFTER_CLOSE, AFTER_STARTTLS, AFTER_DATA_BEGIN };
+
+struct sink_session {
+    struct sink_server *server;
+    struct sink_session *prev, *next; /* in server->sessions */
+    struct bufferevent *bev;
+    struct event *timer;
+    struct smtp_line_reader lines;
+    struct smtp_seq seq;
+    struct smtp_data_reader data;
+    int in_data;
+    int closing;
+    int paused;            /* waiting for a timer: a delayed reply or -A/-H */
+    char *pending_reply;   /* sent when the timer fires */
+    enum after_reply pending_after;
+    int abort_after_pause; /* -A: the timer ends the session with 550 */
+    int tls;
+    unsigned errors;
+    char client_addr[INET6_ADDRSTRLEN + 8];
+    const char *proto;
+    char *helo;
+    char *mail_args;
+    char **rcpts;
+    unsigned rcpt_count;
+    unsigned rcpt_alloc;
+    uint64_t msg_bytes;
+    int oversize;
+    uint64_t checksum;
+    char *header;          /* first HEADER_KEEP content bytes, with --msg-log */
+    size_t header_len;
+    struct sink_dump *dump;
+};
+
+static void session_process(struct sink_session *s);
+static void session_free(struct sink_session *s);
+static void on_read(struct bufferevent *bev, void *arg);
+static void on_write(struct bufferevent *bev, void *arg);
+static void on_event(struct bufferevent *bev, short what, void *arg);
+
+/* ---------------------------------------------------------------- replies */
+
+static int is_enhanced_code(const char *p)
+{
+    /* "d.d{1,3}.d{1,3} " right after the reply code */
+    if (!(p[0] >= '2' && p[0] <= '5') || p[1] != '.')
+        return 0;
+    p += 2;
+    for (int part = 0; part < 2; part++) {
+        int digits = 0;
+
+        while (*p >= '0' && *p <= '9' && digits < 3) {
+            p++;
+            digits++;
+        }
+        if (digits == 0 || *p != (part == 0 ? '.' : ' '))
+            return 0;
+        p++;
+    }
+    return 1;
+}
+
+static void send_reply(struct sink_session *s, const char *text)
+{
+    struct evbuffer *out = bufferevent_get_output(s->bev);
+    int code = atoi(text);
+
+    if (code > 0 && code < SINK_MAX_CODE)
+        s->server->stats.replies[code]++;
+    if (s->server->opts->no_enhanced && strlen(text) > 4 && is_enhanced_code(text + 4)) {
+        evbuffer_add(out, text, 4);
+        text = strchr(text + 4, ' ') + 1;
+    }
+    if (s->server->opts->verbose)
+        msg_info("%s: > %s", s->client_addr, text);
+    evbuffer_add(out, text, strlen(text));
+    evbuffer_add(out, "\r\n", 2);
+}
+
+/* Multi-line replies are prebuilt with their CR LFs. */
+static void send_raw_reply(struct sink_session *s, const char *text)
+{
+    s->server->stats.replies[atoi(text) % SINK_MAX_CODE]++;
+    if (s->server->opts->verbose)
+        msg_info("%s: > %s", s->client_addr, text);
+    bufferevent_write(s->bev, text, strlen(text));
+}
+
+static void session_close_after_flush(struct sink_session *s)
+{
+    s->closing = 1;
+    bufferevent_disable(s->bev, EV_READ);
+    if (evbuffer_get_length(bufferevent_get_output(s->bev)) == 0)
+        session_free(s);
+}
+
+/* Postfix -W odds: roll 0..99 until a roll reaches `odds'; the rolls so far multiply. */
+static double cmd_delay(struct sink_session *s, enum sink_cmd cmd)
+{
+    const struct sink_cmd_policy *pol = &s->server->opts->cmd[cmd];
+    double delay = pol->delay;
+
+    if (cmd == SINK_CMD_DATA)
+        delay += s->server->opts->data_delay;
+    if (pol->odds > 0 && delay > 0) {
+        unsigned rolls = 0;
+
+        while ((int)prng_range(&s->server->rng, 0, 99) < pol->odds && rolls < 1000)
+            rolls++;
+        delay *= rolls;
+    }
+    return delay;
+}
+
+static void on_timer(evutil_socket_t fd, short what, void *arg);
+
+static void pause_for(struct sink_session *s, double seconds)
+{
+    struct timeval tv;
+
+    if (s->timer == NULL)
+        s->timer = evtimer_new(s->server->base, on_timer, s);
+    tv.tv_sec = (time_t)seconds;
+    tv.tv_usec = (suseconds_t)((seconds - (double)tv.tv_sec) * 1e6);
+    s->paused = 1;
+    bufferevent_disable(s->bev, EV_READ);
+    evtimer_add(s->timer, &tv);
+}
+
+static void start_tls(struct sink_session *s);
+
+static void after_reply(struct sink_session *s, enum after_reply after)
+{
+    switch (after) {
+    case AFTER_NONE:
+        break;
+    case AFTER_CLOSE:
+        session_close_after_flush(s);
+        break;
+    case AFTER_STARTTLS:
+        start_tls(s);
+        break;
+    case AFTER_DATA_BEGIN:
+        if (s->server->opts->abort_delay >= 0) {
+            s->abort_after_pause = 1;
+            pause_for(s, s->server->opts->abort_delay);
+        } else if (s->server->opts->read_delay > 0) {
+            pause_for(s, s->server->opts->read_delay);
+        }
+        break;
+    }
+}
+
+/* Reply now, or after the command's configured delay. */
+static void reply_to(struct sink_session *s, enum sink_cmd cmd, const char *text,
+                     enum after_reply after)
+{
+    double delay = cmd_delay(s, cmd);
+
+    if (delay <= 0) {
+        send_reply(s, text);
+        after_reply(s, after);
+        return;
+    }
+    free(s->pending_reply);
+    s->pending_reply = xstrdup(text);
+    s->pending_after = after;
+    pause_for(s, delay);
+}
+
+static void on_timer(evutil_socket_t fd, short what, void *arg)
+{
+    struct sink_session *s = arg;
+
+    (void)fd;
+    (void)what;
+    s->paused = 0;
+    if (s->abort_after_pause) {
+        send_reply(s, "550 5.3.0 Error: DATA aborted");
+        session_close_after_flush(s);
+        return;
+    }
+    if (s->pending_reply) {
+        char *text = s->pending_reply;
+
+        s->pending_reply = NULL;
+        send_reply(s, text);
+        free(text);
+        after_reply(s, s->pending_after);
+        if (s->closing || s->paused)
+            return;
+    }
+    bufferevent_enable(s->bev, EV_READ);
+    session_process(s);
+}
+
+/* ------------------------------------------------------------- protocol */
+
+static void protocol_error(struct sink_session *s, const char *reply)
+{
+    s->server->stats.protocol_errors++;
+    if (++s->errors >= s->server->opts->error_limit) {
+        char text[300];
+
+        snprintf(text, sizeof(text), "421 4.7.0 %s Error: too many errors",
+                 s->server->opts->hostname);
+        send_reply(s, text);
+        session_close_after_flush(s);
+        return;
+    }
+    send_reply(s, reply);
+}
+
+static void transaction_reset(struct sink_session *s)
+{
+    free(s->mail_args);
+    s->mail_args = NULL;
+    for (unsigned i = 0; i < s->rcpt_count; i++)
+        free(s->rcpts[i]);
+    s->rcpt_count = 0;
+    smtp_seq_end_transaction(&s->seq);
+}
+
+/*
+ * Faults decided by options: -q, -Q, -f, -r and --fault. Returns 1 when
+ * the command was answered (or the session dropped) here.
+ */
+static int apply_policy(struct sink_session *s, enum sink_cmd cmd)
+{
+    const struct sink_cmd_policy *pol = &s->server->opts->cmd[cmd];
+    const struct sink_fault *fault = &pol->fault;
+    char text[128];
+
+    if (pol->drop) {
+        s->closing = 1;
+        session_free(s);
+        return 1;
+    }
+    if (pol->drop_421) {
+        send_reply(s, "421 4.3.0 Error: closing connection");
+        session_close_after_flush(s);
+        return 1;
+    }
+    if (pol->hard_reject) {
+        reply_to(s, cmd, s->server->opts->hard_reply, AFTER_NONE);
+        return 1;
+    }
+    if (pol->soft_reject) {
+        reply_to(s, cmd, s->server->opts->soft_reply, AFTER_NONE);
+        return 1;
+    }
+    if (fault->code && s->server->stats.messages >= fault->after &&
+        (fault->percent >= 100 || prng_uniform01(&s->server->rng) * 100 < fault->percent)) {
+        snprintf(text, sizeof(text), "%d %d.%d.0 Error: injected fault", fault->code,
+                 fault->code / 100, fault->code == 552 ? 3 : 7);
+        reply_to(s, cmd, text, fault->code == 421 ? AFTER_CLOSE : AFTER_NONE);
+        return 1;
+    }
+    return 0;
+}
+
+static enum sink_cmd sink_cmd_of(enum smtp_verb verb)
+{
+    switch (verb) {
+    case SMTP_VERB_HELO: return SINK_CMD_HELO;
+    case SMTP_VERB_EHLO: return SINK_CMD_EHLO;
+    case SMTP_VERB_LHLO: return SINK_CMD_LHLO;
+    case SMTP_VERB_MAIL: return SINK_CMD_MAIL;
+    case SMTP_VERB_RCPT: return SINK_CMD_RCPT;
+    case SMTP_VERB_VRFY: return SINK_CMD_VRFY;
+    case SMTP_VERB_DATA: return SINK_CMD_DATA;
+    case SMTP_VERB_RSET: return SINK_CMD_RSET;
+    case SMTP_VERB_QUIT: return SINK_CMD_QUIT;
+    case SMTP_VERB_STARTTLS: return SINK_CMD_STARTTLS;
+    default: return SINK_CMD_NOOP;
+    }
+}
+
+/* AUTH, XCLIENT and XFORWARD are announced like Postfix's sink and simply accepted. */
+static int handle_extra_verb(struct sink_session *s, const char *line, size_t len)
+{
+    const struct sink_options *opts = s->server->opts;
+    char text[300];
+
+#define VERB_IS(v) (len >= strlen(v) && strncasecmp(line, v, strlen(v)) == 0 && \
+                    (len == strlen(v) || line[strlen(v)] == ' '))
+    if (VERB_IS("AUTH") && !opts->no_auth && !opts->no_esmtp) {
+        send_reply(s, "235 2.0.0 Authentication successful");
+        return 1;
+    }
+    if (VERB_IS("XCLIENT") && !opts->no_xclient && !opts->no_esmtp) {
+        snprintf(text, sizeof(text), "220 %s ESMTP", opts->hostname);
+        send_reply(s, text);
+        return 1;
+    }
+    if (VERB_IS("XFORWARD") && !opts->no_xforward && !opts->no_esmtp) {
+        send_reply(s, "250 2.0.0 Ok");
+        return 1;
+    }
+#undef VERB_IS
+    return 0;
+}
+
+static void begin_data(struct sink_session *s)
+{
+    const struct sink_options *opts = s->server->opts;
+
+    smtp_data_init(&s->data, opts->bare_lf);
+    s->in_data = 1;
+    s->msg_bytes = 0;
+    s->oversize = 0;
+    s->checksum = CHECKSUM_INIT;
+    s->header_len = 0;
+    if (opts->msg_log && s->header == NULL)
+        s->header = xmalloc(HEADER_KEEP);
+    if (opts->dump_template || opts->dump_file) {
+        struct sink_dump_envelope env = {
+            s->client_addr, s->proto, s->helo, s->mail_args, (const char *const *)s->rcpts,
+            s->rcpt_count, opts->hostname, s->server->next_id, opts->dump_start,
+        };
+
+        s->dump = sink_dump_begin(opts->dump_template, opts->dump_file, &env,
+                                  prng_next(&s->server->rng));
+    }
+}
+
+static void handle_command(struct sink_session *s, const char *line, size_t len)
+{
+    const struct sink_options *opts = s->server->opts;
+    struct smtp_cmd cmd;
+    int status = smtp_cmd_parse(line, len, &cmd);
+    const char *seq_error;
+    enum sink_cmd sc;
+    char text[600];
+
+    if (opts->verbose)
+        msg_info("%s: < %.*s", s->client_addr, (int)len, line);
+    if (status == 502 && handle_extra_verb(s, line, len))
+        return;
+    sc = sink_cmd_of(cmd.verb);
+    if (status == 0 && opts->cmd[sc].log)
+        msg_info("%s: %.*s", s->client_addr, (int)len, line);
+    if (status == 0 && opts->lmtp != (cmd.verb == SMTP_VERB_LHLO) &&
+        (cmd.verb == SMTP_VERB_HELO || cmd.verb == SMTP_VERB_EHLO ||
+         cmd.verb == SMTP_VERB_LHLO)) {
+        protocol_error(s, "502 5.5.2 Error: command not recognized");
+        return;
+    }
+    if (status == 0 && cmd.verb == SMTP_VERB_EHLO && opts->no_esmtp) {
+        protocol_error(s, "502 5.5.2 Error: command not recognized");
+        return;
+    }
+    if (status != 0) {
+        protocol_error(s, cmd.error);
+        return;
+    }
+    if ((seq_error = smtp_seq_check(&s->seq, cmd.verb)) != NULL) {
+        protocol_error(s, seq_error);
+        return;
+    }
+    if (cmd.verb == SMTP_VERB_STARTTLS && s->server->tls_ctx == NULL) {
+        protocol_error(s, "502 5.5.1 Error: command not implemented");
+        return;
+    }
+    if (cmd.verb == SMTP_VERB_DATA &&
+        evbuffer_get_length(bufferevent_get_input(s->bev)) > 0) {
+        /* Message text sent before our 354: an early talker (security.md item 6). */
+        s->server->stats.protocol_errors++;
+        send_reply(s, "554 5.5.0 Error: SMTP protocol synchronization");
+        session_close_after_flush(s);
+        return;
+    }
+    if (apply_policy(s, sc))
+        return;
+
+    switch (cmd.verb) {
+    case SMTP_VERB_HELO:
+        free(s->helo);
+        s->helo = xstrndup(cmd.arg.ptr, cmd.arg.len);
+        transaction_reset(s);
+        smtp_seq_commit(&s->seq, cmd.verb);
+        snprintf(text, sizeof(text), "250 %s", opts->hostname);
+        reply_to(s, sc, text, AFTER_NONE);
+        break;
+    case SMTP_VERB_EHLO:
+    case SMTP_VERB_LHLO:
+        free(s->helo);
+        s->helo = xstrndup(cmd.arg.ptr, cmd.arg.len);
+        transaction_reset(s);
+        smtp_seq_commit(&s->seq, cmd.verb);
+        s->proto = opts->lmtp ? "LMTP" : "ESMTP";
+        send_raw_reply(s, s->tls ? s->server->ehlo_reply_tls : s->server->ehlo_reply);
+        break;
+    case SMTP_VERB_MAIL:
+        if (opts->max_size && cmd.has_size && cmd.size > opts->max_size) {
+            reply_to(s, sc, "552 5.3.4 Message size exceeds fixed limit", AFTER_NONE);
+            break;
+        }
+        smtp_seq_commit(&s->seq, cmd.verb);
+        free(s->mail_args);
+        s->mail_args = xstrndup(cmd.arg.ptr + 5, cmd.arg.len - 5);
+        reply_to(s, sc, "250 2.1.0 Ok", AFTER_NONE);
+        break;
+    case SMTP_VERB_RCPT:
+        if (s->rcpt_count >= opts->max_rcpt) {
+            reply_to(s, sc, "452 4.5.3 Error: too many recipients", AFTER_NONE);
+            break;
+        }
+        smtp_seq_commit(&s->seq, cmd.verb);
+        if (s->rcpt_count == s->rcpt_alloc) {
+            s->rcpt_alloc = s->rcpt_alloc ? 2 * s->rcpt_alloc : 4;
+            s->rcpts = xrealloc(s->rcpts, s->rcpt_alloc * sizeof(*s->rcpts));
+        }
+        s->rcpts[s->rcpt_count++] = xstrndup(cmd.arg.ptr + 3, cmd.arg.len - 3);
+        reply_to(s, sc, "250 2.1.5 Ok", AFTER_NONE);
+        break;
+    case SMTP_VERB_DATA:
+        begin_data(s);
+        reply_to(s, sc, "354 End data with <CR><LF>.<CR><LF>", AFTER_DATA_BEGIN);
+        break;
+    case SMTP_VERB_RSET:
+        transaction_reset(s);
+        reply_to(s, sc, "250 2.0.0 Ok", AFTER_NONE);
+        break;
+    case SMTP_VERB_NOOP:
+        reply_to(s, sc, "250 2.0.0 Ok", AFTER_NONE);
+        break;
+    case SMTP_VERB_VRFY:
+        reply_to(s, sc, "252 2.0.0 Send mail to find out", AFTER_NONE);
+        break;
+    case SMTP_VERB_HELP:
+        send_reply(s, "214 2.0.0 See RFC 5321");
+        break;
+    case SMTP_VERB_QUIT:
+        reply_to(s, sc, "221 2.0.0 Bye", AFTER_CLOSE);
+        break;
+    case SMTP_VERB_STARTTLS:
+        reply_to(s, sc, "220 2.0.0 Ready to start TLS", AFTER_STARTTLS);
+        break;
+    default:
+        protocol_error(s, "502 5.5.2 Error: command not recognized");
+        break;
+    }
+}
+
+/* ------------------------------------------------------------ message text */
+
+static void on_content(void *arg, const char *buf, size_t len)
+{
+    struct sink_session *s = arg;
+    const struct sink_options *opts = s->server->opts;
+
+    s->msg_bytes += len;
+    if (opts->max_size && s->msg_bytes > opts->max_size)
+        s->oversize = 1;
+    s->checksum = checksum_update(s->checksum, buf, len);
+    if (s->header && s->header_len < HEADER_KEEP) {
+        size_t keep = HEADER_KEEP - s->header_len < len ? HEADER_KEEP - s->header_len : len;
+
+        memcpy(s->header + s->header_len, buf, keep);
+        s->header_len += keep;
+    }
+    if (s->dump && !s->oversize)
+        sink_dump_write(s->dump, buf, len);
+}
+
+/* The Message-ID header's value, if it is in the kept header bytes. */
+static void find_message_id(const struct sink_session *s, char *out, size_t outlen)
+{
+    const char *p = s->header, *end = s->header + s->header_len;
+
+    snprintf(out, outlen, "-");
+    while (p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        size_t line_len = (size_t)((eol ? eol : end) - p);
+
+        if (line_len == 0 || (line_len == 1 && *p == '\r'))
+            return; /* end of headers */
+        if (line_len > 11 && strncasecmp(p, "Message-ID:", 11) == 0) {
+            const char *v = p + 11;
+
+            while (v < p + line_len && (*v == ' ' || *v == '\t'))
+                v++;
+            line_len -= (size_t)(v - p);
+            if (line_len > 0 && v[line_len - 1] == '\r')
+                line_len--;
+            snprintf(out, outlen, "%.*s", (int)line_len, v);
+            return;
+        }
+        if (eol == NULL)
+            return;
+        p = eol + 1;
+    }
+}
+
+static void log_message(struct sink_session *s, uint64_t id)
+{
+    char message_id[300];
+
+    find_message_id(s, message_id, sizeof(message_id));
+    fprintf(s->server->msg_log,
+            "id=%08llX size=%llu sum=%016llx rcpts=%u message-id=%s from=<%s> client=%s\n",
+            (unsigned long long)id, (unsigned long long)s->msg_bytes,
+            (unsigned long long)s->checksum, s->rcpt_count, message_id,
+            s->mail_args ? s->mail_args : "", s->client_addr);
+}
+
+static void finish_message(struct sink_session *s)
+{
+    struct sink_server *server = s->server;
+    const char *reject = NULL;
+    uint64_t id = server->next_id++;
+    char text[160];
+
+    s->in_data = 0;
+    if (s->oversize) {
+        reject = "552 5.3.4 Error: message too large";
+    } else if ((reject = smtp_data_reject(&s->data)) == NULL && apply_policy(s, SINK_CMD_DOT)) {
+        if (s->dump)
+            sink_dump_end(s->dump, 0);
+        s->dump = NULL;
+        server->stats.rejected++;
+        if (!s->closing)
+            transaction_reset(s);
+        return;
+    }
+    if (s->dump) {
+        sink_dump_end(s->dump, reject == NULL);
+        s->dump = NULL;
+    }
+    if (reject) {
+        server->stats.rejected++;
+        reply_to(s, SINK_CMD_DOT, reject, AFTER_NONE);
+        transaction_reset(s);
+        return;
+    }
+    server->stats.messages++;
+    server->stats.last_ns = clock_now_ns();
+    server->stats.recipients += s->rcpt_count;
+    server->stats.bytes += s->msg_bytes;
+    if (server->msg_log)
+        log_message(s, id);
+    snprintf(text, sizeof(text), "250 2.0.0 Ok: queued as %08llX", (unsigned long long)id);
+    if (server->opts->lmtp) {
+        /* LMTP: one reply per accepted recipient (RFC 2033 4.2). */
+        for (unsigned i = 1; i < s->rcpt_count; i++)
+            send_reply(s, text);
+    }
+    transaction_reset(s);
+    reply_to(s, SINK_CMD_DOT, text, AFTER_NONE);
+    if (server->on_message)
+        server->on_message(server);
+}
+
+static void read_data(struct sink_session *s)
+{
+    struct evbuffer *in = bufferevent_get_input(s->bev);
+    struct evbuffer_iovec vec[16];
+    int n;
+
+    while (s->in_data && (n = evbuffer_peek(in, -1, NULL, vec, 16)) > 0) {
+        size_t used = 0;
+
+        for (int i = 0; i < n && !s->data.done; i++)
+            used += smtp_data_feed(&s->data, vec[i].iov_base, vec[i].iov_len, on_content, s);
+        evbuffer_drain(in, used);
+        if (s->data.done)
+            finish_message(s);
+    }
+}
+
+/* ---------------------------------------------------------------- driving */
+
+static void session_process(struct sink_session *s)
+{
+    struct evbuffer *in = bufferevent_get_input(s->bev);
+
+    while (!s->closing && !s->paused && !s->server->draining) {
+        size_t avail = evbuffer_get_length(in), used;
+        struct smtp_line line;
+        enum smtp_line_status status;
+        const char *buf;
+
+        if (s->in_data) {
+            read_data(s);
+            if (s->in_data)
+                return;
+            continue;
+        }
+        if (avail == 0)
+            return;
+        if (avail > s->lines.limit)
+            avail = s->lines.limit;
+        buf = (const char *)evbuffer_pullup(in, (ev_ssize_t)avail);
+        status = smtp_line_next(&s->lines, buf, avail, &line, &used);
+        if (status == SMTP_LINE_OK) {
+            /* Copy out: draining the buffer would free the line under us. */
+            char copy[SMTP_COMMAND_LINE_LIMIT];
+
+            memcpy(copy, line.text, line.len);
+            evbuffer_drain(in, used);
+            handle_command(s, copy, line.len);
+            continue;
+        }
+        evbuffer_drain(in, used);
+        if (status == SMTP_LINE_TOO_LONG)
+            protocol_error(s, "500 5.5.2 Error: command too long");
+        else
+            return;
+    }
+}
+
+static void start_tls(struct sink_session *s)
+{
+    struct evbuffer *in = bufferevent_get_input(s->bev);
+    struct bufferevent *tls;
+    SSL *ssl;
+    struct timeval tv;
+
+    /* Plaintext sent after STARTTLS must never run inside TLS (CVE-2011-0411). */
+    evbuffer_drain(in, evbuffer_get_length(in));
+    if ((ssl = SSL_new(s->server->tls_ctx)) == NULL) {
+        session_free(s);
+        return;
+    }
+    tls = bufferevent_openssl_filter_new(s->server->base, s->bev, ssl,
+                                         BUFFEREVENT_SSL_ACCEPTING, BEV_OPT_CLOSE_ON_FREE);
+    if (tls == NULL) {
+        SSL_free(ssl);
+        session_free(s);
+        return;
+    }
+    bufferevent_openssl_set_allow_dirty_shutdown(tls, 1);
+    s->bev = tls;
+    s->tls = 1;
+    s->server->stats.tls_sessions++;
+    smtp_seq_tls_started(&s->seq);
+    smtp_line_init(&s->lines, SMTP_COMMAND_LINE_LIMIT);
+    free(s->helo);
+    s->helo = NULL;
+    s->proto = "ESMTPS";
+    bufferevent_setcb(tls, on_read, on_write, on_event, s);
+    tv.tv_sec = (time_t)s->server->opts->timeout;
+    tv.tv_usec = 0;
+    bufferevent_set_timeouts(tls, &tv, &tv);
+    bufferevent_setwatermark(tls, EV_READ, 0, INPUT_HIGH_WATER);
+    bufferevent_enable(tls, EV_READ | EV_WRITE);
+}
+
+static void on_read(struct bufferevent *bev, void *arg)
+{
+    (void)bev;
+    session_process(arg);
+}
+
+static void on_write(struct bufferevent *bev, void *arg)
+{
+    struct sink_session *s = arg;
+
+    if (s->closing && evbuffer_get_length(bufferevent_get_output(bev)) == 0)
+        session_free(s);
+}
+
+static void on_event(struct bufferevent *bev, short what, void *arg)
+{
+    struct sink_session *s = arg;
+
+    (void)bev;
+    if ((what & BEV_EVENT_TIMEOUT) && !s->closing) {
+        char text[300];
+
+        s->server->stats.timeouts++;
+        snprintf(text, sizeof(text), "421 4.4.2 %s Error: timeout exceeded",
+                 s->server->opts->hostname);
+        send_reply(s, text);
+        bufferevent_enable(s->bev, EV_WRITE);
+        session_close_after_flush(s);
+        return;
+    }
+    if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT))
+        session_free(s);
+}
+
+static void session_free(struct sink_session *s)
+{
+    struct sink_server *server = s->server;
+
+    if (s->dump)
+        sink_dump_end(s->dump, 0);
+    transaction_reset(s);
+    if (s->timer)
+        event_free(s->timer);
+    bufferevent_free(s->bev);
+    free(s->pending_reply);
+    free(s->helo);
+    free(s->rcpts);
+    free(s->header);
+    if (s->prev)
+        s->prev->next = s->next;
+    else
+        server->sessions = s->next;
+    if (s->next)
+        s->next->prev = s->prev;
+    free(s);
+    server->stats.active--;
+    server->stats.sessions_ended++;
+    if (server->on_session_end)
+        server->on_session_end(server);
+}
+
+static void describe_peer(const struct sockaddr *addr, char *buf, size_t len)
+{
+    if (addr->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)addr)->sin_addr, buf, (socklen_t)len);
+    else if (addr->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)addr)->sin6_addr, buf,
+                  (socklen_t)len);
+    else
+        snprintf(buf, len, "local");
+}
+
+void sink_session_start(struct sink_server *server, int fd, const struct sockaddr *addr,
+                        int addrlen)
+{
+    struct sink_session *s = xcalloc(1, sizeof(*s));
+    const struct sink_options *opts = server->opts;
+    struct timeval tv;
+    int one = 1;
+
+    (void)addrlen;
+    s->server = server;
+    s->proto = "SMTP";
+    describe_peer(addr, s->client_addr, sizeof(s->client_addr));
+    if (addr->sa_family != AF_UNIX)
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    s->bev = bufferevent_socket_new(server->base, fd, BEV_OPT_CLOSE_ON_FREE);
+    if (s->bev == NULL) {
+        msg_warn("cannot set up a session for %s", s->client_addr);
+        evutil_closesocket(fd);
+        free(s);
+        return;
+    }
+    smtp_line_init(&s->lines, SMTP_COMMAND_LINE_LIMIT);
+    smtp_seq_init(&s->seq);
+    s->next = server->sessions;
+    if (s->next)
+        s->next->prev = s;
+    server->sessions = s;
+    if (server->stats.sessions++ == 0)
+        server->stats.first_ns = clock_now_ns();
+    if (++server->stats.active > server->stats.max_active)
+        server->stats.max_active = server->stats.active;
+    bufferevent_setcb(s->bev, on_read, on_write, on_event, s);
+    tv.tv_sec = (time_t)opts->timeout;
+    tv.tv_usec = (suseconds_t)((opts->timeout - (double)tv.tv_sec) * 1e6);
+    bufferevent_set_timeouts(s->bev, &tv, &tv);
+    bufferevent_setwatermark(s->bev, EV_READ, 0, INPUT_HIGH_WATER);
+    bufferevent_enable(s->bev, EV_READ | EV_WRITE);
+    if (opts->verbose)
+        msg_info("connect from %s", s->client_addr);
+    if (apply_policy(s, SINK_CMD_CONNECT))
+        return;
+    reply_to(s, SINK_CMD_CONNECT, server->greeting, AFTER_NONE);
+}
+
+void sink_server_close_all(struct sink_server *server)
+{
+    server->on_session_end = NULL;
+    while (server->sessions)
+        session_free(server->sessions);
+}
+
+/* -------------------------------------------------------- prebuilt replies */
+
+static char *build_ehlo(const struct sink_options *opts, int offer_starttls)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&text, &len);
+    const char *lines[12];
+    int n = 0;
+    char size_line[64];
+
+    if (fp == NULL)
+        msg_fatal("open_memstream: %s", strerror(errno));
+    if (!opts->no_pipelining)
+        lines[n++] = "PIPELINING";
+    if (opts->max_size) {
+        snprintf(size_line, sizeof(size_line), "SIZE %llu", (unsigned long long)opts->max_size);
+        lines[n++] = size_line;
+    }
+    if (!opts->no_8bitmime)
+        lines[n++] = "8BITMIME";
+    if (offer_starttls)
+        lines[n++] = "STARTTLS";
+    if (!opts->no_auth)
+        lines[n++] = "AUTH PLAIN LOGIN";
+    if (!opts->no_xclient)
+        lines[n++] = "XCLIENT NAME HELO";
+    if (!opts->no_xforward)
+        lines[n++] = "XFORWARD NAME ADDR PROTO HELO";
+    if (!opts->no_enhanced)
+        lines[n++] = "ENHANCEDSTATUSCODES";
+    if (!opts->no_dsn)
+        lines[n++] = "DSN";
+    fprintf(fp, "250%c%s\r\n", n ? '-' : ' ', opts->hostname);
+    for (int i = 0; i < n; i++)
+        fprintf(fp, "250%c%s\r\n", i + 1 < n ? '-' : ' ', lines[i]);
+    fclose(fp);
+    return text;
+}
+
+void sink_server_init_replies(struct sink_server *server)
+{
+    const struct sink_options *opts = server->opts;
+    size_t len = strlen(opts->hostname) + 64;
+
+    server->greeting = xmalloc(len);
+    if (opts->pix_banner)
+        snprintf(server->greeting, len, "220 ********************************");
+    else
+        snprintf(server->greeting, len, "220 %s %s", opts->hostname,
+                 opts->lmtp ? "LMTP" : opts->no_esmtp ? "SMTP" : "ESMTP");
+    server->ehlo_reply = build_ehlo(opts, server->tls_ctx != NULL);
+    server->ehlo_reply_tls = build_ehlo(opts, 0);
+}
+
+void sink_server_free_replies(struct sink_server *server)
+{
+    free(server->greeting);
+    free(server->ehlo_reply);
+    free(server->ehlo_reply_tls);
+}

@@ -1,0 +1,296 @@
+/*
+ * smtp-source - SMTP/LMTP load generator.
+ *
+ * This file owns the process and the scheduler: which message starts
+ * when. Closed loop (the default, as Postfix's smtp-source): every session
+ * starts its next message as soon as the previous one is done. Open loop
+ * (--rate): messages arrive on a fixed or Poisson schedule whatever the
+ * server does, wait in a backlog for a free session, and their latency is
+ * measured from the intended arrival time, so a stalled server cannot hide
+ * its stall (no coordinated omission). Sessions live in source_session.c.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <event2/event.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "endpoint.h"
+#include "msg.h"
+#include "source_session.h"
+#include "tls.h"
+#include "xalloc.h"
+
+struct source_main {
+    struct source_ctx ctx; /* first: the hooks get a struct source_ctx * */
+    struct source_session **sessions;
+    unsigned sessions_done;
+    uint64_t started;
+    uint64_t deadline_ns;
+    int stopping;
+    int signals;
+
+    /* Open loop. */
+    uint64_t *backlog;
+    size_t backlog_cap, backlog_head, backlog_len;
+    uint64_t first_arrival_ns, next_arrival_ns, arrivals;
+    int arrivals_done;
+    struct event *arrival_timer;
+    uint64_t shown;
+};
+
+static enum source_next closed_loop_next(struct source_ctx *ctx, uint64_t *start_ns)
+{
+    struct source_main *m = (struct source_main *)ctx;
+    uint64_t now = clock_now_ns();
+
+    if (m->stopping)
+        return SOURCE_NEXT_DONE;
+    if (ctx->opts->duration > 0 ? now >= m->deadline_ns : m->started >= ctx->opts->messages)
+        return SOURCE_NEXT_DONE;
+    m->started++;
+    *start_ns = now;
+    return SOURCE_NEXT_GO;
+}
+
+static enum source_next open_loop_next(struct source_ctx *ctx, uint64_t *start_ns)
+{
+    struct source_main *m = (struct source_main *)ctx;
+
+    if (m->backlog_len > 0) {
+        *start_ns = m->backlog[m->backlog_head];
+        m->backlog_head = (m->backlog_head + 1) % m->backlog_cap;
+        m->backlog_len--;
+        m->started++;
+        return SOURCE_NEXT_GO;
+    }
+    return m->arrivals_done || m->stopping ? SOURCE_NEXT_DONE : SOURCE_NEXT_WAIT;
+}
+
+static void backlog_push(struct source_main *m, uint64_t when)
+{
+    if (m->backlog_len == m->backlog_cap) {
+        size_t cap = m->backlog_cap ? 2 * m->backlog_cap : 1024;
+        uint64_t *grown = xmalloc(cap * sizeof(*grown));
+
+        for (size_t i = 0; i < m->backlog_len; i++)
+            grown[i] = m->backlog[(m->backlog_head + i) % m->backlog_cap];
+        free(m->backlog);
+        m->backlog = grown;
+        m->backlog_cap = cap;
+        m->backlog_head = 0;
+    }
+    m->backlog[(m->backlog_head + m->backlog_len) % m->backlog_cap] = when;
+    m->backlog_len++;
+    if (m->backlog_len > m->ctx.stats.backlog_max)
+        m->ctx.stats.backlog_max = m->backlog_len;
+}
+
+/* Intended time of the next arrival; fixed spacing never drifts. */
+static void schedule_arrival(struct source_main *m)
+{
+    const struct source_options *opts = m->ctx.opts;
+    double gap_ns = 1e9 / opts->rate;
+
+    if (opts->arrivals == ARRIVAL_POISSON)
+        m->next_arrival_ns += (uint64_t)prng_exponential(&m->ctx.rng, gap_ns);
+    else
+        m->next_arrival_ns = m->first_arrival_ns + (uint64_t)((double)m->arrivals * gap_ns);
+    if (opts->duration > 0 ? m->next_arrival_ns >= m->deadline_ns
+                           : m->arrivals >= opts->messages)
+        m->arrivals_done = 1;
+}
+
+static void on_arrival(evutil_socket_t fd, short what, void *arg)
+{
+    struct source_main *m = arg;
+    uint64_t now = clock_now_ns();
+
+    (void)fd;
+    (void)what;
+    /* A late timer still yields every arrival at its intended time. */
+    while (!m->arrivals_done && !m->stopping && m->next_arrival_ns <= now) {
+        backlog_push(m, m->next_arrival_ns);
+        m->arrivals++;
+        schedule_arrival(m);
+    }
+    source_ctx_wake_idle(&m->ctx);
+    if (!m->arrivals_done && !m->stopping) {
+        uint64_t wait = m->next_arrival_ns - now;
+        struct timeval tv = {(time_t)(wait / 1000000000ULL),
+                             (suseconds_t)((wait % 1000000000ULL) / 1000)};
+
+        evtimer_add(m->arrival_timer, &tv);
+    }
+}
+
+static void on_session_done(struct source_ctx *ctx)
+{
+    struct source_main *m = (struct source_main *)ctx;
+
+    if (++m->sessions_done == ctx->opts->sessions) {
+        ctx->stats.end_ns = clock_now_ns();
+        event_base_loopexit(ctx->base, NULL);
+    }
+}
+
+static void stop_issuing(struct source_main *m)
+{
+    m->stopping = 1;
+    m->arrivals_done = 1;
+    source_ctx_wake_idle(&m->ctx);
+}
+
+static void on_deadline(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    stop_issuing(arg);
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+    struct source_main *m = arg;
+
+    (void)sig;
+    (void)what;
+    /* First signal: finish what is in flight. Second: stop now. */
+    if (m->signals++ > 0) {
+        m->ctx.stats.end_ns = clock_now_ns();
+        event_base_loopbreak(m->ctx.base);
+        return;
+    }
+    msg_info("stopping: finishing messages in flight (signal again to stop at once)");
+    stop_issuing(m);
+}
+
+static void on_tick(evutil_socket_t fd, short what, void *arg)
+{
+    struct source_main *m = arg;
+    uint64_t done = m->ctx.stats.delivered + m->ctx.stats.failed;
+
+    (void)fd;
+    (void)what;
+    if (done != m->shown) {
+        m->shown = done;
+        printf("\r%llu", (unsigned long long)done);
+        fflush(stdout);
+    }
+}
+
+static void resolve_target(struct source_ctx *ctx)
+{
+    struct endpoint ep;
+    char err[256];
+
+    if (endpoint_parse_client(ctx->opts->target, "25", &ep, err, sizeof(err)) != 0)
+        msg_usage("%s", err);
+    if (endpoint_resolve(&ep, ctx->opts->family, &ctx->addr, &ctx->addrlen, err, sizeof(err)) != 0)
+        msg_fatal("%s", err);
+    endpoint_free(&ep);
+}
+
+int main(int argc, char **argv)
+{
+    static struct source_main m; /* large (histograms): keep it off the stack */
+    struct source_options opts;
+    struct source_ctx *ctx = &m.ctx;
+    struct event *sigint, *sigterm, *deadline = NULL, *tick = NULL;
+    char hostname[256], err[256];
+    int status;
+
+    msg_init(argv[0]);
+    source_options_parse(argc, argv, &opts);
+    msg_set_verbose(opts.verbose);
+    signal(SIGPIPE, SIG_IGN);
+
+    ctx->opts = &opts;
+    source_stats_init(&ctx->stats);
+    prng_seed(&ctx->rng, opts.seed);
+    resolve_target(ctx);
+    if (gethostname(hostname, sizeof(hostname)) != 0)
+        snprintf(hostname, sizeof(hostname), "localhost");
+    hostname[sizeof(hostname) - 1] = 0;
+    source_message_init(&ctx->msg, &opts, hostname);
+    if (opts.tls && (ctx->tls_ctx = tls_client_ctx_new(0, NULL, err, sizeof(err))) == NULL)
+        msg_fatal("%s", err);
+    if (opts.msg_log) {
+        ctx->msg_log = strcmp(opts.msg_log, "-") == 0 ? stdout : fopen(opts.msg_log, "w");
+        if (ctx->msg_log == NULL)
+            msg_fatal("cannot open message log %s: %s", opts.msg_log, strerror(errno));
+    }
+    if ((ctx->base = event_base_new()) == NULL)
+        msg_fatal("cannot create an event base");
+    ctx->next_message = opts.rate > 0 ? open_loop_next : closed_loop_next;
+    ctx->on_session_done = on_session_done;
+
+    sigint = evsignal_new(ctx->base, SIGINT, on_signal, &m);
+    sigterm = evsignal_new(ctx->base, SIGTERM, on_signal, &m);
+    evsignal_add(sigint, NULL);
+    evsignal_add(sigterm, NULL);
+    if (opts.count_display) {
+        struct timeval tv = {0, 200000};
+
+        tick = event_new(ctx->base, -1, EV_PERSIST, on_tick, &m);
+        evtimer_add(tick, &tv);
+    }
+
+    ctx->stats.start_ns = clock_now_ns();
+    if (opts.duration > 0) {
+        struct timeval tv = {(time_t)opts.duration,
+                             (suseconds_t)((opts.duration - (double)(time_t)opts.duration) * 1e6)};
+
+        m.deadline_ns = ctx->stats.start_ns + (uint64_t)(opts.duration * 1e9);
+        deadline = evtimer_new(ctx->base, on_deadline, &m);
+        evtimer_add(deadline, &tv);
+    }
+    if (opts.rate > 0) {
+        m.first_arrival_ns = m.next_arrival_ns = ctx->stats.start_ns;
+        m.arrival_timer = evtimer_new(ctx->base, on_arrival, &m);
+    }
+    m.sessions = xcalloc(opts.sessions, sizeof(*m.sessions));
+    for (unsigned i = 0; i < opts.sessions; i++)
+        m.sessions[i] = source_session_new(ctx, i);
+    for (unsigned i = 0; i < opts.sessions; i++)
+        source_session_start(m.sessions[i]);
+    if (opts.rate > 0)
+        on_arrival(-1, 0, &m);
+
+    event_base_dispatch(ctx->base);
+    if (ctx->stats.end_ns == 0)
+        ctx->stats.end_ns = clock_now_ns();
+
+    if (tick) {
+        on_tick(-1, 0, &m);
+        printf("\n");
+        event_free(tick);
+    }
+    if (!opts.quiet)
+        source_report_text(stdout, &ctx->stats, &opts);
+    if (opts.json_file)
+        source_report_json(opts.json_file, &ctx->stats, &opts);
+    if (ctx->msg_log && (fflush(ctx->msg_log) != 0 || (ctx->msg_log != stdout && fclose(ctx->msg_log) != 0)))
+        msg_warn("write error on message log %s", opts.msg_log);
+
+    status = ctx->stats.failed > 0 && !opts.ignore_failures ? 1 : 0;
+    for (unsigned i = 0; i < opts.sessions; i++)
+        source_session_free(m.sessions[i]);
+    free(m.sessions);
+    free(m.backlog);
+    if (m.arrival_timer)
+        event_free(m.arrival_timer);
+    if (deadline)
+        event_free(deadline);
+    event_free(sigint);
+    event_free(sigterm);
+    event_base_free(ctx->base);
+    if (ctx->tls_ctx)
+        SSL_CTX_free(ctx->tls_ctx);
+    source_message_free(&ctx->msg);
+    return status;
+}

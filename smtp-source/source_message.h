@@ -1,0 +1,65 @@
+/*
+ * source_message - the messages smtp-source sends (no sockets).
+ *
+ * A message is a small per-message header (From, To, Date, a unique
+ * Message-Id, Subject) followed by a body taken from one shared template
+ * of 80-octet lines, so that sending a message copies nothing but its
+ * header. With -F the whole message comes from a file instead, converted
+ * once to its wire form (CR LF line ends, dot-stuffed). The wire form
+ * never contains a bare CR or LF.
+ *
+ * The content checksum (checksum.h) is over the un-stuffed content, the
+ * same bytes smtp-sink sees after un-stuffing, so their logs can be
+ * matched one to one.
+ */
+#ifndef SPOOLSIM_SOURCE_MESSAGE_H
+#define SPOOLSIM_SOURCE_MESSAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "source_options.h"
+
+#define SOURCE_HEADER_MAX 2048
+#define SOURCE_MSGID_MAX 128
+
+struct source_message {
+    const struct source_options *opts;
+    char *from;          /* envelope sender, without <> */
+    char *to;            /* envelope recipient, without <> */
+    char *helo_name;
+    char *body;          /* template: lines of 'X' ending in CR LF */
+    size_t body_cap;
+    char *file_wire;     /* -F: stuffed message without the final "." line */
+    size_t file_wire_len;
+    size_t file_content_len;
+    uint64_t file_checksum;
+    char date[64];
+    long date_second;
+    unsigned long run_tag; /* makes Message-Ids unique across runs */
+};
+
+void source_message_init(struct source_message *m, const struct source_options *opts,
+                         const char *myhostname);
+void source_message_free(struct source_message *m);
+
+/* Header block for message `seq', ending in the empty line; its length. */
+size_t source_message_header(struct source_message *m, uint64_t seq, char *buf, size_t len,
+                             char *msgid, size_t msgid_len);
+
+/*
+ * The body of a message of `length' octets, as two spans of shared,
+ * read-only memory: whole lines, then a last partial line ending in CR LF.
+ * A last line of one octet cannot end in CR LF, so such a body is one
+ * octet longer. Returns the body length.
+ */
+struct source_body {
+    const char *lines;
+    size_t lines_len;
+    const char *tail;
+    size_t tail_len;
+};
+size_t source_message_body(const struct source_message *m, uint64_t length,
+                           struct source_body *body);
+
+#endif

@@ -1,0 +1,58 @@
+/*
+ * source_options - smtp-source's command line: Postfix's options and ours.
+ *
+ * source_options_parse() fills a struct source_options from argv; a bad
+ * option or value ends the program through msg_usage() (exit status 2)
+ * with a message naming the problem. No other I/O happens here except
+ * reading the -F message file.
+ */
+#ifndef SPOOLSIM_SOURCE_OPTIONS_H
+#define SPOOLSIM_SOURCE_OPTIONS_H
+
+#include <stdint.h>
+
+#include "workload.h"
+
+enum arrival_kind { ARRIVAL_FIXED, ARRIVAL_POISSON };
+
+struct source_options {
+    int family;               /* -4 / -6 */
+    int count_display;        /* -c */
+    unsigned connect_retries; /* -C */
+    int reuse;                /* -d: keep the connection for the next message */
+    const char *from;         /* -f */
+    const char *message_file; /* -F */
+    int lmtp;                 /* -L */
+    uint64_t messages;        /* -m */
+    const char *helo_name;    /* -M */
+    int number_rcpts;         /* -N */
+    int old_mode;             /* -o: no HELO, no headers */
+    unsigned rcpts;           /* -r */
+    double random_wait;       /* -R, seconds */
+    unsigned sessions;        /* -s */
+    const char *subject;      /* -S */
+    const char *to;           /* -t */
+    int tcp_window;           /* -T */
+    int verbose;              /* -v */
+    double fixed_wait;        /* -w, seconds */
+    const char *target;
+
+    /* spoolsim extensions */
+    int tls;
+    int pipelining;
+    double rate;              /* messages per second, 0 = closed loop */
+    enum arrival_kind arrivals;
+    double duration;          /* seconds, 0 = until -m messages */
+    struct size_dist size;
+    int size_given;           /* --size or -l */
+    double timeout;           /* seconds per reply */
+    const char *json_file;
+    const char *msg_log;
+    uint64_t seed;
+    int ignore_failures;
+    int quiet;
+};
+
+void source_options_parse(int argc, char **argv, struct source_options *opts);
+
+#endif

@@ -1,0 +1,147 @@
+/*
+ * source_report - smtp-source's statistics and closing summary; see source_report.h.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "json.h"
+#include "msg.h"
+#include "source_report.h"
+
+static const char *const phase_names[PHASE_COUNT] = {
+    "connect", "banner", "helo", "tls", "mail", "rcpt", "data", "dot", "txn",
+};
+
+static const char *const failure_names[FAIL_KINDS] = {
+    "reply", "connect", "timeout", "disconnect", "protocol", "tls",
+};
+
+const char *source_phase_name(enum source_phase phase)
+{
+    return phase_names[phase];
+}
+
+const char *source_failure_name(enum source_failure kind)
+{
+    return failure_names[kind];
+}
+
+void source_stats_init(struct source_stats *st)
+{
+    memset(st, 0, sizeof(*st));
+    for (int i = 0; i < PHASE_COUNT; i++)
+        histogram_init(&st->latency[i]);
+}
+
+static double elapsed_s(const struct source_stats *st)
+{
+    return st->end_ns > st->start_ns ? (double)(st->end_ns - st->start_ns) / 1e9 : 0;
+}
+
+void source_report_text(FILE *fp, const struct source_stats *st, const struct source_options *opts)
+{
+    double secs = elapsed_s(st);
+    char dist[128];
+
+    fprintf(fp, "smtp-source: %llu messages delivered, %llu failed, of %llu attempted in %.3f s\n",
+            (unsigned long long)st->delivered, (unsigned long long)st->failed,
+            (unsigned long long)st->attempted, secs);
+    if (secs > 0)
+        fprintf(fp, "smtp-source: %.1f msgs/s, %.3f MB/s, %.1f recipients/s\n",
+                (double)st->delivered / secs, (double)st->bytes / secs / 1e6,
+                (double)st->recipients / secs);
+    fprintf(fp, "smtp-source: %u sessions, %s, %llu connections%s%s, size %s",
+            opts->sessions, opts->reuse ? "connections reused (-d)" : "new connection per message",
+            (unsigned long long)st->connections, opts->tls ? ", STARTTLS" : "",
+            opts->pipelining ? ", pipelining" : "",
+            opts->message_file ? "from -F file"
+                               : size_dist_describe(&opts->size, dist, sizeof(dist)));
+    if (opts->rate > 0)
+        fprintf(fp, ", open loop %.1f/s %s (max backlog %llu)", opts->rate,
+                opts->arrivals == ARRIVAL_POISSON ? "poisson" : "fixed",
+                (unsigned long long)st->backlog_max);
+    fprintf(fp, "\nlatency:\n");
+    for (int i = 0; i < PHASE_COUNT; i++)
+        if (histogram_count(&st->latency[i]) > 0)
+            histogram_print_text(fp, phase_names[i], &st->latency[i]);
+    if (st->failed == 0)
+        return;
+    fprintf(fp, "failures:");
+    for (int k = 0; k < FAIL_KINDS; k++)
+        if (k != FAIL_REPLY && st->failures[k])
+            fprintf(fp, " %s=%llu", failure_names[k], (unsigned long long)st->failures[k]);
+    for (int code = 0; code < SOURCE_MAX_CODE; code++)
+        for (int p = 0; p < PHASE_COUNT; p++)
+            if (st->by_code[code][p])
+                fprintf(fp, " %d@%s=%llu", code, phase_names[p],
+                        (unsigned long long)st->by_code[code][p]);
+    fprintf(fp, "\n");
+}
+
+int source_report_json(const char *path, const struct source_stats *st,
+                       const struct source_options *opts)
+{
+    FILE *fp = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    struct json_writer w;
+    double secs = elapsed_s(st);
+    char dist[128];
+
+    if (fp == NULL) {
+        msg_warn("cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    json_init(&w, fp);
+    json_begin_object(&w, NULL);
+    json_string(&w, "program", "smtp-source");
+    json_string(&w, "version", PACKAGE_VERSION);
+    json_string(&w, "target", opts->target);
+    json_uint(&w, "sessions", opts->sessions);
+    json_bool(&w, "reuse_connections", opts->reuse);
+    json_bool(&w, "tls", opts->tls);
+    json_bool(&w, "pipelining", opts->pipelining);
+    json_uint(&w, "recipients_per_message", opts->rcpts);
+    json_string(&w, "size", opts->message_file ? "file"
+                                               : size_dist_describe(&opts->size, dist, sizeof(dist)));
+    json_double(&w, "rate", opts->rate);
+    json_string(&w, "arrivals", opts->rate == 0 ? "closed"
+                                : opts->arrivals == ARRIVAL_POISSON ? "poisson" : "fixed");
+    json_double(&w, "elapsed_s", secs);
+    json_uint(&w, "attempted", st->attempted);
+    json_uint(&w, "delivered", st->delivered);
+    json_uint(&w, "failed", st->failed);
+    json_uint(&w, "bytes", st->bytes);
+    json_uint(&w, "recipients", st->recipients);
+    json_uint(&w, "connections", st->connections);
+    json_uint(&w, "tls_sessions", st->tls_sessions);
+    json_uint(&w, "backlog_max", st->backlog_max);
+    json_double(&w, "messages_per_s", secs > 0 ? (double)st->delivered / secs : 0);
+    json_double(&w, "bytes_per_s", secs > 0 ? (double)st->bytes / secs : 0);
+    json_begin_object(&w, "latency");
+    for (int i = 0; i < PHASE_COUNT; i++)
+        histogram_write_json(&w, phase_names[i], &st->latency[i]);
+    json_end_object(&w);
+    json_begin_object(&w, "failures");
+    for (int k = 0; k < FAIL_KINDS; k++)
+        json_uint(&w, failure_names[k], st->failures[k]);
+    json_end_object(&w);
+    json_begin_object(&w, "failures_by_code");
+    for (int code = 0; code < SOURCE_MAX_CODE; code++) {
+        for (int p = 0; p < PHASE_COUNT; p++) {
+            char key[32];
+
+            if (st->by_code[code][p] == 0)
+                continue;
+            snprintf(key, sizeof(key), "%d@%s", code, phase_names[p]);
+            json_uint(&w, key, st->by_code[code][p]);
+        }
+    }
+    json_end_object(&w);
+    json_end_object(&w);
+    if (json_finish(&w) != 0 || (fp != stdout && fclose(fp) != 0)) {
+        msg_warn("write error on %s", path);
+        return -1;
+    }
+    return 0;
+}

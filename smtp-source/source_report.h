@@ -1,0 +1,61 @@
+/*
+ * source_report - smtp-source's statistics and closing summary.
+ *
+ * The counters and per-phase latency histograms of one run, and their
+ * text and JSON forms. Pure bookkeeping: the caller passes the streams.
+ */
+#ifndef SPOOLSIM_SOURCE_REPORT_H
+#define SPOOLSIM_SOURCE_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "histogram.h"
+#include "source_options.h"
+
+enum source_phase {
+    PHASE_CONNECT, /* connect() until the TCP handshake completes */
+    PHASE_BANNER,  /* connected until the 220 greeting */
+    PHASE_HELO,    /* EHLO/HELO/LHLO until its reply */
+    PHASE_TLS,     /* STARTTLS until the TLS handshake completes */
+    PHASE_MAIL,
+    PHASE_RCPT,
+    PHASE_DATA,    /* DATA until 354 */
+    PHASE_DOT,     /* first content byte until the end-of-data reply */
+    PHASE_TXN,     /* the message's (intended) start until the end-of-data reply */
+    PHASE_COUNT
+};
+
+enum source_failure {
+    FAIL_REPLY,      /* a 4xx or 5xx reply; see by_code */
+    FAIL_CONNECT,    /* connection refused or unreachable */
+    FAIL_TIMEOUT,    /* no reply within --timeout */
+    FAIL_DISCONNECT, /* the server closed the connection mid-transaction */
+    FAIL_PROTOCOL,   /* a malformed reply */
+    FAIL_TLS,        /* STARTTLS not offered, refused, or the handshake failed */
+    FAIL_KINDS
+};
+
+#define SOURCE_MAX_CODE 600
+
+struct source_stats {
+    uint64_t start_ns, end_ns;
+    uint64_t attempted, delivered, failed;
+    uint64_t bytes;       /* content bytes of delivered messages */
+    uint64_t recipients;  /* accepted recipients of delivered messages */
+    uint64_t connections;
+    uint64_t tls_sessions;
+    uint64_t backlog_max; /* open loop: messages waiting for a free session */
+    uint64_t failures[FAIL_KINDS];
+    uint64_t by_code[SOURCE_MAX_CODE][PHASE_COUNT];
+    struct histogram latency[PHASE_COUNT];
+};
+
+const char *source_phase_name(enum source_phase phase);
+const char *source_failure_name(enum source_failure kind);
+void source_stats_init(struct source_stats *st);
+void source_report_text(FILE *fp, const struct source_stats *st, const struct source_options *opts);
+int source_report_json(const char *path, const struct source_stats *st,
+                       const struct source_options *opts);
+
+#endif

@@ -1,0 +1,169 @@
+/*
+ * Unit tests: smtp_cmd (command parser) and smtp_seq (RFC 5321 sequencing).
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "smtp_cmd.h"
+#include "smtp_seq.h"
+
+static const struct parse_case {
+    const char *line;
+    int want_status;
+    enum smtp_verb want_verb;
+    const char *want_path; /* NULL: not checked */
+} parse_cases[] = {
+    {"HELO client.example", 0, SMTP_VERB_HELO, NULL},
+    {"ehlo client.example", 0, SMTP_VERB_EHLO, NULL},
+    {"LHLO x", 0, SMTP_VERB_LHLO, NULL},
+    {"EHLO", 501, SMTP_VERB_EHLO, NULL},
+    {"MAIL FROM:<a@b.example>", 0, SMTP_VERB_MAIL, "a@b.example"},
+    {"mail from:<a@b.example>", 0, SMTP_VERB_MAIL, "a@b.example"},
+    {"MAIL FROM: <a@b.example>", 0, SMTP_VERB_MAIL, "a@b.example"},
+    {"MAIL FROM:<>", 0, SMTP_VERB_MAIL, ""},
+    {"MAIL FROM:a@b.example", 501, SMTP_VERB_MAIL, NULL},
+    {"MAIL TO:<a@b>", 501, SMTP_VERB_MAIL, NULL},
+    {"MAIL FROM:<a@b", 501, SMTP_VERB_MAIL, NULL},
+    {"MAIL FROM:<a@b>SIZE=10", 501, SMTP_VERB_MAIL, NULL},
+    {"MAIL FROM:<a@b> SIZE=10 BODY=8BITMIME", 0, SMTP_VERB_MAIL, "a@b"},
+    {"MAIL FROM:<a@b> SIZE=ten", 501, SMTP_VERB_MAIL, NULL},
+    {"MAIL FROM:<a@b> BODY=9BIT", 501, SMTP_VERB_MAIL, NULL},
+    {"MAIL FROM:<a@b> FROBNICATE=1", 555, SMTP_VERB_MAIL, NULL},
+    {"MAIL FROM:<a@b> SMTPUTF8", 0, SMTP_VERB_MAIL, "a@b"},
+    {"RCPT TO:<c@d.example>", 0, SMTP_VERB_RCPT, "c@d.example"},
+    {"RCPT TO:<c@d> NOTIFY=NEVER", 0, SMTP_VERB_RCPT, "c@d"},
+    {"RCPT TO:<c@d> SIZE=1", 555, SMTP_VERB_RCPT, NULL},
+    {"RCPT TO:<>", 501, SMTP_VERB_RCPT, NULL},
+    {"RCPT FROM:<c@d>", 501, SMTP_VERB_RCPT, NULL},
+    {"DATA", 0, SMTP_VERB_DATA, NULL},
+    {"DATA now", 501, SMTP_VERB_DATA, NULL},
+    {"RSET", 0, SMTP_VERB_RSET, NULL},
+    {"NOOP anything", 0, SMTP_VERB_NOOP, NULL},
+    {"QUIT", 0, SMTP_VERB_QUIT, NULL},
+    {"VRFY postmaster", 0, SMTP_VERB_VRFY, NULL},
+    {"VRFY", 501, SMTP_VERB_VRFY, NULL},
+    {"HELP", 0, SMTP_VERB_HELP, NULL},
+    {"STARTTLS", 0, SMTP_VERB_STARTTLS, NULL},
+    {"STARTTLS x", 501, SMTP_VERB_STARTTLS, NULL},
+    {"EXPN list", 502, SMTP_VERB_UNKNOWN, NULL},
+    {"", 502, SMTP_VERB_UNKNOWN, NULL},
+    {"MAILFROM:<a@b>", 502, SMTP_VERB_UNKNOWN, NULL},
+};
+
+START_TEST(test_parse_table)
+{
+    const struct parse_case *tc = &parse_cases[_i];
+    struct smtp_cmd cmd;
+    int status = smtp_cmd_parse(tc->line, strlen(tc->line), &cmd);
+
+    ck_assert_msg(status == tc->want_status, "%s: got status %d, want %d", tc->line, status,
+                  tc->want_status);
+    if (status != 0) {
+        ck_assert_ptr_nonnull(cmd.error);
+        ck_assert_msg(atoi(cmd.error) == status, "%s: reply %s", tc->line, cmd.error);
+    }
+    if (tc->want_verb != SMTP_VERB_UNKNOWN || status == 502)
+        ck_assert_msg(cmd.verb == tc->want_verb, "%s: got verb %d", tc->line, cmd.verb);
+    if (tc->want_path) {
+        ck_assert_uint_eq(cmd.path.len, strlen(tc->want_path));
+        ck_assert(memcmp(cmd.path.ptr, tc->want_path, cmd.path.len) == 0);
+    }
+}
+END_TEST
+
+START_TEST(test_mail_parameters)
+{
+    struct smtp_cmd cmd;
+    const char *line = "MAIL FROM:<s@x> BODY=8bitmime SIZE=123456";
+
+    ck_assert_int_eq(smtp_cmd_parse(line, strlen(line), &cmd), 0);
+    ck_assert_int_eq(cmd.has_size, 1);
+    ck_assert_uint_eq(cmd.size, 123456);
+    ck_assert_int_eq(cmd.body, SMTP_BODY_8BITMIME);
+}
+END_TEST
+
+START_TEST(test_nul_in_command)
+{
+    struct smtp_cmd cmd;
+
+    ck_assert_int_eq(smtp_cmd_parse("HELO a\0b", 8, &cmd), 501);
+}
+END_TEST
+
+START_TEST(test_verb_lookup)
+{
+    ck_assert_int_eq(smtp_verb_lookup("rcpt", 4), SMTP_VERB_RCPT);
+    ck_assert_int_eq(smtp_verb_lookup("RCP", 3), SMTP_VERB_UNKNOWN);
+    ck_assert_str_eq(smtp_verb_name(SMTP_VERB_STARTTLS), "STARTTLS");
+}
+END_TEST
+
+START_TEST(test_sequencing)
+{
+    struct smtp_seq seq;
+
+    smtp_seq_init(&seq);
+    ck_assert_ptr_nonnull(smtp_seq_check(&seq, SMTP_VERB_RCPT));
+    ck_assert_ptr_nonnull(smtp_seq_check(&seq, SMTP_VERB_DATA));
+    /* MAIL without HELO is allowed before TLS, as in Postfix. */
+    ck_assert_ptr_null(smtp_seq_check(&seq, SMTP_VERB_MAIL));
+    smtp_seq_commit(&seq, SMTP_VERB_MAIL);
+    ck_assert_str_eq(smtp_seq_check(&seq, SMTP_VERB_MAIL),
+                     "503 5.5.1 Error: nested MAIL command");
+    ck_assert_str_eq(smtp_seq_check(&seq, SMTP_VERB_DATA), "503 5.5.1 Error: need RCPT command");
+    ck_assert_ptr_nonnull(smtp_seq_check(&seq, SMTP_VERB_STARTTLS));
+    ck_assert_ptr_null(smtp_seq_check(&seq, SMTP_VERB_RCPT));
+    smtp_seq_commit(&seq, SMTP_VERB_RCPT);
+    ck_assert_ptr_null(smtp_seq_check(&seq, SMTP_VERB_DATA));
+    smtp_seq_end_transaction(&seq);
+    ck_assert_ptr_nonnull(smtp_seq_check(&seq, SMTP_VERB_DATA));
+    ck_assert_ptr_null(smtp_seq_check(&seq, SMTP_VERB_MAIL));
+    smtp_seq_commit(&seq, SMTP_VERB_MAIL);
+    smtp_seq_commit(&seq, SMTP_VERB_RSET);
+    ck_assert_ptr_nonnull(smtp_seq_check(&seq, SMTP_VERB_RCPT));
+}
+END_TEST
+
+START_TEST(test_tls_resets_session)
+{
+    struct smtp_seq seq;
+
+    smtp_seq_init(&seq);
+    smtp_seq_commit(&seq, SMTP_VERB_EHLO);
+    ck_assert_ptr_null(smtp_seq_check(&seq, SMTP_VERB_STARTTLS));
+    smtp_seq_tls_started(&seq);
+    ck_assert_str_eq(smtp_seq_check(&seq, SMTP_VERB_MAIL),
+                     "503 5.5.1 Error: send HELO/EHLO first");
+    ck_assert_ptr_nonnull(smtp_seq_check(&seq, SMTP_VERB_STARTTLS));
+    smtp_seq_commit(&seq, SMTP_VERB_EHLO);
+    ck_assert_ptr_null(smtp_seq_check(&seq, SMTP_VERB_MAIL));
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("smtp_cmd");
+    TCase *parse = tcase_create("parse");
+    TCase *seq = tcase_create("sequencing");
+    SRunner *sr;
+    int failed;
+
+    tcase_add_loop_test(parse, test_parse_table, 0,
+                        (int)(sizeof(parse_cases) / sizeof(parse_cases[0])));
+    tcase_add_test(parse, test_mail_parameters);
+    tcase_add_test(parse, test_nul_in_command);
+    tcase_add_test(parse, test_verb_lookup);
+    tcase_add_test(seq, test_sequencing);
+    tcase_add_test(seq, test_tls_resets_session);
+    suite_add_tcase(s, parse);
+    suite_add_tcase(s, seq);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
