@@ -52,6 +52,8 @@ struct sink_session {
     enum after_reply pending_after;
     int abort_after_pause; /* -A: the timer ends the session with 550 */
     int tls;
+    int tls_pending;    /* our 220 to STARTTLS is still on its way */
+    int free_scheduled; /* session_free_later() was called */
     unsigned errors;
     char client_addr[INET6_ADDRSTRLEN + 8];
     const char *proto;
@@ -60,16 +62,19 @@ struct sink_session {
     char **rcpts;
     unsigned rcpt_count;
     unsigned rcpt_alloc;
+    uint64_t msg_id;
     uint64_t msg_bytes;
     int oversize;
     uint64_t checksum;
     char *header;          /* first HEADER_KEEP content bytes, with --msg-log */
     size_t header_len;
-    struct sink_dump *dump;
+    struct sink_dump *dump;        /* -d */
+    struct sink_dump *dump_append; /* -D */
 };
 
 static void session_process(struct sink_session *s);
 static void session_free(struct sink_session *s);
+static void session_free_later(struct sink_session *s);
 static void on_read(struct bufferevent *bev, void *arg);
 static void on_write(struct bufferevent *bev, void *arg);
 static void on_event(struct bufferevent *bev, short what, void *arg);
@@ -122,12 +127,47 @@ static void send_raw_reply(struct sink_session *s, const char *text)
     bufferevent_write(s->bev, text, strlen(text));
 }
 
+/* One-line replies get their CR LF here; the prebuilt EHLO reply has its own. */
+static void send_any_reply(struct sink_session *s, const char *text)
+{
+    if (strchr(text, '\n'))
+        send_raw_reply(s, text);
+    else
+        send_reply(s, text);
+}
+
 static void session_close_after_flush(struct sink_session *s)
 {
     s->closing = 1;
     bufferevent_disable(s->bev, EV_READ);
     if (evbuffer_get_length(bufferevent_get_output(s->bev)) == 0)
-        session_free(s);
+        session_free_later(s);
+}
+
+static void on_free_later(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    session_free(arg);
+}
+
+/*
+ * Callers up the stack may still hold the session (a command handler inside
+ * session_process()), so it is freed from the event loop, not here.
+ */
+static void session_free_later(struct sink_session *s)
+{
+    static const struct timeval now = {0, 0};
+
+    if (s->free_scheduled)
+        return;
+    s->free_scheduled = 1;
+    s->closing = 1;
+    if (s->bev)
+        bufferevent_disable(s->bev, EV_READ | EV_WRITE);
+    if (s->timer)
+        evtimer_del(s->timer);
+    event_base_once(s->server->base, -1, EV_TIMEOUT, on_free_later, s, &now);
 }
 
 /* Postfix -W odds: roll 0..99 until a roll reaches `odds'; the rolls so far multiply. */
@@ -163,6 +203,7 @@ static void pause_for(struct sink_session *s, double seconds)
     evtimer_add(s->timer, &tv);
 }
 
+static void begin_tls(struct sink_session *s);
 static void start_tls(struct sink_session *s);
 
 static void after_reply(struct sink_session *s, enum after_reply after)
@@ -174,7 +215,7 @@ static void after_reply(struct sink_session *s, enum after_reply after)
         session_close_after_flush(s);
         break;
     case AFTER_STARTTLS:
-        start_tls(s);
+        begin_tls(s);
         break;
     case AFTER_DATA_BEGIN:
         if (s->server->opts->abort_delay >= 0) {
@@ -194,7 +235,7 @@ static void reply_to(struct sink_session *s, enum sink_cmd cmd, const char *text
     double delay = cmd_delay(s, cmd);
 
     if (delay <= 0) {
-        send_reply(s, text);
+        send_any_reply(s, text);
         after_reply(s, after);
         return;
     }
@@ -220,7 +261,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
         char *text = s->pending_reply;
 
         s->pending_reply = NULL;
-        send_reply(s, text);
+        send_any_reply(s, text);
         free(text);
         after_reply(s, s->pending_after);
         if (s->closing || s->paused)
@@ -268,8 +309,7 @@ static int apply_policy(struct sink_session *s, enum sink_cmd cmd)
     char text[128];
 
     if (pol->drop) {
-        s->closing = 1;
-        session_free(s);
+        session_free_later(s);
         return 1;
     }
     if (pol->drop_421) {
@@ -343,6 +383,7 @@ static void begin_data(struct sink_session *s)
 
     smtp_data_init(&s->data, opts->bare_lf);
     s->in_data = 1;
+    s->msg_id = s->server->next_id++;
     s->msg_bytes = 0;
     s->oversize = 0;
     s->checksum = CHECKSUM_INIT;
@@ -352,11 +393,14 @@ static void begin_data(struct sink_session *s)
     if (opts->dump_template || opts->dump_file) {
         struct sink_dump_envelope env = {
             s->client_addr, s->proto, s->helo, s->mail_args, (const char *const *)s->rcpts,
-            s->rcpt_count, opts->hostname, s->server->next_id, opts->dump_start,
+            s->rcpt_count, opts->hostname, s->msg_id, opts->dump_start,
         };
 
-        s->dump = sink_dump_begin(opts->dump_template, opts->dump_file, &env,
-                                  prng_next(&s->server->rng));
+        if (opts->dump_template)
+            s->dump = sink_dump_begin(opts->dump_template, NULL, &env,
+                                      prng_next(&s->server->rng));
+        if (opts->dump_file)
+            s->dump_append = sink_dump_begin(NULL, opts->dump_file, &env, 0);
     }
 }
 
@@ -424,8 +468,8 @@ static void handle_command(struct sink_session *s, const char *line, size_t len)
         s->helo = xstrndup(cmd.arg.ptr, cmd.arg.len);
         transaction_reset(s);
         smtp_seq_commit(&s->seq, cmd.verb);
-        s->proto = opts->lmtp ? "LMTP" : "ESMTP";
-        send_raw_reply(s, s->tls ? s->server->ehlo_reply_tls : s->server->ehlo_reply);
+        s->proto = opts->lmtp ? "LMTP" : s->tls ? "ESMTPS" : "ESMTP";
+        reply_to(s, sc, s->tls ? s->server->ehlo_reply_tls : s->server->ehlo_reply, AFTER_NONE);
         break;
     case SMTP_VERB_MAIL:
         if (opts->max_size && cmd.has_size && cmd.size > opts->max_size) {
@@ -498,6 +542,18 @@ static void on_content(void *arg, const char *buf, size_t len)
     }
     if (s->dump && !s->oversize)
         sink_dump_write(s->dump, buf, len);
+    if (s->dump_append && !s->oversize)
+        sink_dump_write(s->dump_append, buf, len);
+}
+
+/* Keep the dumps of an accepted message; remove those of a refused one. */
+static void end_dumps(struct sink_session *s, int keep)
+{
+    if (s->dump)
+        sink_dump_end(s->dump, keep);
+    if (s->dump_append)
+        sink_dump_end(s->dump_append, keep);
+    s->dump = s->dump_append = NULL;
 }
 
 /* The Message-ID header's value, if it is in the kept header bytes. */
@@ -535,7 +591,7 @@ static void log_message(struct sink_session *s, uint64_t id)
 
     find_message_id(s, message_id, sizeof(message_id));
     fprintf(s->server->msg_log,
-            "id=%08llX size=%llu sum=%016llx rcpts=%u message-id=%s from=<%s> client=%s\n",
+            "id=%08llX size=%llu sum=%016llx rcpts=%u message-id=%s from=%s client=%s\n",
             (unsigned long long)id, (unsigned long long)s->msg_bytes,
             (unsigned long long)s->checksum, s->rcpt_count, message_id,
             s->mail_args ? s->mail_args : "", s->client_addr);
@@ -545,25 +601,22 @@ static void finish_message(struct sink_session *s)
 {
     struct sink_server *server = s->server;
     const char *reject = NULL;
-    uint64_t id = server->next_id++;
+    uint64_t id = s->msg_id;
     char text[160];
 
     s->in_data = 0;
+    if (server->opts->cmd[SINK_CMD_DOT].log)
+        msg_info("%s: . (%llu bytes)", s->client_addr, (unsigned long long)s->msg_bytes);
     if (s->oversize) {
         reject = "552 5.3.4 Error: message too large";
     } else if ((reject = smtp_data_reject(&s->data)) == NULL && apply_policy(s, SINK_CMD_DOT)) {
-        if (s->dump)
-            sink_dump_end(s->dump, 0);
-        s->dump = NULL;
+        end_dumps(s, 0);
         server->stats.rejected++;
         if (!s->closing)
             transaction_reset(s);
         return;
     }
-    if (s->dump) {
-        sink_dump_end(s->dump, reject == NULL);
-        s->dump = NULL;
-    }
+    end_dumps(s, reject == NULL);
     if (reject) {
         server->stats.rejected++;
         reply_to(s, SINK_CMD_DOT, reject, AFTER_NONE);
@@ -594,9 +647,13 @@ static void read_data(struct sink_session *s)
     struct evbuffer_iovec vec[16];
     int n;
 
-    while (s->in_data && (n = evbuffer_peek(in, -1, NULL, vec, 16)) > 0) {
+    while (s->in_data && !s->closing && evbuffer_get_length(in) > 0) {
         size_t used = 0;
 
+        /* It returns how many extents the data needs: maybe more than it filled. */
+        n = evbuffer_peek(in, -1, NULL, vec, 16);
+        if (n > 16)
+            n = 16;
         for (int i = 0; i < n && !s->data.done; i++)
             used += smtp_data_feed(&s->data, vec[i].iov_base, vec[i].iov_len, on_content, s);
         evbuffer_drain(in, used);
@@ -611,7 +668,7 @@ static void session_process(struct sink_session *s)
 {
     struct evbuffer *in = bufferevent_get_input(s->bev);
 
-    while (!s->closing && !s->paused && !s->server->draining) {
+    while (!s->closing && !s->paused && !s->tls_pending && !s->server->draining) {
         size_t avail = evbuffer_get_length(in), used;
         struct smtp_line line;
         enum smtp_line_status status;
@@ -641,29 +698,49 @@ static void session_process(struct sink_session *s)
         evbuffer_drain(in, used);
         if (status == SMTP_LINE_TOO_LONG)
             protocol_error(s, "500 5.5.2 Error: command too long");
-        else
+        else if (used == 0)
             return;
     }
 }
 
-static void start_tls(struct sink_session *s)
+/*
+ * STARTTLS: once our 220 has left, the plain bufferevent hands its socket
+ * to an OpenSSL one. Until then the session reads nothing, and whatever
+ * the client sent after STARTTLS is thrown away: plaintext must never run
+ * inside TLS (CVE-2011-0411).
+ */
+static void begin_tls(struct sink_session *s)
 {
     struct evbuffer *in = bufferevent_get_input(s->bev);
-    struct bufferevent *tls;
+
+    evbuffer_drain(in, evbuffer_get_length(in));
+    bufferevent_disable(s->bev, EV_READ);
+    s->tls_pending = 1;
+    if (evbuffer_get_length(bufferevent_get_output(s->bev)) == 0)
+        start_tls(s);
+}
+
+static void start_tls(struct sink_session *s)
+{
+    evutil_socket_t fd = bufferevent_getfd(s->bev);
+    struct bufferevent *tls = NULL;
     SSL *ssl;
     struct timeval tv;
 
-    /* Plaintext sent after STARTTLS must never run inside TLS (CVE-2011-0411). */
-    evbuffer_drain(in, evbuffer_get_length(in));
-    if ((ssl = SSL_new(s->server->tls_ctx)) == NULL) {
-        session_free(s);
-        return;
-    }
-    tls = bufferevent_openssl_filter_new(s->server->base, s->bev, ssl,
-                                         BUFFEREVENT_SSL_ACCEPTING, BEV_OPT_CLOSE_ON_FREE);
+    s->tls_pending = 0;
+    /* Detach the socket first, so that freeing the plain bufferevent keeps it open. */
+    bufferevent_setfd(s->bev, -1);
+    bufferevent_free(s->bev);
+    s->bev = NULL;
+    if ((ssl = SSL_new(s->server->tls_ctx)) != NULL)
+        tls = bufferevent_openssl_socket_new(s->server->base, fd, ssl, BUFFEREVENT_SSL_ACCEPTING,
+                                             BEV_OPT_CLOSE_ON_FREE);
     if (tls == NULL) {
-        SSL_free(ssl);
-        session_free(s);
+        msg_warn("%s: cannot start TLS", s->client_addr);
+        if (ssl)
+            SSL_free(ssl);
+        evutil_closesocket(fd);
+        session_free_later(s);
         return;
     }
     bufferevent_openssl_set_allow_dirty_shutdown(tls, 1);
@@ -674,10 +751,9 @@ static void start_tls(struct sink_session *s)
     smtp_line_init(&s->lines, SMTP_COMMAND_LINE_LIMIT);
     free(s->helo);
     s->helo = NULL;
-    s->proto = "ESMTPS";
     bufferevent_setcb(tls, on_read, on_write, on_event, s);
     tv.tv_sec = (time_t)s->server->opts->timeout;
-    tv.tv_usec = 0;
+    tv.tv_usec = (suseconds_t)((s->server->opts->timeout - (double)tv.tv_sec) * 1e6);
     bufferevent_set_timeouts(tls, &tv, &tv);
     bufferevent_setwatermark(tls, EV_READ, 0, INPUT_HIGH_WATER);
     bufferevent_enable(tls, EV_READ | EV_WRITE);
@@ -693,8 +769,12 @@ static void on_write(struct bufferevent *bev, void *arg)
 {
     struct sink_session *s = arg;
 
-    if (s->closing && evbuffer_get_length(bufferevent_get_output(bev)) == 0)
-        session_free(s);
+    if (evbuffer_get_length(bufferevent_get_output(bev)) != 0)
+        return;
+    if (s->closing)
+        session_free_later(s);
+    else if (s->tls_pending)
+        start_tls(s);
 }
 
 static void on_event(struct bufferevent *bev, short what, void *arg)
@@ -702,6 +782,8 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
     struct sink_session *s = arg;
 
     (void)bev;
+    if (s->free_scheduled)
+        return;
     if ((what & BEV_EVENT_TIMEOUT) && !s->closing) {
         char text[300];
 
@@ -714,19 +796,19 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
         return;
     }
     if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT))
-        session_free(s);
+        session_free_later(s);
 }
 
 static void session_free(struct sink_session *s)
 {
     struct sink_server *server = s->server;
 
-    if (s->dump)
-        sink_dump_end(s->dump, 0);
+    end_dumps(s, 0);
     transaction_reset(s);
     if (s->timer)
         event_free(s->timer);
-    bufferevent_free(s->bev);
+    if (s->bev)
+        bufferevent_free(s->bev);
     free(s->pending_reply);
     free(s->helo);
     free(s->rcpts);
@@ -794,6 +876,8 @@ void sink_session_start(struct sink_server *server, int fd, const struct sockadd
     bufferevent_enable(s->bev, EV_READ | EV_WRITE);
     if (opts->verbose)
         msg_info("connect from %s", s->client_addr);
+    if (opts->cmd[SINK_CMD_CONNECT].log)
+        msg_info("%s: connect", s->client_addr);
     if (apply_policy(s, SINK_CMD_CONNECT))
         return;
     reply_to(s, SINK_CMD_CONNECT, server->greeting, AFTER_NONE);

@@ -113,10 +113,13 @@ size_t source_message_header(struct source_message *m, uint64_t seq, char *buf, 
     time_t now = time(NULL);
     int n;
 
+    /* -o and -F send no header of ours, so there is no Message-Id to log either. */
+    if (m->opts->old_mode || m->opts->message_file) {
+        snprintf(msgid, msgid_len, "-");
+        return 0;
+    }
     snprintf(msgid, msgid_len, "<%lx.%llu@%s>", m->run_tag, (unsigned long long)seq,
              m->helo_name);
-    if (m->opts->old_mode)
-        return 0;
     if ((long)now != m->date_second) {
         struct tm tm;
 

@@ -224,9 +224,10 @@ static void send_rcpt(struct source_session *s, unsigned n)
 {
     const struct source_options *opts = s->ctx->opts;
 
-    if (opts->number_rcpts)
-        send_cmd(s, "RCPT TO:<%llu%s>",
-                 (unsigned long long)(s->seq * opts->rcpts + n + 1), s->ctx->msg.to);
+    (void)n;
+    if (opts->number_rcpts || opts->rcpts > 1)
+        send_cmd(s, "RCPT TO:<%llu%s>", (unsigned long long)++s->ctx->rcpt_counter,
+                 s->ctx->msg.to);
     else
         send_cmd(s, "RCPT TO:<%s>", s->ctx->msg.to);
 }
@@ -320,18 +321,25 @@ static void connection_lost(struct source_session *s, enum source_failure kind,
 
 static void start_tls(struct source_session *s)
 {
-    struct evbuffer *in = bufferevent_get_input(s->bev);
-    struct bufferevent *tls;
+    evutil_socket_t fd = bufferevent_getfd(s->bev);
+    struct bufferevent *tls = NULL;
     SSL *ssl = SSL_new(s->ctx->tls_ctx);
 
-    /* Whatever the server sent after its 220 is not to be trusted (CVE-2011-0411). */
-    evbuffer_drain(in, evbuffer_get_length(in));
-    if (ssl == NULL ||
-        (tls = bufferevent_openssl_filter_new(s->ctx->base, s->bev, ssl,
-                                              BUFFEREVENT_SSL_CONNECTING,
-                                              BEV_OPT_CLOSE_ON_FREE)) == NULL) {
+    /*
+     * Whatever the server sent after its 220 is not to be trusted
+     * (CVE-2011-0411): it goes with the plain bufferevent, and the socket
+     * moves to an OpenSSL one. Nothing of ours is pending: we waited for 220.
+     */
+    bufferevent_setfd(s->bev, -1);
+    bufferevent_free(s->bev);
+    s->bev = NULL;
+    if (ssl != NULL)
+        tls = bufferevent_openssl_socket_new(s->ctx->base, fd, ssl, BUFFEREVENT_SSL_CONNECTING,
+                                             BEV_OPT_CLOSE_ON_FREE);
+    if (tls == NULL) {
         if (ssl)
             SSL_free(ssl);
+        evutil_closesocket(fd);
         connection_lost(s, FAIL_TLS, PHASE_TLS);
         return;
     }
@@ -546,7 +554,9 @@ static void on_read(struct bufferevent *bev, void *arg)
         status = smtp_line_next(&s->lines, buf, avail, &line, &used);
         if (status == SMTP_LINE_NEED_MORE) {
             evbuffer_drain(in, used);
-            return;
+            if (used == 0)
+                return;
+            continue;
         }
         reply_status = status == SMTP_LINE_OK
                            ? smtp_reply_line(&s->reply, line.text, line.len)

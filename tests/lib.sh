@@ -1,0 +1,126 @@
+# lib.sh - shared helpers for spoolsim's integration tests (sourced, not run).
+#
+# Every test runs the real binaries on 127.0.0.1, takes free ports from the
+# kernel (port 0 + --port-file), bounds each command with timeout(1), and
+# stops every process it started by PID when it exits, pass or fail.
+
+set -u
+top_builddir=${top_builddir:-.}
+top_srcdir=${top_srcdir:-.}
+SINK="$top_builddir/smtp-sink/smtp-sink"
+SOURCE="$top_builddir/smtp-source/smtp-source"
+POSTFIX_SINK=/usr/sbin/smtp-sink
+POSTFIX_SOURCE=/usr/sbin/smtp-source
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/spoolsim-test.XXXXXX")
+PIDS=""
+FAILURES=0
+CHECKS=0
+
+cleanup() {
+    for pid in $PIDS; do
+        kill "$pid" 2>/dev/null
+    done
+    for pid in $PIDS; do
+        wait "$pid" 2>/dev/null
+    done
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# check DESCRIPTION COMMAND...: run a check and count the result.
+check() {
+    local what=$1
+    shift
+    CHECKS=$((CHECKS + 1))
+    if "$@"; then
+        echo "ok - $what"
+    else
+        echo "FAIL - $what"
+        FAILURES=$((FAILURES + 1))
+    fi
+}
+
+# finish: the closing line automake and CI read; exit status for automake.
+# Any sanitizer report in any output a test kept is a failure too.
+finish() {
+    local reports
+    reports=$(grep -l -E "ERROR: (Address|Leak)Sanitizer|runtime error:" "$WORK"/* 2>/dev/null)
+    CHECKS=$((CHECKS + 1))
+    if [ -n "$reports" ]; then
+        echo "FAIL - sanitizer reports in: $reports"
+        cat $reports
+        FAILURES=$((FAILURES + 1))
+    else
+        echo "ok - no sanitizer reports"
+    fi
+    echo "$((CHECKS - FAILURES)) passed, $FAILURES failed"
+    [ "$FAILURES" -eq 0 ]
+    exit $?
+}
+
+# to FILE COMMAND...: run a command with its output in FILE; its exit status.
+to() {
+    local out=$1
+    shift
+    "$@" >"$out" 2>&1
+}
+
+skip() {
+    echo "SKIP: $*"
+    exit 77
+}
+
+# start_sink NAME ARGS...: our smtp-sink on a free port; sets NAME_PID, NAME_PORT.
+start_sink() {
+    local name=$1
+    shift
+    local portfile="$WORK/$name.port"
+    rm -f "$portfile"
+    timeout 120 "$SINK" --port-file "$portfile" "$@" 2>"$WORK/$name.err" &
+    local pid=$!
+    PIDS="$PIDS $pid"
+    for _ in $(seq 1 100); do
+        [ -s "$portfile" ] && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.05
+    done
+    if [ ! -s "$portfile" ]; then
+        echo "smtp-sink did not start:" >&2
+        cat "$WORK/$name.err" >&2
+        return 1
+    fi
+    eval "${name}_PID=$pid"
+    eval "${name}_PORT=$(cat "$portfile")"
+}
+
+# stop PID: SIGTERM, then wait for it (the sink writes its report on exit).
+stop() {
+    kill "$1" 2>/dev/null
+    wait "$1" 2>/dev/null
+    return 0
+}
+
+# free_port: a TCP port that was free a moment ago (for peers without --port-file).
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# wait_port PORT: until something listens on 127.0.0.1:PORT (5 s at most).
+wait_port() {
+    for _ in $(seq 1 100); do
+        python3 -c "import socket,sys; s=socket.socket(); sys.exit(s.connect_ex(('127.0.0.1',$1)))" && return 0
+        sleep 0.05
+    done
+    return 1
+}
+
+# json_get FILE KEY: a top-level number from a JSON report.
+json_get() {
+    python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"
+}
+
+# msglog_keys FILE: "message-id size sum" per line, sorted, from a --msg-log file.
+msglog_keys() {
+    sed -n 's/.*size=\([0-9]*\) sum=\([0-9a-f]*\).*message-id=\([^ ]*\).*/\3 \1 \2/p' "$1" | sort
+}

@@ -1,0 +1,206 @@
+#!/usr/bin/env bash
+# smtp-pair.sh - benchmark (not a test) of spoolsim's smtp-source and smtp-sink
+# against Postfix's own tools, on 127.0.0.1.
+#
+# It measures four client -> server pairs with the same workload
+# (smtp-source -s SESSIONS -m MESSAGES -l LENGTH):
+#   1 pf->pf    Postfix smtp-source -> Postfix smtp-sink   (reference pair)
+#   2 pf->our   Postfix smtp-source -> our smtp-sink
+#   3 our->pf   our smtp-source     -> Postfix smtp-sink
+#   4 our->our  our smtp-source     -> our smtp-sink
+# in two modes: "close" (a new connection per message, the default) and
+# "reuse" (smtp-source -d).  Each rep runs all 8 combinations, in a rotated
+# order, so machine noise is spread over all of them (ABAB.., not AAAA BBBB).
+# Every run gets a freshly started sink on a free port, stopped by PID after.
+#
+# For each run: msgs/s = messages / wall-clock time of the client (monotonic
+# clock), client CPU (user+sys from wait4) and sink CPU (utime+stime from
+# /proc/PID/stat, 10 ms ticks) per message, in microseconds.  A run whose
+# client exits non-zero, writes to stderr, or (where our tools can tell)
+# delivers fewer messages than asked is listed as FAILED and left out of the
+# statistics.  The table shows the median (min/max) msgs/s of the good runs
+# and the median CPU µs/msg.  Ratios > 1.00 mean ours is faster (msgs/s) or,
+# for CPU, that ours uses MORE CPU per message than Postfix's.  Client and
+# sink share the machine's CPUs, so a pair's throughput depends on both.
+# Finally it measures the RSS of each sink holding BENCH_IDLE idle
+# connections (KiB after, and bytes per connection = growth / connections).
+#
+# Env: BENCH_MESSAGES (20000) BENCH_SESSIONS (20) BENCH_LENGTH (1024)
+#      BENCH_REPS (5) BENCH_TIMEOUT (300 s per command) BENCH_IDLE (5000)
+# Usage: bench/smtp-pair.sh   (build first: make -j2; Debian package postfix)
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUR_SRC=$ROOT/smtp-source/smtp-source OUR_SINK=$ROOT/smtp-sink/smtp-sink
+PF_SRC=/usr/sbin/smtp-source PF_SINK=/usr/sbin/smtp-sink
+M=${BENCH_MESSAGES:-20000} S=${BENCH_SESSIONS:-20} L=${BENCH_LENGTH:-1024}
+R=${BENCH_REPS:-5} T=${BENCH_TIMEOUT:-300} IDLE=${BENCH_IDLE:-5000}
+HZ=$(getconf CLK_TCK)
+for f in "$OUR_SRC" "$OUR_SINK" "$PF_SRC" "$PF_SINK"; do
+    [ -x "$f" ] || { echo "missing $f (make -j2 / apt-get install postfix)" >&2; exit 2; }
+done
+command -v python3 >/dev/null || { echo "python3 is required" >&2; exit 2; }
+ulimit -n 20000 || exit 2
+
+TMP=$(mktemp -d /tmp/smtp-pair.XXXXXX) SINK_PID=
+cleanup() { [ -n "$SINK_PID" ] && kill "$SINK_PID" 2>/dev/null && wait "$SINK_PID" 2>/dev/null; rm -rf "$TMP"; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+# run.py OUT LIMIT CMD...: run CMD, kill it after LIMIT s; write "rc elapsed user sys" to OUT.
+cat >"$TMP/run.py" <<'EOF'
+import os, sys, time, signal
+out, limit, argv = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
+t0 = time.monotonic()
+pid = os.posix_spawn(argv[0], argv, os.environ)
+signal.signal(signal.SIGALRM, lambda *a: os.kill(pid, signal.SIGKILL))
+signal.setitimer(signal.ITIMER_REAL, limit)
+_, status, ru = os.wait4(pid, 0)
+el = time.monotonic() - t0
+with open(out, "w") as f:
+    f.write(f"{os.waitstatus_to_exitcode(status)} {el:.6f} {ru.ru_utime:.6f} {ru.ru_stime:.6f}\n")
+EOF
+# idle.py PID PORT N: open N connections, read each banner, print "rss_before rss_after ok".
+cat >"$TMP/idle.py" <<'EOF'
+import socket, sys, time
+pid, port, n = map(int, sys.argv[1:4])
+def rss():
+    return next(int(l.split()[1]) for l in open(f"/proc/{pid}/status") if l.startswith("VmRSS:"))
+before, socks, ok = rss(), [], 0
+for _ in range(n):
+    socks.append(socket.create_connection(("127.0.0.1", port), timeout=20))
+for s in socks:
+    try: ok += s.recv(512).startswith(b"220")
+    except OSError: pass
+time.sleep(0.5)
+print(before, rss(), ok)
+EOF
+
+# free_port: a port that was free a moment ago (the sink may still lose a race: retried).
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+listening() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q LISTEN; }
+cpu_ticks() { local s; s=$(<"/proc/$1/stat") || return 1; s=${s##*) }; set -- $s; echo $(( ${12} + ${13} )); }
+
+# start_sink pf|our [options]: sets SINK_PID and PORT; up to 5 tries.
+start_sink() {
+    local impl=$1 try i; shift
+    for try in 1 2 3 4 5; do
+        rm -f "$TMP/port" "$TMP/sink.json"
+        if [ "$impl" = our ]; then
+            "$OUR_SINK" --quiet --json "$TMP/sink.json" --port-file "$TMP/port" "$@" \
+                127.0.0.1:0 1000 >/dev/null 2>>"$TMP/sink.err" &
+        else
+            PORT=$(free_port)
+            "$PF_SINK" -u nobody "$@" 127.0.0.1:"$PORT" 1000 >/dev/null 2>>"$TMP/sink.err" &
+        fi
+        SINK_PID=$!
+        for i in $(seq 100); do
+            [ "$impl" = our ] && [ -s "$TMP/port" ] && PORT=$(<"$TMP/port")
+            kill -0 "$SINK_PID" 2>/dev/null || break
+            [ -n "${PORT:-}" ] && listening "$PORT" && return 0
+            sleep 0.05
+        done
+        stop_sink
+    done
+    return 1
+}
+stop_sink() { kill "$SINK_PID" 2>/dev/null; wait "$SINK_PID" 2>/dev/null; SINK_PID= PORT=; }
+jnum() { sed -n "s/^  \"$1\": \([0-9]*\).*/\1/p" "$2" 2>/dev/null; }
+
+NAMES=(x pf-pf pf-our our-pf our-our)
+# run_one CFG MODE REP MSGS: one timed run; REP 0 is a warm-up and is not recorded.
+run_one() {
+    local cfg=$1 mode=$2 rep=$3 msgs=$4 src=${NAMES[$1]%-*} sink=${NAMES[$1]#*-}
+    local -a cmd opt=(-s "$S" -m "$msgs" -l "$L")
+    [ "$mode" = reuse ] && opt=(-d "${opt[@]}")
+    if [ "$src" = our ]; then cmd=("$OUR_SRC" --quiet --json "$TMP/src.json" "${opt[@]}")
+    else cmd=("$PF_SRC" "${opt[@]}"); fi
+    local why="" rc=1 el=0 ut=0 st=0 c0=0 c1=0
+    rm -f "$TMP/src.json" "$TMP/rus"
+    if start_sink "$sink"; then
+        c0=$(cpu_ticks "$SINK_PID")
+        python3 "$TMP/run.py" "$TMP/rus" "$T" "${cmd[@]}" 127.0.0.1:"$PORT" \
+            >"$TMP/client.out" 2>"$TMP/client.err"
+        c1=$(cpu_ticks "$SINK_PID") || why="sink died"
+        stop_sink
+        read -r rc el ut st <"$TMP/rus" 2>/dev/null || why="no timing"
+        [ "$rc" = 0 ] || why="client exit $rc"
+        [ "$rc" = -9 ] && why="client killed after the ${T}s timeout"
+        [ -s "$TMP/client.err" ] && why="${why:-stderr}: $(head -c 100 "$TMP/client.err" | head -1)"
+        if [ "$src" = our ] && [ -z "$why" ]; then
+            [ "$(jnum delivered "$TMP/src.json")" = "$msgs" ] && [ "$(jnum failed "$TMP/src.json")" = 0 ] \
+                || why="source delivered $(jnum delivered "$TMP/src.json")/$msgs"
+        fi
+        if [ "$sink" = our ] && [ -z "$why" ]; then
+            [ "$(jnum messages "$TMP/sink.json")" = "$msgs" ] \
+                || why="sink counted $(jnum messages "$TMP/sink.json")/$msgs"
+        fi
+    else why="sink did not start"; fi
+    [ "$rep" = 0 ] && { [ -n "$why" ] && echo "warm-up ${NAMES[$cfg]} $mode FAILED: $why"; return; }
+    local line
+    line=$(awk -v m="$msgs" -v el="$el" -v cl="$ut+$st" -v sk="$(( c1 - c0 ))" -v hz="$HZ" 'BEGIN {
+        split(cl, c, "+"); printf "%.1f %.2f %.2f", (el > 0 ? m / el : 0), (c[1] + c[2]) / m * 1e6, sk / hz / m * 1e6 }')
+    echo "$cfg $mode $rep ${why:+FAILED} ${why:-ok} $line" >>"$TMP/results"
+    printf '  rep %d %-5s %-7s %9s msgs/s  client %6s  sink %6s µs/msg  %s\n' "$rep" "$mode" \
+        "${NAMES[$cfg]}" $line "${why:-ok}"
+}
+
+echo "== smtp-pair benchmark: -s $S -m $M -l $L, $R reps, $(nproc) CPUs, $(uname -r)"
+echo "load average at start: $(cut -d" " -f1-3 /proc/loadavg)"
+echo "Postfix: mail_version $(postconf -d -h mail_version 2>/dev/null || echo '?'), package $(dpkg-query -W -f='${Version}' postfix 2>/dev/null)"
+echo "ours:    $("$OUR_SRC" --version), $("$OUR_SINK" --version)"
+echo "         built $(date -r "$OUR_SRC" '+%F %T') / $(date -r "$OUR_SINK" '+%F %T')"
+echo "warm-up: each combination once with min($M,500) messages, not recorded"
+for mode in close reuse; do for cfg in 1 2 3 4; do run_one $cfg $mode 0 $(( M < 500 ? M : 500 )); done; done
+touch "$TMP/results"
+for rep in $(seq "$R"); do
+    for mode in close reuse; do
+        for k in 0 1 2 3; do run_one $(( (k + rep - 1) % 4 + 1 )) $mode "$rep" "$M"; done
+    done
+done
+
+echo
+python3 - "$TMP/results" "$R" <<'EOF'
+import sys, statistics as st
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+reps, names = int(sys.argv[2]), {1: "1 pf  -> pf ", 2: "2 pf  -> our", 3: "3 our -> pf ", 4: "4 our -> our"}
+med = {}
+print(f"{'configuration':<14}{'mode':<7}{'ok':>5}{'median msgs/s':>15}{'min':>10}{'max':>10}"
+      f"{'client µs/msg':>15}{'sink µs/msg':>13}")
+for mode in ("close", "reuse"):
+    for cfg in (1, 2, 3, 4):
+        good = [r for r in rows if int(r[0]) == cfg and r[1] == mode and r[3] == "ok"]
+        ok = f"{len(good)}/{reps}"
+        if not good:
+            print(f"{names[cfg]:<14}{mode:<7}{ok:>5}  ALL RUNS FAILED"); continue
+        v = [[float(r[i]) for r in good] for i in (-3, -2, -1)]
+        med[cfg, mode] = [st.median(x) for x in v]
+        print(f"{names[cfg]:<14}{mode:<7}{ok:>5}{med[cfg, mode][0]:>15.0f}{min(v[0]):>10.0f}{max(v[0]):>10.0f}"
+              f"{med[cfg, mode][1]:>15.1f}{med[cfg, mode][2]:>13.1f}")
+print("\nratios of medians (ours / Postfix's): msgs/s >1 = ours faster; CPU >1 = ours costlier")
+for mode in ("close", "reuse"):
+    def r(a, i, b=1):
+        x, y = med.get((a, mode)), med.get((b, mode))
+        return f"{x[i] / y[i]:6.2f}" if x and y and y[i] else "   n/a"
+    print(f"  {mode}: our sink   (2/1) msgs/s {r(2, 0)}  sink CPU/msg   {r(2, 2)}")
+    print(f"  {mode}: our source (3/1) msgs/s {r(3, 0)}  client CPU/msg {r(3, 1)}")
+    print(f"  {mode}: our pair   (4/1) msgs/s {r(4, 0)}  sink CPU {r(4, 2)}  client CPU {r(4, 1)}")
+failed = [r for r in rows if r[3] == "FAILED"]
+for r in failed:
+    print(f"FAILED: {names[int(r[0])]} {r[1]} rep {r[2]}: {' '.join(r[4:-3])}")
+EOF
+
+echo "load average at end: $(cut -d" " -f1-3 /proc/loadavg)"
+echo
+echo "RSS with $IDLE idle connections (sink -m 10000):"
+printf '  %-14s %12s %12s %14s\n' sink "KiB before" "KiB after" "bytes/conn"
+for impl in pf our; do
+    if start_sink "$impl" -m 10000; then
+        out=$(timeout "$T" python3 "$TMP/idle.py" "$SINK_PID" "$PORT" "$IDLE" 2>&1 | tail -1)
+        stop_sink
+        read -r b a ok <<<"$out"
+        if [[ "${ok:-}" =~ ^[0-9]+$ ]]; then
+            printf '  %-14s %12s %12s %14.0f%s\n' "$impl smtp-sink" "$b" "$a" \
+                "$(( (a - b) * 1024 / IDLE ))" "$([ "$ok" = "$IDLE" ] || echo "  (only $ok/$IDLE greeted)")"
+        else echo "  $impl smtp-sink: FAILED: $out"; fi
+    else echo "  $impl smtp-sink: FAILED to start"; fi
+done

@@ -1,0 +1,243 @@
+#!/usr/bin/env python3
+"""smtp_probe - drive our smtp-sink with hand-made SMTP, good and bad.
+
+Each check opens its own connection to a sink started by it_protocol.sh and
+asserts the replies that security.md asks for: line limits, sequencing,
+the SMTP smuggling endings, early talkers, pipelining, STARTTLS injection,
+error limits and size limits. Usage: smtp_probe.py GROUP PORT, where GROUP
+names the sink configuration the shell script started.
+"""
+import socket
+import ssl
+import sys
+import time
+
+PORT = 0
+results = []
+
+
+def check(name, cond, detail=""):
+    results.append(bool(cond))
+    print(("ok - " if cond else "FAIL - ") + name + ("" if cond else f": {detail}"))
+
+
+class Conn:
+    def __init__(self, port=None):
+        self.sock = socket.create_connection(("127.0.0.1", port or PORT), timeout=5)
+        self.buf = b""
+        self.greeting = self.reply()
+
+    def send(self, data):
+        self.sock.sendall(data)
+
+    def line(self):
+        while b"\n" not in self.buf:
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise EOFError("connection closed")
+            self.buf += chunk
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line.rstrip(b"\r").decode("latin-1")
+
+    def reply(self):
+        """One whole reply: (code, [lines])."""
+        lines = [self.line()]
+        while len(lines[-1]) > 3 and lines[-1][3] == "-":
+            lines.append(self.line())
+        return int(lines[0][:3]), lines
+
+    def cmd(self, text):
+        self.send(text.encode() + b"\r\n")
+        return self.reply()[0]
+
+    def nothing_within(self, seconds):
+        """True if no byte arrives (and the connection stays open) for `seconds'."""
+        self.sock.settimeout(seconds)
+        try:
+            data = self.sock.recv(1)
+            return False if data else False
+        except socket.timeout:
+            return True
+        finally:
+            self.sock.settimeout(5)
+
+    def closed(self):
+        try:
+            self.sock.settimeout(3)
+            while True:
+                if not self.sock.recv(4096):
+                    return True
+        except (ConnectionResetError, BrokenPipeError):
+            return True
+        except socket.timeout:
+            return False
+
+    def close(self):
+        self.sock.close()
+
+
+def start_transaction(c, rcpts=1):
+    assert c.cmd("MAIL FROM:<a@example.org>") == 250
+    for i in range(rcpts):
+        assert c.cmd(f"RCPT TO:<r{i}@example.org>") == 250
+    return c.cmd("DATA")
+
+
+def group_default():
+    c = Conn()
+    check("greeting is 220", c.greeting[0] == 220, c.greeting)
+    # security.md 5: a 100 kB command with no LF -> 500, its tail never runs.
+    c.send(b"NOOP " + b"x" * 100000 + b" QUIT\r\nNOOP\r\n")
+    code, _ = c.reply()
+    check("over-long command gets 500", code == 500, code)
+    check("its tail is not run (next reply is NOOP's 250)", c.reply()[0] == 250)
+    check("connection still open afterwards", c.cmd("NOOP") == 250)
+    c.close()
+
+    # security.md 7: sequencing.
+    c = Conn()
+    check("RCPT before MAIL -> 503", c.cmd("RCPT TO:<x@y>") == 503)
+    check("DATA before MAIL -> 503", c.cmd("DATA") == 503)
+    c.cmd("EHLO probe")
+    check("MAIL accepted", c.cmd("MAIL FROM:<a@b>") == 250)
+    check("nested MAIL -> 503", c.cmd("MAIL FROM:<a@b>") == 503)
+    check("DATA without RCPT -> 503", c.cmd("DATA") == 503)
+    check("syntax error -> 501", c.cmd("RCPT TO:x@y") == 501)
+    check("unknown command -> 502", c.cmd("FROB") == 502)
+    check("RSET -> 250", c.cmd("RSET") == 250)
+    check("QUIT -> 221", c.cmd("QUIT") == 221)
+    check("closed after QUIT", c.closed())
+
+    # security.md 6: PIPELINING advertised -> one reply per command, in order.
+    c = Conn()
+    code, lines = c.reply() if False else (None, None)
+    c.send(b"EHLO probe\r\n")
+    code, lines = c.reply()
+    check("EHLO offers PIPELINING", "250-PIPELINING" in lines, lines)
+    c.send(b"MAIL FROM:<a@b>\r\nRCPT TO:<c@d>\r\nRCPT TO:<e@f>\r\nDATA\r\n")
+    codes = [c.reply()[0] for _ in range(4)]
+    check("pipelined group: replies in order", codes == [250, 250, 250, 354], codes)
+    c.send(b"Subject: p\r\n\r\nhello\r\n.\r\n")
+    check("pipelined message accepted", c.reply()[0] == 250)
+    c.close()
+
+    # security.md 6: message text before the 354 is refused and the session closed.
+    c = Conn()
+    c.send(b"MAIL FROM:<a@b>\r\nRCPT TO:<c@d>\r\nDATA\r\nSubject: early\r\n\r\nx\r\n.\r\n")
+    codes = [c.reply()[0] for _ in range(3)]
+    check("early talker: 554 instead of 354", codes == [250, 250, 554], codes)
+    check("early talker: connection closed", c.closed())
+
+
+SMUGGLE = [b"\n.\n", b"\r.\r", b"\r.\n", b"\n.\r", b"\n.\r\n", b"\r\n.\n", b"\r.\r\n",
+           b"\r\n.\r", b"\r\n\0.\r\n"]
+
+
+def smuggle_replies(ending):
+    """Replies to one message carrying a smuggled second transaction."""
+    c = Conn()
+    if start_transaction(c) != 354:
+        return None
+    c.send(b"Subject: s\r\n\r\nbody" + ending +
+           b"MAIL FROM:<evil@x>\r\nRCPT TO:<v@y>\r\nDATA\r\nsmuggled\r\n.\r\nQUIT\r\n")
+    codes = []
+    try:
+        while True:
+            codes.append(c.reply()[0])
+    except (EOFError, socket.timeout, ConnectionResetError):
+        pass
+    c.close()
+    return codes
+
+
+def group_normalize():
+    # security.md 3: only CR LF . CR LF ends DATA; never two 250s for one message.
+    for ending in SMUGGLE:
+        codes = smuggle_replies(ending)
+        check(f"normalize, ending {ending!r}: one 250, then 221", codes == [250, 221], codes)
+
+
+def group_strict():
+    for ending in SMUGGLE:
+        codes = smuggle_replies(ending)
+        want = [250, 221] if ending == b"\r\n\0.\r\n" else [550, 221]
+        check(f"strict, ending {ending!r}: {want}", codes == want, codes)
+
+
+def group_tls():
+    # security.md 1: plaintext after STARTTLS is discarded, never answered in TLS.
+    c = Conn()
+    c.send(b"EHLO probe\r\nSTARTTLS\r\nRSET\r\n")
+    code, lines = c.reply()
+    check("EHLO offers STARTTLS", "250-STARTTLS" in lines or "250 STARTTLS" in lines, lines)
+    check("STARTTLS -> 220", c.reply()[0] == 220)
+    ctx = ssl.create_default_context()
+    ctx.check_hostname = False
+    ctx.verify_mode = ssl.CERT_NONE
+    c.sock = ctx.wrap_socket(c.sock)
+    c.buf = b""
+    check("TLS is up", c.sock.version() is not None)
+    check("the injected RSET got no reply", c.nothing_within(0.5))
+    # security.md 2: TLS forgets the EHLO.
+    check("MAIL without a new EHLO -> 503", c.cmd("MAIL FROM:<a@b>") == 503)
+    c.send(b"EHLO again\r\n")
+    code, lines = c.reply()
+    check("EHLO after TLS no longer offers STARTTLS",
+          code == 250 and not any("STARTTLS" in l for l in lines), lines)
+    check("mail flows inside TLS", start_transaction(c) == 354)
+    c.send(b"Subject: t\r\n\r\nsecret\r\n.\r\n")
+    check("message accepted inside TLS", c.reply()[0] == 250)
+    c.close()
+
+
+def group_limits():
+    # --error-limit 5: the fifth error gets 421 and the session ends.
+    c = Conn()
+    codes = [c.cmd("BOGUS") for _ in range(4)]
+    c.send(b"BOGUS\r\n")
+    code, _ = c.reply()
+    check("errors before the limit get 502", codes == [502] * 4, codes)
+    check("error limit reached -> 421", code == 421, code)
+    check("closed after the error limit", c.closed())
+
+    # --max-size 1000: SIZE announced, MAIL SIZE= checked, oversize read to the end then 552.
+    c = Conn()
+    c.send(b"EHLO probe\r\n")
+    code, lines = c.reply()
+    check("EHLO announces SIZE 1000", "250-SIZE 1000" in lines, lines)
+    check("MAIL SIZE=5000 -> 552", c.cmd("MAIL FROM:<a@b> SIZE=5000") == 552)
+    check("start a transaction", start_transaction(c) == 354)
+    c.send(b"Subject: big\r\n\r\n" + (b"y" * 78 + b"\r\n") * 40 + b".\r\n")
+    check("oversize message -> 552 after the end of data", c.reply()[0] == 552)
+    check("session goes on after 552", c.cmd("NOOP") == 250)
+    c.close()
+
+    # -t 1: an idle session is closed with 421.
+    c = Conn()
+    time.sleep(1.5)
+    try:
+        code = c.reply()[0]
+    except EOFError:
+        code = None
+    check("idle timeout -> 421", code == 421, code)
+    check("closed after the timeout", c.closed())
+
+
+def group_lmtp():
+    c = Conn()
+    check("LMTP greeting", c.greeting[0] == 220 and "LMTP" in c.greeting[1][0], c.greeting)
+    check("HELO refused in LMTP", c.cmd("HELO x") == 502)
+    c.send(b"LHLO probe\r\n")
+    check("LHLO accepted", c.reply()[0] == 250)
+    check("two recipients", start_transaction(c, rcpts=2) == 354)
+    c.send(b"Subject: l\r\n\r\nhi\r\n.\r\n")
+    codes = [c.reply()[0] for _ in range(2)]
+    check("one reply per recipient after DATA", codes == [250, 250], codes)
+    c.close()
+
+
+if __name__ == "__main__":
+    group, PORT = sys.argv[1], int(sys.argv[2])
+    globals()["group_" + group]()
+    print(f"{sum(results)} passed, {len(results) - sum(results)} failed")
+    sys.exit(0 if all(results) else 1)
