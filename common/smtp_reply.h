@@ -30,7 +30,7 @@ struct smtp_reply {
     int code;
     unsigned lines;
     unsigned extensions;
-    uint64_t size_limit; /* from "SIZE n"; 0 when none or unlimited */
+    uint64_t size_limit;            /* from "SIZE n"; 0 when none or unlimited */
     char text[SMTP_REPLY_TEXT_MAX]; /* first line, code included */
 };
 

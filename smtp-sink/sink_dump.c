@@ -17,9 +17,9 @@
 #include "xalloc.h"
 
 struct sink_dump {
-    FILE *fp;         /* -d: the message's own file; -D: a memory stream */
-    char *path;       /* -d */
-    char *mem;        /* -D: memory stream contents */
+    FILE *fp;   /* -d: the message's own file; -D: a memory stream */
+    char *path; /* -d */
+    char *mem;  /* -D: memory stream contents */
     size_t mem_len;
     char *append_file;
     int failed;
@@ -79,7 +79,8 @@ struct sink_dump *sink_dump_begin(const char *template, const char *append_file,
             free(dump);
             return NULL;
         }
-        snprintf(name + len, sizeof(name) - len, "%08llx", (unsigned long long)(random & 0xffffffffULL));
+        snprintf(name + len, sizeof(name) - len, "%08llx",
+                 (unsigned long long)(random & 0xffffffffULL));
         dump->path = xstrdup(name);
         if (make_parent_dirs(dump->path) != 0 ||
             (fd = open(dump->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644)) < 0 ||

@@ -18,7 +18,7 @@
 #include "xalloc.h"
 
 static const char *const cmd_names[SINK_CMD_COUNT] = {
-    "CONNECT", "HELO", "EHLO", "LHLO", "MAIL", "RCPT", "VRFY",
+    "CONNECT", "HELO", "EHLO", "LHLO", "MAIL", "RCPT",     "VRFY",
     "DATA",    ".",    "RSET", "NOOP", "QUIT", "STARTTLS",
 };
 
@@ -90,13 +90,16 @@ static void usage(FILE *fp)
             "  --max-rcpt N          recipients per transaction (1000), then 452\n"
             "  --error-limit N       421 and close after N errors in a session (20)\n"
             "  --bare-lf POLICY      strict | normalize (default) | lenient\n"
+            "  --min-data-rate N     in DATA, a client gets -t seconds plus one second\n"
+            "                        per N bytes received, then 421 (as Postfix's\n"
+            "                        smtpd_min_data_rate); default: no such deadline\n"
             "  --fault CMD:CODE[:PERCENT][@AFTER]\n"
             "                        reply CODE to PERCENT %% (default 100) of CMD, once\n"
             "                        AFTER messages were accepted; 421 also closes.\n"
             "                        Example: --fault rcpt:450:10 --fault connect:421@1000\n"
             "  --seed N              seed for random faults and delays\n"
-            "  --msg-log FILE        one line per message: id, Message-ID, size, checksum\n"
-            "                        (\"-\" for standard output)\n"
+            "  --msg-log FILE        one line per message: id, size, checksum, recipients,\n"
+            "                        Message-ID, sender, client (\"-\" for standard output)\n"
             "  --json FILE           final statistics as JSON (\"-\" for standard output)\n"
             "  --port-file FILE      write the bound TCP port to FILE (useful with port 0)\n"
             "  --quiet               no summary at exit\n"
@@ -233,14 +236,38 @@ static char *expand_escapes(const char *in)
         }
         in++;
         switch (*in) {
-        case 'a': *op++ = '\a'; in++; break;
-        case 'b': *op++ = '\b'; in++; break;
-        case 'f': *op++ = '\f'; in++; break;
-        case 'n': *op++ = '\n'; in++; break;
-        case 'r': *op++ = '\r'; in++; break;
-        case 't': *op++ = '\t'; in++; break;
-        case 'v': *op++ = '\v'; in++; break;
-        case '\\': *op++ = '\\'; in++; break;
+        case 'a':
+            *op++ = '\a';
+            in++;
+            break;
+        case 'b':
+            *op++ = '\b';
+            in++;
+            break;
+        case 'f':
+            *op++ = '\f';
+            in++;
+            break;
+        case 'n':
+            *op++ = '\n';
+            in++;
+            break;
+        case 'r':
+            *op++ = '\r';
+            in++;
+            break;
+        case 't':
+            *op++ = '\t';
+            in++;
+            break;
+        case 'v':
+            *op++ = '\v';
+            in++;
+            break;
+        case '\\':
+            *op++ = '\\';
+            in++;
+            break;
         default:
             if (*in >= '0' && *in <= '7') {
                 int value = 0;
@@ -265,6 +292,7 @@ enum {
     OPT_MAX_RCPT,
     OPT_ERROR_LIMIT,
     OPT_BARE_LF,
+    OPT_MIN_DATA_RATE,
     OPT_FAULT,
     OPT_SEED,
     OPT_MSG_LOG,
@@ -283,6 +311,7 @@ static const struct option long_options[] = {
     {"max-rcpt", required_argument, NULL, OPT_MAX_RCPT},
     {"error-limit", required_argument, NULL, OPT_ERROR_LIMIT},
     {"bare-lf", required_argument, NULL, OPT_BARE_LF},
+    {"min-data-rate", required_argument, NULL, OPT_MIN_DATA_RATE},
     {"fault", required_argument, NULL, OPT_FAULT},
     {"seed", required_argument, NULL, OPT_SEED},
     {"msg-log", required_argument, NULL, OPT_MSG_LOG},
@@ -311,14 +340,25 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
     opts->bare_lf = SMTP_BARE_LF_NORMALIZE;
     opts->seed = 1;
 
-    while ((ch = getopt_long(argc, argv, "468aA:b:B:cCd:D:eEf:Fh:H:Lm:M:n:NpPq:Q:r:R:s:S:t:T:u:vw:W:",
-                             long_options, NULL)) != -1) {
+    while (
+        (ch = getopt_long(argc, argv, "468aA:b:B:cCd:D:eEf:Fh:H:Lm:M:n:NpPq:Q:r:R:s:S:t:T:u:vw:W:",
+                          long_options, NULL)) != -1) {
         switch (ch) {
-        case '4': opts->family = AF_INET; break;
-        case '6': opts->family = AF_INET6; break;
-        case '8': opts->no_8bitmime = 1; break;
-        case 'a': opts->no_auth = 1; break;
-        case 'A': opts->abort_delay = parse_seconds(optarg, "-A"); break;
+        case '4':
+            opts->family = AF_INET;
+            break;
+        case '6':
+            opts->family = AF_INET6;
+            break;
+        case '8':
+            opts->no_8bitmime = 1;
+            break;
+        case 'a':
+            opts->no_auth = 1;
+            break;
+        case 'A':
+            opts->abort_delay = parse_seconds(optarg, "-A");
+            break;
         case 'b':
         case 'B':
             if (!isdigit((unsigned char)optarg[0]) || atoi(optarg) / 100 != (ch == 'b' ? 4 : 5))
@@ -328,38 +368,95 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
             else
                 opts->hard_reply = optarg;
             break;
-        case 'c': opts->counters = 1; break;
-        case 'C': opts->no_xclient = 1; break;
-        case 'd': opts->dump_template = optarg; break;
-        case 'D': opts->dump_file = optarg; break;
-        case 'e': opts->no_esmtp = 1; break;
-        case 'E': opts->no_enhanced = 1; break;
+        case 'c':
+            opts->counters = 1;
+            break;
+        case 'C':
+            opts->no_xclient = 1;
+            break;
+        case 'd':
+            opts->dump_template = optarg;
+            break;
+        case 'D':
+            opts->dump_file = optarg;
+            break;
+        case 'e':
+            opts->no_esmtp = 1;
+            break;
+        case 'E':
+            opts->no_enhanced = 1;
+            break;
         case 'f':
         case 'q':
         case 'Q':
         case 'r':
-        case 's': parse_cmd_list(optarg, (char)ch, opts); break;
-        case 'F': opts->no_xforward = 1; break;
-        case 'h': opts->hostname = optarg; break;
-        case 'H': opts->read_delay = parse_seconds(optarg, "-H"); break;
-        case 'L': opts->lmtp = 1; break;
-        case 'm': opts->max_conns = (unsigned)parse_count(optarg, "-m", 1, 1000000); break;
-        case 'M': opts->max_messages = parse_count(optarg, "-M", 1, UINT64_MAX / 2); break;
-        case 'n': opts->max_sessions = parse_count(optarg, "-n", 1, UINT64_MAX / 2); break;
-        case 'N': opts->no_dsn = 1; break;
-        case 'p': opts->no_pipelining = 1; break;
-        case 'P': opts->pix_banner = opts->no_esmtp = 1; break;
-        case 'R': opts->chroot_dir = optarg; break;
-        case 'S': opts->dump_start = expand_escapes(optarg); break;
-        case 't': opts->timeout = parse_seconds(optarg, "-t"); break;
-        case 'T': opts->tcp_window = (int)parse_count(optarg, "-T", 1, INT_MAX); break;
-        case 'u': opts->user = optarg; break;
-        case 'v': opts->verbose++; break;
-        case 'w': opts->data_delay = parse_seconds(optarg, "-w"); break;
-        case 'W': parse_cmd_delay(optarg, opts); break;
-        case OPT_TLS: opts->tls = 1; break;
-        case OPT_TLS_CERT: opts->tls_cert = optarg; opts->tls = 1; break;
-        case OPT_TLS_KEY: opts->tls_key = optarg; break;
+        case 's':
+            parse_cmd_list(optarg, (char)ch, opts);
+            break;
+        case 'F':
+            opts->no_xforward = 1;
+            break;
+        case 'h':
+            opts->hostname = optarg;
+            break;
+        case 'H':
+            opts->read_delay = parse_seconds(optarg, "-H");
+            break;
+        case 'L':
+            opts->lmtp = 1;
+            break;
+        case 'm':
+            opts->max_conns = (unsigned)parse_count(optarg, "-m", 1, 1000000);
+            break;
+        case 'M':
+            opts->max_messages = parse_count(optarg, "-M", 1, UINT64_MAX / 2);
+            break;
+        case 'n':
+            opts->max_sessions = parse_count(optarg, "-n", 1, UINT64_MAX / 2);
+            break;
+        case 'N':
+            opts->no_dsn = 1;
+            break;
+        case 'p':
+            opts->no_pipelining = 1;
+            break;
+        case 'P':
+            opts->pix_banner = opts->no_esmtp = 1;
+            break;
+        case 'R':
+            opts->chroot_dir = optarg;
+            break;
+        case 'S':
+            opts->dump_start = expand_escapes(optarg);
+            break;
+        case 't':
+            opts->timeout = parse_seconds(optarg, "-t");
+            break;
+        case 'T':
+            opts->tcp_window = (int)parse_count(optarg, "-T", 1, INT_MAX);
+            break;
+        case 'u':
+            opts->user = optarg;
+            break;
+        case 'v':
+            opts->verbose++;
+            break;
+        case 'w':
+            opts->data_delay = parse_seconds(optarg, "-w");
+            break;
+        case 'W':
+            parse_cmd_delay(optarg, opts);
+            break;
+        case OPT_TLS:
+            opts->tls = 1;
+            break;
+        case OPT_TLS_CERT:
+            opts->tls_cert = optarg;
+            opts->tls = 1;
+            break;
+        case OPT_TLS_KEY:
+            opts->tls_key = optarg;
+            break;
         case OPT_MAX_SIZE: {
             uint64_t size;
 
@@ -368,7 +465,9 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
             opts->max_size = size;
             break;
         }
-        case OPT_MAX_RCPT: opts->max_rcpt = (unsigned)parse_count(optarg, "--max-rcpt", 1, 1000000); break;
+        case OPT_MAX_RCPT:
+            opts->max_rcpt = (unsigned)parse_count(optarg, "--max-rcpt", 1, 1000000);
+            break;
         case OPT_ERROR_LIMIT:
             opts->error_limit = (unsigned)parse_count(optarg, "--error-limit", 1, 1000000);
             break;
@@ -376,15 +475,35 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
             if (smtp_bare_lf_policy_parse(optarg, &opts->bare_lf) != 0)
                 msg_usage("--bare-lf: expected strict, normalize or lenient, got \"%s\"", optarg);
             break;
-        case OPT_FAULT: parse_fault(optarg, opts); break;
-        case OPT_SEED: opts->seed = parse_count(optarg, "--seed", 0, UINT64_MAX); break;
-        case OPT_MSG_LOG: opts->msg_log = optarg; break;
-        case OPT_JSON: opts->json_file = optarg; break;
-        case OPT_PORT_FILE: opts->port_file = optarg; break;
-        case OPT_QUIET: opts->quiet = 1; break;
-        case OPT_HELP: usage(stdout); exit(0);
-        case OPT_VERSION: printf("smtp-sink (spoolsim) %s\n", PACKAGE_VERSION); exit(0);
-        default: msg_usage("unknown option");
+        case OPT_MIN_DATA_RATE:
+            opts->min_data_rate = (double)parse_count(optarg, "--min-data-rate", 1, 1u << 30);
+            break;
+        case OPT_FAULT:
+            parse_fault(optarg, opts);
+            break;
+        case OPT_SEED:
+            opts->seed = parse_count(optarg, "--seed", 0, UINT64_MAX);
+            break;
+        case OPT_MSG_LOG:
+            opts->msg_log = optarg;
+            break;
+        case OPT_JSON:
+            opts->json_file = optarg;
+            break;
+        case OPT_PORT_FILE:
+            opts->port_file = optarg;
+            break;
+        case OPT_QUIET:
+            opts->quiet = 1;
+            break;
+        case OPT_HELP:
+            usage(stdout);
+            exit(0);
+        case OPT_VERSION:
+            printf("smtp-sink (spoolsim) %s\n", PACKAGE_VERSION);
+            exit(0);
+        default:
+            msg_usage("unknown option");
         }
     }
     if (opts->tls_key && !opts->tls_cert)

@@ -35,9 +35,9 @@ enum sink_cmd {
 
 /* A programmable fault: `percent' of the commands get `code'. */
 struct sink_fault {
-    int code;           /* 0: none */
-    double percent;     /* 0 < percent <= 100 */
-    uint64_t after;     /* only once this many messages were accepted */
+    int code;       /* 0: none */
+    double percent; /* 0 < percent <= 100 */
+    uint64_t after; /* only once this many messages were accepted */
 };
 
 struct sink_cmd_policy {
@@ -57,8 +57,8 @@ struct sink_options {
     int backlog;
 
     /* What the EHLO reply announces. */
-    int no_8bitmime, no_auth, no_esmtp, no_enhanced, no_xclient, no_xforward, no_dsn,
-        no_pipelining, pix_banner, lmtp;
+    int no_8bitmime, no_auth, no_esmtp, no_enhanced, no_xclient, no_xforward, no_dsn, no_pipelining,
+        pix_banner, lmtp;
     const char *hostname;
 
     const char *soft_reply; /* -b */
@@ -68,7 +68,7 @@ struct sink_options {
     double read_delay;      /* -H */
     struct sink_cmd_policy cmd[SINK_CMD_COUNT];
 
-    int counters;             /* -c */
+    int counters;              /* -c */
     const char *dump_template; /* -d */
     const char *dump_file;     /* -D */
     char *dump_start;          /* -S, C escapes expanded */
@@ -84,9 +84,10 @@ struct sink_options {
     /* spoolsim extensions */
     int tls;
     const char *tls_cert, *tls_key;
-    uint64_t max_size;     /* 0 = no limit */
-    unsigned max_rcpt;     /* recipients per transaction */
-    unsigned error_limit;  /* hard error limit, then 421 */
+    uint64_t max_size;    /* 0 = no limit */
+    unsigned max_rcpt;    /* recipients per transaction */
+    unsigned error_limit; /* hard error limit, then 421 */
+    double min_data_rate; /* bytes/s a client must keep up in DATA; 0 = off */
     enum smtp_bare_lf_policy bare_lf;
     const char *msg_log;   /* per-message log file, "-" = stdout */
     const char *json_file; /* final statistics */

@@ -25,52 +25,16 @@
 #include "clock.h"
 #include "msg.h"
 #include "sink_dump.h"
+#include "sink_private.h"
 #include "sink_session.h"
+#include "sink_text.h"
 #include "smtp_cmd.h"
 #include "smtp_data.h"
 #include "smtp_line.h"
 #include "smtp_seq.h"
 #include "xalloc.h"
 
-#define HEADER_KEEP 2048          /* header bytes kept to find Message-ID */
 #define INPUT_HIGH_WATER (64 * 1024)
-
-enum after_reply { AFTER_NONE, AFTER_CLOSE, AFTER_STARTTLS, AFTER_DATA_BEGIN };
-
-struct sink_session {
-    struct sink_server *server;
-    struct sink_session *prev, *next; /* in server->sessions */
-    struct bufferevent *bev;
-    struct event *timer;
-    struct smtp_line_reader lines;
-    struct smtp_seq seq;
-    struct smtp_data_reader data;
-    int in_data;
-    int closing;
-    int paused;            /* waiting for a timer: a delayed reply or -A/-H */
-    char *pending_reply;   /* sent when the timer fires */
-    enum after_reply pending_after;
-    int abort_after_pause; /* -A: the timer ends the session with 550 */
-    int tls;
-    int tls_pending;    /* our 220 to STARTTLS is still on its way */
-    int free_scheduled; /* session_free_later() was called */
-    unsigned errors;
-    char client_addr[INET6_ADDRSTRLEN + 8];
-    const char *proto;
-    char *helo;
-    char *mail_args;
-    char **rcpts;
-    unsigned rcpt_count;
-    unsigned rcpt_alloc;
-    uint64_t msg_id;
-    uint64_t msg_bytes;
-    int oversize;
-    uint64_t checksum;
-    char *header;          /* first HEADER_KEEP content bytes, with --msg-log */
-    size_t header_len;
-    struct sink_dump *dump;        /* -d */
-    struct sink_dump *dump_append; /* -D */
-};
 
 static void session_process(struct sink_session *s);
 static void session_free(struct sink_session *s);
@@ -81,36 +45,20 @@ static void on_event(struct bufferevent *bev, short what, void *arg);
 
 /* ---------------------------------------------------------------- replies */
 
-static int is_enhanced_code(const char *p)
-{
-    /* "d.d{1,3}.d{1,3} " right after the reply code */
-    if (!(p[0] >= '2' && p[0] <= '5') || p[1] != '.')
-        return 0;
-    p += 2;
-    for (int part = 0; part < 2; part++) {
-        int digits = 0;
-
-        while (*p >= '0' && *p <= '9' && digits < 3) {
-            p++;
-            digits++;
-        }
-        if (digits == 0 || *p != (part == 0 ? '.' : ' '))
-            return 0;
-        p++;
-    }
-    return 1;
-}
-
-static void send_reply(struct sink_session *s, const char *text)
+void sink_reply(struct sink_session *s, const char *text)
 {
     struct evbuffer *out = bufferevent_get_output(s->bev);
     int code = atoi(text);
 
     if (code > 0 && code < SINK_MAX_CODE)
         s->server->stats.replies[code]++;
-    if (s->server->opts->no_enhanced && strlen(text) > 4 && is_enhanced_code(text + 4)) {
-        evbuffer_add(out, text, 4);
-        text = strchr(text + 4, ' ') + 1;
+    if (s->server->opts->no_enhanced) {
+        size_t skip = sink_text_enhanced_len(text);
+
+        if (skip) {
+            evbuffer_add(out, text, 4);
+            text += 4 + skip;
+        }
     }
     if (s->server->opts->verbose)
         msg_info("%s: > %s", s->client_addr, text);
@@ -133,10 +81,10 @@ static void send_any_reply(struct sink_session *s, const char *text)
     if (strchr(text, '\n'))
         send_raw_reply(s, text);
     else
-        send_reply(s, text);
+        sink_reply(s, text);
 }
 
-static void session_close_after_flush(struct sink_session *s)
+void sink_close_after_flush(struct sink_session *s)
 {
     s->closing = 1;
     bufferevent_disable(s->bev, EV_READ);
@@ -167,6 +115,8 @@ static void session_free_later(struct sink_session *s)
         bufferevent_disable(s->bev, EV_READ | EV_WRITE);
     if (s->timer)
         evtimer_del(s->timer);
+    if (s->data_deadline)
+        evtimer_del(s->data_deadline);
     event_base_once(s->server->base, -1, EV_TIMEOUT, on_free_later, s, &now);
 }
 
@@ -212,7 +162,7 @@ static void after_reply(struct sink_session *s, enum after_reply after)
     case AFTER_NONE:
         break;
     case AFTER_CLOSE:
-        session_close_after_flush(s);
+        sink_close_after_flush(s);
         break;
     case AFTER_STARTTLS:
         begin_tls(s);
@@ -229,8 +179,8 @@ static void after_reply(struct sink_session *s, enum after_reply after)
 }
 
 /* Reply now, or after the command's configured delay. */
-static void reply_to(struct sink_session *s, enum sink_cmd cmd, const char *text,
-                     enum after_reply after)
+void sink_reply_to(struct sink_session *s, enum sink_cmd cmd, const char *text,
+                   enum after_reply after)
 {
     double delay = cmd_delay(s, cmd);
 
@@ -253,8 +203,8 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
     (void)what;
     s->paused = 0;
     if (s->abort_after_pause) {
-        send_reply(s, "550 5.3.0 Error: DATA aborted");
-        session_close_after_flush(s);
+        sink_reply(s, "550 5.3.0 Error: DATA aborted");
+        sink_close_after_flush(s);
         return;
     }
     if (s->pending_reply) {
@@ -281,14 +231,14 @@ static void protocol_error(struct sink_session *s, const char *reply)
 
         snprintf(text, sizeof(text), "421 4.7.0 %s Error: too many errors",
                  s->server->opts->hostname);
-        send_reply(s, text);
-        session_close_after_flush(s);
+        sink_reply(s, text);
+        sink_close_after_flush(s);
         return;
     }
-    send_reply(s, reply);
+    sink_reply(s, reply);
 }
 
-static void transaction_reset(struct sink_session *s)
+void sink_transaction_reset(struct sink_session *s)
 {
     free(s->mail_args);
     s->mail_args = NULL;
@@ -302,7 +252,7 @@ static void transaction_reset(struct sink_session *s)
  * Faults decided by options: -q, -Q, -f, -r and --fault. Returns 1 when
  * the command was answered (or the session dropped) here.
  */
-static int apply_policy(struct sink_session *s, enum sink_cmd cmd)
+int sink_policy(struct sink_session *s, enum sink_cmd cmd)
 {
     const struct sink_cmd_policy *pol = &s->server->opts->cmd[cmd];
     const struct sink_fault *fault = &pol->fault;
@@ -313,23 +263,23 @@ static int apply_policy(struct sink_session *s, enum sink_cmd cmd)
         return 1;
     }
     if (pol->drop_421) {
-        send_reply(s, "421 4.3.0 Error: closing connection");
-        session_close_after_flush(s);
+        sink_reply(s, "421 4.3.0 Error: closing connection");
+        sink_close_after_flush(s);
         return 1;
     }
     if (pol->hard_reject) {
-        reply_to(s, cmd, s->server->opts->hard_reply, AFTER_NONE);
+        sink_reply_to(s, cmd, s->server->opts->hard_reply, AFTER_NONE);
         return 1;
     }
     if (pol->soft_reject) {
-        reply_to(s, cmd, s->server->opts->soft_reply, AFTER_NONE);
+        sink_reply_to(s, cmd, s->server->opts->soft_reply, AFTER_NONE);
         return 1;
     }
     if (fault->code && s->server->stats.messages >= fault->after &&
         (fault->percent >= 100 || prng_uniform01(&s->server->rng) * 100 < fault->percent)) {
         snprintf(text, sizeof(text), "%d %d.%d.0 Error: injected fault", fault->code,
                  fault->code / 100, fault->code == 552 ? 3 : 7);
-        reply_to(s, cmd, text, fault->code == 421 ? AFTER_CLOSE : AFTER_NONE);
+        sink_reply_to(s, cmd, text, fault->code == 421 ? AFTER_CLOSE : AFTER_NONE);
         return 1;
     }
     return 0;
@@ -338,17 +288,30 @@ static int apply_policy(struct sink_session *s, enum sink_cmd cmd)
 static enum sink_cmd sink_cmd_of(enum smtp_verb verb)
 {
     switch (verb) {
-    case SMTP_VERB_HELO: return SINK_CMD_HELO;
-    case SMTP_VERB_EHLO: return SINK_CMD_EHLO;
-    case SMTP_VERB_LHLO: return SINK_CMD_LHLO;
-    case SMTP_VERB_MAIL: return SINK_CMD_MAIL;
-    case SMTP_VERB_RCPT: return SINK_CMD_RCPT;
-    case SMTP_VERB_VRFY: return SINK_CMD_VRFY;
-    case SMTP_VERB_DATA: return SINK_CMD_DATA;
-    case SMTP_VERB_RSET: return SINK_CMD_RSET;
-    case SMTP_VERB_QUIT: return SINK_CMD_QUIT;
-    case SMTP_VERB_STARTTLS: return SINK_CMD_STARTTLS;
-    default: return SINK_CMD_NOOP;
+    case SMTP_VERB_HELO:
+        return SINK_CMD_HELO;
+    case SMTP_VERB_EHLO:
+        return SINK_CMD_EHLO;
+    case SMTP_VERB_LHLO:
+        return SINK_CMD_LHLO;
+    case SMTP_VERB_MAIL:
+        return SINK_CMD_MAIL;
+    case SMTP_VERB_RCPT:
+        return SINK_CMD_RCPT;
+    case SMTP_VERB_VRFY:
+        return SINK_CMD_VRFY;
+    case SMTP_VERB_DATA:
+        return SINK_CMD_DATA;
+    case SMTP_VERB_RSET:
+        return SINK_CMD_RSET;
+    case SMTP_VERB_QUIT:
+        return SINK_CMD_QUIT;
+    case SMTP_VERB_STARTTLS:
+        return SINK_CMD_STARTTLS;
+    case SMTP_VERB_NOOP:
+        return SINK_CMD_NOOP;
+    default:
+        return SINK_CMD_COUNT; /* HELP: in no Postfix list, so no policy */
     }
 }
 
@@ -358,52 +321,31 @@ static int handle_extra_verb(struct sink_session *s, const char *line, size_t le
     const struct sink_options *opts = s->server->opts;
     char text[300];
 
-#define VERB_IS(v) (len >= strlen(v) && strncasecmp(line, v, strlen(v)) == 0 && \
-                    (len == strlen(v) || line[strlen(v)] == ' '))
+#define VERB_IS(v)                                                                                 \
+    (len >= strlen(v) && strncasecmp(line, v, strlen(v)) == 0 &&                                   \
+     (len == strlen(v) || line[strlen(v)] == ' '))
     if (VERB_IS("AUTH") && !opts->no_auth && !opts->no_esmtp) {
-        send_reply(s, "235 2.0.0 Authentication successful");
+        sink_reply(s, "235 2.0.0 Authentication successful");
         return 1;
     }
     if (VERB_IS("XCLIENT") && !opts->no_xclient && !opts->no_esmtp) {
         snprintf(text, sizeof(text), "220 %s ESMTP", opts->hostname);
-        send_reply(s, text);
+        sink_reply(s, text);
         return 1;
     }
     if (VERB_IS("XFORWARD") && !opts->no_xforward && !opts->no_esmtp) {
-        send_reply(s, "250 2.0.0 Ok");
+        sink_reply(s, "250 2.0.0 Ok");
         return 1;
     }
 #undef VERB_IS
     return 0;
 }
 
-static void begin_data(struct sink_session *s)
-{
-    const struct sink_options *opts = s->server->opts;
-
-    smtp_data_init(&s->data, opts->bare_lf);
-    s->in_data = 1;
-    s->msg_id = s->server->next_id++;
-    s->msg_bytes = 0;
-    s->oversize = 0;
-    s->checksum = CHECKSUM_INIT;
-    s->header_len = 0;
-    if (opts->msg_log && s->header == NULL)
-        s->header = xmalloc(HEADER_KEEP);
-    if (opts->dump_template || opts->dump_file) {
-        struct sink_dump_envelope env = {
-            s->client_addr, s->proto, s->helo, s->mail_args, (const char *const *)s->rcpts,
-            s->rcpt_count, opts->hostname, s->msg_id, opts->dump_start,
-        };
-
-        if (opts->dump_template)
-            s->dump = sink_dump_begin(opts->dump_template, NULL, &env,
-                                      prng_next(&s->server->rng));
-        if (opts->dump_file)
-            s->dump_append = sink_dump_begin(NULL, opts->dump_file, &env, 0);
-    }
-}
-
+/*
+ * --min-data-rate: the DATA phase may last the -t timeout plus one second
+ * per min_data_rate bytes received, so a client trickling a byte a second
+ * cannot hold a session forever (security.md item 8).
+ */
 static void handle_command(struct sink_session *s, const char *line, size_t len)
 {
     const struct sink_options *opts = s->server->opts;
@@ -418,11 +360,10 @@ static void handle_command(struct sink_session *s, const char *line, size_t len)
     if (status == 502 && handle_extra_verb(s, line, len))
         return;
     sc = sink_cmd_of(cmd.verb);
-    if (status == 0 && opts->cmd[sc].log)
+    if (status == 0 && sc != SINK_CMD_COUNT && opts->cmd[sc].log)
         msg_info("%s: %.*s", s->client_addr, (int)len, line);
     if (status == 0 && opts->lmtp != (cmd.verb == SMTP_VERB_LHLO) &&
-        (cmd.verb == SMTP_VERB_HELO || cmd.verb == SMTP_VERB_EHLO ||
-         cmd.verb == SMTP_VERB_LHLO)) {
+        (cmd.verb == SMTP_VERB_HELO || cmd.verb == SMTP_VERB_EHLO || cmd.verb == SMTP_VERB_LHLO)) {
         protocol_error(s, "502 5.5.2 Error: command not recognized");
         return;
     }
@@ -442,48 +383,48 @@ static void handle_command(struct sink_session *s, const char *line, size_t len)
         protocol_error(s, "502 5.5.1 Error: command not implemented");
         return;
     }
-    if (cmd.verb == SMTP_VERB_DATA &&
-        evbuffer_get_length(bufferevent_get_input(s->bev)) > 0) {
+    if (cmd.verb == SMTP_VERB_DATA && evbuffer_get_length(bufferevent_get_input(s->bev)) > 0) {
         /* Message text sent before our 354: an early talker (security.md item 6). */
         s->server->stats.protocol_errors++;
-        send_reply(s, "554 5.5.0 Error: SMTP protocol synchronization");
-        session_close_after_flush(s);
+        sink_reply(s, "554 5.5.0 Error: SMTP protocol synchronization");
+        sink_close_after_flush(s);
         return;
     }
-    if (apply_policy(s, sc))
+    if (sc != SINK_CMD_COUNT && sink_policy(s, sc))
         return;
 
     switch (cmd.verb) {
     case SMTP_VERB_HELO:
         free(s->helo);
         s->helo = xstrndup(cmd.arg.ptr, cmd.arg.len);
-        transaction_reset(s);
+        sink_transaction_reset(s);
         smtp_seq_commit(&s->seq, cmd.verb);
         snprintf(text, sizeof(text), "250 %s", opts->hostname);
-        reply_to(s, sc, text, AFTER_NONE);
+        sink_reply_to(s, sc, text, AFTER_NONE);
         break;
     case SMTP_VERB_EHLO:
     case SMTP_VERB_LHLO:
         free(s->helo);
         s->helo = xstrndup(cmd.arg.ptr, cmd.arg.len);
-        transaction_reset(s);
+        sink_transaction_reset(s);
         smtp_seq_commit(&s->seq, cmd.verb);
         s->proto = opts->lmtp ? "LMTP" : s->tls ? "ESMTPS" : "ESMTP";
-        reply_to(s, sc, s->tls ? s->server->ehlo_reply_tls : s->server->ehlo_reply, AFTER_NONE);
+        sink_reply_to(s, sc, s->tls ? s->server->ehlo_reply_tls : s->server->ehlo_reply,
+                      AFTER_NONE);
         break;
     case SMTP_VERB_MAIL:
         if (opts->max_size && cmd.has_size && cmd.size > opts->max_size) {
-            reply_to(s, sc, "552 5.3.4 Message size exceeds fixed limit", AFTER_NONE);
+            sink_reply_to(s, sc, "552 5.3.4 Message size exceeds fixed limit", AFTER_NONE);
             break;
         }
         smtp_seq_commit(&s->seq, cmd.verb);
         free(s->mail_args);
         s->mail_args = xstrndup(cmd.arg.ptr + 5, cmd.arg.len - 5);
-        reply_to(s, sc, "250 2.1.0 Ok", AFTER_NONE);
+        sink_reply_to(s, sc, "250 2.1.0 Ok", AFTER_NONE);
         break;
     case SMTP_VERB_RCPT:
         if (s->rcpt_count >= opts->max_rcpt) {
-            reply_to(s, sc, "452 4.5.3 Error: too many recipients", AFTER_NONE);
+            sink_reply_to(s, sc, "452 4.5.3 Error: too many recipients", AFTER_NONE);
             break;
         }
         smtp_seq_commit(&s->seq, cmd.verb);
@@ -492,173 +433,34 @@ static void handle_command(struct sink_session *s, const char *line, size_t len)
             s->rcpts = xrealloc(s->rcpts, s->rcpt_alloc * sizeof(*s->rcpts));
         }
         s->rcpts[s->rcpt_count++] = xstrndup(cmd.arg.ptr + 3, cmd.arg.len - 3);
-        reply_to(s, sc, "250 2.1.5 Ok", AFTER_NONE);
+        sink_reply_to(s, sc, "250 2.1.5 Ok", AFTER_NONE);
         break;
     case SMTP_VERB_DATA:
-        begin_data(s);
-        reply_to(s, sc, "354 End data with <CR><LF>.<CR><LF>", AFTER_DATA_BEGIN);
+        sink_message_begin(s);
+        sink_reply_to(s, sc, "354 End data with <CR><LF>.<CR><LF>", AFTER_DATA_BEGIN);
         break;
     case SMTP_VERB_RSET:
-        transaction_reset(s);
-        reply_to(s, sc, "250 2.0.0 Ok", AFTER_NONE);
+        sink_transaction_reset(s);
+        sink_reply_to(s, sc, "250 2.0.0 Ok", AFTER_NONE);
         break;
     case SMTP_VERB_NOOP:
-        reply_to(s, sc, "250 2.0.0 Ok", AFTER_NONE);
+        sink_reply_to(s, sc, "250 2.0.0 Ok", AFTER_NONE);
         break;
     case SMTP_VERB_VRFY:
-        reply_to(s, sc, "252 2.0.0 Send mail to find out", AFTER_NONE);
+        sink_reply_to(s, sc, "252 2.0.0 Send mail to find out", AFTER_NONE);
         break;
     case SMTP_VERB_HELP:
-        send_reply(s, "214 2.0.0 See RFC 5321");
+        sink_reply(s, "214 2.0.0 See RFC 5321");
         break;
     case SMTP_VERB_QUIT:
-        reply_to(s, sc, "221 2.0.0 Bye", AFTER_CLOSE);
+        sink_reply_to(s, sc, "221 2.0.0 Bye", AFTER_CLOSE);
         break;
     case SMTP_VERB_STARTTLS:
-        reply_to(s, sc, "220 2.0.0 Ready to start TLS", AFTER_STARTTLS);
+        sink_reply_to(s, sc, "220 2.0.0 Ready to start TLS", AFTER_STARTTLS);
         break;
     default:
         protocol_error(s, "502 5.5.2 Error: command not recognized");
         break;
-    }
-}
-
-/* ------------------------------------------------------------ message text */
-
-static void on_content(void *arg, const char *buf, size_t len)
-{
-    struct sink_session *s = arg;
-    const struct sink_options *opts = s->server->opts;
-
-    s->msg_bytes += len;
-    if (opts->max_size && s->msg_bytes > opts->max_size)
-        s->oversize = 1;
-    s->checksum = checksum_update(s->checksum, buf, len);
-    if (s->header && s->header_len < HEADER_KEEP) {
-        size_t keep = HEADER_KEEP - s->header_len < len ? HEADER_KEEP - s->header_len : len;
-
-        memcpy(s->header + s->header_len, buf, keep);
-        s->header_len += keep;
-    }
-    if (s->dump && !s->oversize)
-        sink_dump_write(s->dump, buf, len);
-    if (s->dump_append && !s->oversize)
-        sink_dump_write(s->dump_append, buf, len);
-}
-
-/* Keep the dumps of an accepted message; remove those of a refused one. */
-static void end_dumps(struct sink_session *s, int keep)
-{
-    if (s->dump)
-        sink_dump_end(s->dump, keep);
-    if (s->dump_append)
-        sink_dump_end(s->dump_append, keep);
-    s->dump = s->dump_append = NULL;
-}
-
-/* The Message-ID header's value, if it is in the kept header bytes. */
-static void find_message_id(const struct sink_session *s, char *out, size_t outlen)
-{
-    const char *p = s->header, *end = s->header + s->header_len;
-
-    snprintf(out, outlen, "-");
-    while (p < end) {
-        const char *eol = memchr(p, '\n', (size_t)(end - p));
-        size_t line_len = (size_t)((eol ? eol : end) - p);
-
-        if (line_len == 0 || (line_len == 1 && *p == '\r'))
-            return; /* end of headers */
-        if (line_len > 11 && strncasecmp(p, "Message-ID:", 11) == 0) {
-            const char *v = p + 11;
-
-            while (v < p + line_len && (*v == ' ' || *v == '\t'))
-                v++;
-            line_len -= (size_t)(v - p);
-            if (line_len > 0 && v[line_len - 1] == '\r')
-                line_len--;
-            snprintf(out, outlen, "%.*s", (int)line_len, v);
-            return;
-        }
-        if (eol == NULL)
-            return;
-        p = eol + 1;
-    }
-}
-
-static void log_message(struct sink_session *s, uint64_t id)
-{
-    char message_id[300];
-
-    find_message_id(s, message_id, sizeof(message_id));
-    fprintf(s->server->msg_log,
-            "id=%08llX size=%llu sum=%016llx rcpts=%u message-id=%s from=%s client=%s\n",
-            (unsigned long long)id, (unsigned long long)s->msg_bytes,
-            (unsigned long long)s->checksum, s->rcpt_count, message_id,
-            s->mail_args ? s->mail_args : "", s->client_addr);
-}
-
-static void finish_message(struct sink_session *s)
-{
-    struct sink_server *server = s->server;
-    const char *reject = NULL;
-    uint64_t id = s->msg_id;
-    char text[160];
-
-    s->in_data = 0;
-    if (server->opts->cmd[SINK_CMD_DOT].log)
-        msg_info("%s: . (%llu bytes)", s->client_addr, (unsigned long long)s->msg_bytes);
-    if (s->oversize) {
-        reject = "552 5.3.4 Error: message too large";
-    } else if ((reject = smtp_data_reject(&s->data)) == NULL && apply_policy(s, SINK_CMD_DOT)) {
-        end_dumps(s, 0);
-        server->stats.rejected++;
-        if (!s->closing)
-            transaction_reset(s);
-        return;
-    }
-    end_dumps(s, reject == NULL);
-    if (reject) {
-        server->stats.rejected++;
-        reply_to(s, SINK_CMD_DOT, reject, AFTER_NONE);
-        transaction_reset(s);
-        return;
-    }
-    server->stats.messages++;
-    server->stats.last_ns = clock_now_ns();
-    server->stats.recipients += s->rcpt_count;
-    server->stats.bytes += s->msg_bytes;
-    if (server->msg_log)
-        log_message(s, id);
-    snprintf(text, sizeof(text), "250 2.0.0 Ok: queued as %08llX", (unsigned long long)id);
-    if (server->opts->lmtp) {
-        /* LMTP: one reply per accepted recipient (RFC 2033 4.2). */
-        for (unsigned i = 1; i < s->rcpt_count; i++)
-            send_reply(s, text);
-    }
-    transaction_reset(s);
-    reply_to(s, SINK_CMD_DOT, text, AFTER_NONE);
-    if (server->on_message)
-        server->on_message(server);
-}
-
-static void read_data(struct sink_session *s)
-{
-    struct evbuffer *in = bufferevent_get_input(s->bev);
-    struct evbuffer_iovec vec[16];
-    int n;
-
-    while (s->in_data && !s->closing && evbuffer_get_length(in) > 0) {
-        size_t used = 0;
-
-        /* It returns how many extents the data needs: maybe more than it filled. */
-        n = evbuffer_peek(in, -1, NULL, vec, 16);
-        if (n > 16)
-            n = 16;
-        for (int i = 0; i < n && !s->data.done; i++)
-            used += smtp_data_feed(&s->data, vec[i].iov_base, vec[i].iov_len, on_content, s);
-        evbuffer_drain(in, used);
-        if (s->data.done)
-            finish_message(s);
     }
 }
 
@@ -675,7 +477,7 @@ static void session_process(struct sink_session *s)
         const char *buf;
 
         if (s->in_data) {
-            read_data(s);
+            sink_message_read(s);
             if (s->in_data)
                 return;
             continue;
@@ -790,9 +592,9 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
         s->server->stats.timeouts++;
         snprintf(text, sizeof(text), "421 4.4.2 %s Error: timeout exceeded",
                  s->server->opts->hostname);
-        send_reply(s, text);
+        sink_reply(s, text);
         bufferevent_enable(s->bev, EV_WRITE);
-        session_close_after_flush(s);
+        sink_close_after_flush(s);
         return;
     }
     if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT))
@@ -803,10 +605,12 @@ static void session_free(struct sink_session *s)
 {
     struct sink_server *server = s->server;
 
-    end_dumps(s, 0);
-    transaction_reset(s);
+    sink_message_end_dumps(s, 0);
+    sink_transaction_reset(s);
     if (s->timer)
         event_free(s->timer);
+    if (s->data_deadline)
+        event_free(s->data_deadline);
     if (s->bev)
         bufferevent_free(s->bev);
     free(s->pending_reply);
@@ -831,8 +635,7 @@ static void describe_peer(const struct sockaddr *addr, char *buf, size_t len)
     if (addr->sa_family == AF_INET)
         inet_ntop(AF_INET, &((const struct sockaddr_in *)addr)->sin_addr, buf, (socklen_t)len);
     else if (addr->sa_family == AF_INET6)
-        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)addr)->sin6_addr, buf,
-                  (socklen_t)len);
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)addr)->sin6_addr, buf, (socklen_t)len);
     else
         snprintf(buf, len, "local");
 }
@@ -878,9 +681,9 @@ void sink_session_start(struct sink_server *server, int fd, const struct sockadd
         msg_info("connect from %s", s->client_addr);
     if (opts->cmd[SINK_CMD_CONNECT].log)
         msg_info("%s: connect", s->client_addr);
-    if (apply_policy(s, SINK_CMD_CONNECT))
+    if (sink_policy(s, SINK_CMD_CONNECT))
         return;
-    reply_to(s, SINK_CMD_CONNECT, server->greeting, AFTER_NONE);
+    sink_reply_to(s, SINK_CMD_CONNECT, server->greeting, AFTER_NONE);
 }
 
 void sink_server_close_all(struct sink_server *server)
@@ -892,57 +695,11 @@ void sink_server_close_all(struct sink_server *server)
 
 /* -------------------------------------------------------- prebuilt replies */
 
-static char *build_ehlo(const struct sink_options *opts, int offer_starttls)
-{
-    char *text = NULL;
-    size_t len = 0;
-    FILE *fp = open_memstream(&text, &len);
-    const char *lines[12];
-    int n = 0;
-    char size_line[64];
-
-    if (fp == NULL)
-        msg_fatal("open_memstream: %s", strerror(errno));
-    if (!opts->no_pipelining)
-        lines[n++] = "PIPELINING";
-    if (opts->max_size) {
-        snprintf(size_line, sizeof(size_line), "SIZE %llu", (unsigned long long)opts->max_size);
-        lines[n++] = size_line;
-    }
-    if (!opts->no_8bitmime)
-        lines[n++] = "8BITMIME";
-    if (offer_starttls)
-        lines[n++] = "STARTTLS";
-    if (!opts->no_auth)
-        lines[n++] = "AUTH PLAIN LOGIN";
-    if (!opts->no_xclient)
-        lines[n++] = "XCLIENT NAME HELO";
-    if (!opts->no_xforward)
-        lines[n++] = "XFORWARD NAME ADDR PROTO HELO";
-    if (!opts->no_enhanced)
-        lines[n++] = "ENHANCEDSTATUSCODES";
-    if (!opts->no_dsn)
-        lines[n++] = "DSN";
-    fprintf(fp, "250%c%s\r\n", n ? '-' : ' ', opts->hostname);
-    for (int i = 0; i < n; i++)
-        fprintf(fp, "250%c%s\r\n", i + 1 < n ? '-' : ' ', lines[i]);
-    fclose(fp);
-    return text;
-}
-
 void sink_server_init_replies(struct sink_server *server)
 {
-    const struct sink_options *opts = server->opts;
-    size_t len = strlen(opts->hostname) + 64;
-
-    server->greeting = xmalloc(len);
-    if (opts->pix_banner)
-        snprintf(server->greeting, len, "220 ********************************");
-    else
-        snprintf(server->greeting, len, "220 %s %s", opts->hostname,
-                 opts->lmtp ? "LMTP" : opts->no_esmtp ? "SMTP" : "ESMTP");
-    server->ehlo_reply = build_ehlo(opts, server->tls_ctx != NULL);
-    server->ehlo_reply_tls = build_ehlo(opts, 0);
+    server->greeting = sink_text_greeting(server->opts);
+    server->ehlo_reply = sink_text_ehlo(server->opts, server->tls_ctx != NULL);
+    server->ehlo_reply_tls = sink_text_ehlo(server->opts, 0);
 }
 
 void sink_server_free_replies(struct sink_server *server)

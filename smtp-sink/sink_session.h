@@ -27,15 +27,15 @@
 struct sink_stats {
     uint64_t first_ns; /* first connection */
     uint64_t last_ns;  /* last accepted message */
-    uint64_t sessions;        /* started */
+    uint64_t sessions; /* started */
     uint64_t sessions_ended;
     uint64_t active;
     uint64_t max_active;
     uint64_t tls_sessions;
-    uint64_t messages;        /* accepted */
-    uint64_t rejected;        /* transactions refused at end of DATA */
-    uint64_t recipients;      /* in accepted messages */
-    uint64_t bytes;           /* content of accepted messages */
+    uint64_t messages;   /* accepted */
+    uint64_t rejected;   /* transactions refused at end of DATA */
+    uint64_t recipients; /* in accepted messages */
+    uint64_t bytes;      /* content of accepted messages */
     uint64_t timeouts;
     uint64_t protocol_errors;
     uint64_t replies[SINK_MAX_CODE]; /* replies sent, by code */
@@ -54,7 +54,7 @@ struct sink_server {
     uint64_t next_id;
     void (*on_session_end)(struct sink_server *server);
     void (*on_message)(struct sink_server *server);
-    int draining; /* stop reading: the server is about to exit */
+    int draining;                  /* stop reading: the server is about to exit */
     struct sink_session *sessions; /* all live sessions, to free at exit */
 };
 

@@ -121,8 +121,7 @@ static void drop_privileges(const struct sink_options *opts)
     if (opts->chroot_dir && (chroot(opts->chroot_dir) != 0 || chdir("/") != 0))
         msg_fatal("chroot %s: %s", opts->chroot_dir, strerror(errno));
     if (pw) {
-        if (setgroups(1, &pw->pw_gid) != 0 || setgid(pw->pw_gid) != 0 ||
-            setuid(pw->pw_uid) != 0)
+        if (setgroups(1, &pw->pw_gid) != 0 || setgid(pw->pw_gid) != 0 || setuid(pw->pw_uid) != 0)
             msg_fatal("cannot switch to user %s: %s", opts->user, strerror(errno));
     }
 }
@@ -144,8 +143,9 @@ static void print_summary(FILE *fp, const struct sink_stats *st)
     if (secs > 0)
         fprintf(fp, " in %.3f s: %.1f msgs/s, %.2f MB/s", secs, (double)st->messages / secs,
                 (double)st->bytes / secs / 1e6);
-    fprintf(fp, "\nsmtp-sink: rejected %llu, max concurrent %llu, TLS %llu, timeouts %llu, "
-                "protocol errors %llu\nsmtp-sink: replies:",
+    fprintf(fp,
+            "\nsmtp-sink: rejected %llu, max concurrent %llu, TLS %llu, timeouts %llu, "
+            "protocol errors %llu\nsmtp-sink: replies:",
             (unsigned long long)st->rejected, (unsigned long long)st->max_active,
             (unsigned long long)st->tls_sessions, (unsigned long long)st->timeouts,
             (unsigned long long)st->protocol_errors);

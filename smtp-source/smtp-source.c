@@ -101,8 +101,7 @@ static void schedule_arrival(struct source_main *m)
         m->next_arrival_ns += (uint64_t)prng_exponential(&m->ctx.rng, gap_ns);
     else
         m->next_arrival_ns = m->first_arrival_ns + (uint64_t)((double)m->arrivals * gap_ns);
-    if (opts->duration > 0 ? m->next_arrival_ns >= m->deadline_ns
-                           : m->arrivals >= opts->messages)
+    if (opts->duration > 0 ? m->next_arrival_ns >= m->deadline_ns : m->arrivals >= opts->messages)
         m->arrivals_done = 1;
 }
 
@@ -156,6 +155,7 @@ static void on_deadline(evutil_socket_t fd, short what, void *arg)
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
     struct source_main *m = arg;
+    struct timeval grace = {0, 0};
 
     (void)sig;
     (void)what;
@@ -167,6 +167,9 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
     }
     msg_info("stopping: finishing messages in flight (signal again to stop at once)");
     stop_issuing(m);
+    /* A session stuck on a silent server must not hold the exit past its timeout. */
+    grace.tv_sec = (time_t)m->ctx.opts->timeout + 1;
+    event_base_loopexit(m->ctx.base, &grace);
 }
 
 static void on_tick(evutil_socket_t fd, short what, void *arg)
@@ -274,7 +277,8 @@ int main(int argc, char **argv)
         source_report_text(stdout, &ctx->stats, &opts);
     if (opts.json_file)
         source_report_json(opts.json_file, &ctx->stats, &opts);
-    if (ctx->msg_log && (fflush(ctx->msg_log) != 0 || (ctx->msg_log != stdout && fclose(ctx->msg_log) != 0)))
+    if (ctx->msg_log &&
+        (fflush(ctx->msg_log) != 0 || (ctx->msg_log != stdout && fclose(ctx->msg_log) != 0)))
         msg_warn("write error on message log %s", opts.msg_log);
 
     status = ctx->stats.failed > 0 && !opts.ignore_failures ? 1 : 0;

@@ -118,8 +118,7 @@ size_t source_message_header(struct source_message *m, uint64_t seq, char *buf, 
         snprintf(msgid, msgid_len, "-");
         return 0;
     }
-    snprintf(msgid, msgid_len, "<%lx.%llu@%s>", m->run_tag, (unsigned long long)seq,
-             m->helo_name);
+    snprintf(msgid, msgid_len, "<%lx.%llu@%s>", m->run_tag, (unsigned long long)seq, m->helo_name);
     if ((long)now != m->date_second) {
         struct tm tm;
 

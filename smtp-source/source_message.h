@@ -25,12 +25,12 @@
 
 struct source_message {
     const struct source_options *opts;
-    char *from;          /* envelope sender, without <> */
-    char *to;            /* envelope recipient, without <> */
+    char *from; /* envelope sender, without <> */
+    char *to;   /* envelope recipient, without <> */
     char *helo_name;
-    char *body;          /* template: lines of 'X' ending in CR LF */
+    char *body; /* template: lines of 'X' ending in CR LF */
     size_t body_cap;
-    char *file_wire;     /* -F: stuffed message without the final "." line */
+    char *file_wire; /* -F: stuffed message without the final "." line */
     size_t file_wire_len;
     size_t file_content_len;
     uint64_t file_checksum;

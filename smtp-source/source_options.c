@@ -16,55 +16,54 @@
 
 static void usage(FILE *fp)
 {
-    fprintf(fp,
-            "Usage: smtp-source [options] [inet:]host[:port]\n"
-            "       smtp-source [options] unix:pathname\n"
-            "\n"
-            "An SMTP/LMTP load generator. Options follow Postfix's smtp-source.\n"
-            "\n"
-            "  -4, -6          IPv4 / IPv6 only\n"
-            "  -A              accepted for compatibility: failures never abort a run;\n"
-            "                  they are counted by reply code\n"
-            "  -c              display a running count of messages sent\n"
-            "  -C count        retry a refused connection up to count times (1)\n"
-            "  -d              keep the connection open for the next message\n"
-            "  -f from         sender address (foo@myhostname)\n"
-            "  -F file         send this pre-formatted message (dot-stuffed, CR LF added)\n"
-            "  -l length       message body length in bytes (same as --size fixed:length)\n"
-            "  -L              speak LMTP\n"
-            "  -m count        messages to send (1)\n"
-            "  -M myhostname   HELO name and default address domain\n"
-            "  -N              number each recipient address (1foo@..., 2foo@...)\n"
-            "  -o              old mode: no HELO and no message headers\n"
-            "  -r count        recipients per message (1)\n"
-            "  -R interval     random wait of 0..interval seconds between messages\n"
-            "  -s count        parallel sessions (1)\n"
-            "  -S subject      Subject: header\n"
-            "  -t to           recipient address (foo@myhostname)\n"
-            "  -T windowsize   TCP window size (SO_SNDBUF/SO_RCVBUF)\n"
-            "  -v              verbose: log the protocol to stderr\n"
-            "  -w interval     fixed wait of interval seconds between messages\n"
-            "\n"
-            "spoolsim extensions:\n"
-            "  --tls               STARTTLS before the first transaction (EHLO again after)\n"
-            "  --pipelining        pipeline MAIL, RCPT and DATA when the server offers it\n"
-            "  --rate N            open loop: start N messages per second, whatever the\n"
-            "                      server does; latency counts from the intended start\n"
-            "  --arrivals KIND     fixed (default) or poisson spacing for --rate\n"
-            "  --duration T        run for T (e.g. 30s, 2m) instead of -m messages\n"
-            "  --size DIST         body size: N, fixed:N, uniform:LO:HI,\n"
-            "                      lognormal:MEDIAN:SIGMA[:MAX] (k and m suffixes allowed)\n"
-            "  --timeout T         wait at most T for each reply (60s)\n"
-            "  --json FILE         summary as JSON (\"-\" for standard output)\n"
-            "  --msg-log FILE      one line per delivered message: id, Message-ID, size,\n"
-            "                      checksum (\"-\" for standard output)\n"
-            "  --seed N            seed for sizes, waits and arrivals (1)\n"
-            "  --ignore-failures   exit 0 even when messages failed\n"
-            "  --quiet             no summary\n"
-            "  --help, --version\n"
-            "\n"
-            "Exit status: 0 when every message was delivered, 1 when some failed, 2 for\n"
-            "usage errors.\n");
+    fprintf(fp, "Usage: smtp-source [options] [inet:]host[:port]\n"
+                "       smtp-source [options] unix:pathname\n"
+                "\n"
+                "An SMTP/LMTP load generator. Options follow Postfix's smtp-source.\n"
+                "\n"
+                "  -4, -6          IPv4 / IPv6 only\n"
+                "  -A              accepted for compatibility: failures never abort a run;\n"
+                "                  they are counted by reply code\n"
+                "  -c              display a running count of messages sent\n"
+                "  -C count        retry a refused connection up to count times (1)\n"
+                "  -d              keep the connection open for the next message\n"
+                "  -f from         sender address (foo@myhostname)\n"
+                "  -F file         send this pre-formatted message (dot-stuffed, CR LF added)\n"
+                "  -l length       message body length in bytes (same as --size fixed:length)\n"
+                "  -L              speak LMTP\n"
+                "  -m count        messages to send (1)\n"
+                "  -M myhostname   HELO name and default address domain\n"
+                "  -N              number each recipient address (1foo@..., 2foo@...)\n"
+                "  -o              old mode: no HELO and no message headers\n"
+                "  -r count        recipients per message (1)\n"
+                "  -R interval     random wait of 0..interval seconds between messages\n"
+                "  -s count        parallel sessions (1)\n"
+                "  -S subject      Subject: header\n"
+                "  -t to           recipient address (foo@myhostname)\n"
+                "  -T windowsize   TCP window size (SO_SNDBUF/SO_RCVBUF)\n"
+                "  -v              verbose: log the protocol to stderr\n"
+                "  -w interval     fixed wait of interval seconds between messages\n"
+                "\n"
+                "spoolsim extensions:\n"
+                "  --tls               STARTTLS before the first transaction (EHLO again after)\n"
+                "  --pipelining        pipeline MAIL, RCPT and DATA when the server offers it\n"
+                "  --rate N            open loop: start N messages per second, whatever the\n"
+                "                      server does; latency counts from the intended start\n"
+                "  --arrivals KIND     fixed (default) or poisson spacing for --rate\n"
+                "  --duration T        run for T (e.g. 30s, 2m) instead of -m messages\n"
+                "  --size DIST         body size: N, fixed:N, uniform:LO:HI,\n"
+                "                      lognormal:MEDIAN:SIGMA[:MAX] (k and m suffixes allowed)\n"
+                "  --timeout T         wait at most T for each reply (60s)\n"
+                "  --json FILE         summary as JSON (\"-\" for standard output)\n"
+                "  --msg-log FILE      one line per delivered message: id, size, checksum,\n"
+                "                      recipients, Message-ID (\"-\" for standard output)\n"
+                "  --seed N            seed for sizes, waits and arrivals (1)\n"
+                "  --ignore-failures   exit 0 even when messages failed\n"
+                "  --quiet             no summary\n"
+                "  --help, --version\n"
+                "\n"
+                "Exit status: 0 when every message was delivered, 1 when some failed, 2 for\n"
+                "usage errors.\n");
 }
 
 static uint64_t parse_count(const char *text, const char *what, uint64_t min, uint64_t max)
@@ -143,14 +142,29 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
     while ((ch = getopt_long(argc, argv, "46AcC:df:F:l:Lm:M:Nor:R:s:S:t:T:vw:", long_options,
                              NULL)) != -1) {
         switch (ch) {
-        case '4': opts->family = AF_INET; break;
-        case '6': opts->family = AF_INET6; break;
-        case 'A': break;
-        case 'c': opts->count_display = 1; break;
-        case 'C': opts->connect_retries = (unsigned)parse_count(optarg, "-C", 0, 1000); break;
-        case 'd': opts->reuse = 1; break;
-        case 'f': opts->from = optarg; break;
-        case 'F': opts->message_file = optarg; break;
+        case '4':
+            opts->family = AF_INET;
+            break;
+        case '6':
+            opts->family = AF_INET6;
+            break;
+        case 'A':
+            break;
+        case 'c':
+            opts->count_display = 1;
+            break;
+        case 'C':
+            opts->connect_retries = (unsigned)parse_count(optarg, "-C", 0, 1000);
+            break;
+        case 'd':
+            opts->reuse = 1;
+            break;
+        case 'f':
+            opts->from = optarg;
+            break;
+        case 'F':
+            opts->message_file = optarg;
+            break;
         case 'l': {
             uint64_t len;
 
@@ -161,14 +175,30 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             opts->size_given = 1;
             break;
         }
-        case 'L': opts->lmtp = 1; break;
-        case 'm': opts->messages = parse_count(optarg, "-m", 1, UINT64_MAX / 2); break;
-        case 'M': opts->helo_name = optarg; break;
-        case 'N': opts->number_rcpts = 1; break;
-        case 'o': opts->old_mode = 1; break;
-        case 'r': opts->rcpts = (unsigned)parse_count(optarg, "-r", 1, 100000); break;
-        case 'R': opts->random_wait = parse_seconds(optarg, "-R"); break;
-        case 's': opts->sessions = (unsigned)parse_count(optarg, "-s", 1, 100000); break;
+        case 'L':
+            opts->lmtp = 1;
+            break;
+        case 'm':
+            opts->messages = parse_count(optarg, "-m", 1, UINT64_MAX / 2);
+            break;
+        case 'M':
+            opts->helo_name = optarg;
+            break;
+        case 'N':
+            opts->number_rcpts = 1;
+            break;
+        case 'o':
+            opts->old_mode = 1;
+            break;
+        case 'r':
+            opts->rcpts = (unsigned)parse_count(optarg, "-r", 1, 100000);
+            break;
+        case 'R':
+            opts->random_wait = parse_seconds(optarg, "-R");
+            break;
+        case 's':
+            opts->sessions = (unsigned)parse_count(optarg, "-s", 1, 100000);
+            break;
         case 'S':
             /* A CR or LF here would put a bare line end on the wire. */
             for (char *p = optarg; *p; p++)
@@ -176,19 +206,30 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
                     *p = ' ';
             opts->subject = optarg;
             break;
-        case 't': opts->to = optarg; break;
-        case 'T': opts->tcp_window = (int)parse_count(optarg, "-T", 1, INT_MAX); break;
-        case 'v': opts->verbose++; break;
-        case 'w': opts->fixed_wait = parse_seconds(optarg, "-w"); break;
-        case OPT_TLS: opts->tls = 1; break;
-        case OPT_PIPELINING: opts->pipelining = 1; break;
+        case 't':
+            opts->to = optarg;
+            break;
+        case 'T':
+            opts->tcp_window = (int)parse_count(optarg, "-T", 1, INT_MAX);
+            break;
+        case 'v':
+            opts->verbose++;
+            break;
+        case 'w':
+            opts->fixed_wait = parse_seconds(optarg, "-w");
+            break;
+        case OPT_TLS:
+            opts->tls = 1;
+            break;
+        case OPT_PIPELINING:
+            opts->pipelining = 1;
+            break;
         case OPT_RATE: {
             char *end;
 
             opts->rate = strtod(optarg, &end);
             if (*optarg == 0 || *end != 0 || !(opts->rate > 0 && opts->rate <= 1e7))
-                msg_usage("--rate: \"%s\" is not a positive number of messages per second",
-                          optarg);
+                msg_usage("--rate: \"%s\" is not a positive number of messages per second", optarg);
             break;
         }
         case OPT_ARRIVALS:
@@ -214,14 +255,29 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             if (opts->timeout <= 0)
                 msg_usage("--timeout must be positive");
             break;
-        case OPT_JSON: opts->json_file = optarg; break;
-        case OPT_MSG_LOG: opts->msg_log = optarg; break;
-        case OPT_SEED: opts->seed = parse_count(optarg, "--seed", 0, UINT64_MAX); break;
-        case OPT_IGNORE_FAILURES: opts->ignore_failures = 1; break;
-        case OPT_QUIET: opts->quiet = 1; break;
-        case OPT_HELP: usage(stdout); exit(0);
-        case OPT_VERSION: printf("smtp-source (spoolsim) %s\n", PACKAGE_VERSION); exit(0);
-        default: msg_usage("unknown option");
+        case OPT_JSON:
+            opts->json_file = optarg;
+            break;
+        case OPT_MSG_LOG:
+            opts->msg_log = optarg;
+            break;
+        case OPT_SEED:
+            opts->seed = parse_count(optarg, "--seed", 0, UINT64_MAX);
+            break;
+        case OPT_IGNORE_FAILURES:
+            opts->ignore_failures = 1;
+            break;
+        case OPT_QUIET:
+            opts->quiet = 1;
+            break;
+        case OPT_HELP:
+            usage(stdout);
+            exit(0);
+        case OPT_VERSION:
+            printf("smtp-source (spoolsim) %s\n", PACKAGE_VERSION);
+            exit(0);
+        default:
+            msg_usage("unknown option");
         }
     }
     if (opts->message_file && opts->size_given)

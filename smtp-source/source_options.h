@@ -40,12 +40,12 @@ struct source_options {
     /* spoolsim extensions */
     int tls;
     int pipelining;
-    double rate;              /* messages per second, 0 = closed loop */
+    double rate; /* messages per second, 0 = closed loop */
     enum arrival_kind arrivals;
-    double duration;          /* seconds, 0 = until -m messages */
+    double duration; /* seconds, 0 = until -m messages */
     struct size_dist size;
-    int size_given;           /* --size or -l */
-    double timeout;           /* seconds per reply */
+    int size_given; /* --size or -l */
+    double timeout; /* seconds per reply */
     const char *json_file;
     const char *msg_log;
     uint64_t seed;

@@ -52,8 +52,8 @@ void source_report_text(FILE *fp, const struct source_stats *st, const struct so
         fprintf(fp, "smtp-source: %.1f msgs/s, %.3f MB/s, %.1f recipients/s\n",
                 (double)st->delivered / secs, (double)st->bytes / secs / 1e6,
                 (double)st->recipients / secs);
-    fprintf(fp, "smtp-source: %u sessions, %s, %llu connections%s%s, size %s",
-            opts->sessions, opts->reuse ? "connections reused (-d)" : "new connection per message",
+    fprintf(fp, "smtp-source: %u sessions, %s, %llu connections%s%s, size %s", opts->sessions,
+            opts->reuse ? "connections reused (-d)" : "new connection per message",
             (unsigned long long)st->connections, opts->tls ? ", STARTTLS" : "",
             opts->pipelining ? ", pipelining" : "",
             opts->message_file ? "from -F file"
@@ -102,11 +102,13 @@ int source_report_json(const char *path, const struct source_stats *st,
     json_bool(&w, "tls", opts->tls);
     json_bool(&w, "pipelining", opts->pipelining);
     json_uint(&w, "recipients_per_message", opts->rcpts);
-    json_string(&w, "size", opts->message_file ? "file"
-                                               : size_dist_describe(&opts->size, dist, sizeof(dist)));
+    json_string(&w, "size",
+                opts->message_file ? "file" : size_dist_describe(&opts->size, dist, sizeof(dist)));
     json_double(&w, "rate", opts->rate);
-    json_string(&w, "arrivals", opts->rate == 0 ? "closed"
-                                : opts->arrivals == ARRIVAL_POISSON ? "poisson" : "fixed");
+    json_string(&w, "arrivals",
+                opts->rate == 0                     ? "closed"
+                : opts->arrivals == ARRIVAL_POISSON ? "poisson"
+                                                    : "fixed");
     json_double(&w, "elapsed_s", secs);
     json_uint(&w, "attempted", st->attempted);
     json_uint(&w, "delivered", st->delivered);

@@ -20,9 +20,9 @@ enum source_phase {
     PHASE_TLS,     /* STARTTLS until the TLS handshake completes */
     PHASE_MAIL,
     PHASE_RCPT,
-    PHASE_DATA,    /* DATA until 354 */
-    PHASE_DOT,     /* first content byte until the end-of-data reply */
-    PHASE_TXN,     /* the message's (intended) start until the end-of-data reply */
+    PHASE_DATA, /* DATA until 354 */
+    PHASE_DOT,  /* first content byte until the end-of-data reply */
+    PHASE_TXN,  /* the message's (intended) start until the end-of-data reply */
     PHASE_COUNT
 };
 
@@ -41,8 +41,8 @@ enum source_failure {
 struct source_stats {
     uint64_t start_ns, end_ns;
     uint64_t attempted, delivered, failed;
-    uint64_t bytes;       /* content bytes of delivered messages */
-    uint64_t recipients;  /* accepted recipients of delivered messages */
+    uint64_t bytes;      /* content bytes of delivered messages */
+    uint64_t recipients; /* accepted recipients of delivered messages */
     uint64_t connections;
     uint64_t tls_sessions;
     uint64_t backlog_max; /* open loop: messages waiting for a free session */

@@ -27,20 +27,20 @@
 #include "xalloc.h"
 
 enum state {
-    ST_IDLE,       /* no message; maybe connected (-d) */
+    ST_IDLE, /* no message; maybe connected (-d) */
     ST_CONNECTING,
     ST_BANNER,
     ST_EHLO,
     ST_HELO,
     ST_STARTTLS,
-    ST_TLS,        /* handshake in progress */
+    ST_TLS, /* handshake in progress */
     ST_MAIL,
     ST_RCPT,
     ST_DATA,
     ST_DOT,
     ST_RSET,
     ST_QUIT,
-    ST_WAIT,       /* timer: -w/-R wait or connect retry */
+    ST_WAIT, /* timer: -w/-R wait or connect retry */
     ST_DONE,
 };
 
@@ -53,12 +53,12 @@ struct source_session {
     enum state state;
     int connected;
     int tls_active;
-    int finishing;         /* no more messages: QUIT and stop */
+    int finishing; /* no more messages: QUIT and stop */
     unsigned extensions;
     unsigned retries_left;
     struct smtp_line_reader lines;
     struct smtp_reply reply;
-    uint64_t phase_ns;     /* when the awaited command was sent */
+    uint64_t phase_ns; /* when the awaited command was sent */
 
     /* The message in progress. */
     int has_msg;
@@ -226,8 +226,7 @@ static void send_rcpt(struct source_session *s, unsigned n)
 
     (void)n;
     if (opts->number_rcpts || opts->rcpts > 1)
-        send_cmd(s, "RCPT TO:<%llu%s>", (unsigned long long)++s->ctx->rcpt_counter,
-                 s->ctx->msg.to);
+        send_cmd(s, "RCPT TO:<%llu%s>", (unsigned long long)++s->ctx->rcpt_counter, s->ctx->msg.to);
     else
         send_cmd(s, "RCPT TO:<%s>", s->ctx->msg.to);
 }
@@ -558,9 +557,8 @@ static void on_read(struct bufferevent *bev, void *arg)
                 return;
             continue;
         }
-        reply_status = status == SMTP_LINE_OK
-                           ? smtp_reply_line(&s->reply, line.text, line.len)
-                           : SMTP_REPLY_MALFORMED;
+        reply_status = status == SMTP_LINE_OK ? smtp_reply_line(&s->reply, line.text, line.len)
+                                              : SMTP_REPLY_MALFORMED;
         evbuffer_drain(in, used);
         if (reply_status == SMTP_REPLY_MALFORMED) {
             if (s->ctx->opts->verbose)

@@ -36,7 +36,7 @@ struct source_ctx {
     struct prng rng;
     FILE *msg_log;
     uint64_t next_seq;
-    uint64_t rcpt_counter; /* -N numbers recipients across the whole run */
+    uint64_t rcpt_counter;       /* -N numbers recipients across the whole run */
     struct source_session *idle; /* sessions waiting for a message */
 
     /* Scheduler hooks, set by smtp-source.c. */

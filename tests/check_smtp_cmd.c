@@ -112,8 +112,7 @@ START_TEST(test_sequencing)
     /* MAIL without HELO is allowed before TLS, as in Postfix. */
     ck_assert_ptr_null(smtp_seq_check(&seq, SMTP_VERB_MAIL));
     smtp_seq_commit(&seq, SMTP_VERB_MAIL);
-    ck_assert_str_eq(smtp_seq_check(&seq, SMTP_VERB_MAIL),
-                     "503 5.5.1 Error: nested MAIL command");
+    ck_assert_str_eq(smtp_seq_check(&seq, SMTP_VERB_MAIL), "503 5.5.1 Error: nested MAIL command");
     ck_assert_str_eq(smtp_seq_check(&seq, SMTP_VERB_DATA), "503 5.5.1 Error: need RCPT command");
     ck_assert_ptr_nonnull(smtp_seq_check(&seq, SMTP_VERB_STARTTLS));
     ck_assert_ptr_null(smtp_seq_check(&seq, SMTP_VERB_RCPT));
@@ -136,8 +135,7 @@ START_TEST(test_tls_resets_session)
     smtp_seq_commit(&seq, SMTP_VERB_EHLO);
     ck_assert_ptr_null(smtp_seq_check(&seq, SMTP_VERB_STARTTLS));
     smtp_seq_tls_started(&seq);
-    ck_assert_str_eq(smtp_seq_check(&seq, SMTP_VERB_MAIL),
-                     "503 5.5.1 Error: send HELO/EHLO first");
+    ck_assert_str_eq(smtp_seq_check(&seq, SMTP_VERB_MAIL), "503 5.5.1 Error: send HELO/EHLO first");
     ck_assert_ptr_nonnull(smtp_seq_check(&seq, SMTP_VERB_STARTTLS));
     smtp_seq_commit(&seq, SMTP_VERB_EHLO);
     ck_assert_ptr_null(smtp_seq_check(&seq, SMTP_VERB_MAIL));

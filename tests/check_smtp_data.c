@@ -27,8 +27,8 @@ static void collect(void *ctx, const char *p, size_t n)
 }
 
 /* Feed `in' in chunks of `chunk' bytes; return bytes used, content in `out'. */
-static size_t run_reader(enum smtp_bare_lf_policy policy, const char *in, size_t len,
-                         size_t chunk, struct collected *out, struct smtp_data_reader *rd)
+static size_t run_reader(enum smtp_bare_lf_policy policy, const char *in, size_t len, size_t chunk,
+                         struct collected *out, struct smtp_data_reader *rd)
 {
     size_t off = 0;
 
@@ -89,8 +89,7 @@ END_TEST
  * everything up to it, so a smuggled second transaction is content.
  */
 static const char *const smuggle_endings[] = {
-    "\n.\n",   "\r.\r",   "\r.\n", "\n.\r", "\n.\r\n",
-    "\r\n.\n", "\r.\r\n", "\r\n.\r", "\r\n\0.\r\n",
+    "\n.\n", "\r.\r", "\r.\n", "\n.\r", "\n.\r\n", "\r\n.\n", "\r.\r\n", "\r\n.\r", "\r\n\0.\r\n",
 };
 #define N_SMUGGLE (int)(sizeof(smuggle_endings) / sizeof(smuggle_endings[0]))
 
@@ -191,13 +190,8 @@ END_TEST
 START_TEST(test_stuff_round_trip)
 {
     static const char *const payloads[] = {
-        ".foo\r\n.\r\nbar\r\n",
-        ".",
-        "..\r\n...\r\n",
-        "line without end",
-        "\r\n.\r\n.\r\n",
-        "a\nb\rc\r\n.d\n.\n\r.\r",
-        "",
+        ".foo\r\n.\r\nbar\r\n",    ".", "..\r\n...\r\n", "line without end", "\r\n.\r\n.\r\n",
+        "a\nb\rc\r\n.d\n.\n\r.\r", "",
     };
     static const char *const normalized[] = {
         ".foo\r\n.\r\nbar\r\n",

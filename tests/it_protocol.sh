@@ -22,4 +22,5 @@ check "bare-LF policy strict" probe strict --bare-lf strict
 check "STARTTLS" probe tls --tls
 check "limits" probe limits --error-limit 5 --max-size 1000 -t 1
 check "LMTP" probe lmtp -L
+check "minimum data rate" probe slow -t 1 --min-data-rate 100
 finish

@@ -61,6 +61,12 @@ class Conn:
         finally:
             self.sock.settimeout(5)
 
+    def pending_reply(self):
+        if self.buf:
+            return True
+        import select
+        return bool(select.select([self.sock], [], [], 0)[0])
+
     def closed(self):
         try:
             self.sock.settimeout(3)
@@ -221,6 +227,38 @@ def group_limits():
         code = None
     check("idle timeout -> 421", code == 421, code)
     check("closed after the timeout", c.closed())
+
+
+def group_slow():
+    # security.md 8: --min-data-rate 100 with -t 1: a client trickling
+    # a byte every 0.1 s in DATA is cut off after about 1 s.
+    c = Conn()
+    check("slow: start a transaction", start_transaction(c) == 354)
+    start = time.monotonic()
+    code = None
+    try:
+        for _ in range(100):
+            c.send(b"x")
+            time.sleep(0.1)
+            if c.pending_reply():
+                code = c.reply()[0]
+                break
+    except (BrokenPipeError, ConnectionResetError):
+        pass
+    elapsed = time.monotonic() - start
+    check("slow DATA client gets 421", code == 421, code)
+    check("cut off within the deadline (1 s + 10 bytes / 100 B/s)", 0.8 < elapsed < 3, elapsed)
+    check("closed after the deadline", c.closed())
+
+    # A client sending at a good rate is not cut off, even past the -t timeout.
+    c = Conn()
+    check("fast: start a transaction", start_transaction(c) == 354)
+    for _ in range(15):
+        c.send(b"y" * 200 + b"\r\n")
+        time.sleep(0.1)
+    c.send(b".\r\n")
+    check("a steady client is not cut off", c.reply()[0] == 250)
+    c.close()
 
 
 def group_lmtp():

@@ -1,0 +1,210 @@
+/*
+ * sink_message - the message text of one smtp-sink transaction.
+ *
+ * From the 354 to the end-of-data reply: the text is un-stuffed by
+ * smtp_data as it arrives, checked against --max-size and
+ * --min-data-rate, summed for the message log and copied to the -d/-D
+ * dumps; at its end the message is accepted or refused as the bare-LF
+ * policy, the size limit and the fault options say.
+ */
+#include "config.h"
+
+#include <event2/buffer.h>
+#include <event2/event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checksum.h"
+#include "clock.h"
+#include "msg.h"
+#include "sink_private.h"
+#include "sink_text.h"
+#include "xalloc.h"
+
+static void on_data_deadline(evutil_socket_t fd, short what, void *arg);
+
+static void arm_data_deadline(struct sink_session *s)
+{
+    const struct sink_options *opts = s->server->opts;
+    double allowed = opts->timeout + (double)s->data.content_bytes / opts->min_data_rate;
+    double spent = (double)(clock_now_ns() - s->data_start_ns) / 1e9;
+    double left = allowed - spent;
+    struct timeval tv;
+
+    if (left < 0)
+        left = 0;
+    tv.tv_sec = (time_t)left;
+    tv.tv_usec = (suseconds_t)((left - (double)tv.tv_sec) * 1e6);
+    if (s->data_deadline == NULL)
+        s->data_deadline = evtimer_new(s->server->base, on_data_deadline, s);
+    evtimer_add(s->data_deadline, &tv);
+}
+
+static void on_data_deadline(evutil_socket_t fd, short what, void *arg)
+{
+    struct sink_session *s = arg;
+    const struct sink_options *opts = s->server->opts;
+    double allowed = opts->timeout + (double)s->data.content_bytes / opts->min_data_rate;
+    char text[300];
+
+    (void)fd;
+    (void)what;
+    if (!s->in_data || s->closing)
+        return;
+    if ((double)(clock_now_ns() - s->data_start_ns) / 1e9 < allowed) {
+        arm_data_deadline(s); /* data arrived meanwhile: the budget grew */
+        return;
+    }
+    s->server->stats.timeouts++;
+    snprintf(text, sizeof(text), "421 4.4.2 %s Error: data rate too low", opts->hostname);
+    sink_reply(s, text);
+    sink_close_after_flush(s);
+}
+
+void sink_message_begin(struct sink_session *s)
+{
+    const struct sink_options *opts = s->server->opts;
+
+    smtp_data_init(&s->data, opts->bare_lf);
+    s->in_data = 1;
+    if (opts->min_data_rate > 0) {
+        s->data_start_ns = clock_now_ns();
+        arm_data_deadline(s);
+    }
+    s->msg_id = s->server->next_id++;
+    s->msg_bytes = 0;
+    s->oversize = 0;
+    s->checksum = CHECKSUM_INIT;
+    s->header_len = 0;
+    if (opts->msg_log && s->header == NULL)
+        s->header = xmalloc(HEADER_KEEP);
+    if (opts->dump_template || opts->dump_file) {
+        struct sink_dump_envelope env = {
+            s->client_addr,
+            s->proto,
+            s->helo,
+            s->mail_args,
+            (const char *const *)s->rcpts,
+            s->rcpt_count,
+            opts->hostname,
+            s->msg_id,
+            opts->dump_start,
+        };
+
+        if (opts->dump_template)
+            s->dump = sink_dump_begin(opts->dump_template, NULL, &env, prng_next(&s->server->rng));
+        if (opts->dump_file)
+            s->dump_append = sink_dump_begin(NULL, opts->dump_file, &env, 0);
+    }
+}
+
+static void on_content(void *arg, const char *buf, size_t len)
+{
+    struct sink_session *s = arg;
+    const struct sink_options *opts = s->server->opts;
+
+    s->msg_bytes += len;
+    if (opts->max_size && s->msg_bytes > opts->max_size)
+        s->oversize = 1;
+    s->checksum = checksum_update(s->checksum, buf, len);
+    if (s->header && s->header_len < HEADER_KEEP) {
+        size_t keep = HEADER_KEEP - s->header_len < len ? HEADER_KEEP - s->header_len : len;
+
+        memcpy(s->header + s->header_len, buf, keep);
+        s->header_len += keep;
+    }
+    if (s->dump && !s->oversize)
+        sink_dump_write(s->dump, buf, len);
+    if (s->dump_append && !s->oversize)
+        sink_dump_write(s->dump_append, buf, len);
+}
+
+/* Keep the dumps of an accepted message; remove those of a refused one. */
+void sink_message_end_dumps(struct sink_session *s, int keep)
+{
+    if (s->dump)
+        sink_dump_end(s->dump, keep);
+    if (s->dump_append)
+        sink_dump_end(s->dump_append, keep);
+    s->dump = s->dump_append = NULL;
+}
+
+static void log_message(struct sink_session *s, uint64_t id)
+{
+    char message_id[300];
+
+    sink_text_message_id(s->header, s->header_len, message_id, sizeof(message_id));
+    fprintf(s->server->msg_log,
+            "id=%08llX size=%llu sum=%016llx rcpts=%u message-id=%s from=%s client=%s\n",
+            (unsigned long long)id, (unsigned long long)s->msg_bytes,
+            (unsigned long long)s->checksum, s->rcpt_count, message_id,
+            s->mail_args ? s->mail_args : "", s->client_addr);
+}
+
+static void finish_message(struct sink_session *s)
+{
+    struct sink_server *server = s->server;
+    const char *reject = NULL;
+    uint64_t id = s->msg_id;
+    char text[160];
+
+    s->in_data = 0;
+    if (s->data_deadline)
+        evtimer_del(s->data_deadline);
+    if (server->opts->cmd[SINK_CMD_DOT].log)
+        msg_info("%s: . (%llu bytes)", s->client_addr, (unsigned long long)s->msg_bytes);
+    if (s->oversize) {
+        reject = "552 5.3.4 Error: message too large";
+    } else if ((reject = smtp_data_reject(&s->data)) == NULL && sink_policy(s, SINK_CMD_DOT)) {
+        sink_message_end_dumps(s, 0);
+        server->stats.rejected++;
+        if (!s->closing)
+            sink_transaction_reset(s);
+        return;
+    }
+    sink_message_end_dumps(s, reject == NULL);
+    if (reject) {
+        server->stats.rejected++;
+        sink_reply_to(s, SINK_CMD_DOT, reject, AFTER_NONE);
+        sink_transaction_reset(s);
+        return;
+    }
+    server->stats.messages++;
+    server->stats.last_ns = clock_now_ns();
+    server->stats.recipients += s->rcpt_count;
+    server->stats.bytes += s->msg_bytes;
+    if (server->msg_log)
+        log_message(s, id);
+    snprintf(text, sizeof(text), "250 2.0.0 Ok: queued as %08llX", (unsigned long long)id);
+    if (server->opts->lmtp) {
+        /* LMTP: one reply per accepted recipient (RFC 2033 4.2). */
+        for (unsigned i = 1; i < s->rcpt_count; i++)
+            sink_reply(s, text);
+    }
+    sink_transaction_reset(s);
+    sink_reply_to(s, SINK_CMD_DOT, text, AFTER_NONE);
+    if (server->on_message)
+        server->on_message(server);
+}
+
+void sink_message_read(struct sink_session *s)
+{
+    struct evbuffer *in = bufferevent_get_input(s->bev);
+    struct evbuffer_iovec vec[16];
+    int n;
+
+    while (s->in_data && !s->closing && evbuffer_get_length(in) > 0) {
+        size_t used = 0;
+
+        /* It returns how many extents the data needs: maybe more than it filled. */
+        n = evbuffer_peek(in, -1, NULL, vec, 16);
+        if (n > 16)
+            n = 16;
+        for (int i = 0; i < n && !s->data.done; i++)
+            used += smtp_data_feed(&s->data, vec[i].iov_base, vec[i].iov_len, on_content, s);
+        evbuffer_drain(in, used);
+        if (s->data.done)
+            finish_message(s);
+    }
+}

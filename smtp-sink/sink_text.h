@@ -1,0 +1,28 @@
+/*
+ * sink_text - the texts smtp-sink sends, and the one it looks for (no I/O).
+ *
+ * The greeting and EHLO replies are built once from the options. -E needs
+ * the enhanced status code ("2.1.0 ") found in a reply so it can be left
+ * out. The message log wants the Message-ID header out of the first bytes
+ * of a message.
+ */
+#ifndef SPOOLSIM_SINK_TEXT_H
+#define SPOOLSIM_SINK_TEXT_H
+
+#include <stddef.h>
+
+#include "sink_options.h"
+
+/* "220 host ESMTP" (or LMTP, SMTP, the PIX banner); malloc'ed, no CR LF. */
+char *sink_text_greeting(const struct sink_options *opts);
+
+/* The whole multi-line EHLO reply with its CR LFs; malloc'ed. */
+char *sink_text_ehlo(const struct sink_options *opts, int offer_starttls);
+
+/* Length of "d.d.d " after the code of `reply' ("250 2.1.0 Ok" -> 6), or 0. */
+size_t sink_text_enhanced_len(const char *reply);
+
+/* The Message-ID header's value in the header bytes `buf', or "-". */
+void sink_text_message_id(const char *buf, size_t len, char *out, size_t outlen);
+
+#endif

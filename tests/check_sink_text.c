@@ -1,0 +1,105 @@
+/*
+ * Unit tests: sink_text, smtp-sink's reply texts and Message-ID scanner.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sink_text.h"
+
+START_TEST(test_enhanced_len)
+{
+    ck_assert_uint_eq(sink_text_enhanced_len("250 2.1.0 Ok"), 6);
+    ck_assert_uint_eq(sink_text_enhanced_len("452 4.5.3 Error: too many recipients"), 6);
+    ck_assert_uint_eq(sink_text_enhanced_len("550 5.7.100 x"), 8);
+    ck_assert_uint_eq(sink_text_enhanced_len("250 smtp-sink"), 0);
+    ck_assert_uint_eq(sink_text_enhanced_len("250 2.1 Ok"), 0);
+    ck_assert_uint_eq(sink_text_enhanced_len("250 2.1.0"), 0);
+    ck_assert_uint_eq(sink_text_enhanced_len("250-2.1.0 x"), 0);
+    ck_assert_uint_eq(sink_text_enhanced_len("25"), 0);
+}
+END_TEST
+
+static void message_id_of(const char *header, const char *want)
+{
+    char out[64];
+
+    sink_text_message_id(header, strlen(header), out, sizeof(out));
+    ck_assert_msg(strcmp(out, want) == 0, "got \"%s\", want \"%s\"", out, want);
+}
+
+START_TEST(test_message_id)
+{
+    message_id_of("From: a\r\nMessage-Id: <1.2@x>\r\n\r\nbody", "<1.2@x>");
+    message_id_of("message-id:\t<lower@x>\r\nTo: b\r\n\r\n", "<lower@x>");
+    message_id_of("From: a\r\n\r\nMessage-Id: <in-body@x>\r\n", "-");
+    message_id_of("From: a\r\nX-Message-Id: <no@x>\r\n\r\n", "-");
+    message_id_of("Message-Id: <cut-off", "-");
+    message_id_of("", "-");
+    message_id_of("Message-ID: <bare-lf@x>\nSubject: s\n\n", "<bare-lf@x>");
+}
+END_TEST
+
+START_TEST(test_ehlo_reply)
+{
+    struct sink_options opts;
+    char *ehlo;
+
+    memset(&opts, 0, sizeof(opts));
+    opts.hostname = "sink.test";
+    opts.max_size = 1000;
+    ehlo = sink_text_ehlo(&opts, 1);
+    ck_assert_ptr_nonnull(strstr(ehlo, "250-sink.test\r\n250-PIPELINING\r\n250-SIZE 1000\r\n"));
+    ck_assert_ptr_nonnull(strstr(ehlo, "250-STARTTLS\r\n"));
+    ck_assert_ptr_nonnull(strstr(ehlo, "250 DSN\r\n"));
+    free(ehlo);
+    opts.no_pipelining = opts.no_dsn = opts.no_auth = opts.no_xclient = opts.no_xforward = 1;
+    opts.no_8bitmime = opts.no_enhanced = 1;
+    opts.max_size = 0;
+    ehlo = sink_text_ehlo(&opts, 0);
+    ck_assert_str_eq(ehlo, "250 sink.test\r\n");
+    free(ehlo);
+}
+END_TEST
+
+START_TEST(test_greeting)
+{
+    struct sink_options opts;
+    char *text;
+
+    memset(&opts, 0, sizeof(opts));
+    opts.hostname = "h";
+    text = sink_text_greeting(&opts);
+    ck_assert_str_eq(text, "220 h ESMTP");
+    free(text);
+    opts.lmtp = 1;
+    text = sink_text_greeting(&opts);
+    ck_assert_str_eq(text, "220 h LMTP");
+    free(text);
+    opts.pix_banner = 1;
+    text = sink_text_greeting(&opts);
+    ck_assert_str_eq(text, "220 ********************************");
+    free(text);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("sink_text");
+    TCase *tc = tcase_create("text");
+    SRunner *sr;
+    int failed;
+
+    tcase_add_test(tc, test_enhanced_len);
+    tcase_add_test(tc, test_message_id);
+    tcase_add_test(tc, test_ehlo_reply);
+    tcase_add_test(tc, test_greeting);
+    suite_add_tcase(s, tc);
+    sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
