@@ -39,6 +39,20 @@ static inline void out_put(struct out_buf *out, char c)
     out->data[out->len++] = c;
 }
 
+/* A run of plain text: copied if short, handed over in place if long. */
+static void out_put_span(struct out_buf *out, const char *p, size_t n)
+{
+    if (n <= sizeof(out->data) - out->len) {
+        memcpy(out->data + out->len, p, n);
+        out->len += n;
+        return;
+    }
+    out_flush(out);
+    if (out->emit)
+        out->emit(out->ctx, p, n);
+    out->total += n;
+}
+
 void smtp_data_init(struct smtp_data_reader *rd, enum smtp_bare_lf_policy policy)
 {
     memset(rd, 0, sizeof(*rd));
@@ -100,6 +114,18 @@ size_t smtp_data_feed(struct smtp_data_reader *rd, const char *in, size_t len,
             }
             break;
         case ST_TEXT:
+            if (c != '\r' && c != '\n') {
+                /* Most of a message is plain text: move it a run at a time. */
+                size_t end = i + 1;
+
+                while (end < len && in[end] != '\r' && in[end] != '\n')
+                    end++;
+                out_put_span(&out, in + i, end - i);
+                i = end - 1;
+                break;
+            }
+            text_byte(rd, &out, c);
+            break;
         case ST_TEXT_CR:
             text_byte(rd, &out, c);
             break;

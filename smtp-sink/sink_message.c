@@ -107,7 +107,8 @@ static void on_content(void *arg, const char *buf, size_t len)
     s->msg_bytes += len;
     if (opts->max_size && s->msg_bytes > opts->max_size)
         s->oversize = 1;
-    s->checksum = checksum_update(s->checksum, buf, len);
+    if (s->server->msg_log)
+        s->checksum = checksum_update(s->checksum, buf, len);
     if (s->header && s->header_len < HEADER_KEEP) {
         size_t keep = HEADER_KEEP - s->header_len < len ? HEADER_KEEP - s->header_len : len;
 

@@ -65,6 +65,7 @@ void sink_reply(struct sink_session *s, const char *text);
 void sink_reply_to(struct sink_session *s, enum sink_cmd cmd, const char *text,
                    enum after_reply after);
 int sink_policy(struct sink_session *s, enum sink_cmd cmd);
+void sink_flush(struct sink_session *s);
 void sink_close_after_flush(struct sink_session *s);
 void sink_transaction_reset(struct sink_session *s);
 

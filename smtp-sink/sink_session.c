@@ -41,6 +41,7 @@ static void session_free(struct sink_session *s);
 static void session_free_later(struct sink_session *s);
 static void on_read(struct bufferevent *bev, void *arg);
 static void on_write(struct bufferevent *bev, void *arg);
+static void start_tls(struct sink_session *s);
 static void on_event(struct bufferevent *bev, short what, void *arg);
 
 /* ---------------------------------------------------------------- replies */
@@ -84,12 +85,48 @@ static void send_any_reply(struct sink_session *s, const char *text)
         sink_reply(s, text);
 }
 
+/*
+ * Send what the session has to say. A plain session writes its replies
+ * itself, at once, and keeps EV_WRITE off unless the socket is full: a
+ * bufferevent would otherwise switch the write event on and off around
+ * every reply, two epoll_ctl calls for each. TLS sessions leave it to
+ * their OpenSSL bufferevent. Once all is sent, a closing session goes and
+ * a STARTTLS session starts its handshake.
+ */
+void sink_flush(struct sink_session *s)
+{
+    struct evbuffer *out;
+
+    if (s->bev == NULL || s->free_scheduled)
+        return;
+    out = bufferevent_get_output(s->bev);
+    if (!s->tls && evbuffer_get_length(out) > 0) {
+        int written;
+
+        /* A bufferevent keeps its output's start frozen against outside drains. */
+        evbuffer_unfreeze(out, 1);
+        written = evbuffer_write(out, bufferevent_getfd(s->bev));
+        evbuffer_freeze(out, 1);
+        if (written < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            session_free_later(s);
+            return;
+        }
+    }
+    if (evbuffer_get_length(out) > 0) {
+        bufferevent_enable(s->bev, EV_WRITE); /* on_write takes over */
+        return;
+    }
+    if (s->closing)
+        session_free_later(s);
+    else if (s->tls_pending)
+        start_tls(s);
+}
+
 void sink_close_after_flush(struct sink_session *s)
 {
     s->closing = 1;
     bufferevent_disable(s->bev, EV_READ);
-    if (evbuffer_get_length(bufferevent_get_output(s->bev)) == 0)
-        session_free_later(s);
+    sink_flush(s);
 }
 
 static void on_free_later(evutil_socket_t fd, short what, void *arg)
@@ -154,7 +191,6 @@ static void pause_for(struct sink_session *s, double seconds)
 }
 
 static void begin_tls(struct sink_session *s);
-static void start_tls(struct sink_session *s);
 
 static void after_reply(struct sink_session *s, enum after_reply after)
 {
@@ -214,11 +250,14 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
         send_any_reply(s, text);
         free(text);
         after_reply(s, s->pending_after);
-        if (s->closing || s->paused)
+        if (s->closing || s->paused) {
+            sink_flush(s);
             return;
+        }
     }
     bufferevent_enable(s->bev, EV_READ);
     session_process(s);
+    sink_flush(s);
 }
 
 /* ------------------------------------------------------------- protocol */
@@ -518,8 +557,7 @@ static void begin_tls(struct sink_session *s)
     evbuffer_drain(in, evbuffer_get_length(in));
     bufferevent_disable(s->bev, EV_READ);
     s->tls_pending = 1;
-    if (evbuffer_get_length(bufferevent_get_output(s->bev)) == 0)
-        start_tls(s);
+    sink_flush(s);
 }
 
 static void start_tls(struct sink_session *s)
@@ -565,6 +603,7 @@ static void on_read(struct bufferevent *bev, void *arg)
 {
     (void)bev;
     session_process(arg);
+    sink_flush(arg);
 }
 
 static void on_write(struct bufferevent *bev, void *arg)
@@ -573,10 +612,9 @@ static void on_write(struct bufferevent *bev, void *arg)
 
     if (evbuffer_get_length(bufferevent_get_output(bev)) != 0)
         return;
-    if (s->closing)
-        session_free_later(s);
-    else if (s->tls_pending)
-        start_tls(s);
+    if (!s->tls)
+        bufferevent_disable(bev, EV_WRITE); /* back to writing directly */
+    sink_flush(s);
 }
 
 static void on_event(struct bufferevent *bev, short what, void *arg)
@@ -593,7 +631,6 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
         snprintf(text, sizeof(text), "421 4.4.2 %s Error: timeout exceeded",
                  s->server->opts->hostname);
         sink_reply(s, text);
-        bufferevent_enable(s->bev, EV_WRITE);
         sink_close_after_flush(s);
         return;
     }
@@ -676,14 +713,14 @@ void sink_session_start(struct sink_server *server, int fd, const struct sockadd
     tv.tv_usec = (suseconds_t)((opts->timeout - (double)tv.tv_sec) * 1e6);
     bufferevent_set_timeouts(s->bev, &tv, &tv);
     bufferevent_setwatermark(s->bev, EV_READ, 0, INPUT_HIGH_WATER);
-    bufferevent_enable(s->bev, EV_READ | EV_WRITE);
+    bufferevent_enable(s->bev, EV_READ);
     if (opts->verbose)
         msg_info("connect from %s", s->client_addr);
     if (opts->cmd[SINK_CMD_CONNECT].log)
         msg_info("%s: connect", s->client_addr);
-    if (sink_policy(s, SINK_CMD_CONNECT))
-        return;
-    sink_reply_to(s, SINK_CMD_CONNECT, server->greeting, AFTER_NONE);
+    if (!sink_policy(s, SINK_CMD_CONNECT))
+        sink_reply_to(s, SINK_CMD_CONNECT, server->greeting, AFTER_NONE);
+    sink_flush(s);
 }
 
 void sink_server_close_all(struct sink_server *server)

@@ -205,8 +205,17 @@ static void session_connect(struct source_session *s)
     ctx->stats.connections++;
     set_timeouts(s, 1);
     if (bufferevent_socket_connect(s->bev, (struct sockaddr *)&ctx->addr, (int)ctx->addrlen) != 0) {
-        /* Immediate failures (no route, no local ports) come back here, not as events. */
-        on_event(s->bev, BEV_EVENT_ERROR, s);
+        /*
+         * Immediate failures (no route, no local port, no such socket file)
+         * come back here, not as events. The next message starts from the
+         * loop, not from this stack: a million of them must not recurse.
+         */
+        if (ctx->opts->verbose)
+            msg_info("session %u: connect: %s", s->id, strerror(errno));
+        close_connection(s);
+        fail(s, FAIL_CONNECT, 0, PHASE_CONNECT);
+        message_done(s);
+        start_timer(s, 0);
     }
 }
 

@@ -48,6 +48,10 @@ to "$WORK/o6" timeout 30 "$SOURCE" -m 3 --json "$WORK/o6.json" "127.0.0.1:$port"
 check "refused connections are counted" python3 -c "
 import json; r = json.load(open('$WORK/o6.json')); assert r['failures']['connect'] == 3, r"
 
+to "$WORK/o6b" timeout 30 "$SOURCE" -m 2000 -s 2 --json "$WORK/o6b.json" "unix:$WORK/no-such-socket"
+check "a missing UNIX socket fails every message, quickly, without a crash" python3 -c "
+import json; r = json.load(open('$WORK/o6b.json')); assert r['failures']['connect'] == 2000, r"
+
 # -W rcpt:0.2 delays each RCPT reply by 0.2 s; the source's rcpt p50 shows it.
 start_sink s7 -W rcpt:0.2 127.0.0.1:0 10 || exit 1
 to "$WORK/o7" timeout 30 "$SOURCE" -m 3 --json "$WORK/o7.json" "127.0.0.1:$s7_PORT"

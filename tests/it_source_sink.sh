@@ -34,6 +34,16 @@ check "every sent message arrived exactly once, intact" \
     test -z "$(comm -23 "$WORK/src.keys" "$WORK/sink.keys")"
 check "sink holds no message twice" test -z "$(cut -d' ' -f1 "$WORK/sink.keys" | uniq -d)"
 
+# A UNIX-domain socket instead of TCP.
+timeout 60 "$SINK" --json "$WORK/unix.json" "unix:$WORK/sink.sock" 10 2>"$WORK/unix.err" &
+unix_pid=$!
+PIDS="$PIDS $unix_pid"
+for _ in $(seq 1 100); do [ -S "$WORK/sink.sock" ] && break; sleep 0.05; done
+check "source to a sink on a UNIX socket" to "$WORK/unix.out" timeout 60 "$SOURCE" -m 50 -s 2 \
+    "unix:$WORK/sink.sock"
+stop "$unix_pid"
+check "  ... the sink counted 50" test "$(json_get "$WORK/unix.json" messages)" = 50
+
 # Open loop: 200 messages at 400/s take about half a second, whatever the sink does.
 start_sink sink2 127.0.0.1:0 100 || exit 1
 check "open loop with poisson arrivals" to "$WORK/out3" timeout 60 "$SOURCE" --rate 400 --arrivals poisson \
