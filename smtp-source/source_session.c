@@ -52,6 +52,7 @@ struct source_session {
     struct event *timer;
     enum state state;
     int connected;
+    int tls_bev;    /* s->bev is an OpenSSL bufferevent */
     int tls_active;
     int finishing; /* no more messages: QUIT and stop */
     unsigned extensions;
@@ -147,6 +148,7 @@ static void close_connection(struct source_session *s)
         s->bev = NULL;
     }
     s->connected = 0;
+    s->tls_bev = 0;
     s->tls_active = 0;
     s->extensions = 0;
 }
@@ -176,6 +178,7 @@ static void send_cmd(struct source_session *s, const char *fmt, ...)
 }
 
 static void on_timer(evutil_socket_t fd, short what, void *arg);
+static void session_flush(struct source_session *s);
 static void next_after_wait(struct source_session *s);
 
 static void start_timer(struct source_session *s, double seconds)
@@ -353,6 +356,7 @@ static void start_tls(struct source_session *s)
     }
     bufferevent_openssl_set_allow_dirty_shutdown(tls, 1);
     s->bev = tls;
+    s->tls_bev = 1;
     bufferevent_setcb(tls, on_read, NULL, on_event, s);
     set_timeouts(s, 1);
     bufferevent_enable(tls, EV_READ | EV_WRITE);
@@ -541,11 +545,8 @@ static void on_reply(struct source_session *s)
     }
 }
 
-static void on_read(struct bufferevent *bev, void *arg)
+static void read_replies(struct source_session *s)
 {
-    struct source_session *s = arg;
-
-    (void)bev;
     while (s->connected && s->bev) {
         struct evbuffer *in = bufferevent_get_input(s->bev);
         size_t avail = evbuffer_get_length(in), used;
@@ -588,12 +589,48 @@ static void on_read(struct bufferevent *bev, void *arg)
     }
 }
 
+static void on_read(struct bufferevent *bev, void *arg)
+{
+    (void)bev;
+    read_replies(arg);
+    session_flush(arg);
+}
+
+/*
+ * Commands leave at the end of each event, all at once, written directly
+ * on a plain connection: a bufferevent would turn its write event on and
+ * off around every command, two epoll_ctl calls each time. EV_WRITE is
+ * used only when the socket is full, and on TLS connections.
+ */
+static void session_flush(struct source_session *s)
+{
+    struct evbuffer *out;
+
+    if (s->bev == NULL || !s->connected || s->tls_bev)
+        return;
+    out = bufferevent_get_output(s->bev);
+    if (evbuffer_get_length(out) == 0)
+        return;
+    evbuffer_unfreeze(out, 1); /* a bufferevent keeps its output's start frozen */
+    evbuffer_write(out, bufferevent_getfd(s->bev));
+    evbuffer_freeze(out, 1);
+    if (evbuffer_get_length(out) > 0)
+        bufferevent_enable(s->bev, EV_WRITE); /* it finishes, or reports the error */
+}
+
+static void handle_event(struct source_session *s, short what);
+
 static void on_event(struct bufferevent *bev, short what, void *arg)
 {
-    struct source_session *s = arg;
+    (void)bev;
+    handle_event(arg, what);
+    session_flush(arg);
+}
+
+static void handle_event(struct source_session *s, short what)
+{
     int saved_errno = EVUTIL_SOCKET_ERROR();
 
-    (void)bev;
     if (what & BEV_EVENT_CONNECTED) {
         if (s->state == ST_TLS) {
             record(s, PHASE_TLS, s->phase_ns);
@@ -616,7 +653,8 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
         }
         s->phase_ns = clock_now_ns();
         s->state = ST_BANNER;
-        bufferevent_enable(s->bev, EV_READ | EV_WRITE);
+        bufferevent_disable(s->bev, EV_WRITE);
+        bufferevent_enable(s->bev, EV_READ);
         return;
     }
     if (s->state == ST_CONNECTING) {
@@ -713,6 +751,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
         session_connect(s); /* a connect retry */
     else
         session_next(s);
+    session_flush(s);
 }
 
 void source_ctx_wake_idle(struct source_ctx *ctx)
@@ -723,6 +762,7 @@ void source_ctx_wake_idle(struct source_ctx *ctx)
         ctx->idle = s->next_idle;
         s->next_idle = NULL;
         session_next(s);
+        session_flush(s);
         if (s->state == ST_IDLE)
             break; /* it went back to sleep: nothing left to hand out */
     }
@@ -741,6 +781,7 @@ struct source_session *source_session_new(struct source_ctx *ctx, unsigned id)
 void source_session_start(struct source_session *s)
 {
     session_next(s);
+    session_flush(s);
 }
 
 void source_session_free(struct source_session *s)
