@@ -34,6 +34,19 @@ check "every sent message arrived exactly once, intact" \
     test -z "$(comm -23 "$WORK/src.keys" "$WORK/sink.keys")"
 check "sink holds no message twice" test -z "$(cut -d' ' -f1 "$WORK/sink.keys" | uniq -d)"
 
+# Started as root with -u, the sink drops its privileges once listening.
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+    start_sink priv -u nobody 127.0.0.1:0 10 || exit 1
+    sink_pid=$(pgrep -P "$priv_PID" smtp-sink || echo "$priv_PID")
+    check "-u nobody: the sink runs as nobody" \
+        test "$(awk '/^Uid:/ {print $2}' "/proc/$sink_pid/status")" = "$(id -u nobody)"
+    check "  ... and still takes mail" to "$WORK/priv.out" timeout 30 "$SOURCE" -m 5 \
+        "127.0.0.1:$priv_PORT"
+    stop "$priv_PID"
+else
+    echo "# not root: -u is not tested here"
+fi
+
 # A UNIX-domain socket instead of TCP.
 timeout 60 "$SINK" --json "$WORK/unix.json" "unix:$WORK/sink.sock" 10 2>"$WORK/unix.err" &
 unix_pid=$!
