@@ -13,6 +13,7 @@
 #include <sys/socket.h>
 
 #include "msg.h"
+#include "optarg.h"
 #include "sink_options.h"
 #include "workload.h"
 #include "xalloc.h"
@@ -144,29 +145,6 @@ static void parse_cmd_list(const char *list, char opt, struct sink_options *opts
     }
 }
 
-static double parse_seconds(const char *text, const char *what)
-{
-    uint64_t ns;
-
-    if (parse_duration_ns(text, &ns) != 0)
-        msg_usage("%s: bad time \"%s\" (e.g. 2, 0.5, 250ms)", what, text);
-    return (double)ns / 1e9;
-}
-
-static uint64_t parse_count(const char *text, const char *what, uint64_t min, uint64_t max)
-{
-    char *end;
-    unsigned long long value;
-
-    if (!isdigit((unsigned char)*text))
-        msg_usage("%s: bad number \"%s\"", what, text);
-    value = strtoull(text, &end, 10);
-    if (*end != 0 || value < min || value > max)
-        msg_usage("%s: \"%s\" is not a number from %llu to %llu", what, text,
-                  (unsigned long long)min, (unsigned long long)max);
-    return value;
-}
-
 /* -W cmd:delay[:odds] */
 static void parse_cmd_delay(const char *arg, struct sink_options *opts)
 {
@@ -182,9 +160,9 @@ static void parse_cmd_delay(const char *arg, struct sink_options *opts)
         msg_usage("-W: unknown command \"%s\"", copy);
     if ((odds = strchr(colon, ':')) != NULL) {
         *odds++ = 0;
-        opts->cmd[cmd].odds = (int)parse_count(odds, "-W odds", 1, 99);
+        opts->cmd[cmd].odds = (int)optarg_count(odds, "-W odds", 1, 99);
     }
-    opts->cmd[cmd].delay = parse_seconds(colon, "-W");
+    opts->cmd[cmd].delay = optarg_seconds(colon, "-W");
     free(copy);
 }
 
@@ -199,7 +177,7 @@ static void parse_fault(const char *arg, struct sink_options *opts)
 
     if (at) {
         *at++ = 0;
-        fault.after = parse_count(at, "--fault @AFTER", 0, UINT64_MAX / 2);
+        fault.after = optarg_count(at, "--fault @AFTER", 0, UINT64_MAX / 2);
     }
     if ((code_text = strchr(copy, ':')) == NULL)
         msg_usage("--fault: expected CMD:CODE[:PERCENT][@AFTER], got \"%s\"", arg);
@@ -216,7 +194,7 @@ static void parse_fault(const char *arg, struct sink_options *opts)
         if (*pct_text == 0 || *end != 0 || !(fault.percent > 0 && fault.percent <= 100))
             msg_usage("--fault: percentage \"%s\" is not in (0, 100]", pct_text);
     }
-    fault.code = (int)parse_count(code_text, "--fault CODE", 400, 599);
+    fault.code = (int)optarg_count(code_text, "--fault CODE", 400, 599);
     if (cmd == SINK_CMD_CONNECT && fault.code / 100 != 4 && fault.code / 100 != 5)
         msg_usage("--fault: bad code for CONNECT");
     opts->cmd[cmd].fault = fault;
@@ -357,7 +335,7 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
             opts->no_auth = 1;
             break;
         case 'A':
-            opts->abort_delay = parse_seconds(optarg, "-A");
+            opts->abort_delay = optarg_seconds(optarg, "-A");
             break;
         case 'b':
         case 'B':
@@ -400,19 +378,19 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
             opts->hostname = optarg;
             break;
         case 'H':
-            opts->read_delay = parse_seconds(optarg, "-H");
+            opts->read_delay = optarg_seconds(optarg, "-H");
             break;
         case 'L':
             opts->lmtp = 1;
             break;
         case 'm':
-            opts->max_conns = (unsigned)parse_count(optarg, "-m", 1, 1000000);
+            opts->max_conns = (unsigned)optarg_count(optarg, "-m", 1, 1000000);
             break;
         case 'M':
-            opts->max_messages = parse_count(optarg, "-M", 1, UINT64_MAX / 2);
+            opts->max_messages = optarg_count(optarg, "-M", 1, UINT64_MAX / 2);
             break;
         case 'n':
-            opts->max_sessions = parse_count(optarg, "-n", 1, UINT64_MAX / 2);
+            opts->max_sessions = optarg_count(optarg, "-n", 1, UINT64_MAX / 2);
             break;
         case 'N':
             opts->no_dsn = 1;
@@ -430,10 +408,10 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
             opts->dump_start = expand_escapes(optarg);
             break;
         case 't':
-            opts->timeout = parse_seconds(optarg, "-t");
+            opts->timeout = optarg_seconds(optarg, "-t");
             break;
         case 'T':
-            opts->tcp_window = (int)parse_count(optarg, "-T", 1, INT_MAX);
+            opts->tcp_window = (int)optarg_count(optarg, "-T", 1, INT_MAX);
             break;
         case 'u':
             opts->user = optarg;
@@ -442,7 +420,7 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
             opts->verbose++;
             break;
         case 'w':
-            opts->data_delay = parse_seconds(optarg, "-w");
+            opts->data_delay = optarg_seconds(optarg, "-w");
             break;
         case 'W':
             parse_cmd_delay(optarg, opts);
@@ -466,23 +444,23 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
             break;
         }
         case OPT_MAX_RCPT:
-            opts->max_rcpt = (unsigned)parse_count(optarg, "--max-rcpt", 1, 1000000);
+            opts->max_rcpt = (unsigned)optarg_count(optarg, "--max-rcpt", 1, 1000000);
             break;
         case OPT_ERROR_LIMIT:
-            opts->error_limit = (unsigned)parse_count(optarg, "--error-limit", 1, 1000000);
+            opts->error_limit = (unsigned)optarg_count(optarg, "--error-limit", 1, 1000000);
             break;
         case OPT_BARE_LF:
             if (smtp_bare_lf_policy_parse(optarg, &opts->bare_lf) != 0)
                 msg_usage("--bare-lf: expected strict, normalize or lenient, got \"%s\"", optarg);
             break;
         case OPT_MIN_DATA_RATE:
-            opts->min_data_rate = (double)parse_count(optarg, "--min-data-rate", 1, 1u << 30);
+            opts->min_data_rate = (double)optarg_count(optarg, "--min-data-rate", 1, 1u << 30);
             break;
         case OPT_FAULT:
             parse_fault(optarg, opts);
             break;
         case OPT_SEED:
-            opts->seed = parse_count(optarg, "--seed", 0, UINT64_MAX);
+            opts->seed = optarg_count(optarg, "--seed", 0, UINT64_MAX);
             break;
         case OPT_MSG_LOG:
             opts->msg_log = optarg;
@@ -511,5 +489,5 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
     if (argc - optind != 2)
         msg_usage("expected [inet:][host]:port backlog, or unix:path backlog");
     opts->listen_spec = argv[optind];
-    opts->backlog = (int)parse_count(argv[optind + 1], "backlog", 1, INT_MAX);
+    opts->backlog = (int)optarg_count(argv[optind + 1], "backlog", 1, INT_MAX);
 }

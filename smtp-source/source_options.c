@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 
 #include "msg.h"
+#include "optarg.h"
 #include "source_options.h"
 
 static void usage(FILE *fp)
@@ -64,29 +65,6 @@ static void usage(FILE *fp)
                 "\n"
                 "Exit status: 0 when every message was delivered, 1 when some failed, 2 for\n"
                 "usage errors.\n");
-}
-
-static uint64_t parse_count(const char *text, const char *what, uint64_t min, uint64_t max)
-{
-    char *end;
-    unsigned long long value;
-
-    if (!isdigit((unsigned char)*text))
-        msg_usage("%s: bad number \"%s\"", what, text);
-    value = strtoull(text, &end, 10);
-    if (*end != 0 || value < min || value > max)
-        msg_usage("%s: \"%s\" is not a number from %llu to %llu", what, text,
-                  (unsigned long long)min, (unsigned long long)max);
-    return value;
-}
-
-static double parse_seconds(const char *text, const char *what)
-{
-    uint64_t ns;
-
-    if (parse_duration_ns(text, &ns) != 0)
-        msg_usage("%s: bad time \"%s\" (e.g. 2, 0.5, 250ms, 2m)", what, text);
-    return (double)ns / 1e9;
 }
 
 enum {
@@ -154,7 +132,7 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             opts->count_display = 1;
             break;
         case 'C':
-            opts->connect_retries = (unsigned)parse_count(optarg, "-C", 0, 1000);
+            opts->connect_retries = (unsigned)optarg_count(optarg, "-C", 0, 1000);
             break;
         case 'd':
             opts->reuse = 1;
@@ -179,7 +157,7 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             opts->lmtp = 1;
             break;
         case 'm':
-            opts->messages = parse_count(optarg, "-m", 1, UINT64_MAX / 2);
+            opts->messages = optarg_count(optarg, "-m", 1, UINT64_MAX / 2);
             break;
         case 'M':
             opts->helo_name = optarg;
@@ -191,13 +169,13 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             opts->old_mode = 1;
             break;
         case 'r':
-            opts->rcpts = (unsigned)parse_count(optarg, "-r", 1, 100000);
+            opts->rcpts = (unsigned)optarg_count(optarg, "-r", 1, 100000);
             break;
         case 'R':
-            opts->random_wait = parse_seconds(optarg, "-R");
+            opts->random_wait = optarg_seconds(optarg, "-R");
             break;
         case 's':
-            opts->sessions = (unsigned)parse_count(optarg, "-s", 1, 100000);
+            opts->sessions = (unsigned)optarg_count(optarg, "-s", 1, 100000);
             break;
         case 'S':
             /* A CR or LF here would put a bare line end on the wire. */
@@ -210,13 +188,13 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             opts->to = optarg;
             break;
         case 'T':
-            opts->tcp_window = (int)parse_count(optarg, "-T", 1, INT_MAX);
+            opts->tcp_window = (int)optarg_count(optarg, "-T", 1, INT_MAX);
             break;
         case 'v':
             opts->verbose++;
             break;
         case 'w':
-            opts->fixed_wait = parse_seconds(optarg, "-w");
+            opts->fixed_wait = optarg_seconds(optarg, "-w");
             break;
         case OPT_TLS:
             opts->tls = 1;
@@ -241,7 +219,7 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
                 msg_usage("--arrivals: expected fixed or poisson, got \"%s\"", optarg);
             break;
         case OPT_DURATION:
-            opts->duration = parse_seconds(optarg, "--duration");
+            opts->duration = optarg_seconds(optarg, "--duration");
             if (opts->duration <= 0)
                 msg_usage("--duration must be positive");
             break;
@@ -251,7 +229,7 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             opts->size_given = 1;
             break;
         case OPT_TIMEOUT:
-            opts->timeout = parse_seconds(optarg, "--timeout");
+            opts->timeout = optarg_seconds(optarg, "--timeout");
             if (opts->timeout <= 0)
                 msg_usage("--timeout must be positive");
             break;
@@ -262,7 +240,7 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             opts->msg_log = optarg;
             break;
         case OPT_SEED:
-            opts->seed = parse_count(optarg, "--seed", 0, UINT64_MAX);
+            opts->seed = optarg_count(optarg, "--seed", 0, UINT64_MAX);
             break;
         case OPT_IGNORE_FAILURES:
             opts->ignore_failures = 1;
