@@ -1,0 +1,44 @@
+/*
+ * pm_command - PostMark's command language, as spoolsim postmark reads it.
+ *
+ * Commands are matched as PostMark 1.53 does: the first command, in table
+ * order, whose full name is a prefix of the line; its parameter starts one
+ * byte after the name. Numbers are read with atoi() semantics. What
+ * PostMark's reader got wrong is fixed (../shared/spec/postmark.md, section
+ * 9): a last line without a newline, CR LF line ends, blank lines and
+ * "#" comments are read as meant, names have no length limit, "?" and
+ * "exit" work everywhere. spoolsim adds: set sync, set dirsync, set
+ * timing, set json.
+ *
+ * Normal output goes to session->out, errors to session->err, in
+ * PostMark's words.
+ */
+#ifndef SPOOLSIM_PM_COMMAND_H
+#define SPOOLSIM_PM_COMMAND_H
+
+#include <stdio.h>
+
+#include "pm_engine.h"
+#include "pm_fs.h"
+
+struct pm_session {
+    struct pm_config cfg;
+    enum pm_sync sync;
+    int dirsync;
+    int compat_timing;
+    char *json_path;
+    int progress; /* print progress text during runs */
+    FILE *out, *err;
+    int load_depth;
+};
+
+void pm_session_init(struct pm_session *s, FILE *out, FILE *err);
+void pm_session_free(struct pm_session *s);
+
+/* Run one command line (no line end). 1 after quit, else 0. */
+int pm_command_line(struct pm_session *s, const char *line);
+
+/* Run every command of a stream; stops after quit. 1 if quit was read. */
+int pm_command_stream(struct pm_session *s, FILE *in, const char *prompt);
+
+#endif

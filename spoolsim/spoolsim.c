@@ -1,0 +1,54 @@
+/*
+ * spoolsim - what a mail spool costs on a disk.
+ *
+ * The program dispatches to its subcommands; see spoolsim(1). More arrive
+ * with their issues: relay, raw, ab, bench.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "msg.h"
+#include "spoolsim.h"
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} subcommands[] = {
+    {"postmark", spoolsim_postmark, "the PostMark 1.53 workload, faithful, with precise timing"},
+};
+
+static void usage(FILE *fp)
+{
+    fprintf(fp, "Usage: spoolsim COMMAND [options] [arguments]\n\nCommands:\n");
+    for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+        fprintf(fp, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
+    fprintf(fp, "\nspoolsim COMMAND --help describes a command.\n");
+}
+
+int main(int argc, char **argv)
+{
+    msg_init("spoolsim");
+    if (argc < 2)
+        msg_usage("no command given (try: spoolsim postmark)");
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(argv[1], "--version") == 0) {
+        printf("spoolsim %s\n", PACKAGE_VERSION);
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
+        if (strcmp(argv[1], subcommands[i].name) == 0) {
+            char name[64];
+
+            snprintf(name, sizeof(name), "spoolsim %s", subcommands[i].name);
+            msg_init(name);
+            return subcommands[i].run(argc - 1, argv + 1);
+        }
+    }
+    msg_usage("unknown command \"%s\"", argv[1]);
+}

@@ -1,0 +1,12 @@
+/*
+ * spoolsim - the subcommands of the spoolsim program.
+ *
+ * Each takes the arguments after its own name (argv[0] is the subcommand)
+ * and returns the exit status.
+ */
+#ifndef SPOOLSIM_SPOOLSIM_H
+#define SPOOLSIM_SPOOLSIM_H
+
+int spoolsim_postmark(int argc, char **argv);
+
+#endif
