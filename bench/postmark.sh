@@ -15,7 +15,10 @@
 #   wall  = exit - start                      (whole run, incl. pool + cleanup)
 # PostMark's own report rounds to whole seconds; these figures are measured.
 # The counts of both reports (Files: and Data: blocks, rates ignored) must be
-# IDENTICAL; they are printed side by side once per configuration.  A run
+# IDENTICAL; they are printed side by side once per configuration.  Only the
+# Data lines may differ, in the last digit, by float rounding: PostMark sums
+# bytes in a 32-bit float, spoolsim in precise mode prints the exact total
+# (spec 6.5 and 9); that is shown as "float rounding only".  A run
 # with a count mismatch, non-zero exit, stderr output or leftover files is
 # marked FAILED and not averaged.  Table: median tx/s and wall seconds of
 # each program over good runs; tx ratio > 1.00 = spoolsim faster, wall ratio
@@ -28,9 +31,8 @@ set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PM=/usr/bin/postmark OURS=$ROOT/spoolsim/spoolsim
 SCALE=${BENCH_SCALE:-1.0} R=${BENCH_REPS:-3} TO=${BENCH_TIMEOUT:-180}
-[ -x "$PM" ] || { echo "missing $PM (apt-get install -y postmark)" >&2; exit 2; }
-[ -x "$OURS" ] || { echo "missing $OURS (cd $ROOT && make -j2)" >&2; exit 2; }
-command -v python3 >/dev/null || { echo "python3 is required" >&2; exit 2; }
+[ -x "$PM" ] && [ -x "$OURS" ] && command -v python3 >/dev/null ||
+    { echo "need $PM (apt-get install -y postmark), $OURS (make -j2) and python3" >&2; exit 2; }
 
 TMP=$(mktemp -d /tmp/pm-bench.XXXXXX) MNT= CUR= DIR=
 cleanup() {
@@ -72,21 +74,18 @@ with open(out + ".err", "wb") as err:
                 break
             chunk = os.read(fd, 65536)
             now = time.monotonic()
-            if not chunk:
-                rc = p.wait(); break
+            if not chunk: rc = p.wait(); break
             buf += chunk
             for m in marks:
                 if marks[m] < 0 and m in buf:
                     marks[m] = now
     finally:
-        if p.poll() is None:
-            p.kill(); p.wait()
+        p.poll() is None and (p.kill(), p.wait())
     t1 = time.monotonic()
 open(out + ".txt", "wb").write(buf)
 with open(out, "w") as f:
     print(rc, t0, *marks.values(), t1, file=f)
 EOF
-
 # counts FILE: key=value lines from the Files: and Data: blocks of a report.
 counts() {
     awk '/^Files:/{b=1;next} /^Data:/{b=2;next} /^[^\t]/{b=0} b==0||/^$/{next}
@@ -99,12 +98,23 @@ counts() {
         b==1 && /^Mixed/     { print p "_mixed=" $4; next }
         b==2 { print "data_" $3 "=" $1 " " $2 }' "$1"
 }
+# compare A B: count files side by side; status 1 on a mismatch (Data: see top).
+compare() {
+    paste -d'\t' "$1" "$2" | awk -F'\t' '{ split($1,x,"="); split($2,y,"="); st="same"
+        if ($1 != $2) { st="FAILED: MISMATCH"; bad=1
+            split(x[2],u," "); split(y[2],v," "); d=u[1]-v[1]; d=d<0?-d:d
+            if (x[1]==y[1] && x[1]~/^data_/ && u[2]==v[2] && d<=0.02 && d<=1e-4*u[1]) {
+                st="float rounding only (see note)"; bad=0 } }
+        printf "    %-16s %-20s %-20s %s\n", (x[1] != "" ? x[1] : y[1]), x[2], y[2], st; fail+=bad } END{ exit fail>0 }'
+}
 median() { sort -g | awk '{a[NR]=$1} END{ if (!NR) print "nan"; else if (NR%2) print a[(NR+1)/2]; else print (a[NR/2]+a[NR/2+1])/2 }'; }
 sc() { awk -v v="$1" -v s="$SCALE" -v m="$2" 'BEGIN{ x=int(v*s+0.5); print (x<m?m:x) }'; }
 
 CONFIGS=(n1000-t50000:1000:50000:0 n20000-t50000:20000:50000:0
          n20000-t100000:20000:100000:0 n20000-t100000-s100:20000:100000:100)
 echo "postmark.sh: $(nproc) CPUs, $(uname -sr); PostMark $PM vs spoolsim $OURS"
+SUM0=$(md5sum <"$OURS")
+echo "spoolsim binary: $(stat -c '%y' "$OURS" | cut -c1-19), md5 ${SUM0%% *}; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "scale $SCALE (BENCH_SCALE), reps $R (BENCH_REPS), timeout ${TO}s per run"
 echo "directory $DIR: $(findmnt -no FSTYPE,OPTIONS -T "$DIR")"
 for c in "${CONFIGS[@]}"; do
@@ -150,9 +160,10 @@ for rep in $(seq 1 "$R"); do
         one_run "$name" pm "$rep"; okA=$OK
         one_run "$name" ss "$rep"; okB=$OK
         a=$TMP/$name.pm.$rep b=$TMP/$name.ss.$rep
-        if [ "$okA$okB" = 11 ] && ! cmp -s "$a.counts" "$b.counts"; then
+        compare "$a.counts" "$b.counts" >"$TMP/cmp"; same=$?; cat "$TMP/cmp" >>"$TMP/cmp.all"
+        if [ "$okA$okB" = 11 ] && [ "$same" != 0 ]; then
             echo "FAILED: $name rep $rep: COUNTS DIFFER between PostMark and spoolsim:"
-            [ "$rep" = 1 ] || paste -d'|' "$a.counts" "$b.counts" | sed 's/^/    PostMark|spoolsim: /'
+            [ "$rep" = 1 ] || cat "$TMP/cmp"
             okA=0 okB=0
         fi
         [ "$okA$okB" = 11 ] || FAILS=$((FAILS + 1))
@@ -164,8 +175,7 @@ for rep in $(seq 1 "$R"); do
         printf 'rep %d %-20s PostMark %-26s | spoolsim %s\n' "$rep" "$name" "$ma" "$mb"
         if [ "$rep" = 1 ] && [ -s "$a.counts" -o -s "$b.counts" ]; then
             printf '  counts of %s:\n    %-16s %-20s %-20s\n' "$name" "" PostMark spoolsim
-            paste -d'\t' "$a.counts" "$b.counts" | awk -F'\t' '{ split($1,x,"="); split($2,y,"=");
-                printf "    %-16s %-20s %-20s %s\n", x[1], x[2], y[2], ($1==$2 ? "same" : "FAILED: MISMATCH") }'
+            cat "$TMP/cmp"
         fi
     done
 done
@@ -185,5 +195,7 @@ for c in "${CONFIGS[@]}"; do
 done
 echo "tx ratio = spoolsim/PostMark (> 1.00: spoolsim faster; target >= 1.20 on tmpfs);"
 echo "wall ratio = spoolsim/PostMark seconds (< 1.00: spoolsim faster). runs = good PM/ours."
+[ "$(md5sum <"$OURS")" = "$SUM0" ] || { echo "WARNING: $OURS was rebuilt during the benchmark; results mix builds."; FAILS=$((FAILS + 1)); }
+grep -q 'float rounding' "$TMP/cmp.all" 2>/dev/null && echo "Note: Data lines may differ in the last digit: PostMark sums bytes in a 32-bit float, spoolsim (precise) prints the exact total."
 [ "$FAILS" = 0 ] && echo "All counts identical; no failed runs." || echo "FAILED: $FAILS configuration-rep pair(s) had a failure or mismatch (see above)."
 exit $((FAILS > 0))

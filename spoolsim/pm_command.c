@@ -11,6 +11,7 @@
 
 #include "pm_command.h"
 #include "pm_report.h"
+#include "pm_workers.h"
 #include "xalloc.h"
 
 typedef int (*pm_handler)(struct pm_session *s, const char *param);
@@ -233,6 +234,17 @@ static int set_timing(struct pm_session *s, const char *param)
     return 0;
 }
 
+static int set_workers(struct pm_session *s, const char *param)
+{
+    int value = param ? atoi(param) : 0;
+
+    if (value <= 0 || value > PM_WORKERS_MAX)
+        fprintf(s->err, "Error: workers must be from 1 to %d\n", PM_WORKERS_MAX);
+    else
+        s->workers = (unsigned)value;
+    return 0;
+}
+
 static int set_json(struct pm_session *s, const char *param)
 {
     free(s->json_path);
@@ -258,28 +270,38 @@ static FILE *open_output(struct pm_session *s, const char *param)
 static int cmd_run(struct pm_session *s, const char *param)
 {
     struct pm_result *r = xmalloc(sizeof(*r));
-    struct pm_report_settings how = {s->compat_timing, s->sync, s->dirsync};
-    struct pm_fs fs;
+    struct pm_report_settings how = {s->compat_timing, s->sync, s->dirsync, s->workers,
+                                     s->cfg.seed};
+    struct pm_config total = s->cfg;
     FILE *report;
 
-    pm_fs_init(&fs, &s->cfg, s->sync, s->dirsync);
-    fs.show_progress = s->progress;
-    fs.progress_fp = s->out;
     fflush(s->out);
-    pm_engine_run(&s->cfg, &pm_fs_ops, &fs, r);
-    pm_fs_free(&fs);
+    if (s->workers > 1) {
+        /* The report speaks of all workers together. */
+        pm_workers_run(&s->cfg, s->workers, s->sync, s->dirsync, s->progress ? s->out : NULL, r);
+        total.number *= s->workers;
+        total.transactions *= s->workers;
+    } else {
+        struct pm_fs fs;
+
+        pm_fs_init(&fs, &s->cfg, s->sync, s->dirsync);
+        fs.show_progress = s->progress;
+        fs.progress_fp = s->out;
+        pm_engine_run(&s->cfg, &pm_fs_ops, &fs, r);
+        pm_fs_free(&fs);
+    }
     if (r->complete) {
         report = open_output(s, param);
         if (s->cfg.terse)
-            pm_report_terse(report, &s->cfg, r, &how);
+            pm_report_terse(report, &total, r, &how);
         else
-            pm_report_verbose(report, &s->cfg, r, &how);
+            pm_report_verbose(report, &total, r, &how);
         if (!s->cfg.terse && !s->compat_timing)
             pm_report_extras(report, r, &how);
         if (report != s->out)
             fclose(report);
         if (s->json_path)
-            pm_report_json(s->json_path, &s->cfg, r, &how);
+            pm_report_json(s->json_path, &total, r, &how);
     }
     free(r);
     return 0;
@@ -318,6 +340,7 @@ static int cmd_show(struct pm_session *s, const char *param)
     fprintf(fp, "Sync before close: %s; directory sync: %s\n", pm_sync_name(s->sync),
             s->dirsync ? "on" : "off");
     fprintf(fp, "Timing: %s\n", s->compat_timing ? "compat" : "precise");
+    fprintf(fp, "Workers: %u\n", s->workers);
     if (fp != s->out)
         fclose(fp);
     return 0;
@@ -375,6 +398,7 @@ static const struct pm_command commands[] = {
     {"set timing", "Report precise (monotonic clock) or compat (PostMark's) timing (spoolsim)",
      set_timing},
     {"set json", "Also write each run's report as JSON to FILE, or off (spoolsim)", set_json},
+    {"set workers", "Run N concurrent workers, each with its own stream (spoolsim)", set_workers},
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -460,6 +484,7 @@ void pm_session_init(struct pm_session *s, FILE *out, FILE *err)
     s->out = out;
     s->err = err;
     s->progress = 1;
+    s->workers = 1;
 }
 
 void pm_session_free(struct pm_session *s)

@@ -27,7 +27,8 @@ struct pm_session {
     int dirsync;
     int compat_timing;
     char *json_path;
-    int progress; /* print progress text during runs */
+    unsigned workers; /* set workers: 1 is PostMark */
+    int progress;     /* print progress text during runs */
     FILE *out, *err;
     int load_depth;
 };

@@ -9,6 +9,7 @@
 #include "json.h"
 #include "msg.h"
 #include "pm_report.h"
+#include "pm_workers.h"
 
 #define KB 1024.0
 #define MB 1048576.0
@@ -172,6 +173,10 @@ void pm_report_extras(FILE *fp, const struct pm_result *r, const struct pm_repor
         histogram_print_text(fp, op_names[op], &r->latency[op]);
     fprintf(fp, "Errors: %u; no-ops: %u appends to full-size files, %u creates into a full table\n",
             r->errors, r->append_skipped, r->create_skipped);
+    fprintf(fp, "Workers: %u", how->workers);
+    for (unsigned i = 0; how->workers > 1 && i < how->workers; i++)
+        fprintf(fp, "%s%u", i ? " " : ", seeds ", pm_worker_seed(how->seed, i));
+    fprintf(fp, "\n");
 }
 
 int pm_report_json(const char *path, const struct pm_config *cfg, const struct pm_result *r,
@@ -205,6 +210,7 @@ int pm_report_json(const char *path, const struct pm_config *cfg, const struct p
     json_int(&w, "bias_create", cfg->bias_create);
     json_string(&w, "sync", pm_sync_name(how->sync));
     json_bool(&w, "dirsync", how->dirsync);
+    json_uint(&w, "workers", how->workers);
     json_end_object(&w);
     json_bool(&w, "complete", r->complete);
     json_double(&w, "elapsed_s", p.total);

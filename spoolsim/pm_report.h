@@ -21,6 +21,8 @@ struct pm_report_settings {
     int compat_timing;
     enum pm_sync sync;
     int dirsync;
+    unsigned workers;
+    uint32_t seed; /* the configured one; worker seeds derive from it */
 };
 
 void pm_report_verbose(FILE *fp, const struct pm_config *cfg, const struct pm_result *r,

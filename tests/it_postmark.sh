@@ -78,6 +78,23 @@ check "  ... JSON report written" python3 -c "
 import json; r = json.load(open('$WORK/pm.json'))
 assert r['config']['sync'] == 'fsync' and r['complete'] and r['created'] >= 50, r"
 
+# Workers: worker 0 runs PostMark's stream, so with 3 workers the counts
+# are PostMark's plus two more streams, and two runs agree exactly.
+printf 'set number 200\nset transactions 1000\nset workers 3\nset json %s\nrun\nset json %s\nrun\nquit\n' \
+    "$WORK/w1.json" "$WORK/w2.json" >"$WORK/workers"
+mkdir "$WORK/wdir"
+check "3 workers run" to "$WORK/workers.out" sh -c "cd '$WORK/wdir' && timeout 60 '$SPOOLSIM' postmark '$WORK/workers'"
+check "  ... the same counts twice (deterministic streams)" python3 -c "
+import json; a = json.load(open('$WORK/w1.json')); b = json.load(open('$WORK/w2.json'))
+keys = ['created', 'read', 'appended', 'deleted', 'bytes_written']
+assert a['config']['workers'] == 3 and all(a[k] == b[k] for k in keys), (a, b)"
+printf 'set number 200\nset transactions 1000\nset json %s\nrun\nquit\n' "$WORK/w0.json" >"$WORK/single"
+check "  ... one worker" to "$WORK/single.out" sh -c "cd '$WORK/wdir' && timeout 60 '$SPOOLSIM' postmark '$WORK/single'"
+check "  ... three workers did more than one, each its own stream" python3 -c "
+import json; a = json.load(open('$WORK/w1.json')); one = json.load(open('$WORK/w0.json'))
+assert a['created'] > 2 * one['created'] and a['created_alone'] == 600, (a, one)"
+check "  ... and left no worker directories" test -z "$(ls -A "$WORK/wdir")"
+
 # A command file that does not exist is an error, not silently ignored.
 to "$WORK/missing.out" "$SPOOLSIM" postmark "$WORK/no-such-file"
 check "missing command file: exit 2" test $? = 2
