@@ -16,6 +16,8 @@
 #include "pm_fs.h"
 #include "xalloc.h"
 
+#define PM_FS_BUFFER 4096
+
 static const char *const sync_names[] = {"none", "fsync", "fdatasync", "osync"};
 
 const char *pm_sync_name(enum pm_sync sync)
@@ -44,13 +46,15 @@ void pm_fs_init(struct pm_fs *fs, const struct pm_config *cfg, enum pm_sync sync
     fs->dirsync = dirsync;
     fs->show_progress = 1;
     fs->progress_fp = stdout;
-    fs->read_buf = xmalloc(cfg->read_block);
+    fs->read_buf = xmalloc(cfg->read_block > PM_FS_BUFFER ? cfg->read_block : PM_FS_BUFFER);
+    fs->stage = xmalloc(PM_FS_BUFFER);
     fs->append_fd = -1;
 }
 
 void pm_fs_free(struct pm_fs *fs)
 {
     free(fs->read_buf);
+    free(fs->stage);
     free(fs->append_path);
 }
 
@@ -67,46 +71,70 @@ static int sync_dir(const char *path)
     return status;
 }
 
-static int sync_fd(const struct pm_fs *fs, int fd)
+
+/*
+ * Buffered mode does what PostMark's stdio did, one write(2) per 4 KiB
+ * (st_blksize on tmpfs and ext4), but with a staging buffer of our own:
+ * stdio adds an fstat per open and an lseek per append that are not part
+ * of the workload. Unbuffered mode writes each write-block piece itself.
+ */
+static int write_all(int fd, const char *p, size_t n)
 {
-    if (fs->sync == PM_SYNC_FSYNC)
-        return fsync(fd);
-    if (fs->sync == PM_SYNC_FDATASYNC)
-        return fdatasync(fd);
+    while (n > 0) {
+        ssize_t done = write(fd, p, n);
+
+        if (done < 0 && errno == EINTR)
+            continue;
+        if (done <= 0)
+            return -1;
+        p += done;
+        n -= (size_t)done;
+    }
     return 0;
 }
 
-/* Write `size' bytes of `data' in write-block pieces, as PostMark does. */
-static int write_blocks(struct pm_fs *fs, FILE *fp, int fd, const char *data, uint32_t size)
+/* PostMark writes `size' bytes as write-block pieces, each from the buffer's start. */
+static int write_blocks(struct pm_fs *fs, int fd, const char *data, uint32_t size)
 {
     uint32_t block = fs->write_block;
-    uint32_t full = size / block, rest = size % block;
+    size_t staged = 0;
 
-    for (uint32_t i = 0; i < full; i++) {
-        if (fp ? fwrite(data, 1, block, fp) != block : write(fd, data, block) != (ssize_t)block)
-            return -1;
+    while (size > 0) {
+        uint32_t piece = size < block ? size : block;
+
+        size -= piece;
+        if (!fs->buffered) {
+            if (write_all(fd, data, piece) != 0)
+                return -1;
+            continue;
+        }
+        for (uint32_t off = 0; off < piece;) {
+            size_t n = piece - off < PM_FS_BUFFER - staged ? piece - off : PM_FS_BUFFER - staged;
+
+            memcpy(fs->stage + staged, data + off, n);
+            staged += n;
+            off += (uint32_t)n;
+            if (staged == PM_FS_BUFFER) {
+                if (write_all(fd, fs->stage, staged) != 0)
+                    return -1;
+                staged = 0;
+            }
+        }
     }
-    if (fp ? fwrite(data, 1, rest, fp) != rest : write(fd, data, rest) != (ssize_t)rest)
-        return -1;
-    return 0;
+    return staged ? write_all(fd, fs->stage, staged) : 0;
 }
 
-/* Flush, sync as asked, close: every error counts. */
-static int finish_file(struct pm_fs *fs, FILE *fp, int fd)
+/* Sync as asked, close: every error counts. */
+static int finish_file(struct pm_fs *fs, int fd)
 {
     int status = 0;
 
-    if (fp) {
-        if (fflush(fp) != 0 || sync_fd(fs, fileno(fp)) != 0)
-            status = -1;
-        if (fclose(fp) != 0)
-            status = -1;
-    } else {
-        if (sync_fd(fs, fd) != 0)
-            status = -1;
-        if (close(fd) != 0)
-            status = -1;
-    }
+    if (fs->sync == PM_SYNC_FSYNC && fsync(fd) != 0)
+        status = -1;
+    if (fs->sync == PM_SYNC_FDATASYNC && fdatasync(fd) != 0)
+        status = -1;
+    if (close(fd) != 0)
+        status = -1;
     return status;
 }
 
@@ -118,25 +146,20 @@ static int open_flags_sync(const struct pm_fs *fs)
 static int fs_create(void *ctx, const char *path, const char *data, uint32_t size)
 {
     struct pm_fs *fs = ctx;
-    FILE *fp = NULL;
-    int fd = -1;
+    int fd = fs->buffered ? open(path, O_WRONLY | O_CREAT | O_TRUNC | open_flags_sync(fs), 0666)
+                          : open(path, O_RDWR | O_CREAT | open_flags_sync(fs), 0644);
 
-    if (fs->buffered && fs->sync != PM_SYNC_OSYNC)
-        fp = fopen(path, "w"); /* as PostMark: no fdopen, so no extra fcntl */
-    else if (fs->buffered)
-        fp = (fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_SYNC, 0666)) >= 0 ? fdopen(fd, "w")
-                                                                                 : NULL;
-    else
-        fd = open(path, O_RDWR | O_CREAT | open_flags_sync(fs), 0644);
-    if (fs->buffered ? fp == NULL : fd < 0) {
+    if (fd < 0) {
         fprintf(stderr, "Error: cannot open '%s' for writing\n", path);
-        if (fd >= 0)
-            close(fd);
         return -1;
     }
-    if (write_blocks(fs, fp, fd, data, size) != 0 || finish_file(fs, fp, fd) != 0 ||
-        (fs->dirsync && sync_dir(path) != 0)) {
+    if (write_blocks(fs, fd, data, size) != 0) {
         fprintf(stderr, "Error: cannot write '%s': %s\n", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (finish_file(fs, fd) != 0 || (fs->dirsync && sync_dir(path) != 0)) {
+        fprintf(stderr, "Error: cannot sync or close '%s': %s\n", path, strerror(errno));
         return -1;
     }
     return 0;
@@ -145,20 +168,10 @@ static int fs_create(void *ctx, const char *path, const char *data, uint32_t siz
 static int fs_append_open(void *ctx, const char *path)
 {
     struct pm_fs *fs = ctx;
-    int fd = -1;
+    int fd = open(
+        path, (fs->buffered ? O_WRONLY | O_CREAT : O_RDWR) | O_APPEND | open_flags_sync(fs), 0666);
 
-    fs->append_fp = NULL;
-    if (fs->buffered && fs->sync != PM_SYNC_OSYNC)
-        fs->append_fp = fopen(path, "a");
-    else
-        fd = open(path,
-                  (fs->buffered ? O_WRONLY | O_CREAT : O_RDWR) | O_APPEND | open_flags_sync(fs),
-                  0666);
-    if (fs->buffered && fd >= 0 && (fs->append_fp = fdopen(fd, "a")) == NULL) {
-        close(fd);
-        fd = -1;
-    }
-    if (fs->buffered ? fs->append_fp == NULL : fd < 0) {
+    if (fd < 0) {
         fprintf(stderr, "Error: cannot open '%s' for append\n", path);
         return -1;
     }
@@ -171,11 +184,10 @@ static int fs_append_open(void *ctx, const char *path)
 static int fs_append_write(void *ctx, const char *data, uint32_t size)
 {
     struct pm_fs *fs = ctx;
-    int status = write_blocks(fs, fs->append_fp, fs->append_fd, data, size);
+    int status = write_blocks(fs, fs->append_fd, data, size);
 
-    if (finish_file(fs, fs->append_fp, fs->append_fd) != 0)
+    if (finish_file(fs, fs->append_fd) != 0)
         status = -1;
-    fs->append_fp = NULL;
     fs->append_fd = -1;
     if (status != 0)
         fprintf(stderr, "Error: cannot append to '%s': %s\n", fs->append_path, strerror(errno));
@@ -185,25 +197,29 @@ static int fs_append_write(void *ctx, const char *data, uint32_t size)
 static int fs_read(void *ctx, const char *path, uint32_t size)
 {
     struct pm_fs *fs = ctx;
-    uint32_t block = fs->read_block, full = size / block, rest = size % block;
-    FILE *fp = fs->buffered ? fopen(path, "r") : NULL;
-    int fd = fs->buffered ? -1 : open(path, O_RDONLY);
+    size_t piece = fs->buffered ? PM_FS_BUFFER : fs->read_block;
+    int fd = open(path, O_RDONLY);
+    uint64_t left = size;
     int status = 0;
 
-    if (fs->buffered ? fp == NULL : fd < 0) {
+    if (fd < 0) {
         fprintf(stderr, "Error: cannot open '%s' for reading\n", path);
         return -1;
     }
-    for (uint32_t i = 0; i <= full && status == 0; i++) {
-        uint32_t n = i < full ? block : rest;
+    /* Read the recorded size, in 4 KiB (buffered) or read-block pieces. */
+    while (left > 0) {
+        size_t want = left < piece ? (size_t)left : piece;
+        ssize_t got = read(fd, fs->read_buf, want);
 
-        if (fp ? fread(fs->read_buf, 1, n, fp) != n : read(fd, fs->read_buf, n) != (ssize_t)n)
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0) {
             status = -1;
+            break;
+        }
+        left -= (uint64_t)got;
     }
-    if (fp)
-        fclose(fp);
-    else
-        close(fd);
+    close(fd);
     if (status != 0)
         fprintf(stderr, "Error: short read on '%s'\n", path);
     return status;

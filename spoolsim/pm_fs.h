@@ -1,9 +1,9 @@
 /*
  * pm_fs - the file system backend of spoolsim postmark.
  *
- * It carries out pm_engine's operations on real files, the way PostMark
- * 1.53 does (stdio in buffered mode, plain system calls otherwise, data
- * written in write-block pieces and read in read-block pieces), plus the
+ * It carries out pm_engine's operations on real files with PostMark
+ * 1.53's pattern of system calls (buffered mode: one write or read per
+ * 4 KiB, as its stdio did; unbuffered: one per write or read block), plus the
  * durability PostMark never had: fsync or fdatasync before close, O_SYNC,
  * and an fsync of the directory after a create or an unlink. Errors are
  * reported in PostMark's words and counted by the engine; unlike PostMark,
@@ -27,8 +27,8 @@ struct pm_fs {
     int show_progress; /* print PostMark's progress text */
     FILE *progress_fp;
     char *read_buf;
-    FILE *append_fp; /* the file between append_open and append_write */
-    int append_fd;
+    char *stage;   /* buffered mode's 4 KiB write buffer */
+    int append_fd; /* the file between append_open and append_write */
     char *append_path;
 };
 
