@@ -6,7 +6,7 @@
 set -eu
 
 PACKAGES="build-essential autoconf automake pkg-config libevent-dev libssl-dev check
-          postfix swaks python3 openssl procps"
+          postfix swaks postmark python3 openssl procps"
 
 missing=""
 for pkg in $PACKAGES; do
