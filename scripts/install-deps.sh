@@ -2,7 +2,7 @@
 # install-deps.sh - install what spoolsim's build, tests and benchmarks need
 # on Debian (12 or later): compilers, autotools, libevent, OpenSSL, Check,
 # and the real peers the tests compare against (Postfix's smtp-source,
-# smtp-sink and postcat; swaks). Idempotent: it does nothing when all is there.
+# smtp-sink and postcat; swaks; PostMark). Idempotent: it does nothing when all is there.
 set -eu
 
 PACKAGES="build-essential autoconf automake pkg-config libevent-dev libssl-dev check
