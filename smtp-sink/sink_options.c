@@ -94,6 +94,8 @@ static void usage(FILE *fp)
             "  --min-data-rate N     in DATA, a client gets -t seconds plus one second\n"
             "                        per N bytes received, then 421 (as Postfix's\n"
             "                        smtpd_min_data_rate); default: no such deadline\n"
+            "  --greet-delay T       wait T before the greeting; a client that talks\n"
+            "                        first gets 554 and is dropped (as postscreen)\n"
             "  --fault CMD:CODE[:PERCENT][@AFTER]\n"
             "                        reply CODE to PERCENT %% (default 100) of CMD, once\n"
             "                        AFTER messages were accepted; 421 also closes.\n"
@@ -271,6 +273,7 @@ enum {
     OPT_ERROR_LIMIT,
     OPT_BARE_LF,
     OPT_MIN_DATA_RATE,
+    OPT_GREET_DELAY,
     OPT_FAULT,
     OPT_SEED,
     OPT_MSG_LOG,
@@ -290,6 +293,7 @@ static const struct option long_options[] = {
     {"error-limit", required_argument, NULL, OPT_ERROR_LIMIT},
     {"bare-lf", required_argument, NULL, OPT_BARE_LF},
     {"min-data-rate", required_argument, NULL, OPT_MIN_DATA_RATE},
+    {"greet-delay", required_argument, NULL, OPT_GREET_DELAY},
     {"fault", required_argument, NULL, OPT_FAULT},
     {"seed", required_argument, NULL, OPT_SEED},
     {"msg-log", required_argument, NULL, OPT_MSG_LOG},
@@ -455,6 +459,9 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
             break;
         case OPT_MIN_DATA_RATE:
             opts->min_data_rate = (double)optarg_count(optarg, "--min-data-rate", 1, 1u << 30);
+            break;
+        case OPT_GREET_DELAY:
+            opts->greet_delay = optarg_seconds(optarg, "--greet-delay");
             break;
         case OPT_FAULT:
             parse_fault(optarg, opts);

@@ -88,6 +88,7 @@ struct sink_options {
     unsigned max_rcpt;    /* recipients per transaction */
     unsigned error_limit; /* hard error limit, then 421 */
     double min_data_rate; /* bytes/s a client must keep up in DATA; 0 = off */
+    double greet_delay;   /* wait before the greeting; who talks first is refused */
     enum smtp_bare_lf_policy bare_lf;
     const char *msg_log;   /* per-message log file, "-" = stdout */
     const char *json_file; /* final statistics */

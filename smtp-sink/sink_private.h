@@ -40,8 +40,9 @@ struct sink_session {
     enum after_reply pending_after;
     int abort_after_pause; /* -A: the timer ends the session with 550 */
     int tls;
-    int tls_pending;    /* our 220 to STARTTLS is still on its way */
-    int free_scheduled; /* session_free_later() was called */
+    int tls_pending;      /* our 220 to STARTTLS is still on its way */
+    int free_scheduled;   /* session_free_later() was called */
+    int greeting_pending; /* --greet-delay: the greeting is not out yet */
     unsigned errors;
     char client_addr[INET6_ADDRSTRLEN + 8];
     const char *proto;

@@ -601,9 +601,13 @@ static void start_tls(struct sink_session *s)
 
 static void on_read(struct bufferevent *bev, void *arg)
 {
+    struct sink_session *s = arg;
+
     (void)bev;
-    session_process(arg);
-    sink_flush(arg);
+    if (s->greeting_pending)
+        return; /* judged when the greeting is due */
+    session_process(s);
+    sink_flush(s);
 }
 
 static void on_write(struct bufferevent *bev, void *arg)
@@ -677,6 +681,32 @@ static void describe_peer(const struct sockaddr *addr, char *buf, size_t len)
         snprintf(buf, len, "local");
 }
 
+static void greet(struct sink_session *s)
+{
+    if (!sink_policy(s, SINK_CMD_CONNECT))
+        sink_reply_to(s, SINK_CMD_CONNECT, s->server->greeting, AFTER_NONE);
+    sink_flush(s);
+}
+
+/* --greet-delay is over: greet, unless the client spoke first (security.md item 6). */
+static void on_greet_timer(evutil_socket_t fd, short what, void *arg)
+{
+    struct sink_session *s = arg;
+
+    (void)fd;
+    (void)what;
+    s->greeting_pending = 0;
+    event_free(s->timer);
+    s->timer = NULL;
+    if (evbuffer_get_length(bufferevent_get_input(s->bev)) > 0) {
+        s->server->stats.protocol_errors++;
+        sink_reply(s, "554 5.5.0 Error: talked before the greeting");
+        sink_close_after_flush(s);
+        return;
+    }
+    greet(s);
+}
+
 void sink_session_start(struct sink_server *server, int fd, const struct sockaddr *addr,
                         int addrlen)
 {
@@ -718,9 +748,18 @@ void sink_session_start(struct sink_server *server, int fd, const struct sockadd
         msg_info("connect from %s", s->client_addr);
     if (opts->cmd[SINK_CMD_CONNECT].log)
         msg_info("%s: connect", s->client_addr);
-    if (!sink_policy(s, SINK_CMD_CONNECT))
-        sink_reply_to(s, SINK_CMD_CONNECT, server->greeting, AFTER_NONE);
-    sink_flush(s);
+    if (opts->greet_delay > 0) {
+        /* Keep reading meanwhile: whatever arrives before the greeting convicts the client. */
+        struct timeval wait = {
+            (time_t)opts->greet_delay,
+            (suseconds_t)((opts->greet_delay - (time_t)opts->greet_delay) * 1e6)};
+
+        s->greeting_pending = 1;
+        s->timer = evtimer_new(server->base, on_greet_timer, s);
+        evtimer_add(s->timer, &wait);
+        return;
+    }
+    greet(s);
 }
 
 void sink_server_close_all(struct sink_server *server)

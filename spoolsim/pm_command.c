@@ -274,11 +274,19 @@ static int cmd_run(struct pm_session *s, const char *param)
                                      s->cfg.seed};
     struct pm_config total = s->cfg;
     FILE *report;
+    int status;
 
+    /* Every count of the merged report must fit its 32 bits. */
+    if (((uint64_t)s->cfg.number + s->cfg.transactions) * s->workers > UINT32_MAX) {
+        fprintf(s->err, "Error: (number + transactions) x workers must stay below 2^32\n");
+        free(r);
+        return 0;
+    }
     fflush(s->out);
     if (s->workers > 1) {
         /* The report speaks of all workers together. */
-        pm_workers_run(&s->cfg, s->workers, s->sync, s->dirsync, s->progress ? s->out : NULL, r);
+        status = pm_workers_run(&s->cfg, s->workers, s->sync, s->dirsync,
+                                s->progress ? s->out : NULL, r);
         total.number *= s->workers;
         total.transactions *= s->workers;
     } else {
@@ -287,10 +295,18 @@ static int cmd_run(struct pm_session *s, const char *param)
         pm_fs_init(&fs, &s->cfg, s->sync, s->dirsync);
         fs.show_progress = s->progress;
         fs.progress_fp = s->out;
-        pm_engine_run(&s->cfg, &pm_fs_ops, &fs, r);
+        status = pm_engine_run(&s->cfg, &pm_fs_ops, &fs, r);
         pm_fs_free(&fs);
     }
-    if (r->complete) {
+    if (status != 0) {
+        fprintf(s->err,
+                "Error: the run could not be set up (memory for %u files of up to %u bytes?)\n",
+                s->cfg.number, s->cfg.size_high);
+    } else if (!r->complete) {
+        /* Said on stderr too: progress text may be off (-q) or come from worker 0 only. */
+        fprintf(s->err, "Error: out of files: no report. Increase the number of files or "
+                        "decrease the number of transactions.\n");
+    } else {
         report = open_output(s, param);
         if (s->cfg.terse)
             pm_report_terse(report, &total, r, &how);
@@ -298,8 +314,8 @@ static int cmd_run(struct pm_session *s, const char *param)
             pm_report_verbose(report, &total, r, &how);
         if (!s->cfg.terse && !s->compat_timing)
             pm_report_extras(report, r, &how);
-        if (report != s->out)
-            fclose(report);
+        if (report != s->out && (ferror(report) | fclose(report)) != 0)
+            fprintf(s->err, "Error: write error on '%s'\n", param);
         if (s->json_path)
             pm_report_json(s->json_path, &total, r, &how);
     }
@@ -341,8 +357,8 @@ static int cmd_show(struct pm_session *s, const char *param)
             s->dirsync ? "on" : "off");
     fprintf(fp, "Timing: %s\n", s->compat_timing ? "compat" : "precise");
     fprintf(fp, "Workers: %u\n", s->workers);
-    if (fp != s->out)
-        fclose(fp);
+    if (fp != s->out && (ferror(fp) | fclose(fp)) != 0)
+        fprintf(s->err, "Error: write error on '%s'\n", param);
     return 0;
 }
 

@@ -46,7 +46,9 @@ void pm_fs_init(struct pm_fs *fs, const struct pm_config *cfg, enum pm_sync sync
     fs->dirsync = dirsync;
     fs->show_progress = 1;
     fs->progress_fp = stdout;
-    fs->read_buf = xmalloc(cfg->read_block > PM_FS_BUFFER ? cfg->read_block : PM_FS_BUFFER);
+    /* Buffered reads go 4 KiB at a time whatever the read block size is. */
+    fs->read_buf =
+        xmalloc(!cfg->buffered && cfg->read_block > PM_FS_BUFFER ? cfg->read_block : PM_FS_BUFFER);
     fs->stage = xmalloc(PM_FS_BUFFER);
     fs->append_fd = -1;
 }
@@ -70,7 +72,6 @@ static int sync_dir(const char *path)
     free(copy);
     return status;
 }
-
 
 /*
  * Buffered mode does what PostMark's stdio did, one write(2) per 4 KiB

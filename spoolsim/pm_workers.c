@@ -17,6 +17,7 @@ struct worker {
     struct pm_config cfg;
     struct pm_fs fs;
     struct pm_result *res;
+    int fs_ready;
     pthread_t thread;
 };
 
@@ -111,6 +112,7 @@ int pm_workers_run(const struct pm_config *cfg, unsigned workers, enum pm_sync s
     unsigned started = 0;
     int status = 0;
 
+    /* Set every worker up before any starts, so a failure leaves nothing running. */
     for (unsigned i = 0; i < workers && status == 0; i++) {
         w[i].res = xmalloc(sizeof(*w[i].res));
         if (make_worker_config(cfg, i, &w[i].cfg) != 0) {
@@ -118,12 +120,14 @@ int pm_workers_run(const struct pm_config *cfg, unsigned workers, enum pm_sync s
             break;
         }
         pm_fs_init(&w[i].fs, &w[i].cfg, sync, dirsync);
+        w[i].fs_ready = 1;
         /* One progress line: worker 0's. */
         w[i].fs.show_progress = i == 0 && progress_fp != NULL;
         w[i].fs.progress_fp = progress_fp;
+    }
+    for (unsigned i = 0; i < workers && status == 0; i++) {
         if (pthread_create(&w[i].thread, NULL, worker_main, &w[i]) != 0) {
             fprintf(stderr, "Error: cannot start worker %u\n", i);
-            pm_fs_free(&w[i].fs);
             status = -1;
             break;
         }
@@ -131,17 +135,25 @@ int pm_workers_run(const struct pm_config *cfg, unsigned workers, enum pm_sync s
     }
     for (unsigned i = 0; i < started; i++) {
         pthread_join(w[i].thread, NULL);
+        if (!w[i].res->complete)
+            fprintf(stderr, "Error: worker %u ran out of files\n", i);
         merge(merged, w[i].res, i == 0);
-        pm_fs_free(&w[i].fs);
     }
+    for (unsigned i = 0; i < workers; i++)
+        if (w[i].fs_ready)
+            pm_fs_free(&w[i].fs);
     for (unsigned i = 0; i < workers; i++) {
         for (unsigned l = 0; w[i].cfg.locations && l < w[i].cfg.nlocations; l++)
-            rmdir(w[i].cfg.locations[l].dir);
+            if (w[i].cfg.locations[l].dir)
+                rmdir(w[i].cfg.locations[l].dir);
         pm_config_free(&w[i].cfg);
         free(w[i].res);
     }
     free(w);
-    if (started < workers)
+    if (started < workers) {
+        if (started == 0)
+            memset(merged, 0, sizeof(*merged));
         merged->complete = 0;
+    }
     return status;
 }

@@ -38,7 +38,7 @@ static void usage(FILE *fp)
                 "  set timing precise|compat  monotonic-clock rates with decimals (precise),\n"
                 "                           or PostMark's whole-second arithmetic (compat)\n"
                 "  set json FILE|off        also write each run's report as JSON\n"
-            "  set workers N            N concurrent workers, each its own stream (1)\n"
+                "  set workers N            N concurrent workers, each its own stream (1)\n"
                 "Blank lines and # comments are allowed; CR LF line ends are fine.\n"
                 "\n"
                 "Options:\n"

@@ -23,4 +23,5 @@ check "STARTTLS" probe tls --tls
 check "limits" probe limits --error-limit 5 --max-size 1000 -t 1
 check "LMTP" probe lmtp -L
 check "minimum data rate" probe slow -t 1 --min-data-rate 100
+check "greeting delay" probe greet --greet-delay 0.3
 finish

@@ -261,6 +261,28 @@ def group_slow():
     c.close()
 
 
+def group_greet():
+    # security.md 6: a client that talks before the greeting is refused.
+    sock = socket.create_connection(("127.0.0.1", PORT), timeout=5)
+    sock.sendall(b"EHLO early\r\n")
+    data = b""
+    try:
+        while True:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+    except socket.timeout:
+        pass
+    check("early talker gets 554 and no greeting", data.startswith(b"554 "), data)
+    check("  ... and is disconnected", data.endswith(b"\r\n") and b"220" not in data, data)
+    sock.close()
+    c = Conn()
+    check("a patient client gets the greeting", c.greeting[0] == 220, c.greeting)
+    check("  ... and is served", c.cmd("EHLO patient") == 250)
+    c.close()
+
+
 def group_lmtp():
     c = Conn()
     check("LMTP greeting", c.greeting[0] == 220 and "LMTP" in c.greeting[1][0], c.greeting)
