@@ -1,0 +1,106 @@
+/*
+ * pf_queue - Postfix queue IDs and queue directory names; see pf_queue.h.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pf_queue.h"
+
+/* Postfix's safe_ultostr() alphabet: digits and consonants, so IDs spell no words. */
+static const char safe_chars[] = "0123456789BCDFGHJKLMNPQRSTVWXYZbcdfghjklmnpqrstvwxyz";
+
+/* `value' in `base', at least `pad' digits (zero-padded); the length written. */
+static size_t encode(char *out, unsigned long value, unsigned base, size_t pad)
+{
+    char rev[64];
+    size_t n = 0;
+
+    do {
+        rev[n++] = safe_chars[value % base];
+        value /= base;
+    } while (value);
+    while (n < pad)
+        rev[n++] = safe_chars[0];
+    for (size_t i = 0; i < n; i++)
+        out[i] = rev[n - 1 - i];
+    return n;
+}
+
+static int decode(const char *in, size_t n, unsigned base, unsigned long *value)
+{
+    unsigned long v = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        const char *p = strchr(safe_chars, in[i]);
+
+        if (in[i] == 0 || p == NULL || (unsigned)(p - safe_chars) >= base)
+            return -1;
+        v = v * base + (unsigned long)(p - safe_chars);
+    }
+    *value = v;
+    return 0;
+}
+
+void pf_queue_id_short(char *out, size_t len, unsigned long usec, unsigned long inode)
+{
+    snprintf(out, len, "%05lX%lX", usec, inode);
+}
+
+void pf_queue_id_long(char *out, size_t len, unsigned long sec, unsigned long usec,
+                      unsigned long inode)
+{
+    char buf[96];
+    size_t n = 0;
+
+    n += encode(buf + n, sec, 52, 6);
+    n += encode(buf + n, usec, 52, 4);
+    buf[n++] = 'z';
+    n += encode(buf + n, inode, 51, 1);
+    buf[n] = 0;
+    snprintf(out, len, "%s", buf);
+}
+
+int pf_queue_id_ok(const char *id)
+{
+    size_t n = strlen(id);
+
+    if (n == 0 || n >= PF_QUEUE_ID_MAX)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isalnum((unsigned char)id[i]) && id[i] != '_')
+            return 0;
+    return 1;
+}
+
+int pf_queue_hash(const char *id, int depth, char *out, size_t len)
+{
+    char hex[16];
+    const char *z = strchr(id, 'z');
+    size_t n = 0;
+
+    if (!pf_queue_id_ok(id) || depth < 0 || len < (size_t)depth * 2 + 1)
+        return -1;
+    if (z != NULL) {
+        /* Long ID: the 4 characters before 'z' are the microseconds in base 52. */
+        unsigned long usec;
+
+        if (z - id < 10 || decode(z - 4, 4, 52, &usec) != 0)
+            return -1;
+        snprintf(hex, sizeof(hex), "%05lX", usec);
+    } else {
+        if (strlen(id) < 5)
+            return -1;
+        memcpy(hex, id, 5);
+        hex[5] = 0;
+    }
+    for (int level = 0; level < depth; level++) {
+        if (level)
+            out[n++] = '/';
+        out[n++] = hex[level];
+    }
+    out[n] = 0;
+    return 0;
+}

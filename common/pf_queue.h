@@ -1,0 +1,34 @@
+/*
+ * pf_queue - Postfix queue IDs and queue directory names (no I/O).
+ *
+ * Short IDs (Postfix's default) are the 5 upper-case hex digits of the
+ * microseconds at creation followed by the file's inode number in hex;
+ * long IDs (enable_long_queue_ids) are the seconds in base 52 (at least 6
+ * characters), the microseconds in base 52 (4 characters), 'z', and the
+ * inode in base 51. Hashed queues (deferred and defer by default, one
+ * level deep) put a file in a subdirectory named after the first hex digit
+ * of its microseconds, for both forms. See spool-profiles.md A.1.1.
+ */
+#ifndef SPOOLSIM_PF_QUEUE_H
+#define SPOOLSIM_PF_QUEUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PF_QUEUE_ID_MAX 48
+
+void pf_queue_id_short(char *out, size_t len, unsigned long usec, unsigned long inode);
+void pf_queue_id_long(char *out, size_t len, unsigned long sec, unsigned long usec,
+                      unsigned long inode);
+
+/* 1 if `id' is a valid queue ID (alnum or '_', 1..PF_QUEUE_ID_MAX-1 chars), else 0. */
+int pf_queue_id_ok(const char *id);
+
+/*
+ * The hash subdirectory of `id' for a hashed queue, `depth' levels deep
+ * ("A" or "A/B"), from the hex form of its microseconds; -1 for a
+ * malformed ID.
+ */
+int pf_queue_hash(const char *id, int depth, char *out, size_t len);
+
+#endif
