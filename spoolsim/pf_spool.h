@@ -1,0 +1,65 @@
+/*
+ * pf_spool - a Postfix-style queue on disk, one system call at a time.
+ *
+ * pf_spool_enqueue() is what Postfix's cleanup does to accept a message
+ * (spool-profiles.md A.1.3, postfix-observed.md 5.2): create a temporary
+ * file in incoming/ (O_EXCL, 0600), take the queue ID from the time and
+ * the inode, rename the file to it, probe for stale defer/bounce/trace
+ * logs (expected ENOENT), write the records in 4 KiB pieces, rewrite the
+ * C record in place, fchmod 0700 (the "complete" mark), sync as the
+ * policy says, close. Only after it returns 0 may a server answer 250.
+ * On any failure the file is removed: no partial queue file stays behind,
+ * and errno tells why (ENOSPC and EDQUOT mean "452 4.3.1").
+ *
+ * The queue manager's side moves files between queues, marks delivered
+ * recipients with a one-byte pwrite, and unlinks. Everything here blocks;
+ * the relay calls it from its I/O threads, never from the event loop.
+ */
+#ifndef SPOOLSIM_PF_SPOOL_H
+#define SPOOLSIM_PF_SPOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pf_qfile.h"
+#include "pf_queue.h"
+
+enum pf_sync { PF_SYNC_FSYNC, PF_SYNC_FDATASYNC, PF_SYNC_NONE };
+
+struct pf_spool {
+    char *dir;
+    int long_ids;
+    int hash_depth; /* for deferred/ and defer/ (Postfix: 1) */
+    enum pf_sync sync;
+};
+
+/* Counters a caller may keep per thread and add up. */
+struct pf_spool_stats {
+    uint64_t creates, renames, unlinks, probes, fsyncs, chmods, writes, bytes;
+};
+
+/* Make `dir' and its queue subdirectories (0700) if missing; -1 and a message if unusable. */
+int pf_spool_open(struct pf_spool *sp, const char *dir, char *err, size_t errlen);
+void pf_spool_close(struct pf_spool *sp);
+
+int pf_spool_enqueue(const struct pf_spool *sp, const struct pf_qfile *q, char *id, size_t idlen,
+                     struct pf_spool_stats *st);
+
+/* incoming/ID -> active/ID */
+int pf_spool_activate(const struct pf_spool *sp, const char *id, struct pf_spool_stats *st);
+
+/* Overwrite the R of recipient record at `offset' with D, in active/ID. */
+int pf_spool_mark_done(const struct pf_spool *sp, const char *id, size_t offset,
+                       struct pf_spool_stats *st);
+
+/* unlink active/ID */
+int pf_spool_remove(const struct pf_spool *sp, const char *id, struct pf_spool_stats *st);
+
+/* The path of ID in `queue' ("incoming", "deferred", ...), hashed where Postfix hashes. */
+int pf_spool_path(const struct pf_spool *sp, const char *queue, const char *id, char *out,
+                  size_t len);
+
+const char *pf_sync_name(enum pf_sync sync);
+int pf_sync_parse(const char *name, enum pf_sync *sync);
+
+#endif
