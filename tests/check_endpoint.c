@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "endpoint.h"
+#include "check_main.h"
 
 enum { CLIENT, SERVER };
 
@@ -323,11 +324,5 @@ static Suite *endpoint_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(endpoint_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return check_run_suite(endpoint_suite());
 }

@@ -13,6 +13,7 @@
 
 #include "histogram.h"
 #include "json.h"
+#include "check_main.h"
 
 #define NVALUES 100000
 /* The documented worst case: half a bucket of width low/128. */
@@ -344,11 +345,5 @@ static Suite *histogram_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(histogram_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_run_suite(histogram_suite());
 }

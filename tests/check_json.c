@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "json.h"
+#include "check_main.h"
 
 /* Each test writes into a memory stream and compares the text at the end. */
 static FILE *mem_fp;
@@ -267,11 +268,5 @@ static Suite *json_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(json_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_run_suite(json_suite());
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "pf_qfile.h"
+#include "check_main.h"
 
 static const char *const rcpts[] = {"a@example.org", "b@example.org"};
 
@@ -193,8 +194,6 @@ int main(void)
 {
     Suite *s = suite_create("pf_qfile");
     TCase *tc = tcase_create("records");
-    SRunner *sr;
-    int failed;
 
     tcase_add_test(tc, test_record_order);
     tcase_add_test(tc, test_size_record);
@@ -203,9 +202,5 @@ int main(void)
     tcase_add_test(tc, test_recipient_offsets);
     tcase_add_test(tc, test_postcat_reads_it);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_run_suite(s);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "pf_queue.h"
+#include "check_main.h"
 
 START_TEST(test_short_ids)
 {
@@ -76,17 +77,11 @@ int main(void)
 {
     Suite *s = suite_create("pf_queue");
     TCase *tc = tcase_create("ids");
-    SRunner *sr;
-    int failed;
 
     tcase_add_test(tc, test_short_ids);
     tcase_add_test(tc, test_long_ids);
     tcase_add_test(tc, test_hash);
     tcase_add_test(tc, test_id_ok);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_run_suite(s);
 }

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "pf_spool.h"
+#include "check_main.h"
 
 static char spool_dir[64];
 
@@ -173,17 +174,11 @@ int main(void)
 {
     Suite *s = suite_create("pf_spool");
     TCase *tc = tcase_create("spool");
-    SRunner *sr;
-    int failed;
 
     tcase_add_test(tc, test_life_of_a_message);
     tcase_add_test(tc, test_paths);
     tcase_add_test(tc, test_failure_leaves_nothing);
     tcase_add_test(tc, test_unusable_directory);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_run_suite(s);
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "pm_command.h"
+#include "check_main.h"
 
 struct captured {
     struct pm_session s;
@@ -277,8 +278,6 @@ int main(void)
 {
     Suite *s = suite_create("pm_command");
     TCase *tc = tcase_create("commands");
-    SRunner *sr;
-    int failed;
 
     tcase_add_test(tc, test_defaults);
     tcase_add_test(tc, test_set_values);
@@ -291,9 +290,5 @@ int main(void)
     tcase_add_test(tc, test_locations);
     tcase_add_test(tc, test_show);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_run_suite(s);
 }

@@ -16,6 +16,7 @@
 #include "mt1999.h"
 #include "pm_engine.h"
 #include "xalloc.h"
+#include "check_main.h"
 
 /* ---- a growable string ---------------------------------------------------------------------- */
 
@@ -779,11 +780,5 @@ static Suite *pm_engine_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(pm_engine_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_run_suite(pm_engine_suite());
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sink_text.h"
+#include "check_main.h"
 
 START_TEST(test_enhanced_len)
 {
@@ -89,17 +90,11 @@ int main(void)
 {
     Suite *s = suite_create("sink_text");
     TCase *tc = tcase_create("text");
-    SRunner *sr;
-    int failed;
 
     tcase_add_test(tc, test_enhanced_len);
     tcase_add_test(tc, test_message_id);
     tcase_add_test(tc, test_ehlo_reply);
     tcase_add_test(tc, test_greeting);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_run_suite(s);
 }

@@ -9,6 +9,7 @@
 
 #include "smtp_cmd.h"
 #include "smtp_seq.h"
+#include "check_main.h"
 
 static const struct parse_case {
     const char *line;
@@ -147,8 +148,6 @@ int main(void)
     Suite *s = suite_create("smtp_cmd");
     TCase *parse = tcase_create("parse");
     TCase *seq = tcase_create("sequencing");
-    SRunner *sr;
-    int failed;
 
     tcase_add_loop_test(parse, test_parse_table, 0,
                         (int)(sizeof(parse_cases) / sizeof(parse_cases[0])));
@@ -159,9 +158,5 @@ int main(void)
     tcase_add_test(seq, test_tls_resets_session);
     suite_add_tcase(s, parse);
     suite_add_tcase(s, seq);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_run_suite(s);
 }

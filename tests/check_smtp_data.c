@@ -11,6 +11,7 @@
 
 #include "smtp_data.h"
 #include "smtp_stuff.h"
+#include "check_main.h"
 
 struct collected {
     char buf[8192];
@@ -256,8 +257,6 @@ int main(void)
     TCase *rd = tcase_create("reader");
     TCase *sm = tcase_create("smuggling");
     TCase *st = tcase_create("stuffing");
-    SRunner *sr;
-    int failed;
 
     tcase_add_test(rd, test_simple_message_and_pipelined_rest);
     tcase_add_test(rd, test_empty_message);
@@ -272,9 +271,5 @@ int main(void)
     suite_add_tcase(s, rd);
     suite_add_tcase(s, sm);
     suite_add_tcase(s, st);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_run_suite(s);
 }

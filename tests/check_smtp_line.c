@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "smtp_line.h"
+#include "check_main.h"
 
 START_TEST(test_crlf_and_bare_lf)
 {
@@ -137,8 +138,6 @@ int main(void)
 {
     Suite *s = suite_create("smtp_line");
     TCase *tc = tcase_create("reader");
-    SRunner *sr;
-    int failed;
 
     tcase_add_test(tc, test_crlf_and_bare_lf);
     tcase_add_test(tc, test_partial_line_waits);
@@ -146,9 +145,5 @@ int main(void)
     tcase_add_test(tc, test_overlong_tail_never_runs);
     tcase_add_test(tc, test_discard_then_line_in_same_buffer);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_run_suite(s);
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "smtp_reply.h"
+#include "check_main.h"
 
 static enum smtp_reply_status feed(struct smtp_reply *r, const char *line)
 {
@@ -93,8 +94,6 @@ int main(void)
 {
     Suite *s = suite_create("smtp_reply");
     TCase *tc = tcase_create("parse");
-    SRunner *sr;
-    int failed;
 
     tcase_add_test(tc, test_single_line);
     tcase_add_test(tc, test_ehlo_extensions);
@@ -102,9 +101,5 @@ int main(void)
     tcase_add_test(tc, test_malformed);
     tcase_add_test(tc, test_long_text_truncated);
     suite_add_tcase(s, tc);
-    sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return check_run_suite(s);
 }

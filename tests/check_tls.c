@@ -17,6 +17,7 @@
 #include <openssl/x509v3.h>
 
 #include "tls.h"
+#include "check_main.h"
 
 static char tmpdir[64];
 
@@ -294,11 +295,5 @@ static Suite *tls_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(tls_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return check_run_suite(tls_suite());
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "workload.h"
+#include "check_main.h"
 
 #define DRAWS 200000
 
@@ -400,11 +401,5 @@ static Suite *workload_suite(void)
 
 int main(void)
 {
-    SRunner *sr = srunner_create(workload_suite());
-    int failed;
-
-    srunner_run_all(sr, CK_NORMAL);
-    failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    return check_run_suite(workload_suite());
 }
