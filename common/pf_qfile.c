@@ -3,10 +3,13 @@
  */
 #include "config.h"
 
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "msg.h"
 #include "pf_qfile.h"
 #include "xalloc.h"
 
@@ -184,4 +187,248 @@ size_t pf_qfile_parse(const char *buf, size_t len, int *type, const char **data,
     *data = buf + pos;
     *data_len = n;
     return pos + n;
+}
+
+/*
+ * Reading. Everything below trusts nothing in the file: it is how a
+ * relay finds what to deliver and how crash recovery decides whether a
+ * file left in the queue is whole, so a file cut short anywhere, or with
+ * a bad byte anywhere, must come back as an error and never as a read
+ * past the buffer. Nothing recurses, and the only allocation is the
+ * recipient array, which grows with the R and D records actually there.
+ */
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) MSG_PRINTF(3, 4);
+
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (err && errlen) {
+        va_start(ap, fmt);
+        vsnprintf(err, errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* A non-negative decimal that fits a long, all of [p, end); -1 if it is not one. */
+static int parse_number(const char *p, const char *end, long *out)
+{
+    long n = 0;
+
+    if (p == end)
+        return -1;
+    for (; p < end; p++) {
+        if (*p < '0' || *p > '9' || n > (LONG_MAX - 9) / 10)
+            return -1;
+        n = n * 10 + (*p - '0');
+    }
+    *out = n;
+    return 0;
+}
+
+/*
+ * The six "%15ld" fields of the C record, each right-aligned in exactly
+ * 15 columns and one space apart, as pf_qfile_size_record() writes them.
+ * A negative value is no size at all, so it is rejected with the rest.
+ */
+static int parse_size_record(const char *data, long fields[6])
+{
+    for (int i = 0; i < 6; i++) {
+        const char *p = data + i * 16, *end = p + 15;
+
+        if (i > 0 && p[-1] != ' ')
+            return -1;
+        while (p < end && *p == ' ')
+            p++;
+        if (parse_number(p, end, &fields[i]) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* "sec usec", or plain "sec" as older Postfix versions wrote it. */
+static int parse_time(const char *data, size_t len, long *sec, long *usec)
+{
+    const char *end = data + len, *sp = memchr(data, ' ', len);
+
+    *usec = 0;
+    if (sp == NULL)
+        return parse_number(data, end, sec);
+    if (parse_number(data, sp, sec) != 0 || parse_number(sp + 1, end, usec) != 0)
+        return -1;
+    return *usec < 1000000 ? 0 : -1;
+}
+
+static int add_rcpt(struct pf_qfile_view *v, size_t *cap, int type, const char *data, size_t len,
+                    size_t offset)
+{
+    struct pf_qfile_rcpt *r;
+
+    if (v->rcpt_count == UINT_MAX)
+        return -1;
+    if (v->rcpt_count == *cap) {
+        *cap = *cap ? *cap * 2 : 4;
+        v->rcpts = xrealloc(v->rcpts, *cap * sizeof(*v->rcpts));
+    }
+    r = &v->rcpts[v->rcpt_count++];
+    r->addr = data;
+    r->addr_len = len;
+    r->offset = offset;
+    r->done = type == PF_REC_DONE;
+    if (!r->done)
+        v->rcpt_pending++;
+    return 0;
+}
+
+enum segment { SEG_ENVELOPE, SEG_CONTENT, SEG_EXTRACTED };
+
+int pf_qfile_read(const char *buf, size_t len, struct pf_qfile_view *v, char *err, size_t errlen)
+{
+    enum segment seg = SEG_ENVELOPE;
+    size_t off, rcpt_cap = 0;
+    long size[6];
+    int type, have_time = 0, have_sender = 0;
+    const char *data;
+    size_t data_len, used;
+
+    memset(v, 0, sizeof(*v));
+    if (len < PF_SIZE_RECORD_LEN)
+        return fail(err, errlen, "file shorter than the C record");
+    used = pf_qfile_parse(buf, len, &type, &data, &data_len);
+    if (used != PF_SIZE_RECORD_LEN || type != PF_REC_SIZE || parse_size_record(data, size) != 0)
+        return fail(err, errlen, "bad size record");
+    v->content_bytes = (uint64_t)size[4];
+
+    for (off = used;; off += used) {
+        if (off == len) {
+            /* Ran out before E: which marker is missing says how far the writer got. */
+            pf_qfile_view_free(v);
+            return fail(err, errlen, "no %c record",
+                        seg == SEG_ENVELOPE  ? PF_REC_MESG
+                        : seg == SEG_CONTENT ? PF_REC_XTRA
+                                             : PF_REC_END);
+        }
+        used = pf_qfile_parse(buf + off, len - off, &type, &data, &data_len);
+        if (used == 0)
+            goto malformed;
+        /* Every Postfix record type is a printable character; anything else is damage. */
+        if (type <= ' ' || type > '~')
+            goto malformed;
+        if (seg == SEG_CONTENT) {
+            if (type == PF_REC_XTRA) {
+                v->content_end = off;
+                seg = SEG_EXTRACTED;
+            } else if (type != PF_REC_NORM && type != PF_REC_CONT) {
+                goto misplaced;
+            }
+            continue;
+        }
+        switch (type) {
+        case PF_REC_RCPT:
+        case PF_REC_DONE:
+            if (add_rcpt(v, &rcpt_cap, type, data, data_len, off) != 0) {
+                pf_qfile_view_free(v);
+                return fail(err, errlen, "too many recipients at offset %zu", off);
+            }
+            break;
+        case PF_REC_TIME:
+            if (seg != SEG_ENVELOPE || have_time)
+                goto misplaced;
+            if (parse_time(data, data_len, &v->arrival_sec, &v->arrival_usec) != 0) {
+                pf_qfile_view_free(v);
+                return fail(err, errlen, "bad T record at offset %zu", off);
+            }
+            have_time = 1;
+            break;
+        case PF_REC_FROM:
+            if (seg != SEG_ENVELOPE || have_sender)
+                goto misplaced;
+            v->sender = data;
+            v->sender_len = data_len;
+            have_sender = 1;
+            break;
+        case PF_REC_MESG:
+            if (seg != SEG_ENVELOPE)
+                goto misplaced;
+            seg = SEG_CONTENT;
+            v->content_start = off + used;
+            break;
+        case PF_REC_END:
+            if (seg != SEG_EXTRACTED) {
+                pf_qfile_view_free(v);
+                return fail(err, errlen, "no %c record", PF_REC_MESG);
+            }
+            goto end;
+        case PF_REC_SIZE:
+        case PF_REC_NORM:
+        case PF_REC_XTRA:
+            goto misplaced;
+        default:
+            /* A, O, W, F, P, K, >, ...: Postfix's, not needed here */
+            break;
+        }
+    }
+
+end:
+    if (off + used != len) {
+        pf_qfile_view_free(v);
+        return fail(err, errlen, "trailing garbage after E at offset %zu", off + used);
+    }
+    if (!have_time || !have_sender) {
+        pf_qfile_view_free(v);
+        return fail(err, errlen, "no %c record", have_time ? PF_REC_FROM : PF_REC_TIME);
+    }
+    /* A C record that disagrees with the file was not rewritten, or the file was damaged. */
+    if ((size_t)size[1] != v->content_start ||
+        (size_t)size[0] != v->content_end - v->content_start) {
+        pf_qfile_view_free(v);
+        return fail(err, errlen, "bad size record");
+    }
+    return 0;
+
+malformed:
+    pf_qfile_view_free(v);
+    return fail(err, errlen, "malformed record at offset %zu", off);
+misplaced:
+    pf_qfile_view_free(v);
+    return fail(err, errlen, "unexpected %c record at offset %zu", type, off);
+}
+
+void pf_qfile_view_free(struct pf_qfile_view *v)
+{
+    free(v->rcpts);
+    memset(v, 0, sizeof(*v));
+}
+
+/*
+ * An N record gives its data plus two bytes and an L record its data,
+ * while each record takes at least two bytes of the file, so the text is
+ * never longer than the content section: one allocation, no second pass.
+ */
+char *pf_qfile_content_text(const char *buf, const struct pf_qfile_view *v, size_t *len)
+{
+    size_t off = v->content_start, n = 0;
+    char *text = xmalloc(v->content_end - v->content_start + 1);
+
+    while (off < v->content_end) {
+        int type;
+        const char *data;
+        size_t data_len,
+            used = pf_qfile_parse(buf + off, v->content_end - off, &type, &data, &data_len);
+
+        if (used == 0)
+            break; /* not a view of this buffer; pf_qfile_read() has ruled it out */
+        memcpy(text + n, data, data_len);
+        n += data_len;
+        if (type == PF_REC_NORM) {
+            text[n++] = '\r';
+            text[n++] = '\n';
+        }
+        off += used;
+    }
+    text[n] = 0;
+    *len = n;
+    return text;
 }

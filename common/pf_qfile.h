@@ -1,5 +1,5 @@
 /*
- * pf_qfile - Postfix queue files, built in memory (no I/O).
+ * pf_qfile - Postfix queue files, built and read in memory (no I/O).
  *
  * A queue file is a sequence of records: a type byte, the data length as
  * a little-endian base-128 varint, the data. spoolsim writes them in the
@@ -11,6 +11,13 @@
  * as Postfix's cleanup does; each R record's offset is kept so that a
  * delivered recipient can be marked by overwriting one byte with D.
  * Debian's postcat reads the result without complaint.
+ *
+ * The reader goes the other way, for a relay delivering from a queue
+ * file and for crash recovery deciding whether a file is whole: it checks
+ * the structure (C first and consistent with the file, T and S, M, only N
+ * and L up to X, E last), skips the envelope records spoolsim does not
+ * write, and returns a view whose pointers point into the caller's buffer.
+ * Any damage or truncation is an error, never a read outside the buffer.
  */
 #ifndef SPOOLSIM_PF_QFILE_H
 #define SPOOLSIM_PF_QFILE_H
@@ -66,5 +73,40 @@ void pf_qfile_record(struct pf_qfile *q, int type, const char *data, size_t len)
 
 /* Parse one record at `buf'; its length in bytes, or 0 if malformed or cut short. */
 size_t pf_qfile_parse(const char *buf, size_t len, int *type, const char **data, size_t *data_len);
+
+struct pf_qfile_rcpt {
+    const char *addr; /* points into the caller's buffer, not NUL-terminated */
+    size_t addr_len;
+    size_t offset; /* file offset of the record's type byte (for the in-place R->D rewrite) */
+    int done;      /* 1 if the record type is D (already delivered) */
+};
+
+struct pf_qfile_view {
+    long arrival_sec, arrival_usec; /* from the T record */
+    const char *sender;             /* S record; not NUL-terminated, may be empty */
+    size_t sender_len;
+    struct pf_qfile_rcpt *rcpts;       /* R and D records in file order */
+    unsigned rcpt_count, rcpt_pending; /* pending = not done */
+    size_t content_start, content_end; /* offset of the first record after M; offset of X */
+    uint64_t content_bytes;            /* from the C record's content-length field */
+};
+
+/*
+ * Parse a whole queue file. 0 on success; -1 with a short reason in err
+ * ("no E record", "malformed record at offset N", ...) for a corrupt or
+ * incomplete one, and then there is nothing to free. The view points
+ * into buf, which must outlive it.
+ */
+int pf_qfile_read(const char *buf, size_t len, struct pf_qfile_view *v, char *err, size_t errlen);
+void pf_qfile_view_free(struct pf_qfile_view *v);
+
+/*
+ * The message content as text with CR LF line ends: each N record is its
+ * data and CR LF, each L record its data alone (the line goes on in the
+ * next record). Returns a malloc'd buffer, NUL-terminated for convenience,
+ * and its length (without that NUL) in *len; buf and v as pf_qfile_read()
+ * accepted them.
+ */
+char *pf_qfile_content_text(const char *buf, const struct pf_qfile_view *v, size_t *len);
 
 #endif
