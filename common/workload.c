@@ -150,6 +150,7 @@ int parse_duration_ns(const char *s, uint64_t *out_ns)
         {"ns", 1},
         {"m", 60 * CLOCK_NS_PER_SEC},
         {"h", 3600 * CLOCK_NS_PER_SEC},
+        {"d", 86400 * CLOCK_NS_PER_SEC},
     };
     uint64_t whole = 0, num = 0, den = 1, unit = 0, frac_ns;
     int overflow = 0;
