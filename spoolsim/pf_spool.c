@@ -22,6 +22,20 @@ static const char *const queues[] = {"incoming", "active",   "deferred", "defer"
 
 static const char *const sync_names[] = {"fsync", "fdatasync", "none"};
 
+void pf_spool_stats_add(struct pf_spool_stats *to, const struct pf_spool_stats *from)
+{
+    to->creates += from->creates;
+    to->renames += from->renames;
+    to->unlinks += from->unlinks;
+    to->probes += from->probes;
+    to->fsyncs += from->fsyncs;
+    to->chmods += from->chmods;
+    to->writes += from->writes;
+    to->bytes += from->bytes;
+    to->utimes += from->utimes;
+    to->mkdirs += from->mkdirs;
+}
+
 const char *pf_sync_name(enum pf_sync sync)
 {
     return sync_names[sync];
@@ -183,11 +197,12 @@ fail:
     return -1;
 }
 
-int pf_spool_activate(const struct pf_spool *sp, const char *id, struct pf_spool_stats *st)
+int pf_spool_activate(const struct pf_spool *sp, const char *id, int from_deferred,
+                      struct pf_spool_stats *st)
 {
     char from[4096], to[4096];
 
-    if (pf_spool_path(sp, "incoming", id, from, sizeof(from)) != 0 ||
+    if (pf_spool_path(sp, from_deferred ? "deferred" : "incoming", id, from, sizeof(from)) != 0 ||
         pf_spool_path(sp, "active", id, to, sizeof(to)) != 0) {
         errno = EINVAL;
         return -1;
@@ -196,6 +211,139 @@ int pf_spool_activate(const struct pf_spool *sp, const char *id, struct pf_spool
         return -1;
     st->renames++;
     return 0;
+}
+
+int pf_spool_read(const struct pf_spool *sp, const char *id, char **buf, size_t *len)
+{
+    char path[4096];
+    struct stat sb;
+    size_t got = 0;
+    int fd, saved;
+
+    *buf = NULL;
+    *len = 0;
+    if (pf_spool_path(sp, "active", id, path, sizeof(path)) != 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return -1;
+    if (fstat(fd, &sb) != 0)
+        goto fail;
+    *buf = xmalloc((size_t)sb.st_size + 1);
+    while (got < (size_t)sb.st_size) {
+        ssize_t n = read(fd, *buf + got, (size_t)sb.st_size - got);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            goto fail;
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    *len = got;
+    close(fd);
+    return 0;
+
+fail:
+    saved = errno;
+    close(fd);
+    free(*buf);
+    *buf = NULL;
+    errno = saved;
+    return -1;
+}
+
+/* Make the hash directory of `path' (everything before its last slash). */
+static int make_parent(const char *path, struct pf_spool_stats *st)
+{
+    char dir[4096];
+    char *slash;
+
+    snprintf(dir, sizeof(dir), "%s", path);
+    if ((slash = strrchr(dir, '/')) == NULL)
+        return -1;
+    *slash = 0;
+    if (mkdir(dir, 0700) == 0)
+        st->mkdirs++;
+    else if (errno != EEXIST)
+        return -1;
+    return 0;
+}
+
+int pf_spool_defer(const struct pf_spool *sp, const char *id, long retry_sec,
+                   struct pf_spool_stats *st)
+{
+    char from[4096], to[4096];
+    struct timeval times[2];
+
+    if (pf_spool_path(sp, "active", id, from, sizeof(from)) != 0 ||
+        pf_spool_path(sp, "deferred", id, to, sizeof(to)) != 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    times[0].tv_sec = times[1].tv_sec = retry_sec;
+    times[0].tv_usec = times[1].tv_usec = 0;
+    if (utimes(from, times) != 0)
+        return -1;
+    st->utimes++;
+    /* Hash directories are made when first needed, as Postfix makes them. */
+    if (rename(from, to) != 0 && (errno != ENOENT || make_parent(to, st) != 0 || rename(from, to) != 0))
+        return -1;
+    st->renames++;
+    return 0;
+}
+
+int pf_spool_log_append(const struct pf_spool *sp, const char *log, const char *id,
+                        const char *text, struct pf_spool_stats *st)
+{
+    char path[4096];
+    size_t len = strlen(text);
+    int fd, status = 0;
+
+    if (pf_spool_path(sp, log, id, path, sizeof(path)) != 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (fd < 0 && errno == ENOENT && make_parent(path, st) == 0)
+        fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    st->creates++;
+    if (write_all(fd, text, len, st) != 0 || sync_file(sp, fd, st) != 0)
+        status = -1;
+    if (close(fd) != 0)
+        status = -1;
+    return status;
+}
+
+int pf_spool_log_remove(const struct pf_spool *sp, const char *log, const char *id,
+                        struct pf_spool_stats *st)
+{
+    char path[4096];
+
+    if (pf_spool_path(sp, log, id, path, sizeof(path)) != 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (unlink(path) != 0)
+        return errno == ENOENT ? 0 : -1;
+    st->unlinks++;
+    return 0;
+}
+
+int pf_spool_corrupt(const struct pf_spool *sp, const char *queue, const char *id)
+{
+    char from[4096], to[4096];
+
+    if (pf_spool_path(sp, queue, id, from, sizeof(from)) != 0 ||
+        pf_spool_path(sp, "corrupt", id, to, sizeof(to)) != 0) {
+        errno = EINVAL;
+        return -1;
+    }
+    return rename(from, to);
 }
 
 int pf_spool_mark_done(const struct pf_spool *sp, const char *id, size_t offset,

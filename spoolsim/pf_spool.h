@@ -35,8 +35,10 @@ struct pf_spool {
 
 /* Counters a caller may keep per thread and add up. */
 struct pf_spool_stats {
-    uint64_t creates, renames, unlinks, probes, fsyncs, chmods, writes, bytes;
+    uint64_t creates, renames, unlinks, probes, fsyncs, chmods, writes, bytes, utimes, mkdirs;
 };
+
+void pf_spool_stats_add(struct pf_spool_stats *to, const struct pf_spool_stats *from);
 
 /* Make `dir' and its queue subdirectories (0700) if missing; -1 and a message if unusable. */
 int pf_spool_open(struct pf_spool *sp, const char *dir, char *err, size_t errlen);
@@ -45,8 +47,34 @@ void pf_spool_close(struct pf_spool *sp);
 int pf_spool_enqueue(const struct pf_spool *sp, const struct pf_qfile *q, char *id, size_t idlen,
                      struct pf_spool_stats *st);
 
-/* incoming/ID -> active/ID */
-int pf_spool_activate(const struct pf_spool *sp, const char *id, struct pf_spool_stats *st);
+/* incoming/ID (or deferred/X/ID with from_deferred) -> active/ID */
+int pf_spool_activate(const struct pf_spool *sp, const char *id, int from_deferred,
+                      struct pf_spool_stats *st);
+
+/* Read active/ID whole into a malloc'd buffer. */
+int pf_spool_read(const struct pf_spool *sp, const char *id, char **buf, size_t *len);
+
+/*
+ * A deferral as Postfix's qmgr makes it: the next retry time becomes the
+ * file's mtime, then active/ID -> deferred/X/ID (X made on first use).
+ */
+int pf_spool_defer(const struct pf_spool *sp, const char *id, long retry_sec,
+                   struct pf_spool_stats *st);
+
+/*
+ * Append `text' to the per-message log `log' ("defer" or "bounce") and
+ * sync it, as Postfix's bounce service does: open O_APPEND (making the hash
+ * directory on first use), write, fsync, close.
+ */
+int pf_spool_log_append(const struct pf_spool *sp, const char *log, const char *id,
+                        const char *text, struct pf_spool_stats *st);
+
+/* Remove a per-message log; a missing one is no error. */
+int pf_spool_log_remove(const struct pf_spool *sp, const char *log, const char *id,
+                        struct pf_spool_stats *st);
+
+/* queue/ID -> corrupt/ID: a file the queue manager cannot read is kept, not delivered. */
+int pf_spool_corrupt(const struct pf_spool *sp, const char *queue, const char *id);
 
 /* Overwrite the R of recipient record at `offset' with D, in active/ID. */
 int pf_spool_mark_done(const struct pf_spool *sp, const char *id, size_t offset,
@@ -58,6 +86,20 @@ int pf_spool_remove(const struct pf_spool *sp, const char *id, struct pf_spool_s
 /* The path of ID in `queue' ("incoming", "deferred", ...), hashed where Postfix hashes. */
 int pf_spool_path(const struct pf_spool *sp, const char *queue, const char *id, char *out,
                   size_t len);
+
+/*
+ * Recovery at start (spool-profiles.md E.2), before anything else uses the
+ * spool: files left in active/ go back to incoming/; temporary files and
+ * files without the 0700 mark are incomplete and removed; what remains in
+ * incoming/ and deferred/ is reported to `found' (queue, ID, mtime) in
+ * that order. Defer and bounce logs whose message is gone are removed.
+ */
+struct pf_recovery {
+    unsigned requeued, incomplete, removed_logs, found_incoming, found_deferred;
+};
+typedef void (*pf_spool_found_fn)(void *ctx, const char *queue, const char *id, long mtime);
+int pf_spool_recover(const struct pf_spool *sp, pf_spool_found_fn found, void *ctx,
+                     struct pf_recovery *rec, char *err, size_t errlen);
 
 const char *pf_sync_name(enum pf_sync sync);
 int pf_sync_parse(const char *name, enum pf_sync *sync);

@@ -17,6 +17,7 @@ static const struct {
     int (*run)(int argc, char **argv);
     const char *summary;
 } subcommands[] = {
+    {"relay", spoolsim_relay, "a queue daemon writing a Postfix spool, relaying to a next hop"},
     {"postmark", spoolsim_postmark, "the PostMark 1.53 workload, faithful, with precise timing"},
 };
 

@@ -8,5 +8,6 @@
 #define SPOOLSIM_SPOOLSIM_H
 
 int spoolsim_postmark(int argc, char **argv);
+int spoolsim_relay(int argc, char **argv);
 
 #endif

@@ -90,7 +90,7 @@ START_TEST(test_life_of_a_message)
     ck_assert_uint_eq(st.chmods, 1);
     ck_assert_uint_eq(st.fsyncs, 1);
     /* The queue manager's side. */
-    ck_assert_int_eq(pf_spool_activate(&sp, id, &st), 0);
+    ck_assert_int_eq(pf_spool_activate(&sp, id, 0, &st), 0);
     ck_assert_int_eq(count_entries("incoming"), 0);
     ck_assert_int_eq(count_entries("active"), 1);
     ck_assert_int_eq(pf_spool_mark_done(&sp, id, q.rcpt_offsets[1], &st), 0);

@@ -1,0 +1,42 @@
+/*
+ * io_pool - blocking work off the event loop, completions back on it.
+ *
+ * A pool is a FIFO of jobs and N threads that run them. A job's work()
+ * runs on a pool thread and may block on the disk; its done() runs later
+ * on the loop thread, from an event, so everything that owns sockets and
+ * state stays single-threaded. With one thread a pool runs its jobs in
+ * the order they were submitted: that is how the relay models Postfix's
+ * single queue manager, and many threads model its many cleanup processes.
+ */
+#ifndef SPOOLSIM_IO_POOL_H
+#define SPOOLSIM_IO_POOL_H
+
+#include <event2/event.h>
+
+struct io_job {
+    struct io_job *next;
+    void (*work)(struct io_job *job); /* pool thread */
+    void (*done)(struct io_job *job); /* loop thread */
+};
+
+struct io_pool;
+
+struct io_pool *io_pool_new(struct event_base *base, unsigned threads);
+
+/* Queue a job; the caller keeps it alive until done() has run. */
+void io_pool_submit(struct io_pool *pool, struct io_job *job);
+
+/* Jobs submitted whose done() has not run yet. */
+unsigned io_pool_pending(const struct io_pool *pool);
+
+/*
+ * Outside the loop (at shutdown): wait until every job submitted has
+ * finished its work, and run the done() callbacks here, including those of
+ * jobs they submit in turn.
+ */
+void io_pool_drain(struct io_pool *pool);
+
+/* Stop the threads (after the queued jobs) and free the pool; drain first. */
+void io_pool_free(struct io_pool *pool);
+
+#endif

@@ -1,0 +1,266 @@
+/*
+ * relay - `spoolsim relay': a queue daemon with Postfix's spool.
+ *
+ * Set-up and tear-down: the options, the spool (made if missing, locked
+ * against a second relay, recovered after a crash), the listener, the two
+ * I/O pools, the signals. A stop (SIGINT, SIGTERM) refuses new work, lets
+ * the messages in flight reach a safe state for up to 10 seconds, and
+ * prints the summary; whatever is still queued stays in the spool for the
+ * next start.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <event2/listener.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "endpoint.h"
+#include "msg.h"
+#include "relay_private.h"
+#include "spoolsim.h"
+
+#define STOP_GRACE 10 /* seconds for deliveries in flight at a stop */
+
+/* One relay per spool: a second one would deliver the same files. */
+static int lock_spool(const char *dir, char *err, size_t errlen)
+{
+    char path[4096], pid[32];
+    int fd;
+
+    snprintf(path, sizeof(path), "%s/pid", dir);
+    if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+        return -1;
+    }
+    snprintf(path, sizeof(path), "%s/pid/relay.pid", dir);
+    if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0) {
+        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
+        return -1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        ssize_t n = read(fd, pid, sizeof(pid) - 1);
+
+        pid[n > 0 ? n : 0] = 0;
+        pid[strcspn(pid, "\n")] = 0;
+        snprintf(err, errlen, "spool %s is in use by another relay (pid %s)", dir,
+                 pid[0] ? pid : "unknown");
+        close(fd);
+        return -1;
+    }
+    snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, strlen(pid), 0) < 0)
+        msg_warn("cannot write %s: %s", path, strerror(errno));
+    return fd; /* held until exit */
+}
+
+static int open_listener(const struct relay_options *opts)
+{
+    struct endpoint ep;
+    char err[256];
+    int fd;
+
+    if (endpoint_parse_server(opts->listen, &ep, err, sizeof(err)) != 0)
+        msg_usage("--listen: %s", err);
+    if ((fd = endpoint_listen(&ep, AF_UNSPEC, (int)opts->backlog, err, sizeof(err))) < 0)
+        msg_fatal("%s", err);
+    endpoint_free(&ep);
+    if (opts->port_file) {
+        FILE *fp = fopen(opts->port_file, "w");
+
+        if (fp == NULL || fprintf(fp, "%d\n", endpoint_local_port(fd)) < 0 || fclose(fp) != 0)
+            msg_fatal("cannot write port file %s: %s", opts->port_file, strerror(errno));
+    }
+    return fd;
+}
+
+static void on_accept(struct evconnlistener *listener, evutil_socket_t fd, struct sockaddr *addr,
+                      int addrlen, void *arg)
+{
+    struct relay *r = arg;
+
+    (void)listener;
+    (void)addrlen;
+    relay_smtpd_accept(r, fd, addr);
+}
+
+static void on_resume_accept(evutil_socket_t fd, short what, void *arg)
+{
+    struct relay *r = arg;
+
+    (void)fd;
+    (void)what;
+    if (!r->stopping)
+        evconnlistener_enable(r->listener);
+}
+
+/*
+ * Out of descriptors, accept() fails at once and would fail again in a
+ * busy loop: pause the listener briefly. Connections wait in the backlog;
+ * the sessions already open go on undisturbed.
+ */
+static void on_accept_error(struct evconnlistener *listener, void *arg)
+{
+    struct relay *r = arg;
+    struct timeval pause = {0, 100000};
+
+    if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+        evconnlistener_disable(listener);
+        event_base_once(r->base, -1, EV_TIMEOUT, on_resume_accept, r, &pause);
+    }
+    msg_warn("accept: %s", strerror(errno));
+}
+
+static void check_stopped(struct relay *r)
+{
+    if (r->stopping && relay_qmgr_idle(r))
+        event_base_loopexit(r->base, NULL);
+}
+
+static void on_stats_timer(evutil_socket_t fd, short what, void *arg)
+{
+    struct relay *r = arg;
+
+    (void)fd;
+    (void)what;
+    relay_stats_sample(r);
+    check_stopped(r);
+}
+
+static void on_stop_timer(evutil_socket_t fd, short what, void *arg)
+{
+    struct relay *r = arg;
+
+    (void)fd;
+    (void)what;
+    if (!relay_qmgr_idle(r))
+        msg_warn("stopping with deliveries in flight; they stay queued for the next start");
+    event_base_loopbreak(r->base);
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+    struct relay *r = arg;
+    struct timeval grace = {STOP_GRACE, 0}, poll = {0, 20000};
+
+    (void)what;
+    if (r->stopping) {
+        event_base_loopbreak(r->base); /* a second signal: now */
+        return;
+    }
+    if (r->opts->verbose)
+        msg_info("signal %d: stopping", (int)sig);
+    r->stopping = 1;
+    evconnlistener_disable(r->listener);
+    relay_smtpd_close_all(r);
+    r->stop_timer = evtimer_new(r->base, on_stop_timer, r);
+    evtimer_add(r->stop_timer, &grace);
+    /* Check for quiet often; the stats timer may be slow. */
+    event_del(r->stats_timer);
+    event_assign(r->stats_timer, r->base, -1, EV_PERSIST, on_stats_timer, r);
+    evtimer_add(r->stats_timer, &poll);
+}
+
+static void recover(struct relay *r)
+{
+    struct pf_recovery rec;
+    char err[512];
+
+    if (pf_spool_recover(&r->spool, relay_qmgr_found, r, &rec, err, sizeof(err)) != 0)
+        msg_fatal("recovery of %s: %s", r->spool.dir, err);
+    if (rec.requeued || rec.incomplete || rec.removed_logs || rec.found_incoming ||
+        rec.found_deferred)
+        msg_info("recovered %s: %u back from active/, %u incomplete removed, %u stale logs "
+                 "removed; %u to deliver, %u deferred",
+                 r->spool.dir, rec.requeued, rec.incomplete, rec.removed_logs, rec.found_incoming,
+                 rec.found_deferred);
+}
+
+int spoolsim_relay(int argc, char **argv)
+{
+    struct relay_options opts;
+    struct relay r;
+    struct event *sigint, *sigterm;
+    struct timeval interval;
+    char err[8192];
+    int listen_fd, lock_fd;
+
+    relay_options_parse(&opts, argc, argv);
+    msg_set_verbose(opts.verbose);
+    signal(SIGPIPE, SIG_IGN);
+    memset(&r, 0, sizeof(r));
+    r.opts = &opts;
+    relay_stats_init(&r.stats);
+    r.spool.long_ids = opts.long_ids;
+    r.spool.hash_depth = opts.hash_depth;
+    r.spool.sync = opts.sync;
+    if (pf_spool_open(&r.spool, opts.spool, err, sizeof(err)) != 0)
+        msg_fatal("%s", err);
+    if ((lock_fd = lock_spool(opts.spool, err, sizeof(err))) < 0)
+        msg_fatal("%s", err);
+    if (relay_smtp_init(&r, err, sizeof(err)) != 0)
+        msg_usage("--next-hop %s: %s", opts.next_hop, err);
+    if (relay_local_init(&r, err, sizeof(err)) != 0)
+        msg_fatal("%s", err);
+    relay_smtpd_build_ehlo(&r);
+    listen_fd = open_listener(&opts);
+
+    if ((r.base = event_base_new()) == NULL)
+        msg_fatal("cannot create an event base");
+    r.cleanup = io_pool_new(r.base, opts.cleanup_threads);
+    r.qmgr = opts.qmgr == RELAY_QMGR_SINGLE ? io_pool_new(r.base, 1) : r.cleanup;
+    r.start_ns = clock_now_ns();
+    recover(&r);
+    r.listener = evconnlistener_new(r.base, on_accept, &r, LEV_OPT_CLOSE_ON_FREE, -1, listen_fd);
+    if (r.listener == NULL)
+        msg_fatal("cannot listen on %s", opts.listen);
+    evconnlistener_set_error_cb(r.listener, on_accept_error);
+    sigint = evsignal_new(r.base, SIGINT, on_signal, &r);
+    sigterm = evsignal_new(r.base, SIGTERM, on_signal, &r);
+    evsignal_add(sigint, NULL);
+    evsignal_add(sigterm, NULL);
+    r.stats_timer = event_new(r.base, -1, EV_PERSIST, on_stats_timer, &r);
+    interval.tv_sec = (time_t)opts.stats_interval;
+    interval.tv_usec = (suseconds_t)((opts.stats_interval - (double)interval.tv_sec) * 1e6);
+    evtimer_add(r.stats_timer, &interval);
+    relay_stats_sample(&r);
+    relay_qmgr_kick(&r);
+
+    event_base_dispatch(r.base);
+
+    r.stop_ns = clock_now_ns();
+    r.stopping = 1;
+    relay_stats_sample(&r);
+    relay_smtp_close_all(&r);
+    /* Let every file operation under way finish: none may be cut off halfway. */
+    io_pool_drain(r.cleanup);
+    if (r.qmgr != r.cleanup)
+        io_pool_drain(r.qmgr);
+    if (!opts.quiet)
+        relay_stats_print(&r, stderr);
+    if (opts.json && relay_stats_write_json(&r, opts.json) != 0)
+        msg_warn("cannot write %s: %s", opts.json, strerror(errno));
+    relay_smtpd_free_all(&r);
+    relay_qmgr_free_all(&r);
+    if (r.qmgr != r.cleanup)
+        io_pool_free(r.qmgr);
+    io_pool_free(r.cleanup);
+    event_free(sigint);
+    event_free(sigterm);
+    event_free(r.stats_timer);
+    if (r.stop_timer)
+        event_free(r.stop_timer);
+    evconnlistener_free(r.listener);
+    event_base_free(r.base);
+    relay_stats_free(&r.stats);
+    pf_spool_close(&r.spool);
+    close(lock_fd);
+    return 0;
+}

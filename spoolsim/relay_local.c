@@ -1,0 +1,135 @@
+/*
+ * relay_local - the next hops that are not SMTP.
+ *
+ * discard: every recipient is delivered at once, so that a run measures
+ * the spool and nothing behind it. maildir:DIR: one copy of each message
+ * is written into a Maildir as a local delivery agent does it (create in
+ * tmp/ with O_EXCL, write, fsync, rename into new/), on a cleanup thread;
+ * its file operations are counted apart from the spool's.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "msg.h"
+#include "relay_private.h"
+
+#define MSG_OF(job) ((struct relay_msg *)((char *)(job) - offsetof(struct relay_msg, job)))
+
+static void set_pending(struct relay_msg *m, enum relay_rcpt_result result, const char *reason)
+{
+    for (unsigned i = 0; i < m->view.rcpt_count; i++)
+        if (!m->view.rcpts[i].done)
+            m->results[i] = result;
+    snprintf(m->reason, sizeof(m->reason), "%s", reason);
+}
+
+int relay_local_init(struct relay *r, char *err, size_t errlen)
+{
+    static const char *const subdirs[] = {"", "/tmp", "/new", "/cur"};
+    const char *dir = r->opts->hop_arg;
+
+    if (r->opts->hop_kind != RELAY_HOP_MAILDIR)
+        return 0;
+    for (size_t i = 0; i < sizeof(subdirs) / sizeof(subdirs[0]); i++) {
+        char path[4096];
+
+        snprintf(path, sizeof(path), "%s%s", dir, subdirs[i]);
+        if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+            snprintf(err, errlen, "cannot create Maildir %s: %s", path, strerror(errno));
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t done = write(fd, p, n);
+
+        if (done < 0 && errno == EINTR)
+            continue;
+        if (done <= 0)
+            return -1;
+        p += done;
+        n -= (size_t)done;
+    }
+    return 0;
+}
+
+static void maildir_work(struct io_job *job)
+{
+    struct relay_msg *m = MSG_OF(job);
+    const char *dir = m->relay->opts->hop_arg;
+    char tmp[4096], new[4096];
+    size_t len;
+    char *text = pf_qfile_content_text(m->file, &m->view, &len);
+    int fd;
+
+    snprintf(tmp, sizeof(tmp), "%s/tmp/%s", dir, m->maildir_name);
+    snprintf(new, sizeof(new), "%s/new/%s", dir, m->maildir_name);
+    m->job_status = -1;
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+        m->hop_st.creates++;
+        if (write_all(fd, text, len) == 0 && (m->hop_st.fsyncs++, fsync(fd) == 0) &&
+            close(fd) == 0) {
+            fd = -1;
+            if (rename(tmp, new) == 0) {
+                m->hop_st.renames++;
+                m->job_status = 0;
+            }
+        }
+        m->job_errno = errno;
+        if (fd >= 0)
+            close(fd);
+        if (m->job_status != 0)
+            unlink(tmp);
+    } else {
+        m->job_errno = errno;
+    }
+    free(text);
+}
+
+static void maildir_done(struct io_job *job)
+{
+    struct relay_msg *m = MSG_OF(job);
+    struct relay *r = m->relay;
+
+    pf_spool_stats_add(&r->stats.maildir, &m->hop_st);
+    memset(&m->hop_st, 0, sizeof(m->hop_st));
+    if (m->job_status == 0) {
+        set_pending(m, RCPT_SENT, "delivered to maildir");
+    } else {
+        char reason[300];
+
+        snprintf(reason, sizeof(reason), "cannot write to maildir: %s", strerror(m->job_errno));
+        set_pending(m, RCPT_DEFERRED, reason);
+    }
+    relay_qmgr_delivered(m);
+}
+
+void relay_local_deliver(struct relay *r, struct relay_msg *m)
+{
+    struct timeval tv;
+
+    if (r->opts->hop_kind == RELAY_HOP_DISCARD) {
+        set_pending(m, RCPT_SENT, "discarded");
+        relay_qmgr_delivered(m);
+        return;
+    }
+    gettimeofday(&tv, NULL);
+    snprintf(m->maildir_name, sizeof(m->maildir_name), "%ld.M%ldP%ldQ%lu.%s", (long)tv.tv_sec,
+             (long)tv.tv_usec, (long)getpid(), ++r->maildir_sequence, r->opts->hostname);
+    m->job.work = maildir_work;
+    m->job.done = maildir_done;
+    io_pool_submit(r->cleanup, &m->job);
+}

@@ -1,0 +1,268 @@
+/*
+ * relay_options - the command line of `spoolsim relay'; see relay_options.h.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "msg.h"
+#include "optarg.h"
+#include "relay_options.h"
+#include "workload.h"
+
+enum {
+    OPT_SYNC = 256,
+    OPT_LONG_IDS,
+    OPT_HASH_DEPTH,
+    OPT_CLEANUP_THREADS,
+    OPT_QMGR,
+    OPT_CONCURRENCY,
+    OPT_ACTIVE_LIMIT,
+    OPT_MIN_BACKOFF,
+    OPT_MAX_BACKOFF,
+    OPT_MAX_LIFETIME,
+    OPT_MAX_SIZE,
+    OPT_MAX_RCPT,
+    OPT_TIMEOUT,
+    OPT_HOP_TIMEOUT,
+    OPT_STATS_INTERVAL,
+    OPT_BACKLOG,
+    OPT_BARE_LF,
+    OPT_HOSTNAME,
+    OPT_PORT_FILE,
+    OPT_JSON,
+    OPT_HELP,
+    OPT_VERSION,
+};
+
+static void usage(FILE *fp)
+{
+    fprintf(fp,
+            "Usage: spoolsim relay --spool DIR [options]\n"
+            "\n"
+            "A queue daemon shaped like Postfix: it accepts mail over SMTP, writes each\n"
+            "message into a Postfix queue under DIR (create, rename, write, fchmod 0700,\n"
+            "fsync, and only then 250), moves it to active/, delivers it to the next hop,\n"
+            "and unlinks it. 4xx answers defer it to deferred/ with a fsync'ed defer log\n"
+            "and a retry; 5xx answers bounce it. SIGINT or SIGTERM stops it with a summary.\n"
+            "\n"
+            "Options:\n"
+            "  -s, --spool DIR         the queue directory (made, with its queues, if missing)\n"
+            "  -l, --listen ADDR       where to accept SMTP (127.0.0.1:2525; port 0 = any)\n"
+            "  -n, --next-hop HOP      HOST:PORT (SMTP), discard, or maildir:DIR (discard)\n"
+            "  --sync POLICY           fsync (as Postfix), fdatasync or none (fsync)\n"
+            "  --long-ids              Postfix's long queue IDs (enable_long_queue_ids)\n"
+            "  --hash-depth N          levels of hashing for deferred/ and defer/ (1)\n"
+            "  --cleanup-threads N     threads that write new queue files, Postfix's cleanup\n"
+            "                          processes: fsyncs in flight at once (20)\n"
+            "  --qmgr single|pool      queue moves on one thread, in order, as Postfix's\n"
+            "                          qmgr (single), or on the cleanup threads (pool)\n"
+            "  --concurrency N         connections to the next hop (20)\n"
+            "  --active-limit N        messages in active/ at once (20000)\n"
+            "  --min-backoff TIME      first retry delay of a deferred message (1s)\n"
+            "  --max-backoff TIME      longest retry delay; doubles up to it (10s)\n"
+            "  --max-lifetime TIME     bounce what is still deferred after this (5d)\n"
+            "  --max-size BYTES        message size limit, SIZE advertised (10240000)\n"
+            "  --max-rcpt N            recipients per message (1000)\n"
+            "  --timeout SECONDS       client idle time before 421 (300)\n"
+            "  --hop-timeout SECONDS   next-hop reply time before deferral (30)\n"
+            "  --bare-lf POLICY        strict, normalize or lenient (normalize)\n"
+            "  --backlog N             listen backlog (1024)\n"
+            "  --hostname NAME         in the greeting and EHLO (spoolsim.localdomain)\n"
+            "  --stats-interval SEC    queue-depth sampling period (1)\n"
+            "  --port-file FILE        write the port once listening (for port 0)\n"
+            "  --json FILE             write the summary as JSON at exit (- = stdout)\n"
+            "  -q, --quiet             no summary on standard error\n"
+            "  -v, --verbose           log every message's path through the queue\n"
+            "  --help, --version\n"
+            "\n"
+            "TIME is a number with s, ms, m, h or d (e.g. 500ms, 10s).\n");
+}
+
+static uint64_t duration(const char *text, const char *what)
+{
+    return (uint64_t)(optarg_seconds(text, what) * 1e9);
+}
+
+static void parse_next_hop(struct relay_options *opts, const char *hop)
+{
+    opts->next_hop = hop;
+    if (strcmp(hop, "discard") == 0) {
+        opts->hop_kind = RELAY_HOP_DISCARD;
+        opts->hop_arg = NULL;
+    } else if (strncmp(hop, "maildir:", 8) == 0) {
+        if (hop[8] == '\0')
+            msg_usage("--next-hop maildir: needs a directory");
+        opts->hop_kind = RELAY_HOP_MAILDIR;
+        opts->hop_arg = hop + 8;
+    } else {
+        opts->hop_kind = RELAY_HOP_SMTP;
+        opts->hop_arg = hop;
+    }
+}
+
+void relay_options_parse(struct relay_options *opts, int argc, char **argv)
+{
+    static const struct option long_options[] = {
+        {"spool", required_argument, NULL, 's'},
+        {"listen", required_argument, NULL, 'l'},
+        {"next-hop", required_argument, NULL, 'n'},
+        {"sync", required_argument, NULL, OPT_SYNC},
+        {"long-ids", no_argument, NULL, OPT_LONG_IDS},
+        {"hash-depth", required_argument, NULL, OPT_HASH_DEPTH},
+        {"cleanup-threads", required_argument, NULL, OPT_CLEANUP_THREADS},
+        {"qmgr", required_argument, NULL, OPT_QMGR},
+        {"concurrency", required_argument, NULL, OPT_CONCURRENCY},
+        {"active-limit", required_argument, NULL, OPT_ACTIVE_LIMIT},
+        {"min-backoff", required_argument, NULL, OPT_MIN_BACKOFF},
+        {"max-backoff", required_argument, NULL, OPT_MAX_BACKOFF},
+        {"max-lifetime", required_argument, NULL, OPT_MAX_LIFETIME},
+        {"max-size", required_argument, NULL, OPT_MAX_SIZE},
+        {"max-rcpt", required_argument, NULL, OPT_MAX_RCPT},
+        {"timeout", required_argument, NULL, OPT_TIMEOUT},
+        {"hop-timeout", required_argument, NULL, OPT_HOP_TIMEOUT},
+        {"bare-lf", required_argument, NULL, OPT_BARE_LF},
+        {"backlog", required_argument, NULL, OPT_BACKLOG},
+        {"hostname", required_argument, NULL, OPT_HOSTNAME},
+        {"stats-interval", required_argument, NULL, OPT_STATS_INTERVAL},
+        {"port-file", required_argument, NULL, OPT_PORT_FILE},
+        {"json", required_argument, NULL, OPT_JSON},
+        {"quiet", no_argument, NULL, 'q'},
+        {"verbose", no_argument, NULL, 'v'},
+        {"help", no_argument, NULL, OPT_HELP},
+        {"version", no_argument, NULL, OPT_VERSION},
+        {NULL, 0, NULL, 0},
+    };
+    int ch;
+
+    memset(opts, 0, sizeof(*opts));
+    opts->listen = "127.0.0.1:2525";
+    parse_next_hop(opts, "discard");
+    opts->sync = PF_SYNC_FSYNC;
+    opts->hash_depth = 1;
+    opts->cleanup_threads = 20;
+    opts->qmgr = RELAY_QMGR_SINGLE;
+    opts->concurrency = 20;
+    opts->active_limit = 20000;
+    opts->min_backoff_ns = 1 * CLOCK_NS_PER_SEC;
+    opts->max_backoff_ns = 10 * CLOCK_NS_PER_SEC;
+    opts->max_lifetime_ns = 5ULL * 86400 * CLOCK_NS_PER_SEC;
+    opts->max_size = 10240000;
+    opts->max_rcpt = 1000;
+    opts->timeout = 300;
+    opts->hop_timeout = 30;
+    opts->stats_interval = 1;
+    opts->backlog = 1024;
+    opts->bare_lf = SMTP_BARE_LF_NORMALIZE;
+    opts->hostname = "spoolsim.localdomain";
+
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "s:l:n:qv", long_options, NULL)) != -1) {
+        switch (ch) {
+        case 's':
+            opts->spool = optarg;
+            break;
+        case 'l':
+            opts->listen = optarg;
+            break;
+        case 'n':
+            parse_next_hop(opts, optarg);
+            break;
+        case OPT_SYNC:
+            if (pf_sync_parse(optarg, &opts->sync) != 0)
+                msg_usage("bad --sync \"%s\" (fsync, fdatasync or none)", optarg);
+            break;
+        case OPT_LONG_IDS:
+            opts->long_ids = 1;
+            break;
+        case OPT_HASH_DEPTH:
+            opts->hash_depth = (int)optarg_count(optarg, "--hash-depth", 0, 4);
+            break;
+        case OPT_CLEANUP_THREADS:
+            opts->cleanup_threads = (unsigned)optarg_count(optarg, "--cleanup-threads", 1, 1000);
+            break;
+        case OPT_QMGR:
+            if (strcmp(optarg, "single") == 0)
+                opts->qmgr = RELAY_QMGR_SINGLE;
+            else if (strcmp(optarg, "pool") == 0)
+                opts->qmgr = RELAY_QMGR_POOL;
+            else
+                msg_usage("bad --qmgr \"%s\" (single or pool)", optarg);
+            break;
+        case OPT_CONCURRENCY:
+            opts->concurrency = (unsigned)optarg_count(optarg, "--concurrency", 1, 10000);
+            break;
+        case OPT_ACTIVE_LIMIT:
+            opts->active_limit = (unsigned)optarg_count(optarg, "--active-limit", 1, 10000000);
+            break;
+        case OPT_MIN_BACKOFF:
+            opts->min_backoff_ns = duration(optarg, "--min-backoff");
+            break;
+        case OPT_MAX_BACKOFF:
+            opts->max_backoff_ns = duration(optarg, "--max-backoff");
+            break;
+        case OPT_MAX_LIFETIME:
+            opts->max_lifetime_ns = duration(optarg, "--max-lifetime");
+            break;
+        case OPT_MAX_SIZE:
+            if (parse_size(optarg, &opts->max_size) != 0 || opts->max_size == 0)
+                msg_usage("bad --max-size \"%s\"", optarg);
+            break;
+        case OPT_MAX_RCPT:
+            opts->max_rcpt = (unsigned)optarg_count(optarg, "--max-rcpt", 1, 100000);
+            break;
+        case OPT_TIMEOUT:
+            opts->timeout = optarg_seconds(optarg, "--timeout");
+            break;
+        case OPT_HOP_TIMEOUT:
+            opts->hop_timeout = optarg_seconds(optarg, "--hop-timeout");
+            break;
+        case OPT_BARE_LF:
+            if (smtp_bare_lf_policy_parse(optarg, &opts->bare_lf) != 0)
+                msg_usage("bad --bare-lf \"%s\" (strict, normalize or lenient)", optarg);
+            break;
+        case OPT_BACKLOG:
+            opts->backlog = (unsigned)optarg_count(optarg, "--backlog", 1, 65535);
+            break;
+        case OPT_HOSTNAME:
+            opts->hostname = optarg;
+            break;
+        case OPT_STATS_INTERVAL:
+            opts->stats_interval = optarg_seconds(optarg, "--stats-interval");
+            break;
+        case OPT_PORT_FILE:
+            opts->port_file = optarg;
+            break;
+        case OPT_JSON:
+            opts->json = optarg;
+            break;
+        case 'q':
+            opts->quiet = 1;
+            break;
+        case 'v':
+            opts->verbose++;
+            break;
+        case OPT_HELP:
+            usage(stdout);
+            exit(0);
+        case OPT_VERSION:
+            printf("spoolsim relay %s\n", PACKAGE_VERSION);
+            exit(0);
+        default:
+            msg_usage("unknown option (see spoolsim relay --help)");
+        }
+    }
+    if (optind < argc)
+        msg_usage("unexpected argument \"%s\"", argv[optind]);
+    if (opts->spool == NULL)
+        msg_usage("no spool directory: --spool DIR is required");
+    if (opts->min_backoff_ns > opts->max_backoff_ns)
+        msg_usage("--min-backoff is longer than --max-backoff");
+    if (opts->timeout <= 0 || opts->hop_timeout <= 0 || opts->stats_interval <= 0)
+        msg_usage("timeouts and --stats-interval must be positive");
+}

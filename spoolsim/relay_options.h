@@ -1,0 +1,54 @@
+/*
+ * relay_options - the command line of `spoolsim relay'.
+ *
+ * relay_options_parse() fills the options from argv with the defaults a
+ * benchmark wants (short retry times, Postfix's limits elsewhere), and
+ * ends the program with exit status 2 on a usage error, naming it.
+ */
+#ifndef SPOOLSIM_RELAY_OPTIONS_H
+#define SPOOLSIM_RELAY_OPTIONS_H
+
+#include <stdint.h>
+
+#include "pf_spool.h"
+#include "smtp_data.h"
+
+enum relay_hop_kind { RELAY_HOP_DISCARD, RELAY_HOP_SMTP, RELAY_HOP_MAILDIR };
+
+/* Where the queue manager's file operations run. */
+enum relay_qmgr_shape {
+    RELAY_QMGR_SINGLE, /* one thread, in order: Postfix's single qmgr */
+    RELAY_QMGR_POOL,   /* on the cleanup pool, concurrently */
+};
+
+struct relay_options {
+    const char *listen;
+    const char *spool;
+    const char *next_hop;
+    enum relay_hop_kind hop_kind;
+    const char *hop_arg; /* HOST:PORT or the Maildir */
+    enum pf_sync sync;
+    int long_ids;
+    int hash_depth;
+    unsigned cleanup_threads;
+    enum relay_qmgr_shape qmgr;
+    unsigned concurrency;  /* connections to the next hop */
+    unsigned active_limit; /* messages in active/ at once */
+    uint64_t min_backoff_ns, max_backoff_ns, max_lifetime_ns;
+    uint64_t max_size;
+    unsigned max_rcpt;
+    double timeout;     /* client idle time, seconds */
+    double hop_timeout; /* next hop reply time, seconds */
+    double stats_interval;
+    unsigned backlog;
+    enum smtp_bare_lf_policy bare_lf;
+    const char *hostname;
+    const char *port_file;
+    const char *json;
+    int quiet;
+    int verbose;
+};
+
+void relay_options_parse(struct relay_options *opts, int argc, char **argv);
+
+#endif

@@ -1,0 +1,155 @@
+/*
+ * relay_private - what the modules of `spoolsim relay' share.
+ *
+ * relay.c          the daemon: set-up, recovery, signals, the summary
+ * relay_smtpd.c    SMTP sessions from clients; a message becomes a queue
+ *                  file on a cleanup thread before its 250
+ * relay_qmgr.c     the queue manager: activation, retries, deferral,
+ *                  removal; the file work in order on its own thread
+ * relay_smtp.c     delivery over SMTP to the next hop, with a connection
+ *                  limit and connection reuse
+ * relay_local.c    the other next hops: discard and maildir:DIR
+ * relay_stats.c    counters, latencies, queue depths; text and JSON
+ *
+ * Everything here runs on the event loop thread, except the work()
+ * functions of io_pool jobs, which touch only their own message and the
+ * spool (whose description is read-only).
+ */
+#ifndef SPOOLSIM_RELAY_PRIVATE_H
+#define SPOOLSIM_RELAY_PRIVATE_H
+
+#include <event2/event.h>
+#include <event2/listener.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "histogram.h"
+#include "io_pool.h"
+#include "pf_qfile.h"
+#include "pf_spool.h"
+#include "relay_options.h"
+
+struct relay;
+struct relay_session;
+struct relay_conn;
+
+/* Where a message's file is now. */
+enum relay_queue { RELAY_Q_NONE, RELAY_Q_INCOMING, RELAY_Q_ACTIVE, RELAY_Q_DEFERRED };
+
+/* A recipient's outcome of one delivery attempt. */
+enum relay_rcpt_result { RCPT_UNTRIED, RCPT_SENT, RCPT_DEFERRED, RCPT_BOUNCED };
+
+struct relay_msg {
+    struct relay *relay;
+    struct relay_msg *next;               /* in one FIFO at a time */
+    struct relay_msg *all_prev, *all_next; /* every message, to free at exit */
+    char id[PF_QUEUE_ID_MAX];
+    enum relay_queue queue;
+    struct relay_session *client; /* waiting for its 250; NULL once answered or gone */
+
+    struct pf_qfile qf; /* being received and enqueued */
+    char *file;         /* the queue file as the queue manager read it */
+    size_t file_len;
+    struct pf_qfile_view view;
+    enum relay_rcpt_result *results; /* per view.rcpts, this attempt */
+    char reason[600];                /* the next hop's words for a deferral or bounce */
+    int ever_deferred;               /* a defer log may exist */
+    unsigned attempts;
+
+    /* monotonic times of this run; 0 when unknown (recovered messages) */
+    uint64_t t_mail, t_data_end, t_committed, t_active, t_deliver, t_delivered;
+
+    struct event *retry_timer;
+    struct io_job job;
+    int job_errno;
+    int job_status;
+    char job_err[200];
+    struct pf_spool_stats st;     /* what the current job did to the spool */
+    struct pf_spool_stats hop_st; /* and to a Maildir next hop */
+    char maildir_name[128];
+};
+
+struct relay_stats {
+    uint64_t received, rejected_storage, rejected_other, delivered, bounced, deferrals,
+        corrupt, recovered, expired;
+    uint64_t rcpts_sent;
+    uint64_t first_in_ns, last_out_ns; /* the busy window */
+    struct pf_spool_stats spool, maildir;
+    struct histogram receive, commit, queue_wait, delivery, end_to_end;
+    uint64_t hop_connects, hop_failures;
+    /* queue depths sampled every --stats-interval */
+    struct relay_sample {
+        double t;
+        unsigned incoming, active, deferred, delivering;
+        uint64_t received, delivered, fsyncs;
+    } *samples;
+    size_t sample_count, sample_cap;
+};
+
+struct relay {
+    const struct relay_options *opts;
+    struct event_base *base;
+    struct pf_spool spool;
+    struct io_pool *cleanup; /* receiving side: many threads */
+    struct io_pool *qmgr;    /* queue manager side: one thread, or == cleanup */
+    struct evconnlistener *listener;
+    struct relay_session *sessions;
+    unsigned session_count;
+    char ehlo_reply[512];
+
+    /* queue manager state */
+    struct relay_msg *all;
+    struct relay_msg *incoming_head, *incoming_tail; /* waiting to move to active/ */
+    struct relay_msg *ready_head, *ready_tail;       /* in active/, waiting for delivery */
+    unsigned n_incoming, n_active, n_deferred, n_delivering, n_moving;
+
+    /* next hop */
+    struct relay_conn *conns; /* all open connections */
+    unsigned conn_count, conn_idle;
+    struct sockaddr_storage hop_addr;
+    socklen_t hop_addr_len;
+    char hop_desc[128];
+    unsigned conn_starting; /* connections not yet past EHLO */
+    unsigned n_ready;       /* messages in the ready list */
+    unsigned long maildir_sequence;
+
+    int stopping;
+    uint64_t start_ns, stop_ns;
+    struct event *stats_timer, *stop_timer;
+    struct relay_stats stats;
+};
+
+/* relay_smtpd.c */
+void relay_smtpd_accept(struct relay *r, int fd, const struct sockaddr *addr);
+/* The cleanup thread has committed (or failed to commit) the client's message. */
+void relay_smtpd_committed(struct relay_session *s, struct relay_msg *m);
+void relay_smtpd_close_all(struct relay *r);
+void relay_smtpd_free_all(struct relay *r);
+void relay_smtpd_build_ehlo(struct relay *r);
+
+/* relay_qmgr.c */
+void relay_qmgr_enqueue(struct relay *r, struct relay_msg *m); /* hand a message to a cleanup thread */
+void relay_qmgr_found(void *ctx, const char *queue, const char *id, long mtime);
+void relay_qmgr_delivered(struct relay_msg *m); /* the next hop's answers are in m->results */
+void relay_qmgr_kick(struct relay *r);
+struct relay_msg *relay_qmgr_next_ready(struct relay *r); /* for a delivery agent, or NULL */
+struct relay_msg *relay_msg_new(struct relay *r);
+void relay_msg_free(struct relay_msg *m);
+int relay_qmgr_idle(const struct relay *r);
+void relay_qmgr_free_all(struct relay *r);
+
+/* relay_smtp.c and relay_local.c: deliver m, then call relay_qmgr_delivered(m) */
+int relay_smtp_init(struct relay *r, char *err, size_t errlen);
+void relay_smtp_deliver(struct relay *r); /* start what the connection limit allows */
+void relay_smtp_close_all(struct relay *r);
+void relay_local_deliver(struct relay *r, struct relay_msg *m);
+int relay_local_init(struct relay *r, char *err, size_t errlen);
+
+/* relay_stats.c */
+void relay_stats_init(struct relay_stats *st);
+void relay_stats_free(struct relay_stats *st);
+void relay_stats_sample(struct relay *r);
+void relay_stats_print(const struct relay *r, FILE *fp);
+int relay_stats_write_json(const struct relay *r, const char *path);
+
+#endif

@@ -1,0 +1,503 @@
+/*
+ * relay_qmgr - the relay's queue manager.
+ *
+ * A message's file moves as in Postfix: a cleanup thread creates it in
+ * incoming/ and commits it; the queue manager renames it to active/ and
+ * reads it; the next hop answers; the delivery side marks each delivered
+ * recipient D in place and appends defer or bounce logs (fsync'ed); the
+ * queue manager then unlinks the file, or stamps its retry time and moves
+ * it to deferred/. The queue manager's file work runs on its own pool:
+ * one thread by default, so that its renames and unlinks happen one at a
+ * time, in order, like Postfix's single qmgr process.
+ *
+ * Every step is an io_pool job whose done() runs here on the loop thread
+ * and starts the next step; a message is in at most one job at a time.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "clock.h"
+#include "msg.h"
+#include "relay_private.h"
+#include "xalloc.h"
+
+#define MSG_OF(job) ((struct relay_msg *)((char *)(job) - offsetof(struct relay_msg, job)))
+
+struct relay_msg *relay_msg_new(struct relay *r)
+{
+    struct relay_msg *m = xcalloc(1, sizeof(*m));
+
+    m->relay = r;
+    pf_qfile_init(&m->qf);
+    m->all_next = r->all;
+    if (r->all)
+        r->all->all_prev = m;
+    r->all = m;
+    return m;
+}
+
+static void release_file(struct relay_msg *m)
+{
+    pf_qfile_view_free(&m->view);
+    free(m->file);
+    m->file = NULL;
+    free(m->results);
+    m->results = NULL;
+}
+
+void relay_msg_free(struct relay_msg *m)
+{
+    struct relay *r = m->relay;
+
+    if (m->all_prev)
+        m->all_prev->all_next = m->all_next;
+    else
+        r->all = m->all_next;
+    if (m->all_next)
+        m->all_next->all_prev = m->all_prev;
+    pf_qfile_free(&m->qf);
+    release_file(m);
+    if (m->retry_timer)
+        event_free(m->retry_timer);
+    free(m);
+}
+
+void relay_qmgr_free_all(struct relay *r)
+{
+    while (r->all)
+        relay_msg_free(r->all);
+}
+
+static void take_stats(struct relay *r, struct relay_msg *m)
+{
+    pf_spool_stats_add(&r->stats.spool, &m->st);
+    memset(&m->st, 0, sizeof(m->st));
+}
+
+static void submit(struct io_pool *pool, struct relay_msg *m, void (*work)(struct io_job *),
+                   void (*done)(struct io_job *))
+{
+    m->job.work = work;
+    m->job.done = done;
+    m->job_status = 0;
+    m->job_errno = 0;
+    m->job_err[0] = 0;
+    io_pool_submit(pool, &m->job);
+}
+
+static void push(struct relay_msg **head, struct relay_msg **tail, struct relay_msg *m)
+{
+    m->next = NULL;
+    if (*tail)
+        (*tail)->next = m;
+    else
+        *head = m;
+    *tail = m;
+}
+
+static struct relay_msg *pop(struct relay_msg **head, struct relay_msg **tail)
+{
+    struct relay_msg *m = *head;
+
+    if (m) {
+        *head = m->next;
+        if (*head == NULL)
+            *tail = NULL;
+        m->next = NULL;
+    }
+    return m;
+}
+
+static long wall_now(void)
+{
+    struct timeval tv;
+
+    gettimeofday(&tv, NULL);
+    return (long)tv.tv_sec;
+}
+
+/* -------------------------------------------------------------- enqueue */
+
+static void enqueue_work(struct io_job *job)
+{
+    struct relay_msg *m = MSG_OF(job);
+
+    m->job_status = pf_spool_enqueue(&m->relay->spool, &m->qf, m->id, sizeof(m->id), &m->st);
+    m->job_errno = errno;
+}
+
+static void enqueue_done(struct io_job *job)
+{
+    struct relay_msg *m = MSG_OF(job);
+    struct relay *r = m->relay;
+
+    m->t_committed = clock_now_ns();
+    take_stats(r, m);
+    if (m->client)
+        relay_smtpd_committed(m->client, m);
+    if (m->job_status != 0) {
+        if (m->job_errno == ENOSPC || m->job_errno == EDQUOT)
+            r->stats.rejected_storage++;
+        else
+            r->stats.rejected_other++;
+        msg_warn("cannot queue a message in %s: %s", r->spool.dir, strerror(m->job_errno));
+        relay_msg_free(m);
+        return;
+    }
+    r->stats.received++;
+    if (r->stats.first_in_ns == 0)
+        r->stats.first_in_ns = m->t_data_end;
+    histogram_record(&r->stats.receive, m->t_data_end - m->t_mail);
+    histogram_record(&r->stats.commit, m->t_committed - m->t_data_end);
+    if (r->opts->verbose)
+        msg_info("%s: queued", m->id);
+    pf_qfile_free(&m->qf); /* from here on the file on disk is the message */
+    m->queue = RELAY_Q_INCOMING;
+    r->n_incoming++;
+    push(&r->incoming_head, &r->incoming_tail, m);
+    relay_qmgr_kick(r);
+}
+
+void relay_qmgr_enqueue(struct relay *r, struct relay_msg *m)
+{
+    submit(r->cleanup, m, enqueue_work, enqueue_done);
+}
+
+/* ------------------------------------------------------------- activate */
+
+static void activate_work(struct io_job *job)
+{
+    struct relay_msg *m = MSG_OF(job);
+    const struct pf_spool *sp = &m->relay->spool;
+
+    if (pf_spool_activate(sp, m->id, m->queue == RELAY_Q_DEFERRED, &m->st) != 0) {
+        m->job_status = -1;
+        m->job_errno = errno;
+        return;
+    }
+    if (pf_spool_read(sp, m->id, &m->file, &m->file_len) != 0) {
+        m->job_status = -1;
+        m->job_errno = errno;
+        return;
+    }
+    if (pf_qfile_read(m->file, m->file_len, &m->view, m->job_err, sizeof(m->job_err)) != 0) {
+        /* qmgr keeps what it cannot read in corrupt/, for a human to look at */
+        pf_spool_corrupt(sp, "active", m->id);
+        m->job_status = -2;
+    }
+}
+
+static void activate_done(struct io_job *job)
+{
+    struct relay_msg *m = MSG_OF(job);
+    struct relay *r = m->relay;
+
+    take_stats(r, m);
+    r->n_moving--;
+    if (m->queue == RELAY_Q_DEFERRED)
+        r->n_deferred--;
+    if (m->job_status != 0) {
+        if (m->job_status == -2) {
+            r->stats.corrupt++;
+            msg_warn("%s: corrupt queue file moved to corrupt/: %s", m->id, m->job_err);
+        } else {
+            msg_warn("%s: cannot activate: %s", m->id, strerror(m->job_errno));
+        }
+        relay_msg_free(m);
+        relay_qmgr_kick(r);
+        return;
+    }
+    m->queue = RELAY_Q_ACTIVE;
+    m->t_active = clock_now_ns();
+    r->n_active++;
+    m->results = xcalloc(m->view.rcpt_count ? m->view.rcpt_count : 1, sizeof(*m->results));
+    if (m->view.rcpt_pending == 0) {
+        /* Every recipient was marked D before a crash: only the unlink is left. */
+        r->n_delivering++;
+        m->t_deliver = clock_now_ns();
+        relay_qmgr_delivered(m);
+        return;
+    }
+    push(&r->ready_head, &r->ready_tail, m);
+    r->n_ready++;
+    relay_qmgr_kick(r);
+}
+
+/* ------------------------------------------------ after the next hop spoke */
+
+static int any_result(const struct relay_msg *m, enum relay_rcpt_result which)
+{
+    for (unsigned i = 0; i < m->view.rcpt_count; i++)
+        if (m->results[i] == which)
+            return 1;
+    return 0;
+}
+
+/* Postfix's defer and bounce logs: one attribute block per recipient. */
+static void log_text(const struct relay_msg *m, enum relay_rcpt_result which, const char *action,
+                     char *out, size_t len)
+{
+    size_t used = 0;
+
+    out[0] = 0;
+    for (unsigned i = 0; i < m->view.rcpt_count && used < len; i++) {
+        const struct pf_qfile_rcpt *rc = &m->view.rcpts[i];
+        int n;
+
+        if (m->results[i] != which)
+            continue;
+        n = snprintf(out + used, len - used,
+                     "recipient=%.*s\noffset=%zu\nstatus=%c.0.0\naction=%s\nreason=%s\n\n",
+                     (int)rc->addr_len, rc->addr, rc->offset,
+                     which == RCPT_BOUNCED ? '5' : '4', action, m->reason);
+        if (n < 0)
+            break;
+        used += (size_t)n;
+    }
+}
+
+/* The delivery agent's part: D marks (no fsync), then the logs (fsync'ed). */
+static void agent_work(struct io_job *job)
+{
+    struct relay_msg *m = MSG_OF(job);
+    const struct pf_spool *sp = &m->relay->spool;
+    char text[8192];
+
+    for (unsigned i = 0; i < m->view.rcpt_count; i++) {
+        if (m->results[i] == RCPT_SENT &&
+            pf_spool_mark_done(sp, m->id, m->view.rcpts[i].offset, &m->st) != 0) {
+            m->job_status = -1;
+            m->job_errno = errno;
+        }
+    }
+    if (any_result(m, RCPT_DEFERRED)) {
+        log_text(m, RCPT_DEFERRED, "delayed", text, sizeof(text));
+        if (pf_spool_log_append(sp, "defer", m->id, text, &m->st) != 0) {
+            m->job_status = -1;
+            m->job_errno = errno;
+        }
+    }
+    if (any_result(m, RCPT_BOUNCED)) {
+        log_text(m, RCPT_BOUNCED, "failed", text, sizeof(text));
+        if (pf_spool_log_append(sp, "bounce", m->id, text, &m->st) != 0) {
+            m->job_status = -1;
+            m->job_errno = errno;
+        }
+    }
+}
+
+static uint64_t backoff_ns(const struct relay *r, unsigned attempts)
+{
+    uint64_t backoff = r->opts->min_backoff_ns;
+
+    for (unsigned i = 1; i < attempts && backoff < r->opts->max_backoff_ns; i++)
+        backoff *= 2;
+    return backoff < r->opts->max_backoff_ns ? backoff : r->opts->max_backoff_ns;
+}
+
+static void retire_work(struct io_job *job)
+{
+    struct relay_msg *m = MSG_OF(job);
+    const struct pf_spool *sp = &m->relay->spool;
+
+    if (any_result(m, RCPT_DEFERRED)) {
+        uint64_t backoff = backoff_ns(m->relay, m->attempts);
+
+        m->job_status = pf_spool_defer(sp, m->id, wall_now() + (long)(backoff / CLOCK_NS_PER_SEC),
+                                       &m->st);
+        m->job_errno = errno;
+        return;
+    }
+    /* Done with every recipient: the file and its logs go (no bounce message is made). */
+    if (m->ever_deferred)
+        pf_spool_log_remove(sp, "defer", m->id, &m->st);
+    if (any_result(m, RCPT_BOUNCED))
+        pf_spool_log_remove(sp, "bounce", m->id, &m->st);
+    m->job_status = pf_spool_remove(sp, m->id, &m->st);
+    m->job_errno = errno;
+}
+
+static void on_retry(evutil_socket_t fd, short what, void *arg);
+
+static void schedule_retry(struct relay_msg *m, uint64_t delay_ns)
+{
+    struct timeval tv = {(time_t)(delay_ns / CLOCK_NS_PER_SEC),
+                         (suseconds_t)(delay_ns % CLOCK_NS_PER_SEC / 1000)};
+
+    if (m->retry_timer == NULL)
+        m->retry_timer = evtimer_new(m->relay->base, on_retry, m);
+    evtimer_add(m->retry_timer, &tv);
+}
+
+static void retire_done(struct io_job *job)
+{
+    struct relay_msg *m = MSG_OF(job);
+    struct relay *r = m->relay;
+    int deferred = any_result(m, RCPT_DEFERRED);
+
+    take_stats(r, m);
+    r->n_active--;
+    if (m->job_status != 0) {
+        /* The file stays where it is; the next start recovers it. */
+        msg_warn("%s: cannot %s: %s", m->id, deferred ? "defer" : "remove",
+                 strerror(m->job_errno));
+        relay_msg_free(m);
+        relay_qmgr_kick(r);
+        return;
+    }
+    if (deferred) {
+        r->stats.deferrals++;
+        m->queue = RELAY_Q_DEFERRED;
+        m->ever_deferred = 1;
+        r->n_deferred++;
+        if (r->opts->verbose)
+            msg_info("%s: deferred (%s), attempt %u", m->id, m->reason, m->attempts);
+        release_file(m);
+        schedule_retry(m, backoff_ns(r, m->attempts));
+    } else {
+        uint64_t now = clock_now_ns();
+
+        r->stats.last_out_ns = now;
+        if (any_result(m, RCPT_SENT) || m->view.rcpt_pending == 0)
+            r->stats.delivered++;
+        if (any_result(m, RCPT_BOUNCED))
+            r->stats.bounced++;
+        if (m->t_mail)
+            histogram_record(&r->stats.end_to_end, now - m->t_mail);
+        if (r->opts->verbose)
+            msg_info("%s: removed", m->id);
+        relay_msg_free(m);
+    }
+    relay_qmgr_kick(r);
+}
+
+static void agent_done(struct io_job *job)
+{
+    struct relay_msg *m = MSG_OF(job);
+    struct relay *r = m->relay;
+
+    take_stats(r, m);
+    if (m->job_status != 0) {
+        /* Nothing is lost: the file stays in active/ for recovery. */
+        msg_warn("%s: cannot record the delivery: %s", m->id, strerror(m->job_errno));
+        r->n_active--;
+        relay_msg_free(m);
+        return;
+    }
+    submit(r->qmgr, m, retire_work, retire_done);
+}
+
+void relay_qmgr_delivered(struct relay_msg *m)
+{
+    struct relay *r = m->relay;
+    long age = wall_now() - m->view.arrival_sec;
+
+    m->t_delivered = clock_now_ns();
+    r->n_delivering--;
+    m->attempts++;
+    histogram_record(&r->stats.delivery, m->t_delivered - m->t_deliver);
+    if (m->attempts == 1 && m->t_committed)
+        histogram_record(&r->stats.queue_wait, m->t_deliver - m->t_committed);
+    for (unsigned i = 0; i < m->view.rcpt_count; i++) {
+        if (m->results[i] == RCPT_SENT)
+            r->stats.rcpts_sent++;
+        /* Past its lifetime a deferral becomes a bounce, as maximal_queue_lifetime says. */
+        if (m->results[i] == RCPT_DEFERRED &&
+            (uint64_t)(age > 0 ? age : 0) * CLOCK_NS_PER_SEC >= r->opts->max_lifetime_ns) {
+            m->results[i] = RCPT_BOUNCED;
+            r->stats.expired++;
+        }
+    }
+    submit(r->cleanup, m, agent_work, agent_done);
+}
+
+/* ---------------------------------------------------------------- retries */
+
+static void on_retry(evutil_socket_t fd, short what, void *arg)
+{
+    struct relay_msg *m = arg;
+    struct relay *r = m->relay;
+
+    (void)fd;
+    (void)what;
+    if (r->stopping)
+        return;
+    push(&r->incoming_head, &r->incoming_tail, m);
+    relay_qmgr_kick(r);
+}
+
+void relay_qmgr_found(void *ctx, const char *queue, const char *id, long mtime)
+{
+    struct relay *r = ctx;
+    struct relay_msg *m = relay_msg_new(r);
+
+    snprintf(m->id, sizeof(m->id), "%s", id);
+    r->stats.recovered++;
+    if (r->stats.first_in_ns == 0)
+        r->stats.first_in_ns = clock_now_ns();
+    if (strcmp(queue, "deferred") == 0) {
+        long wait = mtime - wall_now();
+        uint64_t delay = wait > 0 ? (uint64_t)wait * CLOCK_NS_PER_SEC : 0;
+
+        m->queue = RELAY_Q_DEFERRED;
+        m->ever_deferred = 1;
+        m->attempts = 1;
+        r->n_deferred++;
+        schedule_retry(m, delay < r->opts->max_backoff_ns ? delay : r->opts->max_backoff_ns);
+    } else {
+        m->queue = RELAY_Q_INCOMING;
+        r->n_incoming++;
+        push(&r->incoming_head, &r->incoming_tail, m);
+    }
+}
+
+/* -------------------------------------------------------------- scheduling */
+
+void relay_qmgr_kick(struct relay *r)
+{
+    if (r->stopping)
+        return;
+    while (r->incoming_head && r->n_active + r->n_moving < r->opts->active_limit) {
+        struct relay_msg *m = pop(&r->incoming_head, &r->incoming_tail);
+
+        if (m->queue == RELAY_Q_INCOMING)
+            r->n_incoming--;
+        r->n_moving++;
+        submit(r->qmgr, m, activate_work, activate_done);
+    }
+    if (r->opts->hop_kind == RELAY_HOP_SMTP) {
+        relay_smtp_deliver(r);
+        return;
+    }
+    while (r->ready_head) {
+        struct relay_msg *m = pop(&r->ready_head, &r->ready_tail);
+
+        r->n_ready--;
+        r->n_delivering++;
+        m->t_deliver = clock_now_ns();
+        relay_local_deliver(r, m);
+    }
+}
+
+struct relay_msg *relay_qmgr_next_ready(struct relay *r)
+{
+    struct relay_msg *m = r->stopping ? NULL : pop(&r->ready_head, &r->ready_tail);
+
+    if (m) {
+        r->n_ready--;
+        r->n_delivering++;
+        m->t_deliver = clock_now_ns();
+    }
+    return m;
+}
+
+int relay_qmgr_idle(const struct relay *r)
+{
+    return io_pool_pending(r->cleanup) == 0 && io_pool_pending(r->qmgr) == 0 &&
+           r->n_delivering == 0;
+}

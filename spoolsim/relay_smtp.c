@@ -1,0 +1,443 @@
+/*
+ * relay_smtp - delivery to the next hop over SMTP.
+ *
+ * Up to --concurrency connections, each running one transaction at a
+ * time, one command per round trip: MAIL, RCPT for every recipient not
+ * yet marked done, DATA, the text, the dot. A connection that has finished
+ * a message takes the next one at once, and an idle one stays open for a
+ * while (Postfix's connection cache), so a busy relay reuses connections.
+ *
+ * Nothing the next hop does can lose a message: a 4xx, a timeout, a
+ * dropped connection, a reply too long or malformed, or text that arrives
+ * before its command defers every recipient not yet accepted after the
+ * dot; only a 5xx bounces. A hop that cannot be reached defers what is
+ * waiting, as Postfix does for a dead destination.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "endpoint.h"
+#include "msg.h"
+#include "relay_private.h"
+#include "smtp_line.h"
+#include "smtp_reply.h"
+#include "smtp_stuff.h"
+#include "xalloc.h"
+
+#define CACHE_TIME 2        /* seconds an idle connection is kept (smtp_connection_cache_time_limit) */
+#define MAX_REPLY_LINES 100 /* a reply that goes on longer is an attack, not an answer */
+
+enum conn_state {
+    CONN_CONNECTING,
+    CONN_BANNER,
+    CONN_EHLO,
+    CONN_IDLE,
+    CONN_MAIL,
+    CONN_RCPT,
+    CONN_DATA,
+    CONN_DOT,
+    CONN_RSET,
+    CONN_QUIT,
+};
+
+static const char *const state_names[] = {"connect", "greeting", "EHLO", "idle", "MAIL FROM",
+                                          "RCPT TO", "DATA",     "end of data", "RSET", "QUIT"};
+
+struct relay_conn {
+    struct relay *relay;
+    struct relay_conn *prev, *next;
+    struct bufferevent *bev;
+    enum conn_state state;
+    struct smtp_line_reader lines;
+    struct smtp_reply reply;
+    struct relay_msg *msg;
+    unsigned rcpt;     /* index of the recipient whose RCPT is out */
+    unsigned accepted; /* recipients the hop took this transaction */
+    struct event *idle_timer;
+};
+
+static void conn_free(struct relay_conn *c);
+static void send_next_rcpt(struct relay_conn *c);
+
+static void conn_send(struct relay_conn *c, enum conn_state state, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void conn_send(struct relay_conn *c, enum conn_state state, const char *fmt, ...)
+{
+    struct evbuffer *out = bufferevent_get_output(c->bev);
+    va_list ap;
+
+    c->state = state;
+    smtp_reply_init(&c->reply);
+    va_start(ap, fmt);
+    evbuffer_add_vprintf(out, fmt, ap);
+    va_end(ap);
+    evbuffer_add(out, "\r\n", 2);
+}
+
+static void set_reason(struct relay_msg *m, const struct relay_conn *c, const char *what)
+{
+    snprintf(m->reason, sizeof(m->reason), "host %s said: %s (in reply to %s)",
+             c->relay->hop_desc, what, state_names[c->state]);
+}
+
+/* The message on `c' is finished, whatever happened; hand it back. */
+static void message_done(struct relay_conn *c)
+{
+    struct relay_msg *m = c->msg;
+
+    c->msg = NULL;
+    if (m)
+        relay_qmgr_delivered(m);
+}
+
+/* Every recipient without a final answer gets `result'. */
+static void settle(struct relay_msg *m, enum relay_rcpt_result from, enum relay_rcpt_result to)
+{
+    for (unsigned i = 0; i < m->view.rcpt_count; i++)
+        if (!m->view.rcpts[i].done && m->results[i] == from)
+            m->results[i] = to;
+}
+
+/*
+ * The connection is unusable: defer what it carried. Accepted recipients
+ * were not delivered until the hop acknowledged the dot, so they are
+ * deferred too (a dot acknowledged but lost on the way means a duplicate).
+ */
+static void conn_fail(struct relay_conn *c, const char *why)
+{
+    struct relay *r = c->relay;
+
+    r->stats.hop_failures++;
+    if (c->msg) {
+        snprintf(c->msg->reason, sizeof(c->msg->reason), "lost connection with %s while %s: %.200s",
+                 r->hop_desc, state_names[c->state], why);
+        settle(c->msg, RCPT_UNTRIED, RCPT_DEFERRED);
+        settle(c->msg, RCPT_SENT, RCPT_DEFERRED);
+        message_done(c);
+    } else if (c->state < CONN_IDLE) {
+        /* Not even a greeting: Postfix calls the destination dead and defers its mail. */
+        struct relay_msg *m;
+
+        while ((m = relay_qmgr_next_ready(r)) != NULL) {
+            snprintf(m->reason, sizeof(m->reason), "connect to %s: %.200s", r->hop_desc, why);
+            settle(m, RCPT_UNTRIED, RCPT_DEFERRED);
+            relay_qmgr_delivered(m);
+        }
+    }
+    conn_free(c);
+}
+
+static void start_message(struct relay_conn *c, struct relay_msg *m)
+{
+    c->msg = m;
+    c->accepted = 0;
+    c->rcpt = 0;
+    event_del(c->idle_timer);
+    if (evbuffer_get_length(bufferevent_get_input(c->bev)) > 0) {
+        conn_fail(c, "text before a command");
+        return;
+    }
+    conn_send(c, CONN_MAIL, "MAIL FROM:<%.*s>", (int)m->view.sender_len, m->view.sender);
+}
+
+static void go_idle(struct relay_conn *c)
+{
+    struct relay *r = c->relay;
+    struct relay_msg *m;
+    struct timeval cache = {CACHE_TIME, 0};
+
+    c->state = CONN_IDLE;
+    if ((m = relay_qmgr_next_ready(r)) != NULL) {
+        start_message(c, m);
+        return;
+    }
+    event_add(c->idle_timer, &cache);
+}
+
+static void finish_transaction(struct relay_conn *c)
+{
+    message_done(c);
+    go_idle(c);
+}
+
+static void send_text(struct relay_conn *c)
+{
+    struct relay_msg *m = c->msg;
+    struct smtp_stuffer st;
+    size_t len, n;
+    char *text = pf_qfile_content_text(m->file, &m->view, &len);
+    char *wire = xmalloc(SMTP_STUFF_BOUND(len) + SMTP_STUFF_FINISH_MAX);
+
+    smtp_stuff_init(&st);
+    n = smtp_stuff(&st, text, len, wire);
+    n += smtp_stuff_finish(&st, wire + n);
+    c->state = CONN_DOT;
+    smtp_reply_init(&c->reply);
+    evbuffer_add(bufferevent_get_output(c->bev), wire, n);
+    free(wire);
+    free(text);
+}
+
+static void send_next_rcpt(struct relay_conn *c)
+{
+    struct relay_msg *m = c->msg;
+
+    while (c->rcpt < m->view.rcpt_count && m->view.rcpts[c->rcpt].done)
+        c->rcpt++;
+    if (c->rcpt < m->view.rcpt_count) {
+        const struct pf_qfile_rcpt *rc = &m->view.rcpts[c->rcpt];
+
+        conn_send(c, CONN_RCPT, "RCPT TO:<%.*s>", (int)rc->addr_len, rc->addr);
+    } else if (c->accepted > 0) {
+        conn_send(c, CONN_DATA, "DATA");
+    } else {
+        /* No recipient taken: end the transaction, keep the connection. */
+        message_done(c);
+        conn_send(c, CONN_RSET, "RSET");
+    }
+}
+
+/* One complete reply in c->reply, to the command of c->state. */
+static void handle_reply(struct relay_conn *c)
+{
+    struct relay *r = c->relay;
+    int class = SMTP_REPLY_CLASS(c->reply.code);
+    enum relay_rcpt_result failure = class == 5 ? RCPT_BOUNCED : RCPT_DEFERRED;
+
+    switch (c->state) {
+    case CONN_BANNER:
+        if (class != 2) {
+            conn_fail(c, c->reply.text);
+            return;
+        }
+        conn_send(c, CONN_EHLO, "EHLO %s", r->opts->hostname);
+        return;
+    case CONN_EHLO:
+        if (class != 2) {
+            conn_fail(c, c->reply.text);
+            return;
+        }
+        r->conn_starting--;
+        go_idle(c);
+        return;
+    case CONN_MAIL:
+        if (class != 2) {
+            set_reason(c->msg, c, c->reply.text);
+            settle(c->msg, RCPT_UNTRIED, failure);
+            finish_transaction(c);
+            return;
+        }
+        send_next_rcpt(c);
+        return;
+    case CONN_RCPT:
+        if (class == 2) {
+            c->msg->results[c->rcpt] = RCPT_SENT; /* final only after the dot */
+            c->accepted++;
+        } else {
+            set_reason(c->msg, c, c->reply.text);
+            c->msg->results[c->rcpt] = failure;
+        }
+        c->rcpt++;
+        send_next_rcpt(c);
+        return;
+    case CONN_DATA:
+        if (c->reply.code != 354) {
+            set_reason(c->msg, c, c->reply.text);
+            settle(c->msg, RCPT_SENT, failure);
+            finish_transaction(c);
+            return;
+        }
+        send_text(c);
+        return;
+    case CONN_DOT:
+        if (class != 2) {
+            set_reason(c->msg, c, c->reply.text);
+            settle(c->msg, RCPT_SENT, failure);
+        }
+        finish_transaction(c);
+        return;
+    case CONN_RSET:
+        if (class != 2) {
+            conn_fail(c, c->reply.text);
+            return;
+        }
+        go_idle(c);
+        return;
+    case CONN_QUIT:
+        conn_free(c);
+        return;
+    default:
+        conn_fail(c, "reply without a command");
+        return;
+    }
+}
+
+static void on_read(struct bufferevent *bev, void *arg)
+{
+    struct relay_conn *c = arg;
+    struct evbuffer *in = bufferevent_get_input(bev);
+
+    while (evbuffer_get_length(in) > 0) {
+        size_t avail = evbuffer_get_length(in), used;
+        struct smtp_line line;
+        enum smtp_line_status status;
+        enum smtp_reply_status rs;
+        char *buf;
+
+        if (c->state == CONN_IDLE || c->state == CONN_CONNECTING) {
+            conn_fail(c, "text without a command");
+            return;
+        }
+        if (avail > c->lines.limit)
+            avail = c->lines.limit;
+        buf = (char *)evbuffer_pullup(in, (ev_ssize_t)avail);
+        status = smtp_line_next(&c->lines, buf, avail, &line, &used);
+        if (status == SMTP_LINE_TOO_LONG) {
+            conn_fail(c, "reply line too long");
+            return;
+        }
+        if (status == SMTP_LINE_NEED_MORE) {
+            evbuffer_drain(in, used);
+            return;
+        }
+        rs = smtp_reply_line(&c->reply, line.text, line.len);
+        evbuffer_drain(in, used);
+        if (rs == SMTP_REPLY_MALFORMED || (rs == SMTP_REPLY_MORE && c->reply.lines >= MAX_REPLY_LINES)) {
+            conn_fail(c, "malformed reply");
+            return;
+        }
+        if (rs == SMTP_REPLY_DONE) {
+            /* One command is out at a time: anything more came before its command. */
+            if (evbuffer_get_length(in) > 0 && c->state != CONN_QUIT) {
+                conn_fail(c, "text before a command");
+                return;
+            }
+            handle_reply(c); /* which may free c */
+            return;
+        }
+    }
+}
+
+static void on_event(struct bufferevent *bev, short what, void *arg)
+{
+    struct relay_conn *c = arg;
+
+    (void)bev;
+    if (what & BEV_EVENT_CONNECTED) {
+        c->state = CONN_BANNER;
+        smtp_reply_init(&c->reply);
+        return;
+    }
+    if (c->state == CONN_QUIT) {
+        conn_free(c);
+        return;
+    }
+    conn_fail(c, (what & BEV_EVENT_TIMEOUT) ? "timeout"
+                 : (what & BEV_EVENT_EOF)   ? "connection closed"
+                                            : strerror(EVUTIL_SOCKET_ERROR()));
+}
+
+static void on_idle_timer(evutil_socket_t fd, short what, void *arg)
+{
+    struct relay_conn *c = arg;
+
+    (void)fd;
+    (void)what;
+    conn_send(c, CONN_QUIT, "QUIT");
+}
+
+static void conn_free(struct relay_conn *c)
+{
+    struct relay *r = c->relay;
+
+    if (c->state < CONN_IDLE)
+        r->conn_starting--;
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        r->conns = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    r->conn_count--;
+    event_free(c->idle_timer);
+    bufferevent_free(c->bev);
+    free(c);
+    /* Messages may be waiting for a free connection. */
+    relay_smtp_deliver(r);
+}
+
+static void conn_open(struct relay *r)
+{
+    struct relay_conn *c = xcalloc(1, sizeof(*c));
+    struct timeval timeout;
+
+    c->relay = r;
+    c->state = CONN_CONNECTING;
+    smtp_line_init(&c->lines, SMTP_REPLY_LINE_LIMIT);
+    c->bev = bufferevent_socket_new(r->base, -1, BEV_OPT_CLOSE_ON_FREE);
+    c->idle_timer = evtimer_new(r->base, on_idle_timer, c);
+    bufferevent_setcb(c->bev, on_read, NULL, on_event, c);
+    timeout.tv_sec = (time_t)r->opts->hop_timeout;
+    timeout.tv_usec = (suseconds_t)((r->opts->hop_timeout - (double)timeout.tv_sec) * 1e6);
+    bufferevent_set_timeouts(c->bev, &timeout, &timeout);
+    bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+    c->next = r->conns;
+    if (r->conns)
+        r->conns->prev = c;
+    r->conns = c;
+    r->conn_count++;
+    r->conn_starting++;
+    r->stats.hop_connects++;
+    if (bufferevent_socket_connect(c->bev, (struct sockaddr *)&r->hop_addr, (int)r->hop_addr_len) != 0)
+        conn_fail(c, strerror(errno));
+}
+
+void relay_smtp_deliver(struct relay *r)
+{
+    if (r->stopping)
+        return;
+    for (struct relay_conn *c = r->conns; c && r->ready_head; c = c->next)
+        if (c->state == CONN_IDLE && c->msg == NULL)
+            start_message(c, relay_qmgr_next_ready(r));
+    while (r->n_ready > r->conn_starting && r->conn_count < r->opts->concurrency)
+        conn_open(r);
+}
+
+void relay_smtp_close_all(struct relay *r)
+{
+    while (r->conns) {
+        struct relay_conn *c = r->conns;
+
+        if (c->msg) {
+            /* Not delivered as far as we know: it stays in active/ for the next start. */
+            c->msg->relay->n_delivering--;
+            c->msg = NULL;
+        }
+        conn_free(c);
+    }
+}
+
+int relay_smtp_init(struct relay *r, char *err, size_t errlen)
+{
+    struct endpoint ep;
+
+    if (r->opts->hop_kind != RELAY_HOP_SMTP)
+        return 0;
+    if (endpoint_parse_client(r->opts->hop_arg, "25", &ep, err, errlen) != 0)
+        return -1;
+    endpoint_describe(&ep, r->hop_desc, sizeof(r->hop_desc));
+    r->hop_addr_len = sizeof(r->hop_addr);
+    if (endpoint_resolve(&ep, AF_UNSPEC, &r->hop_addr, &r->hop_addr_len, err, errlen) != 0) {
+        endpoint_free(&ep);
+        return -1;
+    }
+    endpoint_free(&ep);
+    return 0;
+}

@@ -1,0 +1,458 @@
+/*
+ * relay_smtpd - the relay's SMTP server side.
+ *
+ * A session reads commands through smtp_line / smtp_cmd / smtp_seq and
+ * message text through smtp_data, exactly as smtp-sink does, and builds
+ * the queue file in memory as the text arrives. At the end of DATA the
+ * file goes to a cleanup thread; the session reads nothing more until the
+ * file is committed (fsync'ed and marked 0700), and only then answers 250
+ * with the queue ID, like Postfix's smtpd waiting for its cleanup. A full
+ * disk gets 452 4.3.1 and leaves no file behind.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+
+#include "clock.h"
+#include "msg.h"
+#include "relay_private.h"
+#include "smtp_cmd.h"
+#include "smtp_data.h"
+#include "smtp_line.h"
+#include "smtp_seq.h"
+#include "xalloc.h"
+
+#define INPUT_HIGH_WATER (64 * 1024)
+#define HARD_ERROR_LIMIT 20 /* Postfix's smtpd_hard_error_limit */
+
+struct relay_session {
+    struct relay *relay;
+    struct relay_session *prev, *next;
+    struct bufferevent *bev;
+    struct smtp_line_reader lines;
+    struct smtp_seq seq;
+    struct smtp_data_reader data;
+    int in_data;
+    struct relay_msg *committing; /* the message on a cleanup thread */
+    int closing;
+    int free_scheduled;
+    unsigned errors;
+    char client_addr[INET6_ADDRSTRLEN + 8];
+    char *helo;
+    char *sender;
+    char **rcpts;
+    unsigned rcpt_count, rcpt_alloc;
+    struct relay_msg *msg; /* the message being received */
+    uint64_t message_bytes;
+    int oversize;
+    uint64_t t_mail;
+};
+
+static void session_process(struct relay_session *s);
+static void session_free(struct relay_session *s);
+
+static void reply(struct relay_session *s, const char *text)
+{
+    if (s->relay->opts->verbose > 1)
+        msg_info("%s: > %s", s->client_addr, text);
+    bufferevent_write(s->bev, text, strlen(text));
+    if (strchr(text, '\n') == NULL)
+        bufferevent_write(s->bev, "\r\n", 2);
+}
+
+static void on_free_later(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    session_free(arg);
+}
+
+static void session_free_later(struct relay_session *s)
+{
+    if (s->free_scheduled)
+        return;
+    s->free_scheduled = 1;
+    bufferevent_disable(s->bev, EV_READ | EV_WRITE);
+    event_base_once(s->relay->base, -1, EV_TIMEOUT, on_free_later, s, NULL);
+}
+
+/* Close once everything said has left. */
+static void close_after_flush(struct relay_session *s)
+{
+    s->closing = 1;
+    bufferevent_disable(s->bev, EV_READ);
+    if (evbuffer_get_length(bufferevent_get_output(s->bev)) == 0)
+        session_free_later(s);
+}
+
+static void transaction_reset(struct relay_session *s)
+{
+    for (unsigned i = 0; i < s->rcpt_count; i++)
+        free(s->rcpts[i]);
+    s->rcpt_count = 0;
+    free(s->sender);
+    s->sender = NULL;
+    if (s->msg) {
+        relay_msg_free(s->msg);
+        s->msg = NULL;
+    }
+    s->in_data = 0;
+    s->oversize = 0;
+    s->message_bytes = 0;
+    smtp_seq_end_transaction(&s->seq);
+}
+
+static void protocol_error(struct relay_session *s, const char *text)
+{
+    if (++s->errors >= HARD_ERROR_LIMIT) {
+        reply(s, "421 4.7.0 Error: too many errors");
+        close_after_flush(s);
+        return;
+    }
+    reply(s, text);
+}
+
+/* ------------------------------------------------------------ message text */
+
+static void on_content(void *arg, const char *buf, size_t len)
+{
+    struct relay_session *s = arg;
+
+    s->message_bytes += len;
+    if (s->message_bytes > s->relay->opts->max_size)
+        s->oversize = 1;
+    if (!s->oversize)
+        pf_qfile_content(&s->msg->qf, buf, len);
+}
+
+static void begin_message(struct relay_session *s)
+{
+    struct relay_msg *m = relay_msg_new(s->relay);
+    struct timeval now;
+
+    gettimeofday(&now, NULL);
+    m->t_mail = s->t_mail;
+    pf_qfile_begin(&m->qf, (long)now.tv_sec, (long)now.tv_usec, s->sender,
+                   strcmp(s->client_addr, "127.0.0.1") == 0 ? "localhost" : "unknown",
+                   s->client_addr, s->helo);
+    s->msg = m;
+    s->in_data = 1;
+    smtp_data_init(&s->data, s->relay->opts->bare_lf);
+}
+
+static void end_message(struct relay_session *s)
+{
+    const char *rejected = smtp_data_reject(&s->data);
+    struct relay_msg *m = s->msg;
+
+    s->in_data = 0;
+    if (rejected || s->oversize) {
+        reply(s, rejected ? rejected : "552 5.3.4 Error: message file too big");
+        transaction_reset(s);
+        return;
+    }
+    m->t_data_end = clock_now_ns();
+    pf_qfile_finish(&m->qf, (const char *const *)s->rcpts, s->rcpt_count);
+    s->msg = NULL;
+    m->client = s;
+    s->committing = m;
+    bufferevent_disable(s->bev, EV_READ);
+    relay_qmgr_enqueue(s->relay, m);
+}
+
+void relay_smtpd_committed(struct relay_session *s, struct relay_msg *m)
+{
+    char text[128];
+
+    m->client = NULL;
+    s->committing = NULL;
+    if (m->job_status == 0) {
+        snprintf(text, sizeof(text), "250 2.0.0 Ok: queued as %s", m->id);
+        reply(s, text);
+    } else if (m->job_errno == ENOSPC || m->job_errno == EDQUOT) {
+        reply(s, "452 4.3.1 Insufficient system storage");
+    } else {
+        reply(s, "451 4.3.0 Error: queue file write error");
+    }
+    transaction_reset(s);
+    if (s->relay->stopping) {
+        reply(s, "421 4.3.2 Service shutting down");
+        close_after_flush(s);
+        return;
+    }
+    bufferevent_enable(s->bev, EV_READ);
+    session_process(s);
+}
+
+/* ---------------------------------------------------------------- commands */
+
+static void add_rcpt(struct relay_session *s, const struct smtp_cmd *cmd)
+{
+    if (s->rcpt_count == s->rcpt_alloc) {
+        s->rcpt_alloc = s->rcpt_alloc ? 2 * s->rcpt_alloc : 4;
+        s->rcpts = xrealloc(s->rcpts, s->rcpt_alloc * sizeof(*s->rcpts));
+    }
+    s->rcpts[s->rcpt_count++] = xstrndup(cmd->path.ptr, cmd->path.len);
+}
+
+static void handle_command(struct relay_session *s, const char *line, size_t len)
+{
+    const struct relay_options *opts = s->relay->opts;
+    struct smtp_cmd cmd;
+    int status = smtp_cmd_parse(line, len, &cmd);
+    const char *seq_error;
+    char text[600];
+
+    if (opts->verbose > 1)
+        msg_info("%s: < %.*s", s->client_addr, (int)len, line);
+    if (status != 0) {
+        protocol_error(s, cmd.error);
+        return;
+    }
+    if (cmd.verb == SMTP_VERB_LHLO || cmd.verb == SMTP_VERB_STARTTLS) {
+        protocol_error(s, "502 5.5.1 Error: command not implemented");
+        return;
+    }
+    if ((seq_error = smtp_seq_check(&s->seq, cmd.verb)) != NULL) {
+        protocol_error(s, seq_error);
+        return;
+    }
+    if (cmd.verb == SMTP_VERB_DATA && evbuffer_get_length(bufferevent_get_input(s->bev)) > 0) {
+        /* Text before our 354 is an early talker (security.md item 6). */
+        reply(s, "554 5.5.0 Error: SMTP protocol synchronization");
+        close_after_flush(s);
+        return;
+    }
+    switch (cmd.verb) {
+    case SMTP_VERB_HELO:
+    case SMTP_VERB_EHLO:
+        free(s->helo);
+        s->helo = xstrndup(cmd.arg.ptr, cmd.arg.len);
+        transaction_reset(s);
+        smtp_seq_commit(&s->seq, cmd.verb);
+        if (cmd.verb == SMTP_VERB_EHLO) {
+            reply(s, s->relay->ehlo_reply);
+        } else {
+            snprintf(text, sizeof(text), "250 %s", opts->hostname);
+            reply(s, text);
+        }
+        break;
+    case SMTP_VERB_MAIL:
+        if (cmd.has_size && cmd.size > opts->max_size) {
+            reply(s, "552 5.3.4 Message size exceeds fixed limit");
+            break;
+        }
+        smtp_seq_commit(&s->seq, cmd.verb);
+        s->sender = xstrndup(cmd.path.ptr, cmd.path.len);
+        s->t_mail = clock_now_ns();
+        reply(s, "250 2.1.0 Ok");
+        break;
+    case SMTP_VERB_RCPT:
+        if (s->rcpt_count >= opts->max_rcpt) {
+            reply(s, "452 4.5.3 Error: too many recipients");
+            break;
+        }
+        smtp_seq_commit(&s->seq, cmd.verb);
+        add_rcpt(s, &cmd);
+        reply(s, "250 2.1.5 Ok");
+        break;
+    case SMTP_VERB_DATA:
+        begin_message(s);
+        reply(s, "354 End data with <CR><LF>.<CR><LF>");
+        break;
+    case SMTP_VERB_RSET:
+        transaction_reset(s);
+        reply(s, "250 2.0.0 Ok");
+        break;
+    case SMTP_VERB_NOOP:
+        reply(s, "250 2.0.0 Ok");
+        break;
+    case SMTP_VERB_VRFY:
+        reply(s, "252 2.0.0 Send mail to find out");
+        break;
+    case SMTP_VERB_HELP:
+        reply(s, "214 2.0.0 See RFC 5321");
+        break;
+    case SMTP_VERB_QUIT:
+        reply(s, "221 2.0.0 Bye");
+        close_after_flush(s);
+        break;
+    default:
+        protocol_error(s, "502 5.5.2 Error: command not recognized");
+        break;
+    }
+}
+
+static void read_message_text(struct relay_session *s)
+{
+    struct evbuffer *in = bufferevent_get_input(s->bev);
+    struct evbuffer_iovec vec[8];
+    int n = evbuffer_peek(in, -1, NULL, vec, 8);
+    size_t used_total = 0;
+
+    if (n > 8)
+        n = 8;
+    for (int i = 0; i < n && !s->data.done; i++) {
+        size_t used = smtp_data_feed(&s->data, vec[i].iov_base, vec[i].iov_len, on_content, s);
+
+        used_total += used;
+        if (used < vec[i].iov_len)
+            break;
+    }
+    evbuffer_drain(in, used_total);
+    if (s->data.done)
+        end_message(s);
+}
+
+static void session_process(struct relay_session *s)
+{
+    struct evbuffer *in = bufferevent_get_input(s->bev);
+
+    while (!s->closing && !s->committing && !s->free_scheduled) {
+        size_t avail = evbuffer_get_length(in), used;
+        struct smtp_line line;
+        enum smtp_line_status status;
+        const char *buf;
+
+        if (avail == 0)
+            return;
+        if (s->in_data) {
+            read_message_text(s);
+            continue;
+        }
+        if (avail > s->lines.limit)
+            avail = s->lines.limit;
+        buf = (const char *)evbuffer_pullup(in, (ev_ssize_t)avail);
+        status = smtp_line_next(&s->lines, buf, avail, &line, &used);
+        if (status == SMTP_LINE_OK) {
+            char copy[SMTP_COMMAND_LINE_LIMIT];
+
+            memcpy(copy, line.text, line.len);
+            evbuffer_drain(in, used);
+            handle_command(s, copy, line.len);
+            continue;
+        }
+        evbuffer_drain(in, used);
+        if (status == SMTP_LINE_TOO_LONG)
+            protocol_error(s, "500 5.5.2 Error: command too long");
+        else if (used == 0)
+            return;
+    }
+}
+
+/* ---------------------------------------------------------------- events */
+
+static void on_read(struct bufferevent *bev, void *arg)
+{
+    (void)bev;
+    session_process(arg);
+}
+
+static void on_write(struct bufferevent *bev, void *arg)
+{
+    struct relay_session *s = arg;
+
+    if (s->closing && evbuffer_get_length(bufferevent_get_output(bev)) == 0)
+        session_free_later(s);
+}
+
+static void on_event(struct bufferevent *bev, short what, void *arg)
+{
+    struct relay_session *s = arg;
+
+    (void)bev;
+    if (what & BEV_EVENT_TIMEOUT) {
+        reply(s, "421 4.4.2 Error: timeout exceeded");
+        close_after_flush(s);
+        return;
+    }
+    session_free_later(s); /* EOF or error; a message on a cleanup thread goes on alone */
+}
+
+static void session_free(struct relay_session *s)
+{
+    struct relay *r = s->relay;
+
+    transaction_reset(s);
+    if (s->prev)
+        s->prev->next = s->next;
+    else
+        r->sessions = s->next;
+    if (s->next)
+        s->next->prev = s->prev;
+    r->session_count--;
+    if (s->committing)
+        s->committing->client = NULL; /* the message goes on; no one hears its 250 */
+    bufferevent_free(s->bev);
+    free(s->helo);
+    free(s->rcpts);
+    free(s);
+}
+
+void relay_smtpd_accept(struct relay *r, int fd, const struct sockaddr *addr)
+{
+    struct relay_session *s = xcalloc(1, sizeof(*s));
+    struct timeval idle;
+
+    s->relay = r;
+    if (addr->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)addr)->sin_addr, s->client_addr,
+                  sizeof(s->client_addr));
+    else if (addr->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)addr)->sin6_addr, s->client_addr,
+                  sizeof(s->client_addr));
+    else
+        snprintf(s->client_addr, sizeof(s->client_addr), "local");
+    smtp_line_init(&s->lines, SMTP_COMMAND_LINE_LIMIT);
+    smtp_seq_init(&s->seq);
+    s->bev = bufferevent_socket_new(r->base, fd, BEV_OPT_CLOSE_ON_FREE);
+    bufferevent_setcb(s->bev, on_read, on_write, on_event, s);
+    bufferevent_setwatermark(s->bev, EV_READ, 0, INPUT_HIGH_WATER);
+    idle.tv_sec = (time_t)r->opts->timeout;
+    idle.tv_usec = (suseconds_t)((r->opts->timeout - (double)idle.tv_sec) * 1e6);
+    bufferevent_set_timeouts(s->bev, &idle, NULL);
+    s->next = r->sessions;
+    if (r->sessions)
+        r->sessions->prev = s;
+    r->sessions = s;
+    r->session_count++;
+    {
+        char text[300];
+
+        snprintf(text, sizeof(text), "220 %s ESMTP spoolsim", r->opts->hostname);
+        reply(s, text);
+    }
+    bufferevent_enable(s->bev, EV_READ | EV_WRITE);
+}
+
+void relay_smtpd_close_all(struct relay *r)
+{
+    for (struct relay_session *s = r->sessions; s; s = s->next) {
+        if (s->committing || s->closing || s->free_scheduled)
+            continue;
+        reply(s, "421 4.3.2 Service shutting down");
+        close_after_flush(s);
+    }
+}
+
+void relay_smtpd_build_ehlo(struct relay *r)
+{
+    snprintf(r->ehlo_reply, sizeof(r->ehlo_reply),
+             "250-%s\r\n250-PIPELINING\r\n250-SIZE %llu\r\n250-ENHANCEDSTATUSCODES\r\n"
+             "250 8BITMIME\r\n",
+             r->opts->hostname, (unsigned long long)r->opts->max_size);
+}
+
+void relay_smtpd_free_all(struct relay *r)
+{
+    while (r->sessions)
+        session_free(r->sessions);
+}

@@ -1,0 +1,238 @@
+/*
+ * relay_stats - what the relay counts, and its summary as text and JSON.
+ *
+ * Rates are over the busy window, from the first message received (or
+ * recovered) to the last one delivered, so that idle time before the load
+ * and after the drain does not dilute them. Every report names the sync
+ * policy and the queue manager's shape: results under different policies
+ * must never be compared without seeing it.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "fsinfo.h"
+#include "json.h"
+#include "relay_private.h"
+#include "xalloc.h"
+
+void relay_stats_init(struct relay_stats *st)
+{
+    memset(st, 0, sizeof(*st));
+    histogram_init(&st->receive);
+    histogram_init(&st->commit);
+    histogram_init(&st->queue_wait);
+    histogram_init(&st->delivery);
+    histogram_init(&st->end_to_end);
+}
+
+void relay_stats_free(struct relay_stats *st)
+{
+    free(st->samples);
+    st->samples = NULL;
+}
+
+void relay_stats_sample(struct relay *r)
+{
+    struct relay_stats *st = &r->stats;
+    struct relay_sample *s;
+
+    if (st->sample_count == st->sample_cap) {
+        st->sample_cap = st->sample_cap ? 2 * st->sample_cap : 64;
+        st->samples = xrealloc(st->samples, st->sample_cap * sizeof(*st->samples));
+    }
+    s = &st->samples[st->sample_count++];
+    s->t = (double)(clock_now_ns() - r->start_ns) / 1e9;
+    s->incoming = r->n_incoming;
+    s->active = r->n_active + r->n_moving;
+    s->deferred = r->n_deferred;
+    s->delivering = r->n_delivering;
+    s->received = st->received;
+    s->delivered = st->delivered;
+    s->fsyncs = st->spool.fsyncs;
+}
+
+static double elapsed(const struct relay *r)
+{
+    uint64_t end = r->stop_ns ? r->stop_ns : clock_now_ns();
+
+    return (double)(end - r->start_ns) / 1e9;
+}
+
+/* The busy window: first arrival to last delivery; the whole run if none. */
+static double busy(const struct relay *r)
+{
+    const struct relay_stats *st = &r->stats;
+
+    if (st->first_in_ns && st->last_out_ns > st->first_in_ns)
+        return (double)(st->last_out_ns - st->first_in_ns) / 1e9;
+    return elapsed(r);
+}
+
+static double per_sec(uint64_t n, double seconds)
+{
+    return seconds > 0 ? (double)n / seconds : 0;
+}
+
+static unsigned max_depth(const struct relay *r, size_t field)
+{
+    unsigned best = 0;
+
+    for (size_t i = 0; i < r->stats.sample_count; i++) {
+        const struct relay_sample *s = &r->stats.samples[i];
+        unsigned v = field == 0 ? s->incoming : field == 1 ? s->active : s->deferred;
+
+        if (v > best)
+            best = v;
+    }
+    return best;
+}
+
+static const char *qmgr_name(const struct relay *r)
+{
+    return r->opts->qmgr == RELAY_QMGR_SINGLE ? "single" : "pool";
+}
+
+void relay_stats_print(const struct relay *r, FILE *fp)
+{
+    const struct relay_stats *st = &r->stats;
+    const struct pf_spool_stats *sp = &st->spool;
+    double window = busy(r);
+    struct fsinfo fs;
+    char where[1200];
+
+    fsinfo_lookup(r->spool.dir, &fs);
+    fsinfo_describe(&fs, where, sizeof(where));
+    fprintf(fp, "spool %s: %s\n", r->spool.dir, where);
+    fprintf(fp, "sync %s, queue manager %s, %u cleanup threads, next hop %s\n",
+            pf_sync_name(r->opts->sync), qmgr_name(r), r->opts->cleanup_threads,
+            r->opts->next_hop);
+    fprintf(fp,
+            "received %llu (%.1f msgs/s), delivered %llu (%.1f msgs/s) in %.3f s; "
+            "deferrals %llu, bounced %llu, recovered %llu, corrupt %llu\n",
+            (unsigned long long)st->received, per_sec(st->received, window),
+            (unsigned long long)st->delivered, per_sec(st->delivered, window), window,
+            (unsigned long long)st->deferrals, (unsigned long long)st->bounced,
+            (unsigned long long)st->recovered, (unsigned long long)st->corrupt);
+    if (st->rejected_storage || st->rejected_other)
+        fprintf(fp, "refused: %llu for lack of storage (452), %llu for other errors (451)\n",
+                (unsigned long long)st->rejected_storage, (unsigned long long)st->rejected_other);
+    fprintf(fp,
+            "spool operations: %llu creates, %llu renames, %llu unlinks, %llu probes, "
+            "%llu fsyncs (%.1f/s), %llu chmods, %llu utimes, %llu mkdirs, %llu writes, %llu bytes\n",
+            (unsigned long long)sp->creates, (unsigned long long)sp->renames,
+            (unsigned long long)sp->unlinks, (unsigned long long)sp->probes,
+            (unsigned long long)sp->fsyncs, per_sec(sp->fsyncs, window),
+            (unsigned long long)sp->chmods, (unsigned long long)sp->utimes,
+            (unsigned long long)sp->mkdirs, (unsigned long long)sp->writes,
+            (unsigned long long)sp->bytes);
+    if (r->opts->hop_kind == RELAY_HOP_SMTP)
+        fprintf(fp, "next hop: %llu connections, %llu failures\n",
+                (unsigned long long)st->hop_connects, (unsigned long long)st->hop_failures);
+    fprintf(fp, "peak queue depth: incoming %u, active %u, deferred %u\n", max_depth(r, 0),
+            max_depth(r, 1), max_depth(r, 2));
+    histogram_print_text(fp, "receive", &st->receive);
+    histogram_print_text(fp, "commit", &st->commit);
+    histogram_print_text(fp, "queue wait", &st->queue_wait);
+    histogram_print_text(fp, "delivery", &st->delivery);
+    histogram_print_text(fp, "end to end", &st->end_to_end);
+}
+
+static void write_ops(struct json_writer *w, const char *key, const struct pf_spool_stats *sp)
+{
+    json_begin_object(w, key);
+    json_uint(w, "creates", sp->creates);
+    json_uint(w, "renames", sp->renames);
+    json_uint(w, "unlinks", sp->unlinks);
+    json_uint(w, "probes", sp->probes);
+    json_uint(w, "fsyncs", sp->fsyncs);
+    json_uint(w, "chmods", sp->chmods);
+    json_uint(w, "utimes", sp->utimes);
+    json_uint(w, "mkdirs", sp->mkdirs);
+    json_uint(w, "writes", sp->writes);
+    json_uint(w, "bytes", sp->bytes);
+    json_end_object(w);
+}
+
+int relay_stats_write_json(const struct relay *r, const char *path)
+{
+    const struct relay_stats *st = &r->stats;
+    double window = busy(r);
+    struct json_writer w;
+    struct fsinfo fs;
+    FILE *fp = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    int status;
+
+    if (fp == NULL)
+        return -1;
+    fsinfo_lookup(r->spool.dir, &fs);
+    json_init(&w, fp);
+    json_begin_object(&w, NULL);
+    json_string(&w, "tool", "spoolsim relay");
+    json_string(&w, "version", PACKAGE_VERSION);
+    json_string(&w, "spool", r->spool.dir);
+    json_begin_object(&w, "filesystem");
+    json_string(&w, "type", fs.fstype[0] ? fs.fstype : NULL);
+    json_string(&w, "mount_point", fs.mount_point[0] ? fs.mount_point : NULL);
+    json_string(&w, "options", fs.options[0] ? fs.options : NULL);
+    json_string(&w, "source", fs.source[0] ? fs.source : NULL);
+    json_end_object(&w);
+    json_string(&w, "sync", pf_sync_name(r->opts->sync));
+    json_string(&w, "qmgr", qmgr_name(r));
+    json_uint(&w, "cleanup_threads", r->opts->cleanup_threads);
+    json_string(&w, "next_hop", r->opts->next_hop);
+    json_double(&w, "elapsed_s", elapsed(r));
+    json_double(&w, "busy_s", window);
+    json_uint(&w, "messages_in", st->received);
+    json_uint(&w, "messages_out", st->delivered);
+    json_double(&w, "msgs_per_s_in", per_sec(st->received, window));
+    json_double(&w, "msgs_per_s_out", per_sec(st->delivered, window));
+    json_uint(&w, "recipients_delivered", st->rcpts_sent);
+    json_uint(&w, "deferrals", st->deferrals);
+    json_uint(&w, "bounced", st->bounced);
+    json_uint(&w, "expired", st->expired);
+    json_uint(&w, "recovered", st->recovered);
+    json_uint(&w, "corrupt", st->corrupt);
+    json_uint(&w, "refused_storage", st->rejected_storage);
+    json_uint(&w, "refused_other", st->rejected_other);
+    json_double(&w, "fsyncs_per_s", per_sec(st->spool.fsyncs, window));
+    write_ops(&w, "spool_ops", &st->spool);
+    if (r->opts->hop_kind == RELAY_HOP_MAILDIR)
+        write_ops(&w, "maildir_ops", &st->maildir);
+    json_uint(&w, "hop_connections", st->hop_connects);
+    json_uint(&w, "hop_failures", st->hop_failures);
+    json_begin_object(&w, "latency");
+    histogram_write_json(&w, "receive", &st->receive);
+    histogram_write_json(&w, "commit", &st->commit);
+    histogram_write_json(&w, "queue_wait", &st->queue_wait);
+    histogram_write_json(&w, "delivery", &st->delivery);
+    histogram_write_json(&w, "end_to_end", &st->end_to_end);
+    json_end_object(&w);
+    json_begin_array(&w, "queue_depth");
+    for (size_t i = 0; i < st->sample_count; i++) {
+        const struct relay_sample *s = &st->samples[i];
+
+        json_begin_object(&w, NULL);
+        json_double(&w, "t", s->t);
+        json_uint(&w, "incoming", s->incoming);
+        json_uint(&w, "active", s->active);
+        json_uint(&w, "deferred", s->deferred);
+        json_uint(&w, "delivering", s->delivering);
+        json_uint(&w, "received", s->received);
+        json_uint(&w, "delivered", s->delivered);
+        json_uint(&w, "fsyncs", s->fsyncs);
+        json_end_object(&w);
+    }
+    json_end_array(&w);
+    json_end_object(&w);
+    status = json_finish(&w);
+    if (fp != stdout)
+        status |= fclose(fp);
+    else
+        status |= fflush(fp);
+    return status == 0 ? 0 : -1;
+}
