@@ -126,12 +126,16 @@ static void check_stopped(struct relay *r)
 
 static void on_stats_timer(evutil_socket_t fd, short what, void *arg)
 {
-    struct relay *r = arg;
-
     (void)fd;
     (void)what;
-    relay_stats_sample(r);
-    check_stopped(r);
+    relay_stats_sample(arg);
+}
+
+static void on_stop_poll(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    check_stopped(arg);
 }
 
 static void on_stop_timer(evutil_socket_t fd, short what, void *arg)
@@ -162,10 +166,8 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
     relay_smtpd_close_all(r);
     r->stop_timer = evtimer_new(r->base, on_stop_timer, r);
     evtimer_add(r->stop_timer, &grace);
-    /* Check for quiet often; the stats timer may be slow. */
-    event_del(r->stats_timer);
-    event_assign(r->stats_timer, r->base, -1, EV_PERSIST, on_stats_timer, r);
-    evtimer_add(r->stats_timer, &poll);
+    r->stop_poll = event_new(r->base, -1, EV_PERSIST, on_stop_poll, r);
+    evtimer_add(r->stop_poll, &poll);
 }
 
 static void recover(struct relay *r)
@@ -257,6 +259,8 @@ int spoolsim_relay(int argc, char **argv)
     event_free(r.stats_timer);
     if (r.stop_timer)
         event_free(r.stop_timer);
+    if (r.stop_poll)
+        event_free(r.stop_poll);
     evconnlistener_free(r.listener);
     event_base_free(r.base);
     relay_stats_free(&r.stats);

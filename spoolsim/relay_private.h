@@ -115,7 +115,7 @@ struct relay {
 
     int stopping;
     uint64_t start_ns, stop_ns;
-    struct event *stats_timer, *stop_timer;
+    struct event *stats_timer, *stop_timer, *stop_poll;
     struct relay_stats stats;
 };
 

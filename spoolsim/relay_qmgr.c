@@ -343,11 +343,11 @@ static void retire_done(struct io_job *job)
     take_stats(r, m);
     r->n_active--;
     if (m->job_status != 0) {
-        /* The file stays where it is; the next start recovers it. */
+        /* The file stays in active/ (a full disk, say): try the move again later. */
         msg_warn("%s: cannot %s: %s", m->id, deferred ? "defer" : "remove",
                  strerror(m->job_errno));
-        relay_msg_free(m);
-        relay_qmgr_kick(r);
+        r->n_active++;
+        schedule_retry(m, backoff_ns(r, m->attempts));
         return;
     }
     if (deferred) {
@@ -382,13 +382,12 @@ static void agent_done(struct io_job *job)
     struct relay *r = m->relay;
 
     take_stats(r, m);
-    if (m->job_status != 0) {
-        /* Nothing is lost: the file stays in active/ for recovery. */
+    /*
+     * A lost D mark costs a duplicate, a lost log line a reason: neither
+     * may hold the message up. The queue manager's move decides its fate.
+     */
+    if (m->job_status != 0)
         msg_warn("%s: cannot record the delivery: %s", m->id, strerror(m->job_errno));
-        r->n_active--;
-        relay_msg_free(m);
-        return;
-    }
     submit(r->qmgr, m, retire_work, retire_done);
 }
 
@@ -427,6 +426,10 @@ static void on_retry(evutil_socket_t fd, short what, void *arg)
     (void)what;
     if (r->stopping)
         return;
+    if (m->queue == RELAY_Q_ACTIVE) {
+        submit(r->qmgr, m, retire_work, retire_done); /* a move that failed before */
+        return;
+    }
     push(&r->incoming_head, &r->incoming_tail, m);
     relay_qmgr_kick(r);
 }

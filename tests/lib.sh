@@ -124,3 +124,63 @@ json_get() {
 msglog_keys() {
     sed -n 's/.*size=\([0-9]*\) sum=\([0-9a-f]*\).*message-id=\([^ ]*\).*/\3 \1 \2/p' "$1" | sort
 }
+
+RELAY="$top_builddir/spoolsim/spoolsim"
+
+# start_relay NAME ARGS...: spoolsim relay on a free port; sets NAME_PID, NAME_PORT.
+# Its standard error (the summary) goes to $WORK/NAME.err, appended across restarts.
+start_relay() {
+    local name=$1
+    shift
+    local portfile="$WORK/$name.port"
+    rm -f "$portfile"
+    timeout 300 "$RELAY" relay --listen 127.0.0.1:0 --port-file "$portfile" "$@" \
+        2>>"$WORK/$name.err" &
+    local pid=$!
+    PIDS="$PIDS $pid"
+    for _ in $(seq 1 100); do
+        [ -s "$portfile" ] && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.05
+    done
+    if [ ! -s "$portfile" ]; then
+        echo "spoolsim relay did not start:" >&2
+        cat "$WORK/$name.err" >&2
+        return 1
+    fi
+    eval "${name}_PID=$pid"
+    eval "${name}_PORT=$(cat "$portfile")"
+}
+
+# spool_files DIR: the message files and logs in a spool's queues.
+spool_files() {
+    find "$1/incoming" "$1/active" "$1/deferred" "$1/defer" "$1/bounce" -type f 2>/dev/null
+}
+
+# wait_spool_empty DIR SECONDS: until no message is queued in DIR.
+wait_spool_empty() {
+    local deadline=$((SECONDS + $2))
+    while [ $SECONDS -lt "$deadline" ]; do
+        [ -z "$(spool_files "$1")" ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+# exactly_once SRC_LOG SINK_LOG: every message the client saw acknowledged
+# arrived intact, none twice. Prints "acked N, lost L, duplicated D".
+delivery_report() {
+    python3 - "$1" "$2" <<'PY'
+import sys
+def load(path):
+    seen = {}
+    for line in open(path):
+        f = dict(x.split("=", 1) for x in line.split() if "=" in x)
+        seen.setdefault(f["message-id"], []).append((f["size"], f["sum"]))
+    return seen
+src, sink = load(sys.argv[1]), load(sys.argv[2])
+lost = [m for m in src if m not in sink or src[m][0] not in sink[m]]
+dup = sum(len(v) - 1 for v in sink.values())
+print(f"acked {len(src)}, lost {len(lost)}, duplicated {dup}")
+PY
+}

@@ -1,0 +1,83 @@
+#!/bin/bash
+# Integration: smtp-source -> spoolsim relay -> smtp-sink on loopback.
+# Every acknowledged message must reach the sink intact exactly once and
+# leave nothing behind in the spool; deferrals must drain on retry; the
+# per-message file operations must be Postfix's (strace, where present).
+. "${top_srcdir:-.}/tests/lib.sh"
+
+SPOOL=$WORK/spool
+start_sink sink --msg-log "$WORK/sink.log" --json "$WORK/sink.json" 127.0.0.1:0 100 || exit 1
+start_relay relay --spool "$SPOOL" --next-hop "127.0.0.1:$sink_PORT" --json "$WORK/relay.json" \
+    || exit 1
+
+check "2000 messages relayed" to "$WORK/src.out" timeout 120 "$SOURCE" -s 20 -m 2000 \
+    --size uniform:200:20000 --seed 3 --msg-log "$WORK/src.log" "127.0.0.1:$relay_PORT"
+check "every 250 carried a queue ID" test "$(grep -c '^id=[0-9A-F]' "$WORK/src.log")" = 2000
+check "the spool drains" wait_spool_empty "$SPOOL" 60
+stop "$relay_PID"
+stop "$sink_PID"
+report=$(delivery_report "$WORK/src.log" "$WORK/sink.log")
+check "exactly once, intact: $report" test "$report" = "acked 2000, lost 0, duplicated 0"
+check "relay JSON: 2000 in, 2000 out" test "$(json_get "$WORK/relay.json" messages_in) $(json_get "$WORK/relay.json" messages_out)" = "2000 2000"
+check "relay JSON states the sync policy" test "$(json_get "$WORK/relay.json" sync)" = fsync
+check "summary names the filesystem" grep -q "^spool $SPOOL: " "$WORK/relay.err"
+check "nothing left in the spool" test -z "$(spool_files "$SPOOL")"
+
+# One relay per spool.
+start_relay again --spool "$SPOOL" || exit 1
+check "a second relay on the same spool is refused" \
+    sh -c "! timeout 10 '$RELAY' relay --listen 127.0.0.1:0 --spool '$SPOOL' 2>'$WORK/second.err'"
+check "and says why" grep -q "in use by another relay" "$WORK/second.err"
+stop "$again_PID"
+
+# Usage errors and unusable spools.
+check "no --spool: exit 2" sh -c "'$RELAY' relay >/dev/null 2>&1; test \$? = 2"
+check "bad --sync: exit 2" sh -c "'$RELAY' relay --spool '$WORK/x' --sync often >/dev/null 2>&1; test \$? = 2"
+check "unusable spool: exit 1 with its name" sh -c "'$RELAY' relay --spool /proc/nonexistent/q 2>'$WORK/bad.err'; test \$? = 1 && grep -q /proc/nonexistent/q '$WORK/bad.err'"
+
+# A sink that soft-fails 30 % of RCPTs: deferred/ fills, then drains on retry.
+SPOOL2=$WORK/spool2
+start_sink soft --msg-log "$WORK/soft.log" --fault RCPT:450:30 127.0.0.1:0 100 || exit 1
+start_relay relay2 --spool "$SPOOL2" --next-hop "127.0.0.1:$soft_PORT" --min-backoff 200ms \
+    --max-backoff 1s --json "$WORK/relay2.json" || exit 1
+check "500 messages relayed to a flaky sink" to "$WORK/src2.out" timeout 60 "$SOURCE" -s 10 -m 500 \
+    --msg-log "$WORK/src2.log" "127.0.0.1:$relay2_PORT"
+check "the deferred queue drains on retry" wait_spool_empty "$SPOOL2" 60
+stop "$relay2_PID"
+stop "$soft_PID"
+report=$(delivery_report "$WORK/src2.log" "$WORK/soft.log")
+check "exactly once after deferrals: $report" test "$report" = "acked 500, lost 0, duplicated 0"
+deferrals=$(json_get "$WORK/relay2.json" deferrals)
+check "messages were deferred ($deferrals deferrals)" test "$deferrals" -ge 100
+check "defer logs were fsync'ed: fsyncs > messages" \
+    test "$(python3 -c "import json; print(json.load(open('$WORK/relay2.json'))['spool_ops']['fsyncs'])")" -gt 500
+
+# Postfix's postcat reads a queue file held in deferred/ without a warning.
+if [ -x /usr/sbin/postcat ]; then
+    SPOOL3=$WORK/spool3
+    dead=$(free_port)
+    start_relay relay3 --spool "$SPOOL3" --next-hop "127.0.0.1:$dead" --min-backoff 1h \
+        --max-backoff 1h || exit 1
+    check "a message for a dead next hop is accepted" to "$WORK/src3.out" timeout 20 "$SOURCE" \
+        -m 1 -r 2 -f sender@example.org -t rcpt@example.net "127.0.0.1:$relay3_PORT"
+    for _ in $(seq 1 50); do
+        qf=$(find "$SPOOL3/deferred" -type f | head -1)
+        [ -n "$qf" ] && break
+        sleep 0.1
+    done
+    check "it waits in deferred/X/ (hashed)" test -n "$qf"
+    check "with its defer log in defer/X/" test -n "$(find "$SPOOL3/defer" -type f)"
+    check "mode 0700, the complete mark" test "$(stat -c %a "$qf")" = 700
+    mkdir -p "$WORK/pfconf" && : >"$WORK/pfconf/main.cf"
+    check "postcat reads it" to "$WORK/postcat.out" /usr/sbin/postcat -c "$WORK/pfconf" "$qf"
+    check "postcat gave no warning" sh -c "! grep -qi 'warning\|fatal\|error' '$WORK/postcat.out'"
+    check "postcat shows the sender" grep -q "sender: sender@example.org" "$WORK/postcat.out"
+    check "postcat shows both recipients" test "$(grep -c '^recipient: ' "$WORK/postcat.out")" = 2
+    check "postcat reads to the end record" grep -q "^\*\*\* MESSAGE FILE END" "$WORK/postcat.out"
+    stop "$relay3_PID"
+    check "the message stays queued over a stop" test -f "$qf"
+else
+    echo "SKIP: postcat (Debian package postfix) is not installed"
+fi
+
+finish
