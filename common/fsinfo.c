@@ -2,9 +2,11 @@
  * fsinfo - which filesystem a directory is on; see fsinfo.h.
  *
  * A mountinfo line (proc(5)): ID PARENT MAJ:MIN ROOT MOUNT_POINT
- * MOUNT_OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER_OPTIONS. Spaces in
- * paths are written as \040; the last matching line wins, as a later
- * mount hides an earlier one on the same point.
+ * MOUNT_OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER_OPTIONS, with any
+ * number of optional fields. Spaces in paths are written as \040. The
+ * longest mount point that is the path or a directory above it wins; of
+ * two lines on the same point the later one does, as a later mount hides
+ * an earlier one. Lines that are not mountinfo lines are skipped.
  */
 #include "config.h"
 
@@ -15,13 +17,23 @@
 
 #include "fsinfo.h"
 
-/* Copy a field, turning \ooo escapes back into bytes. */
-static void unescape(const char *field, size_t len, char *out, size_t outlen)
+static int is_octal(char c)
 {
-    size_t o = 0;
+    return c >= '0' && c <= '7';
+}
 
-    for (size_t i = 0; i < len && o + 1 < outlen; i++) {
-        if (field[i] == '\\' && i + 3 < len && field[i + 1] >= '0' && field[i + 1] <= '3') {
+/*
+ * Copy a field, turning \ooo escapes back into bytes; a backslash not
+ * followed by three octal digits is copied as it is. 0, or -1 if the
+ * field did not fit in `out' (which then holds its beginning).
+ */
+static int unescape(const char *field, size_t len, char *out, size_t outlen)
+{
+    size_t o = 0, i;
+
+    for (i = 0; i < len && o + 1 < outlen; i++) {
+        if (field[i] == '\\' && i + 3 < len && field[i + 1] >= '0' && field[i + 1] <= '3' &&
+            is_octal(field[i + 2]) && is_octal(field[i + 3])) {
             out[o++] = (char)((field[i + 1] - '0') * 64 + (field[i + 2] - '0') * 8 +
                               (field[i + 3] - '0'));
             i += 3;
@@ -30,15 +42,61 @@ static void unescape(const char *field, size_t len, char *out, size_t outlen)
         }
     }
     out[o] = 0;
+    return i < len ? -1 : 0;
 }
 
+/* `mount_point' (unescaped) is `path' or a directory above it. */
 static int covers(const char *mount_point, const char *path)
 {
     size_t n = strlen(mount_point);
 
+    if (mount_point[0] != '/')
+        return 0; /* no mount point is relative or empty: a damaged line */
     if (strcmp(mount_point, "/") == 0)
         return path[0] == '/';
     return strncmp(path, mount_point, n) == 0 && (path[n] == 0 || path[n] == '/');
+}
+
+/* A field of a line: where it starts and how long it is. */
+struct span {
+    const char *p;
+    size_t len;
+};
+
+/*
+ * The fields of one mountinfo line that matter: the six before the
+ * optional fields, and FSTYPE SOURCE SUPER_OPTIONS after the "-" that
+ * ends them (SUPER_OPTIONS may be missing: len 0). 0, or -1 if the line
+ * is not a mountinfo line.
+ */
+static int split_line(const char *line, size_t line_len, struct span head[6], struct span tail[3])
+{
+    const char *p = line, *end = line + line_len;
+    size_t n = 0, after = 0; /* fields seen; fields seen after the "-" */
+    int dash = 0;
+
+    memset(tail, 0, 3 * sizeof(*tail));
+    while (p < end) {
+        const char *q = memchr(p, ' ', (size_t)(end - p));
+        size_t len;
+
+        if (q == NULL)
+            q = end;
+        len = (size_t)(q - p);
+        if (n < 6) {
+            head[n].p = p;
+            head[n].len = len;
+        } else if (!dash) {
+            dash = len == 1 && *p == '-'; /* any number of optional fields before it */
+        } else if (after < 3) {
+            tail[after].p = p;
+            tail[after].len = len;
+            after++;
+        }
+        n++;
+        p = q + 1;
+    }
+    return dash && after >= 2 && tail[0].len > 0 ? 0 : -1;
 }
 
 int fsinfo_parse(const char *mountinfo, const char *path, struct fsinfo *out)
@@ -50,40 +108,25 @@ int fsinfo_parse(const char *mountinfo, const char *path, struct fsinfo *out)
     while (line && *line) {
         const char *end = strchr(line, '\n');
         size_t line_len = end ? (size_t)(end - line) : strlen(line);
-        const char *field[16];
-        size_t field_len[16];
-        int n = 0, dash = -1;
-        const char *p = line;
+        char mount_point[sizeof(out->mount_point)];
+        struct span head[6], tail[3];
+        size_t mlen;
 
-        while (p < line + line_len && n < 16) {
-            const char *q = p;
-
-            while (q < line + line_len && *q != ' ')
-                q++;
-            field[n] = p;
-            field_len[n] = (size_t)(q - p);
-            if (field_len[n] == 1 && *p == '-' && n >= 6 && dash < 0)
-                dash = n;
-            n++;
-            p = q + 1;
-        }
-        if (dash > 0 && n >= dash + 3) {
-            char mount_point[sizeof(out->mount_point)];
-            size_t mlen;
-
-            unescape(field[4], field_len[4], mount_point, sizeof(mount_point));
-            mlen = strlen(mount_point);
-            if (covers(mount_point, path) && mlen >= best) {
-                best = mlen;
-                found = 0;
-                snprintf(out->mount_point, sizeof(out->mount_point), "%s", mount_point);
-                snprintf(out->fstype, sizeof(out->fstype), "%.*s", (int)field_len[dash + 1],
-                         field[dash + 1]);
-                unescape(field[dash + 2], field_len[dash + 2], out->source, sizeof(out->source));
-                snprintf(out->options, sizeof(out->options), "%.*s,%.*s", (int)field_len[5],
-                         field[5], (int)field_len[dash + 3 < n ? dash + 3 : 5],
-                         field[dash + 3 < n ? dash + 3 : 5]);
-            }
+        if (split_line(line, line_len, head, tail) == 0 &&
+            unescape(head[4].p, head[4].len, mount_point, sizeof(mount_point)) == 0 &&
+            covers(mount_point, path) && (mlen = strlen(mount_point)) >= best) {
+            /* >=: of two mounts on one point, the later one hides the earlier */
+            best = mlen;
+            found = 0;
+            snprintf(out->mount_point, sizeof(out->mount_point), "%s", mount_point);
+            snprintf(out->fstype, sizeof(out->fstype), "%.*s", (int)tail[0].len, tail[0].p);
+            unescape(tail[1].p, tail[1].len, out->source, sizeof(out->source));
+            if (tail[2].len > 0)
+                snprintf(out->options, sizeof(out->options), "%.*s,%.*s", (int)head[5].len,
+                         head[5].p, (int)tail[2].len, tail[2].p);
+            else
+                snprintf(out->options, sizeof(out->options), "%.*s", (int)head[5].len,
+                         head[5].p);
         }
         line = end ? end + 1 : NULL;
     }

@@ -1,0 +1,314 @@
+/*
+ * Unit tests: fsinfo_parse(), the mount that holds a path, picked from the
+ * text of /proc/self/mountinfo (proc(5)): ID PARENT MAJ:MIN ROOT
+ * MOUNT_POINT MOUNT_OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER_OPTIONS.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsinfo.h"
+#include "check_main.h"
+
+/* A small machine: / on ext4, /mnt on xfs, /mnt/x on tmpfs, /mntx on btrfs. */
+static const char mounts[] =
+    "22 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw,errors=remount-ro\n"
+    "23 22 8:2 / /mnt rw,noatime shared:2 - xfs /dev/sda2 rw,attr2,inode64\n"
+    "24 23 0:30 / /mnt/x rw,nosuid,nodev shared:3 - tmpfs tmpfs rw,size=1024k,mode=755\n"
+    "25 22 8:3 / /mntx rw,relatime shared:4 - btrfs /dev/sda3 rw,space_cache=v2\n";
+
+START_TEST(test_longest_prefix)
+{
+    struct fsinfo fs;
+
+    ck_assert_int_eq(fsinfo_parse(mounts, "/var/spool/postfix", &fs), 0);
+    ck_assert_str_eq(fs.mount_point, "/");
+    ck_assert_str_eq(fs.fstype, "ext4");
+    ck_assert_str_eq(fs.source, "/dev/sda1");
+
+    ck_assert_int_eq(fsinfo_parse(mounts, "/mnt/spool", &fs), 0);
+    ck_assert_str_eq(fs.mount_point, "/mnt");
+    ck_assert_str_eq(fs.fstype, "xfs");
+
+    ck_assert_int_eq(fsinfo_parse(mounts, "/mnt/x/spool/incoming", &fs), 0);
+    ck_assert_str_eq(fs.mount_point, "/mnt/x");
+    ck_assert_str_eq(fs.fstype, "tmpfs");
+    ck_assert_str_eq(fs.source, "tmpfs");
+
+    /* A mount point itself is on its own filesystem. */
+    ck_assert_int_eq(fsinfo_parse(mounts, "/mnt/x", &fs), 0);
+    ck_assert_str_eq(fs.mount_point, "/mnt/x");
+    ck_assert_int_eq(fsinfo_parse(mounts, "/mnt", &fs), 0);
+    ck_assert_str_eq(fs.mount_point, "/mnt");
+    ck_assert_int_eq(fsinfo_parse(mounts, "/", &fs), 0);
+    ck_assert_str_eq(fs.mount_point, "/");
+}
+END_TEST
+
+/* The order of the lines does not matter to the longest match. */
+START_TEST(test_longest_prefix_any_order)
+{
+    static const char reversed[] = "24 23 0:30 / /mnt/x rw - tmpfs tmpfs rw\n"
+                                   "23 22 8:2 / /mnt rw - xfs /dev/sda2 rw\n"
+                                   "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n";
+    struct fsinfo fs;
+
+    ck_assert_int_eq(fsinfo_parse(reversed, "/mnt/x/y", &fs), 0);
+    ck_assert_str_eq(fs.mount_point, "/mnt/x");
+    ck_assert_int_eq(fsinfo_parse(reversed, "/mnt/y", &fs), 0);
+    ck_assert_str_eq(fs.mount_point, "/mnt");
+    ck_assert_int_eq(fsinfo_parse(reversed, "/home", &fs), 0);
+    ck_assert_str_eq(fs.mount_point, "/");
+}
+END_TEST
+
+/* "/mntx" is not under "/mnt", nor "/mnt/xy" under "/mnt/x". */
+START_TEST(test_component_boundary)
+{
+    struct fsinfo fs;
+
+    ck_assert_int_eq(fsinfo_parse(mounts, "/mntx/spool", &fs), 0);
+    ck_assert_str_eq(fs.mount_point, "/mntx");
+    ck_assert_str_eq(fs.fstype, "btrfs");
+
+    ck_assert_int_eq(fsinfo_parse(mounts, "/mnt/xy", &fs), 0);
+    ck_assert_str_eq(fs.mount_point, "/mnt");
+
+    /* Without a /mntx line, /mntx falls through to /, never to /mnt. */
+    ck_assert_int_eq(fsinfo_parse("22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+                                  "23 22 8:2 / /mnt rw - xfs /dev/sda2 rw\n",
+                                  "/mntx", &fs),
+                     0);
+    ck_assert_str_eq(fs.mount_point, "/");
+}
+END_TEST
+
+/* A later mount on the same point hides the earlier one. */
+START_TEST(test_later_line_wins)
+{
+    static const char stacked[] = "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+                                  "23 22 8:2 / /mnt rw - xfs /dev/sda2 rw\n"
+                                  "30 23 0:40 / /mnt rw,relatime - tmpfs over rw,size=64k\n";
+    struct fsinfo fs;
+
+    ck_assert_int_eq(fsinfo_parse(stacked, "/mnt/spool", &fs), 0);
+    ck_assert_str_eq(fs.fstype, "tmpfs");
+    ck_assert_str_eq(fs.source, "over");
+    ck_assert_str_eq(fs.options, "rw,relatime,rw,size=64k");
+    /* ... but a later, shorter mount point does not beat a longer one. */
+    ck_assert_int_eq(fsinfo_parse("23 22 8:2 / /mnt rw - xfs /dev/sda2 rw\n"
+                                  "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n",
+                                  "/mnt/spool", &fs),
+                     0);
+    ck_assert_str_eq(fs.fstype, "xfs");
+}
+END_TEST
+
+/* Spaces (and other bytes) in paths are written as octal escapes. */
+START_TEST(test_escaped_spaces)
+{
+    static const char text[] = "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+                               "40 22 8:17 / /media/my\\040disk rw,nosuid - vfat "
+                               "/dev/my\\040stick rw,fmask=0022\n"
+                               "41 22 8:18 / /back\\134slash rw - ext2 /dev/sdc1 rw\n";
+    struct fsinfo fs;
+
+    ck_assert_int_eq(fsinfo_parse(text, "/media/my disk/spool", &fs), 0);
+    ck_assert_str_eq(fs.mount_point, "/media/my disk");
+    ck_assert_str_eq(fs.fstype, "vfat");
+    ck_assert_str_eq(fs.source, "/dev/my stick");
+    ck_assert_str_eq(fs.options, "rw,nosuid,rw,fmask=0022");
+
+    ck_assert_int_eq(fsinfo_parse(text, "/back\\slash", &fs), 0);
+    ck_assert_str_eq(fs.mount_point, "/back\\slash");
+
+    /* The escaped form is not the name: "/media/my\040disk" is under /. */
+    ck_assert_int_eq(fsinfo_parse(text, "/media/my\\040disk", &fs), 0);
+    ck_assert_str_eq(fs.mount_point, "/");
+    /* Nor is a prefix of the unescaped name. */
+    ck_assert_int_eq(fsinfo_parse(text, "/media/my", &fs), 0);
+    ck_assert_str_eq(fs.mount_point, "/");
+}
+END_TEST
+
+/* A backslash without three octal digits after it is no escape. */
+START_TEST(test_bad_escape)
+{
+    static const char text[] = "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+                               "40 22 8:17 / /a\\09b rw - vfat /dev/x\\4 rw\n";
+    struct fsinfo fs;
+
+    ck_assert_int_eq(fsinfo_parse(text, "/a\\09b/q", &fs), 0);
+    ck_assert_str_eq(fs.mount_point, "/a\\09b");
+    ck_assert_str_eq(fs.source, "/dev/x\\4");
+    ck_assert_int_eq(fsinfo_parse(text, "/az", &fs), 0);
+    ck_assert_str_eq(fs.mount_point, "/");
+}
+END_TEST
+
+/* A mount point too long to keep is skipped, never matched by its beginning. */
+START_TEST(test_long_mount_point)
+{
+    size_t long_len = sizeof(((struct fsinfo *)0)->mount_point) + 20;
+    char *text = malloc(long_len + 200), *path = malloc(long_len + 10);
+    struct fsinfo fs;
+    size_t n;
+
+    n = (size_t)sprintf(text, "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n23 22 8:2 / /");
+    memset(text + n, 'm', long_len);
+    sprintf(text + n + long_len, " rw - xfs /dev/long rw\n");
+    /* A path whose beginning is the mount point's first 511 bytes, then a slash. */
+    path[0] = '/';
+    memset(path + 1, 'm', sizeof(fs.mount_point) - 2);
+    strcpy(path + sizeof(fs.mount_point) - 1, "/spool");
+    ck_assert_int_eq(fsinfo_parse(text, path, &fs), 0);
+    ck_assert_str_eq(fs.mount_point, "/");
+    free(text);
+    free(path);
+}
+END_TEST
+
+/* Without superblock options, options are the mount options alone. */
+START_TEST(test_no_super_options)
+{
+    struct fsinfo fs;
+
+    ck_assert_int_eq(fsinfo_parse("22 1 8:1 / / rw,relatime - ext4 /dev/sda1\n", "/x", &fs), 0);
+    ck_assert_str_eq(fs.options, "rw,relatime");
+    ck_assert_str_eq(fs.source, "/dev/sda1");
+}
+END_TEST
+
+/* Zero or more optional fields come before the " - " separator. */
+START_TEST(test_optional_fields)
+{
+    static const char none[] = "36 35 98:0 /mnt1 /mnt2 rw,noatime - ext3 /dev/root rw,errors=continue\n";
+    static const char one[] =
+        "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue\n";
+    static const char many[] = "36 35 98:0 /mnt1 /mnt2 rw,noatime shared:7 master:1 "
+                               "propagate_from:2 unbindable x:1 y:2 z:3 w:4 v:5 - ext3 "
+                               "/dev/root rw,errors=continue\n";
+    const char *const texts[] = {none, one, many};
+
+    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+        struct fsinfo fs;
+
+        ck_assert_msg(fsinfo_parse(texts[i], "/mnt2/q", &fs) == 0, "line %zu not parsed", i);
+        ck_assert_str_eq(fs.mount_point, "/mnt2");
+        ck_assert_str_eq(fs.fstype, "ext3");
+        ck_assert_str_eq(fs.source, "/dev/root");
+        ck_assert_str_eq(fs.options, "rw,noatime,rw,errors=continue");
+    }
+}
+END_TEST
+
+/* options: the per-mount options, a comma, the superblock options. */
+START_TEST(test_options_joined)
+{
+    struct fsinfo fs;
+
+    ck_assert_int_eq(fsinfo_parse(mounts, "/mnt/x/a", &fs), 0);
+    ck_assert_str_eq(fs.options, "rw,nosuid,nodev,rw,size=1024k,mode=755");
+    ck_assert_int_eq(fsinfo_parse(mounts, "/etc", &fs), 0);
+    ck_assert_str_eq(fs.options, "rw,relatime,rw,errors=remount-ro");
+}
+END_TEST
+
+START_TEST(test_not_covered)
+{
+    static const char no_root[] = "23 22 8:2 / /mnt rw - xfs /dev/sda2 rw\n"
+                                  "24 23 0:30 / /mnt/x rw - tmpfs tmpfs rw\n";
+    struct fsinfo fs;
+
+    ck_assert_int_eq(fsinfo_parse(no_root, "/var/spool", &fs), -1);
+    ck_assert_int_eq(fsinfo_parse(no_root, "/", &fs), -1);
+    ck_assert_int_eq(fsinfo_parse(no_root, "/mn", &fs), -1);
+    ck_assert_int_eq(fsinfo_parse(no_root, "/mntx", &fs), -1);
+    /* A relative path is under no mount point, not even /. */
+    ck_assert_int_eq(fsinfo_parse(mounts, "spool", &fs), -1);
+    ck_assert_int_eq(fsinfo_parse(mounts, "", &fs), -1);
+}
+END_TEST
+
+/* Lines that are not mountinfo lines are skipped, whatever they hold. */
+START_TEST(test_garbage_ignored)
+{
+    static const char text[] = "garbage\n"
+                               "\n"
+                               "1 2 3\n"
+                               "1 2 3:4 / /mnt rw\n"                 /* no separator */
+                               "1 2 3:4 / /mnt rw -\n"               /* nothing after it */
+                               "1 2 3:4 / /mnt rw - xfs\n"           /* no source */
+                               "1 2 3:4 / /mnt - xfs /dev/a rw\n"   /* no mount options */
+                               "1 2 3:4 /  rw - xfs /dev/empty rw\n" /* empty mount point */
+                               "1 2 3:4 / mnt rw - xfs /dev/rel rw\n" /* relative mount point */
+                               "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+                               "   \n"
+                               "- - - - - - - - - -\n"
+                               "23 22 8:2 / /mnt rw - xfs /dev/sda2 rw"; /* no final newline */
+    struct fsinfo fs;
+
+    ck_assert_int_eq(fsinfo_parse(text, "/mnt/spool", &fs), 0);
+    ck_assert_str_eq(fs.mount_point, "/mnt");
+    ck_assert_str_eq(fs.source, "/dev/sda2");
+    ck_assert_int_eq(fsinfo_parse(text, "/var", &fs), 0);
+    ck_assert_str_eq(fs.mount_point, "/");
+    ck_assert_str_eq(fs.source, "/dev/sda1");
+    ck_assert_int_eq(fsinfo_parse("garbage\n1 2 3\n\n", "/", &fs), -1);
+    /* Alone, the damaged lines cover nothing. */
+    ck_assert_int_eq(fsinfo_parse("1 2 3:4 /  rw - xfs /dev/empty rw\n", "/var", &fs), -1);
+    ck_assert_int_eq(fsinfo_parse("1 2 3:4 / mnt rw - xfs /dev/rel rw\n", "mnt", &fs), -1);
+    ck_assert_int_eq(fsinfo_parse("- - - - - - - - - -\n", "/", &fs), -1);
+}
+END_TEST
+
+START_TEST(test_empty_text)
+{
+    struct fsinfo fs;
+
+    ck_assert_int_eq(fsinfo_parse("", "/", &fs), -1);
+    ck_assert_int_eq(fsinfo_parse("\n", "/", &fs), -1);
+    ck_assert_int_eq(fsinfo_parse("", "/var/spool", &fs), -1);
+}
+END_TEST
+
+/* fsinfo_describe() of a parsed line, and of nothing found. */
+START_TEST(test_describe)
+{
+    struct fsinfo fs;
+    char buf[1200];
+
+    ck_assert_int_eq(fsinfo_parse(mounts, "/mnt/x/q", &fs), 0);
+    fsinfo_describe(&fs, buf, sizeof(buf));
+    ck_assert_str_eq(buf, "tmpfs (rw,nosuid,nodev,rw,size=1024k,mode=755) on /mnt/x");
+    memset(&fs, 0, sizeof(fs));
+    fsinfo_describe(&fs, buf, sizeof(buf));
+    ck_assert_str_eq(buf, "unknown filesystem");
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("fsinfo");
+    TCase *tc = tcase_create("parse");
+
+    tcase_add_test(tc, test_longest_prefix);
+    tcase_add_test(tc, test_longest_prefix_any_order);
+    tcase_add_test(tc, test_component_boundary);
+    tcase_add_test(tc, test_later_line_wins);
+    tcase_add_test(tc, test_escaped_spaces);
+    tcase_add_test(tc, test_bad_escape);
+    tcase_add_test(tc, test_long_mount_point);
+    tcase_add_test(tc, test_no_super_options);
+    tcase_add_test(tc, test_optional_fields);
+    tcase_add_test(tc, test_options_joined);
+    tcase_add_test(tc, test_not_covered);
+    tcase_add_test(tc, test_garbage_ignored);
+    tcase_add_test(tc, test_empty_text);
+    tcase_add_test(tc, test_describe);
+    suite_add_tcase(s, tc);
+    return check_run_suite(s);
+}
