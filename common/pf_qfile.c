@@ -111,16 +111,38 @@ void pf_qfile_begin(struct pf_qfile *q, long arrival_sec, long arrival_usec, con
  * records of exactly 2048 bytes and a last N, wherever the pieces given
  * to us happened to end, as Postfix's smtpd and cleanup store it. A CR
  * before the LF is not stored: Postfix keeps lines without their ends.
+ *
+ * When 2048 bytes are buffered and the last one is a CR, the next byte
+ * decides what it was (it may come in the next call): before an LF it is
+ * half of the line end, and the line is 2047 bytes, an N record (Postfix's
+ * smtp_get() repairs a CR LF cut by its length bound the same way);
+ * before anything else it is text, and the 2048 bytes are an L record.
  */
 void pf_qfile_content(struct pf_qfile *q, const char *data, size_t len)
 {
     if (q->line == NULL)
         q->line = xmalloc(PF_LINE_LIMIT);
     while (len > 0) {
-        size_t room = PF_LINE_LIMIT - q->line_len;
-        const char *lf = memchr(data, '\n', len < room ? len : room);
-        size_t take = lf ? (size_t)(lf - data) : (len < room ? len : room);
+        size_t room, take;
+        const char *lf;
 
+        if (q->line_len == PF_LINE_LIMIT) {
+            /* A full line ending in CR, held back from the previous call. */
+            if (*data == '\n') {
+                pf_qfile_record(q, PF_REC_NORM, q->line, q->line_len - 1);
+                q->content_bytes += q->line_len; /* 2047 bytes and the line end */
+                data++;
+                len--;
+            } else {
+                pf_qfile_record(q, PF_REC_CONT, q->line, q->line_len);
+                q->content_bytes += q->line_len;
+            }
+            q->line_len = 0;
+            continue;
+        }
+        room = PF_LINE_LIMIT - q->line_len;
+        lf = memchr(data, '\n', len < room ? len : room);
+        take = lf ? (size_t)(lf - data) : (len < room ? len : room);
         memcpy(q->line + q->line_len, data, take);
         q->line_len += take;
         data += take;
@@ -135,19 +157,24 @@ void pf_qfile_content(struct pf_qfile *q, const char *data, size_t len)
             q->line_len = 0;
             data++;
             len--;
-        } else if (q->line_len == PF_LINE_LIMIT) {
+        } else if (q->line_len == PF_LINE_LIMIT && q->line[PF_LINE_LIMIT - 1] != '\r') {
             pf_qfile_record(q, PF_REC_CONT, q->line, q->line_len);
             q->content_bytes += q->line_len;
             q->line_len = 0;
         }
+        /* else: full and ending in CR; the top of the loop or the next call decides */
     }
 }
 
 void pf_qfile_finish(struct pf_qfile *q, const char *const *rcpts, unsigned rcpt_count)
 {
     if (q->line_len > 0) {
-        /* A last line without its end is still content. */
-        pf_qfile_record(q, PF_REC_NORM, q->line, q->line_len);
+        /*
+         * A last line without its end is still content. A full one held
+         * back for its last CR stays the L record it would have been.
+         */
+        pf_qfile_record(q, q->line_len == PF_LINE_LIMIT ? PF_REC_CONT : PF_REC_NORM, q->line,
+                        q->line_len);
         q->content_bytes += q->line_len;
         q->line_len = 0;
     }

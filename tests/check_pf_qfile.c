@@ -286,6 +286,116 @@ START_TEST(test_read_round_trip)
 }
 END_TEST
 
+/*
+ * Build a file from `content' given in pieces of `chunk' bytes (0: whole),
+ * read it back, and check that the text is `content' again, that every
+ * L record is exactly PF_LINE_LIMIT bytes, and that no record keeps the CR
+ * of a CR LF. Returns the number of L records.
+ */
+static unsigned round_trip_chunked(const char *content, size_t len, size_t chunk)
+{
+    struct pf_qfile q;
+    struct pf_qfile_view v;
+    char err[128] = "", *text;
+    size_t off, text_len;
+    unsigned long_records = 0;
+
+    pf_qfile_init(&q);
+    pf_qfile_begin(&q, 1700000000, 123456, "sender@example.org", NULL, NULL, NULL);
+    for (off = 0; off < len; off += chunk ? chunk : len)
+        pf_qfile_content(&q, content + off, chunk && len - off > chunk ? chunk : len - off);
+    pf_qfile_finish(&q, rcpts, 1);
+
+    ck_assert_int_eq(pf_qfile_read(q.buf, q.len, &v, err, sizeof(err)), 0);
+    for (off = v.content_start; off < v.content_end;) {
+        int type;
+        const char *data;
+        size_t data_len;
+        size_t used = pf_qfile_parse(q.buf + off, v.content_end - off, &type, &data, &data_len);
+
+        ck_assert_uint_gt(used, 0);
+        if (type == PF_REC_CONT) {
+            long_records++;
+            ck_assert_uint_eq(data_len, PF_LINE_LIMIT);
+        } else {
+            ck_assert_int_eq(type, PF_REC_NORM);
+            ck_assert_uint_le(data_len, PF_LINE_LIMIT);
+        }
+        off += used;
+    }
+    text = pf_qfile_content_text(q.buf, &v, &text_len);
+    ck_assert_msg(text_len == len && memcmp(text, content, len) == 0,
+                  "content of %zu bytes in pieces of %zu came back as %zu bytes", len, chunk,
+                  text_len);
+    /* Line ends count one byte each, as Postfix counts them. */
+    {
+        uint64_t expect = 0;
+
+        for (size_t i = 0; i < len; i++)
+            expect += !(content[i] == '\r' && i + 1 < len && content[i + 1] == '\n');
+        ck_assert_uint_eq(v.content_bytes, expect);
+    }
+    free(text);
+    pf_qfile_view_free(&v);
+    pf_qfile_free(&q);
+    return long_records;
+}
+
+/*
+ * A line just under, at and over the 2048-byte limit (and twice it), CR LF
+ * terminated, fed whole, in 7-byte pieces and byte by byte: the CR of the
+ * CR LF is never stored, even when it is the 2048th byte of the line or
+ * the last byte of a piece, and a long line is L records of 2048 bytes
+ * and a last N.
+ */
+START_TEST(test_crlf_at_line_limit)
+{
+    static const size_t lengths[] = {2046, 2047, 2048, 2049, 2050, 4095, 4096, 4097};
+    static const size_t chunks[] = {1, 7, 0};
+    const char head[] = "Subject: limits\r\n", tail[] = "end\r\n";
+
+    for (size_t i = 0; i < sizeof(lengths) / sizeof(lengths[0]); i++) {
+        size_t n = lengths[i], len = 0;
+        char *content = malloc(sizeof(head) + n + 2 + sizeof(tail));
+
+        memcpy(content, head, strlen(head));
+        len += strlen(head);
+        memset(content + len, 'y', n);
+        len += n;
+        memcpy(content + len, "\r\n", 2);
+        len += 2;
+        memcpy(content + len, tail, strlen(tail));
+        len += strlen(tail);
+        for (size_t c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++)
+            ck_assert_uint_eq(round_trip_chunked(content, len, chunks[c]), n / PF_LINE_LIMIT);
+        free(content);
+    }
+}
+END_TEST
+
+/* A bare CR that is the 2048th byte of a long line is text, and stays in its L record. */
+START_TEST(test_bare_cr_at_line_limit)
+{
+    static const size_t chunks[] = {1, 7, 2047, 2048, 0};
+    size_t len = PF_LINE_LIMIT + 10;
+    char *content = malloc(len);
+
+    memset(content, 'y', len);
+    content[PF_LINE_LIMIT - 1] = '\r';
+    content[len - 2] = '\r';
+    content[len - 1] = '\n';
+    for (size_t c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++)
+        ck_assert_uint_eq(round_trip_chunked(content, len, chunks[c]), 1);
+    /* And a CR before another CR LF: the first is text, the second a line end. */
+    content[PF_LINE_LIMIT - 1] = '\r';
+    content[PF_LINE_LIMIT] = '\r';
+    content[PF_LINE_LIMIT + 1] = '\n';
+    for (size_t c = 0; c < sizeof(chunks) / sizeof(chunks[0]); c++)
+        ck_assert_uint_eq(round_trip_chunked(content, len, chunks[c]), 1);
+    free(content);
+}
+END_TEST
+
 /* The relay's one-byte rewrite must read back as a delivered recipient. */
 START_TEST(test_read_done_recipient)
 {
@@ -661,6 +771,8 @@ int main(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("reading");
     tcase_add_test(tc, test_read_round_trip);
+    tcase_add_test(tc, test_crlf_at_line_limit);
+    tcase_add_test(tc, test_bare_cr_at_line_limit);
     tcase_add_test(tc, test_read_done_recipient);
     tcase_add_test(tc, test_read_every_truncation);
     tcase_add_test(tc, test_read_bad_length);
