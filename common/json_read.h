@@ -1,0 +1,48 @@
+/*
+ * json_read - look up one value in a JSON text by path (no I/O).
+ *
+ * Enough for one program to read another's JSON report (see json.h for the
+ * writer); not a general parser. Every call checks the whole text first: it
+ * must be exactly one JSON value (RFC 8259 grammar) with optional white
+ * space around it, nested at most JSON_READ_MAX_DEPTH deep. Anything else,
+ * including a report cut short by a writer that died, gives -1, so a value
+ * is never read out of a document that is not whole. The text is read up to
+ * its NUL and never past it.
+ *
+ * Lenient in one way: bytes >= 0x80 in strings pass through unchecked,
+ * because our writer copies them the same way and must be able to read its
+ * own output back. Strict in another: a \u escape naming a lone UTF-16
+ * surrogate cannot become UTF-8 and makes the text malformed.
+ *
+ * A path is keys separated by '.': "latency.end_to_end.p50_ms". A component
+ * of decimal digits indexes an array from 0 when the value it is applied to
+ * is an array ("queue_depth.0.t"); applied to an object, every component is
+ * a key. NULL or "" names the top-level value itself. Keys are compared
+ * after unescaping; a key that contains '.' cannot be named. If an object
+ * has the same key twice, the first one is used.
+ */
+#ifndef SPOOLSIM_JSON_READ_H
+#define SPOOLSIM_JSON_READ_H
+
+#include <stddef.h>
+
+#define JSON_READ_MAX_DEPTH 64
+
+/*
+ * 0 and the number in *out, or -1 (*out untouched) if the path is missing,
+ * its value is not a number (a string "5", true and null are not), the
+ * number is too large for a double, or the text is malformed.
+ */
+int json_read_number(const char *text, const char *path, double *out);
+
+/*
+ * 0 and the unescaped string in out (\" \\ \/ \b \f \n \r \t, \uXXXX and
+ * surrogate pairs to UTF-8), truncated to fit len bytes with its NUL and
+ * never in the middle of a UTF-8 sequence; or -1 if the path is missing,
+ * its value is not a string (null is not), the string holds \u0000 (it
+ * cannot be a C string), len is 0, or the text is malformed. On -1, out is
+ * the empty string (when len > 0).
+ */
+int json_read_string(const char *text, const char *path, char *out, size_t len);
+
+#endif
