@@ -54,6 +54,7 @@ struct relay_msg {
     enum relay_rcpt_result *results; /* per view.rcpts, this attempt */
     char reason[600];                /* the next hop's words for a deferral or bounce */
     int ever_deferred;               /* a defer log may exist */
+    int ever_bounced;                /* a bounce log may exist; counted as bounced */
     unsigned attempts;
 
     /* monotonic times of this run; 0 when unknown (recovered messages) */

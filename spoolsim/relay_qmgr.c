@@ -261,20 +261,18 @@ static void log_text(const struct relay_msg *m, enum relay_rcpt_result which, co
     }
 }
 
-/* The delivery agent's part: D marks (no fsync), then the logs (fsync'ed). */
+/*
+ * The delivery agent's part: the defer and bounce logs (fsync'ed), then a
+ * D over each recipient that is finished, delivered or bounced, so that a
+ * retry does not try it again (no fsync: a lost D means a duplicate).
+ */
 static void agent_work(struct io_job *job)
 {
     struct relay_msg *m = MSG_OF(job);
     const struct pf_spool *sp = &m->relay->spool;
+    int bounce_logged = 0;
     char text[8192];
 
-    for (unsigned i = 0; i < m->view.rcpt_count; i++) {
-        if (m->results[i] == RCPT_SENT &&
-            pf_spool_mark_done(sp, m->id, m->view.rcpts[i].offset, &m->st) != 0) {
-            m->job_status = -1;
-            m->job_errno = errno;
-        }
-    }
     if (any_result(m, RCPT_DEFERRED)) {
         log_text(m, RCPT_DEFERRED, "delayed", text, sizeof(text));
         if (pf_spool_log_append(sp, "defer", m->id, text, &m->st) != 0) {
@@ -284,7 +282,17 @@ static void agent_work(struct io_job *job)
     }
     if (any_result(m, RCPT_BOUNCED)) {
         log_text(m, RCPT_BOUNCED, "failed", text, sizeof(text));
-        if (pf_spool_log_append(sp, "bounce", m->id, text, &m->st) != 0) {
+        if (pf_spool_log_append(sp, "bounce", m->id, text, &m->st) == 0) {
+            bounce_logged = 1;
+        } else {
+            m->job_status = -1;
+            m->job_errno = errno;
+        }
+    }
+    for (unsigned i = 0; i < m->view.rcpt_count; i++) {
+        int finished = m->results[i] == RCPT_SENT || (m->results[i] == RCPT_BOUNCED && bounce_logged);
+
+        if (finished && pf_spool_mark_done(sp, m->id, m->view.rcpts[i].offset, &m->st) != 0) {
             m->job_status = -1;
             m->job_errno = errno;
         }
@@ -316,7 +324,7 @@ static void retire_work(struct io_job *job)
     /* Done with every recipient: the file and its logs go (no bounce message is made). */
     if (m->ever_deferred)
         pf_spool_log_remove(sp, "defer", m->id, &m->st);
-    if (any_result(m, RCPT_BOUNCED))
+    if (m->ever_bounced || any_result(m, RCPT_BOUNCED))
         pf_spool_log_remove(sp, "bounce", m->id, &m->st);
     m->job_status = pf_spool_remove(sp, m->id, &m->st);
     m->job_errno = errno;
@@ -350,6 +358,10 @@ static void retire_done(struct io_job *job)
         schedule_retry(m, backoff_ns(r, m->attempts));
         return;
     }
+    if (any_result(m, RCPT_BOUNCED) && !m->ever_bounced) {
+        m->ever_bounced = 1;
+        r->stats.bounced++;
+    }
     if (deferred) {
         r->stats.deferrals++;
         m->queue = RELAY_Q_DEFERRED;
@@ -365,8 +377,6 @@ static void retire_done(struct io_job *job)
         r->stats.last_out_ns = now;
         if (any_result(m, RCPT_SENT) || m->view.rcpt_pending == 0)
             r->stats.delivered++;
-        if (any_result(m, RCPT_BOUNCED))
-            r->stats.bounced++;
         if (m->t_mail)
             histogram_record(&r->stats.end_to_end, now - m->t_mail);
         if (r->opts->verbose)

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bev_out.h"
 #include "endpoint.h"
 #include "msg.h"
 #include "relay_private.h"
@@ -79,6 +80,7 @@ static void conn_send(struct relay_conn *c, enum conn_state state, const char *f
     evbuffer_add_vprintf(out, fmt, ap);
     va_end(ap);
     evbuffer_add(out, "\r\n", 2);
+    bev_out_flush(c->bev); /* a socket error shows as EOF or an error on the read side */
 }
 
 static void set_reason(struct relay_msg *m, const struct relay_conn *c, const char *what)
@@ -181,6 +183,7 @@ static void send_text(struct relay_conn *c)
     c->state = CONN_DOT;
     smtp_reply_init(&c->reply);
     evbuffer_add(bufferevent_get_output(c->bev), wire, n);
+    bev_out_flush(c->bev);
     free(wire);
     free(text);
 }
@@ -344,6 +347,12 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
                                             : strerror(EVUTIL_SOCKET_ERROR()));
 }
 
+static void on_write(struct bufferevent *bev, void *arg)
+{
+    (void)arg;
+    bev_out_written(bev);
+}
+
 static void on_idle_timer(evutil_socket_t fd, short what, void *arg)
 {
     struct relay_conn *c = arg;
@@ -383,11 +392,11 @@ static void conn_open(struct relay *r)
     smtp_line_init(&c->lines, SMTP_REPLY_LINE_LIMIT);
     c->bev = bufferevent_socket_new(r->base, -1, BEV_OPT_CLOSE_ON_FREE);
     c->idle_timer = evtimer_new(r->base, on_idle_timer, c);
-    bufferevent_setcb(c->bev, on_read, NULL, on_event, c);
+    bufferevent_setcb(c->bev, on_read, on_write, on_event, c);
     timeout.tv_sec = (time_t)r->opts->hop_timeout;
     timeout.tv_usec = (suseconds_t)((r->opts->hop_timeout - (double)timeout.tv_sec) * 1e6);
     bufferevent_set_timeouts(c->bev, &timeout, &timeout);
-    bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+    bufferevent_enable(c->bev, EV_READ);
     c->next = r->conns;
     if (r->conns)
         r->conns->prev = c;

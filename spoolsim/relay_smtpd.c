@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/time.h>
 
+#include "bev_out.h"
 #include "clock.h"
 #include "msg.h"
 #include "relay_private.h"
@@ -84,13 +85,22 @@ static void session_free_later(struct relay_session *s)
     event_base_once(s->relay->base, -1, EV_TIMEOUT, on_free_later, s, NULL);
 }
 
-/* Close once everything said has left. */
+/* Send what has been said; a closing session goes once all of it has left. */
+static void session_flush(struct relay_session *s)
+{
+    int status;
+
+    if (s->free_scheduled)
+        return;
+    status = bev_out_flush(s->bev);
+    if (status < 0 || (status == 0 && s->closing))
+        session_free_later(s);
+}
+
 static void close_after_flush(struct relay_session *s)
 {
     s->closing = 1;
     bufferevent_disable(s->bev, EV_READ);
-    if (evbuffer_get_length(bufferevent_get_output(s->bev)) == 0)
-        session_free_later(s);
 }
 
 static void transaction_reset(struct relay_session *s)
@@ -163,8 +173,7 @@ static void end_message(struct relay_session *s)
     pf_qfile_finish(&m->qf, (const char *const *)s->rcpts, s->rcpt_count);
     s->msg = NULL;
     m->client = s;
-    s->committing = m;
-    bufferevent_disable(s->bev, EV_READ);
+    s->committing = m; /* input waits in the buffer, up to its high-water mark */
     relay_qmgr_enqueue(s->relay, m);
 }
 
@@ -186,10 +195,10 @@ void relay_smtpd_committed(struct relay_session *s, struct relay_msg *m)
     if (s->relay->stopping) {
         reply(s, "421 4.3.2 Service shutting down");
         close_after_flush(s);
-        return;
+    } else {
+        session_process(s);
     }
-    bufferevent_enable(s->bev, EV_READ);
-    session_process(s);
+    session_flush(s);
 }
 
 /* ---------------------------------------------------------------- commands */
@@ -354,13 +363,14 @@ static void on_read(struct bufferevent *bev, void *arg)
 {
     (void)bev;
     session_process(arg);
+    session_flush(arg);
 }
 
 static void on_write(struct bufferevent *bev, void *arg)
 {
     struct relay_session *s = arg;
 
-    if (s->closing && evbuffer_get_length(bufferevent_get_output(bev)) == 0)
+    if (bev_out_written(bev) && s->closing)
         session_free_later(s);
 }
 
@@ -372,6 +382,7 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
     if (what & BEV_EVENT_TIMEOUT) {
         reply(s, "421 4.4.2 Error: timeout exceeded");
         close_after_flush(s);
+        session_flush(s);
         return;
     }
     session_free_later(s); /* EOF or error; a message on a cleanup thread goes on alone */
@@ -430,7 +441,8 @@ void relay_smtpd_accept(struct relay *r, int fd, const struct sockaddr *addr)
         snprintf(text, sizeof(text), "220 %s ESMTP spoolsim", r->opts->hostname);
         reply(s, text);
     }
-    bufferevent_enable(s->bev, EV_READ | EV_WRITE);
+    bufferevent_enable(s->bev, EV_READ);
+    session_flush(s);
 }
 
 void relay_smtpd_close_all(struct relay *r)
@@ -440,6 +452,7 @@ void relay_smtpd_close_all(struct relay *r)
             continue;
         reply(s, "421 4.3.2 Service shutting down");
         close_after_flush(s);
+        session_flush(s);
     }
 }
 
