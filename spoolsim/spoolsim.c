@@ -17,6 +17,7 @@ static const struct {
     int (*run)(int argc, char **argv);
     const char *summary;
 } subcommands[] = {
+    {"bench", spoolsim_bench, "end to end in one command: source -> relay -> sink on a temp spool"},
     {"relay", spoolsim_relay, "a queue daemon writing a Postfix spool, relaying to a next hop"},
     {"postmark", spoolsim_postmark, "the PostMark 1.53 workload, faithful, with precise timing"},
 };
@@ -33,7 +34,7 @@ int main(int argc, char **argv)
 {
     msg_init("spoolsim");
     if (argc < 2)
-        msg_usage("no command given (try: spoolsim postmark)");
+        msg_usage("no command given (try: spoolsim bench, or spoolsim --help)");
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
         usage(stdout);
         return 0;

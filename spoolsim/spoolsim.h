@@ -9,5 +9,6 @@
 
 int spoolsim_postmark(int argc, char **argv);
 int spoolsim_relay(int argc, char **argv);
+int spoolsim_bench(int argc, char **argv);
 
 #endif

@@ -1,0 +1,786 @@
+/*
+ * bench - `spoolsim bench': the main job in one command.
+ *
+ * It makes a private directory (in --spool DIR, or in $TMPDIR), starts
+ * smtp-sink and `spoolsim relay' on free loopback ports, drives the relay
+ * with smtp-source for a bounded time, waits until the spool is empty,
+ * stops everything by PID, removes what it made, and reports injected and
+ * delivered messages/s, end-to-end latency, fsyncs, the filesystem and
+ * its mount options, and whether every acknowledged message arrived
+ * exactly once (from the client's and the sink's per-message logs). The
+ * three programs run as separate processes, as a real MTA's peers would.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "fsinfo.h"
+#include "json.h"
+#include "json_read.h"
+#include "msg.h"
+#include "msglog.h"
+#include "optarg.h"
+#include "spoolsim.h"
+#include "xalloc.h"
+
+extern char **environ;
+
+struct bench_options {
+    const char *spool_parent;
+    double duration;
+    unsigned long messages;
+    unsigned sessions;
+    const char *size;
+    unsigned rcpts;
+    int reuse;
+    const char *rate;
+    const char *sync;
+    const char *qmgr;
+    const char *cleanup_threads;
+    const char *concurrency;
+    int discard;
+    double drain_timeout;
+    const char *json;
+    int keep;
+    int quiet;
+};
+
+/* A child process and the files it talks through. */
+struct child {
+    const char *name;
+    pid_t pid;
+};
+
+#define SHORT_PATH 2048 /* room to append names to these and stay within PATH_MAX */
+
+struct bench {
+    const struct bench_options *opts;
+    char work[SHORT_PATH];
+    char spool[PATH_MAX];
+    char self[SHORT_PATH], sink_path[PATH_MAX], source_path[PATH_MAX];
+    struct child sink, relay, source;
+};
+
+/*
+ * Set by SIGINT/SIGTERM: the one piece of state a signal handler may
+ * touch. Every wait below checks it and cleans up.
+ */
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+static void usage(FILE *fp)
+{
+    fprintf(fp,
+            "Usage: spoolsim bench [options]\n"
+            "\n"
+            "An end-to-end benchmark with no configuration: smtp-source -> spoolsim relay ->\n"
+            "smtp-sink on loopback, the relay's spool in a private temporary directory that\n"
+            "is removed afterwards. Prints injected and delivered messages/s, end-to-end\n"
+            "latency, fsyncs/s, the filesystem and its mount options, and whether every\n"
+            "acknowledged message arrived exactly once (exit status 1 if not).\n"
+            "\n"
+            "Options:\n"
+            "  --spool DIR           measure the filesystem of DIR: the spool goes in a\n"
+            "                        private directory inside it ($TMPDIR or /tmp)\n"
+            "  -d, --duration TIME   how long to inject (10s)\n"
+            "  -m, --messages N      inject N messages instead\n"
+            "  -s, --sessions N      concurrent client sessions (20)\n"
+            "  --size DIST           message size: N, uniform:LO:HI, lognormal:... (1024)\n"
+            "  -r, --rcpts N         recipients per message (1)\n"
+            "  --reuse               reuse client connections (default: one per message)\n"
+            "  --rate R              open loop: R messages/s (Poisson arrivals)\n"
+            "  --sync POLICY         the relay's fsync, fdatasync or none (fsync)\n"
+            "  --qmgr single|pool    the relay's queue manager shape (single)\n"
+            "  --cleanup-threads N   the relay's cleanup threads (20)\n"
+            "  --concurrency N       the relay's connections to the sink (20)\n"
+            "  --discard             the relay discards instead of relaying to the sink\n"
+            "  --drain-timeout TIME  how long the queue may take to empty (120s)\n"
+            "  --json FILE           also write the results as JSON (- = stdout)\n"
+            "  --keep                keep the work directory (spool, logs, reports)\n"
+            "  -q, --quiet           only the results\n"
+            "  --help, --version\n");
+}
+
+enum {
+    OPT_SPOOL = 256,
+    OPT_SIZE,
+    OPT_REUSE,
+    OPT_RATE,
+    OPT_SYNC,
+    OPT_QMGR,
+    OPT_CLEANUP,
+    OPT_CONCURRENCY,
+    OPT_DISCARD,
+    OPT_DRAIN,
+    OPT_JSON,
+    OPT_KEEP,
+    OPT_HELP,
+    OPT_VERSION,
+};
+
+static void parse_options(struct bench_options *o, int argc, char **argv)
+{
+    static const struct option long_options[] = {
+        {"spool", required_argument, NULL, OPT_SPOOL},
+        {"duration", required_argument, NULL, 'd'},
+        {"messages", required_argument, NULL, 'm'},
+        {"sessions", required_argument, NULL, 's'},
+        {"size", required_argument, NULL, OPT_SIZE},
+        {"rcpts", required_argument, NULL, 'r'},
+        {"reuse", no_argument, NULL, OPT_REUSE},
+        {"rate", required_argument, NULL, OPT_RATE},
+        {"sync", required_argument, NULL, OPT_SYNC},
+        {"qmgr", required_argument, NULL, OPT_QMGR},
+        {"cleanup-threads", required_argument, NULL, OPT_CLEANUP},
+        {"concurrency", required_argument, NULL, OPT_CONCURRENCY},
+        {"discard", no_argument, NULL, OPT_DISCARD},
+        {"drain-timeout", required_argument, NULL, OPT_DRAIN},
+        {"json", required_argument, NULL, OPT_JSON},
+        {"keep", no_argument, NULL, OPT_KEEP},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, OPT_HELP},
+        {"version", no_argument, NULL, OPT_VERSION},
+        {NULL, 0, NULL, 0},
+    };
+    int ch;
+
+    memset(o, 0, sizeof(*o));
+    o->duration = 10;
+    o->sessions = 20;
+    o->size = "1024";
+    o->rcpts = 1;
+    o->sync = "fsync";
+    o->qmgr = "single";
+    o->drain_timeout = 120;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "d:m:s:r:q", long_options, NULL)) != -1) {
+        switch (ch) {
+        case OPT_SPOOL:
+            o->spool_parent = optarg;
+            break;
+        case 'd':
+            o->duration = optarg_seconds(optarg, "--duration");
+            if (o->duration <= 0)
+                msg_usage("--duration must be positive");
+            break;
+        case 'm':
+            o->messages = (unsigned long)optarg_count(optarg, "--messages", 1, 100000000);
+            break;
+        case 's':
+            o->sessions = (unsigned)optarg_count(optarg, "--sessions", 1, 10000);
+            break;
+        case OPT_SIZE:
+            o->size = optarg;
+            break;
+        case 'r':
+            o->rcpts = (unsigned)optarg_count(optarg, "--rcpts", 1, 1000);
+            break;
+        case OPT_REUSE:
+            o->reuse = 1;
+            break;
+        case OPT_RATE:
+            o->rate = optarg;
+            break;
+        case OPT_SYNC:
+            if (strcmp(optarg, "fsync") && strcmp(optarg, "fdatasync") && strcmp(optarg, "none"))
+                msg_usage("bad --sync \"%s\" (fsync, fdatasync or none)", optarg);
+            o->sync = optarg;
+            break;
+        case OPT_QMGR:
+            if (strcmp(optarg, "single") && strcmp(optarg, "pool"))
+                msg_usage("bad --qmgr \"%s\" (single or pool)", optarg);
+            o->qmgr = optarg;
+            break;
+        case OPT_CLEANUP:
+            optarg_count(optarg, "--cleanup-threads", 1, 1000);
+            o->cleanup_threads = optarg;
+            break;
+        case OPT_CONCURRENCY:
+            optarg_count(optarg, "--concurrency", 1, 10000);
+            o->concurrency = optarg;
+            break;
+        case OPT_DISCARD:
+            o->discard = 1;
+            break;
+        case OPT_DRAIN:
+            o->drain_timeout = optarg_seconds(optarg, "--drain-timeout");
+            break;
+        case OPT_JSON:
+            o->json = optarg;
+            break;
+        case OPT_KEEP:
+            o->keep = 1;
+            break;
+        case 'q':
+            o->quiet = 1;
+            break;
+        case OPT_HELP:
+            usage(stdout);
+            exit(0);
+        case OPT_VERSION:
+            printf("spoolsim bench %s\n", PACKAGE_VERSION);
+            exit(0);
+        default:
+            msg_usage("unknown option (see spoolsim bench --help)");
+        }
+    }
+    if (optind < argc)
+        msg_usage("unexpected argument \"%s\"", argv[optind]);
+}
+
+/* ------------------------------------------------------------ processes */
+
+/* The sibling programs: next to this one once installed, or in the build tree. */
+static void find_program(const struct bench *b, const char *name, const char *env, char *out)
+{
+    char dir[SHORT_PATH], *slash;
+    const char *given = getenv(env);
+
+    if (given && *given) {
+        snprintf(out, PATH_MAX, "%s", given);
+        return;
+    }
+    snprintf(dir, sizeof(dir), "%s", b->self);
+    if ((slash = strrchr(dir, '/')) != NULL)
+        *slash = 0;
+    snprintf(out, PATH_MAX, "%s/%s", dir, name);
+    if (access(out, X_OK) == 0)
+        return;
+    snprintf(out, PATH_MAX, "%s/../%s/%s", dir, name, name);
+    if (access(out, X_OK) == 0)
+        return;
+    msg_fatal("cannot find %s next to %s (set %s to its path)", name, b->self, env);
+}
+
+static void work_path(const struct bench *b, const char *name, char *out)
+{
+    snprintf(out, PATH_MAX, "%s/%s", b->work, name);
+}
+
+/* Start argv with its standard output and error in the work directory. */
+static void spawn(struct bench *b, struct child *c, const char *name, char *const argv[])
+{
+    posix_spawn_file_actions_t fa;
+    char out[PATH_MAX], err[PATH_MAX], base[64];
+    int status;
+
+    snprintf(base, sizeof(base), "%s.out", name);
+    work_path(b, base, out);
+    snprintf(base, sizeof(base), "%s.err", name);
+    work_path(b, base, err);
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    status = posix_spawn(&c->pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (status != 0)
+        msg_fatal("cannot run %s: %s", argv[0], strerror(status));
+    c->name = name;
+}
+
+/* Wait for a child; its exit status, or -1 if it died of a signal. */
+static int reap(struct child *c)
+{
+    int status;
+
+    if (c->pid <= 0)
+        return 0;
+    while (waitpid(c->pid, &status, 0) < 0) {
+        if (errno != EINTR) {
+            c->pid = 0;
+            return -1;
+        }
+        if (interrupted)
+            kill(c->pid, SIGTERM);
+    }
+    c->pid = 0;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static int stop_child(struct child *c)
+{
+    if (c->pid > 0)
+        kill(c->pid, SIGTERM);
+    return reap(c);
+}
+
+static void show_errors(const struct bench *b, const char *name)
+{
+    char path[PATH_MAX], base[64], line[512];
+    FILE *fp;
+
+    snprintf(base, sizeof(base), "%s.err", name);
+    work_path(b, base, path);
+    if ((fp = fopen(path, "r")) == NULL)
+        return;
+    while (fgets(line, sizeof(line), fp))
+        fprintf(stderr, "  %s: %s", name, line);
+    fclose(fp);
+}
+
+/* Read a port file once the child has written it; -1 if it died first. */
+static int wait_port(struct bench *b, struct child *c, const char *file)
+{
+    char path[PATH_MAX];
+
+    work_path(b, file, path);
+    for (int i = 0; i < 200 && !interrupted; i++) {
+        FILE *fp = fopen(path, "r");
+        int port = 0, status;
+
+        if (fp) {
+            if (fscanf(fp, "%d", &port) != 1)
+                port = 0;
+            fclose(fp);
+            if (port > 0)
+                return port;
+        }
+        if (waitpid(c->pid, &status, WNOHANG) == c->pid) {
+            c->pid = 0;
+            return -1;
+        }
+        usleep(25000);
+    }
+    return -1;
+}
+
+/* ------------------------------------------------------------ the spool */
+
+static int count_file(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    (void)path;
+    (void)sb;
+    (void)ftw;
+    return type == FTW_F ? 1 : 0; /* stop at the first file: not empty */
+}
+
+static int spool_empty(const struct bench *b)
+{
+    static const char *const queues[] = {"incoming", "active", "deferred"};
+    char path[PATH_MAX + 16];
+
+    for (size_t i = 0; i < 3; i++) {
+        snprintf(path, sizeof(path), "%s/%s", b->spool, queues[i]);
+        if (nftw(path, count_file, 16, FTW_PHYS) == 1)
+            return 0;
+    }
+    return 1;
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    (void)sb;
+    (void)ftw;
+    if (type == FTW_DP)
+        rmdir(path);
+    else
+        unlink(path);
+    return 0;
+}
+
+static void remove_work(const struct bench *b)
+{
+    if (b->work[0] && !b->opts->keep)
+        nftw(b->work, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* ------------------------------------------------------------ the report */
+
+struct results {
+    double load_s, drain_s, total_s;
+    double injected, failed, delivered_sink;
+    double e2e[5]; /* p50 p90 p99 p99.9 max, ms */
+    double fsyncs, creates, renames, unlinks, chmods;
+    struct msglog_compare cmp;
+    struct fsinfo fs;
+    int relay_status, source_status, drained;
+};
+
+static char *slurp(const char *path)
+{
+    FILE *fp = fopen(path, "r");
+    char *text = NULL;
+    size_t len = 0, cap = 0, n;
+
+    if (fp == NULL)
+        return NULL;
+    do {
+        if (cap - len < 4096) {
+            cap = cap ? 2 * cap : 65536;
+            text = xrealloc(text, cap);
+        }
+        n = fread(text + len, 1, cap - len - 1, fp);
+        len += n;
+    } while (n > 0);
+    fclose(fp);
+    text[len] = 0;
+    return text;
+}
+
+static double number(const char *json, const char *path)
+{
+    double v = 0;
+
+    if (json == NULL || json_read_number(json, path, &v) != 0)
+        return 0;
+    return v;
+}
+
+static void read_reports(const struct bench *b, struct results *res)
+{
+    static const char *const pct[] = {"p50_ms", "p90_ms", "p99_ms", "p99_9_ms", "max_ms"};
+    char path[PATH_MAX], key[64];
+    char *relay, *source;
+    struct msglog_set sent, received;
+
+    work_path(b, "relay.json", path);
+    relay = slurp(path);
+    work_path(b, "source.json", path);
+    source = slurp(path);
+    res->injected = number(source, "delivered");
+    res->failed = number(source, "failed");
+    for (int i = 0; i < 5; i++) {
+        snprintf(key, sizeof(key), "latency.end_to_end.%s", pct[i]);
+        res->e2e[i] = number(relay, key);
+    }
+    res->fsyncs = number(relay, "spool_ops.fsyncs");
+    res->creates = number(relay, "spool_ops.creates");
+    res->renames = number(relay, "spool_ops.renames");
+    res->unlinks = number(relay, "spool_ops.unlinks");
+    res->chmods = number(relay, "spool_ops.chmods");
+    free(relay);
+    free(source);
+
+    msglog_set_init(&sent);
+    msglog_set_init(&received);
+    work_path(b, "source.log", path);
+    msglog_set_load(&sent, path);
+    work_path(b, "sink.log", path);
+    msglog_set_load(&received, path);
+    msglog_compare(&sent, &received, &res->cmp);
+    res->delivered_sink = (double)received.n;
+    msglog_set_free(&sent);
+    msglog_set_free(&received);
+}
+
+static double rate(double n, double s)
+{
+    return s > 0 ? n / s : 0;
+}
+
+static int exactly_once(const struct results *res)
+{
+    return res->drained && res->cmp.lost == 0 && res->cmp.duplicated == 0 &&
+           res->cmp.unexpected == 0;
+}
+
+static void print_report(const struct bench *b, const struct results *res, FILE *fp)
+{
+    const struct bench_options *o = b->opts;
+    double msgs = res->injected > 0 ? res->injected : 1;
+    char where[1200];
+
+    fsinfo_describe(&res->fs, where, sizeof(where));
+    fprintf(fp, "spool:      %s\n            %s\n", b->spool, where);
+    fprintf(fp, "relay:      sync %s, queue manager %s, next hop %s\n", o->sync, o->qmgr,
+            o->discard ? "discard" : "smtp-sink");
+    fprintf(fp, "load:       %u sessions, %s, size %s, %u recipient%s, %s\n", o->sessions,
+            o->reuse ? "reused connections" : "a new connection per message", o->size, o->rcpts,
+            o->rcpts == 1 ? "" : "s", o->rate ? "open loop" : "closed loop");
+    fprintf(fp, "injected:   %.0f messages in %.2f s = %.1f msgs/s (%.0f failed)\n", res->injected,
+            res->load_s, rate(res->injected, res->load_s), res->failed);
+    if (!o->discard)
+        fprintf(fp, "delivered:  %.0f messages in %.2f s = %.1f msgs/s (load start to empty queue; "
+                    "drain %.2f s)\n",
+                res->delivered_sink, res->total_s, rate(res->delivered_sink, res->total_s),
+                res->drain_s);
+    fprintf(fp, "end to end: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms\n",
+            res->e2e[0], res->e2e[1], res->e2e[2], res->e2e[3], res->e2e[4]);
+    fprintf(fp, "fsyncs:     %.0f = %.1f/s, %.2f per message\n", res->fsyncs,
+            rate(res->fsyncs, res->total_s), res->fsyncs / msgs);
+    fprintf(fp, "per message: %.2f creates, %.2f renames, %.2f unlinks, %.2f fsyncs, %.2f chmods\n",
+            res->creates / msgs, res->renames / msgs, res->unlinks / msgs, res->fsyncs / msgs,
+            res->chmods / msgs);
+    if (o->discard)
+        fprintf(fp, "exactly once: not checked (--discard)\n");
+    else
+        fprintf(fp, "exactly once: %s: %zu acknowledged, %zu delivered, %zu lost, %zu duplicated, "
+                    "%zu unexpected%s\n",
+                exactly_once(res) ? "yes" : "NO", res->cmp.acked, res->cmp.delivered,
+                res->cmp.lost, res->cmp.duplicated, res->cmp.unexpected,
+                res->drained ? "" : " (the queue did not drain in time)");
+}
+
+static int write_json(const struct bench *b, const struct results *res)
+{
+    const struct bench_options *o = b->opts;
+    FILE *fp = strcmp(o->json, "-") == 0 ? stdout : fopen(o->json, "w");
+    struct json_writer w;
+    int status;
+
+    if (fp == NULL)
+        return -1;
+    json_init(&w, fp);
+    json_begin_object(&w, NULL);
+    json_string(&w, "tool", "spoolsim bench");
+    json_string(&w, "version", PACKAGE_VERSION);
+    json_string(&w, "spool", b->spool);
+    json_begin_object(&w, "filesystem");
+    json_string(&w, "type", res->fs.fstype[0] ? res->fs.fstype : NULL);
+    json_string(&w, "mount_point", res->fs.mount_point[0] ? res->fs.mount_point : NULL);
+    json_string(&w, "options", res->fs.options[0] ? res->fs.options : NULL);
+    json_end_object(&w);
+    json_string(&w, "sync", o->sync);
+    json_string(&w, "qmgr", o->qmgr);
+    json_uint(&w, "sessions", o->sessions);
+    json_string(&w, "size", o->size);
+    json_double(&w, "load_s", res->load_s);
+    json_double(&w, "total_s", res->total_s);
+    json_double(&w, "injected", res->injected);
+    json_double(&w, "injected_per_s", rate(res->injected, res->load_s));
+    json_double(&w, "delivered", res->delivered_sink);
+    json_double(&w, "delivered_per_s", rate(res->delivered_sink, res->total_s));
+    json_double(&w, "fsyncs_per_s", rate(res->fsyncs, res->total_s));
+    json_begin_object(&w, "end_to_end_ms");
+    json_double(&w, "p50", res->e2e[0]);
+    json_double(&w, "p90", res->e2e[1]);
+    json_double(&w, "p99", res->e2e[2]);
+    json_double(&w, "p99_9", res->e2e[3]);
+    json_double(&w, "max", res->e2e[4]);
+    json_end_object(&w);
+    json_bool(&w, "exactly_once", !o->discard && exactly_once(res));
+    json_uint(&w, "acknowledged", res->cmp.acked);
+    json_uint(&w, "lost", res->cmp.lost);
+    json_uint(&w, "duplicated", res->cmp.duplicated);
+    json_uint(&w, "unexpected", res->cmp.unexpected);
+    json_end_object(&w);
+    status = json_finish(&w);
+    status |= fp == stdout ? fflush(fp) : fclose(fp);
+    return status;
+}
+
+/* ------------------------------------------------------------ the run */
+
+static void make_work_dir(struct bench *b)
+{
+    const char *parent = b->opts->spool_parent;
+    char *tmp = getenv("TMPDIR");
+
+    if (parent == NULL)
+        parent = tmp && *tmp ? tmp : "/tmp";
+    if (strlen(parent) > SHORT_PATH - 64)
+        msg_usage("--spool: the path %.60s... is too long", parent);
+    snprintf(b->work, sizeof(b->work), "%s/spoolsim-bench.XXXXXX", parent);
+    if (mkdtemp(b->work) == NULL)
+        msg_fatal("cannot make a directory in %s: %s", parent, strerror(errno));
+    snprintf(b->spool, sizeof(b->spool), "%s/spool", b->work);
+}
+
+static void start_sink(struct bench *b, int *port)
+{
+    char log[PATH_MAX], portfile[PATH_MAX];
+    char *argv[] = {b->sink_path, "--quiet", "--port-file", portfile, "--msg-log", log,
+                    "127.0.0.1:0", "1000", NULL};
+
+    work_path(b, "sink.log", log);
+    work_path(b, "sink.port", portfile);
+    spawn(b, &b->sink, "sink", argv);
+    if ((*port = wait_port(b, &b->sink, "sink.port")) < 0) {
+        show_errors(b, "sink");
+        msg_fatal("smtp-sink did not start");
+    }
+}
+
+static void start_relay(struct bench *b, int sink_port, int *port)
+{
+    const struct bench_options *o = b->opts;
+    char json[PATH_MAX], portfile[PATH_MAX], hop[64];
+    char *argv[32];
+    int n = 0;
+
+    work_path(b, "relay.json", json);
+    work_path(b, "relay.port", portfile);
+    snprintf(hop, sizeof(hop), "127.0.0.1:%d", sink_port);
+    argv[n++] = b->self;
+    argv[n++] = "relay";
+    argv[n++] = "--listen";
+    argv[n++] = "127.0.0.1:0";
+    argv[n++] = "--port-file";
+    argv[n++] = portfile;
+    argv[n++] = "--spool";
+    argv[n++] = b->spool;
+    argv[n++] = "--next-hop";
+    argv[n++] = o->discard ? "discard" : hop;
+    argv[n++] = "--sync";
+    argv[n++] = (char *)o->sync;
+    argv[n++] = "--qmgr";
+    argv[n++] = (char *)o->qmgr;
+    argv[n++] = "--json";
+    argv[n++] = json;
+    argv[n++] = "--min-backoff";
+    argv[n++] = "100ms";
+    argv[n++] = "--max-backoff";
+    argv[n++] = "1s";
+    if (o->cleanup_threads) {
+        argv[n++] = "--cleanup-threads";
+        argv[n++] = (char *)o->cleanup_threads;
+    }
+    if (o->concurrency) {
+        argv[n++] = "--concurrency";
+        argv[n++] = (char *)o->concurrency;
+    }
+    argv[n] = NULL;
+    spawn(b, &b->relay, "relay", argv);
+    if ((*port = wait_port(b, &b->relay, "relay.port")) < 0) {
+        show_errors(b, "relay");
+        msg_fatal("spoolsim relay did not start");
+    }
+}
+
+static void start_source(struct bench *b, int relay_port)
+{
+    const struct bench_options *o = b->opts;
+    char json[PATH_MAX], log[PATH_MAX], target[64], sessions[16], rcpts[16], amount[32];
+    char *argv[32];
+    int n = 0;
+
+    work_path(b, "source.json", json);
+    work_path(b, "source.log", log);
+    snprintf(target, sizeof(target), "127.0.0.1:%d", relay_port);
+    snprintf(sessions, sizeof(sessions), "%u", o->sessions);
+    snprintf(rcpts, sizeof(rcpts), "%u", o->rcpts);
+    argv[n++] = b->source_path;
+    argv[n++] = "-s";
+    argv[n++] = sessions;
+    argv[n++] = "-r";
+    argv[n++] = rcpts;
+    argv[n++] = "--size";
+    argv[n++] = (char *)o->size;
+    if (o->messages) {
+        snprintf(amount, sizeof(amount), "%lu", o->messages);
+        argv[n++] = "-m";
+    } else {
+        snprintf(amount, sizeof(amount), "%.3fs", o->duration);
+        argv[n++] = "--duration";
+    }
+    argv[n++] = amount;
+    if (o->reuse)
+        argv[n++] = "-d";
+    if (o->rate) {
+        argv[n++] = "--rate";
+        argv[n++] = (char *)o->rate;
+        argv[n++] = "--arrivals";
+        argv[n++] = "poisson";
+    }
+    argv[n++] = "--ignore-failures";
+    argv[n++] = "--json";
+    argv[n++] = json;
+    argv[n++] = "--msg-log";
+    argv[n++] = log;
+    argv[n++] = target;
+    argv[n] = NULL;
+    spawn(b, &b->source, "source", argv);
+}
+
+static void abandon(struct bench *b)
+{
+    stop_child(&b->source);
+    stop_child(&b->relay);
+    stop_child(&b->sink);
+    remove_work(b);
+    msg_fatal("interrupted");
+}
+
+int spoolsim_bench(int argc, char **argv)
+{
+    struct bench_options opts;
+    struct bench b;
+    struct results res;
+    struct sigaction sa;
+    uint64_t t_load, t_loaded, t_drained, deadline;
+    int sink_port, relay_port;
+    ssize_t n;
+
+    parse_options(&opts, argc, argv);
+    memset(&b, 0, sizeof(b));
+    memset(&res, 0, sizeof(res));
+    b.opts = &opts;
+    if ((n = readlink("/proc/self/exe", b.self, sizeof(b.self) - 1)) <= 0)
+        msg_fatal("cannot find my own program: %s", strerror(errno));
+    b.self[n] = 0;
+    find_program(&b, "smtp-sink", "SPOOLSIM_SMTP_SINK", b.sink_path);
+    find_program(&b, "smtp-source", "SPOOLSIM_SMTP_SOURCE", b.source_path);
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_interrupt; /* no SA_RESTART: waits return EINTR */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+
+    make_work_dir(&b);
+    if (!opts.quiet)
+        fprintf(stderr, "spoolsim bench: work directory %s\n", b.work);
+    if (opts.discard)
+        sink_port = 0;
+    else
+        start_sink(&b, &sink_port);
+    start_relay(&b, sink_port, &relay_port);
+    fsinfo_lookup(b.spool, &res.fs);
+    if (!opts.quiet) {
+        if (opts.messages)
+            fprintf(stderr, "spoolsim bench: injecting %lu messages...\n", opts.messages);
+        else
+            fprintf(stderr, "spoolsim bench: injecting for %.1f s...\n", opts.duration);
+    }
+    t_load = clock_now_ns();
+    start_source(&b, relay_port);
+    res.source_status = reap(&b.source);
+    t_loaded = clock_now_ns();
+    if (interrupted)
+        abandon(&b);
+    if (!opts.quiet)
+        fprintf(stderr, "spoolsim bench: draining the queue...\n");
+    deadline = t_loaded + (uint64_t)(opts.drain_timeout * 1e9);
+    while (!(res.drained = spool_empty(&b)) && clock_now_ns() < deadline && !interrupted)
+        usleep(10000);
+    t_drained = clock_now_ns();
+    if (interrupted)
+        abandon(&b);
+    res.relay_status = stop_child(&b.relay);
+    stop_child(&b.sink);
+    res.load_s = (double)(t_loaded - t_load) / 1e9;
+    res.drain_s = (double)(t_drained - t_loaded) / 1e9;
+    res.total_s = (double)(t_drained - t_load) / 1e9;
+    read_reports(&b, &res);
+    if (res.source_status != 0 || res.relay_status != 0) {
+        show_errors(&b, "source");
+        show_errors(&b, "relay");
+    }
+    print_report(&b, &res, stdout);
+    if (opts.json && write_json(&b, &res) != 0)
+        msg_warn("cannot write %s: %s", opts.json, strerror(errno));
+    if (opts.keep)
+        fprintf(stderr, "spoolsim bench: kept %s\n", b.work);
+    remove_work(&b);
+    if (res.relay_status != 0 || res.source_status != 0)
+        return 1;
+    return opts.discard || exactly_once(&res) ? 0 : 1;
+}
