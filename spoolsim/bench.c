@@ -276,8 +276,8 @@ static void work_path(const struct bench *b, const char *name, char *out)
     snprintf(out, PATH_MAX, "%s/%s", b->work, name);
 }
 
-/* Start argv with its standard output and error in the work directory. */
-static void spawn(struct bench *b, struct child *c, const char *name, char *const argv[])
+/* Start argv with its standard output and error in the work directory; 0 or -1. */
+static int spawn(struct bench *b, struct child *c, const char *name, char *const argv[])
 {
     posix_spawn_file_actions_t fa;
     char out[PATH_MAX], err[PATH_MAX], base[64];
@@ -292,9 +292,13 @@ static void spawn(struct bench *b, struct child *c, const char *name, char *cons
     posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     status = posix_spawn(&c->pid, argv[0], &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
-    if (status != 0)
-        msg_fatal("cannot run %s: %s", argv[0], strerror(status));
     c->name = name;
+    if (status != 0) {
+        c->pid = 0;
+        msg_warn("cannot run %s: %s", argv[0], strerror(status));
+        return -1;
+    }
+    return 0;
 }
 
 /* Wait for a child; its exit status, or -1 if it died of a signal. */
@@ -567,11 +571,15 @@ static int write_json(const struct bench *b, const struct results *res)
     json_double(&w, "p99_9", res->e2e[3]);
     json_double(&w, "max", res->e2e[4]);
     json_end_object(&w);
-    json_bool(&w, "exactly_once", !o->discard && exactly_once(res));
-    json_uint(&w, "acknowledged", res->cmp.acked);
-    json_uint(&w, "lost", res->cmp.lost);
-    json_uint(&w, "duplicated", res->cmp.duplicated);
-    json_uint(&w, "unexpected", res->cmp.unexpected);
+    if (o->discard) {
+        json_string(&w, "exactly_once", NULL); /* nothing arrives anywhere to check */
+    } else {
+        json_bool(&w, "exactly_once", exactly_once(res));
+        json_uint(&w, "acknowledged", res->cmp.acked);
+        json_uint(&w, "lost", res->cmp.lost);
+        json_uint(&w, "duplicated", res->cmp.duplicated);
+        json_uint(&w, "unexpected", res->cmp.unexpected);
+    }
     json_end_object(&w);
     status = json_finish(&w);
     status |= fp == stdout ? fflush(fp) : fclose(fp);
@@ -595,6 +603,17 @@ static void make_work_dir(struct bench *b)
     snprintf(b->spool, sizeof(b->spool), "%s/spool", b->work);
 }
 
+/* A component did not start: stop the others, remove the directory, say why. */
+static _Noreturn void give_up(struct bench *b, const char *name, const char *what)
+{
+    show_errors(b, name);
+    stop_child(&b->source);
+    stop_child(&b->relay);
+    stop_child(&b->sink);
+    remove_work(b);
+    msg_fatal("%s did not start", what);
+}
+
 static void start_sink(struct bench *b, int *port)
 {
     char log[PATH_MAX], portfile[PATH_MAX];
@@ -603,11 +622,8 @@ static void start_sink(struct bench *b, int *port)
 
     work_path(b, "sink.log", log);
     work_path(b, "sink.port", portfile);
-    spawn(b, &b->sink, "sink", argv);
-    if ((*port = wait_port(b, &b->sink, "sink.port")) < 0) {
-        show_errors(b, "sink");
-        msg_fatal("smtp-sink did not start");
-    }
+    if (spawn(b, &b->sink, "sink", argv) != 0 || (*port = wait_port(b, &b->sink, "sink.port")) < 0)
+        give_up(b, "sink", "smtp-sink");
 }
 
 static void start_relay(struct bench *b, int sink_port, int *port)
@@ -649,11 +665,9 @@ static void start_relay(struct bench *b, int sink_port, int *port)
         argv[n++] = (char *)o->concurrency;
     }
     argv[n] = NULL;
-    spawn(b, &b->relay, "relay", argv);
-    if ((*port = wait_port(b, &b->relay, "relay.port")) < 0) {
-        show_errors(b, "relay");
-        msg_fatal("spoolsim relay did not start");
-    }
+    if (spawn(b, &b->relay, "relay", argv) != 0 ||
+        (*port = wait_port(b, &b->relay, "relay.port")) < 0)
+        give_up(b, "relay", "spoolsim relay");
 }
 
 static void start_source(struct bench *b, int relay_port)
@@ -698,7 +712,8 @@ static void start_source(struct bench *b, int relay_port)
     argv[n++] = log;
     argv[n++] = target;
     argv[n] = NULL;
-    spawn(b, &b->source, "source", argv);
+    if (spawn(b, &b->source, "source", argv) != 0)
+        give_up(b, "source", "smtp-source");
 }
 
 static void abandon(struct bench *b)

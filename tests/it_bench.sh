@@ -30,4 +30,7 @@ check "--discard: no sink" to "$WORK/bench3.out" env TMPDIR="$TMP" timeout 120 \
 check "bad option: exit 2" sh -c "'$RELAY' bench --frobnicate >/dev/null 2>&1; test \$? = 2"
 check "bad --sync: exit 2" sh -c "'$RELAY' bench --sync sometimes >/dev/null 2>&1; test \$? = 2"
 check "missing --spool directory: a clear error" sh -c "! '$RELAY' bench -m 10 --spool '$WORK/nonexistent' 2>'$WORK/e.err' && grep -q nonexistent '$WORK/e.err'"
+check "a component that cannot start: exit 1" sh -c "SPOOLSIM_SMTP_SINK=/nonexistent '$RELAY' bench -m 10 --spool '$TMP' >/dev/null 2>&1; test \$? = 1"
+rm -rf "$TMP"/spoolsim-bench.*  # what --keep kept above
+check "and nothing left behind" sh -c "SPOOLSIM_SMTP_SINK=/nonexistent '$RELAY' bench -m 10 --spool '$TMP' >/dev/null 2>&1; test -z \"\$(ls -A '$TMP')\""
 finish
