@@ -163,6 +163,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
         msg_info("signal %d: stopping", (int)sig);
     r->stopping = 1;
     evconnlistener_disable(r->listener);
+    relay_qmgr_flow_flush(r); /* their clients are waiting for an answer */
     relay_smtpd_close_all(r);
     r->stop_timer = evtimer_new(r->base, on_stop_timer, r);
     evtimer_add(r->stop_timer, &grace);
@@ -219,6 +220,7 @@ int spoolsim_relay(int argc, char **argv)
     r.cleanup = io_pool_new(r.base, opts.cleanup_threads);
     r.qmgr = opts.qmgr == RELAY_QMGR_SINGLE ? io_pool_new(r.base, 1) : r.cleanup;
     r.start_ns = clock_now_ns();
+    r.flow_tokens = opts.in_flow_limit;
     recover(&r);
     r.listener = evconnlistener_new(r.base, on_accept, &r, LEV_OPT_CLOSE_ON_FREE, -1, listen_fd);
     if (r.listener == NULL)
@@ -261,6 +263,8 @@ int spoolsim_relay(int argc, char **argv)
         event_free(r.stop_timer);
     if (r.stop_poll)
         event_free(r.stop_poll);
+    if (r.flow_timer)
+        event_free(r.flow_timer);
     evconnlistener_free(r.listener);
     event_base_free(r.base);
     relay_stats_free(&r.stats);

@@ -28,6 +28,8 @@ enum {
     OPT_MAX_LIFETIME,
     OPT_MAX_SIZE,
     OPT_MAX_RCPT,
+    OPT_IN_FLOW_DELAY,
+    OPT_IN_FLOW_LIMIT,
     OPT_TIMEOUT,
     OPT_HOP_TIMEOUT,
     OPT_STATS_INTERVAL,
@@ -69,6 +71,9 @@ static void usage(FILE *fp)
             "  --max-lifetime TIME     bounce what is still deferred after this (5d)\n"
             "  --max-size BYTES        message size limit, SIZE advertised (10240000)\n"
             "  --max-rcpt N            recipients per message (1000)\n"
+            "  --in-flow-delay TIME    how long a new message waits for the queue manager\n"
+            "                          to catch up, as Postfix's in_flow_delay; 0 = never (1s)\n"
+            "  --in-flow-limit N       flow tokens when the queue manager is idle (100)\n"
             "  --timeout SECONDS       client idle time before 421 (300)\n"
             "  --hop-timeout SECONDS   next-hop reply time before deferral (30)\n"
             "  --bare-lf POLICY        strict, normalize or lenient (normalize)\n"
@@ -124,6 +129,8 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         {"max-lifetime", required_argument, NULL, OPT_MAX_LIFETIME},
         {"max-size", required_argument, NULL, OPT_MAX_SIZE},
         {"max-rcpt", required_argument, NULL, OPT_MAX_RCPT},
+        {"in-flow-delay", required_argument, NULL, OPT_IN_FLOW_DELAY},
+        {"in-flow-limit", required_argument, NULL, OPT_IN_FLOW_LIMIT},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"hop-timeout", required_argument, NULL, OPT_HOP_TIMEOUT},
         {"bare-lf", required_argument, NULL, OPT_BARE_LF},
@@ -154,6 +161,8 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
     opts->max_lifetime_ns = 5ULL * 86400 * CLOCK_NS_PER_SEC;
     opts->max_size = 10240000;
     opts->max_rcpt = 1000;
+    opts->in_flow_delay = 1;
+    opts->in_flow_limit = 100;
     opts->timeout = 300;
     opts->hop_timeout = 30;
     opts->stats_interval = 1;
@@ -212,6 +221,12 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         case OPT_MAX_SIZE:
             if (parse_size(optarg, &opts->max_size) != 0 || opts->max_size == 0)
                 msg_usage("bad --max-size \"%s\"", optarg);
+            break;
+        case OPT_IN_FLOW_DELAY:
+            opts->in_flow_delay = optarg_seconds(optarg, "--in-flow-delay");
+            break;
+        case OPT_IN_FLOW_LIMIT:
+            opts->in_flow_limit = (unsigned)optarg_count(optarg, "--in-flow-limit", 1, 1000000);
             break;
         case OPT_MAX_RCPT:
             opts->max_rcpt = (unsigned)optarg_count(optarg, "--max-rcpt", 1, 100000);

@@ -37,6 +37,8 @@ struct relay_options {
     uint64_t min_backoff_ns, max_backoff_ns, max_lifetime_ns;
     uint64_t max_size;
     unsigned max_rcpt;
+    double in_flow_delay;   /* seconds; 0 disables flow control */
+    unsigned in_flow_limit; /* tokens, as Postfix's default_process_limit */
     double timeout;     /* client idle time, seconds */
     double hop_timeout; /* next hop reply time, seconds */
     double stats_interval;

@@ -59,6 +59,7 @@ struct relay_msg {
 
     /* monotonic times of this run; 0 when unknown (recovered messages) */
     uint64_t t_mail, t_data_end, t_committed, t_active, t_deliver, t_delivered;
+    uint64_t t_flow; /* when it began to wait for a flow token */
 
     struct event *retry_timer;
     struct io_job job;
@@ -78,6 +79,7 @@ struct relay_stats {
     struct pf_spool_stats spool, maildir;
     struct histogram receive, commit, queue_wait, delivery, end_to_end;
     uint64_t hop_connects, hop_failures;
+    uint64_t flow_waits; /* messages that waited for a flow token */
     /* queue depths sampled every --stats-interval */
     struct relay_sample {
         double t;
@@ -97,6 +99,16 @@ struct relay {
     struct relay_session *sessions;
     unsigned session_count;
     char ehlo_reply[512];
+
+    /*
+     * Flow control, as Postfix's in_flow_delay: a committed message costs a
+     * token, the queue manager gives one back per message it takes from
+     * incoming/ (all of them when incoming/ is empty), and a message with
+     * no token waits for one, but never longer than the delay.
+     */
+    unsigned flow_tokens;
+    struct relay_msg *flow_head, *flow_tail;
+    struct event *flow_timer;
 
     /* queue manager state */
     struct relay_msg *all;
@@ -133,6 +145,7 @@ void relay_qmgr_enqueue(struct relay *r, struct relay_msg *m); /* hand a message
 void relay_qmgr_found(void *ctx, const char *queue, const char *id, long mtime);
 void relay_qmgr_delivered(struct relay_msg *m); /* the next hop's answers are in m->results */
 void relay_qmgr_kick(struct relay *r);
+void relay_qmgr_flow_flush(struct relay *r); /* at a stop: nothing waits for tokens any more */
 struct relay_msg *relay_qmgr_next_ready(struct relay *r); /* for a delivery agent, or NULL */
 struct relay_msg *relay_msg_new(struct relay *r);
 void relay_msg_free(struct relay_msg *m);

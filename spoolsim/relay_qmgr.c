@@ -163,10 +163,96 @@ static void enqueue_done(struct io_job *job)
     relay_qmgr_kick(r);
 }
 
-void relay_qmgr_enqueue(struct relay *r, struct relay_msg *m)
+static void commit(struct relay *r, struct relay_msg *m)
 {
     submit(r->cleanup, m, enqueue_work, enqueue_done);
 }
+
+static void arm_flow_timer(struct relay *r)
+{
+    uint64_t delay = (uint64_t)(r->opts->in_flow_delay * 1e9), waited;
+    struct timeval tv;
+
+    if (r->flow_head == NULL)
+        return;
+    waited = clock_now_ns() - r->flow_head->t_flow;
+    delay = waited < delay ? delay - waited : 0;
+    tv.tv_sec = (time_t)(delay / CLOCK_NS_PER_SEC);
+    tv.tv_usec = (suseconds_t)(delay % CLOCK_NS_PER_SEC / 1000);
+    evtimer_add(r->flow_timer, &tv);
+}
+
+/* Hand out tokens to waiting messages; past the delay, a message goes without one. */
+static void flow_release(struct relay *r, int expired_only)
+{
+    uint64_t now = clock_now_ns(), delay = (uint64_t)(r->opts->in_flow_delay * 1e9);
+
+    while (r->flow_head) {
+        struct relay_msg *m = r->flow_head;
+
+        if (r->flow_tokens > 0)
+            r->flow_tokens--;
+        else if (!expired_only || now - m->t_flow < delay)
+            break;
+        r->flow_head = m->next;
+        if (r->flow_head == NULL)
+            r->flow_tail = NULL;
+        m->next = NULL;
+        commit(r, m);
+    }
+    if (r->flow_head == NULL)
+        evtimer_del(r->flow_timer);
+    else
+        arm_flow_timer(r);
+}
+
+static void on_flow_timer(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    flow_release(arg, 1);
+}
+
+void relay_qmgr_enqueue(struct relay *r, struct relay_msg *m)
+{
+    if (r->opts->in_flow_delay <= 0 || (r->flow_head == NULL && r->flow_tokens > 0)) {
+        if (r->flow_tokens > 0)
+            r->flow_tokens--;
+        commit(r, m);
+        return;
+    }
+    if (r->flow_timer == NULL)
+        r->flow_timer = evtimer_new(r->base, on_flow_timer, r);
+    r->stats.flow_waits++;
+    m->t_flow = clock_now_ns();
+    push(&r->flow_head, &r->flow_tail, m);
+    if (r->flow_head == m)
+        arm_flow_timer(r);
+}
+
+void relay_qmgr_flow_flush(struct relay *r)
+{
+    while (r->flow_head) {
+        struct relay_msg *m = pop(&r->flow_head, &r->flow_tail);
+
+        commit(r, m);
+    }
+    if (r->flow_timer)
+        evtimer_del(r->flow_timer);
+}
+
+static void flow_put(struct relay *r, unsigned tokens)
+{
+    if (r->opts->in_flow_delay <= 0)
+        return;
+    r->flow_tokens += tokens;
+    if (r->flow_tokens > r->opts->in_flow_limit)
+        r->flow_tokens = r->opts->in_flow_limit;
+    if (r->flow_head)
+        flow_release(r, 0);
+}
+
+static void flow_put(struct relay *r, unsigned tokens);
 
 /* ------------------------------------------------------------- activate */
 
@@ -201,6 +287,8 @@ static void activate_done(struct io_job *job)
     r->n_moving--;
     if (m->queue == RELAY_Q_DEFERRED)
         r->n_deferred--;
+    else
+        flow_put(r, 1); /* one fed from incoming/: one token */
     if (m->job_status != 0) {
         if (m->job_status == -2) {
             r->stats.corrupt++;
@@ -471,11 +559,22 @@ void relay_qmgr_found(void *ctx, const char *queue, const char *id, long mtime)
 
 /* -------------------------------------------------------------- scheduling */
 
+/*
+ * Postfix's qmgr feeds one message at a time from incoming/ into active/,
+ * between its other work, so the queue manager's own speed sets how fast
+ * mail moves on; a pool shape feeds as many at once as it has threads.
+ */
+static unsigned feed_limit(const struct relay *r)
+{
+    return r->opts->qmgr == RELAY_QMGR_SINGLE ? 1 : r->opts->cleanup_threads;
+}
+
 void relay_qmgr_kick(struct relay *r)
 {
     if (r->stopping)
         return;
-    while (r->incoming_head && r->n_active + r->n_moving < r->opts->active_limit) {
+    while (r->incoming_head && r->n_moving < feed_limit(r) &&
+           r->n_active + r->n_moving < r->opts->active_limit) {
         struct relay_msg *m = pop(&r->incoming_head, &r->incoming_tail);
 
         if (m->queue == RELAY_Q_INCOMING)
@@ -483,6 +582,9 @@ void relay_qmgr_kick(struct relay *r)
         r->n_moving++;
         submit(r->qmgr, m, activate_work, activate_done);
     }
+    /* All tokens back when nothing waits in incoming/, as Postfix's qmgr gives them. */
+    if (r->incoming_head == NULL)
+        flow_put(r, r->opts->in_flow_limit);
     if (r->opts->hop_kind == RELAY_HOP_SMTP) {
         relay_smtp_deliver(r);
         return;

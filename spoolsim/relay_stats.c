@@ -135,6 +135,9 @@ void relay_stats_print(const struct relay *r, FILE *fp)
                 (unsigned long long)st->hop_connects, (unsigned long long)st->hop_failures);
     fprintf(fp, "peak queue depth: incoming %u, active %u, deferred %u\n", max_depth(r, 0),
             max_depth(r, 1), max_depth(r, 2));
+    if (st->flow_waits)
+        fprintf(fp, "flow control: %llu messages waited for the queue manager (--in-flow-delay %.3gs)\n",
+                (unsigned long long)st->flow_waits, r->opts->in_flow_delay);
     histogram_print_text(fp, "receive", &st->receive);
     histogram_print_text(fp, "commit", &st->commit);
     histogram_print_text(fp, "queue wait", &st->queue_wait);
@@ -205,6 +208,8 @@ int relay_stats_write_json(const struct relay *r, const char *path)
         write_ops(&w, "maildir_ops", &st->maildir);
     json_uint(&w, "hop_connections", st->hop_connects);
     json_uint(&w, "hop_failures", st->hop_failures);
+    json_double(&w, "in_flow_delay_s", r->opts->in_flow_delay);
+    json_uint(&w, "flow_waits", st->flow_waits);
     json_begin_object(&w, "latency");
     histogram_write_json(&w, "receive", &st->receive);
     histogram_write_json(&w, "commit", &st->commit);
