@@ -34,30 +34,11 @@
 #include "msg.h"
 #include "msglog.h"
 #include "optarg.h"
+#include "bench_report.h"
 #include "spoolsim.h"
 #include "xalloc.h"
 
 extern char **environ;
-
-struct bench_options {
-    const char *spool_parent;
-    double duration;
-    unsigned long messages;
-    unsigned sessions;
-    const char *size;
-    unsigned rcpts;
-    int reuse;
-    const char *rate;
-    const char *sync;
-    const char *qmgr;
-    const char *cleanup_threads;
-    const char *concurrency;
-    int discard;
-    double drain_timeout;
-    const char *json;
-    int keep;
-    int quiet;
-};
 
 /* A child process and the files it talks through. */
 struct child {
@@ -89,35 +70,34 @@ static void on_interrupt(int sig)
 
 static void usage(FILE *fp)
 {
-    fprintf(fp,
-            "Usage: spoolsim bench [options]\n"
-            "\n"
-            "An end-to-end benchmark with no configuration: smtp-source -> spoolsim relay ->\n"
-            "smtp-sink on loopback, the relay's spool in a private temporary directory that\n"
-            "is removed afterwards. Prints injected and delivered messages/s, end-to-end\n"
-            "latency, fsyncs/s, the filesystem and its mount options, and whether every\n"
-            "acknowledged message arrived exactly once (exit status 1 if not).\n"
-            "\n"
-            "Options:\n"
-            "  --spool DIR           measure the filesystem of DIR: the spool goes in a\n"
-            "                        private directory inside it ($TMPDIR or /tmp)\n"
-            "  -d, --duration TIME   how long to inject (10s)\n"
-            "  -m, --messages N      inject N messages instead\n"
-            "  -s, --sessions N      concurrent client sessions (20)\n"
-            "  --size DIST           message size: N, uniform:LO:HI, lognormal:... (1024)\n"
-            "  -r, --rcpts N         recipients per message (1)\n"
-            "  --reuse               reuse client connections (default: one per message)\n"
-            "  --rate R              open loop: R messages/s (Poisson arrivals)\n"
-            "  --sync POLICY         the relay's fsync, fdatasync or none (fsync)\n"
-            "  --qmgr single|pool    the relay's queue manager shape (single)\n"
-            "  --cleanup-threads N   the relay's cleanup threads (20)\n"
-            "  --concurrency N       the relay's connections to the sink (20)\n"
-            "  --discard             the relay discards instead of relaying to the sink\n"
-            "  --drain-timeout TIME  how long the queue may take to empty (120s)\n"
-            "  --json FILE           also write the results as JSON (- = stdout)\n"
-            "  --keep                keep the work directory (spool, logs, reports)\n"
-            "  -q, --quiet           only the results\n"
-            "  --help, --version\n");
+    fprintf(fp, "Usage: spoolsim bench [options]\n"
+                "\n"
+                "An end-to-end benchmark with no configuration: smtp-source -> spoolsim relay ->\n"
+                "smtp-sink on loopback, the relay's spool in a private temporary directory that\n"
+                "is removed afterwards. Prints injected and delivered messages/s, end-to-end\n"
+                "latency, fsyncs/s, the filesystem and its mount options, and whether every\n"
+                "acknowledged message arrived exactly once (exit status 1 if not).\n"
+                "\n"
+                "Options:\n"
+                "  --spool DIR           measure the filesystem of DIR: the spool goes in a\n"
+                "                        private directory inside it ($TMPDIR or /tmp)\n"
+                "  -d, --duration TIME   how long to inject (10s)\n"
+                "  -m, --messages N      inject N messages instead\n"
+                "  -s, --sessions N      concurrent client sessions (20)\n"
+                "  --size DIST           message size: N, uniform:LO:HI, lognormal:... (1024)\n"
+                "  -r, --rcpts N         recipients per message (1)\n"
+                "  --reuse               reuse client connections (default: one per message)\n"
+                "  --rate R              open loop: R messages/s (Poisson arrivals)\n"
+                "  --sync POLICY         the relay's fsync, fdatasync or none (fsync)\n"
+                "  --qmgr single|pool    the relay's queue manager shape (single)\n"
+                "  --cleanup-threads N   the relay's cleanup threads (20)\n"
+                "  --concurrency N       the relay's connections to the sink (20)\n"
+                "  --discard             the relay discards instead of relaying to the sink\n"
+                "  --drain-timeout TIME  how long the queue may take to empty (120s)\n"
+                "  --json FILE           also write the results as JSON (- = stdout)\n"
+                "  --keep                keep the work directory (spool, logs, reports)\n"
+                "  -q, --quiet           only the results\n"
+                "  --help, --version\n");
 }
 
 enum {
@@ -407,185 +387,6 @@ static void remove_work(const struct bench *b)
         nftw(b->work, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-/* ------------------------------------------------------------ the report */
-
-struct results {
-    double load_s, drain_s, total_s;
-    double injected, failed, delivered_sink;
-    double e2e[5]; /* p50 p90 p99 p99.9 max, ms */
-    double fsyncs, creates, renames, unlinks, chmods;
-    struct msglog_compare cmp;
-    struct fsinfo fs;
-    int relay_status, source_status, drained;
-};
-
-static char *slurp(const char *path)
-{
-    FILE *fp = fopen(path, "r");
-    char *text = NULL;
-    size_t len = 0, cap = 0, n;
-
-    if (fp == NULL)
-        return NULL;
-    do {
-        if (cap - len < 4096) {
-            cap = cap ? 2 * cap : 65536;
-            text = xrealloc(text, cap);
-        }
-        n = fread(text + len, 1, cap - len - 1, fp);
-        len += n;
-    } while (n > 0);
-    fclose(fp);
-    text[len] = 0;
-    return text;
-}
-
-static double number(const char *json, const char *path)
-{
-    double v = 0;
-
-    if (json == NULL || json_read_number(json, path, &v) != 0)
-        return 0;
-    return v;
-}
-
-static void read_reports(const struct bench *b, struct results *res)
-{
-    static const char *const pct[] = {"p50_ms", "p90_ms", "p99_ms", "p99_9_ms", "max_ms"};
-    char path[PATH_MAX], key[64];
-    char *relay, *source;
-    struct msglog_set sent, received;
-
-    work_path(b, "relay.json", path);
-    relay = slurp(path);
-    work_path(b, "source.json", path);
-    source = slurp(path);
-    res->injected = number(source, "delivered");
-    res->failed = number(source, "failed");
-    for (int i = 0; i < 5; i++) {
-        snprintf(key, sizeof(key), "latency.end_to_end.%s", pct[i]);
-        res->e2e[i] = number(relay, key);
-    }
-    res->fsyncs = number(relay, "spool_ops.fsyncs");
-    res->creates = number(relay, "spool_ops.creates");
-    res->renames = number(relay, "spool_ops.renames");
-    res->unlinks = number(relay, "spool_ops.unlinks");
-    res->chmods = number(relay, "spool_ops.chmods");
-    free(relay);
-    free(source);
-
-    msglog_set_init(&sent);
-    msglog_set_init(&received);
-    work_path(b, "source.log", path);
-    msglog_set_load(&sent, path);
-    work_path(b, "sink.log", path);
-    msglog_set_load(&received, path);
-    msglog_compare(&sent, &received, &res->cmp);
-    res->delivered_sink = (double)received.n;
-    msglog_set_free(&sent);
-    msglog_set_free(&received);
-}
-
-static double rate(double n, double s)
-{
-    return s > 0 ? n / s : 0;
-}
-
-static int exactly_once(const struct results *res)
-{
-    return res->drained && res->cmp.lost == 0 && res->cmp.duplicated == 0 &&
-           res->cmp.unexpected == 0;
-}
-
-static void print_report(const struct bench *b, const struct results *res, FILE *fp)
-{
-    const struct bench_options *o = b->opts;
-    double msgs = res->injected > 0 ? res->injected : 1;
-    char where[1200];
-
-    fsinfo_describe(&res->fs, where, sizeof(where));
-    fprintf(fp, "spool:      %s\n            %s\n", b->spool, where);
-    fprintf(fp, "relay:      sync %s, queue manager %s, next hop %s\n", o->sync, o->qmgr,
-            o->discard ? "discard" : "smtp-sink");
-    fprintf(fp, "load:       %u sessions, %s, size %s, %u recipient%s, %s\n", o->sessions,
-            o->reuse ? "reused connections" : "a new connection per message", o->size, o->rcpts,
-            o->rcpts == 1 ? "" : "s", o->rate ? "open loop" : "closed loop");
-    fprintf(fp, "injected:   %.0f messages in %.2f s = %.1f msgs/s (%.0f failed)\n", res->injected,
-            res->load_s, rate(res->injected, res->load_s), res->failed);
-    if (!o->discard)
-        fprintf(fp, "delivered:  %.0f messages in %.2f s = %.1f msgs/s (load start to empty queue; "
-                    "drain %.2f s)\n",
-                res->delivered_sink, res->total_s, rate(res->delivered_sink, res->total_s),
-                res->drain_s);
-    fprintf(fp, "end to end: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms\n",
-            res->e2e[0], res->e2e[1], res->e2e[2], res->e2e[3], res->e2e[4]);
-    fprintf(fp, "fsyncs:     %.0f = %.1f/s, %.2f per message\n", res->fsyncs,
-            rate(res->fsyncs, res->total_s), res->fsyncs / msgs);
-    fprintf(fp, "per message: %.2f creates, %.2f renames, %.2f unlinks, %.2f fsyncs, %.2f chmods\n",
-            res->creates / msgs, res->renames / msgs, res->unlinks / msgs, res->fsyncs / msgs,
-            res->chmods / msgs);
-    if (o->discard)
-        fprintf(fp, "exactly once: not checked (--discard)\n");
-    else
-        fprintf(fp, "exactly once: %s: %zu acknowledged, %zu delivered, %zu lost, %zu duplicated, "
-                    "%zu unexpected%s\n",
-                exactly_once(res) ? "yes" : "NO", res->cmp.acked, res->cmp.delivered,
-                res->cmp.lost, res->cmp.duplicated, res->cmp.unexpected,
-                res->drained ? "" : " (the queue did not drain in time)");
-}
-
-static int write_json(const struct bench *b, const struct results *res)
-{
-    const struct bench_options *o = b->opts;
-    FILE *fp = strcmp(o->json, "-") == 0 ? stdout : fopen(o->json, "w");
-    struct json_writer w;
-    int status;
-
-    if (fp == NULL)
-        return -1;
-    json_init(&w, fp);
-    json_begin_object(&w, NULL);
-    json_string(&w, "tool", "spoolsim bench");
-    json_string(&w, "version", PACKAGE_VERSION);
-    json_string(&w, "spool", b->spool);
-    json_begin_object(&w, "filesystem");
-    json_string(&w, "type", res->fs.fstype[0] ? res->fs.fstype : NULL);
-    json_string(&w, "mount_point", res->fs.mount_point[0] ? res->fs.mount_point : NULL);
-    json_string(&w, "options", res->fs.options[0] ? res->fs.options : NULL);
-    json_end_object(&w);
-    json_string(&w, "sync", o->sync);
-    json_string(&w, "qmgr", o->qmgr);
-    json_uint(&w, "sessions", o->sessions);
-    json_string(&w, "size", o->size);
-    json_double(&w, "load_s", res->load_s);
-    json_double(&w, "total_s", res->total_s);
-    json_double(&w, "injected", res->injected);
-    json_double(&w, "injected_per_s", rate(res->injected, res->load_s));
-    json_double(&w, "delivered", res->delivered_sink);
-    json_double(&w, "delivered_per_s", rate(res->delivered_sink, res->total_s));
-    json_double(&w, "fsyncs_per_s", rate(res->fsyncs, res->total_s));
-    json_begin_object(&w, "end_to_end_ms");
-    json_double(&w, "p50", res->e2e[0]);
-    json_double(&w, "p90", res->e2e[1]);
-    json_double(&w, "p99", res->e2e[2]);
-    json_double(&w, "p99_9", res->e2e[3]);
-    json_double(&w, "max", res->e2e[4]);
-    json_end_object(&w);
-    if (o->discard) {
-        json_string(&w, "exactly_once", NULL); /* nothing arrives anywhere to check */
-    } else {
-        json_bool(&w, "exactly_once", exactly_once(res));
-        json_uint(&w, "acknowledged", res->cmp.acked);
-        json_uint(&w, "lost", res->cmp.lost);
-        json_uint(&w, "duplicated", res->cmp.duplicated);
-        json_uint(&w, "unexpected", res->cmp.unexpected);
-    }
-    json_end_object(&w);
-    status = json_finish(&w);
-    status |= fp == stdout ? fflush(fp) : fclose(fp);
-    return status;
-}
-
 /* ------------------------------------------------------------ the run */
 
 static void make_work_dir(struct bench *b)
@@ -617,8 +418,8 @@ static _Noreturn void give_up(struct bench *b, const char *name, const char *wha
 static void start_sink(struct bench *b, int *port)
 {
     char log[PATH_MAX], portfile[PATH_MAX];
-    char *argv[] = {b->sink_path, "--quiet", "--port-file", portfile, "--msg-log", log,
-                    "127.0.0.1:0", "1000", NULL};
+    char *argv[] = {b->sink_path, "--quiet",     "--port-file", portfile, "--msg-log",
+                    log,          "127.0.0.1:0", "1000",        NULL};
 
     work_path(b, "sink.log", log);
     work_path(b, "sink.port", portfile);
@@ -729,7 +530,7 @@ int spoolsim_bench(int argc, char **argv)
 {
     struct bench_options opts;
     struct bench b;
-    struct results res;
+    struct bench_results res;
     struct sigaction sa;
     uint64_t t_load, t_loaded, t_drained, deadline;
     int sink_port, relay_port;
@@ -784,18 +585,18 @@ int spoolsim_bench(int argc, char **argv)
     res.load_s = (double)(t_loaded - t_load) / 1e9;
     res.drain_s = (double)(t_drained - t_loaded) / 1e9;
     res.total_s = (double)(t_drained - t_load) / 1e9;
-    read_reports(&b, &res);
+    bench_read_reports(b.work, &res);
     if (res.source_status != 0 || res.relay_status != 0) {
         show_errors(&b, "source");
         show_errors(&b, "relay");
     }
-    print_report(&b, &res, stdout);
-    if (opts.json && write_json(&b, &res) != 0)
+    bench_print_report(&opts, b.spool, &res, stdout);
+    if (opts.json && bench_write_json(&opts, b.spool, &res) != 0)
         msg_warn("cannot write %s: %s", opts.json, strerror(errno));
     if (opts.keep)
         fprintf(stderr, "spoolsim bench: kept %s\n", b.work);
     remove_work(&b);
     if (res.relay_status != 0 || res.source_status != 0)
         return 1;
-    return opts.discard || exactly_once(&res) ? 0 : 1;
+    return opts.discard || bench_exactly_once(&res) ? 0 : 1;
 }

@@ -32,8 +32,7 @@ struct walk {
     size_t errlen;
 };
 
-typedef int (*entry_fn)(struct walk *w, const char *path, const char *name,
-                        const struct stat *sb);
+typedef int (*entry_fn)(struct walk *w, const char *path, const char *name, const struct stat *sb);
 
 /* Call `fn' for every file under `dir', `depth' directory levels down. */
 static int walk_dir(struct walk *w, const char *dir, int depth, entry_fn fn)
@@ -81,8 +80,7 @@ static int walk_queue(struct walk *w, const char *queue, entry_fn fn)
     return walk_dir(w, dir, queue_depth(w->sp, queue), fn);
 }
 
-static int requeue_active(struct walk *w, const char *path, const char *name,
-                          const struct stat *sb)
+static int requeue_active(struct walk *w, const char *path, const char *name, const struct stat *sb)
 {
     char to[4096];
 

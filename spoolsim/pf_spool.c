@@ -34,6 +34,7 @@ void pf_spool_stats_add(struct pf_spool_stats *to, const struct pf_spool_stats *
     to->bytes += from->bytes;
     to->utimes += from->utimes;
     to->mkdirs += from->mkdirs;
+    to->stat_probes += from->stat_probes;
 }
 
 const char *pf_sync_name(enum pf_sync sync)
@@ -201,10 +202,19 @@ int pf_spool_activate(const struct pf_spool *sp, const char *id, int from_deferr
                       struct pf_spool_stats *st)
 {
     char from[4096], to[4096];
+    struct stat sb;
 
     if (pf_spool_path(sp, from_deferred ? "deferred" : "incoming", id, from, sizeof(from)) != 0 ||
         pf_spool_path(sp, "active", id, to, sizeof(to)) != 0) {
         errno = EINVAL;
+        return -1;
+    }
+    /* qmgr looks before it moves: only a file marked complete (0700) goes on. */
+    st->stat_probes++;
+    if (lstat(from, &sb) != 0)
+        return -1;
+    if (!S_ISREG(sb.st_mode) || (sb.st_mode & 0700) != 0700) {
+        errno = EAGAIN;
         return -1;
     }
     if (rename(from, to) != 0)
@@ -289,7 +299,8 @@ int pf_spool_defer(const struct pf_spool *sp, const char *id, long retry_sec,
         return -1;
     st->utimes++;
     /* Hash directories are made when first needed, as Postfix makes them. */
-    if (rename(from, to) != 0 && (errno != ENOENT || make_parent(to, st) != 0 || rename(from, to) != 0))
+    if (rename(from, to) != 0 &&
+        (errno != ENOENT || make_parent(to, st) != 0 || rename(from, to) != 0))
         return -1;
     st->renames++;
     return 0;
@@ -328,10 +339,26 @@ int pf_spool_log_remove(const struct pf_spool *sp, const char *log, const char *
         errno = EINVAL;
         return -1;
     }
-    if (unlink(path) != 0)
-        return errno == ENOENT ? 0 : -1;
+    if (unlink(path) != 0) {
+        if (errno != ENOENT)
+            return -1;
+        st->probes++; /* Postfix's qmgr makes this call for every message: mostly a probe */
+        return 0;
+    }
     st->unlinks++;
     return 0;
+}
+
+int pf_spool_log_exists(const struct pf_spool *sp, const char *log, const char *id,
+                        struct pf_spool_stats *st)
+{
+    char path[4096];
+    struct stat sb;
+
+    if (pf_spool_path(sp, log, id, path, sizeof(path)) != 0)
+        return 0;
+    st->stat_probes++;
+    return stat(path, &sb) == 0;
 }
 
 int pf_spool_corrupt(const struct pf_spool *sp, const char *queue, const char *id)

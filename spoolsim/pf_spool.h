@@ -36,6 +36,7 @@ struct pf_spool {
 /* Counters a caller may keep per thread and add up. */
 struct pf_spool_stats {
     uint64_t creates, renames, unlinks, probes, fsyncs, chmods, writes, bytes, utimes, mkdirs;
+    uint64_t stat_probes;
 };
 
 void pf_spool_stats_add(struct pf_spool_stats *to, const struct pf_spool_stats *from);
@@ -47,7 +48,7 @@ void pf_spool_close(struct pf_spool *sp);
 int pf_spool_enqueue(const struct pf_spool *sp, const struct pf_qfile *q, char *id, size_t idlen,
                      struct pf_spool_stats *st);
 
-/* incoming/ID (or deferred/X/ID with from_deferred) -> active/ID */
+/* incoming/ID (or deferred/X/ID with from_deferred) -> active/ID, if lstat shows it 0700. */
 int pf_spool_activate(const struct pf_spool *sp, const char *id, int from_deferred,
                       struct pf_spool_stats *st);
 
@@ -69,8 +70,12 @@ int pf_spool_defer(const struct pf_spool *sp, const char *id, long retry_sec,
 int pf_spool_log_append(const struct pf_spool *sp, const char *log, const char *id,
                         const char *text, struct pf_spool_stats *st);
 
-/* Remove a per-message log; a missing one is no error. */
+/* Remove a per-message log; a missing one is no error (and counts as a probe). */
 int pf_spool_log_remove(const struct pf_spool *sp, const char *log, const char *id,
+                        struct pf_spool_stats *st);
+
+/* 1 if the per-message log exists (a stat, as qmgr's look at bounce/ID), else 0. */
+int pf_spool_log_exists(const struct pf_spool *sp, const char *log, const char *id,
                         struct pf_spool_stats *st);
 
 /* queue/ID -> corrupt/ID: a file the queue manager cannot read is kept, not delivered. */

@@ -21,7 +21,7 @@
 #include "msg.h"
 #include "relay_private.h"
 
-#define MSG_OF(job) ((struct relay_msg *)((char *)(job) - offsetof(struct relay_msg, job)))
+#define MSG_OF(job) ((struct relay_msg *)((char *)(job)-offsetof(struct relay_msg, job)))
 
 static void set_pending(struct relay_msg *m, enum relay_rcpt_result result, const char *reason)
 {

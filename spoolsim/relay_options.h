@@ -39,8 +39,8 @@ struct relay_options {
     unsigned max_rcpt;
     double in_flow_delay;   /* seconds; 0 disables flow control */
     unsigned in_flow_limit; /* tokens, as Postfix's default_process_limit */
-    double timeout;     /* client idle time, seconds */
-    double hop_timeout; /* next hop reply time, seconds */
+    double timeout;         /* client idle time, seconds */
+    double hop_timeout;     /* next hop reply time, seconds */
     double stats_interval;
     unsigned backlog;
     enum smtp_bare_lf_policy bare_lf;

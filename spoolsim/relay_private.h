@@ -41,7 +41,7 @@ enum relay_rcpt_result { RCPT_UNTRIED, RCPT_SENT, RCPT_DEFERRED, RCPT_BOUNCED };
 
 struct relay_msg {
     struct relay *relay;
-    struct relay_msg *next;               /* in one FIFO at a time */
+    struct relay_msg *next;                /* in one FIFO at a time */
     struct relay_msg *all_prev, *all_next; /* every message, to free at exit */
     char id[PF_QUEUE_ID_MAX];
     enum relay_queue queue;
@@ -53,7 +53,6 @@ struct relay_msg {
     struct pf_qfile_view view;
     enum relay_rcpt_result *results; /* per view.rcpts, this attempt */
     char reason[600];                /* the next hop's words for a deferral or bounce */
-    int ever_deferred;               /* a defer log may exist */
     int ever_bounced;                /* a bounce log may exist; counted as bounced */
     unsigned attempts;
 
@@ -72,8 +71,8 @@ struct relay_msg {
 };
 
 struct relay_stats {
-    uint64_t received, rejected_storage, rejected_other, delivered, bounced, deferrals,
-        corrupt, recovered, expired;
+    uint64_t received, rejected_storage, rejected_other, delivered, bounced, deferrals, corrupt,
+        recovered, expired;
     uint64_t rcpts_sent;
     uint64_t first_in_ns, last_out_ns; /* the busy window */
     struct pf_spool_stats spool, maildir;
@@ -85,7 +84,7 @@ struct relay_stats {
         double t;
         unsigned incoming, active, deferred, delivering;
         uint64_t received, delivered, fsyncs;
-    } *samples;
+    } * samples;
     size_t sample_count, sample_cap;
 };
 
@@ -141,7 +140,8 @@ void relay_smtpd_free_all(struct relay *r);
 void relay_smtpd_build_ehlo(struct relay *r);
 
 /* relay_qmgr.c */
-void relay_qmgr_enqueue(struct relay *r, struct relay_msg *m); /* hand a message to a cleanup thread */
+void relay_qmgr_enqueue(struct relay *r,
+                        struct relay_msg *m); /* hand a message to a cleanup thread */
 void relay_qmgr_found(void *ctx, const char *queue, const char *id, long mtime);
 void relay_qmgr_delivered(struct relay_msg *m); /* the next hop's answers are in m->results */
 void relay_qmgr_kick(struct relay *r);

@@ -26,7 +26,7 @@
 #include "relay_private.h"
 #include "xalloc.h"
 
-#define MSG_OF(job) ((struct relay_msg *)((char *)(job) - offsetof(struct relay_msg, job)))
+#define MSG_OF(job) ((struct relay_msg *)((char *)(job)-offsetof(struct relay_msg, job)))
 
 struct relay_msg *relay_msg_new(struct relay *r)
 {
@@ -275,7 +275,10 @@ static void activate_work(struct io_job *job)
         /* qmgr keeps what it cannot read in corrupt/, for a human to look at */
         pf_spool_corrupt(sp, "active", m->id);
         m->job_status = -2;
+        return;
     }
+    /* A new attempt: the old defer log goes (for a new message, an ENOENT), as in qmgr. */
+    pf_spool_log_remove(sp, "defer", m->id, &m->st);
 }
 
 static void activate_done(struct io_job *job)
@@ -341,8 +344,8 @@ static void log_text(const struct relay_msg *m, enum relay_rcpt_result which, co
             continue;
         n = snprintf(out + used, len - used,
                      "recipient=%.*s\noffset=%zu\nstatus=%c.0.0\naction=%s\nreason=%s\n\n",
-                     (int)rc->addr_len, rc->addr, rc->offset,
-                     which == RCPT_BOUNCED ? '5' : '4', action, m->reason);
+                     (int)rc->addr_len, rc->addr, rc->offset, which == RCPT_BOUNCED ? '5' : '4',
+                     action, m->reason);
         if (n < 0)
             break;
         used += (size_t)n;
@@ -378,7 +381,8 @@ static void agent_work(struct io_job *job)
         }
     }
     for (unsigned i = 0; i < m->view.rcpt_count; i++) {
-        int finished = m->results[i] == RCPT_SENT || (m->results[i] == RCPT_BOUNCED && bounce_logged);
+        int finished =
+            m->results[i] == RCPT_SENT || (m->results[i] == RCPT_BOUNCED && bounce_logged);
 
         if (finished && pf_spool_mark_done(sp, m->id, m->view.rcpts[i].offset, &m->st) != 0) {
             m->job_status = -1;
@@ -404,15 +408,13 @@ static void retire_work(struct io_job *job)
     if (any_result(m, RCPT_DEFERRED)) {
         uint64_t backoff = backoff_ns(m->relay, m->attempts);
 
-        m->job_status = pf_spool_defer(sp, m->id, wall_now() + (long)(backoff / CLOCK_NS_PER_SEC),
-                                       &m->st);
+        m->job_status =
+            pf_spool_defer(sp, m->id, wall_now() + (long)(backoff / CLOCK_NS_PER_SEC), &m->st);
         m->job_errno = errno;
         return;
     }
-    /* Done with every recipient: the file and its logs go (no bounce message is made). */
-    if (m->ever_deferred)
-        pf_spool_log_remove(sp, "defer", m->id, &m->st);
-    if (m->ever_bounced || any_result(m, RCPT_BOUNCED))
+    /* Done with every recipient: the file and its bounce log go (no bounce message is made). */
+    if (pf_spool_log_exists(sp, "bounce", m->id, &m->st))
         pf_spool_log_remove(sp, "bounce", m->id, &m->st);
     m->job_status = pf_spool_remove(sp, m->id, &m->st);
     m->job_errno = errno;
@@ -440,8 +442,7 @@ static void retire_done(struct io_job *job)
     r->n_active--;
     if (m->job_status != 0) {
         /* The file stays in active/ (a full disk, say): try the move again later. */
-        msg_warn("%s: cannot %s: %s", m->id, deferred ? "defer" : "remove",
-                 strerror(m->job_errno));
+        msg_warn("%s: cannot %s: %s", m->id, deferred ? "defer" : "remove", strerror(m->job_errno));
         r->n_active++;
         schedule_retry(m, backoff_ns(r, m->attempts));
         return;
@@ -453,7 +454,6 @@ static void retire_done(struct io_job *job)
     if (deferred) {
         r->stats.deferrals++;
         m->queue = RELAY_Q_DEFERRED;
-        m->ever_deferred = 1;
         r->n_deferred++;
         if (r->opts->verbose)
             msg_info("%s: deferred (%s), attempt %u", m->id, m->reason, m->attempts);
@@ -546,7 +546,6 @@ void relay_qmgr_found(void *ctx, const char *queue, const char *id, long mtime)
         uint64_t delay = wait > 0 ? (uint64_t)wait * CLOCK_NS_PER_SEC : 0;
 
         m->queue = RELAY_Q_DEFERRED;
-        m->ever_deferred = 1;
         m->attempts = 1;
         r->n_deferred++;
         schedule_retry(m, delay < r->opts->max_backoff_ns ? delay : r->opts->max_backoff_ns);

@@ -31,7 +31,7 @@
 #include "smtp_stuff.h"
 #include "xalloc.h"
 
-#define CACHE_TIME 2        /* seconds an idle connection is kept (smtp_connection_cache_time_limit) */
+#define CACHE_TIME 2 /* seconds an idle connection is kept (smtp_connection_cache_time_limit) */
 #define MAX_REPLY_LINES 100 /* a reply that goes on longer is an attack, not an answer */
 
 enum conn_state {
@@ -47,7 +47,7 @@ enum conn_state {
     CONN_QUIT,
 };
 
-static const char *const state_names[] = {"connect", "greeting", "EHLO", "idle", "MAIL FROM",
+static const char *const state_names[] = {"connect", "greeting", "EHLO",        "idle", "MAIL FROM",
                                           "RCPT TO", "DATA",     "end of data", "RSET", "QUIT"};
 
 struct relay_conn {
@@ -85,8 +85,8 @@ static void conn_send(struct relay_conn *c, enum conn_state state, const char *f
 
 static void set_reason(struct relay_msg *m, const struct relay_conn *c, const char *what)
 {
-    snprintf(m->reason, sizeof(m->reason), "host %s said: %s (in reply to %s)",
-             c->relay->hop_desc, what, state_names[c->state]);
+    snprintf(m->reason, sizeof(m->reason), "host %s said: %s (in reply to %s)", c->relay->hop_desc,
+             what, state_names[c->state]);
 }
 
 /* The message on `c' is finished, whatever happened; hand it back. */
@@ -312,7 +312,8 @@ static void on_read(struct bufferevent *bev, void *arg)
         }
         rs = smtp_reply_line(&c->reply, line.text, line.len);
         evbuffer_drain(in, used);
-        if (rs == SMTP_REPLY_MALFORMED || (rs == SMTP_REPLY_MORE && c->reply.lines >= MAX_REPLY_LINES)) {
+        if (rs == SMTP_REPLY_MALFORMED ||
+            (rs == SMTP_REPLY_MORE && c->reply.lines >= MAX_REPLY_LINES)) {
             conn_fail(c, "malformed reply");
             return;
         }
@@ -404,7 +405,8 @@ static void conn_open(struct relay *r)
     r->conn_count++;
     r->conn_starting++;
     r->stats.hop_connects++;
-    if (bufferevent_socket_connect(c->bev, (struct sockaddr *)&r->hop_addr, (int)r->hop_addr_len) != 0)
+    if (bufferevent_socket_connect(c->bev, (struct sockaddr *)&r->hop_addr, (int)r->hop_addr_len) !=
+        0)
         conn_fail(c, strerror(errno));
 }
 

@@ -18,6 +18,7 @@
 #include "fsinfo.h"
 #include "json.h"
 #include "relay_private.h"
+#include "report_mark.h"
 #include "xalloc.h"
 
 void relay_stats_init(struct relay_stats *st)
@@ -97,7 +98,7 @@ static const char *qmgr_name(const struct relay *r)
     return r->opts->qmgr == RELAY_QMGR_SINGLE ? "single" : "pool";
 }
 
-void relay_stats_print(const struct relay *r, FILE *fp)
+static void print_report(const struct relay *r, FILE *fp)
 {
     const struct relay_stats *st = &r->stats;
     const struct pf_spool_stats *sp = &st->spool;
@@ -109,8 +110,7 @@ void relay_stats_print(const struct relay *r, FILE *fp)
     fsinfo_describe(&fs, where, sizeof(where));
     fprintf(fp, "spool %s: %s\n", r->spool.dir, where);
     fprintf(fp, "sync %s, queue manager %s, %u cleanup threads, next hop %s\n",
-            pf_sync_name(r->opts->sync), qmgr_name(r), r->opts->cleanup_threads,
-            r->opts->next_hop);
+            pf_sync_name(r->opts->sync), qmgr_name(r), r->opts->cleanup_threads, r->opts->next_hop);
     fprintf(fp,
             "received %llu (%.1f msgs/s), delivered %llu (%.1f msgs/s) in %.3f s; "
             "deferrals %llu, bounced %llu, recovered %llu, corrupt %llu\n",
@@ -123,26 +123,45 @@ void relay_stats_print(const struct relay *r, FILE *fp)
                 (unsigned long long)st->rejected_storage, (unsigned long long)st->rejected_other);
     fprintf(fp,
             "spool operations: %llu creates, %llu renames, %llu unlinks, %llu probes, "
-            "%llu fsyncs (%.1f/s), %llu chmods, %llu utimes, %llu mkdirs, %llu writes, %llu bytes\n",
+            "%llu stats, %llu fsyncs (%.1f/s), %llu chmods, %llu utimes, %llu mkdirs, %llu writes, "
+            "%llu bytes\n",
             (unsigned long long)sp->creates, (unsigned long long)sp->renames,
             (unsigned long long)sp->unlinks, (unsigned long long)sp->probes,
-            (unsigned long long)sp->fsyncs, per_sec(sp->fsyncs, window),
-            (unsigned long long)sp->chmods, (unsigned long long)sp->utimes,
-            (unsigned long long)sp->mkdirs, (unsigned long long)sp->writes,
-            (unsigned long long)sp->bytes);
+            (unsigned long long)sp->stat_probes, (unsigned long long)sp->fsyncs,
+            per_sec(sp->fsyncs, window), (unsigned long long)sp->chmods,
+            (unsigned long long)sp->utimes, (unsigned long long)sp->mkdirs,
+            (unsigned long long)sp->writes, (unsigned long long)sp->bytes);
     if (r->opts->hop_kind == RELAY_HOP_SMTP)
         fprintf(fp, "next hop: %llu connections, %llu failures\n",
                 (unsigned long long)st->hop_connects, (unsigned long long)st->hop_failures);
     fprintf(fp, "peak queue depth: incoming %u, active %u, deferred %u\n", max_depth(r, 0),
             max_depth(r, 1), max_depth(r, 2));
     if (st->flow_waits)
-        fprintf(fp, "flow control: %llu messages waited for the queue manager (--in-flow-delay %.3gs)\n",
-                (unsigned long long)st->flow_waits, r->opts->in_flow_delay);
+        fprintf(
+            fp,
+            "flow control: %llu messages waited for the queue manager (--in-flow-delay %.3gs)\n",
+            (unsigned long long)st->flow_waits, r->opts->in_flow_delay);
     histogram_print_text(fp, "receive", &st->receive);
     histogram_print_text(fp, "commit", &st->commit);
     histogram_print_text(fp, "queue wait", &st->queue_wait);
     histogram_print_text(fp, "delivery", &st->delivery);
     histogram_print_text(fp, "end to end", &st->end_to_end);
+}
+
+void relay_stats_print(const struct relay *r, FILE *fp)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+
+    if (mem == NULL) {
+        print_report(r, fp);
+        return;
+    }
+    print_report(r, mem);
+    fclose(mem);
+    report_print_marked(fp, report_sync_mark(pf_sync_name(r->opts->sync)), text);
+    free(text);
 }
 
 static void write_ops(struct json_writer *w, const char *key, const struct pf_spool_stats *sp)
@@ -152,6 +171,7 @@ static void write_ops(struct json_writer *w, const char *key, const struct pf_sp
     json_uint(w, "renames", sp->renames);
     json_uint(w, "unlinks", sp->unlinks);
     json_uint(w, "probes", sp->probes);
+    json_uint(w, "stat_probes", sp->stat_probes);
     json_uint(w, "fsyncs", sp->fsyncs);
     json_uint(w, "chmods", sp->chmods);
     json_uint(w, "utimes", sp->utimes);

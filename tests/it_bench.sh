@@ -22,8 +22,9 @@ check "--spool DIR: the spool goes inside DIR" to "$WORK/bench2.out" timeout 120
     "$RELAY" bench -m 100 -s 5 --spool "$TMP" --sync none --keep
 check "and --keep keeps it" test -n "$(ls -A "$TMP")"
 check "with the logs in it" test -s "$(ls -d "$TMP"/spoolsim-bench.*)/sink.log"
-check "the report states --sync none" grep -q "^relay: *sync none" "$WORK/bench2.out"
-check "no fsync under --sync none" grep -q "^fsyncs: *0 " "$WORK/bench2.out"
+check "the report states --sync none" grep -q "^\[sync none\] relay: *sync none" "$WORK/bench2.out"
+check "on every line of the report" test -z "$(grep -v -e '^\[sync none\] ' -e '^spoolsim bench: ' "$WORK/bench2.out")"
+check "no fsync under --sync none" grep -q "^\[sync none\] fsyncs: *0 " "$WORK/bench2.out"
 
 check "--discard: no sink" to "$WORK/bench3.out" env TMPDIR="$TMP" timeout 120 \
     "$RELAY" bench -m 100 --discard -q

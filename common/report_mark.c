@@ -1,0 +1,29 @@
+/*
+ * report_mark - mark every line of a report; see report_mark.h.
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "report_mark.h"
+
+const char *report_sync_mark(const char *sync)
+{
+    if (strcmp(sync, "none") == 0)
+        return "[sync none] ";
+    if (strcmp(sync, "fdatasync") == 0)
+        return "[sync fdatasync] ";
+    return "";
+}
+
+void report_print_marked(FILE *fp, const char *mark, const char *text)
+{
+    while (*text) {
+        size_t len = strcspn(text, "\n");
+
+        fprintf(fp, "%s%.*s\n", mark, (int)len, text);
+        text += len;
+        if (*text == '\n')
+            text++;
+    }
+}

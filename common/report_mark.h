@@ -1,0 +1,21 @@
+/*
+ * report_mark - mark every line of a report made under a sync policy
+ * that is not Postfix's.
+ *
+ * Results measured without fsync (or with fdatasync) must never be
+ * compared with fsync results by accident, so such a report carries its
+ * policy on every line, not only in a header that a reader may cut off
+ * (spool-profiles.md E.2).
+ */
+#ifndef SPOOLSIM_REPORT_MARK_H
+#define SPOOLSIM_REPORT_MARK_H
+
+#include <stdio.h>
+
+/* "[sync none] " or "[sync fdatasync] ", or "" for fsync. */
+const char *report_sync_mark(const char *sync);
+
+/* Print `text' to `fp' with `mark' before each of its lines. */
+void report_print_marked(FILE *fp, const char *mark, const char *text);
+
+#endif

@@ -1,0 +1,56 @@
+/*
+ * bench_report - the results of a `spoolsim bench' run.
+ *
+ * bench_read_reports() reads the relay's and smtp-source's JSON reports
+ * and the client's and sink's message logs from the run's work directory
+ * (relay.json, source.json, source.log, sink.log); the rest prints what
+ * was found. Exactly once means: the queue drained, and every message
+ * the client saw acknowledged arrived at the sink once, intact, with
+ * nothing else arriving.
+ */
+#ifndef SPOOLSIM_BENCH_REPORT_H
+#define SPOOLSIM_BENCH_REPORT_H
+
+#include <stdio.h>
+
+#include "fsinfo.h"
+#include "msglog.h"
+
+struct bench_options {
+    const char *spool_parent;
+    double duration;
+    unsigned long messages;
+    unsigned sessions;
+    const char *size;
+    unsigned rcpts;
+    int reuse;
+    const char *rate;
+    const char *sync;
+    const char *qmgr;
+    const char *cleanup_threads;
+    const char *concurrency;
+    int discard;
+    double drain_timeout;
+    const char *json;
+    int keep;
+    int quiet;
+};
+
+struct bench_results {
+    double load_s, drain_s, total_s;
+    double injected, failed, delivered_sink;
+    double e2e[5]; /* p50 p90 p99 p99.9 max, ms */
+    double fsyncs, creates, renames, unlinks, chmods;
+    struct msglog_compare cmp;
+    struct fsinfo fs;
+    int relay_status, source_status, drained;
+};
+
+void bench_read_reports(const char *work, struct bench_results *res);
+int bench_exactly_once(const struct bench_results *res);
+void bench_print_report(const struct bench_options *o, const char *spool,
+                        const struct bench_results *res, FILE *fp);
+int bench_write_json(const struct bench_options *o, const char *spool,
+                     const struct bench_results *res);
+
+#endif
