@@ -34,8 +34,8 @@ static int unescape(const char *field, size_t len, char *out, size_t outlen)
     for (i = 0; i < len && o + 1 < outlen; i++) {
         if (field[i] == '\\' && i + 3 < len && field[i + 1] >= '0' && field[i + 1] <= '3' &&
             is_octal(field[i + 2]) && is_octal(field[i + 3])) {
-            out[o++] = (char)((field[i + 1] - '0') * 64 + (field[i + 2] - '0') * 8 +
-                              (field[i + 3] - '0'));
+            out[o++] =
+                (char)((field[i + 1] - '0') * 64 + (field[i + 2] - '0') * 8 + (field[i + 3] - '0'));
             i += 3;
         } else {
             out[o++] = field[i];
@@ -125,8 +125,7 @@ int fsinfo_parse(const char *mountinfo, const char *path, struct fsinfo *out)
                 snprintf(out->options, sizeof(out->options), "%.*s,%.*s", (int)head[5].len,
                          head[5].p, (int)tail[2].len, tail[2].p);
             else
-                snprintf(out->options, sizeof(out->options), "%.*s", (int)head[5].len,
-                         head[5].p);
+                snprintf(out->options, sizeof(out->options), "%.*s", (int)head[5].len, head[5].p);
         }
         line = end ? end + 1 : NULL;
     }
