@@ -116,7 +116,8 @@ struct relay {
     unsigned n_incoming, n_active, n_deferred, n_delivering, n_moving;
 
     /* next hop */
-    struct relay_conn *conns; /* all open connections */
+    struct relay_conn *conns;      /* all open connections */
+    struct relay_conn *dead_conns; /* closed, to be freed by the loop */
     unsigned conn_count, conn_idle;
     struct sockaddr_storage hop_addr;
     socklen_t hop_addr_len;

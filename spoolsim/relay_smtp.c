@@ -2,8 +2,11 @@
  * relay_smtp - delivery to the next hop over SMTP.
  *
  * Up to --concurrency connections, each running one transaction at a
- * time, one command per round trip: MAIL, RCPT for every recipient not
- * yet marked done, DATA, the text, the dot. A connection that has finished
+ * time: MAIL, RCPT for every recipient not yet marked done, DATA, the
+ * text, the dot; MAIL, the RCPTs and DATA go in one write when the hop
+ * offers PIPELINING, as Postfix's smtp client sends them, one per round
+ * trip otherwise. Every reply is owed to a command: text from the hop
+ * that no command asked for ends the connection. A connection that has finished
  * a message takes the next one at once, and an idle one stays open for a
  * while (Postfix's connection cache), so a busy relay reuses connections.
  *
@@ -54,33 +57,45 @@ struct relay_conn {
     struct relay *relay;
     struct relay_conn *prev, *next;
     struct bufferevent *bev;
-    enum conn_state state;
+    enum conn_state state; /* whose reply comes next */
+    unsigned pending;      /* replies still owed to commands sent */
+    int pipelining;        /* the hop offered PIPELINING */
+    int closed;            /* freed at the next turn of the loop */
     struct smtp_line_reader lines;
     struct smtp_reply reply;
     struct relay_msg *msg;
-    unsigned rcpt;     /* index of the recipient whose RCPT is out */
+    unsigned rcpt;     /* index of the recipient whose RCPT reply comes next */
     unsigned accepted; /* recipients the hop took this transaction */
     struct event *idle_timer;
 };
 
-static void conn_free(struct relay_conn *c);
-static void send_next_rcpt(struct relay_conn *c);
+static void conn_close(struct relay_conn *c);
 
-static void conn_send(struct relay_conn *c, enum conn_state state, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static void conn_send(struct relay_conn *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
-static void conn_send(struct relay_conn *c, enum conn_state state, const char *fmt, ...)
+/* Queue one command; its reply is owed. bev_out_flush() sends what is queued. */
+static void conn_send(struct relay_conn *c, const char *fmt, ...)
 {
     struct evbuffer *out = bufferevent_get_output(c->bev);
     va_list ap;
 
-    c->state = state;
-    smtp_reply_init(&c->reply);
     va_start(ap, fmt);
     evbuffer_add_vprintf(out, fmt, ap);
     va_end(ap);
     evbuffer_add(out, "\r\n", 2);
+    c->pending++;
+}
+
+static void conn_flush(struct relay_conn *c)
+{
     bev_out_flush(c->bev); /* a socket error shows as EOF or an error on the read side */
+}
+
+static void expect(struct relay_conn *c, enum conn_state state)
+{
+    c->state = state;
+    smtp_reply_init(&c->reply);
 }
 
 static void set_reason(struct relay_msg *m, const struct relay_conn *c, const char *what)
@@ -116,6 +131,8 @@ static void conn_fail(struct relay_conn *c, const char *why)
 {
     struct relay *r = c->relay;
 
+    if (c->closed)
+        return;
     r->stats.hop_failures++;
     if (c->msg) {
         snprintf(c->msg->reason, sizeof(c->msg->reason), "lost connection with %s while %s: %.200s",
@@ -133,20 +150,38 @@ static void conn_fail(struct relay_conn *c, const char *why)
             relay_qmgr_delivered(m);
         }
     }
-    conn_free(c);
+    conn_close(c);
 }
 
+/* The next recipient not yet marked done, from index `i'. */
+static unsigned next_rcpt(const struct relay_msg *m, unsigned i)
+{
+    while (i < m->view.rcpt_count && m->view.rcpts[i].done)
+        i++;
+    return i;
+}
+
+/*
+ * MAIL FROM; with PIPELINING also every RCPT TO and DATA in the same
+ * write (RFC 2920), otherwise one command per reply.
+ */
 static void start_message(struct relay_conn *c, struct relay_msg *m)
 {
     c->msg = m;
     c->accepted = 0;
-    c->rcpt = 0;
+    c->rcpt = next_rcpt(m, 0);
     event_del(c->idle_timer);
-    if (evbuffer_get_length(bufferevent_get_input(c->bev)) > 0) {
-        conn_fail(c, "text before a command");
-        return;
+    conn_send(c, "MAIL FROM:<%.*s>", (int)m->view.sender_len, m->view.sender);
+    if (c->pipelining) {
+        for (unsigned i = c->rcpt; i < m->view.rcpt_count; i = next_rcpt(m, i + 1)) {
+            const struct pf_qfile_rcpt *rc = &m->view.rcpts[i];
+
+            conn_send(c, "RCPT TO:<%.*s>", (int)rc->addr_len, rc->addr);
+        }
+        conn_send(c, "DATA");
     }
-    conn_send(c, CONN_MAIL, "MAIL FROM:<%.*s>", (int)m->view.sender_len, m->view.sender);
+    expect(c, CONN_MAIL);
+    conn_flush(c);
 }
 
 static void go_idle(struct relay_conn *c)
@@ -155,18 +190,12 @@ static void go_idle(struct relay_conn *c)
     struct relay_msg *m;
     struct timeval cache = {CACHE_TIME, 0};
 
-    c->state = CONN_IDLE;
+    expect(c, CONN_IDLE);
     if ((m = relay_qmgr_next_ready(r)) != NULL) {
         start_message(c, m);
         return;
     }
     event_add(c->idle_timer, &cache);
-}
-
-static void finish_transaction(struct relay_conn *c)
-{
-    message_done(c);
-    go_idle(c);
 }
 
 static void send_text(struct relay_conn *c)
@@ -180,31 +209,42 @@ static void send_text(struct relay_conn *c)
     smtp_stuff_init(&st);
     n = smtp_stuff(&st, text, len, wire);
     n += smtp_stuff_finish(&st, wire + n);
-    c->state = CONN_DOT;
-    smtp_reply_init(&c->reply);
     evbuffer_add(bufferevent_get_output(c->bev), wire, n);
-    bev_out_flush(c->bev);
+    c->pending++;
+    expect(c, CONN_DOT);
+    conn_flush(c);
     free(wire);
     free(text);
 }
 
-static void send_next_rcpt(struct relay_conn *c)
+/* After MAIL or a RCPT reply: the next RCPT's reply, or DATA's. */
+static void after_envelope_reply(struct relay_conn *c)
 {
     struct relay_msg *m = c->msg;
 
-    while (c->rcpt < m->view.rcpt_count && m->view.rcpts[c->rcpt].done)
-        c->rcpt++;
     if (c->rcpt < m->view.rcpt_count) {
-        const struct pf_qfile_rcpt *rc = &m->view.rcpts[c->rcpt];
+        if (!c->pipelining) {
+            const struct pf_qfile_rcpt *rc = &m->view.rcpts[c->rcpt];
 
-        conn_send(c, CONN_RCPT, "RCPT TO:<%.*s>", (int)rc->addr_len, rc->addr);
-    } else if (c->accepted > 0) {
-        conn_send(c, CONN_DATA, "DATA");
-    } else {
-        /* No recipient taken: end the transaction, keep the connection. */
-        message_done(c);
-        conn_send(c, CONN_RSET, "RSET");
+            conn_send(c, "RCPT TO:<%.*s>", (int)rc->addr_len, rc->addr);
+            conn_flush(c);
+        }
+        expect(c, CONN_RCPT);
+        return;
     }
+    if (!c->pipelining) {
+        if (c->accepted == 0) {
+            /* No recipient taken: end the transaction, keep the connection. */
+            message_done(c);
+            conn_send(c, "RSET");
+            expect(c, CONN_RSET);
+            conn_flush(c);
+            return;
+        }
+        conn_send(c, "DATA");
+        conn_flush(c);
+    }
+    expect(c, CONN_DATA);
 }
 
 /* One complete reply in c->reply, to the command of c->state. */
@@ -213,6 +253,7 @@ static void handle_reply(struct relay_conn *c)
     struct relay *r = c->relay;
     int class = SMTP_REPLY_CLASS(c->reply.code);
     enum relay_rcpt_result failure = class == 5 ? RCPT_BOUNCED : RCPT_DEFERRED;
+    struct relay_msg *m = c->msg;
 
     switch (c->state) {
     case CONN_BANNER:
@@ -220,51 +261,67 @@ static void handle_reply(struct relay_conn *c)
             conn_fail(c, c->reply.text);
             return;
         }
-        conn_send(c, CONN_EHLO, "EHLO %s", r->opts->hostname);
+        conn_send(c, "EHLO %s", r->opts->hostname);
+        expect(c, CONN_EHLO);
+        conn_flush(c);
         return;
     case CONN_EHLO:
         if (class != 2) {
             conn_fail(c, c->reply.text);
             return;
         }
+        c->pipelining = (c->reply.extensions & SMTP_EXT_PIPELINING) != 0;
         r->conn_starting--;
         go_idle(c);
         return;
     case CONN_MAIL:
         if (class != 2) {
-            set_reason(c->msg, c, c->reply.text);
-            settle(c->msg, RCPT_UNTRIED, failure);
-            finish_transaction(c);
-            return;
+            set_reason(m, c, c->reply.text);
+            settle(m, RCPT_UNTRIED, failure);
+            if (!c->pipelining)
+                c->rcpt = m->view.rcpt_count; /* no RCPT follows */
         }
-        send_next_rcpt(c);
+        after_envelope_reply(c);
         return;
     case CONN_RCPT:
-        if (class == 2) {
-            c->msg->results[c->rcpt] = RCPT_SENT; /* final only after the dot */
+        if (m->results[c->rcpt] != RCPT_UNTRIED) {
+            /* MAIL failed: this reply to a pipelined RCPT changes nothing */
+        } else if (class == 2) {
+            m->results[c->rcpt] = RCPT_SENT; /* final only after the dot */
             c->accepted++;
         } else {
-            set_reason(c->msg, c, c->reply.text);
-            c->msg->results[c->rcpt] = failure;
+            set_reason(m, c, c->reply.text);
+            m->results[c->rcpt] = failure;
         }
-        c->rcpt++;
-        send_next_rcpt(c);
+        c->rcpt = next_rcpt(m, c->rcpt + 1);
+        after_envelope_reply(c);
         return;
     case CONN_DATA:
-        if (c->reply.code != 354) {
-            set_reason(c->msg, c, c->reply.text);
-            settle(c->msg, RCPT_SENT, failure);
-            finish_transaction(c);
+        if (c->reply.code == 354 && c->accepted > 0) {
+            send_text(c);
             return;
         }
-        send_text(c);
+        if (c->reply.code == 354) {
+            /* A go-ahead with no recipient: the text cannot be taken back. */
+            conn_fail(c, "354 without an accepted recipient");
+            return;
+        }
+        if (c->accepted > 0) {
+            set_reason(m, c, c->reply.text);
+            settle(m, RCPT_SENT, failure);
+        }
+        message_done(c);
+        conn_send(c, "RSET");
+        expect(c, CONN_RSET);
+        conn_flush(c);
         return;
     case CONN_DOT:
         if (class != 2) {
-            set_reason(c->msg, c, c->reply.text);
-            settle(c->msg, RCPT_SENT, failure);
+            set_reason(m, c, c->reply.text);
+            settle(m, RCPT_SENT, failure);
         }
-        finish_transaction(c);
+        message_done(c);
+        go_idle(c);
         return;
     case CONN_RSET:
         if (class != 2) {
@@ -274,7 +331,7 @@ static void handle_reply(struct relay_conn *c)
         go_idle(c);
         return;
     case CONN_QUIT:
-        conn_free(c);
+        conn_close(c);
         return;
     default:
         conn_fail(c, "reply without a command");
@@ -287,15 +344,16 @@ static void on_read(struct bufferevent *bev, void *arg)
     struct relay_conn *c = arg;
     struct evbuffer *in = bufferevent_get_input(bev);
 
-    while (evbuffer_get_length(in) > 0) {
+    while (!c->closed && evbuffer_get_length(in) > 0) {
         size_t avail = evbuffer_get_length(in), used;
         struct smtp_line line;
         enum smtp_line_status status;
         enum smtp_reply_status rs;
         char *buf;
 
-        if (c->state == CONN_IDLE || c->state == CONN_CONNECTING) {
-            conn_fail(c, "text without a command");
+        if (c->pending == 0) {
+            /* Nothing was asked: text before a command is an attack or a broken hop. */
+            conn_fail(c, "text before a command");
             return;
         }
         if (avail > c->lines.limit)
@@ -318,13 +376,8 @@ static void on_read(struct bufferevent *bev, void *arg)
             return;
         }
         if (rs == SMTP_REPLY_DONE) {
-            /* One command is out at a time: anything more came before its command. */
-            if (evbuffer_get_length(in) > 0 && c->state != CONN_QUIT) {
-                conn_fail(c, "text before a command");
-                return;
-            }
-            handle_reply(c); /* which may free c */
-            return;
+            c->pending--;
+            handle_reply(c);
         }
     }
 }
@@ -335,12 +388,12 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
 
     (void)bev;
     if (what & BEV_EVENT_CONNECTED) {
-        c->state = CONN_BANNER;
-        smtp_reply_init(&c->reply);
+        c->pending = 1; /* the greeting */
+        expect(c, CONN_BANNER);
         return;
     }
     if (c->state == CONN_QUIT) {
-        conn_free(c);
+        conn_close(c);
         return;
     }
     conn_fail(c, (what & BEV_EVENT_TIMEOUT) ? "timeout"
@@ -360,25 +413,60 @@ static void on_idle_timer(evutil_socket_t fd, short what, void *arg)
 
     (void)fd;
     (void)what;
-    conn_send(c, CONN_QUIT, "QUIT");
+    conn_send(c, "QUIT");
+    expect(c, CONN_QUIT);
+    conn_flush(c);
 }
 
-static void conn_free(struct relay_conn *c)
+static void unlink_conn(struct relay_conn **list, struct relay_conn *c)
 {
-    struct relay *r = c->relay;
-
-    if (c->state < CONN_IDLE)
-        r->conn_starting--;
     if (c->prev)
         c->prev->next = c->next;
     else
-        r->conns = c->next;
+        *list = c->next;
     if (c->next)
         c->next->prev = c->prev;
-    r->conn_count--;
-    event_free(c->idle_timer);
+    c->prev = c->next = NULL;
+}
+
+static void destroy(struct relay_conn *c)
+{
+    unlink_conn(&c->relay->dead_conns, c);
     bufferevent_free(c->bev);
+    event_free(c->idle_timer);
     free(c);
+}
+
+static void on_free_later(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    destroy(arg);
+}
+
+/*
+ * Out of the list and the counts at once; the memory goes at the next turn
+ * of the loop, as callbacks up the stack may still hold `c'.
+ */
+static void conn_close(struct relay_conn *c)
+{
+    struct relay *r = c->relay;
+
+    if (c->closed)
+        return;
+    c->closed = 1;
+    if (c->state < CONN_IDLE)
+        r->conn_starting--;
+    unlink_conn(&r->conns, c);
+    c->next = r->dead_conns;
+    if (r->dead_conns)
+        r->dead_conns->prev = c;
+    r->dead_conns = c;
+    r->conn_count--;
+    event_del(c->idle_timer);
+    bufferevent_disable(c->bev, EV_READ | EV_WRITE);
+    bufferevent_setcb(c->bev, NULL, NULL, NULL, NULL);
+    event_base_once(r->base, -1, EV_TIMEOUT, on_free_later, c, NULL);
     /* Messages may be waiting for a free connection. */
     relay_smtp_deliver(r);
 }
@@ -389,7 +477,7 @@ static void conn_open(struct relay *r)
     struct timeval timeout;
 
     c->relay = r;
-    c->state = CONN_CONNECTING;
+    expect(c, CONN_CONNECTING);
     smtp_line_init(&c->lines, SMTP_REPLY_LINE_LIMIT);
     c->bev = bufferevent_socket_new(r->base, -1, BEV_OPT_CLOSE_ON_FREE);
     c->idle_timer = evtimer_new(r->base, on_idle_timer, c);
@@ -431,8 +519,10 @@ void relay_smtp_close_all(struct relay *r)
             c->msg->relay->n_delivering--;
             c->msg = NULL;
         }
-        conn_free(c);
+        conn_close(c);
     }
+    while (r->dead_conns)
+        destroy(r->dead_conns);
 }
 
 int relay_smtp_init(struct relay *r, char *err, size_t errlen)

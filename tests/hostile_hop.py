@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""hostile_hop - a next hop that misbehaves, then behaves.
+
+Listens on 127.0.0.1 (port written to PORTFILE). The first connections
+each get one misbehaviour from MODES, in order; every later connection
+is passed through to a real SMTP server at 127.0.0.1:SINKPORT, so what
+the relay finally delivers can be counted there.
+
+Modes:
+  longline  the greeting is a 10,000-byte line
+  endless   the EHLO reply has continuation lines without end
+  early     a second reply arrives before any command
+  stall     greets, then never answers EHLO
+  dropmail  answers MAIL with half a line and closes
+  dropdot   takes the whole message, then closes without a reply
+  garbage   answers EHLO with bytes that are no reply at all
+
+Usage: hostile_hop.py PORTFILE SINKPORT MODE[,MODE...]
+"""
+import socket
+import sys
+import threading
+import time
+
+
+def lines(sock):
+    buf = b""
+    while True:
+        while b"\n" not in buf:
+            data = sock.recv(65536)
+            if not data:
+                return
+            buf += data
+        line, buf = buf.split(b"\n", 1)
+        yield line.rstrip(b"\r")
+
+
+def misbehave(sock, mode):
+    try:
+        if mode == "longline":
+            sock.sendall(b"220 " + b"x" * 10000 + b"\r\n")
+            time.sleep(5)
+            return
+        sock.sendall(b"220 hostile ESMTP\r\n")
+        if mode == "early":
+            sock.sendall(b"250 nobody asked\r\n")
+        reader = lines(sock)
+        for line in reader:
+            verb = line[:4].upper()
+            if verb == b"EHLO":
+                if mode == "endless":
+                    while True:
+                        sock.sendall(b"250-more\r\n" * 100)
+                if mode == "stall":
+                    time.sleep(30)
+                    return
+                if mode == "garbage":
+                    sock.sendall(b"\x00\x01 hello?\r\n")
+                    time.sleep(5)
+                    return
+                sock.sendall(b"250-hostile\r\n250 PIPELINING\r\n")
+            elif verb == b"MAIL":
+                if mode == "dropmail":
+                    sock.sendall(b"25")
+                    return
+                sock.sendall(b"250 ok\r\n")
+            elif verb == b"RCPT":
+                sock.sendall(b"250 ok\r\n")
+            elif verb == b"DATA":
+                sock.sendall(b"354 go\r\n")
+                for text in reader:
+                    if text == b".":
+                        break
+                return  # dropdot: no reply to the dot
+            else:
+                sock.sendall(b"250 ok\r\n")
+    except OSError:
+        pass
+    finally:
+        sock.close()
+
+
+def pump(src, dst):
+    try:
+        while True:
+            data = src.recv(65536)
+            if not data:
+                break
+            dst.sendall(data)
+    except OSError:
+        pass
+    finally:
+        for s in (src, dst):
+            try:
+                s.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+def proxy(sock, sink_port):
+    try:
+        up = socket.create_connection(("127.0.0.1", sink_port))
+    except OSError:
+        sock.close()
+        return
+    threading.Thread(target=pump, args=(up, sock), daemon=True).start()
+    pump(sock, up)
+
+
+def main():
+    portfile, sink_port, modes = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(",")
+    lsock = socket.socket()
+    lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    lsock.bind(("127.0.0.1", 0))
+    lsock.listen(128)
+    with open(portfile, "w") as f:
+        f.write(f"{lsock.getsockname()[1]}\n")
+    served = 0
+    while True:
+        sock, _ = lsock.accept()
+        if served < len(modes):
+            target, args = misbehave, (sock, modes[served])
+        else:
+            target, args = proxy, (sock, sink_port)
+        served += 1
+        threading.Thread(target=target, args=args, daemon=True).start()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,36 @@
+#!/bin/bash
+# Integration: a hostile next hop. Replies too long, without end, before
+# the command, half a reply and a close, no reply to the dot, garbage,
+# silence: each time the message is deferred, never lost, and the relay
+# keeps serving; once the hop behaves, everything is delivered.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+command -v python3 >/dev/null || skip "python3 is required"
+start_sink sink --msg-log "$WORK/sink.log" 127.0.0.1:0 100 || exit 1
+modes=longline,endless,early,stall,dropmail,dropdot,garbage,dropmail,early,dropdot
+timeout 120 python3 "$top_srcdir/tests/hostile_hop.py" "$WORK/hop.port" "$sink_PORT" "$modes" \
+    2>"$WORK/hop.err" &
+PIDS="$PIDS $!"
+for _ in $(seq 1 100); do [ -s "$WORK/hop.port" ] && break; sleep 0.05; done
+check "hostile hop started" test -s "$WORK/hop.port"
+SPOOL=$WORK/spool
+start_relay relay --spool "$SPOOL" --next-hop "127.0.0.1:$(cat "$WORK/hop.port")" \
+    --concurrency 2 --hop-timeout 1 --min-backoff 100ms --max-backoff 300ms \
+    --json "$WORK/relay.json" || exit 1
+check "40 messages accepted while the hop misbehaves" to "$WORK/src.out" timeout 60 "$SOURCE" \
+    -s 4 -m 40 --msg-log "$WORK/src.log" "127.0.0.1:$relay_PORT"
+check "everything is delivered once the hop behaves" wait_spool_empty "$SPOOL" 60
+check "the relay kept serving: 10 more accepted" to "$WORK/src2.out" timeout 30 "$SOURCE" \
+    -m 10 --msg-log "$WORK/src2.log" "127.0.0.1:$relay_PORT"
+check "and delivered" wait_spool_empty "$SPOOL" 30
+check "the relay is alive" kill -0 "$relay_PID"
+stop "$relay_PID"
+stop "$sink_PID"
+cat "$WORK/src.log" "$WORK/src2.log" >"$WORK/all.log"
+report=$(delivery_report "$WORK/all.log" "$WORK/sink.log")
+echo "hostile hop: $report, $(json_get "$WORK/relay.json" deferrals) deferrals, $(json_get "$WORK/relay.json" hop_failures) connection failures"
+check "nothing lost: $report" sh -c "echo '$report' | grep -q '^acked 50, lost 0,'"
+check "the misbehaviour was seen as failures" test "$(json_get "$WORK/relay.json" hop_failures)" -ge 8
+check "and deferred messages" test "$(json_get "$WORK/relay.json" deferrals)" -ge 1
+check "no message bounced" test "$(json_get "$WORK/relay.json" bounced)" = 0
+finish
