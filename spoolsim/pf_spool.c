@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -35,6 +36,7 @@ void pf_spool_stats_add(struct pf_spool_stats *to, const struct pf_spool_stats *
     to->utimes += from->utimes;
     to->mkdirs += from->mkdirs;
     to->stat_probes += from->stat_probes;
+    to->locks += from->locks;
 }
 
 const char *pf_sync_name(enum pf_sync sync)
@@ -223,7 +225,8 @@ int pf_spool_activate(const struct pf_spool *sp, const char *id, int from_deferr
     return 0;
 }
 
-int pf_spool_read(const struct pf_spool *sp, const char *id, char **buf, size_t *len)
+int pf_spool_read(const struct pf_spool *sp, const char *id, char **buf, size_t *len,
+                  struct pf_spool_stats *st)
 {
     char path[4096];
     struct stat sb;
@@ -236,10 +239,12 @@ int pf_spool_read(const struct pf_spool *sp, const char *id, char **buf, size_t 
         errno = EINVAL;
         return -1;
     }
-    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+    if ((fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
         return -1;
-    if (fstat(fd, &sb) != 0)
+    /* qmgr locks the file it works on; a lock held by another says it is busy */
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0 || fstat(fd, &sb) != 0)
         goto fail;
+    st->locks++;
     *buf = xmalloc((size_t)sb.st_size + 1);
     while (got < (size_t)sb.st_size) {
         ssize_t n = read(fd, *buf + got, (size_t)sb.st_size - got);
@@ -385,6 +390,8 @@ int pf_spool_mark_done(const struct pf_spool *sp, const char *id, size_t offset,
     }
     if ((fd = open(path, O_RDWR | O_CLOEXEC)) < 0)
         return -1;
+    if (flock(fd, LOCK_SH | LOCK_NB) == 0) /* the delivery agent's shared lock */
+        st->locks++;
     /* Postfix's smtp overwrites the type byte, no fsync: a lost D means a duplicate, not a loss */
     if (pwrite(fd, "D", 1, (off_t)offset) != 1)
         status = -1;

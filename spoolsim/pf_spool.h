@@ -36,7 +36,7 @@ struct pf_spool {
 /* Counters a caller may keep per thread and add up. */
 struct pf_spool_stats {
     uint64_t creates, renames, unlinks, probes, fsyncs, chmods, writes, bytes, utimes, mkdirs;
-    uint64_t stat_probes;
+    uint64_t stat_probes, locks;
 };
 
 void pf_spool_stats_add(struct pf_spool_stats *to, const struct pf_spool_stats *from);
@@ -52,8 +52,9 @@ int pf_spool_enqueue(const struct pf_spool *sp, const struct pf_qfile *q, char *
 int pf_spool_activate(const struct pf_spool *sp, const char *id, int from_deferred,
                       struct pf_spool_stats *st);
 
-/* Read active/ID whole into a malloc'd buffer. */
-int pf_spool_read(const struct pf_spool *sp, const char *id, char **buf, size_t *len);
+/* Read active/ID whole into a malloc'd buffer, under an exclusive flock as qmgr takes. */
+int pf_spool_read(const struct pf_spool *sp, const char *id, char **buf, size_t *len,
+                  struct pf_spool_stats *st);
 
 /*
  * A deferral as Postfix's qmgr makes it: the next retry time becomes the

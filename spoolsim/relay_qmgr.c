@@ -266,7 +266,7 @@ static void activate_work(struct io_job *job)
         m->job_errno = errno;
         return;
     }
-    if (pf_spool_read(sp, m->id, &m->file, &m->file_len) != 0) {
+    if (pf_spool_read(sp, m->id, &m->file, &m->file_len, &m->st) != 0) {
         m->job_status = -1;
         m->job_errno = errno;
         return;

@@ -172,6 +172,7 @@ static void write_ops(struct json_writer *w, const char *key, const struct pf_sp
     json_uint(w, "unlinks", sp->unlinks);
     json_uint(w, "probes", sp->probes);
     json_uint(w, "stat_probes", sp->stat_probes);
+    json_uint(w, "locks", sp->locks);
     json_uint(w, "fsyncs", sp->fsyncs);
     json_uint(w, "chmods", sp->chmods);
     json_uint(w, "utimes", sp->utimes);

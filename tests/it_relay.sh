@@ -52,6 +52,37 @@ check "messages were deferred ($deferrals deferrals)" test "$deferrals" -ge 100
 check "defer logs were fsync'ed: fsyncs > messages" \
     test "$(python3 -c "import json; print(json.load(open('$WORK/relay2.json'))['spool_ops']['fsyncs'])")" -gt 500
 
+# 5xx: a sink that rejects 20 % of RCPTs for good. Those messages bounce
+# (a bounce log, then the unlink); the rest are delivered; nothing stays.
+SPOOL4=$WORK/spool4
+start_sink hard --msg-log "$WORK/hard.log" --fault RCPT:550:20 127.0.0.1:0 100 || exit 1
+start_relay relay4 --spool "$SPOOL4" --next-hop "127.0.0.1:$hard_PORT" --json "$WORK/relay4.json" \
+    || exit 1
+check "200 messages relayed to a sink that rejects some" to "$WORK/src4.out" timeout 60 "$SOURCE" \
+    -s 5 -m 200 --msg-log "$WORK/src4.log" "127.0.0.1:$relay4_PORT"
+check "the spool empties, bounce logs included" wait_spool_empty "$SPOOL4" 30
+stop "$relay4_PID"
+stop "$hard_PID"
+bounced=$(json_get "$WORK/relay4.json" bounced)
+delivered=$(wc -l <"$WORK/hard.log")
+check "some bounced ($bounced), the rest delivered ($delivered)" \
+    test "$bounced" -gt 0 -a $((bounced + delivered)) = 200
+check "no deferrals for a 5xx" test "$(json_get "$WORK/relay4.json" deferrals)" = 0
+
+# maildir:DIR and long queue IDs.
+SPOOL5=$WORK/spool5
+start_relay relay5 --spool "$SPOOL5" --next-hop "maildir:$WORK/Maildir" --long-ids \
+    --json "$WORK/relay5.json" || exit 1
+check "100 messages into a Maildir" to "$WORK/src5.out" timeout 60 "$SOURCE" -s 5 -m 100 \
+    --msg-log "$WORK/src5.log" "127.0.0.1:$relay5_PORT"
+check "the spool empties" wait_spool_empty "$SPOOL5" 30
+stop "$relay5_PID"
+check "100 files in new/" test "$(find "$WORK/Maildir/new" -type f | wc -l)" = 100
+check "none left in tmp/" test -z "$(find "$WORK/Maildir/tmp" -type f)"
+check "each one fsync'ed" test "$(python3 -c "import json; print(json.load(open('$WORK/relay5.json'))['maildir_ops']['fsyncs'])")" = 100
+check "long queue IDs (enable_long_queue_ids form)" \
+    test "$(grep -c -E '^id=[0-9A-Za-z]{10}z[0-9A-Za-z]+ ' "$WORK/src5.log")" = 100
+
 # Postfix's postcat reads a queue file held in deferred/ without a warning.
 if [ -x /usr/sbin/postcat ]; then
     SPOOL3=$WORK/spool3

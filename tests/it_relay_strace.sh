@@ -3,7 +3,7 @@
 # (spool-profiles.md A.1.3, postfix-observed.md 5.2), counted with strace:
 # 1 create in incoming/, 2 renames, 4 expected-ENOENT unlinks (3 by cleanup,
 # 1 by the queue manager), 1 fchmod,
-# 1 fsync, 1 unlink; and nothing else creates, syncs or removes files.
+# 1 fsync, 1 unlink, 2 flocks; and nothing else creates, syncs or removes files.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 command -v strace >/dev/null || skip "strace is not installed"
@@ -14,7 +14,7 @@ SPOOL=$WORK/spool
 start_sink sink --msg-log "$WORK/sink.log" 127.0.0.1:0 100 || exit 1
 portfile=$WORK/relay.port
 timeout 120 strace -ff -qq -o "$WORK/trace" \
-    -e trace=openat,open,creat,rename,renameat,renameat2,unlink,unlinkat,fsync,fdatasync,fchmod,chmod,utimensat,utimes,mkdir \
+    -e trace=openat,open,creat,rename,renameat,renameat2,unlink,unlinkat,fsync,fdatasync,fchmod,chmod,utimensat,utimes,mkdir,flock \
     "$RELAY" relay --listen 127.0.0.1:0 --port-file "$portfile" --spool "$SPOOL" \
     --next-hop "127.0.0.1:$sink_PORT" 2>"$WORK/relay.err" &
 relay_PID=$!
@@ -35,7 +35,7 @@ import re, sys
 import glob
 prefix, spool, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 c = dict.fromkeys(["create_incoming", "create_other", "rename", "probe_enoent", "unlink_ok",
-                   "unlink_other", "fchmod", "fsync", "fdatasync", "utime", "mkdir"], 0)
+                   "unlink_other", "fchmod", "fsync", "fdatasync", "utime", "mkdir", "flock"], 0)
 # -ff: one file per thread, so no call is split by another thread's.
 lines = [l for f in glob.glob(prefix + ".*") for l in open(f)]
 for line in lines:
@@ -43,7 +43,7 @@ for line in lines:
     if not m:
         continue
     call, args, ret, err = m.group(1), m.group(2), int(m.group(3)), m.group(4)
-    if spool not in args and call not in ("fchmod", "fsync", "fdatasync"):
+    if spool not in args and call not in ("fchmod", "fsync", "fdatasync", "flock"):
         continue
     if "/pid/" in args:
         continue  # the relay's lock file, once per start
@@ -58,12 +58,15 @@ for line in lines:
             c["probe_enoent"] += 1
         else:
             c["unlink_other"] += 1
+    elif call == "flock" and ret == 0:
+        c["flock"] += 1
     elif call in ("fchmod", "fsync", "fdatasync") and ret == 0:
         c[call] += 1
     elif call in ("utimensat", "utimes") and ret == 0:
         c["utime"] += 1
     elif call == "mkdir" and ret == 0 and re.search(r"/(deferred|defer)/", args):
         c["mkdir"] += 1
+c["flock"] -= 1  # the relay's lock on pid/relay.pid, once per start
 for k, v in c.items():
     print(f"{k} {v / n:.2f}")
 PY
@@ -76,6 +79,7 @@ check "4 expected-ENOENT unlinks per message" test "$(per probe_enoent)" = 4.00
 check "1 fchmod per message" test "$(per fchmod)" = 1.00
 check "1 fsync per message, no fdatasync" test "$(per fsync) $(per fdatasync)" = "1.00 0.00"
 check "1 unlink per message" test "$(per unlink_ok)" = 1.00
+check "2 flocks per message (queue manager, delivery agent)" test "$(per flock)" = 2.00
 check "no utime, no mkdir on the success path" test "$(per utime) $(per mkdir)" = "0.00 0.00"
 report=$(delivery_report "$WORK/src.log" "$WORK/sink.log")
 check "exactly once: $report" test "$report" = "acked $N, lost 0, duplicated 0"
