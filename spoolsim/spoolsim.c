@@ -18,8 +18,10 @@ static const struct {
     const char *summary;
 } subcommands[] = {
     {"bench", spoolsim_bench, "end to end in one command: source -> relay -> sink on a temp spool"},
+    {"raw", spoolsim_raw, "a spool profile's file operations alone, no network"},
     {"relay", spoolsim_relay, "a queue daemon writing a Postfix spool, relaying to a next hop"},
     {"postmark", spoolsim_postmark, "the PostMark 1.53 workload, faithful, with precise timing"},
+    {"ab", spoolsim_ab, "A/B: two spool directories compared, the ratio with a 95 % interval"},
 };
 
 static void usage(FILE *fp)

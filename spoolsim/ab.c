@@ -1,0 +1,797 @@
+/*
+ * ab - `spoolsim ab': is spool directory B faster or slower than A?
+ *
+ * Runs one workload (MODE raw: `spoolsim raw'; relay: `spoolsim bench';
+ * postmark: a PostMark command file) again and again on two directories -
+ * two filesystems, or one filesystem under two sets of mount options.
+ * After warm-up runs that are discarded, the runs alternate A B A B, so
+ * that whatever drifts during a measurement (page cache, writeback,
+ * other load) falls on both sides alike. Every run is a child process of
+ * its own writing a JSON report to a temporary file; ab reads one figure
+ * from it (a throughput: higher is better), then removes what the run
+ * left, so that each run starts clean. The report names each side's
+ * filesystem and mount options, lists every run, and gives the medians,
+ * the ratio B/A with a bootstrap 95 % interval, and a verdict in words
+ * (ab_stats.h).
+ *
+ * Exit status: 2 for a usage error, including arguments the child
+ * refused; 1 if any run failed (after the rest ran and the report is
+ * printed) or on SIGINT/SIGTERM, which stop the running child and remove
+ * ab's temporary files; 0 otherwise, whichever side is faster: a slower
+ * B is a measurement, not a failure.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ab_stats.h"
+#include "fsinfo.h"
+#include "json.h"
+#include "json_read.h"
+#include "msg.h"
+#include "optarg.h"
+#include "spoolsim.h"
+#include "xalloc.h"
+
+extern char **environ;
+
+#define SHORT_PATH 2048 /* room to append names to these and stay within PATH_MAX */
+#define MAX_RUNS 1000   /* the bootstrap sorts every resample: keep it quick */
+
+/* What a MODE runs, and what it reads back. */
+struct mode {
+    const char *name;
+    const char *subcommand; /* of this program */
+    const char *dir_option; /* how the child is given DIR; NULL: in its command file */
+    const char *metric;     /* the top-level number in the child's JSON report */
+    const char *unit;
+    /*
+     * Options ARGS must not hold: ab sets them itself, or (--keep) they
+     * would leave a run's files. At most 3, so that a NULL ends the list.
+     */
+    const char *reserved[4];
+};
+
+static const struct mode modes[] = {
+    {"raw", "raw", "--dir", "msgs_per_s", "msgs/s", {"--dir", "--json", "--keep"}},
+    {"relay", "bench", "--spool", "delivered_per_s", "msgs/s", {"--spool", "--json", "--keep"}},
+    {"postmark", "postmark", NULL, "transactions_per_s", "transactions/s", {NULL}},
+};
+
+struct ab_options {
+    unsigned runs, warmup;
+    uint64_t seed;
+    const char *json;
+    int quiet;
+    const char *dir[2];
+    const struct mode *mode;
+    char **args; /* MODE's arguments: the tail of argv */
+    int nargs;
+};
+
+struct side {
+    const char *name; /* "A" or "B" */
+    const char *dir;
+    struct fsinfo fs;
+    int fs_known;
+    dev_t dev;
+    double *figures; /* one per measured run, NAN where the run failed */
+    double *good;    /* the figures of the runs that worked, for the statistics */
+    size_t ngood;
+};
+
+struct ab {
+    const struct ab_options *opts;
+    char self[SHORT_PATH];
+    char work[SHORT_PATH]; /* ab's own temporary files, in $TMPDIR */
+    char *commands;        /* postmark: the user's command file, filtered */
+    struct side side[2];
+    unsigned failures; /* failed runs, warm-ups included */
+    pid_t child;
+};
+
+/*
+ * Set by SIGINT/SIGTERM: the one piece of state a signal handler may
+ * touch. The wait for a child checks it, and so does every step between
+ * runs.
+ */
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+static void usage(FILE *fp)
+{
+    fputs("Usage: spoolsim ab [options] DIR_A DIR_B -- MODE ARGS...\n"
+          "\n"
+          "Compares two spool directories (two filesystems, or two sets of mount\n"
+          "options): runs MODE on each, alternating A B A B after discarded warm-ups,\n"
+          "and reports every run, the median of each side, the ratio B/A of the\n"
+          "medians with a 95 % bootstrap confidence interval, and a verdict.\n"
+          "\n"
+          "Modes:\n"
+          "  raw ARGS...      spoolsim raw --dir DIR ARGS...        (msgs_per_s)\n"
+          "  relay ARGS...    spoolsim bench --spool DIR ARGS...    (delivered_per_s)\n"
+          "  postmark FILE    the PostMark commands of FILE up to quit, in a fresh\n"
+          "                   directory in DIR; ab gives the run, set location and\n"
+          "                   set json commands itself              (transactions_per_s)\n"
+          "\n"
+          "Options:\n"
+          "  -n, --runs N     measured runs per side (5, at least 2)\n"
+          "  --warmup N       runs per side discarded first (1)\n"
+          "  --seed N         seed of the bootstrap's random numbers (1)\n"
+          "  --json FILE      also write the results as JSON (- = stdout)\n"
+          "  -q, --quiet      no progress while running\n"
+          "  --help, --version\n"
+          "\n"
+          "Exit status: 0 when every run worked, whichever side is faster; 1 if a run\n"
+          "failed; 2 for a usage error.\n",
+          fp);
+}
+
+enum {
+    OPT_WARMUP = 256,
+    OPT_SEED,
+    OPT_JSON,
+    OPT_HELP,
+    OPT_VERSION,
+};
+
+/* Whether arg is option `name', as --name or --name=VALUE. */
+static int is_option(const char *arg, const char *name)
+{
+    size_t len = strlen(name);
+
+    return strncmp(arg, name, len) == 0 && (arg[len] == 0 || arg[len] == '=');
+}
+
+static void parse_mode(struct ab_options *o, int argc, char **argv, int dashes)
+{
+    if (dashes + 1 >= argc)
+        msg_usage("missing MODE after -- (raw, relay or postmark)");
+    for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+        if (strcmp(argv[dashes + 1], modes[i].name) == 0)
+            o->mode = &modes[i];
+    if (o->mode == NULL)
+        msg_usage("unknown MODE \"%s\" (raw, relay or postmark)", argv[dashes + 1]);
+    o->args = argv + dashes + 2;
+    o->nargs = argc - dashes - 2;
+    for (int i = 0; i < o->nargs; i++)
+        for (const char *const *r = o->mode->reserved; *r; r++)
+            if (is_option(o->args[i], *r))
+                msg_usage("%s: ab sets %s itself; leave it out of ARGS", o->mode->name, *r);
+    if (o->mode->dir_option == NULL && o->nargs != 1)
+        msg_usage("postmark: give exactly one PostMark command file after the MODE");
+}
+
+static void parse_options(struct ab_options *o, int argc, char **argv)
+{
+    static const struct option long_options[] = {
+        {"runs", required_argument, NULL, 'n'},
+        {"warmup", required_argument, NULL, OPT_WARMUP},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"json", required_argument, NULL, OPT_JSON},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, OPT_HELP},
+        {"version", no_argument, NULL, OPT_VERSION},
+        {NULL, 0, NULL, 0},
+    };
+    int ch, dashes, ndirs;
+
+    memset(o, 0, sizeof(*o));
+    o->runs = 5;
+    o->warmup = 1;
+    o->seed = 1;
+    /*
+     * ab's own arguments end at "--". Find it before getopt_long() runs:
+     * it would move the directories past it, and MODE's options after it
+     * are not ours to parse.
+     */
+    for (dashes = 1; dashes < argc && strcmp(argv[dashes], "--") != 0; dashes++)
+        ;
+    optind = 1;
+    while ((ch = getopt_long(dashes, argv, "n:q", long_options, NULL)) != -1) {
+        switch (ch) {
+        case 'n':
+            o->runs = (unsigned)optarg_count(optarg, "--runs", 2, MAX_RUNS);
+            break;
+        case OPT_WARMUP:
+            o->warmup = (unsigned)optarg_count(optarg, "--warmup", 0, MAX_RUNS);
+            break;
+        case OPT_SEED:
+            o->seed = optarg_count(optarg, "--seed", 0, UINT64_MAX);
+            break;
+        case OPT_JSON:
+            o->json = optarg;
+            break;
+        case 'q':
+            o->quiet = 1;
+            break;
+        case OPT_HELP:
+            usage(stdout);
+            exit(0);
+        case OPT_VERSION:
+            printf("spoolsim ab %s\n", PACKAGE_VERSION);
+            exit(0);
+        default:
+            msg_usage("unknown option (see spoolsim ab --help)");
+        }
+    }
+    ndirs = dashes - optind;
+    if (dashes == argc)
+        msg_usage("missing -- before MODE (spoolsim ab [options] DIR_A DIR_B -- MODE ARGS...)");
+    if (ndirs > 2)
+        msg_usage("unexpected argument \"%s\": two directories, then -- MODE", argv[optind + 2]);
+    if (ndirs < 2)
+        msg_usage("missing %s before -- (spoolsim ab [options] DIR_A DIR_B -- MODE ARGS...)",
+                  ndirs == 0 ? "DIR_A and DIR_B" : "DIR_B");
+    o->dir[0] = argv[optind];
+    o->dir[1] = argv[optind + 1];
+    parse_mode(o, argc, argv, dashes);
+}
+
+/* ------------------------------------------------------------ set-up */
+
+static void init_side(struct side *s, const char *name, const char *dir, unsigned runs)
+{
+    struct stat st;
+
+    if (stat(dir, &st) != 0)
+        msg_usage("DIR_%s %s: %s", name, dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        msg_usage("DIR_%s %s: not a directory", name, dir);
+    if (strlen(dir) > SHORT_PATH - 64)
+        msg_usage("DIR_%s: the path %.60s... is too long", name, dir);
+    s->name = name;
+    s->dir = dir;
+    s->dev = st.st_dev;
+    s->fs_known = fsinfo_lookup(dir, &s->fs) == 0;
+    s->figures = xmalloc(runs * sizeof(*s->figures));
+    s->good = xmalloc(runs * sizeof(*s->good));
+    for (unsigned i = 0; i < runs; i++)
+        s->figures[i] = NAN;
+}
+
+/*
+ * Whether A and B measure the same thing twice: one filesystem, mounted
+ * the same way. Bind mounts show one filesystem under two mount points,
+ * hence the device number too.
+ */
+static int same_filesystem(const struct side *a, const struct side *b)
+{
+    if (!a->fs_known || !b->fs_known || strcmp(a->fs.options, b->fs.options) != 0)
+        return 0;
+    return strcmp(a->fs.mount_point, b->fs.mount_point) == 0 || a->dev == b->dev;
+}
+
+/* A line PostMark would take (it matches by prefix) for a command ab gives itself. */
+static int ab_owns(const char *line)
+{
+    static const char *const prefixes[] = {"run", "set location", "set json"};
+
+    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+        if (strncmp(line, prefixes[i], strlen(prefixes[i])) == 0)
+            return 1;
+    return 0;
+}
+
+/* The user's PostMark commands up to quit, less those ab gives itself, one per line. */
+static char *read_commands(const char *path)
+{
+    FILE *fp = fopen(path, "r"), *mem;
+    char *line = NULL, *text = NULL;
+    size_t cap = 0, len = 0;
+    ssize_t n;
+
+    if (fp == NULL)
+        msg_usage("cannot read the PostMark command file %s: %s", path, strerror(errno));
+    if ((mem = open_memstream(&text, &len)) == NULL)
+        msg_fatal("out of memory");
+    while ((n = getline(&line, &cap, fp)) >= 0) {
+        if (n > 0 && line[n - 1] == '\n')
+            line[--n] = 0;
+        if (n > 0 && line[n - 1] == '\r')
+            line[--n] = 0;
+        if (strncmp(line, "quit", 4) == 0 || strcmp(line, "exit") == 0)
+            break; /* "exit" is PostMark's other word for it; it reads no further */
+        if (ab_owns(line))
+            continue;
+        if (strncmp(line, "load", 4) == 0)
+            msg_warn("%s: \"%s\": the commands in a loaded file are not filtered; a run there "
+                     "would not be measured",
+                     path, line);
+        fprintf(mem, "%s\n", line);
+    }
+    free(line);
+    fclose(fp);
+    if (fclose(mem) != 0)
+        msg_fatal("out of memory");
+    return text;
+}
+
+static void make_work_dir(struct ab *ab)
+{
+    const char *tmp = getenv("TMPDIR");
+
+    if (tmp == NULL || *tmp == 0)
+        tmp = "/tmp";
+    if (strlen(tmp) > SHORT_PATH - 64)
+        msg_usage("TMPDIR: the path %.60s... is too long", tmp);
+    snprintf(ab->work, sizeof(ab->work), "%s/spoolsim-ab.XXXXXX", tmp);
+    if (mkdtemp(ab->work) == NULL)
+        msg_fatal("cannot make a directory in %s: %s", tmp, strerror(errno));
+}
+
+static void work_path(const struct ab *ab, const char *name, char *out)
+{
+    snprintf(out, PATH_MAX, "%s/%s", ab->work, name);
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    (void)sb;
+    (void)ftw;
+    if (type == FTW_DP)
+        rmdir(path);
+    else
+        unlink(path);
+    return 0;
+}
+
+static void remove_tree(const char *path)
+{
+    if (path[0])
+        nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* ------------------------------------------------------------ one run */
+
+/* Start argv with no input and its output in files; 0, or -1 with a warning. */
+static int spawn(struct ab *ab, char *const argv[], const char *out, const char *err)
+{
+    posix_spawn_file_actions_t fa;
+    int status;
+
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    status = posix_spawn(&ab->child, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (status != 0) {
+        ab->child = 0;
+        msg_warn("cannot run %s: %s", argv[0], strerror(status));
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * Wait for the child; its wait status, or -1 if it cannot be had. When
+ * ab is interrupted the child is asked to stop, so that it removes its
+ * own files before ab removes its.
+ */
+static int reap(struct ab *ab)
+{
+    int status, asked = 0;
+
+    for (;;) {
+        if (interrupted && !asked) {
+            kill(ab->child, SIGTERM);
+            asked = 1;
+        }
+        if (waitpid(ab->child, &status, 0) == ab->child)
+            break;
+        if (errno != EINTR) {
+            status = -1;
+            break;
+        }
+    }
+    ab->child = 0;
+    return status;
+}
+
+static void show_errors(const char *label, const char *path)
+{
+    char line[512];
+    FILE *fp = fopen(path, "r");
+
+    if (fp == NULL)
+        return;
+    while (fgets(line, sizeof(line), fp))
+        fprintf(stderr, "  %s: %s%s", label, line, strchr(line, '\n') ? "" : "\n");
+    fclose(fp);
+}
+
+/* The whole of a small file, or NULL. */
+static char *slurp(const char *path)
+{
+    FILE *fp = fopen(path, "r");
+    char *text = NULL;
+    size_t cap = 0;
+
+    if (fp == NULL)
+        return NULL;
+    if (getdelim(&text, &cap, 0, fp) < 0) { /* reads to the end: a report has no NUL */
+        free(text);
+        text = NULL;
+    }
+    fclose(fp);
+    return text;
+}
+
+/*
+ * The PostMark commands of one run: the user's, in a fresh directory in
+ * DIR, with the JSON report where ab reads it. The weight " 1" is
+ * explicit because PostMark takes whatever follows the last space for a
+ * weight, which would cut a DIR with a space in it; "./" keeps a
+ * relative DIR beginning with + or - from reading as PostMark's add or
+ * remove.
+ */
+static int write_commands(const struct ab *ab, const char *path, const char *location,
+                          const char *json)
+{
+    FILE *fp = fopen(path, "w");
+    const char *dot = location[0] == '+' || location[0] == '-' ? "./" : "";
+
+    if (fp == NULL)
+        return -1;
+    fprintf(fp, "set location %s%s 1\n%sset json %s\nrun\nquit\n", dot, location, ab->commands,
+            json);
+    return fclose(fp);
+}
+
+/* Why a run did not give a figure, from its wait status and report. */
+static int judge(const struct ab *ab, int status, const char *json, double *figure, char *why,
+                 size_t len)
+{
+    const char *metric = ab->opts->mode->metric;
+    char *text;
+    int found;
+
+    if (status == -1) {
+        snprintf(why, len, "lost track of it");
+        return -1;
+    }
+    if (WIFSIGNALED(status)) {
+        snprintf(why, len, "killed by signal %d", WTERMSIG(status));
+        return -1;
+    }
+    if (WEXITSTATUS(status) != 0) {
+        snprintf(why, len, "exit status %d", WEXITSTATUS(status));
+        return -1;
+    }
+    text = slurp(json);
+    found = text && json_read_number(text, metric, figure) == 0;
+    free(text);
+    if (!found) {
+        snprintf(why, len, "no \"%s\" in its JSON report", metric);
+        return -1;
+    }
+    if (!isfinite(*figure) || *figure <= 0) {
+        /* Nothing done is no throughput to compare with. */
+        snprintf(why, len, "\"%s\" is %g", metric, *figure);
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * One run of MODE on a side: its figure, or NAN if it failed (said on
+ * standard error with the child's messages) or was interrupted. Whatever
+ * it went through, its files are gone afterwards.
+ */
+static double run_one(struct ab *ab, const struct side *s, const char *label)
+{
+    const struct ab_options *o = ab->opts;
+    const struct mode *m = o->mode;
+    char json[PATH_MAX], out[PATH_MAX], err[PATH_MAX], cmds[PATH_MAX], location[PATH_MAX];
+    char **argv = xmalloc(((size_t)o->nargs + 8) * sizeof(*argv));
+    char why[PATH_MAX + 256];
+    double figure = NAN;
+    int n = 0, status = -1, started = 0;
+
+    work_path(ab, "run.json", json);
+    work_path(ab, "run.out", out);
+    work_path(ab, "run.err", err);
+    work_path(ab, "run.pm", cmds);
+    location[0] = 0;
+    argv[n++] = (char *)ab->self;
+    argv[n++] = (char *)m->subcommand;
+    if (m->dir_option) {
+        argv[n++] = (char *)m->dir_option;
+        argv[n++] = (char *)s->dir;
+        for (int i = 0; i < o->nargs; i++)
+            argv[n++] = o->args[i];
+        argv[n++] = "--json";
+        argv[n++] = json;
+        argv[n++] = "-q";
+    } else {
+        argv[n++] = "-q";
+        argv[n++] = cmds;
+    }
+    argv[n] = NULL;
+    snprintf(why, sizeof(why), "it did not start");
+    if (m->dir_option == NULL) {
+        snprintf(location, sizeof(location), "%s/spoolsim-ab.XXXXXX", s->dir);
+        if (mkdtemp(location) == NULL) {
+            snprintf(why, sizeof(why), "cannot make a directory in %s: %s", s->dir,
+                     strerror(errno));
+            location[0] = 0;
+        } else if (write_commands(ab, cmds, location, json) != 0) {
+            snprintf(why, sizeof(why), "cannot write %s: %s", cmds, strerror(errno));
+        } else {
+            started = spawn(ab, argv, out, err) == 0;
+        }
+    } else {
+        started = spawn(ab, argv, out, err) == 0;
+    }
+    if (started)
+        status = reap(ab);
+    if (interrupted) {
+        figure = NAN;
+    } else if (!started || judge(ab, status, json, &figure, why, sizeof(why)) != 0) {
+        figure = NAN;
+        ab->failures++;
+        msg_warn("%s: %s failed: %s", label, m->name, why);
+        show_errors(m->subcommand, err);
+    }
+    unlink(json);
+    unlink(out);
+    unlink(err);
+    unlink(cmds);
+    remove_tree(location);
+    free(argv);
+    if (started && !interrupted && status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 2) {
+        /* A usage error: the ARGS are wrong, and would be wrong for every run. */
+        remove_tree(ab->work);
+        msg_usage("`spoolsim %s' refused its arguments (exit status 2, see above)", m->subcommand);
+    }
+    return figure;
+}
+
+static _Noreturn void abandon(struct ab *ab)
+{
+    remove_tree(ab->work);
+    msg_fatal("interrupted");
+}
+
+/* Run a side once, as warm-up or as measured run i; keep the figure of the latter. */
+static void measure(struct ab *ab, int which, unsigned i, int warm)
+{
+    struct side *s = &ab->side[which];
+    unsigned total = warm ? ab->opts->warmup : ab->opts->runs;
+    char label[64];
+    double figure;
+
+    snprintf(label, sizeof(label), warm ? "warm-up %s %u" : "%s run %u", s->name, i + 1);
+    if (!ab->opts->quiet)
+        fprintf(stderr, "spoolsim ab: %s/%u on %s...\n", label, total, s->dir);
+    figure = run_one(ab, s, label);
+    if (interrupted)
+        abandon(ab);
+    if (!ab->opts->quiet && !isnan(figure))
+        fprintf(stderr, "spoolsim ab: %s/%u: %.1f %s%s\n", label, total, figure,
+                ab->opts->mode->unit, warm ? " (discarded)" : "");
+    if (!warm) {
+        s->figures[i] = figure;
+        if (!isnan(figure))
+            s->good[s->ngood++] = figure;
+    }
+}
+
+/* ------------------------------------------------------------ the report */
+
+static void print_command(const struct ab_options *o, FILE *fp)
+{
+    const struct mode *m = o->mode;
+
+    if (m->dir_option == NULL) {
+        fprintf(fp, "mode: postmark (spoolsim postmark, the commands of %s), figure: %s\n",
+                o->args[0], m->metric);
+        return;
+    }
+    fprintf(fp, "mode: %s (spoolsim %s %s DIR", m->name, m->subcommand, m->dir_option);
+    for (int i = 0; i < o->nargs; i++)
+        fprintf(fp, " %s", o->args[i]);
+    fprintf(fp, "), figure: %s\n", m->metric);
+}
+
+/* The verdict line, or why there is none. */
+static void verdict_text(const struct ab *ab, const struct ab_result *r, int compared, char *buf,
+                         size_t len)
+{
+    const struct side *few = ab->side[0].ngood < AB_MIN_RUNS ? &ab->side[0] : &ab->side[1];
+
+    if (compared)
+        ab_verdict(r, buf, len);
+    else
+        snprintf(buf, len, "cannot compare: %zu successful run%s of %s, at least %d needed",
+                 few->ngood, few->ngood == 1 ? "" : "s", few->name, AB_MIN_RUNS);
+}
+
+static void print_report(const struct ab *ab, const struct ab_result *r, int compared, FILE *fp)
+{
+    const struct ab_options *o = ab->opts;
+    const char *unit = o->mode->unit;
+    char where[1200], verdict[512];
+
+    print_command(o, fp);
+    for (int k = 0; k < 2; k++) {
+        fsinfo_describe(&ab->side[k].fs, where, sizeof(where));
+        fprintf(fp, "%s: %s\n   %s\n", ab->side[k].name, ab->side[k].dir, where);
+    }
+    if (same_filesystem(&ab->side[0], &ab->side[1]))
+        fprintf(fp,
+                "warning: A and B are on the same filesystem (%s on %s) with the same mount "
+                "options: this measures it against itself\n",
+                ab->side[0].fs.fstype, ab->side[0].fs.mount_point);
+    fprintf(fp, "runs: %u per side, alternating A B, after %u warm-up%s per side (discarded)\n",
+            o->runs, o->warmup, o->warmup == 1 ? "" : "s");
+    for (unsigned i = 0; i < o->runs; i++) {
+        for (int k = 0; k < 2; k++) {
+            double f = ab->side[k].figures[i];
+
+            if (isnan(f))
+                fprintf(fp, "%s run %u: failed\n", ab->side[k].name, i + 1);
+            else
+                fprintf(fp, "%s run %u: %.1f %s\n", ab->side[k].name, i + 1, f, unit);
+        }
+    }
+    for (int k = 0; k < 2; k++) {
+        const struct side *s = &ab->side[k];
+
+        if (s->ngood == 0)
+            fprintf(fp, "%s median: none (no successful run)\n", s->name);
+        else
+            fprintf(fp, "%s median: %.1f %s (%zu run%s)\n", s->name, ab_median(s->good, s->ngood),
+                    unit, s->ngood, s->ngood == 1 ? "" : "s");
+    }
+    if (compared)
+        fprintf(fp,
+                "ratio B/A: %.3f (95 %% CI %.3f–%.3f; bootstrap of the medians, %d resamples, "
+                "seed %llu)\n",
+                r->ratio, r->ci_low, r->ci_high, AB_RESAMPLES, (unsigned long long)o->seed);
+    if (ab->failures)
+        fprintf(fp, "failed: %u run%s, warm-ups included (see the messages above)\n", ab->failures,
+                ab->failures == 1 ? "" : "s");
+    verdict_text(ab, r, compared, verdict, sizeof(verdict));
+    fprintf(fp, "verdict: %s\n", verdict);
+}
+
+static void json_fs_string(struct json_writer *w, const char *key, const char *value)
+{
+    json_string(w, key, value[0] ? value : NULL);
+}
+
+static int write_json(const struct ab *ab, const struct ab_result *r, int compared)
+{
+    const struct ab_options *o = ab->opts;
+    FILE *fp = strcmp(o->json, "-") == 0 ? stdout : fopen(o->json, "w");
+    struct json_writer w;
+    char verdict[512];
+    int status;
+
+    if (fp == NULL)
+        return -1;
+    json_init(&w, fp);
+    json_begin_object(&w, NULL);
+    json_string(&w, "tool", "spoolsim ab");
+    json_string(&w, "version", PACKAGE_VERSION);
+    json_string(&w, "mode", o->mode->name);
+    json_string(&w, "metric", o->mode->metric);
+    json_string(&w, "unit", o->mode->unit);
+    json_uint(&w, "runs_per_side", o->runs);
+    json_uint(&w, "warmup_per_side", o->warmup);
+    json_uint(&w, "seed", o->seed);
+    json_uint(&w, "resamples", AB_RESAMPLES);
+    json_bool(&w, "same_filesystem", same_filesystem(&ab->side[0], &ab->side[1]));
+    json_begin_object(&w, "sides");
+    for (int k = 0; k < 2; k++) {
+        const struct side *s = &ab->side[k];
+
+        json_begin_object(&w, s->name);
+        json_string(&w, "dir", s->dir);
+        json_fs_string(&w, "fstype", s->fs.fstype);
+        json_fs_string(&w, "mount_point", s->fs.mount_point);
+        json_fs_string(&w, "options", s->fs.options);
+        json_begin_array(&w, "runs");
+        for (unsigned i = 0; i < o->runs; i++)
+            json_double(&w, NULL, s->figures[i]); /* a failed run, NAN, is null */
+        json_end_array(&w);
+        json_uint(&w, "successful_runs", s->ngood);
+        json_double(&w, "median", s->ngood ? ab_median(s->good, s->ngood) : NAN);
+        json_end_object(&w);
+    }
+    json_end_object(&w);
+    json_double(&w, "ratio", compared ? r->ratio : NAN);
+    json_double(&w, "ci_low", compared ? r->ci_low : NAN);
+    json_double(&w, "ci_high", compared ? r->ci_high : NAN);
+    json_string(&w, "outcome",
+                !compared                   ? "none"
+                : r->outcome == AB_B_SLOWER ? "b_slower"
+                : r->outcome == AB_B_FASTER ? "b_faster"
+                                            : "no_difference");
+    verdict_text(ab, r, compared, verdict, sizeof(verdict));
+    json_string(&w, "verdict", verdict);
+    json_uint(&w, "failed_runs", ab->failures);
+    json_end_object(&w);
+    status = json_finish(&w);
+    status |= fp == stdout ? fflush(fp) : fclose(fp);
+    return status;
+}
+
+/* ------------------------------------------------------------ the command */
+
+int spoolsim_ab(int argc, char **argv)
+{
+    struct ab_options opts;
+    struct ab ab;
+    struct ab_result result;
+    struct sigaction sa;
+    int compared, status = 0;
+    ssize_t n;
+
+    parse_options(&opts, argc, argv);
+    memset(&ab, 0, sizeof(ab));
+    memset(&result, 0, sizeof(result));
+    ab.opts = &opts;
+    init_side(&ab.side[0], "A", opts.dir[0], opts.runs);
+    init_side(&ab.side[1], "B", opts.dir[1], opts.runs);
+    if (opts.mode->dir_option == NULL)
+        ab.commands = read_commands(opts.args[0]);
+    if ((n = readlink("/proc/self/exe", ab.self, sizeof(ab.self) - 1)) <= 0)
+        msg_fatal("cannot find my own program: %s", strerror(errno));
+    ab.self[n] = 0;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_interrupt; /* no SA_RESTART: the wait returns EINTR */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    make_work_dir(&ab);
+    if (!opts.quiet)
+        fprintf(stderr, "spoolsim ab: %s, %u warm-up%s and %u runs per side, alternating A B\n",
+                opts.mode->name, opts.warmup, opts.warmup == 1 ? "" : "s", opts.runs);
+    for (unsigned i = 0; i < opts.warmup; i++) {
+        measure(&ab, 0, i, 1);
+        measure(&ab, 1, i, 1);
+    }
+    for (unsigned i = 0; i < opts.runs; i++) {
+        measure(&ab, 0, i, 0);
+        measure(&ab, 1, i, 0);
+    }
+    remove_tree(ab.work);
+
+    compared = ab_compare(ab.side[0].good, ab.side[0].ngood, ab.side[1].good, ab.side[1].ngood,
+                          opts.seed, &result) == 0;
+    print_report(&ab, &result, compared, stdout);
+    if (opts.json && write_json(&ab, &result, compared) != 0) {
+        msg_warn("cannot write %s: %s", opts.json, strerror(errno));
+        status = 1;
+    }
+    if (fflush(stdout) != 0)
+        status = 1;
+    for (int k = 0; k < 2; k++) {
+        free(ab.side[k].figures);
+        free(ab.side[k].good);
+    }
+    free(ab.commands);
+    return ab.failures ? 1 : status;
+}

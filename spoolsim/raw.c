@@ -1,0 +1,409 @@
+/*
+ * raw - `spoolsim raw': a spool profile's file operations with no network.
+ *
+ * W worker threads each accept messages (the profile's operations up to
+ * the 250), keep up to --depth of them waiting as a queue would, then
+ * deliver the oldest (or defer it first, with --defer percent), until
+ * --messages or --duration is reached; what is still queued is then
+ * delivered. The spool lives in a private directory inside --dir that is
+ * removed afterwards. --ceiling also measures the directory's bare limits
+ * at the same concurrency: 4 KiB write + fsync on W files, and a bare
+ * create + write + fsync + rename + unlink loop; the profile's rate is
+ * reported as a fraction of them.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "fsinfo.h"
+#include "json.h"
+#include "msg.h"
+#include "optarg.h"
+#include "profile_run.h"
+#include "raw_report.h"
+#include "spoolsim.h"
+#include "workload.h"
+#include "xalloc.h"
+
+struct raw_worker {
+    struct raw *raw;
+    unsigned index;
+    pthread_t thread;
+    struct profile_runner runner;
+    struct prng rng;
+    struct profile_msg *queue; /* a ring of depth + 2 */
+    size_t head, len, cap;
+    uint64_t accepted, delivered, deferred;
+    int failed;
+};
+
+struct raw {
+    const struct raw_options *opts;
+    const struct profile *profile;
+    char work[PATH_MAX / 2];
+    char spool[PATH_MAX];
+    struct size_dist size;
+    atomic_ulong claimed; /* --messages: numbers handed out */
+    uint64_t deadline_ns;
+    struct raw_worker *workers;
+};
+
+static void usage(FILE *fp)
+{
+    fprintf(fp,
+            "Usage: spoolsim raw --dir DIR [options]\n"
+            "\n"
+            "Runs a spool profile's per-message file operations with no network: W workers\n"
+            "accept, queue and deliver messages in a private directory inside DIR (removed\n"
+            "afterwards), and report messages/s, per-operation latency, fsyncs/s and\n"
+            "metadata operations/s, with the filesystem, its mount options, the profile and\n"
+            "the sync policy.\n"
+            "\n"
+            "Options:\n"
+            "  --dir DIR             the directory to measure (required)\n"
+            "  -p, --profile NAME    postfix, sendmail, qmail, exim, opensmtpd or null (postfix)\n"
+            "  -w, --workers N       concurrent workers (20)\n"
+            "  -d, --duration TIME   how long to accept messages (10s)\n"
+            "  -m, --messages N      accept N messages instead\n"
+            "  --size DIST           message size: N, uniform:LO:HI, lognormal:MEDIAN:SIGMA[:MAX]\n"
+            "                        (1024)\n"
+            "  -r, --rcpts N         recipients per message (1)\n"
+            "  --defer PCT           percent of messages deferred once before delivery (0)\n"
+            "  --depth N             messages each worker keeps queued before delivering (0)\n"
+            "  --sync POLICY         profile (what the MTA does), fsync, fdatasync or none\n"
+            "                        (profile)\n"
+            "  --ceiling             also measure the directory's bare limits\n"
+            "  --seed N              sizes and deferrals (1)\n"
+            "  --json FILE           also write the results as JSON (- = stdout)\n"
+            "  --keep                keep the spool directory\n"
+            "  -q, --quiet           no progress on standard error\n"
+            "  --list                list the profiles\n"
+            "  --help, --version\n");
+}
+
+enum {
+    OPT_DIR = 256,
+    OPT_SIZE,
+    OPT_DEFER,
+    OPT_DEPTH,
+    OPT_SYNC,
+    OPT_CEILING,
+    OPT_SEED,
+    OPT_JSON,
+    OPT_KEEP,
+    OPT_LIST,
+    OPT_HELP,
+    OPT_VERSION,
+};
+
+static void list_profiles(void)
+{
+    const struct profile *p;
+
+    for (size_t i = 0; (p = profile_at(i)) != NULL; i++)
+        printf("%-10s %s; commit: %s\n", p->name, p->summary, p->commit_marker);
+}
+
+static void parse_options(struct raw_options *o, int argc, char **argv)
+{
+    static const struct option long_options[] = {
+        {"dir", required_argument, NULL, OPT_DIR},
+        {"profile", required_argument, NULL, 'p'},
+        {"workers", required_argument, NULL, 'w'},
+        {"duration", required_argument, NULL, 'd'},
+        {"messages", required_argument, NULL, 'm'},
+        {"size", required_argument, NULL, OPT_SIZE},
+        {"rcpts", required_argument, NULL, 'r'},
+        {"defer", required_argument, NULL, OPT_DEFER},
+        {"depth", required_argument, NULL, OPT_DEPTH},
+        {"sync", required_argument, NULL, OPT_SYNC},
+        {"ceiling", no_argument, NULL, OPT_CEILING},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"json", required_argument, NULL, OPT_JSON},
+        {"keep", no_argument, NULL, OPT_KEEP},
+        {"quiet", no_argument, NULL, 'q'},
+        {"list", no_argument, NULL, OPT_LIST},
+        {"help", no_argument, NULL, OPT_HELP},
+        {"version", no_argument, NULL, OPT_VERSION},
+        {NULL, 0, NULL, 0},
+    };
+    int ch;
+
+    memset(o, 0, sizeof(*o));
+    o->profile = "postfix";
+    o->workers = 20;
+    o->duration = 10;
+    o->size = "1024";
+    o->rcpts = 1;
+    o->seed = 1;
+    optind = 1;
+    while ((ch = getopt_long(argc, argv, "p:w:d:m:r:q", long_options, NULL)) != -1) {
+        switch (ch) {
+        case OPT_DIR:
+            o->dir = optarg;
+            break;
+        case 'p':
+            if (profile_find(optarg) == NULL)
+                msg_usage("unknown profile \"%s\" (see spoolsim raw --list)", optarg);
+            o->profile = optarg;
+            break;
+        case 'w':
+            o->workers = (unsigned)optarg_count(optarg, "--workers", 1, 1000);
+            break;
+        case 'd':
+            o->duration = optarg_seconds(optarg, "--duration");
+            if (o->duration <= 0)
+                msg_usage("--duration must be positive");
+            break;
+        case 'm':
+            o->messages = optarg_count(optarg, "--messages", 1, 1000000000);
+            break;
+        case OPT_SIZE:
+            o->size = optarg;
+            break;
+        case 'r':
+            o->rcpts = (unsigned)optarg_count(optarg, "--rcpts", 1, 1000);
+            break;
+        case OPT_DEFER:
+            o->defer_pct = (unsigned)optarg_count(optarg, "--defer", 0, 100);
+            break;
+        case OPT_DEPTH:
+            o->depth = (unsigned)optarg_count(optarg, "--depth", 0, 1000000);
+            break;
+        case OPT_SYNC:
+            if (profile_sync_parse(optarg, &o->sync) != 0)
+                msg_usage("bad --sync \"%s\" (profile, fsync, fdatasync or none)", optarg);
+            break;
+        case OPT_CEILING:
+            o->ceiling = 1;
+            break;
+        case OPT_SEED:
+            o->seed = optarg_count(optarg, "--seed", 0, UINT64_MAX);
+            break;
+        case OPT_JSON:
+            o->json = optarg;
+            break;
+        case OPT_KEEP:
+            o->keep = 1;
+            break;
+        case 'q':
+            o->quiet = 1;
+            break;
+        case OPT_LIST:
+            list_profiles();
+            exit(0);
+        case OPT_HELP:
+            usage(stdout);
+            exit(0);
+        case OPT_VERSION:
+            printf("spoolsim raw %s\n", PACKAGE_VERSION);
+            exit(0);
+        default:
+            msg_usage("unknown option (see spoolsim raw --help)");
+        }
+    }
+    if (optind < argc)
+        msg_usage("unexpected argument \"%s\"", argv[optind]);
+    if (o->dir == NULL)
+        msg_usage("no directory: --dir DIR is required");
+}
+
+/* ------------------------------------------------------------ workers */
+
+static struct profile_msg *queue_push(struct raw_worker *w)
+{
+    struct profile_msg *m = &w->queue[(w->head + w->len) % w->cap];
+
+    w->len++;
+    return m;
+}
+
+static struct profile_msg queue_pop(struct raw_worker *w)
+{
+    struct profile_msg m = w->queue[w->head];
+
+    w->head = (w->head + 1) % w->cap;
+    w->len--;
+    return m;
+}
+
+static int more_to_accept(struct raw_worker *w)
+{
+    struct raw *raw = w->raw;
+
+    if (raw->opts->messages)
+        return atomic_fetch_add(&raw->claimed, 1) < raw->opts->messages;
+    return clock_now_ns() < raw->deadline_ns;
+}
+
+/* The oldest queued message: deferred once (as --defer says), or delivered. */
+static int move_on(struct raw_worker *w, int draining)
+{
+    struct profile_msg m = queue_pop(w);
+
+    if (!draining && !m.deferred && w->raw->opts->defer_pct &&
+        prng_range(&w->rng, 0, 99) < w->raw->opts->defer_pct) {
+        if (profile_run(&w->runner, PHASE_DEFER, &m) != 0)
+            return -1;
+        w->deferred++;
+        *queue_push(w) = m;
+        return 0;
+    }
+    if (profile_run(&w->runner, PHASE_DELIVER, &m) != 0)
+        return -1;
+    w->delivered++;
+    return 0;
+}
+
+static void *worker_main(void *arg)
+{
+    struct raw_worker *w = arg;
+    struct raw *raw = w->raw;
+    uint64_t seq = 0;
+
+    while (!w->failed && more_to_accept(w)) {
+        struct profile_msg *m = queue_push(w);
+
+        memset(m, 0, sizeof(*m));
+        m->id = ((uint64_t)(w->index + 1) << 32) | ++seq;
+        m->rcpts = raw->opts->rcpts;
+        m->size = (size_t)size_dist_sample(&raw->size, &w->rng);
+        if (profile_run(&w->runner, PHASE_ACCEPT, m) != 0) {
+            w->len--;
+            w->failed = 1;
+            break;
+        }
+        w->accepted++;
+        while (w->len > raw->opts->depth && !w->failed)
+            w->failed = move_on(w, 0) != 0;
+    }
+    while (w->len > 0 && !w->failed)
+        w->failed = move_on(w, 1) != 0;
+    return NULL;
+}
+
+/* ------------------------------------------------------------ the run */
+
+static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    (void)sb;
+    (void)ftw;
+    if (type == FTW_DP)
+        rmdir(path);
+    else
+        unlink(path);
+    return 0;
+}
+
+static void remove_tree(const char *path)
+{
+    nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int run_profile(struct raw *raw, struct raw_result *res)
+{
+    const struct raw_options *o = raw->opts;
+    uint64_t t0;
+    int status = 0;
+
+    raw->workers = xcalloc(o->workers, sizeof(*raw->workers));
+    atomic_init(&raw->claimed, 0);
+    t0 = clock_now_ns();
+    raw->deadline_ns = t0 + (uint64_t)(o->duration * 1e9);
+    for (unsigned i = 0; i < o->workers; i++) {
+        struct raw_worker *w = &raw->workers[i];
+
+        w->raw = raw;
+        w->index = i;
+        w->cap = o->depth + 2;
+        w->queue = xcalloc(w->cap, sizeof(*w->queue));
+        prng_seed(&w->rng, o->seed * 1000003 + i);
+        profile_runner_init(&w->runner, raw->profile, raw->spool, o->sync, i);
+        if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
+            msg_fatal("cannot start a worker thread");
+    }
+    for (unsigned i = 0; i < o->workers; i++)
+        pthread_join(raw->workers[i].thread, NULL);
+    res->elapsed_s = (double)(clock_now_ns() - t0) / 1e9;
+    for (unsigned i = 0; i < o->workers; i++) {
+        struct raw_worker *w = &raw->workers[i];
+
+        res->accepted += w->accepted;
+        res->delivered += w->delivered;
+        res->deferred += w->deferred;
+        for (unsigned k = 0; k < MEASURE_COUNT; k++)
+            histogram_merge(&res->latency[k], &w->runner.latency[k]);
+        for (unsigned k = 0; k < OP_KIND_COUNT; k++)
+            res->ops[k] += w->runner.ops[k];
+        pf_spool_stats_add(&res->pf, &w->runner.pf_stats);
+        if (w->failed && status == 0) {
+            snprintf(res->error, sizeof(res->error), "%s", w->runner.err);
+            status = -1;
+        }
+        profile_runner_free(&w->runner);
+        free(w->queue);
+    }
+    free(raw->workers);
+    return status;
+}
+
+int spoolsim_raw(int argc, char **argv)
+{
+    struct raw_options opts;
+    struct raw raw;
+    struct raw_result res;
+    char err[PATH_MAX + 256];
+    int status;
+
+    parse_options(&opts, argc, argv);
+    memset(&raw, 0, sizeof(raw));
+    raw.opts = &opts;
+    raw.profile = profile_find(opts.profile);
+    if (size_dist_parse(opts.size, &raw.size, err, sizeof(err)) != 0)
+        msg_usage("--size: %s", err);
+    if (strlen(opts.dir) > sizeof(raw.work) - 32)
+        msg_usage("--dir: the path is too long");
+    snprintf(raw.work, sizeof(raw.work), "%s/spoolsim-raw.XXXXXX", opts.dir);
+    if (mkdtemp(raw.work) == NULL)
+        msg_fatal("cannot make a directory in %s: %s", opts.dir, strerror(errno));
+    snprintf(raw.spool, sizeof(raw.spool), "%s/spool", raw.work);
+    if (profile_setup(raw.profile, raw.spool, err, sizeof(err)) != 0) {
+        remove_tree(raw.work);
+        msg_fatal("%s", err);
+    }
+    raw_result_init(&res);
+    fsinfo_lookup(raw.work, &res.fs);
+    if (!opts.quiet)
+        fprintf(stderr, "spoolsim raw: profile %s, %u workers, in %s\n", raw.profile->name,
+                opts.workers, raw.work);
+    status = run_profile(&raw, &res);
+    if (status == 0 && opts.ceiling) {
+        if (!opts.quiet)
+            fprintf(stderr, "spoolsim raw: measuring the ceilings...\n");
+        status = raw_ceiling(&opts, raw.work, res.elapsed_s, &res);
+    }
+    if (!opts.keep)
+        remove_tree(raw.work);
+    else if (!opts.quiet)
+        fprintf(stderr, "spoolsim raw: kept %s\n", raw.work);
+    raw_print_report(&opts, raw.profile, &res, stdout);
+    if (opts.json && raw_write_json(&opts, raw.profile, &res) != 0)
+        msg_warn("cannot write %s: %s", opts.json, strerror(errno));
+    if (status != 0) {
+        msg_warn("stopped: %s", res.error);
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,225 @@
+/*
+ * raw_report - `spoolsim raw' results as text and JSON; see raw_report.h.
+ *
+ * Rates are over the whole run, from the first accept to the last
+ * delivery, so a message counts once it has been through its whole life.
+ * Operation counts per message come from what the workers did, not from
+ * the tables, so they show a profile as it ran.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "json.h"
+#include "raw_report.h"
+#include "report_mark.h"
+
+void raw_result_init(struct raw_result *res)
+{
+    memset(res, 0, sizeof(*res));
+    for (unsigned i = 0; i < MEASURE_COUNT; i++)
+        histogram_init(&res->latency[i]);
+}
+
+static double per(double n, double d)
+{
+    return d > 0 ? n / d : 0;
+}
+
+/* The counts shown per message, the same way for table and postfix profiles. */
+struct op_totals {
+    uint64_t creates, writes, fsyncs, fdatasyncs, dir_fsyncs, renames, links, unlinks, probes,
+        stats, chmods, utimes, mkdirs, rmdirs, locks;
+};
+
+static void totals(const struct profile *p, const struct raw_result *res, struct op_totals *t)
+{
+    memset(t, 0, sizeof(*t));
+    if (p->builtin_postfix) {
+        const struct pf_spool_stats *s = &res->pf;
+
+        t->creates = s->creates;
+        t->writes = s->writes;
+        t->fsyncs = p->builtin_postfix ? s->fsyncs : 0;
+        t->renames = s->renames;
+        t->unlinks = s->unlinks;
+        t->probes = s->probes;
+        t->stats = s->stat_probes;
+        t->chmods = s->chmods;
+        t->utimes = s->utimes;
+        t->mkdirs = s->mkdirs;
+        t->locks = s->locks;
+        return;
+    }
+    t->creates = res->ops[OP_CREATE] + res->ops[OP_APPEND];
+    t->writes = res->ops[OP_WRITE] + res->ops[OP_PWRITE];
+    t->fsyncs = res->ops[OP_FSYNC];
+    t->fdatasyncs = res->ops[OP_FDATASYNC];
+    t->dir_fsyncs = res->ops[OP_FSYNC_DIR];
+    t->renames = res->ops[OP_RENAME];
+    t->links = res->ops[OP_LINK];
+    t->unlinks = res->ops[OP_UNLINK];
+    t->probes = res->ops[OP_PROBE];
+    t->stats = res->ops[OP_STAT];
+    t->chmods = res->ops[OP_FCHMOD];
+    t->utimes = res->ops[OP_UTIME];
+    t->mkdirs = res->ops[OP_MKDIR];
+    t->rmdirs = res->ops[OP_RMDIR];
+    t->locks = res->ops[OP_LOCK];
+}
+
+static uint64_t syncs(const struct op_totals *t)
+{
+    return t->fsyncs + t->fdatasyncs + t->dir_fsyncs;
+}
+
+static uint64_t metadata(const struct op_totals *t)
+{
+    return t->creates + t->renames + t->links + t->unlinks + t->probes + t->stats + t->chmods +
+           t->utimes + t->mkdirs + t->rmdirs;
+}
+
+static const char *sync_text(const struct raw_options *o)
+{
+    return o->sync == PROFILE_SYNC_AS_PROFILE ? "as the profile (the MTA's own)"
+                                              : profile_sync_name(o->sync);
+}
+
+static void print_report(const struct raw_options *o, const struct profile *p,
+                         const struct raw_result *res, FILE *fp)
+{
+    struct op_totals t;
+    double n = res->delivered ? (double)res->delivered : 1, rate;
+    char where[1200];
+
+    totals(p, res, &t);
+    rate = per((double)res->delivered, res->elapsed_s);
+    fsinfo_describe(&res->fs, where, sizeof(where));
+    fprintf(fp, "directory:   %s\n", o->dir);
+    fprintf(fp, "filesystem:  %s\n", where);
+    fprintf(fp, "profile:     %s (%s); commit: %s\n", p->name, p->summary, p->commit_marker);
+    fprintf(fp, "sync:        %s\n", sync_text(o));
+    fprintf(fp, "load:        %u workers, size %s, %u recipient%s, %u%% deferred, depth %u\n",
+            o->workers, o->size, o->rcpts, o->rcpts == 1 ? "" : "s", o->defer_pct, o->depth);
+    fprintf(fp, "messages:    %llu delivered in %.2f s = %.1f msgs/s (%llu deferrals)\n",
+            (unsigned long long)res->delivered, res->elapsed_s, rate,
+            (unsigned long long)res->deferred);
+    fprintf(fp,
+            "syncs:       %.1f/s (%.2f per message: %.2f fsync, %.2f fdatasync, %.2f directory)\n",
+            per((double)syncs(&t), res->elapsed_s), (double)syncs(&t) / n, (double)t.fsyncs / n,
+            (double)t.fdatasyncs / n, (double)t.dir_fsyncs / n);
+    fprintf(fp, "metadata:    %.1f operations/s (%.2f per message)\n",
+            per((double)metadata(&t), res->elapsed_s), (double)metadata(&t) / n);
+    fprintf(fp,
+            "per message: %.2f creates, %.2f writes, %.2f renames, %.2f links, %.2f unlinks, "
+            "%.2f probes, %.2f stats, %.2f chmods, %.2f mkdirs, %.2f rmdirs, %.2f utimes, "
+            "%.2f locks\n",
+            (double)t.creates / n, (double)t.writes / n, (double)t.renames / n, (double)t.links / n,
+            (double)t.unlinks / n, (double)t.probes / n, (double)t.stats / n, (double)t.chmods / n,
+            (double)t.mkdirs / n, (double)t.rmdirs / n, (double)t.utimes / n, (double)t.locks / n);
+    fprintf(fp, "latency:\n");
+    for (unsigned k = 0; k < MEASURE_COUNT; k++)
+        if (histogram_count(&res->latency[k]) > 0)
+            histogram_print_text(fp, profile_measure_name(k), &res->latency[k]);
+    if (res->loop_ceiling > 0) {
+        fprintf(fp,
+                "ceiling:     4 KiB write+fsync %.1f/s; create+write+fsync+rename+unlink "
+                "%.1f/s (%u threads)\n",
+                res->fsync_ceiling, res->loop_ceiling, o->workers);
+        fprintf(fp,
+                "fraction:    the %s profile runs at %.0f%% of the bare spool loop, %.0f%% of "
+                "the fsync ceiling\n",
+                p->name, 100 * per(rate, res->loop_ceiling), 100 * per(rate, res->fsync_ceiling));
+    }
+}
+
+void raw_print_report(const struct raw_options *o, const struct profile *p,
+                      const struct raw_result *res, FILE *fp)
+{
+    const char *mark =
+        o->sync == PROFILE_SYNC_AS_PROFILE ? "" : report_sync_mark(profile_sync_name(o->sync));
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+
+    if (mem == NULL) {
+        print_report(o, p, res, fp);
+        return;
+    }
+    print_report(o, p, res, mem);
+    fclose(mem);
+    report_print_marked(fp, mark, text);
+    free(text);
+}
+
+int raw_write_json(const struct raw_options *o, const struct profile *p,
+                   const struct raw_result *res)
+{
+    FILE *fp = strcmp(o->json, "-") == 0 ? stdout : fopen(o->json, "w");
+    struct op_totals t;
+    struct json_writer w;
+    double n = res->delivered ? (double)res->delivered : 1;
+    int status;
+
+    if (fp == NULL)
+        return -1;
+    totals(p, res, &t);
+    json_init(&w, fp);
+    json_begin_object(&w, NULL);
+    json_string(&w, "tool", "spoolsim raw");
+    json_string(&w, "version", PACKAGE_VERSION);
+    json_string(&w, "dir", o->dir);
+    json_begin_object(&w, "filesystem");
+    json_string(&w, "type", res->fs.fstype[0] ? res->fs.fstype : NULL);
+    json_string(&w, "mount_point", res->fs.mount_point[0] ? res->fs.mount_point : NULL);
+    json_string(&w, "options", res->fs.options[0] ? res->fs.options : NULL);
+    json_end_object(&w);
+    json_string(&w, "profile", p->name);
+    json_string(&w, "sync", profile_sync_name(o->sync));
+    json_uint(&w, "workers", o->workers);
+    json_string(&w, "size", o->size);
+    json_uint(&w, "rcpts", o->rcpts);
+    json_uint(&w, "defer_pct", o->defer_pct);
+    json_uint(&w, "depth", o->depth);
+    json_double(&w, "elapsed_s", res->elapsed_s);
+    json_uint(&w, "accepted", res->accepted);
+    json_uint(&w, "delivered", res->delivered);
+    json_uint(&w, "deferrals", res->deferred);
+    json_double(&w, "msgs_per_s", per((double)res->delivered, res->elapsed_s));
+    json_double(&w, "syncs_per_s", per((double)syncs(&t), res->elapsed_s));
+    json_double(&w, "metadata_ops_per_s", per((double)metadata(&t), res->elapsed_s));
+    json_begin_object(&w, "per_message");
+    json_double(&w, "creates", (double)t.creates / n);
+    json_double(&w, "writes", (double)t.writes / n);
+    json_double(&w, "fsyncs", (double)t.fsyncs / n);
+    json_double(&w, "fdatasyncs", (double)t.fdatasyncs / n);
+    json_double(&w, "dir_fsyncs", (double)t.dir_fsyncs / n);
+    json_double(&w, "renames", (double)t.renames / n);
+    json_double(&w, "links", (double)t.links / n);
+    json_double(&w, "unlinks", (double)t.unlinks / n);
+    json_double(&w, "probes", (double)t.probes / n);
+    json_double(&w, "stats", (double)t.stats / n);
+    json_double(&w, "chmods", (double)t.chmods / n);
+    json_double(&w, "mkdirs", (double)t.mkdirs / n);
+    json_double(&w, "rmdirs", (double)t.rmdirs / n);
+    json_double(&w, "utimes", (double)t.utimes / n);
+    json_end_object(&w);
+    json_begin_object(&w, "latency");
+    for (unsigned k = 0; k < MEASURE_COUNT; k++)
+        if (histogram_count(&res->latency[k]) > 0)
+            histogram_write_json(&w, profile_measure_name(k), &res->latency[k]);
+    json_end_object(&w);
+    if (res->loop_ceiling > 0) {
+        json_double(&w, "fsync_ceiling_per_s", res->fsync_ceiling);
+        json_double(&w, "spool_loop_ceiling_per_s", res->loop_ceiling);
+        json_double(&w, "fraction_of_spool_loop",
+                    per(per((double)res->delivered, res->elapsed_s), res->loop_ceiling));
+    }
+    if (res->error[0])
+        json_string(&w, "error", res->error);
+    json_end_object(&w);
+    status = json_finish(&w);
+    status |= fp == stdout ? fflush(fp) : fclose(fp);
+    return status;
+}

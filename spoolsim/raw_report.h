@@ -1,0 +1,57 @@
+/*
+ * raw_report - the options and results of `spoolsim raw', printed as
+ * text and JSON, and its ceiling measurements (raw_ceiling.c).
+ */
+#ifndef SPOOLSIM_RAW_REPORT_H
+#define SPOOLSIM_RAW_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "fsinfo.h"
+#include "histogram.h"
+#include "pf_spool.h"
+#include "profile_run.h"
+
+struct raw_options {
+    const char *dir;
+    const char *profile;
+    unsigned workers;
+    double duration;
+    uint64_t messages;
+    const char *size;
+    unsigned rcpts;
+    unsigned defer_pct;
+    unsigned depth;
+    enum profile_sync sync;
+    int ceiling;
+    uint64_t seed;
+    const char *json;
+    int keep;
+    int quiet;
+};
+
+struct raw_result {
+    double elapsed_s;
+    uint64_t accepted, delivered, deferred;
+    struct histogram latency[MEASURE_COUNT];
+    uint64_t ops[OP_KIND_COUNT];
+    struct pf_spool_stats pf;
+    struct fsinfo fs;
+    /* --ceiling */
+    double fsync_ceiling, loop_ceiling; /* operations/s at the same concurrency */
+    char error[512];
+};
+
+void raw_result_init(struct raw_result *res);
+
+/* Measure the bare limits of `dir' with opts->workers threads for about `seconds'. */
+int raw_ceiling(const struct raw_options *opts, const char *dir, double seconds,
+                struct raw_result *res);
+
+void raw_print_report(const struct raw_options *o, const struct profile *p,
+                      const struct raw_result *res, FILE *fp);
+int raw_write_json(const struct raw_options *o, const struct profile *p,
+                   const struct raw_result *res);
+
+#endif
