@@ -60,15 +60,21 @@ struct mode {
     const char *metric;     /* the top-level number in the child's JSON report */
     const char *unit;
     /*
-     * Options ARGS must not hold: ab sets them itself, or (--keep) they
-     * would leave a run's files. At most 3, so that a NULL ends the list.
+     * Options ARGS must not hold: ab sets them itself, (--keep) they
+     * would leave a run's files, or (--discard) there would be no figure.
+     * At most 4, so that a NULL ends the list.
      */
-    const char *reserved[4];
+    const char *reserved[5];
 };
 
 static const struct mode modes[] = {
     {"raw", "raw", "--dir", "msgs_per_s", "msgs/s", {"--dir", "--json", "--keep"}},
-    {"relay", "bench", "--spool", "delivered_per_s", "msgs/s", {"--spool", "--json", "--keep"}},
+    {"relay",
+     "bench",
+     "--spool",
+     "delivered_per_s",
+     "msgs/s",
+     {"--spool", "--json", "--keep", "--discard"}},
     {"postmark", "postmark", NULL, "transactions_per_s", "transactions/s", {NULL}},
 };
 
@@ -176,7 +182,9 @@ static void parse_mode(struct ab_options *o, int argc, char **argv, int dashes)
     for (int i = 0; i < o->nargs; i++)
         for (const char *const *r = o->mode->reserved; *r; r++)
             if (is_option(o->args[i], *r))
-                msg_usage("%s: ab sets %s itself; leave it out of ARGS", o->mode->name, *r);
+                msg_usage("%s: %s is not allowed in ARGS (ab sets the directory and report itself, "
+                          "cleans up, and needs a figure)",
+                          o->mode->name, *r);
     if (o->mode->dir_option == NULL && o->nargs != 1)
         msg_usage("postmark: give exactly one PostMark command file after the MODE");
 }

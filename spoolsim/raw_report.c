@@ -100,8 +100,9 @@ static void print_report(const struct raw_options *o, const struct profile *p,
     fprintf(fp, "filesystem:  %s\n", where);
     fprintf(fp, "profile:     %s (%s); commit: %s\n", p->name, p->summary, p->commit_marker);
     fprintf(fp, "sync:        %s\n", sync_text(o));
-    fprintf(fp, "load:        %u workers, size %s, %u recipient%s, %u%% deferred, depth %u\n",
-            o->workers, o->size, o->rcpts, o->rcpts == 1 ? "" : "s", o->defer_pct, o->depth);
+    fprintf(fp, "load:        %u worker%s, size %s, %u recipient%s, %u%% deferred, depth %u\n",
+            o->workers, o->workers == 1 ? "" : "s", o->size, o->rcpts, o->rcpts == 1 ? "" : "s",
+            o->defer_pct, o->depth);
     fprintf(fp, "messages:    %llu delivered in %.2f s = %.1f msgs/s (%llu deferrals)\n",
             (unsigned long long)res->delivered, res->elapsed_s, rate,
             (unsigned long long)res->deferred);
@@ -125,8 +126,8 @@ static void print_report(const struct raw_options *o, const struct profile *p,
     if (res->loop_ceiling > 0) {
         fprintf(fp,
                 "ceiling:     4 KiB write+fsync %.1f/s; create+write+fsync+rename+unlink "
-                "%.1f/s (%u threads)\n",
-                res->fsync_ceiling, res->loop_ceiling, o->workers);
+                "%.1f/s (%u thread%s)\n",
+                res->fsync_ceiling, res->loop_ceiling, o->workers, o->workers == 1 ? "" : "s");
         fprintf(fp,
                 "fraction:    the %s profile runs at %.0f%% of the bare spool loop, %.0f%% of "
                 "the fsync ceiling\n",
@@ -204,6 +205,7 @@ int raw_write_json(const struct raw_options *o, const struct profile *p,
     json_double(&w, "mkdirs", (double)t.mkdirs / n);
     json_double(&w, "rmdirs", (double)t.rmdirs / n);
     json_double(&w, "utimes", (double)t.utimes / n);
+    json_double(&w, "locks", (double)t.locks / n);
     json_end_object(&w);
     json_begin_object(&w, "latency");
     for (unsigned k = 0; k < MEASURE_COUNT; k++)

@@ -92,7 +92,8 @@ check "usage: --runs 1" usage_error "--runs" -n 1 "$A" "$B" -- relay
 check "usage: unknown option" usage_error "unknown option" --frobnicate "$A" "$B" -- relay
 check "usage: DIR_A does not exist" usage_error "DIR_A $WORK/nonexistent: No such file" "$WORK/nonexistent" "$B" -- relay
 check "usage: DIR_B not a directory" usage_error "not a directory" "$A" "$WORK/pm.cmd" -- relay
-check "usage: ab sets --json itself" usage_error "ab sets --json itself" "$A" "$B" -- relay --json=x
+check "usage: --json is not allowed in ARGS" usage_error "--json is not allowed in ARGS" "$A" "$B" -- relay --json=x
+check "usage: --discard is not allowed in relay ARGS" usage_error "--discard is not allowed in ARGS" "$A" "$B" -- relay --discard
 check "usage: postmark needs one file" usage_error "exactly one" "$A" "$B" -- postmark
 check "usage: unreadable postmark file" usage_error "cannot read" "$A" "$B" -- postmark "$WORK/nonexistent"
 check "usage: arguments the child refuses" usage_error "refused its arguments" --warmup 0 "$A" "$B" -- relay --frobnicate
