@@ -35,6 +35,7 @@
 #include "msglog.h"
 #include "optarg.h"
 #include "bench_report.h"
+#include "profile.h"
 #include "spoolsim.h"
 #include "xalloc.h"
 
@@ -70,34 +71,36 @@ static void on_interrupt(int sig)
 
 static void usage(FILE *fp)
 {
-    fprintf(fp, "Usage: spoolsim bench [options]\n"
-                "\n"
-                "An end-to-end benchmark with no configuration: smtp-source -> spoolsim relay ->\n"
-                "smtp-sink on loopback, the relay's spool in a private temporary directory that\n"
-                "is removed afterwards. Prints injected and delivered messages/s, end-to-end\n"
-                "latency, fsyncs/s, the filesystem and its mount options, and whether every\n"
-                "acknowledged message arrived exactly once (exit status 1 if not).\n"
-                "\n"
-                "Options:\n"
-                "  --spool DIR           measure the filesystem of DIR: the spool goes in a\n"
-                "                        private directory inside it ($TMPDIR or /tmp)\n"
-                "  -d, --duration TIME   how long to inject (10s)\n"
-                "  -m, --messages N      inject N messages instead\n"
-                "  -s, --sessions N      concurrent client sessions (20)\n"
-                "  --size DIST           message size: N, uniform:LO:HI, lognormal:... (1024)\n"
-                "  -r, --rcpts N         recipients per message (1)\n"
-                "  --reuse               reuse client connections (default: one per message)\n"
-                "  --rate R              open loop: R messages/s (Poisson arrivals)\n"
-                "  --sync POLICY         the relay's fsync, fdatasync or none (fsync)\n"
-                "  --qmgr single|pool    the relay's queue manager shape (single)\n"
-                "  --cleanup-threads N   the relay's cleanup threads (20)\n"
-                "  --concurrency N       the relay's connections to the sink (20)\n"
-                "  --discard             the relay discards instead of relaying to the sink\n"
-                "  --drain-timeout TIME  how long the queue may take to empty (120s)\n"
-                "  --json FILE           also write the results as JSON (- = stdout)\n"
-                "  --keep                keep the work directory (spool, logs, reports)\n"
-                "  -q, --quiet           only the results\n"
-                "  --help, --version\n");
+    fprintf(fp,
+            "Usage: spoolsim bench [options]\n"
+            "\n"
+            "An end-to-end benchmark with no configuration: smtp-source -> spoolsim relay ->\n"
+            "smtp-sink on loopback, the relay's spool in a private temporary directory that\n"
+            "is removed afterwards. Prints injected and delivered messages/s, end-to-end\n"
+            "latency, fsyncs/s, the filesystem and its mount options, and whether every\n"
+            "acknowledged message arrived exactly once (exit status 1 if not).\n"
+            "\n"
+            "Options:\n"
+            "  --spool DIR           measure the filesystem of DIR: the spool goes in a\n"
+            "                        private directory inside it ($TMPDIR or /tmp)\n"
+            "  -d, --duration TIME   how long to inject (10s)\n"
+            "  -m, --messages N      inject N messages instead\n"
+            "  -s, --sessions N      concurrent client sessions (20)\n"
+            "  --size DIST           message size: N, uniform:LO:HI, lognormal:... (1024)\n"
+            "  -r, --rcpts N         recipients per message (1)\n"
+            "  --reuse               reuse client connections (default: one per message)\n"
+            "  --rate R              open loop: R messages/s (Poisson arrivals)\n"
+            "  --sync POLICY         the relay's fsync, fdatasync or none (fsync)\n"
+            "  --qmgr single|pool    the relay's queue manager shape (single)\n"
+            "  --profile NAME        the relay's spool profile (postfix; see spoolsim raw --list)\n"
+            "  --cleanup-threads N   the relay's cleanup threads (20)\n"
+            "  --concurrency N       the relay's connections to the sink (20)\n"
+            "  --discard             the relay discards instead of relaying to the sink\n"
+            "  --drain-timeout TIME  how long the queue may take to empty (120s)\n"
+            "  --json FILE           also write the results as JSON (- = stdout)\n"
+            "  --keep                keep the work directory (spool, logs, reports)\n"
+            "  -q, --quiet           only the results\n"
+            "  --help, --version\n");
 }
 
 enum {
@@ -107,6 +110,7 @@ enum {
     OPT_RATE,
     OPT_SYNC,
     OPT_QMGR,
+    OPT_PROFILE,
     OPT_CLEANUP,
     OPT_CONCURRENCY,
     OPT_DISCARD,
@@ -130,6 +134,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         {"rate", required_argument, NULL, OPT_RATE},
         {"sync", required_argument, NULL, OPT_SYNC},
         {"qmgr", required_argument, NULL, OPT_QMGR},
+        {"profile", required_argument, NULL, OPT_PROFILE},
         {"cleanup-threads", required_argument, NULL, OPT_CLEANUP},
         {"concurrency", required_argument, NULL, OPT_CONCURRENCY},
         {"discard", no_argument, NULL, OPT_DISCARD},
@@ -148,8 +153,9 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
     o->sessions = 20;
     o->size = "1024";
     o->rcpts = 1;
-    o->sync = "fsync";
+    o->sync = NULL; /* the profile's own: fsync for postfix */
     o->qmgr = "single";
+    o->profile = "postfix";
     o->drain_timeout = 120;
     optind = 1;
     while ((ch = getopt_long(argc, argv, "d:m:s:r:q", long_options, NULL)) != -1) {
@@ -184,6 +190,11 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
             if (strcmp(optarg, "fsync") && strcmp(optarg, "fdatasync") && strcmp(optarg, "none"))
                 msg_usage("bad --sync \"%s\" (fsync, fdatasync or none)", optarg);
             o->sync = optarg;
+            break;
+        case OPT_PROFILE:
+            if (profile_find(optarg) == NULL)
+                msg_usage("unknown --profile \"%s\" (see spoolsim raw --list)", optarg);
+            o->profile = optarg;
             break;
         case OPT_QMGR:
             if (strcmp(optarg, "single") && strcmp(optarg, "pool"))
@@ -447,10 +458,14 @@ static void start_relay(struct bench *b, int sink_port, int *port)
     argv[n++] = b->spool;
     argv[n++] = "--next-hop";
     argv[n++] = o->discard ? "discard" : hop;
-    argv[n++] = "--sync";
-    argv[n++] = (char *)o->sync;
+    if (o->sync) {
+        argv[n++] = "--sync";
+        argv[n++] = (char *)o->sync;
+    }
     argv[n++] = "--qmgr";
     argv[n++] = (char *)o->qmgr;
+    argv[n++] = "--profile";
+    argv[n++] = (char *)o->profile;
     argv[n++] = "--json";
     argv[n++] = json;
     argv[n++] = "--min-backoff";

@@ -16,6 +16,14 @@
 #include "report_mark.h"
 #include "xalloc.h"
 
+/* The relay's sync policy: as given, or its profile's own. */
+const char *bench_sync_name(const struct bench_options *o)
+{
+    if (o->sync)
+        return o->sync;
+    return strcmp(o->profile, "postfix") == 0 ? "fsync" : "profile";
+}
+
 static void work_path(const char *work, const char *name, char *out)
 {
     snprintf(out, PATH_MAX, "%s/%s", work, name);
@@ -68,11 +76,21 @@ void bench_read_reports(const char *work, struct bench_results *res)
         snprintf(key, sizeof(key), "latency.end_to_end.%s", pct[i]);
         res->e2e[i] = number(relay, key);
     }
-    res->fsyncs = number(relay, "spool_ops.fsyncs");
-    res->creates = number(relay, "spool_ops.creates");
-    res->renames = number(relay, "spool_ops.renames");
-    res->unlinks = number(relay, "spool_ops.unlinks");
-    res->chmods = number(relay, "spool_ops.chmods");
+    if (relay && json_read_number(relay, "profile_ops.create", &res->creates) == 0) {
+        /* another MTA's profile: its operations, by kind */
+        res->creates += number(relay, "profile_ops.append");
+        res->fsyncs = number(relay, "profile_ops.fsync") + number(relay, "profile_ops.fdatasync") +
+                      number(relay, "profile_ops.fsync_dir");
+        res->renames = number(relay, "profile_ops.rename");
+        res->unlinks = number(relay, "profile_ops.unlink");
+        res->chmods = number(relay, "profile_ops.fchmod");
+    } else {
+        res->fsyncs = number(relay, "spool_ops.fsyncs");
+        res->creates = number(relay, "spool_ops.creates");
+        res->renames = number(relay, "spool_ops.renames");
+        res->unlinks = number(relay, "spool_ops.unlinks");
+        res->chmods = number(relay, "spool_ops.chmods");
+    }
     free(relay);
     free(source);
 
@@ -107,8 +125,8 @@ static void print_report(const struct bench_options *o, const char *spool,
 
     fsinfo_describe(&res->fs, where, sizeof(where));
     fprintf(fp, "spool:      %s\n            %s\n", spool, where);
-    fprintf(fp, "relay:      sync %s, queue manager %s, next hop %s\n", o->sync, o->qmgr,
-            o->discard ? "discard" : "smtp-sink");
+    fprintf(fp, "relay:      profile %s, sync %s, queue manager %s, next hop %s\n", o->profile,
+            bench_sync_name(o), o->qmgr, o->discard ? "discard" : "smtp-sink");
     fprintf(fp, "load:       %u sessions, %s, size %s, %u recipient%s, %s\n", o->sessions,
             o->reuse ? "reused connections" : "a new connection per message", o->size, o->rcpts,
             o->rcpts == 1 ? "" : "s", o->rate ? "open loop" : "closed loop");
@@ -151,7 +169,7 @@ void bench_print_report(const struct bench_options *o, const char *spool,
     }
     print_report(o, spool, res, mem);
     fclose(mem);
-    report_print_marked(fp, report_sync_mark(o->sync), text);
+    report_print_marked(fp, report_sync_mark(bench_sync_name(o)), text);
     free(text);
 }
 
@@ -174,8 +192,9 @@ int bench_write_json(const struct bench_options *o, const char *spool,
     json_string(&w, "mount_point", res->fs.mount_point[0] ? res->fs.mount_point : NULL);
     json_string(&w, "options", res->fs.options[0] ? res->fs.options : NULL);
     json_end_object(&w);
-    json_string(&w, "sync", o->sync);
+    json_string(&w, "sync", bench_sync_name(o));
     json_string(&w, "qmgr", o->qmgr);
+    json_string(&w, "profile", o->profile);
     json_uint(&w, "sessions", o->sessions);
     json_string(&w, "size", o->size);
     json_double(&w, "load_s", res->load_s);

@@ -27,6 +27,7 @@ struct bench_options {
     const char *rate;
     const char *sync;
     const char *qmgr;
+    const char *profile;
     const char *cleanup_threads;
     const char *concurrency;
     int discard;
@@ -46,6 +47,7 @@ struct bench_results {
     int relay_status, source_status, drained;
 };
 
+const char *bench_sync_name(const struct bench_options *o);
 void bench_read_reports(const char *work, struct bench_results *res);
 int bench_exactly_once(const struct bench_results *res);
 void bench_print_report(const struct bench_options *o, const char *spool,

@@ -22,6 +22,11 @@ struct job_list {
     struct io_job *head, *tail;
 };
 
+struct pool_thread_arg {
+    struct io_pool *pool;
+    unsigned index;
+};
+
 struct io_pool {
     pthread_mutex_t lock;
     pthread_cond_t work_ready; /* a job was queued, or the pool stops */
@@ -31,6 +36,7 @@ struct io_pool {
     unsigned pending; /* loop side: submitted, done() not run */
     int stopping;
     pthread_t *threads;
+    struct pool_thread_arg *thread_args;
     unsigned thread_count;
     int wake[2];
     struct event *wake_event;
@@ -56,7 +62,8 @@ static struct io_job *list_take_all(struct job_list *list)
 
 static void *pool_thread(void *arg)
 {
-    struct io_pool *pool = arg;
+    struct pool_thread_arg *self = arg;
+    struct io_pool *pool = self->pool;
 
     pthread_mutex_lock(&pool->lock);
     for (;;) {
@@ -74,6 +81,7 @@ static void *pool_thread(void *arg)
         pool->running++;
         pthread_mutex_unlock(&pool->lock);
 
+        job->thread = self->index; /* per-thread state, without a lock */
         job->work(job);
 
         pthread_mutex_lock(&pool->lock);
@@ -132,8 +140,13 @@ struct io_pool *io_pool_new(struct event_base *base, unsigned threads)
     event_add(pool->wake_event, NULL);
     pool->thread_count = threads ? threads : 1;
     pool->threads = xcalloc(pool->thread_count, sizeof(*pool->threads));
+    pool->thread_args = xcalloc(pool->thread_count, sizeof(*pool->thread_args));
     for (unsigned i = 0; i < pool->thread_count; i++) {
-        int err = pthread_create(&pool->threads[i], NULL, pool_thread, pool);
+        int err;
+
+        pool->thread_args[i].pool = pool;
+        pool->thread_args[i].index = i;
+        err = pthread_create(&pool->threads[i], NULL, pool_thread, &pool->thread_args[i]);
 
         if (err != 0) {
             errno = err;
@@ -185,5 +198,6 @@ void io_pool_free(struct io_pool *pool)
     pthread_cond_destroy(&pool->work_done);
     pthread_mutex_destroy(&pool->lock);
     free(pool->threads);
+    free(pool->thread_args);
     free(pool);
 }

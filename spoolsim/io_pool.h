@@ -17,6 +17,7 @@ struct io_job {
     struct io_job *next;
     void (*work)(struct io_job *job); /* pool thread */
     void (*done)(struct io_job *job); /* loop thread */
+    unsigned thread; /* set for work(): which of the pool's threads runs it, from 0 */
 };
 
 struct io_pool;

@@ -190,7 +190,9 @@ static int run_op(struct profile_runner *pr, const struct profile_op *op, struct
         return 0;
     case OP_WRITE:
         if (op->arg == 0)
-            return write_all(pr, pr->body, m->size) == 0 ? 0 : fail(pr, "write", NULL);
+            return write_all(pr, m->content ? m->content : pr->body, m->size) == 0
+                       ? 0
+                       : fail(pr, "write", NULL);
         body_of(pr, op->arg > m->size ? op->arg : m->size);
         return write_all(pr, pr->body, op->arg) == 0 ? 0 : fail(pr, "write", NULL);
     case OP_PWRITE:
@@ -266,7 +268,7 @@ static int run_table(struct profile_runner *pr, enum profile_phase phase, struct
 {
     const struct profile *p = pr->profile;
 
-    if (phase == PHASE_ACCEPT)
+    if (phase == PHASE_ACCEPT && m->content == NULL)
         body_of(pr, m->size);
     for (size_t i = 0; i < p->phase_len[phase]; i++) {
         const struct profile_op *op = &p->phase[phase][i];

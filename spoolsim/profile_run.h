@@ -36,6 +36,7 @@ struct profile_msg {
     unsigned rcpts;
     size_t size;
     int deferred;              /* it went through the defer phase */
+    const char *content;       /* what the body write writes (size bytes); NULL: filler */
     char qid[PF_QUEUE_ID_MAX]; /* postfix: the queue ID */
 };
 

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -26,6 +27,7 @@
 #include "msg.h"
 #include "relay_private.h"
 #include "spoolsim.h"
+#include "xalloc.h"
 
 #define STOP_GRACE 10 /* seconds for deliveries in flight at a stop */
 
@@ -204,8 +206,16 @@ int spoolsim_relay(int argc, char **argv)
     r.spool.long_ids = opts.long_ids;
     r.spool.hash_depth = opts.hash_depth;
     r.spool.sync = opts.sync;
-    if (pf_spool_open(&r.spool, opts.spool, err, sizeof(err)) != 0)
-        msg_fatal("%s", err);
+    r.profile = profile_find(opts.profile);
+    if (r.profile->builtin_postfix) {
+        if (pf_spool_open(&r.spool, opts.spool, err, sizeof(err)) != 0)
+            msg_fatal("%s", err);
+    } else {
+        r.spool.dir = xstrdup(opts.spool);
+        if (relay_profile_setup(&r, err, sizeof(err)) != 0)
+            msg_fatal("%s", err);
+        r.next_msg_number = (uint64_t)time(NULL) * 1000000;
+    }
     if ((lock_fd = lock_spool(opts.spool, err, sizeof(err))) < 0)
         msg_fatal("%s", err);
     if (relay_smtp_init(&r, err, sizeof(err)) != 0)
@@ -221,7 +231,8 @@ int spoolsim_relay(int argc, char **argv)
     r.qmgr = opts.qmgr == RELAY_QMGR_SINGLE ? io_pool_new(r.base, 1) : r.cleanup;
     r.start_ns = clock_now_ns();
     r.flow_tokens = opts.in_flow_limit;
-    recover(&r);
+    if (r.profile->builtin_postfix)
+        recover(&r);
     r.listener = evconnlistener_new(r.base, on_accept, &r, LEV_OPT_CLOSE_ON_FREE, -1, listen_fd);
     if (r.listener == NULL)
         msg_fatal("cannot listen on %s", opts.listen);
@@ -256,6 +267,7 @@ int spoolsim_relay(int argc, char **argv)
     if (r.qmgr != r.cleanup)
         io_pool_free(r.qmgr);
     io_pool_free(r.cleanup);
+    relay_profile_free(&r);
     event_free(sigint);
     event_free(sigterm);
     event_free(r.stats_timer);

@@ -12,11 +12,13 @@
 #include "clock.h"
 #include "msg.h"
 #include "optarg.h"
+#include "profile.h"
 #include "relay_options.h"
 #include "workload.h"
 
 enum {
     OPT_SYNC = 256,
+    OPT_PROFILE,
     OPT_LONG_IDS,
     OPT_HASH_DEPTH,
     OPT_CLEANUP_THREADS,
@@ -57,7 +59,11 @@ static void usage(FILE *fp)
             "  -s, --spool DIR         the queue directory (made, with its queues, if missing)\n"
             "  -l, --listen ADDR       where to accept SMTP (127.0.0.1:2525; port 0 = any)\n"
             "  -n, --next-hop HOP      HOST:PORT (SMTP), discard, or maildir:DIR (discard)\n"
-            "  --sync POLICY           fsync (as Postfix), fdatasync or none (fsync)\n"
+            "  --sync POLICY           fsync (as Postfix), fdatasync or none (fsync; with\n"
+            "                          another --profile: what that MTA does)\n"
+            "  --profile NAME          postfix (the relay's own spool), or sendmail, qmail,\n"
+            "                          exim, opensmtpd, null: their file operations per\n"
+            "                          message, delivered from memory (postfix)\n"
             "  --long-ids              Postfix's long queue IDs (enable_long_queue_ids)\n"
             "  --hash-depth N          levels of hashing for deferred/ and defer/ (1)\n"
             "  --cleanup-threads N     threads that write new queue files, Postfix's cleanup\n"
@@ -118,6 +124,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         {"listen", required_argument, NULL, 'l'},
         {"next-hop", required_argument, NULL, 'n'},
         {"sync", required_argument, NULL, OPT_SYNC},
+        {"profile", required_argument, NULL, OPT_PROFILE},
         {"long-ids", no_argument, NULL, OPT_LONG_IDS},
         {"hash-depth", required_argument, NULL, OPT_HASH_DEPTH},
         {"cleanup-threads", required_argument, NULL, OPT_CLEANUP_THREADS},
@@ -151,6 +158,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
     opts->listen = "127.0.0.1:2525";
     parse_next_hop(opts, "discard");
     opts->sync = PF_SYNC_FSYNC;
+    opts->profile = "postfix";
     opts->hash_depth = 1;
     opts->cleanup_threads = 20;
     opts->qmgr = RELAY_QMGR_SINGLE;
@@ -185,6 +193,12 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         case OPT_SYNC:
             if (pf_sync_parse(optarg, &opts->sync) != 0)
                 msg_usage("bad --sync \"%s\" (fsync, fdatasync or none)", optarg);
+            opts->sync_given = 1;
+            break;
+        case OPT_PROFILE:
+            if (profile_find(optarg) == NULL)
+                msg_usage("unknown --profile \"%s\" (see spoolsim raw --list)", optarg);
+            opts->profile = optarg;
             break;
         case OPT_LONG_IDS:
             opts->long_ids = 1;

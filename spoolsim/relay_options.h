@@ -28,6 +28,8 @@ struct relay_options {
     enum relay_hop_kind hop_kind;
     const char *hop_arg; /* HOST:PORT or the Maildir */
     enum pf_sync sync;
+    int sync_given;      /* --sync was on the command line */
+    const char *profile; /* the spool profile; postfix is the relay's own */
     int long_ids;
     int hash_depth;
     unsigned cleanup_threads;

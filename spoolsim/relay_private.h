@@ -27,6 +27,7 @@
 #include "io_pool.h"
 #include "pf_qfile.h"
 #include "pf_spool.h"
+#include "profile_run.h"
 #include "relay_options.h"
 
 struct relay;
@@ -68,6 +69,7 @@ struct relay_msg {
     struct pf_spool_stats st;     /* what the current job did to the spool */
     struct pf_spool_stats hop_st; /* and to a Maildir next hop */
     char maildir_name[128];
+    struct profile_msg pmsg; /* another MTA's profile: the message's numbers */
 };
 
 struct relay_stats {
@@ -92,6 +94,10 @@ struct relay {
     const struct relay_options *opts;
     struct event_base *base;
     struct pf_spool spool;
+    const struct profile *profile; /* postfix: pf_spool; otherwise relay_profile.c */
+    struct profile_runner *runners; /* one per pool thread: cleanup's, then qmgr's */
+    unsigned runner_count;
+    uint64_t next_msg_number;
     struct io_pool *cleanup; /* receiving side: many threads */
     struct io_pool *qmgr;    /* queue manager side: one thread, or == cleanup */
     struct evconnlistener *listener;
@@ -159,6 +165,15 @@ void relay_smtp_deliver(struct relay *r); /* start what the connection limit all
 void relay_smtp_close_all(struct relay *r);
 void relay_local_deliver(struct relay *r, struct relay_msg *m);
 int relay_local_init(struct relay *r, char *err, size_t errlen);
+
+/* relay_profile.c: another MTA's spool profile, in place of Postfix's */
+int relay_profile_setup(struct relay *r, char *err, size_t errlen);
+void relay_profile_free(struct relay *r);
+int relay_profile_accept(struct relay_msg *m, unsigned thread); /* cleanup thread */
+int relay_profile_accepted(struct relay_msg *m);                /* loop: keep it in memory */
+int relay_profile_retire(struct relay_msg *m, int defer, unsigned thread, int qmgr_pool);
+void relay_profile_retry(struct relay_msg *m); /* loop: a deferred message is due */
+void relay_profile_totals(const struct relay *r, uint64_t ops[OP_KIND_COUNT]);
 
 /* relay_stats.c */
 void relay_stats_init(struct relay_stats *st);

@@ -127,6 +127,10 @@ static void enqueue_work(struct io_job *job)
 {
     struct relay_msg *m = MSG_OF(job);
 
+    if (!m->relay->profile->builtin_postfix) {
+        m->job_status = relay_profile_accept(m, job->thread);
+        return;
+    }
     m->job_status = pf_spool_enqueue(&m->relay->spool, &m->qf, m->id, sizeof(m->id), &m->st);
     m->job_errno = errno;
 }
@@ -156,6 +160,17 @@ static void enqueue_done(struct io_job *job)
     histogram_record(&r->stats.commit, m->t_committed - m->t_data_end);
     if (r->opts->verbose)
         msg_info("%s: queued", m->id);
+    if (!r->profile->builtin_postfix) {
+        if (relay_profile_accepted(m) != 0) {
+            msg_warn("%s: %s", m->id, m->job_err);
+            relay_msg_free(m);
+            return;
+        }
+        push(&r->ready_head, &r->ready_tail, m);
+        r->n_ready++;
+        relay_qmgr_kick(r);
+        return;
+    }
     pf_qfile_free(&m->qf); /* from here on the file on disk is the message */
     m->queue = RELAY_Q_INCOMING;
     r->n_incoming++;
@@ -165,6 +180,11 @@ static void enqueue_done(struct io_job *job)
 
 static void commit(struct relay *r, struct relay_msg *m)
 {
+    if (!r->profile->builtin_postfix) {
+        /* Numbers that do not repeat across restarts: files are made with O_EXCL. */
+        m->pmsg.id = ++r->next_msg_number;
+        snprintf(m->id, sizeof(m->id), "%llu", (unsigned long long)m->pmsg.id);
+    }
     submit(r->cleanup, m, enqueue_work, enqueue_done);
 }
 
@@ -364,6 +384,8 @@ static void agent_work(struct io_job *job)
     int bounce_logged = 0;
     char text[8192];
 
+    if (!m->relay->profile->builtin_postfix)
+        return; /* the profile's deliver phase has its own per-recipient work */
     if (any_result(m, RCPT_DEFERRED)) {
         log_text(m, RCPT_DEFERRED, "delayed", text, sizeof(text));
         if (pf_spool_log_append(sp, "defer", m->id, text, &m->st) != 0) {
@@ -405,6 +427,11 @@ static void retire_work(struct io_job *job)
     struct relay_msg *m = MSG_OF(job);
     const struct pf_spool *sp = &m->relay->spool;
 
+    if (!m->relay->profile->builtin_postfix) {
+        m->job_status = relay_profile_retire(m, any_result(m, RCPT_DEFERRED), job->thread,
+                                             m->relay->qmgr == m->relay->cleanup);
+        return;
+    }
     if (any_result(m, RCPT_DEFERRED)) {
         uint64_t backoff = backoff_ns(m->relay, m->attempts);
 
@@ -457,7 +484,8 @@ static void retire_done(struct io_job *job)
         r->n_deferred++;
         if (r->opts->verbose)
             msg_info("%s: deferred (%s), attempt %u", m->id, m->reason, m->attempts);
-        release_file(m);
+        if (r->profile->builtin_postfix)
+            release_file(m); /* read again from deferred/ at the retry */
         schedule_retry(m, backoff_ns(r, m->attempts));
     } else {
         uint64_t now = clock_now_ns();
@@ -526,6 +554,13 @@ static void on_retry(evutil_socket_t fd, short what, void *arg)
         return;
     if (m->queue == RELAY_Q_ACTIVE) {
         submit(r->qmgr, m, retire_work, retire_done); /* a move that failed before */
+        return;
+    }
+    if (!r->profile->builtin_postfix) {
+        relay_profile_retry(m); /* the message never left memory */
+        push(&r->ready_head, &r->ready_tail, m);
+        r->n_ready++;
+        relay_qmgr_kick(r);
         return;
     }
     push(&r->incoming_head, &r->incoming_tail, m);

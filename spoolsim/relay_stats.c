@@ -93,6 +93,19 @@ static unsigned max_depth(const struct relay *r, size_t field)
     return best;
 }
 
+/* The sync policy as it applies: another MTA's profile syncs as that MTA unless told. */
+static const char *sync_name(const struct relay *r)
+{
+    if (!r->profile->builtin_postfix && !r->opts->sync_given)
+        return "profile";
+    return pf_sync_name(r->opts->sync);
+}
+
+static uint64_t profile_syncs(const uint64_t ops[OP_KIND_COUNT])
+{
+    return ops[OP_FSYNC] + ops[OP_FDATASYNC] + ops[OP_FSYNC_DIR];
+}
+
 static const char *qmgr_name(const struct relay *r)
 {
     return r->opts->qmgr == RELAY_QMGR_SINGLE ? "single" : "pool";
@@ -109,8 +122,9 @@ static void print_report(const struct relay *r, FILE *fp)
     fsinfo_lookup(r->spool.dir, &fs);
     fsinfo_describe(&fs, where, sizeof(where));
     fprintf(fp, "spool %s: %s\n", r->spool.dir, where);
-    fprintf(fp, "sync %s, queue manager %s, %u cleanup threads, next hop %s\n",
-            pf_sync_name(r->opts->sync), qmgr_name(r), r->opts->cleanup_threads, r->opts->next_hop);
+    fprintf(fp, "profile %s, sync %s, queue manager %s, %u cleanup threads, next hop %s\n",
+            r->profile->name, sync_name(r), qmgr_name(r), r->opts->cleanup_threads,
+            r->opts->next_hop);
     fprintf(fp,
             "received %llu (%.1f msgs/s), delivered %llu (%.1f msgs/s) in %.3f s; "
             "deferrals %llu, bounced %llu, recovered %llu, corrupt %llu\n",
@@ -131,6 +145,17 @@ static void print_report(const struct relay *r, FILE *fp)
             per_sec(sp->fsyncs, window), (unsigned long long)sp->chmods,
             (unsigned long long)sp->utimes, (unsigned long long)sp->mkdirs,
             (unsigned long long)sp->writes, (unsigned long long)sp->bytes);
+    if (!r->profile->builtin_postfix) {
+        uint64_t ops[OP_KIND_COUNT];
+
+        relay_profile_totals(r, ops);
+        fprintf(fp, "%s profile operations:", r->profile->name);
+        for (unsigned k = 0; k < OP_KIND_COUNT; k++)
+            if (ops[k])
+                fprintf(fp, " %s %llu", profile_op_name((enum profile_op_kind)k),
+                        (unsigned long long)ops[k]);
+        fprintf(fp, "; syncs %.1f/s\n", per_sec(profile_syncs(ops), window));
+    }
     if (r->opts->hop_kind == RELAY_HOP_SMTP)
         fprintf(fp, "next hop: %llu connections, %llu failures\n",
                 (unsigned long long)st->hop_connects, (unsigned long long)st->hop_failures);
@@ -160,7 +185,7 @@ void relay_stats_print(const struct relay *r, FILE *fp)
     }
     print_report(r, mem);
     fclose(mem);
-    report_print_marked(fp, report_sync_mark(pf_sync_name(r->opts->sync)), text);
+    report_print_marked(fp, report_sync_mark(sync_name(r)), text);
     free(text);
 }
 
@@ -205,7 +230,8 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     json_string(&w, "options", fs.options[0] ? fs.options : NULL);
     json_string(&w, "source", fs.source[0] ? fs.source : NULL);
     json_end_object(&w);
-    json_string(&w, "sync", pf_sync_name(r->opts->sync));
+    json_string(&w, "profile", r->profile->name);
+    json_string(&w, "sync", sync_name(r));
     json_string(&w, "qmgr", qmgr_name(r));
     json_uint(&w, "cleanup_threads", r->opts->cleanup_threads);
     json_string(&w, "next_hop", r->opts->next_hop);
@@ -225,6 +251,16 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     json_uint(&w, "refused_other", st->rejected_other);
     json_double(&w, "fsyncs_per_s", per_sec(st->spool.fsyncs, window));
     write_ops(&w, "spool_ops", &st->spool);
+    if (!r->profile->builtin_postfix) {
+        uint64_t ops[OP_KIND_COUNT];
+
+        relay_profile_totals(r, ops);
+        json_begin_object(&w, "profile_ops");
+        for (unsigned k = 0; k < OP_KIND_COUNT; k++)
+            json_uint(&w, profile_op_name((enum profile_op_kind)k), ops[k]);
+        json_end_object(&w);
+        json_double(&w, "profile_syncs_per_s", per_sec(profile_syncs(ops), window));
+    }
     if (r->opts->hop_kind == RELAY_HOP_MAILDIR)
         write_ops(&w, "maildir_ops", &st->maildir);
     json_uint(&w, "hop_connections", st->hop_connects);

@@ -10,7 +10,7 @@ check "bench runs: 500 messages" to "$WORK/bench.out" env TMPDIR="$TMP" timeout 
     "$RELAY" bench -m 500 -s 10 --json "$WORK/bench.json"
 check "every message exactly once" grep -q "^exactly once: yes: 500 acknowledged, 500 delivered, 0 lost" "$WORK/bench.out"
 check "the report names the filesystem" grep -q "^spool: .*$TMP/spoolsim-bench" "$WORK/bench.out"
-check "the report states the sync policy" grep -q "^relay: *sync fsync" "$WORK/bench.out"
+check "the report states the sync policy" grep -q "^relay: *profile postfix, sync fsync" "$WORK/bench.out"
 check "one create, one fsync per message" grep -q "^per message: 1.00 creates, 2.00 renames, 1.00 unlinks, 1.00 fsyncs, 1.00 chmods" "$WORK/bench.out"
 check "JSON: exactly_once true" python3 -c "import json,sys; d=json.load(open('$WORK/bench.json')); sys.exit(0 if d['exactly_once'] and d['acknowledged']==500 and d['delivered_per_s']>0 else 1)"
 check "the work directory is removed" test -z "$(ls -A "$TMP")"
@@ -22,7 +22,7 @@ check "--spool DIR: the spool goes inside DIR" to "$WORK/bench2.out" timeout 120
     "$RELAY" bench -m 100 -s 5 --spool "$TMP" --sync none --keep
 check "and --keep keeps it" test -n "$(ls -A "$TMP")"
 check "with the logs in it" test -s "$(ls -d "$TMP"/spoolsim-bench.*)/sink.log"
-check "the report states --sync none" grep -q "^\[sync none\] relay: *sync none" "$WORK/bench2.out"
+check "the report states --sync none" grep -q "^\[sync none\] relay: *profile postfix, sync none" "$WORK/bench2.out"
 check "on every line of the report" test -z "$(grep -v -e '^\[sync none\] ' -e '^spoolsim bench: ' "$WORK/bench2.out")"
 check "no fsync under --sync none" grep -q "^\[sync none\] fsyncs: *0 " "$WORK/bench2.out"
 

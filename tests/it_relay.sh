@@ -83,6 +83,34 @@ check "each one fsync'ed" test "$(python3 -c "import json; print(json.load(open(
 check "long queue IDs (enable_long_queue_ids form)" \
     test "$(grep -c -E '^id=[0-9A-Za-z]{10}z[0-9A-Za-z]+ ' "$WORK/src5.log")" = 100
 
+# Other MTAs' spool profiles in the relay: their file operations per message,
+# the message itself delivered from memory; deferrals through the profile's
+# deferral path.
+for profile in exim qmail; do
+    SPOOLP=$WORK/spool-$profile
+    start_sink psink --msg-log "$WORK/$profile.sink.log" --fault RCPT:450:20 127.0.0.1:0 100 \
+        || exit 1
+    start_relay prelay --spool "$SPOOLP" --profile "$profile" --next-hop "127.0.0.1:$psink_PORT" \
+        --min-backoff 100ms --max-backoff 300ms --json "$WORK/$profile.json" || exit 1
+    check "$profile profile: 300 messages relayed" to "$WORK/$profile.src.out" timeout 60 \
+        "$SOURCE" -s 5 -m 300 --msg-log "$WORK/$profile.src.log" "127.0.0.1:$prelay_PORT"
+    for _ in $(seq 1 100); do
+        [ "$(wc -l <"$WORK/$profile.sink.log")" -ge 300 ] && break
+        sleep 0.1
+    done
+    stop "$prelay_PID"
+    stop "$psink_PID"
+    report=$(delivery_report "$WORK/$profile.src.log" "$WORK/$profile.sink.log")
+    check "$profile profile: exactly once: $report" test "$report" = "acked 300, lost 0, duplicated 0"
+    check "$profile profile: the JSON names it" test "$(json_get "$WORK/$profile.json" profile)" = "$profile"
+    check "$profile profile: its syncs as the MTA makes them" test "$(json_get "$WORK/$profile.json" sync)" = profile
+    check "$profile profile: no file left" test -z "$(find "$SPOOLP" -type f ! -path '*/pid/*')"
+done
+creates=$(python3 -c "import json; d=json.load(open('$WORK/exim.json'))['profile_ops']; print(d['create'] + d['append'])")
+check "exim: 4 creates per message, plus the deferrals' ($creates)" test "$creates" -ge 1200
+check "exim: a directory fsync per accepted message at least" \
+    test "$(python3 -c "import json; print(json.load(open('$WORK/exim.json'))['profile_ops']['fsync_dir'])")" -ge 300
+
 # Postfix's postcat reads a queue file held in deferred/ without a warning.
 if [ -x /usr/sbin/postcat ]; then
     SPOOL3=$WORK/spool3
