@@ -32,6 +32,7 @@ struct sink_main {
     struct sink_server server;
     struct evconnlistener *listener;
     int listener_paused;
+    struct event *accept_pause; /* out of descriptors: try accept() again later */
     uint64_t shown_messages, shown_sessions;
 };
 
@@ -80,11 +81,33 @@ static void on_accept(struct evconnlistener *listener, evutil_socket_t fd, struc
     }
 }
 
+static void on_resume_accept(evutil_socket_t fd, short what, void *arg)
+{
+    struct sink_main *m = arg;
+
+    (void)fd;
+    (void)what;
+    if (!m->listener_paused && !m->server.draining)
+        evconnlistener_enable(m->listener);
+}
+
+/*
+ * Out of descriptors, accept() fails at once, and the listening socket
+ * stays readable: without a pause the loop would spin. New connections
+ * wait in the backlog for 100 ms; the sessions already open go on.
+ */
 static void on_accept_error(struct evconnlistener *listener, void *arg)
 {
-    (void)listener;
-    (void)arg;
-    msg_warn("accept: %s", strerror(errno));
+    struct sink_main *m = arg;
+    int err = errno;
+    struct timeval pause = {0, 100000};
+
+    if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM) {
+        evconnlistener_disable(listener);
+        evtimer_add(m->accept_pause, &pause);
+    }
+    if (m->server.opts->verbose || (err != EMFILE && err != ENFILE))
+        msg_warn("accept: %s", strerror(err));
 }
 
 static void on_signal(evutil_socket_t sig, short what, void *arg)
@@ -259,10 +282,12 @@ int main(int argc, char **argv)
 
     if ((server->base = event_base_new()) == NULL)
         msg_fatal("cannot create an event base");
-    m.listener = evconnlistener_new(server->base, on_accept, &m, LEV_OPT_CLOSE_ON_FREE, -1, fd);
+    m.listener = evconnlistener_new(server->base, on_accept, &m, LEV_OPT_CLOSE_ON_FREE,
+                                    0 /* listen() was called with the backlog asked for */, fd);
     if (m.listener == NULL)
         msg_fatal("cannot listen on %s", opts.listen_spec);
     evconnlistener_set_error_cb(m.listener, on_accept_error);
+    m.accept_pause = evtimer_new(server->base, on_resume_accept, &m);
     sigint = evsignal_new(server->base, SIGINT, on_signal, server->base);
     sigterm = evsignal_new(server->base, SIGTERM, on_signal, server->base);
     evsignal_add(sigint, NULL);
@@ -293,6 +318,7 @@ int main(int argc, char **argv)
     event_free(sigint);
     event_free(sigterm);
     evconnlistener_free(m.listener);
+    event_free(m.accept_pause);
     event_base_free(server->base);
     sink_server_free_replies(server);
     if (server->tls_ctx)

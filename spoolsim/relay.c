@@ -233,7 +233,9 @@ int spoolsim_relay(int argc, char **argv)
     r.flow_tokens = opts.in_flow_limit;
     if (r.profile->builtin_postfix)
         recover(&r);
-    r.listener = evconnlistener_new(r.base, on_accept, &r, LEV_OPT_CLOSE_ON_FREE, -1, listen_fd);
+    r.listener =
+        evconnlistener_new(r.base, on_accept, &r, LEV_OPT_CLOSE_ON_FREE,
+                           0 /* listen() was called with the backlog asked for */, listen_fd);
     if (r.listener == NULL)
         msg_fatal("cannot listen on %s", opts.listen);
     evconnlistener_set_error_cb(r.listener, on_accept_error);
