@@ -324,7 +324,14 @@ int pf_qfile_read(const char *buf, size_t len, struct pf_qfile_view *v, char *er
     if (len < PF_SIZE_RECORD_LEN)
         return fail(err, errlen, "file shorter than the C record");
     used = pf_qfile_parse(buf, len, &type, &data, &data_len);
-    if (used != PF_SIZE_RECORD_LEN || type != PF_REC_SIZE || parse_size_record(data, size) != 0)
+    /*
+     * 97 bytes are not enough: a length written in two or more varint
+     * bytes ("\xde\x00" is 94) leaves fewer than the 95 bytes that
+     * parse_size_record() reads, so it read past the record, and past the
+     * buffer when the file ended there (found writing fuzz_pf_qfile).
+     */
+    if (used != PF_SIZE_RECORD_LEN || type != PF_REC_SIZE || data_len != PF_SIZE_RECORD_LEN - 2 ||
+        parse_size_record(data, size) != 0)
         return fail(err, errlen, "bad size record");
     v->content_bytes = (uint64_t)size[4];
 

@@ -35,8 +35,16 @@ enum smtp_line_status smtp_line_next(struct smtp_line_reader *rd, const char *bu
     lf = memchr(buf, '\n', avail < rd->limit ? avail : rd->limit);
     if (lf == NULL) {
         if (avail >= rd->limit) {
-            rd->discarding = 1;
-            *consumed = skipped + avail;
+            /*
+             * Throw the line away up to its LF if that is here already, and
+             * no further: what follows it is the next line (found by
+             * fuzz_smtp_line: consuming all of avail ate that line, and
+             * discarding then ate the one after it too). Callers that pass
+             * at most `limit' bytes never got here with an LF in the buffer.
+             */
+            lf = memchr(buf + rd->limit, '\n', avail - rd->limit);
+            rd->discarding = lf == NULL;
+            *consumed = skipped + (lf ? (size_t)(lf - buf) + 1 : avail);
             return SMTP_LINE_TOO_LONG;
         }
         *consumed = skipped;

@@ -678,6 +678,43 @@ START_TEST(test_read_size_record)
 }
 END_TEST
 
+/*
+ * A C record of 97 bytes whose length takes two varint bytes holds only 94
+ * bytes of fields. The reader used to read the 95th from the next byte:
+ * past the buffer when the file ended there, and otherwise from the next
+ * record, so that a file with a '0' record behind such a C record was
+ * accepted. Both must be a bad size record.
+ */
+START_TEST(test_read_size_record_short_data)
+{
+    struct pf_qfile q;
+    const char content[] = "Subject: short\r\n\r\nbody\r\n";
+    char fields[128]; /* room for any long, as far as the compiler knows */
+    char *file;
+    size_t len;
+
+    build(&q, content, strlen(content));
+    /* the sizes as they are once a 2-byte record ("0", empty) follows the C record */
+    snprintf(fields, sizeof(fields), "%15ld %15ld %15ld %15ld %15ld %15ld",
+             (long)(q.content_end - q.content_start), (long)q.content_start + 2, (long)q.rcpt_count,
+             0L, (long)q.content_bytes, 0L);
+    len = q.len + 2;
+    file = malloc(len);
+    file[0] = PF_REC_SIZE;
+    file[1] = (char)(0x80 | (PF_SIZE_RECORD_LEN - 3));
+    file[2] = 0;
+    memcpy(file + 3, fields, PF_SIZE_RECORD_LEN - 3); /* the last '0' is not in the record */
+    file[PF_SIZE_RECORD_LEN] = '0';
+    file[PF_SIZE_RECORD_LEN + 1] = 0;
+    memcpy(file + PF_SIZE_RECORD_LEN + 2, q.buf + PF_SIZE_RECORD_LEN, q.len - PF_SIZE_RECORD_LEN);
+    assert_rejected(file, len, "bad size record");
+    /* the C record alone, the file ending right after it */
+    assert_rejected(file, PF_SIZE_RECORD_LEN, "bad size record");
+    free(file);
+    pf_qfile_free(&q);
+}
+END_TEST
+
 START_TEST(test_read_missing_records)
 {
     struct pf_qfile q;
@@ -780,6 +817,7 @@ int main(void)
     tcase_add_test(tc, test_read_unknown_in_content);
     tcase_add_test(tc, test_read_postfix_layout);
     tcase_add_test(tc, test_read_size_record);
+    tcase_add_test(tc, test_read_size_record_short_data);
     tcase_add_test(tc, test_read_missing_records);
     tcase_add_test(tc, test_read_random_damage);
     suite_add_tcase(s, tc);

@@ -134,6 +134,34 @@ START_TEST(test_discard_then_line_in_same_buffer)
 }
 END_TEST
 
+/*
+ * An over-long line whose LF is already in the buffer, past the limit,
+ * with pipelined commands behind it (found by fuzz_smtp_line): TOO_LONG
+ * consumes up to that LF and no further, and the next lines are read.
+ */
+START_TEST(test_overlong_with_lf_then_pipelined)
+{
+    struct smtp_line_reader rd;
+    struct smtp_line line;
+    char buf[700];
+    size_t used, off;
+
+    memset(buf, 'z', 600);
+    memcpy(buf + 600, "\r\nRSET\r\nNOOP\r\n", 14);
+    smtp_line_init(&rd, 512);
+    ck_assert_int_eq(smtp_line_next(&rd, buf, 614, &line, &used), SMTP_LINE_TOO_LONG);
+    ck_assert_uint_eq(used, 602);
+    off = used;
+    ck_assert_int_eq(smtp_line_next(&rd, buf + off, 614 - off, &line, &used), SMTP_LINE_OK);
+    ck_assert_uint_eq(line.len, 4);
+    ck_assert(memcmp(line.text, "RSET", 4) == 0);
+    off += used;
+    ck_assert_int_eq(smtp_line_next(&rd, buf + off, 614 - off, &line, &used), SMTP_LINE_OK);
+    ck_assert(memcmp(line.text, "NOOP", 4) == 0);
+    ck_assert_uint_eq(off + used, 614);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("smtp_line");
@@ -144,6 +172,7 @@ int main(void)
     tcase_add_test(tc, test_limit_boundary);
     tcase_add_test(tc, test_overlong_tail_never_runs);
     tcase_add_test(tc, test_discard_then_line_in_same_buffer);
+    tcase_add_test(tc, test_overlong_with_lf_then_pipelined);
     suite_add_tcase(s, tc);
     return check_run_suite(s);
 }
