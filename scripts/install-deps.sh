@@ -6,7 +6,7 @@
 set -eu
 
 PACKAGES="build-essential autoconf automake pkg-config libevent-dev libssl-dev check
-          postfix swaks postmark python3 openssl procps strace"
+          postfix swaks postmark python3 openssl procps strace clang"
 
 missing=""
 for pkg in $PACKAGES; do
