@@ -50,6 +50,11 @@ done
 start_relay relay --spool "$SPOOL" --next-hop "127.0.0.1:$sink_PORT" --min-backoff 100ms \
     --max-backoff 500ms --json "$WORK/relay.json" || exit 1
 check "the spool drains after $CYCLES crashes" wait_spool_empty "$SPOOL" 60
+if [ -n "$(spool_files "$SPOOL")" ]; then
+    echo "left in the spool:"; spool_files "$SPOOL" | sed "s|$SPOOL/||" | cut -d/ -f1 | sort | uniq -c
+    f=$(find "$SPOOL/incoming" "$SPOOL/active" -type f | head -1); [ -n "$f" ] && ls -l "$f"
+    tail -5 "$WORK/relay.err"
+fi
 stop "$relay_PID"
 stop "$sink_PID"
 check "messages were acknowledged before the crashes" test "$(wc -l <"$WORK/src.log")" -gt 0

@@ -1,7 +1,8 @@
 # lib.sh - shared helpers for spoolsim's integration tests (sourced, not run).
 #
 # Every test runs the real binaries on 127.0.0.1, takes free ports from the
-# kernel (port 0 + --port-file), bounds each command with timeout(1), and
+# kernel (port 0 + --port-file), bounds each command with timeout(1) (servers:
+# TEST_PROCESS_TIMEOUT seconds, for long runs), and
 # stops every process it started by PID when it exits, pass or fail.
 
 set -u
@@ -77,7 +78,7 @@ start_sink() {
     shift
     local portfile="$WORK/$name.port"
     rm -f "$portfile"
-    timeout 120 "$SINK" --port-file "$portfile" "$@" 2>"$WORK/$name.err" &
+    timeout "${TEST_PROCESS_TIMEOUT:-120}" "$SINK" --port-file "$portfile" "$@" 2>"$WORK/$name.err" &
     local pid=$!
     PIDS="$PIDS $pid"
     for _ in $(seq 1 100); do
@@ -134,7 +135,7 @@ start_relay() {
     shift
     local portfile="$WORK/$name.port"
     rm -f "$portfile"
-    timeout 300 "$RELAY" relay --listen 127.0.0.1:0 --port-file "$portfile" "$@" \
+    timeout "${TEST_PROCESS_TIMEOUT:-300}" "$RELAY" relay --listen 127.0.0.1:0 --port-file "$portfile" "$@" \
         2>>"$WORK/$name.err" &
     local pid=$!
     PIDS="$PIDS $pid"

@@ -1,0 +1,26 @@
+#!/bin/bash
+# Integration: the relay's SMTP server against the same hand-made sessions
+# as smtp-sink (tests/smtp_probe.py): over-long commands, sequencing,
+# pipelining, early talkers, and the nine smuggling endings under the
+# normalize and strict bare-LF policies (security.md items 3 and 5-7).
+# The relay discards what it accepts; what matters is what it answers.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+command -v python3 >/dev/null || skip "python3 is needed for the protocol probe"
+probe() {
+    local group=$1
+    shift
+    start_relay "$group" --spool "$WORK/spool-$group" --next-hop discard "$@" || return 1
+    local port
+    eval "port=\$${group}_PORT"
+    timeout 60 python3 "$top_srcdir/tests/smtp_probe.py" "$group" "$port"
+    local status=$?
+    eval "stop \$${group}_PID"
+    return $status
+}
+
+check "relay: commands, sequencing, pipelining, early talkers" probe default
+check "relay: bare-LF policy normalize" probe normalize --bare-lf normalize
+check "relay: bare-LF policy strict" probe strict --bare-lf strict
+check "relay: nothing left queued" test -z "$(spool_files "$WORK/spool-default")"
+finish
