@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fileutil.h"
 #include "fsinfo.h"
 
 static int is_octal(char c)
@@ -135,32 +136,13 @@ int fsinfo_parse(const char *mountinfo, const char *path, struct fsinfo *out)
 int fsinfo_lookup(const char *path, struct fsinfo *out)
 {
     char resolved[PATH_MAX];
-    char *text = NULL;
-    size_t len = 0, cap = 0;
-    FILE *fp;
+    char *text;
     int status;
 
     memset(out, 0, sizeof(*out));
-    if (realpath(path, resolved) == NULL || (fp = fopen("/proc/self/mountinfo", "r")) == NULL)
+    if (realpath(path, resolved) == NULL ||
+        (text = file_read_all("/proc/self/mountinfo", NULL)) == NULL)
         return -1;
-    for (;;) {
-        size_t n;
-
-        if (cap - len < 4096) {
-            cap = cap ? 2 * cap : 16384;
-            text = realloc(text, cap);
-            if (text == NULL) {
-                fclose(fp);
-                return -1;
-            }
-        }
-        n = fread(text + len, 1, cap - len - 1, fp);
-        if (n == 0)
-            break;
-        len += n;
-    }
-    fclose(fp);
-    text[len] = 0;
     status = fsinfo_parse(text, resolved, out);
     free(text);
     return status;

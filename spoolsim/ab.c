@@ -42,6 +42,7 @@
 #include "fsinfo.h"
 #include "json.h"
 #include "json_read.h"
+#include "fileutil.h"
 #include "msg.h"
 #include "optarg.h"
 #include "spoolsim.h"
@@ -352,23 +353,6 @@ static void work_path(const struct ab *ab, const char *name, char *out)
     snprintf(out, PATH_MAX, "%s/%s", ab->work, name);
 }
 
-static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
-    (void)sb;
-    (void)ftw;
-    if (type == FTW_DP)
-        rmdir(path);
-    else
-        unlink(path);
-    return 0;
-}
-
-static void remove_tree(const char *path)
-{
-    if (path[0])
-        nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 /* ------------------------------------------------------------ one run */
 
 /* Start argv with no input and its output in files; 0, or -1 with a warning. */
@@ -428,23 +412,6 @@ static void show_errors(const char *label, const char *path)
     fclose(fp);
 }
 
-/* The whole of a small file, or NULL. */
-static char *slurp(const char *path)
-{
-    FILE *fp = fopen(path, "r");
-    char *text = NULL;
-    size_t cap = 0;
-
-    if (fp == NULL)
-        return NULL;
-    if (getdelim(&text, &cap, 0, fp) < 0) { /* reads to the end: a report has no NUL */
-        free(text);
-        text = NULL;
-    }
-    fclose(fp);
-    return text;
-}
-
 /*
  * The PostMark commands of one run: the user's, in a fresh directory in
  * DIR, with the JSON report where ab reads it. The weight " 1" is
@@ -486,7 +453,7 @@ static int judge(const struct ab *ab, int status, const char *json, double *figu
         snprintf(why, len, "exit status %d", WEXITSTATUS(status));
         return -1;
     }
-    text = slurp(json);
+    text = file_read_all(json, NULL);
     found = text && json_read_number(text, metric, figure) == 0;
     free(text);
     if (!found) {
@@ -565,11 +532,11 @@ static double run_one(struct ab *ab, const struct side *s, const char *label)
     unlink(out);
     unlink(err);
     unlink(cmds);
-    remove_tree(location);
+    tree_remove(location);
     free(argv);
     if (started && !interrupted && status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 2) {
         /* A usage error: the ARGS are wrong, and would be wrong for every run. */
-        remove_tree(ab->work);
+        tree_remove(ab->work);
         msg_usage("`spoolsim %s' refused its arguments (exit status 2, see above)", m->subcommand);
     }
     return figure;
@@ -577,7 +544,7 @@ static double run_one(struct ab *ab, const struct side *s, const char *label)
 
 static _Noreturn void abandon(struct ab *ab)
 {
-    remove_tree(ab->work);
+    tree_remove(ab->work);
     msg_fatal("interrupted");
 }
 
@@ -785,7 +752,7 @@ int spoolsim_ab(int argc, char **argv)
         measure(&ab, 0, i, 0);
         measure(&ab, 1, i, 0);
     }
-    remove_tree(ab.work);
+    tree_remove(ab.work);
 
     compared = ab_compare(ab.side[0].good, ab.side[0].ngood, ab.side[1].good, ab.side[1].ngood,
                           opts.seed, &result) == 0;

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "fileutil.h"
 #include "fsinfo.h"
 #include "json.h"
 #include "json_read.h"
@@ -381,21 +382,10 @@ static int spool_empty(const struct bench *b)
     return 1;
 }
 
-static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
-    (void)sb;
-    (void)ftw;
-    if (type == FTW_DP)
-        rmdir(path);
-    else
-        unlink(path);
-    return 0;
-}
-
 static void remove_work(const struct bench *b)
 {
     if (b->work[0] && !b->opts->keep)
-        nftw(b->work, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        tree_remove(b->work);
 }
 
 /* ------------------------------------------------------------ the run */

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bench_report.h"
+#include "fileutil.h"
 #include "json.h"
 #include "json_read.h"
 #include "report_mark.h"
@@ -27,27 +28,6 @@ const char *bench_sync_name(const struct bench_options *o)
 static void work_path(const char *work, const char *name, char *out)
 {
     snprintf(out, PATH_MAX, "%s/%s", work, name);
-}
-
-static char *slurp(const char *path)
-{
-    FILE *fp = fopen(path, "r");
-    char *text = NULL;
-    size_t len = 0, cap = 0, n;
-
-    if (fp == NULL)
-        return NULL;
-    do {
-        if (cap - len < 4096) {
-            cap = cap ? 2 * cap : 65536;
-            text = xrealloc(text, cap);
-        }
-        n = fread(text + len, 1, cap - len - 1, fp);
-        len += n;
-    } while (n > 0);
-    fclose(fp);
-    text[len] = 0;
-    return text;
 }
 
 static double number(const char *json, const char *path)
@@ -67,9 +47,9 @@ void bench_read_reports(const char *work, struct bench_results *res)
     struct msglog_set sent, received;
 
     work_path(work, "relay.json", path);
-    relay = slurp(path);
+    relay = file_read_all(path, NULL);
     work_path(work, "source.json", path);
-    source = slurp(path);
+    source = file_read_all(path, NULL);
     res->injected = number(source, "delivered");
     res->failed = number(source, "failed");
     for (int i = 0; i < 5; i++) {

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "fileutil.h"
 #include "fsinfo.h"
 #include "json.h"
 #include "msg.h"
@@ -296,22 +297,6 @@ static void *worker_main(void *arg)
 
 /* ------------------------------------------------------------ the run */
 
-static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
-    (void)sb;
-    (void)ftw;
-    if (type == FTW_DP)
-        rmdir(path);
-    else
-        unlink(path);
-    return 0;
-}
-
-static void remove_tree(const char *path)
-{
-    nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 static int run_profile(struct raw *raw, struct raw_result *res)
 {
     const struct raw_options *o = raw->opts;
@@ -380,7 +365,7 @@ int spoolsim_raw(int argc, char **argv)
         msg_fatal("cannot make a directory in %s: %s", opts.dir, strerror(errno));
     snprintf(raw.spool, sizeof(raw.spool), "%s/spool", raw.work);
     if (profile_setup(raw.profile, raw.spool, err, sizeof(err)) != 0) {
-        remove_tree(raw.work);
+        tree_remove(raw.work);
         msg_fatal("%s", err);
     }
     raw_result_init(&res);
@@ -395,7 +380,7 @@ int spoolsim_raw(int argc, char **argv)
         status = raw_ceiling(&opts, raw.work, res.elapsed_s, &res);
     }
     if (!opts.keep)
-        remove_tree(raw.work);
+        tree_remove(raw.work);
     else if (!opts.quiet)
         fprintf(stderr, "spoolsim raw: kept %s\n", raw.work);
     raw_print_report(&opts, raw.profile, &res, stdout);

@@ -1,0 +1,58 @@
+/*
+ * fileutil - small file-system chores the programs share; see fileutil.h.
+ */
+#include "config.h"
+
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "fileutil.h"
+#include "xalloc.h"
+
+char *file_read_all(const char *path, size_t *len)
+{
+    FILE *fp = fopen(path, "r");
+    char *text = NULL;
+    size_t used = 0, cap = 0, n;
+
+    if (fp == NULL)
+        return NULL;
+    /* Read until EOF: /proc files report a size of 0. */
+    do {
+        if (cap - used < 4096) {
+            cap = cap ? 2 * cap : 16384;
+            text = xrealloc(text, cap);
+        }
+        n = fread(text + used, 1, cap - used - 1, fp);
+        used += n;
+    } while (n > 0);
+    if (ferror(fp)) {
+        fclose(fp);
+        free(text);
+        return NULL;
+    }
+    fclose(fp);
+    text[used] = 0;
+    if (len)
+        *len = used;
+    return text;
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+    (void)sb;
+    (void)ftw;
+    if (type == FTW_DP)
+        rmdir(path);
+    else
+        unlink(path);
+    return 0;
+}
+
+void tree_remove(const char *path)
+{
+    if (path[0])
+        nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
