@@ -184,6 +184,12 @@ const char *smtp_data_reject(const struct smtp_data_reader *rd)
 
 static const char *const policy_names[] = {"strict", "normalize", "lenient"};
 
+double smtp_data_time_left(const struct smtp_data_reader *rd, double timeout, double min_rate,
+                           double spent)
+{
+    return timeout + (double)rd->content_bytes / min_rate - spent;
+}
+
 int smtp_bare_lf_policy_parse(const char *name, enum smtp_bare_lf_policy *policy)
 {
     for (int i = 0; i < 3; i++) {

@@ -52,6 +52,14 @@ size_t smtp_data_feed(struct smtp_data_reader *rd, const char *in, size_t len,
 /* NULL if the message may be accepted, else the reply the policy demands. */
 const char *smtp_data_reject(const struct smtp_data_reader *rd);
 
+/*
+ * A minimum data rate (Postfix's smtpd_min_data_rate): DATA may last the
+ * idle timeout plus one second per min_rate content bytes received. The
+ * seconds left of that budget after `spent' seconds; negative once over.
+ */
+double smtp_data_time_left(const struct smtp_data_reader *rd, double timeout, double min_rate,
+                           double spent);
+
 int smtp_bare_lf_policy_parse(const char *name, enum smtp_bare_lf_policy *policy);
 const char *smtp_bare_lf_policy_name(enum smtp_bare_lf_policy policy);
 

@@ -27,9 +27,8 @@ static void on_data_deadline(evutil_socket_t fd, short what, void *arg);
 static void arm_data_deadline(struct sink_session *s)
 {
     const struct sink_options *opts = s->server->opts;
-    double allowed = opts->timeout + (double)s->data.content_bytes / opts->min_data_rate;
     double spent = (double)(clock_now_ns() - s->data_start_ns) / 1e9;
-    double left = allowed - spent;
+    double left = smtp_data_time_left(&s->data, opts->timeout, opts->min_data_rate, spent);
     struct timeval tv;
 
     if (left < 0)
@@ -45,14 +44,14 @@ static void on_data_deadline(evutil_socket_t fd, short what, void *arg)
 {
     struct sink_session *s = arg;
     const struct sink_options *opts = s->server->opts;
-    double allowed = opts->timeout + (double)s->data.content_bytes / opts->min_data_rate;
+    double spent = (double)(clock_now_ns() - s->data_start_ns) / 1e9;
     char text[300];
 
     (void)fd;
     (void)what;
     if (!s->in_data || s->closing)
         return;
-    if ((double)(clock_now_ns() - s->data_start_ns) / 1e9 < allowed) {
+    if (smtp_data_time_left(&s->data, opts->timeout, opts->min_data_rate, spent) > 0) {
         arm_data_deadline(s); /* data arrived meanwhile: the budget grew */
         return;
     }

@@ -27,6 +27,7 @@
 #include "msg.h"
 #include "relay_private.h"
 #include "spoolsim.h"
+#include "tls.h"
 #include "xalloc.h"
 
 #define STOP_GRACE 10 /* seconds for deliveries in flight at a stop */
@@ -222,6 +223,9 @@ int spoolsim_relay(int argc, char **argv)
         msg_usage("--next-hop %s: %s", opts.next_hop, err);
     if (relay_local_init(&r, err, sizeof(err)) != 0)
         msg_fatal("%s", err);
+    if (opts.tls &&
+        (r.tls_ctx = tls_server_ctx_new(opts.tls_cert, opts.tls_key, err, sizeof(err))) == NULL)
+        msg_fatal("%s", err);
     relay_smtpd_build_ehlo(&r);
     listen_fd = open_listener(&opts);
 
@@ -281,6 +285,7 @@ int spoolsim_relay(int argc, char **argv)
         event_free(r.flow_timer);
     evconnlistener_free(r.listener);
     event_base_free(r.base);
+    SSL_CTX_free(r.tls_ctx);
     relay_stats_free(&r.stats);
     pf_spool_close(&r.spool);
     close(lock_fd);

@@ -33,6 +33,11 @@ enum {
     OPT_IN_FLOW_DELAY,
     OPT_IN_FLOW_LIMIT,
     OPT_TIMEOUT,
+    OPT_MIN_DATA_RATE,
+    OPT_ERROR_LIMIT,
+    OPT_TLS,
+    OPT_TLS_CERT,
+    OPT_TLS_KEY,
     OPT_HOP_TIMEOUT,
     OPT_STATS_INTERVAL,
     OPT_BACKLOG,
@@ -81,6 +86,13 @@ static void usage(FILE *fp)
             "                          to catch up, as Postfix's in_flow_delay; 0 = never (1s)\n"
             "  --in-flow-limit N       flow tokens when the queue manager is idle (100)\n"
             "  --timeout SECONDS       client idle time before 421 (300)\n"
+            "  --min-data-rate N       in DATA, a client gets --timeout plus one second per\n"
+            "                          N bytes received, then 421 (Postfix's\n"
+            "                          smtpd_min_data_rate); default: no such deadline\n"
+            "  --error-limit N         protocol errors before 421 and close (20)\n"
+            "  --tls                   offer STARTTLS (self-signed certificate made in memory)\n"
+            "  --tls-cert FILE         certificate chain (PEM) for STARTTLS\n"
+            "  --tls-key FILE          private key (PEM); default: in the certificate file\n"
             "  --hop-timeout SECONDS   next-hop reply time before deferral (30)\n"
             "  --bare-lf POLICY        strict, normalize or lenient (normalize)\n"
             "  --backlog N             listen backlog (1024)\n"
@@ -139,6 +151,11 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         {"in-flow-delay", required_argument, NULL, OPT_IN_FLOW_DELAY},
         {"in-flow-limit", required_argument, NULL, OPT_IN_FLOW_LIMIT},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
+        {"min-data-rate", required_argument, NULL, OPT_MIN_DATA_RATE},
+        {"error-limit", required_argument, NULL, OPT_ERROR_LIMIT},
+        {"tls", no_argument, NULL, OPT_TLS},
+        {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
+        {"tls-key", required_argument, NULL, OPT_TLS_KEY},
         {"hop-timeout", required_argument, NULL, OPT_HOP_TIMEOUT},
         {"bare-lf", required_argument, NULL, OPT_BARE_LF},
         {"backlog", required_argument, NULL, OPT_BACKLOG},
@@ -172,6 +189,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
     opts->in_flow_delay = 1;
     opts->in_flow_limit = 100;
     opts->timeout = 300;
+    opts->error_limit = 20; /* Postfix's smtpd_hard_error_limit */
     opts->hop_timeout = 30;
     opts->stats_interval = 1;
     opts->backlog = 1024;
@@ -248,6 +266,22 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         case OPT_TIMEOUT:
             opts->timeout = optarg_seconds(optarg, "--timeout");
             break;
+        case OPT_MIN_DATA_RATE:
+            opts->min_data_rate = (double)optarg_count(optarg, "--min-data-rate", 1, 1u << 30);
+            break;
+        case OPT_ERROR_LIMIT:
+            opts->error_limit = (unsigned)optarg_count(optarg, "--error-limit", 1, 100000);
+            break;
+        case OPT_TLS:
+            opts->tls = 1;
+            break;
+        case OPT_TLS_CERT:
+            opts->tls_cert = optarg;
+            opts->tls = 1;
+            break;
+        case OPT_TLS_KEY:
+            opts->tls_key = optarg;
+            break;
         case OPT_HOP_TIMEOUT:
             opts->hop_timeout = optarg_seconds(optarg, "--hop-timeout");
             break;
@@ -290,6 +324,8 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         msg_usage("unexpected argument \"%s\"", argv[optind]);
     if (opts->spool == NULL)
         msg_usage("no spool directory: --spool DIR is required");
+    if (opts->tls_key && !opts->tls_cert)
+        msg_usage("--tls-key needs --tls-cert");
     if (opts->min_backoff_ns > opts->max_backoff_ns)
         msg_usage("--min-backoff is longer than --max-backoff");
     if (opts->timeout <= 0 || opts->hop_timeout <= 0 || opts->stats_interval <= 0)

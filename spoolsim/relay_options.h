@@ -42,7 +42,11 @@ struct relay_options {
     double in_flow_delay;   /* seconds; 0 disables flow control */
     unsigned in_flow_limit; /* tokens, as Postfix's default_process_limit */
     double timeout;         /* client idle time, seconds */
-    double hop_timeout;     /* next hop reply time, seconds */
+    double min_data_rate;   /* bytes/s owed in DATA after the timeout; 0 = none */
+    unsigned error_limit;   /* protocol errors before 421 */
+    int tls;                /* offer STARTTLS */
+    const char *tls_cert, *tls_key;
+    double hop_timeout; /* next hop reply time, seconds */
     double stats_interval;
     unsigned backlog;
     enum smtp_bare_lf_policy bare_lf;

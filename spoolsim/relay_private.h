@@ -20,6 +20,7 @@
 
 #include <event2/event.h>
 #include <event2/listener.h>
+#include <openssl/ssl.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
@@ -81,6 +82,7 @@ struct relay_stats {
     struct histogram receive, commit, queue_wait, delivery, end_to_end;
     uint64_t hop_connects, hop_failures;
     uint64_t flow_waits; /* messages that waited for a flow token */
+    uint64_t sessions, tls_sessions, timeouts, error_closes; /* SMTP clients */
     /* queue depths sampled every --stats-interval */
     struct relay_sample {
         double t;
@@ -94,7 +96,7 @@ struct relay {
     const struct relay_options *opts;
     struct event_base *base;
     struct pf_spool spool;
-    const struct profile *profile; /* postfix: pf_spool; otherwise relay_profile.c */
+    const struct profile *profile;  /* postfix: pf_spool; otherwise relay_profile.c */
     struct profile_runner *runners; /* one per pool thread: cleanup's, then qmgr's */
     unsigned runner_count;
     uint64_t next_msg_number;
@@ -103,7 +105,9 @@ struct relay {
     struct evconnlistener *listener;
     struct relay_session *sessions;
     unsigned session_count;
-    char ehlo_reply[512];
+    SSL_CTX *tls_ctx;         /* NULL unless --tls */
+    char ehlo_reply[512];     /* offers STARTTLS when tls_ctx is set */
+    char ehlo_reply_tls[512]; /* inside TLS */
 
     /*
      * Flow control, as Postfix's in_flow_delay: a committed message costs a

@@ -8,6 +8,10 @@
  * file is committed (fsync'ed and marked 0700), and only then answers 250
  * with the queue ID, like Postfix's smtpd waiting for its cleanup. A full
  * disk gets 452 4.3.1 and leaves no file behind.
+ *
+ * With --tls the session offers STARTTLS; what the client sent behind the
+ * command is discarded and the session starts afresh inside TLS, as
+ * smtp-sink does (security.md items 1 and 2).
  */
 #include "config.h"
 
@@ -15,6 +19,7 @@
 #include <errno.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <event2/bufferevent_ssl.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +37,6 @@
 #include "xalloc.h"
 
 #define INPUT_HIGH_WATER (64 * 1024)
-#define HARD_ERROR_LIMIT 20 /* Postfix's smtpd_hard_error_limit */
 
 struct relay_session {
     struct relay *relay;
@@ -45,6 +49,10 @@ struct relay_session {
     struct relay_msg *committing; /* the message on a cleanup thread */
     int closing;
     int free_scheduled;
+    int tls;                     /* the session runs inside TLS */
+    int tls_pending;             /* our 220 to STARTTLS is on its way; the handshake follows */
+    struct event *data_deadline; /* --min-data-rate */
+    uint64_t data_start_ns;
     unsigned errors;
     char client_addr[INET6_ADDRSTRLEN + 8];
     char *helo;
@@ -59,6 +67,8 @@ struct relay_session {
 
 static void session_process(struct relay_session *s);
 static void session_free(struct relay_session *s);
+static void begin_tls(struct relay_session *s);
+static void start_tls(struct relay_session *s);
 
 static void reply(struct relay_session *s, const char *text)
 {
@@ -81,25 +91,44 @@ static void session_free_later(struct relay_session *s)
     if (s->free_scheduled)
         return;
     s->free_scheduled = 1;
-    bufferevent_disable(s->bev, EV_READ | EV_WRITE);
+    if (s->bev)
+        bufferevent_disable(s->bev, EV_READ | EV_WRITE);
     event_base_once(s->relay->base, -1, EV_TIMEOUT, on_free_later, s, NULL);
 }
 
-/* Send what has been said; a closing session goes once all of it has left. */
+/*
+ * Send what has been said. Once all of it has left, a closing session
+ * goes and a STARTTLS session begins its handshake. A TLS session's
+ * output goes through OpenSSL, which its bufferevent drives by itself.
+ */
 static void session_flush(struct relay_session *s)
 {
     int status;
 
     if (s->free_scheduled)
         return;
+    if (s->tls) {
+        if (s->closing && evbuffer_get_length(bufferevent_get_output(s->bev)) == 0)
+            session_free_later(s);
+        return;
+    }
     status = bev_out_flush(s->bev);
     if (status < 0 || (status == 0 && s->closing))
         session_free_later(s);
+    else if (status == 0 && s->tls_pending)
+        start_tls(s);
+}
+
+static void stop_data_deadline(struct relay_session *s)
+{
+    if (s->data_deadline)
+        evtimer_del(s->data_deadline);
 }
 
 static void close_after_flush(struct relay_session *s)
 {
     s->closing = 1;
+    stop_data_deadline(s);
     bufferevent_disable(s->bev, EV_READ);
 }
 
@@ -117,12 +146,14 @@ static void transaction_reset(struct relay_session *s)
     s->in_data = 0;
     s->oversize = 0;
     s->message_bytes = 0;
+    stop_data_deadline(s);
     smtp_seq_end_transaction(&s->seq);
 }
 
 static void protocol_error(struct relay_session *s, const char *text)
 {
-    if (++s->errors >= HARD_ERROR_LIMIT) {
+    if (++s->errors >= s->relay->opts->error_limit) {
+        s->relay->stats.error_closes++;
         reply(s, "421 4.7.0 Error: too many errors");
         close_after_flush(s);
         return;
@@ -143,6 +174,45 @@ static void on_content(void *arg, const char *buf, size_t len)
         pf_qfile_content(&s->msg->qf, buf, len);
 }
 
+static void on_data_deadline(evutil_socket_t fd, short what, void *arg);
+
+/* --min-data-rate: the budget grows with every byte, so re-check when due. */
+static void arm_data_deadline(struct relay_session *s)
+{
+    const struct relay_options *opts = s->relay->opts;
+    double spent = (double)(clock_now_ns() - s->data_start_ns) / 1e9;
+    double left = smtp_data_time_left(&s->data, opts->timeout, opts->min_data_rate, spent);
+    struct timeval tv;
+
+    if (left < 0)
+        left = 0;
+    tv.tv_sec = (time_t)left;
+    tv.tv_usec = (suseconds_t)((left - (double)tv.tv_sec) * 1e6);
+    if (s->data_deadline == NULL)
+        s->data_deadline = evtimer_new(s->relay->base, on_data_deadline, s);
+    evtimer_add(s->data_deadline, &tv);
+}
+
+static void on_data_deadline(evutil_socket_t fd, short what, void *arg)
+{
+    struct relay_session *s = arg;
+    const struct relay_options *opts = s->relay->opts;
+    double spent = (double)(clock_now_ns() - s->data_start_ns) / 1e9;
+
+    (void)fd;
+    (void)what;
+    if (!s->in_data || s->closing || s->free_scheduled)
+        return;
+    if (smtp_data_time_left(&s->data, opts->timeout, opts->min_data_rate, spent) > 0) {
+        arm_data_deadline(s);
+        return;
+    }
+    s->relay->stats.timeouts++;
+    reply(s, "421 4.4.2 Error: data rate too low");
+    close_after_flush(s);
+    session_flush(s);
+}
+
 static void begin_message(struct relay_session *s)
 {
     struct relay_msg *m = relay_msg_new(s->relay);
@@ -156,6 +226,10 @@ static void begin_message(struct relay_session *s)
     s->msg = m;
     s->in_data = 1;
     smtp_data_init(&s->data, s->relay->opts->bare_lf);
+    if (s->relay->opts->min_data_rate > 0) {
+        s->data_start_ns = clock_now_ns();
+        arm_data_deadline(s);
+    }
 }
 
 static void end_message(struct relay_session *s)
@@ -164,6 +238,7 @@ static void end_message(struct relay_session *s)
     struct relay_msg *m = s->msg;
 
     s->in_data = 0;
+    stop_data_deadline(s);
     if (rejected || s->oversize) {
         reply(s, rejected ? rejected : "552 5.3.4 Error: message file too big");
         transaction_reset(s);
@@ -226,7 +301,8 @@ static void handle_command(struct relay_session *s, const char *line, size_t len
         protocol_error(s, cmd.error);
         return;
     }
-    if (cmd.verb == SMTP_VERB_LHLO || cmd.verb == SMTP_VERB_STARTTLS) {
+    if (cmd.verb == SMTP_VERB_LHLO ||
+        (cmd.verb == SMTP_VERB_STARTTLS && s->relay->tls_ctx == NULL)) {
         protocol_error(s, "502 5.5.1 Error: command not implemented");
         return;
     }
@@ -248,7 +324,7 @@ static void handle_command(struct relay_session *s, const char *line, size_t len
         transaction_reset(s);
         smtp_seq_commit(&s->seq, cmd.verb);
         if (cmd.verb == SMTP_VERB_EHLO) {
-            reply(s, s->relay->ehlo_reply);
+            reply(s, s->tls ? s->relay->ehlo_reply_tls : s->relay->ehlo_reply);
         } else {
             snprintf(text, sizeof(text), "250 %s", opts->hostname);
             reply(s, text);
@@ -276,6 +352,10 @@ static void handle_command(struct relay_session *s, const char *line, size_t len
     case SMTP_VERB_DATA:
         begin_message(s);
         reply(s, "354 End data with <CR><LF>.<CR><LF>");
+        break;
+    case SMTP_VERB_STARTTLS:
+        reply(s, "220 2.0.0 Ready to start TLS");
+        begin_tls(s);
         break;
     case SMTP_VERB_RSET:
         transaction_reset(s);
@@ -325,7 +405,7 @@ static void session_process(struct relay_session *s)
 {
     struct evbuffer *in = bufferevent_get_input(s->bev);
 
-    while (!s->closing && !s->committing && !s->free_scheduled) {
+    while (!s->closing && !s->committing && !s->free_scheduled && !s->tls_pending) {
         size_t avail = evbuffer_get_length(in), used;
         struct smtp_line line;
         enum smtp_line_status status;
@@ -357,6 +437,67 @@ static void session_process(struct relay_session *s)
     }
 }
 
+/* ---------------------------------------------------------------- STARTTLS */
+
+/*
+ * Until our 220 has left, the session reads nothing; what the client sent
+ * behind STARTTLS is thrown away, so plaintext never runs inside TLS
+ * (CVE-2011-0411). Then the plain bufferevent hands its socket to an
+ * OpenSSL one and the session forgets its EHLO.
+ */
+static void begin_tls(struct relay_session *s)
+{
+    struct evbuffer *in = bufferevent_get_input(s->bev);
+
+    evbuffer_drain(in, evbuffer_get_length(in));
+    bufferevent_disable(s->bev, EV_READ);
+    s->tls_pending = 1;
+}
+
+static void on_read(struct bufferevent *bev, void *arg);
+static void on_write(struct bufferevent *bev, void *arg);
+static void on_event(struct bufferevent *bev, short what, void *arg);
+
+static void start_tls(struct relay_session *s)
+{
+    evutil_socket_t fd = bufferevent_getfd(s->bev);
+    struct bufferevent *tls = NULL;
+    SSL *ssl;
+    struct timeval tv;
+
+    s->tls_pending = 0;
+    /* Detach the socket first, so that freeing the plain bufferevent keeps it open. */
+    bufferevent_setfd(s->bev, -1);
+    bufferevent_free(s->bev);
+    s->bev = NULL;
+    if ((ssl = SSL_new(s->relay->tls_ctx)) != NULL)
+        tls = bufferevent_openssl_socket_new(s->relay->base, fd, ssl, BUFFEREVENT_SSL_ACCEPTING,
+                                             BEV_OPT_CLOSE_ON_FREE);
+    if (tls == NULL) {
+        msg_warn("%s: cannot start TLS", s->client_addr);
+        if (ssl)
+            SSL_free(ssl);
+        evutil_closesocket(fd);
+        session_free_later(s);
+        return;
+    }
+    bufferevent_openssl_set_allow_dirty_shutdown(tls, 1);
+    s->bev = tls;
+    s->tls = 1;
+    s->relay->stats.tls_sessions++;
+    transaction_reset(s);
+    smtp_seq_tls_started(&s->seq);
+    smtp_line_init(&s->lines, SMTP_COMMAND_LINE_LIMIT);
+    free(s->helo);
+    s->helo = NULL;
+    bufferevent_setcb(tls, on_read, on_write, on_event, s);
+    tv.tv_sec = (time_t)s->relay->opts->timeout;
+    tv.tv_usec = (suseconds_t)((s->relay->opts->timeout - (double)tv.tv_sec) * 1e6);
+    bufferevent_set_timeouts(tls, &tv, &tv);
+    bufferevent_setwatermark(tls, EV_READ, 0, INPUT_HIGH_WATER);
+    bufferevent_enable(tls, EV_READ | EV_WRITE);
+}
+
 /* ---------------------------------------------------------------- events */
 
 static void on_read(struct bufferevent *bev, void *arg)
@@ -370,8 +511,10 @@ static void on_write(struct bufferevent *bev, void *arg)
 {
     struct relay_session *s = arg;
 
-    if (bev_out_written(bev) && s->closing)
-        session_free_later(s);
+    if (s->tls)
+        session_flush(s); /* OpenSSL has taken all of it */
+    else if (bev_out_written(bev) && (s->closing || s->tls_pending))
+        session_flush(s);
 }
 
 static void on_event(struct bufferevent *bev, short what, void *arg)
@@ -379,7 +522,10 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
     struct relay_session *s = arg;
 
     (void)bev;
-    if (what & BEV_EVENT_TIMEOUT) {
+    if (s->free_scheduled || what == BEV_EVENT_CONNECTED)
+        return; /* a TLS handshake completed */
+    if ((what & BEV_EVENT_TIMEOUT) && !s->closing) {
+        s->relay->stats.timeouts++;
         reply(s, "421 4.4.2 Error: timeout exceeded");
         close_after_flush(s);
         session_flush(s);
@@ -402,7 +548,10 @@ static void session_free(struct relay_session *s)
     r->session_count--;
     if (s->committing)
         s->committing->client = NULL; /* the message goes on; no one hears its 250 */
-    bufferevent_free(s->bev);
+    if (s->data_deadline)
+        event_free(s->data_deadline);
+    if (s->bev)
+        bufferevent_free(s->bev);
     free(s->helo);
     free(s->rcpts);
     free(s);
@@ -435,6 +584,7 @@ void relay_smtpd_accept(struct relay *r, int fd, const struct sockaddr *addr)
         r->sessions->prev = s;
     r->sessions = s;
     r->session_count++;
+    r->stats.sessions++;
     {
         char text[300];
 
@@ -448,7 +598,7 @@ void relay_smtpd_accept(struct relay *r, int fd, const struct sockaddr *addr)
 void relay_smtpd_close_all(struct relay *r)
 {
     for (struct relay_session *s = r->sessions; s; s = s->next) {
-        if (s->committing || s->closing || s->free_scheduled)
+        if (s->committing || s->closing || s->free_scheduled || s->tls_pending)
             continue;
         reply(s, "421 4.3.2 Service shutting down");
         close_after_flush(s);
@@ -458,10 +608,14 @@ void relay_smtpd_close_all(struct relay *r)
 
 void relay_smtpd_build_ehlo(struct relay *r)
 {
-    snprintf(r->ehlo_reply, sizeof(r->ehlo_reply),
-             "250-%s\r\n250-PIPELINING\r\n250-SIZE %llu\r\n250-ENHANCEDSTATUSCODES\r\n"
-             "250 8BITMIME\r\n",
-             r->opts->hostname, (unsigned long long)r->opts->max_size);
+    const char *format =
+        "250-%s\r\n250-PIPELINING\r\n250-SIZE %llu\r\n%s250-ENHANCEDSTATUSCODES\r\n"
+        "250 8BITMIME\r\n";
+
+    snprintf(r->ehlo_reply, sizeof(r->ehlo_reply), format, r->opts->hostname,
+             (unsigned long long)r->opts->max_size, r->tls_ctx ? "250-STARTTLS\r\n" : "");
+    snprintf(r->ehlo_reply_tls, sizeof(r->ehlo_reply_tls), format, r->opts->hostname,
+             (unsigned long long)r->opts->max_size, "");
 }
 
 void relay_smtpd_free_all(struct relay *r)

@@ -132,6 +132,10 @@ static void print_report(const struct relay *r, FILE *fp)
             (unsigned long long)st->delivered, per_sec(st->delivered, window), window,
             (unsigned long long)st->deferrals, (unsigned long long)st->bounced,
             (unsigned long long)st->recovered, (unsigned long long)st->corrupt);
+    fprintf(fp,
+            "client sessions %llu (%llu with TLS); closed for a timeout %llu, for errors %llu\n",
+            (unsigned long long)st->sessions, (unsigned long long)st->tls_sessions,
+            (unsigned long long)st->timeouts, (unsigned long long)st->error_closes);
     if (st->rejected_storage || st->rejected_other)
         fprintf(fp, "refused: %llu for lack of storage (452), %llu for other errors (451)\n",
                 (unsigned long long)st->rejected_storage, (unsigned long long)st->rejected_other);
@@ -249,6 +253,10 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     json_uint(&w, "corrupt", st->corrupt);
     json_uint(&w, "refused_storage", st->rejected_storage);
     json_uint(&w, "refused_other", st->rejected_other);
+    json_uint(&w, "sessions", st->sessions);
+    json_uint(&w, "tls_sessions", st->tls_sessions);
+    json_uint(&w, "session_timeouts", st->timeouts);
+    json_uint(&w, "session_error_closes", st->error_closes);
     json_double(&w, "fsyncs_per_s", per_sec(st->spool.fsyncs, window));
     write_ops(&w, "spool_ops", &st->spool);
     if (!r->profile->builtin_postfix) {

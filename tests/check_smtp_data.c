@@ -187,6 +187,24 @@ START_TEST(test_normalize_stores_crlf)
 }
 END_TEST
 
+/* The data-rate budget grows with content received: 1 s per min_rate bytes. */
+START_TEST(test_time_left_grows_with_content)
+{
+    const char in[] = "0123456789\r\n"; /* 12 content bytes, no end yet */
+    struct smtp_data_reader rd;
+    struct collected out;
+
+    run_reader(SMTP_BARE_LF_NORMALIZE, in, strlen(in), 4096, &out, &rd);
+    ck_assert_uint_eq(rd.content_bytes, 12);
+    /* timeout 2 s + 12 bytes at 4 B/s = 5 s allowed */
+    ck_assert_double_eq_tol(smtp_data_time_left(&rd, 2, 4, 0), 5, 1e-9);
+    ck_assert_double_eq_tol(smtp_data_time_left(&rd, 2, 4, 4.5), 0.5, 1e-9);
+    ck_assert(smtp_data_time_left(&rd, 2, 4, 5.5) < 0);
+    smtp_data_init(&rd, SMTP_BARE_LF_NORMALIZE);
+    ck_assert(smtp_data_time_left(&rd, 2, 4, 2.5) < 0); /* nothing sent: only the timeout */
+}
+END_TEST
+
 /* Content with every awkward line start survives stuff -> read unchanged. */
 START_TEST(test_stuff_round_trip)
 {
@@ -262,6 +280,7 @@ int main(void)
     tcase_add_test(rd, test_empty_message);
     tcase_add_test(rd, test_unstuffing);
     tcase_add_test(rd, test_normalize_stores_crlf);
+    tcase_add_test(rd, test_time_left_grows_with_content);
     tcase_add_loop_test(sm, test_smuggling_strict, 0, N_SMUGGLE);
     tcase_add_loop_test(sm, test_smuggling_normalize, 0, N_SMUGGLE);
     tcase_add_loop_test(sm, test_strict_rejects_bare_line_ends, 0, N_SMUGGLE);

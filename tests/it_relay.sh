@@ -83,6 +83,22 @@ check "each one fsync'ed" test "$(python3 -c "import json; print(json.load(open(
 check "long queue IDs (enable_long_queue_ids form)" \
     test "$(grep -c -E '^id=[0-9A-Za-z]{10}z[0-9A-Za-z]+ ' "$WORK/src5.log")" = 100
 
+# STARTTLS on the way in: every session encrypted, every message delivered once.
+SPOOLT=$WORK/spool-tls
+start_sink tsink --msg-log "$WORK/tls.sink.log" 127.0.0.1:0 100 || exit 1
+start_relay relayt --spool "$SPOOLT" --next-hop "127.0.0.1:$tsink_PORT" --tls \
+    --json "$WORK/relayt.json" || exit 1
+check "300 messages relayed over STARTTLS" to "$WORK/srct.out" timeout 60 "$SOURCE" -s 5 -m 300 \
+    --tls --msg-log "$WORK/srct.log" "127.0.0.1:$relayt_PORT"
+check "the spool drains" wait_spool_empty "$SPOOLT" 30
+stop "$relayt_PID"
+stop "$tsink_PID"
+report=$(delivery_report "$WORK/srct.log" "$WORK/tls.sink.log")
+check "exactly once over TLS: $report" test "$report" = "acked 300, lost 0, duplicated 0"
+check "every client session used TLS" \
+    test "$(json_get "$WORK/relayt.json" tls_sessions)" = "$(json_get "$WORK/relayt.json" sessions)"
+check "with TLS sessions counted" test "$(json_get "$WORK/relayt.json" tls_sessions)" -ge 5
+
 # Other MTAs' spool profiles in the relay: their file operations per message,
 # the message itself delivered from memory; deferrals through the profile's
 # deferral path.

@@ -261,6 +261,31 @@ def group_slow():
     c.close()
 
 
+def group_rcptcap():
+    # security.md 9: --max-rcpt 3: the fourth recipient gets 452 4.5.3 and the
+    # message goes on with three; the next transaction may have three again.
+    c = Conn()
+    c.cmd("EHLO probe")
+    check("rcptcap: MAIL", c.cmd("MAIL FROM:<a@example.org>") == 250)
+    codes = [c.cmd(f"RCPT TO:<r{i}@example.org>") for i in range(5)]
+    check("three recipients accepted, the rest 452", codes == [250] * 3 + [452] * 2, codes)
+    check("DATA with the accepted three", c.cmd("DATA") == 354)
+    c.send(b"Subject: cap\r\n\r\nhi\r\n.\r\n")
+    check("message accepted", c.reply()[0] == 250)
+    check("next transaction: MAIL", c.cmd("MAIL FROM:<a@example.org>") == 250)
+    codes = [c.cmd(f"RCPT TO:<s{i}@example.org>") for i in range(4)]
+    check("the cap is per transaction", codes == [250] * 3 + [452], codes)
+    c.cmd("RSET")
+    # security.md 9: NUL bytes in DATA are content and never end the message.
+    check("NUL: start a transaction", start_transaction(c) == 354)
+    c.send(b"Subject: nul\r\n\r\na\0b\r\n\0.\r\n\0\r\n.\0\r\n")
+    check("NUL lines do not end the message", c.nothing_within(0.5))
+    c.send(b"tail\r\n.\r\n")
+    codes = [c.reply()[0], c.cmd("QUIT")]
+    check("one 250 for the message with NULs, then 221", codes == [250, 221], codes)
+    c.close()
+
+
 def group_greet():
     # security.md 6: a client that talks before the greeting is refused.
     sock = socket.create_connection(("127.0.0.1", PORT), timeout=5)
