@@ -12,7 +12,6 @@
 #include <errno.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
-#include <event2/bufferevent_ssl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -32,6 +31,7 @@
 #include "smtp_data.h"
 #include "smtp_line.h"
 #include "smtp_seq.h"
+#include "tls_bev.h"
 #include "xalloc.h"
 
 #define INPUT_HIGH_WATER (64 * 1024)
@@ -562,29 +562,16 @@ static void begin_tls(struct sink_session *s)
 
 static void start_tls(struct sink_session *s)
 {
-    evutil_socket_t fd = bufferevent_getfd(s->bev);
-    struct bufferevent *tls = NULL;
-    SSL *ssl;
+    struct bufferevent *tls = tls_bev_upgrade(s->bev, s->server->tls_ctx, TLS_BEV_SERVER);
     struct timeval tv;
 
     s->tls_pending = 0;
-    /* Detach the socket first, so that freeing the plain bufferevent keeps it open. */
-    bufferevent_setfd(s->bev, -1);
-    bufferevent_free(s->bev);
-    s->bev = NULL;
-    if ((ssl = SSL_new(s->server->tls_ctx)) != NULL)
-        tls = bufferevent_openssl_socket_new(s->server->base, fd, ssl, BUFFEREVENT_SSL_ACCEPTING,
-                                             BEV_OPT_CLOSE_ON_FREE);
+    s->bev = tls;
     if (tls == NULL) {
         msg_warn("%s: cannot start TLS", s->client_addr);
-        if (ssl)
-            SSL_free(ssl);
-        evutil_closesocket(fd);
         session_free_later(s);
         return;
     }
-    bufferevent_openssl_set_allow_dirty_shutdown(tls, 1);
-    s->bev = tls;
     s->tls = 1;
     s->server->stats.tls_sessions++;
     smtp_seq_tls_started(&s->seq);

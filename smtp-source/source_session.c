@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
-#include <event2/bufferevent_ssl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdarg.h>
@@ -24,6 +23,7 @@
 #include "smtp_line.h"
 #include "smtp_reply.h"
 #include "source_session.h"
+#include "tls_bev.h"
 #include "xalloc.h"
 
 enum state {
@@ -52,7 +52,7 @@ struct source_session {
     struct event *timer;
     enum state state;
     int connected;
-    int tls_bev;    /* s->bev is an OpenSSL bufferevent */
+    int tls_bev; /* s->bev is an OpenSSL bufferevent */
     int tls_active;
     int finishing; /* no more messages: QUIT and stop */
     unsigned extensions;
@@ -332,30 +332,18 @@ static void connection_lost(struct source_session *s, enum source_failure kind,
 
 static void start_tls(struct source_session *s)
 {
-    evutil_socket_t fd = bufferevent_getfd(s->bev);
-    struct bufferevent *tls = NULL;
-    SSL *ssl = SSL_new(s->ctx->tls_ctx);
-
     /*
      * Whatever the server sent after its 220 is not to be trusted
-     * (CVE-2011-0411): it goes with the plain bufferevent, and the socket
-     * moves to an OpenSSL one. Nothing of ours is pending: we waited for 220.
+     * (CVE-2011-0411): it goes with the plain bufferevent. Nothing of ours
+     * is pending: we waited for the 220.
      */
-    bufferevent_setfd(s->bev, -1);
-    bufferevent_free(s->bev);
-    s->bev = NULL;
-    if (ssl != NULL)
-        tls = bufferevent_openssl_socket_new(s->ctx->base, fd, ssl, BUFFEREVENT_SSL_CONNECTING,
-                                             BEV_OPT_CLOSE_ON_FREE);
+    struct bufferevent *tls = tls_bev_upgrade(s->bev, s->ctx->tls_ctx, TLS_BEV_CLIENT);
+
+    s->bev = tls;
     if (tls == NULL) {
-        if (ssl)
-            SSL_free(ssl);
-        evutil_closesocket(fd);
         connection_lost(s, FAIL_TLS, PHASE_TLS);
         return;
     }
-    bufferevent_openssl_set_allow_dirty_shutdown(tls, 1);
-    s->bev = tls;
     s->tls_bev = 1;
     bufferevent_setcb(tls, on_read, NULL, on_event, s);
     set_timeouts(s, 1);

@@ -19,7 +19,6 @@
 #include <errno.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
-#include <event2/bufferevent_ssl.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +33,7 @@
 #include "smtp_data.h"
 #include "smtp_line.h"
 #include "smtp_seq.h"
+#include "tls_bev.h"
 #include "xalloc.h"
 
 #define INPUT_HIGH_WATER (64 * 1024)
@@ -460,29 +460,16 @@ static void on_event(struct bufferevent *bev, short what, void *arg);
 
 static void start_tls(struct relay_session *s)
 {
-    evutil_socket_t fd = bufferevent_getfd(s->bev);
-    struct bufferevent *tls = NULL;
-    SSL *ssl;
+    struct bufferevent *tls = tls_bev_upgrade(s->bev, s->relay->tls_ctx, TLS_BEV_SERVER);
     struct timeval tv;
 
     s->tls_pending = 0;
-    /* Detach the socket first, so that freeing the plain bufferevent keeps it open. */
-    bufferevent_setfd(s->bev, -1);
-    bufferevent_free(s->bev);
-    s->bev = NULL;
-    if ((ssl = SSL_new(s->relay->tls_ctx)) != NULL)
-        tls = bufferevent_openssl_socket_new(s->relay->base, fd, ssl, BUFFEREVENT_SSL_ACCEPTING,
-                                             BEV_OPT_CLOSE_ON_FREE);
+    s->bev = tls;
     if (tls == NULL) {
         msg_warn("%s: cannot start TLS", s->client_addr);
-        if (ssl)
-            SSL_free(ssl);
-        evutil_closesocket(fd);
         session_free_later(s);
         return;
     }
-    bufferevent_openssl_set_allow_dirty_shutdown(tls, 1);
-    s->bev = tls;
     s->tls = 1;
     s->relay->stats.tls_sessions++;
     transaction_reset(s);
