@@ -20,6 +20,7 @@
 #include "msg.h"
 #include "sink_private.h"
 #include "sink_text.h"
+#include "smtp_input.h"
 #include "xalloc.h"
 
 static void on_data_deadline(evutil_socket_t fd, short what, void *arg);
@@ -190,21 +191,7 @@ static void finish_message(struct sink_session *s)
 
 void sink_message_read(struct sink_session *s)
 {
-    struct evbuffer *in = bufferevent_get_input(s->bev);
-    struct evbuffer_iovec vec[16];
-    int n;
-
-    while (s->in_data && !s->closing && evbuffer_get_length(in) > 0) {
-        size_t used = 0;
-
-        /* It returns how many extents the data needs: maybe more than it filled. */
-        n = evbuffer_peek(in, -1, NULL, vec, 16);
-        if (n > 16)
-            n = 16;
-        for (int i = 0; i < n && !s->data.done; i++)
-            used += smtp_data_feed(&s->data, vec[i].iov_base, vec[i].iov_len, on_content, s);
-        evbuffer_drain(in, used);
-        if (s->data.done)
-            finish_message(s);
-    }
+    if (s->in_data && !s->closing &&
+        smtp_input_data(&s->data, bufferevent_get_input(s->bev), on_content, s))
+        finish_message(s);
 }

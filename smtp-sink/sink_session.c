@@ -29,6 +29,7 @@
 #include "sink_text.h"
 #include "smtp_cmd.h"
 #include "smtp_data.h"
+#include "smtp_input.h"
 #include "smtp_line.h"
 #include "smtp_seq.h"
 #include "tls_bev.h"
@@ -510,10 +511,8 @@ static void session_process(struct sink_session *s)
     struct evbuffer *in = bufferevent_get_input(s->bev);
 
     while (!s->closing && !s->paused && !s->tls_pending && !s->server->draining) {
-        size_t avail = evbuffer_get_length(in), used;
-        struct smtp_line line;
-        enum smtp_line_status status;
-        const char *buf;
+        char line[SMTP_COMMAND_LINE_LIMIT];
+        size_t len;
 
         if (s->in_data) {
             sink_message_read(s);
@@ -521,26 +520,16 @@ static void session_process(struct sink_session *s)
                 return;
             continue;
         }
-        if (avail == 0)
-            return;
-        if (avail > s->lines.limit)
-            avail = s->lines.limit;
-        buf = (const char *)evbuffer_pullup(in, (ev_ssize_t)avail);
-        status = smtp_line_next(&s->lines, buf, avail, &line, &used);
-        if (status == SMTP_LINE_OK) {
-            /* Copy out: draining the buffer would free the line under us. */
-            char copy[SMTP_COMMAND_LINE_LIMIT];
-
-            memcpy(copy, line.text, line.len);
-            evbuffer_drain(in, used);
-            handle_command(s, copy, line.len);
-            continue;
-        }
-        evbuffer_drain(in, used);
-        if (status == SMTP_LINE_TOO_LONG)
+        switch (smtp_input_line(&s->lines, in, line, sizeof(line), &len)) {
+        case SMTP_LINE_OK:
+            handle_command(s, line, len);
+            break;
+        case SMTP_LINE_TOO_LONG:
             protocol_error(s, "500 5.5.2 Error: command too long");
-        else if (used == 0)
+            break;
+        case SMTP_LINE_NEED_MORE:
             return;
+        }
     }
 }
 

@@ -20,6 +20,7 @@
 #include "checksum.h"
 #include "clock.h"
 #include "msg.h"
+#include "smtp_input.h"
 #include "smtp_line.h"
 #include "smtp_reply.h"
 #include "source_session.h"
@@ -536,28 +537,16 @@ static void on_reply(struct source_session *s)
 static void read_replies(struct source_session *s)
 {
     while (s->connected && s->bev) {
-        struct evbuffer *in = bufferevent_get_input(s->bev);
-        size_t avail = evbuffer_get_length(in), used;
-        struct smtp_line line;
-        enum smtp_line_status status;
+        char line[SMTP_REPLY_LINE_LIMIT];
+        size_t len;
+        enum smtp_line_status status =
+            smtp_input_line(&s->lines, bufferevent_get_input(s->bev), line, sizeof(line), &len);
         enum smtp_reply_status reply_status;
-        const char *buf;
 
-        if (avail == 0)
+        if (status == SMTP_LINE_NEED_MORE)
             return;
-        if (avail > SMTP_REPLY_LINE_LIMIT)
-            avail = SMTP_REPLY_LINE_LIMIT;
-        buf = (const char *)evbuffer_pullup(in, (ev_ssize_t)avail);
-        status = smtp_line_next(&s->lines, buf, avail, &line, &used);
-        if (status == SMTP_LINE_NEED_MORE) {
-            evbuffer_drain(in, used);
-            if (used == 0)
-                return;
-            continue;
-        }
-        reply_status = status == SMTP_LINE_OK ? smtp_reply_line(&s->reply, line.text, line.len)
-                                              : SMTP_REPLY_MALFORMED;
-        evbuffer_drain(in, used);
+        reply_status =
+            status == SMTP_LINE_OK ? smtp_reply_line(&s->reply, line, len) : SMTP_REPLY_MALFORMED;
         if (reply_status == SMTP_REPLY_MALFORMED) {
             if (s->ctx->opts->verbose)
                 msg_info("session %u: malformed reply", s->id);

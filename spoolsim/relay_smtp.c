@@ -29,6 +29,7 @@
 #include "endpoint.h"
 #include "msg.h"
 #include "relay_private.h"
+#include "smtp_input.h"
 #include "smtp_line.h"
 #include "smtp_reply.h"
 #include "smtp_stuff.h"
@@ -345,31 +346,24 @@ static void on_read(struct bufferevent *bev, void *arg)
     struct evbuffer *in = bufferevent_get_input(bev);
 
     while (!c->closed && evbuffer_get_length(in) > 0) {
-        size_t avail = evbuffer_get_length(in), used;
-        struct smtp_line line;
+        char line[SMTP_REPLY_LINE_LIMIT];
+        size_t len;
         enum smtp_line_status status;
         enum smtp_reply_status rs;
-        char *buf;
 
         if (c->pending == 0) {
             /* Nothing was asked: text before a command is an attack or a broken hop. */
             conn_fail(c, "text before a command");
             return;
         }
-        if (avail > c->lines.limit)
-            avail = c->lines.limit;
-        buf = (char *)evbuffer_pullup(in, (ev_ssize_t)avail);
-        status = smtp_line_next(&c->lines, buf, avail, &line, &used);
+        status = smtp_input_line(&c->lines, in, line, sizeof(line), &len);
         if (status == SMTP_LINE_TOO_LONG) {
             conn_fail(c, "reply line too long");
             return;
         }
-        if (status == SMTP_LINE_NEED_MORE) {
-            evbuffer_drain(in, used);
+        if (status == SMTP_LINE_NEED_MORE)
             return;
-        }
-        rs = smtp_reply_line(&c->reply, line.text, line.len);
-        evbuffer_drain(in, used);
+        rs = smtp_reply_line(&c->reply, line, len);
         if (rs == SMTP_REPLY_MALFORMED ||
             (rs == SMTP_REPLY_MORE && c->reply.lines >= MAX_REPLY_LINES)) {
             conn_fail(c, "malformed reply");

@@ -31,6 +31,7 @@
 #include "relay_private.h"
 #include "smtp_cmd.h"
 #include "smtp_data.h"
+#include "smtp_input.h"
 #include "smtp_line.h"
 #include "smtp_seq.h"
 #include "tls_bev.h"
@@ -380,60 +381,30 @@ static void handle_command(struct relay_session *s, const char *line, size_t len
     }
 }
 
-static void read_message_text(struct relay_session *s)
-{
-    struct evbuffer *in = bufferevent_get_input(s->bev);
-    struct evbuffer_iovec vec[8];
-    int n = evbuffer_peek(in, -1, NULL, vec, 8);
-    size_t used_total = 0;
-
-    if (n > 8)
-        n = 8;
-    for (int i = 0; i < n && !s->data.done; i++) {
-        size_t used = smtp_data_feed(&s->data, vec[i].iov_base, vec[i].iov_len, on_content, s);
-
-        used_total += used;
-        if (used < vec[i].iov_len)
-            break;
-    }
-    evbuffer_drain(in, used_total);
-    if (s->data.done)
-        end_message(s);
-}
-
 static void session_process(struct relay_session *s)
 {
     struct evbuffer *in = bufferevent_get_input(s->bev);
 
     while (!s->closing && !s->committing && !s->free_scheduled && !s->tls_pending) {
-        size_t avail = evbuffer_get_length(in), used;
-        struct smtp_line line;
-        enum smtp_line_status status;
-        const char *buf;
+        char line[SMTP_COMMAND_LINE_LIMIT];
+        size_t len;
 
-        if (avail == 0)
-            return;
         if (s->in_data) {
-            read_message_text(s);
+            if (!smtp_input_data(&s->data, in, on_content, s))
+                return;
+            end_message(s);
             continue;
         }
-        if (avail > s->lines.limit)
-            avail = s->lines.limit;
-        buf = (const char *)evbuffer_pullup(in, (ev_ssize_t)avail);
-        status = smtp_line_next(&s->lines, buf, avail, &line, &used);
-        if (status == SMTP_LINE_OK) {
-            char copy[SMTP_COMMAND_LINE_LIMIT];
-
-            memcpy(copy, line.text, line.len);
-            evbuffer_drain(in, used);
-            handle_command(s, copy, line.len);
-            continue;
-        }
-        evbuffer_drain(in, used);
-        if (status == SMTP_LINE_TOO_LONG)
+        switch (smtp_input_line(&s->lines, in, line, sizeof(line), &len)) {
+        case SMTP_LINE_OK:
+            handle_command(s, line, len);
+            break;
+        case SMTP_LINE_TOO_LONG:
             protocol_error(s, "500 5.5.2 Error: command too long");
-        else if (used == 0)
+            break;
+        case SMTP_LINE_NEED_MORE:
             return;
+        }
     }
 }
 
