@@ -17,47 +17,24 @@
 
 #include "checksum.h"
 #include "clock.h"
+#include "data_deadline.h"
 #include "msg.h"
 #include "sink_private.h"
 #include "sink_text.h"
 #include "smtp_input.h"
 #include "xalloc.h"
 
-static void on_data_deadline(evutil_socket_t fd, short what, void *arg);
-
-static void arm_data_deadline(struct sink_session *s)
-{
-    const struct sink_options *opts = s->server->opts;
-    double spent = (double)(clock_now_ns() - s->data_start_ns) / 1e9;
-    double left = smtp_data_time_left(&s->data, opts->timeout, opts->min_data_rate, spent);
-    struct timeval tv;
-
-    if (left < 0)
-        left = 0;
-    tv.tv_sec = (time_t)left;
-    tv.tv_usec = (suseconds_t)((left - (double)tv.tv_sec) * 1e6);
-    if (s->data_deadline == NULL)
-        s->data_deadline = evtimer_new(s->server->base, on_data_deadline, s);
-    evtimer_add(s->data_deadline, &tv);
-}
-
-static void on_data_deadline(evutil_socket_t fd, short what, void *arg)
+/* --min-data-rate: the client fell behind (data_deadline.h). */
+void sink_data_too_slow(void *arg)
 {
     struct sink_session *s = arg;
-    const struct sink_options *opts = s->server->opts;
-    double spent = (double)(clock_now_ns() - s->data_start_ns) / 1e9;
     char text[300];
 
-    (void)fd;
-    (void)what;
     if (!s->in_data || s->closing)
         return;
-    if (smtp_data_time_left(&s->data, opts->timeout, opts->min_data_rate, spent) > 0) {
-        arm_data_deadline(s); /* data arrived meanwhile: the budget grew */
-        return;
-    }
     s->server->stats.timeouts++;
-    snprintf(text, sizeof(text), "421 4.4.2 %s Error: data rate too low", opts->hostname);
+    snprintf(text, sizeof(text), "421 4.4.2 %s Error: data rate too low",
+             s->server->opts->hostname);
     sink_reply(s, text);
     sink_close_after_flush(s);
 }
@@ -68,10 +45,7 @@ void sink_message_begin(struct sink_session *s)
 
     smtp_data_init(&s->data, opts->bare_lf);
     s->in_data = 1;
-    if (opts->min_data_rate > 0) {
-        s->data_start_ns = clock_now_ns();
-        arm_data_deadline(s);
-    }
+    data_deadline_start(&s->data_deadline, &s->data);
     s->msg_id = s->server->next_id++;
     s->msg_bytes = 0;
     s->oversize = 0;
@@ -151,8 +125,7 @@ static void finish_message(struct sink_session *s)
     char text[160];
 
     s->in_data = 0;
-    if (s->data_deadline)
-        evtimer_del(s->data_deadline);
+    data_deadline_stop(&s->data_deadline);
     if (server->opts->cmd[SINK_CMD_DOT].log)
         msg_info("%s: . (%llu bytes)", s->client_addr, (unsigned long long)s->msg_bytes);
     if (s->oversize) {

@@ -12,6 +12,7 @@
 #include <event2/bufferevent.h>
 #include <stdint.h>
 
+#include "data_deadline.h"
 #include "sink_dump.h"
 #include "sink_options.h"
 #include "sink_session.h"
@@ -28,8 +29,7 @@ struct sink_session {
     struct sink_session *prev, *next; /* in server->sessions */
     struct bufferevent *bev;
     struct event *timer;
-    struct event *data_deadline; /* --min-data-rate */
-    uint64_t data_start_ns;
+    struct data_deadline data_deadline; /* --min-data-rate */
     struct smtp_line_reader lines;
     struct smtp_seq seq;
     struct smtp_data_reader data;
@@ -72,6 +72,7 @@ void sink_transaction_reset(struct sink_session *s);
 
 /* sink_message.c */
 void sink_message_begin(struct sink_session *s);
+void sink_data_too_slow(void *session); /* the data_deadline callback */
 void sink_message_read(struct sink_session *s);
 void sink_message_end_dumps(struct sink_session *s, int keep);
 

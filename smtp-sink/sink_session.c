@@ -153,8 +153,7 @@ static void session_free_later(struct sink_session *s)
         bufferevent_disable(s->bev, EV_READ | EV_WRITE);
     if (s->timer)
         evtimer_del(s->timer);
-    if (s->data_deadline)
-        evtimer_del(s->data_deadline);
+    data_deadline_stop(&s->data_deadline);
     event_base_once(s->server->base, -1, EV_TIMEOUT, on_free_later, s, &now);
 }
 
@@ -626,8 +625,7 @@ static void session_free(struct sink_session *s)
     sink_transaction_reset(s);
     if (s->timer)
         event_free(s->timer);
-    if (s->data_deadline)
-        event_free(s->data_deadline);
+    data_deadline_free(&s->data_deadline);
     if (s->bev)
         bufferevent_free(s->bev);
     free(s->pending_reply);
@@ -706,6 +704,8 @@ void sink_session_start(struct sink_server *server, int fd, const struct sockadd
     }
     smtp_line_init(&s->lines, SMTP_COMMAND_LINE_LIMIT);
     smtp_seq_init(&s->seq);
+    data_deadline_init(&s->data_deadline, server->base, opts->timeout, opts->min_data_rate,
+                       sink_data_too_slow, s);
     s->next = server->sessions;
     if (s->next)
         s->next->prev = s;

@@ -27,6 +27,7 @@
 
 #include "bev_out.h"
 #include "clock.h"
+#include "data_deadline.h"
 #include "msg.h"
 #include "relay_private.h"
 #include "smtp_cmd.h"
@@ -50,10 +51,9 @@ struct relay_session {
     struct relay_msg *committing; /* the message on a cleanup thread */
     int closing;
     int free_scheduled;
-    int tls;                     /* the session runs inside TLS */
-    int tls_pending;             /* our 220 to STARTTLS is on its way; the handshake follows */
-    struct event *data_deadline; /* --min-data-rate */
-    uint64_t data_start_ns;
+    int tls;         /* the session runs inside TLS */
+    int tls_pending; /* our 220 to STARTTLS is on its way; the handshake follows */
+    struct data_deadline data_deadline; /* --min-data-rate */
     unsigned errors;
     char client_addr[INET6_ADDRSTRLEN + 8];
     char *helo;
@@ -120,16 +120,10 @@ static void session_flush(struct relay_session *s)
         start_tls(s);
 }
 
-static void stop_data_deadline(struct relay_session *s)
-{
-    if (s->data_deadline)
-        evtimer_del(s->data_deadline);
-}
-
 static void close_after_flush(struct relay_session *s)
 {
     s->closing = 1;
-    stop_data_deadline(s);
+    data_deadline_stop(&s->data_deadline);
     bufferevent_disable(s->bev, EV_READ);
 }
 
@@ -147,7 +141,7 @@ static void transaction_reset(struct relay_session *s)
     s->in_data = 0;
     s->oversize = 0;
     s->message_bytes = 0;
-    stop_data_deadline(s);
+    data_deadline_stop(&s->data_deadline);
     smtp_seq_end_transaction(&s->seq);
 }
 
@@ -175,39 +169,13 @@ static void on_content(void *arg, const char *buf, size_t len)
         pf_qfile_content(&s->msg->qf, buf, len);
 }
 
-static void on_data_deadline(evutil_socket_t fd, short what, void *arg);
-
-/* --min-data-rate: the budget grows with every byte, so re-check when due. */
-static void arm_data_deadline(struct relay_session *s)
-{
-    const struct relay_options *opts = s->relay->opts;
-    double spent = (double)(clock_now_ns() - s->data_start_ns) / 1e9;
-    double left = smtp_data_time_left(&s->data, opts->timeout, opts->min_data_rate, spent);
-    struct timeval tv;
-
-    if (left < 0)
-        left = 0;
-    tv.tv_sec = (time_t)left;
-    tv.tv_usec = (suseconds_t)((left - (double)tv.tv_sec) * 1e6);
-    if (s->data_deadline == NULL)
-        s->data_deadline = evtimer_new(s->relay->base, on_data_deadline, s);
-    evtimer_add(s->data_deadline, &tv);
-}
-
-static void on_data_deadline(evutil_socket_t fd, short what, void *arg)
+/* --min-data-rate: the client fell behind (data_deadline.h). */
+static void on_data_too_slow(void *arg)
 {
     struct relay_session *s = arg;
-    const struct relay_options *opts = s->relay->opts;
-    double spent = (double)(clock_now_ns() - s->data_start_ns) / 1e9;
 
-    (void)fd;
-    (void)what;
     if (!s->in_data || s->closing || s->free_scheduled)
         return;
-    if (smtp_data_time_left(&s->data, opts->timeout, opts->min_data_rate, spent) > 0) {
-        arm_data_deadline(s);
-        return;
-    }
     s->relay->stats.timeouts++;
     reply(s, "421 4.4.2 Error: data rate too low");
     close_after_flush(s);
@@ -227,10 +195,7 @@ static void begin_message(struct relay_session *s)
     s->msg = m;
     s->in_data = 1;
     smtp_data_init(&s->data, s->relay->opts->bare_lf);
-    if (s->relay->opts->min_data_rate > 0) {
-        s->data_start_ns = clock_now_ns();
-        arm_data_deadline(s);
-    }
+    data_deadline_start(&s->data_deadline, &s->data);
 }
 
 static void end_message(struct relay_session *s)
@@ -239,7 +204,7 @@ static void end_message(struct relay_session *s)
     struct relay_msg *m = s->msg;
 
     s->in_data = 0;
-    stop_data_deadline(s);
+    data_deadline_stop(&s->data_deadline);
     if (rejected || s->oversize) {
         reply(s, rejected ? rejected : "552 5.3.4 Error: message file too big");
         transaction_reset(s);
@@ -506,8 +471,7 @@ static void session_free(struct relay_session *s)
     r->session_count--;
     if (s->committing)
         s->committing->client = NULL; /* the message goes on; no one hears its 250 */
-    if (s->data_deadline)
-        event_free(s->data_deadline);
+    data_deadline_free(&s->data_deadline);
     if (s->bev)
         bufferevent_free(s->bev);
     free(s->helo);
@@ -531,6 +495,8 @@ void relay_smtpd_accept(struct relay *r, int fd, const struct sockaddr *addr)
         snprintf(s->client_addr, sizeof(s->client_addr), "local");
     smtp_line_init(&s->lines, SMTP_COMMAND_LINE_LIMIT);
     smtp_seq_init(&s->seq);
+    data_deadline_init(&s->data_deadline, r->base, r->opts->timeout, r->opts->min_data_rate,
+                       on_data_too_slow, s);
     s->bev = bufferevent_socket_new(r->base, fd, BEV_OPT_CLOSE_ON_FREE);
     bufferevent_setcb(s->bev, on_read, on_write, on_event, s);
     bufferevent_setwatermark(s->bev, EV_READ, 0, INPUT_HIGH_WATER);
