@@ -65,36 +65,45 @@ sleep 1
 check "relay gave back every descriptor ($(fds "$relay") vs $fds0)" test "$(fds "$relay")" -le "$fds0"
 stop "$relay_PID"
 
-# At the descriptor limit: 64 for the relay, 300 connections asked for.
-SPOOL2=$WORK/spool2
-(ulimit -n 64 && exec "$RELAY" relay --listen 127.0.0.1:0 --port-file "$WORK/small.port" \
-    --spool "$SPOOL2" 2>"$WORK/small.err") &
-small_PID=$!
-PIDS="$PIDS $small_PID"
-for _ in $(seq 1 100); do [ -s "$WORK/small.port" ] && break; sleep 0.05; done
-small_PORT=$(cat "$WORK/small.port")
-# An early session, opened before the limit is reached, must go on working.
-exec {early}<>/dev/tcp/127.0.0.1/"$small_PORT"
-read -r -t 5 greeting <&"$early"
-check "an early session is greeted" test "${greeting:0:3}" = 220
-hold full "$small_PORT" 300 5
-echo "at the limit: $(cat "$WORK/full.out")"
-check "past the limit, connections wait (or are refused)" \
-    sh -c "grep -q 'greeted [0-9]* refused [0-9]* waiting [1-9]' '$WORK/full.out'"
-check "the relay is alive at its limit" kill -0 "$small_PID"
-printf 'EHLO early\r\n' >&"$early"
-reply=""
-while read -r -t 5 line; do
-    reply=$line
-    [ "${line:3:1}" = " " ] && break
-done <&"$early"
-check "the early session is served at the limit" test "${reply:0:3}" = 250
-check "the relay does not spin at its limit (CPU < 50 %)" \
-    test "$(ps -o %cpu= -p "$small_PID" | cut -d. -f1)" -lt 50
-exec {early}>&-
-release full
-sleep 1
-check "service returns when descriptors do" to "$WORK/back.out" timeout 30 "$SOURCE" -m 5 "127.0.0.1:$small_PORT"
-kill "$small_PID"
-wait "$small_PID" 2>/dev/null
+# at_limit NAME COMMAND...: the server runs with 64 descriptors and 300
+# connections are asked for. An early session, opened before the limit is
+# reached, must go on working; the rest wait in the backlog (or are
+# refused); the server neither dies nor spins; service returns after.
+at_limit() {
+    local name=$1 port pid early greeting reply line
+    shift
+    rm -f "$WORK/$name.port"
+    (ulimit -n 64 && exec timeout 120 "$@" --port-file "$WORK/$name.port" 2>"$WORK/$name.err") &
+    pid=$!
+    PIDS="$PIDS $pid"
+    for _ in $(seq 1 100); do [ -s "$WORK/$name.port" ] && break; sleep 0.05; done
+    port=$(cat "$WORK/$name.port")
+    exec {early}<>/dev/tcp/127.0.0.1/"$port"
+    read -r -t 5 greeting <&"$early"
+    check "$name: an early session is greeted" test "${greeting:0:3}" = 220
+    hold "${name}_full" "$port" 300 5
+    echo "$name at the limit: $(cat "$WORK/${name}_full.out")"
+    check "$name: past the limit, connections wait (or are refused)" \
+        sh -c "grep -q 'greeted [0-9]* refused [0-9]* waiting [1-9]' '$WORK/${name}_full.out'"
+    check "$name: alive at its limit" kill -0 "$(real_pid "$pid")"
+    printf 'EHLO early\r\n' >&"$early"
+    reply=""
+    while read -r -t 5 line; do
+        reply=$line
+        [ "${line:3:1}" = " " ] && break
+    done <&"$early"
+    check "$name: the early session is served at the limit" test "${reply:0:3}" = 250
+    check "$name: does not spin at its limit (CPU < 50 %)" \
+        test "$(ps -o %cpu= -p "$(real_pid "$pid")" | cut -d. -f1)" -lt 50
+    exec {early}>&-
+    release "${name}_full"
+    sleep 1
+    check "$name: service returns when descriptors do" to "$WORK/$name-back.out" timeout 30 \
+        "$SOURCE" -m 5 "127.0.0.1:$port"
+    kill "$pid"
+    wait "$pid" 2>/dev/null
+}
+
+at_limit relay_limit "$RELAY" relay --listen 127.0.0.1:0 --spool "$WORK/spool2"
+at_limit sink_limit "$SINK" -m 1000 127.0.0.1:0 1024
 finish
