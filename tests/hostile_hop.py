@@ -15,8 +15,16 @@ Modes:
   dropdot   takes the whole message, then closes without a reply
   garbage   answers EHLO with bytes that are no reply at all
 
+With the single mode `sync', every connection instead goes to the real
+server through a strict proxy that takes PIPELINING out of the EHLO
+reply and checks the client's synchronization as Exim's
+smtp_enforce_sync does: a command (or text after the dot) that arrives
+before the reply to the one before gets `554 SMTP synchronization error',
+the connection is closed, and "VIOLATION" is printed on standard error.
+
 Usage: hostile_hop.py PORTFILE SINKPORT MODE[,MODE...]
 """
+import select
 import socket
 import sys
 import threading
@@ -107,6 +115,91 @@ def proxy(sock, sink_port):
     pump(sock, up)
 
 
+class Reader:
+    """Lines from a socket, with what is buffered behind them visible."""
+
+    def __init__(self, sock):
+        self.sock, self.buf = sock, b""
+
+    def line(self):
+        while b"\n" not in self.buf:
+            data = self.sock.recv(65536)
+            if not data:
+                return None
+            self.buf += data
+        line, self.buf = self.buf.split(b"\n", 1)
+        return line + b"\n"
+
+    def waiting(self):
+        """True if the peer has sent anything not yet taken."""
+        return bool(self.buf) or bool(select.select([self.sock], [], [], 0.05)[0])
+
+
+def upstream_reply(up):
+    lines = []
+    while True:
+        line = up.line()
+        if line is None:
+            return None
+        lines.append(line)
+        if len(line) < 4 or line[3:4] != b"-":
+            return lines
+
+
+def sync_proxy(sock, sink_port):
+    try:
+        upsock = socket.create_connection(("127.0.0.1", sink_port))
+    except OSError:
+        sock.close()
+        return
+    client, up = Reader(sock), Reader(upsock)
+
+    def violation(what):
+        print(f"VIOLATION: {what}", file=sys.stderr, flush=True)
+        sock.sendall(b"554 5.5.0 SMTP synchronization error\r\n")
+
+    try:
+        greeting = upstream_reply(up)
+        if client.waiting():
+            return violation("talked before the greeting")
+        sock.sendall(b"".join(greeting))
+        while True:
+            cmd = client.line()
+            if cmd is None:
+                return
+            upsock.sendall(cmd)
+            reply = upstream_reply(up)
+            if reply is None:
+                return
+            if cmd[:4].upper() == b"EHLO":
+                reply = [l for l in reply if b"PIPELINING" not in l.upper()]
+                reply = [l[:3] + b"-" + l[4:] for l in reply[:-1]] + [reply[-1][:3] + b" " + reply[-1][4:]]
+            if client.waiting():
+                return violation(f"a command behind {cmd.strip()!r} before its reply")
+            sock.sendall(b"".join(reply))
+            if reply[-1][:3] == b"354":
+                while True:  # the message text, to the dot
+                    text = client.line()
+                    if text is None:
+                        return
+                    upsock.sendall(text)
+                    if text.rstrip(b"\r\n") == b".":
+                        break
+                reply = upstream_reply(up)
+                if reply is None:
+                    return
+                if client.waiting():
+                    return violation("a command behind the dot before its reply")
+                sock.sendall(b"".join(reply))
+            if cmd[:4].upper() == b"QUIT":
+                return
+    except OSError:
+        pass
+    finally:
+        for s_ in (sock, upsock):
+            s_.close()
+
+
 def main():
     portfile, sink_port, modes = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(",")
     lsock = socket.socket()
@@ -118,7 +211,9 @@ def main():
     served = 0
     while True:
         sock, _ = lsock.accept()
-        if served < len(modes):
+        if modes == ["sync"]:
+            target, args = sync_proxy, (sock, sink_port)
+        elif served < len(modes):
             target, args = misbehave, (sock, modes[served])
         else:
             target, args = proxy, (sock, sink_port)

@@ -2,7 +2,10 @@
 # Integration: a hostile next hop. Replies too long, without end, before
 # the command, half a reply and a close, no reply to the dot, garbage,
 # silence: each time the message is deferred, never lost, and the relay
-# keeps serving; once the hop behaves, everything is delivered.
+# keeps serving; once the hop behaves, everything is delivered. Then a
+# strict next hop that does not offer PIPELINING and enforces the sync
+# points, as Exim does: the relay must never send a command before the
+# reply to the one before (security.md item 6, the relay as a client).
 . "${top_srcdir:-.}/tests/lib.sh"
 
 command -v python3 >/dev/null || skip "python3 is required"
@@ -33,4 +36,31 @@ check "nothing lost: $report" sh -c "echo '$report' | grep -q '^acked 50, lost 0
 check "the misbehaviour was seen as failures" test "$(json_get "$WORK/relay.json" hop_failures)" -ge 8
 check "and deferred messages" test "$(json_get "$WORK/relay.json" deferrals)" -ge 1
 check "no message bounced" test "$(json_get "$WORK/relay.json" bounced)" = 0
+
+start_sink sink2 --msg-log "$WORK/sink2.log" 127.0.0.1:0 100 || exit 1
+timeout 120 python3 "$top_srcdir/tests/hostile_hop.py" "$WORK/sync.port" "$sink2_PORT" sync \
+    2>"$WORK/sync.err" &
+PIDS="$PIDS $!"
+for _ in $(seq 1 100); do [ -s "$WORK/sync.port" ] && break; sleep 0.05; done
+SYNC_PORT=$(cat "$WORK/sync.port")
+# The proxy must catch a client that pipelines, or its silence proves nothing.
+exec {probe}<>/dev/tcp/127.0.0.1/"$SYNC_PORT"
+read -r -t 5 _ <&"$probe"
+printf 'EHLO x\r\nMAIL FROM:<a@example.org>\r\n' >&"$probe"
+answer=$(timeout 5 cat <&"$probe" 2>/dev/null | tr -d '\r' | tail -1)
+exec {probe}>&-
+check "the strict hop refuses a client that pipelines ($answer)" test "${answer:0:3}" = 554
+check "and reports it" grep -q VIOLATION "$WORK/sync.err"
+seen=$(grep -c VIOLATION "$WORK/sync.err")
+start_relay relay2 --spool "$WORK/spool2" --next-hop "127.0.0.1:$SYNC_PORT" --concurrency 4 \
+    --json "$WORK/relay2.json" || exit 1
+check "200 messages, 3 recipients each, through the strict hop" to "$WORK/src3.out" timeout 60 \
+    "$SOURCE" -s 8 -m 200 -r 3 --msg-log "$WORK/src3.log" "127.0.0.1:$relay2_PORT"
+check "the spool drains" wait_spool_empty "$WORK/spool2" 60
+stop "$relay2_PID"
+stop "$sink2_PID"
+report=$(delivery_report "$WORK/src3.log" "$WORK/sink2.log")
+check "exactly once without PIPELINING: $report" test "$report" = "acked 200, lost 0, duplicated 0"
+check "no synchronization violation by the relay" test "$(grep -c VIOLATION "$WORK/sync.err")" = "$seen"
+check "no deferrals" test "$(json_get "$WORK/relay2.json" deferrals)" = 0
 finish
