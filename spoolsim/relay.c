@@ -226,6 +226,9 @@ int spoolsim_relay(int argc, char **argv)
     if (opts.tls &&
         (r.tls_ctx = tls_server_ctx_new(opts.tls_cert, opts.tls_key, err, sizeof(err))) == NULL)
         msg_fatal("%s", err);
+    if (opts.hop_tls != RELAY_HOP_TLS_NONE &&
+        (r.hop_tls_ctx = tls_client_ctx_new(0, NULL, err, sizeof(err))) == NULL)
+        msg_fatal("%s", err);
     relay_smtpd_build_ehlo(&r);
     listen_fd = open_listener(&opts);
 
@@ -286,6 +289,7 @@ int spoolsim_relay(int argc, char **argv)
     evconnlistener_free(r.listener);
     event_base_free(r.base);
     SSL_CTX_free(r.tls_ctx);
+    SSL_CTX_free(r.hop_tls_ctx);
     relay_stats_free(&r.stats);
     pf_spool_close(&r.spool);
     close(lock_fd);

@@ -39,6 +39,7 @@ enum {
     OPT_TLS_CERT,
     OPT_TLS_KEY,
     OPT_HOP_TIMEOUT,
+    OPT_HOP_TLS,
     OPT_STATS_INTERVAL,
     OPT_BACKLOG,
     OPT_BARE_LF,
@@ -94,6 +95,8 @@ static void usage(FILE *fp)
             "  --tls-cert FILE         certificate chain (PEM) for STARTTLS\n"
             "  --tls-key FILE          private key (PEM); default: in the certificate file\n"
             "  --hop-timeout SECONDS   next-hop reply time before deferral (30)\n"
+            "  --hop-tls LEVEL         STARTTLS to the next hop: none, may (when offered)\n"
+            "                          or encrypt (else defer), as smtp_tls_security_level\n"
             "  --bare-lf POLICY        strict, normalize or lenient (normalize)\n"
             "  --backlog N             listen backlog (1024)\n"
             "  --hostname NAME         in the greeting and EHLO (spoolsim.localdomain)\n"
@@ -157,6 +160,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
         {"tls-key", required_argument, NULL, OPT_TLS_KEY},
         {"hop-timeout", required_argument, NULL, OPT_HOP_TIMEOUT},
+        {"hop-tls", required_argument, NULL, OPT_HOP_TLS},
         {"bare-lf", required_argument, NULL, OPT_BARE_LF},
         {"backlog", required_argument, NULL, OPT_BACKLOG},
         {"hostname", required_argument, NULL, OPT_HOSTNAME},
@@ -284,6 +288,16 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             break;
         case OPT_HOP_TIMEOUT:
             opts->hop_timeout = optarg_seconds(optarg, "--hop-timeout");
+            break;
+        case OPT_HOP_TLS:
+            if (strcmp(optarg, "none") == 0)
+                opts->hop_tls = RELAY_HOP_TLS_NONE;
+            else if (strcmp(optarg, "may") == 0)
+                opts->hop_tls = RELAY_HOP_TLS_MAY;
+            else if (strcmp(optarg, "encrypt") == 0)
+                opts->hop_tls = RELAY_HOP_TLS_ENCRYPT;
+            else
+                msg_usage("bad --hop-tls \"%s\" (none, may or encrypt)", optarg);
             break;
         case OPT_BARE_LF:
             if (smtp_bare_lf_policy_parse(optarg, &opts->bare_lf) != 0)

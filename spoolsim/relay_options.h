@@ -15,6 +15,13 @@
 
 enum relay_hop_kind { RELAY_HOP_DISCARD, RELAY_HOP_SMTP, RELAY_HOP_MAILDIR };
 
+/* STARTTLS to the next hop, as Postfix's smtp_tls_security_level. */
+enum relay_hop_tls {
+    RELAY_HOP_TLS_NONE,
+    RELAY_HOP_TLS_MAY,     /* when offered */
+    RELAY_HOP_TLS_ENCRYPT, /* or defer the mail */
+};
+
 /* Where the queue manager's file operations run. */
 enum relay_qmgr_shape {
     RELAY_QMGR_SINGLE, /* one thread, in order: Postfix's single qmgr */
@@ -47,6 +54,7 @@ struct relay_options {
     int tls;                /* offer STARTTLS */
     const char *tls_cert, *tls_key;
     double hop_timeout; /* next hop reply time, seconds */
+    enum relay_hop_tls hop_tls;
     double stats_interval;
     unsigned backlog;
     enum smtp_bare_lf_policy bare_lf;

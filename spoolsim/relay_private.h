@@ -80,7 +80,7 @@ struct relay_stats {
     uint64_t first_in_ns, last_out_ns; /* the busy window */
     struct pf_spool_stats spool, maildir;
     struct histogram receive, commit, queue_wait, delivery, end_to_end;
-    uint64_t hop_connects, hop_failures;
+    uint64_t hop_connects, hop_failures, hop_tls;
     uint64_t flow_waits; /* messages that waited for a flow token */
     uint64_t sessions, tls_sessions, timeouts, error_closes; /* SMTP clients */
     /* queue depths sampled every --stats-interval */
@@ -106,6 +106,7 @@ struct relay {
     struct relay_session *sessions;
     unsigned session_count;
     SSL_CTX *tls_ctx;         /* NULL unless --tls */
+    SSL_CTX *hop_tls_ctx;     /* NULL unless --hop-tls */
     char ehlo_reply[512];     /* offers STARTTLS when tls_ctx is set */
     char ehlo_reply_tls[512]; /* inside TLS */
 

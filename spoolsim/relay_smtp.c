@@ -15,6 +15,11 @@
  * before its command defers every recipient not yet accepted after the
  * dot; only a 5xx bounces. A hop that cannot be reached defers what is
  * waiting, as Postfix does for a dead destination.
+ *
+ * With --hop-tls the connection says STARTTLS after EHLO when the hop
+ * offers it (may) or defers the mail when it does not (encrypt). Whatever
+ * the hop sent behind its 220 is discarded (CVE-2011-0411), and EHLO is
+ * said again inside TLS.
  */
 #include "config.h"
 
@@ -33,6 +38,7 @@
 #include "smtp_line.h"
 #include "smtp_reply.h"
 #include "smtp_stuff.h"
+#include "tls_bev.h"
 #include "xalloc.h"
 
 #define CACHE_TIME 2 /* seconds an idle connection is kept (smtp_connection_cache_time_limit) */
@@ -42,7 +48,9 @@ enum conn_state {
     CONN_CONNECTING,
     CONN_BANNER,
     CONN_EHLO,
-    CONN_IDLE,
+    CONN_STARTTLS,
+    CONN_HANDSHAKE,
+    CONN_IDLE, /* states before this one are a connection starting up */
     CONN_MAIL,
     CONN_RCPT,
     CONN_DATA,
@@ -51,8 +59,9 @@ enum conn_state {
     CONN_QUIT,
 };
 
-static const char *const state_names[] = {"connect", "greeting", "EHLO",        "idle", "MAIL FROM",
-                                          "RCPT TO", "DATA",     "end of data", "RSET", "QUIT"};
+static const char *const state_names[] = {"connect",       "greeting",    "EHLO",      "STARTTLS",
+                                          "TLS handshake", "idle",        "MAIL FROM", "RCPT TO",
+                                          "DATA",          "end of data", "RSET",      "QUIT"};
 
 struct relay_conn {
     struct relay *relay;
@@ -61,6 +70,8 @@ struct relay_conn {
     enum conn_state state; /* whose reply comes next */
     unsigned pending;      /* replies still owed to commands sent */
     int pipelining;        /* the hop offered PIPELINING */
+    int tls;               /* the connection runs inside TLS */
+    unsigned extensions;   /* what the last EHLO reply offered */
     int closed;            /* freed at the next turn of the loop */
     struct smtp_line_reader lines;
     struct smtp_reply reply;
@@ -90,6 +101,8 @@ static void conn_send(struct relay_conn *c, const char *fmt, ...)
 
 static void conn_flush(struct relay_conn *c)
 {
+    if (c->tls)
+        return;            /* OpenSSL's bufferevent writes by itself */
     bev_out_flush(c->bev); /* a socket error shows as EOF or an error on the read side */
 }
 
@@ -248,6 +261,44 @@ static void after_envelope_reply(struct relay_conn *c)
     expect(c, CONN_DATA);
 }
 
+/* Past EHLO (and STARTTLS): the connection takes messages. */
+static void session_ready(struct relay_conn *c)
+{
+    c->pipelining = (c->extensions & SMTP_EXT_PIPELINING) != 0;
+    c->relay->conn_starting--;
+    go_idle(c);
+}
+
+static void on_read(struct bufferevent *bev, void *arg);
+static void on_write(struct bufferevent *bev, void *arg);
+static void on_event(struct bufferevent *bev, short what, void *arg);
+
+static void set_timeouts(struct relay_conn *c)
+{
+    struct timeval timeout;
+
+    timeout.tv_sec = (time_t)c->relay->opts->hop_timeout;
+    timeout.tv_usec = (suseconds_t)((c->relay->opts->hop_timeout - (double)timeout.tv_sec) * 1e6);
+    bufferevent_set_timeouts(c->bev, &timeout, &timeout);
+}
+
+/* After the hop's 220 to STARTTLS; the handshake's end shows in on_event. */
+static void start_tls(struct relay_conn *c)
+{
+    c->bev = tls_bev_upgrade(c->bev, c->relay->hop_tls_ctx, TLS_BEV_CLIENT);
+    if (c->bev == NULL) {
+        conn_fail(c, "cannot start TLS");
+        return;
+    }
+    c->tls = 1;
+    c->relay->stats.hop_tls++;
+    bufferevent_setcb(c->bev, on_read, on_write, on_event, c);
+    set_timeouts(c);
+    bufferevent_enable(c->bev, EV_READ | EV_WRITE);
+    smtp_line_init(&c->lines, SMTP_REPLY_LINE_LIMIT);
+    expect(c, CONN_HANDSHAKE);
+}
+
 /* One complete reply in c->reply, to the command of c->state. */
 static void handle_reply(struct relay_conn *c)
 {
@@ -271,9 +322,28 @@ static void handle_reply(struct relay_conn *c)
             conn_fail(c, c->reply.text);
             return;
         }
-        c->pipelining = (c->reply.extensions & SMTP_EXT_PIPELINING) != 0;
-        r->conn_starting--;
-        go_idle(c);
+        c->extensions = c->reply.extensions;
+        if (!c->tls && r->opts->hop_tls != RELAY_HOP_TLS_NONE) {
+            if (c->extensions & SMTP_EXT_STARTTLS) {
+                conn_send(c, "STARTTLS");
+                expect(c, CONN_STARTTLS);
+                conn_flush(c);
+                return;
+            }
+            if (r->opts->hop_tls == RELAY_HOP_TLS_ENCRYPT) {
+                conn_fail(c, "TLS is required, but was not offered");
+                return;
+            }
+        }
+        session_ready(c);
+        return;
+    case CONN_STARTTLS:
+        if (c->reply.code == 220)
+            start_tls(c);
+        else if (r->opts->hop_tls == RELAY_HOP_TLS_ENCRYPT)
+            conn_fail(c, c->reply.text);
+        else
+            session_ready(c); /* may: on in plain text */
         return;
     case CONN_MAIL:
         if (class != 2) {
@@ -343,9 +413,10 @@ static void handle_reply(struct relay_conn *c)
 static void on_read(struct bufferevent *bev, void *arg)
 {
     struct relay_conn *c = arg;
-    struct evbuffer *in = bufferevent_get_input(bev);
+    struct evbuffer *in;
 
-    while (!c->closed && evbuffer_get_length(in) > 0) {
+    (void)bev; /* after a 220 to STARTTLS, c->bev is another one */
+    while (!c->closed && evbuffer_get_length(in = bufferevent_get_input(c->bev)) > 0) {
         char line[SMTP_REPLY_LINE_LIMIT];
         size_t len;
         enum smtp_line_status status;
@@ -381,6 +452,11 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
     struct relay_conn *c = arg;
 
     (void)bev;
+    if ((what & BEV_EVENT_CONNECTED) && c->state == CONN_HANDSHAKE) {
+        conn_send(c, "EHLO %s", c->relay->opts->hostname); /* TLS forgets the first */
+        expect(c, CONN_EHLO);
+        return;
+    }
     if (what & BEV_EVENT_CONNECTED) {
         c->pending = 1; /* the greeting */
         expect(c, CONN_BANNER);
@@ -397,8 +473,10 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
 
 static void on_write(struct bufferevent *bev, void *arg)
 {
-    (void)arg;
-    bev_out_written(bev);
+    struct relay_conn *c = arg;
+
+    if (!c->tls)
+        bev_out_written(bev);
 }
 
 static void on_idle_timer(evutil_socket_t fd, short what, void *arg)
@@ -426,7 +504,8 @@ static void unlink_conn(struct relay_conn **list, struct relay_conn *c)
 static void destroy(struct relay_conn *c)
 {
     unlink_conn(&c->relay->dead_conns, c);
-    bufferevent_free(c->bev);
+    if (c->bev)
+        bufferevent_free(c->bev);
     event_free(c->idle_timer);
     free(c);
 }
@@ -458,8 +537,10 @@ static void conn_close(struct relay_conn *c)
     r->dead_conns = c;
     r->conn_count--;
     event_del(c->idle_timer);
-    bufferevent_disable(c->bev, EV_READ | EV_WRITE);
-    bufferevent_setcb(c->bev, NULL, NULL, NULL, NULL);
+    if (c->bev) {
+        bufferevent_disable(c->bev, EV_READ | EV_WRITE);
+        bufferevent_setcb(c->bev, NULL, NULL, NULL, NULL);
+    }
     event_base_once(r->base, -1, EV_TIMEOUT, on_free_later, c, NULL);
     /* Messages may be waiting for a free connection. */
     relay_smtp_deliver(r);
@@ -468,7 +549,6 @@ static void conn_close(struct relay_conn *c)
 static void conn_open(struct relay *r)
 {
     struct relay_conn *c = xcalloc(1, sizeof(*c));
-    struct timeval timeout;
 
     c->relay = r;
     expect(c, CONN_CONNECTING);
@@ -476,9 +556,7 @@ static void conn_open(struct relay *r)
     c->bev = bufferevent_socket_new(r->base, -1, BEV_OPT_CLOSE_ON_FREE);
     c->idle_timer = evtimer_new(r->base, on_idle_timer, c);
     bufferevent_setcb(c->bev, on_read, on_write, on_event, c);
-    timeout.tv_sec = (time_t)r->opts->hop_timeout;
-    timeout.tv_usec = (suseconds_t)((r->opts->hop_timeout - (double)timeout.tv_sec) * 1e6);
-    bufferevent_set_timeouts(c->bev, &timeout, &timeout);
+    set_timeouts(c);
     bufferevent_enable(c->bev, EV_READ);
     c->next = r->conns;
     if (r->conns)

@@ -161,8 +161,9 @@ static void print_report(const struct relay *r, FILE *fp)
         fprintf(fp, "; syncs %.1f/s\n", per_sec(profile_syncs(ops), window));
     }
     if (r->opts->hop_kind == RELAY_HOP_SMTP)
-        fprintf(fp, "next hop: %llu connections, %llu failures\n",
-                (unsigned long long)st->hop_connects, (unsigned long long)st->hop_failures);
+        fprintf(fp, "next hop: %llu connections (%llu with TLS), %llu failures\n",
+                (unsigned long long)st->hop_connects, (unsigned long long)st->hop_tls,
+                (unsigned long long)st->hop_failures);
     fprintf(fp, "peak queue depth: incoming %u, active %u, deferred %u\n", max_depth(r, 0),
             max_depth(r, 1), max_depth(r, 2));
     if (st->flow_waits)
@@ -273,6 +274,7 @@ int relay_stats_write_json(const struct relay *r, const char *path)
         write_ops(&w, "maildir_ops", &st->maildir);
     json_uint(&w, "hop_connections", st->hop_connects);
     json_uint(&w, "hop_failures", st->hop_failures);
+    json_uint(&w, "hop_tls_sessions", st->hop_tls);
     json_double(&w, "in_flow_delay_s", r->opts->in_flow_delay);
     json_uint(&w, "flow_waits", st->flow_waits);
     json_begin_object(&w, "latency");

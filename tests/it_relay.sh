@@ -99,6 +99,48 @@ check "every client session used TLS" \
     test "$(json_get "$WORK/relayt.json" tls_sessions)" = "$(json_get "$WORK/relayt.json" sessions)"
 check "with TLS sessions counted" test "$(json_get "$WORK/relayt.json" tls_sessions)" -ge 5
 
+# STARTTLS on the way out: --hop-tls encrypt to a sink that offers it.
+start_sink hsink --tls --msg-log "$WORK/hop.sink.log" --json "$WORK/hop.sink.json" 127.0.0.1:0 100 \
+    || exit 1
+start_relay relayh --spool "$WORK/spool-hop" --next-hop "127.0.0.1:$hsink_PORT" --hop-tls encrypt \
+    --json "$WORK/relayh.json" || exit 1
+check "300 messages relayed to a hop over STARTTLS" to "$WORK/srch.out" timeout 60 "$SOURCE" \
+    -s 5 -m 300 --msg-log "$WORK/srch.log" "127.0.0.1:$relayh_PORT"
+check "the spool drains" wait_spool_empty "$WORK/spool-hop" 30
+stop "$relayh_PID"
+stop "$hsink_PID"
+report=$(delivery_report "$WORK/srch.log" "$WORK/hop.sink.log")
+check "exactly once over TLS to the hop: $report" test "$report" = "acked 300, lost 0, duplicated 0"
+check "every hop connection used TLS" test "$(json_get "$WORK/relayh.json" hop_tls_sessions)" = \
+    "$(json_get "$WORK/relayh.json" hop_connections)"
+check "and the sink saw them as TLS sessions" test "$(json_get "$WORK/hop.sink.json" tls_sessions)" -ge 1
+
+# encrypt to a hop without STARTTLS defers; may goes on in plain text.
+start_sink psink2 --msg-log "$WORK/plain.sink.log" 127.0.0.1:0 100 || exit 1
+start_relay relaye --spool "$WORK/spool-enc" --next-hop "127.0.0.1:$psink2_PORT" --hop-tls encrypt \
+    --min-backoff 10s --json "$WORK/relaye.json" || exit 1
+check "encrypt: 5 messages accepted" to "$WORK/srce.out" timeout 30 "$SOURCE" -m 5 \
+    --msg-log "$WORK/srce.log" "127.0.0.1:$relaye_PORT"
+for _ in $(seq 1 100); do
+    [ "$(find "$WORK/spool-enc/deferred" -type f | wc -l)" = 5 ] && break
+    sleep 0.1
+done
+check "encrypt: all 5 deferred, not sent in plain text" \
+    test "$(find "$WORK/spool-enc/deferred" -type f | wc -l)" = 5
+check "encrypt: the defer log says why" grep -rq "TLS is required" "$WORK/spool-enc/defer"
+stop "$relaye_PID"
+check "encrypt: the sink got nothing" test ! -s "$WORK/plain.sink.log"
+start_relay relaym --spool "$WORK/spool-may" --next-hop "127.0.0.1:$psink2_PORT" --hop-tls may \
+    --json "$WORK/relaym.json" || exit 1
+check "may: 20 messages relayed in plain text" to "$WORK/srcm.out" timeout 30 "$SOURCE" -m 20 \
+    --msg-log "$WORK/srcm.log" "127.0.0.1:$relaym_PORT"
+check "may: the spool drains" wait_spool_empty "$WORK/spool-may" 30
+stop "$relaym_PID"
+stop "$psink2_PID"
+report=$(delivery_report "$WORK/srcm.log" "$WORK/plain.sink.log")
+check "may: exactly once: $report" test "$report" = "acked 20, lost 0, duplicated 0"
+check "may: no TLS" test "$(json_get "$WORK/relaym.json" hop_tls_sessions)" = 0
+
 # Other MTAs' spool profiles in the relay: their file operations per message,
 # the message itself delivered from memory; deferrals through the profile's
 # deferral path.
