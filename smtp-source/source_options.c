@@ -67,6 +67,18 @@ static void usage(FILE *fp)
                 "usage errors.\n");
 }
 
+/*
+ * An address or HELO name goes into a command line as it is: a CR or LF in
+ * it would put a bare line end on the wire (security.md item 4), and a CR
+ * LF would inject a command of its own. Refused, as no valid one has them.
+ */
+static const char *no_line_end(const char *arg, const char *opt)
+{
+    if (strpbrk(arg, "\r\n") != NULL)
+        msg_usage("%s: a CR or LF is not allowed here", opt);
+    return arg;
+}
+
 enum {
     OPT_TLS = 256,
     OPT_PIPELINING,
@@ -138,7 +150,7 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             opts->reuse = 1;
             break;
         case 'f':
-            opts->from = optarg;
+            opts->from = no_line_end(optarg, "-f");
             break;
         case 'F':
             opts->message_file = optarg;
@@ -160,7 +172,7 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             opts->messages = optarg_count(optarg, "-m", 1, UINT64_MAX / 2);
             break;
         case 'M':
-            opts->helo_name = optarg;
+            opts->helo_name = no_line_end(optarg, "-M");
             break;
         case 'N':
             opts->number_rcpts = 1;
@@ -185,7 +197,7 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             opts->subject = optarg;
             break;
         case 't':
-            opts->to = optarg;
+            opts->to = no_line_end(optarg, "-t");
             break;
         case 'T':
             opts->tcp_window = (int)optarg_count(optarg, "-T", 1, INT_MAX);

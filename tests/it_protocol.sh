@@ -24,4 +24,15 @@ check "limits" probe limits --error-limit 5 --max-size 1000 -t 1
 check "LMTP" probe lmtp -L
 check "minimum data rate" probe slow -t 1 --min-data-rate 100
 check "greeting delay" probe greet --greet-delay 0.3
+check "recipient cap, NUL bytes" probe rcptcap --max-rcpt 3
+
+# security.md 9: -m 2 caps concurrent sessions; the rest wait in the listen
+# queue (not refused), and are served once sessions end.
+start_sink cap -m 2 127.0.0.1:0 10 || exit 1
+echo | timeout 30 python3 "$top_srcdir/tests/conn_hold.py" "$cap_PORT" 5 2 >"$WORK/cap.out" 2>&1
+check "-m 2: two of five connections greeted, three wait in the listen queue" \
+    grep -q "^greeted 2 refused 0 waiting 3" "$WORK/cap.out"
+check "  ... and are served once the others leave" to "$WORK/cap.src" timeout 30 "$SOURCE" -m 3 \
+    "127.0.0.1:$cap_PORT"
+stop "$cap_PID"
 finish

@@ -34,6 +34,39 @@ check "every sent message arrived exactly once, intact" \
     test -z "$(comm -23 "$WORK/src.keys" "$WORK/sink.keys")"
 check "sink holds no message twice" test -z "$(cut -d' ' -f1 "$WORK/sink.keys" | uniq -d)"
 
+# security.md 4: no bare CR or LF on the wire from the command line either.
+# A strict sink answers 550 to any bare line end in the text; -S has its
+# CR and LF turned into spaces, -f, -t and -M refuse them (a CR LF there
+# would inject a command).
+mkdir "$WORK/dumps"
+start_sink strict --bare-lf strict -d "$WORK/dumps/m." 127.0.0.1:0 10 || exit 1
+check "-S with CR and LF: the strict sink accepts the message" to "$WORK/subj.out" timeout 30 \
+    "$SOURCE" -m 1 -l 100 -S $'one\ntwo\rthree\r\nfour' "127.0.0.1:$strict_PORT"
+check "  ... the Subject: is one line, line ends made spaces" \
+    grep -q $'^Subject: one two three  four\r$' "$WORK"/dumps/m.*
+for opt in -f -t -M; do
+    to "$WORK/crlf$opt.out" timeout 30 "$SOURCE" -m 1 "$opt" $'a@example.org\r\nRSET' \
+        "127.0.0.1:$strict_PORT"
+    check "$opt with CR LF: usage error (exit 2)" test $? = 2
+    check "  ... naming $opt" grep -q -- "$opt: a CR or LF" "$WORK/crlf$opt.out"
+    to "$WORK/lf$opt.out" timeout 30 "$SOURCE" -m 1 "$opt" $'a\nb' "127.0.0.1:$strict_PORT"
+    check "$opt with a bare LF: usage error (exit 2)" test $? = 2
+done
+
+# security.md 5: over-long text lines (5000 and 3000 octets, one starting
+# with a dot) are never truncated: smtp-source sends them whole and
+# stuffed, and the sink's dump holds them byte for byte.
+rm -f "$WORK"/dumps/m.*
+python3 -c "
+import sys
+sys.stdout.buffer.write(b'Subject: long lines\r\n\r\n' + b'y' * 5000 + b'\r\n.' + b'z' * 2999
+                        + b'\r\nend\r\n')" >"$WORK/long.payload"
+check "a 5000-octet line: sent and accepted" to "$WORK/long.out" timeout 30 "$SOURCE" -m 1 \
+    -F "$WORK/long.payload" "127.0.0.1:$strict_PORT"
+tail -c "$(wc -c <"$WORK/long.payload")" "$WORK"/dumps/m.* >"$WORK/long.dump"
+check "  ... the dump holds the long lines whole" cmp -s "$WORK/long.dump" "$WORK/long.payload"
+stop "$strict_PID"
+
 # Started as root with -u, the sink drops its privileges once listening.
 if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
     start_sink priv -u nobody 127.0.0.1:0 10 || exit 1

@@ -1,7 +1,9 @@
 #!/bin/bash
 # Integration: STARTTLS both ways, swaks against our sink, and the client
-# side of security.md (no pipelining unless offered, waiting for 354,
-# plaintext injection after STARTTLS ignored) against a scripted server.
+# side of security.md against a scripted server: no talking before the
+# greeting or the EHLO reply, no pipelining unless offered, waiting for 354
+# and the end-of-data reply, plaintext injected with the STARTTLS 220
+# ignored and EHLO sent again in TLS, an over-long reply line refused.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 command -v python3 >/dev/null || skip "python3 is needed"
@@ -53,7 +55,7 @@ check "STARTTLS not offered: failures of kind tls" python3 -c "
 import json; r = json.load(open('$WORK/o5.json')); assert r['failures']['tls'] == 2, r"
 stop "$plain_PID"
 
-# The client side, against the scripted server.
+# The client side, against the scripted server (tests/fake_server.py).
 fake() {
     local mode=$1
     shift
@@ -63,13 +65,33 @@ fake() {
     local fpid=$!
     PIDS="$PIDS $fpid"
     for _ in $(seq 1 100); do [ -s "$WORK/fake.port" ] && break; sleep 0.05; done
-    timeout 30 "$SOURCE" "$@" -m 1 -l 300 "127.0.0.1:$(cat "$WORK/fake.port")" >"$WORK/src.$mode" 2>&1
+    timeout 30 "$SOURCE" "$@" -l 300 --json "$WORK/src.$mode.json" \
+        "127.0.0.1:$(cat "$WORK/fake.port")" >"$WORK/src.$mode" 2>&1
+    echo $? >"$WORK/src.$mode.status"
     wait "$fpid"
     local status=$?
     cat "$WORK/fake.$mode"
     return $status
 }
-check "client: no pipelining when not offered, even with --pipelining" fake nopipe --pipelining
-check "client: pipelines when offered, waits for 354" fake pipe --pipelining
-check "client: ignores plaintext injected with the 220, EHLO again in TLS" fake inject --tls
+# source_json MODE EXIT_STATUS PYTHON_CONDITION: the source's exit status and JSON report (r).
+source_json() {
+    test "$(cat "$WORK/src.$1.status")" = "$2" && python3 -c "
+import json, sys; r = json.load(open(sys.argv[1])); assert $3, r" "$WORK/src.$1.json"
+}
+check "client: no pipelining when not offered, even with --pipelining" \
+    fake nopipe --pipelining -d -m 2 -r 2
+check "  ... both messages delivered, 4 recipients" source_json nopipe 0 \
+    "r['delivered'] == 2 and r['recipients'] == 4"
+check "client: pipelines when offered, waits for 354 and the end-of-data reply" \
+    fake pipe --pipelining -d -m 2 -r 2
+check "  ... both messages delivered, 4 recipients" source_json pipe 0 \
+    "r['delivered'] == 2 and r['recipients'] == 4"
+check "client: no message text when the pipelined DATA gets 554" fake reject --pipelining -r 2
+check "  ... the message counted as failed" source_json reject 1 "r['failed'] == 1"
+check "client: ignores plaintext injected with the 220, EHLO again in TLS, forgets PIPELINING" \
+    fake inject --tls --pipelining
+check "  ... delivered over TLS" source_json inject 0 "r['delivered'] == 1 and r['tls_sessions'] == 1"
+check "client: gives up on a 100 kB reply line" fake longreply
+check "  ... a protocol failure, no crash" source_json longreply 1 \
+    "r['failed'] == 1 and r['failures']['protocol'] == 1"
 finish
