@@ -6,6 +6,8 @@
 # strict next hop that does not offer PIPELINING and enforces the sync
 # points, as Exim does: the relay must never send a command before the
 # reply to the one before (security.md item 6, the relay as a client).
+# Last, STARTTLS to a hop that sends an extra 250 with its 220: the relay
+# must ignore it and say EHLO again inside TLS (items 1 and 2, client side).
 . "${top_srcdir:-.}/tests/lib.sh"
 
 command -v python3 >/dev/null || skip "python3 is required"
@@ -63,4 +65,28 @@ report=$(delivery_report "$WORK/src3.log" "$WORK/sink2.log")
 check "exactly once without PIPELINING: $report" test "$report" = "acked 200, lost 0, duplicated 0"
 check "no synchronization violation by the relay" test "$(grep -c VIOLATION "$WORK/sync.err")" = "$seen"
 check "no deferrals" test "$(json_get "$WORK/relay2.json" deferrals)" = 0
+
+if command -v openssl >/dev/null; then
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 \
+        -subj /CN=spoolsim.test -keyout "$WORK/key.pem" -out "$WORK/cert.pem" 2>/dev/null
+    timeout 60 python3 "$top_srcdir/tests/fake_server.py" inject "$WORK/fake.port" \
+        "$WORK/cert.pem" "$WORK/key.pem" >"$WORK/fake.out" 2>&1 &
+    fake_pid=$!
+    PIDS="$PIDS $fake_pid"
+    for _ in $(seq 1 100); do [ -s "$WORK/fake.port" ] && break; sleep 0.05; done
+    start_relay relay3 --spool "$WORK/spool3" --next-hop "127.0.0.1:$(cat "$WORK/fake.port")" \
+        --hop-tls encrypt --concurrency 1 --json "$WORK/relay3.json" || exit 1
+    check "3 messages for a hop that injects a reply with its 220" to "$WORK/src4.out" \
+        timeout 30 "$SOURCE" -m 3 -r 2 "127.0.0.1:$relay3_PORT"
+    check "they are delivered over TLS" wait_spool_empty "$WORK/spool3" 30
+    wait "$fake_pid"
+    fake_status=$?
+    sed 's/^/    fake hop: /' "$WORK/fake.out"
+    check "the hop saw EHLO first inside TLS, and every sync point kept" test "$fake_status" = 0
+    stop "$relay3_PID"
+    check "one TLS connection" test "$(json_get "$WORK/relay3.json" hop_tls_sessions)" = 1
+    check "no deferrals" test "$(json_get "$WORK/relay3.json" deferrals)" = 0
+else
+    echo "SKIP: the openssl command is needed for the STARTTLS injection test"
+fi
 finish
