@@ -21,8 +21,8 @@
  *	normalize  a bare LF ends a content line and is stored as CR LF,
  *		but "." after a bare LF never ends the message (Postfix 3.9
  *		smtpd_forbid_bare_newline = normalize).
- *	lenient	lines end at LF with an optional CR, so "\n.\n" and
- *		"\n.\r\n" end the message, as OpenSMTPD does. For testing
+ *	lenient	lines end at LF with an optional CR, so "\n.\n",
+ *		"\n.\r\n" and "\r\n.\n" end the message, as OpenSMTPD does. For testing
  *		clients against such servers only: it is open to smuggling.
  */
 #ifndef SPOOLSIM_SMTP_DATA_H

@@ -156,7 +156,7 @@ START_TEST(test_strict_rejects_bare_line_ends)
 }
 END_TEST
 
-/* Lenient, like OpenSMTPD, ends at "\n.\n" and "\n.\r\n" and at nothing else. */
+/* Lenient, like OpenSMTPD, ends at "\n.\n", "\n.\r\n" and "\r\n.\n", at nothing else. */
 START_TEST(test_lenient_endings)
 {
     char in[256];

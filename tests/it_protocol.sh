@@ -25,6 +25,7 @@ check "LMTP" probe lmtp -L
 check "minimum data rate" probe slow -t 1 --min-data-rate 100
 check "greeting delay" probe greet --greet-delay 0.3
 check "recipient cap, NUL bytes" probe rcptcap --max-rcpt 3
+check "bare-LF policy lenient" probe lenient --bare-lf lenient
 
 # security.md 9: -m 2 caps concurrent sessions; the rest wait in the listen
 # queue (not refused), and are served once sessions end.

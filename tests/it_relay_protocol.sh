@@ -24,6 +24,7 @@ probe() {
 check "relay: commands, sequencing, pipelining, early talkers" probe default
 check "relay: bare-LF policy normalize" probe normalize --bare-lf normalize
 check "relay: bare-LF policy strict" probe strict --bare-lf strict
+check "relay: bare-LF policy lenient" probe lenient --bare-lf lenient
 check "relay: STARTTLS injection, state reset after TLS" probe tls --tls
 check "relay: error limit, SIZE, idle timeout" probe limits --error-limit 5 --max-size 1000 \
     --timeout 1
