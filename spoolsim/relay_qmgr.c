@@ -276,29 +276,67 @@ static void flow_put(struct relay *r, unsigned tokens);
 
 /* ------------------------------------------------------------- activate */
 
-static void activate_work(struct io_job *job)
+/*
+ * Read m's queue file in active/ for a delivery attempt: 0, or -1 with
+ * m->job_errno when it cannot be read, or -2 when it is damaged (moved to
+ * corrupt/, with the reason in m->job_err).
+ */
+static int read_active(struct relay_msg *m, char **file, size_t *len, struct pf_qfile_view *view)
 {
-    struct relay_msg *m = MSG_OF(job);
     const struct pf_spool *sp = &m->relay->spool;
 
-    if (pf_spool_activate(sp, m->id, m->queue == RELAY_Q_DEFERRED, &m->st) != 0) {
-        m->job_status = -1;
+    if (pf_spool_read(sp, m->id, file, len, &m->st) != 0) {
         m->job_errno = errno;
-        return;
+        return -1;
     }
-    if (pf_spool_read(sp, m->id, &m->file, &m->file_len, &m->st) != 0) {
-        m->job_status = -1;
-        m->job_errno = errno;
-        return;
-    }
-    if (pf_qfile_read(m->file, m->file_len, &m->view, m->job_err, sizeof(m->job_err)) != 0) {
+    if (pf_qfile_read(*file, *len, view, m->job_err, sizeof(m->job_err)) != 0) {
         /* qmgr keeps what it cannot read in corrupt/, for a human to look at */
+        free(*file);
+        *file = NULL;
         pf_spool_corrupt(sp, "active", m->id);
-        m->job_status = -2;
-        return;
+        return -2;
     }
     /* A new attempt: the old defer log goes (for a new message, an ENOENT), as in qmgr. */
     pf_spool_log_remove(sp, "defer", m->id, &m->st);
+    return 0;
+}
+
+static void warn_unreadable(struct relay *r, const struct relay_msg *m, const char *what)
+{
+    if (m->job_status == -2) {
+        r->stats.corrupt++;
+        msg_warn("%s: corrupt queue file moved to corrupt/: %s", m->id, m->job_err);
+    } else {
+        msg_warn("%s: %s: %s", m->id, what, strerror(m->job_errno));
+    }
+}
+
+/* Read from active/: to the next hop, or only the unlink when all is marked done. */
+static void make_ready(struct relay *r, struct relay_msg *m)
+{
+    m->results = xcalloc(m->view.rcpt_count ? m->view.rcpt_count : 1, sizeof(*m->results));
+    if (m->view.rcpt_pending == 0) {
+        /* Every recipient is marked D (delivered before a crash): only the unlink is left. */
+        r->n_delivering++;
+        m->t_deliver = clock_now_ns();
+        relay_qmgr_delivered(m);
+        return;
+    }
+    push(&r->ready_head, &r->ready_tail, m);
+    r->n_ready++;
+    relay_qmgr_kick(r);
+}
+
+static void activate_work(struct io_job *job)
+{
+    struct relay_msg *m = MSG_OF(job);
+
+    if (pf_spool_activate(&m->relay->spool, m->id, m->queue == RELAY_Q_DEFERRED, &m->st) != 0) {
+        m->job_status = -1;
+        m->job_errno = errno;
+        return;
+    }
+    m->job_status = read_active(m, &m->file, &m->file_len, &m->view);
 }
 
 static void activate_done(struct io_job *job)
@@ -313,12 +351,7 @@ static void activate_done(struct io_job *job)
     else
         flow_put(r, 1); /* one fed from incoming/: one token */
     if (m->job_status != 0) {
-        if (m->job_status == -2) {
-            r->stats.corrupt++;
-            msg_warn("%s: corrupt queue file moved to corrupt/: %s", m->id, m->job_err);
-        } else {
-            msg_warn("%s: cannot activate: %s", m->id, strerror(m->job_errno));
-        }
+        warn_unreadable(r, m, "cannot activate");
         relay_msg_free(m);
         relay_qmgr_kick(r);
         return;
@@ -326,17 +359,7 @@ static void activate_done(struct io_job *job)
     m->queue = RELAY_Q_ACTIVE;
     m->t_active = clock_now_ns();
     r->n_active++;
-    m->results = xcalloc(m->view.rcpt_count ? m->view.rcpt_count : 1, sizeof(*m->results));
-    if (m->view.rcpt_pending == 0) {
-        /* Every recipient was marked D before a crash: only the unlink is left. */
-        r->n_delivering++;
-        m->t_deliver = clock_now_ns();
-        relay_qmgr_delivered(m);
-        return;
-    }
-    push(&r->ready_head, &r->ready_tail, m);
-    r->n_ready++;
-    relay_qmgr_kick(r);
+    make_ready(r, m);
 }
 
 /* ------------------------------------------------ after the next hop spoke */
@@ -543,6 +566,53 @@ void relay_qmgr_delivered(struct relay_msg *m)
 
 /* ---------------------------------------------------------------- retries */
 
+/*
+ * A deferral whose move to deferred/ failed leaves the file in active/:
+ * on a spool out of inodes the hash directory cannot be made, and only a
+ * delivery, whose unlink frees space, can end that. So the retry is a new
+ * attempt, as after a restart that puts active/ back: the file is read
+ * again (with the D marks of recipients already delivered) and goes to
+ * the next hop; the move is tried again only if that attempt defers too.
+ * Until the new reading succeeds the message keeps the old one, so that a
+ * failed reading leaves it a deferral in active/ as before.
+ */
+static void reread_work(struct io_job *job)
+{
+    struct relay_msg *m = MSG_OF(job);
+    struct pf_qfile_view view;
+    char *file;
+    size_t len;
+
+    if ((m->job_status = read_active(m, &file, &len, &view)) != 0)
+        return;
+    release_file(m);
+    m->file = file;
+    m->file_len = len;
+    m->view = view;
+}
+
+static void reread_done(struct io_job *job)
+{
+    struct relay_msg *m = MSG_OF(job);
+    struct relay *r = m->relay;
+
+    take_stats(r, m);
+    if (m->job_status == -1 && m->job_errno != ENOENT) {
+        /* still in active/, unreadable for now (out of descriptors, say): later */
+        msg_warn("%s: cannot read again: %s", m->id, strerror(m->job_errno));
+        schedule_retry(m, backoff_ns(r, m->attempts));
+        return;
+    }
+    if (m->job_status != 0) {
+        warn_unreadable(r, m, "gone from active/");
+        r->n_active--;
+        relay_msg_free(m);
+        relay_qmgr_kick(r);
+        return;
+    }
+    make_ready(r, m);
+}
+
 static void on_retry(evutil_socket_t fd, short what, void *arg)
 {
     struct relay_msg *m = arg;
@@ -553,7 +623,11 @@ static void on_retry(evutil_socket_t fd, short what, void *arg)
     if (r->stopping)
         return;
     if (m->queue == RELAY_Q_ACTIVE) {
-        submit(r->qmgr, m, retire_work, retire_done); /* a move that failed before */
+        if (r->profile->builtin_postfix && any_result(m, RCPT_DEFERRED)) {
+            submit(r->qmgr, m, reread_work, reread_done); /* a move to deferred/ failed */
+            return;
+        }
+        submit(r->qmgr, m, retire_work, retire_done); /* a removal that failed before */
         return;
     }
     if (!r->profile->builtin_postfix) {

@@ -10,11 +10,7 @@
 command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 (e2fsprogs) is not installed"
 MNT_A=$WORK/a MNT_B=$WORK/b MNT_T=$WORK/t
 mkdir -p "$MNT_A" "$MNT_B" "$MNT_T"
-unmount_all() {
-    umount "$MNT_A" "$MNT_B" "$MNT_T" 2>/dev/null
-    cleanup
-}
-trap unmount_all EXIT
+trap 'unmount_and_cleanup "$MNT_A" "$MNT_B" "$MNT_T"' EXIT
 for img in a b; do
     fallocate -l 256M "$WORK/$img.img" 2>/dev/null || truncate -s 256M "$WORK/$img.img"
     mkfs.ext4 -q -F "$WORK/$img.img" || skip "mkfs.ext4 failed"

@@ -10,7 +10,7 @@
 MNT=$WORK/full
 mkdir -p "$MNT"
 mount -t tmpfs -o size=1m tmpfs "$MNT" 2>/dev/null || skip "cannot mount tmpfs here"
-trap 'umount "$MNT" 2>/dev/null; cleanup' EXIT
+trap 'unmount_and_cleanup "$MNT"' EXIT
 
 SPOOL=$MNT/spool
 port=$(free_port)
