@@ -409,18 +409,22 @@ static void agent_work(struct io_job *job)
 
     if (!m->relay->profile->builtin_postfix)
         return; /* the profile's deliver phase has its own per-recipient work */
-    if (any_result(m, RCPT_DEFERRED)) {
-        log_text(m, RCPT_DEFERRED, "delayed", text, sizeof(text));
-        if (pf_spool_log_append(sp, "defer", m->id, text, &m->st) != 0) {
-            m->job_status = -1;
-            m->job_errno = errno;
-        }
-    }
     if (any_result(m, RCPT_BOUNCED)) {
         log_text(m, RCPT_BOUNCED, "failed", text, sizeof(text));
         if (pf_spool_log_append(sp, "bounce", m->id, text, &m->st) == 0) {
             bounce_logged = 1;
         } else {
+            /* As Postfix's agents do: a bounce that cannot be logged is deferred instead. */
+            m->job_status = -1;
+            m->job_errno = errno;
+            for (unsigned i = 0; i < m->view.rcpt_count; i++)
+                if (m->results[i] == RCPT_BOUNCED)
+                    m->results[i] = RCPT_DEFERRED;
+        }
+    }
+    if (any_result(m, RCPT_DEFERRED)) {
+        log_text(m, RCPT_DEFERRED, "delayed", text, sizeof(text));
+        if (pf_spool_log_append(sp, "defer", m->id, text, &m->st) != 0) {
             m->job_status = -1;
             m->job_errno = errno;
         }

@@ -110,8 +110,9 @@ for cycle in $(seq 1 "$CYCLES"); do
         left=$(while read -r f; do [ -e "$f" ] && echo "$f"; done <"$WORK/incomplete.prev")
         check "cycle $cycle: recovery removed the $(wc -l <"$WORK/incomplete.prev") incomplete file(s) of the last crash" \
             test -z "$left"
-        check "cycle $cycle: after recovery no unmarked or temporary file is queued" \
-            test -z "$(unmarked "$SPOOL" incoming active deferred)"
+        found=$(unmarked "$SPOOL" incoming active deferred)
+        check "cycle $cycle: after recovery no unmarked or temporary file is queued" test -z "$found"
+        [ -z "$found" ] || ls -l $found
     fi
     timeout 30 "$SOURCE" -v -s 4 --rate 60 -m 90 --size uniform:20k:60k --seed "$cycle$RANDOM" \
         --ignore-failures --json "$WORK/src.$cycle.json" --msg-log "$WORK/src.$cycle.log" \
