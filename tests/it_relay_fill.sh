@@ -80,18 +80,6 @@ print("after 10 s without the moment")
 PY
 }
 
-# unmarked SPOOL QUEUES...: queue files without the 0700 mark, or with a
-# temporary name, that still exist (a file the relay moves while find
-# looks is no finding).
-unmarked() {
-    local spool=$1 q dirs=""
-    shift
-    for q in "$@"; do dirs="$dirs $spool/$q"; done
-    # shellcheck disable=SC2086
-    find $dirs -type f \( ! -perm 700 -o -name '*.*' \) 2>/dev/null |
-        while read -r f; do [ -e "$f" ] && echo "$f"; done
-}
-
 # ---------------------------------------------------- 1. crashes while filling
 SPOOL=$MNT1/spool
 port=$(free_port)

@@ -229,3 +229,19 @@ for q in ("incoming", "active", "deferred"):
 print(bad)
 PY
 }
+
+# unmarked SPOOL QUEUE...: queue files in those queues without the 0700
+# mark, or with a temporary name. A running relay moves files all the
+# time: a file judged by its mode must be stat'ed by us, as find's -perm
+# on a file that has just moved away counts as a mismatch; one that is
+# gone when we look is no finding.
+unmarked() {
+    local spool=$1 q f mode
+    shift
+    for q in "$@"; do
+        find "$spool/$q" -type f 2>/dev/null
+    done | while read -r f; do
+        mode=$(stat -c %a "$f" 2>/dev/null) || continue
+        if [ "$mode" != 700 ] || [[ ${f##*/} == *.* ]]; then echo "$f"; fi
+    done
+}
