@@ -97,6 +97,8 @@ static void usage(FILE *fp)
             "  --cleanup-threads N   the relay's cleanup threads (20)\n"
             "  --concurrency N       the relay's connections to the sink (20)\n"
             "  --discard             the relay discards instead of relaying to the sink\n"
+            "  --tls                 STARTTLS from the source to the relay and from the\n"
+            "                        relay to the sink (--hop-tls encrypt)\n"
             "  --drain-timeout TIME  how long the queue may take to empty (120s)\n"
             "  --json FILE           also write the results as JSON (- = stdout)\n"
             "  --keep                keep the work directory (spool, logs, reports)\n"
@@ -115,6 +117,7 @@ enum {
     OPT_CLEANUP,
     OPT_CONCURRENCY,
     OPT_DISCARD,
+    OPT_TLS,
     OPT_DRAIN,
     OPT_JSON,
     OPT_KEEP,
@@ -139,6 +142,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         {"cleanup-threads", required_argument, NULL, OPT_CLEANUP},
         {"concurrency", required_argument, NULL, OPT_CONCURRENCY},
         {"discard", no_argument, NULL, OPT_DISCARD},
+        {"tls", no_argument, NULL, OPT_TLS},
         {"drain-timeout", required_argument, NULL, OPT_DRAIN},
         {"json", required_argument, NULL, OPT_JSON},
         {"keep", no_argument, NULL, OPT_KEEP},
@@ -209,6 +213,9 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         case OPT_CONCURRENCY:
             optarg_count(optarg, "--concurrency", 1, 10000);
             o->concurrency = optarg;
+            break;
+        case OPT_TLS:
+            o->tls = 1;
             break;
         case OPT_DISCARD:
             o->discard = 1;
@@ -419,11 +426,22 @@ static _Noreturn void give_up(struct bench *b, const char *name, const char *wha
 static void start_sink(struct bench *b, int *port)
 {
     char log[PATH_MAX], portfile[PATH_MAX];
-    char *argv[] = {b->sink_path, "--quiet",     "--port-file", portfile, "--msg-log",
-                    log,          "127.0.0.1:0", "1000",        NULL};
+    char *argv[12];
+    int n = 0;
 
     work_path(b, "sink.log", log);
     work_path(b, "sink.port", portfile);
+    argv[n++] = b->sink_path;
+    argv[n++] = "--quiet";
+    argv[n++] = "--port-file";
+    argv[n++] = portfile;
+    argv[n++] = "--msg-log";
+    argv[n++] = log;
+    if (b->opts->tls)
+        argv[n++] = "--tls";
+    argv[n++] = "127.0.0.1:0";
+    argv[n++] = "1000";
+    argv[n] = NULL;
     if (spawn(b, &b->sink, "sink", argv) != 0 || (*port = wait_port(b, &b->sink, "sink.port")) < 0)
         give_up(b, "sink", "smtp-sink");
 }
@@ -470,6 +488,11 @@ static void start_relay(struct bench *b, int sink_port, int *port)
         argv[n++] = "--concurrency";
         argv[n++] = (char *)o->concurrency;
     }
+    if (o->tls) {
+        argv[n++] = "--tls";
+        argv[n++] = "--hop-tls";
+        argv[n++] = "encrypt";
+    }
     argv[n] = NULL;
     if (spawn(b, &b->relay, "relay", argv) != 0 ||
         (*port = wait_port(b, &b->relay, "relay.port")) < 0)
@@ -511,6 +534,8 @@ static void start_source(struct bench *b, int relay_port)
         argv[n++] = "--arrivals";
         argv[n++] = "poisson";
     }
+    if (o->tls)
+        argv[n++] = "--tls";
     argv[n++] = "--ignore-failures";
     argv[n++] = "--json";
     argv[n++] = json;

@@ -105,8 +105,11 @@ static void print_report(const struct bench_options *o, const char *spool,
 
     fsinfo_describe(&res->fs, where, sizeof(where));
     fprintf(fp, "spool:      %s\n            %s\n", spool, where);
-    fprintf(fp, "relay:      profile %s, sync %s, queue manager %s, next hop %s\n", o->profile,
-            bench_sync_name(o), o->qmgr, o->discard ? "discard" : "smtp-sink");
+    fprintf(fp, "relay:      profile %s, sync %s, queue manager %s, next hop %s%s\n", o->profile,
+            bench_sync_name(o), o->qmgr, o->discard ? "discard" : "smtp-sink",
+            !o->tls      ? ""
+            : o->discard ? "; STARTTLS in"
+                         : "; STARTTLS in and out");
     fprintf(fp, "load:       %u sessions, %s, size %s, %u recipient%s, %s\n", o->sessions,
             o->reuse ? "reused connections" : "a new connection per message", o->size, o->rcpts,
             o->rcpts == 1 ? "" : "s", o->rate ? "open loop" : "closed loop");
@@ -175,6 +178,7 @@ int bench_write_json(const struct bench_options *o, const char *spool,
     json_string(&w, "sync", bench_sync_name(o));
     json_string(&w, "qmgr", o->qmgr);
     json_string(&w, "profile", o->profile);
+    json_bool(&w, "tls", o->tls);
     json_uint(&w, "sessions", o->sessions);
     json_string(&w, "size", o->size);
     json_double(&w, "load_s", res->load_s);

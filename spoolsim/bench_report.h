@@ -31,6 +31,7 @@ struct bench_options {
     const char *cleanup_threads;
     const char *concurrency;
     int discard;
+    int tls; /* STARTTLS on both legs: source -> relay -> sink */
     double drain_timeout;
     const char *json;
     int keep;

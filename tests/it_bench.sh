@@ -28,6 +28,18 @@ check "no fsync under --sync none" grep -q "^\[sync none\] fsyncs: *0 " "$WORK/b
 
 check "--discard: no sink" to "$WORK/bench3.out" env TMPDIR="$TMP" timeout 120 \
     "$RELAY" bench -m 100 --discard -q
+TMP4=$WORK/tmp4 && mkdir -p "$TMP4"
+check "--tls: STARTTLS on both legs" to "$WORK/bench4.out" timeout 120 \
+    "$RELAY" bench -m 300 --tls --keep --spool "$TMP4" --json "$WORK/bench4.json"
+check "--tls: exactly once" grep -q "^exactly once: yes: 300 acknowledged, 300 delivered" "$WORK/bench4.out"
+check "--tls: the report says so" grep -q "^relay: .*; STARTTLS in and out" "$WORK/bench4.out"
+check "--tls: and the JSON" python3 -c "import json,sys; sys.exit(0 if json.load(open('$WORK/bench4.json'))['tls'] is True else 1)"
+relay4=$(ls -d "$TMP4"/spoolsim-bench.*)/relay.json
+check "--tls: every client session of the relay was TLS" \
+    test "$(json_get "$relay4" tls_sessions)" = "$(json_get "$relay4" sessions)"
+check "--tls: every connection to the sink too" \
+    test "$(json_get "$relay4" hop_tls_sessions)" = "$(json_get "$relay4" hop_connections)"
+check "--tls: at least one of each" test "$(json_get "$relay4" hop_tls_sessions)" -ge 1
 check "bad option: exit 2" sh -c "'$RELAY' bench --frobnicate >/dev/null 2>&1; test \$? = 2"
 check "bad --sync: exit 2" sh -c "'$RELAY' bench --sync sometimes >/dev/null 2>&1; test \$? = 2"
 check "missing --spool directory: a clear error" sh -c "! '$RELAY' bench -m 10 --spool '$WORK/nonexistent' 2>'$WORK/e.err' && grep -q nonexistent '$WORK/e.err'"
