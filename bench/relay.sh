@@ -71,6 +71,11 @@
 #      BENCH_SYNC (fsync: spoolsim's --sync; empty = spoolsim's default)
 #      BENCH_SPOOLSIM_OPTS (more options for spoolsim relay, e.g. "--qmgr pool")
 #      BENCH_KEEP_TRACES (a directory: keep the strace files there)
+#      BENCH_TLS (1: STARTTLS on both legs: smtp-source --tls into the relay,
+#                 the relay to smtp-sink --tls; Postfix with a throw-away EC
+#                 certificate, smtpd_tls_security_level = may and
+#                 smtp_tls_security_level = encrypt; spoolsim relay --tls
+#                 --hop-tls encrypt)
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUR_SRC=$ROOT/smtp-source/smtp-source OUR_SINK=$ROOT/smtp-sink/smtp-sink
@@ -78,7 +83,10 @@ SPOOLSIM=$ROOT/spoolsim/spoolsim
 PF=/usr/sbin/postfix PC=/usr/sbin/postconf
 M=${BENCH_MESSAGES:-5000} S=${BENCH_SESSIONS:-20} L=${BENCH_LENGTH:-1024}
 R=${BENCH_REPS:-3} T=${BENCH_TIMEOUT:-300} TM=${BENCH_TRACE_MESSAGES:-200}
-SYNC=${BENCH_SYNC-fsync} KEEP=${BENCH_KEEP_TRACES:-}
+SYNC=${BENCH_SYNC-fsync} KEEP=${BENCH_KEEP_TRACES:-} TLS=${BENCH_TLS:-}
+[ "$TLS" = 0 ] && TLS=
+PF_SMTP_TLS=none PF_SMTPD_TLS=none TLS_TEXT=none
+[ -n "$TLS" ] && PF_SMTP_TLS=encrypt PF_SMTPD_TLS=may TLS_TEXT="STARTTLS on both legs (source -> relay -> sink)"
 read -ra SS_OPTS <<<"${BENCH_SPOOLSIM_OPTS:-}"
 NCPU=$(nproc)
 
@@ -92,7 +100,7 @@ for v in M S L R T; do [[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "bad value for $v:
 for f in "$OUR_SRC" "$OUR_SINK" "$PF" "$PC"; do
     [ -x "$f" ] || { echo "missing $f (make -j2 / apt-get install postfix)" >&2; exit 2; }
 done
-for c in python3 stdbuf ss; do
+for c in python3 stdbuf ss ${TLS:+openssl}; do
     command -v "$c" >/dev/null || { echo "$c is required" >&2; exit 2; }
 done
 [ "$TM" = 0 ] || command -v strace >/dev/null ||
@@ -331,7 +339,7 @@ start_sink() {  # sets SINK_PID SINK_PORT; empty $TMP/sink.log
     for _ in 1 2 3; do
         rm -f "$TMP/sink.port"
         stdbuf -oL "$OUR_SINK" --quiet -u nobody --port-file "$TMP/sink.port" --msg-log - \
-            127.0.0.1:0 1000 >"$TMP/sink.log" 2>>"$TMP/sink.err" &
+            ${TLS:+--tls} 127.0.0.1:0 1000 >"$TMP/sink.log" 2>>"$TMP/sink.err" &
         SINK_PID=$!
         for i in $(seq 100); do
             SINK_PORT=$(cat "$TMP/sink.port" 2>/dev/null)
@@ -348,6 +356,11 @@ stop_sink() { [ -n "$SINK_PID" ] && stop_child "$SINK_PID" TERM; SINK_PID='' SIN
 # ---- Postfix
 pf_setup() {
     mkdir -m 755 "$CONF" && mkdir -m 700 "$DATA" && chown "$MAIL_OWNER" "$DATA" || return 1
+    if [ -n "$TLS" ]; then  # key then certificate in one file, as smtpd_tls_chain_files wants
+        openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 \
+            -subj /CN=bench.localdomain -keyout "$TMP/key.pem" -out "$TMP/cert.pem" 2>/dev/null &&
+            cat "$TMP/key.pem" "$TMP/cert.pem" >"$TMP/tls.pem" && chmod 600 "$TMP/tls.pem" || return 1
+    fi
     cat >"$CONF/main.cf" <<EOF
 # relay.sh: a private instance, see shared/spec/postfix-observed.md
 compatibility_level = 3.6
@@ -370,8 +383,9 @@ smtpd_recipient_restrictions =
 smtp_dns_support_level = disabled
 smtp_host_lookup = native
 smtpd_peername_lookup = no
-smtp_tls_security_level = none
-smtpd_tls_security_level = none
+smtp_tls_security_level = $PF_SMTP_TLS
+smtpd_tls_security_level = $PF_SMTPD_TLS
+${TLS:+smtpd_tls_chain_files = $TMP/tls.pem}
 biff = no
 append_dot_mydomain = no
 readme_directory = no
@@ -450,7 +464,8 @@ ss_start() {  # ss_start SINKPORT: sets SS_PID SS_PORT on an empty spool
     rm -rf "$SQ"
     rm -f "$TMP/ss.port" "$TMP/ss.json"
     "$SPOOLSIM" relay --listen 127.0.0.1:0 --port-file "$TMP/ss.port" --spool "$SQ" \
-        --next-hop "127.0.0.1:$1" --json "$TMP/ss.json" ${SYNC:+--sync "$SYNC"} "${SS_OPTS[@]}" \
+        --next-hop "127.0.0.1:$1" --json "$TMP/ss.json" ${SYNC:+--sync "$SYNC"} \
+        ${TLS:+--tls --hop-tls encrypt} "${SS_OPTS[@]}" \
         >>"$TMP/ss.out" 2>>"$TMP/ss.err" &
     SS_PID=$!
     for i in $(seq 200); do
@@ -501,7 +516,7 @@ drive() {
     DRIVE_PID=''
 }
 source_cmd() {  # source_cmd N: the smtp-source command line into $PORT
-    SRC=("$OUR_SRC" --quiet --json "$TMP/src.json" -s "$S" -m "$1" -l "$L" "127.0.0.1:$PORT")
+    SRC=("$OUR_SRC" --quiet --json "$TMP/src.json" -s "$S" -m "$1" -l "$L" ${TLS:+--tls} "127.0.0.1:$PORT")
 }
 check_source() {  # check_source N: our smtp-source's JSON must show N delivered, 0 failed
     local d f
@@ -610,6 +625,7 @@ else
     echo "spoolsim:    NOT AVAILABLE: '$SPOOLSIM relay --help' fails in this build; its runs are skipped"
 fi
 echo "sink/source: $("$OUR_SINK" --version) / $("$OUR_SRC" --version)"
+echo "TLS:         $TLS_TEXT"
 echo "load average at start: $(cut -d" " -f1-3 /proc/loadavg)"
 
 pf_setup || { echo "cannot set up the Postfix instance" >&2; exit 1; }
