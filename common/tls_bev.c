@@ -3,9 +3,19 @@
  */
 #include "config.h"
 
+#include <event2/buffer.h>
 #include <event2/bufferevent_ssl.h>
+#include <event2/event.h>
 
 #include "tls_bev.h"
+
+void tls_bev_hold(struct bufferevent *plain)
+{
+    struct evbuffer *in = bufferevent_get_input(plain);
+
+    evbuffer_drain(in, evbuffer_get_length(in));
+    bufferevent_disable(plain, EV_READ);
+}
 
 struct bufferevent *tls_bev_upgrade(struct bufferevent *plain, SSL_CTX *ctx, enum tls_bev_role role)
 {

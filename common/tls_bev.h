@@ -15,6 +15,12 @@
 
 enum tls_bev_role { TLS_BEV_SERVER, TLS_BEV_CLIENT };
 
+/*
+ * A server, right after its 220 to STARTTLS: whatever the client sent
+ * behind the command is dropped, and nothing more is read in plain text.
+ */
+void tls_bev_hold(struct bufferevent *plain);
+
 /* The TLS bufferevent, or NULL with the socket closed. `plain' is gone either way. */
 struct bufferevent *tls_bev_upgrade(struct bufferevent *plain, SSL_CTX *ctx,
                                     enum tls_bev_role role);

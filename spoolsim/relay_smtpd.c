@@ -383,10 +383,7 @@ static void session_process(struct relay_session *s)
  */
 static void begin_tls(struct relay_session *s)
 {
-    struct evbuffer *in = bufferevent_get_input(s->bev);
-
-    evbuffer_drain(in, evbuffer_get_length(in));
-    bufferevent_disable(s->bev, EV_READ);
+    tls_bev_hold(s->bev);
     s->tls_pending = 1;
 }
 
