@@ -96,7 +96,13 @@ start_sink() {
     local portfile="$WORK/$name.port"
     rm -f "$portfile"
     timeout "${TEST_PROCESS_TIMEOUT:-120}" "$SINK" --port-file "$portfile" "$@" 2>"$WORK/$name.err" &
-    local pid=$!
+    started "$name" $! smtp-sink
+}
+
+# started NAME PID WHAT: wait for the server just started to write its port
+# file; then set NAME_PID and NAME_PORT, or show its errors and fail.
+started() {
+    local name=$1 pid=$2 portfile="$WORK/$1.port"
     PIDS="$PIDS $pid"
     for _ in $(seq 1 100); do
         [ -s "$portfile" ] && break
@@ -104,7 +110,7 @@ start_sink() {
         sleep 0.05
     done
     if [ ! -s "$portfile" ]; then
-        echo "smtp-sink did not start:" >&2
+        echo "$3 did not start:" >&2
         cat "$WORK/$name.err" >&2
         return 1
     fi
@@ -154,20 +160,7 @@ start_relay() {
     rm -f "$portfile"
     timeout "${TEST_PROCESS_TIMEOUT:-300}" "$RELAY" relay --listen 127.0.0.1:0 --port-file "$portfile" "$@" \
         2>>"$WORK/$name.err" &
-    local pid=$!
-    PIDS="$PIDS $pid"
-    for _ in $(seq 1 100); do
-        [ -s "$portfile" ] && break
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.05
-    done
-    if [ ! -s "$portfile" ]; then
-        echo "spoolsim relay did not start:" >&2
-        cat "$WORK/$name.err" >&2
-        return 1
-    fi
-    eval "${name}_PID=$pid"
-    eval "${name}_PORT=$(cat "$portfile")"
+    started "$name" $! "spoolsim relay"
 }
 
 # spool_files DIR: the message files and logs in a spool's queues.
