@@ -29,7 +29,6 @@
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,10 +44,9 @@
 #include "fileutil.h"
 #include "msg.h"
 #include "optarg.h"
+#include "spawn_logged.h"
 #include "spoolsim.h"
 #include "xalloc.h"
-
-extern char **environ;
 
 #define SHORT_PATH 2048 /* room to append names to these and stay within PATH_MAX */
 #define MAX_RUNS 1000   /* the bootstrap sorts every resample: keep it quick */
@@ -358,18 +356,9 @@ static void work_path(const struct ab *ab, const char *name, char *out)
 /* Start argv with no input and its output in files; 0, or -1 with a warning. */
 static int spawn(struct ab *ab, char *const argv[], const char *out, const char *err)
 {
-    posix_spawn_file_actions_t fa;
-    int status;
-
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    status = posix_spawn(&ab->child, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    if (status != 0) {
+    ab->child = spawn_logged(argv, out, err);
+    if (ab->child < 0) {
         ab->child = 0;
-        msg_warn("cannot run %s: %s", argv[0], strerror(status));
         return -1;
     }
     return 0;

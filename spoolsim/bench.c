@@ -18,7 +18,6 @@
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,10 +36,9 @@
 #include "optarg.h"
 #include "bench_report.h"
 #include "profile.h"
+#include "spawn_logged.h"
 #include "spoolsim.h"
 #include "xalloc.h"
-
-extern char **environ;
 
 /* A child process and the files it talks through. */
 struct child {
@@ -278,23 +276,16 @@ static void work_path(const struct bench *b, const char *name, char *out)
 /* Start argv with its standard output and error in the work directory; 0 or -1. */
 static int spawn(struct bench *b, struct child *c, const char *name, char *const argv[])
 {
-    posix_spawn_file_actions_t fa;
     char out[PATH_MAX], err[PATH_MAX], base[64];
-    int status;
 
     snprintf(base, sizeof(base), "%s.out", name);
     work_path(b, base, out);
     snprintf(base, sizeof(base), "%s.err", name);
     work_path(b, base, err);
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    status = posix_spawn(&c->pid, argv[0], &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
     c->name = name;
-    if (status != 0) {
+    c->pid = spawn_logged(argv, out, err);
+    if (c->pid < 0) {
         c->pid = 0;
-        msg_warn("cannot run %s: %s", argv[0], strerror(status));
         return -1;
     }
     return 0;
