@@ -134,6 +134,7 @@ struct relay {
     socklen_t hop_addr_len;
     char hop_desc[128];
     unsigned conn_starting; /* connections not yet past EHLO */
+    int hop_unreachable;    /* said once when the hop goes away, once when it is back */
     unsigned n_ready;       /* messages in the ready list */
     unsigned long maildir_sequence;
 

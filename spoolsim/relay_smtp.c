@@ -16,6 +16,14 @@
  * dot; only a 5xx bounces. A hop that cannot be reached defers what is
  * waiting, as Postfix does for a dead destination.
  *
+ * The reply to the dot is the one that turns a message into delivered
+ * mail, so it is believed only once the hop has the dot: the text must be
+ * out of our buffers and, where the kernel tells (Linux, FreeBSD), every
+ * byte of it acknowledged by the hop's TCP; and nothing the hop sent may
+ * already be waiting when the text goes out. A 250 that comes earlier
+ * answers something the hop never received: the connection is broken and
+ * the message deferred.
+ *
  * With --hop-tls the connection says STARTTLS after EHLO when the hop
  * offers it (may) or defers the mail when it does not (encrypt). Whatever
  * the hop sent behind its 220 is discarded (CVE-2011-0411), and EHLO is
@@ -24,6 +32,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#if defined(__linux__)
+#include <linux/sockios.h>
+#endif
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <stdio.h>
@@ -158,6 +171,11 @@ static void conn_fail(struct relay_conn *c, const char *why)
         /* Not even a greeting: Postfix calls the destination dead and defers its mail. */
         struct relay_msg *m;
 
+        if (!r->hop_unreachable)
+            msg_warn("next hop %s: %s while %s; deferring mail until it answers", r->hop_desc, why,
+                     state_names[c->state]);
+        r->hop_unreachable = 1;
+
         while ((m = relay_qmgr_next_ready(r)) != NULL) {
             snprintf(m->reason, sizeof(m->reason), "connect to %s: %.200s", r->hop_desc, why);
             settle(m, RCPT_UNTRIED, RCPT_DEFERRED);
@@ -212,13 +230,59 @@ static void go_idle(struct relay_conn *c)
     event_add(c->idle_timer, &cache);
 }
 
+/*
+ * Bytes written to the socket that the hop's TCP has not acknowledged, or 0
+ * where the system cannot tell (then only our own buffer is checked).
+ */
+static size_t unacknowledged(const struct relay_conn *c)
+{
+    int queued = 0;
+    evutil_socket_t fd = bufferevent_getfd(c->bev);
+
+    if (fd < 0)
+        return 0;
+#if defined(SIOCOUTQ)
+    if (ioctl(fd, SIOCOUTQ, &queued) != 0)
+        return 0;
+#elif defined(FIONWRITE)
+    if (ioctl(fd, FIONWRITE, &queued) != 0)
+        return 0;
+#endif
+    return queued > 0 ? (size_t)queued : 0;
+}
+
+/* The hop has all of the text, dot included: only now can it answer the dot. */
+static int hop_has_dot(const struct relay_conn *c)
+{
+    return evbuffer_get_length(bufferevent_get_output(c->bev)) == 0 && unacknowledged(c) == 0;
+}
+
+/* The hop has said something no command has asked for yet. */
+static int hop_spoke_early(const struct relay_conn *c)
+{
+    char byte;
+
+    if (evbuffer_get_length(bufferevent_get_input(c->bev)) > 0)
+        return 1;
+    if (c->tls)
+        return 0; /* OpenSSL's bufferevent reads ahead into the input by itself */
+    return recv(bufferevent_getfd(c->bev), &byte, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
+}
+
 static void send_text(struct relay_conn *c)
 {
     struct relay_msg *m = c->msg;
     struct smtp_stuffer st;
     size_t len, n;
-    char *text = pf_qfile_content_text(m->file, &m->view, &len);
-    char *wire = xmalloc(SMTP_STUFF_BOUND(len) + SMTP_STUFF_FINISH_MAX);
+    char *text, *wire;
+
+    if (hop_spoke_early(c)) {
+        /* A reply to a dot not yet sent (a hop that answers ahead, or a liar). */
+        conn_fail(c, "reply before the message text was sent");
+        return;
+    }
+    text = pf_qfile_content_text(m->file, &m->view, &len);
+    wire = xmalloc(SMTP_STUFF_BOUND(len) + SMTP_STUFF_FINISH_MAX);
 
     smtp_stuff_init(&st);
     n = smtp_stuff(&st, text, len, wire);
@@ -266,6 +330,9 @@ static void session_ready(struct relay_conn *c)
 {
     c->pipelining = (c->extensions & SMTP_EXT_PIPELINING) != 0;
     c->relay->conn_starting--;
+    if (c->relay->hop_unreachable)
+        msg_info("next hop %s answers again", c->relay->hop_desc);
+    c->relay->hop_unreachable = 0;
     go_idle(c);
 }
 
@@ -425,6 +492,10 @@ static void on_read(struct bufferevent *bev, void *arg)
         if (c->pending == 0) {
             /* Nothing was asked: text before a command is an attack or a broken hop. */
             conn_fail(c, "text before a command");
+            return;
+        }
+        if (c->state == CONN_DOT && !hop_has_dot(c)) {
+            conn_fail(c, "reply to the end of data before the hop received it");
             return;
         }
         status = smtp_input_line(&c->lines, in, line, sizeof(line), &len);

@@ -15,6 +15,14 @@ Modes:
   dropdot   takes the whole message, then closes without a reply
   garbage   answers EHLO with bytes that are no reply at all
 
+Liars, who say 250 to an end of data they never saw, then close:
+  ack354    sends its 250 in the same write as the 354
+  ackpart   reads the first 64 KiB of the text, then says 250 (for
+            messages well over 64 KiB: a shorter one is all in the hop's
+            socket buffer, dot included, whatever the hop reads)
+  ackburst  answers the pipelined MAIL, RCPT and DATA, and the dot not
+            yet sent, in one write
+
 With the single mode `sync', every connection instead goes to the real
 server through a strict proxy that takes PIPELINING out of the EHLO
 reply and checks the client's synchronization as Exim's
@@ -43,6 +51,18 @@ def lines(sock):
         yield line.rstrip(b"\r")
 
 
+def read_part(reader, limit):
+    """Take about `limit' bytes of text, stopping short of the dot."""
+    taken = 0
+    for text in reader:
+        if text == b".":
+            print("ackpart: the whole message was read", file=sys.stderr, flush=True)
+            return
+        taken += len(text) + 2
+        if taken >= limit:
+            return
+
+
 def misbehave(sock, mode):
     try:
         if mode == "longline":
@@ -67,6 +87,10 @@ def misbehave(sock, mode):
                     time.sleep(5)
                     return
                 sock.sendall(b"250-hostile\r\n250 PIPELINING\r\n")
+            elif verb == b"MAIL" and mode == "ackburst":
+                # The group behind MAIL is already on its way: answer it all.
+                sock.sendall(b"250 ok\r\n250 ok\r\n354 go\r\n250 ok: queued as LIE\r\n")
+                return
             elif verb == b"MAIL":
                 if mode == "dropmail":
                     sock.sendall(b"25")
@@ -74,6 +98,14 @@ def misbehave(sock, mode):
                 sock.sendall(b"250 ok\r\n")
             elif verb == b"RCPT":
                 sock.sendall(b"250 ok\r\n")
+            elif verb == b"DATA" and mode == "ack354":
+                sock.sendall(b"354 go\r\n250 ok: queued as LIE\r\n")
+                return
+            elif verb == b"DATA" and mode == "ackpart":
+                sock.sendall(b"354 go\r\n")
+                read_part(reader, 65536)
+                sock.sendall(b"250 ok: queued as LIE\r\n")
+                return
             elif verb == b"DATA":
                 sock.sendall(b"354 go\r\n")
                 for text in reader:

@@ -4,6 +4,7 @@
 # kernel (port 0 + --port-file), bounds each command with timeout(1) (servers:
 # TEST_PROCESS_TIMEOUT seconds, for long runs), and
 # stops every process it started by PID when it exits, pass or fail.
+# KEEP_WORK=1 keeps the work directory for a look afterwards.
 
 set -u
 top_builddir=${top_builddir:-.}
@@ -30,7 +31,7 @@ stop_all() {
 }
 cleanup() {
     stop_all
-    rm -rf "$WORK"
+    [ -n "${KEEP_WORK:-}" ] && echo "kept $WORK" || rm -rf "$WORK"
 }
 trap cleanup EXIT
 
