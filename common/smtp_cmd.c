@@ -39,6 +39,7 @@ static const char bad_param_reply[] = "555 5.5.4 Unsupported option";
 static const char bad_size_reply[] = "501 5.5.4 Bad SIZE parameter";
 static const char bad_body_reply[] = "501 5.5.4 Bad BODY parameter";
 static const char path_long_reply[] = "501 5.1.3 Address too long";
+static const char control_reply[] = "501 5.5.2 Syntax error: control character in command";
 
 const char *smtp_verb_name(enum smtp_verb verb)
 {
@@ -59,6 +60,22 @@ enum smtp_verb smtp_verb_lookup(const char *name, size_t len)
 static int is_space(char c)
 {
     return c == ' ' || c == '\t';
+}
+
+/*
+ * A control character other than a tab: a NUL, or a bare CR that a next hop
+ * ending its lines at CR would read as the end of a command, so that an
+ * address like "b\rRSET@x" would smuggle a command through a relay.
+ */
+static int has_control(struct smtp_span s)
+{
+    for (size_t i = 0; i < s.len; i++) {
+        unsigned char c = (unsigned char)s.ptr[i];
+
+        if ((c < 0x20 && c != '\t') || c == 0x7f)
+            return 1;
+    }
+    return 0;
 }
 
 static struct smtp_span trim(const char *p, size_t len)
@@ -207,8 +224,8 @@ int smtp_cmd_parse(const char *line, size_t len, struct smtp_cmd *cmd)
     }
     cmd->verb = entry->verb;
     cmd->arg = trim(all.ptr + verb_len, all.len - verb_len);
-    if (memchr(all.ptr, '\0', all.len) != NULL) {
-        cmd->error = entry->syntax ? entry->syntax : "501 5.5.4 Syntax error";
+    if (has_control(all)) {
+        cmd->error = control_reply;
         return 501;
     }
     switch (entry->rule) {

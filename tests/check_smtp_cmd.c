@@ -95,6 +95,26 @@ START_TEST(test_nul_in_command)
 }
 END_TEST
 
+/* A bare CR in an address would end a command at a hop that splits lines at CR. */
+START_TEST(test_control_characters)
+{
+    static const char *const bad[] = {"RCPT TO:<b\rRSET@x>", "MAIL FROM:<a@x> SIZE=1\r",
+                                      "MAIL FROM:<a\033@x>", "HELO a\rb",
+                                      "RCPT TO:<b\x7f@x>",   "RCPT TO:<b@x\n>"};
+    struct smtp_cmd cmd;
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        ck_assert_int_eq(smtp_cmd_parse(bad[i], strlen(bad[i]), &cmd), 501);
+        ck_assert_str_eq(cmd.error, "501 5.5.2 Syntax error: control character in command");
+    }
+    /* A tab is white space, and 8-bit text is SMTPUTF8's business, not a control. */
+    static const char *const good[] = {"RCPT TO:<b@x>\tNOTIFY=NEVER", "RCPT TO:<b\xc3\xa9@x>"};
+
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+        ck_assert_int_eq(smtp_cmd_parse(good[i], strlen(good[i]), &cmd), 0);
+}
+END_TEST
+
 START_TEST(test_verb_lookup)
 {
     ck_assert_int_eq(smtp_verb_lookup("rcpt", 4), SMTP_VERB_RCPT);
@@ -153,6 +173,7 @@ int main(void)
                         (int)(sizeof(parse_cases) / sizeof(parse_cases[0])));
     tcase_add_test(parse, test_mail_parameters);
     tcase_add_test(parse, test_nul_in_command);
+    tcase_add_test(parse, test_control_characters);
     tcase_add_test(parse, test_verb_lookup);
     tcase_add_test(seq, test_sequencing);
     tcase_add_test(seq, test_tls_resets_session);

@@ -109,6 +109,9 @@ def group_default():
     check("nested MAIL -> 503", c.cmd("MAIL FROM:<a@b>") == 503)
     check("DATA without RCPT -> 503", c.cmd("DATA") == 503)
     check("syntax error -> 501", c.cmd("RCPT TO:x@y") == 501)
+    # A bare CR in an address would end the command at a hop that splits at CR.
+    check("bare CR in an address -> 501", c.cmd("RCPT TO:<b\rRSET@x>") == 501)
+    check("escape character in a parameter -> 501", c.cmd("RCPT TO:<b@x> NOTIFY=\x1b") == 501)
     check("unknown command -> 502", c.cmd("FROB") == 502)
     check("RSET -> 250", c.cmd("RSET") == 250)
     check("QUIT -> 221", c.cmd("QUIT") == 221)
