@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -127,7 +128,7 @@ static void on_wake(evutil_socket_t fd, short what, void *arg)
     run_finished(arg);
 }
 
-struct io_pool *io_pool_new(struct event_base *base, unsigned threads)
+struct io_pool *io_pool_new(struct event_base *base, unsigned threads, const char *name)
 {
     struct io_pool *pool = xcalloc(1, sizeof(*pool));
 
@@ -147,13 +148,28 @@ struct io_pool *io_pool_new(struct event_base *base, unsigned threads)
         pool->thread_args[i].pool = pool;
         pool->thread_args[i].index = i;
         err = pthread_create(&pool->threads[i], NULL, pool_thread, &pool->thread_args[i]);
-
         if (err != 0) {
             errno = err;
             msg_fatal("cannot start an I/O thread: %s", strerror(errno));
         }
+        /* The name shows in /proc/PID/task/TID/comm: CPU per role (docs/fidelity.md). */
+        pthread_setname_np(pool->threads[i], name);
     }
     return pool;
+}
+
+uint64_t io_pool_cpu_ns(const struct io_pool *pool)
+{
+    uint64_t total = 0;
+
+    for (unsigned i = 0; i < pool->thread_count; i++) {
+        clockid_t clock;
+        struct timespec ts;
+
+        if (pthread_getcpuclockid(pool->threads[i], &clock) == 0 && clock_gettime(clock, &ts) == 0)
+            total += (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+    }
+    return total;
 }
 
 void io_pool_submit(struct io_pool *pool, struct io_job *job)

@@ -12,6 +12,7 @@
 #define SPOOLSIM_IO_POOL_H
 
 #include <event2/event.h>
+#include <stdint.h>
 
 struct io_job {
     struct io_job *next;
@@ -22,10 +23,14 @@ struct io_job {
 
 struct io_pool;
 
-struct io_pool *io_pool_new(struct event_base *base, unsigned threads);
+/* `name' (at most 15 bytes) names the threads, for per-thread CPU accounting. */
+struct io_pool *io_pool_new(struct event_base *base, unsigned threads, const char *name);
 
 /* Queue a job; the caller keeps it alive until done() has run. */
 void io_pool_submit(struct io_pool *pool, struct io_job *job);
+
+/* CPU time, user and system, the pool's threads have used so far, in nanoseconds. */
+uint64_t io_pool_cpu_ns(const struct io_pool *pool);
 
 /* Jobs submitted whose done() has not run yet. */
 unsigned io_pool_pending(const struct io_pool *pool);

@@ -25,6 +25,7 @@
 #include "clock.h"
 #include "endpoint.h"
 #include "msg.h"
+#include "cpu_burn.h"
 #include "relay_private.h"
 #include "spoolsim.h"
 #include "tls.h"
@@ -208,6 +209,11 @@ int spoolsim_relay(int argc, char **argv)
     r.spool.hash_depth = opts.hash_depth;
     r.spool.sync = opts.sync;
     r.profile = profile_find(opts.profile);
+    if (relay_model_open(opts.model, &r.model, err, sizeof(err)) != 0)
+        msg_usage("--model %s", err);
+    if (r.model && !r.profile->builtin_postfix)
+        msg_usage("--model %s: a model is a Postfix's CPU; it goes with --profile postfix only",
+                  opts.model);
     if (r.profile->builtin_postfix) {
         if (pf_spool_open(&r.spool, opts.spool, err, sizeof(err)) != 0)
             msg_fatal("%s", err);
@@ -234,9 +240,10 @@ int spoolsim_relay(int argc, char **argv)
 
     if ((r.base = event_base_new()) == NULL)
         msg_fatal("cannot create an event base");
-    r.cleanup = io_pool_new(r.base, opts.cleanup_threads);
-    r.qmgr = opts.qmgr == RELAY_QMGR_SINGLE ? io_pool_new(r.base, 1) : r.cleanup;
+    r.cleanup = io_pool_new(r.base, opts.cleanup_threads, "cleanup");
+    r.qmgr = opts.qmgr == RELAY_QMGR_SINGLE ? io_pool_new(r.base, 1, "qmgr") : r.cleanup;
     r.start_ns = clock_now_ns();
+    r.cpu_loop_ns = cpu_thread_ns(); /* set-up (and the model's speed test) is not service */
     r.flow_tokens = opts.in_flow_limit;
     if (r.profile->builtin_postfix)
         recover(&r);
@@ -267,6 +274,9 @@ int spoolsim_relay(int argc, char **argv)
     io_pool_drain(r.cleanup);
     if (r.qmgr != r.cleanup)
         io_pool_drain(r.qmgr);
+    r.cpu_loop_ns = cpu_thread_ns() - r.cpu_loop_ns;
+    r.cpu_cleanup_ns = io_pool_cpu_ns(r.cleanup);
+    r.cpu_qmgr_ns = r.qmgr != r.cleanup ? io_pool_cpu_ns(r.qmgr) : 0;
     if (!opts.quiet)
         relay_stats_print(&r, stderr);
     if (opts.json && relay_stats_write_json(&r, opts.json) != 0)
@@ -277,6 +287,7 @@ int spoolsim_relay(int argc, char **argv)
         io_pool_free(r.qmgr);
     io_pool_free(r.cleanup);
     relay_profile_free(&r);
+    relay_model_free(r.model);
     event_free(sigint);
     event_free(sigterm);
     event_free(r.stats_timer);

@@ -19,6 +19,7 @@
 enum {
     OPT_SYNC = 256,
     OPT_PROFILE,
+    OPT_MODEL,
     OPT_LONG_IDS,
     OPT_HASH_DEPTH,
     OPT_CLEANUP_THREADS,
@@ -70,6 +71,12 @@ static void usage(FILE *fp)
             "  --profile NAME          postfix (the relay's own spool), or sendmail, qmail,\n"
             "                          exim, opensmtpd, null: their file operations per\n"
             "                          message, delivered from memory (postfix)\n"
+            "  --model MODEL           a real MTA's CPU per message, spent where it spends\n"
+            "                          it: postfix (built in), a model FILE from spoolsim\n"
+            "                          calibrate, or none (the bare relay) (none)\n"
+            "  --model MODEL           a real MTA's CPU per message, spent where it spends\n"
+            "                          it: postfix (built in), a model FILE from spoolsim\n"
+            "                          calibrate, or none (the bare relay) (none)\n"
             "  --long-ids              Postfix's long queue IDs (enable_long_queue_ids)\n"
             "  --hash-depth N          levels of hashing for deferred/ and defer/ (1)\n"
             "  --cleanup-threads N     threads that write new queue files, Postfix's cleanup\n"
@@ -140,6 +147,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         {"next-hop", required_argument, NULL, 'n'},
         {"sync", required_argument, NULL, OPT_SYNC},
         {"profile", required_argument, NULL, OPT_PROFILE},
+        {"model", required_argument, NULL, OPT_MODEL},
         {"long-ids", no_argument, NULL, OPT_LONG_IDS},
         {"hash-depth", required_argument, NULL, OPT_HASH_DEPTH},
         {"cleanup-threads", required_argument, NULL, OPT_CLEANUP_THREADS},
@@ -180,6 +188,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
     parse_next_hop(opts, "discard");
     opts->sync = PF_SYNC_FSYNC;
     opts->profile = "postfix";
+    opts->model = "none";
     opts->hash_depth = 1;
     opts->cleanup_threads = 20;
     opts->qmgr = RELAY_QMGR_SINGLE;
@@ -221,6 +230,9 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             if (profile_find(optarg) == NULL)
                 msg_usage("unknown --profile \"%s\" (see spoolsim raw --list)", optarg);
             opts->profile = optarg;
+            break;
+        case OPT_MODEL:
+            opts->model = optarg;
             break;
         case OPT_LONG_IDS:
             opts->long_ids = 1;

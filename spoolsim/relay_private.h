@@ -29,6 +29,7 @@
 #include "pf_qfile.h"
 #include "pf_spool.h"
 #include "profile_run.h"
+#include "relay_model.h"
 #include "relay_options.h"
 
 struct relay;
@@ -97,6 +98,7 @@ struct relay {
     struct event_base *base;
     struct pf_spool spool;
     const struct profile *profile;  /* postfix: pf_spool; otherwise relay_profile.c */
+    struct relay_model *model;      /* --model: a real MTA's CPU per message; NULL = none */
     struct profile_runner *runners; /* one per pool thread: cleanup's, then qmgr's */
     unsigned runner_count;
     uint64_t next_msg_number;
@@ -140,6 +142,8 @@ struct relay {
 
     int stopping;
     uint64_t start_ns, stop_ns;
+    /* CPU used by role at the end (the event loop; the cleanup and qmgr threads) */
+    uint64_t cpu_loop_ns, cpu_cleanup_ns, cpu_qmgr_ns;
     struct event *stats_timer, *stop_timer, *stop_poll;
     struct relay_stats stats;
 };

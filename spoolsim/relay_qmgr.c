@@ -23,6 +23,7 @@
 
 #include "clock.h"
 #include "msg.h"
+#include "relay_model.h"
 #include "relay_private.h"
 #include "xalloc.h"
 
@@ -131,6 +132,7 @@ static void enqueue_work(struct io_job *job)
         m->job_status = relay_profile_accept(m, job->thread);
         return;
     }
+    relay_model_spend(m->relay->model, COST_RECEIVE, m->qf.content_bytes, m->qf.rcpt_count);
     m->job_status = pf_spool_enqueue(&m->relay->spool, &m->qf, m->id, sizeof(m->id), &m->st);
     m->job_errno = errno;
 }
@@ -337,6 +339,8 @@ static void activate_work(struct io_job *job)
         return;
     }
     m->job_status = read_active(m, &m->file, &m->file_len, &m->view);
+    if (m->job_status == 0) /* qmgr's work: the envelope read, recipients resolved */
+        relay_model_spend(m->relay->model, COST_QMGR, m->view.content_bytes, m->view.rcpt_count);
 }
 
 static void activate_done(struct io_job *job)
@@ -409,6 +413,7 @@ static void agent_work(struct io_job *job)
 
     if (!m->relay->profile->builtin_postfix)
         return; /* the profile's deliver phase has its own per-recipient work */
+    relay_model_spend(m->relay->model, COST_DELIVER, m->view.content_bytes, m->view.rcpt_count);
     if (any_result(m, RCPT_BOUNCED)) {
         log_text(m, RCPT_BOUNCED, "failed", text, sizeof(text));
         if (pf_spool_log_append(sp, "bounce", m->id, text, &m->st) == 0) {

@@ -117,7 +117,7 @@ static void print_report(const struct relay *r, FILE *fp)
     const struct pf_spool_stats *sp = &st->spool;
     double window = busy(r);
     struct fsinfo fs;
-    char where[1200];
+    char where[1200], model[400];
 
     fsinfo_lookup(r->spool.dir, &fs);
     fsinfo_describe(&fs, where, sizeof(where));
@@ -125,6 +125,16 @@ static void print_report(const struct relay *r, FILE *fp)
     fprintf(fp, "profile %s, sync %s, queue manager %s, %u cleanup threads, next hop %s\n",
             r->profile->name, sync_name(r), qmgr_name(r), r->opts->cleanup_threads,
             r->opts->next_hop);
+    relay_model_describe(r->model, model, sizeof(model));
+    fprintf(fp, "cost model: %s\n", model);
+    fprintf(fp, "relay CPU: %.2f s on the event loop, %.2f s on cleanup threads, %.2f s on qmgr",
+            (double)r->cpu_loop_ns / 1e9, (double)r->cpu_cleanup_ns / 1e9,
+            (double)r->cpu_qmgr_ns / 1e9);
+    if (st->received)
+        fprintf(fp, " (%.0f us per message received)",
+                (double)(r->cpu_loop_ns + r->cpu_cleanup_ns + r->cpu_qmgr_ns) / 1e3 /
+                    (double)st->received);
+    fprintf(fp, "\n");
     fprintf(fp,
             "received %llu (%.1f msgs/s), delivered %llu (%.1f msgs/s) in %.3f s; "
             "deferrals %llu, bounced %llu, recovered %llu, corrupt %llu\n",
@@ -239,6 +249,12 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     json_string(&w, "sync", sync_name(r));
     json_string(&w, "qmgr", qmgr_name(r));
     json_uint(&w, "cleanup_threads", r->opts->cleanup_threads);
+    relay_model_json(r->model, &w);
+    json_begin_object(&w, "cpu_s"); /* by role: the event loop, the cleanup and qmgr threads */
+    json_double(&w, "loop", (double)r->cpu_loop_ns / 1e9);
+    json_double(&w, "cleanup", (double)r->cpu_cleanup_ns / 1e9);
+    json_double(&w, "qmgr", (double)r->cpu_qmgr_ns / 1e9);
+    json_end_object(&w);
     json_string(&w, "next_hop", r->opts->next_hop);
     json_double(&w, "elapsed_s", elapsed(r));
     json_double(&w, "busy_s", window);

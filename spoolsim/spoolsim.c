@@ -22,6 +22,7 @@ static const struct {
     {"relay", spoolsim_relay, "a queue daemon writing a Postfix spool, relaying to a next hop"},
     {"postmark", spoolsim_postmark, "the PostMark 1.53 workload, faithful, with precise timing"},
     {"ab", spoolsim_ab, "A/B: two spool directories compared, the ratio with a 95 % interval"},
+    {"calibrate", spoolsim_calibrate, "measure a real MTA's CPU per message: a cost model"},
 };
 
 static void usage(FILE *fp)

@@ -1,0 +1,71 @@
+/*
+ * cpu_burn - spend CPU time on real work; see cpu_burn.h.
+ */
+#include "config.h"
+
+#include <time.h>
+
+#include "cpu_burn.h"
+
+#define CHUNK 4096 /* iterations between looks at the clock: a few microseconds */
+#define SPEED_RUNS 15
+#define SPEED_RUN_NS 10000000ULL /* 10 ms of CPU per run */
+
+uint64_t cpu_thread_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * A xorshift step per iteration: cheap, dependent on the one before (so it
+ * cannot be vectorised away), and kept alive through a volatile sink.
+ */
+static uint64_t spin(uint64_t x, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+    }
+    return x;
+}
+
+static volatile uint64_t sink;
+
+void cpu_burn_ns(uint64_t ns)
+{
+    uint64_t end, x = 88172645463325252ULL;
+
+    if (ns == 0)
+        return;
+    end = cpu_thread_ns() + ns;
+    do
+        x = spin(x, CHUNK);
+    while (cpu_thread_ns() < end);
+    sink = x;
+}
+
+double cpu_burn_speed(void)
+{
+    double best = 0;
+    uint64_t x = 88172645463325252ULL;
+
+    for (int r = 0; r < SPEED_RUNS; r++) {
+        uint64_t start = cpu_thread_ns(), now, iterations = 0;
+        double speed;
+
+        do {
+            x = spin(x, CHUNK);
+            iterations += CHUNK;
+            now = cpu_thread_ns();
+        } while (now - start < SPEED_RUN_NS);
+        speed = (double)iterations / ((double)(now - start) / 1000.0);
+        if (speed > best)
+            best = speed;
+    }
+    sink = x;
+    return best;
+}

@@ -1,0 +1,139 @@
+/*
+ * cost_model - the CPU a real MTA spends per message; see cost_model.h.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cost_model.h"
+#include "json_read.h"
+
+static const struct {
+    const char *name;
+    enum cost_place place;
+} known_places[] = {
+    {"smtpd", COST_RECEIVE},
+    {"cleanup", COST_RECEIVE},
+    {"qmgr", COST_QMGR},
+    {"smtp", COST_DELIVER},
+};
+
+enum cost_place cost_place_of(const char *stage)
+{
+    for (size_t i = 0; i < sizeof(known_places) / sizeof(known_places[0]); i++)
+        if (strcmp(known_places[i].name, stage) == 0)
+            return known_places[i].place;
+    return COST_SERIAL; /* Postfix's other daemons each run as one process */
+}
+
+const char *cost_place_name(enum cost_place place)
+{
+    switch (place) {
+    case COST_RECEIVE:
+        return "receive";
+    case COST_QMGR:
+        return "qmgr";
+    case COST_DELIVER:
+        return "deliver";
+    case COST_SERIAL:
+        return "serial";
+    }
+    return "?";
+}
+
+static int read_fit(const char *json, const char *prefix, struct cost_fit *f, char *err,
+                    size_t errlen)
+{
+    static const char *const keys[] = {"base_us", "per_kib_us", "per_rcpt_us"};
+    double *values[] = {&f->base_us, &f->per_kib_us, &f->per_rcpt_us};
+    char path[96];
+
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof(path), "%s.%s", prefix, keys[k]);
+        if (json_read_number(json, path, values[k]) != 0) {
+            snprintf(err, errlen, "no number at %s", path);
+            return -1;
+        }
+    }
+    if (f->base_us < 0) {
+        snprintf(err, errlen, "%s.base_us is negative", prefix);
+        return -1;
+    }
+    return 0;
+}
+
+int cost_model_parse(const char *json, struct cost_model *m, char *err, size_t errlen)
+{
+    char path[64];
+
+    memset(m, 0, sizeof(*m));
+    m->scale = 1.0;
+    if (json_read_string(json, "mta", m->mta, sizeof(m->mta)) != 0) {
+        snprintf(err, errlen, "not a cost model (no \"mta\" string)");
+        return -1;
+    }
+    json_read_string(json, "mta_version", m->mta_version, sizeof(m->mta_version));
+    json_read_string(json, "measured_on", m->measured_on, sizeof(m->measured_on));
+    json_read_string(json, "date", m->date, sizeof(m->date));
+    if (json_read_number(json, "reference_speed", &m->reference_speed) != 0 ||
+        !(m->reference_speed > 0)) {
+        snprintf(err, errlen, "no positive reference_speed");
+        return -1;
+    }
+    for (unsigned i = 0;; i++) {
+        struct cost_stage *s;
+
+        snprintf(path, sizeof(path), "stages.%u.name", i);
+        if (i == COST_MAX_STAGES) {
+            char name[32];
+
+            if (json_read_string(json, path, name, sizeof(name)) == 0) {
+                snprintf(err, errlen, "more than %d stages", COST_MAX_STAGES);
+                return -1;
+            }
+            break;
+        }
+        s = &m->stages[i];
+        if (json_read_string(json, path, s->name, sizeof(s->name)) != 0)
+            break;
+        s->place = cost_place_of(s->name);
+        snprintf(path, sizeof(path), "stages.%u.mta", i);
+        if (read_fit(json, path, &s->mta, err, errlen) != 0)
+            return -1;
+        snprintf(path, sizeof(path), "stages.%u.relay", i);
+        if (read_fit(json, path, &s->relay, err, errlen) != 0)
+            return -1;
+        m->stage_count = i + 1;
+    }
+    if (m->stage_count == 0) {
+        snprintf(err, errlen, "no stages");
+        return -1;
+    }
+    return 0;
+}
+
+double cost_fit_us(const struct cost_fit *f, uint64_t bytes, unsigned rcpts)
+{
+    double us = f->base_us + f->per_kib_us * ((double)bytes / 1024.0) +
+                f->per_rcpt_us * (rcpts > 1 ? (double)(rcpts - 1) : 0.0);
+
+    return us > 0 ? us : 0;
+}
+
+uint64_t cost_model_burn_ns(const struct cost_model *m, unsigned i, uint64_t bytes, unsigned rcpts)
+{
+    const struct cost_stage *s = &m->stages[i];
+    double us = cost_fit_us(&s->mta, bytes, rcpts) - cost_fit_us(&s->relay, bytes, rcpts);
+
+    return us > 0 ? (uint64_t)(us * m->scale * 1000.0) : 0;
+}
+
+double cost_model_mta_us(const struct cost_model *m, uint64_t bytes, unsigned rcpts)
+{
+    double us = 0;
+
+    for (unsigned i = 0; i < m->stage_count; i++)
+        us += cost_fit_us(&m->stages[i].mta, bytes, rcpts);
+    return us;
+}

@@ -1,0 +1,76 @@
+/*
+ * cost_model - the CPU a real MTA spends per message, by process (no I/O).
+ *
+ * spoolsim's relay does a real MTA's file operations, but by itself spends
+ * far less CPU than the MTA's processes do, so on a disk that leaves CPU to
+ * spare it would report rates no real MTA reaches. A cost model, measured
+ * from a real MTA (`spoolsim calibrate', docs/fidelity.md), says for each of
+ * the MTA's process classes ("stages": smtpd, cleanup, qmgr, ...) how much
+ * CPU one message costs it, and how much the bare relay already spends in
+ * the same role, each as a + b * KiB + c * (recipients - 1) microseconds. The
+ * relay spends the difference as real work (cpu_burn.h) where the MTA
+ * spends it (cost_place below).
+ *
+ * A model is read from a JSON text (the format is in docs/fidelity.md) and
+ * carries the reference speed of the CPU it was measured on; the caller sets
+ * `scale' to that speed over this machine's, so a faster CPU burns less.
+ */
+#ifndef SPOOLSIM_COST_MODEL_H
+#define SPOOLSIM_COST_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define COST_MAX_STAGES 16
+
+/* Where a stage's CPU is spent in the relay, after Postfix's process model. */
+enum cost_place {
+    COST_RECEIVE, /* many in parallel before the 250 (smtpd, cleanup): cleanup threads */
+    COST_QMGR,    /* the one queue manager, between its file operations: qmgr thread */
+    COST_DELIVER, /* many in parallel per delivery (smtp): delivery threads */
+    COST_SERIAL,  /* one process for everybody (trivial-rewrite, master, ...): one at a time */
+};
+
+/* Microseconds of CPU for one message: base + per_kib * KiB + per_rcpt * (recipients - 1). */
+struct cost_fit {
+    double base_us, per_kib_us, per_rcpt_us;
+};
+
+struct cost_stage {
+    char name[32];
+    enum cost_place place;
+    struct cost_fit mta;   /* the real MTA's process class */
+    struct cost_fit relay; /* the bare relay, in the same role (0 where it has none) */
+};
+
+struct cost_model {
+    char mta[32];          /* "postfix" */
+    char mta_version[32];  /* "3.7.11" */
+    char measured_on[160]; /* the CPU model and core count of the calibration host */
+    char date[32];
+    double reference_speed; /* cpu_burn_speed() of the calibration host */
+    double scale;           /* set by the caller: reference_speed / this host's speed */
+    unsigned stage_count;
+    struct cost_stage stages[COST_MAX_STAGES];
+};
+
+/* Where a stage of this name runs: known Postfix names, else COST_SERIAL. */
+enum cost_place cost_place_of(const char *stage);
+const char *cost_place_name(enum cost_place place);
+
+/* 0, or -1 with a message naming what is wrong (missing field, negative cost, ...). */
+int cost_model_parse(const char *json, struct cost_model *m, char *err, size_t errlen);
+
+/* CPU microseconds of one fit for a message of `bytes' and `rcpts' recipients. */
+double cost_fit_us(const struct cost_fit *f, uint64_t bytes, unsigned rcpts);
+
+/* What stage `i' must burn for this message: (mta - relay) * scale, never below 0. */
+uint64_t cost_model_burn_ns(const struct cost_model *m, unsigned i, uint64_t bytes, unsigned rcpts);
+
+/* The sum of the real MTA's stages for one message, unscaled: its CPU per message. */
+double cost_model_mta_us(const struct cost_model *m, uint64_t bytes, unsigned rcpts);
+
+/* The model shipped with spoolsim (measured on the machine docs/fidelity.md names). */
+extern const char cost_model_postfix_json[];
+
+#endif

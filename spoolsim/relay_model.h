@@ -1,0 +1,44 @@
+/*
+ * relay_model - the relay spends a real MTA's CPU where the MTA spends it.
+ *
+ * With --model, every message costs the relay what it costs the MTA's
+ * processes (cost_model.h), on the thread that plays each process:
+ * smtpd's and cleanup's share on a cleanup thread before the 250 (many at
+ * once, as Postfix runs many), the queue manager's on the qmgr thread
+ * around its moves (one at a time, in order), smtp's on the delivery
+ * agent's job (many at once), and each single-process daemon's
+ * (trivial-rewrite, master, ...) under its own lock, one message at a time.
+ * What the bare relay already spends in a role is not spent twice.
+ *
+ * relay_model_spend() is called from pool threads; the totals it keeps are
+ * atomic. Nothing here knows which filesystem is under test.
+ */
+#ifndef SPOOLSIM_RELAY_MODEL_H
+#define SPOOLSIM_RELAY_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cost_model.h"
+#include "json.h"
+
+struct relay_model;
+
+/*
+ * "none" (NULL model, 0), "postfix" (the built-in model) or a model file.
+ * -1 and a message for a file that cannot be read or is not a model.
+ */
+int relay_model_open(const char *spec, struct relay_model **out, char *err, size_t errlen);
+void relay_model_free(struct relay_model *rm);
+
+/* Spend the stages of `place' for a message of `bytes' bytes and `rcpts' recipients. */
+void relay_model_spend(struct relay_model *rm, enum cost_place place, uint64_t bytes,
+                       unsigned rcpts);
+
+/* One line for the summary: which model, from where, how scaled; "none" without one. */
+void relay_model_describe(const struct relay_model *rm, char *buf, size_t len);
+
+/* The "model" object of the JSON summary: origin, scale, CPU spent per place. */
+void relay_model_json(const struct relay_model *rm, struct json_writer *w);
+
+#endif

@@ -1,0 +1,64 @@
+#!/bin/bash
+# Integration: spoolsim relay --model. With the built-in Postfix model the
+# relay spends, per message, about what Postfix's processes spend (the CPU
+# is counted on the relay's threads' own clocks, so a loaded machine does
+# not change it); with --model none it spends only its own. A model file
+# puts a stage's CPU on the thread of its place (here: all on the queue
+# manager). Bad models and a model with another MTA's profile are usage
+# errors.
+. "${top_srcdir:-.}/tests/lib.sh"
+
+# relay_cpu NAME ARGS...: 200 messages of 1 KiB through a relay to discard;
+# prints "CPU-us-per-message mta-us-per-message qmgr-s".
+relay_cpu() {
+    local name=$1
+    shift
+    start_relay "$name" --spool "$WORK/$name.spool" --next-hop discard \
+        --json "$WORK/$name.json" "$@" || return 1
+    local port_var="${name}_PORT" pid_var="${name}_PID"
+    to "$WORK/$name.src" timeout 60 "$SOURCE" -s 5 -m 200 -l 1024 "127.0.0.1:${!port_var}" ||
+        return 1
+    wait_spool_empty "$WORK/$name.spool" 30 || return 1
+    stop "${!pid_var}"
+    python3 - "$WORK/$name.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["cpu_s"]
+m = d["model"]
+mta = m["mta_us_per_1kib_message"] * m["scale"] if isinstance(m, dict) else 0
+print(f'{(c["loop"] + c["cleanup"] + c["qmgr"]) * 1e6 / d["messages_in"]:.0f} {mta:.0f} {c["qmgr"]:.3f}')
+PY
+}
+
+read -r bare _ _ <<<"$(relay_cpu bare --model none)"
+read -r modeled mta _ <<<"$(relay_cpu modeled --model postfix)"
+echo "relay CPU per message: bare $bare us, with the Postfix model $modeled us (Postfix: $mta us)"
+check "the bare relay says it has no model" grep -q '"model": "none"' "$WORK/bare.json"
+check "the model is named in the summary" grep -q "cost model: postfix 3" "$WORK/modeled.err"
+check "bare: well under Postfix's CPU ($bare < $mta / 2)" test "$bare" -lt $((mta / 2))
+check "modeled: at least Postfix's CPU ($modeled >= 0.9 x $mta)" test "$modeled" -ge $((mta * 9 / 10))
+check "modeled: not much more ($modeled <= 1.5 x $mta)" test "$modeled" -le $((mta * 3 / 2))
+
+# A model whose only stage is the queue manager's, 2 ms a message: 0.4 s on qmgr.
+cat >"$WORK/qmgr.json" <<'EOF2'
+{"mta": "test", "reference_speed": 1, "stages": [
+  {"name": "qmgr", "mta": {"base_us": 2000, "per_kib_us": 0, "per_rcpt_us": 0},
+   "relay": {"base_us": 0, "per_kib_us": 0, "per_rcpt_us": 0}}]}
+EOF2
+speed=$("$RELAY" calibrate --speed)
+sed -i "s/\"reference_speed\": 1,/\"reference_speed\": $speed,/" "$WORK/qmgr.json"
+read -r _ _ qmgr_s <<<"$(relay_cpu qfile --model "$WORK/qmgr.json")"
+check "a model file's qmgr stage runs on the qmgr thread ($qmgr_s s >= 0.36 s)" \
+    python3 -c "import sys; sys.exit(not $qmgr_s >= 0.36)"
+
+check "a missing model file is a usage error" \
+    sh -c "'$RELAY' relay --spool '$WORK/x' --model '$WORK/nothing.json' 2>'$WORK/e1'; test \$? = 2"
+check "naming the file" grep -q "nothing.json" "$WORK/e1"
+echo '{"mta": "x"}' >"$WORK/bad.json"
+check "a file that is not a model is a usage error" \
+    sh -c "'$RELAY' relay --spool '$WORK/x' --model '$WORK/bad.json' 2>'$WORK/e2'; test \$? = 2"
+check "saying why" grep -q "reference_speed" "$WORK/e2"
+check "a Postfix model with another MTA's profile is refused" \
+    sh -c "'$RELAY' relay --spool '$WORK/x' --profile qmail --model postfix 2>/dev/null; test \$? = 2"
+check "and nothing was made" test ! -e "$WORK/x"
+finish
