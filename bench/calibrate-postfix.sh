@@ -34,7 +34,6 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SPOOLSIM=${SPOOLSIM:-$ROOT/spoolsim/spoolsim}
 SRC=${SPOOLSIM_SMTP_SOURCE:-$ROOT/smtp-source/smtp-source}
 SINK=${SPOOLSIM_SMTP_SINK:-$ROOT/smtp-sink/smtp-sink}
-PEER=${SPOOLSIM_PEERS:-$ROOT/tests/peers}/postfix
 OUT=- M=2000
 usage() { echo "usage: $0 [-o MODEL.json] [-m MESSAGES]" >&2; exit 2; }
 while getopts o:m:h opt; do
@@ -50,11 +49,8 @@ shift $((OPTIND - 1))
 [ "$(id -u)" = 0 ] || { echo "$0: must run as root (a Postfix instance, tmpfs mounts, cgroups)" >&2; exit 2; }
 for f in "$SPOOLSIM" "$SRC" "$SINK"; do [ -x "$f" ] || { echo "$0: missing $f: run make first" >&2; exit 2; }; done
 command -v python3 >/dev/null || { echo "$0: python3 is required" >&2; exit 2; }
-if [ ! -s "$PEER/version" ]; then
-    "$ROOT/scripts/fetch-peer.sh" postfix >&2 || { echo "$0: cannot fetch Postfix (scripts/fetch-peer.sh postfix)" >&2; exit 1; }
-fi
-PR=$PEER/root PF=$PEER/bin/postfix PC=$PEER/bin/postconf
-PF_VERSION=$(cut -d- -f1 "$PEER/version")
+. "$ROOT/bench/postfix-instance.sh"
+pfi_init "$ROOT" || exit 1
 if [ -d /sys/fs/cgroup/cpuacct ]; then
     CG=/sys/fs/cgroup/cpuacct/spoolsim-calibrate.$$ CG_V=1
 elif [ -f /sys/fs/cgroup/cgroup.controllers ]; then
@@ -67,15 +63,7 @@ TMP='' SINK_PID='' RELAY_PID=''
 cleanup() {
     trap '' INT TERM
     [ -n "$RELAY_PID" ] && kill "$RELAY_PID" 2>/dev/null && wait "$RELAY_PID" 2>/dev/null
-    if [ -n "$TMP" ] && [ -f "$TMP/conf/main.cf" ]; then
-        "$PF" -c "$TMP/conf" stop >/dev/null 2>&1
-        for _ in 1 2 3 4 5 6 7 8 9 10; do
-            pids=$(cat "$CG"/*/cgroup.procs 2>/dev/null)
-            [ -z "$pids" ] && break
-            # shellcheck disable=SC2086
-            kill -TERM $pids 2>/dev/null; sleep 0.3
-        done
-    fi
+    pfi_stop
     [ -n "$SINK_PID" ] && kill "$SINK_PID" 2>/dev/null && wait "$SINK_PID" 2>/dev/null
     for d in "$CG"/*/; do [ -d "$d" ] && rmdir "$d"; done 2>/dev/null
     [ -d "$CG" ] && rmdir "$CG" 2>/dev/null
@@ -88,14 +76,12 @@ trap cleanup EXIT
 trap 'echo "interrupted" >&2; exit 130' INT TERM
 
 TMP=$(mktemp -d /tmp/spoolsim-calibrate.XXXXXX) && chmod 755 "$TMP" || exit 1
-mkdir -p "$TMP/conf" "$TMP/data" "$TMP/wrap" "$TMP/queue" "$TMP/spool" "$CG" || exit 1
-chown nobody "$TMP/data"
+mkdir -p "$TMP/wrap" "$TMP/queue" "$TMP/spool" "$CG" || exit 1
 mount -t tmpfs -o size=4g,mode=755 tmpfs "$TMP/queue" && mount -t tmpfs -o size=4g tmpfs "$TMP/spool" || exit 1
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # The wrappers: every daemon in its class's cgroup; Postfix's scripts as they are.
-DAEMONS=$PR/usr/lib/postfix/sbin
-for d in "$DAEMONS"/*; do
+for d in "$PFI_DAEMONS"/*; do
     n=$(basename "$d")
     case $n in
     *-script | post-install | postfix-wrapper) ln -s "$d" "$TMP/wrap/$n"; continue ;;
@@ -108,44 +94,15 @@ done
 SINK_PORT=$(free_port) PORT=$(free_port)
 "$SINK" 127.0.0.1:"$SINK_PORT" 1000 >/dev/null 2>"$TMP/sink.err" &
 SINK_PID=$!
-# The private instance: everything below $TMP, loopback only, relaying to the sink.
-grep -Ev '^(daemon_directory|queue_directory|data_directory) ' "$PEER/conf/main.cf" >"$TMP/conf/main.cf"
-cat >>"$TMP/conf/main.cf" <<EOF
-daemon_directory = $TMP/wrap
-queue_directory = $TMP/queue
-data_directory = $TMP/data
-myhostname = calibrate.localdomain
-mydomain = localdomain
-inet_protocols = ipv4
-local_recipient_maps =
-local_transport = error:local delivery is disabled
-relayhost = [127.0.0.1]:$SINK_PORT
-mynetworks = 127.0.0.0/8
-smtpd_relay_restrictions = permit_mynetworks, reject
-smtpd_recipient_restrictions =
-smtp_dns_support_level = disabled
-smtp_host_lookup = native
-smtpd_peername_lookup = no
-biff = no
-append_dot_mydomain = no
-maillog_file_prefixes = $TMP
-maillog_file = $TMP/postfix.log
-EOF
-cp "$PEER/conf/master.cf" "$TMP/conf/master.cf" && "$PC" -c "$TMP/conf" -F '*/*/chroot = n' || exit 1
-sed -i -E "s/^smtp( +inet )/127.0.0.1:$PORT\1/" "$TMP/conf/master.cf"
-"$PF" -c "$TMP/conf" start >"$TMP/postfix.out" 2>&1 || { cat "$TMP/postfix.out" >&2; exit 1; }
-for _ in $(seq 100); do python3 -c "import socket,sys; sys.exit(socket.socket().connect_ex(('127.0.0.1',$PORT)))" && break; sleep 0.1; done
+pfi_setup "$TMP" "$TMP/queue" "$SINK_PORT" "$PORT" "$TMP/wrap" && pfi_start || exit 1
 
-queue_empty() {  # DIR: no queue file left in incoming, active, deferred
-    [ -z "$(find "$1/incoming" "$1/active" "$1/deferred" -type f 2>/dev/null | head -1)" ]
-}
 # send PORT QUEUE SESSIONS SIZE MESSAGES RCPTS: the load, then wait until delivered.
 send() {
     local rcpt_opts=()
     [ "$6" -gt 1 ] && rcpt_opts=(-N -r "$6")
     "$SRC" -s "$3" -l "$4" -m "$5" "${rcpt_opts[@]}" 127.0.0.1:"$1" >"$TMP/src.out" 2>&1 ||
         { echo "$0: smtp-source failed:" >&2; cat "$TMP/src.out" >&2; return 1; }
-    for _ in $(seq 600); do queue_empty "$2" && return 0; sleep 0.1; done
+    for _ in $(seq 600); do pfi_queue_empty "$2" && return 0; sleep 0.1; done
     echo "$0: the queue did not drain" >&2
     return 1
 }
@@ -172,7 +129,7 @@ measure() {  # SYSTEM PORT QUEUE SNAPSHOT: every load, per class CPU us/msg into
     done
 }
 measure postfix "$PORT" "$TMP/queue" snapshot_postfix || exit 1
-"$PF" -c "$TMP/conf" stop >/dev/null 2>&1
+pfi_stop
 
 # relay_cpu SESSIONS SIZE MESSAGES RCPTS: a fresh bare relay takes the warm-up and
 # then this load (none for 0 messages); its CPU by role at exit, in clock ticks.
@@ -201,7 +158,7 @@ for load in $LOADS; do
 done
 
 SPEED=$("$SPOOLSIM" calibrate --speed) || exit 1
-python3 - "$TMP/points" "$OUT" "$PF_VERSION" "$SPEED" "$(getconf CLK_TCK)" <<'EOF'
+python3 - "$TMP/points" "$OUT" "$PFI_VERSION" "$SPEED" "$(getconf CLK_TCK)" <<'EOF'
 import json, sys, time, os, platform
 points, out, version, speed, hz = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), int(sys.argv[5])
 

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# fidelity.sh - benchmark (not a test): does spoolsim predict a real
+# Postfix's rate on a filesystem it was not calibrated on?
+#
+# Usage: bench/fidelity.sh [-m MESSAGES] [-r REPS] [-f "FS..."] [-l "LOAD..."]
+#   as root, after `make'. Postfix comes from scripts/fetch-peer.sh.
+#   FS:   tmpfs, ext4, ext4-dirsync, xfs (default: all four); each but tmpfs
+#         a fresh 2 GiB loop image made here and removed afterwards.
+#   LOAD: SESSIONSxBYTES (default: "20x15360 20x1024": the seed's load and a
+#         small one), one message per connection, as Postfix's smtp-source.
+#   MESSAGES per run (2000), REPS runs of each system per cell (3).
+#
+# In every cell the same smtp-source, the same smtp-sink and the same load
+# go, alternating run by run, through
+#   actual     a private Postfix (bench/postfix-instance.sh), its queue on FS
+#   predicted  spoolsim relay --model postfix, its spool on FS
+#   bare       spoolsim relay --model none (what the spool alone allows)
+# Rate = MESSAGES / (the time from smtp-source's start until it has exited
+# and the queue is empty), polled every 10 ms by one small process. The
+# model was calibrated on tmpfs only (spoolsim calibrate postfix): every
+# other filesystem is a prediction. Printed per cell: the medians, min-max,
+# predicted/actual and bare/actual; then per load the A/B ratio
+# ext4-dirsync/ext4 for Postfix, for the model and for the bare relay.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SPOOLSIM=$ROOT/spoolsim/spoolsim SRC=$ROOT/smtp-source/smtp-source SINK=$ROOT/smtp-sink/smtp-sink
+M=2000 REPS=3 FSES="tmpfs ext4 ext4-dirsync xfs" LOADS="20x15360 20x1024"
+usage() { echo "usage: $0 [-m MESSAGES] [-r REPS] [-f \"FS...\"] [-l \"SESSIONSxBYTES...\"]" >&2; exit 2; }
+while getopts m:r:f:l:h opt; do
+    case $opt in
+    m) M=$OPTARG ;;
+    r) REPS=$OPTARG ;;
+    f) FSES=$OPTARG ;;
+    l) LOADS=$OPTARG ;;
+    *) usage ;;
+    esac
+done
+shift $((OPTIND - 1))
+[ $# = 0 ] || usage
+[[ $M =~ ^[1-9][0-9]*$ && $REPS =~ ^[1-9][0-9]*$ ]] || usage
+for fs in $FSES; do
+    case $fs in tmpfs | ext4 | ext4-dirsync | xfs) ;; *) echo "$0: unknown filesystem $fs" >&2; exit 2 ;; esac
+done
+for load in $LOADS; do [[ $load =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] || { echo "$0: bad load $load" >&2; exit 2; }; done
+[ "$(id -u)" = 0 ] || { echo "$0: must run as root (Postfix, loop mounts)" >&2; exit 2; }
+for f in "$SPOOLSIM" "$SRC" "$SINK"; do [ -x "$f" ] || { echo "$0: missing $f: run make" >&2; exit 2; }; done
+case " $FSES " in *" ext4"*) command -v mkfs.ext4 >/dev/null || { echo "$0: mkfs.ext4 is needed" >&2; exit 2; } ;; esac
+case " $FSES " in *" xfs "*) command -v mkfs.xfs >/dev/null || { echo "$0: mkfs.xfs is needed (xfsprogs)" >&2; exit 2; } ;; esac
+. "$ROOT/bench/postfix-instance.sh"
+pfi_init "$ROOT" || exit 1
+
+TMP='' SINK_PID='' RELAY_PID='' MNT=''
+cleanup() {
+    trap '' INT TERM
+    [ -n "$RELAY_PID" ] && kill "$RELAY_PID" 2>/dev/null && wait "$RELAY_PID" 2>/dev/null
+    pfi_stop
+    [ -n "$SINK_PID" ] && kill "$SINK_PID" 2>/dev/null && wait "$SINK_PID" 2>/dev/null
+    [ -n "$MNT" ] && mountpoint -q "$MNT" && umount "$MNT"
+    [ -n "$TMP" ] && rm -rf "$TMP"
+}
+trap cleanup EXIT
+trap 'echo "interrupted" >&2; exit 130' INT TERM
+TMP=$(mktemp -d /tmp/spoolsim-fidelity.XXXXXX) && chmod 755 "$TMP" || exit 1
+MNT=$TMP/mnt
+mkdir -p "$MNT"
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+SINK_PORT=$(free_port)
+"$SINK" 127.0.0.1:"$SINK_PORT" 1000 >/dev/null 2>"$TMP/sink.err" &
+SINK_PID=$!
+
+# timed PORT QUEUE SESSIONS BYTES N: the load; prints its rate, or FAILED.
+cat >"$TMP/timed.py" <<'EOF'
+import os, subprocess, sys, time
+queue, argv, n = sys.argv[1], sys.argv[3:], int(sys.argv[2])
+def empty():
+    for q in ("incoming", "active", "deferred"):
+        for root, _, files in os.walk(os.path.join(queue, q)):
+            if files:
+                return False
+    return True
+t0 = time.monotonic()
+p = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+while p.poll() is None or not empty():
+    if time.monotonic() - t0 > 600:
+        p.kill()
+        print("FAILED")
+        sys.exit(0)
+    time.sleep(0.01)
+print("FAILED" if p.returncode else f"{n / (time.monotonic() - t0):.1f}")
+EOF
+timed() {
+    python3 "$TMP/timed.py" "$2" "$5" "$SRC" -s "$3" -l "$4" -m "$5" 127.0.0.1:"$1"
+}
+mount_fs() {
+    mountpoint -q "$MNT" && umount "$MNT"
+    rm -f "$TMP/img"
+    case $1 in
+    tmpfs) mount -t tmpfs -o size=2g,mode=755 tmpfs "$MNT" ;;
+    ext4 | ext4-dirsync)
+        local opts=loop
+        [ "$1" = ext4-dirsync ] && opts=loop,dirsync
+        truncate -s 2G "$TMP/img" && mkfs.ext4 -q -F "$TMP/img" && mount -o "$opts" "$TMP/img" "$MNT" ;;
+    xfs) truncate -s 2G "$TMP/img" && mkfs.xfs -q -f "$TMP/img" && mount -o loop "$TMP/img" "$MNT" ;;
+    esac && chmod 755 "$MNT"
+}
+relay_start() {  # MODEL: a fresh relay on $MNT/ss; sets RELAY_PID RELAY_PORT
+    rm -rf "$MNT/ss" "$TMP/relay.port"
+    "$SPOOLSIM" relay --model "$1" --spool "$MNT/ss" --listen 127.0.0.1:0 --port-file "$TMP/relay.port" \
+        --next-hop 127.0.0.1:"$SINK_PORT" -q 2>>"$TMP/relay.err" &
+    RELAY_PID=$!
+    for _ in $(seq 200); do [ -s "$TMP/relay.port" ] && break; sleep 0.05; done
+    RELAY_PORT=$(cat "$TMP/relay.port")
+}
+relay_stop() { kill "$RELAY_PID" && wait "$RELAY_PID" 2>/dev/null; RELAY_PID=; }
+
+: >"$TMP/results"
+echo "fidelity: Postfix $PFI_VERSION against spoolsim relay --model postfix; $M messages a run, $REPS runs each" >&2
+for fs in $FSES; do
+    mount_fs "$fs" || { echo "$0: cannot make $fs" >&2; exit 1; }
+    PORT=$(free_port)
+    rm -rf "$TMP/pfi"
+    pfi_setup "$TMP/pfi" "$MNT/pq" "$SINK_PORT" "$PORT" || exit 1
+    for load in $LOADS; do
+        s=${load%x*} l=${load#*x}
+        for rep in $(seq "$REPS"); do
+            pfi_start || exit 1
+            [ "$rep" = 1 ] && timed "$PORT" "$MNT/pq" "$s" "$l" 300 >/dev/null  # warm-up
+            actual=$(timed "$PORT" "$MNT/pq" "$s" "$l" "$M")
+            pfi_stop
+            for model in postfix none; do
+                relay_start "$model"
+                timed "$RELAY_PORT" "$MNT/ss" "$s" "$l" 300 >/dev/null  # warm-up
+                rate=$(timed "$RELAY_PORT" "$MNT/ss" "$s" "$l" "$M")
+                relay_stop
+                [ "$model" = postfix ] && predicted=$rate || bare=$rate
+            done
+            echo "$fs $load $actual $predicted $bare" >>"$TMP/results"
+            echo "fidelity: $fs $load run $rep: Postfix $actual, model $predicted, bare $bare msgs/s" >&2
+        done
+    done
+    pfi_stop
+    rm -rf "$MNT/pq" "$MNT/ss"
+done
+
+python3 - "$TMP/results" <<'EOF'
+import statistics, sys
+cells = {}
+for line in open(sys.argv[1]):
+    fs, load, *rates = line.split()
+    cells.setdefault((fs, load), []).append([None if r == "FAILED" else float(r) for r in rates])
+def med(xs):
+    xs = [x for x in xs if x is not None]
+    return statistics.median(xs) if xs else float("nan")
+def span(xs):
+    xs = [x for x in xs if x is not None]
+    return f"{min(xs):.0f}-{max(xs):.0f}" if xs else "-"
+print(f"{'filesystem':<13} {'load':<9} {'Postfix':>16} {'model':>16} {'bare':>16} {'model/Postfix':>14} {'bare/Postfix':>13}")
+meds = {}
+for (fs, load), runs in cells.items():
+    cols = list(zip(*runs))
+    a, p, b = (med(c) for c in cols)
+    meds[(fs, load)] = (a, p, b)
+    print(f"{fs:<13} {load:<9} " + " ".join(f"{m:>6.0f} ({span(c):>9})" for m, c in zip((a, p, b), cols))
+          + f" {p / a:>14.2f} {b / a:>13.2f}")
+for load in sorted({l for _, l in cells}):
+    if ("ext4", load) in meds and ("ext4-dirsync", load) in meds:
+        d, s = meds[("ext4", load)], meds[("ext4-dirsync", load)]
+        ra, rp, rb = d[0] / s[0], d[1] / s[1], d[2] / s[2]
+        print(f"A/B {load}: ext4 default / dirsync: Postfix {ra:.2f}x, model {rp:.2f}x "
+              f"(predicted/actual {rp / ra:.2f}), bare {rb:.2f}x (bare/actual {rb / ra:.2f})")
+EOF

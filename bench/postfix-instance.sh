@@ -1,0 +1,109 @@
+# postfix-instance.sh - a private, loopback-only Postfix relay for the
+# benchmarks (sourced by bench/calibrate-postfix.sh and bench/fidelity.sh).
+#
+# Postfix comes from scripts/fetch-peer.sh (Debian's package extracted into
+# $SPOOLSIM_PEERS/postfix, never installed); the instance shares nothing
+# with a system Postfix: its own config directory, queue, data directory,
+# log file and port, and it relays everything to 127.0.0.1:SINKPORT.
+#
+#   pfi_init ROOT                  find (or fetch) Postfix; sets PFI_PF, PFI_PC,
+#                                  PFI_VERSION, PFI_DAEMONS (its daemon directory)
+#   pfi_setup DIR QUEUE SINKPORT PORT [DAEMON_DIR]
+#                                  write DIR/conf for a queue at QUEUE, smtpd on
+#                                  127.0.0.1:PORT; DAEMON_DIR replaces Postfix's
+#                                  own (wrappers: calibrate-postfix.sh)
+#   pfi_start / pfi_stop           start or stop it (stop also kills what is left)
+#   pfi_queue_empty QUEUE          no queue file in incoming/, active/, deferred/
+# Everything is stopped by the caller's EXIT trap calling pfi_stop.
+
+PFI_CONF=''
+pfi_init() {
+    local peer=${SPOOLSIM_PEERS:-$1/tests/peers}/postfix
+    if [ ! -s "$peer/version" ]; then
+        "$1/scripts/fetch-peer.sh" postfix >&2 ||
+            { echo "cannot fetch Postfix (scripts/fetch-peer.sh postfix)" >&2; return 1; }
+    fi
+    PFI_PEER=$peer PFI_PF=$peer/bin/postfix PFI_PC=$peer/bin/postconf
+    PFI_VERSION=$(cut -d- -f1 "$peer/version")
+    PFI_DAEMONS=$peer/root/usr/lib/postfix/sbin
+    [ -x "$PFI_PF" ] && [ -d "$PFI_DAEMONS" ] || { echo "no Postfix in $peer" >&2; return 1; }
+}
+
+pfi_setup() {
+    local dir=$1 queue=$2 sink_port=$3 port=$4 daemons=${5:-}
+    PFI_CONF=$dir/conf
+    mkdir -p "$PFI_CONF" "$dir/data" "$queue" && chown nobody "$dir/data" && chmod 755 "$queue" ||
+        return 1
+    grep -Ev '^(daemon_directory|queue_directory|data_directory) ' "$PFI_PEER/conf/main.cf" \
+        >"$PFI_CONF/main.cf"
+    cat >>"$PFI_CONF/main.cf" <<EOF
+${daemons:+daemon_directory = $daemons}
+queue_directory = $queue
+data_directory = $dir/data
+myhostname = bench.localdomain
+mydomain = localdomain
+inet_protocols = ipv4
+local_recipient_maps =
+local_transport = error:local delivery is disabled
+relayhost = [127.0.0.1]:$sink_port
+mynetworks = 127.0.0.0/8
+smtpd_relay_restrictions = permit_mynetworks, reject
+smtpd_recipient_restrictions =
+smtp_dns_support_level = disabled
+smtp_host_lookup = native
+smtpd_peername_lookup = no
+biff = no
+append_dot_mydomain = no
+maillog_file_prefixes = $dir
+maillog_file = $dir/postfix.log
+EOF
+    [ -n "$daemons" ] || grep -E '^daemon_directory ' "$PFI_PEER/conf/main.cf" >>"$PFI_CONF/main.cf"
+    cp "$PFI_PEER/conf/master.cf" "$PFI_CONF/master.cf" &&
+        "$PFI_PC" -c "$PFI_CONF" -F '*/*/chroot = n' || return 1
+    sed -i -E "s/^smtp( +inet )/127.0.0.1:$port\1/" "$PFI_CONF/master.cf"
+    PFI_PORT=$port
+}
+
+pfi_start() {
+    "$PFI_PF" -c "$PFI_CONF" start >>"$PFI_CONF/../postfix.out" 2>&1 ||
+        { cat "$PFI_CONF/../postfix.out" >&2; return 1; }
+    for _ in $(seq 100); do
+        python3 -c "import socket,sys; sys.exit(socket.socket().connect_ex(('127.0.0.1',$PFI_PORT)))" &&
+            return 0
+        sleep 0.1
+    done
+    echo "Postfix does not listen on $PFI_PORT" >&2
+    return 1
+}
+
+# The processes of this instance: MAIL_CONFIG=conf in their environment.
+pfi_pids() {
+    python3 - "$PFI_CONF" <<'EOF'
+import os, sys
+key = ("MAIL_CONFIG=" + sys.argv[1]).encode()
+for p in os.listdir("/proc"):
+    if p.isdigit() and int(p) != os.getpid():
+        try:
+            if key in open(f"/proc/{p}/environ", "rb").read().split(b"\0"):
+                print(p)
+        except OSError:
+            pass
+EOF
+}
+
+pfi_stop() {
+    local pids i
+    [ -n "$PFI_CONF" ] && [ -f "$PFI_CONF/main.cf" ] || return 0
+    "$PFI_PF" -c "$PFI_CONF" stop >/dev/null 2>&1
+    for i in 1 2 3 4 5 6 7 8 9 10; do
+        pids=$(pfi_pids)
+        [ -z "$pids" ] && return 0
+        # shellcheck disable=SC2086 # one PID a word
+        if [ "$i" -ge 5 ]; then kill -KILL $pids 2>/dev/null; else kill -TERM $pids 2>/dev/null; fi
+        sleep 0.3
+    done
+}
+
+pfi_queue_empty() {
+    [ -z "$(find "$1/incoming" "$1/active" "$1/deferred" -type f 2>/dev/null | head -1)" ]
+}
