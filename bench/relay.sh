@@ -12,7 +12,7 @@
 #
 # The two relays:
 #   Postfix   Debian's /usr/sbin/postfix as a private instance: main.cf as in
-#             shared/spec/postfix-observed.md (queue_directory =
+#             docs/postfix-observed.md (queue_directory =
 #             DIR/postfix-queue, relayhost = [127.0.0.1]:SINKPORT,
 #             inet_interfaces = loopback-only, ...), master.cf = the stock
 #             master.cf.proto with chroot = n and its `smtp inet' service on
@@ -63,7 +63,7 @@
 # over the full trace counts, per message: file creates (open/openat with
 # O_CREAT, creat), fsync + fdatasync (and how many of them on directories),
 # renames, chmods, successful unlinks, ENOENT unlinks, a few more, and all
-# system calls; shown next to the figures of postfix-observed.md 5.2.
+# system calls; shown next to the figures of docs/postfix-observed.md 5.2.
 #
 # Env: BENCH_MESSAGES (5000) BENCH_SESSIONS (20) BENCH_LENGTH (1024)
 #      BENCH_REPS (3) BENCH_TIMEOUT (300 s per run, to drain)
@@ -362,7 +362,7 @@ pf_setup() {
             cat "$TMP/key.pem" "$TMP/cert.pem" >"$TMP/tls.pem" && chmod 600 "$TMP/tls.pem" || return 1
     fi
     cat >"$CONF/main.cf" <<EOF
-# relay.sh: a private instance, see shared/spec/postfix-observed.md
+# relay.sh: a private instance, see docs/postfix-observed.md
 compatibility_level = 3.6
 queue_directory = $PQ
 data_directory = $DATA

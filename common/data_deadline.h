@@ -3,7 +3,7 @@
  *
  * Postfix's smtpd_min_data_rate: DATA may last the idle timeout plus one
  * second for every `min_rate' bytes of content received, so a client that
- * trickles a byte at a time cannot hold a session (security.md item 8).
+ * trickles a byte at a time cannot hold a session (docs/security.md item 8).
  * The timer re-checks when due, as the budget grows while text arrives,
  * and calls `expired' once the client has fallen behind. With min_rate 0
  * there is no deadline and start does nothing.

@@ -4,7 +4,7 @@
  * A queue file is a sequence of records: a type byte, the data length as
  * a little-endian base-128 varint, the data. spoolsim writes them in the
  * order a real Postfix 3.7 writes a message received over SMTP
- * (../shared/spec/postfix-observed.md 5.1): the C size record, T, A
+ * (docs/postfix-observed.md 5.1): the C size record, T, A
  * attributes, S, M, the content as N records (L for pieces of lines over
  * 2048 bytes), X, the recipients as R, and E. The C record has fixed-width
  * fields so that it can be rewritten in place once the sizes are known,

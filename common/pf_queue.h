@@ -7,7 +7,7 @@
  * characters), the microseconds in base 52 (4 characters), 'z', and the
  * inode in base 51. Hashed queues (deferred and defer by default, one
  * level deep) put a file in a subdirectory named after the first hex digit
- * of its microseconds, for both forms. See spool-profiles.md A.1.1.
+ * of its microseconds, for both forms. See docs/spool-profiles.md A.1.1.
  */
 #ifndef SPOOLSIM_PF_QUEUE_H
 #define SPOOLSIM_PF_QUEUE_H

@@ -5,7 +5,7 @@
  * Results measured without fsync (or with fdatasync) must never be
  * compared with fsync results by accident, so such a report carries its
  * policy on every line, not only in a header that a reader may cut off
- * (spool-profiles.md E.2).
+ * (docs/spool-profiles.md E.2).
  */
 #ifndef SPOOLSIM_REPORT_MARK_H
 #define SPOOLSIM_REPORT_MARK_H

@@ -14,7 +14,7 @@
  *
  *	Only CR LF "." CR LF ends the message (the start of DATA counts as a
  *	CR LF), except under the lenient policy. The bare-LF policies
- *	(security.md item 3):
+ *	(docs/security.md item 3):
  *
  *	strict	bare LF and bare CR are content; the message is read to the
  *		real end and smtp_data_reject() then says it must get a 550.

@@ -8,7 +8,7 @@
  *
  * A session may send MAIL without HELO, as Postfix's smtpd and smtp-sink
  * allow, except after STARTTLS: TLS resets the session and a new EHLO is
- * then required (security.md item 2).
+ * then required (docs/security.md item 2).
  */
 #ifndef SPOOLSIM_SMTP_SEQ_H
 #define SPOOLSIM_SMTP_SEQ_H

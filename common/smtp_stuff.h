@@ -2,7 +2,7 @@
  * smtp_stuff - turn message content into its DATA wire form (no I/O).
  *
  * Every line end becomes CR LF (a bare LF and a bare CR each become one
- * CR LF, so a client never emits a bare line end: security.md item 4),
+ * CR LF, so a client never emits a bare line end: docs/security.md item 4),
  * and a line that starts with "." gets a second one (RFC 5321 4.5.2).
  * Content may arrive in pieces; the stuffer carries state across them.
  * smtp_stuff_finish() completes a last unterminated line and appends the

@@ -383,7 +383,7 @@ static int handle_extra_verb(struct sink_session *s, const char *line, size_t le
 /*
  * --min-data-rate: the DATA phase may last the -t timeout plus one second
  * per min_data_rate bytes received, so a client trickling a byte a second
- * cannot hold a session forever (security.md item 8).
+ * cannot hold a session forever (docs/security.md item 8).
  */
 static void handle_command(struct sink_session *s, const char *line, size_t len)
 {
@@ -423,7 +423,7 @@ static void handle_command(struct sink_session *s, const char *line, size_t len)
         return;
     }
     if (cmd.verb == SMTP_VERB_DATA && evbuffer_get_length(bufferevent_get_input(s->bev)) > 0) {
-        /* Message text sent before our 354: an early talker (security.md item 6). */
+        /* Message text sent before our 354: an early talker (docs/security.md item 6). */
         s->server->stats.protocol_errors++;
         sink_reply(s, "554 5.5.0 Error: SMTP protocol synchronization");
         sink_close_after_flush(s);
@@ -659,7 +659,7 @@ static void greet(struct sink_session *s)
     sink_flush(s);
 }
 
-/* --greet-delay is over: greet, unless the client spoke first (security.md item 6). */
+/* --greet-delay is over: greet, unless the client spoke first (docs/security.md item 6). */
 static void on_greet_timer(evutil_socket_t fd, short what, void *arg)
 {
     struct sink_session *s = arg;

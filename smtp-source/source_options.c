@@ -69,7 +69,7 @@ static void usage(FILE *fp)
 
 /*
  * An address or HELO name goes into a command line as it is: a CR or LF in
- * it would put a bare line end on the wire (security.md item 4), and a CR
+ * it would put a bare line end on the wire (docs/security.md item 4), and a CR
  * LF would inject a command of its own. Refused, as no valid one has them.
  */
 static const char *no_line_end(const char *arg, const char *opt)

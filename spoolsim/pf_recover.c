@@ -1,7 +1,7 @@
 /*
  * pf_recover - put a Postfix-style spool back in order after a crash.
  *
- * What a crash can leave, and what happens to it (spool-profiles.md E.2):
+ * What a crash can leave, and what happens to it (docs/spool-profiles.md E.2):
  * a file in active/ was being delivered: it goes back to incoming/ and is
  * delivered again from the start, except for recipients already marked D
  * (a crash between the next hop's 250 and the D can cause a duplicate,

@@ -2,7 +2,7 @@
  * pf_spool - a Postfix-style queue on disk, one system call at a time.
  *
  * pf_spool_enqueue() is what Postfix's cleanup does to accept a message
- * (spool-profiles.md A.1.3, postfix-observed.md 5.2): create a temporary
+ * (docs/spool-profiles.md A.1.3, docs/postfix-observed.md 5.2): create a temporary
  * file in incoming/ (O_EXCL, 0600), take the queue ID from the time and
  * the inode, rename the file to it, probe for stale defer/bounce/trace
  * logs (expected ENOENT), write the records in 4 KiB pieces, rewrite the
@@ -94,7 +94,7 @@ int pf_spool_path(const struct pf_spool *sp, const char *queue, const char *id, 
                   size_t len);
 
 /*
- * Recovery at start (spool-profiles.md E.2), before anything else uses the
+ * Recovery at start (docs/spool-profiles.md E.2), before anything else uses the
  * spool: files left in active/ go back to incoming/; temporary files and
  * files without the 0700 mark are incomplete and removed; what remains in
  * incoming/ and deferred/ is reported to `found' (queue, ID, mtime) in

@@ -4,7 +4,7 @@
  * Commands are matched as PostMark 1.53 does: the first command, in table
  * order, whose full name is a prefix of the line; its parameter starts one
  * byte after the name. Numbers are read with atoi() semantics. What
- * PostMark's reader got wrong is fixed (../shared/spec/postmark.md, section
+ * PostMark's reader got wrong is fixed (docs/postmark.md, section
  * 9): a last line without a newline, CR LF line ends, blank lines and
  * "#" comments are read as meant, names have no length limit, "?" and
  * "exit" work everywhere. spoolsim adds: set sync, set dirsync, set

@@ -1,7 +1,7 @@
 /*
  * pm_engine - PostMark 1.53's run algorithm; see pm_engine.h.
  *
- * Implemented from the behavioural spec (shared/spec/postmark.md, sections
+ * Implemented from the behavioural spec (docs/postmark.md, sections
  * 4-6), not from PostMark's source. The one rule that shapes everything
  * here: every random draw happens in PostMark's order and under PostMark's
  * conditions, because the whole operation stream is a function of the

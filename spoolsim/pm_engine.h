@@ -3,7 +3,7 @@
  *
  * pm_engine_run() performs one `run': the text buffer, the pool of files,
  * the transactions and the final deletion, drawing random numbers in
- * exactly PostMark's order (../shared/spec/postmark.md, sections 4-5), so
+ * exactly PostMark's order (docs/postmark.md, sections 4-5), so
  * that the same configuration yields the same operations and counts. What
  * an operation does to a file system is left to a struct pm_ops backend:
  * the real one in pm_fs.c, or none at all in the unit tests, which check

@@ -1,7 +1,7 @@
 /*
  * profile - what a message costs the file system, per MTA; see profile.h.
  *
- * Each table is the success path of spool-profiles.md for one recipient
+ * Each table is the success path of docs/spool-profiles.md for one recipient
  * per message, with per-recipient steps marked; the deferral path follows
  * the same section. Sizes of envelope files are typical of each MTA.
  */

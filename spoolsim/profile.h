@@ -8,7 +8,7 @@
  * templates over the message's numbers: {id} (decimal), {w} (worker),
  * {r} (recipient, for an operation repeated per recipient), {h23}
  * (id mod 23, qmail's split), {hh} (two hex digits, OpenSMTPD's buckets).
- * The tables follow ../shared/spec/spool-profiles.md A.2-A.6; the
+ * The tables follow docs/spool-profiles.md A.2-A.6; the
  * postfix profile has no table here because it is the relay's own
  * implementation (pf_spool), shared by `spoolsim raw' and the relay.
  */

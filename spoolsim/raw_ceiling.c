@@ -6,7 +6,7 @@
  * --fsync=1); and the smallest spool cycle, create + 1 KiB write + fsync
  * + close + rename + unlink, one directory for all threads. A profile's
  * rate divided by the second is how close it comes to what the
- * filesystem can do for a spool (postfix-observed.md section 6).
+ * filesystem can do for a spool (docs/postfix-observed.md section 6).
  */
 #include "config.h"
 

@@ -11,7 +11,7 @@
  *
  * With --tls the session offers STARTTLS; what the client sent behind the
  * command is discarded and the session starts afresh inside TLS, as
- * smtp-sink does (security.md items 1 and 2).
+ * smtp-sink does (docs/security.md items 1 and 2).
  */
 #include "config.h"
 
@@ -277,7 +277,7 @@ static void handle_command(struct relay_session *s, const char *line, size_t len
         return;
     }
     if (cmd.verb == SMTP_VERB_DATA && evbuffer_get_length(bufferevent_get_input(s->bev)) > 0) {
-        /* Text before our 354 is an early talker (security.md item 6). */
+        /* Text before our 354 is an early talker (docs/security.md item 6). */
         reply(s, "554 5.5.0 Error: SMTP protocol synchronization");
         close_after_flush(s);
         return;

@@ -14,7 +14,7 @@ START_TEST(test_short_ids)
 {
     char id[PF_QUEUE_ID_MAX];
 
-    /* postfix-observed.md 5.1: usec 0x53619, inode 0x32 */
+    /* docs/postfix-observed.md 5.1: usec 0x53619, inode 0x32 */
     pf_queue_id_short(id, sizeof(id), 0x53619, 0x32);
     ck_assert_str_eq(id, "5361932");
     /* small microseconds keep their 5 digits */

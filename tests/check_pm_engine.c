@@ -332,7 +332,7 @@ struct golden {
 };
 
 /*
- * Rows marked "spec" are the table of postmark.md section 7. The others are
+ * Rows marked "spec" are the table of docs/postmark.md section 7. The others are
  * runs of /usr/bin/postmark (Debian 1.53-2+b1) made for this test, each in
  * a fresh mktemp -d directory with the command file shown (every file ends
  * with "run" and "quit"); DIR is that directory, holding empty a/ and b/.

@@ -1,6 +1,6 @@
 /*
  * Unit tests: spool profiles. Each profile's success path, counted from
- * its table, must match the comparison table of spool-profiles.md A.6;
+ * its table, must match the comparison table of docs/spool-profiles.md A.6;
  * sync policies must change the syncs and nothing else; path templates
  * must expand as documented and refuse what they cannot expand.
  */

@@ -1,7 +1,7 @@
 /*
  * Unit tests: smtp_data (end of DATA, un-stuffing, bare-LF policies) and
  * smtp_stuff (the client's wire form), including the smuggling endings of
- * security.md item 3.
+ * docs/security.md item 3.
  */
 #include "config.h"
 

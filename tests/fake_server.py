@@ -2,7 +2,7 @@
 """fake_server - a scripted SMTP server that watches how smtp-source behaves.
 
 It serves one client connection on 127.0.0.1 and checks the client side of
-security.md: the client speaks only after the greeting, waits for every
+docs/security.md: the client speaks only after the greeting, waits for every
 reply it needs (EHLO, each command unless PIPELINING is offered, 354, the
 end-of-data reply), never sends message text without a 354, forgets after
 STARTTLS whatever plaintext the server sent with its 220 and the EHLO
@@ -122,14 +122,14 @@ def transactions(mode, peer, pipelining, cmd):
 
 
 def serve(mode, peer, cert, key):
-    # security.md 6: a client speaks only after the greeting and the EHLO reply.
+    # docs/security.md 6: a client speaks only after the greeting and the EHLO reply.
     check(f"{mode}: nothing sent before the greeting", not peer.pending())
     peer.send("220 fake ESMTP\r\n")
     cmd = peer.line()
     check(f"{mode}: client greets with EHLO", cmd.startswith("EHLO"), cmd)
     check(f"{mode}: nothing after EHLO before its reply", not peer.pending())
     if mode == "longreply":
-        # security.md 5: a reply line far over 512 octets. The client must
+        # docs/security.md 5: a reply line far over 512 octets. The client must
         # give up on it (no command but QUIT) with bounded memory, and never
         # read the good line behind it as the end of the EHLO reply.
         try:
@@ -157,7 +157,7 @@ def serve(mode, peer, cert, key):
         peer.sock = ctx.wrap_socket(peer.sock, server_side=True)
         peer.buf = b""
         cmd = peer.line()
-        # security.md 2: EHLO again; security.md 1: the injected 250 is not its reply.
+        # docs/security.md 2: EHLO again; docs/security.md 1: the injected 250 is not its reply.
         check("inject: first command inside TLS is EHLO", cmd.startswith("EHLO"), cmd)
         check("inject: nothing after EHLO in TLS before its reply (injected 250 ignored)",
               not peer.pending())

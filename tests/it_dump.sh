@@ -1,6 +1,6 @@
 #!/bin/bash
 # Integration: what smtp-source sends is what smtp-sink -d and -D store.
-# The payload holds every awkward case of security.md item 4: bare LF, bare
+# The payload holds every awkward case of docs/security.md item 4: bare LF, bare
 # CR, lines starting with "." and a lone "." line. The source must put only
 # CR LF and stuffed dots on the wire; the sink's dump, after un-stuffing,
 # must equal the payload with its line ends made CR LF, byte for byte.

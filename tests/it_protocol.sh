@@ -1,6 +1,6 @@
 #!/bin/bash
 # Integration: smtp-sink against hand-made SMTP (tests/smtp_probe.py), one
-# sink configuration per group of security.md statements.
+# sink configuration per group of docs/security.md statements.
 . "${top_srcdir:-.}/tests/lib.sh"
 
 command -v python3 >/dev/null || skip "python3 is needed for the protocol probe"
@@ -27,7 +27,7 @@ check "greeting delay" probe greet --greet-delay 0.3
 check "recipient cap, NUL bytes" probe rcptcap --max-rcpt 3
 check "bare-LF policy lenient" probe lenient --bare-lf lenient
 
-# security.md 9: -m 2 caps concurrent sessions; the rest wait in the listen
+# docs/security.md 9: -m 2 caps concurrent sessions; the rest wait in the listen
 # queue (not refused), and are served once sessions end.
 start_sink cap -m 2 127.0.0.1:0 10 || exit 1
 echo | timeout 30 python3 "$top_srcdir/tests/conn_hold.py" "$cap_PORT" 5 2 >"$WORK/cap.out" 2>&1

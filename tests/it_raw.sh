@@ -2,7 +2,7 @@
 # Integration: `spoolsim raw'. Every profile runs, reports what it did,
 # and leaves nothing behind; where strace works, the system calls each
 # profile makes per message are the ones of its table in
-# spool-profiles.md A.6 (one recipient, success path).
+# docs/spool-profiles.md A.6 (one recipient, success path).
 . "${top_srcdir:-.}/tests/lib.sh"
 
 DIR=$WORK/dir

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Integration: crash safety (spool-profiles.md E.1-E.2). The relay is
+# Integration: crash safety (docs/spool-profiles.md E.1-E.2). The relay is
 # killed with SIGKILL under load at a random moment, restarted on the same
 # spool, and left to drain: every message the client saw acknowledged must
 # reach the sink; duplicates are allowed (a crash between the next hop's

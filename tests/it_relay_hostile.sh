@@ -5,7 +5,7 @@
 # keeps serving; once the hop behaves, everything is delivered. Then a
 # strict next hop that does not offer PIPELINING and enforces the sync
 # points, as Exim does: the relay must never send a command before the
-# reply to the one before (security.md item 6, the relay as a client).
+# reply to the one before (docs/security.md item 6, the relay as a client).
 # Last, STARTTLS to a hop that sends an extra 250 with its 220: the relay
 # must ignore it and say EHLO again inside TLS (items 1 and 2, client side).
 . "${top_srcdir:-.}/tests/lib.sh"

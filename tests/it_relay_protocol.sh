@@ -4,7 +4,7 @@
 # pipelining, early talkers, and the nine smuggling endings under the
 # normalize and strict bare-LF policies, STARTTLS injection and the state
 # reset after TLS, the error limit, SIZE, the idle timeout, a minimum data
-# rate, the recipient cap and NUL bytes (security.md items 1-3 and 5-9).
+# rate, the recipient cap and NUL bytes (docs/security.md items 1-3 and 5-9).
 # The relay discards what it accepts; what matters is what it answers.
 . "${top_srcdir:-.}/tests/lib.sh"
 

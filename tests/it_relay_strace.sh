@@ -1,6 +1,6 @@
 #!/bin/bash
 # Integration: the relay's file operations per message are Postfix's
-# (spool-profiles.md A.1.3, postfix-observed.md 5.2), counted with strace:
+# (docs/spool-profiles.md A.1.3, docs/postfix-observed.md 5.2), counted with strace:
 # 1 create in incoming/, 2 renames, 4 expected-ENOENT unlinks (3 by cleanup,
 # 1 by the queue manager), 1 fchmod,
 # 1 fsync, 1 unlink, 2 flocks; and nothing else creates, syncs or removes files.

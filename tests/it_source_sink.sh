@@ -34,7 +34,7 @@ check "every sent message arrived exactly once, intact" \
     test -z "$(comm -23 "$WORK/src.keys" "$WORK/sink.keys")"
 check "sink holds no message twice" test -z "$(cut -d' ' -f1 "$WORK/sink.keys" | uniq -d)"
 
-# security.md 4: no bare CR or LF on the wire from the command line either.
+# docs/security.md 4: no bare CR or LF on the wire from the command line either.
 # A strict sink answers 550 to any bare line end in the text; -S has its
 # CR and LF turned into spaces, -f, -t and -M refuse them (a CR LF there
 # would inject a command).
@@ -53,7 +53,7 @@ for opt in -f -t -M; do
     check "$opt with a bare LF: usage error (exit 2)" test $? = 2
 done
 
-# security.md 5: over-long text lines (5000 and 3000 octets, one starting
+# docs/security.md 5: over-long text lines (5000 and 3000 octets, one starting
 # with a dot) are never truncated: smtp-source sends them whole and
 # stuffed, and the sink's dump holds them byte for byte.
 rm -f "$WORK"/dumps/m.*

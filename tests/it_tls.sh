@@ -1,6 +1,6 @@
 #!/bin/bash
 # Integration: STARTTLS both ways, swaks against our sink, and the client
-# side of security.md against a scripted server: no talking before the
+# side of docs/security.md against a scripted server: no talking before the
 # greeting or the EHLO reply, no pipelining unless offered, waiting for 354
 # and the end-of-data reply, plaintext injected with the STARTTLS 220
 # ignored and EHLO sent again in TLS, an over-long reply line refused.

@@ -198,7 +198,7 @@ PY
 }
 
 # marks SPOOL: how many files marked complete (0700) in incoming/, active/ and
-# deferred/ do not end with their E record (spool-profiles.md E.1); a file
+# deferred/ do not end with their E record (docs/spool-profiles.md E.1); a file
 # that moves away while it looks is none.
 marks() {
     python3 - "$1" <<'PY'

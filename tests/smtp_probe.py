@@ -2,7 +2,7 @@
 """smtp_probe - drive our smtp-sink with hand-made SMTP, good and bad.
 
 Each check opens its own connection to a sink started by it_protocol.sh and
-asserts the replies that security.md asks for: line limits, sequencing,
+asserts the replies that docs/security.md asks for: line limits, sequencing,
 the SMTP smuggling endings, early talkers, pipelining, STARTTLS injection,
 error limits and size limits. Usage: smtp_probe.py GROUP PORT, where GROUP
 names the sink configuration the shell script started.
@@ -92,7 +92,7 @@ def start_transaction(c, rcpts=1):
 def group_default():
     c = Conn()
     check("greeting is 220", c.greeting[0] == 220, c.greeting)
-    # security.md 5: a 100 kB command with no LF -> 500, its tail never runs.
+    # docs/security.md 5: a 100 kB command with no LF -> 500, its tail never runs.
     c.send(b"NOOP " + b"x" * 100000 + b" QUIT\r\nNOOP\r\n")
     code, _ = c.reply()
     check("over-long command gets 500", code == 500, code)
@@ -100,7 +100,7 @@ def group_default():
     check("connection still open afterwards", c.cmd("NOOP") == 250)
     c.close()
 
-    # security.md 7: sequencing.
+    # docs/security.md 7: sequencing.
     c = Conn()
     check("RCPT before MAIL -> 503", c.cmd("RCPT TO:<x@y>") == 503)
     check("DATA before MAIL -> 503", c.cmd("DATA") == 503)
@@ -117,7 +117,7 @@ def group_default():
     check("QUIT -> 221", c.cmd("QUIT") == 221)
     check("closed after QUIT", c.closed())
 
-    # security.md 6: PIPELINING advertised -> one reply per command, in order.
+    # docs/security.md 6: PIPELINING advertised -> one reply per command, in order.
     c = Conn()
     code, lines = c.reply() if False else (None, None)
     c.send(b"EHLO probe\r\n")
@@ -130,7 +130,7 @@ def group_default():
     check("pipelined message accepted", c.reply()[0] == 250)
     c.close()
 
-    # security.md 6: message text before the 354 is refused and the session closed.
+    # docs/security.md 6: message text before the 354 is refused and the session closed.
     c = Conn()
     c.send(b"MAIL FROM:<a@b>\r\nRCPT TO:<c@d>\r\nDATA\r\nSubject: early\r\n\r\nx\r\n.\r\n")
     codes = [c.reply()[0] for _ in range(3)]
@@ -160,7 +160,7 @@ def smuggle_replies(ending):
 
 
 def group_normalize():
-    # security.md 3: only CR LF . CR LF ends DATA; never two 250s for one message.
+    # docs/security.md 3: only CR LF . CR LF ends DATA; never two 250s for one message.
     for ending in SMUGGLE:
         codes = smuggle_replies(ending)
         check(f"normalize, ending {ending!r}: one 250, then 221", codes == [250, 221], codes)
@@ -174,7 +174,7 @@ def group_strict():
 
 
 def group_lenient():
-    # security.md 3, OpenSMTPD's reader: a line ends at LF with one CR
+    # docs/security.md 3, OpenSMTPD's reader: a line ends at LF with one CR
     # stripped, so three of the endings end DATA and the smuggled MAIL and
     # RCPT behind them are run: the mode exists to test clients against
     # such servers. Its text, sent before any 354, still meets the
@@ -187,7 +187,7 @@ def group_lenient():
 
 
 def group_tls():
-    # security.md 1: plaintext after STARTTLS is discarded, never answered in TLS.
+    # docs/security.md 1: plaintext after STARTTLS is discarded, never answered in TLS.
     c = Conn()
     c.send(b"EHLO probe\r\nSTARTTLS\r\nRSET\r\n")
     code, lines = c.reply()
@@ -200,7 +200,7 @@ def group_tls():
     c.buf = b""
     check("TLS is up", c.sock.version() is not None)
     check("the injected RSET got no reply", c.nothing_within(0.5))
-    # security.md 2: TLS forgets the EHLO.
+    # docs/security.md 2: TLS forgets the EHLO.
     check("MAIL without a new EHLO -> 503", c.cmd("MAIL FROM:<a@b>") == 503)
     c.send(b"EHLO again\r\n")
     code, lines = c.reply()
@@ -246,7 +246,7 @@ def group_limits():
 
 
 def group_slow():
-    # security.md 8: --min-data-rate 100 with -t 1: a client trickling
+    # docs/security.md 8: --min-data-rate 100 with -t 1: a client trickling
     # a byte every 0.1 s in DATA is cut off after about 1 s.
     c = Conn()
     check("slow: start a transaction", start_transaction(c) == 354)
@@ -278,7 +278,7 @@ def group_slow():
 
 
 def group_rcptcap():
-    # security.md 9: --max-rcpt 3: the fourth recipient gets 452 4.5.3 and the
+    # docs/security.md 9: --max-rcpt 3: the fourth recipient gets 452 4.5.3 and the
     # message goes on with three; the next transaction may have three again.
     c = Conn()
     c.cmd("EHLO probe")
@@ -292,7 +292,7 @@ def group_rcptcap():
     codes = [c.cmd(f"RCPT TO:<s{i}@example.org>") for i in range(4)]
     check("the cap is per transaction", codes == [250] * 3 + [452], codes)
     c.cmd("RSET")
-    # security.md 9: NUL bytes in DATA are content and never end the message.
+    # docs/security.md 9: NUL bytes in DATA are content and never end the message.
     check("NUL: start a transaction", start_transaction(c) == 354)
     c.send(b"Subject: nul\r\n\r\na\0b\r\n\0.\r\n\0\r\n.\0\r\n")
     check("NUL lines do not end the message", c.nothing_within(0.5))
@@ -303,7 +303,7 @@ def group_rcptcap():
 
 
 def group_greet():
-    # security.md 6: a client that talks before the greeting is refused.
+    # docs/security.md 6: a client that talks before the greeting is refused.
     sock = socket.create_connection(("127.0.0.1", PORT), timeout=5)
     sock.sendall(b"EHLO early\r\n")
     data = b""
