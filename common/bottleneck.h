@@ -1,0 +1,43 @@
+/*
+ * bottleneck - name what limited a run, from the utilization of each
+ * resource over its busy window (no I/O).
+ *
+ * A rate means little without knowing what held it there: the disk, the
+ * CPU (and whose), or a serial stage such as the queue manager, which can
+ * be the limit with the disk and the cores half idle. The caller measures
+ * (sysusage.h) and fills a `struct utilization'; bottleneck_verdict() says,
+ * in one line, which resource was saturated (90 % or more), the most
+ * saturated first, or that none was, so the offered load or the clients'
+ * round trips set the rate.
+ */
+#ifndef SPOOLSIM_BOTTLENECK_H
+#define SPOOLSIM_BOTTLENECK_H
+
+#include <stddef.h>
+
+#define BOTTLENECK_MAX_PARTS 8
+#define BOTTLENECK_SATURATED 0.9
+
+struct utilization {
+    unsigned cores;      /* online CPUs */
+    double machine_busy; /* fraction of all cores' time busy, 0..1 */
+    struct {
+        const char *name; /* "relay", "source", "sink", "kernel threads" */
+        double cores;     /* CPU used, in cores (1.0 = one core for the whole window) */
+    } parts[BOTTLENECK_MAX_PARTS];
+    unsigned part_count;
+    double disk_busy;        /* fraction of the window the spool's device was busy; < 0: no disk */
+    double fsync_p50_ms;     /* < 0: unknown */
+    double serial_busy;      /* fraction of the window a serial stage was busy; < 0: none */
+    const char *serial_name; /* "the queue manager" */
+};
+
+void utilization_init(struct utilization *u);
+
+/* Add a part's CPU (ignored beyond BOTTLENECK_MAX_PARTS). */
+void utilization_add(struct utilization *u, const char *name, double cores);
+
+/* One line: "limited by CPU: 2 of 2 cores 97 % busy (relay 48 %, ...)" and the like. */
+void bottleneck_verdict(const struct utilization *u, char *buf, size_t len);
+
+#endif

@@ -1,0 +1,139 @@
+/*
+ * check_bottleneck - the verdict on what limited a run, and the parsers of
+ * the kernel's usage files it is fed from.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <string.h>
+
+#include "bottleneck.h"
+#include "check_main.h"
+#include "sysusage.h"
+
+static void machine(struct utilization *u, double cpu, double disk, double serial)
+{
+    utilization_init(u);
+    u->cores = 2;
+    u->machine_busy = cpu;
+    u->disk_busy = disk;
+    u->serial_busy = serial;
+    u->serial_name = "the queue manager";
+    utilization_add(u, "relay", 0.96);
+    utilization_add(u, "source", 0.44);
+    utilization_add(u, "sink", 0.16);
+}
+
+START_TEST(test_cpu_bound)
+{
+    struct utilization u;
+    char line[600];
+
+    machine(&u, 0.97, -1, 0.30);
+    bottleneck_verdict(&u, line, sizeof(line));
+    ck_assert_str_eq(line,
+                     "limited by CPU: 2 of 2 cores 97 % busy (relay 48 %, source 22 %, sink 8 %)");
+}
+END_TEST
+
+START_TEST(test_disk_bound)
+{
+    struct utilization u;
+    char line[600];
+
+    machine(&u, 0.40, 0.99, 0.50);
+    u.fsync_p50_ms = 2.9;
+    bottleneck_verdict(&u, line, sizeof(line));
+    ck_assert_str_eq(line,
+                     "limited by the disk: 99 % busy, fsync p50 2.90 ms (CPU 40 % of 2 cores)");
+}
+END_TEST
+
+/* The queue manager waits on the disk: it is the limit as long as it is as busy. */
+START_TEST(test_serial_bound)
+{
+    struct utilization u;
+    char line[600];
+
+    machine(&u, 0.35, 0.93, 0.96);
+    bottleneck_verdict(&u, line, sizeof(line));
+    ck_assert_str_eq(line,
+                     "limited by the queue manager: its thread 96 % busy (disk 93 %, CPU 35 %)");
+    machine(&u, 0.99, -1, 0.95); /* CPU saturated and the serial stage close behind */
+    bottleneck_verdict(&u, line, sizeof(line));
+    ck_assert(strncmp(line, "limited by the queue manager", 28) == 0);
+    machine(&u, 0.99, -1, 0.91); /* CPU clearly ahead */
+    bottleneck_verdict(&u, line, sizeof(line));
+    ck_assert(strncmp(line, "limited by CPU", 14) == 0);
+}
+END_TEST
+
+START_TEST(test_not_saturated)
+{
+    struct utilization u;
+    char line[600];
+
+    machine(&u, 0.30, -1, 0.10);
+    bottleneck_verdict(&u, line, sizeof(line));
+    ck_assert_str_eq(line,
+                     "not saturated: CPU 30 % of 2 cores (relay 48 %, source 22 %, sink 8 %), "
+                     "no disk (not a block device): the offered load or the clients' round "
+                     "trips set the rate");
+}
+END_TEST
+
+START_TEST(test_parsers)
+{
+    uint64_t busy, total, ticks;
+    char comm[32];
+    struct disk_counters d;
+
+    ck_assert_int_eq(
+        sysusage_parse_cpu("cpu  100 5 50 800 40 3 2 0 0 0\ncpu0 1 2 3 4\n", &busy, &total), 0);
+    ck_assert_uint_eq(total, 1000);
+    ck_assert_uint_eq(busy, 160);
+    ck_assert_int_eq(sysusage_parse_cpu("intr 1 2 3", &busy, &total), -1);
+    /* A command name with spaces and parentheses: the last ')' ends it. */
+    ck_assert_int_eq(sysusage_parse_pid_stat("42 (jbd2/loop0-8) S 2 0 0 0 -1 69238880 0 0 0 0 "
+                                             "17 25 0 0 20 0 1 0 100 0 0",
+                                             comm, sizeof(comm), &ticks),
+                     0);
+    ck_assert_str_eq(comm, "jbd2/loop0-8");
+    ck_assert_uint_eq(ticks, 42);
+    ck_assert_int_eq(sysusage_parse_pid_stat("7 (a (b) c) R 1 1 1 0 -1 0 0 0 0 0 3 4 0 0", comm,
+                                             sizeof(comm), &ticks),
+                     0);
+    ck_assert_str_eq(comm, "a (b) c");
+    ck_assert_uint_eq(ticks, 7);
+    ck_assert_int_eq(sysusage_parse_pid_stat("garbage", comm, sizeof(comm), &ticks), -1);
+    ck_assert_int_eq(
+        sysusage_parse_disk("  10 0 80 5 200 0 1600 300 0 450 305 0 0 0 0 77 12\n", &d), 0);
+    ck_assert_uint_eq(d.reads, 10);
+    ck_assert_uint_eq(d.writes, 200);
+    ck_assert_uint_eq(d.busy_ms, 450);
+    ck_assert_uint_eq(d.flushes, 77);
+    ck_assert_int_eq(sysusage_parse_disk("1 2 3", &d), -1);
+    ck_assert(sysusage_storage_thread("jbd2/vda1-8"));
+    ck_assert(sysusage_storage_thread("kworker/u4:2-ext4-rsv-conversion"));
+    ck_assert(!sysusage_storage_thread("smtpd"));
+}
+END_TEST
+
+static Suite *bottleneck_suite(void)
+{
+    Suite *s = suite_create("bottleneck");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, test_cpu_bound);
+    tcase_add_test(tc, test_disk_bound);
+    tcase_add_test(tc, test_serial_bound);
+    tcase_add_test(tc, test_not_saturated);
+    tcase_add_test(tc, test_parsers);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return check_run_suite(bottleneck_suite());
+}
