@@ -601,6 +601,8 @@ static void print_report(const struct ab *ab, const struct ab_result *r, int com
     for (int k = 0; k < 2; k++) {
         fsinfo_describe(&ab->side[k].fs, where, sizeof(where));
         fprintf(fp, "%s: %s\n   %s\n", ab->side[k].name, ab->side[k].dir, where);
+        if (fsinfo_note(&ab->side[k].fs))
+            fprintf(fp, "   note: %s\n", fsinfo_note(&ab->side[k].fs));
     }
     if (same_filesystem(&ab->side[0], &ab->side[1]))
         fprintf(fp,

@@ -105,6 +105,8 @@ static void print_report(const struct bench_options *o, const char *spool,
 
     fsinfo_describe(&res->fs, where, sizeof(where));
     fprintf(fp, "spool:      %s\n            %s\n", spool, where);
+    if (fsinfo_note(&res->fs))
+        fprintf(fp, "note:       %s\n", fsinfo_note(&res->fs));
     fprintf(fp, "relay:      profile %s, sync %s, queue manager %s, next hop %s%s\n", o->profile,
             bench_sync_name(o), o->qmgr, o->discard ? "discard" : "smtp-sink",
             !o->tls      ? ""

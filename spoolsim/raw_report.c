@@ -98,6 +98,8 @@ static void print_report(const struct raw_options *o, const struct profile *p,
     fsinfo_describe(&res->fs, where, sizeof(where));
     fprintf(fp, "directory:   %s\n", o->dir);
     fprintf(fp, "filesystem:  %s\n", where);
+    if (fsinfo_note(&res->fs))
+        fprintf(fp, "note:        %s\n", fsinfo_note(&res->fs));
     fprintf(fp, "profile:     %s (%s); commit: %s\n", p->name, p->summary, p->commit_marker);
     fprintf(fp, "sync:        %s\n", sync_text(o));
     fprintf(fp, "load:        %u worker%s, size %s, %u recipient%s, %u%% deferred, depth %u\n",

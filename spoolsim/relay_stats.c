@@ -122,6 +122,8 @@ static void print_report(const struct relay *r, FILE *fp)
     fsinfo_lookup(r->spool.dir, &fs);
     fsinfo_describe(&fs, where, sizeof(where));
     fprintf(fp, "spool %s: %s\n", r->spool.dir, where);
+    if (fsinfo_note(&fs))
+        fprintf(fp, "note: %s\n", fsinfo_note(&fs));
     fprintf(fp, "profile %s, sync %s, queue manager %s, %u cleanup threads, next hop %s\n",
             r->profile->name, sync_name(r), qmgr_name(r), r->opts->cleanup_threads,
             r->opts->next_hop);
