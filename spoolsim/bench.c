@@ -14,7 +14,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -34,6 +33,7 @@
 #include "msg.h"
 #include "msglog.h"
 #include "optarg.h"
+#include "bench_drain.h"
 #include "bench_report.h"
 #include "profile.h"
 #include "spawn_logged.h"
@@ -359,27 +359,6 @@ static int wait_port(struct bench *b, struct child *c, const char *file)
 
 /* ------------------------------------------------------------ the spool */
 
-static int count_file(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
-    (void)path;
-    (void)sb;
-    (void)ftw;
-    return type == FTW_F ? 1 : 0; /* stop at the first file: not empty */
-}
-
-static int spool_empty(const struct bench *b)
-{
-    static const char *const queues[] = {"incoming", "active", "deferred"};
-    char path[PATH_MAX + 16];
-
-    for (size_t i = 0; i < 3; i++) {
-        snprintf(path, sizeof(path), "%s/%s", b->spool, queues[i]);
-        if (nftw(path, count_file, 16, FTW_PHYS) == 1)
-            return 0;
-    }
-    return 1;
-}
-
 static void remove_work(const struct bench *b)
 {
     if (b->work[0] && !b->opts->keep)
@@ -554,6 +533,8 @@ int spoolsim_bench(int argc, char **argv)
     struct bench_results res;
     struct sigaction sa;
     uint64_t t_load, t_loaded, t_drained, deadline;
+    struct bench_drain drain;
+    char sent_log[PATH_MAX], sink_log[PATH_MAX];
     int sink_port, relay_port;
     ssize_t n;
 
@@ -596,7 +577,12 @@ int spoolsim_bench(int argc, char **argv)
     if (!opts.quiet)
         fprintf(stderr, "spoolsim bench: draining the queue...\n");
     deadline = t_loaded + (uint64_t)(opts.drain_timeout * 1e9);
-    while (!(res.drained = spool_empty(&b)) && clock_now_ns() < deadline && !interrupted)
+    work_path(&b, "source.log", sent_log);
+    work_path(&b, "sink.log", sink_log);
+    bench_drain_init(&drain, profile_find(opts.profile), b.spool, sent_log,
+                     opts.discard ? NULL : sink_log);
+    while (!(res.drained = bench_drain_pending(&drain) == 0) && clock_now_ns() < deadline &&
+           !interrupted)
         usleep(10000);
     t_drained = clock_now_ns();
     if (interrupted)

@@ -184,6 +184,7 @@ int bench_write_json(const struct bench_options *o, const char *spool,
     json_uint(&w, "sessions", o->sessions);
     json_string(&w, "size", o->size);
     json_double(&w, "load_s", res->load_s);
+    json_double(&w, "drain_s", res->drain_s);
     json_double(&w, "total_s", res->total_s);
     json_double(&w, "injected", res->injected);
     json_double(&w, "injected_per_s", rate(res->injected, res->load_s));
