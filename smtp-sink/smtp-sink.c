@@ -160,9 +160,11 @@ static void print_summary(FILE *fp, const struct sink_stats *st)
 {
     double secs = elapsed_seconds(st);
 
-    fprintf(fp, "smtp-sink: %llu messages, %llu recipients, %llu bytes, %llu sessions",
-            (unsigned long long)st->messages, (unsigned long long)st->recipients,
-            (unsigned long long)st->bytes, (unsigned long long)st->sessions);
+    fprintf(fp, "smtp-sink: %llu message%s, %llu recipient%s, %llu byte%s, %llu session%s",
+            (unsigned long long)st->messages, st->messages == 1 ? "" : "s",
+            (unsigned long long)st->recipients, st->recipients == 1 ? "" : "s",
+            (unsigned long long)st->bytes, st->bytes == 1 ? "" : "s",
+            (unsigned long long)st->sessions, st->sessions == 1 ? "" : "s");
     if (secs > 0)
         fprintf(fp, " in %.3f s: %.1f msgs/s, %.2f MB/s", secs, (double)st->messages / secs,
                 (double)st->bytes / secs / 1e6);

@@ -101,8 +101,11 @@ static void schedule_arrival(struct source_main *m)
         m->next_arrival_ns += (uint64_t)prng_exponential(&m->ctx.rng, gap_ns);
     else
         m->next_arrival_ns = m->first_arrival_ns + (uint64_t)((double)m->arrivals * gap_ns);
-    if (opts->duration > 0 ? m->next_arrival_ns >= m->deadline_ns : m->arrivals >= opts->messages)
+    if (opts->duration > 0 ? m->next_arrival_ns >= m->deadline_ns : m->arrivals >= opts->messages) {
         m->arrivals_done = 1;
+        if (opts->duration == 0)
+            m->ctx.stats.offered_end_ns = m->next_arrival_ns; /* N arrivals offer N gaps */
+    }
 }
 
 static void on_arrival(evutil_socket_t fd, short what, void *arg)
@@ -133,16 +136,29 @@ static void on_session_done(struct source_ctx *ctx)
     struct source_main *m = (struct source_main *)ctx;
 
     if (++m->sessions_done == ctx->opts->sessions) {
-        ctx->stats.end_ns = clock_now_ns();
-        event_base_loopexit(ctx->base, NULL);
+        uint64_t now = clock_now_ns(), end = ctx->stats.offered_end_ns;
+        /* The load lasts the window it offers, done early or not: a run of --duration T takes T. */
+        uint64_t wait = !m->stopping && end > now ? end - now : 0;
+        struct timeval tv = {(time_t)(wait / 1000000000ULL),
+                             (suseconds_t)((wait % 1000000000ULL) / 1000)};
+
+        ctx->stats.end_ns = now;
+        event_base_loopexit(ctx->base, &tv);
     }
 }
 
 static void stop_issuing(struct source_main *m)
 {
+    uint64_t now = clock_now_ns();
+
+    /* What was offered ends here (a signal, or the deadline itself). */
+    if (m->ctx.stats.offered_end_ns == 0 || m->ctx.stats.offered_end_ns > now)
+        m->ctx.stats.offered_end_ns = now;
     m->stopping = 1;
     m->arrivals_done = 1;
     source_ctx_wake_idle(&m->ctx);
+    if (m->sessions_done == m->ctx.opts->sessions)
+        event_base_loopexit(m->ctx.base, NULL); /* it was waiting out the window: no more */
 }
 
 static void on_deadline(evutil_socket_t fd, short what, void *arg)
@@ -249,6 +265,7 @@ int main(int argc, char **argv)
                              (suseconds_t)((opts.duration - (double)(time_t)opts.duration) * 1e6)};
 
         m.deadline_ns = ctx->stats.start_ns + (uint64_t)(opts.duration * 1e9);
+        ctx->stats.offered_end_ns = m.deadline_ns;
         deadline = evtimer_new(ctx->base, on_deadline, &m);
         evtimer_add(deadline, &tv);
     }

@@ -51,6 +51,7 @@ void bench_read_reports(const char *work, struct bench_results *res)
     work_path(work, "source.json", path);
     source = file_read_all(path, NULL);
     res->injected = number(source, "delivered");
+    res->inject_s = number(source, "elapsed_s");
     res->failed = number(source, "failed");
     for (int i = 0; i < 5; i++) {
         snprintf(key, sizeof(key), "latency.end_to_end.%s", pct[i]);
@@ -91,6 +92,17 @@ static double rate(double n, double s)
     return s > 0 ? n / s : 0;
 }
 
+/*
+ * Injection is over the client's window (from its first intended start to
+ * the end of what it offered, or its last reply if later), not over the
+ * process's life, which holds its start-up and, at a low --rate, may be
+ * all but its messages' latency.
+ */
+static double inject_window(const struct bench_results *res)
+{
+    return res->inject_s > 0 ? res->inject_s : res->load_s;
+}
+
 int bench_exactly_once(const struct bench_results *res)
 {
     return res->drained && res->cmp.lost == 0 && res->cmp.duplicated == 0 &&
@@ -112,17 +124,19 @@ static void print_report(const struct bench_options *o, const char *spool,
             !o->tls      ? ""
             : o->discard ? "; STARTTLS in"
                          : "; STARTTLS in and out");
-    fprintf(fp, "load:       %u sessions, %s, size %s, %u recipient%s, %s\n", o->sessions,
+    fprintf(fp, "load:       %u session%s, %s, size %s, %u recipient%s, %s\n", o->sessions,
+            o->sessions == 1 ? "" : "s",
             o->reuse ? "reused connections" : "a new connection per message", o->size, o->rcpts,
             o->rcpts == 1 ? "" : "s", o->rate ? "open loop" : "closed loop");
-    fprintf(fp, "injected:   %.0f messages in %.2f s = %.1f msgs/s (%.0f failed)\n", res->injected,
-            res->load_s, rate(res->injected, res->load_s), res->failed);
+    fprintf(fp, "injected:   %.0f message%s in %.2f s = %.1f msgs/s (%.0f failed)\n", res->injected,
+            res->injected == 1 ? "" : "s", inject_window(res),
+            rate(res->injected, inject_window(res)), res->failed);
     if (!o->discard)
         fprintf(fp,
-                "delivered:  %.0f messages in %.2f s = %.1f msgs/s (load start to empty queue; "
+                "delivered:  %.0f message%s in %.2f s = %.1f msgs/s (load start to empty queue; "
                 "drain %.2f s)\n",
-                res->delivered_sink, res->total_s, rate(res->delivered_sink, res->total_s),
-                res->drain_s);
+                res->delivered_sink, res->delivered_sink == 1 ? "" : "s", res->total_s,
+                rate(res->delivered_sink, res->total_s), res->drain_s);
     fprintf(fp, "end to end: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms\n",
             res->e2e[0], res->e2e[1], res->e2e[2], res->e2e[3], res->e2e[4]);
     fprintf(fp, "fsyncs:     %.0f = %.1f/s, %.2f per message\n", res->fsyncs,
@@ -187,7 +201,7 @@ int bench_write_json(const struct bench_options *o, const char *spool,
     json_double(&w, "drain_s", res->drain_s);
     json_double(&w, "total_s", res->total_s);
     json_double(&w, "injected", res->injected);
-    json_double(&w, "injected_per_s", rate(res->injected, res->load_s));
+    json_double(&w, "injected_per_s", rate(res->injected, inject_window(res)));
     json_double(&w, "delivered", res->delivered_sink);
     json_double(&w, "delivered_per_s", rate(res->delivered_sink, res->total_s));
     json_double(&w, "fsyncs_per_s", rate(res->fsyncs, res->total_s));

@@ -39,7 +39,8 @@ struct bench_options {
 };
 
 struct bench_results {
-    double load_s, drain_s, total_s;
+    double load_s, drain_s, total_s; /* as bench saw its children: start to exit, to empty queue */
+    double inject_s; /* the client's own window (its report's elapsed_s): injected/s is over it */
     double injected, failed, delivered_sink;
     double e2e[5]; /* p50 p90 p99 p99.9 max, ms */
     double fsyncs, creates, renames, unlinks, chmods;

@@ -140,7 +140,7 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
         {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
     };
-    int ch;
+    int ch, duration_given = 0;
 
     memset(o, 0, sizeof(*o));
     o->profile = "postfix";
@@ -165,6 +165,7 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
             break;
         case 'd':
             o->duration = optarg_seconds(optarg, "--duration");
+            duration_given = 1;
             if (o->duration <= 0)
                 msg_usage("--duration must be positive");
             break;
@@ -217,6 +218,8 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
     }
     if (optind < argc)
         msg_usage("unexpected argument \"%s\"", argv[optind]);
+    if (duration_given && o->messages)
+        msg_usage("--messages and --duration cannot be combined (a count or a time, not both)");
     if (o->dir == NULL)
         msg_usage("no directory: --dir DIR is required");
 }

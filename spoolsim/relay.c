@@ -246,6 +246,8 @@ int spoolsim_relay(int argc, char **argv)
     if (r.listener == NULL)
         msg_fatal("cannot listen on %s", opts.listen);
     evconnlistener_set_error_cb(r.listener, on_accept_error);
+    if (!opts.quiet)
+        relay_stats_print_start(&r, listen_fd, stderr);
     sigint = evsignal_new(r.base, SIGINT, on_signal, &r);
     sigterm = evsignal_new(r.base, SIGTERM, on_signal, &r);
     evsignal_add(sigint, NULL);

@@ -185,6 +185,7 @@ void relay_stats_init(struct relay_stats *st);
 void relay_stats_free(struct relay_stats *st);
 void relay_stats_sample(struct relay *r);
 void relay_stats_print(const struct relay *r, FILE *fp);
+void relay_stats_print_start(const struct relay *r, int listen_fd, FILE *fp); /* one line */
 int relay_stats_write_json(const struct relay *r, const char *path);
 
 #endif

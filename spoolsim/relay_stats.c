@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "endpoint.h"
 #include "fsinfo.h"
 #include "json.h"
 #include "relay_private.h"
@@ -178,6 +179,23 @@ static void print_report(const struct relay *r, FILE *fp)
     histogram_print_text(fp, "queue wait", &st->queue_wait);
     histogram_print_text(fp, "delivery", &st->delivery);
     histogram_print_text(fp, "end to end", &st->end_to_end);
+}
+
+/* Where the relay listens and where its mail goes, once it can take mail. */
+void relay_stats_print_start(const struct relay *r, int listen_fd, FILE *fp)
+{
+    char where[300];
+
+    endpoint_local_describe(listen_fd, where, sizeof(where));
+    fprintf(fp, "spoolsim relay: listening on %s, ", where);
+    if (r->opts->hop_kind == RELAY_HOP_SMTP)
+        fprintf(fp, "relaying to %s", r->hop_desc);
+    else if (r->opts->hop_kind == RELAY_HOP_MAILDIR)
+        fprintf(fp, "delivering to the Maildir %s", r->opts->hop_arg);
+    else
+        fprintf(fp, "discarding every message");
+    fprintf(fp, "; spool %s, profile %s\n", r->opts->spool, r->profile->name);
+    fflush(fp);
 }
 
 void relay_stats_print(const struct relay *r, FILE *fp)
