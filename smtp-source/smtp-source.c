@@ -221,9 +221,11 @@ int main(int argc, char **argv)
     struct source_ctx *ctx = &m.ctx;
     struct event *sigint, *sigterm, *deadline = NULL, *tick = NULL;
     char hostname[256], err[256];
+    struct json_run run;
     int status;
 
     msg_init(argv[0]);
+    json_run_init(&run, "smtp-source", NULL, argc, argv);
     source_options_parse(argc, argv, &opts);
     msg_set_verbose(opts.verbose);
     signal(SIGPIPE, SIG_IGN);
@@ -293,7 +295,7 @@ int main(int argc, char **argv)
     if (!opts.quiet)
         source_report_text(stdout, &ctx->stats, &opts);
     if (opts.json_file)
-        source_report_json(opts.json_file, &ctx->stats, &opts);
+        source_report_json(opts.json_file, &ctx->stats, &opts, &run);
     if (ctx->msg_log &&
         (fflush(ctx->msg_log) != 0 || (ctx->msg_log != stdout && fclose(ctx->msg_log) != 0)))
         msg_warn("write error on message log %s", opts.msg_log);
@@ -313,5 +315,6 @@ int main(int argc, char **argv)
     if (ctx->tls_ctx)
         SSL_CTX_free(ctx->tls_ctx);
     source_message_free(&ctx->msg);
+    json_run_free(&run);
     return status;
 }

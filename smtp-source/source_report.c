@@ -133,7 +133,7 @@ void source_report_text(FILE *fp, const struct source_stats *st, const struct so
 }
 
 int source_report_json(const char *path, const struct source_stats *st,
-                       const struct source_options *opts)
+                       const struct source_options *opts, const struct json_run *run)
 {
     FILE *fp = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
     struct json_writer w;
@@ -146,8 +146,7 @@ int source_report_json(const char *path, const struct source_stats *st,
     }
     json_init(&w, fp);
     json_begin_object(&w, NULL);
-    json_string(&w, "program", "smtp-source");
-    json_string(&w, "version", PACKAGE_VERSION);
+    json_meta_write(&w, run);
     json_string(&w, "target", opts->target);
     json_uint(&w, "sessions", opts->sessions);
     json_bool(&w, "reuse_connections", opts->reuse);
@@ -161,6 +160,14 @@ int source_report_json(const char *path, const struct source_stats *st,
                 opts->rate == 0                     ? "closed"
                 : opts->arrivals == ARRIVAL_POISSON ? "poisson"
                                                     : "fixed");
+    /* the bound of the run: a count or a time, the other null */
+    if (opts->duration > 0) {
+        json_string(&w, "messages", NULL);
+        json_double(&w, "duration_s", opts->duration);
+    } else {
+        json_uint(&w, "messages", opts->messages);
+        json_string(&w, "duration_s", NULL);
+    }
     json_double(&w, "elapsed_s", secs);
     json_uint(&w, "attempted", st->attempted);
     json_uint(&w, "delivered", st->delivered);
@@ -170,7 +177,7 @@ int source_report_json(const char *path, const struct source_stats *st,
     json_uint(&w, "connections", st->connections);
     json_uint(&w, "tls_sessions", st->tls_sessions);
     json_uint(&w, "backlog_max", st->backlog_max);
-    json_double(&w, "messages_per_s", secs > 0 ? (double)st->delivered / secs : 0);
+    json_double(&w, "delivered_per_s", secs > 0 ? (double)st->delivered / secs : 0);
     json_double(&w, "bytes_per_s", secs > 0 ? (double)st->bytes / secs : 0);
     json_begin_object(&w, "latency");
     for (int i = 0; i < PHASE_COUNT; i++)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "histogram.h"
+#include "json_meta.h"
 #include "source_options.h"
 
 enum source_phase {
@@ -73,6 +74,6 @@ void source_stats_init(struct source_stats *st);
 double source_window_s(const struct source_stats *st);
 void source_report_text(FILE *fp, const struct source_stats *st, const struct source_options *opts);
 int source_report_json(const char *path, const struct source_stats *st,
-                       const struct source_options *opts);
+                       const struct source_options *opts, const struct json_run *run);
 
 #endif

@@ -537,11 +537,14 @@ int spoolsim_bench(int argc, char **argv)
     struct sigaction sa;
     uint64_t t_load, t_loaded, t_drained, deadline;
     struct bench_drain drain;
+    struct json_run run;
     char sent_log[PATH_MAX], sink_log[PATH_MAX];
     int sink_port, relay_port;
     ssize_t n;
 
+    json_run_init(&run, "spoolsim bench", "spoolsim", argc, argv);
     parse_options(&opts, argc, argv);
+    opts.run = &run;
     memset(&b, 0, sizeof(b));
     memset(&res, 0, sizeof(res));
     b.opts = &opts;
@@ -606,6 +609,7 @@ int spoolsim_bench(int argc, char **argv)
     if (opts.keep)
         fprintf(stderr, "spoolsim bench: kept %s\n", b.work);
     remove_work(&b);
+    json_run_free(&run);
     if (res.relay_status != 0 || res.source_status != 0)
         return 1;
     return opts.discard || bench_exactly_once(&res) ? 0 : 1;

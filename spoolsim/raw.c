@@ -352,10 +352,13 @@ int spoolsim_raw(int argc, char **argv)
     struct raw_options opts;
     struct raw raw;
     struct raw_result res;
+    struct json_run run;
     char err[PATH_MAX + 256];
     int status;
 
+    json_run_init(&run, "spoolsim raw", "spoolsim", argc, argv);
     parse_options(&opts, argc, argv);
+    opts.run = &run;
     memset(&raw, 0, sizeof(raw));
     raw.opts = &opts;
     raw.profile = profile_find(opts.profile);
@@ -389,6 +392,7 @@ int spoolsim_raw(int argc, char **argv)
     raw_print_report(&opts, raw.profile, &res, stdout);
     if (opts.json && raw_write_json(&opts, raw.profile, &res) != 0)
         msg_warn("cannot write %s: %s", opts.json, strerror(errno));
+    json_run_free(&run);
     if (status != 0) {
         msg_warn("stopped: %s", res.error);
         return 1;

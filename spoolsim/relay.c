@@ -193,16 +193,19 @@ int spoolsim_relay(int argc, char **argv)
 {
     struct relay_options opts;
     struct relay r;
+    struct json_run run;
     struct event *sigint, *sigterm;
     struct timeval interval;
     char err[8192];
     int listen_fd, lock_fd;
 
+    json_run_init(&run, "spoolsim relay", "spoolsim", argc, argv);
     relay_options_parse(&opts, argc, argv);
     msg_set_verbose(opts.verbose);
     signal(SIGPIPE, SIG_IGN);
     memset(&r, 0, sizeof(r));
     r.opts = &opts;
+    r.run = &run;
     relay_stats_init(&r.stats);
     r.spool.long_ids = opts.long_ids;
     r.spool.hash_depth = opts.hash_depth;
@@ -295,5 +298,6 @@ int spoolsim_relay(int argc, char **argv)
     relay_stats_free(&r.stats);
     pf_spool_close(&r.spool);
     close(lock_fd);
+    json_run_free(&run);
     return 0;
 }

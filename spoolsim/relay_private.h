@@ -26,6 +26,7 @@
 
 #include "histogram.h"
 #include "io_pool.h"
+#include "json_meta.h"
 #include "pf_qfile.h"
 #include "pf_spool.h"
 #include "profile_run.h"
@@ -94,6 +95,7 @@ struct relay_stats {
 
 struct relay {
     const struct relay_options *opts;
+    const struct json_run *run; /* the command line, for the JSON report */
     struct event_base *base;
     struct pf_spool spool;
     const struct profile *profile;  /* postfix: pf_spool; otherwise relay_profile.c */

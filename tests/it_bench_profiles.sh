@@ -40,7 +40,7 @@ PY
         "$WORK/$p.json" "$relay_json" $N <<'PY'
 import json, sys
 b, r = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
-ours, theirs = b["delivered_per_s"], r["msgs_per_s_out"]
+ours, theirs = b["delivered_per_s"], r["messages_out_per_s"]
 print(f"  bench {ours:.1f} msgs/s, relay {theirs:.1f} msgs/s over {r['busy_s']:.3f} s")
 assert r["messages_out"] == b["delivered"] == int(sys.argv[3]), (r["messages_out"], b["delivered"])
 assert 0.80 * theirs <= ours <= 1.05 * theirs, (ours, theirs)
