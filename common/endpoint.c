@@ -393,3 +393,22 @@ int endpoint_local_port(int fd)
         return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
     return ss.ss_family == AF_UNIX ? 0 : -1;
 }
+
+const char *endpoint_local_describe(int fd, char *buf, size_t len)
+{
+    struct sockaddr_storage ss;
+    socklen_t sslen = sizeof(ss);
+    char host[NI_MAXHOST], port[NI_MAXSERV];
+
+    if (getsockname(fd, (struct sockaddr *)&ss, &sslen) < 0) {
+        snprintf(buf, len, "unknown");
+    } else if (ss.ss_family == AF_UNIX) {
+        snprintf(buf, len, "unix:%s", ((struct sockaddr_un *)&ss)->sun_path);
+    } else if (getnameinfo((struct sockaddr *)&ss, sslen, host, sizeof(host), port, sizeof(port),
+                           NI_NUMERICHOST | NI_NUMERICSERV) != 0) {
+        snprintf(buf, len, "unknown");
+    } else {
+        snprintf(buf, len, ss.ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s", host, port);
+    }
+    return buf;
+}

@@ -52,5 +52,7 @@ int endpoint_resolve(const struct endpoint *ep, int family, struct sockaddr_stor
                      socklen_t *salen, char *err, size_t errlen);
 /* The bound TCP port of a socket, 0 for a unix socket, -1 on error. */
 int endpoint_local_port(int fd);
+/* The bound address of a socket, as endpoint_describe() writes one ("unknown" on error). */
+const char *endpoint_local_describe(int fd, char *buf, size_t len);
 
 #endif

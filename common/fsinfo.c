@@ -100,6 +100,42 @@ static int split_line(const char *line, size_t line_len, struct span head[6], st
     return dash && after >= 2 && tail[0].len > 0 ? 0 : -1;
 }
 
+/* `list' (comma-separated) holds the option opt[0..len) already. */
+static int has_option(const char *list, const char *opt, size_t len)
+{
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ",");
+
+        if (n == len && memcmp(p, opt, len) == 0)
+            return 1;
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    return 0;
+}
+
+/*
+ * Append each option of text[0..len) that `list' does not hold yet: the
+ * kernel shows rw (and others) both per mount and per superblock, and
+ * one mount's options should read as one list, each option once. An
+ * option that does not fit is dropped whole, never cut.
+ */
+static void add_options(char *list, size_t size, const char *text, size_t len)
+{
+    const char *p = text, *end = text + len;
+
+    while (p < end) {
+        const char *comma = memchr(p, ',', (size_t)(end - p));
+        size_t n = comma ? (size_t)(comma - p) : (size_t)(end - p);
+        size_t used = strlen(list);
+
+        if (n > 0 && !has_option(list, p, n) && used + (used > 0) + n < size)
+            snprintf(list + used, size - used, "%s%.*s", used > 0 ? "," : "", (int)n, p);
+        p += n + 1;
+    }
+}
+
 int fsinfo_parse(const char *mountinfo, const char *path, struct fsinfo *out)
 {
     const char *line = mountinfo;
@@ -122,11 +158,9 @@ int fsinfo_parse(const char *mountinfo, const char *path, struct fsinfo *out)
             snprintf(out->mount_point, sizeof(out->mount_point), "%s", mount_point);
             snprintf(out->fstype, sizeof(out->fstype), "%.*s", (int)tail[0].len, tail[0].p);
             unescape(tail[1].p, tail[1].len, out->source, sizeof(out->source));
-            if (tail[2].len > 0)
-                snprintf(out->options, sizeof(out->options), "%.*s,%.*s", (int)head[5].len,
-                         head[5].p, (int)tail[2].len, tail[2].p);
-            else
-                snprintf(out->options, sizeof(out->options), "%.*s", (int)head[5].len, head[5].p);
+            out->options[0] = 0;
+            add_options(out->options, sizeof(out->options), head[5].p, head[5].len);
+            add_options(out->options, sizeof(out->options), tail[2].p, tail[2].len);
         }
         line = end ? end + 1 : NULL;
     }
@@ -146,6 +180,15 @@ int fsinfo_lookup(const char *path, struct fsinfo *out)
     status = fsinfo_parse(text, resolved, out);
     free(text);
     return status;
+}
+
+const char *fsinfo_note(const struct fsinfo *fs)
+{
+    if (strcmp(fs->fstype, "tmpfs") == 0)
+        return "tmpfs is memory, not a disk: fsync costs nothing there";
+    if (strcmp(fs->fstype, "ramfs") == 0)
+        return "ramfs is memory, not a disk: fsync costs nothing there";
+    return NULL;
 }
 
 void fsinfo_describe(const struct fsinfo *fs, char *buf, size_t len)

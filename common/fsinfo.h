@@ -16,7 +16,7 @@ struct fsinfo {
     char mount_point[512];
     char fstype[64];
     char source[256];
-    char options[512]; /* per-mount and superblock options, comma-separated */
+    char options[512]; /* per-mount then superblock options, comma-separated, each once */
 };
 
 /* 0 and `out' filled, or -1 when no line of `mountinfo' covers `path'. */
@@ -24,6 +24,12 @@ int fsinfo_parse(const char *mountinfo, const char *path, struct fsinfo *out);
 
 /* Resolve `path' and look it up in /proc/self/mountinfo; -1 if unknown. */
 int fsinfo_lookup(const char *path, struct fsinfo *out);
+
+/*
+ * A one-line note for a filesystem whose figures say nothing about a
+ * disk (tmpfs, ramfs: memory, where fsync returns at once), or NULL.
+ */
+const char *fsinfo_note(const struct fsinfo *fs);
 
 /* "tmpfs (rw,relatime,size=…) on /mnt/x" or "unknown filesystem" */
 void fsinfo_describe(const struct fsinfo *fs, char *buf, size_t len);

@@ -23,6 +23,7 @@
 #include "clock.h"
 #include "endpoint.h"
 #include "json.h"
+#include "json_meta.h"
 #include "msg.h"
 #include "sink_options.h"
 #include "sink_session.h"
@@ -160,9 +161,11 @@ static void print_summary(FILE *fp, const struct sink_stats *st)
 {
     double secs = elapsed_seconds(st);
 
-    fprintf(fp, "smtp-sink: %llu messages, %llu recipients, %llu bytes, %llu sessions",
-            (unsigned long long)st->messages, (unsigned long long)st->recipients,
-            (unsigned long long)st->bytes, (unsigned long long)st->sessions);
+    fprintf(fp, "smtp-sink: %llu message%s, %llu recipient%s, %llu byte%s, %llu session%s",
+            (unsigned long long)st->messages, st->messages == 1 ? "" : "s",
+            (unsigned long long)st->recipients, st->recipients == 1 ? "" : "s",
+            (unsigned long long)st->bytes, st->bytes == 1 ? "" : "s",
+            (unsigned long long)st->sessions, st->sessions == 1 ? "" : "s");
     if (secs > 0)
         fprintf(fp, " in %.3f s: %.1f msgs/s, %.2f MB/s", secs, (double)st->messages / secs,
                 (double)st->bytes / secs / 1e6);
@@ -178,7 +181,8 @@ static void print_summary(FILE *fp, const struct sink_stats *st)
     fprintf(fp, "\n");
 }
 
-static void write_json(const char *path, const struct sink_server *server)
+static void write_json(const char *path, const struct sink_server *server,
+                       const struct json_run *run)
 {
     const struct sink_stats *st = &server->stats;
     FILE *fp = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
@@ -191,8 +195,7 @@ static void write_json(const char *path, const struct sink_server *server)
     }
     json_init(&w, fp);
     json_begin_object(&w, NULL);
-    json_string(&w, "program", "smtp-sink");
-    json_string(&w, "version", PACKAGE_VERSION);
+    json_meta_write(&w, run);
     json_double(&w, "elapsed_s", secs);
     json_uint(&w, "sessions", st->sessions);
     json_uint(&w, "messages", st->messages);
@@ -250,10 +253,12 @@ int main(int argc, char **argv)
     struct sink_main m;
     struct sink_server *server = &m.server;
     struct event *sigint, *sigterm, *counter = NULL;
+    struct json_run run;
     char err[256];
     int fd;
 
     msg_init(argv[0]);
+    json_run_init(&run, "smtp-sink", NULL, argc, argv);
     sink_options_parse(argc, argv, &opts);
     msg_set_verbose(opts.verbose);
     signal(SIGPIPE, SIG_IGN);
@@ -309,7 +314,7 @@ int main(int argc, char **argv)
     if (!opts.quiet)
         print_summary(stderr, &server->stats);
     if (opts.json_file)
-        write_json(opts.json_file, server);
+        write_json(opts.json_file, server, &run);
     if (server->msg_log && fflush(server->msg_log) != 0)
         msg_warn("write error on message log %s", opts.msg_log);
     if (server->msg_log && server->msg_log != stdout)
@@ -324,5 +329,6 @@ int main(int argc, char **argv)
     if (server->tls_ctx)
         SSL_CTX_free(server->tls_ctx);
     free(opts.dump_start);
+    json_run_free(&run);
     return 0;
 }

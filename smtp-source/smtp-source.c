@@ -101,8 +101,11 @@ static void schedule_arrival(struct source_main *m)
         m->next_arrival_ns += (uint64_t)prng_exponential(&m->ctx.rng, gap_ns);
     else
         m->next_arrival_ns = m->first_arrival_ns + (uint64_t)((double)m->arrivals * gap_ns);
-    if (opts->duration > 0 ? m->next_arrival_ns >= m->deadline_ns : m->arrivals >= opts->messages)
+    if (opts->duration > 0 ? m->next_arrival_ns >= m->deadline_ns : m->arrivals >= opts->messages) {
         m->arrivals_done = 1;
+        if (opts->duration == 0)
+            m->ctx.stats.offered_end_ns = m->next_arrival_ns; /* N arrivals offer N gaps */
+    }
 }
 
 static void on_arrival(evutil_socket_t fd, short what, void *arg)
@@ -133,16 +136,29 @@ static void on_session_done(struct source_ctx *ctx)
     struct source_main *m = (struct source_main *)ctx;
 
     if (++m->sessions_done == ctx->opts->sessions) {
-        ctx->stats.end_ns = clock_now_ns();
-        event_base_loopexit(ctx->base, NULL);
+        uint64_t now = clock_now_ns(), end = ctx->stats.offered_end_ns;
+        /* The load lasts the window it offers, done early or not: a run of --duration T takes T. */
+        uint64_t wait = !m->stopping && end > now ? end - now : 0;
+        struct timeval tv = {(time_t)(wait / 1000000000ULL),
+                             (suseconds_t)((wait % 1000000000ULL) / 1000)};
+
+        ctx->stats.end_ns = now;
+        event_base_loopexit(ctx->base, &tv);
     }
 }
 
 static void stop_issuing(struct source_main *m)
 {
+    uint64_t now = clock_now_ns();
+
+    /* What was offered ends here (a signal, or the deadline itself). */
+    if (m->ctx.stats.offered_end_ns == 0 || m->ctx.stats.offered_end_ns > now)
+        m->ctx.stats.offered_end_ns = now;
     m->stopping = 1;
     m->arrivals_done = 1;
     source_ctx_wake_idle(&m->ctx);
+    if (m->sessions_done == m->ctx.opts->sessions)
+        event_base_loopexit(m->ctx.base, NULL); /* it was waiting out the window: no more */
 }
 
 static void on_deadline(evutil_socket_t fd, short what, void *arg)
@@ -205,9 +221,11 @@ int main(int argc, char **argv)
     struct source_ctx *ctx = &m.ctx;
     struct event *sigint, *sigterm, *deadline = NULL, *tick = NULL;
     char hostname[256], err[256];
+    struct json_run run;
     int status;
 
     msg_init(argv[0]);
+    json_run_init(&run, "smtp-source", NULL, argc, argv);
     source_options_parse(argc, argv, &opts);
     msg_set_verbose(opts.verbose);
     signal(SIGPIPE, SIG_IGN);
@@ -249,6 +267,7 @@ int main(int argc, char **argv)
                              (suseconds_t)((opts.duration - (double)(time_t)opts.duration) * 1e6)};
 
         m.deadline_ns = ctx->stats.start_ns + (uint64_t)(opts.duration * 1e9);
+        ctx->stats.offered_end_ns = m.deadline_ns;
         deadline = evtimer_new(ctx->base, on_deadline, &m);
         evtimer_add(deadline, &tv);
     }
@@ -276,7 +295,7 @@ int main(int argc, char **argv)
     if (!opts.quiet)
         source_report_text(stdout, &ctx->stats, &opts);
     if (opts.json_file)
-        source_report_json(opts.json_file, &ctx->stats, &opts);
+        source_report_json(opts.json_file, &ctx->stats, &opts, &run);
     if (ctx->msg_log &&
         (fflush(ctx->msg_log) != 0 || (ctx->msg_log != stdout && fclose(ctx->msg_log) != 0)))
         msg_warn("write error on message log %s", opts.msg_log);
@@ -296,5 +315,6 @@ int main(int argc, char **argv)
     if (ctx->tls_ctx)
         SSL_CTX_free(ctx->tls_ctx);
     source_message_free(&ctx->msg);
+    json_run_free(&run);
     return status;
 }

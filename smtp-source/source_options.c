@@ -117,7 +117,7 @@ static const struct option long_options[] = {
 void source_options_parse(int argc, char **argv, struct source_options *opts)
 {
     char err[256];
-    int ch;
+    int ch, messages_given = 0;
 
     memset(opts, 0, sizeof(*opts));
     opts->family = AF_UNSPEC;
@@ -170,6 +170,7 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             break;
         case 'm':
             opts->messages = optarg_count(optarg, "-m", 1, UINT64_MAX / 2);
+            messages_given = 1;
             break;
         case 'M':
             opts->helo_name = no_line_end(optarg, "-M");
@@ -270,6 +271,8 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             msg_usage("unknown option");
         }
     }
+    if (messages_given && opts->duration > 0)
+        msg_usage("-m and --duration cannot be combined (a count or a time, not both)");
     if (opts->message_file && opts->size_given)
         msg_usage("-F and -l/--size cannot be combined");
     if (opts->old_mode && opts->tls)

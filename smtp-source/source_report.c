@@ -35,27 +35,76 @@ void source_stats_init(struct source_stats *st)
         histogram_init(&st->latency[i]);
 }
 
-static double elapsed_s(const struct source_stats *st)
+void source_stats_connect_error(struct source_stats *st, int err)
 {
-    return st->end_ns > st->start_ns ? (double)(st->end_ns - st->start_ns) / 1e9 : 0;
+    st->connect_errors[err > 0 && err < SOURCE_MAX_ERRNO ? err : 0]++;
+}
+
+/* The reason of connect errors, as strerror() says it; "unknown" for none. */
+static const char *connect_reason(int err)
+{
+    return err == 0 ? "unknown" : strerror(err);
+}
+
+/*
+ * " (Connection refused)", or for several reasons each with its count, the
+ * most frequent first: " (5 Connection refused, 2 No route to host)".
+ */
+static void print_connect_reasons(FILE *fp, const struct source_stats *st)
+{
+    uint64_t shown_below = UINT64_MAX; /* counts already printed are >= this */
+    int kinds = 0, printed = 0;
+
+    for (int e = 0; e < SOURCE_MAX_ERRNO; e++)
+        kinds += st->connect_errors[e] > 0;
+    if (kinds == 0)
+        return;
+    fprintf(fp, " (");
+    while (printed < kinds) {
+        uint64_t most = 0;
+
+        for (int e = 0; e < SOURCE_MAX_ERRNO; e++)
+            if (st->connect_errors[e] < shown_below && st->connect_errors[e] > most)
+                most = st->connect_errors[e];
+        for (int e = 0; e < SOURCE_MAX_ERRNO; e++) {
+            if (st->connect_errors[e] != most)
+                continue;
+            if (kinds > 1)
+                fprintf(fp, "%s%llu %s", printed ? ", " : "", (unsigned long long)most,
+                        connect_reason(e));
+            else
+                fprintf(fp, "%s", connect_reason(e));
+            printed++;
+        }
+        shown_below = most;
+    }
+    fprintf(fp, ")");
+}
+
+double source_window_s(const struct source_stats *st)
+{
+    uint64_t end = st->offered_end_ns > st->end_ns ? st->offered_end_ns : st->end_ns;
+
+    return end > st->start_ns ? (double)(end - st->start_ns) / 1e9 : 0;
 }
 
 void source_report_text(FILE *fp, const struct source_stats *st, const struct source_options *opts)
 {
-    double secs = elapsed_s(st);
+    double secs = source_window_s(st);
     char dist[128];
 
-    fprintf(fp, "smtp-source: %llu messages delivered, %llu failed, of %llu attempted in %.3f s\n",
-            (unsigned long long)st->delivered, (unsigned long long)st->failed,
-            (unsigned long long)st->attempted, secs);
+    fprintf(fp, "smtp-source: %llu message%s delivered, %llu failed, of %llu attempted in %.3f s\n",
+            (unsigned long long)st->delivered, st->delivered == 1 ? "" : "s",
+            (unsigned long long)st->failed, (unsigned long long)st->attempted, secs);
     if (secs > 0)
         fprintf(fp, "smtp-source: %.1f msgs/s, %.3f MB/s, %.1f recipients/s\n",
                 (double)st->delivered / secs, (double)st->bytes / secs / 1e6,
                 (double)st->recipients / secs);
-    fprintf(fp, "smtp-source: %u sessions, %s, %llu connections%s%s, size %s", opts->sessions,
+    fprintf(fp, "smtp-source: %u session%s, %s, %llu connection%s%s%s, size %s", opts->sessions,
+            opts->sessions == 1 ? "" : "s",
             opts->reuse ? "connections reused (-d)" : "new connection per message",
-            (unsigned long long)st->connections, opts->tls ? ", STARTTLS" : "",
-            opts->pipelining ? ", pipelining" : "",
+            (unsigned long long)st->connections, st->connections == 1 ? "" : "s",
+            opts->tls ? ", STARTTLS" : "", opts->pipelining ? ", pipelining" : "",
             opts->message_file ? "from -F file"
                                : size_dist_describe(&opts->size, dist, sizeof(dist)));
     if (opts->rate > 0)
@@ -70,8 +119,11 @@ void source_report_text(FILE *fp, const struct source_stats *st, const struct so
         return;
     fprintf(fp, "failures:");
     for (int k = 0; k < FAIL_KINDS; k++)
-        if (k != FAIL_REPLY && st->failures[k])
+        if (k != FAIL_REPLY && st->failures[k]) {
             fprintf(fp, " %s=%llu", failure_names[k], (unsigned long long)st->failures[k]);
+            if (k == FAIL_CONNECT)
+                print_connect_reasons(fp, st);
+        }
     for (int code = 0; code < SOURCE_MAX_CODE; code++)
         for (int p = 0; p < PHASE_COUNT; p++)
             if (st->by_code[code][p])
@@ -81,11 +133,11 @@ void source_report_text(FILE *fp, const struct source_stats *st, const struct so
 }
 
 int source_report_json(const char *path, const struct source_stats *st,
-                       const struct source_options *opts)
+                       const struct source_options *opts, const struct json_run *run)
 {
     FILE *fp = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
     struct json_writer w;
-    double secs = elapsed_s(st);
+    double secs = source_window_s(st);
     char dist[128];
 
     if (fp == NULL) {
@@ -94,8 +146,7 @@ int source_report_json(const char *path, const struct source_stats *st,
     }
     json_init(&w, fp);
     json_begin_object(&w, NULL);
-    json_string(&w, "program", "smtp-source");
-    json_string(&w, "version", PACKAGE_VERSION);
+    json_meta_write(&w, run);
     json_string(&w, "target", opts->target);
     json_uint(&w, "sessions", opts->sessions);
     json_bool(&w, "reuse_connections", opts->reuse);
@@ -109,6 +160,14 @@ int source_report_json(const char *path, const struct source_stats *st,
                 opts->rate == 0                     ? "closed"
                 : opts->arrivals == ARRIVAL_POISSON ? "poisson"
                                                     : "fixed");
+    /* the bound of the run: a count or a time, the other null */
+    if (opts->duration > 0) {
+        json_string(&w, "messages", NULL);
+        json_double(&w, "duration_s", opts->duration);
+    } else {
+        json_uint(&w, "messages", opts->messages);
+        json_string(&w, "duration_s", NULL);
+    }
     json_double(&w, "elapsed_s", secs);
     json_uint(&w, "attempted", st->attempted);
     json_uint(&w, "delivered", st->delivered);
@@ -118,7 +177,7 @@ int source_report_json(const char *path, const struct source_stats *st,
     json_uint(&w, "connections", st->connections);
     json_uint(&w, "tls_sessions", st->tls_sessions);
     json_uint(&w, "backlog_max", st->backlog_max);
-    json_double(&w, "messages_per_s", secs > 0 ? (double)st->delivered / secs : 0);
+    json_double(&w, "delivered_per_s", secs > 0 ? (double)st->delivered / secs : 0);
     json_double(&w, "bytes_per_s", secs > 0 ? (double)st->bytes / secs : 0);
     json_begin_object(&w, "latency");
     for (int i = 0; i < PHASE_COUNT; i++)
@@ -127,6 +186,11 @@ int source_report_json(const char *path, const struct source_stats *st,
     json_begin_object(&w, "failures");
     for (int k = 0; k < FAIL_KINDS; k++)
         json_uint(&w, failure_names[k], st->failures[k]);
+    json_end_object(&w);
+    json_begin_object(&w, "connect_errors");
+    for (int e = 0; e < SOURCE_MAX_ERRNO; e++)
+        if (st->connect_errors[e])
+            json_uint(&w, connect_reason(e), st->connect_errors[e]);
     json_end_object(&w);
     json_begin_object(&w, "failures_by_code");
     for (int code = 0; code < SOURCE_MAX_CODE; code++) {

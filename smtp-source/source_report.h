@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "histogram.h"
+#include "json_meta.h"
 #include "source_options.h"
 
 enum source_phase {
@@ -37,9 +38,21 @@ enum source_failure {
 };
 
 #define SOURCE_MAX_CODE 600
+#define SOURCE_MAX_ERRNO 256 /* connect errors by errno; 0 holds the unknown and the larger */
 
+/*
+ * Rates are over the run's window: from its start (the first intended
+ * start of a message) to the end of the offered window or the last
+ * completion, whichever is later. The offered window ends at the
+ * --duration deadline, or, for -m N in an open loop, at the intended
+ * arrival after the Nth: N arrivals at rate R offer N/R seconds of load.
+ * A closed loop of -m N offers no window: its rate is over start to last
+ * completion. So one message at --rate 1 is 1 msgs/s, not one over its
+ * own latency.
+ */
 struct source_stats {
-    uint64_t start_ns, end_ns;
+    uint64_t start_ns, end_ns; /* end: the last completion */
+    uint64_t offered_end_ns;   /* the end of the offered window; 0: none */
     uint64_t attempted, delivered, failed;
     uint64_t bytes;      /* content bytes of delivered messages */
     uint64_t recipients; /* accepted recipients of delivered messages */
@@ -47,15 +60,20 @@ struct source_stats {
     uint64_t tls_sessions;
     uint64_t backlog_max; /* open loop: messages waiting for a free session */
     uint64_t failures[FAIL_KINDS];
+    uint64_t connect_errors[SOURCE_MAX_ERRNO]; /* why connections failed, by errno */
     uint64_t by_code[SOURCE_MAX_CODE][PHASE_COUNT];
     struct histogram latency[PHASE_COUNT];
 };
 
 const char *source_phase_name(enum source_phase phase);
 const char *source_failure_name(enum source_failure kind);
+/* Count a failed connection's reason (an errno; 0 if unknown). */
+void source_stats_connect_error(struct source_stats *st, int err);
 void source_stats_init(struct source_stats *st);
+/* The window rates are over, in seconds (see struct source_stats). */
+double source_window_s(const struct source_stats *st);
 void source_report_text(FILE *fp, const struct source_stats *st, const struct source_options *opts);
 int source_report_json(const char *path, const struct source_stats *st,
-                       const struct source_options *opts);
+                       const struct source_options *opts, const struct json_run *run);
 
 #endif

@@ -214,9 +214,12 @@ static void session_connect(struct source_session *s)
          * come back here, not as events. The next message starts from the
          * loop, not from this stack: a million of them must not recurse.
          */
+        int err = errno;
+
         if (ctx->opts->verbose)
-            msg_info("session %u: connect: %s", s->id, strerror(errno));
+            msg_info("session %u: connect: %s", s->id, strerror(err));
         close_connection(s);
+        source_stats_connect_error(&ctx->stats, err);
         fail(s, FAIL_CONNECT, 0, PHASE_CONNECT);
         message_done(s);
         start_timer(s, 0);
@@ -641,6 +644,8 @@ static void handle_event(struct source_session *s, short what)
             start_timer(s, 0.01);
             return;
         }
+        source_stats_connect_error(&s->ctx->stats,
+                                   what & BEV_EVENT_TIMEOUT ? ETIMEDOUT : saved_errno);
         fail(s, FAIL_CONNECT, 0, PHASE_CONNECT);
         message_done(s);
         session_next(s);

@@ -40,6 +40,7 @@
 #include "ab_stats.h"
 #include "fsinfo.h"
 #include "json.h"
+#include "json_meta.h"
 #include "json_read.h"
 #include "fileutil.h"
 #include "msg.h"
@@ -67,7 +68,7 @@ struct mode {
 };
 
 static const struct mode modes[] = {
-    {"raw", "raw", "--dir", "msgs_per_s", "msgs/s", {"--dir", "--json", "--keep"}},
+    {"raw", "raw", "--dir", "delivered_per_s", "msgs/s", {"--dir", "--json", "--keep"}},
     {"relay",
      "bench",
      "--spool",
@@ -107,6 +108,7 @@ struct ab {
     struct side side[2];
     unsigned failures; /* failed runs, warm-ups included */
     pid_t child;
+    const struct json_run *run; /* the command line, for the JSON report */
 };
 
 /*
@@ -132,7 +134,7 @@ static void usage(FILE *fp)
           "medians with a 95 % bootstrap confidence interval, and a verdict.\n"
           "\n"
           "Modes:\n"
-          "  raw ARGS...      spoolsim raw --dir DIR ARGS...        (msgs_per_s)\n"
+          "  raw ARGS...      spoolsim raw --dir DIR ARGS...        (delivered_per_s)\n"
           "  relay ARGS...    spoolsim bench --spool DIR ARGS...    (delivered_per_s)\n"
           "  postmark FILE    the PostMark commands of FILE up to quit, in a fresh\n"
           "                   directory in DIR; ab gives the run, set location and\n"
@@ -601,6 +603,8 @@ static void print_report(const struct ab *ab, const struct ab_result *r, int com
     for (int k = 0; k < 2; k++) {
         fsinfo_describe(&ab->side[k].fs, where, sizeof(where));
         fprintf(fp, "%s: %s\n   %s\n", ab->side[k].name, ab->side[k].dir, where);
+        if (fsinfo_note(&ab->side[k].fs))
+            fprintf(fp, "   note: %s\n", fsinfo_note(&ab->side[k].fs));
     }
     if (same_filesystem(&ab->side[0], &ab->side[1]))
         fprintf(fp,
@@ -640,11 +644,6 @@ static void print_report(const struct ab *ab, const struct ab_result *r, int com
     fprintf(fp, "verdict: %s\n", verdict);
 }
 
-static void json_fs_string(struct json_writer *w, const char *key, const char *value)
-{
-    json_string(w, key, value[0] ? value : NULL);
-}
-
 static int write_json(const struct ab *ab, const struct ab_result *r, int compared)
 {
     const struct ab_options *o = ab->opts;
@@ -657,8 +656,7 @@ static int write_json(const struct ab *ab, const struct ab_result *r, int compar
         return -1;
     json_init(&w, fp);
     json_begin_object(&w, NULL);
-    json_string(&w, "tool", "spoolsim ab");
-    json_string(&w, "version", PACKAGE_VERSION);
+    json_meta_write(&w, ab->run);
     json_string(&w, "mode", o->mode->name);
     json_string(&w, "metric", o->mode->metric);
     json_string(&w, "unit", o->mode->unit);
@@ -672,10 +670,7 @@ static int write_json(const struct ab *ab, const struct ab_result *r, int compar
         const struct side *s = &ab->side[k];
 
         json_begin_object(&w, s->name);
-        json_string(&w, "dir", s->dir);
-        json_fs_string(&w, "fstype", s->fs.fstype);
-        json_fs_string(&w, "mount_point", s->fs.mount_point);
-        json_fs_string(&w, "options", s->fs.options);
+        json_meta_write_spool(&w, "spool", s->dir, &s->fs);
         json_begin_array(&w, "runs");
         for (unsigned i = 0; i < o->runs; i++)
             json_double(&w, NULL, s->figures[i]); /* a failed run, NAN, is null */
@@ -709,14 +704,17 @@ int spoolsim_ab(int argc, char **argv)
     struct ab_options opts;
     struct ab ab;
     struct ab_result result;
+    struct json_run run;
     struct sigaction sa;
     int compared, status = 0;
     ssize_t n;
 
+    json_run_init(&run, "spoolsim ab", "spoolsim", argc, argv);
     parse_options(&opts, argc, argv);
     memset(&ab, 0, sizeof(ab));
     memset(&result, 0, sizeof(result));
     ab.opts = &opts;
+    ab.run = &run;
     init_side(&ab.side[0], "A", opts.dir[0], opts.runs);
     init_side(&ab.side[1], "B", opts.dir[1], opts.runs);
     if (opts.mode->dir_option == NULL)
@@ -757,5 +755,6 @@ int spoolsim_ab(int argc, char **argv)
         free(ab.side[k].good);
     }
     free(ab.commands);
+    json_run_free(&run);
     return ab.failures ? 1 : status;
 }

@@ -14,7 +14,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <limits.h>
 #include <signal.h>
@@ -34,6 +33,7 @@
 #include "msg.h"
 #include "msglog.h"
 #include "optarg.h"
+#include "bench_drain.h"
 #include "bench_report.h"
 #include "profile.h"
 #include "spawn_logged.h"
@@ -149,7 +149,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
     };
-    int ch;
+    int ch, duration_given = 0;
 
     memset(o, 0, sizeof(*o));
     o->duration = 10;
@@ -168,6 +168,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
             break;
         case 'd':
             o->duration = optarg_seconds(optarg, "--duration");
+            duration_given = 1;
             if (o->duration <= 0)
                 msg_usage("--duration must be positive");
             break;
@@ -242,6 +243,8 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
     }
     if (optind < argc)
         msg_usage("unexpected argument \"%s\"", argv[optind]);
+    if (duration_given && o->messages)
+        msg_usage("--messages and --duration cannot be combined (a count or a time, not both)");
 }
 
 /* ------------------------------------------------------------ processes */
@@ -358,27 +361,6 @@ static int wait_port(struct bench *b, struct child *c, const char *file)
 }
 
 /* ------------------------------------------------------------ the spool */
-
-static int count_file(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
-    (void)path;
-    (void)sb;
-    (void)ftw;
-    return type == FTW_F ? 1 : 0; /* stop at the first file: not empty */
-}
-
-static int spool_empty(const struct bench *b)
-{
-    static const char *const queues[] = {"incoming", "active", "deferred"};
-    char path[PATH_MAX + 16];
-
-    for (size_t i = 0; i < 3; i++) {
-        snprintf(path, sizeof(path), "%s/%s", b->spool, queues[i]);
-        if (nftw(path, count_file, 16, FTW_PHYS) == 1)
-            return 0;
-    }
-    return 1;
-}
 
 static void remove_work(const struct bench *b)
 {
@@ -554,10 +536,15 @@ int spoolsim_bench(int argc, char **argv)
     struct bench_results res;
     struct sigaction sa;
     uint64_t t_load, t_loaded, t_drained, deadline;
+    struct bench_drain drain;
+    struct json_run run;
+    char sent_log[PATH_MAX], sink_log[PATH_MAX];
     int sink_port, relay_port;
     ssize_t n;
 
+    json_run_init(&run, "spoolsim bench", "spoolsim", argc, argv);
     parse_options(&opts, argc, argv);
+    opts.run = &run;
     memset(&b, 0, sizeof(b));
     memset(&res, 0, sizeof(res));
     b.opts = &opts;
@@ -596,7 +583,12 @@ int spoolsim_bench(int argc, char **argv)
     if (!opts.quiet)
         fprintf(stderr, "spoolsim bench: draining the queue...\n");
     deadline = t_loaded + (uint64_t)(opts.drain_timeout * 1e9);
-    while (!(res.drained = spool_empty(&b)) && clock_now_ns() < deadline && !interrupted)
+    work_path(&b, "source.log", sent_log);
+    work_path(&b, "sink.log", sink_log);
+    bench_drain_init(&drain, profile_find(opts.profile), b.spool, sent_log,
+                     opts.discard ? NULL : sink_log);
+    while (!(res.drained = bench_drain_pending(&drain) == 0) && clock_now_ns() < deadline &&
+           !interrupted)
         usleep(10000);
     t_drained = clock_now_ns();
     if (interrupted)
@@ -617,6 +609,7 @@ int spoolsim_bench(int argc, char **argv)
     if (opts.keep)
         fprintf(stderr, "spoolsim bench: kept %s\n", b.work);
     remove_work(&b);
+    json_run_free(&run);
     if (res.relay_status != 0 || res.source_status != 0)
         return 1;
     return opts.discard || bench_exactly_once(&res) ? 0 : 1;

@@ -39,9 +39,18 @@ static double number(const char *json, const char *path)
     return v;
 }
 
+/* smtp-source's failure kinds (docs/json.md), as its report names them. */
+static const char *const failure_kinds[BENCH_FAILURE_KINDS] = {
+    "reply", "connect", "timeout", "disconnect", "protocol", "tls",
+};
+
+/* The keys of a latency object (histogram_write_json()), in bench_results.e2e's order. */
+static const char *const latency_keys[8] = {
+    "count", "min_ms", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p99_9_ms", "max_ms",
+};
+
 void bench_read_reports(const char *work, struct bench_results *res)
 {
-    static const char *const pct[] = {"p50_ms", "p90_ms", "p99_ms", "p99_9_ms", "max_ms"};
     char path[PATH_MAX], key[64];
     char *relay, *source;
     struct msglog_set sent, received;
@@ -51,11 +60,20 @@ void bench_read_reports(const char *work, struct bench_results *res)
     work_path(work, "source.json", path);
     source = file_read_all(path, NULL);
     res->injected = number(source, "delivered");
+    res->inject_s = number(source, "elapsed_s");
     res->failed = number(source, "failed");
-    for (int i = 0; i < 5; i++) {
-        snprintf(key, sizeof(key), "latency.end_to_end.%s", pct[i]);
+    for (int i = 0; i < 8; i++) {
+        snprintf(key, sizeof(key), "latency.end_to_end.%s", latency_keys[i]);
         res->e2e[i] = number(relay, key);
     }
+    for (int i = 0; i < BENCH_FAILURE_KINDS; i++) {
+        snprintf(key, sizeof(key), "failures.%s", failure_kinds[i]);
+        res->failures[i] = number(source, key);
+    }
+    res->refused_storage = number(relay, "refused_storage");
+    res->refused_other = number(relay, "refused_other");
+    res->deferrals = number(relay, "deferrals");
+    res->bounced = number(relay, "bounced");
     if (relay && json_read_number(relay, "profile_ops.create", &res->creates) == 0) {
         /* another MTA's profile: its operations, by kind */
         res->creates += number(relay, "profile_ops.append");
@@ -91,6 +109,17 @@ static double rate(double n, double s)
     return s > 0 ? n / s : 0;
 }
 
+/*
+ * Injection is over the client's window (from its first intended start to
+ * the end of what it offered, or its last reply if later), not over the
+ * process's life, which holds its start-up and, at a low --rate, may be
+ * all but its messages' latency.
+ */
+static double inject_window(const struct bench_results *res)
+{
+    return res->inject_s > 0 ? res->inject_s : res->load_s;
+}
+
 int bench_exactly_once(const struct bench_results *res)
 {
     return res->drained && res->cmp.lost == 0 && res->cmp.duplicated == 0 &&
@@ -105,24 +134,28 @@ static void print_report(const struct bench_options *o, const char *spool,
 
     fsinfo_describe(&res->fs, where, sizeof(where));
     fprintf(fp, "spool:      %s\n            %s\n", spool, where);
+    if (fsinfo_note(&res->fs))
+        fprintf(fp, "note:       %s\n", fsinfo_note(&res->fs));
     fprintf(fp, "relay:      profile %s, sync %s, queue manager %s, next hop %s%s\n", o->profile,
             bench_sync_name(o), o->qmgr, o->discard ? "discard" : "smtp-sink",
             !o->tls      ? ""
             : o->discard ? "; STARTTLS in"
                          : "; STARTTLS in and out");
-    fprintf(fp, "load:       %u sessions, %s, size %s, %u recipient%s, %s\n", o->sessions,
+    fprintf(fp, "load:       %u session%s, %s, size %s, %u recipient%s, %s\n", o->sessions,
+            o->sessions == 1 ? "" : "s",
             o->reuse ? "reused connections" : "a new connection per message", o->size, o->rcpts,
             o->rcpts == 1 ? "" : "s", o->rate ? "open loop" : "closed loop");
-    fprintf(fp, "injected:   %.0f messages in %.2f s = %.1f msgs/s (%.0f failed)\n", res->injected,
-            res->load_s, rate(res->injected, res->load_s), res->failed);
+    fprintf(fp, "injected:   %.0f message%s in %.2f s = %.1f msgs/s (%.0f failed)\n", res->injected,
+            res->injected == 1 ? "" : "s", inject_window(res),
+            rate(res->injected, inject_window(res)), res->failed);
     if (!o->discard)
         fprintf(fp,
-                "delivered:  %.0f messages in %.2f s = %.1f msgs/s (load start to empty queue; "
+                "delivered:  %.0f message%s in %.2f s = %.1f msgs/s (load start to empty queue; "
                 "drain %.2f s)\n",
-                res->delivered_sink, res->total_s, rate(res->delivered_sink, res->total_s),
-                res->drain_s);
+                res->delivered_sink, res->delivered_sink == 1 ? "" : "s", res->total_s,
+                rate(res->delivered_sink, res->total_s), res->drain_s);
     fprintf(fp, "end to end: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms\n",
-            res->e2e[0], res->e2e[1], res->e2e[2], res->e2e[3], res->e2e[4]);
+            res->e2e[3], res->e2e[4], res->e2e[5], res->e2e[6], res->e2e[7]);
     fprintf(fp, "fsyncs:     %.0f = %.1f/s, %.2f per message\n", res->fsyncs,
             rate(res->fsyncs, res->total_s), res->fsyncs / msgs);
     fprintf(fp, "per message: %.2f creates, %.2f renames, %.2f unlinks, %.2f fsyncs, %.2f chmods\n",
@@ -156,10 +189,48 @@ void bench_print_report(const struct bench_options *o, const char *spool,
     free(text);
 }
 
+/* A count option bench passes on as given (validated), or null: the relay's default. */
+static void count_or_null(struct json_writer *w, const char *key, const char *value)
+{
+    if (value)
+        json_uint(w, key, strtoull(value, NULL, 10));
+    else
+        json_string(w, key, NULL);
+}
+
+static void write_parameters(struct json_writer *w, const struct bench_options *o)
+{
+    /* the bound of the load: a count or a time, the other null */
+    if (o->messages) {
+        json_uint(w, "messages", o->messages);
+        json_string(w, "duration_s", NULL);
+    } else {
+        json_string(w, "messages", NULL);
+        json_double(w, "duration_s", o->duration);
+    }
+    json_uint(w, "sessions", o->sessions);
+    json_string(w, "size", o->size);
+    json_uint(w, "rcpts", o->rcpts);
+    json_bool(w, "reuse", o->reuse);
+    if (o->rate)
+        json_double(w, "rate", strtod(o->rate, NULL));
+    else
+        json_string(w, "rate", NULL); /* closed loop */
+    json_string(w, "sync", bench_sync_name(o));
+    json_string(w, "qmgr", o->qmgr);
+    json_string(w, "profile", o->profile);
+    count_or_null(w, "cleanup_threads", o->cleanup_threads);
+    count_or_null(w, "concurrency", o->concurrency);
+    json_bool(w, "discard", o->discard);
+    json_bool(w, "tls", o->tls);
+    json_double(w, "drain_timeout_s", o->drain_timeout);
+}
+
 int bench_write_json(const struct bench_options *o, const char *spool,
                      const struct bench_results *res)
 {
     FILE *fp = strcmp(o->json, "-") == 0 ? stdout : fopen(o->json, "w");
+    double msgs = res->injected > 0 ? res->injected : 1;
     struct json_writer w;
     int status;
 
@@ -167,33 +238,41 @@ int bench_write_json(const struct bench_options *o, const char *spool,
         return -1;
     json_init(&w, fp);
     json_begin_object(&w, NULL);
-    json_string(&w, "tool", "spoolsim bench");
-    json_string(&w, "version", PACKAGE_VERSION);
-    json_string(&w, "spool", spool);
-    json_begin_object(&w, "filesystem");
-    json_string(&w, "type", res->fs.fstype[0] ? res->fs.fstype : NULL);
-    json_string(&w, "mount_point", res->fs.mount_point[0] ? res->fs.mount_point : NULL);
-    json_string(&w, "options", res->fs.options[0] ? res->fs.options : NULL);
-    json_end_object(&w);
-    json_string(&w, "sync", bench_sync_name(o));
-    json_string(&w, "qmgr", o->qmgr);
-    json_string(&w, "profile", o->profile);
-    json_bool(&w, "tls", o->tls);
-    json_uint(&w, "sessions", o->sessions);
-    json_string(&w, "size", o->size);
+    json_meta_write(&w, o->run);
+    json_meta_write_spool(&w, "spool", spool, &res->fs);
+    write_parameters(&w, o);
     json_double(&w, "load_s", res->load_s);
+    json_double(&w, "injection_s", inject_window(res));
+    json_double(&w, "drain_s", res->drain_s);
     json_double(&w, "total_s", res->total_s);
+    json_bool(&w, "drained", res->drained);
     json_double(&w, "injected", res->injected);
-    json_double(&w, "injected_per_s", rate(res->injected, res->load_s));
+    json_double(&w, "injected_per_s", rate(res->injected, inject_window(res)));
+    json_double(&w, "failed", res->failed);
     json_double(&w, "delivered", res->delivered_sink);
     json_double(&w, "delivered_per_s", rate(res->delivered_sink, res->total_s));
+    json_double(&w, "fsyncs", res->fsyncs);
     json_double(&w, "fsyncs_per_s", rate(res->fsyncs, res->total_s));
-    json_begin_object(&w, "end_to_end_ms");
-    json_double(&w, "p50", res->e2e[0]);
-    json_double(&w, "p90", res->e2e[1]);
-    json_double(&w, "p99", res->e2e[2]);
-    json_double(&w, "p99_9", res->e2e[3]);
-    json_double(&w, "max", res->e2e[4]);
+    json_begin_object(&w, "per_message");
+    json_double(&w, "creates", res->creates / msgs);
+    json_double(&w, "renames", res->renames / msgs);
+    json_double(&w, "unlinks", res->unlinks / msgs);
+    json_double(&w, "fsyncs", res->fsyncs / msgs);
+    json_double(&w, "chmods", res->chmods / msgs);
+    json_end_object(&w);
+    json_begin_object(&w, "failures");
+    for (int i = 0; i < BENCH_FAILURE_KINDS; i++)
+        json_double(&w, failure_kinds[i], res->failures[i]);
+    json_end_object(&w);
+    json_double(&w, "refused_storage", res->refused_storage);
+    json_double(&w, "refused_other", res->refused_other);
+    json_double(&w, "deferrals", res->deferrals);
+    json_double(&w, "bounced", res->bounced);
+    json_begin_object(&w, "latency");
+    json_begin_object(&w, "end_to_end");
+    for (int i = 0; i < 8; i++)
+        json_double(&w, latency_keys[i], res->e2e[i]);
+    json_end_object(&w);
     json_end_object(&w);
     if (o->discard) {
         json_string(&w, "exactly_once", NULL); /* nothing arrives anywhere to check */

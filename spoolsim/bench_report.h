@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "fsinfo.h"
+#include "json_meta.h"
 #include "msglog.h"
 
 struct bench_options {
@@ -36,13 +37,20 @@ struct bench_options {
     const char *json;
     int keep;
     int quiet;
+    const struct json_run *run; /* the command line, for the JSON report */
 };
 
+/* The client's failure kinds (smtp-source's "failures" keys), in its order. */
+#define BENCH_FAILURE_KINDS 6
+
 struct bench_results {
-    double load_s, drain_s, total_s;
+    double load_s, drain_s, total_s; /* as bench saw its children: start to exit, to empty queue */
+    double inject_s; /* the client's own window (its report's elapsed_s): injected/s is over it */
     double injected, failed, delivered_sink;
-    double e2e[5]; /* p50 p90 p99 p99.9 max, ms */
+    double e2e[8]; /* the relay's end to end: count, then min mean p50 p90 p99 p99.9 max in ms */
     double fsyncs, creates, renames, unlinks, chmods;
+    double failures[BENCH_FAILURE_KINDS]; /* the client's failed messages, by kind */
+    double refused_storage, refused_other, deferrals, bounced; /* the relay's */
     struct msglog_compare cmp;
     struct fsinfo fs;
     int relay_status, source_status, drained;

@@ -270,8 +270,8 @@ static FILE *open_output(struct pm_session *s, const char *param)
 static int cmd_run(struct pm_session *s, const char *param)
 {
     struct pm_result *r = xmalloc(sizeof(*r));
-    struct pm_report_settings how = {s->compat_timing, s->sync, s->dirsync, s->workers,
-                                     s->cfg.seed};
+    struct pm_report_settings how = {s->compat_timing, s->sync,     s->dirsync,
+                                     s->workers,       s->cfg.seed, s->run};
     struct pm_config total = s->cfg;
     FILE *report;
     int status;

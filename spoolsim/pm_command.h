@@ -18,6 +18,7 @@
 
 #include <stdio.h>
 
+#include "json_meta.h"
 #include "pm_engine.h"
 #include "pm_fs.h"
 
@@ -31,6 +32,7 @@ struct pm_session {
     int progress;     /* print progress text during runs */
     FILE *out, *err;
     int load_depth;
+    const struct json_run *run; /* the command line, for JSON reports; NULL: none known */
 };
 
 void pm_session_init(struct pm_session *s, FILE *out, FILE *err);

@@ -183,7 +183,9 @@ int pm_report_json(const char *path, const struct pm_config *cfg, const struct p
                    const struct pm_report_settings *how)
 {
     FILE *fp = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    const char *dir = cfg->nlocations ? cfg->locations[0].dir : ".";
     struct json_writer w;
+    struct fsinfo fs;
     struct phases p;
 
     if (fp == NULL) {
@@ -193,8 +195,16 @@ int pm_report_json(const char *path, const struct pm_config *cfg, const struct p
     phases_of(r, 0, &p);
     json_init(&w, fp);
     json_begin_object(&w, NULL);
-    json_string(&w, "program", "spoolsim postmark");
-    json_string(&w, "version", PACKAGE_VERSION);
+    if (how->run) {
+        json_meta_write(&w, how->run);
+    } else {
+        struct json_run run = {"spoolsim postmark", "spoolsim", 0, NULL};
+
+        json_meta_write(&w, &run);
+    }
+    /* the first location is where the files go (the current directory without one) */
+    fsinfo_lookup(dir, &fs);
+    json_meta_write_spool(&w, "spool", dir, &fs);
     json_begin_object(&w, "config");
     json_uint(&w, "size_low", cfg->size_low);
     json_uint(&w, "size_high", cfg->size_high);
@@ -213,6 +223,7 @@ int pm_report_json(const char *path, const struct pm_config *cfg, const struct p
     json_uint(&w, "workers", how->workers);
     json_end_object(&w);
     json_bool(&w, "complete", r->complete);
+    json_uint(&w, "transactions", cfg->transactions);
     json_double(&w, "elapsed_s", p.total);
     json_double(&w, "transactions_s", p.trans);
     json_double(&w, "creation_s", p.create);

@@ -14,6 +14,7 @@
 
 #include <stdio.h>
 
+#include "json_meta.h"
 #include "pm_engine.h"
 #include "pm_fs.h"
 
@@ -22,7 +23,8 @@ struct pm_report_settings {
     enum pm_sync sync;
     int dirsync;
     unsigned workers;
-    uint32_t seed; /* the configured one; worker seeds derive from it */
+    uint32_t seed;              /* the configured one; worker seeds derive from it */
+    const struct json_run *run; /* the command line, for the JSON report; NULL: none known */
 };
 
 void pm_report_verbose(FILE *fp, const struct pm_config *cfg, const struct pm_result *r,

@@ -55,10 +55,12 @@ int spoolsim_postmark(int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     struct pm_session session;
+    struct json_run run;
     const char *file = NULL;
     FILE *fp = NULL;
     int ch, quiet = 0, quit = 0;
 
+    json_run_init(&run, "spoolsim postmark", "spoolsim", argc, argv);
     optind = 1;
     while ((ch = getopt_long(argc, argv, "q", long_options, NULL)) != -1) {
         switch (ch) {
@@ -86,6 +88,7 @@ int spoolsim_postmark(int argc, char **argv)
     }
     pm_session_init(&session, stdout, stderr);
     session.progress = !quiet;
+    session.run = &run;
     printf("spoolsim postmark %s: the PostMark 1.53 workload\n", PACKAGE_VERSION);
     if (fp) {
         printf("Reading configuration from file '%s'\n", file);
@@ -95,5 +98,6 @@ int spoolsim_postmark(int argc, char **argv)
     if (!quit)
         pm_command_stream(&session, stdin, "pm>");
     pm_session_free(&session);
+    json_run_free(&run);
     return fflush(stdout) == 0 ? 0 : 1;
 }

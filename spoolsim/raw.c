@@ -140,7 +140,7 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
         {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
     };
-    int ch;
+    int ch, duration_given = 0;
 
     memset(o, 0, sizeof(*o));
     o->profile = "postfix";
@@ -165,6 +165,7 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
             break;
         case 'd':
             o->duration = optarg_seconds(optarg, "--duration");
+            duration_given = 1;
             if (o->duration <= 0)
                 msg_usage("--duration must be positive");
             break;
@@ -217,6 +218,8 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
     }
     if (optind < argc)
         msg_usage("unexpected argument \"%s\"", argv[optind]);
+    if (duration_given && o->messages)
+        msg_usage("--messages and --duration cannot be combined (a count or a time, not both)");
     if (o->dir == NULL)
         msg_usage("no directory: --dir DIR is required");
 }
@@ -349,10 +352,13 @@ int spoolsim_raw(int argc, char **argv)
     struct raw_options opts;
     struct raw raw;
     struct raw_result res;
+    struct json_run run;
     char err[PATH_MAX + 256];
     int status;
 
+    json_run_init(&run, "spoolsim raw", "spoolsim", argc, argv);
     parse_options(&opts, argc, argv);
+    opts.run = &run;
     memset(&raw, 0, sizeof(raw));
     raw.opts = &opts;
     raw.profile = profile_find(opts.profile);
@@ -386,6 +392,7 @@ int spoolsim_raw(int argc, char **argv)
     raw_print_report(&opts, raw.profile, &res, stdout);
     if (opts.json && raw_write_json(&opts, raw.profile, &res) != 0)
         msg_warn("cannot write %s: %s", opts.json, strerror(errno));
+    json_run_free(&run);
     if (status != 0) {
         msg_warn("stopped: %s", res.error);
         return 1;

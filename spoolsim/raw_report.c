@@ -98,6 +98,8 @@ static void print_report(const struct raw_options *o, const struct profile *p,
     fsinfo_describe(&res->fs, where, sizeof(where));
     fprintf(fp, "directory:   %s\n", o->dir);
     fprintf(fp, "filesystem:  %s\n", where);
+    if (fsinfo_note(&res->fs))
+        fprintf(fp, "note:        %s\n", fsinfo_note(&res->fs));
     fprintf(fp, "profile:     %s (%s); commit: %s\n", p->name, p->summary, p->commit_marker);
     fprintf(fp, "sync:        %s\n", sync_text(o));
     fprintf(fp, "load:        %u worker%s, size %s, %u recipient%s, %u%% deferred, depth %u\n",
@@ -168,14 +170,8 @@ int raw_write_json(const struct raw_options *o, const struct profile *p,
     totals(p, res, &t);
     json_init(&w, fp);
     json_begin_object(&w, NULL);
-    json_string(&w, "tool", "spoolsim raw");
-    json_string(&w, "version", PACKAGE_VERSION);
-    json_string(&w, "dir", o->dir);
-    json_begin_object(&w, "filesystem");
-    json_string(&w, "type", res->fs.fstype[0] ? res->fs.fstype : NULL);
-    json_string(&w, "mount_point", res->fs.mount_point[0] ? res->fs.mount_point : NULL);
-    json_string(&w, "options", res->fs.options[0] ? res->fs.options : NULL);
-    json_end_object(&w);
+    json_meta_write(&w, o->run);
+    json_meta_write_spool(&w, "spool", o->dir, &res->fs);
     json_string(&w, "profile", p->name);
     json_string(&w, "sync", profile_sync_name(o->sync));
     json_uint(&w, "workers", o->workers);
@@ -183,12 +179,23 @@ int raw_write_json(const struct raw_options *o, const struct profile *p,
     json_uint(&w, "rcpts", o->rcpts);
     json_uint(&w, "defer_pct", o->defer_pct);
     json_uint(&w, "depth", o->depth);
+    json_uint(&w, "seed", o->seed);
+    json_bool(&w, "ceiling", o->ceiling);
+    if (o->messages) {
+        json_uint(&w, "messages", o->messages);
+        json_string(&w, "duration_s", NULL);
+    } else {
+        json_string(&w, "messages", NULL);
+        json_double(&w, "duration_s", o->duration);
+    }
     json_double(&w, "elapsed_s", res->elapsed_s);
     json_uint(&w, "accepted", res->accepted);
     json_uint(&w, "delivered", res->delivered);
     json_uint(&w, "deferrals", res->deferred);
-    json_double(&w, "msgs_per_s", per((double)res->delivered, res->elapsed_s));
+    json_double(&w, "delivered_per_s", per((double)res->delivered, res->elapsed_s));
+    json_uint(&w, "syncs", syncs(&t));
     json_double(&w, "syncs_per_s", per((double)syncs(&t), res->elapsed_s));
+    json_uint(&w, "metadata_ops", metadata(&t));
     json_double(&w, "metadata_ops_per_s", per((double)metadata(&t), res->elapsed_s));
     json_begin_object(&w, "per_message");
     json_double(&w, "creates", (double)t.creates / n);

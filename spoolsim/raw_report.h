@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "fsinfo.h"
+#include "json_meta.h"
 #include "histogram.h"
 #include "pf_spool.h"
 #include "profile_run.h"
@@ -29,6 +30,7 @@ struct raw_options {
     const char *json;
     int keep;
     int quiet;
+    const struct json_run *run; /* the command line, for the JSON report */
 };
 
 struct raw_result {

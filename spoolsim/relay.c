@@ -194,16 +194,19 @@ int spoolsim_relay(int argc, char **argv)
 {
     struct relay_options opts;
     struct relay r;
+    struct json_run run;
     struct event *sigint, *sigterm;
     struct timeval interval;
     char err[8192];
     int listen_fd, lock_fd;
 
+    json_run_init(&run, "spoolsim relay", "spoolsim", argc, argv);
     relay_options_parse(&opts, argc, argv);
     msg_set_verbose(opts.verbose);
     signal(SIGPIPE, SIG_IGN);
     memset(&r, 0, sizeof(r));
     r.opts = &opts;
+    r.run = &run;
     relay_stats_init(&r.stats);
     r.spool.long_ids = opts.long_ids;
     r.spool.hash_depth = opts.hash_depth;
@@ -253,6 +256,8 @@ int spoolsim_relay(int argc, char **argv)
     if (r.listener == NULL)
         msg_fatal("cannot listen on %s", opts.listen);
     evconnlistener_set_error_cb(r.listener, on_accept_error);
+    if (!opts.quiet)
+        relay_stats_print_start(&r, listen_fd, stderr);
     sigint = evsignal_new(r.base, SIGINT, on_signal, &r);
     sigterm = evsignal_new(r.base, SIGTERM, on_signal, &r);
     evsignal_add(sigint, NULL);
@@ -304,5 +309,6 @@ int spoolsim_relay(int argc, char **argv)
     relay_stats_free(&r.stats);
     pf_spool_close(&r.spool);
     close(lock_fd);
+    json_run_free(&run);
     return 0;
 }

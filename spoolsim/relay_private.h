@@ -26,6 +26,7 @@
 
 #include "histogram.h"
 #include "io_pool.h"
+#include "json_meta.h"
 #include "pf_qfile.h"
 #include "pf_spool.h"
 #include "profile_run.h"
@@ -95,6 +96,7 @@ struct relay_stats {
 
 struct relay {
     const struct relay_options *opts;
+    const struct json_run *run; /* the command line, for the JSON report */
     struct event_base *base;
     struct pf_spool spool;
     const struct profile *profile;  /* postfix: pf_spool; otherwise relay_profile.c */
@@ -190,6 +192,7 @@ void relay_stats_init(struct relay_stats *st);
 void relay_stats_free(struct relay_stats *st);
 void relay_stats_sample(struct relay *r);
 void relay_stats_print(const struct relay *r, FILE *fp);
+void relay_stats_print_start(const struct relay *r, int listen_fd, FILE *fp); /* one line */
 int relay_stats_write_json(const struct relay *r, const char *path);
 
 #endif

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "endpoint.h"
 #include "fsinfo.h"
 #include "json.h"
 #include "relay_private.h"
@@ -122,6 +123,8 @@ static void print_report(const struct relay *r, FILE *fp)
     fsinfo_lookup(r->spool.dir, &fs);
     fsinfo_describe(&fs, where, sizeof(where));
     fprintf(fp, "spool %s: %s\n", r->spool.dir, where);
+    if (fsinfo_note(&fs))
+        fprintf(fp, "note: %s\n", fsinfo_note(&fs));
     fprintf(fp, "profile %s, sync %s, queue manager %s, %u cleanup threads, next hop %s\n",
             r->profile->name, sync_name(r), qmgr_name(r), r->opts->cleanup_threads,
             r->opts->next_hop);
@@ -188,6 +191,23 @@ static void print_report(const struct relay *r, FILE *fp)
     histogram_print_text(fp, "end to end", &st->end_to_end);
 }
 
+/* Where the relay listens and where its mail goes, once it can take mail. */
+void relay_stats_print_start(const struct relay *r, int listen_fd, FILE *fp)
+{
+    char where[300];
+
+    endpoint_local_describe(listen_fd, where, sizeof(where));
+    fprintf(fp, "spoolsim relay: listening on %s, ", where);
+    if (r->opts->hop_kind == RELAY_HOP_SMTP)
+        fprintf(fp, "relaying to %s", r->hop_desc);
+    else if (r->opts->hop_kind == RELAY_HOP_MAILDIR)
+        fprintf(fp, "delivering to the Maildir %s", r->opts->hop_arg);
+    else
+        fprintf(fp, "discarding every message");
+    fprintf(fp, "; spool %s, profile %s\n", r->opts->spool, r->profile->name);
+    fflush(fp);
+}
+
 void relay_stats_print(const struct relay *r, FILE *fp)
 {
     char *text = NULL;
@@ -236,15 +256,8 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     fsinfo_lookup(r->spool.dir, &fs);
     json_init(&w, fp);
     json_begin_object(&w, NULL);
-    json_string(&w, "tool", "spoolsim relay");
-    json_string(&w, "version", PACKAGE_VERSION);
-    json_string(&w, "spool", r->spool.dir);
-    json_begin_object(&w, "filesystem");
-    json_string(&w, "type", fs.fstype[0] ? fs.fstype : NULL);
-    json_string(&w, "mount_point", fs.mount_point[0] ? fs.mount_point : NULL);
-    json_string(&w, "options", fs.options[0] ? fs.options : NULL);
-    json_string(&w, "source", fs.source[0] ? fs.source : NULL);
-    json_end_object(&w);
+    json_meta_write(&w, r->run);
+    json_meta_write_spool(&w, "spool", r->spool.dir, &fs);
     json_string(&w, "profile", r->profile->name);
     json_string(&w, "sync", sync_name(r));
     json_string(&w, "qmgr", qmgr_name(r));
@@ -260,8 +273,8 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     json_double(&w, "busy_s", window);
     json_uint(&w, "messages_in", st->received);
     json_uint(&w, "messages_out", st->delivered);
-    json_double(&w, "msgs_per_s_in", per_sec(st->received, window));
-    json_double(&w, "msgs_per_s_out", per_sec(st->delivered, window));
+    json_double(&w, "messages_in_per_s", per_sec(st->received, window));
+    json_double(&w, "messages_out_per_s", per_sec(st->delivered, window));
     json_uint(&w, "recipients_delivered", st->rcpts_sent);
     json_uint(&w, "deferrals", st->deferrals);
     json_uint(&w, "bounced", st->bounced);
@@ -274,6 +287,7 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     json_uint(&w, "tls_sessions", st->tls_sessions);
     json_uint(&w, "session_timeouts", st->timeouts);
     json_uint(&w, "session_error_closes", st->error_closes);
+    json_uint(&w, "fsyncs", st->spool.fsyncs);
     json_double(&w, "fsyncs_per_s", per_sec(st->spool.fsyncs, window));
     write_ops(&w, "spool_ops", &st->spool);
     if (!r->profile->builtin_postfix) {
@@ -284,6 +298,7 @@ int relay_stats_write_json(const struct relay *r, const char *path)
         for (unsigned k = 0; k < OP_KIND_COUNT; k++)
             json_uint(&w, profile_op_name((enum profile_op_kind)k), ops[k]);
         json_end_object(&w);
+        json_uint(&w, "profile_syncs", profile_syncs(ops));
         json_double(&w, "profile_syncs_per_s", per_sec(profile_syncs(ops), window));
     }
     if (r->opts->hop_kind == RELAY_HOP_MAILDIR)

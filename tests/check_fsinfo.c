@@ -97,7 +97,7 @@ START_TEST(test_later_line_wins)
     ck_assert_int_eq(fsinfo_parse(stacked, "/mnt/spool", &fs), 0);
     ck_assert_str_eq(fs.fstype, "tmpfs");
     ck_assert_str_eq(fs.source, "over");
-    ck_assert_str_eq(fs.options, "rw,relatime,rw,size=64k");
+    ck_assert_str_eq(fs.options, "rw,relatime,size=64k");
     /* ... but a later, shorter mount point does not beat a longer one. */
     ck_assert_int_eq(fsinfo_parse("23 22 8:2 / /mnt rw - xfs /dev/sda2 rw\n"
                                   "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n",
@@ -120,7 +120,7 @@ START_TEST(test_escaped_spaces)
     ck_assert_str_eq(fs.mount_point, "/media/my disk");
     ck_assert_str_eq(fs.fstype, "vfat");
     ck_assert_str_eq(fs.source, "/dev/my stick");
-    ck_assert_str_eq(fs.options, "rw,nosuid,rw,fmask=0022");
+    ck_assert_str_eq(fs.options, "rw,nosuid,fmask=0022");
 
     ck_assert_int_eq(fsinfo_parse(text, "/back\\slash", &fs), 0);
     ck_assert_str_eq(fs.mount_point, "/back\\slash");
@@ -185,7 +185,8 @@ END_TEST
 /* Zero or more optional fields come before the " - " separator. */
 START_TEST(test_optional_fields)
 {
-    static const char none[] = "36 35 98:0 /mnt1 /mnt2 rw,noatime - ext3 /dev/root rw,errors=continue\n";
+    static const char none[] =
+        "36 35 98:0 /mnt1 /mnt2 rw,noatime - ext3 /dev/root rw,errors=continue\n";
     static const char one[] =
         "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue\n";
     static const char many[] = "36 35 98:0 /mnt1 /mnt2 rw,noatime shared:7 master:1 "
@@ -200,20 +201,76 @@ START_TEST(test_optional_fields)
         ck_assert_str_eq(fs.mount_point, "/mnt2");
         ck_assert_str_eq(fs.fstype, "ext3");
         ck_assert_str_eq(fs.source, "/dev/root");
-        ck_assert_str_eq(fs.options, "rw,noatime,rw,errors=continue");
+        ck_assert_str_eq(fs.options, "rw,noatime,errors=continue");
     }
 }
 END_TEST
 
-/* options: the per-mount options, a comma, the superblock options. */
+/* options: the per-mount options, then the superblock options not among them. */
 START_TEST(test_options_joined)
 {
     struct fsinfo fs;
 
     ck_assert_int_eq(fsinfo_parse(mounts, "/mnt/x/a", &fs), 0);
-    ck_assert_str_eq(fs.options, "rw,nosuid,nodev,rw,size=1024k,mode=755");
+    ck_assert_str_eq(fs.options, "rw,nosuid,nodev,size=1024k,mode=755");
     ck_assert_int_eq(fsinfo_parse(mounts, "/etc", &fs), 0);
-    ck_assert_str_eq(fs.options, "rw,relatime,rw,errors=remount-ro");
+    ck_assert_str_eq(fs.options, "rw,relatime,errors=remount-ro");
+}
+END_TEST
+
+/* Each option once: the kernel repeats rw (and may repeat others) per superblock. */
+START_TEST(test_options_once)
+{
+    struct fsinfo fs;
+
+    ck_assert_int_eq(fsinfo_parse("22 1 8:1 / / rw,relatime - ext4 /dev/vda "
+                                  "rw,discard,relatime,resuid=65534,rw\n",
+                                  "/tmp", &fs),
+                     0);
+    ck_assert_str_eq(fs.options, "rw,relatime,discard,resuid=65534");
+    /* a prefix of another option is a different option */
+    ck_assert_int_eq(fsinfo_parse("22 1 8:1 / / r,rwx - ext4 /dev/vda rw,r,rwx,,x\n", "/", &fs), 0);
+    ck_assert_str_eq(fs.options, "r,rwx,rw,x");
+    /* and the value is part of the option */
+    ck_assert_int_eq(fsinfo_parse("22 1 8:1 / / rw,size=1k - tmpfs t size=2k,size=1k\n", "/", &fs),
+                     0);
+    ck_assert_str_eq(fs.options, "rw,size=1k,size=2k");
+}
+END_TEST
+
+/* A full list drops whole options, never half of one. */
+START_TEST(test_options_full)
+{
+    char line[2048];
+    struct fsinfo fs;
+    size_t n = 0;
+
+    n += (size_t)snprintf(line + n, sizeof(line) - n, "22 1 8:1 / / rw - ext4 /dev/vda ");
+    for (int i = 0; i < 200; i++)
+        n += (size_t)snprintf(line + n, sizeof(line) - n, "%sopt%03d", i ? "," : "", i);
+    snprintf(line + n, sizeof(line) - n, "\n");
+    ck_assert_int_eq(fsinfo_parse(line, "/", &fs), 0);
+    ck_assert_uint_lt(strlen(fs.options), sizeof(fs.options));
+    /* every option in it is whole: "rw" then opt000, opt001, ... each 6 characters */
+    ck_assert_uint_eq((strlen(fs.options) - 2) % 7, 0);
+    ck_assert_ptr_nonnull(strstr(fs.options, "opt071"));
+}
+END_TEST
+
+/* tmpfs and ramfs are memory: a note says so; a disk gets none. */
+START_TEST(test_note)
+{
+    struct fsinfo fs;
+
+    ck_assert_int_eq(fsinfo_parse(mounts, "/mnt/x/q", &fs), 0);
+    ck_assert_ptr_nonnull(fsinfo_note(&fs));
+    ck_assert_ptr_nonnull(strstr(fsinfo_note(&fs), "not a disk"));
+    ck_assert_int_eq(fsinfo_parse("1 0 0:1 / / rw - ramfs none rw\n", "/r", &fs), 0);
+    ck_assert_ptr_nonnull(fsinfo_note(&fs));
+    ck_assert_int_eq(fsinfo_parse(mounts, "/mnt/q", &fs), 0);
+    ck_assert_ptr_null(fsinfo_note(&fs));
+    memset(&fs, 0, sizeof(fs));
+    ck_assert_ptr_null(fsinfo_note(&fs));
 }
 END_TEST
 
@@ -239,11 +296,11 @@ START_TEST(test_garbage_ignored)
     static const char text[] = "garbage\n"
                                "\n"
                                "1 2 3\n"
-                               "1 2 3:4 / /mnt rw\n"                 /* no separator */
-                               "1 2 3:4 / /mnt rw -\n"               /* nothing after it */
-                               "1 2 3:4 / /mnt rw - xfs\n"           /* no source */
-                               "1 2 3:4 / /mnt - xfs /dev/a rw\n"   /* no mount options */
-                               "1 2 3:4 /  rw - xfs /dev/empty rw\n" /* empty mount point */
+                               "1 2 3:4 / /mnt rw\n"                  /* no separator */
+                               "1 2 3:4 / /mnt rw -\n"                /* nothing after it */
+                               "1 2 3:4 / /mnt rw - xfs\n"            /* no source */
+                               "1 2 3:4 / /mnt - xfs /dev/a rw\n"     /* no mount options */
+                               "1 2 3:4 /  rw - xfs /dev/empty rw\n"  /* empty mount point */
                                "1 2 3:4 / mnt rw - xfs /dev/rel rw\n" /* relative mount point */
                                "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
                                "   \n"
@@ -283,7 +340,7 @@ START_TEST(test_describe)
 
     ck_assert_int_eq(fsinfo_parse(mounts, "/mnt/x/q", &fs), 0);
     fsinfo_describe(&fs, buf, sizeof(buf));
-    ck_assert_str_eq(buf, "tmpfs (rw,nosuid,nodev,rw,size=1024k,mode=755) on /mnt/x");
+    ck_assert_str_eq(buf, "tmpfs (rw,nosuid,nodev,size=1024k,mode=755) on /mnt/x");
     memset(&fs, 0, sizeof(fs));
     fsinfo_describe(&fs, buf, sizeof(buf));
     ck_assert_str_eq(buf, "unknown filesystem");
@@ -305,6 +362,9 @@ int main(void)
     tcase_add_test(tc, test_no_super_options);
     tcase_add_test(tc, test_optional_fields);
     tcase_add_test(tc, test_options_joined);
+    tcase_add_test(tc, test_options_once);
+    tcase_add_test(tc, test_options_full);
+    tcase_add_test(tc, test_note);
     tcase_add_test(tc, test_not_covered);
     tcase_add_test(tc, test_garbage_ignored);
     tcase_add_test(tc, test_empty_text);

@@ -1,0 +1,84 @@
+/*
+ * json_meta - what every JSON result of every program begins with.
+ *
+ * One header, written one way (docs/json.md): schema_version, program,
+ * version (git describe when built from git, else PACKAGE_VERSION),
+ * command_line, date (UTC, ISO 8601), and host (name, kernel, machine,
+ * CPU model and count, memory); and for a spool, one object with its
+ * path, device, filesystem, mount point and mount options. A result that
+ * cannot say where and how it was obtained cannot be compared with
+ * another. The parsers of /proc text and the date format are pure; only
+ * json_host_lookup() reads the system.
+ */
+#ifndef SPOOLSIM_JSON_META_H
+#define SPOOLSIM_JSON_META_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "fsinfo.h"
+#include "json.h"
+
+/* Raised when a key changes meaning or goes; docs/json.md says what each version holds. */
+#define JSON_SCHEMA_VERSION 1
+
+/* What `git describe' said at build time, or PACKAGE_VERSION outside a git checkout. */
+const char *spoolsim_version(void);
+
+struct json_host {
+    char name[256];
+    char kernel[300]; /* "Linux 6.1.0-18-amd64" */
+    char machine[80]; /* "x86_64" */
+    char cpu_model[256];
+    long cpus;             /* online; 0 if unknown */
+    uint64_t memory_bytes; /* 0 if unknown */
+};
+
+/* The host as the system describes it; what cannot be found stays empty or 0. */
+void json_host_lookup(struct json_host *h);
+
+/*
+ * The CPU model from the text of /proc/cpuinfo: the first "model name"
+ * (x86), else "cpu model" (MIPS), "Model" or "Hardware" (ARM) or "cpu"
+ * (POWER); 0, or -1 and "" when none is there.
+ */
+int json_meta_cpu_model(const char *cpuinfo, char *out, size_t len);
+
+/* MemTotal of the text of /proc/meminfo, in bytes; 0, or -1 if it is not there. */
+int json_meta_mem_total(const char *meminfo, uint64_t *bytes);
+
+/* t as "2026-12-01T08:30:33Z". */
+void json_meta_date(time_t t, char *out, size_t len);
+
+/* What a result says about how it came about (the caller's argv, for the command line). */
+struct json_run {
+    const char *program; /* "smtp-source", "spoolsim bench", ... */
+    const char *prefix; /* put before argv in command_line ("spoolsim" for a subcommand), or NULL */
+    int argc;
+    char **argv;
+};
+
+/*
+ * Keep the command line as given: call before getopt, which reorders argv
+ * (the strings stay; the copy is of the pointers). json_run_free() frees it.
+ */
+void json_run_init(struct json_run *run, const char *program, const char *prefix, int argc,
+                   char **argv);
+void json_run_free(struct json_run *run);
+
+/* The header keys, at the start of the top-level object; host is looked up now. */
+void json_meta_write(struct json_writer *w, const struct json_run *run);
+
+/* The same, with the host and date given (for tests). */
+void json_meta_write_with(struct json_writer *w, const struct json_run *run,
+                          const struct json_host *host, time_t now);
+
+/*
+ * key: {"path", "device", "filesystem", "mount_point", "mount_options"}
+ * of a spool at path; null for what fs does not know.
+ */
+void json_meta_write_spool(struct json_writer *w, const char *key, const char *path,
+                           const struct fsinfo *fs);
+
+#endif
