@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -64,6 +65,23 @@ int profile_setup(const struct profile *p, const char *root, char *err, size_t e
                 return -1;
         }
     }
+    for (size_t i = 0; p->buckets && p->buckets[i]; i++) {
+        for (int n = 0; n < 256; n++) {
+            snprintf(path, sizeof(path), "%s/%s/%02x", root, p->buckets[i], n);
+            if (make_dir(path, err, errlen) != 0)
+                return -1;
+        }
+    }
+    for (size_t i = 0; p->files && p->files[i]; i++) {
+        int fd;
+
+        snprintf(path, sizeof(path), "%s/%s", root, p->files[i]);
+        if ((fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) < 0) {
+            snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+            return -1;
+        }
+        close(fd);
+    }
     return 0;
 }
 
@@ -75,7 +93,8 @@ void profile_runner_init(struct profile_runner *pr, const struct profile *p, con
     pr->root = root;
     pr->sync = sync;
     pr->worker = worker;
-    pr->fd = -1;
+    for (unsigned i = 0; i < PROFILE_SLOTS; i++)
+        pr->fd[i] = -1;
     for (unsigned i = 0; i < MEASURE_COUNT; i++)
         histogram_init(&pr->latency[i]);
     if (p->builtin_postfix) {
@@ -87,10 +106,19 @@ void profile_runner_init(struct profile_runner *pr, const struct profile *p, con
     }
 }
 
+/* A phase that stopped on an error leaves its files open: they go here. */
+static void close_slots(struct profile_runner *pr)
+{
+    for (unsigned i = 0; i < PROFILE_SLOTS; i++) {
+        if (pr->fd[i] >= 0)
+            close(pr->fd[i]);
+        pr->fd[i] = -1;
+    }
+}
+
 void profile_runner_free(struct profile_runner *pr)
 {
-    if (pr->fd >= 0)
-        close(pr->fd);
+    close_slots(pr);
     free(pr->body);
     if (pr->profile->builtin_postfix)
         pf_spool_close(&pr->pf);
@@ -113,11 +141,11 @@ static int fail(struct profile_runner *pr, const char *what, const char *path)
     return -1;
 }
 
-static int write_all(struct profile_runner *pr, const char *p, size_t n)
+static int write_all(struct profile_runner *pr, int fd, const char *p, size_t n)
 {
     while (n > 0) {
         size_t piece = n < WRITE_PIECE ? n : WRITE_PIECE;
-        ssize_t done = write(pr->fd, p, piece);
+        ssize_t done = write(fd, p, piece);
 
         if (done < 0 && errno == EINTR)
             continue;
@@ -130,7 +158,7 @@ static int write_all(struct profile_runner *pr, const char *p, size_t n)
     return 0;
 }
 
-static int do_sync(struct profile_runner *pr, enum profile_op_kind kind)
+static int do_sync(struct profile_runner *pr, int fd, enum profile_op_kind kind)
 {
     int data_only = kind == OP_FDATASYNC;
 
@@ -141,7 +169,7 @@ static int do_sync(struct profile_runner *pr, enum profile_op_kind kind)
     else if (pr->sync == PROFILE_SYNC_FDATASYNC)
         data_only = 1;
     pr->ops[data_only ? OP_FDATASYNC : OP_FSYNC]++;
-    return data_only ? fdatasync(pr->fd) : fsync(pr->fd);
+    return data_only ? fdatasync(fd) : fsync(fd);
 }
 
 static int make_parent(const char *path)
@@ -156,12 +184,33 @@ static int make_parent(const char *path)
     return mkdir(dir, 0700) == 0 || errno == EEXIST ? 0 : -1;
 }
 
+/* Read a directory to its end, as a walk of it does; -1 with errno set. */
+static int read_dir(const char *path)
+{
+    DIR *d = opendir(path);
+
+    if (d == NULL)
+        return -1;
+    errno = 0;
+    while (readdir(d) != NULL)
+        ;
+    if (errno != 0) {
+        int saved = errno;
+
+        closedir(d);
+        errno = saved;
+        return -1;
+    }
+    return closedir(d);
+}
+
 static int run_op(struct profile_runner *pr, const struct profile_op *op, struct profile_msg *m,
                   unsigned r)
 {
     char path[4096], path2[4096], rel[1024];
     struct timeval times[2];
     struct stat sb;
+    int *slot = &pr->fd[op->slot];
     int fd;
 
     path[0] = path2[0] = 0;
@@ -186,21 +235,21 @@ static int run_op(struct profile_runner *pr, const struct profile_op *op, struct
         if (fd < 0)
             return fail(pr, profile_op_name(op->kind), path);
         pr->ops[op->kind]++;
-        pr->fd = fd;
+        *slot = fd;
         return 0;
     case OP_WRITE:
         if (op->arg == 0)
-            return write_all(pr, m->content ? m->content : pr->body, m->size) == 0
+            return write_all(pr, *slot, m->content ? m->content : pr->body, m->size) == 0
                        ? 0
                        : fail(pr, "write", NULL);
         body_of(pr, op->arg > m->size ? op->arg : m->size);
-        return write_all(pr, pr->body, op->arg) == 0 ? 0 : fail(pr, "write", NULL);
+        return write_all(pr, *slot, pr->body, op->arg) == 0 ? 0 : fail(pr, "write", NULL);
     case OP_PWRITE:
         pr->ops[OP_PWRITE]++;
-        return pwrite(pr->fd, "D", 1, 0) == 1 ? 0 : fail(pr, "pwrite", NULL);
+        return pwrite(*slot, "D", 1, 0) == 1 ? 0 : fail(pr, "pwrite", NULL);
     case OP_FSYNC:
     case OP_FDATASYNC:
-        return do_sync(pr, op->kind) == 0 ? 0 : fail(pr, "fsync", NULL);
+        return do_sync(pr, *slot, op->kind) == 0 ? 0 : fail(pr, "fsync", NULL);
     case OP_FSYNC_DIR:
         if (pr->sync == PROFILE_SYNC_NONE)
             return 0;
@@ -215,13 +264,20 @@ static int run_op(struct profile_runner *pr, const struct profile_op *op, struct
         return 0;
     case OP_FCHMOD:
         pr->ops[OP_FCHMOD]++;
-        return fchmod(pr->fd, (mode_t)op->arg) == 0 ? 0 : fail(pr, "fchmod", NULL);
+        return fchmod(*slot, (mode_t)op->arg) == 0 ? 0 : fail(pr, "fchmod", NULL);
+    case OP_FCHOWN:
+        pr->ops[OP_FCHOWN]++;
+        return fchown(*slot, geteuid(), getegid()) == 0 ? 0 : fail(pr, "fchown", NULL);
     case OP_LOCK:
         pr->ops[OP_LOCK]++;
-        return flock(pr->fd, LOCK_EX | LOCK_NB) == 0 ? 0 : fail(pr, "flock", NULL);
+        /* a shared lock file is waited for, as the MTA's processes wait for each other */
+        while (flock(*slot, op->arg == 1 ? LOCK_EX : LOCK_EX | LOCK_NB) != 0)
+            if (errno != EINTR)
+                return fail(pr, "flock", NULL);
+        return 0;
     case OP_CLOSE:
-        fd = pr->fd;
-        pr->fd = -1;
+        fd = *slot;
+        *slot = -1;
         pr->ops[OP_CLOSE]++;
         return close(fd) == 0 ? 0 : fail(pr, "close", NULL);
     case OP_LINK:
@@ -253,6 +309,9 @@ static int run_op(struct profile_runner *pr, const struct profile_op *op, struct
     case OP_RMDIR:
         pr->ops[OP_RMDIR]++;
         return rmdir(path) == 0 ? 0 : fail(pr, "rmdir", path);
+    case OP_READDIR:
+        pr->ops[OP_READDIR]++;
+        return read_dir(path) == 0 ? 0 : fail(pr, "read directory", path);
     case OP_UTIME:
         gettimeofday(&times[0], NULL);
         times[0].tv_sec += 300;
@@ -270,17 +329,23 @@ static int run_table(struct profile_runner *pr, enum profile_phase phase, struct
 
     if (phase == PHASE_ACCEPT && m->content == NULL)
         body_of(pr, m->size);
-    for (size_t i = 0; i < p->phase_len[phase]; i++) {
-        const struct profile_op *op = &p->phase[phase][i];
-        unsigned repeat = (op->flags & OP_PER_RCPT) ? m->rcpts : 1;
+    for (size_t i = 0; i < p->phase_len[phase];) {
+        const struct profile_op *ops = p->phase[phase];
+        size_t end = profile_group_end(ops, p->phase_len[phase], i);
+        unsigned repeat = (ops[i].flags & OP_PER_RCPT) ? m->rcpts : 1;
 
         for (unsigned r = 0; r < repeat; r++) {
-            uint64_t t0 = clock_now_ns();
+            for (size_t k = i; k < end; k++) {
+                uint64_t t0 = clock_now_ns();
 
-            if (run_op(pr, op, m, r) != 0)
-                return -1;
-            histogram_record(&pr->latency[op->kind], clock_now_ns() - t0);
+                if (run_op(pr, &ops[k], m, r) != 0) {
+                    close_slots(pr);
+                    return -1;
+                }
+                histogram_record(&pr->latency[ops[k].kind], clock_now_ns() - t0);
+            }
         }
+        i = end;
     }
     return 0;
 }

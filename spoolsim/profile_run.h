@@ -45,7 +45,7 @@ struct profile_runner {
     const char *root;
     enum profile_sync sync;
     unsigned worker;
-    int fd;
+    int fd[PROFILE_SLOTS]; /* the phase's open files, by slot */
     char *body;
     size_t body_cap;
     struct pf_spool pf; /* postfix profile */

@@ -164,6 +164,24 @@ start_relay() {
     started "$name" $! "spoolsim relay"
 }
 
+# raw_op_counts PROFILE N OUT [OPTION...]: the file operations `spoolsim raw
+# --profile PROFILE' makes per message, one "KIND VALUE" a line
+# (tests/strace_count.py), from a run of 2N messages minus a run of N with
+# one worker, so that making and removing the spool cancel out.
+raw_op_counts() {
+    local p=$1 n=$2 out=$3 d m
+    shift 3
+    d=$(mktemp -d "$WORK/raw-ops.XXXXXX")
+    mkdir "$d/dir"
+    for m in "$n" $((2 * n)); do
+        strace -f -y -qq -s 64 -o "$d/trace.$m" "$RELAY" raw --dir "$d/dir" -p "$p" -m "$m" -w 1 -q \
+            "$@" >"$d/raw.$m.out" 2>&1 || { cat "$d/raw.$m.out" >&2; return 1; }
+        python3 "$top_srcdir/tests/strace_count.py" --spool "$d/dir" "$d/trace.$m" >"$d/c.$m" || return 1
+    done
+    awk -v n="$n" 'NR == FNR { once[$1] = $2; next } { printf "%s %.2f\n", $1, ($2 - once[$1]) / n }' \
+        "$d/c.$n" "$d/c.$((2 * n))" >"$out"
+}
+
 # spool_files DIR: the message files and logs in a spool's queues.
 spool_files() {
     find "$1/incoming" "$1/active" "$1/deferred" "$1/defer" "$1/bounce" -type f 2>/dev/null
