@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "io_pool.h"
 #include "msg.h"
 #include "xalloc.h"
@@ -39,6 +40,7 @@ struct io_pool {
     pthread_t *threads;
     struct pool_thread_arg *thread_args;
     unsigned thread_count;
+    uint64_t busy_ns; /* wall time spent in work(), all threads: under `lock' */
     int wake[2];
     struct event *wake_event;
 };
@@ -70,6 +72,7 @@ static void *pool_thread(void *arg)
     for (;;) {
         struct io_job *job;
         int was_empty;
+        uint64_t started, finished;
 
         while (pool->queued.head == NULL && !pool->stopping)
             pthread_cond_wait(&pool->work_ready, &pool->lock);
@@ -83,9 +86,12 @@ static void *pool_thread(void *arg)
         pthread_mutex_unlock(&pool->lock);
 
         job->thread = self->index; /* per-thread state, without a lock */
+        started = clock_now_ns();
         job->work(job);
+        finished = clock_now_ns();
 
         pthread_mutex_lock(&pool->lock);
+        pool->busy_ns += finished - started;
         pool->running--;
         was_empty = pool->finished.head == NULL;
         list_push(&pool->finished, job);
@@ -156,6 +162,16 @@ struct io_pool *io_pool_new(struct event_base *base, unsigned threads, const cha
         pthread_setname_np(pool->threads[i], name);
     }
     return pool;
+}
+
+uint64_t io_pool_busy_ns(struct io_pool *pool)
+{
+    uint64_t busy;
+
+    pthread_mutex_lock(&pool->lock);
+    busy = pool->busy_ns;
+    pthread_mutex_unlock(&pool->lock);
+    return busy;
 }
 
 uint64_t io_pool_cpu_ns(const struct io_pool *pool)

@@ -32,6 +32,9 @@ void io_pool_submit(struct io_pool *pool, struct io_job *job);
 /* CPU time, user and system, the pool's threads have used so far, in nanoseconds. */
 uint64_t io_pool_cpu_ns(const struct io_pool *pool);
 
+/* Wall time the pool's threads have spent in work() so far, in nanoseconds. */
+uint64_t io_pool_busy_ns(struct io_pool *pool);
+
 /* Jobs submitted whose done() has not run yet. */
 unsigned io_pool_pending(const struct io_pool *pool);
 

@@ -27,6 +27,7 @@
 #include "msg.h"
 #include "cpu_burn.h"
 #include "relay_private.h"
+#include "relay_usage.h"
 #include "spoolsim.h"
 #include "tls.h"
 #include "xalloc.h"
@@ -245,6 +246,7 @@ int spoolsim_relay(int argc, char **argv)
         msg_fatal("cannot create an event base");
     r.cleanup = io_pool_new(r.base, opts.cleanup_threads, "cleanup");
     r.qmgr = opts.qmgr == RELAY_QMGR_SINGLE ? io_pool_new(r.base, 1, "qmgr") : r.cleanup;
+    relay_usage_init(&r);
     r.start_ns = clock_now_ns();
     r.cpu_loop_ns = cpu_thread_ns(); /* set-up (and the model's speed test) is not service */
     r.flow_tokens = opts.in_flow_limit;
@@ -296,6 +298,7 @@ int spoolsim_relay(int argc, char **argv)
     event_free(sigint);
     event_free(sigterm);
     event_free(r.stats_timer);
+    relay_usage_free(&r);
     if (r.stop_timer)
         event_free(r.stop_timer);
     if (r.stop_poll)

@@ -32,6 +32,7 @@
 #include "profile_run.h"
 #include "relay_model.h"
 #include "relay_options.h"
+#include "sysusage.h"
 
 struct relay;
 struct relay_session;
@@ -90,6 +91,9 @@ struct relay_stats {
         double t;
         unsigned incoming, active, deferred, delivering;
         uint64_t received, delivered, fsyncs;
+        struct sysusage_sample sys; /* the machine, the kernel, the spool's disk */
+        uint64_t self_cpu_ns;       /* the relay, all threads */
+        uint64_t qmgr_busy_ns;      /* time the qmgr thread spent in its jobs */
     } * samples;
     size_t sample_count, sample_cap;
 };
@@ -139,7 +143,10 @@ struct relay {
     char hop_desc[128];
     unsigned conn_starting; /* connections not yet past EHLO */
     int hop_unreachable;    /* said once when the hop goes away, once when it is back */
-    unsigned n_ready;       /* messages in the ready list */
+    int has_disk;           /* the spool is on a block device, whose stat file is: */
+    char disk_stat[64];
+    struct event *usage_timer; /* relay_usage_mark() when it comes too soon */
+    unsigned n_ready;          /* messages in the ready list */
     unsigned long maildir_sequence;
 
     int stopping;

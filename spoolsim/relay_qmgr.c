@@ -25,6 +25,7 @@
 #include "msg.h"
 #include "relay_model.h"
 #include "relay_private.h"
+#include "relay_usage.h"
 #include "xalloc.h"
 
 #define MSG_OF(job) ((struct relay_msg *)((char *)(job)-offsetof(struct relay_msg, job)))
@@ -156,8 +157,10 @@ static void enqueue_done(struct io_job *job)
         return;
     }
     r->stats.received++;
-    if (r->stats.first_in_ns == 0)
+    if (r->stats.first_in_ns == 0) {
         r->stats.first_in_ns = m->t_data_end;
+        relay_usage_mark(r); /* the busy window starts */
+    }
     histogram_record(&r->stats.receive, m->t_data_end - m->t_mail);
     histogram_record(&r->stats.commit, m->t_committed - m->t_data_end);
     if (r->opts->verbose)
@@ -530,6 +533,8 @@ static void retire_done(struct io_job *job)
         if (r->opts->verbose)
             msg_info("%s: removed", m->id);
         relay_msg_free(m);
+        if (r->n_incoming + r->n_active + r->n_deferred == 0)
+            relay_usage_mark(r); /* the busy window may end here */
     }
     relay_qmgr_kick(r);
 }

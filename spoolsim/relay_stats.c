@@ -13,12 +13,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "clock.h"
 #include "endpoint.h"
 #include "fsinfo.h"
 #include "json.h"
 #include "relay_private.h"
+#include "relay_usage.h"
 #include "report_mark.h"
 #include "xalloc.h"
 
@@ -36,6 +38,16 @@ void relay_stats_free(struct relay_stats *st)
 {
     free(st->samples);
     st->samples = NULL;
+}
+
+static uint64_t self_cpu_ns(void)
+{
+    struct rusage ru;
+
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000ULL +
+           ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000ULL;
 }
 
 void relay_stats_sample(struct relay *r)
@@ -56,6 +68,9 @@ void relay_stats_sample(struct relay *r)
     s->received = st->received;
     s->delivered = st->delivered;
     s->fsyncs = st->spool.fsyncs;
+    sysusage_sample(&s->sys, r->has_disk ? r->disk_stat : NULL);
+    s->self_cpu_ns = self_cpu_ns();
+    s->qmgr_busy_ns = r->qmgr && r->qmgr != r->cleanup ? io_pool_busy_ns(r->qmgr) : 0;
 }
 
 static double elapsed(const struct relay *r)
@@ -118,7 +133,8 @@ static void print_report(const struct relay *r, FILE *fp)
     const struct pf_spool_stats *sp = &st->spool;
     double window = busy(r);
     struct fsinfo fs;
-    char where[1200], model[400];
+    char where[1200], model[400], verdict[600];
+    struct utilization usage;
 
     fsinfo_lookup(r->spool.dir, &fs);
     fsinfo_describe(&fs, where, sizeof(where));
@@ -130,6 +146,10 @@ static void print_report(const struct relay *r, FILE *fp)
             r->opts->next_hop);
     relay_model_describe(r->model, model, sizeof(model));
     fprintf(fp, "cost model: %s\n", model);
+    if (relay_usage_window(r, &usage) == 0) {
+        bottleneck_verdict(&usage, verdict, sizeof(verdict));
+        fprintf(fp, "bottleneck: %s\n", verdict);
+    }
     fprintf(fp, "relay CPU: %.2f s on the event loop, %.2f s on cleanup threads, %.2f s on qmgr",
             (double)r->cpu_loop_ns / 1e9, (double)r->cpu_cleanup_ns / 1e9,
             (double)r->cpu_qmgr_ns / 1e9);
@@ -263,6 +283,7 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     json_string(&w, "qmgr", qmgr_name(r));
     json_uint(&w, "cleanup_threads", r->opts->cleanup_threads);
     relay_model_json(r->model, &w);
+    relay_usage_json(r, &w);
     json_begin_object(&w, "cpu_s"); /* by role: the event loop, the cleanup and qmgr threads */
     json_double(&w, "loop", (double)r->cpu_loop_ns / 1e9);
     json_double(&w, "cleanup", (double)r->cpu_cleanup_ns / 1e9);

@@ -51,6 +51,13 @@ read -r _ _ qmgr_s <<<"$(relay_cpu qfile --model "$WORK/qmgr.json")"
 check "a model file's qmgr stage runs on the qmgr thread ($qmgr_s s >= 0.36 s)" \
     python3 -c "import sys; sys.exit(not $qmgr_s >= 0.36)"
 
+# 2 ms of qmgr work a message against 5 sessions: the queue manager is the limit,
+# and the relay says so (the other verdicts: tests/check_bottleneck.c).
+verdict=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['utilization']['bottleneck'])" \
+    "$WORK/qfile.json")
+check "the bottleneck is the queue manager: $verdict" grep -q "^limited by the queue manager" \
+    <<<"$verdict"
+check "and the summary says it" grep -q "^bottleneck: limited by the queue manager" "$WORK/qfile.err"
 check "a missing model file is a usage error" \
     sh -c "'$RELAY' relay --spool '$WORK/x' --model '$WORK/nothing.json' 2>'$WORK/e1'; test \$? = 2"
 check "naming the file" grep -q "nothing.json" "$WORK/e1"

@@ -1,0 +1,150 @@
+/*
+ * relay_usage - utilization over the busy window; see relay_usage.h.
+ */
+#include "config.h"
+
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "relay_private.h"
+#include "relay_usage.h"
+#include "sysusage.h"
+
+#define MARK_GAP_NS (100 * CLOCK_NS_PER_MS)
+
+void relay_usage_init(struct relay *r)
+{
+    r->has_disk = sysusage_disk_of(r->spool.dir, r->disk_stat, sizeof(r->disk_stat)) == 0;
+}
+
+static void on_mark_timer(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    relay_stats_sample(arg);
+}
+
+void relay_usage_mark(struct relay *r)
+{
+    const struct relay_stats *st = &r->stats;
+    uint64_t age;
+    struct timeval tv;
+
+    if (st->sample_count == 0 ||
+        (age = clock_now_ns() - st->samples[st->sample_count - 1].sys.t_ns) >= MARK_GAP_NS) {
+        relay_stats_sample(r);
+        return;
+    }
+    /* Too soon for another look at /proc: take it once the gap has passed. */
+    if (r->usage_timer == NULL)
+        r->usage_timer = evtimer_new(r->base, on_mark_timer, r);
+    if (evtimer_pending(r->usage_timer, NULL))
+        return;
+    tv.tv_sec = 0;
+    tv.tv_usec = (suseconds_t)((MARK_GAP_NS - age) / 1000);
+    evtimer_add(r->usage_timer, &tv);
+}
+
+void relay_usage_free(struct relay *r)
+{
+    if (r->usage_timer)
+        event_free(r->usage_timer);
+    r->usage_timer = NULL;
+}
+
+/* The last sample at or before `t', and the first at or after `u'. */
+static void bracket(const struct relay_stats *st, uint64_t t, uint64_t u, size_t *a, size_t *b)
+{
+    *a = 0;
+    *b = st->sample_count - 1;
+    for (size_t i = 0; i < st->sample_count; i++) {
+        if (st->samples[i].sys.t_ns <= t)
+            *a = i;
+        if (st->samples[i].sys.t_ns >= u) {
+            *b = i;
+            break;
+        }
+    }
+}
+
+int relay_usage_window(const struct relay *r, struct utilization *u)
+{
+    const struct relay_stats *st = &r->stats;
+    const struct relay_sample *a, *b;
+    size_t ia, ib;
+    double dt, hz = (double)sysusage_hz(), total;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+    utilization_init(u);
+    if (st->sample_count < 2)
+        return -1;
+    if (st->first_in_ns && st->last_out_ns > st->first_in_ns)
+        bracket(st, st->first_in_ns, st->last_out_ns, &ia, &ib);
+    else
+        ia = 0, ib = st->sample_count - 1;
+    if (ib <= ia)
+        return -1;
+    a = &st->samples[ia];
+    b = &st->samples[ib];
+    dt = (double)(b->sys.t_ns - a->sys.t_ns) / 1e9;
+    if (dt <= 0)
+        return -1;
+    u->cores = cores > 0 ? (unsigned)cores : 1;
+    total = (double)(b->sys.cpu_total_ticks - a->sys.cpu_total_ticks);
+    u->machine_busy =
+        total > 0 ? (double)(b->sys.cpu_busy_ticks - a->sys.cpu_busy_ticks) / total : 0;
+    {
+        double relay = (double)(b->self_cpu_ns - a->self_cpu_ns) / 1e9 / dt;
+        double kernel = (double)(b->sys.kernel_ticks - a->sys.kernel_ticks) / hz / dt;
+        double others = u->machine_busy * u->cores - relay - kernel;
+
+        utilization_add(u, "relay", relay);
+        utilization_add(u, "kernel storage threads", kernel);
+        utilization_add(u, "everything else", others > 0 ? others : 0);
+    }
+    if (r->has_disk && a->sys.has_disk && b->sys.has_disk)
+        u->disk_busy = (double)(b->sys.disk.busy_ms - a->sys.disk.busy_ms) / 1e3 / dt;
+    if (r->qmgr != r->cleanup) {
+        u->serial_busy = (double)(b->qmgr_busy_ns - a->qmgr_busy_ns) / 1e9 / dt;
+        u->serial_name = "the queue manager";
+    }
+    if (u->disk_busy > 1)
+        u->disk_busy = 1;
+    if (u->serial_busy > 1)
+        u->serial_busy = 1;
+    return 0;
+}
+
+void relay_usage_json(const struct relay *r, struct json_writer *w)
+{
+    struct utilization u;
+    char verdict[600];
+
+    if (relay_usage_window(r, &u) != 0) {
+        json_string(w, "utilization", NULL);
+        return;
+    }
+    bottleneck_verdict(&u, verdict, sizeof(verdict));
+    json_begin_object(w, "utilization");
+    json_uint(w, "cores", u.cores);
+    json_double(w, "machine_busy", u.machine_busy);
+    for (unsigned i = 0; i < u.part_count; i++) {
+        char key[64];
+        size_t k = 0;
+
+        for (const char *p = u.parts[i].name; *p && k + 8 < sizeof(key); p++)
+            key[k++] = *p == ' ' ? '_' : *p;
+        memcpy(key + k, "_cores", 7);
+        json_double(w, key, u.parts[i].cores);
+    }
+    if (u.disk_busy >= 0)
+        json_double(w, "disk_busy", u.disk_busy);
+    else
+        json_string(w, "disk_busy", NULL);
+    if (u.serial_busy >= 0)
+        json_double(w, "qmgr_busy", u.serial_busy);
+    json_string(w, "bottleneck", verdict);
+    json_end_object(w);
+}
