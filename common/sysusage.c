@@ -112,32 +112,31 @@ int sysusage_disk_of(const char *path, char *stat_path, size_t len)
     return read_small(stat_path, buf, sizeof(buf));
 }
 
-static uint64_t storage_thread_ticks(void)
+void sysusage_find_kthreads(struct sysusage_kthreads *k)
 {
     DIR *dp = opendir("/proc");
     struct dirent *de;
-    uint64_t total = 0;
 
+    k->count = 0;
     if (dp == NULL)
-        return 0;
-    while ((de = readdir(dp)) != NULL) {
+        return;
+    while ((de = readdir(dp)) != NULL && k->count < SYSUSAGE_MAX_KTHREADS) {
         char path[300], text[1024], comm[64];
         uint64_t ticks;
 
         if (de->d_name[0] < '1' || de->d_name[0] > '9')
             continue;
         snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
-        if (read_small(path, text, sizeof(text)) != 0 ||
-            sysusage_parse_pid_stat(text, comm, sizeof(comm), &ticks) != 0)
-            continue;
-        if (sysusage_storage_thread(comm))
-            total += ticks;
+        if (read_small(path, text, sizeof(text)) == 0 &&
+            sysusage_parse_pid_stat(text, comm, sizeof(comm), &ticks) == 0 &&
+            sysusage_storage_thread(comm))
+            k->pids[k->count++] = (pid_t)atol(de->d_name);
     }
     closedir(dp);
-    return total;
 }
 
-void sysusage_sample(struct sysusage_sample *s, const char *disk_stat)
+void sysusage_sample(struct sysusage_sample *s, const struct sysusage_kthreads *k,
+                     const char *disk_stat)
 {
     char text[4096];
 
@@ -145,7 +144,8 @@ void sysusage_sample(struct sysusage_sample *s, const char *disk_stat)
     s->t_ns = clock_now_ns();
     if (read_small("/proc/stat", text, sizeof(text)) == 0)
         sysusage_parse_cpu(text, &s->cpu_busy_ticks, &s->cpu_total_ticks);
-    s->kernel_ticks = storage_thread_ticks();
+    for (unsigned i = 0; k && i < k->count; i++)
+        s->kernel_ticks += sysusage_process_ticks(k->pids[i]);
     if (disk_stat && read_small(disk_stat, text, sizeof(text)) == 0 &&
         sysusage_parse_disk(text, &s->disk) == 0)
         s->has_disk = 1;

@@ -47,8 +47,21 @@ int sysusage_storage_thread(const char *comm);
  */
 int sysusage_disk_of(const char *path, char *stat_path, size_t len);
 
-/* Take a sample; `disk_stat' may be NULL (no disk). */
-void sysusage_sample(struct sysusage_sample *s, const char *disk_stat);
+/*
+ * The kernel's storage threads, found once (they live as long as the
+ * machine, or their device): reading only their stat files keeps a sample
+ * cheap enough to take often.
+ */
+#define SYSUSAGE_MAX_KTHREADS 256
+struct sysusage_kthreads {
+    pid_t pids[SYSUSAGE_MAX_KTHREADS];
+    unsigned count;
+};
+void sysusage_find_kthreads(struct sysusage_kthreads *k);
+
+/* Take a sample; `disk_stat' may be NULL (no disk), `k' too (no kernel threads counted). */
+void sysusage_sample(struct sysusage_sample *s, const struct sysusage_kthreads *k,
+                     const char *disk_stat);
 
 /* utime + stime of a process, all its threads, in ticks; 0 if it is gone. */
 uint64_t sysusage_process_ticks(pid_t pid);

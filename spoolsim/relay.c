@@ -246,6 +246,8 @@ int spoolsim_relay(int argc, char **argv)
         msg_fatal("cannot create an event base");
     r.cleanup = io_pool_new(r.base, opts.cleanup_threads, "cleanup");
     r.qmgr = opts.qmgr == RELAY_QMGR_SINGLE ? io_pool_new(r.base, 1, "qmgr") : r.cleanup;
+    if (r.model) /* Postfix's smtpd processes, as many as the cleanup ones */
+        r.smtpd = io_pool_new(r.base, opts.cleanup_threads, "smtpd");
     relay_usage_init(&r);
     r.start_ns = clock_now_ns();
     r.cpu_loop_ns = cpu_thread_ns(); /* set-up (and the model's speed test) is not service */
@@ -278,11 +280,13 @@ int spoolsim_relay(int argc, char **argv)
     relay_stats_sample(&r);
     relay_smtp_close_all(&r);
     /* Let every file operation under way finish: none may be cut off halfway. */
+    if (r.smtpd) /* first: a reply it gives may send a message to cleanup */
+        io_pool_drain(r.smtpd);
     io_pool_drain(r.cleanup);
     if (r.qmgr != r.cleanup)
         io_pool_drain(r.qmgr);
     r.cpu_loop_ns = cpu_thread_ns() - r.cpu_loop_ns;
-    r.cpu_cleanup_ns = io_pool_cpu_ns(r.cleanup);
+    r.cpu_cleanup_ns = io_pool_cpu_ns(r.cleanup) + (r.smtpd ? io_pool_cpu_ns(r.smtpd) : 0);
     r.cpu_qmgr_ns = r.qmgr != r.cleanup ? io_pool_cpu_ns(r.qmgr) : 0;
     if (!opts.quiet)
         relay_stats_print(&r, stderr);
@@ -293,6 +297,8 @@ int spoolsim_relay(int argc, char **argv)
     if (r.qmgr != r.cleanup)
         io_pool_free(r.qmgr);
     io_pool_free(r.cleanup);
+    if (r.smtpd)
+        io_pool_free(r.smtpd);
     relay_profile_free(&r);
     relay_model_free(r.model);
     event_free(sigint);

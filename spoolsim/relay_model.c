@@ -72,6 +72,55 @@ void relay_model_free(struct relay_model *rm)
     free(rm);
 }
 
+#define SMTPD_STEPS 6 /* greeting, EHLO, MAIL, first RCPT, DATA, end of data */
+
+/* The net cost of smtpd's fit components (the MTA's less the relay's), never below 0. */
+static double net(double mta, double relay)
+{
+    return mta > relay ? mta - relay : 0;
+}
+
+static int smtpd_stage(const struct cost_model *m)
+{
+    for (unsigned i = 0; i < m->stage_count; i++)
+        if (strcmp(m->stages[i].name, "smtpd") == 0)
+            return (int)i;
+    return -1;
+}
+
+uint64_t relay_model_command_ns(const struct relay_model *rm, int extra_rcpt)
+{
+    const struct cost_stage *st;
+    double us;
+    int i;
+
+    if (rm == NULL || (i = smtpd_stage(&rm->model)) < 0)
+        return 0;
+    st = &rm->model.stages[i];
+    us = extra_rcpt ? net(st->mta.per_rcpt_us, st->relay.per_rcpt_us)
+                    : net(st->mta.base_us, st->relay.base_us) / SMTPD_STEPS;
+    return (uint64_t)(us * rm->model.scale * 1000.0);
+}
+
+void relay_model_burn_command(struct relay_model *rm, uint64_t ns)
+{
+    uint64_t start = cpu_thread_ns();
+
+    cpu_burn_ns(ns);
+    atomic_fetch_add(&rm->spent_ns[COST_RECEIVE], cpu_thread_ns() - start);
+}
+
+/* What is left of smtpd's cost at the end of data, after the commands' shares. */
+static uint64_t smtpd_rest_ns(const struct relay_model *rm, unsigned i, uint64_t bytes,
+                              unsigned rcpts)
+{
+    uint64_t all = cost_model_burn_ns(&rm->model, i, bytes, rcpts);
+    uint64_t spent = (SMTPD_STEPS - 1) * relay_model_command_ns(rm, 0) +
+                     (rcpts > 1 ? rcpts - 1 : 0) * relay_model_command_ns(rm, 1);
+
+    return all > spent ? all - spent : 0;
+}
+
 void relay_model_spend(struct relay_model *rm, enum cost_place place, uint64_t bytes,
                        unsigned rcpts)
 {
@@ -89,7 +138,9 @@ void relay_model_spend(struct relay_model *rm, enum cost_place place, uint64_t b
         /* The single-process daemons are paid for on the receiving side, one at a time. */
         if (m->stages[i].place != place && !(serial && place == COST_RECEIVE))
             continue;
-        if ((ns = cost_model_burn_ns(m, i, bytes, rcpts)) == 0)
+        ns = strcmp(m->stages[i].name, "smtpd") == 0 ? smtpd_rest_ns(rm, i, bytes, rcpts)
+                                                     : cost_model_burn_ns(m, i, bytes, rcpts);
+        if (ns == 0)
             continue;
         if (serial)
             pthread_mutex_lock(&rm->serial[i]);

@@ -35,6 +35,18 @@ void relay_model_free(struct relay_model *rm);
 void relay_model_spend(struct relay_model *rm, enum cost_place place, uint64_t bytes,
                        unsigned rcpts);
 
+/*
+ * smtpd's CPU is spent command by command, as Postfix's smtpd spends it,
+ * each reply waiting for its share: the greeting, EHLO, MAIL, the first
+ * RCPT and DATA each take a sixth of smtpd's base cost (the last sixth and
+ * the per-KiB cost go with the rest of the receiving side, at the end of
+ * data), every further RCPT its per-recipient cost. 0 without a model.
+ */
+uint64_t relay_model_command_ns(const struct relay_model *rm, int extra_rcpt);
+
+/* Spend `ns' on this thread as smtpd's (from a pool thread). */
+void relay_model_burn_command(struct relay_model *rm, uint64_t ns);
+
 /* One line for the summary: which model, from where, how scaled; "none" without one. */
 void relay_model_describe(const struct relay_model *rm, char *buf, size_t len);
 

@@ -110,6 +110,7 @@ struct relay {
     uint64_t next_msg_number;
     struct io_pool *cleanup; /* receiving side: many threads */
     struct io_pool *qmgr;    /* queue manager side: one thread, or == cleanup */
+    struct io_pool *smtpd;   /* with --model: smtpd's CPU per command; else NULL */
     struct evconnlistener *listener;
     struct relay_session *sessions;
     unsigned session_count;
@@ -145,6 +146,7 @@ struct relay {
     int hop_unreachable;    /* said once when the hop goes away, once when it is back */
     int has_disk;           /* the spool is on a block device, whose stat file is: */
     char disk_stat[64];
+    struct sysusage_kthreads kthreads;
     struct event *usage_timer; /* relay_usage_mark() when it comes too soon */
     unsigned n_ready;          /* messages in the ready list */
     unsigned long maildir_sequence;

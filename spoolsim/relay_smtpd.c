@@ -20,6 +20,7 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,6 +50,7 @@ struct relay_session {
     struct smtp_data_reader data;
     int in_data;
     struct relay_msg *committing; /* the message on a cleanup thread */
+    struct smtpd_step *step;      /* a reply waiting for its command's CPU */
     int closing;
     int free_scheduled;
     int tls;         /* the session runs inside TLS */
@@ -66,6 +68,15 @@ struct relay_session {
     uint64_t t_mail;
 };
 
+/* A reply that waits for smtpd's CPU for its command (relay_model.h). */
+struct smtpd_step {
+    struct io_job job;
+    struct relay_session *s; /* NULL once the session has gone */
+    struct relay_model *model;
+    uint64_t ns;
+    char text[600];
+};
+
 static void session_process(struct relay_session *s);
 static void session_free(struct relay_session *s);
 static void begin_tls(struct relay_session *s);
@@ -78,6 +89,54 @@ static void reply(struct relay_session *s, const char *text)
     bufferevent_write(s->bev, text, strlen(text));
     if (strchr(text, '\n') == NULL)
         bufferevent_write(s->bev, "\r\n", 2);
+}
+
+#define STEP_OF(j) ((struct smtpd_step *)((char *)(j)-offsetof(struct smtpd_step, job)))
+
+static void session_flush(struct relay_session *s);
+
+static void step_work(struct io_job *job)
+{
+    struct smtpd_step *st = STEP_OF(job);
+
+    relay_model_burn_command(st->model, st->ns);
+}
+
+static void step_done(struct io_job *job)
+{
+    struct smtpd_step *st = STEP_OF(job);
+    struct relay_session *s = st->s;
+
+    if (s) {
+        s->step = NULL;
+        reply(s, st->text);
+        session_process(s);
+        session_flush(s);
+    }
+    free(st);
+}
+
+/*
+ * Say `text' once `ns' of smtpd's CPU is spent on an smtpd thread (at once
+ * without a model); the session reads nothing more until then.
+ */
+static void reply_spent(struct relay_session *s, const char *text, uint64_t ns)
+{
+    struct smtpd_step *st;
+
+    if (ns == 0 || s->relay->smtpd == NULL) {
+        reply(s, text);
+        return;
+    }
+    st = xcalloc(1, sizeof(*st));
+    st->s = s;
+    st->model = s->relay->model;
+    st->ns = ns;
+    snprintf(st->text, sizeof(st->text), "%s", text);
+    st->job.work = step_work;
+    st->job.done = step_done;
+    s->step = st;
+    io_pool_submit(s->relay->smtpd, &st->job);
 }
 
 static void on_free_later(evutil_socket_t fd, short what, void *arg)
@@ -290,10 +349,11 @@ static void handle_command(struct relay_session *s, const char *line, size_t len
         transaction_reset(s);
         smtp_seq_commit(&s->seq, cmd.verb);
         if (cmd.verb == SMTP_VERB_EHLO) {
-            reply(s, s->tls ? s->relay->ehlo_reply_tls : s->relay->ehlo_reply);
+            reply_spent(s, s->tls ? s->relay->ehlo_reply_tls : s->relay->ehlo_reply,
+                        relay_model_command_ns(s->relay->model, 0));
         } else {
             snprintf(text, sizeof(text), "250 %s", opts->hostname);
-            reply(s, text);
+            reply_spent(s, text, relay_model_command_ns(s->relay->model, 0));
         }
         break;
     case SMTP_VERB_MAIL:
@@ -304,7 +364,7 @@ static void handle_command(struct relay_session *s, const char *line, size_t len
         smtp_seq_commit(&s->seq, cmd.verb);
         s->sender = xstrndup(cmd.path.ptr, cmd.path.len);
         s->t_mail = clock_now_ns();
-        reply(s, "250 2.1.0 Ok");
+        reply_spent(s, "250 2.1.0 Ok", relay_model_command_ns(s->relay->model, 0));
         break;
     case SMTP_VERB_RCPT:
         if (s->rcpt_count >= opts->max_rcpt) {
@@ -313,11 +373,12 @@ static void handle_command(struct relay_session *s, const char *line, size_t len
         }
         smtp_seq_commit(&s->seq, cmd.verb);
         add_rcpt(s, &cmd);
-        reply(s, "250 2.1.5 Ok");
+        reply_spent(s, "250 2.1.5 Ok", relay_model_command_ns(s->relay->model, s->rcpt_count > 1));
         break;
     case SMTP_VERB_DATA:
         begin_message(s);
-        reply(s, "354 End data with <CR><LF>.<CR><LF>");
+        reply_spent(s, "354 End data with <CR><LF>.<CR><LF>",
+                    relay_model_command_ns(s->relay->model, 0));
         break;
     case SMTP_VERB_STARTTLS:
         reply(s, "220 2.0.0 Ready to start TLS");
@@ -350,7 +411,7 @@ static void session_process(struct relay_session *s)
 {
     struct evbuffer *in = bufferevent_get_input(s->bev);
 
-    while (!s->closing && !s->committing && !s->free_scheduled && !s->tls_pending) {
+    while (!s->closing && !s->committing && !s->step && !s->free_scheduled && !s->tls_pending) {
         char line[SMTP_COMMAND_LINE_LIMIT];
         size_t len;
 
@@ -468,6 +529,8 @@ static void session_free(struct relay_session *s)
     r->session_count--;
     if (s->committing)
         s->committing->client = NULL; /* the message goes on; no one hears its 250 */
+    if (s->step)
+        s->step->s = NULL; /* its CPU is spent all the same, as by an smtpd that lost its client */
     data_deadline_free(&s->data_deadline);
     if (s->bev)
         bufferevent_free(s->bev);
@@ -510,7 +573,7 @@ void relay_smtpd_accept(struct relay *r, int fd, const struct sockaddr *addr)
         char text[300];
 
         snprintf(text, sizeof(text), "220 %s ESMTP spoolsim", r->opts->hostname);
-        reply(s, text);
+        reply_spent(s, text, relay_model_command_ns(r->model, 0));
     }
     bufferevent_enable(s->bev, EV_READ);
     session_flush(s);
@@ -519,7 +582,7 @@ void relay_smtpd_accept(struct relay *r, int fd, const struct sockaddr *addr)
 void relay_smtpd_close_all(struct relay *r)
 {
     for (struct relay_session *s = r->sessions; s; s = s->next) {
-        if (s->committing || s->closing || s->free_scheduled || s->tls_pending)
+        if (s->committing || s->step || s->closing || s->free_scheduled || s->tls_pending)
             continue;
         reply(s, "421 4.3.2 Service shutting down");
         close_after_flush(s);

@@ -68,7 +68,7 @@ void relay_stats_sample(struct relay *r)
     s->received = st->received;
     s->delivered = st->delivered;
     s->fsyncs = st->spool.fsyncs;
-    sysusage_sample(&s->sys, r->has_disk ? r->disk_stat : NULL);
+    sysusage_sample(&s->sys, &r->kthreads, r->has_disk ? r->disk_stat : NULL);
     s->self_cpu_ns = self_cpu_ns();
     s->qmgr_busy_ns = r->qmgr && r->qmgr != r->cleanup ? io_pool_busy_ns(r->qmgr) : 0;
 }

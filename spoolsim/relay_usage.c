@@ -17,6 +17,7 @@
 void relay_usage_init(struct relay *r)
 {
     r->has_disk = sysusage_disk_of(r->spool.dir, r->disk_stat, sizeof(r->disk_stat)) == 0;
+    sysusage_find_kthreads(&r->kthreads);
 }
 
 static void on_mark_timer(evutil_socket_t fd, short what, void *arg)
@@ -54,19 +55,20 @@ void relay_usage_free(struct relay *r)
     r->usage_timer = NULL;
 }
 
-/* The last sample at or before `t', and the first at or after `u'. */
-static void bracket(const struct relay_stats *st, uint64_t t, uint64_t u, size_t *a, size_t *b)
+/* The sample nearest to `t' (the marks are taken just after the events they mark). */
+static size_t nearest(const struct relay_stats *st, uint64_t t)
 {
-    *a = 0;
-    *b = st->sample_count - 1;
-    for (size_t i = 0; i < st->sample_count; i++) {
-        if (st->samples[i].sys.t_ns <= t)
-            *a = i;
-        if (st->samples[i].sys.t_ns >= u) {
-            *b = i;
-            break;
-        }
+    size_t best = 0;
+
+    for (size_t i = 1; i < st->sample_count; i++) {
+        uint64_t d =
+            st->samples[i].sys.t_ns > t ? st->samples[i].sys.t_ns - t : t - st->samples[i].sys.t_ns;
+        uint64_t e = st->samples[best].sys.t_ns > t ? st->samples[best].sys.t_ns - t
+                                                    : t - st->samples[best].sys.t_ns;
+        if (d < e)
+            best = i;
     }
+    return best;
 }
 
 int relay_usage_window(const struct relay *r, struct utilization *u)
@@ -80,9 +82,10 @@ int relay_usage_window(const struct relay *r, struct utilization *u)
     utilization_init(u);
     if (st->sample_count < 2)
         return -1;
-    if (st->first_in_ns && st->last_out_ns > st->first_in_ns)
-        bracket(st, st->first_in_ns, st->last_out_ns, &ia, &ib);
-    else
+    if (st->first_in_ns && st->last_out_ns > st->first_in_ns) {
+        ia = nearest(st, st->first_in_ns);
+        ib = nearest(st, st->last_out_ns);
+    } else
         ia = 0, ib = st->sample_count - 1;
     if (ib <= ia)
         return -1;
