@@ -67,6 +67,15 @@ static size_t queued_files(const struct profile *p, const char *spool)
         /* qmail's pid/ is also where the relay keeps its lock */
         n += count_files(fd, 0, strcmp(dirs[i], "pid") == 0 ? "relay.pid" : NULL);
     }
+    /* The profile's own lasting files (Exim's hints databases and their locks) are no message. */
+    for (size_t i = 0; !p->builtin_postfix && p->files && p->files[i]; i++) {
+        char path[4096];
+        struct stat sb;
+
+        snprintf(path, sizeof(path), "%s/%s", spool, p->files[i]);
+        if (n > 0 && lstat(path, &sb) == 0 && S_ISREG(sb.st_mode))
+            n--;
+    }
     return n;
 }
 

@@ -6,7 +6,8 @@
  * active/ and deferred/, and for another MTA's profile every directory
  * that profile makes (mqueue/ for Sendmail, qmail's todo/, mess/, info/,
  * remote/..., Exim's input/ and msglog/, OpenSMTPD's queue/...). The
- * relay's own lock file (pid/relay.pid) is no message. A profile that
+ * relay's own lock file (pid/relay.pid) is no message, nor are the files a
+ * profile keeps for good (its `files': Exim's hints databases and locks). A profile that
  * keeps nothing on disk (null) holds its queue in memory only: there the
  * queue is empty once the sink has logged as many messages as the client
  * saw acknowledged. The counts of lines in the two message logs are kept

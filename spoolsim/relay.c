@@ -213,6 +213,8 @@ int spoolsim_relay(int argc, char **argv)
     r.spool.hash_depth = opts.hash_depth;
     r.spool.sync = opts.sync;
     r.profile = profile_find(opts.profile);
+    if (opts.model == NULL) /* what Postfix would show, where there is a model of it */
+        opts.model = r.profile->builtin_postfix ? "postfix" : "none";
     if (relay_model_open(opts.model, &r.model, err, sizeof(err)) != 0)
         msg_usage("--model %s", err);
     if (r.model && !r.profile->builtin_postfix)

@@ -73,10 +73,12 @@ static void usage(FILE *fp)
             "                          message, delivered from memory (postfix)\n"
             "  --model MODEL           a real MTA's CPU per message, spent where it spends\n"
             "                          it: postfix (built in), a model FILE from spoolsim\n"
-            "                          calibrate, or none (the bare relay) (none)\n"
+            "                          calibrate, or none (the bare relay) (postfix;\n"
+            "                          none with another --profile)\n"
             "  --model MODEL           a real MTA's CPU per message, spent where it spends\n"
             "                          it: postfix (built in), a model FILE from spoolsim\n"
-            "                          calibrate, or none (the bare relay) (none)\n"
+            "                          calibrate, or none (the bare relay) (postfix;\n"
+            "                          none with another --profile)\n"
             "  --long-ids              Postfix's long queue IDs (enable_long_queue_ids)\n"
             "  --hash-depth N          levels of hashing for deferred/ and defer/ (1)\n"
             "  --cleanup-threads N     threads that write new queue files, Postfix's cleanup\n"
@@ -188,7 +190,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
     parse_next_hop(opts, "discard");
     opts->sync = PF_SYNC_FSYNC;
     opts->profile = "postfix";
-    opts->model = "none";
+    opts->model = NULL; /* postfix with the postfix profile, none with the others */
     opts->hash_depth = 1;
     opts->cleanup_threads = 20;
     opts->qmgr = RELAY_QMGR_SINGLE;

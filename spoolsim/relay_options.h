@@ -37,7 +37,7 @@ struct relay_options {
     enum pf_sync sync;
     int sync_given;      /* --sync was on the command line */
     const char *profile; /* the spool profile; postfix is the relay's own */
-    const char *model;   /* --model: none, postfix or a model file (relay_model.h) */
+    const char *model;   /* --model: none, postfix or a model file (relay_model.h); NULL: default */
     int long_ids;
     int hash_depth;
     unsigned cleanup_threads;

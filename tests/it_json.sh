@@ -113,7 +113,7 @@ check "smtp-source: the vocabulary" vocabulary "$WORK/source.json" smtp-source n
 check "smtp-sink: the vocabulary" vocabulary "$WORK/sink.json" smtp-sink none \
     --json "$WORK/sink.json" 127.0.0.1:0 100
 check "relay: the vocabulary" vocabulary "$WORK/relay.json" "spoolsim relay" spool \
-    spoolsim relay --listen 127.0.0.1:0 --port-file "$WORK/relay.port" --spool "$D/spool" \
+    spoolsim relay --listen 127.0.0.1:0 --port-file "$WORK/relay.port" --model none --spool "$D/spool" \
     --next-hop "127.0.0.1:$sink_PORT" --json "$WORK/relay.json"
 check "bench: the vocabulary" vocabulary "$WORK/bench.json" "spoolsim bench" spool \
     spoolsim bench -m 20 -s 2 --json "$WORK/bench.json"

@@ -52,12 +52,21 @@ check "a model file's qmgr stage runs on the qmgr thread ($qmgr_s s >= 0.36 s)" 
     python3 -c "import sys; sys.exit(not $qmgr_s >= 0.36)"
 
 # 2 ms of qmgr work a message against 5 sessions: the queue manager is the limit,
-# and the relay says so (the other verdicts: tests/check_bottleneck.c).
-verdict=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['utilization']['bottleneck'])" \
-    "$WORK/qfile.json")
-check "the bottleneck is the queue manager: $verdict" grep -q "^limited by the queue manager" \
-    <<<"$verdict"
-check "and the summary says it" grep -q "^bottleneck: limited by the queue manager" "$WORK/qfile.err"
+# and the relay says so (the other verdicts: tests/check_bottleneck.c), unless
+# other programs on this machine took the cores meanwhile: then CPU is.
+read -r qmgr_busy others verdict <<<"$(python3 -c "import json, sys
+u = json.load(open(sys.argv[1]))['utilization']
+print(u['qmgr_busy'], u['everything_else_cores'], u['bottleneck'])" "$WORK/qfile.json")"
+echo "qmgr thread busy $qmgr_busy, other programs $others cores: $verdict"
+if python3 -c "import sys; sys.exit(not $others < 0.5)"; then
+    check "the queue manager's thread was busy (>= 85 %)" \
+        python3 -c "import sys; sys.exit(not $qmgr_busy >= 0.85)"
+    check "the bottleneck is the queue manager" grep -q "^limited by the queue manager" <<<"$verdict"
+    check "and the summary says it" grep -q "^bottleneck: limited by the queue manager" \
+        "$WORK/qfile.err"
+else
+    check "the machine was busy with others: CPU is the limit" grep -q "^limited by CPU" <<<"$verdict"
+fi
 check "a missing model file is a usage error" \
     sh -c "'$RELAY' relay --spool '$WORK/x' --model '$WORK/nothing.json' 2>'$WORK/e1'; test \$? = 2"
 check "naming the file" grep -q "nothing.json" "$WORK/e1"

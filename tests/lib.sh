@@ -159,7 +159,9 @@ start_relay() {
     shift
     local portfile="$WORK/$name.port"
     rm -f "$portfile"
-    timeout "${TEST_PROCESS_TIMEOUT:-300}" "$RELAY" relay --listen 127.0.0.1:0 --port-file "$portfile" "$@" \
+    # --model none: the tests count operations, not CPU; a test that wants a model says so.
+    timeout "${TEST_PROCESS_TIMEOUT:-300}" "$RELAY" relay --listen 127.0.0.1:0 --port-file "$portfile" \
+        --model none "$@" \
         2>>"$WORK/$name.err" &
     started "$name" $! "spoolsim relay"
 }
