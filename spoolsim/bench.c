@@ -423,7 +423,7 @@ static void start_sink(struct bench *b, int *port)
     work_path(b, "sink.log", log);
     work_path(b, "sink.port", portfile);
     argv[n++] = b->sink_path;
-    argv[n++] = "--quiet";
+    argv[n++] = "--no-summary";
     argv[n++] = "--port-file";
     argv[n++] = portfile;
     argv[n++] = "--msg-log";
