@@ -79,16 +79,19 @@ quit
 PM
 pm_ready() { grep -q "Performing transactions" "$WORK/pm.out"; }
 interrupt pm INT pm_ready \
-    stdbuf -o0 "$RELAY" postmark "$WORK/long.pm"
+    "$RELAY" postmark "$WORK/long.pm"
 check "postmark: SIGINT: exit status 130" test "$STATUS" = 130
 check "postmark: the report is marked partial" partial pm SIGINT
 check "postmark: PostMark's files deleted" empty "$P"
 
-# --- postmark: SIGTERM at the prompt
+# --- postmark: SIGTERM at the prompt (its input a FIFO this shell keeps open)
+mkfifo "$WORK/in"
+exec 3<>"$WORK/in"
 pmq_ready() { grep -q "pm>" "$WORK/pmq.out"; }
 interrupt pmq TERM pmq_ready \
-    sh -c "sleep 100 | exec stdbuf -o0 '$RELAY' postmark"
+    sh -c 'exec "$0" postmark <"$1"' "$RELAY" "$WORK/in"
 check "postmark at the prompt: SIGTERM: exit status 143" test "$STATUS" = 143
+exec 3>&-
 
 # --- ab: SIGINT during a raw run on side A
 A=$WORK/a
