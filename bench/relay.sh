@@ -338,7 +338,7 @@ start_sink() {  # sets SINK_PID SINK_PORT; empty $TMP/sink.log
     local i
     for _ in 1 2 3; do
         rm -f "$TMP/sink.port"
-        stdbuf -oL "$OUR_SINK" --quiet -u nobody --port-file "$TMP/sink.port" --msg-log - \
+        stdbuf -oL "$OUR_SINK" --no-summary -u nobody --port-file "$TMP/sink.port" --msg-log - \
             ${TLS:+--tls} 127.0.0.1:0 1000 >"$TMP/sink.log" 2>>"$TMP/sink.err" &
         SINK_PID=$!
         for i in $(seq 100); do
@@ -516,7 +516,7 @@ drive() {
     DRIVE_PID=''
 }
 source_cmd() {  # source_cmd N: the smtp-source command line into $PORT
-    SRC=("$OUR_SRC" --quiet --json "$TMP/src.json" -s "$S" -m "$1" -l "$L" ${TLS:+--tls} "127.0.0.1:$PORT")
+    SRC=("$OUR_SRC" --no-summary --json "$TMP/src.json" -s "$S" -m "$1" -l "$L" ${TLS:+--tls} "127.0.0.1:$PORT")
 }
 check_source() {  # check_source N: our smtp-source's JSON must show N delivered, 0 failed
     local d f

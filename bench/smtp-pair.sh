@@ -86,7 +86,7 @@ start_sink() {
     for try in 1 2 3 4 5; do
         rm -f "$TMP/port" "$TMP/sink.json"
         if [ "$impl" = our ]; then
-            "$OUR_SINK" --quiet --json "$TMP/sink.json" --port-file "$TMP/port" "$@" \
+            "$OUR_SINK" --no-summary --json "$TMP/sink.json" --port-file "$TMP/port" "$@" \
                 127.0.0.1:0 1000 >/dev/null 2>>"$TMP/sink.err" &
         else
             PORT=$(free_port)
@@ -112,7 +112,7 @@ run_one() {
     local cfg=$1 mode=$2 rep=$3 msgs=$4 src=${NAMES[$1]%-*} sink=${NAMES[$1]#*-}
     local -a cmd opt=(-s "$S" -m "$msgs" -l "$L")
     [ "$mode" = reuse ] && opt=(-d "${opt[@]}")
-    if [ "$src" = our ]; then cmd=("$OUR_SRC" --quiet --json "$TMP/src.json" "${opt[@]}")
+    if [ "$src" = our ]; then cmd=("$OUR_SRC" --no-summary --json "$TMP/src.json" "${opt[@]}")
     else cmd=("$PF_SRC" "${opt[@]}"); fi
     local why="" rc=1 el=0 ut=0 st=0 c0=0 c1=0
     rm -f "$TMP/src.json" "$TMP/rus"

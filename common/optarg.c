@@ -4,11 +4,43 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "msg.h"
 #include "optarg.h"
 #include "workload.h"
+
+int optarg_getopt(int argc, char *const argv[], const char *shortopts,
+                  const struct option *longopts)
+{
+    char spec[128], name[64];
+    const char *arg;
+    int ch;
+
+    /* A leading ':' tells a missing value (':') from an unknown option ('?'). */
+    snprintf(spec, sizeof(spec), ":%s", shortopts);
+    opterr = 0;
+    ch = getopt_long(argc, argv, spec, longopts, NULL);
+    if (ch != '?' && ch != ':')
+        return ch;
+    arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
+    if (strncmp(arg, "--", 2) == 0)
+        snprintf(name, sizeof(name), "%.*s", (int)strcspn(arg, "="), arg);
+    else
+        snprintf(name, sizeof(name), "-%c", optopt);
+    if (ch == ':')
+        msg_usage("option %s requires a value", name);
+    if (optopt == 0)
+        msg_usage("unknown option %s", name); /* or an ambiguous abbreviation */
+    if (strncmp(arg, "--", 2) == 0 && strchr(arg, '=') != NULL)
+        msg_usage("option %s takes no value", name);
+    msg_usage("unknown option -%c", optopt);
+}
 
 uint64_t optarg_count(const char *text, const char *what, uint64_t min, uint64_t max)
 {
@@ -17,8 +49,9 @@ uint64_t optarg_count(const char *text, const char *what, uint64_t min, uint64_t
 
     if (!isdigit((unsigned char)*text))
         msg_usage("%s: bad number \"%s\"", what, text);
+    errno = 0;
     value = strtoull(text, &end, 10);
-    if (*end != 0 || value < min || value > max)
+    if (*end != 0 || errno == ERANGE || value < min || value > max)
         msg_usage("%s: \"%s\" is not a number from %llu to %llu", what, text,
                   (unsigned long long)min, (unsigned long long)max);
     return value;
@@ -31,4 +64,81 @@ double optarg_seconds(const char *text, const char *what)
     if (parse_duration_ns(text, &ns) != 0)
         msg_usage("%s: bad time \"%s\" (e.g. 2, 0.5, 250ms, 2m)", what, text);
     return (double)ns / 1e9;
+}
+
+uint64_t optarg_size(const char *text, const char *what, uint64_t min)
+{
+    uint64_t value = 0;
+    int rc = parse_size(text, &value);
+
+    if (rc != 0 && errno != ERANGE)
+        msg_usage("%s: bad size \"%s\" (e.g. 4096, 64k, 10m)", what, text);
+    if (rc != 0 || value > OPTARG_SIZE_MAX)
+        msg_usage("%s: \"%s\" is larger than the maximum, %s", what, text, OPTARG_SIZE_MAX_TEXT);
+    if (value < min)
+        msg_usage("%s: \"%s\" is less than %llu", what, text, (unsigned long long)min);
+    return value;
+}
+
+void optarg_size_dist(const char *text, const char *what, struct size_dist *out)
+{
+    char err[256];
+    uint64_t largest;
+
+    if (size_dist_parse(text, out, err, sizeof(err)) != 0)
+        msg_usage("%s: %s", what, err);
+    largest = out->kind == SIZE_FIXED ? out->a : out->kind == SIZE_UNIFORM ? out->b : out->max;
+    if (largest > OPTARG_SIZE_MAX)
+        msg_usage("%s: \"%s\" allows sizes larger than the maximum, %s", what, text,
+                  OPTARG_SIZE_MAX_TEXT);
+}
+
+double optarg_rate(const char *text, const char *what)
+{
+    char *end;
+    double rate;
+
+    errno = 0;
+    rate = strtod(text, &end);
+    if (*text == 0 || *end != 0 || !(rate > 0 && rate <= 1e7))
+        msg_usage("%s: \"%s\" is not a number of messages per second greater than 0 and at "
+                  "most 10000000",
+                  what, text);
+    return rate;
+}
+
+void optarg_output_file(const char *path, const char *what)
+{
+    struct stat st;
+    char *dir, *slash;
+
+    if (strcmp(path, "-") == 0)
+        return;
+    if (*path == 0)
+        msg_usage("%s: an empty file name", what);
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            msg_usage("%s %s: is a directory", what, path);
+        if (access(path, W_OK) != 0)
+            msg_usage("%s %s: cannot write: %s", what, path, strerror(errno));
+        return;
+    }
+    if (errno != ENOENT)
+        msg_usage("%s %s: %s", what, path, strerror(errno));
+    /* A new file: its directory must let us create it. */
+    if ((dir = strdup(path)) == NULL)
+        msg_fatal("out of memory");
+    slash = strrchr(dir, '/');
+    if (slash == dir)
+        slash[1] = 0;
+    else if (slash)
+        *slash = 0;
+    if (stat(slash ? dir : ".", &st) != 0 || !S_ISDIR(st.st_mode) ||
+        access(slash ? dir : ".", W_OK | X_OK) != 0) {
+        int error = errno ? errno : ENOTDIR;
+
+        free(dir);
+        msg_usage("%s %s: cannot create: %s", what, path, strerror(error));
+    }
+    free(dir);
 }

@@ -3,17 +3,53 @@
  *
  * A value that does not parse, or is out of range, ends the program with
  * msg_usage() (exit status 2) and a message naming the option and value,
- * so callers only ever see good values.
+ * so callers only ever see good values. Every program reads its command
+ * line through optarg_getopt(), so that all of them word a missing value
+ * or an unknown option alike.
  */
 #ifndef SPOOLSIM_OPTARG_H
 #define SPOOLSIM_OPTARG_H
 
+#include <getopt.h>
 #include <stdint.h>
+
+#include "workload.h"
+
+/*
+ * The largest message size any program takes, 1 GiB: smtp-source builds
+ * each message in memory, and a typo such as --size 99999999999999 must
+ * be a usage error, not an allocation that fails halfway through a run.
+ */
+#define OPTARG_SIZE_MAX (1024ULL * 1024 * 1024)
+#define OPTARG_SIZE_MAX_TEXT "1024m (1 GiB)"
+
+/*
+ * getopt_long(), except that a missing value or an unknown option ends
+ * the program with msg_usage(), saying which of the two it is.
+ */
+int optarg_getopt(int argc, char *const argv[], const char *shortopts,
+                  const struct option *longopts);
 
 /* A decimal count in [min, max]. */
 uint64_t optarg_count(const char *text, const char *what, uint64_t min, uint64_t max);
 
 /* A time such as 2, 0.5, 250ms or 2m, in seconds. */
 double optarg_seconds(const char *text, const char *what);
+
+/* A byte count such as 4096, 64k or 10m, in [min, OPTARG_SIZE_MAX]. */
+uint64_t optarg_size(const char *text, const char *what, uint64_t min);
+
+/* A size distribution (workload.h) none of whose sizes exceeds OPTARG_SIZE_MAX. */
+void optarg_size_dist(const char *text, const char *what, struct size_dist *out);
+
+/* A rate in messages per second: a number greater than 0, at most 10 million. */
+double optarg_rate(const char *text, const char *what);
+
+/*
+ * An output file given on the command line, such as --json FILE: "-"
+ * (standard output), or a path that can be written now, so that a run is
+ * not wasted on a report that cannot be kept. Nothing is created.
+ */
+void optarg_output_file(const char *path, const char *what);
 
 #endif

@@ -88,6 +88,7 @@ static void usage(FILE *fp)
             "  --tls-cert FILE       certificate (PEM) for STARTTLS\n"
             "  --tls-key FILE        private key (PEM); default: in the certificate file\n"
             "  --max-size BYTES      announce SIZE; larger messages get 552 after DATA\n"
+            "                        (at most 1024m)\n"
             "  --max-rcpt N          recipients per transaction (1000), then 452\n"
             "  --error-limit N       421 and close after N errors in a session (20)\n"
             "  --bare-lf POLICY      strict | normalize (default) | lenient\n"
@@ -105,8 +106,8 @@ static void usage(FILE *fp)
             "                        Message-ID, sender, client (\"-\" for standard output)\n"
             "  --json FILE           final statistics as JSON (\"-\" for standard output)\n"
             "  --port-file FILE      write the bound TCP port to FILE (useful with port 0)\n"
-            "  --quiet               no summary at exit\n"
-            "  --help, --version\n");
+            "  --no-summary          no summary at exit (--quiet is no longer accepted)\n"
+            "  --help, --version     (-h alone is --help: with a value it is Postfix's -h)\n");
 }
 
 /* Mark every command named in a list like "rcpt,.,data" for option `opt'. */
@@ -279,6 +280,7 @@ enum {
     OPT_MSG_LOG,
     OPT_JSON,
     OPT_PORT_FILE,
+    OPT_NO_SUMMARY,
     OPT_QUIET,
     OPT_HELP,
     OPT_VERSION,
@@ -299,6 +301,7 @@ static const struct option long_options[] = {
     {"msg-log", required_argument, NULL, OPT_MSG_LOG},
     {"json", required_argument, NULL, OPT_JSON},
     {"port-file", required_argument, NULL, OPT_PORT_FILE},
+    {"no-summary", no_argument, NULL, OPT_NO_SUMMARY},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
@@ -322,9 +325,18 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
     opts->bare_lf = SMTP_BARE_LF_NORMALIZE;
     opts->seed = 1;
 
-    while (
-        (ch = getopt_long(argc, argv, "468aA:b:B:cCd:D:eEf:Fh:H:Lm:M:n:NpPq:Q:r:R:s:S:t:T:u:vw:W:",
-                          long_options, NULL)) != -1) {
+    /*
+     * Postfix's -h takes a host name, so "-h" alone, which no Postfix
+     * command line can be (it also needs an address and a backlog), is
+     * the help every spoolsim program gives for -h.
+     */
+    if (argc == 2 && strcmp(argv[1], "-h") == 0) {
+        usage(stdout);
+        exit(0);
+    }
+    while ((ch = optarg_getopt(argc, argv,
+                               "468aA:b:B:cCd:D:eEf:Fh:H:Lm:M:n:NpPq:Q:r:R:s:S:t:T:u:vw:W:",
+                               long_options)) != -1) {
         switch (ch) {
         case '4':
             opts->family = AF_INET;
@@ -439,14 +451,9 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
         case OPT_TLS_KEY:
             opts->tls_key = optarg;
             break;
-        case OPT_MAX_SIZE: {
-            uint64_t size;
-
-            if (parse_size(optarg, &size) != 0 || size == 0)
-                msg_usage("--max-size: bad size \"%s\"", optarg);
-            opts->max_size = size;
+        case OPT_MAX_SIZE:
+            opts->max_size = optarg_size(optarg, "--max-size", 1);
             break;
-        }
         case OPT_MAX_RCPT:
             opts->max_rcpt = (unsigned)optarg_count(optarg, "--max-rcpt", 1, 1000000);
             break;
@@ -470,17 +477,23 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
             opts->seed = optarg_count(optarg, "--seed", 0, UINT64_MAX);
             break;
         case OPT_MSG_LOG:
+            optarg_output_file(optarg, "--msg-log");
             opts->msg_log = optarg;
             break;
         case OPT_JSON:
+            optarg_output_file(optarg, "--json");
             opts->json_file = optarg;
             break;
         case OPT_PORT_FILE:
             opts->port_file = optarg;
             break;
-        case OPT_QUIET:
-            opts->quiet = 1;
+        case OPT_NO_SUMMARY:
+            opts->no_summary = 1;
             break;
+        case OPT_QUIET:
+            /* It meant "no summary" here and "no progress" in spoolsim: refused, not redefined. */
+            msg_usage("--quiet: say --no-summary (--quiet means \"no progress\" in spoolsim's "
+                      "programs, and smtp-sink prints none)");
         case OPT_HELP:
             usage(stdout);
             exit(0);
@@ -488,7 +501,7 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
             printf("smtp-sink (spoolsim) %s\n", PACKAGE_VERSION);
             exit(0);
         default:
-            msg_usage("unknown option");
+            msg_panic("option %d not handled", ch);
         }
     }
     if (opts->tls_key && !opts->tls_cert)

@@ -94,7 +94,7 @@ struct sink_options {
     const char *json_file; /* final statistics */
     const char *port_file; /* write the bound port here */
     uint64_t seed;
-    int quiet;
+    int no_summary;
 };
 
 void sink_options_parse(int argc, char **argv, struct sink_options *opts);

@@ -311,7 +311,7 @@ int main(int argc, char **argv)
         printf("\n");
         event_free(counter);
     }
-    if (!opts.quiet)
+    if (!opts.no_summary)
         print_summary(stderr, &server->stats);
     if (opts.json_file)
         write_json(opts.json_file, server, &run);

@@ -292,7 +292,7 @@ int main(int argc, char **argv)
         printf("\n");
         event_free(tick);
     }
-    if (!opts.quiet)
+    if (!opts.no_summary)
         source_report_text(stdout, &ctx->stats, &opts);
     if (opts.json_file)
         source_report_json(opts.json_file, &ctx->stats, &opts, &run);

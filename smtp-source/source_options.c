@@ -30,7 +30,8 @@ static void usage(FILE *fp)
                 "  -d              keep the connection open for the next message\n"
                 "  -f from         sender address (foo@myhostname)\n"
                 "  -F file         send this pre-formatted message (dot-stuffed, CR LF added)\n"
-                "  -l length       message body length in bytes (same as --size fixed:length)\n"
+                "  -l length       message body length in bytes (same as --size fixed:length;\n"
+                "                  at most 1024m)\n"
                 "  -L              speak LMTP\n"
                 "  -m count        messages to send (1)\n"
                 "  -M myhostname   HELO name and default address domain\n"
@@ -53,15 +54,16 @@ static void usage(FILE *fp)
                 "  --arrivals KIND     fixed (default) or poisson spacing for --rate\n"
                 "  --duration T        run for T (e.g. 30s, 2m) instead of -m messages\n"
                 "  --size DIST         body size: N, fixed:N, uniform:LO:HI,\n"
-                "                      lognormal:MEDIAN:SIGMA[:MAX] (k and m suffixes allowed)\n"
+                "                      lognormal:MEDIAN:SIGMA[:MAX] (k and m suffixes allowed;\n"
+                "                      no size above 1024m)\n"
                 "  --timeout T         wait at most T for each reply (60s)\n"
                 "  --json FILE         summary as JSON (\"-\" for standard output)\n"
                 "  --msg-log FILE      one line per delivered message: id, size, checksum,\n"
                 "                      recipients, Message-ID (\"-\" for standard output)\n"
                 "  --seed N            seed for sizes, waits and arrivals (1)\n"
                 "  --ignore-failures   exit 0 even when messages failed\n"
-                "  --quiet             no summary\n"
-                "  --help, --version\n"
+                "  --no-summary        no summary at the end (--quiet is no longer accepted)\n"
+                "  -h, --help, --version\n"
                 "\n"
                 "Exit status: 0 when every message was delivered, 1 when some failed, 2 for\n"
                 "usage errors.\n");
@@ -91,6 +93,7 @@ enum {
     OPT_MSG_LOG,
     OPT_SEED,
     OPT_IGNORE_FAILURES,
+    OPT_NO_SUMMARY,
     OPT_QUIET,
     OPT_HELP,
     OPT_VERSION,
@@ -108,6 +111,7 @@ static const struct option long_options[] = {
     {"msg-log", required_argument, NULL, OPT_MSG_LOG},
     {"seed", required_argument, NULL, OPT_SEED},
     {"ignore-failures", no_argument, NULL, OPT_IGNORE_FAILURES},
+    {"no-summary", no_argument, NULL, OPT_NO_SUMMARY},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
@@ -116,7 +120,6 @@ static const struct option long_options[] = {
 
 void source_options_parse(int argc, char **argv, struct source_options *opts)
 {
-    char err[256];
     int ch, messages_given = 0;
 
     memset(opts, 0, sizeof(*opts));
@@ -129,8 +132,9 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
     opts->seed = 1;
     opts->size.kind = SIZE_FIXED;
 
-    while ((ch = getopt_long(argc, argv, "46AcC:df:F:l:Lm:M:Nor:R:s:S:t:T:vw:", long_options,
-                             NULL)) != -1) {
+    /* Postfix's smtp-source has no -h: here it is --help, as in every spoolsim program. */
+    while ((ch = optarg_getopt(argc, argv, "46AcC:df:F:hl:Lm:M:Nor:R:s:S:t:T:vw:", long_options)) !=
+           -1) {
         switch (ch) {
         case '4':
             opts->family = AF_INET;
@@ -155,16 +159,11 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
         case 'F':
             opts->message_file = optarg;
             break;
-        case 'l': {
-            uint64_t len;
-
-            if (parse_size(optarg, &len) != 0)
-                msg_usage("-l: bad length \"%s\"", optarg);
+        case 'l':
             opts->size.kind = SIZE_FIXED;
-            opts->size.a = len;
+            opts->size.a = optarg_size(optarg, "-l", 0);
             opts->size_given = 1;
             break;
-        }
         case 'L':
             opts->lmtp = 1;
             break;
@@ -215,14 +214,9 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
         case OPT_PIPELINING:
             opts->pipelining = 1;
             break;
-        case OPT_RATE: {
-            char *end;
-
-            opts->rate = strtod(optarg, &end);
-            if (*optarg == 0 || *end != 0 || !(opts->rate > 0 && opts->rate <= 1e7))
-                msg_usage("--rate: \"%s\" is not a positive number of messages per second", optarg);
+        case OPT_RATE:
+            opts->rate = optarg_rate(optarg, "--rate");
             break;
-        }
         case OPT_ARRIVALS:
             if (strcmp(optarg, "fixed") == 0)
                 opts->arrivals = ARRIVAL_FIXED;
@@ -237,8 +231,7 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
                 msg_usage("--duration must be positive");
             break;
         case OPT_SIZE:
-            if (size_dist_parse(optarg, &opts->size, err, sizeof(err)) != 0)
-                msg_usage("--size: %s", err);
+            optarg_size_dist(optarg, "--size", &opts->size);
             opts->size_given = 1;
             break;
         case OPT_TIMEOUT:
@@ -247,9 +240,11 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
                 msg_usage("--timeout must be positive");
             break;
         case OPT_JSON:
+            optarg_output_file(optarg, "--json");
             opts->json_file = optarg;
             break;
         case OPT_MSG_LOG:
+            optarg_output_file(optarg, "--msg-log");
             opts->msg_log = optarg;
             break;
         case OPT_SEED:
@@ -258,9 +253,14 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
         case OPT_IGNORE_FAILURES:
             opts->ignore_failures = 1;
             break;
-        case OPT_QUIET:
-            opts->quiet = 1;
+        case OPT_NO_SUMMARY:
+            opts->no_summary = 1;
             break;
+        case OPT_QUIET:
+            /* It meant "no summary" here and "no progress" in spoolsim: refused, not redefined. */
+            msg_usage("--quiet: say --no-summary (--quiet means \"no progress\" in spoolsim's "
+                      "programs, and smtp-source prints none)");
+        case 'h':
         case OPT_HELP:
             usage(stdout);
             exit(0);
@@ -268,7 +268,7 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             printf("smtp-source (spoolsim) %s\n", PACKAGE_VERSION);
             exit(0);
         default:
-            msg_usage("unknown option");
+            msg_panic("option %d not handled", ch);
         }
     }
     if (messages_given && opts->duration > 0)

@@ -50,7 +50,7 @@ struct source_options {
     const char *msg_log;
     uint64_t seed;
     int ignore_failures;
-    int quiet;
+    int no_summary;
 };
 
 void source_options_parse(int argc, char **argv, struct source_options *opts);

@@ -14,11 +14,17 @@
  * the ratio B/A with a bootstrap 95 % interval, and a verdict in words
  * (ab_stats.h).
  *
+ * Everything that can be found wrong before a run is: the directories
+ * (that they are writable directories; the same one twice is warned of),
+ * the --json file, a PostMark command file (checked line by line).
+ *
  * Exit status: 2 for a usage error, including arguments the child
  * refused; 1 if any run failed (after the rest ran and the report is
- * printed) or on SIGINT/SIGTERM, which stop the running child and remove
- * ab's temporary files; 0 otherwise, whichever side is faster: a slower
- * B is a measurement, not a failure.
+ * printed); 130 or 143 on SIGINT or SIGTERM, which stop the running child
+ * (it removes its own files), remove what ab made and print the report of
+ * the runs so far, marked partial; 141 when standard output or error is
+ * a pipe whose reader went away; 0 otherwise, whichever side is faster: a
+ * slower B is a measurement, not a failure.
  */
 #include "config.h"
 
@@ -39,12 +45,14 @@
 
 #include "ab_stats.h"
 #include "fsinfo.h"
+#include "interrupt.h"
 #include "json.h"
 #include "json_meta.h"
 #include "json_read.h"
 #include "fileutil.h"
 #include "msg.h"
 #include "optarg.h"
+#include "pm_command.h"
 #include "spawn_logged.h"
 #include "spoolsim.h"
 #include "xalloc.h"
@@ -95,9 +103,11 @@ struct side {
     struct fsinfo fs;
     int fs_known;
     dev_t dev;
+    ino_t ino;
     double *figures; /* one per measured run, NAN where the run failed */
     double *good;    /* the figures of the runs that worked, for the statistics */
     size_t ngood;
+    unsigned done; /* measured runs made, failed or not: fewer after an interrupt */
 };
 
 struct ab {
@@ -112,17 +122,10 @@ struct ab {
 };
 
 /*
- * Set by SIGINT/SIGTERM: the one piece of state a signal handler may
- * touch. The wait for a child checks it, and so does every step between
- * runs.
+ * SIGINT and SIGTERM set interrupt_signal() (interrupt.h): the wait for a
+ * child checks it, and so does every step between runs.
  */
-static volatile sig_atomic_t interrupted;
-
-static void on_interrupt(int sig)
-{
-    (void)sig;
-    interrupted = 1;
-}
+#define interrupted (interrupt_signal() != 0)
 
 static void usage(FILE *fp)
 {
@@ -146,10 +149,11 @@ static void usage(FILE *fp)
           "  --seed N         seed of the bootstrap's random numbers (1)\n"
           "  --json FILE      also write the results as JSON (- = stdout)\n"
           "  -q, --quiet      no progress while running\n"
-          "  --help, --version\n"
+          "  -h, --help, --version\n"
           "\n"
           "Exit status: 0 when every run worked, whichever side is faster; 1 if a run\n"
-          "failed; 2 for a usage error.\n",
+          "failed; 2 for a usage error; 130 or 143 after SIGINT or SIGTERM (the runs so\n"
+          "far are reported, marked partial).\n",
           fp);
 }
 
@@ -216,7 +220,7 @@ static void parse_options(struct ab_options *o, int argc, char **argv)
     for (dashes = 1; dashes < argc && strcmp(argv[dashes], "--") != 0; dashes++)
         ;
     optind = 1;
-    while ((ch = getopt_long(dashes, argv, "n:q", long_options, NULL)) != -1) {
+    while ((ch = optarg_getopt(dashes, argv, "n:qh", long_options)) != -1) {
         switch (ch) {
         case 'n':
             o->runs = (unsigned)optarg_count(optarg, "--runs", 2, MAX_RUNS);
@@ -228,11 +232,13 @@ static void parse_options(struct ab_options *o, int argc, char **argv)
             o->seed = optarg_count(optarg, "--seed", 0, UINT64_MAX);
             break;
         case OPT_JSON:
+            optarg_output_file(optarg, "--json");
             o->json = optarg;
             break;
         case 'q':
             o->quiet = 1;
             break;
+        case 'h':
         case OPT_HELP:
             usage(stdout);
             exit(0);
@@ -240,7 +246,7 @@ static void parse_options(struct ab_options *o, int argc, char **argv)
             printf("spoolsim ab %s\n", PACKAGE_VERSION);
             exit(0);
         default:
-            msg_usage("unknown option (see spoolsim ab --help)");
+            msg_panic("option %d not handled", ch);
         }
     }
     ndirs = dashes - optind;
@@ -266,11 +272,15 @@ static void init_side(struct side *s, const char *name, const char *dir, unsigne
         msg_usage("DIR_%s %s: %s", name, dir, strerror(errno));
     if (!S_ISDIR(st.st_mode))
         msg_usage("DIR_%s %s: not a directory", name, dir);
+    /* Found now, not after every run of the other side has been made. */
+    if (access(dir, W_OK | X_OK) != 0)
+        msg_usage("DIR_%s %s: cannot write in it: %s", name, dir, strerror(errno));
     if (strlen(dir) > SHORT_PATH - 64)
         msg_usage("DIR_%s: the path %.60s... is too long", name, dir);
     s->name = name;
     s->dir = dir;
     s->dev = st.st_dev;
+    s->ino = st.st_ino;
     s->fs_known = fsinfo_lookup(dir, &s->fs) == 0;
     s->figures = xmalloc(runs * sizeof(*s->figures));
     s->good = xmalloc(runs * sizeof(*s->good));
@@ -290,6 +300,20 @@ static int same_filesystem(const struct side *a, const struct side *b)
     return strcmp(a->fs.mount_point, b->fs.mount_point) == 0 || a->dev == b->dev;
 }
 
+static void check_commands(const char *path, char *text, size_t len)
+{
+    FILE *in = fmemopen(text, len ? len : 1, "r");
+    unsigned errors;
+
+    if (in == NULL)
+        msg_fatal("out of memory");
+    errors = pm_command_check(in, path, stderr);
+    fclose(in);
+    if (errors)
+        msg_usage("%s: %u error%s in the PostMark commands: no run was made", path, errors,
+                  errors == 1 ? "" : "s");
+}
+
 /* A line PostMark would take (it matches by prefix) for a command ab gives itself. */
 static int ab_owns(const char *line)
 {
@@ -301,7 +325,11 @@ static int ab_owns(const char *line)
     return 0;
 }
 
-/* The user's PostMark commands up to quit, less those ab gives itself, one per line. */
+/*
+ * The user's PostMark commands up to quit, those ab gives itself blanked,
+ * one per line; checked as PostMark would read them, so that a mistake is
+ * found, said as FILE:LINE, before any run (exit status 2).
+ */
 static char *read_commands(const char *path)
 {
     FILE *fp = fopen(path, "r"), *mem;
@@ -320,8 +348,10 @@ static char *read_commands(const char *path)
             line[--n] = 0;
         if (strncmp(line, "quit", 4) == 0 || strcmp(line, "exit") == 0)
             break; /* "exit" is PostMark's other word for it; it reads no further */
-        if (ab_owns(line))
+        if (ab_owns(line)) {
+            fputc('\n', mem); /* blank, so that line numbers stay the user's */
             continue;
+        }
         if (strncmp(line, "load", 4) == 0)
             msg_warn("%s: \"%s\": the commands in a loaded file are not filtered; a run there "
                      "would not be measured",
@@ -332,6 +362,7 @@ static char *read_commands(const char *path)
     fclose(fp);
     if (fclose(mem) != 0)
         msg_fatal("out of memory");
+    check_commands(path, text, len);
     return text;
 }
 
@@ -533,12 +564,6 @@ static double run_one(struct ab *ab, const struct side *s, const char *label)
     return figure;
 }
 
-static _Noreturn void abandon(struct ab *ab)
-{
-    tree_remove(ab->work);
-    msg_fatal("interrupted");
-}
-
 /* Run a side once, as warm-up or as measured run i; keep the figure of the latter. */
 static void measure(struct ab *ab, int which, unsigned i, int warm)
 {
@@ -550,13 +575,20 @@ static void measure(struct ab *ab, int which, unsigned i, int warm)
     snprintf(label, sizeof(label), warm ? "warm-up %s %u" : "%s run %u", s->name, i + 1);
     if (!ab->opts->quiet)
         fprintf(stderr, "spoolsim ab: %s/%u on %s...\n", label, total, s->dir);
+    if (fflush(stderr) != 0 && errno == EPIPE)
+        interrupt_note(SIGPIPE);
+    if (interrupted)
+        return;
     figure = run_one(ab, s, label);
     if (interrupted)
-        abandon(ab);
+        return;
     if (!ab->opts->quiet && !isnan(figure))
         fprintf(stderr, "spoolsim ab: %s/%u: %.1f %s%s\n", label, total, figure,
                 ab->opts->mode->unit, warm ? " (discarded)" : "");
+    if (fflush(stderr) != 0 && errno == EPIPE)
+        interrupt_note(SIGPIPE); /* `2>&1 | head': nobody is reading */
     if (!warm) {
+        s->done = i + 1;
         s->figures[i] = figure;
         if (!isnan(figure))
             s->good[s->ngood++] = figure;
@@ -599,6 +631,8 @@ static void print_report(const struct ab *ab, const struct ab_result *r, int com
     const char *unit = o->mode->unit;
     char where[1200], verdict[512];
 
+    if (interrupted)
+        interrupt_print_partial(fp);
     print_command(o, fp);
     for (int k = 0; k < 2; k++) {
         fsinfo_describe(&ab->side[k].fs, where, sizeof(where));
@@ -617,7 +651,9 @@ static void print_report(const struct ab *ab, const struct ab_result *r, int com
         for (int k = 0; k < 2; k++) {
             double f = ab->side[k].figures[i];
 
-            if (isnan(f))
+            if (i >= ab->side[k].done)
+                fprintf(fp, "%s run %u: not run (interrupted)\n", ab->side[k].name, i + 1);
+            else if (isnan(f))
                 fprintf(fp, "%s run %u: failed\n", ab->side[k].name, i + 1);
             else
                 fprintf(fp, "%s run %u: %.1f %s\n", ab->side[k].name, i + 1, f, unit);
@@ -699,13 +735,26 @@ static int write_json(const struct ab *ab, const struct ab_result *r, int compar
 
 /* ------------------------------------------------------------ the command */
 
+/* Before any run: what would make the comparison say nothing. */
+static void warn_same(const struct ab *ab)
+{
+    const struct side *a = &ab->side[0], *b = &ab->side[1];
+
+    if (a->dev == b->dev && a->ino == b->ino)
+        msg_warn("DIR_A and DIR_B are the same directory (%s): this measures it against itself",
+                 a->dir);
+    else if (same_filesystem(a, b))
+        msg_warn("A and B are on the same filesystem (%s on %s) with the same mount options: "
+                 "this measures it against itself",
+                 a->fs.fstype, a->fs.mount_point);
+}
+
 int spoolsim_ab(int argc, char **argv)
 {
     struct ab_options opts;
     struct ab ab;
     struct ab_result result;
     struct json_run run;
-    struct sigaction sa;
     int compared, status = 0;
     ssize_t n;
 
@@ -722,33 +771,35 @@ int spoolsim_ab(int argc, char **argv)
     if ((n = readlink("/proc/self/exe", ab.self, sizeof(ab.self) - 1)) <= 0)
         msg_fatal("cannot find my own program: %s", strerror(errno));
     ab.self[n] = 0;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_interrupt; /* no SA_RESTART: the wait returns EINTR */
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    warn_same(&ab);
+    interrupt_install();
 
     make_work_dir(&ab);
     if (!opts.quiet)
         fprintf(stderr, "spoolsim ab: %s, %u warm-up%s and %u runs per side, alternating A B\n",
                 opts.mode->name, opts.warmup, opts.warmup == 1 ? "" : "s", opts.runs);
-    for (unsigned i = 0; i < opts.warmup; i++) {
+    for (unsigned i = 0; i < opts.warmup && !interrupted; i++) {
         measure(&ab, 0, i, 1);
-        measure(&ab, 1, i, 1);
+        if (!interrupted)
+            measure(&ab, 1, i, 1);
     }
-    for (unsigned i = 0; i < opts.runs; i++) {
+    for (unsigned i = 0; i < opts.runs && !interrupted; i++) {
         measure(&ab, 0, i, 0);
-        measure(&ab, 1, i, 0);
+        if (!interrupted)
+            measure(&ab, 1, i, 0);
     }
     tree_remove(ab.work);
 
     compared = ab_compare(ab.side[0].good, ab.side[0].ngood, ab.side[1].good, ab.side[1].ngood,
                           opts.seed, &result) == 0;
-    print_report(&ab, &result, compared, stdout);
-    if (opts.json && write_json(&ab, &result, compared) != 0) {
+    if (interrupt_signal() != SIGPIPE)
+        print_report(&ab, &result, compared, stdout);
+    /* A partial comparison's JSON would read as a whole one: none is written. */
+    if (opts.json && !interrupted && write_json(&ab, &result, compared) != 0) {
         msg_warn("cannot write %s: %s", opts.json, strerror(errno));
         status = 1;
     }
-    if (fflush(stdout) != 0)
+    if (interrupt_flush_stdout() != 0)
         status = 1;
     for (int k = 0; k < 2; k++) {
         free(ab.side[k].figures);
@@ -756,5 +807,7 @@ int spoolsim_ab(int argc, char **argv)
     }
     free(ab.commands);
     json_run_free(&run);
+    if (interrupted)
+        return interrupt_exit_status();
     return ab.failures ? 1 : status;
 }

@@ -28,6 +28,7 @@
 #include "clock.h"
 #include "fileutil.h"
 #include "fsinfo.h"
+#include "interrupt.h"
 #include "json.h"
 #include "json_read.h"
 #include "msg.h"
@@ -57,16 +58,10 @@ struct bench {
 };
 
 /*
- * Set by SIGINT/SIGTERM: the one piece of state a signal handler may
- * touch. Every wait below checks it and cleans up.
+ * SIGINT and SIGTERM set interrupt_signal() (interrupt.h); every wait below
+ * checks it, stops the children and reports what was done, as partial.
  */
-static volatile sig_atomic_t interrupted;
-
-static void on_interrupt(int sig)
-{
-    (void)sig;
-    interrupted = 1;
-}
+#define interrupted (interrupt_signal() != 0)
 
 static void usage(FILE *fp)
 {
@@ -85,7 +80,8 @@ static void usage(FILE *fp)
             "  -d, --duration TIME   how long to inject (10s)\n"
             "  -m, --messages N      inject N messages instead\n"
             "  -s, --sessions N      concurrent client sessions (20)\n"
-            "  --size DIST           message size: N, uniform:LO:HI, lognormal:... (1024)\n"
+            "  --size DIST           message size: N, uniform:LO:HI, lognormal:... (1024;\n"
+            "                        at most 1024m)\n"
             "  -r, --rcpts N         recipients per message (1)\n"
             "  --reuse               reuse client connections (default: one per message)\n"
             "  --rate R              open loop: R messages/s (Poisson arrivals)\n"
@@ -100,8 +96,11 @@ static void usage(FILE *fp)
             "  --drain-timeout TIME  how long the queue may take to empty (120s)\n"
             "  --json FILE           also write the results as JSON (- = stdout)\n"
             "  --keep                keep the work directory (spool, logs, reports)\n"
-            "  -q, --quiet           only the results\n"
-            "  --help, --version\n");
+            "  -q, --quiet           no progress on standard error, only the results\n"
+            "  -h, --help, --version\n"
+            "\n"
+            "SIGINT or SIGTERM stops the run: the children are stopped, the work directory\n"
+            "removed, the report so far printed marked partial; exit status 130 or 143.\n");
 }
 
 enum {
@@ -149,6 +148,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
     };
+    struct size_dist size;
     int ch, duration_given = 0;
 
     memset(o, 0, sizeof(*o));
@@ -161,7 +161,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
     o->profile = "postfix";
     o->drain_timeout = 120;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "d:m:s:r:q", long_options, NULL)) != -1) {
+    while ((ch = optarg_getopt(argc, argv, "d:m:s:r:qh", long_options)) != -1) {
         switch (ch) {
         case OPT_SPOOL:
             o->spool_parent = optarg;
@@ -179,6 +179,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
             o->sessions = (unsigned)optarg_count(optarg, "--sessions", 1, 10000);
             break;
         case OPT_SIZE:
+            optarg_size_dist(optarg, "--size", &size); /* smtp-source reads it again */
             o->size = optarg;
             break;
         case 'r':
@@ -188,6 +189,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
             o->reuse = 1;
             break;
         case OPT_RATE:
+            optarg_rate(optarg, "--rate");
             o->rate = optarg;
             break;
         case OPT_SYNC:
@@ -223,6 +225,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
             o->drain_timeout = optarg_seconds(optarg, "--drain-timeout");
             break;
         case OPT_JSON:
+            optarg_output_file(optarg, "--json");
             o->json = optarg;
             break;
         case OPT_KEEP:
@@ -231,6 +234,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         case 'q':
             o->quiet = 1;
             break;
+        case 'h':
         case OPT_HELP:
             usage(stdout);
             exit(0);
@@ -238,7 +242,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
             printf("spoolsim bench %s\n", PACKAGE_VERSION);
             exit(0);
         default:
-            msg_usage("unknown option (see spoolsim bench --help)");
+            msg_panic("option %d not handled", ch);
         }
     }
     if (optind < argc)
@@ -393,6 +397,10 @@ static _Noreturn void give_up(struct bench *b, const char *name, const char *wha
     stop_child(&b->relay);
     stop_child(&b->sink);
     remove_work(b);
+    if (interrupted) {
+        msg_warn("interrupted by %s before the run began", interrupt_name());
+        exit(interrupt_exit_status());
+    }
     msg_fatal("%s did not start", what);
 }
 
@@ -405,7 +413,7 @@ static void start_sink(struct bench *b, int *port)
     work_path(b, "sink.log", log);
     work_path(b, "sink.port", portfile);
     argv[n++] = b->sink_path;
-    argv[n++] = "--quiet";
+    argv[n++] = "--no-summary";
     argv[n++] = "--port-file";
     argv[n++] = portfile;
     argv[n++] = "--msg-log";
@@ -520,26 +528,16 @@ static void start_source(struct bench *b, int relay_port)
         give_up(b, "source", "smtp-source");
 }
 
-static void abandon(struct bench *b)
-{
-    stop_child(&b->source);
-    stop_child(&b->relay);
-    stop_child(&b->sink);
-    remove_work(b);
-    msg_fatal("interrupted");
-}
-
 int spoolsim_bench(int argc, char **argv)
 {
     struct bench_options opts;
     struct bench b;
     struct bench_results res;
-    struct sigaction sa;
     uint64_t t_load, t_loaded, t_drained, deadline;
     struct bench_drain drain;
     struct json_run run;
     char sent_log[PATH_MAX], sink_log[PATH_MAX];
-    int sink_port, relay_port;
+    int sink_port, relay_port, status;
     ssize_t n;
 
     json_run_init(&run, "spoolsim bench", "spoolsim", argc, argv);
@@ -553,11 +551,7 @@ int spoolsim_bench(int argc, char **argv)
     b.self[n] = 0;
     find_program(&b, "smtp-sink", "SPOOLSIM_SMTP_SINK", b.sink_path);
     find_program(&b, "smtp-source", "SPOOLSIM_SMTP_SOURCE", b.source_path);
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_interrupt; /* no SA_RESTART: waits return EINTR */
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    signal(SIGPIPE, SIG_IGN);
+    interrupt_install();
 
     make_work_dir(&b);
     if (!opts.quiet)
@@ -576,23 +570,19 @@ int spoolsim_bench(int argc, char **argv)
     }
     t_load = clock_now_ns();
     start_source(&b, relay_port);
-    res.source_status = reap(&b.source);
+    res.source_status = reap(&b.source); /* asked to stop at an interrupt */
     t_loaded = clock_now_ns();
-    if (interrupted)
-        abandon(&b);
-    if (!opts.quiet)
+    if (!opts.quiet && !interrupted)
         fprintf(stderr, "spoolsim bench: draining the queue...\n");
     deadline = t_loaded + (uint64_t)(opts.drain_timeout * 1e9);
     work_path(&b, "source.log", sent_log);
     work_path(&b, "sink.log", sink_log);
     bench_drain_init(&drain, profile_find(opts.profile), b.spool, sent_log,
                      opts.discard ? NULL : sink_log);
-    while (!(res.drained = bench_drain_pending(&drain) == 0) && clock_now_ns() < deadline &&
-           !interrupted)
+    while (!interrupted && !(res.drained = bench_drain_pending(&drain) == 0) &&
+           clock_now_ns() < deadline)
         usleep(10000);
     t_drained = clock_now_ns();
-    if (interrupted)
-        abandon(&b);
     res.relay_status = stop_child(&b.relay);
     stop_child(&b.sink);
     res.load_s = (double)(t_loaded - t_load) / 1e9;
@@ -603,14 +593,20 @@ int spoolsim_bench(int argc, char **argv)
         show_errors(&b, "source");
         show_errors(&b, "relay");
     }
+    if (interrupted)
+        interrupt_print_partial(stdout);
     bench_print_report(&opts, b.spool, &res, stdout);
-    if (opts.json && bench_write_json(&opts, b.spool, &res) != 0)
+    /* A partial run's JSON would read as a whole one: none is written. */
+    if (opts.json && !interrupted && bench_write_json(&opts, b.spool, &res) != 0)
         msg_warn("cannot write %s: %s", opts.json, strerror(errno));
     if (opts.keep)
         fprintf(stderr, "spoolsim bench: kept %s\n", b.work);
     remove_work(&b);
     json_run_free(&run);
-    if (res.relay_status != 0 || res.source_status != 0)
+    status = interrupt_flush_stdout();
+    if (interrupted)
+        return interrupt_exit_status();
+    if (status != 0 || res.relay_status != 0 || res.source_status != 0)
         return 1;
     return opts.discard || bench_exactly_once(&res) ? 0 : 1;
 }

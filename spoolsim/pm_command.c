@@ -4,11 +4,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "interrupt.h"
 #include "pm_command.h"
 #include "pm_report.h"
 #include "pm_workers.h"
@@ -24,6 +26,28 @@ struct pm_command {
 
 static int cmd_help(struct pm_session *s, const char *param);
 
+/*
+ * A command refused, counted so that the file it came from does not run.
+ * From a file it is said as FILE:LINE: WHAT; typed at the prompt, in
+ * PostMark's words, "Error: WHAT".
+ */
+#define PM_PRINTF(f, a) __attribute__((format(printf, f, a)))
+
+static void PM_PRINTF(2, 3) pm_error(struct pm_session *s, const char *fmt, ...)
+{
+    va_list ap;
+
+    s->errors++;
+    if (s->file)
+        fprintf(s->err, "%s:%u: ", s->file, s->line);
+    else
+        fputs("Error: ", s->err);
+    va_start(ap, fmt);
+    vfprintf(s->err, fmt, ap);
+    va_end(ap);
+    fputc('\n', s->err);
+}
+
 /* ------------------------------------------------------------------- set */
 
 static int set_size(struct pm_session *s, const char *param)
@@ -33,7 +57,7 @@ static int set_size(struct pm_session *s, const char *param)
     int high;
 
     if (low <= 0) {
-        fprintf(s->err, "Error: no file size low or high bounds specified\n");
+        pm_error(s, "no file size low or high bounds specified");
         return 0;
     }
     space = strchr(param, ' ');
@@ -49,7 +73,7 @@ static int set_positive(struct pm_session *s, const char *param, uint32_t *field
     int value = param ? atoi(param) : 0;
 
     if (value <= 0)
-        fprintf(s->err, "%s\n", error);
+        pm_error(s, "%s", error);
     else
         *field = (uint32_t)value;
     return 0;
@@ -57,27 +81,27 @@ static int set_positive(struct pm_session *s, const char *param, uint32_t *field
 
 static int set_number(struct pm_session *s, const char *param)
 {
-    return set_positive(s, param, &s->cfg.number, "Error: invalid number of files");
+    return set_positive(s, param, &s->cfg.number, "invalid number of files");
 }
 
 static int set_seed(struct pm_session *s, const char *param)
 {
-    return set_positive(s, param, &s->cfg.seed, "Error: invalid seed for random numbers");
+    return set_positive(s, param, &s->cfg.seed, "invalid seed for random numbers");
 }
 
 static int set_transactions(struct pm_session *s, const char *param)
 {
-    return set_positive(s, param, &s->cfg.transactions, "Error: no transactions specified");
+    return set_positive(s, param, &s->cfg.transactions, "no transactions specified");
 }
 
 static int set_read(struct pm_session *s, const char *param)
 {
-    return set_positive(s, param, &s->cfg.read_block, "Error: invalid read block size");
+    return set_positive(s, param, &s->cfg.read_block, "invalid read block size");
 }
 
 static int set_write(struct pm_session *s, const char *param)
 {
-    return set_positive(s, param, &s->cfg.write_block, "Error: invalid write block size");
+    return set_positive(s, param, &s->cfg.write_block, "invalid write block size");
 }
 
 static int set_subdirectories(struct pm_session *s, const char *param)
@@ -86,7 +110,7 @@ static int set_subdirectories(struct pm_session *s, const char *param)
 
     /* PostMark refuses 0 once changed; 0 and 1 both mean "none", so accept it. */
     if (value < 0 || (param && value == 0 && strspn(param, " 0") != strlen(param)))
-        fprintf(s->err, "Error: invalid number of subdirectories\n");
+        pm_error(s, "invalid number of subdirectories");
     else
         s->cfg.subdirectories = (uint32_t)value;
     return 0;
@@ -99,7 +123,7 @@ static int set_buffering(struct pm_session *s, const char *param)
     else if (param && strcmp(param, "false") == 0)
         s->cfg.buffered = 0;
     else
-        fprintf(s->err, "Error: no buffering mode (true/false) specified\n");
+        pm_error(s, "no buffering mode (true/false) specified");
     return 0;
 }
 
@@ -108,7 +132,7 @@ static int set_bias(struct pm_session *s, const char *param, int *field)
     int value = param ? atoi(param) : -2;
 
     if (param == NULL || value < -1 || value > 10)
-        fprintf(s->err, "Error: no bias specified (0-10 for greater chance,-1 to disable)\n");
+        pm_error(s, "no bias specified (0-10 for greater chance,-1 to disable)");
     else
         *field = value;
     return 0;
@@ -131,7 +155,7 @@ static int set_report(struct pm_session *s, const char *param)
     else if (param && strcmp(param, "terse") == 0)
         s->cfg.terse = 1;
     else
-        fprintf(s->err, "Error: either 'verbose' or 'terse' required\n");
+        pm_error(s, "either 'verbose' or 'terse' required");
     return 0;
 }
 
@@ -160,7 +184,7 @@ static int set_location(struct pm_session *s, const char *param)
     struct stat st;
 
     if (param == NULL || *param == 0) {
-        fprintf(s->err, "Error: no directory name specified\n");
+        pm_error(s, "no directory name specified");
         return 0;
     }
     if (*param == '+' || *param == '-')
@@ -170,7 +194,7 @@ static int set_location(struct pm_session *s, const char *param)
         /* The weight is the text after the last space, as in PostMark. */
         weight = atoi(space + 1);
         if (weight <= 0) {
-            fprintf(s->err, "Error: ignoring invalid weight '%s'\n", space + 1);
+            pm_error(s, "ignoring invalid weight '%s'", space + 1);
             weight = 1;
         }
         *space = 0;
@@ -182,7 +206,7 @@ static int set_location(struct pm_session *s, const char *param)
         for (i = 0; i < cfg->nlocations && strcmp(cfg->locations[i].dir, dir) != 0; i++)
             ;
         if (i == cfg->nlocations) {
-            fprintf(s->err, "Error: cannot find location '%s'\n", dir);
+            pm_error(s, "cannot find location '%s'", dir);
         } else {
             free(cfg->locations[i].dir);
             memmove(cfg->locations + i, cfg->locations + i + 1,
@@ -190,7 +214,7 @@ static int set_location(struct pm_session *s, const char *param)
             cfg->nlocations--;
         }
     } else if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        fprintf(s->err, "Error: cannot find location '%s'\n", dir);
+        pm_error(s, "cannot find location '%s'", dir);
     } else {
         if (mode == 0)
             clear_locations(&s->cfg);
@@ -203,7 +227,7 @@ static int set_location(struct pm_session *s, const char *param)
 static int set_sync(struct pm_session *s, const char *param)
 {
     if (param == NULL || pm_sync_parse(param, &s->sync) != 0)
-        fprintf(s->err, "Error: sync must be none, fsync, fdatasync or osync\n");
+        pm_error(s, "sync must be none, fsync, fdatasync or osync");
     return 0;
 }
 
@@ -214,7 +238,7 @@ static int set_on_off(struct pm_session *s, const char *param, int *field, const
     else if (param && strcmp(param, "off") == 0)
         *field = 0;
     else
-        fprintf(s->err, "Error: %s must be on or off\n", what);
+        pm_error(s, "%s must be on or off", what);
     return 0;
 }
 
@@ -230,7 +254,7 @@ static int set_timing(struct pm_session *s, const char *param)
     else if (param && strcmp(param, "compat") == 0)
         s->compat_timing = 1;
     else
-        fprintf(s->err, "Error: timing must be precise or compat\n");
+        pm_error(s, "timing must be precise or compat");
     return 0;
 }
 
@@ -239,7 +263,7 @@ static int set_workers(struct pm_session *s, const char *param)
     int value = param ? atoi(param) : 0;
 
     if (value <= 0 || value > PM_WORKERS_MAX)
-        fprintf(s->err, "Error: workers must be from 1 to %d\n", PM_WORKERS_MAX);
+        pm_error(s, "workers must be from 1 to %d", PM_WORKERS_MAX);
     else
         s->workers = (unsigned)value;
     return 0;
@@ -261,7 +285,7 @@ static FILE *open_output(struct pm_session *s, const char *param)
     if (param == NULL)
         return s->out;
     if ((fp = fopen(param, "a")) == NULL) {
-        fprintf(s->err, "Error: Cannot direct output to file '%s'\n", param);
+        pm_error(s, "Cannot direct output to file '%s'", param);
         return s->out;
     }
     return fp;
@@ -276,10 +300,15 @@ static int cmd_run(struct pm_session *s, const char *param)
     FILE *report;
     int status;
 
+    if (s->check_only) {
+        free(r);
+        return 0;
+    }
     /* Every count of the merged report must fit its 32 bits. */
     if (((uint64_t)s->cfg.number + s->cfg.transactions) * s->workers > UINT32_MAX) {
-        fprintf(s->err, "Error: (number + transactions) x workers must stay below 2^32\n");
+        pm_error(s, "(number + transactions) x workers must stay below 2^32");
         free(r);
+        s->failed_runs++;
         return 0;
     }
     fflush(s->out);
@@ -299,15 +328,24 @@ static int cmd_run(struct pm_session *s, const char *param)
         pm_fs_free(&fs);
     }
     if (status != 0) {
-        fprintf(s->err,
-                "Error: the run could not be set up (memory for %u files of up to %u bytes?)\n",
-                s->cfg.number, s->cfg.size_high);
-    } else if (!r->complete) {
+        pm_error(s, "the run could not be set up (memory for %u files of up to %u bytes?)",
+                 s->cfg.number, s->cfg.size_high);
+        s->failed_runs++;
+    } else if (!r->complete && !r->interrupted) {
         /* Said on stderr too: progress text may be off (-q) or come from worker 0 only. */
         fprintf(s->err, "Error: out of files: no report. Increase the number of files or "
                         "decrease the number of transactions.\n");
+        s->failed_runs++;
     } else {
+        if (r->errors) {
+            /* PostMark counts them and carries on; a figure from failed operations is none. */
+            fprintf(s->err, "Error: %u file operations failed (see above): this run failed\n",
+                    r->errors);
+            s->failed_runs++;
+        }
         report = open_output(s, param);
+        if (r->interrupted)
+            interrupt_print_partial(report);
         if (s->cfg.terse)
             pm_report_terse(report, &total, r, &how);
         else
@@ -315,8 +353,9 @@ static int cmd_run(struct pm_session *s, const char *param)
         if (!s->cfg.terse && !s->compat_timing)
             pm_report_extras(report, r, &how);
         if (report != s->out && (ferror(report) | fclose(report)) != 0)
-            fprintf(s->err, "Error: write error on '%s'\n", param);
-        if (s->json_path)
+            pm_error(s, "write error on '%s'", param);
+        /* A partial run's JSON would read as a whole one: none is written. */
+        if (s->json_path && !r->interrupted)
             pm_report_json(s->json_path, &total, r, &how);
     }
     free(r);
@@ -325,10 +364,13 @@ static int cmd_run(struct pm_session *s, const char *param)
 
 static int cmd_show(struct pm_session *s, const char *param)
 {
-    FILE *fp = open_output(s, param);
+    FILE *fp;
     const struct pm_config *c = &s->cfg;
     char a[64], b[64], cwd[4096];
 
+    if (s->check_only)
+        return 0;
+    fp = open_output(s, param);
     fprintf(fp, "Current configuration is:\n");
     fprintf(fp, "The base number of files is %u\n", c->number);
     fprintf(fp, "Transactions: %u\n", c->transactions);
@@ -358,7 +400,7 @@ static int cmd_show(struct pm_session *s, const char *param)
     fprintf(fp, "Timing: %s\n", s->compat_timing ? "compat" : "precise");
     fprintf(fp, "Workers: %u\n", s->workers);
     if (fp != s->out && (ferror(fp) | fclose(fp)) != 0)
-        fprintf(s->err, "Error: write error on '%s'\n", param);
+        pm_error(s, "write error on '%s'", param);
     return 0;
 }
 
@@ -367,16 +409,17 @@ static int cmd_load(struct pm_session *s, const char *param)
     FILE *fp;
 
     if (param == NULL || *param == 0) {
-        fprintf(s->err, "Error: no configuration file specified\n");
+        pm_error(s, "no configuration file specified");
         return 0;
     }
     if (s->load_depth >= 16 || (fp = fopen(param, "r")) == NULL) {
-        fprintf(s->err, "Error: cannot read configuration file '%s'\n", param);
+        pm_error(s, "cannot read configuration file '%s'", param);
         return 0;
     }
-    fprintf(s->out, "Reading configuration from file '%s'\n", param);
+    if (!s->check_only)
+        fprintf(s->out, "Reading configuration from file '%s'\n", param);
     s->load_depth++;
-    pm_command_stream(s, fp, NULL); /* quit inside ends only that file */
+    pm_command_file(s, fp, param); /* quit inside ends only that file */
     s->load_depth--;
     fclose(fp);
     return 0;
@@ -421,7 +464,7 @@ static const struct pm_command commands[] = {
 
 static int cmd_help(struct pm_session *s, const char *param)
 {
-    int matched = 0;
+    int matched = s->check_only;
 
     for (int pass = 0; pass < 2 && !matched; pass++) {
         for (size_t i = 0; i < N_COMMANDS; i++) {
@@ -440,9 +483,11 @@ int pm_command_line(struct pm_session *s, const char *line)
     if (line[0] == '!') {
         const char *shell = getenv("SHELL");
 
+        if (s->check_only)
+            return 0;
         fflush(s->out);
         if (system(line[1] ? line + 1 : shell ? shell : "/bin/sh") == -1)
-            fprintf(s->err, "Error: cannot run a shell: %s\n", strerror(errno));
+            pm_error(s, "cannot run a shell: %s", strerror(errno));
         return 0;
     }
     if (strcmp(line, "?") == 0)
@@ -457,7 +502,12 @@ int pm_command_line(struct pm_session *s, const char *line)
         /* The parameter starts one byte after the name, whatever that byte is. */
         return commands[i].handler(s, line[len] ? line + len + 1 : NULL);
     }
-    fprintf(s->out, "Eh?\n");
+    if (s->file == NULL) {
+        fprintf(s->out, "Eh?\n"); /* PostMark's answer at the prompt */
+        s->errors++;
+    } else {
+        pm_error(s, "unknown command '%s'", line);
+    }
     return 0;
 }
 
@@ -469,12 +519,15 @@ int pm_command_stream(struct pm_session *s, FILE *in, const char *prompt)
     int quit = 0;
 
     for (;;) {
+        if (interrupt_signal())
+            break;
         if (prompt) {
             fputs(prompt, s->out);
             fflush(s->out);
         }
         if ((len = getline(&line, &cap, in)) < 0)
             break;
+        s->line++;
         /* Strip LF and CR LF; a last line without either keeps its last byte. */
         if (len > 0 && line[len - 1] == '\n')
             line[--len] = 0;
@@ -491,6 +544,33 @@ int pm_command_stream(struct pm_session *s, FILE *in, const char *prompt)
         fputc('\n', s->out);
     free(line);
     return quit;
+}
+
+int pm_command_file(struct pm_session *s, FILE *in, const char *name)
+{
+    const char *file = s->file;
+    unsigned line = s->line;
+    int quit;
+
+    s->file = name;
+    s->line = 0;
+    quit = pm_command_stream(s, in, NULL);
+    s->file = file;
+    s->line = line;
+    return quit;
+}
+
+unsigned pm_command_check(FILE *in, const char *name, FILE *err)
+{
+    struct pm_session check;
+    unsigned errors;
+
+    pm_session_init(&check, err, err);
+    check.check_only = 1;
+    pm_command_file(&check, in, name);
+    errors = check.errors;
+    pm_session_free(&check);
+    return errors;
 }
 
 void pm_session_init(struct pm_session *s, FILE *out, FILE *err)

@@ -87,6 +87,13 @@ static void pm_progress(const struct pm_run *r, const char *text)
         r->ops->progress(r->ctx, text);
 }
 
+static int pm_stopped(struct pm_run *r)
+{
+    if (!r->res->interrupted && r->ops->stop && r->ops->stop(r->ctx))
+        r->res->interrupted = 1;
+    return r->res->interrupted;
+}
+
 static void pm_record(struct pm_run *r, enum pm_op op, uint64_t t0)
 {
     histogram_record(&r->res->latency[op], clock_now_ns() - t0);
@@ -279,7 +286,7 @@ static void pm_transactions(struct pm_run *r)
     /* PostMark divides by T/10 unguarded and dies of SIGFPE for T < 10. */
     uint32_t every = cfg->transactions / 10 ? cfg->transactions / 10 : 1;
 
-    for (uint32_t i = 0; i < cfg->transactions; i++) {
+    for (uint32_t i = 0; i < cfg->transactions && !pm_stopped(r); i++) {
         /* live == created - deleted: PostMark's test, immune to wrap-around. */
         if (r->live == 0) {
             pm_progress(r, PM_OUT_OF_FILES);
@@ -390,7 +397,7 @@ int pm_engine_run(const struct pm_config *cfg, const struct pm_ops *ops, void *c
 
     pm_stamp(&res->start_ns, &res->start_s);
     pm_progress(&r, "Creating files...");
-    for (uint32_t i = 0; i < cfg->number; i++)
+    for (uint32_t i = 0; i < cfg->number && !pm_stopped(&r); i++)
         pm_create(&r);
     res->created_alone = res->created;
     pm_progress(&r, "Done\n");
@@ -399,7 +406,7 @@ int pm_engine_run(const struct pm_config *cfg, const struct pm_ops *ops, void *c
     pm_stamp(&res->trans_start_ns, &res->trans_start_s);
     pm_transactions(&r);
     pm_stamp(&res->trans_end_ns, &res->trans_end_s);
-    if (res->complete)
+    if (res->complete && !res->interrupted)
         pm_progress(&r, "Done\n");
 
     pm_progress(&r, "Deleting files...");

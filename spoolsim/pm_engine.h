@@ -58,12 +58,19 @@ struct pm_ops {
     int (*mkdir)(void *ctx, const char *path);
     int (*rmdir)(void *ctx, const char *path);
     void (*progress)(void *ctx, const char *text);
+    /*
+     * Whether to stop now (an interrupt); NULL: never. A stop skips what
+     * is left of the pool's creation and of the transactions, then
+     * deletes every file as at the end of a run, so nothing is left.
+     */
+    int (*stop)(void *ctx);
 };
 
 enum pm_op { PM_OP_CREATE, PM_OP_READ, PM_OP_APPEND, PM_OP_DELETE, PM_OP_COUNT };
 
 struct pm_result {
-    int complete; /* 0: "out of files!" stopped the transactions */
+    int complete;    /* 0: "out of files!" stopped the transactions */
+    int interrupted; /* ops->stop() cut the run short: a partial result */
     uint32_t created, read, appended, deleted;
     uint32_t created_alone, deleted_alone; /* initial pool, final deletion */
     uint32_t errors;                       /* failed operations (PostMark ignores them) */

@@ -6,12 +6,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "interrupt.h"
 #include "msg.h"
 #include "pm_fs.h"
 #include "xalloc.h"
@@ -261,9 +263,18 @@ static void fs_progress(void *ctx, const char *text)
     if (!fs->show_progress)
         return;
     fputs(text, fs->progress_fp);
-    fflush(fs->progress_fp);
+    /* Nobody reading the progress (`| head'): stop as if interrupted. */
+    if (fflush(fs->progress_fp) != 0 && errno == EPIPE)
+        interrupt_note(SIGPIPE);
+}
+
+static int fs_stop(void *ctx)
+{
+    (void)ctx;
+    return interrupt_signal() != 0;
 }
 
 const struct pm_ops pm_fs_ops = {
-    fs_create, fs_append_open, fs_append_write, fs_read, fs_remove, fs_mkdir, fs_rmdir, fs_progress,
+    fs_create, fs_append_open, fs_append_write, fs_read, fs_remove,
+    fs_mkdir,  fs_rmdir,       fs_progress,     fs_stop,
 };

@@ -76,6 +76,7 @@ static void merge(struct pm_result *into, const struct pm_result *r, int first)
         return;
     }
     into->complete = into->complete && r->complete;
+    into->interrupted = into->interrupted || r->interrupted;
     into->created += r->created;
     into->read += r->read;
     into->appended += r->appended;

@@ -4,53 +4,77 @@
  * Reads PostMark's command language from FILE, then from standard input
  * with the pm> prompt, as PostMark does; see spoolsim(1) and pm_command.h.
  * Unlike PostMark, a FILE that cannot be read is an error (exit 2), not
- * silently ignored. Without FILE, ./.pmrc is read if it exists.
+ * silently ignored, and so is a FILE with any command in error: it is
+ * checked whole, and nothing of it runs. Without FILE, ./.pmrc is read if
+ * it exists.
+ *
+ * Exit status: 0; 1 when a run failed (file operations that failed, out
+ * of files); 2 for a usage error or a command in error; 130 or 143 after
+ * SIGINT or SIGTERM, which end the run under way as PostMark's own end
+ * does, deleting its files, and print its report marked partial.
  */
 #include "config.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "interrupt.h"
 #include "msg.h"
+#include "optarg.h"
 #include "pm_command.h"
 #include "spoolsim.h"
 
 static void usage(FILE *fp)
 {
-    fprintf(fp, "Usage: spoolsim postmark [options] [FILE]\n"
-                "\n"
-                "Runs the PostMark 1.53 workload: the same operations, in the same order, with\n"
-                "the same counts as Debian's postmark for the same commands. Commands are read\n"
-                "from FILE (default ./.pmrc if it exists), then from standard input (pm> prompt).\n"
-                "\n"
-                "PostMark's commands: set size LOW [HIGH], set number N, set seed N,\n"
-                "  set transactions N, set location [+|-]DIR [WEIGHT], set subdirectories N,\n"
-                "  set read BYTES, set write BYTES, set buffering true|false,\n"
-                "  set bias read -1..10, set bias create -1..10, set report verbose|terse,\n"
-                "  run [FILE], load FILE, show [FILE], help [PREFIX], quit, !COMMAND\n"
-                "spoolsim's additions:\n"
-                "  set sync none|fsync|fdatasync|osync   sync every file before close (none)\n"
-                "  set dirsync on|off       fsync the directory after create and delete (off)\n"
-                "  set timing precise|compat  monotonic-clock rates with decimals (precise),\n"
-                "                           or PostMark's whole-second arithmetic (compat)\n"
-                "  set json FILE|off        also write each run's report as JSON\n"
-                "  set workers N            N concurrent workers, each its own stream (1)\n"
-                "Blank lines and # comments are allowed; CR LF line ends are fine.\n"
-                "\n"
-                "Options:\n"
-                "  -q, --quiet     no progress text\n"
-                "  --help, --version\n");
+    fprintf(fp,
+            "Usage: spoolsim postmark [options] [FILE]\n"
+            "\n"
+            "Runs the PostMark 1.53 workload: the same operations, in the same order, with\n"
+            "the same counts as Debian's postmark for the same commands. Commands are read\n"
+            "from FILE (default ./.pmrc if it exists), then from standard input (pm> prompt).\n"
+            "FILE is checked first: an error on any line, said as FILE:LINE, and nothing runs.\n"
+            "\n"
+            "PostMark's commands: set size LOW [HIGH], set number N, set seed N,\n"
+            "  set transactions N, set location [+|-]DIR [WEIGHT], set subdirectories N,\n"
+            "  set read BYTES, set write BYTES, set buffering true|false,\n"
+            "  set bias read -1..10, set bias create -1..10, set report verbose|terse,\n"
+            "  run [FILE], load FILE, show [FILE], help [PREFIX], quit, !COMMAND\n"
+            "spoolsim's additions:\n"
+            "  set sync none|fsync|fdatasync|osync   sync every file before close (none)\n"
+            "  set dirsync on|off       fsync the directory after create and delete (off)\n"
+            "  set timing precise|compat  monotonic-clock rates with decimals (precise),\n"
+            "                           or PostMark's whole-second arithmetic (compat)\n"
+            "  set json FILE|off        also write each run's report as JSON\n"
+            "  set workers N            N concurrent workers, each its own stream (1)\n"
+            "Blank lines and # comments are allowed; CR LF line ends are fine.\n"
+            "\n"
+            "Options:\n"
+            "  -q, --quiet     no progress text\n"
+            "  -h, --help, --version\n"
+            "\n"
+            "Exit status: 0; 1 if a run failed (file operations failed, out of files); 2 for\n"
+            "a usage error or a command in error; 130 or 143 after SIGINT or SIGTERM, which\n"
+            "end the run under way, delete its files and print its report marked partial.\n");
+}
+
+/* FILE checked whole: its errors said, exit status 2, before anything of it runs. */
+static void check_file(FILE *fp, const char *file)
+{
+    unsigned errors = pm_command_check(fp, file, stderr);
+
+    if (errors)
+        msg_usage("%s: %u error%s: nothing was run", file, errors, errors == 1 ? "" : "s");
+    rewind(fp);
 }
 
 int spoolsim_postmark(int argc, char **argv)
 {
     static const struct option long_options[] = {
         {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'H'},
+        {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
     };
@@ -58,23 +82,23 @@ int spoolsim_postmark(int argc, char **argv)
     struct json_run run;
     const char *file = NULL;
     FILE *fp = NULL;
-    int ch, quiet = 0, quit = 0;
+    int ch, quiet = 0, quit = 0, status;
 
     json_run_init(&run, "spoolsim postmark", "spoolsim", argc, argv);
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "q", long_options, NULL)) != -1) {
+    while ((ch = optarg_getopt(argc, argv, "qh", long_options)) != -1) {
         switch (ch) {
         case 'q':
             quiet = 1;
             break;
-        case 'H':
+        case 'h':
             usage(stdout);
             return 0;
         case 'V':
             printf("spoolsim postmark %s\n", PACKAGE_VERSION);
             return 0;
         default:
-            msg_usage("unknown option");
+            msg_panic("option %d not handled", ch);
         }
     }
     if (argc - optind > 1)
@@ -86,18 +110,28 @@ int spoolsim_postmark(int argc, char **argv)
     } else if ((fp = fopen(".pmrc", "r")) != NULL) {
         file = ".pmrc";
     }
+    if (fp)
+        check_file(fp, file);
+    interrupt_install();
     pm_session_init(&session, stdout, stderr);
     session.progress = !quiet;
     session.run = &run;
     printf("spoolsim postmark %s: the PostMark 1.53 workload\n", PACKAGE_VERSION);
     if (fp) {
         printf("Reading configuration from file '%s'\n", file);
-        quit = pm_command_stream(&session, fp, NULL);
+        quit = pm_command_file(&session, fp, file);
         fclose(fp);
     }
-    if (!quit)
+    if (!quit && !interrupt_signal())
         pm_command_stream(&session, stdin, "pm>");
+    status = interrupt_flush_stdout();
+    if (interrupt_signal())
+        status = interrupt_exit_status();
+    else if (session.errors)
+        status = 2;
+    else
+        status = status != 0 || session.failed_runs ? 1 : 0;
     pm_session_free(&session);
     json_run_free(&run);
-    return fflush(stdout) == 0 ? 0 : 1;
+    return status;
 }

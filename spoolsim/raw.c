@@ -29,6 +29,7 @@
 #include "clock.h"
 #include "fileutil.h"
 #include "fsinfo.h"
+#include "interrupt.h"
 #include "json.h"
 #include "msg.h"
 #include "optarg.h"
@@ -80,7 +81,7 @@ static void usage(FILE *fp)
             "  -d, --duration TIME   how long to accept messages (10s)\n"
             "  -m, --messages N      accept N messages instead\n"
             "  --size DIST           message size: N, uniform:LO:HI, lognormal:MEDIAN:SIGMA[:MAX]\n"
-            "                        (1024)\n"
+            "                        (1024; at most 1024m)\n"
             "  -r, --rcpts N         recipients per message (1)\n"
             "  --defer PCT           percent of messages deferred once before delivery (0)\n"
             "  --depth N             messages each worker keeps queued before delivering (0)\n"
@@ -92,7 +93,10 @@ static void usage(FILE *fp)
             "  --keep                keep the spool directory\n"
             "  -q, --quiet           no progress on standard error\n"
             "  --list                list the profiles\n"
-            "  --help, --version\n");
+            "  -h, --help, --version\n"
+            "\n"
+            "SIGINT or SIGTERM stops the workers at once; the private directory is removed\n"
+            "and the report so far printed, marked partial; exit status 130 or 143.\n");
 }
 
 enum {
@@ -141,6 +145,7 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
         {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
     };
+    struct size_dist size;
     int ch, duration_given = 0;
 
     memset(o, 0, sizeof(*o));
@@ -151,7 +156,7 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
     o->rcpts = 1;
     o->seed = 1;
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "p:w:d:m:r:q", long_options, NULL)) != -1) {
+    while ((ch = optarg_getopt(argc, argv, "p:w:d:m:r:qh", long_options)) != -1) {
         switch (ch) {
         case OPT_DIR:
             o->dir = optarg;
@@ -174,6 +179,7 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
             o->messages = optarg_count(optarg, "--messages", 1, 1000000000);
             break;
         case OPT_SIZE:
+            optarg_size_dist(optarg, "--size", &size);
             o->size = optarg;
             break;
         case 'r':
@@ -196,6 +202,7 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
             o->seed = optarg_count(optarg, "--seed", 0, UINT64_MAX);
             break;
         case OPT_JSON:
+            optarg_output_file(optarg, "--json");
             o->json = optarg;
             break;
         case OPT_KEEP:
@@ -207,6 +214,7 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
         case OPT_LIST:
             list_profiles();
             exit(0);
+        case 'h':
         case OPT_HELP:
             usage(stdout);
             exit(0);
@@ -214,7 +222,7 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
             printf("spoolsim raw %s\n", PACKAGE_VERSION);
             exit(0);
         default:
-            msg_usage("unknown option (see spoolsim raw --help)");
+            msg_panic("option %d not handled", ch);
         }
     }
     if (optind < argc)
@@ -278,7 +286,8 @@ static void *worker_main(void *arg)
     struct raw *raw = w->raw;
     uint64_t seq = 0;
 
-    while (!w->failed && more_to_accept(w)) {
+    /* An interrupt stops the workers where they are: the directory goes as a whole. */
+    while (!w->failed && !interrupt_signal() && more_to_accept(w)) {
         struct profile_msg *m = queue_push(w);
 
         memset(m, 0, sizeof(*m));
@@ -291,10 +300,10 @@ static void *worker_main(void *arg)
             break;
         }
         w->accepted++;
-        while (w->len > raw->opts->depth && !w->failed)
+        while (w->len > raw->opts->depth && !w->failed && !interrupt_signal())
             w->failed = move_on(w, 0) != 0;
     }
-    while (w->len > 0 && !w->failed)
+    while (w->len > 0 && !w->failed && !interrupt_signal())
         w->failed = move_on(w, 1) != 0;
     return NULL;
 }
@@ -355,7 +364,7 @@ int spoolsim_raw(int argc, char **argv)
     struct raw_result res;
     struct json_run run;
     char err[PATH_MAX + 256];
-    int status;
+    int status, out_status;
 
     json_run_init(&run, "spoolsim raw", "spoolsim", argc, argv);
     parse_options(&opts, argc, argv);
@@ -367,6 +376,7 @@ int spoolsim_raw(int argc, char **argv)
         msg_usage("--size: %s", err);
     if (strlen(opts.dir) > sizeof(raw.work) - 32)
         msg_usage("--dir: the path is too long");
+    interrupt_install();
     snprintf(raw.work, sizeof(raw.work), "%s/spoolsim-raw.XXXXXX", opts.dir);
     if (mkdtemp(raw.work) == NULL)
         msg_fatal("cannot make a directory in %s: %s", opts.dir, strerror(errno));
@@ -381,22 +391,28 @@ int spoolsim_raw(int argc, char **argv)
         fprintf(stderr, "spoolsim raw: profile %s, %u workers, in %s\n", raw.profile->name,
                 opts.workers, raw.work);
     status = run_profile(&raw, &res);
-    if (status == 0 && opts.ceiling) {
+    if (status == 0 && opts.ceiling && !interrupt_signal()) {
         if (!opts.quiet)
             fprintf(stderr, "spoolsim raw: measuring the ceilings...\n");
         status = raw_ceiling(&opts, raw.work, res.elapsed_s, &res);
     }
-    if (!opts.keep)
-        tree_remove(raw.work);
+    if (!opts.keep || interrupt_signal())
+        tree_remove(raw.work); /* an interrupted run is not worth keeping */
     else if (!opts.quiet)
         fprintf(stderr, "spoolsim raw: kept %s\n", raw.work);
+    if (interrupt_signal())
+        interrupt_print_partial(stdout);
     raw_print_report(&opts, raw.profile, &res, stdout);
-    if (opts.json && raw_write_json(&opts, raw.profile, &res) != 0)
+    /* A partial run's JSON would read as a whole one: none is written. */
+    if (opts.json && !interrupt_signal() && raw_write_json(&opts, raw.profile, &res) != 0)
         msg_warn("cannot write %s: %s", opts.json, strerror(errno));
     json_run_free(&run);
+    out_status = interrupt_flush_stdout();
+    if (interrupt_signal())
+        return interrupt_exit_status();
     if (status != 0) {
         msg_warn("stopped: %s", res.error);
         return 1;
     }
-    return 0;
+    return out_status == 0 ? 0 : 1;
 }

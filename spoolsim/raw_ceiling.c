@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "interrupt.h"
 #include "raw_report.h"
 #include "xalloc.h"
 
@@ -46,7 +47,7 @@ static void *fsync_loop(struct ceiling_thread *t)
         t->error = errno;
         return NULL;
     }
-    while (clock_now_ns() < t->deadline_ns) {
+    while (clock_now_ns() < t->deadline_ns && !interrupt_signal()) {
         if (pwrite(fd, block, sizeof(block), off) != (ssize_t)sizeof(block) || fsync(fd) != 0) {
             t->error = errno;
             break;
@@ -64,7 +65,7 @@ static void *spool_loop(struct ceiling_thread *t)
     char tmp[4096], name[4096], block[1024];
 
     memset(block, 'x', sizeof(block));
-    while (clock_now_ns() < t->deadline_ns) {
+    while (clock_now_ns() < t->deadline_ns && !interrupt_signal()) {
         int fd;
 
         snprintf(tmp, sizeof(tmp), "%s/ceiling-t.%u.%llu", t->dir, t->index,
@@ -125,7 +126,8 @@ int raw_ceiling(const struct raw_options *opts, const char *dir, double seconds,
     if (seconds > 10)
         seconds = 10;
     res->fsync_ceiling = run_loop(opts, dir, seconds, 0, &error);
-    res->loop_ceiling = run_loop(opts, dir, seconds, 1, &error);
+    if (!interrupt_signal())
+        res->loop_ceiling = run_loop(opts, dir, seconds, 1, &error);
     if (error) {
         snprintf(res->error, sizeof(res->error), "ceiling in %s: %s", dir, strerror(error));
         return -1;

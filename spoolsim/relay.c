@@ -24,6 +24,7 @@
 
 #include "clock.h"
 #include "endpoint.h"
+#include "fileutil.h"
 #include "msg.h"
 #include "cpu_burn.h"
 #include "relay_private.h"
@@ -77,13 +78,28 @@ static int open_listener(const struct relay_options *opts)
     if ((fd = endpoint_listen(&ep, AF_UNSPEC, (int)opts->backlog, err, sizeof(err))) < 0)
         msg_fatal("%s", err);
     endpoint_free(&ep);
-    if (opts->port_file) {
-        FILE *fp = fopen(opts->port_file, "w");
-
-        if (fp == NULL || fprintf(fp, "%d\n", endpoint_local_port(fd)) < 0 || fclose(fp) != 0)
-            msg_fatal("cannot write port file %s: %s", opts->port_file, strerror(errno));
-    }
     return fd;
+}
+
+/* Once the spool is ready: whoever waits for the port file may then send. */
+static void write_port_file(const struct relay_options *opts, int fd, char *err, size_t errlen)
+{
+    FILE *fp;
+
+    err[0] = 0;
+    if (opts->port_file == NULL)
+        return;
+    fp = fopen(opts->port_file, "w");
+    if (fp == NULL || fprintf(fp, "%d\n", endpoint_local_port(fd)) < 0 || fclose(fp) != 0)
+        snprintf(err, errlen, "cannot write port file %s: %s", opts->port_file, strerror(errno));
+}
+
+/* A failure after the spool was made: a tree this run made goes with it. */
+static _Noreturn void setup_failed(const char *spool, int made, const char *err)
+{
+    if (made)
+        tree_remove(spool);
+    msg_fatal("%s", err);
 }
 
 static void on_accept(struct evconnlistener *listener, evutil_socket_t fd, struct sockaddr *addr,
@@ -183,6 +199,8 @@ static void recover(struct relay *r)
 
     if (pf_spool_recover(&r->spool, relay_qmgr_found, r, &rec, err, sizeof(err)) != 0)
         msg_fatal("recovery of %s: %s", r->spool.dir, err);
+    if (r->opts->quiet)
+        return;
     if (rec.requeued || rec.incomplete || rec.removed_logs || rec.found_incoming ||
         rec.found_deferred)
         msg_info("recovered %s: %u back from active/, %u incomplete removed, %u stale logs "
@@ -199,7 +217,8 @@ int spoolsim_relay(int argc, char **argv)
     struct event *sigint, *sigterm;
     struct timeval interval;
     char err[8192];
-    int listen_fd, lock_fd;
+    struct stat st;
+    int listen_fd, lock_fd, made_spool;
 
     json_run_init(&run, "spoolsim relay", "spoolsim", argc, argv);
     relay_options_parse(&opts, argc, argv);
@@ -208,6 +227,21 @@ int spoolsim_relay(int argc, char **argv)
     memset(&r, 0, sizeof(r));
     r.opts = &opts;
     r.run = &run;
+    /*
+     * Everything that can fail for a reason of its own (the port, the
+     * next hop's name, the certificates) is tried before the spool is
+     * made, so that a mistake there leaves no tree behind.
+     */
+    listen_fd = open_listener(&opts);
+    if (relay_smtp_init(&r, err, sizeof(err)) != 0)
+        msg_usage("--next-hop %s: %s", opts.next_hop, err);
+    if (opts.tls &&
+        (r.tls_ctx = tls_server_ctx_new(opts.tls_cert, opts.tls_key, err, sizeof(err))) == NULL)
+        msg_fatal("%s", err);
+    if (opts.hop_tls != RELAY_HOP_TLS_NONE &&
+        (r.hop_tls_ctx = tls_client_ctx_new(0, NULL, err, sizeof(err))) == NULL)
+        msg_fatal("%s", err);
+    made_spool = stat(opts.spool, &st) != 0 && errno == ENOENT;
     relay_stats_init(&r.stats);
     r.spool.long_ids = opts.long_ids;
     r.spool.hash_depth = opts.hash_depth;
@@ -222,27 +256,21 @@ int spoolsim_relay(int argc, char **argv)
                   opts.model);
     if (r.profile->builtin_postfix) {
         if (pf_spool_open(&r.spool, opts.spool, err, sizeof(err)) != 0)
-            msg_fatal("%s", err);
+            setup_failed(opts.spool, made_spool, err);
     } else {
         r.spool.dir = xstrdup(opts.spool);
         if (relay_profile_setup(&r, err, sizeof(err)) != 0)
-            msg_fatal("%s", err);
+            setup_failed(opts.spool, made_spool, err);
         r.next_msg_number = (uint64_t)time(NULL) * 1000000;
     }
     if ((lock_fd = lock_spool(opts.spool, err, sizeof(err))) < 0)
-        msg_fatal("%s", err);
-    if (relay_smtp_init(&r, err, sizeof(err)) != 0)
-        msg_usage("--next-hop %s: %s", opts.next_hop, err);
+        setup_failed(opts.spool, made_spool, err);
     if (relay_local_init(&r, err, sizeof(err)) != 0)
-        msg_fatal("%s", err);
-    if (opts.tls &&
-        (r.tls_ctx = tls_server_ctx_new(opts.tls_cert, opts.tls_key, err, sizeof(err))) == NULL)
-        msg_fatal("%s", err);
-    if (opts.hop_tls != RELAY_HOP_TLS_NONE &&
-        (r.hop_tls_ctx = tls_client_ctx_new(0, NULL, err, sizeof(err))) == NULL)
-        msg_fatal("%s", err);
+        setup_failed(opts.spool, made_spool, err);
     relay_smtpd_build_ehlo(&r);
-    listen_fd = open_listener(&opts);
+    write_port_file(&opts, listen_fd, err, sizeof(err));
+    if (err[0])
+        setup_failed(opts.spool, made_spool, err);
 
     if ((r.base = event_base_new()) == NULL)
         msg_fatal("cannot create an event base");
@@ -290,7 +318,7 @@ int spoolsim_relay(int argc, char **argv)
     r.cpu_loop_ns = cpu_thread_ns() - r.cpu_loop_ns;
     r.cpu_cleanup_ns = io_pool_cpu_ns(r.cleanup) + (r.smtpd ? io_pool_cpu_ns(r.smtpd) : 0);
     r.cpu_qmgr_ns = r.qmgr != r.cleanup ? io_pool_cpu_ns(r.qmgr) : 0;
-    if (!opts.quiet)
+    if (!opts.no_summary)
         relay_stats_print(&r, stderr);
     if (opts.json && relay_stats_write_json(&r, opts.json) != 0)
         msg_warn("cannot write %s: %s", opts.json, strerror(errno));

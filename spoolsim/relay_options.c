@@ -17,7 +17,9 @@
 #include "workload.h"
 
 enum {
-    OPT_SYNC = 256,
+    OPT_SPOOL = 256,
+    OPT_NEXT_HOP,
+    OPT_SYNC,
     OPT_PROFILE,
     OPT_MODEL,
     OPT_LONG_IDS,
@@ -47,6 +49,7 @@ enum {
     OPT_HOSTNAME,
     OPT_PORT_FILE,
     OPT_JSON,
+    OPT_NO_SUMMARY,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -63,9 +66,9 @@ static void usage(FILE *fp)
             "and a retry; 5xx answers bounce it. SIGINT or SIGTERM stops it with a summary.\n"
             "\n"
             "Options:\n"
-            "  -s, --spool DIR         the queue directory (made, with its queues, if missing)\n"
+            "  --spool DIR             the queue directory (made, with its queues, if missing)\n"
             "  -l, --listen ADDR       where to accept SMTP (127.0.0.1:2525; port 0 = any)\n"
-            "  -n, --next-hop HOP      HOST:PORT (SMTP), discard, or maildir:DIR (discard)\n"
+            "  --next-hop HOP          HOST:PORT (SMTP), discard, or maildir:DIR (discard)\n"
             "  --sync POLICY           fsync (as Postfix), fdatasync or none (fsync; with\n"
             "                          another --profile: what that MTA does)\n"
             "  --profile NAME          postfix (the relay's own spool), or sendmail, qmail,\n"
@@ -90,7 +93,8 @@ static void usage(FILE *fp)
             "  --min-backoff TIME      first retry delay of a deferred message (1s)\n"
             "  --max-backoff TIME      longest retry delay; doubles up to it (10s)\n"
             "  --max-lifetime TIME     bounce what is still deferred after this (5d)\n"
-            "  --max-size BYTES        message size limit, SIZE advertised (10240000)\n"
+            "  --max-size BYTES        message size limit, SIZE advertised (10240000; at\n"
+            "                          most 1024m)\n"
             "  --max-rcpt N            recipients per message (1000)\n"
             "  --in-flow-delay TIME    how long a new message waits for the queue manager\n"
             "                          to catch up, as Postfix's in_flow_delay; 0 = never (1s)\n"
@@ -112,10 +116,14 @@ static void usage(FILE *fp)
             "  --stats-interval SEC    queue-depth sampling period (1)\n"
             "  --port-file FILE        write the port once listening (for port 0)\n"
             "  --json FILE             write the summary as JSON at exit (- = stdout)\n"
-            "  -q, --quiet             no summary on standard error\n"
+            "  -q, --quiet             no progress notices on standard error (the summary\n"
+            "                          is still printed)\n"
+            "  --no-summary            no summary on standard error at exit\n"
             "  -v, --verbose           log every message's path through the queue\n"
-            "  --help, --version\n"
+            "  -h, --help, --version\n"
             "\n"
+            "The old -s DIR and -n HOP are refused: -s is --sessions and -n --runs in the\n"
+            "other spoolsim commands.\n"
             "TIME is a number with s, ms, m, h or d (e.g. 500ms, 10s).\n");
 }
 
@@ -144,9 +152,9 @@ static void parse_next_hop(struct relay_options *opts, const char *hop)
 void relay_options_parse(struct relay_options *opts, int argc, char **argv)
 {
     static const struct option long_options[] = {
-        {"spool", required_argument, NULL, 's'},
+        {"spool", required_argument, NULL, OPT_SPOOL},
         {"listen", required_argument, NULL, 'l'},
-        {"next-hop", required_argument, NULL, 'n'},
+        {"next-hop", required_argument, NULL, OPT_NEXT_HOP},
         {"sync", required_argument, NULL, OPT_SYNC},
         {"profile", required_argument, NULL, OPT_PROFILE},
         {"model", required_argument, NULL, OPT_MODEL},
@@ -177,6 +185,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         {"stats-interval", required_argument, NULL, OPT_STATS_INTERVAL},
         {"port-file", required_argument, NULL, OPT_PORT_FILE},
         {"json", required_argument, NULL, OPT_JSON},
+        {"no-summary", no_argument, NULL, OPT_NO_SUMMARY},
         {"quiet", no_argument, NULL, 'q'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, OPT_HELP},
@@ -212,15 +221,20 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
     opts->hostname = "spoolsim.localdomain";
 
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "s:l:n:qv", long_options, NULL)) != -1) {
+    /* -s and -n are read only to say what they became (relay_options.h). */
+    while ((ch = optarg_getopt(argc, argv, "s:l:n:qvh", long_options)) != -1) {
         switch (ch) {
         case 's':
+            msg_usage("-s is --sessions in spoolsim's other commands: say --spool %s", optarg);
+        case 'n':
+            msg_usage("-n is --runs in spoolsim ab: say --next-hop %s", optarg);
+        case OPT_SPOOL:
             opts->spool = optarg;
             break;
         case 'l':
             opts->listen = optarg;
             break;
-        case 'n':
+        case OPT_NEXT_HOP:
             parse_next_hop(opts, optarg);
             break;
         case OPT_SYNC:
@@ -269,8 +283,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             opts->max_lifetime_ns = duration(optarg, "--max-lifetime");
             break;
         case OPT_MAX_SIZE:
-            if (parse_size(optarg, &opts->max_size) != 0 || opts->max_size == 0)
-                msg_usage("bad --max-size \"%s\"", optarg);
+            opts->max_size = optarg_size(optarg, "--max-size", 1);
             break;
         case OPT_IN_FLOW_DELAY:
             opts->in_flow_delay = optarg_seconds(optarg, "--in-flow-delay");
@@ -330,7 +343,11 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             opts->port_file = optarg;
             break;
         case OPT_JSON:
+            optarg_output_file(optarg, "--json");
             opts->json = optarg;
+            break;
+        case OPT_NO_SUMMARY:
+            opts->no_summary = 1;
             break;
         case 'q':
             opts->quiet = 1;
@@ -338,6 +355,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         case 'v':
             opts->verbose++;
             break;
+        case 'h':
         case OPT_HELP:
             usage(stdout);
             exit(0);
@@ -345,7 +363,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             printf("spoolsim relay %s\n", PACKAGE_VERSION);
             exit(0);
         default:
-            msg_usage("unknown option (see spoolsim relay --help)");
+            msg_panic("option %d not handled", ch);
         }
     }
     if (optind < argc)

@@ -4,6 +4,12 @@
  * relay_options_parse() fills the options from argv with the defaults a
  * benchmark wants (short retry times, Postfix's limits elsewhere), and
  * ends the program with exit status 2 on a usage error, naming it.
+ *
+ * Short options mean one thing in every spoolsim command: -q no progress,
+ * -s sessions, -n runs (ab). The relay's spool and next hop, once -s and
+ * -n, are --spool and --next-hop only; the old letters get a usage error
+ * that names the new spelling, since reading them as before would give
+ * the letters two meanings again.
  */
 #ifndef SPOOLSIM_RELAY_OPTIONS_H
 #define SPOOLSIM_RELAY_OPTIONS_H
@@ -62,7 +68,8 @@ struct relay_options {
     const char *hostname;
     const char *port_file;
     const char *json;
-    int quiet;
+    int quiet;      /* no progress notices */
+    int no_summary; /* no summary at exit */
     int verbose;
 };
 

@@ -30,17 +30,31 @@ static void usage(FILE *fp)
     fprintf(fp, "Usage: spoolsim COMMAND [options] [arguments]\n\nCommands:\n");
     for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
         fprintf(fp, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
-    fprintf(fp, "\nspoolsim COMMAND --help describes a command.\n");
+    fprintf(fp, "\nspoolsim help COMMAND (or spoolsim COMMAND --help, or -h) describes a "
+                "command.\n");
 }
 
 int main(int argc, char **argv)
 {
+    char *help_argv[3];
+
     msg_init("spoolsim");
     if (argc < 2)
         msg_usage("no command given (try: spoolsim bench, or spoolsim --help)");
-    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        (strcmp(argv[1], "help") == 0 && argc == 2)) {
         usage(stdout);
         return 0;
+    }
+    if (strcmp(argv[1], "help") == 0) {
+        /* "spoolsim help CMD" is "spoolsim CMD --help". */
+        if (argc > 3)
+            msg_usage("help takes one command, got \"%s\" too", argv[3]);
+        help_argv[0] = "help";
+        help_argv[1] = argv[2];
+        help_argv[2] = "--help";
+        argv = help_argv;
+        argc = 3;
     }
     if (strcmp(argv[1], "--version") == 0) {
         printf("spoolsim %s\n", PACKAGE_VERSION);

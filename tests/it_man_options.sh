@@ -35,11 +35,12 @@ man_text() {
 }
 
 # The getopt_long() option string of a C file: every string literal
-# between "getopt_long(" and "long_options", joined; GNU's leading
-# "+", "-" and ":" flags and the ":" argument markers dropped.
+# between "getopt_long(" (or optarg_getopt(), its wrapper in optarg.h)
+# and "long_options", joined; GNU's leading "+", "-" and ":" flags and
+# the ":" argument markers dropped.
 short_options() {
     tr '\n' ' ' <"$1" |
-        sed -n 's/.*getopt_long(\(.*\)/\1/p' |
+        sed -n 's/.*\(getopt_long\|optarg_getopt\)(\(.*\)/\2/p' |
         sed 's/long_options.*//' |
         grep -o '"[^"]*"' |
         tr -d '"\n' |
@@ -105,6 +106,7 @@ check_program spoolsim spoolsim/relay_options.c
 check_program spoolsim spoolsim/bench.c
 check_program spoolsim spoolsim/raw.c
 check_program spoolsim spoolsim/ab.c
+check_program spoolsim spoolsim/postmark.c
 
 if [ "$missing" -gt 0 ]; then
     echo "it_man_options: $missing problem(s) found" >&2
