@@ -63,6 +63,8 @@ static void usage(FILE *fp)
             "\n"
             "Options:\n"
             "  -s, --spool DIR         the queue directory (made, with its queues, if missing)\n"
+            "  -u, --user USER         run as USER once listening (root only); the spool must\n"
+            "                          be USER's (it is made so), as Postfix's mail_owner\n"
             "  -l, --listen ADDR       where to accept SMTP (127.0.0.1:2525; port 0 = any)\n"
             "  -n, --next-hop HOP      HOST:PORT (SMTP), discard, or maildir:DIR (discard)\n"
             "  --sync POLICY           fsync (as Postfix), fdatasync or none (fsync; with\n"
@@ -136,6 +138,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
 {
     static const struct option long_options[] = {
         {"spool", required_argument, NULL, 's'},
+        {"user", required_argument, NULL, 'u'},
         {"listen", required_argument, NULL, 'l'},
         {"next-hop", required_argument, NULL, 'n'},
         {"sync", required_argument, NULL, OPT_SYNC},
@@ -201,10 +204,13 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
     opts->hostname = "spoolsim.localdomain";
 
     optind = 1;
-    while ((ch = getopt_long(argc, argv, "s:l:n:qv", long_options, NULL)) != -1) {
+    while ((ch = getopt_long(argc, argv, "s:u:l:n:qv", long_options, NULL)) != -1) {
         switch (ch) {
         case 's':
             opts->spool = optarg;
+            break;
+        case 'u':
+            opts->user = optarg;
             break;
         case 'l':
             opts->listen = optarg;
@@ -338,6 +344,8 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         msg_usage("unexpected argument \"%s\"", argv[optind]);
     if (opts->spool == NULL)
         msg_usage("no spool directory: --spool DIR is required");
+    if (opts->user && strcmp(opts->profile, "postfix") != 0)
+        msg_usage("-u needs the relay's own spool (--profile postfix)");
     if (opts->tls_key && !opts->tls_cert)
         msg_usage("--tls-key needs --tls-cert");
     if (opts->min_backoff_ns > opts->max_backoff_ns)
