@@ -54,6 +54,19 @@ void pf_qfile_record(struct pf_qfile *q, int type, const char *data, size_t len)
     q->len += len;
 }
 
+uint64_t pf_qfile_bound(uint64_t max_content, unsigned max_rcpt, size_t max_field)
+{
+    /* type + length (<= 3 bytes below 2^21) + data, per envelope field */
+    uint64_t field = (uint64_t)max_field + 4 + 32; /* and an attribute's "name=" */
+
+    /*
+     * The fixed records (C, T, create_time, rewrite_context, M, X, E) fit
+     * in 512 bytes; a last line without its end costs one record header
+     * more than its bytes.
+     */
+    return 2 * max_content + 3 + (uint64_t)(max_rcpt + 4) * field + 512;
+}
+
 static void record_text(struct pf_qfile *q, int type, const char *text)
 {
     pf_qfile_record(q, type, text, strlen(text));

@@ -68,6 +68,15 @@ void pf_qfile_finish(struct pf_qfile *q, const char *const *rcpts, unsigned rcpt
 /* The 97 bytes of the C record for the current sizes (for an in-place rewrite). */
 void pf_qfile_size_record(const struct pf_qfile *q, char out[PF_SIZE_RECORD_LEN]);
 
+/*
+ * The largest queue file a message can make: `max_content' bytes of text
+ * (each byte, a line end included, costs at most two in N and L records:
+ * an empty line is a type and a zero length), `max_rcpt' recipients, and
+ * sender, client and HELO names of up to `max_field' bytes each. A queue
+ * file longer than this was not written by a relay with these limits.
+ */
+uint64_t pf_qfile_bound(uint64_t max_content, unsigned max_rcpt, size_t max_field);
+
 /* Append one record (also used by tests and for defer logs). */
 void pf_qfile_record(struct pf_qfile *q, int type, const char *data, size_t len);
 

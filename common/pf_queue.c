@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "pf_queue.h"
@@ -102,5 +103,79 @@ int pf_queue_hash(const char *id, int depth, char *out, size_t len)
         out[n++] = hex[level];
     }
     out[n] = 0;
+    return 0;
+}
+
+int pf_queue_layout_format(int depth, char *out, size_t len)
+{
+    int n = snprintf(out, len,
+                     "# spoolsim relay: the layout of this spool, checked at every start\n"
+                     "hash_depth %d\n"
+                     "hash_queues deferred defer\n",
+                     depth);
+
+    return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int pf_queue_layout_parse(const char *text, size_t len, int *depth, char *err, size_t errlen)
+{
+    const char *p = text, *end = text + len;
+    int lineno = 0, found = 0;
+
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *eol = nl ? nl : end;
+        char line[128], name[32], value[64], extra[2];
+        size_t n = (size_t)(eol - p);
+
+        lineno++;
+        if (n >= sizeof(line)) {
+            snprintf(err, errlen, "line %d is too long", lineno);
+            return -1;
+        }
+        memcpy(line, p, n);
+        line[n] = 0;
+        p = nl ? nl + 1 : end;
+        if (memchr(line, 0, n) != NULL) {
+            snprintf(err, errlen, "line %d holds a NUL byte", lineno);
+            return -1;
+        }
+        line[strcspn(line, "#")] = 0;
+        if (sscanf(line, " %31s", name) != 1)
+            continue; /* blank or a comment */
+        if (strcmp(name, "hash_depth") == 0) {
+            char *stop;
+            long v;
+
+            if (sscanf(line, " %31s %63s %1s", name, value, extra) != 2) {
+                snprintf(err, errlen, "line %d: hash_depth needs one number", lineno);
+                return -1;
+            }
+            v = strtol(value, &stop, 10);
+            if (*stop || v < 0 || v > PF_QUEUE_HASH_DEPTH_MAX) {
+                snprintf(err, errlen, "line %d: bad hash_depth \"%s\" (0 to %d)", lineno, value,
+                         PF_QUEUE_HASH_DEPTH_MAX);
+                return -1;
+            }
+            *depth = (int)v;
+            found = 1;
+        } else if (strcmp(name, "hash_queues") == 0) {
+            /* Only Postfix's default is supported: a spool hashed otherwise is not ours. */
+            char q1[16], q2[16];
+
+            if (sscanf(line, " %31s %15s %15s %1s", name, q1, q2, extra) != 3 ||
+                strcmp(q1, "deferred") != 0 || strcmp(q2, "defer") != 0) {
+                snprintf(err, errlen, "line %d: hash_queues other than \"deferred defer\"", lineno);
+                return -1;
+            }
+        } else {
+            snprintf(err, errlen, "line %d: unknown setting \"%s\"", lineno, name);
+            return -1;
+        }
+    }
+    if (!found) {
+        snprintf(err, errlen, "no hash_depth");
+        return -1;
+    }
     return 0;
 }

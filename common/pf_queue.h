@@ -31,4 +31,18 @@ int pf_queue_id_ok(const char *id);
  */
 int pf_queue_hash(const char *id, int depth, char *out, size_t len);
 
+/*
+ * The spool's layout file (spoolsim.layout): Postfix keeps its hash depth
+ * in main.cf, the relay in its spool, so that a run with another
+ * --hash-depth is refused rather than blind to the deferred mail. Lines of
+ * "name value"; '#' starts a comment. pf_queue_layout_format() writes the
+ * text (0, or -1 if `len' is too small); pf_queue_layout_parse() reads it:
+ * 0 and *depth, or -1 and the reason in err.
+ */
+#define PF_QUEUE_LAYOUT_FILE "spoolsim.layout"
+#define PF_QUEUE_LAYOUT_MAX 4096  /* a longer file is no layout file */
+#define PF_QUEUE_HASH_DEPTH_MAX 5 /* the hex digits of the microseconds */
+int pf_queue_layout_format(int depth, char *out, size_t len);
+int pf_queue_layout_parse(const char *text, size_t len, int *depth, char *err, size_t errlen);
+
 #endif

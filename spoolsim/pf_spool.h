@@ -14,23 +14,55 @@
  * The queue manager's side moves files between queues, marks delivered
  * recipients with a one-byte pwrite, and unlinks. Everything here blocks;
  * the relay calls it from its I/O threads, never from the event loop.
+ *
+ * The spool is no way into the host. pf_spool_open() checks the spool and
+ * every queue directory as Postfix has its queue kept: real directories,
+ * not symbolic links, owned by the user the relay runs as, not writable by
+ * group or others; it refuses anything else, naming the path and the
+ * fault, before it has changed anything. From then on every file is
+ * opened, renamed and removed relative to the queue directories'
+ * descriptors, never following a symbolic link in the last component.
+ * The hash directories in between are checked at the start too; after
+ * it only the owner (the relay) or root can put anything in a queue.
+ * pf_spool_lock() opens pid/relay.pid the same way, and
+ * pf_spool_drop_privileges() then makes the process the spool's owner
+ * (-u USER, Postfix's mail_owner).
+ *
+ * A spool description that pf_spool_open() has not opened (a benchmark's
+ * runner, which sets only dir) works by path, as a tool on its own
+ * private directory.
  */
 #ifndef SPOOLSIM_PF_SPOOL_H
 #define SPOOLSIM_PF_SPOOL_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "pf_qfile.h"
 #include "pf_queue.h"
 
 enum pf_sync { PF_SYNC_FSYNC, PF_SYNC_FDATASYNC, PF_SYNC_NONE };
 
+#define PF_SPOOL_QUEUES 11
+
 struct pf_spool {
     char *dir;
     int long_ids;
-    int hash_depth; /* for deferred/ and defer/ (Postfix: 1) */
+    int hash_depth; /* for deferred/ and defer/ (Postfix: 1); recorded in the spool */
     enum pf_sync sync;
+    uint64_t max_file; /* pf_spool_read() takes no longer file (EFBIG); 0: no bound */
+
+    /* The spool's owner, whom the relay runs as: pf_spool_set_user(), else the process's. */
+    int owner_set;
+    uid_t owner_uid;
+    gid_t owner_gid;
+    char owner_name[64];
+
+    /* pf_spool_open(): the spool and its queues, opened without following links */
+    int opened;
+    int dir_fd;
+    int queue_fd[PF_SPOOL_QUEUES];
 };
 
 /* Counters a caller may keep per thread and add up. */
@@ -41,9 +73,42 @@ struct pf_spool_stats {
 
 void pf_spool_stats_add(struct pf_spool_stats *to, const struct pf_spool_stats *from);
 
-/* Make `dir' and its queue subdirectories (0700) if missing; -1 and a message if unusable. */
+/*
+ * The spool belongs to `user' and the relay will run as `user' (-u): what
+ * pf_spool_open() makes is chown'ed to the user, what it finds must be the
+ * user's. -1 and a reason for an unknown user, a privileged one (uid or
+ * gid 0, as Postfix refuses for mail_owner), or another user than the
+ * process's when the process is not root.
+ */
+int pf_spool_set_user(struct pf_spool *sp, const char *user, char *err, size_t errlen);
+
+/*
+ * Make `dir' and its queue subdirectories (0700, the owner's) if missing,
+ * check them all and the hash directories of deferred/ and defer/, open
+ * them, and check the layout (the hash depth) against spoolsim.layout, or
+ * record it there: without the file, the depth of the deferred mail found
+ * must be sp->hash_depth. -1 and a message naming the path if anything is
+ * wrong, and then nothing is left open.
+ */
 int pf_spool_open(struct pf_spool *sp, const char *dir, char *err, size_t errlen);
 void pf_spool_close(struct pf_spool *sp);
+
+/*
+ * One relay per spool: pid/ (made, or checked as a queue is) and
+ * pid/relay.pid, opened without following a link, a regular file with
+ * one link and the spool owner's, locked and given our PID. Needs only
+ * sp->dir (and the owner), so it serves every --profile. Returns the
+ * descriptor to hold until exit, or -1 and a message.
+ */
+int pf_spool_lock(const struct pf_spool *sp, char *err, size_t errlen);
+
+/*
+ * Become the spool's owner for good (setgroups, setgid, setuid, each
+ * checked, then a check that root cannot be had back), as Postfix's
+ * processes become mail_owner once what needs root is done. Nothing to do
+ * without pf_spool_set_user(). -1 and a message on any failure.
+ */
+int pf_spool_drop_privileges(const struct pf_spool *sp, char *err, size_t errlen);
 
 int pf_spool_enqueue(const struct pf_spool *sp, const struct pf_qfile *q, char *id, size_t idlen,
                      struct pf_spool_stats *st);
@@ -52,7 +117,12 @@ int pf_spool_enqueue(const struct pf_spool *sp, const struct pf_qfile *q, char *
 int pf_spool_activate(const struct pf_spool *sp, const char *id, int from_deferred,
                       struct pf_spool_stats *st);
 
-/* Read active/ID whole into a malloc'd buffer, under an exclusive flock as qmgr takes. */
+/*
+ * Read active/ID whole into a malloc'd buffer, under an exclusive flock as
+ * qmgr takes. A file over sp->max_file is not read (EFBIG, and *len is
+ * then its size), nor one that is not a regular file (EINVAL) or is a
+ * symbolic link (ELOOP).
+ */
 int pf_spool_read(const struct pf_spool *sp, const char *id, char **buf, size_t *len,
                   struct pf_spool_stats *st);
 
@@ -88,6 +158,19 @@ int pf_spool_mark_done(const struct pf_spool *sp, const char *id, size_t offset,
 
 /* unlink active/ID */
 int pf_spool_remove(const struct pf_spool *sp, const char *id, struct pf_spool_stats *st);
+
+/*
+ * Where ID of `queue' is: *at, the queue's descriptor, and `name' relative
+ * to it, hash directories included ("A/ID"); *rel_off (if not NULL) is
+ * where the part inside the queue starts in `name' (0 unless the spool
+ * was not opened, when *at is AT_FDCWD and `name' the whole path). -1 with
+ * EINVAL for an unknown queue or a malformed ID.
+ */
+int pf_spool_locate(const struct pf_spool *sp, const char *queue, const char *id, int *at,
+                    char *name, size_t len, size_t *rel_off);
+
+/* The descriptor of `queue' of an opened spool, else -1. */
+int pf_spool_queue_fd(const struct pf_spool *sp, const char *queue);
 
 /* The path of ID in `queue' ("incoming", "deferred", ...), hashed where Postfix hashes. */
 int pf_spool_path(const struct pf_spool *sp, const char *queue, const char *id, char *out,

@@ -12,12 +12,10 @@
 
 #include <errno.h>
 #include <event2/listener.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,47 +23,16 @@
 #include "clock.h"
 #include "endpoint.h"
 #include "fileutil.h"
-#include "msg.h"
 #include "cpu_burn.h"
+#include "msg.h"
 #include "relay_private.h"
 #include "relay_usage.h"
+#include "smtp_line.h"
 #include "spoolsim.h"
 #include "tls.h"
 #include "xalloc.h"
 
 #define STOP_GRACE 10 /* seconds for deliveries in flight at a stop */
-
-/* One relay per spool: a second one would deliver the same files. */
-static int lock_spool(const char *dir, char *err, size_t errlen)
-{
-    char path[4096], pid[32];
-    int fd;
-
-    snprintf(path, sizeof(path), "%s/pid", dir);
-    if (mkdir(path, 0700) != 0 && errno != EEXIST) {
-        snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
-        return -1;
-    }
-    snprintf(path, sizeof(path), "%s/pid/relay.pid", dir);
-    if ((fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) < 0) {
-        snprintf(err, errlen, "cannot open %s: %s", path, strerror(errno));
-        return -1;
-    }
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
-        ssize_t n = read(fd, pid, sizeof(pid) - 1);
-
-        pid[n > 0 ? n : 0] = 0;
-        pid[strcspn(pid, "\n")] = 0;
-        snprintf(err, errlen, "spool %s is in use by another relay (pid %s)", dir,
-                 pid[0] ? pid : "unknown");
-        close(fd);
-        return -1;
-    }
-    snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-    if (ftruncate(fd, 0) != 0 || pwrite(fd, pid, strlen(pid), 0) < 0)
-        msg_warn("cannot write %s: %s", path, strerror(errno));
-    return fd; /* held until exit */
-}
 
 static int open_listener(const struct relay_options *opts)
 {
@@ -246,6 +213,10 @@ int spoolsim_relay(int argc, char **argv)
     r.spool.long_ids = opts.long_ids;
     r.spool.hash_depth = opts.hash_depth;
     r.spool.sync = opts.sync;
+    /* A queue file larger than our limits make is read by nobody: it goes to corrupt/. */
+    r.spool.max_file = pf_qfile_bound(opts.max_size, opts.max_rcpt, SMTP_COMMAND_LINE_LIMIT);
+    if (opts.user && pf_spool_set_user(&r.spool, opts.user, err, sizeof(err)) != 0)
+        msg_usage("-u %s: %s", opts.user, err);
     r.profile = profile_find(opts.profile);
     if (opts.model == NULL) /* what Postfix would show, where there is a model of it */
         opts.model = r.profile->builtin_postfix ? "postfix" : "none";
@@ -263,7 +234,7 @@ int spoolsim_relay(int argc, char **argv)
             setup_failed(opts.spool, made_spool, err);
         r.next_msg_number = (uint64_t)time(NULL) * 1000000;
     }
-    if ((lock_fd = lock_spool(opts.spool, err, sizeof(err))) < 0)
+    if ((lock_fd = pf_spool_lock(&r.spool, err, sizeof(err))) < 0)
         setup_failed(opts.spool, made_spool, err);
     if (relay_local_init(&r, err, sizeof(err)) != 0)
         setup_failed(opts.spool, made_spool, err);
@@ -271,6 +242,9 @@ int spoolsim_relay(int argc, char **argv)
     write_port_file(&opts, listen_fd, err, sizeof(err));
     if (err[0])
         setup_failed(opts.spool, made_spool, err);
+    /* Bound, checked and locked: the rest runs as the spool's owner (-u). */
+    if (pf_spool_drop_privileges(&r.spool, err, sizeof(err)) != 0)
+        msg_fatal("-u %s: %s", opts.user, err);
 
     if ((r.base = event_base_new()) == NULL)
         msg_fatal("cannot create an event base");

@@ -42,7 +42,14 @@ int relay_local_init(struct relay *r, char *err, size_t errlen)
         char path[4096];
 
         snprintf(path, sizeof(path), "%s%s", dir, subdirs[i]);
-        if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+        if (mkdir(path, 0700) == 0) {
+            /* made as root before -u takes effect: the user the relay becomes writes here */
+            if (r->spool.owner_set && lchown(path, r->spool.owner_uid, r->spool.owner_gid) != 0) {
+                snprintf(err, errlen, "cannot give Maildir %s to %s: %s", path, r->spool.owner_name,
+                         strerror(errno));
+                return -1;
+            }
+        } else if (errno != EEXIST) {
             snprintf(err, errlen, "cannot create Maildir %s: %s", path, strerror(errno));
             return -1;
         }

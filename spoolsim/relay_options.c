@@ -67,6 +67,8 @@ static void usage(FILE *fp)
             "\n"
             "Options:\n"
             "  --spool DIR             the queue directory (made, with its queues, if missing)\n"
+            "  -u, --user USER         run as USER once listening (root only); the spool must\n"
+            "                          be USER's (it is made so), as Postfix's mail_owner\n"
             "  -l, --listen ADDR       where to accept SMTP (127.0.0.1:2525; port 0 = any)\n"
             "  --next-hop HOP          HOST:PORT (SMTP), discard, or maildir:DIR (discard)\n"
             "  --sync POLICY           fsync (as Postfix), fdatasync or none (fsync; with\n"
@@ -153,6 +155,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
 {
     static const struct option long_options[] = {
         {"spool", required_argument, NULL, OPT_SPOOL},
+        {"user", required_argument, NULL, 'u'},
         {"listen", required_argument, NULL, 'l'},
         {"next-hop", required_argument, NULL, OPT_NEXT_HOP},
         {"sync", required_argument, NULL, OPT_SYNC},
@@ -222,7 +225,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
 
     optind = 1;
     /* -s and -n are read only to say what they became (relay_options.h). */
-    while ((ch = optarg_getopt(argc, argv, "s:l:n:qvh", long_options)) != -1) {
+    while ((ch = optarg_getopt(argc, argv, "s:u:l:n:qvh", long_options)) != -1) {
         switch (ch) {
         case 's':
             msg_usage("-s is --sessions in spoolsim's other commands: say --spool %s", optarg);
@@ -230,6 +233,9 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             msg_usage("-n is --runs in spoolsim ab: say --next-hop %s", optarg);
         case OPT_SPOOL:
             opts->spool = optarg;
+            break;
+        case 'u':
+            opts->user = optarg;
             break;
         case 'l':
             opts->listen = optarg;
@@ -370,6 +376,8 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         msg_usage("unexpected argument \"%s\"", argv[optind]);
     if (opts->spool == NULL)
         msg_usage("no spool directory: --spool DIR is required");
+    if (opts->user && strcmp(opts->profile, "postfix") != 0)
+        msg_usage("-u needs the relay's own spool (--profile postfix)");
     if (opts->tls_key && !opts->tls_cert)
         msg_usage("--tls-key needs --tls-cert");
     if (opts->min_backoff_ns > opts->max_backoff_ns)

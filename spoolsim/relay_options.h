@@ -37,6 +37,7 @@ enum relay_qmgr_shape {
 struct relay_options {
     const char *listen;
     const char *spool;
+    const char *user; /* -u: run as this user once listening; the spool is theirs */
     const char *next_hop;
     enum relay_hop_kind hop_kind;
     const char *hop_arg; /* HOST:PORT or the Maildir */

@@ -60,6 +60,7 @@ struct relay_msg {
     char reason[600];                /* the next hop's words for a deferral or bounce */
     int ever_bounced;                /* a bounce log may exist; counted as bounced */
     unsigned attempts;
+    unsigned io_failures; /* file steps failed in a row (activation, reading): the back-off */
 
     /* monotonic times of this run; 0 when unknown (recovered messages) */
     uint64_t t_mail, t_data_end, t_committed, t_active, t_deliver, t_delivered;

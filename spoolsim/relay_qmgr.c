@@ -30,6 +30,9 @@
 
 #define MSG_OF(job) ((struct relay_msg *)((char *)(job)-offsetof(struct relay_msg, job)))
 
+static uint64_t backoff_ns(const struct relay *r, unsigned attempts);
+static void schedule_retry(struct relay_msg *m, uint64_t delay_ns);
+
 struct relay_msg *relay_msg_new(struct relay *r)
 {
     struct relay_msg *m = xcalloc(1, sizeof(*m));
@@ -292,7 +295,19 @@ static int read_active(struct relay_msg *m, char **file, size_t *len, struct pf_
 
     if (pf_spool_read(sp, m->id, file, len, &m->st) != 0) {
         m->job_errno = errno;
-        return -1;
+        if (errno != EFBIG && errno != EINVAL && errno != ELOOP)
+            return -1; /* out of descriptors, say: the file is fine, try again later */
+        /* Nothing the relay writes looks like this: kept for a human, unread. */
+        if (errno == EFBIG)
+            snprintf(m->job_err, sizeof(m->job_err),
+                     "%zu bytes, more than any message within --max-size and --max-rcpt makes "
+                     "(%llu); not read",
+                     *len, (unsigned long long)sp->max_file);
+        else
+            snprintf(m->job_err, sizeof(m->job_err), "not a regular file; not opened");
+        *len = 0;
+        pf_spool_corrupt(sp, "active", m->id);
+        return -2;
     }
     if (pf_qfile_read(*file, *len, view, m->job_err, sizeof(m->job_err)) != 0) {
         /* qmgr keeps what it cannot read in corrupt/, for a human to look at */
@@ -332,6 +347,8 @@ static void make_ready(struct relay *r, struct relay_msg *m)
     relay_qmgr_kick(r);
 }
 
+#define JOB_UNREAD (-3) /* moved to active/, but not read (yet) */
+
 static void activate_work(struct io_job *job)
 {
     struct relay_msg *m = MSG_OF(job);
@@ -344,25 +361,62 @@ static void activate_work(struct io_job *job)
     m->job_status = read_active(m, &m->file, &m->file_len, &m->view);
     if (m->job_status == 0) /* qmgr's work: the envelope read, recipients resolved */
         relay_model_spend(m->relay->model, COST_QMGR, m->view.content_bytes, m->view.rcpt_count);
+    if (m->job_status == -1)
+        m->job_status = JOB_UNREAD;
+}
+
+/*
+ * A step that failed for a reason that passes (no descriptor, no memory,
+ * an I/O error, a lock held elsewhere) is tried again, later each time;
+ * only a file that is gone (ENOENT) or not complete (EAGAIN) is let go.
+ */
+static void retry_later(struct relay *r, struct relay_msg *m, const char *what)
+{
+    uint64_t delay = backoff_ns(r, ++m->io_failures);
+
+    msg_warn("%s: cannot %s: %s; trying again in %.1f s", m->id, what, strerror(m->job_errno),
+             (double)delay / 1e9);
+    schedule_retry(m, delay);
 }
 
 static void activate_done(struct io_job *job)
 {
     struct relay_msg *m = MSG_OF(job);
     struct relay *r = m->relay;
+    int from_deferred = m->queue == RELAY_Q_DEFERRED;
 
     take_stats(r, m);
     r->n_moving--;
-    if (m->queue == RELAY_Q_DEFERRED)
+    if (from_deferred)
         r->n_deferred--;
     else
         flow_put(r, 1); /* one fed from incoming/: one token */
+    if (m->job_status == JOB_UNREAD) {
+        /* in active/ now: the retry reads it there, as after a failed move to deferred/ */
+        m->queue = RELAY_Q_ACTIVE;
+        r->n_active++;
+        retry_later(r, m, "read");
+        relay_qmgr_kick(r);
+        return;
+    }
+    if (m->job_status == -1 && m->job_errno != ENOENT && m->job_errno != EAGAIN &&
+        m->job_errno != EINVAL) {
+        /* still where it was: the retry activates it again */
+        if (from_deferred)
+            r->n_deferred++;
+        else
+            r->n_incoming++;
+        retry_later(r, m, "activate");
+        relay_qmgr_kick(r);
+        return;
+    }
     if (m->job_status != 0) {
         warn_unreadable(r, m, "cannot activate");
         relay_msg_free(m);
         relay_qmgr_kick(r);
         return;
     }
+    m->io_failures = 0;
     m->queue = RELAY_Q_ACTIVE;
     m->t_active = clock_now_ns();
     r->n_active++;
@@ -612,9 +666,7 @@ static void reread_done(struct io_job *job)
 
     take_stats(r, m);
     if (m->job_status == -1 && m->job_errno != ENOENT) {
-        /* still in active/, unreadable for now (out of descriptors, say): later */
-        msg_warn("%s: cannot read again: %s", m->id, strerror(m->job_errno));
-        schedule_retry(m, backoff_ns(r, m->attempts));
+        retry_later(r, m, "read"); /* still in active/, unreadable for now */
         return;
     }
     if (m->job_status != 0) {
@@ -624,6 +676,7 @@ static void reread_done(struct io_job *job)
         relay_qmgr_kick(r);
         return;
     }
+    m->io_failures = 0;
     make_ready(r, m);
 }
 
@@ -637,8 +690,9 @@ static void on_retry(evutil_socket_t fd, short what, void *arg)
     if (r->stopping)
         return;
     if (m->queue == RELAY_Q_ACTIVE) {
-        if (r->profile->builtin_postfix && any_result(m, RCPT_DEFERRED)) {
-            submit(r->qmgr, m, reread_work, reread_done); /* a move to deferred/ failed */
+        /* never read (its reading failed), or its move to deferred/ failed: read it again */
+        if (r->profile->builtin_postfix && (m->file == NULL || any_result(m, RCPT_DEFERRED))) {
+            submit(r->qmgr, m, reread_work, reread_done);
             return;
         }
         submit(r->qmgr, m, retire_work, retire_done); /* a removal that failed before */

@@ -794,6 +794,65 @@ START_TEST(test_read_random_damage)
 }
 END_TEST
 
+/*
+ * pf_qfile_bound(): no message within the limits makes a longer file, in
+ * the worst shapes there are (empty lines, lines at each length-byte
+ * boundary, long lines, a last line without its end, every envelope field
+ * as long as it may be), and the worst reaches the bound within 1%: the
+ * factor of two for text is needed.
+ */
+START_TEST(test_bound)
+{
+    enum { MAX_CONTENT = 200000, MAX_RCPT = 50, MAX_FIELD = 511 };
+    static const size_t lines[] = {0, 1, 126, 127, 128, 2046, 2047, 2048, 2049, 5000};
+    char field[MAX_FIELD + 1], *text = malloc(MAX_CONTENT);
+    const char *many[MAX_RCPT];
+    uint64_t bound = pf_qfile_bound(MAX_CONTENT, MAX_RCPT, MAX_FIELD);
+
+    memset(field, 'x', MAX_FIELD);
+    field[MAX_FIELD] = 0;
+    for (unsigned i = 0; i < MAX_RCPT; i++)
+        many[i] = field;
+    for (size_t shape = 0; shape < sizeof(lines) / sizeof(lines[0]) * 3; shape++) {
+        size_t line = lines[shape / 3], used = 0;
+        const char *end = shape % 3 == 0 ? "\n" : shape % 3 == 1 ? "\r\n" : "\r";
+        struct pf_qfile q;
+
+        /* lines of one length up to the limit, the last one cut off */
+        while (used < MAX_CONTENT) {
+            for (size_t i = 0; i < line && used < MAX_CONTENT; i++)
+                text[used++] = 'a';
+            for (const char *e = end; *e && used < MAX_CONTENT; e++)
+                text[used++] = *e;
+        }
+        pf_qfile_init(&q);
+        pf_qfile_begin(&q, 1700000000, 999999, field, field, field, field);
+        pf_qfile_content(&q, text, used);
+        pf_qfile_finish(&q, many, MAX_RCPT);
+        ck_assert_msg(q.len <= bound, "lines of %zu + \"%s\": %zu bytes over the bound %llu", line,
+                      shape % 3 == 2 ? "CR" : end, q.len, (unsigned long long)bound);
+        if (line == 0 && shape % 3 == 0)
+            ck_assert_msg(q.len * 100 >= bound * 99, "empty lines: %zu bytes, the bound %llu",
+                          q.len, (unsigned long long)bound);
+        pf_qfile_free(&q);
+    }
+    free(text);
+}
+END_TEST
+
+/* The fixed records alone: no text, no recipient, no names; the longest time stamps. */
+START_TEST(test_bound_empty)
+{
+    struct pf_qfile q;
+
+    pf_qfile_init(&q);
+    pf_qfile_begin(&q, 9223372036854775807L, 9223372036854775807L, "", "", "", "");
+    pf_qfile_finish(&q, NULL, 0);
+    ck_assert_uint_le(q.len, pf_qfile_bound(0, 0, 0));
+    pf_qfile_free(&q);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("pf_qfile");
@@ -805,6 +864,8 @@ int main(void)
     tcase_add_test(tc, test_varint_lengths);
     tcase_add_test(tc, test_recipient_offsets);
     tcase_add_test(tc, test_postcat_reads_it);
+    tcase_add_test(tc, test_bound);
+    tcase_add_test(tc, test_bound_empty);
     suite_add_tcase(s, tc);
     tc = tcase_create("reading");
     tcase_add_test(tc, test_read_round_trip);

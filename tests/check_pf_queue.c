@@ -73,6 +73,68 @@ START_TEST(test_id_ok)
 }
 END_TEST
 
+/* The layout file: what the relay writes it reads back, and nothing else passes. */
+START_TEST(test_layout_round_trip)
+{
+    char text[256], err[128];
+    int depth;
+
+    for (int d = 0; d <= PF_QUEUE_HASH_DEPTH_MAX; d++) {
+        ck_assert_int_eq(pf_queue_layout_format(d, text, sizeof(text)), 0);
+        depth = -1;
+        ck_assert_int_eq(pf_queue_layout_parse(text, strlen(text), &depth, err, sizeof(err)), 0);
+        ck_assert_int_eq(depth, d);
+    }
+    ck_assert_int_eq(pf_queue_layout_format(1, text, 10), -1);
+    /* comments, blank lines, no last line end, spaces around */
+    ck_assert_int_eq(
+        pf_queue_layout_parse("# c\n\n  hash_depth   3  # three\n", 29, &depth, err, sizeof(err)),
+        0);
+    ck_assert_int_eq(depth, 3);
+    ck_assert_int_eq(pf_queue_layout_parse("hash_depth 0", 12, &depth, err, sizeof(err)), 0);
+    ck_assert_int_eq(depth, 0);
+}
+END_TEST
+
+START_TEST(test_layout_refused)
+{
+    static const struct {
+        const char *text, *why;
+    } bad[] = {
+        {"", "no hash_depth"},
+        {"# nothing\n", "no hash_depth"},
+        {"hash_queues deferred defer\n", "no hash_depth"},
+        {"hash_depth\n", "needs one number"},
+        {"hash_depth 1 2\n", "needs one number"},
+        {"hash_depth x\n", "bad hash_depth"},
+        {"hash_depth 1x\n", "bad hash_depth"},
+        {"hash_depth -1\n", "bad hash_depth"},
+        {"hash_depth 6\n", "bad hash_depth"},
+        {"hash_depth 1\nhash_queues deferred\n", "hash_queues"},
+        {"hash_depth 1\nhash_queues deferred defer bounce\n", "hash_queues"},
+        {"hash_depth 1\nhash_queues incoming defer\n", "hash_queues"},
+        {"hash_depth 1\ndepth 2\n", "unknown setting \"depth\""},
+    };
+    char err[128], nul[] = "hash_depth 1\n\0x\n", longline[300];
+    int depth;
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        err[0] = 0;
+        ck_assert_msg(
+            pf_queue_layout_parse(bad[i].text, strlen(bad[i].text), &depth, err, sizeof(err)) == -1,
+            "accepted: %s", bad[i].text);
+        ck_assert_msg(strstr(err, bad[i].why) != NULL, "%s: \"%s\" does not say %s", bad[i].text,
+                      err, bad[i].why);
+    }
+    ck_assert_int_eq(pf_queue_layout_parse(nul, sizeof(nul) - 1, &depth, err, sizeof(err)), -1);
+    ck_assert_ptr_nonnull(strstr(err, "NUL"));
+    memset(longline, 'a', sizeof(longline));
+    ck_assert_int_eq(pf_queue_layout_parse(longline, sizeof(longline), &depth, err, sizeof(err)),
+                     -1);
+    ck_assert_ptr_nonnull(strstr(err, "too long"));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("pf_queue");
@@ -82,6 +144,10 @@ int main(void)
     tcase_add_test(tc, test_long_ids);
     tcase_add_test(tc, test_hash);
     tcase_add_test(tc, test_id_ok);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("layout");
+    tcase_add_test(tc, test_layout_round_trip);
+    tcase_add_test(tc, test_layout_refused);
     suite_add_tcase(s, tc);
     return check_run_suite(s);
 }

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <pwd.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "pf_spool.h"
@@ -61,6 +63,21 @@ static void message(struct pf_qfile *q)
     pf_qfile_finish(q, rcpts, 2);
 }
 
+/* A new spool in spool_dir/q, hash depth `depth', with one message moved to active/. */
+static void one_active(struct pf_spool *sp, int depth, struct pf_qfile *q, char *id,
+                       struct pf_spool_stats *st)
+{
+    char err[256], path[256];
+
+    make_tmp();
+    snprintf(path, sizeof(path), "%s/q", spool_dir);
+    sp->hash_depth = depth;
+    ck_assert_msg(pf_spool_open(sp, path, err, sizeof(err)) == 0, "%s", err);
+    message(q);
+    ck_assert_int_eq(pf_spool_enqueue(sp, q, id, PF_QUEUE_ID_MAX, st), 0);
+    ck_assert_int_eq(pf_spool_activate(sp, id, 0, st), 0);
+}
+
 START_TEST(test_life_of_a_message)
 {
     struct pf_spool sp = {0};
@@ -72,8 +89,8 @@ START_TEST(test_life_of_a_message)
 
     make_tmp();
     snprintf(path, sizeof(path), "%s/q", spool_dir);
-    ck_assert_int_eq(pf_spool_open(&sp, path, err, sizeof(err)), 0);
     sp.hash_depth = 1;
+    ck_assert_int_eq(pf_spool_open(&sp, path, err, sizeof(err)), 0);
     ck_assert_int_eq(count_entries("deferred"), 0);
     message(&q);
     ck_assert_int_eq(pf_spool_enqueue(&sp, &q, id, sizeof(id), &st), 0);
@@ -170,6 +187,339 @@ START_TEST(test_unusable_directory)
 }
 END_TEST
 
+/* A spool made by pf_spool_open() (hash depth 1) in spool_dir/q; `path' gets its name. */
+static void made_spool(char *path, size_t len)
+{
+    struct pf_spool sp = {0};
+    char err[256];
+
+    make_tmp();
+    snprintf(path, len, "%s/q", spool_dir);
+    sp.hash_depth = 1;
+    ck_assert_msg(pf_spool_open(&sp, path, err, sizeof(err)) == 0, "%s", err);
+    pf_spool_close(&sp);
+}
+
+/* pf_spool_open() on `path' with hash depth `depth' fails, saying each of the two texts. */
+static void refused(const char *path, int depth, const char *what, const char *why)
+{
+    struct pf_spool sp = {0};
+    char err[512] = "";
+
+    sp.hash_depth = depth;
+    ck_assert_msg(pf_spool_open(&sp, path, err, sizeof(err)) == -1, "%s accepted", path);
+    ck_assert_msg(strstr(err, what) && strstr(err, why), "\"%s\" does not say %s and %s", err, what,
+                  why);
+    ck_assert_int_eq(sp.opened, 0);
+    pf_spool_close(&sp);
+}
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *fp = fopen(path, "w");
+
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_int_ge(fputs(text, fp), 0);
+    ck_assert_int_eq(fclose(fp), 0);
+}
+
+static int same_text(const char *path, const char *text)
+{
+    char buf[256] = "";
+    FILE *fp = fopen(path, "r");
+    size_t n;
+
+    if (fp == NULL)
+        return 0;
+    n = fread(buf, 1, sizeof(buf) - 1, fp);
+    buf[n] = 0;
+    fclose(fp);
+    return strcmp(buf, text) == 0;
+}
+
+/* The spool or any queue a symbolic link: refused, and nothing is made where it points. */
+START_TEST(test_refuses_links)
+{
+    static const char *const queues[] = {"incoming", "active", "deferred", "defer", "corrupt"};
+    char path[256], queue[300], target[300], aside[300];
+
+    made_spool(path, sizeof(path));
+    snprintf(target, sizeof(target), "%s/elsewhere", spool_dir);
+    snprintf(aside, sizeof(aside), "%s/aside", spool_dir);
+    ck_assert_int_eq(mkdir(target, 0700), 0);
+    for (size_t i = 0; i < sizeof(queues) / sizeof(queues[0]); i++) {
+        snprintf(queue, sizeof(queue), "%s/%s", path, queues[i]);
+        ck_assert_int_eq(rename(queue, aside), 0);
+        ck_assert_int_eq(symlink(target, queue), 0);
+        refused(path, 1, queue, "symbolic link");
+        ck_assert_int_eq(unlink(queue), 0);
+        ck_assert_int_eq(rename(aside, queue), 0);
+    }
+    snprintf(queue, sizeof(queue), "%s/link", spool_dir);
+    ck_assert_int_eq(symlink(path, queue), 0);
+    refused(queue, 1, queue, "symbolic link");
+    ck_assert_int_eq(rmdir(target), 0); /* empty: nothing was made there */
+    remove_tmp();
+}
+END_TEST
+
+START_TEST(test_refuses_writable)
+{
+    char path[256], queue[300];
+
+    made_spool(path, sizeof(path));
+    snprintf(queue, sizeof(queue), "%s/bounce", path);
+    ck_assert_int_eq(chmod(queue, 0720), 0);
+    refused(path, 1, queue, "mode 0720");
+    ck_assert_int_eq(chmod(queue, 0702), 0);
+    refused(path, 1, queue, "writable by its group or by others");
+    ck_assert_int_eq(chmod(queue, 0500), 0);
+    refused(path, 1, queue, "needs read, write and search");
+    ck_assert_int_eq(chmod(queue, 0700), 0);
+    ck_assert_int_eq(chmod(path, 01777), 0);
+    refused(path, 1, path, "mode 1777");
+    ck_assert_int_eq(chmod(path, 0700), 0);
+    remove_tmp();
+}
+END_TEST
+
+/* The owner must be the user the relay runs as: here another user is expected. */
+START_TEST(test_refuses_other_owner)
+{
+    struct pf_spool sp = {0};
+    char path[256], err[512];
+
+    made_spool(path, sizeof(path));
+    sp.hash_depth = 1;
+    sp.owner_set = 1;
+    sp.owner_uid = geteuid() + 4242;
+    sp.owner_gid = getegid();
+    snprintf(sp.owner_name, sizeof(sp.owner_name), "someone");
+    ck_assert_int_eq(pf_spool_open(&sp, path, err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, path) && strstr(err, "is owned by") && strstr(err, "uid"), "%s", err);
+    pf_spool_close(&sp);
+    remove_tmp();
+}
+END_TEST
+
+/* A hash directory that is a link, or writable by others: refused before anything is moved. */
+START_TEST(test_refuses_bad_hash_dir)
+{
+    char path[256], dir[300], target[300];
+
+    made_spool(path, sizeof(path));
+    snprintf(target, sizeof(target), "%s/elsewhere", spool_dir);
+    ck_assert_int_eq(mkdir(target, 0700), 0);
+    snprintf(dir, sizeof(dir), "%s/deferred/A", path);
+    ck_assert_int_eq(symlink(target, dir), 0);
+    refused(path, 1, dir, "symbolic link where a hash directory belongs");
+    ck_assert_int_eq(unlink(dir), 0);
+    snprintf(dir, sizeof(dir), "%s/defer/B", path);
+    ck_assert_int_eq(mkdir(dir, 0777), 0);
+    ck_assert_int_eq(chmod(dir, 0777), 0);
+    refused(path, 1, dir, "mode 0777");
+    remove_tmp();
+}
+END_TEST
+
+/* --hash-depth 2: a deferral and its log make both levels (issue 12: only one was made). */
+START_TEST(test_hash_depth_two)
+{
+    struct pf_spool sp = {0};
+    struct pf_spool_stats st = {0};
+    struct pf_qfile q;
+    char id[PF_QUEUE_ID_MAX], path[256];
+    struct stat sb;
+
+    one_active(&sp, 2, &q, id, &st);
+    ck_assert_int_eq(pf_spool_log_append(&sp, "defer", id, "reason=x\n\n", &st), 0);
+    ck_assert_int_eq(pf_spool_defer(&sp, id, 1700000000, &st), 0);
+    ck_assert_uint_eq(st.mkdirs, 4);
+    ck_assert_int_eq(pf_spool_path(&sp, "deferred", id, path, sizeof(path)), 0);
+    ck_assert_msg(stat(path, &sb) == 0, "%s: %s", path, strerror(errno));
+    ck_assert_int_eq((long)sb.st_mtime, 1700000000);
+    ck_assert_int_eq(pf_spool_path(&sp, "defer", id, path, sizeof(path)), 0);
+    ck_assert_msg(stat(path, &sb) == 0, "%s: %s", path, strerror(errno));
+    ck_assert(pf_spool_log_exists(&sp, "defer", id, &st));
+    /* and back, as a retry does */
+    ck_assert_int_eq(pf_spool_activate(&sp, id, 1, &st), 0);
+    ck_assert_int_eq(pf_spool_remove(&sp, id, &st), 0);
+    pf_qfile_free(&q);
+    pf_spool_close(&sp);
+    remove_tmp();
+}
+END_TEST
+
+/* The hash depth is the spool's: recorded, checked; without the file, the mail shows it. */
+START_TEST(test_layout)
+{
+    struct pf_spool sp = {0};
+    struct pf_spool_stats st = {0};
+    struct pf_qfile q;
+    char err[256], id[PF_QUEUE_ID_MAX], path[256], layout[300];
+
+    one_active(&sp, 1, &q, id, &st);
+    snprintf(path, sizeof(path), "%s", sp.dir);
+    snprintf(layout, sizeof(layout), "%s/spoolsim.layout", path);
+    ck_assert_int_eq(access(layout, R_OK), 0);
+    refused(path, 2, layout, "--hash-depth 1, and this run asks for --hash-depth 2");
+    refused(path, 0, layout, "--hash-depth 0");
+    /* the message deferred one level deep, and the layout file lost */
+    ck_assert_int_eq(pf_spool_defer(&sp, id, 1700000000, &st), 0);
+    pf_spool_close(&sp);
+    ck_assert_int_eq(unlink(layout), 0);
+    refused(path, 2, "/deferred holds mail hashed 1 level deep", "--hash-depth 1");
+    ck_assert_int_eq(access(layout, F_OK), -1);
+    refused(path, 0, "hashed 1 level deep", "no spoolsim.layout");
+    sp.hash_depth = 1;
+    ck_assert_int_eq(pf_spool_open(&sp, path, err, sizeof(err)), 0);
+    pf_spool_close(&sp);
+    ck_assert_int_eq(access(layout, R_OK), 0);
+    /* damage is refused, not rewritten */
+    write_file(layout, "hash_depth 1\nhash_depth_of_something 2\n");
+    refused(path, 1, layout, "unknown setting");
+    ck_assert(same_text(layout, "hash_depth 1\nhash_depth_of_something 2\n"));
+    ck_assert_int_eq(unlink(layout), 0);
+    ck_assert_int_eq(symlink("/etc/passwd", layout), 0);
+    refused(path, 1, layout, "symbolic link");
+    pf_qfile_free(&q);
+    remove_tmp();
+}
+END_TEST
+
+/* A file over the bound is not read: EFBIG, its size, no buffer. */
+START_TEST(test_read_bound)
+{
+    struct pf_spool sp = {0};
+    struct pf_spool_stats st = {0};
+    struct pf_qfile q;
+    char id[PF_QUEUE_ID_MAX], path[256], *buf;
+    size_t len;
+
+    one_active(&sp, 1, &q, id, &st);
+    sp.max_file = q.len - 1;
+    ck_assert_int_eq(pf_spool_read(&sp, id, &buf, &len, &st), -1);
+    ck_assert_int_eq(errno, EFBIG);
+    ck_assert_ptr_null(buf);
+    ck_assert_uint_eq(len, q.len);
+    ck_assert_uint_eq(st.locks, 0); /* not even locked */
+    sp.max_file = q.len;
+    ck_assert_int_eq(pf_spool_read(&sp, id, &buf, &len, &st), 0);
+    ck_assert_uint_eq(len, q.len);
+    ck_assert_int_eq(memcmp(buf, q.buf, 4), 0);
+    free(buf);
+    /* a symbolic link in active/ is not followed */
+    ck_assert_int_eq(pf_spool_path(&sp, "active", id, path, sizeof(path)), 0);
+    ck_assert_int_eq(unlink(path), 0);
+    ck_assert_int_eq(symlink("/etc/passwd", path), 0);
+    ck_assert_int_eq(pf_spool_read(&sp, id, &buf, &len, &st), -1);
+    ck_assert_int_eq(errno, ELOOP);
+    ck_assert_int_eq(pf_spool_mark_done(&sp, id, 0, &st), -1);
+    ck_assert_int_eq(errno, ELOOP);
+    pf_qfile_free(&q);
+    pf_spool_close(&sp);
+    remove_tmp();
+}
+END_TEST
+
+START_TEST(test_lock)
+{
+    struct pf_spool sp = {0};
+    char path[256], pidfile[300], victim[300], err[512], text[32];
+    int fd;
+
+    made_spool(path, sizeof(path));
+    sp.dir = path;
+    snprintf(pidfile, sizeof(pidfile), "%s/pid/relay.pid", path);
+    fd = pf_spool_lock(&sp, err, sizeof(err));
+    ck_assert_msg(fd >= 0, "%s", err);
+    snprintf(text, sizeof(text), "%ld\n", (long)getpid());
+    ck_assert(same_text(pidfile, text));
+    ck_assert_int_eq(pf_spool_lock(&sp, err, sizeof(err)), -1);
+    text[strcspn(text, "\n")] = 0;
+    ck_assert_msg(strstr(err, "in use by another relay") && strstr(err, text), "%s", err);
+    close(fd);
+    /* a link, soft or hard, in place of the pid file: refused, the target untouched */
+    snprintf(victim, sizeof(victim), "%s/victim", spool_dir);
+    write_file(victim, "precious");
+    ck_assert_int_eq(unlink(pidfile), 0);
+    ck_assert_int_eq(symlink(victim, pidfile), 0);
+    ck_assert_int_eq(pf_spool_lock(&sp, err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, pidfile) && strstr(err, "symbolic link"), "%s", err);
+    ck_assert(same_text(victim, "precious"));
+    ck_assert_int_eq(unlink(pidfile), 0);
+    ck_assert_int_eq(link(victim, pidfile), 0);
+    ck_assert_int_eq(pf_spool_lock(&sp, err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, pidfile) && strstr(err, "2 hard links"), "%s", err);
+    ck_assert(same_text(victim, "precious"));
+    remove_tmp();
+}
+END_TEST
+
+/* Recovery never follows a link inside a queue: the entry is skipped, its target kept. */
+static void count_found(void *ctx, const char *queue, const char *id, long mtime)
+{
+    (void)queue;
+    (void)id;
+    (void)mtime;
+    ++*(int *)ctx;
+}
+
+START_TEST(test_recover_skips_links)
+{
+    struct pf_spool sp = {0};
+    struct pf_recovery rec;
+    char path[256], entry[300], victim[300], err[256];
+    int found = 0;
+
+    made_spool(path, sizeof(path));
+    snprintf(victim, sizeof(victim), "%s/victim", spool_dir);
+    write_file(victim, "precious");
+    ck_assert_int_eq(chmod(victim, 0644), 0); /* no 0700 mark: recovery removes such files */
+    snprintf(entry, sizeof(entry), "%s/incoming/ABCDEF12", path);
+    ck_assert_int_eq(symlink(victim, entry), 0);
+    snprintf(entry, sizeof(entry), "%s/active/ABCDEF34", path);
+    ck_assert_int_eq(symlink(victim, entry), 0);
+    sp.hash_depth = 1;
+    ck_assert_int_eq(pf_spool_open(&sp, path, err, sizeof(err)), 0);
+    ck_assert_int_eq(pf_spool_recover(&sp, count_found, &found, &rec, err, sizeof(err)), 0);
+    ck_assert_int_eq(found, 0);
+    ck_assert_uint_eq(rec.incomplete + rec.requeued, 0);
+    ck_assert(same_text(victim, "precious"));
+    pf_spool_close(&sp);
+    remove_tmp();
+}
+END_TEST
+
+/* As root (in the forked test process): become nobody for good. */
+START_TEST(test_drop_privileges)
+{
+    struct pf_spool sp = {0};
+    struct passwd *pw = getpwnam("nobody");
+    char err[256];
+    gid_t groups[4];
+
+    if (geteuid() != 0 || pw == NULL) {
+        fprintf(stderr, "SKIP drop-privileges check: needs root and a user nobody\n");
+        return;
+    }
+    ck_assert_int_eq(pf_spool_set_user(&sp, "root", err, sizeof(err)), -1);
+    ck_assert_ptr_nonnull(strstr(err, "privileged user ID"));
+    ck_assert_int_eq(pf_spool_set_user(&sp, "no-such-user-spoolsim", err, sizeof(err)), -1);
+    ck_assert_ptr_nonnull(strstr(err, "unknown user"));
+    ck_assert_int_eq(pf_spool_drop_privileges(&sp, err, sizeof(err)), 0); /* no -u: nothing */
+    ck_assert_int_eq(geteuid(), 0);
+    ck_assert_int_eq(pf_spool_set_user(&sp, "nobody", err, sizeof(err)), 0);
+    ck_assert_msg(pf_spool_drop_privileges(&sp, err, sizeof(err)) == 0, "%s", err);
+    ck_assert_int_eq(getuid(), pw->pw_uid);
+    ck_assert_int_eq(geteuid(), pw->pw_uid);
+    ck_assert_int_eq(getegid(), pw->pw_gid);
+    ck_assert_int_eq(getgroups(4, groups), 1);
+    ck_assert_int_eq(groups[0], pw->pw_gid);
+    ck_assert_int_eq(setuid(0), -1);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("pf_spool");
@@ -179,6 +529,20 @@ int main(void)
     tcase_add_test(tc, test_paths);
     tcase_add_test(tc, test_failure_leaves_nothing);
     tcase_add_test(tc, test_unusable_directory);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("security");
+    tcase_add_test(tc, test_refuses_links);
+    tcase_add_test(tc, test_refuses_writable);
+    tcase_add_test(tc, test_refuses_other_owner);
+    tcase_add_test(tc, test_refuses_bad_hash_dir);
+    tcase_add_test(tc, test_lock);
+    tcase_add_test(tc, test_recover_skips_links);
+    tcase_add_test(tc, test_drop_privileges);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("layout");
+    tcase_add_test(tc, test_hash_depth_two);
+    tcase_add_test(tc, test_layout);
+    tcase_add_test(tc, test_read_bound);
     suite_add_tcase(s, tc);
     return check_run_suite(s);
 }

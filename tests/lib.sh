@@ -189,6 +189,16 @@ spool_files() {
     find "$1/incoming" "$1/active" "$1/deferred" "$1/defer" "$1/bounce" -type f 2>/dev/null
 }
 
+# wait_until SECONDS COMMAND...: until COMMAND succeeds (its status), polling.
+wait_until() {
+    local deadline=$((SECONDS + $1))
+    shift
+    until "$@"; do
+        [ $SECONDS -lt "$deadline" ] || return 1
+        sleep 0.1
+    done
+}
+
 # wait_spool_empty DIR SECONDS: until no message is queued in DIR.
 wait_spool_empty() {
     local deadline=$((SECONDS + $2))
