@@ -45,7 +45,7 @@ done
 
 # System calls per message, by strace: Sendmail's, Exim's and OpenSMTPD's as
 # their daemons were traced making them (tests/it_profile_daemons.sh does
-# it where it can), Postfix's and qmail's as spool-profiles.md A.6 has them.
+# it where it can), Postfix's and qmail's as docs/spool-profiles.md A.6 has them.
 if command -v strace >/dev/null && strace -f -o /dev/null true 2>/dev/null; then
     KINDS="create append open fsync fdatasync fsync_dir rename link unlink probe mkdir rmdir stat lock"
     for p in postfix sendmail qmail exim exim-4.98 opensmtpd; do
