@@ -65,6 +65,15 @@ void bottleneck_verdict(const struct utilization *u, char *buf, size_t len)
     } else if (cpu >= BOTTLENECK_SATURATED) {
         snprintf(buf, len, "limited by CPU: %u of %u cores %d %% busy (%s)", u->cores, u->cores,
                  pct(cpu), parts);
+    } else if (cpu >= BOTTLENECK_NEAR && cpu >= disk && cpu >= serial) {
+        snprintf(buf, len, "close to the CPU limit: %u cores %d %% busy (%s)", u->cores, pct(cpu),
+                 parts);
+    } else if (disk >= BOTTLENECK_NEAR && disk >= serial) {
+        snprintf(buf, len, "close to the disk's limit: %d %% busy%s (CPU %d %% of %u cores)",
+                 pct(disk), fsync, pct(cpu), u->cores);
+    } else if (serial >= BOTTLENECK_NEAR) {
+        snprintf(buf, len, "close to the limit of %s: its thread %d %% busy (CPU %d %%)",
+                 u->serial_name ? u->serial_name : "a serial stage", pct(serial), pct(cpu));
     } else {
         char disk_text[48];
 

@@ -7,8 +7,8 @@
  * be the limit with the disk and the cores half idle. The caller measures
  * (sysusage.h) and fills a `struct utilization'; bottleneck_verdict() says,
  * in one line, which resource was saturated (90 % or more), the most
- * saturated first, or that none was, so the offered load or the clients'
- * round trips set the rate.
+ * saturated first; which was close to it (80 % or more); or that none was,
+ * so the offered load or the clients' round trips set the rate.
  */
 #ifndef SPOOLSIM_BOTTLENECK_H
 #define SPOOLSIM_BOTTLENECK_H
@@ -17,6 +17,7 @@
 
 #define BOTTLENECK_MAX_PARTS 8
 #define BOTTLENECK_SATURATED 0.9
+#define BOTTLENECK_NEAR 0.8 /* "close to the limit": the run is likely to be near its knee */
 
 struct utilization {
     unsigned cores;      /* online CPUs */

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,6 +46,7 @@
 struct child {
     const char *name;
     pid_t pid;
+    double cpu_s; /* user + system, from wait4() once reaped */
 };
 
 #define SHORT_PATH 2048 /* room to append names to these and stay within PATH_MAX */
@@ -88,6 +90,8 @@ static void usage(FILE *fp)
             "  --sync POLICY         the relay's fsync, fdatasync or none (fsync)\n"
             "  --qmgr single|pool    the relay's queue manager shape (single)\n"
             "  --profile NAME        the relay's spool profile (postfix; see spoolsim raw --list)\n"
+            "  --model MODEL         the relay's cost model: postfix, a FILE or none (postfix\n"
+            "                        with the postfix profile; see spoolsim relay --help)\n"
             "  --cleanup-threads N   the relay's cleanup threads (20)\n"
             "  --concurrency N       the relay's connections to the sink (20)\n"
             "  --discard             the relay discards instead of relaying to the sink\n"
@@ -111,6 +115,7 @@ enum {
     OPT_SYNC,
     OPT_QMGR,
     OPT_PROFILE,
+    OPT_MODEL,
     OPT_CLEANUP,
     OPT_CONCURRENCY,
     OPT_DISCARD,
@@ -136,6 +141,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         {"sync", required_argument, NULL, OPT_SYNC},
         {"qmgr", required_argument, NULL, OPT_QMGR},
         {"profile", required_argument, NULL, OPT_PROFILE},
+        {"model", required_argument, NULL, OPT_MODEL},
         {"cleanup-threads", required_argument, NULL, OPT_CLEANUP},
         {"concurrency", required_argument, NULL, OPT_CONCURRENCY},
         {"discard", no_argument, NULL, OPT_DISCARD},
@@ -196,6 +202,9 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
             if (strcmp(optarg, "fsync") && strcmp(optarg, "fdatasync") && strcmp(optarg, "none"))
                 msg_usage("bad --sync \"%s\" (fsync, fdatasync or none)", optarg);
             o->sync = optarg;
+            break;
+        case OPT_MODEL:
+            o->model = optarg;
             break;
         case OPT_PROFILE:
             if (profile_find(optarg) == NULL)
@@ -302,10 +311,11 @@ static int spawn(struct bench *b, struct child *c, const char *name, char *const
 static int reap(struct child *c)
 {
     int status;
+    struct rusage ru;
 
     if (c->pid <= 0)
         return 0;
-    while (waitpid(c->pid, &status, 0) < 0) {
+    while (wait4(c->pid, &status, 0, &ru) < 0) {
         if (errno != EINTR) {
             c->pid = 0;
             return -1;
@@ -314,6 +324,8 @@ static int reap(struct child *c)
             kill(c->pid, SIGTERM);
     }
     c->pid = 0;
+    c->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+               (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
@@ -455,6 +467,10 @@ static void start_relay(struct bench *b, int sink_port, int *port)
     argv[n++] = (char *)o->qmgr;
     argv[n++] = "--profile";
     argv[n++] = (char *)o->profile;
+    if (o->model) {
+        argv[n++] = "--model";
+        argv[n++] = (char *)o->model;
+    }
     argv[n++] = "--json";
     argv[n++] = json;
     argv[n++] = "--min-backoff";
@@ -585,6 +601,9 @@ int spoolsim_bench(int argc, char **argv)
     t_drained = clock_now_ns();
     res.relay_status = stop_child(&b.relay);
     stop_child(&b.sink);
+    res.cpu_relay_s = b.relay.cpu_s;
+    res.cpu_source_s = b.source.cpu_s;
+    res.cpu_sink_s = b.sink.cpu_s;
     res.load_s = (double)(t_loaded - t_load) / 1e9;
     res.drain_s = (double)(t_drained - t_loaded) / 1e9;
     res.total_s = (double)(t_drained - t_load) / 1e9;

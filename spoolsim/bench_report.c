@@ -70,6 +70,23 @@ void bench_read_reports(const char *work, struct bench_results *res)
         snprintf(key, sizeof(key), "failures.%s", failure_kinds[i]);
         res->failures[i] = number(source, key);
     }
+    res->model[0] = res->bottleneck[0] = 0;
+    if (relay && json_read_string(relay, "model", res->model, sizeof(res->model)) != 0) {
+        char mta[64] = "", version[32] = "", origin[256] = "";
+        double scale = 0, us = 0;
+
+        json_read_string(relay, "model.mta", mta, sizeof(mta));
+        json_read_string(relay, "model.mta_version", version, sizeof(version));
+        json_read_string(relay, "model.origin", origin, sizeof(origin));
+        json_read_number(relay, "model.scale", &scale);
+        json_read_number(relay, "model.mta_us_per_1kib_message", &us);
+        if (mta[0])
+            snprintf(res->model, sizeof(res->model),
+                     "%s %s (%s), CPU scaled by %.2f; %.0f us per 1 KiB message", mta, version,
+                     origin, scale, us);
+    }
+    if (relay)
+        json_read_string(relay, "utilization.bottleneck", res->bottleneck, sizeof(res->bottleneck));
     res->refused_storage = number(relay, "refused_storage");
     res->refused_other = number(relay, "refused_other");
     res->deferrals = number(relay, "deferrals");
@@ -141,6 +158,8 @@ static void print_report(const struct bench_options *o, const char *spool,
             !o->tls      ? ""
             : o->discard ? "; STARTTLS in"
                          : "; STARTTLS in and out");
+    if (res->model[0])
+        fprintf(fp, "model:      %s\n", res->model);
     fprintf(fp, "load:       %u session%s, %s, size %s, %u recipient%s, %s\n", o->sessions,
             o->sessions == 1 ? "" : "s",
             o->reuse ? "reused connections" : "a new connection per message", o->size, o->rcpts,
@@ -161,6 +180,11 @@ static void print_report(const struct bench_options *o, const char *spool,
     fprintf(fp, "per message: %.2f creates, %.2f renames, %.2f unlinks, %.2f fsyncs, %.2f chmods\n",
             res->creates / msgs, res->renames / msgs, res->unlinks / msgs, res->fsyncs / msgs,
             res->chmods / msgs);
+    fprintf(fp, "CPU:        relay %.0f us, source %.0f us, sink %.0f us per message\n",
+            res->cpu_relay_s * 1e6 / msgs, res->cpu_source_s * 1e6 / msgs,
+            res->cpu_sink_s * 1e6 / msgs);
+    if (res->bottleneck[0])
+        fprintf(fp, "bottleneck: %s\n", res->bottleneck);
     if (o->discard)
         fprintf(fp, "exactly once: not checked (--discard)\n");
     else

@@ -29,6 +29,7 @@ struct bench_options {
     const char *sync;
     const char *qmgr;
     const char *profile;
+    const char *model; /* NULL: the relay's default */
     const char *cleanup_threads;
     const char *concurrency;
     int discard;
@@ -54,6 +55,9 @@ struct bench_results {
     struct msglog_compare cmp;
     struct fsinfo fs;
     int relay_status, source_status, drained;
+    double cpu_relay_s, cpu_source_s, cpu_sink_s; /* each child's, from wait4() */
+    char model[400];                              /* the relay's cost model, as its JSON names it */
+    char bottleneck[600];                         /* the relay's verdict on what limited the run */
 };
 
 const char *bench_sync_name(const struct bench_options *o);

@@ -68,6 +68,25 @@ START_TEST(test_serial_bound)
 }
 END_TEST
 
+START_TEST(test_near)
+{
+    struct utilization u;
+    char line[600];
+
+    machine(&u, 0.86, 0.30, 0.20);
+    bottleneck_verdict(&u, line, sizeof(line));
+    ck_assert_str_eq(line, "close to the CPU limit: 2 cores 86 % busy (relay 48 %, source 22 %, "
+                           "sink 8 %)");
+    machine(&u, 0.50, 0.84, 0.20);
+    bottleneck_verdict(&u, line, sizeof(line));
+    ck_assert_str_eq(line, "close to the disk's limit: 84 % busy (CPU 50 % of 2 cores)");
+    machine(&u, 0.50, 0.30, 0.85);
+    bottleneck_verdict(&u, line, sizeof(line));
+    ck_assert_str_eq(line,
+                     "close to the limit of the queue manager: its thread 85 % busy (CPU 50 %)");
+}
+END_TEST
+
 START_TEST(test_not_saturated)
 {
     struct utilization u;
@@ -127,6 +146,7 @@ static Suite *bottleneck_suite(void)
     tcase_add_test(tc, test_cpu_bound);
     tcase_add_test(tc, test_disk_bound);
     tcase_add_test(tc, test_serial_bound);
+    tcase_add_test(tc, test_near);
     tcase_add_test(tc, test_not_saturated);
     tcase_add_test(tc, test_parsers);
     suite_add_tcase(s, tc);
