@@ -243,6 +243,7 @@ static void write_parameters(struct json_writer *w, const struct bench_options *
     json_string(w, "sync", bench_sync_name(o));
     json_string(w, "qmgr", o->qmgr);
     json_string(w, "profile", o->profile);
+    json_string(w, "model", o->model); /* null: the relay's default */
     count_or_null(w, "cleanup_threads", o->cleanup_threads);
     count_or_null(w, "concurrency", o->concurrency);
     json_bool(w, "discard", o->discard);
@@ -277,6 +278,13 @@ int bench_write_json(const struct bench_options *o, const char *spool,
     json_double(&w, "delivered_per_s", rate(res->delivered_sink, res->total_s));
     json_double(&w, "fsyncs", res->fsyncs);
     json_double(&w, "fsyncs_per_s", rate(res->fsyncs, res->total_s));
+    json_string(&w, "cost_model", res->model[0] ? res->model : "none");
+    json_begin_object(&w, "cpu_s"); /* each program's user + system time (wait4) */
+    json_double(&w, "relay", res->cpu_relay_s);
+    json_double(&w, "source", res->cpu_source_s);
+    json_double(&w, "sink", res->cpu_sink_s);
+    json_end_object(&w);
+    json_string(&w, "bottleneck", res->bottleneck[0] ? res->bottleneck : NULL);
     json_begin_object(&w, "per_message");
     json_double(&w, "creates", res->creates / msgs);
     json_double(&w, "renames", res->renames / msgs);
