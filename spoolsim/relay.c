@@ -85,7 +85,7 @@ static void on_resume_accept(evutil_socket_t fd, short what, void *arg)
 
     (void)fd;
     (void)what;
-    if (!r->stopping)
+    if (!r->stopping && !r->accept_paused)
         evconnlistener_enable(r->listener);
 }
 
@@ -137,6 +137,38 @@ static void on_stop_timer(evutil_socket_t fd, short what, void *arg)
     event_base_loopbreak(r->base);
 }
 
+/*
+ * SIGUSR1: the summary so far on standard error, and the JSON so far in
+ * --json FILE, the run going on. SIGHUP: the relay has no file to read
+ * again (its options are its whole configuration), so it says so and goes
+ * on, rather than die as a daemon must not on a reload.
+ */
+/* The CPU by role so far: on the loop thread, which is where this runs. */
+static void take_cpu(struct relay *r)
+{
+    r->cpu_loop_ns = cpu_thread_ns() - r->cpu_loop_start_ns;
+    r->cpu_cleanup_ns = io_pool_cpu_ns(r->cleanup) + (r->smtpd ? io_pool_cpu_ns(r->smtpd) : 0);
+    r->cpu_qmgr_ns = r->qmgr != r->cleanup ? io_pool_cpu_ns(r->qmgr) : 0;
+}
+
+static void on_report_signal(evutil_socket_t sig, short what, void *arg)
+{
+    struct relay *r = arg;
+
+    (void)what;
+    if (sig == SIGHUP) {
+        msg_info("SIGHUP: nothing to re-read (the command line is the configuration); going on");
+        return;
+    }
+    relay_stats_sample(r);
+    take_cpu(r);
+    fprintf(stderr, "spoolsim relay: statistics so far (SIGUSR1)\n");
+    relay_stats_print(r, stderr);
+    if (r->opts->json && strcmp(r->opts->json, "-") != 0 &&
+        relay_stats_write_json(r, r->opts->json) != 0)
+        msg_warn("cannot write %s: %s", r->opts->json, strerror(errno));
+}
+
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
     struct relay *r = arg;
@@ -181,7 +213,7 @@ int spoolsim_relay(int argc, char **argv)
     struct relay_options opts;
     struct relay r;
     struct json_run run;
-    struct event *sigint, *sigterm;
+    struct event *sigint, *sigterm, *sighup, *sigusr1;
     struct timeval interval;
     char err[8192];
     struct stat st;
@@ -254,7 +286,7 @@ int spoolsim_relay(int argc, char **argv)
         r.smtpd = io_pool_new(r.base, opts.cleanup_threads, "smtpd");
     relay_usage_init(&r);
     r.start_ns = clock_now_ns();
-    r.cpu_loop_ns = cpu_thread_ns(); /* set-up (and the model's speed test) is not service */
+    r.cpu_loop_start_ns = cpu_thread_ns(); /* set-up (and the model's speed test) is not service */
     r.flow_tokens = opts.in_flow_limit;
     if (r.profile->builtin_postfix)
         recover(&r);
@@ -270,6 +302,10 @@ int spoolsim_relay(int argc, char **argv)
     sigterm = evsignal_new(r.base, SIGTERM, on_signal, &r);
     evsignal_add(sigint, NULL);
     evsignal_add(sigterm, NULL);
+    sighup = evsignal_new(r.base, SIGHUP, on_report_signal, &r);
+    sigusr1 = evsignal_new(r.base, SIGUSR1, on_report_signal, &r);
+    evsignal_add(sighup, NULL);
+    evsignal_add(sigusr1, NULL);
     r.stats_timer = event_new(r.base, -1, EV_PERSIST, on_stats_timer, &r);
     interval.tv_sec = (time_t)opts.stats_interval;
     interval.tv_usec = (suseconds_t)((opts.stats_interval - (double)interval.tv_sec) * 1e6);
@@ -289,9 +325,7 @@ int spoolsim_relay(int argc, char **argv)
     io_pool_drain(r.cleanup);
     if (r.qmgr != r.cleanup)
         io_pool_drain(r.qmgr);
-    r.cpu_loop_ns = cpu_thread_ns() - r.cpu_loop_ns;
-    r.cpu_cleanup_ns = io_pool_cpu_ns(r.cleanup) + (r.smtpd ? io_pool_cpu_ns(r.smtpd) : 0);
-    r.cpu_qmgr_ns = r.qmgr != r.cleanup ? io_pool_cpu_ns(r.qmgr) : 0;
+    take_cpu(&r);
     if (!opts.no_summary)
         relay_stats_print(&r, stderr);
     if (opts.json && relay_stats_write_json(&r, opts.json) != 0)
@@ -307,6 +341,8 @@ int spoolsim_relay(int argc, char **argv)
     relay_model_free(r.model);
     event_free(sigint);
     event_free(sigterm);
+    event_free(sighup);
+    event_free(sigusr1);
     event_free(r.stats_timer);
     relay_usage_free(&r);
     if (r.stop_timer)

@@ -38,6 +38,7 @@ enum {
     OPT_TIMEOUT,
     OPT_MIN_DATA_RATE,
     OPT_ERROR_LIMIT,
+    OPT_MAX_SESSIONS,
     OPT_TLS,
     OPT_TLS_CERT,
     OPT_TLS_KEY,
@@ -106,6 +107,8 @@ static void usage(FILE *fp)
             "                          N bytes received, then 421 (Postfix's\n"
             "                          smtpd_min_data_rate); default: no such deadline\n"
             "  --error-limit N         protocol errors before 421 and close (20)\n"
+            "  --max-sessions N        client sessions at once; more wait in the listen\n"
+            "                          backlog, as with Postfix's process limit (100)\n"
             "  --tls                   offer STARTTLS (self-signed certificate made in memory)\n"
             "  --tls-cert FILE         certificate chain (PEM) for STARTTLS\n"
             "  --tls-key FILE          private key (PEM); default: in the certificate file\n"
@@ -177,6 +180,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"min-data-rate", required_argument, NULL, OPT_MIN_DATA_RATE},
         {"error-limit", required_argument, NULL, OPT_ERROR_LIMIT},
+        {"max-sessions", required_argument, NULL, OPT_MAX_SESSIONS},
         {"tls", no_argument, NULL, OPT_TLS},
         {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
         {"tls-key", required_argument, NULL, OPT_TLS_KEY},
@@ -202,7 +206,8 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
     parse_next_hop(opts, "discard");
     opts->sync = PF_SYNC_FSYNC;
     opts->profile = "postfix";
-    opts->model = NULL; /* postfix with the postfix profile, none with the others */
+    opts->max_sessions = 100; /* Postfix's default_process_limit */
+    opts->model = NULL;       /* postfix with the postfix profile, none with the others */
     opts->hash_depth = 1;
     opts->cleanup_threads = 20;
     opts->qmgr = RELAY_QMGR_SINGLE;
@@ -305,6 +310,9 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             break;
         case OPT_MIN_DATA_RATE:
             opts->min_data_rate = (double)optarg_count(optarg, "--min-data-rate", 1, 1u << 30);
+            break;
+        case OPT_MAX_SESSIONS:
+            opts->max_sessions = (unsigned)optarg_count(optarg, "--max-sessions", 1, 1000000);
             break;
         case OPT_ERROR_LIMIT:
             opts->error_limit = (unsigned)optarg_count(optarg, "--error-limit", 1, 100000);

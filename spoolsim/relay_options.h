@@ -59,6 +59,7 @@ struct relay_options {
     double timeout;         /* client idle time, seconds */
     double min_data_rate;   /* bytes/s owed in DATA after the timeout; 0 = none */
     unsigned error_limit;   /* protocol errors before 421 */
+    unsigned max_sessions;  /* client sessions at once; the rest wait in the backlog */
     int tls;                /* offer STARTTLS */
     const char *tls_cert, *tls_key;
     double hop_timeout; /* next hop reply time, seconds */

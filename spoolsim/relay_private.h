@@ -87,6 +87,7 @@ struct relay_stats {
     uint64_t hop_connects, hop_failures, hop_tls;
     uint64_t flow_waits; /* messages that waited for a flow token */
     uint64_t sessions, tls_sessions, timeouts, error_closes; /* SMTP clients */
+    uint64_t session_limit_waits; /* times the listener paused at --max-sessions */
     /* queue depths sampled every --stats-interval */
     struct relay_sample {
         double t;
@@ -115,6 +116,7 @@ struct relay {
     struct evconnlistener *listener;
     struct relay_session *sessions;
     unsigned session_count;
+    int accept_paused;        /* at --max-sessions: the listener waits for a session to end */
     SSL_CTX *tls_ctx;         /* NULL unless --tls */
     SSL_CTX *hop_tls_ctx;     /* NULL unless --hop-tls */
     char ehlo_reply[512];     /* offers STARTTLS when tls_ctx is set */
@@ -156,6 +158,7 @@ struct relay {
     uint64_t start_ns, stop_ns;
     /* CPU used by role at the end (the event loop; the cleanup and qmgr threads) */
     uint64_t cpu_loop_ns, cpu_cleanup_ns, cpu_qmgr_ns;
+    uint64_t cpu_loop_start_ns; /* the loop thread's CPU when service began */
     struct event *stats_timer, *stop_timer, *stop_poll;
     struct relay_stats stats;
 };

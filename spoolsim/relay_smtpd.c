@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <event2/listener.h>
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -527,6 +528,10 @@ static void session_free(struct relay_session *s)
     if (s->next)
         s->next->prev = s->prev;
     r->session_count--;
+    if (r->accept_paused && r->session_count < r->opts->max_sessions && !r->stopping) {
+        r->accept_paused = 0;
+        evconnlistener_enable(r->listener);
+    }
     if (s->committing)
         s->committing->client = NULL; /* the message goes on; no one hears its 250 */
     if (s->step)
@@ -569,6 +574,12 @@ void relay_smtpd_accept(struct relay *r, int fd, const struct sockaddr *addr)
     r->sessions = s;
     r->session_count++;
     r->stats.sessions++;
+    if (r->session_count >= r->opts->max_sessions && !r->accept_paused) {
+        /* As Postfix at its process limit: the next clients wait in the backlog. */
+        r->accept_paused = 1;
+        r->stats.session_limit_waits++;
+        evconnlistener_disable(r->listener);
+    }
     {
         char text[300];
 

@@ -169,6 +169,11 @@ static void print_report(const struct relay *r, FILE *fp)
             "client sessions %llu (%llu with TLS); closed for a timeout %llu, for errors %llu\n",
             (unsigned long long)st->sessions, (unsigned long long)st->tls_sessions,
             (unsigned long long)st->timeouts, (unsigned long long)st->error_closes);
+    if (st->session_limit_waits)
+        fprintf(
+            fp,
+            "the session limit (--max-sessions %u) held new clients in the backlog %llu times\n",
+            r->opts->max_sessions, (unsigned long long)st->session_limit_waits);
     if (st->rejected_storage || st->rejected_other)
         fprintf(fp, "refused: %llu for lack of storage (452), %llu for other errors (451)\n",
                 (unsigned long long)st->rejected_storage, (unsigned long long)st->rejected_other);
@@ -308,6 +313,7 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     json_uint(&w, "tls_sessions", st->tls_sessions);
     json_uint(&w, "session_timeouts", st->timeouts);
     json_uint(&w, "session_error_closes", st->error_closes);
+    json_uint(&w, "session_limit_waits", st->session_limit_waits);
     json_uint(&w, "fsyncs", st->spool.fsyncs);
     json_double(&w, "fsyncs_per_s", per_sec(st->spool.fsyncs, window));
     write_ops(&w, "spool_ops", &st->spool);
