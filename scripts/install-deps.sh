@@ -6,11 +6,12 @@
 #   scripts/install-deps.sh --test     the build, and the test tools that are
 #                                      not mail systems: swaks (with the Perl
 #                                      TLS modules its STARTTLS needs),
-#                                      PostMark, python3, openssl, procps,
-#                                      strace, clang (make fuzz)
+#                                      PostMark, python3, openssl, procps
+#                                      (pgrep), strace, e2fsprogs (mkfs.ext4)
 #   scripts/install-deps.sh --only PACKAGE...
 #                                      just those (scripts/fetch-peer.sh: the
-#                                      shared libraries of a fetched peer)
+#                                      shared libraries of a fetched peer;
+#                                      .ci/run: mmdebstrap, clang for make fuzz)
 #
 # Nothing here installs an MTA: Postfix's smtp-source, smtp-sink and postcat
 # come from scripts/fetch-peer.sh, extracted into a private directory. Before
@@ -22,7 +23,7 @@ set -eu
 
 BUILD_PACKAGES="build-essential autoconf automake pkg-config libevent-dev libssl-dev check"
 TEST_PACKAGES="swaks libnet-ssleay-perl libio-socket-ssl-perl postmark
-               python3 openssl procps strace clang"
+               python3 openssl procps strace e2fsprogs"
 
 usage() {
     echo "usage: $0 [--test | --only PACKAGE...]" >&2
