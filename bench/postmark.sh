@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # postmark.sh - benchmark (not a test) of `spoolsim postmark` against Debian's
-# PostMark 1.53 (/usr/bin/postmark), same commands, same directory.
+# PostMark 1.53 ($POSTMARK, see scripts/peers.sh), same commands, same directory.
 #
 # Configurations (the seed's four; N and T multiplied by BENCH_SCALE):
 #   n1000-t50000  n20000-t50000  n20000-t100000  n20000-t100000-s100 (K=100)
@@ -29,10 +29,12 @@
 # Usage: bench/postmark.sh   (build first: make -j2; apt-get install postmark)
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
-PM=/usr/bin/postmark OURS=$ROOT/spoolsim/spoolsim
+# shellcheck source=scripts/peers.sh
+. "$ROOT/scripts/peers.sh"
+PM=$POSTMARK OURS=$ROOT/spoolsim/spoolsim
 SCALE=${BENCH_SCALE:-1.0} R=${BENCH_REPS:-3} TO=${BENCH_TIMEOUT:-180}
 [ -x "$PM" ] && [ -x "$OURS" ] && command -v python3 >/dev/null ||
-    { echo "need $PM (apt-get install -y postmark), $OURS (make -j2) and python3" >&2; exit 2; }
+    { echo "need ${PM:-postmark} (apt-get install -y postmark), $OURS (make -j2) and python3" >&2; exit 2; }
 
 TMP=$(mktemp -d /tmp/pm-bench.XXXXXX) MNT= CUR= DIR=
 cleanup() {

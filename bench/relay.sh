@@ -3,22 +3,27 @@
 # both relaying the same load over 127.0.0.1 into our smtp-sink, with their
 # queues on the filesystem under test (DIR).
 #
-# Usage: bench/relay.sh [DIR]   (as root; build first: make -j2; Debian
-#        packages postfix, strace, python3)
+# Usage: bench/relay.sh [DIR]   (as root; build first: make -j2; Postfix
+#        from scripts/fetch-peer.sh postfix; Debian packages strace, python3)
 #   DIR is the filesystem to measure (a tmpfs, ext4, ext4 -o dirsync mount
 #   ...).  The queues go to DIR/postfix-queue and DIR/spoolsim-spool, which
 #   must not exist yet and are removed at the end.  Default DIR: a fresh
 #   /tmp/relay-dir.XXXXXX, removed at the end.
 #
 # The two relays:
-#   Postfix   Debian's /usr/sbin/postfix as a private instance: main.cf as in
-#             docs/postfix-observed.md (queue_directory =
-#             DIR/postfix-queue, relayhost = [127.0.0.1]:SINKPORT,
-#             inet_interfaces = loopback-only, ...), master.cf = the stock
+#   Postfix   Debian's postfix package as extracted by scripts/fetch-peer.sh
+#             (not installed: $PEER_POSTFIX, see scripts/peers.sh), run as a
+#             private instance: main.cf = the peer's private main.cf (every
+#             program, library and meta directory in the extracted tree,
+#             mail_owner nobody) plus, as in docs/postfix-observed.md,
+#             queue_directory = DIR/postfix-queue, relayhost =
+#             [127.0.0.1]:SINKPORT, inet_interfaces = loopback-only, no
+#             local delivery, ...; master.cf = the stock
 #             master.cf.proto with chroot = n and its `smtp inet' service on
 #             127.0.0.1:FREEPORT; config_directory, data_directory and
 #             maillog_file in a private /tmp/relay.XXXXXX.  It shares nothing
-#             with a system instance (own lock file, sockets, port).  Started
+#             with a system instance (own lock file, sockets, port) and never
+#             reads or writes /etc/postfix or /var/spool/postfix.  Started
 #             for each run (`postfix -c CONF start'), stopped after it
 #             (`postfix -c CONF stop', then every process still carrying
 #             MAIL_CONFIG=CONF in its environment is killed by PID), also on
@@ -80,7 +85,9 @@ set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUR_SRC=$ROOT/smtp-source/smtp-source OUR_SINK=$ROOT/smtp-sink/smtp-sink
 SPOOLSIM=$ROOT/spoolsim/spoolsim
-PF=/usr/sbin/postfix PC=/usr/sbin/postconf
+# shellcheck source=scripts/peers.sh
+. "$ROOT/scripts/peers.sh"
+PF=$PEER_POSTFIX/bin/postfix PC=$PEER_POSTFIX/bin/postconf PF_BASE=$PEER_POSTFIX/conf/main.cf
 M=${BENCH_MESSAGES:-5000} S=${BENCH_SESSIONS:-20} L=${BENCH_LENGTH:-1024}
 R=${BENCH_REPS:-3} T=${BENCH_TIMEOUT:-300} TM=${BENCH_TRACE_MESSAGES:-200}
 SYNC=${BENCH_SYNC-fsync} KEEP=${BENCH_KEEP_TRACES:-} TLS=${BENCH_TLS:-}
@@ -97,8 +104,11 @@ for v in M S L R T; do [[ ${!v} =~ ^[1-9][0-9]*$ ]] || { echo "bad value for $v:
 [[ $TM =~ ^[0-9]+$ ]] || { echo "bad BENCH_TRACE_MESSAGES: $TM" >&2; exit 2; }
 [ -z "$KEEP" ] || [ -d "$KEEP" ] || { echo "BENCH_KEEP_TRACES: no directory $KEEP" >&2; exit 2; }
 [ "$(id -u)" = 0 ] || { echo "$0: must run as root (it starts a Postfix instance)" >&2; exit 2; }
-for f in "$OUR_SRC" "$OUR_SINK" "$PF" "$PC"; do
-    [ -x "$f" ] || { echo "missing $f (make -j2 / apt-get install postfix)" >&2; exit 2; }
+for f in "$OUR_SRC" "$OUR_SINK"; do
+    [ -x "$f" ] || { echo "missing $f (make -j2)" >&2; exit 2; }
+done
+for f in "$PF" "$PC" "$PF_BASE"; do
+    [ -e "$f" ] || { echo "missing $f (scripts/fetch-peer.sh postfix)" >&2; exit 2; }
 done
 for c in python3 stdbuf ss ${TLS:+openssl}; do
     command -v "$c" >/dev/null || { echo "$c is required" >&2; exit 2; }
@@ -108,7 +118,7 @@ done
 PY=$(python3 -c 'import sys; print(sys.executable)') || exit 2 # no shim per call
 HAVE_SS=
 [ -x "$SPOOLSIM" ] && "$SPOOLSIM" relay --help >/dev/null 2>&1 && HAVE_SS=1
-MAIL_OWNER=$("$PC" -dh mail_owner) META=$("$PC" -dh meta_directory)
+MAIL_OWNER=$("$PC" -h mail_owner) META=$("$PC" -h meta_directory)
 [ -r "$META/master.cf.proto" ] || { echo "missing $META/master.cf.proto" >&2; exit 2; }
 id "$MAIL_OWNER" >/dev/null 2>&1 || { echo "no user $MAIL_OWNER" >&2; exit 2; }
 ulimit -n 20000 || exit 2
@@ -361,7 +371,7 @@ pf_setup() {
             -subj /CN=bench.localdomain -keyout "$TMP/key.pem" -out "$TMP/cert.pem" 2>/dev/null &&
             cat "$TMP/key.pem" "$TMP/cert.pem" >"$TMP/tls.pem" && chmod 600 "$TMP/tls.pem" || return 1
     fi
-    cat >"$CONF/main.cf" <<EOF
+    cat >"$TMP/main.cf.bench" <<EOF
 # relay.sh: a private instance, see docs/postfix-observed.md
 compatibility_level = 3.6
 queue_directory = $PQ
@@ -392,6 +402,10 @@ readme_directory = no
 maillog_file_prefixes = $TMP
 maillog_file = $PFLOG
 EOF
+    # The peer's lines first (where the extracted programs are), less those set above.
+    awk -F' *= *' 'NR == FNR { if ($1 ~ /^[a-z_]+$/) mine[$1] = 1; next }
+        $1 ~ /^[a-z_]+$/ && !($1 in mine)' "$TMP/main.cf.bench" "$PF_BASE" >"$CONF/main.cf" &&
+        cat "$TMP/main.cf.bench" >>"$CONF/main.cf" || return 1
     # the stock master.cf with chroot = n everywhere: the template of each run's master.cf
     cp "$META/master.cf.proto" "$CONF/master.cf" && "$PC" -c "$CONF" -F '*/*/chroot = n' &&
         mv "$CONF/master.cf" "$TMP/master.cf.tmpl" || return 1
@@ -618,7 +632,7 @@ if [ -n "$HAVE_SS" ]; then
 else
     echo "             spoolsim: (not run)"
 fi
-echo "Postfix:     mail_version $("$PC" -dh mail_version), package $(dpkg-query -W -f='${Version}' postfix 2>/dev/null), queue $PQ"
+echo "Postfix:     mail_version $("$PC" -dh mail_version), package $(cat "$PEER_POSTFIX/version") (extracted in $PEER_POSTFIX), queue $PQ"
 if [ -n "$HAVE_SS" ]; then
     echo "spoolsim:    $("$SPOOLSIM" --version 2>&1 | head -1), built $(date -r "$SPOOLSIM" '+%F %T'), spool $SQ"
 else

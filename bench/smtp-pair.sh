@@ -27,16 +27,22 @@
 #
 # Env: BENCH_MESSAGES (20000) BENCH_SESSIONS (20) BENCH_LENGTH (1024)
 #      BENCH_REPS (5) BENCH_TIMEOUT (300 s per command) BENCH_IDLE (5000)
-# Usage: bench/smtp-pair.sh   (build first: make -j2; Debian package postfix)
+# Usage: bench/smtp-pair.sh   (build first: make -j2; Postfix's tools from
+#        scripts/fetch-peer.sh postfix, or POSTFIX_SMTP_SOURCE/SINK: scripts/peers.sh)
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUR_SRC=$ROOT/smtp-source/smtp-source OUR_SINK=$ROOT/smtp-sink/smtp-sink
-PF_SRC=/usr/sbin/smtp-source PF_SINK=/usr/sbin/smtp-sink
+# shellcheck source=scripts/peers.sh
+. "$ROOT/scripts/peers.sh"
+PF_SRC=$POSTFIX_SMTP_SOURCE PF_SINK=$POSTFIX_SMTP_SINK
 M=${BENCH_MESSAGES:-20000} S=${BENCH_SESSIONS:-20} L=${BENCH_LENGTH:-1024}
 R=${BENCH_REPS:-5} T=${BENCH_TIMEOUT:-300} IDLE=${BENCH_IDLE:-5000}
 HZ=$(getconf CLK_TCK)
-for f in "$OUR_SRC" "$OUR_SINK" "$PF_SRC" "$PF_SINK"; do
-    [ -x "$f" ] || { echo "missing $f (make -j2 / apt-get install postfix)" >&2; exit 2; }
+for f in "$OUR_SRC" "$OUR_SINK"; do
+    [ -x "$f" ] || { echo "missing $f (make -j2)" >&2; exit 2; }
+done
+for f in "$PF_SRC" "$PF_SINK"; do
+    [ -x "$f" ] || { echo "missing $f (scripts/fetch-peer.sh postfix)" >&2; exit 2; }
 done
 command -v python3 >/dev/null || { echo "python3 is required" >&2; exit 2; }
 ulimit -n 20000 || exit 2
@@ -146,7 +152,7 @@ run_one() {
 
 echo "== smtp-pair benchmark: -s $S -m $M -l $L, $R reps, $(nproc) CPUs, $(uname -r)"
 echo "load average at start: $(cut -d" " -f1-3 /proc/loadavg)"
-echo "Postfix: mail_version $(postconf -d -h mail_version 2>/dev/null || echo '?'), package $(dpkg-query -W -f='${Version}' postfix 2>/dev/null)"
+echo "Postfix: $PF_SRC, $PF_SINK (package $(cat "$PEER_POSTFIX/version" 2>/dev/null || echo '?'))"
 echo "ours:    $("$OUR_SRC" --version), $("$OUR_SINK" --version)"
 echo "         built $(date -r "$OUR_SRC" '+%F %T') / $(date -r "$OUR_SINK" '+%F %T')"
 echo "warm-up: each combination once with min($M,500) messages, not recorded"

@@ -1,6 +1,8 @@
 #!/bin/bash
 # demo.sh - the main job: an end-to-end benchmark with no configuration.
-# It installs what the build needs, builds spoolsim if needed, and runs
+# It installs what the build needs (scripts/install-deps.sh: compilers,
+# autotools, pkg-config, libevent, OpenSSL, Check; never a mail system),
+# builds spoolsim if needed, and runs
 # `spoolsim bench`: smtp-source -> spoolsim relay -> smtp-sink on loopback,
 # the relay's Postfix-style spool in a temporary directory (fsync'ed
 # creates, renames, unlinks), for 10 seconds, then until the queue is

@@ -1,15 +1,50 @@
 #!/bin/bash
-# install-deps.sh - install what spoolsim's build, tests and benchmarks need
-# on Debian (12 or later): compilers, autotools, libevent, OpenSSL, Check,
-# and the real peers the tests compare against (Postfix's smtp-source,
-# smtp-sink and postcat; swaks; PostMark). Idempotent: it does nothing when all is there.
+# install-deps.sh - apt-install what spoolsim needs on Debian (12 or later).
+#
+#   scripts/install-deps.sh            the build: compilers, autotools,
+#                                      pkg-config, libevent, OpenSSL, Check
+#   scripts/install-deps.sh --test     the build, and the test tools that are
+#                                      not mail systems: swaks (with the Perl
+#                                      TLS modules its STARTTLS needs),
+#                                      PostMark, python3, openssl, procps
+#                                      (pgrep), strace, e2fsprogs (mkfs.ext4)
+#   scripts/install-deps.sh --only PACKAGE...
+#                                      just those (scripts/fetch-peer.sh: the
+#                                      shared libraries of a fetched peer;
+#                                      .ci/run: mmdebstrap, clang for make fuzz)
+#
+# Nothing here installs an MTA: Postfix's smtp-source, smtp-sink and postcat
+# come from scripts/fetch-peer.sh, extracted into a private directory. Before
+# installing, apt-get is asked what it would do; if that would remove any
+# package or install one that provides mail-transport-agent, nothing is
+# installed and the exit status is 1. Idempotent: it does nothing when all
+# is there. Needs root or sudo only when something is missing.
 set -eu
 
-PACKAGES="build-essential autoconf automake pkg-config libevent-dev libssl-dev check
-          postfix swaks postmark python3 openssl procps strace clang"
+BUILD_PACKAGES="build-essential autoconf automake pkg-config libevent-dev libssl-dev check"
+TEST_PACKAGES="swaks libnet-ssleay-perl libio-socket-ssl-perl postmark
+               python3 openssl procps strace e2fsprogs"
+
+usage() {
+    echo "usage: $0 [--test | --only PACKAGE...]" >&2
+    exit 2
+}
+case ${1:-} in
+"") packages=$BUILD_PACKAGES ;;
+--test)
+    [ $# = 1 ] || usage
+    packages="$BUILD_PACKAGES $TEST_PACKAGES"
+    ;;
+--only)
+    shift
+    [ $# -ge 1 ] || usage
+    packages="$*"
+    ;;
+*) usage ;;
+esac
 
 missing=""
-for pkg in $PACKAGES; do
+for pkg in $packages; do
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" ||
         missing="$missing $pkg"
 done
@@ -23,9 +58,27 @@ if [ "$(id -u)" != 0 ]; then
     }
     SUDO=sudo
 fi
+APT="$SUDO env DEBIAN_FRONTEND=noninteractive apt-get"
 echo "install-deps: installing$missing"
-# Postfix is wanted for its test tools only: no mail system gets configured.
-echo "postfix postfix/main_mailer_type select No configuration" | $SUDO debconf-set-selections
-$SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+$APT update -qq
+
+# What apt would do, first: a mail host must keep its mail system.
 # shellcheck disable=SC2086
-$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+plan=$($APT install -s -y --no-install-recommends $missing) || {
+    echo "$plan" >&2
+    echo "install-deps: apt-get cannot install:$missing" >&2
+    exit 1
+}
+removed=$(echo "$plan" | sed -n 's/^Remv \([^ ]*\).*/\1/p' | tr '\n' ' ')
+if [ -n "$removed" ]; then
+    echo "install-deps: refusing: installing$missing would remove $removed" >&2
+    exit 1
+fi
+for pkg in $(echo "$plan" | sed -n 's/^Inst \([^ ]*\).*/\1/p'); do
+    if apt-cache show --no-all-versions "$pkg" 2>/dev/null | grep -q '^Provides:.*mail-transport-agent'; then
+        echo "install-deps: refusing: $pkg is a mail system (provides mail-transport-agent)" >&2
+        exit 1
+    fi
+done
+# shellcheck disable=SC2086
+$APT install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,18 +1,19 @@
 #!/bin/bash
 # Integration with the real peers: Postfix's smtp-source -> our smtp-sink,
 # and our smtp-source -> Postfix's smtp-sink, including the seed's command
-# line against both. Skipped where the Postfix tools are not installed.
+# line against both. Postfix's tools are the ones scripts/fetch-peer.sh
+# extracts from the Debian package (scripts/peers.sh); skipped without them.
 . "${top_srcdir:-.}/tests/lib.sh"
 
-[ -x "$POSTFIX_SOURCE" ] && [ -x "$POSTFIX_SINK" ] ||
-    skip "Postfix's smtp-source/smtp-sink are not installed (Debian package postfix)"
+need_peer "Postfix's smtp-source and smtp-sink ($POSTFIX_SMTP_SOURCE)" \
+    "run scripts/fetch-peer.sh postfix" executables "$POSTFIX_SMTP_SOURCE" "$POSTFIX_SMTP_SINK"
 
 # Postfix's smtp-source -> our smtp-sink: new connections, then reuse, then LMTP-less -d.
 start_sink ours --msg-log "$WORK/ours.log" --json "$WORK/ours.json" 127.0.0.1:0 100 || exit 1
 check "Postfix smtp-source, seed command line, to our sink" to "$WORK/p1" timeout 60 \
-    "$POSTFIX_SOURCE" -m1000 -s20 -l15360 -c -tnulllocalhost "127.0.0.1:$ours_PORT"
+    "$POSTFIX_SMTP_SOURCE" -m1000 -s20 -l15360 -c -tnulllocalhost "127.0.0.1:$ours_PORT"
 check "Postfix smtp-source -d -r 2 to our sink" to "$WORK/p2" timeout 60 \
-    "$POSTFIX_SOURCE" -d -m 300 -s 3 -r 2 -l 2000 "127.0.0.1:$ours_PORT"
+    "$POSTFIX_SMTP_SOURCE" -d -m 300 -s 3 -r 2 -l 2000 "127.0.0.1:$ours_PORT"
 stop "$ours_PID"
 check "our sink counted 1300 messages" test "$(json_get "$WORK/ours.json" messages)" = 1300
 check "our sink counted 1600 recipients" test "$(json_get "$WORK/ours.json" recipients)" = 1600
@@ -25,7 +26,7 @@ port=$(free_port)
 user_opt=""
 [ "$(id -u)" = 0 ] && user_opt="-u nobody"
 # shellcheck disable=SC2086
-timeout 120 "$POSTFIX_SINK" $user_opt "127.0.0.1:$port" 100 2>"$WORK/psink.err" &
+timeout 120 "$POSTFIX_SMTP_SINK" $user_opt "127.0.0.1:$port" 100 2>"$WORK/psink.err" &
 psink=$!
 PIDS="$PIDS $psink"
 check "Postfix smtp-sink is listening" wait_port "$port"
@@ -39,7 +40,7 @@ stop "$psink"
 
 # Postfix's sink rejecting RCPT softly: our source counts 450s and exits 1.
 # shellcheck disable=SC2086
-timeout 60 "$POSTFIX_SINK" $user_opt -r rcpt "127.0.0.1:$port" 100 2>/dev/null &
+timeout 60 "$POSTFIX_SMTP_SINK" $user_opt -r rcpt "127.0.0.1:$port" 100 2>/dev/null &
 psink=$!
 PIDS="$PIDS $psink"
 wait_port "$port"

@@ -7,8 +7,8 @@
 . "${top_srcdir:-.}/tests/lib.sh"
 
 SPOOLSIM="$top_builddir/spoolsim/spoolsim"
-POSTMARK=$(command -v postmark || true)
-[ -n "$POSTMARK" ] || skip "Debian's postmark is not installed"
+need_peer "Debian's postmark" "apt-get install postmark (scripts/install-deps.sh --test)" \
+    executables "$POSTMARK"
 
 # counts FILE: the Files and Data blocks of a verbose report, without rates.
 counts() {

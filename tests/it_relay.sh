@@ -171,8 +171,9 @@ check "exim: 6 creates per message (3 with O_EXCL, 3 appends), plus the deferral
 check "exim: a directory fsync per accepted message at least" \
     test "$(python3 -c "import json; print(json.load(open('$WORK/exim.json'))['profile_ops']['fsync_dir'])")" -ge 300
 
-# Postfix's postcat reads a queue file held in deferred/ without a warning.
-if [ -x /usr/sbin/postcat ]; then
+# Postfix's postcat (scripts/fetch-peer.sh postfix) reads a queue file held
+# in deferred/ without a warning.
+if have_peer "Postfix's postcat ($POSTCAT)" "run scripts/fetch-peer.sh postfix" executables "$POSTCAT"; then
     SPOOL3=$WORK/spool3
     dead=$(free_port)
     start_relay relay3 --spool "$SPOOL3" --next-hop "127.0.0.1:$dead" --min-backoff 1h \
@@ -187,16 +188,13 @@ if [ -x /usr/sbin/postcat ]; then
     check "it waits in deferred/X/ (hashed)" test -n "$qf"
     check "with its defer log in defer/X/" test -n "$(find "$SPOOL3/defer" -type f)"
     check "mode 0700, the complete mark" test "$(stat -c %a "$qf")" = 700
-    mkdir -p "$WORK/pfconf" && : >"$WORK/pfconf/main.cf"
-    check "postcat reads it" to "$WORK/postcat.out" /usr/sbin/postcat -c "$WORK/pfconf" "$qf"
+    check "postcat reads it" to "$WORK/postcat.out" "$POSTCAT" "$qf"
     check "postcat gave no warning" sh -c "! grep -qi 'warning\|fatal\|error' '$WORK/postcat.out'"
     check "postcat shows the sender" grep -q "sender: sender@example.org" "$WORK/postcat.out"
     check "postcat shows both recipients" test "$(grep -c '^recipient: ' "$WORK/postcat.out")" = 2
     check "postcat reads to the end record" grep -q "^\*\*\* MESSAGE FILE END" "$WORK/postcat.out"
     stop "$relay3_PID"
     check "the message stays queued over a stop" test -f "$qf"
-else
-    echo "SKIP: postcat (Debian package postfix) is not installed"
 fi
 
 finish

@@ -11,8 +11,8 @@ top_builddir=${top_builddir:-.}
 top_srcdir=${top_srcdir:-.}
 SINK="$top_builddir/smtp-sink/smtp-sink"
 SOURCE="$top_builddir/smtp-source/smtp-source"
-POSTFIX_SINK=/usr/sbin/smtp-sink
-POSTFIX_SOURCE=/usr/sbin/smtp-source
+# The real peers: POSTFIX_SMTP_SOURCE, POSTFIX_SMTP_SINK, POSTCAT, SWAKS, POSTMARK.
+. "$top_srcdir/scripts/peers.sh"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/spoolsim-test.XXXXXX")
 PIDS=""
@@ -88,6 +88,39 @@ to() {
 skip() {
     echo "SKIP: $*"
     exit 77
+}
+
+# have_peer WHAT HOW COMMAND...: whether a peer the test compares against is
+# there (COMMAND succeeds). If not, say so and how to get it, and return 1:
+# the caller skips those checks. Under SPOOLSIM_REQUIRE_PEERS=1 (CI, after
+# scripts/test.sh has fetched them) a missing peer is a set-up defect: it
+# counts as a failed check.
+have_peer() {
+    local what=$1 how=$2
+    shift 2
+    "$@" >/dev/null 2>&1 && return 0
+    if [ "${SPOOLSIM_REQUIRE_PEERS:-}" = 1 ]; then
+        CHECKS=$((CHECKS + 1))
+        FAILURES=$((FAILURES + 1))
+        echo "FAIL - $what not found (SPOOLSIM_REQUIRE_PEERS=1): $how"
+    elif [ -z "${PEER_WHOLE_TEST:-}" ]; then
+        echo "# SKIP: $what not found: $how"
+    fi
+    return 1
+}
+
+# need_peer WHAT HOW COMMAND...: have_peer for the whole test: skip it (or,
+# under SPOOLSIM_REQUIRE_PEERS=1, fail it) when the peer is missing.
+need_peer() {
+    PEER_WHOLE_TEST=1 have_peer "$@" && return 0
+    [ "${SPOOLSIM_REQUIRE_PEERS:-}" = 1 ] && finish
+    skip "$1 not found: $2"
+}
+
+# executables FILE...: every FILE is there and executable.
+executables() {
+    local f
+    for f; do [ -f "$f" ] && [ -x "$f" ] || return 1; done
 }
 
 # start_sink NAME ARGS...: our smtp-sink on a free port; sets NAME_PID, NAME_PORT.
