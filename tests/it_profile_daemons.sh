@@ -287,7 +287,15 @@ compare() {
     while read -r kind dv; do
         case $kind in close | fstat | read) continue ;; esac
         pv=$(awk -v k="$kind" '$1 == k { print $2 }' "$d/counts.profile")
-        check "$name vs $profile: $kind $dv = ${pv:-missing}" test "$dv" = "${pv:-missing}"
+        case $name:$kind in
+        opensmtpd:opendir | opensmtpd:stat)
+            # smtpd's scheduler also walks its queue on a timer, not per message: a run of
+            # N messages may meet one walk (an opendir and a stat), so up to 2/N more.
+            check "$name vs $profile: $kind $dv = ${pv:-missing} (+ a timed queue walk at most)" \
+                awk -v d="$dv" -v p="${pv:-0}" -v n="$N" 'BEGIN { exit !(d >= p && d - p <= 2 / n + 0.001) }'
+            ;;
+        *) check "$name vs $profile: $kind $dv = ${pv:-missing}" test "$dv" = "${pv:-missing}" ;;
+        esac
     done <"$d/counts.daemon"
 }
 
