@@ -420,19 +420,8 @@ EOF
     fi
 }
 # instance_pids: live processes of our instance (MAIL_CONFIG=$CONF in their environment).
-instance_pids() {
-    "$PY" - "$CONF" <<'EOF'
-import os, sys
-key = ("MAIL_CONFIG=" + sys.argv[1]).encode()
-for p in os.listdir("/proc"):
-    if p.isdigit() and int(p) != os.getpid():
-        try:
-            if key in open(f"/proc/{p}/environ", "rb").read().split(b"\0"):
-                print(p)
-        except OSError:
-            pass
-EOF
-}
+. "$ROOT/bench/postfix-instance.sh"
+instance_pids() { PFI_CONF=$CONF pfi_pids; }
 pf_start() {  # pf_start SINKPORT: sets PF_MASTER PF_PORT
     local i
     for _ in 1 2 3; do

@@ -93,9 +93,11 @@ int spoolsim_postmark(int argc, char **argv)
             break;
         case 'h':
             usage(stdout);
+            json_run_free(&run);
             return 0;
         case 'V':
             printf("spoolsim postmark %s\n", PACKAGE_VERSION);
+            json_run_free(&run);
             return 0;
         default:
             msg_panic("option %d not handled", ch);
