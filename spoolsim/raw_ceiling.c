@@ -97,15 +97,24 @@ static double run_loop(const struct raw_options *opts, const char *dir, double s
     struct ceiling_thread *threads = xcalloc(opts->workers, sizeof(*threads));
     uint64_t t0 = clock_now_ns(), total = 0;
     double elapsed;
+    unsigned started = 0;
 
     for (unsigned i = 0; i < opts->workers; i++) {
+        int err;
+
         threads[i].dir = dir;
         threads[i].index = i;
         threads[i].loop = loop;
         threads[i].deadline_ns = t0 + (uint64_t)(seconds * 1e9);
-        pthread_create(&threads[i].thread, NULL, ceiling_main, &threads[i]);
+        if ((err = pthread_create(&threads[i].thread, NULL, ceiling_main, &threads[i])) != 0) {
+            /* Fewer workers than asked would measure another ceiling: say so, with the ones there.
+             */
+            *error = err;
+            break;
+        }
+        started++;
     }
-    for (unsigned i = 0; i < opts->workers; i++) {
+    for (unsigned i = 0; i < started; i++) {
         pthread_join(threads[i].thread, NULL);
         total += threads[i].done;
         if (threads[i].error)
