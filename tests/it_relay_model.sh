@@ -8,15 +8,17 @@
 # errors.
 . "${top_srcdir:-.}/tests/lib.sh"
 
-# relay_cpu NAME ARGS...: 200 messages of 1 KiB through a relay to discard;
+# relay_cpu NAME ARGS...: 400 messages of 1 KiB through a relay to discard,
+# with --sync none: the model is Postfix's CPU measured on a tmpfs, and what an
+# fsync costs in CPU depends on the disk under the test, not on the model;
 # prints "CPU-us-per-message mta-us-per-message qmgr-s".
 relay_cpu() {
     local name=$1
     shift
-    start_relay "$name" --spool "$WORK/$name.spool" --next-hop discard \
+    start_relay "$name" --spool "$WORK/$name.spool" --next-hop discard --sync none \
         --json "$WORK/$name.json" "$@" || return 1
     local port_var="${name}_PORT" pid_var="${name}_PID"
-    to "$WORK/$name.src" timeout 60 "$SOURCE" -s 5 -m 200 -l 1024 "127.0.0.1:${!port_var}" ||
+    to "$WORK/$name.src" timeout 60 "$SOURCE" -s 5 -m 400 -l 1024 "127.0.0.1:${!port_var}" ||
         return 1
     wait_spool_empty "$WORK/$name.spool" 30 || return 1
     stop "${!pid_var}"
@@ -39,7 +41,7 @@ check "bare: well under Postfix's CPU ($bare < $mta / 2)" test "$bare" -lt $((mt
 check "modeled: at least Postfix's CPU ($modeled >= 0.9 x $mta)" test "$modeled" -ge $((mta * 9 / 10))
 check "modeled: not much more ($modeled <= 1.5 x $mta)" test "$modeled" -le $((mta * 3 / 2))
 
-# A model whose only stage is the queue manager's, 2 ms a message: 0.4 s on qmgr.
+# A model whose only stage is the queue manager's, 2 ms a message: 0.8 s on qmgr.
 cat >"$WORK/qmgr.json" <<'EOF2'
 {"mta": "test", "reference_speed": 1, "stages": [
   {"name": "qmgr", "mta": {"base_us": 2000, "per_kib_us": 0, "per_rcpt_us": 0},
@@ -48,8 +50,8 @@ EOF2
 speed=$("$RELAY" calibrate --speed)
 sed -i "s/\"reference_speed\": 1,/\"reference_speed\": $speed,/" "$WORK/qmgr.json"
 read -r _ _ qmgr_s <<<"$(relay_cpu qfile --model "$WORK/qmgr.json")"
-check "a model file's qmgr stage runs on the qmgr thread ($qmgr_s s >= 0.36 s)" \
-    python3 -c "import sys; sys.exit(not $qmgr_s >= 0.36)"
+check "a model file's qmgr stage runs on the qmgr thread ($qmgr_s s >= 0.76 s)" \
+    python3 -c "import sys; sys.exit(not $qmgr_s >= 0.76)"
 
 # 2 ms of qmgr work a message against 5 sessions: the queue manager is the limit,
 # and the relay says so (the other verdicts: tests/check_bottleneck.c), unless
@@ -62,7 +64,7 @@ if python3 -c "import sys; sys.exit(not $others < 0.5)"; then
     check "the queue manager's thread was busy (>= 85 %)" \
         python3 -c "import sys; sys.exit(not $qmgr_busy >= 0.85)"
     check "the bottleneck is the queue manager" grep -q "^limited by the queue manager" <<<"$verdict"
-    check "and the summary says it" grep -q "^bottleneck: limited by the queue manager" \
+    check "and the summary says it" grep -Eq "^(\[sync none\] )?bottleneck: limited by the queue manager" \
         "$WORK/qfile.err"
 else
     check "the machine was busy with others: the queue manager or CPU is the limit" \
