@@ -29,6 +29,7 @@ root = os.path.abspath(sys.argv[1])
 SELF = os.path.join("tests", "it_docs.sh")
 SKIP_DIRS = {".git", "autom4te.cache", "build-aux", "m4", ".deps", "corpus", "_build", "_inst"}
 SCAN_EXT = (".c", ".h", ".sh", ".py", ".md", ".1", ".am", ".ac")
+GENERATED = {os.path.join("spoolsim", "cost_model_postfix.c"), os.path.join("common", "version.h")}
 REF_EXT = r"(?:c|h|md|sh|py|1|am|ac)"
 
 files, basenames, scan = set(), set(), []
@@ -41,7 +42,8 @@ for d, dirs, names in os.walk(root):
         rel = os.path.normpath(os.path.join(rel_d, n))
         files.add(rel)
         basenames.add(n)
-        generated = n == "config.h" and rel_d == "."
+        # Made by configure or the build (in a tarball's VPATH build, not in the source).
+        generated = (n == "config.h" and rel_d == ".") or rel in GENERATED
         if (n.endswith(SCAN_EXT) or rel_d in ("scripts", "bench", ".ci")) and not generated:
             scan.append(rel)
 top_dirs = sorted(x for x in os.listdir(root)
@@ -62,7 +64,7 @@ leader = re.compile(r"^\s*(?:\*|#|//|\.\\\")?\s*")
 
 def resolve(ref, where):
     for cand in (os.path.normpath(ref), os.path.normpath(os.path.join(os.path.dirname(where), ref))):
-        if cand in files:
+        if cand in files or cand in GENERATED:
             return cand
     return None
 

@@ -67,8 +67,9 @@ if python3 -c "import sys; sys.exit(not $others < 0.5)"; then
     check "and the summary says it" grep -Eq "^(\[sync none\] )?bottleneck: limited by the queue manager" \
         "$WORK/qfile.err"
 else
-    check "the machine was busy with others: the queue manager or CPU is the limit" \
-        grep -Eq "^limited by (the queue manager|CPU)" <<<"$verdict"
+    check "the machine was busy with others: the queue manager or CPU is (near) the limit" \
+        grep -Eq "^(limited by|close to) (the queue manager|CPU|the CPU limit|the limit of the queue)" \
+        <<<"$verdict"
 fi
 check "a missing model file is a usage error" \
     sh -c "'$RELAY' relay --spool '$WORK/x' --model '$WORK/nothing.json' 2>'$WORK/e1'; test \$? = 2"
