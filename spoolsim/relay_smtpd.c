@@ -52,6 +52,7 @@ struct relay_session {
     int in_data;
     struct relay_msg *committing; /* the message on a cleanup thread */
     struct smtpd_step *step;      /* a reply waiting for its command's CPU */
+    struct smtpd_step *step_buf;  /* made once, used for each command's step */
     int closing;
     int free_scheduled;
     int tls;         /* the session runs inside TLS */
@@ -108,13 +109,14 @@ static void step_done(struct io_job *job)
     struct smtpd_step *st = STEP_OF(job);
     struct relay_session *s = st->s;
 
-    if (s) {
-        s->step = NULL;
-        reply(s, st->text);
-        session_process(s);
-        session_flush(s);
+    if (s == NULL) {
+        free(st); /* its session went while it ran: it was the session's buffer */
+        return;
     }
-    free(st);
+    s->step = NULL;
+    reply(s, st->text);
+    session_process(s);
+    session_flush(s);
 }
 
 /*
@@ -129,7 +131,10 @@ static void reply_spent(struct relay_session *s, const char *text, uint64_t ns)
         reply(s, text);
         return;
     }
-    st = xcalloc(1, sizeof(*st));
+    if (s->step_buf == NULL) /* one per session, not one per command */
+        s->step_buf = xmalloc(sizeof(*s->step_buf));
+    st = s->step_buf;
+    memset(st, 0, sizeof(*st));
     st->s = s;
     st->model = s->relay->model;
     st->ns = ns;
@@ -535,7 +540,9 @@ static void session_free(struct relay_session *s)
     if (s->committing)
         s->committing->client = NULL; /* the message goes on; no one hears its 250 */
     if (s->step)
-        s->step->s = NULL; /* its CPU is spent all the same, as by an smtpd that lost its client */
+        s->step->s = NULL; /* its CPU is spent all the same; step_done() frees the buffer */
+    else
+        free(s->step_buf);
     data_deadline_free(&s->data_deadline);
     if (s->bev)
         bufferevent_free(s->bev);
