@@ -18,6 +18,6 @@ if [ ! -f Makefile ] || ! ./config.status --config | grep -q -- --enable-werror;
 fi
 make -j2
 make -j2 check || {
-    cat tests/*.log >&2
+    scripts/failed-logs.sh >&2
     exit 1
 }

@@ -49,9 +49,14 @@ cat >"$WORK/qmgr.json" <<'EOF2'
 EOF2
 speed=$("$RELAY" calibrate --speed)
 sed -i "s/\"reference_speed\": 1,/\"reference_speed\": $speed,/" "$WORK/qmgr.json"
+# The relay scales the 2 ms by the speed it measures at start against the
+# speed measured here a moment before: the check uses the relay's own scale, as
+# two measurements of a shared machine's speed differ by a few per cent.
 read -r _ _ qmgr_s <<<"$(relay_cpu qfile --model "$WORK/qmgr.json")"
-check "a model file's qmgr stage runs on the qmgr thread ($qmgr_s s >= 0.76 s)" \
-    python3 -c "import sys; sys.exit(not $qmgr_s >= 0.76)"
+qmgr_want=$(python3 -c "import json, sys
+print(f'{400 * 0.002 * json.load(open(sys.argv[1]))[\"model\"][\"scale\"]:.3f}')" "$WORK/qfile.json")
+check "a model file's qmgr stage runs on the qmgr thread ($qmgr_s s >= 0.95 x $qmgr_want s)" \
+    python3 -c "import sys; sys.exit(not $qmgr_s >= 0.95 * $qmgr_want)"
 
 # 2 ms of qmgr work a message against 5 sessions: the queue manager is the limit,
 # and the relay says so (the other verdicts: tests/check_bottleneck.c), unless

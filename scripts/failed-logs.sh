@@ -1,0 +1,15 @@
+#!/bin/bash
+# failed-logs.sh - after a failed make check: print the log of every test that
+# failed (or was a hard error), last, so that the end of a CI log shows why;
+# the names of the failed tests come again at the very end.
+cd "$(dirname "$0")/.."
+failed=()
+for trs in tests/*.trs tests/fuzz/*.trs; do
+    [ -f "$trs" ] || continue
+    grep -Eq '^:test-result: (FAIL|ERROR)' "$trs" && failed+=("${trs%.trs}")
+done
+for t in "${failed[@]}"; do
+    echo "==== $t.log"
+    cat "$t.log"
+done
+echo "==== failed: ${failed[*]:-none found (see test-suite.log)}"
