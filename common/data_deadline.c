@@ -17,10 +17,7 @@ static void arm(struct data_deadline *dl, double left)
 {
     struct timeval tv;
 
-    if (left < 0)
-        left = 0;
-    tv.tv_sec = (time_t)left;
-    tv.tv_usec = (suseconds_t)((left - (double)tv.tv_sec) * 1e6);
+    tv = clock_timeval(left); /* a past deadline, left < 0, fires at once */
     evtimer_add(dl->timer, &tv);
 }
 

@@ -183,8 +183,7 @@ static void pause_for(struct sink_session *s, double seconds)
 
     if (s->timer == NULL)
         s->timer = evtimer_new(s->server->base, on_timer, s);
-    tv.tv_sec = (time_t)seconds;
-    tv.tv_usec = (suseconds_t)((seconds - (double)tv.tv_sec) * 1e6);
+    tv = clock_timeval(seconds);
     s->paused = 1;
     bufferevent_disable(s->bev, EV_READ);
     evtimer_add(s->timer, &tv);
@@ -564,8 +563,7 @@ static void start_tls(struct sink_session *s)
     free(s->helo);
     s->helo = NULL;
     bufferevent_setcb(tls, on_read, on_write, on_event, s);
-    tv.tv_sec = (time_t)s->server->opts->timeout;
-    tv.tv_usec = (suseconds_t)((s->server->opts->timeout - (double)tv.tv_sec) * 1e6);
+    tv = clock_timeval(s->server->opts->timeout);
     bufferevent_set_timeouts(tls, &tv, &tv);
     bufferevent_setwatermark(tls, EV_READ, 0, INPUT_HIGH_WATER);
     bufferevent_enable(tls, EV_READ | EV_WRITE);
@@ -712,8 +710,7 @@ void sink_session_start(struct sink_server *server, int fd, const struct sockadd
     if (++server->stats.active > server->stats.max_active)
         server->stats.max_active = server->stats.active;
     bufferevent_setcb(s->bev, on_read, on_write, on_event, s);
-    tv.tv_sec = (time_t)opts->timeout;
-    tv.tv_usec = (suseconds_t)((opts->timeout - (double)tv.tv_sec) * 1e6);
+    tv = clock_timeval(opts->timeout);
     bufferevent_set_timeouts(s->bev, &tv, &tv);
     bufferevent_setwatermark(s->bev, EV_READ, 0, INPUT_HIGH_WATER);
     bufferevent_enable(s->bev, EV_READ);

@@ -137,8 +137,7 @@ static void set_timeouts(struct source_session *s, int active)
     struct timeval tv;
     double t = s->ctx->opts->timeout;
 
-    tv.tv_sec = (time_t)t;
-    tv.tv_usec = (suseconds_t)((t - (double)tv.tv_sec) * 1e6);
+    tv = clock_timeval(t);
     bufferevent_set_timeouts(s->bev, active ? &tv : NULL, active ? &tv : NULL);
 }
 
@@ -188,8 +187,7 @@ static void start_timer(struct source_session *s, double seconds)
 
     if (s->timer == NULL)
         s->timer = evtimer_new(s->ctx->base, on_timer, s);
-    tv.tv_sec = (time_t)seconds;
-    tv.tv_usec = (suseconds_t)((seconds - (double)tv.tv_sec) * 1e6);
+    tv = clock_timeval(seconds);
     s->state = ST_WAIT;
     evtimer_add(s->timer, &tv);
 }

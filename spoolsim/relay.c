@@ -307,8 +307,7 @@ int spoolsim_relay(int argc, char **argv)
     evsignal_add(sighup, NULL);
     evsignal_add(sigusr1, NULL);
     r.stats_timer = event_new(r.base, -1, EV_PERSIST, on_stats_timer, &r);
-    interval.tv_sec = (time_t)opts.stats_interval;
-    interval.tv_usec = (suseconds_t)((opts.stats_interval - (double)interval.tv_sec) * 1e6);
+    interval = clock_timeval(opts.stats_interval);
     evtimer_add(r.stats_timer, &interval);
     relay_stats_sample(&r);
     relay_qmgr_kick(&r);

@@ -205,8 +205,7 @@ static void arm_flow_timer(struct relay *r)
         return;
     waited = clock_now_ns() - r->flow_head->t_flow;
     delay = waited < delay ? delay - waited : 0;
-    tv.tv_sec = (time_t)(delay / CLOCK_NS_PER_SEC);
-    tv.tv_usec = (suseconds_t)(delay % CLOCK_NS_PER_SEC / 1000);
+    tv = clock_timeval_ns(delay);
     evtimer_add(r->flow_timer, &tv);
 }
 

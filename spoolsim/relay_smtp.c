@@ -44,6 +44,7 @@
 #include <string.h>
 
 #include "bev_out.h"
+#include "clock.h"
 #include "endpoint.h"
 #include "msg.h"
 #include "relay_private.h"
@@ -344,8 +345,7 @@ static void set_timeouts(struct relay_conn *c)
 {
     struct timeval timeout;
 
-    timeout.tv_sec = (time_t)c->relay->opts->hop_timeout;
-    timeout.tv_usec = (suseconds_t)((c->relay->opts->hop_timeout - (double)timeout.tv_sec) * 1e6);
+    timeout = clock_timeval(c->relay->opts->hop_timeout);
     bufferevent_set_timeouts(c->bev, &timeout, &timeout);
 }
 

@@ -478,8 +478,7 @@ static void start_tls(struct relay_session *s)
     free(s->helo);
     s->helo = NULL;
     bufferevent_setcb(tls, on_read, on_write, on_event, s);
-    tv.tv_sec = (time_t)s->relay->opts->timeout;
-    tv.tv_usec = (suseconds_t)((s->relay->opts->timeout - (double)tv.tv_sec) * 1e6);
+    tv = clock_timeval(s->relay->opts->timeout);
     bufferevent_set_timeouts(tls, &tv, &tv);
     bufferevent_setwatermark(tls, EV_READ, 0, INPUT_HIGH_WATER);
     bufferevent_enable(tls, EV_READ | EV_WRITE);
@@ -572,8 +571,7 @@ void relay_smtpd_accept(struct relay *r, int fd, const struct sockaddr *addr)
     s->bev = bufferevent_socket_new(r->base, fd, BEV_OPT_CLOSE_ON_FREE);
     bufferevent_setcb(s->bev, on_read, on_write, on_event, s);
     bufferevent_setwatermark(s->bev, EV_READ, 0, INPUT_HIGH_WATER);
-    idle.tv_sec = (time_t)r->opts->timeout;
-    idle.tv_usec = (suseconds_t)((r->opts->timeout - (double)idle.tv_sec) * 1e6);
+    idle = clock_timeval(r->opts->timeout);
     bufferevent_set_timeouts(s->bev, &idle, NULL);
     s->next = r->sessions;
     if (r->sessions)

@@ -43,8 +43,7 @@ void relay_usage_mark(struct relay *r)
         r->usage_timer = evtimer_new(r->base, on_mark_timer, r);
     if (evtimer_pending(r->usage_timer, NULL))
         return;
-    tv.tv_sec = 0;
-    tv.tv_usec = (suseconds_t)((MARK_GAP_NS - age) / 1000);
+    tv = clock_timeval_ns(MARK_GAP_NS - age);
     evtimer_add(r->usage_timer, &tv);
 }
 
