@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,20 +21,6 @@
 #include "xalloc.h"
 
 #define UNIX_PATH_LIMIT (sizeof(((struct sockaddr_un *)0)->sun_path) - 1)
-
-static int fail(char *err, size_t errlen, const char *fmt, ...) MSG_PRINTF(3, 4);
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (err && errlen) {
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 /* Letters, digits, '-', '.', '_'; inside brackets also ':' and '%' (zone id). */
 static int host_ok(const char *host, size_t len, int bracketed)
@@ -61,15 +46,15 @@ static int port_parse(const char *port, int min, const char *spec, char **out, c
     size_t i;
 
     if (*port == 0)
-        return fail(err, errlen, "missing port in \"%s\"", spec);
+        return msg_set_error(err, errlen, "missing port in \"%s\"", spec);
     if (isdigit((unsigned char)*port)) {
         if (port[strspn(port, "0123456789")] != 0)
-            return fail(err, errlen, "bad port \"%s\" in \"%s\"", port, spec);
+            return msg_set_error(err, errlen, "bad port \"%s\" in \"%s\"", port, spec);
         for (i = 0; port[i] && v <= 65535; i++)
             v = v * 10 + (unsigned long)(port[i] - '0');
         if (v > 65535 || v < (unsigned long)min)
-            return fail(err, errlen, "port %s in \"%s\" is out of range (%d-65535)", port, spec,
-                        min);
+            return msg_set_error(err, errlen, "port %s in \"%s\" is out of range (%d-65535)", port,
+                                 spec, min);
         snprintf(buf, sizeof(buf), "%lu", v);
         *out = xstrdup(buf);
         return 0;
@@ -78,7 +63,7 @@ static int port_parse(const char *port, int min, const char *spec, char **out, c
         unsigned char c = (unsigned char)port[i];
 
         if (!isalnum(c) && (i == 0 || (c != '-' && c != '_')))
-            return fail(err, errlen, "bad port \"%s\" in \"%s\"", port, spec);
+            return msg_set_error(err, errlen, "bad port \"%s\" in \"%s\"", port, spec);
     }
     *out = xstrdup(port);
     return 0;
@@ -95,13 +80,13 @@ static int endpoint_parse(const char *spec, int server, const char *default_port
     memset(ep, 0, sizeof(*ep));
     ep->family_hint = AF_UNSPEC;
     if (spec == NULL || *spec == 0)
-        return fail(err, errlen, "empty endpoint");
+        return msg_set_error(err, errlen, "empty endpoint");
     if (strncmp(spec, "unix:", 5) == 0) {
         if (spec[5] == 0)
-            return fail(err, errlen, "missing socket path in \"%s\"", spec);
+            return msg_set_error(err, errlen, "missing socket path in \"%s\"", spec);
         if (strlen(spec + 5) > UNIX_PATH_LIMIT)
-            return fail(err, errlen, "socket path \"%.40s...\" is longer than %zu bytes", spec + 5,
-                        UNIX_PATH_LIMIT);
+            return msg_set_error(err, errlen, "socket path \"%.40s...\" is longer than %zu bytes",
+                                 spec + 5, UNIX_PATH_LIMIT);
         ep->family_hint = AF_UNIX;
         ep->is_unix = 1;
         ep->path = xstrdup(spec + 5);
@@ -109,27 +94,28 @@ static int endpoint_parse(const char *spec, int server, const char *default_port
     }
     rest = strncmp(spec, "inet:", 5) == 0 ? spec + 5 : spec;
     if (*rest == 0)
-        return fail(err, errlen, "missing %s in \"%s\"", server ? "port" : "host", spec);
+        return msg_set_error(err, errlen, "missing %s in \"%s\"", server ? "port" : "host", spec);
 
     if (*rest == '[') {
         rbracket = strchr(rest, ']');
         if (rbracket == NULL)
-            return fail(err, errlen, "missing ']' in \"%s\"", spec);
+            return msg_set_error(err, errlen, "missing ']' in \"%s\"", spec);
         host = rest + 1;
         hostlen = (size_t)(rbracket - host);
         bracketed = 1;
         if (rbracket[1] == ':')
             port = rbracket + 2;
         else if (rbracket[1] != 0)
-            return fail(err, errlen, "unexpected \"%s\" after ']' in \"%s\"", rbracket + 1, spec);
+            return msg_set_error(err, errlen, "unexpected \"%s\" after ']' in \"%s\"", rbracket + 1,
+                                 spec);
         if (hostlen == 0)
-            return fail(err, errlen, "empty [] in \"%s\"", spec);
+            return msg_set_error(err, errlen, "empty [] in \"%s\"", spec);
     } else {
         const char *colon = strchr(rest, ':');
 
         if (colon && strchr(colon + 1, ':'))
-            return fail(err, errlen, "IPv6 address in \"%s\" must be in brackets, e.g. [::1]:25",
-                        spec);
+            return msg_set_error(err, errlen,
+                                 "IPv6 address in \"%s\" must be in brackets, e.g. [::1]:25", spec);
         if (colon) {
             host = rest;
             hostlen = (size_t)(colon - rest);
@@ -144,13 +130,13 @@ static int endpoint_parse(const char *spec, int server, const char *default_port
 
     if (hostlen == 0) {
         if (!server)
-            return fail(err, errlen, "missing host in \"%s\"", spec);
+            return msg_set_error(err, errlen, "missing host in \"%s\"", spec);
         host = NULL; /* wildcard */
     } else if (!host_ok(host, hostlen, bracketed)) {
-        return fail(err, errlen, "bad host \"%.*s\" in \"%s\"", (int)hostlen, host, spec);
+        return msg_set_error(err, errlen, "bad host \"%.*s\" in \"%s\"", (int)hostlen, host, spec);
     }
     if (port == NULL && server)
-        return fail(err, errlen, "missing port in \"%s\" (expected [host]:port)", spec);
+        return msg_set_error(err, errlen, "missing port in \"%s\" (expected [host]:port)", spec);
     if (port == NULL)
         port = default_port ? default_port : "25";
     if (port_parse(port, server ? 0 : 1, spec, &ep->port, err, errlen) < 0)
@@ -163,7 +149,7 @@ static int endpoint_parse(const char *spec, int server, const char *default_port
         else if (bracketed && inet_pton(AF_INET6, ep->host, addr) == 1)
             ep->family_hint = AF_INET6;
         else if (bracketed && strchr(ep->host, ':') && strchr(ep->host, '%') == NULL) {
-            fail(err, errlen, "bad IPv6 address \"%s\" in \"%s\"", ep->host, spec);
+            msg_set_error(err, errlen, "bad IPv6 address \"%s\" in \"%s\"", ep->host, spec);
             endpoint_free(ep);
             return -1;
         }
@@ -223,11 +209,12 @@ static int sock_open(int domain)
 static int family_check(const struct endpoint *ep, int family, char *err, size_t errlen)
 {
     if (family != AF_UNSPEC && family != AF_INET && family != AF_INET6)
-        return fail(err, errlen, "unsupported address family %d", family);
+        return msg_set_error(err, errlen, "unsupported address family %d", family);
     if (family == AF_UNSPEC || ep->family_hint == AF_UNSPEC || ep->family_hint == family)
         return 0;
-    return fail(err, errlen, "%s is an %s address, but only %s is enabled", ep->host,
-                ep->family_hint == AF_INET ? "IPv4" : "IPv6", family == AF_INET ? "IPv4" : "IPv6");
+    return msg_set_error(err, errlen, "%s is an %s address, but only %s is enabled", ep->host,
+                         ep->family_hint == AF_INET ? "IPv4" : "IPv6",
+                         family == AF_INET ? "IPv4" : "IPv6");
 }
 
 static void unix_addr(const char *path, struct sockaddr_un *sun, socklen_t *len)
@@ -259,22 +246,24 @@ static int unix_listen(const char *path, int backlog, char *err, size_t errlen)
     int fd;
 
     if (strlen(path) > UNIX_PATH_LIMIT)
-        return fail(err, errlen, "socket path %s is longer than %zu bytes", path, UNIX_PATH_LIMIT);
+        return msg_set_error(err, errlen, "socket path %s is longer than %zu bytes", path,
+                             UNIX_PATH_LIMIT);
     unix_addr(path, &sun, &len);
     if (lstat(path, &st) == 0) {
         if (!S_ISSOCK(st.st_mode))
-            return fail(err, errlen, "%s exists and is not a socket", path);
+            return msg_set_error(err, errlen, "%s exists and is not a socket", path);
         if (unix_socket_live(&sun, len))
-            return fail(err, errlen, "%s: another server is listening there", path);
+            return msg_set_error(err, errlen, "%s: another server is listening there", path);
         if (unlink(path) < 0 && errno != ENOENT)
-            return fail(err, errlen, "cannot remove stale socket %s: %s", path, strerror(errno));
+            return msg_set_error(err, errlen, "cannot remove stale socket %s: %s", path,
+                                 strerror(errno));
     } else if (errno != ENOENT) {
-        return fail(err, errlen, "cannot stat %s: %s", path, strerror(errno));
+        return msg_set_error(err, errlen, "cannot stat %s: %s", path, strerror(errno));
     }
     if ((fd = sock_open(AF_UNIX)) < 0)
-        return fail(err, errlen, "socket(AF_UNIX): %s", strerror(errno));
+        return msg_set_error(err, errlen, "socket(AF_UNIX): %s", strerror(errno));
     if (bind(fd, (struct sockaddr *)&sun, len) < 0 || listen(fd, backlog) < 0) {
-        fail(err, errlen, "cannot listen on unix:%s: %s", path, strerror(errno));
+        msg_set_error(err, errlen, "cannot listen on unix:%s: %s", path, strerror(errno));
         close(fd);
         return -1;
     }
@@ -302,8 +291,8 @@ static int inet_listen(const struct endpoint *ep, int family, int v6only, int ba
     hints.ai_flags = AI_PASSIVE | (ep->family_hint != AF_UNSPEC ? AI_NUMERICHOST : 0);
     *sys_errno = 0;
     if ((rc = getaddrinfo(ep->host, ep->port, &hints, &res)) != 0)
-        return fail(err, errlen, "cannot resolve %s: %s", endpoint_describe(ep, desc, sizeof(desc)),
-                    resolve_error(rc));
+        return msg_set_error(err, errlen, "cannot resolve %s: %s",
+                             endpoint_describe(ep, desc, sizeof(desc)), resolve_error(rc));
     for (ai = res; ai; ai = ai->ai_next) {
         if ((fd = sock_open(ai->ai_family)) >= 0) {
             setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
@@ -314,8 +303,9 @@ static int inet_listen(const struct endpoint *ep, int family, int v6only, int ba
         }
         *sys_errno = errno;
         getnameinfo(ai->ai_addr, ai->ai_addrlen, addr, sizeof(addr), NULL, 0, NI_NUMERICHOST);
-        fail(err, errlen, "cannot listen on %s%s%s:%s: %s", ai->ai_family == AF_INET6 ? "[" : "",
-             addr, ai->ai_family == AF_INET6 ? "]" : "", ep->port, strerror(*sys_errno));
+        msg_set_error(err, errlen, "cannot listen on %s%s%s:%s: %s",
+                      ai->ai_family == AF_INET6 ? "[" : "", addr,
+                      ai->ai_family == AF_INET6 ? "]" : "", ep->port, strerror(*sys_errno));
         if (fd >= 0)
             close(fd);
         fd = -1;
@@ -350,8 +340,8 @@ int endpoint_resolve(const struct endpoint *ep, int family, struct sockaddr_stor
 
     if (ep->is_unix) {
         if (strlen(ep->path) > UNIX_PATH_LIMIT)
-            return fail(err, errlen, "socket path %s is longer than %zu bytes", ep->path,
-                        UNIX_PATH_LIMIT);
+            return msg_set_error(err, errlen, "socket path %s is longer than %zu bytes", ep->path,
+                                 UNIX_PATH_LIMIT);
         memset(sa, 0, sizeof(*sa));
         unix_addr(ep->path, (struct sockaddr_un *)sa, salen);
         return 0;
@@ -366,12 +356,12 @@ int endpoint_resolve(const struct endpoint *ep, int family, struct sockaddr_stor
      */
     hints.ai_flags = ep->family_hint != AF_UNSPEC ? AI_NUMERICHOST : AI_ADDRCONFIG;
     if ((rc = getaddrinfo(ep->host, ep->port, &hints, &res)) != 0)
-        return fail(err, errlen, "cannot resolve %s: %s", endpoint_describe(ep, desc, sizeof(desc)),
-                    resolve_error(rc));
+        return msg_set_error(err, errlen, "cannot resolve %s: %s",
+                             endpoint_describe(ep, desc, sizeof(desc)), resolve_error(rc));
     if (res->ai_addrlen > sizeof(*sa)) {
         freeaddrinfo(res);
-        return fail(err, errlen, "address of %s is too long",
-                    endpoint_describe(ep, desc, sizeof(desc)));
+        return msg_set_error(err, errlen, "address of %s is too long",
+                             endpoint_describe(ep, desc, sizeof(desc)));
     }
     memset(sa, 0, sizeof(*sa));
     memcpy(sa, res->ai_addr, res->ai_addrlen);

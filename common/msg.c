@@ -93,3 +93,20 @@ void msg_panic(const char *fmt, ...)
     va_end(ap);
     abort();
 }
+
+int msg_vset_error(char *err, size_t errlen, const char *fmt, va_list ap)
+{
+    if (err && errlen)
+        vsnprintf(err, errlen, fmt, ap);
+    return -1;
+}
+
+int msg_set_error(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    msg_vset_error(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}

@@ -4,7 +4,6 @@
 #include "config.h"
 
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -238,20 +237,6 @@ size_t pf_qfile_parse(const char *buf, size_t len, int *type, const char **data,
  * recipient array, which grows with the R and D records actually there.
  */
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) MSG_PRINTF(3, 4);
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (err && errlen) {
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 /* A non-negative decimal that fits a long, all of [p, end); -1 if it is not one. */
 static int parse_number(const char *p, const char *end, long *out)
 {
@@ -335,7 +320,7 @@ int pf_qfile_read(const char *buf, size_t len, struct pf_qfile_view *v, char *er
 
     memset(v, 0, sizeof(*v));
     if (len < PF_SIZE_RECORD_LEN)
-        return fail(err, errlen, "file shorter than the C record");
+        return msg_set_error(err, errlen, "file shorter than the C record");
     used = pf_qfile_parse(buf, len, &type, &data, &data_len);
     /*
      * 97 bytes are not enough: a length written in two or more varint
@@ -345,17 +330,17 @@ int pf_qfile_read(const char *buf, size_t len, struct pf_qfile_view *v, char *er
      */
     if (used != PF_SIZE_RECORD_LEN || type != PF_REC_SIZE || data_len != PF_SIZE_RECORD_LEN - 2 ||
         parse_size_record(data, size) != 0)
-        return fail(err, errlen, "bad size record");
+        return msg_set_error(err, errlen, "bad size record");
     v->content_bytes = (uint64_t)size[4];
 
     for (off = used;; off += used) {
         if (off == len) {
             /* Ran out before E: which marker is missing says how far the writer got. */
             pf_qfile_view_free(v);
-            return fail(err, errlen, "no %c record",
-                        seg == SEG_ENVELOPE  ? PF_REC_MESG
-                        : seg == SEG_CONTENT ? PF_REC_XTRA
-                                             : PF_REC_END);
+            return msg_set_error(err, errlen, "no %c record",
+                                 seg == SEG_ENVELOPE  ? PF_REC_MESG
+                                 : seg == SEG_CONTENT ? PF_REC_XTRA
+                                                      : PF_REC_END);
         }
         used = pf_qfile_parse(buf + off, len - off, &type, &data, &data_len);
         if (used == 0)
@@ -377,7 +362,7 @@ int pf_qfile_read(const char *buf, size_t len, struct pf_qfile_view *v, char *er
         case PF_REC_DONE:
             if (add_rcpt(v, &rcpt_cap, type, data, data_len, off) != 0) {
                 pf_qfile_view_free(v);
-                return fail(err, errlen, "too many recipients at offset %zu", off);
+                return msg_set_error(err, errlen, "too many recipients at offset %zu", off);
             }
             break;
         case PF_REC_TIME:
@@ -385,7 +370,7 @@ int pf_qfile_read(const char *buf, size_t len, struct pf_qfile_view *v, char *er
                 goto misplaced;
             if (parse_time(data, data_len, &v->arrival_sec, &v->arrival_usec) != 0) {
                 pf_qfile_view_free(v);
-                return fail(err, errlen, "bad T record at offset %zu", off);
+                return msg_set_error(err, errlen, "bad T record at offset %zu", off);
             }
             have_time = 1;
             break;
@@ -405,7 +390,7 @@ int pf_qfile_read(const char *buf, size_t len, struct pf_qfile_view *v, char *er
         case PF_REC_END:
             if (seg != SEG_EXTRACTED) {
                 pf_qfile_view_free(v);
-                return fail(err, errlen, "no %c record", PF_REC_MESG);
+                return msg_set_error(err, errlen, "no %c record", PF_REC_MESG);
             }
             goto end;
         case PF_REC_SIZE:
@@ -421,26 +406,26 @@ int pf_qfile_read(const char *buf, size_t len, struct pf_qfile_view *v, char *er
 end:
     if (off + used != len) {
         pf_qfile_view_free(v);
-        return fail(err, errlen, "trailing garbage after E at offset %zu", off + used);
+        return msg_set_error(err, errlen, "trailing garbage after E at offset %zu", off + used);
     }
     if (!have_time || !have_sender) {
         pf_qfile_view_free(v);
-        return fail(err, errlen, "no %c record", have_time ? PF_REC_FROM : PF_REC_TIME);
+        return msg_set_error(err, errlen, "no %c record", have_time ? PF_REC_FROM : PF_REC_TIME);
     }
     /* A C record that disagrees with the file was not rewritten, or the file was damaged. */
     if ((size_t)size[1] != v->content_start ||
         (size_t)size[0] != v->content_end - v->content_start) {
         pf_qfile_view_free(v);
-        return fail(err, errlen, "bad size record");
+        return msg_set_error(err, errlen, "bad size record");
     }
     return 0;
 
 malformed:
     pf_qfile_view_free(v);
-    return fail(err, errlen, "malformed record at offset %zu", off);
+    return msg_set_error(err, errlen, "malformed record at offset %zu", off);
 misplaced:
     pf_qfile_view_free(v);
-    return fail(err, errlen, "unexpected %c record at offset %zu", type, off);
+    return msg_set_error(err, errlen, "unexpected %c record at offset %zu", type, off);
 }
 
 void pf_qfile_view_free(struct pf_qfile_view *v)

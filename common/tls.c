@@ -26,11 +26,9 @@ static SSL_CTX *fail(SSL_CTX *ctx, char *err, size_t errlen, const char *fmt, ..
 {
     va_list ap;
 
-    if (err && errlen) {
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
+    va_start(ap, fmt);
+    msg_vset_error(err, errlen, fmt, ap);
+    va_end(ap);
     SSL_CTX_free(ctx);
     ERR_clear_error();
     return NULL;

@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,31 +199,18 @@ int parse_duration_ns(const char *s, uint64_t *out_ns)
     return 0;
 }
 
-static int fail(char *err, size_t errlen, const char *fmt, ...) MSG_PRINTF(3, 4);
-
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (err && errlen) {
-        va_start(ap, fmt);
-        vsnprintf(err, errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 static int parse_size_field(const char *field, const char *what, const char *spec, uint64_t *out,
                             char *err, size_t errlen)
 {
     if (parse_size(field, out) == 0)
         return 0;
     if (errno == ERANGE)
-        return fail(err, errlen, "%s \"%s\" in size spec \"%s\" is too large", what, field, spec);
-    return fail(err, errlen,
-                "bad %s \"%s\" in size spec \"%s\" (expected a number of bytes, "
-                "optionally with k or m suffix)",
-                what, field, spec);
+        return msg_set_error(err, errlen, "%s \"%s\" in size spec \"%s\" is too large", what, field,
+                             spec);
+    return msg_set_error(err, errlen,
+                         "bad %s \"%s\" in size spec \"%s\" (expected a number of bytes, "
+                         "optionally with k or m suffix)",
+                         what, field, spec);
 }
 
 static int parse_sigma(const char *field, const char *spec, double *out, char *err, size_t errlen)
@@ -241,8 +227,9 @@ static int parse_sigma(const char *field, const char *spec, double *out, char *e
             return 0;
         }
     }
-    return fail(err, errlen, "bad SIGMA \"%s\" in size spec \"%s\" (expected a positive number)",
-                field, spec);
+    return msg_set_error(err, errlen,
+                         "bad SIGMA \"%s\" in size spec \"%s\" (expected a positive number)", field,
+                         spec);
 }
 
 #define SIZE_DIST_MAX_FIELDS 5
@@ -261,7 +248,7 @@ int size_dist_parse(const char *spec, struct size_dist *out, char *err, size_t e
             break;
         *p = 0;
         if (n == SIZE_DIST_MAX_FIELDS) {
-            fail(err, errlen, "too many fields in size spec \"%s\"", spec);
+            msg_set_error(err, errlen, "too many fields in size spec \"%s\"", spec);
             goto out;
         }
     }
@@ -269,46 +256,48 @@ int size_dist_parse(const char *spec, struct size_dist *out, char *err, size_t e
         rc = parse_size_field(field[0], "size", spec, &d.a, err, errlen);
     } else if (strcmp(field[0], "fixed") == 0) {
         if (n != 2)
-            fail(err, errlen, "size spec \"%s\": expected fixed:N", spec);
+            msg_set_error(err, errlen, "size spec \"%s\": expected fixed:N", spec);
         else
             rc = parse_size_field(field[1], "size", spec, &d.a, err, errlen);
     } else if (strcmp(field[0], "uniform") == 0) {
         d.kind = SIZE_UNIFORM;
         if (n != 3)
-            fail(err, errlen, "size spec \"%s\": expected uniform:LO:HI", spec);
+            msg_set_error(err, errlen, "size spec \"%s\": expected uniform:LO:HI", spec);
         else if (parse_size_field(field[1], "LO", spec, &d.a, err, errlen) == 0 &&
                  parse_size_field(field[2], "HI", spec, &d.b, err, errlen) == 0) {
             if (d.a > d.b)
-                fail(err, errlen, "size spec \"%s\": LO %s is greater than HI %s", spec, field[1],
-                     field[2]);
+                msg_set_error(err, errlen, "size spec \"%s\": LO %s is greater than HI %s", spec,
+                              field[1], field[2]);
             else
                 rc = 0;
         }
     } else if (strcmp(field[0], "lognormal") == 0) {
         d.kind = SIZE_LOGNORMAL;
         if (n != 3 && n != 4)
-            fail(err, errlen, "size spec \"%s\": expected lognormal:MEDIAN:SIGMA[:MAX]", spec);
+            msg_set_error(err, errlen, "size spec \"%s\": expected lognormal:MEDIAN:SIGMA[:MAX]",
+                          spec);
         else if (parse_size_field(field[1], "MEDIAN", spec, &d.a, err, errlen) == 0 &&
                  parse_sigma(field[2], spec, &d.sigma, err, errlen) == 0 &&
                  (n == 3 || parse_size_field(field[3], "MAX", spec, &d.max, err, errlen) == 0)) {
             if (d.a == 0)
-                fail(err, errlen, "size spec \"%s\": MEDIAN must be at least 1", spec);
+                msg_set_error(err, errlen, "size spec \"%s\": MEDIAN must be at least 1", spec);
             else if (d.a > d.max)
-                fail(err, errlen, "size spec \"%s\": MEDIAN %s exceeds MAX %" PRIu64, spec,
-                     field[1], d.max);
+                msg_set_error(err, errlen, "size spec \"%s\": MEDIAN %s exceeds MAX %" PRIu64, spec,
+                              field[1], d.max);
             else
                 rc = 0;
             d.mu = log((double)d.a);
         }
     } else if (n == 1) {
-        fail(err, errlen,
-             "bad size spec \"%s\" (expected N, fixed:N, uniform:LO:HI or "
-             "lognormal:MEDIAN:SIGMA[:MAX])",
-             spec);
+        msg_set_error(err, errlen,
+                      "bad size spec \"%s\" (expected N, fixed:N, uniform:LO:HI or "
+                      "lognormal:MEDIAN:SIGMA[:MAX])",
+                      spec);
     } else {
-        fail(err, errlen,
-             "unknown size distribution \"%s\" in \"%s\" (expected fixed, uniform or lognormal)",
-             field[0], spec);
+        msg_set_error(
+            err, errlen,
+            "unknown size distribution \"%s\" in \"%s\" (expected fixed, uniform or lognormal)",
+            field[0], spec);
     }
 out:
     if (rc == 0)
