@@ -21,8 +21,6 @@
 #include "msg.h"
 #include "relay_private.h"
 
-#define MSG_OF(job) ((struct relay_msg *)((char *)(job)-offsetof(struct relay_msg, job)))
-
 static void set_pending(struct relay_msg *m, enum relay_rcpt_result result, const char *reason)
 {
     for (unsigned i = 0; i < m->view.rcpt_count; i++)

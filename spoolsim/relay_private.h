@@ -21,6 +21,7 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 #include <openssl/ssl.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
@@ -76,6 +77,9 @@ struct relay_msg {
     char maildir_name[128];
     struct profile_msg pmsg; /* another MTA's profile: the message's numbers */
 };
+
+/* The message whose file step an io_pool job is: the pool hands back only the job. */
+#define MSG_OF(job) ((struct relay_msg *)((char *)(job)-offsetof(struct relay_msg, job)))
 
 struct relay_stats {
     uint64_t received, rejected_storage, rejected_other, delivered, bounced, deferrals, corrupt,

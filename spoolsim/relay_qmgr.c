@@ -28,8 +28,6 @@
 #include "relay_usage.h"
 #include "xalloc.h"
 
-#define MSG_OF(job) ((struct relay_msg *)((char *)(job)-offsetof(struct relay_msg, job)))
-
 static uint64_t backoff_ns(const struct relay *r, unsigned attempts);
 static void schedule_retry(struct relay_msg *m, uint64_t delay_ns);
 
