@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,6 +39,30 @@ char *file_read_all(const char *path, size_t *len)
     if (len)
         *len = used;
     return text;
+}
+
+int write_all(int fd, const void *buf, size_t n, size_t piece, uint64_t *calls, uint64_t *bytes)
+{
+    const char *p = buf;
+
+    while (n > 0) {
+        ssize_t done = write(fd, p, piece && n > piece ? piece : n);
+
+        if (done < 0 && errno == EINTR)
+            continue;
+        if (done <= 0) {
+            if (done == 0)
+                errno = EIO;
+            return -1;
+        }
+        if (calls)
+            (*calls)++;
+        if (bytes)
+            *bytes += (uint64_t)done;
+        p += done;
+        n -= (size_t)done;
+    }
+    return 0;
 }
 
 static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)

@@ -16,6 +16,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "fileutil.h"
 #include "msg.h"
 #include "pf_spool.h"
 #include "xalloc.h"
@@ -335,8 +336,6 @@ static int check_hash_dirs(const struct pf_spool *sp, int fd, const char *path, 
     return status;
 }
 
-static int write_all(int fd, const char *p, size_t n, struct pf_spool_stats *st);
-
 /* Record the layout: a new file, synced, renamed into place, the directory synced. */
 static int write_layout(const struct pf_spool *sp, const char *path, char *err, size_t errlen)
 {
@@ -354,8 +353,8 @@ static int write_layout(const struct pf_spool *sp, const char *path, char *err, 
     if ((fd = openat(sp->dir_fd, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                      0600)) < 0)
         goto fail;
-    if (write_all(fd, text, strlen(text), &ignored) != 0 || fsync(fd) != 0 ||
-        (sp->owner_set && fchown(fd, sp->owner_uid, sp->owner_gid) != 0)) {
+    if (write_all(fd, text, strlen(text), WRITE_PIECE, &ignored.writes, &ignored.bytes) != 0 ||
+        fsync(fd) != 0 || (sp->owner_set && fchown(fd, sp->owner_uid, sp->owner_gid) != 0)) {
         int saved = errno;
 
         close(fd);
@@ -607,24 +606,6 @@ int pf_spool_path(const struct pf_spool *sp, const char *queue, const char *id, 
     return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
-static int write_all(int fd, const char *p, size_t n, struct pf_spool_stats *st)
-{
-    while (n > 0) {
-        size_t piece = n < WRITE_PIECE ? n : WRITE_PIECE;
-        ssize_t done = write(fd, p, piece);
-
-        if (done < 0 && errno == EINTR)
-            continue;
-        if (done <= 0)
-            return -1;
-        st->writes++;
-        st->bytes += (uint64_t)done;
-        p += done;
-        n -= (size_t)done;
-    }
-    return 0;
-}
-
 static int sync_file(const struct pf_spool *sp, int fd, struct pf_spool_stats *st)
 {
     if (sp->sync == PF_SYNC_NONE)
@@ -680,7 +661,7 @@ int pf_spool_enqueue(const struct pf_spool *sp, const struct pf_qfile *q, char *
                 goto fail;
         }
     }
-    if (write_all(fd, q->buf, q->len, st) != 0)
+    if (write_all(fd, q->buf, q->len, WRITE_PIECE, &st->writes, &st->bytes) != 0)
         goto fail;
     /* cleanup rewrites the size record in place once the file is complete */
     pf_qfile_size_record(q, size_record);
@@ -850,7 +831,8 @@ int pf_spool_log_append(const struct pf_spool *sp, const char *log, const char *
     if (fd < 0)
         return -1;
     st->creates++;
-    if (write_all(fd, text, len, st) != 0 || sync_file(sp, fd, st) != 0)
+    if (write_all(fd, text, len, WRITE_PIECE, &st->writes, &st->bytes) != 0 ||
+        sync_file(sp, fd, st) != 0)
         status = -1;
     if (close(fd) != 0)
         status = -1;

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileutil.h"
 #include "interrupt.h"
 #include "msg.h"
 #include "pm_fs.h"
@@ -80,23 +81,9 @@ static int sync_dir(const char *path)
  * (st_blksize on tmpfs and ext4), but with a staging buffer of our own:
  * stdio adds an fstat per open and an lseek per append that are not part
  * of the workload. Unbuffered mode writes each write-block piece itself.
+ * PostMark writes `size' bytes as write-block pieces, each from the
+ * buffer's start.
  */
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t done = write(fd, p, n);
-
-        if (done < 0 && errno == EINTR)
-            continue;
-        if (done <= 0)
-            return -1;
-        p += done;
-        n -= (size_t)done;
-    }
-    return 0;
-}
-
-/* PostMark writes `size' bytes as write-block pieces, each from the buffer's start. */
 static int write_blocks(struct pm_fs *fs, int fd, const char *data, uint32_t size)
 {
     uint32_t block = fs->write_block;
@@ -107,7 +94,7 @@ static int write_blocks(struct pm_fs *fs, int fd, const char *data, uint32_t siz
 
         size -= piece;
         if (!fs->buffered) {
-            if (write_all(fd, data, piece) != 0)
+            if (write_all(fd, data, piece, 0, NULL, NULL) != 0)
                 return -1;
             continue;
         }
@@ -118,13 +105,13 @@ static int write_blocks(struct pm_fs *fs, int fd, const char *data, uint32_t siz
             staged += n;
             off += (uint32_t)n;
             if (staged == PM_FS_BUFFER) {
-                if (write_all(fd, fs->stage, staged) != 0)
+                if (write_all(fd, fs->stage, staged, 0, NULL, NULL) != 0)
                     return -1;
                 staged = 0;
             }
         }
     }
-    return staged ? write_all(fd, fs->stage, staged) : 0;
+    return staged ? write_all(fd, fs->stage, staged, 0, NULL, NULL) : 0;
 }
 
 /* Sync as asked, close: every error counts. */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "fileutil.h"
 #include "pf_qfile.h"
 #include "profile_run.h"
 #include "xalloc.h"
@@ -141,23 +142,6 @@ static int fail(struct profile_runner *pr, const char *what, const char *path)
     return -1;
 }
 
-static int write_all(struct profile_runner *pr, int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        size_t piece = n < WRITE_PIECE ? n : WRITE_PIECE;
-        ssize_t done = write(fd, p, piece);
-
-        if (done < 0 && errno == EINTR)
-            continue;
-        if (done <= 0)
-            return -1;
-        pr->ops[OP_WRITE]++;
-        p += done;
-        n -= (size_t)done;
-    }
-    return 0;
-}
-
 static int do_sync(struct profile_runner *pr, int fd, enum profile_op_kind kind)
 {
     int data_only = kind == OP_FDATASYNC;
@@ -239,11 +223,14 @@ static int run_op(struct profile_runner *pr, const struct profile_op *op, struct
         return 0;
     case OP_WRITE:
         if (op->arg == 0)
-            return write_all(pr, *slot, m->content ? m->content : pr->body, m->size) == 0
+            return write_all(*slot, m->content ? m->content : pr->body, m->size, WRITE_PIECE,
+                             &pr->ops[OP_WRITE], NULL) == 0
                        ? 0
                        : fail(pr, "write", NULL);
         body_of(pr, op->arg > m->size ? op->arg : m->size);
-        return write_all(pr, *slot, pr->body, op->arg) == 0 ? 0 : fail(pr, "write", NULL);
+        return write_all(*slot, pr->body, op->arg, WRITE_PIECE, &pr->ops[OP_WRITE], NULL) == 0
+                   ? 0
+                   : fail(pr, "write", NULL);
     case OP_PWRITE:
         pr->ops[OP_PWRITE]++;
         return pwrite(*slot, "D", 1, 0) == 1 ? 0 : fail(pr, "pwrite", NULL);

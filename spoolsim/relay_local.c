@@ -18,6 +18,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "fileutil.h"
 #include "msg.h"
 #include "relay_private.h"
 
@@ -55,21 +56,6 @@ int relay_local_init(struct relay *r, char *err, size_t errlen)
     return 0;
 }
 
-static int write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t done = write(fd, p, n);
-
-        if (done < 0 && errno == EINTR)
-            continue;
-        if (done <= 0)
-            return -1;
-        p += done;
-        n -= (size_t)done;
-    }
-    return 0;
-}
-
 static void maildir_work(struct io_job *job)
 {
     struct relay_msg *m = MSG_OF(job);
@@ -85,7 +71,7 @@ static void maildir_work(struct io_job *job)
     fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd >= 0) {
         m->hop_st.creates++;
-        if (write_all(fd, text, len) == 0 && (m->hop_st.fsyncs++, fsync(fd) == 0) &&
+        if (write_all(fd, text, len, 0, NULL, NULL) == 0 && (m->hop_st.fsyncs++, fsync(fd) == 0) &&
             close(fd) == 0) {
             fd = -1;
             if (rename(tmp, new) == 0) {
