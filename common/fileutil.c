@@ -65,6 +65,33 @@ int write_all(int fd, const void *buf, size_t n, size_t piece, uint64_t *calls, 
     return 0;
 }
 
+const char *tmp_dir(void)
+{
+    const char *tmp = getenv("TMPDIR");
+
+    return tmp && *tmp ? tmp : "/tmp";
+}
+
+int private_dir_make(char *out, size_t len, const char *parent, const char *tag)
+{
+    int n = snprintf(out, len, "%s/spoolsim-%s.XXXXXX", parent, tag);
+
+    if (n < 0 || (size_t)n >= len) {
+        if (len)
+            out[0] = 0;
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    if (mkdtemp(out) == NULL) {
+        int saved = errno;
+
+        out[0] = 0;
+        errno = saved;
+        return -1;
+    }
+    return 0;
+}
+
 static int remove_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
 {
     (void)sb;

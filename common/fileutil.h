@@ -3,9 +3,9 @@
  *
  * file_read_all() reads a whole (small) file, /proc files included, as a
  * NUL-terminated string; write_all() writes a buffer whole, in the
- * write(2) calls a simulated MTA would make; tree_remove() removes a
- * directory tree without following symbolic links, as the tools do with
- * the private directories they make for a run.
+ * write(2) calls a simulated MTA would make; private_dir_make() makes
+ * the private directory a run works in, and tree_remove() removes it (or
+ * any tree) without following symbolic links.
  */
 #ifndef SPOOLSIM_FILEUTIL_H
 #define SPOOLSIM_FILEUTIL_H
@@ -24,6 +24,16 @@ char *file_read_all(const char *path, size_t *len);
  * wrote, also when a later call fails: a simulator counts what it did.
  */
 int write_all(int fd, const void *buf, size_t n, size_t piece, uint64_t *calls, uint64_t *bytes);
+
+/* $TMPDIR if it is set and not empty, else /tmp. */
+const char *tmp_dir(void);
+
+/*
+ * Make PARENT/spoolsim-TAG.XXXXXX, a new directory that only its owner
+ * may enter (mkdtemp), its path in out. 0, or -1 with errno set:
+ * ENAMETOOLONG if the path does not fit in len.
+ */
+int private_dir_make(char *out, size_t len, const char *parent, const char *tag);
 
 /* Remove `path' and everything under it; what cannot be removed stays. */
 void tree_remove(const char *path);

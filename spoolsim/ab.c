@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include "ab_stats.h"
+#include "drive.h"
 #include "fsinfo.h"
 #include "interrupt.h"
 #include "json.h"
@@ -53,12 +54,10 @@
 #include "msg.h"
 #include "optarg.h"
 #include "pm_command.h"
-#include "spawn_logged.h"
 #include "spoolsim.h"
 #include "xalloc.h"
 
-#define SHORT_PATH 2048 /* room to append names to these and stay within PATH_MAX */
-#define MAX_RUNS 1000   /* the bootstrap sorts every resample: keep it quick */
+#define MAX_RUNS 1000 /* the bootstrap sorts every resample: keep it quick */
 
 /* What a MODE runs, and what it reads back. */
 struct mode {
@@ -112,12 +111,11 @@ struct side {
 
 struct ab {
     const struct ab_options *opts;
-    char self[SHORT_PATH];
-    char work[SHORT_PATH]; /* ab's own temporary files, in $TMPDIR */
-    char *commands;        /* postmark: the user's command file, filtered */
+    struct drive d; /* this program; ab's own temporary files, in $TMPDIR */
+    char *commands; /* postmark: the user's command file, filtered */
     struct side side[2];
-    unsigned failures; /* failed runs, warm-ups included */
-    pid_t child;
+    unsigned failures;          /* failed runs, warm-ups included */
+    struct drive_child child;   /* the run going on */
     const struct json_run *run; /* the command line, for the JSON report */
 };
 
@@ -275,7 +273,7 @@ static void init_side(struct side *s, const char *name, const char *dir, unsigne
     /* Found now, not after every run of the other side has been made. */
     if (access(dir, W_OK | X_OK) != 0)
         msg_usage("DIR_%s %s: cannot write in it: %s", name, dir, strerror(errno));
-    if (strlen(dir) > SHORT_PATH - 64)
+    if (strlen(dir) > DRIVE_SHORT_PATH - 64)
         msg_usage("DIR_%s: the path %.60s... is too long", name, dir);
     s->name = name;
     s->dir = dir;
@@ -366,73 +364,7 @@ static char *read_commands(const char *path)
     return text;
 }
 
-static void make_work_dir(struct ab *ab)
-{
-    const char *tmp = getenv("TMPDIR");
-
-    if (tmp == NULL || *tmp == 0)
-        tmp = "/tmp";
-    if (strlen(tmp) > SHORT_PATH - 64)
-        msg_usage("TMPDIR: the path %.60s... is too long", tmp);
-    snprintf(ab->work, sizeof(ab->work), "%s/spoolsim-ab.XXXXXX", tmp);
-    if (mkdtemp(ab->work) == NULL)
-        msg_fatal("cannot make a directory in %s: %s", tmp, strerror(errno));
-}
-
-static void work_path(const struct ab *ab, const char *name, char *out)
-{
-    snprintf(out, PATH_MAX, "%s/%s", ab->work, name);
-}
-
 /* ------------------------------------------------------------ one run */
-
-/* Start argv with no input and its output in files; 0, or -1 with a warning. */
-static int spawn(struct ab *ab, char *const argv[], const char *out, const char *err)
-{
-    ab->child = spawn_logged(argv, out, err);
-    if (ab->child < 0) {
-        ab->child = 0;
-        return -1;
-    }
-    return 0;
-}
-
-/*
- * Wait for the child; its wait status, or -1 if it cannot be had. When
- * ab is interrupted the child is asked to stop, so that it removes its
- * own files before ab removes its.
- */
-static int reap(struct ab *ab)
-{
-    int status, asked = 0;
-
-    for (;;) {
-        if (interrupted && !asked) {
-            kill(ab->child, SIGTERM);
-            asked = 1;
-        }
-        if (waitpid(ab->child, &status, 0) == ab->child)
-            break;
-        if (errno != EINTR) {
-            status = -1;
-            break;
-        }
-    }
-    ab->child = 0;
-    return status;
-}
-
-static void show_errors(const char *label, const char *path)
-{
-    char line[512];
-    FILE *fp = fopen(path, "r");
-
-    if (fp == NULL)
-        return;
-    while (fgets(line, sizeof(line), fp))
-        fprintf(stderr, "  %s: %s%s", label, line, strchr(line, '\n') ? "" : "\n");
-    fclose(fp);
-}
 
 /*
  * The PostMark commands of one run: the user's, in a fresh directory in
@@ -505,12 +437,12 @@ static double run_one(struct ab *ab, const struct side *s, const char *label)
     double figure = NAN;
     int n = 0, status = -1, started = 0;
 
-    work_path(ab, "run.json", json);
-    work_path(ab, "run.out", out);
-    work_path(ab, "run.err", err);
-    work_path(ab, "run.pm", cmds);
+    drive_path(&ab->d, "run.json", json);
+    drive_path(&ab->d, "run.out", out); /* drive_spawn()'s for a child called "run" */
+    drive_path(&ab->d, "run.err", err);
+    drive_path(&ab->d, "run.pm", cmds);
     location[0] = 0;
-    argv[n++] = (char *)ab->self;
+    argv[n++] = ab->d.self;
     argv[n++] = (char *)m->subcommand;
     if (m->dir_option) {
         argv[n++] = (char *)m->dir_option;
@@ -527,28 +459,26 @@ static double run_one(struct ab *ab, const struct side *s, const char *label)
     argv[n] = NULL;
     snprintf(why, sizeof(why), "it did not start");
     if (m->dir_option == NULL) {
-        snprintf(location, sizeof(location), "%s/spoolsim-ab.XXXXXX", s->dir);
-        if (mkdtemp(location) == NULL) {
+        if (private_dir_make(location, sizeof(location), s->dir, "ab") != 0) {
             snprintf(why, sizeof(why), "cannot make a directory in %s: %s", s->dir,
                      strerror(errno));
-            location[0] = 0;
         } else if (write_commands(ab, cmds, location, json) != 0) {
             snprintf(why, sizeof(why), "cannot write %s: %s", cmds, strerror(errno));
         } else {
-            started = spawn(ab, argv, out, err) == 0;
+            started = drive_spawn(&ab->d, &ab->child, "run", argv) == 0;
         }
     } else {
-        started = spawn(ab, argv, out, err) == 0;
+        started = drive_spawn(&ab->d, &ab->child, "run", argv) == 0;
     }
     if (started)
-        status = reap(ab);
+        status = drive_reap(&ab->child);
     if (interrupted) {
         figure = NAN;
     } else if (!started || judge(ab, status, json, &figure, why, sizeof(why)) != 0) {
         figure = NAN;
         ab->failures++;
         msg_warn("%s: %s failed: %s", label, m->name, why);
-        show_errors(m->subcommand, err);
+        drive_show_errors(&ab->d, "run", m->subcommand);
     }
     unlink(json);
     unlink(out);
@@ -558,7 +488,7 @@ static double run_one(struct ab *ab, const struct side *s, const char *label)
     free(argv);
     if (started && !interrupted && status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 2) {
         /* A usage error: the ARGS are wrong, and would be wrong for every run. */
-        tree_remove(ab->work);
+        drive_remove_work(&ab->d);
         msg_usage("`spoolsim %s' refused its arguments (exit status 2, see above)", m->subcommand);
     }
     return figure;
@@ -756,7 +686,6 @@ int spoolsim_ab(int argc, char **argv)
     struct ab_result result;
     struct json_run run;
     int compared, status = 0;
-    ssize_t n;
 
     json_run_init(&run, "spoolsim ab", "spoolsim", argc, argv);
     parse_options(&opts, argc, argv);
@@ -768,13 +697,11 @@ int spoolsim_ab(int argc, char **argv)
     init_side(&ab.side[1], "B", opts.dir[1], opts.runs);
     if (opts.mode->dir_option == NULL)
         ab.commands = read_commands(opts.args[0]);
-    if ((n = readlink("/proc/self/exe", ab.self, sizeof(ab.self) - 1)) <= 0)
-        msg_fatal("cannot find my own program: %s", strerror(errno));
-    ab.self[n] = 0;
+    drive_find_self(&ab.d);
     warn_same(&ab);
     interrupt_install();
 
-    make_work_dir(&ab);
+    drive_make_work_dir(&ab.d, NULL, "TMPDIR", "ab");
     if (!opts.quiet)
         fprintf(stderr, "spoolsim ab: %s, %u warm-up%s and %u runs per side, alternating A B\n",
                 opts.mode->name, opts.warmup, opts.warmup == 1 ? "" : "s", opts.runs);
@@ -788,7 +715,7 @@ int spoolsim_ab(int argc, char **argv)
         if (!interrupted)
             measure(&ab, 1, i, 0);
     }
-    tree_remove(ab.work);
+    drive_remove_work(&ab.d);
 
     compared = ab_compare(ab.side[0].good, ab.side[0].ngood, ab.side[1].good, ab.side[1].ngood,
                           opts.seed, &result) == 0;

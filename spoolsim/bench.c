@@ -13,21 +13,18 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
-#include "fileutil.h"
+#include "drive.h"
 #include "fsinfo.h"
 #include "interrupt.h"
 #include "json.h"
@@ -38,25 +35,15 @@
 #include "bench_drain.h"
 #include "bench_report.h"
 #include "profile.h"
-#include "spawn_logged.h"
 #include "spoolsim.h"
 #include "xalloc.h"
 
-/* A child process and the files it talks through. */
-struct child {
-    const char *name;
-    pid_t pid;
-    double cpu_s; /* user + system, from wait4() once reaped */
-};
-
-#define SHORT_PATH 2048 /* room to append names to these and stay within PATH_MAX */
-
 struct bench {
     const struct bench_options *opts;
-    char work[SHORT_PATH];
+    struct drive d; /* this program, the work directory */
     char spool[PATH_MAX];
-    char self[SHORT_PATH], sink_path[PATH_MAX], source_path[PATH_MAX];
-    struct child sink, relay, source;
+    char sink_path[PATH_MAX], source_path[PATH_MAX];
+    struct drive_child sink, relay, source;
 };
 
 /*
@@ -262,100 +249,12 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
 
 /* ------------------------------------------------------------ processes */
 
-/* The sibling programs: next to this one once installed, or in the build tree. */
-static void find_program(const struct bench *b, const char *name, const char *env, char *out)
-{
-    char dir[SHORT_PATH], *slash;
-    const char *given = getenv(env);
-
-    if (given && *given) {
-        snprintf(out, PATH_MAX, "%s", given);
-        return;
-    }
-    snprintf(dir, sizeof(dir), "%s", b->self);
-    if ((slash = strrchr(dir, '/')) != NULL)
-        *slash = 0;
-    snprintf(out, PATH_MAX, "%s/%s", dir, name);
-    if (access(out, X_OK) == 0)
-        return;
-    snprintf(out, PATH_MAX, "%s/../%s/%s", dir, name, name);
-    if (access(out, X_OK) == 0)
-        return;
-    msg_fatal("cannot find %s next to %s (set %s to its path)", name, b->self, env);
-}
-
-static void work_path(const struct bench *b, const char *name, char *out)
-{
-    snprintf(out, PATH_MAX, "%s/%s", b->work, name);
-}
-
-/* Start argv with its standard output and error in the work directory; 0 or -1. */
-static int spawn(struct bench *b, struct child *c, const char *name, char *const argv[])
-{
-    char out[PATH_MAX], err[PATH_MAX], base[64];
-
-    snprintf(base, sizeof(base), "%s.out", name);
-    work_path(b, base, out);
-    snprintf(base, sizeof(base), "%s.err", name);
-    work_path(b, base, err);
-    c->name = name;
-    c->pid = spawn_logged(argv, out, err);
-    if (c->pid < 0) {
-        c->pid = 0;
-        return -1;
-    }
-    return 0;
-}
-
-/* Wait for a child; its exit status, or -1 if it died of a signal. */
-static int reap(struct child *c)
-{
-    int status;
-    struct rusage ru;
-
-    if (c->pid <= 0)
-        return 0;
-    while (wait4(c->pid, &status, 0, &ru) < 0) {
-        if (errno != EINTR) {
-            c->pid = 0;
-            return -1;
-        }
-        if (interrupted)
-            kill(c->pid, SIGTERM);
-    }
-    c->pid = 0;
-    c->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-               (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-static int stop_child(struct child *c)
-{
-    if (c->pid > 0)
-        kill(c->pid, SIGTERM);
-    return reap(c);
-}
-
-static void show_errors(const struct bench *b, const char *name)
-{
-    char path[PATH_MAX], base[64], line[512];
-    FILE *fp;
-
-    snprintf(base, sizeof(base), "%s.err", name);
-    work_path(b, base, path);
-    if ((fp = fopen(path, "r")) == NULL)
-        return;
-    while (fgets(line, sizeof(line), fp))
-        fprintf(stderr, "  %s: %s", name, line);
-    fclose(fp);
-}
-
 /* Read a port file once the child has written it; -1 if it died first. */
-static int wait_port(struct bench *b, struct child *c, const char *file)
+static int wait_port(struct bench *b, struct drive_child *c, const char *file)
 {
     char path[PATH_MAX];
 
-    work_path(b, file, path);
+    drive_path(&b->d, file, path);
     for (int i = 0; i < 200 && !interrupted; i++) {
         FILE *fp = fopen(path, "r");
         int port = 0, status;
@@ -376,44 +275,15 @@ static int wait_port(struct bench *b, struct child *c, const char *file)
     return -1;
 }
 
-/* ------------------------------------------------------------ the spool */
-
-static void remove_work(const struct bench *b)
-{
-    if (b->work[0] && !b->opts->keep)
-        tree_remove(b->work);
-}
-
 /* ------------------------------------------------------------ the run */
 
-static void make_work_dir(struct bench *b)
-{
-    const char *parent = b->opts->spool_parent;
-    char *tmp = getenv("TMPDIR");
-
-    if (parent == NULL)
-        parent = tmp && *tmp ? tmp : "/tmp";
-    if (strlen(parent) > SHORT_PATH - 64)
-        msg_usage("--spool: the path %.60s... is too long", parent);
-    snprintf(b->work, sizeof(b->work), "%s/spoolsim-bench.XXXXXX", parent);
-    if (mkdtemp(b->work) == NULL)
-        msg_fatal("cannot make a directory in %s: %s", parent, strerror(errno));
-    snprintf(b->spool, sizeof(b->spool), "%s/spool", b->work);
-}
-
-/* A component did not start: stop the others, remove the directory, say why. */
+/* A component did not start: say why, stop the others, remove the directory. */
 static _Noreturn void give_up(struct bench *b, const char *name, const char *what)
 {
-    show_errors(b, name);
-    stop_child(&b->source);
-    stop_child(&b->relay);
-    stop_child(&b->sink);
-    remove_work(b);
-    if (interrupted) {
-        msg_warn("interrupted by %s before the run began", interrupt_name());
-        exit(interrupt_exit_status());
-    }
-    msg_fatal("%s did not start", what);
+    struct drive_child *const all[] = {&b->source, &b->relay, &b->sink};
+
+    drive_show_errors(&b->d, name, name);
+    drive_give_up(&b->d, all, 3, what);
 }
 
 static void start_sink(struct bench *b, int *port)
@@ -422,8 +292,8 @@ static void start_sink(struct bench *b, int *port)
     char *argv[12];
     int n = 0;
 
-    work_path(b, "sink.log", log);
-    work_path(b, "sink.port", portfile);
+    drive_path(&b->d, "sink.log", log);
+    drive_path(&b->d, "sink.port", portfile);
     argv[n++] = b->sink_path;
     argv[n++] = "--no-summary";
     argv[n++] = "--port-file";
@@ -435,7 +305,8 @@ static void start_sink(struct bench *b, int *port)
     argv[n++] = "127.0.0.1:0";
     argv[n++] = "1000";
     argv[n] = NULL;
-    if (spawn(b, &b->sink, "sink", argv) != 0 || (*port = wait_port(b, &b->sink, "sink.port")) < 0)
+    if (drive_spawn(&b->d, &b->sink, "sink", argv) != 0 ||
+        (*port = wait_port(b, &b->sink, "sink.port")) < 0)
         give_up(b, "sink", "smtp-sink");
 }
 
@@ -446,10 +317,10 @@ static void start_relay(struct bench *b, int sink_port, int *port)
     char *argv[32];
     int n = 0;
 
-    work_path(b, "relay.json", json);
-    work_path(b, "relay.port", portfile);
+    drive_path(&b->d, "relay.json", json);
+    drive_path(&b->d, "relay.port", portfile);
     snprintf(hop, sizeof(hop), "127.0.0.1:%d", sink_port);
-    argv[n++] = b->self;
+    argv[n++] = b->d.self;
     argv[n++] = "relay";
     argv[n++] = "--listen";
     argv[n++] = "127.0.0.1:0";
@@ -491,7 +362,7 @@ static void start_relay(struct bench *b, int sink_port, int *port)
         argv[n++] = "encrypt";
     }
     argv[n] = NULL;
-    if (spawn(b, &b->relay, "relay", argv) != 0 ||
+    if (drive_spawn(&b->d, &b->relay, "relay", argv) != 0 ||
         (*port = wait_port(b, &b->relay, "relay.port")) < 0)
         give_up(b, "relay", "spoolsim relay");
 }
@@ -503,8 +374,8 @@ static void start_source(struct bench *b, int relay_port)
     char *argv[32];
     int n = 0;
 
-    work_path(b, "source.json", json);
-    work_path(b, "source.log", log);
+    drive_path(&b->d, "source.json", json);
+    drive_path(&b->d, "source.log", log);
     snprintf(target, sizeof(target), "127.0.0.1:%d", relay_port);
     snprintf(sessions, sizeof(sessions), "%u", o->sessions);
     snprintf(rcpts, sizeof(rcpts), "%u", o->rcpts);
@@ -540,7 +411,7 @@ static void start_source(struct bench *b, int relay_port)
     argv[n++] = log;
     argv[n++] = target;
     argv[n] = NULL;
-    if (spawn(b, &b->source, "source", argv) != 0)
+    if (drive_spawn(&b->d, &b->source, "source", argv) != 0)
         give_up(b, "source", "smtp-source");
 }
 
@@ -554,7 +425,6 @@ int spoolsim_bench(int argc, char **argv)
     struct json_run run;
     char sent_log[PATH_MAX], sink_log[PATH_MAX];
     int sink_port, relay_port, status;
-    ssize_t n;
 
     json_run_init(&run, "spoolsim bench", "spoolsim", argc, argv);
     parse_options(&opts, argc, argv);
@@ -562,16 +432,17 @@ int spoolsim_bench(int argc, char **argv)
     memset(&b, 0, sizeof(b));
     memset(&res, 0, sizeof(res));
     b.opts = &opts;
-    if ((n = readlink("/proc/self/exe", b.self, sizeof(b.self) - 1)) <= 0)
-        msg_fatal("cannot find my own program: %s", strerror(errno));
-    b.self[n] = 0;
-    find_program(&b, "smtp-sink", "SPOOLSIM_SMTP_SINK", b.sink_path);
-    find_program(&b, "smtp-source", "SPOOLSIM_SMTP_SOURCE", b.source_path);
+    b.d.keep = opts.keep;
+    drive_find_self(&b.d);
+    drive_find_program(&b.d, "smtp-sink", "SPOOLSIM_SMTP_SINK", b.sink_path, sizeof(b.sink_path));
+    drive_find_program(&b.d, "smtp-source", "SPOOLSIM_SMTP_SOURCE", b.source_path,
+                       sizeof(b.source_path));
     interrupt_install();
 
-    make_work_dir(&b);
+    drive_make_work_dir(&b.d, opts.spool_parent, "--spool", "bench");
+    snprintf(b.spool, sizeof(b.spool), "%s/spool", b.d.work);
     if (!opts.quiet)
-        fprintf(stderr, "spoolsim bench: work directory %s\n", b.work);
+        fprintf(stderr, "spoolsim bench: work directory %s\n", b.d.work);
     if (opts.discard)
         sink_port = 0;
     else
@@ -586,31 +457,31 @@ int spoolsim_bench(int argc, char **argv)
     }
     t_load = clock_now_ns();
     start_source(&b, relay_port);
-    res.source_status = reap(&b.source); /* asked to stop at an interrupt */
+    res.source_status = drive_exit_status(drive_reap(&b.source)); /* stopped at an interrupt */
     t_loaded = clock_now_ns();
     if (!opts.quiet && !interrupted)
         fprintf(stderr, "spoolsim bench: draining the queue...\n");
     deadline = t_loaded + (uint64_t)(opts.drain_timeout * 1e9);
-    work_path(&b, "source.log", sent_log);
-    work_path(&b, "sink.log", sink_log);
+    drive_path(&b.d, "source.log", sent_log);
+    drive_path(&b.d, "sink.log", sink_log);
     bench_drain_init(&drain, profile_find(opts.profile), b.spool, sent_log,
                      opts.discard ? NULL : sink_log);
     while (!interrupted && !(res.drained = bench_drain_pending(&drain) == 0) &&
            clock_now_ns() < deadline)
         usleep(10000);
     t_drained = clock_now_ns();
-    res.relay_status = stop_child(&b.relay);
-    stop_child(&b.sink);
+    res.relay_status = drive_exit_status(drive_stop(&b.relay));
+    drive_stop(&b.sink);
     res.cpu_relay_s = b.relay.cpu_s;
     res.cpu_source_s = b.source.cpu_s;
     res.cpu_sink_s = b.sink.cpu_s;
     res.load_s = (double)(t_loaded - t_load) / 1e9;
     res.drain_s = (double)(t_drained - t_loaded) / 1e9;
     res.total_s = (double)(t_drained - t_load) / 1e9;
-    bench_read_reports(b.work, &res);
+    bench_read_reports(&b.d, &res);
     if (res.source_status != 0 || res.relay_status != 0) {
-        show_errors(&b, "source");
-        show_errors(&b, "relay");
+        drive_show_errors(&b.d, "source", "source");
+        drive_show_errors(&b.d, "relay", "relay");
     }
     if (interrupted)
         interrupt_print_partial(stdout);
@@ -619,8 +490,8 @@ int spoolsim_bench(int argc, char **argv)
     if (opts.json && !interrupted && bench_write_json(&opts, b.spool, &res) != 0)
         msg_warn("cannot write %s: %s", opts.json, strerror(errno));
     if (opts.keep)
-        fprintf(stderr, "spoolsim bench: kept %s\n", b.work);
-    remove_work(&b);
+        fprintf(stderr, "spoolsim bench: kept %s\n", b.d.work);
+    drive_remove_work(&b.d);
     json_run_free(&run);
     status = interrupt_flush_stdout();
     if (interrupted)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bench_report.h"
+#include "drive.h"
 #include "fileutil.h"
 #include "json.h"
 #include "json_read.h"
@@ -23,11 +24,6 @@ const char *bench_sync_name(const struct bench_options *o)
     if (o->sync)
         return o->sync;
     return strcmp(o->profile, "postfix") == 0 ? "fsync" : "profile";
-}
-
-static void work_path(const char *work, const char *name, char *out)
-{
-    snprintf(out, PATH_MAX, "%s/%s", work, name);
 }
 
 static double number(const char *json, const char *path)
@@ -49,15 +45,15 @@ static const char *const latency_keys[8] = {
     "count", "min_ms", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p99_9_ms", "max_ms",
 };
 
-void bench_read_reports(const char *work, struct bench_results *res)
+void bench_read_reports(const struct drive *d, struct bench_results *res)
 {
     char path[PATH_MAX], key[64];
     char *relay, *source;
     struct msglog_set sent, received;
 
-    work_path(work, "relay.json", path);
+    drive_path(d, "relay.json", path);
     relay = file_read_all(path, NULL);
-    work_path(work, "source.json", path);
+    drive_path(d, "source.json", path);
     source = file_read_all(path, NULL);
     res->injected = number(source, "delivered");
     res->inject_s = number(source, "elapsed_s");
@@ -111,9 +107,9 @@ void bench_read_reports(const char *work, struct bench_results *res)
 
     msglog_set_init(&sent);
     msglog_set_init(&received);
-    work_path(work, "source.log", path);
+    drive_path(d, "source.log", path);
     msglog_set_load(&sent, path);
-    work_path(work, "sink.log", path);
+    drive_path(d, "sink.log", path);
     msglog_set_load(&received, path);
     msglog_compare(&sent, &received, &res->cmp);
     res->delivered_sink = (double)received.n;

@@ -17,6 +17,8 @@
 #include "json_meta.h"
 #include "msglog.h"
 
+struct drive; /* drive.h: the work directory the reports are in */
+
 struct bench_options {
     const char *spool_parent;
     double duration;
@@ -61,7 +63,7 @@ struct bench_results {
 };
 
 const char *bench_sync_name(const struct bench_options *o);
-void bench_read_reports(const char *work, struct bench_results *res);
+void bench_read_reports(const struct drive *d, struct bench_results *res);
 int bench_exactly_once(const struct bench_results *res);
 void bench_print_report(const struct bench_options *o, const char *spool,
                         const struct bench_results *res, FILE *fp);

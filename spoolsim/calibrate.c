@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cpu_burn.h"
+#include "drive.h"
 #include "msg.h"
 #include "spoolsim.h"
 
@@ -41,27 +42,31 @@ static void usage(FILE *fp)
                 "  -h, --help, --version\n");
 }
 
-/* bench/calibrate-postfix.sh in the build tree of this program, or $SPOOLSIM_CALIBRATE_SCRIPT. */
-static int find_script(const char *self, char *out, size_t len)
+/*
+ * $SPOOLSIM_CALIBRATE_SCRIPT, or bench/calibrate-postfix.sh in the tree
+ * this program was built in (fatal if it is not there); -1 if it cannot run.
+ */
+static int find_script(const struct drive *d, char *out, size_t len)
 {
     const char *given = getenv("SPOOLSIM_CALIBRATE_SCRIPT");
-    char dir[PATH_MAX], *slash;
+    char top[DRIVE_SHORT_PATH];
 
     if (given && *given) {
         snprintf(out, len, "%s", given);
         return access(out, X_OK);
     }
-    snprintf(dir, sizeof(dir), "%s", self);
-    if ((slash = strrchr(dir, '/')) != NULL)
-        *slash = 0;
-    snprintf(out, len, "%s/../bench/%s", dir, SCRIPT);
+    if (drive_build_top(d, top, sizeof(top)) != 0)
+        msg_fatal("cannot find bench/%s: %s is not in its build tree (set "
+                  "SPOOLSIM_CALIBRATE_SCRIPT to its path)",
+                  SCRIPT, d->self);
+    snprintf(out, len, "%s/bench/%s", top, SCRIPT);
     return access(out, X_OK);
 }
 
 int spoolsim_calibrate(int argc, char **argv)
 {
-    char self[PATH_MAX], script[PATH_MAX + 32];
-    ssize_t n;
+    struct drive d;
+    char script[PATH_MAX + DRIVE_SHORT_PATH];
 
     if (argc < 2)
         msg_usage("which MTA? (spoolsim calibrate postfix; see --help)");
@@ -81,12 +86,11 @@ int spoolsim_calibrate(int argc, char **argv)
     }
     if (strcmp(argv[1], "postfix") != 0)
         msg_usage("cannot calibrate \"%s\": only postfix has a calibration", argv[1]);
-    if ((n = readlink("/proc/self/exe", self, sizeof(self) - 1)) <= 0)
-        msg_fatal("cannot find my own program: %s", strerror(errno));
-    self[n] = 0;
-    if (find_script(self, script, sizeof(script)) != 0)
+    memset(&d, 0, sizeof(d));
+    drive_find_self(&d);
+    if (find_script(&d, script, sizeof(script)) != 0)
         msg_fatal("cannot run %s (set SPOOLSIM_CALIBRATE_SCRIPT to its path)", script);
-    setenv("SPOOLSIM", self, 1);
+    setenv("SPOOLSIM", d.self, 1);
     argv[1] = script;
     execv(script, argv + 1);
     msg_fatal("cannot run %s: %s", script, strerror(errno));

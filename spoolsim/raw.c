@@ -377,8 +377,7 @@ int spoolsim_raw(int argc, char **argv)
     if (strlen(opts.dir) > sizeof(raw.work) - 32)
         msg_usage("--dir: the path is too long");
     interrupt_install();
-    snprintf(raw.work, sizeof(raw.work), "%s/spoolsim-raw.XXXXXX", opts.dir);
-    if (mkdtemp(raw.work) == NULL)
+    if (private_dir_make(raw.work, sizeof(raw.work), opts.dir, "raw") != 0)
         msg_fatal("cannot make a directory in %s: %s", opts.dir, strerror(errno));
     snprintf(raw.spool, sizeof(raw.spool), "%s/spool", raw.work);
     if (profile_setup(raw.profile, raw.spool, err, sizeof(err)) != 0) {
