@@ -6,75 +6,73 @@
 
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 
 #include "check_main.h"
 #include "clock.h"
 
-#define ck_assert_tv(tv, s, us)                                                                    \
-    do {                                                                                           \
-        struct timeval tv_ = (tv);                                                                 \
-        ck_assert_int_eq((long long)tv_.tv_sec, (s));                                              \
-        ck_assert_int_eq((long long)tv_.tv_usec, (us));                                            \
-    } while (0)
+/* A duration in seconds (S) or nanoseconds (NS), and the timeval it must give. */
+struct tv_case {
+    int in_ns;
+    double seconds;
+    uint64_t ns;
+    long long sec, usec;
+};
+#define S(x) 0, (x), 0
+#define NS(x) 1, 0, (x)
 
-START_TEST(test_seconds)
+static const struct tv_case cases[] = {
+    {S(0), 0, 0},
+    {S(5), 5, 0},
+    {S(1.5), 1, 500000},
+    {S(0.000001), 0, 1},
+    {S(300.25), 300, 250000},
+    /* 4.35 - 4 is 0.34999999999999965 in binary: truncating would make it 349999 us. */
+    {S(4.35), 4, 350000},
+    {S(1.001), 1, 1000},
+    {S(1.13), 1, 130000},
+    {S(0.0000004), 0, 0},
+    {S(0.9999996), 1, 0}, /* not 0 s and 1000000 us */
+    {S(41.99999999), 42, 0},
+    /* out of range: a past deadline fires at once, a huge one does not overflow */
+    {S(-1), 0, 0},
+    {S(-0.5), 0, 0},
+    {S(NAN), 0, 0},
+    {S(1e300), 2147483647LL, 0},
+    {S(INFINITY), 2147483647LL, 0},
+    {NS(0), 0, 0},
+    {NS(499), 0, 0},
+    {NS(500), 0, 1},
+    {NS(20 * CLOCK_NS_PER_MS), 0, 20000},
+    {NS(3 * CLOCK_NS_PER_SEC + 1234567), 3, 1235},
+    {NS(CLOCK_NS_PER_SEC - 1), 1, 0},
+    {NS(UINT64_MAX), 2147483647LL, 0},
+};
+
+START_TEST(test_timeval)
 {
-    ck_assert_tv(clock_timeval(0), 0, 0);
-    ck_assert_tv(clock_timeval(5), 5, 0);
-    ck_assert_tv(clock_timeval(1.5), 1, 500000);
-    ck_assert_tv(clock_timeval(0.000001), 0, 1);
-    ck_assert_tv(clock_timeval(300.25), 300, 250000);
+    const struct tv_case *c = &cases[_i];
+    struct timeval tv = c->in_ns ? clock_timeval_ns(c->ns) : clock_timeval(c->seconds);
+    char input[64];
+
+    if (c->in_ns)
+        snprintf(input, sizeof(input), "%llu ns", (unsigned long long)c->ns);
+    else
+        snprintf(input, sizeof(input), "%.10g s", c->seconds);
+    ck_assert_msg((long long)tv.tv_sec == c->sec && (long long)tv.tv_usec == c->usec,
+                  "%s: %lld s %lld us, want %lld s %lld us", input, (long long)tv.tv_sec,
+                  (long long)tv.tv_usec, c->sec, c->usec);
 }
 END_TEST
 
-/* 4.35 - 4 is 0.34999999999999965 in binary: truncating would make it 349999 us. */
-START_TEST(test_seconds_rounded)
-{
-    ck_assert_tv(clock_timeval(4.35), 4, 350000);
-    ck_assert_tv(clock_timeval(1.001), 1, 1000);
-    ck_assert_tv(clock_timeval(1.13), 1, 130000);
-    ck_assert_tv(clock_timeval(0.0000004), 0, 0);
-    ck_assert_tv(clock_timeval(0.9999996), 1, 0);
-    ck_assert_tv(clock_timeval(41.99999999), 42, 0);
-}
-END_TEST
+#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-START_TEST(test_seconds_out_of_range)
-{
-    ck_assert_tv(clock_timeval(-1), 0, 0);
-    ck_assert_tv(clock_timeval(-0.5), 0, 0);
-    ck_assert_tv(clock_timeval(NAN), 0, 0);
-    ck_assert_tv(clock_timeval(1e300), 2147483647LL, 0);
-    ck_assert_tv(clock_timeval(INFINITY), 2147483647LL, 0);
-}
-END_TEST
-
-START_TEST(test_nanoseconds)
-{
-    ck_assert_tv(clock_timeval_ns(0), 0, 0);
-    ck_assert_tv(clock_timeval_ns(499), 0, 0);
-    ck_assert_tv(clock_timeval_ns(500), 0, 1);
-    ck_assert_tv(clock_timeval_ns(20 * CLOCK_NS_PER_MS), 0, 20000);
-    ck_assert_tv(clock_timeval_ns(3 * CLOCK_NS_PER_SEC + 1234567), 3, 1235);
-    ck_assert_tv(clock_timeval_ns(CLOCK_NS_PER_SEC - 1), 1, 0);
-    ck_assert_tv(clock_timeval_ns(UINT64_MAX), 2147483647LL, 0);
-}
-END_TEST
-
-static Suite *clock_suite(void)
+int main(void)
 {
     Suite *s = suite_create("clock");
     TCase *tc = tcase_create("core");
 
-    tcase_add_test(tc, test_seconds);
-    tcase_add_test(tc, test_seconds_rounded);
-    tcase_add_test(tc, test_seconds_out_of_range);
-    tcase_add_test(tc, test_nanoseconds);
+    tcase_add_loop_test(tc, test_timeval, 0, COUNT(cases));
     suite_add_tcase(s, tc);
-    return s;
-}
-
-int main(void)
-{
-    return check_run_suite(clock_suite());
+    return check_run_suite(s);
 }

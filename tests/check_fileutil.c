@@ -82,19 +82,9 @@ START_TEST(test_failure)
 }
 END_TEST
 
-static Suite *fileutil_suite(void)
-{
-    Suite *s = suite_create("fileutil");
-    TCase *tc = tcase_create("core");
-
-    tcase_add_test(tc, test_pieces);
-    tcase_add_test(tc, test_one_call);
-    tcase_add_test(tc, test_failure);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return check_run_suite(fileutil_suite());
+    const TTest *const tests[] = {test_pieces, test_one_call, test_failure, NULL};
+
+    return check_run_tests("fileutil", tests);
 }

@@ -39,19 +39,10 @@ START_TEST(test_set_error_no_buffer)
 }
 END_TEST
 
-static Suite *msg_suite(void)
-{
-    Suite *s = suite_create("msg");
-    TCase *tc = tcase_create("core");
-
-    tcase_add_test(tc, test_set_error);
-    tcase_add_test(tc, test_set_error_truncated);
-    tcase_add_test(tc, test_set_error_no_buffer);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return check_run_suite(msg_suite());
+    const TTest *const tests[] = {test_set_error, test_set_error_truncated,
+                                  test_set_error_no_buffer, NULL};
+
+    return check_run_tests("msg", tests);
 }
