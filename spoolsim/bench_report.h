@@ -14,6 +14,7 @@
 #include <stdio.h>
 
 #include "fsinfo.h"
+#include "histogram.h"
 #include "json_meta.h"
 #include "msglog.h"
 
@@ -48,7 +49,7 @@ struct bench_results {
     double load_s, drain_s, total_s; /* as bench saw its children: start to exit, to empty queue */
     double inject_s; /* the client's own window (its report's elapsed_s): injected/s is over it */
     double injected, failed, delivered_sink;
-    double e2e[8]; /* the relay's end to end: count, then min mean p50 p90 p99 p99.9 max in ms */
+    struct histogram e2e; /* the relay's end to end, read back from its report's buckets */
     double fsyncs, creates, renames, unlinks, chmods;
     double failures[BENCH_FAILURE_KINDS]; /* the client's failed messages, by kind */
     double refused_storage, refused_other, deferrals, bounced; /* the relay's */
