@@ -162,21 +162,26 @@ void json_int(struct json_writer *w, const char *key, int64_t value)
     fprintf(w->fp, "%" PRId64, value);
 }
 
+void json_format_double(char *buf, size_t len, double value)
+{
+    if (!isfinite(value)) {
+        snprintf(buf, len, "null");
+        return;
+    }
+    /* %.9g keeps small latencies (0.000123 ms) that %.3f would zero out. */
+    snprintf(buf, len, "%.9g", value);
+    /* A program that called setlocale() may get a decimal comma. */
+    for (char *p = buf; *p; p++)
+        if (*p == ',')
+            *p = '.';
+}
+
 void json_double(struct json_writer *w, const char *key, double value)
 {
     char buf[64];
 
     json_prefix(w, key);
-    if (!isfinite(value)) {
-        fputs("null", w->fp);
-        return;
-    }
-    /* %.9g keeps small latencies (0.000123 ms) that %.3f would zero out. */
-    snprintf(buf, sizeof(buf), "%.9g", value);
-    /* A program that called setlocale() may get a decimal comma. */
-    for (char *p = buf; *p; p++)
-        if (*p == ',')
-            *p = '.';
+    json_format_double(buf, sizeof(buf), value);
     fputs(buf, w->fp);
 }
 

@@ -46,6 +46,12 @@ void json_int(struct json_writer *w, const char *key, int64_t value);
 void json_double(struct json_writer *w, const char *key, double value);
 void json_bool(struct json_writer *w, const char *key, int value);
 
+/*
+ * value as json_double() writes it ("%.9g", '.' whatever the locale; "null"
+ * when not finite), for other formats that want the same figures (CSV).
+ */
+void json_format_double(char *buf, size_t len, double value);
+
 /* Ends the document with a newline; returns 0, or -1 if the stream failed. */
 int json_finish(struct json_writer *w);
 
