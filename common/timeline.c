@@ -213,6 +213,18 @@ int timeline_write_csv(const struct timeline *tl, FILE *fp)
     return ferror(fp) ? -1 : 0;
 }
 
+int timeline_save_csv(const struct timeline *tl, const char *path)
+{
+    FILE *fp = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    int status;
+
+    if (fp == NULL)
+        return -1;
+    status = timeline_write_csv(tl, fp);
+    status |= fp == stdout ? fflush(fp) : fclose(fp);
+    return status == 0 ? 0 : -1;
+}
+
 static uint64_t whole(double v)
 {
     return isnan(v) || v < 0 ? 0 : (uint64_t)llround(v);

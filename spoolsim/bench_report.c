@@ -59,8 +59,11 @@ void bench_read_reports(const char *work, struct bench_results *res)
     res->failed = number(source, "failed");
     /* A relay that left no report has no latency to give: an empty histogram. */
     histogram_init(&res->e2e);
-    if (relay)
+    timeline_init(&res->timeline, 0);
+    if (relay) {
         histogram_read_json(relay, "latency.end_to_end", &res->e2e);
+        timeline_read_json(&res->timeline, relay, "timeline");
+    }
     for (int i = 0; i < BENCH_FAILURE_KINDS; i++) {
         snprintf(key, sizeof(key), "failures.%s", failure_kinds[i]);
         res->failures[i] = number(source, key);
@@ -301,6 +304,8 @@ int bench_write_json(const struct bench_options *o, const char *spool,
     json_begin_object(&w, "latency");
     histogram_write_json(&w, "end_to_end", &res->e2e);
     json_end_object(&w);
+    json_double(&w, "interval_s", o->interval);
+    timeline_write_json(&res->timeline, &w, "timeline");
     if (o->discard) {
         json_string(&w, "exactly_once", NULL); /* nothing arrives anywhere to check */
     } else {
