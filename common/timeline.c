@@ -78,7 +78,8 @@ void timeline_add(struct timeline *tl, const struct timeline_point *p,
         tl->last = *p;
         return;
     }
-    if (p->t <= b->t && moved(p->in, b->in) == 0 && moved(p->out, b->out) == 0 &&
+    /* The end falling (all but) on a boundary: no row of nothing in no time. */
+    if (p->t < b->t + 1e-3 && moved(p->in, b->in) == 0 && moved(p->out, b->out) == 0 &&
         moved(p->failures, b->failures) == 0 && moved(p->fsyncs, b->fsyncs) == 0 &&
         (latency == NULL || histogram_count(latency) == 0))
         return;

@@ -60,8 +60,10 @@ void timeline_free(struct timeline *tl);
 
 /*
  * The point p; latency holds what was recorded since the last point (NULL
- * for nothing). A point no later than the last one closes no interval
- * unless a counter moved; counters that went backwards count as no change.
+ * for nothing). A point less than a millisecond after the last one closes
+ * no interval unless a counter moved (or latency holds something): that is
+ * a run ending on a boundary. Counters that went backwards count as no
+ * change.
  */
 void timeline_add(struct timeline *tl, const struct timeline_point *p,
                   const struct histogram *latency);

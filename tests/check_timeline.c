@@ -103,6 +103,10 @@ START_TEST(test_no_time_no_row)
     timeline_add(&tl, &p, NULL);
     timeline_add(&tl, &p, NULL); /* the end at the instant of the last boundary: nothing */
     ck_assert_uint_eq(tl.n, 0);
+    p.t = 3.0005;
+    timeline_add(&tl, &p, NULL); /* or half a millisecond after it */
+    ck_assert_uint_eq(tl.n, 0);
+    p.t = 3;
     p.in = 4; /* a counter going backwards is no change */
     timeline_add(&tl, &p, NULL);
     ck_assert_uint_eq(tl.n, 0);
