@@ -20,8 +20,8 @@ void raw_result_init(struct raw_result *res)
     memset(res, 0, sizeof(*res));
     for (unsigned i = 0; i < MEASURE_COUNT; i++)
         histogram_init(&res->latency[i]);
-    timeline_init(&res->timeline,
-                  TIMELINE_IN | TIMELINE_OUT | TIMELINE_FAILURES | TIMELINE_LATENCY | TIMELINE_FSYNCS);
+    timeline_init(&res->timeline, TIMELINE_IN | TIMELINE_OUT | TIMELINE_FAILURES |
+                                      TIMELINE_LATENCY | TIMELINE_FSYNCS);
 }
 
 static double per(double n, double d)

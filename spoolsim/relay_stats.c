@@ -32,8 +32,8 @@ void relay_stats_init(struct relay_stats *st)
     histogram_init(&st->queue_wait);
     histogram_init(&st->delivery);
     histogram_init(&st->end_to_end);
-    timeline_init(&st->timeline, TIMELINE_IN | TIMELINE_OUT | TIMELINE_FAILURES |
-                                     TIMELINE_LATENCY | TIMELINE_QUEUES);
+    timeline_init(&st->timeline, TIMELINE_IN | TIMELINE_OUT | TIMELINE_FAILURES | TIMELINE_LATENCY |
+                                     TIMELINE_QUEUES);
 }
 
 void relay_stats_free(struct relay_stats *st)

@@ -59,11 +59,17 @@ static void two_intervals(struct timeline *tl, unsigned fields)
     histogram_init(&h);
     for (uint64_t i = 1; i <= 10; i++)
         histogram_record(&h, i * 1000000);
-    p = (struct timeline_point){.t = 1.0, .in = 10, .out = 8, .fsyncs = 20, .incoming = 2,
-                                .active = 1, .deferred = 0};
+    p = (struct timeline_point){
+        .t = 1.0, .in = 10, .out = 8, .fsyncs = 20, .incoming = 2, .active = 1, .deferred = 0};
     timeline_add(tl, &p, &h);
-    p = (struct timeline_point){.t = 1.5, .in = 14, .out = 8, .failures = 1, .fsyncs = 28,
-                                .incoming = 5, .active = 3, .deferred = 1};
+    p = (struct timeline_point){.t = 1.5,
+                                .in = 14,
+                                .out = 8,
+                                .failures = 1,
+                                .fsyncs = 28,
+                                .incoming = 5,
+                                .active = 3,
+                                .deferred = 1};
     timeline_add(tl, &p, NULL);
 }
 
@@ -81,7 +87,7 @@ START_TEST(test_rows)
     ck_assert_uint_eq(r->fsyncs, 20);
     ck_assert_uint_eq(r->latency_count, 10);
     ck_assert_uint_eq(r->p50_ns, 5000000 - 5000000 % 32768 + 16383); /* its bucket's midpoint */
-    ck_assert_uint_eq(r->p99_ns, 10000000);                           /* the highest rank: max */
+    ck_assert_uint_eq(r->p99_ns, 10000000);                          /* the highest rank: max */
     ck_assert_uint_eq(r->incoming, 2);
     r = &tl.rows[1];
     ck_assert(r->t == 1.0 && r->interval_s == 0.5);
@@ -211,9 +217,9 @@ START_TEST(test_read_rejects)
     timeline_init(&tl, TIMELINE_IN);
     ck_assert_int_eq(timeline_read_json(&tl, "{\"timeline\": [{\"interval_s\": 1}]}", "timeline"),
                      -1);
-    ck_assert_int_eq(timeline_read_json(&tl, "{\"timeline\": [{\"t\": 0, \"interval_s\": 1}, 5]}",
-                                        "timeline"),
-                     -1);
+    ck_assert_int_eq(
+        timeline_read_json(&tl, "{\"timeline\": [{\"t\": 0, \"interval_s\": 1}, 5]}", "timeline"),
+        -1);
     ck_assert_int_eq(timeline_read_json(&tl, "{\"queue_depth\": []}", "timeline"), -1);
     ck_assert_uint_eq(tl.fields, TIMELINE_IN); /* untouched */
     ck_assert_int_eq(timeline_read_json(&tl, "{\"timeline\": []}", "timeline"), 0);
