@@ -47,11 +47,11 @@ check "nothing left in TMPDIR" empty "$TMP"
 
 # --- mean, spread, warnings, exports, from a real run of three a side
 check "raw: exports" to "$WORK/exp.out" ab -q -n 3 --warmup 0 --json "$WORK/exp.json" \
-    --export-markdown "$WORK/exp.md" --export-csv "$WORK/exp.csv" "$A" "$B" -- raw -m 100 -w 2
+    --export-markdown "$WORK/exp-markdown" --export-csv "$WORK/exp.csv" "$A" "$B" -- raw -m 100 -w 2
 check "a spread line per side" test "$(grep -Ec '^[AB] spread: mean [0-9.]+ ± [0-9.]+ msgs/s \(σ\), min [0-9.]+, max [0-9.]+$' "$WORK/exp.out")" = 2
 check "the fewer-than-5-runs warning, for each side" \
     test "$(grep -c '^warning: [AB] has 3 successful runs, fewer than 5' "$WORK/exp.out")" = 2
-check "exports and JSON agree" python3 - "$WORK/exp.json" "$WORK/exp.md" "$WORK/exp.csv" "$A" "$B" <<'PY'
+check "exports and JSON agree" python3 - "$WORK/exp.json" "$WORK/exp-markdown" "$WORK/exp.csv" "$A" "$B" <<'PY'
 import csv, json, math, statistics, sys
 d = json.load(open(sys.argv[1]))
 rows = list(csv.DictReader(open(sys.argv[3], newline="")))
