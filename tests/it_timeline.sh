@@ -26,11 +26,14 @@ COLUMNS = ["t", "interval_s", "messages_in", "messages_in_per_s", "messages_out"
 want(d["interval_s"] == interval, f"interval_s {d['interval_s']}")
 want(len(rows) >= 2, f"{len(rows)} rows")
 span = rows[-1]["t"] + rows[-1]["interval_s"]
-# one row per interval: the whole ones, and the rest of the run, if any, in one more
-want(abs(len(rows) - span / interval) <= 1, f"{len(rows)} rows for {span:.3f} s at {interval} s")
+# One row per interval: the whole ones, and the rest of the run, if any, in one more;
+# a busy machine (a sanitizer build, other jobs) makes a timer late, and an
+# interval longer, so there may be fewer, but never more, and none far too long.
+want(span / interval / 2 <= len(rows) <= span / interval + 1,
+     f"{len(rows)} rows for {span:.3f} s at {interval} s")
 for i, r in enumerate(rows):
     want(list(r) == COLUMNS, f"row {i}: keys {list(r)}")
-    want(r["interval_s"] <= 1.5 * interval, f"row {i}: interval_s {r['interval_s']}")
+    want(r["interval_s"] <= 3 * interval, f"row {i}: interval_s {r['interval_s']}")
     if i + 1 < len(rows):
         want(abs(r["t"] + r["interval_s"] - rows[i + 1]["t"]) < 1e-6, f"row {i}: not contiguous")
     for k in ("messages_in", "messages_out", "fsyncs"):
