@@ -211,10 +211,27 @@ START_TEST(test_huge_values)
 }
 END_TEST
 
+static void assert_same(const struct histogram *x, const struct histogram *y)
+{
+    struct histogram_summary s1, s2;
+
+    ck_assert(memcmp(x->counts, y->counts, sizeof(x->counts)) == 0);
+    histogram_summarize(x, &s1);
+    histogram_summarize(y, &s2);
+    ck_assert_uint_eq(s1.count, s2.count);
+    ck_assert_uint_eq(s1.min, s2.min);
+    ck_assert_uint_eq(s1.max, s2.max);
+    ck_assert_uint_eq(s1.p50, s2.p50);
+    ck_assert_uint_eq(s1.p90, s2.p90);
+    ck_assert_uint_eq(s1.p99, s2.p99);
+    ck_assert_uint_eq(s1.p999, s2.p999);
+    ck_assert_uint_eq(histogram_percentile(x, 12.5), histogram_percentile(y, 12.5));
+    ck_assert(fabs(s1.mean - s2.mean) <= 1e-12 * s1.mean);
+}
+
 START_TEST(test_merge)
 {
     static struct histogram all, a, b, empty;
-    struct histogram_summary s1, s2;
 
     rng_state = 99;
     histogram_init(&all);
@@ -229,17 +246,7 @@ START_TEST(test_merge)
     }
     histogram_merge(&a, &empty);
     histogram_merge(&a, &b);
-    ck_assert(memcmp(all.counts, a.counts, sizeof(all.counts)) == 0);
-    histogram_summarize(&all, &s1);
-    histogram_summarize(&a, &s2);
-    ck_assert_uint_eq(s1.count, s2.count);
-    ck_assert_uint_eq(s1.min, s2.min);
-    ck_assert_uint_eq(s1.max, s2.max);
-    ck_assert_uint_eq(s1.p50, s2.p50);
-    ck_assert_uint_eq(s1.p90, s2.p90);
-    ck_assert_uint_eq(s1.p99, s2.p99);
-    ck_assert_uint_eq(s1.p999, s2.p999);
-    ck_assert(fabs(s1.mean - s2.mean) <= 1e-9 * s1.mean);
+    assert_same(&all, &a);
 
     /* Into an empty histogram: a copy. */
     histogram_merge(&empty, &all);
@@ -364,24 +371,6 @@ static char *write_text(const struct histogram *h)
     ck_assert_int_eq(json_finish(&w), 0);
     fclose(fp);
     return buf;
-}
-
-static void assert_same(const struct histogram *x, const struct histogram *y)
-{
-    struct histogram_summary s1, s2;
-
-    ck_assert(memcmp(x->counts, y->counts, sizeof(x->counts)) == 0);
-    histogram_summarize(x, &s1);
-    histogram_summarize(y, &s2);
-    ck_assert_uint_eq(s1.count, s2.count);
-    ck_assert_uint_eq(s1.min, s2.min);
-    ck_assert_uint_eq(s1.max, s2.max);
-    ck_assert_uint_eq(s1.p50, s2.p50);
-    ck_assert_uint_eq(s1.p90, s2.p90);
-    ck_assert_uint_eq(s1.p99, s2.p99);
-    ck_assert_uint_eq(s1.p999, s2.p999);
-    ck_assert_uint_eq(histogram_percentile(x, 12.5), histogram_percentile(y, 12.5));
-    ck_assert(fabs(s1.mean - s2.mean) <= 1e-12 * s1.mean);
 }
 
 /* Two results written, read back and merged: the histogram merged in memory. */
