@@ -9,10 +9,13 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "histogram.h"
 #include "json.h"
+#include "json_read.h"
+#include "xalloc.h"
 
 static unsigned histogram_top_bit(uint64_t v)
 {
@@ -72,6 +75,35 @@ void histogram_merge(struct histogram *dst, const struct histogram *src)
         dst->min = src->min;
     if (src->max > dst->max)
         dst->max = src->max;
+}
+
+void histogram_subtract(struct histogram *dst, const struct histogram *now,
+                        const struct histogram *before)
+{
+    uint64_t width;
+    int lo = -1, hi = -1;
+
+    histogram_init(dst);
+    for (size_t i = 0; i < HISTOGRAM_BUCKETS; i++) {
+        /* A "before" that is not an earlier copy must not wrap a count round. */
+        dst->counts[i] =
+            now->counts[i] > before->counts[i] ? now->counts[i] - before->counts[i] : 0;
+        dst->count += dst->counts[i];
+        if (dst->counts[i]) {
+            if (lo < 0)
+                lo = (int)i;
+            hi = (int)i;
+        }
+    }
+    if (dst->count == 0)
+        return;
+    dst->sum = now->sum > before->sum ? now->sum - before->sum : 0;
+    dst->min = histogram_bucket_low((unsigned)lo, &width);
+    if (dst->min < now->min)
+        dst->min = now->min;
+    dst->max = histogram_bucket_low((unsigned)hi, &width) + (width - 1);
+    if (dst->max > now->max)
+        dst->max = now->max;
 }
 
 uint64_t histogram_count(const struct histogram *h)
@@ -193,5 +225,123 @@ void histogram_write_json(struct json_writer *w, const char *key, const struct h
     json_double(w, "p99_ms", histogram_ms(s.p99));
     json_double(w, "p99_9_ms", histogram_ms(s.p999));
     json_double(w, "max_ms", histogram_ms(s.max));
+    json_begin_object(w, "buckets");
+    json_string(w, "unit", "ns");
+    json_string(w, "scheme", "log-linear");
+    json_uint(w, "sub_bucket_bits", HISTOGRAM_SUB_BITS);
+    json_uint(w, "count", s.count);
+    json_uint(w, "min", s.min);
+    json_uint(w, "max", s.max);
+    /* Whole nanoseconds: a double's 17 digits, not json_double()'s 9, so the mean survives. */
+    json_uint(w, "sum", (uint64_t)llround(h->sum));
+    json_begin_array(w, "counts");
+    for (unsigned idx = 0; idx < HISTOGRAM_BUCKETS; idx++) {
+        uint64_t width;
+
+        if (h->counts[idx] == 0)
+            continue;
+        json_begin_inline_array(w, NULL);
+        json_uint(w, NULL, histogram_bucket_low(idx, &width));
+        json_uint(w, NULL, h->counts[idx]);
+        json_end_array(w);
+    }
+    json_end_array(w);
     json_end_object(w);
+    json_end_object(w);
+}
+
+/* A double read from JSON as a whole uint64_t, or -1. */
+static int whole_u64(double v, uint64_t *out)
+{
+    if (!(v >= 0) || v >= 18446744073709551616.0 || v != floor(v))
+        return -1;
+    *out = (uint64_t)v;
+    return 0;
+}
+
+static int read_u64(const char *text, const char *base, const char *key, uint64_t *out)
+{
+    char path[512];
+    double v;
+
+    snprintf(path, sizeof(path), "%s%s", base, key);
+    if (json_read_number(text, path, &v) != 0)
+        return -1;
+    return whole_u64(v, out);
+}
+
+/* Counts into h, checked as histogram_read_json() says; h's totals are already set. */
+static int fill_buckets(struct histogram *h, const double *rows, long n)
+{
+    uint64_t total = 0, lower, count, width;
+    long prev = -1;
+    unsigned idx = 0;
+
+    for (long i = 0; i < n; i++) {
+        if (whole_u64(rows[2 * i], &lower) != 0 || whole_u64(rows[2 * i + 1], &count) != 0 ||
+            count == 0)
+            return -1;
+        idx = histogram_index(lower);
+        if (histogram_bucket_low(idx, &width) != lower || (long)idx <= prev)
+            return -1;
+        if (i == 0 && (h->min < lower || h->min > lower + (width - 1)))
+            return -1;
+        h->counts[idx] = count;
+        total += count;
+        prev = (long)idx;
+    }
+    if (total != h->count)
+        return -1;
+    if (n > 0) {
+        uint64_t low = histogram_bucket_low(idx, &width);
+
+        if (h->max < low || h->max > low + (width - 1))
+            return -1;
+    }
+    return 0;
+}
+
+int histogram_read_json(const char *text, const char *path, struct histogram *out)
+{
+    char base[480], str[32], key[512];
+    struct histogram *h;
+    uint64_t bits, sum;
+    double *rows;
+    long n;
+    int status = -1;
+
+    if (path && *path)
+        snprintf(base, sizeof(base), "%s.buckets.", path);
+    else
+        snprintf(base, sizeof(base), "buckets.");
+    snprintf(key, sizeof(key), "%sunit", base);
+    if (json_read_string(text, key, str, sizeof(str)) != 0 || strcmp(str, "ns") != 0)
+        return -1;
+    snprintf(key, sizeof(key), "%sscheme", base);
+    if (json_read_string(text, key, str, sizeof(str)) != 0 || strcmp(str, "log-linear") != 0)
+        return -1;
+    if (read_u64(text, base, "sub_bucket_bits", &bits) != 0 || bits != HISTOGRAM_SUB_BITS)
+        return -1;
+    h = xmalloc(sizeof(*h));
+    rows = xmalloc(2 * HISTOGRAM_BUCKETS * sizeof(*rows));
+    histogram_init(h);
+    snprintf(key, sizeof(key), "%scounts", base);
+    if (read_u64(text, base, "count", &h->count) == 0 &&
+        read_u64(text, base, "min", &h->min) == 0 && read_u64(text, base, "max", &h->max) == 0 &&
+        read_u64(text, base, "sum", &sum) == 0 &&
+        (n = json_read_number_rows(text, key, 2, rows, HISTOGRAM_BUCKETS)) >= 0) {
+        h->sum = (double)sum;
+        if (h->count == 0) {
+            /* histogram_init()'s empty state, whatever min was written as */
+            status = n == 0 && h->max == 0 && sum == 0 ? 0 : -1;
+            h->min = UINT64_MAX;
+        } else {
+            status = h->min <= h->max ? fill_buckets(h, rows, n) : -1;
+        }
+    }
+    if (status == 0)
+        *out = *h;
+    free(rows);
+    free(h);
+    return status;
 }

@@ -38,6 +38,14 @@ struct json_writer;
 void histogram_init(struct histogram *h);
 void histogram_record(struct histogram *h, uint64_t value);
 void histogram_merge(struct histogram *dst, const struct histogram *src);
+/*
+ * dst = now - before, where before is an earlier copy of the same
+ * histogram: what was recorded in between. Its min and max are not known
+ * exactly, so they are the lowest value of its lowest bucket and the
+ * highest of its highest, within now's min and max.
+ */
+void histogram_subtract(struct histogram *dst, const struct histogram *now,
+                        const struct histogram *before);
 
 /* On an empty histogram every accessor returns 0. */
 uint64_t histogram_count(const struct histogram *h);
@@ -55,8 +63,21 @@ void histogram_summarize(const struct histogram *h, struct histogram_summary *ou
 void histogram_print_text(FILE *fp, const char *label, const struct histogram *h);
 /*
  * An object {"count", "min_ms", "mean_ms", "p50_ms", "p90_ms", "p99_ms",
- * "p99_9_ms", "max_ms"}; an empty histogram gives count 0 and zeros.
+ * "p99_9_ms", "max_ms", "buckets"}; an empty histogram gives count 0 and
+ * zeros. "buckets" is the whole histogram (docs/json.md): {"unit": "ns",
+ * "scheme": "log-linear", "sub_bucket_bits": 7, "count", "min", "max",
+ * "sum", "counts": [[lower_bound, count], ...]} with the non-empty buckets
+ * in ascending order.
  */
 void histogram_write_json(struct json_writer *w, const char *key, const struct histogram *h);
+/*
+ * The histogram histogram_write_json() wrote as the object at path of a
+ * JSON text, rebuilt from its "buckets": 0, or -1 (h untouched) if it is
+ * missing, of another unit or scheme, or not one a histogram could have
+ * (a lower bound that starts no bucket, one listed twice or out of order,
+ * counts that do not add up to count, a min or max outside its buckets).
+ * Exact for values below 2^53 ns (104 days), which a double holds whole.
+ */
+int histogram_read_json(const char *text, const char *path, struct histogram *h);
 
 #endif

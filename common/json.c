@@ -75,9 +75,10 @@ static void json_prefix(struct json_writer *w, const char *key)
         return;
     }
     if (w->has_items[level])
-        fputc(',', w->fp);
+        fputs(w->is_inline[level] ? ", " : ",", w->fp);
     w->has_items[level] = 1;
-    json_indent(w);
+    if (!w->is_inline[level])
+        json_indent(w);
     if (w->is_array[level]) {
         if (key)
             msg_panic("json: key \"%s\" inside an array", key);
@@ -89,7 +90,7 @@ static void json_prefix(struct json_writer *w, const char *key)
     fputs(": ", w->fp);
 }
 
-static void json_begin(struct json_writer *w, const char *key, int is_array)
+static void json_begin(struct json_writer *w, const char *key, int is_array, int is_inline)
 {
     json_prefix(w, key);
     if (w->depth >= JSON_MAX_DEPTH)
@@ -97,6 +98,9 @@ static void json_begin(struct json_writer *w, const char *key, int is_array)
     fputc(is_array ? '[' : '{', w->fp);
     w->is_array[w->depth] = (unsigned char)is_array;
     w->has_items[w->depth] = 0;
+    /* Inside a line everything stays on it. */
+    w->is_inline[w->depth] =
+        (unsigned char)(is_inline || (w->depth > 0 && w->is_inline[w->depth - 1]));
     w->depth++;
 }
 
@@ -107,14 +111,14 @@ static void json_end(struct json_writer *w, int is_array)
                   is_array ? "array" : "object");
     w->depth--;
     /* An empty container stays on one line: {} or []. */
-    if (w->has_items[w->depth])
+    if (w->has_items[w->depth] && !w->is_inline[w->depth])
         json_indent(w);
     fputc(is_array ? ']' : '}', w->fp);
 }
 
 void json_begin_object(struct json_writer *w, const char *key)
 {
-    json_begin(w, key, 0);
+    json_begin(w, key, 0, 0);
 }
 
 void json_end_object(struct json_writer *w)
@@ -124,7 +128,12 @@ void json_end_object(struct json_writer *w)
 
 void json_begin_array(struct json_writer *w, const char *key)
 {
-    json_begin(w, key, 1);
+    json_begin(w, key, 1, 0);
+}
+
+void json_begin_inline_array(struct json_writer *w, const char *key)
+{
+    json_begin(w, key, 1, 1);
 }
 
 void json_end_array(struct json_writer *w)
@@ -153,21 +162,26 @@ void json_int(struct json_writer *w, const char *key, int64_t value)
     fprintf(w->fp, "%" PRId64, value);
 }
 
+void json_format_double(char *buf, size_t len, double value)
+{
+    if (!isfinite(value)) {
+        snprintf(buf, len, "null");
+        return;
+    }
+    /* %.9g keeps small latencies (0.000123 ms) that %.3f would zero out. */
+    snprintf(buf, len, "%.9g", value);
+    /* A program that called setlocale() may get a decimal comma. */
+    for (char *p = buf; *p; p++)
+        if (*p == ',')
+            *p = '.';
+}
+
 void json_double(struct json_writer *w, const char *key, double value)
 {
     char buf[64];
 
     json_prefix(w, key);
-    if (!isfinite(value)) {
-        fputs("null", w->fp);
-        return;
-    }
-    /* %.9g keeps small latencies (0.000123 ms) that %.3f would zero out. */
-    snprintf(buf, sizeof(buf), "%.9g", value);
-    /* A program that called setlocale() may get a decimal comma. */
-    for (char *p = buf; *p; p++)
-        if (*p == ',')
-            *p = '.';
+    json_format_double(buf, sizeof(buf), value);
     fputs(buf, w->fp);
 }
 

@@ -24,6 +24,7 @@ struct json_writer {
     int done; /* the top-level value has been started */
     unsigned char is_array[JSON_MAX_DEPTH];
     unsigned char has_items[JSON_MAX_DEPTH];
+    unsigned char is_inline[JSON_MAX_DEPTH];
 };
 
 void json_init(struct json_writer *w, FILE *fp);
@@ -32,12 +33,24 @@ void json_begin_object(struct json_writer *w, const char *key);
 void json_end_object(struct json_writer *w);
 void json_begin_array(struct json_writer *w, const char *key);
 void json_end_array(struct json_writer *w);
+/*
+ * An array written on one line, "[128, 3]", with any container inside it:
+ * for long lists of small tuples, which one per line would make unreadable.
+ * json_end_array() closes it.
+ */
+void json_begin_inline_array(struct json_writer *w, const char *key);
 
 void json_string(struct json_writer *w, const char *key, const char *value); /* NULL -> null */
 void json_uint(struct json_writer *w, const char *key, uint64_t value);
 void json_int(struct json_writer *w, const char *key, int64_t value);
 void json_double(struct json_writer *w, const char *key, double value);
 void json_bool(struct json_writer *w, const char *key, int value);
+
+/*
+ * value as json_double() writes it ("%.9g", '.' whatever the locale; "null"
+ * when not finite), for other formats that want the same figures (CSV).
+ */
+void json_format_double(char *buf, size_t len, double value);
 
 /* Ends the document with a newline; returns 0, or -1 if the stream failed. */
 int json_finish(struct json_writer *w);

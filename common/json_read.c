@@ -450,3 +450,137 @@ int json_read_string(const char *text, const char *path, char *out, size_t len)
     out[o.used] = '\0';
     return 0;
 }
+
+long json_read_array_length(const char *text, const char *path)
+{
+    const char *p = find_value(text, path);
+    long n = 0;
+
+    if (p == NULL || *p != '[')
+        return -1;
+    p = skip_ws(p + 1);
+    if (*p == ']')
+        return 0;
+    for (;;) {
+        if ((p = scan_value(p, 1)) == NULL)
+            return -1;
+        n++;
+        p = skip_ws(p);
+        if (*p == ']')
+            return n;
+        if (*p != ',')
+            return -1;
+        p = skip_ws(p + 1);
+    }
+}
+
+/* p at a number; the byte after it and the number in *out, or NULL. */
+static const char *read_number_at(const char *p, double *out)
+{
+    const char *end;
+
+    if (!(*p == '-' || (*p >= '0' && *p <= '9')) || (end = scan_number(p)) == NULL)
+        return NULL;
+    return convert_number(p, end, out) == 0 ? end : NULL;
+}
+
+/* p at '['; the byte after the row of exactly width numbers, or NULL. */
+static const char *read_row(const char *p, size_t width, double *out)
+{
+    if (*p != '[')
+        return NULL;
+    p = skip_ws(p + 1);
+    for (size_t i = 0; i < width; i++) {
+        if (i > 0) {
+            if (*p != ',')
+                return NULL;
+            p = skip_ws(p + 1);
+        }
+        if ((p = read_number_at(p, &out[i])) == NULL)
+            return NULL;
+        p = skip_ws(p);
+    }
+    return *p == ']' ? p + 1 : NULL;
+}
+
+/* p at '{'; the byte after the object, its members keys[] in out (NAN for the rest). */
+static const char *read_object_row(const char *p, const char *const keys[], size_t nkeys,
+                                   double *out)
+{
+    for (size_t j = 0; j < nkeys; j++)
+        out[j] = NAN;
+    if (*p != '{')
+        return NULL;
+    p = skip_ws(p + 1);
+    if (*p == '}')
+        return p + 1;
+    for (;;) {
+        char key[128];
+        struct str_sink o = {.buf = key, .len = sizeof(key)};
+        const char *value;
+
+        if ((p = scan_string(p, &o)) == NULL)
+            return NULL;
+        key[o.used] = '\0';
+        p = skip_ws(p);
+        if (*p != ':')
+            return NULL;
+        value = skip_ws(p + 1);
+        if ((p = scan_value(value, 2)) == NULL)
+            return NULL;
+        for (size_t j = 0; j < nkeys && !o.truncated && !o.has_nul; j++) {
+            if (strcmp(key, keys[j]) == 0 && isnan(out[j])) { /* the first of a repeated key */
+                if (read_number_at(value, &out[j]) == NULL)
+                    out[j] = NAN;
+                break;
+            }
+        }
+        p = skip_ws(p);
+        if (*p == '}')
+            return p + 1;
+        if (*p != ',')
+            return NULL;
+        p = skip_ws(p + 1);
+    }
+}
+
+/* The rows of the array at path, each read by read_row() or read_object_row(). */
+static long read_rows(const char *text, const char *path, size_t width, const char *const keys[],
+                      double *out, size_t max_rows)
+{
+    const char *p = find_value(text, path);
+    size_t n = 0;
+
+    if (p == NULL || *p != '[' || width == 0)
+        return -1;
+    p = skip_ws(p + 1);
+    if (*p == ']')
+        return 0;
+    for (;;) {
+        if (n == max_rows)
+            return -1;
+        p = keys ? read_object_row(p, keys, width, out + n * width)
+                 : read_row(p, width, out + n * width);
+        if (p == NULL)
+            return -1;
+        n++;
+        p = skip_ws(p);
+        if (*p == ']')
+            return (long)n;
+        if (*p != ',')
+            return -1;
+        p = skip_ws(p + 1);
+    }
+}
+
+long json_read_number_rows(const char *text, const char *path, size_t width, double *out,
+                           size_t max_rows)
+{
+    return read_rows(text, path, width, NULL, out, max_rows);
+}
+
+long json_read_table(const char *text, const char *path, const char *const keys[], size_t nkeys,
+                     double *out, size_t max_rows)
+{
+    return read_rows(text, path, nkeys, keys, out, max_rows);
+}

@@ -45,4 +45,28 @@ int json_read_number(const char *text, const char *path, double *out);
  */
 int json_read_string(const char *text, const char *path, char *out, size_t len);
 
+/* The number of items of the array at path, or -1 if it is not an array (or missing, or malformed).
+ */
+long json_read_array_length(const char *text, const char *path);
+
+/*
+ * An array of arrays of width numbers each, [[128, 3], [130, 1]], into out
+ * row by row (out holds max_rows * width doubles): the number of rows, or
+ * -1 if the path is missing, a row is not an array of exactly width
+ * numbers, there are more than max_rows rows, width is 0, or the text is
+ * malformed. Linear in the text, for tables too long for a lookup per cell.
+ */
+long json_read_number_rows(const char *text, const char *path, size_t width, double *out,
+                           size_t max_rows);
+
+/*
+ * An array of objects, [{"t": 0, "n": 5}, ...], as a table: row i, column
+ * j of out (max_rows * nkeys doubles) is member keys[j] of object i, NAN
+ * where that member is missing or not a number (null). The number of
+ * rows, or -1 if the path is missing, an item is not an object, there are
+ * more than max_rows, or the text is malformed.
+ */
+long json_read_table(const char *text, const char *path, const char *const keys[], size_t nkeys,
+                     double *out, size_t max_rows);
+
 #endif

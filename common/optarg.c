@@ -66,6 +66,15 @@ double optarg_seconds(const char *text, const char *what)
     return (double)ns / 1e9;
 }
 
+double optarg_interval(const char *text, const char *what)
+{
+    double s = optarg_seconds(text, what);
+
+    if (s < 0.01 || s > 3600)
+        msg_usage("%s: \"%s\" is out of range (10ms to 1h)", what, text);
+    return s;
+}
+
 uint64_t optarg_size(const char *text, const char *what, uint64_t min)
 {
     uint64_t value = 0;

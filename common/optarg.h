@@ -36,6 +36,12 @@ uint64_t optarg_count(const char *text, const char *what, uint64_t min, uint64_t
 /* A time such as 2, 0.5, 250ms or 2m, in seconds. */
 double optarg_seconds(const char *text, const char *what);
 
+/*
+ * A timeline's interval (--interval), in seconds: a time as above from
+ * 10ms (shorter ones would measure the timer, not the run) to one hour.
+ */
+double optarg_interval(const char *text, const char *what);
+
 /* A byte count such as 4096, 64k or 10m, in [min, OPTARG_SIZE_MAX]. */
 uint64_t optarg_size(const char *text, const char *what, uint64_t min);
 

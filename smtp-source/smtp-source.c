@@ -202,6 +202,15 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
     }
 }
 
+static void on_interval(evutil_socket_t fd, short what, void *arg)
+{
+    struct source_main *m = arg;
+
+    (void)fd;
+    (void)what;
+    source_stats_tick(&m->ctx.stats, clock_now_ns());
+}
+
 static void resolve_target(struct source_ctx *ctx)
 {
     struct endpoint ep;
@@ -219,7 +228,8 @@ int main(int argc, char **argv)
     static struct source_main m; /* large (histograms): keep it off the stack */
     struct source_options opts;
     struct source_ctx *ctx = &m.ctx;
-    struct event *sigint, *sigterm, *deadline = NULL, *tick = NULL;
+    struct event *sigint, *sigterm, *deadline = NULL, *tick = NULL, *interval;
+    struct timeval interval_tv;
     char hostname[256], err[256];
     struct json_run run;
     int status;
@@ -262,6 +272,11 @@ int main(int argc, char **argv)
     }
 
     ctx->stats.start_ns = clock_now_ns();
+    source_stats_tick(&ctx->stats, ctx->stats.start_ns);
+    interval = event_new(ctx->base, -1, EV_PERSIST, on_interval, &m);
+    interval_tv.tv_sec = (time_t)opts.interval;
+    interval_tv.tv_usec = (suseconds_t)((opts.interval - (double)interval_tv.tv_sec) * 1e6);
+    evtimer_add(interval, &interval_tv);
     if (opts.duration > 0) {
         struct timeval tv = {(time_t)opts.duration,
                              (suseconds_t)((opts.duration - (double)(time_t)opts.duration) * 1e6)};
@@ -286,6 +301,8 @@ int main(int argc, char **argv)
     event_base_dispatch(ctx->base);
     if (ctx->stats.end_ns == 0)
         ctx->stats.end_ns = clock_now_ns();
+    source_stats_tick(&ctx->stats, clock_now_ns());
+    event_free(interval);
 
     if (tick) {
         on_tick(-1, 0, &m);
@@ -296,6 +313,8 @@ int main(int argc, char **argv)
         source_report_text(stdout, &ctx->stats, &opts);
     if (opts.json_file)
         source_report_json(opts.json_file, &ctx->stats, &opts, &run);
+    if (opts.csv_file && timeline_save_csv(&ctx->stats.timeline, opts.csv_file) != 0)
+        msg_warn("cannot write %s: %s", opts.csv_file, strerror(errno));
     if (ctx->msg_log &&
         (fflush(ctx->msg_log) != 0 || (ctx->msg_log != stdout && fclose(ctx->msg_log) != 0)))
         msg_warn("write error on message log %s", opts.msg_log);
@@ -315,6 +334,7 @@ int main(int argc, char **argv)
     if (ctx->tls_ctx)
         SSL_CTX_free(ctx->tls_ctx);
     source_message_free(&ctx->msg);
+    source_stats_free(&ctx->stats);
     json_run_free(&run);
     return status;
 }

@@ -58,6 +58,8 @@ static void usage(FILE *fp)
                 "                      no size above 1024m)\n"
                 "  --timeout T         wait at most T for each reply (60s)\n"
                 "  --json FILE         summary as JSON (\"-\" for standard output)\n"
+                "  --interval T        one timeline row every T, 10ms to 1h (1s)\n"
+                "  --csv FILE          the timeline as CSV (\"-\" for standard output)\n"
                 "  --msg-log FILE      one line per delivered message: id, size, checksum,\n"
                 "                      recipients, Message-ID (\"-\" for standard output)\n"
                 "  --seed N            seed for sizes, waits and arrivals (1)\n"
@@ -93,6 +95,8 @@ enum {
     OPT_MSG_LOG,
     OPT_SEED,
     OPT_IGNORE_FAILURES,
+    OPT_INTERVAL,
+    OPT_CSV,
     OPT_NO_SUMMARY,
     OPT_QUIET,
     OPT_HELP,
@@ -108,6 +112,8 @@ static const struct option long_options[] = {
     {"size", required_argument, NULL, OPT_SIZE},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"json", required_argument, NULL, OPT_JSON},
+    {"interval", required_argument, NULL, OPT_INTERVAL},
+    {"csv", required_argument, NULL, OPT_CSV},
     {"msg-log", required_argument, NULL, OPT_MSG_LOG},
     {"seed", required_argument, NULL, OPT_SEED},
     {"ignore-failures", no_argument, NULL, OPT_IGNORE_FAILURES},
@@ -129,6 +135,7 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
     opts->rcpts = 1;
     opts->sessions = 1;
     opts->timeout = 60;
+    opts->interval = 1;
     opts->seed = 1;
     opts->size.kind = SIZE_FIXED;
 
@@ -242,6 +249,13 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
         case OPT_JSON:
             optarg_output_file(optarg, "--json");
             opts->json_file = optarg;
+            break;
+        case OPT_INTERVAL:
+            opts->interval = optarg_interval(optarg, "--interval");
+            break;
+        case OPT_CSV:
+            optarg_output_file(optarg, "--csv");
+            opts->csv_file = optarg;
             break;
         case OPT_MSG_LOG:
             optarg_output_file(optarg, "--msg-log");

@@ -47,6 +47,8 @@ struct source_options {
     int size_given; /* --size or -l */
     double timeout; /* seconds per reply */
     const char *json_file;
+    double interval;      /* --interval: the timeline's, seconds */
+    const char *csv_file; /* --csv: the timeline */
     const char *msg_log;
     uint64_t seed;
     int ignore_failures;

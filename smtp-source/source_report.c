@@ -33,6 +33,24 @@ void source_stats_init(struct source_stats *st)
     memset(st, 0, sizeof(*st));
     for (int i = 0; i < PHASE_COUNT; i++)
         histogram_init(&st->latency[i]);
+    timeline_init(&st->timeline, TIMELINE_IN | TIMELINE_OUT | TIMELINE_FAILURES | TIMELINE_LATENCY);
+}
+
+void source_stats_free(struct source_stats *st)
+{
+    timeline_free(&st->timeline);
+}
+
+void source_stats_tick(struct source_stats *st, uint64_t now_ns)
+{
+    struct timeline_point p = {
+        .t = now_ns > st->start_ns ? (double)(now_ns - st->start_ns) / 1e9 : 0,
+        .in = st->attempted,
+        .out = st->delivered,
+        .failures = st->failed,
+    };
+
+    timeline_add_cumulative(&st->timeline, &p, &st->latency[PHASE_TXN]);
 }
 
 void source_stats_connect_error(struct source_stats *st, int err)
@@ -183,6 +201,8 @@ int source_report_json(const char *path, const struct source_stats *st,
     for (int i = 0; i < PHASE_COUNT; i++)
         histogram_write_json(&w, phase_names[i], &st->latency[i]);
     json_end_object(&w);
+    json_double(&w, "interval_s", opts->interval);
+    timeline_write_json(&st->timeline, &w, "timeline");
     json_begin_object(&w, "failures");
     for (int k = 0; k < FAIL_KINDS; k++)
         json_uint(&w, failure_names[k], st->failures[k]);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "histogram.h"
+#include "timeline.h"
 #include "json_meta.h"
 #include "source_options.h"
 
@@ -63,6 +64,8 @@ struct source_stats {
     uint64_t connect_errors[SOURCE_MAX_ERRNO]; /* why connections failed, by errno */
     uint64_t by_code[SOURCE_MAX_CODE][PHASE_COUNT];
     struct histogram latency[PHASE_COUNT];
+    /* every --interval: attempted in, delivered out, failed, the txn latency */
+    struct timeline timeline;
 };
 
 const char *source_phase_name(enum source_phase phase);
@@ -70,6 +73,9 @@ const char *source_failure_name(enum source_failure kind);
 /* Count a failed connection's reason (an errno; 0 if unknown). */
 void source_stats_connect_error(struct source_stats *st, int err);
 void source_stats_init(struct source_stats *st);
+void source_stats_free(struct source_stats *st);
+/* The timeline's point now (at the start, every --interval and at the end). */
+void source_stats_tick(struct source_stats *st, uint64_t now_ns);
 /* The window rates are over, in seconds (see struct source_stats). */
 double source_window_s(const struct source_stats *st);
 void source_report_text(FILE *fp, const struct source_stats *st, const struct source_options *opts);

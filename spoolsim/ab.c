@@ -43,6 +43,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "ab_export.h"
 #include "ab_stats.h"
 #include "drive.h"
 #include "fsinfo.h"
@@ -89,6 +90,7 @@ struct ab_options {
     unsigned runs, warmup;
     uint64_t seed;
     const char *json;
+    const char *export_markdown, *export_csv;
     int quiet;
     const char *dir[2];
     const struct mode *mode;
@@ -146,6 +148,8 @@ static void usage(FILE *fp)
           "  --warmup N       runs per side discarded first (1)\n"
           "  --seed N         seed of the bootstrap's random numbers (1)\n"
           "  --json FILE      also write the results as JSON (- = stdout)\n"
+          "  --export-markdown FILE  the two sides as a Markdown table (- = stdout)\n"
+          "  --export-csv FILE       the two sides as CSV (- = stdout)\n"
           "  -q, --quiet      no progress while running\n"
           "  -h, --help, --version\n"
           "\n"
@@ -159,6 +163,8 @@ enum {
     OPT_WARMUP = 256,
     OPT_SEED,
     OPT_JSON,
+    OPT_EXPORT_MARKDOWN,
+    OPT_EXPORT_CSV,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -199,6 +205,8 @@ static void parse_options(struct ab_options *o, int argc, char **argv)
         {"warmup", required_argument, NULL, OPT_WARMUP},
         {"seed", required_argument, NULL, OPT_SEED},
         {"json", required_argument, NULL, OPT_JSON},
+        {"export-markdown", required_argument, NULL, OPT_EXPORT_MARKDOWN},
+        {"export-csv", required_argument, NULL, OPT_EXPORT_CSV},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, OPT_HELP},
         {"version", no_argument, NULL, OPT_VERSION},
@@ -232,6 +240,14 @@ static void parse_options(struct ab_options *o, int argc, char **argv)
         case OPT_JSON:
             optarg_output_file(optarg, "--json");
             o->json = optarg;
+            break;
+        case OPT_EXPORT_MARKDOWN:
+            optarg_output_file(optarg, "--export-markdown");
+            o->export_markdown = optarg;
+            break;
+        case OPT_EXPORT_CSV:
+            optarg_output_file(optarg, "--export-csv");
+            o->export_csv = optarg;
             break;
         case 'q':
             o->quiet = 1;
@@ -555,12 +571,24 @@ static void verdict_text(const struct ab *ab, const struct ab_result *r, int com
                  few->ngood, few->ngood == 1 ? "" : "s", few->name, AB_MIN_RUNS);
 }
 
+/* Each side's spread; runs 0 for a side without a successful run. */
+static void summarize_sides(const struct ab *ab, struct ab_summary sum[2])
+{
+    for (int k = 0; k < 2; k++) {
+        memset(&sum[k], 0, sizeof(sum[k]));
+        if (ab->side[k].ngood)
+            ab_summarize(ab->side[k].good, ab->side[k].ngood, &sum[k]);
+    }
+}
+
 static void print_report(const struct ab *ab, const struct ab_result *r, int compared, FILE *fp)
 {
     const struct ab_options *o = ab->opts;
     const char *unit = o->mode->unit;
-    char where[1200], verdict[512];
+    char where[1200], verdict[512], warnings[1024];
+    struct ab_summary sum[2];
 
+    summarize_sides(ab, sum);
     if (interrupted)
         interrupt_print_partial(fp);
     print_command(o, fp);
@@ -598,6 +626,13 @@ static void print_report(const struct ab *ab, const struct ab_result *r, int com
             fprintf(fp, "%s median: %.1f %s (%zu run%s)\n", s->name, ab_median(s->good, s->ngood),
                     unit, s->ngood, s->ngood == 1 ? "" : "s");
     }
+    for (int k = 0; k < 2; k++) {
+        const struct ab_summary *s = &sum[k];
+
+        if (s->runs)
+            fprintf(fp, "%s spread: mean %.1f ± %.1f %s (σ), min %.1f, max %.1f\n",
+                    ab->side[k].name, s->mean, s->sd, unit, s->min, s->max);
+    }
     if (compared)
         fprintf(fp,
                 "ratio B/A: %.3f (95 %% CI %.3f–%.3f; bootstrap of the medians, %d resamples, "
@@ -606,6 +641,9 @@ static void print_report(const struct ab *ab, const struct ab_result *r, int com
     if (ab->failures)
         fprintf(fp, "failed: %u run%s, warm-ups included (see the messages above)\n", ab->failures,
                 ab->failures == 1 ? "" : "s");
+    ab_warnings(&sum[0], &sum[1], compared ? r : NULL, warnings, sizeof(warnings));
+    for (char *line = warnings, *end; (end = strchr(line, '\n')) != NULL; line = end + 1)
+        fprintf(fp, "warning: %.*s\n", (int)(end - line), line);
     verdict_text(ab, r, compared, verdict, sizeof(verdict));
     fprintf(fp, "verdict: %s\n", verdict);
 }
@@ -615,11 +653,13 @@ static int write_json(const struct ab *ab, const struct ab_result *r, int compar
     const struct ab_options *o = ab->opts;
     FILE *fp = strcmp(o->json, "-") == 0 ? stdout : fopen(o->json, "w");
     struct json_writer w;
-    char verdict[512];
+    char verdict[512], warnings[1024];
+    struct ab_summary sum[2];
     int status;
 
     if (fp == NULL)
         return -1;
+    summarize_sides(ab, sum);
     json_init(&w, fp);
     json_begin_object(&w, NULL);
     json_meta_write(&w, ab->run);
@@ -642,7 +682,11 @@ static int write_json(const struct ab *ab, const struct ab_result *r, int compar
             json_double(&w, NULL, s->figures[i]); /* a failed run, NAN, is null */
         json_end_array(&w);
         json_uint(&w, "successful_runs", s->ngood);
-        json_double(&w, "median", s->ngood ? ab_median(s->good, s->ngood) : NAN);
+        json_double(&w, "median", s->ngood ? sum[k].median : NAN);
+        json_double(&w, "mean", s->ngood ? sum[k].mean : NAN);
+        json_double(&w, "stddev", s->ngood ? sum[k].sd : NAN);
+        json_double(&w, "min", s->ngood ? sum[k].min : NAN);
+        json_double(&w, "max", s->ngood ? sum[k].max : NAN);
         json_end_object(&w);
     }
     json_end_object(&w);
@@ -657,10 +701,42 @@ static int write_json(const struct ab *ab, const struct ab_result *r, int compar
     verdict_text(ab, r, compared, verdict, sizeof(verdict));
     json_string(&w, "verdict", verdict);
     json_uint(&w, "failed_runs", ab->failures);
+    ab_warnings(&sum[0], &sum[1], compared ? r : NULL, warnings, sizeof(warnings));
+    json_begin_array(&w, "warnings");
+    for (char *line = warnings, *end; (end = strchr(line, '\n')) != NULL; line = end + 1) {
+        *end = '\0';
+        json_string(&w, NULL, line);
+    }
+    json_end_array(&w);
     json_end_object(&w);
     status = json_finish(&w);
     status |= fp == stdout ? fflush(fp) : fclose(fp);
     return status;
+}
+
+/* --export-markdown or --export-csv: 0, or -1 with errno. */
+static int write_export(const struct ab *ab, const struct ab_result *r, int compared,
+                        const char *path, int markdown)
+{
+    struct ab_export e = {.unit = ab->opts->mode->unit, .result = compared ? r : NULL};
+    FILE *fp;
+    char *text;
+    int status;
+
+    for (int k = 0; k < 2; k++)
+        e.dir[k] = ab->side[k].dir;
+    summarize_sides(ab, e.side);
+    text = markdown ? ab_export_markdown(&e) : ab_export_csv(&e);
+    fp = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    if (fp == NULL) {
+        free(text);
+        return -1;
+    }
+    fputs(text, fp);
+    free(text);
+    status = ferror(fp) ? -1 : 0;
+    status |= fp == stdout ? fflush(fp) : fclose(fp);
+    return status == 0 ? 0 : -1;
 }
 
 /* ------------------------------------------------------------ the command */
@@ -724,6 +800,16 @@ int spoolsim_ab(int argc, char **argv)
     /* A partial comparison's JSON would read as a whole one: none is written. */
     if (opts.json && !interrupted && write_json(&ab, &result, compared) != 0) {
         msg_warn("cannot write %s: %s", opts.json, strerror(errno));
+        status = 1;
+    }
+    if (opts.export_markdown && !interrupted &&
+        write_export(&ab, &result, compared, opts.export_markdown, 1) != 0) {
+        msg_warn("cannot write %s: %s", opts.export_markdown, strerror(errno));
+        status = 1;
+    }
+    if (opts.export_csv && !interrupted &&
+        write_export(&ab, &result, compared, opts.export_csv, 0) != 0) {
+        msg_warn("cannot write %s: %s", opts.export_csv, strerror(errno));
         status = 1;
     }
     if (interrupt_flush_stdout() != 0)

@@ -159,3 +159,55 @@ void ab_verdict(const struct ab_result *r, char *buf, size_t len)
     snprintf(buf, len, "B is %.*f× %s than A (95 %% CI %.*f–%.*f×, %s)", d, factor,
              r->outcome == AB_B_SLOWER ? "slower" : "faster", d, low, d, high, runs);
 }
+
+void ab_summarize(const double *v, size_t n, struct ab_summary *out)
+{
+    double sum = 0, ss = 0;
+
+    memset(out, 0, sizeof(*out));
+    out->runs = n;
+    out->min = out->max = v[0];
+    for (size_t i = 0; i < n; i++) {
+        sum += v[i];
+        if (v[i] < out->min)
+            out->min = v[i];
+        if (v[i] > out->max)
+            out->max = v[i];
+    }
+    out->mean = sum / (double)n;
+    for (size_t i = 0; i < n; i++)
+        ss += (v[i] - out->mean) * (v[i] - out->mean);
+    out->sd = n > 1 ? sqrt(ss / (double)(n - 1)) : 0;
+    out->median = ab_median(v, n);
+}
+
+int ab_warnings(const struct ab_summary *a, const struct ab_summary *b, const struct ab_result *r,
+                char *buf, size_t len)
+{
+    const struct ab_summary *side[2] = {a, b};
+    size_t used = 0;
+    int count = 0;
+
+    if (len > 0)
+        buf[0] = '\0';
+    for (int k = 0; k < 2; k++) {
+        if (side[k]->runs >= AB_ADVISED_RUNS)
+            continue;
+        used += (size_t)snprintf(buf + (used < len ? used : len), used < len ? len - used : 0,
+                                 "%s has %zu successful run%s, fewer than %d: take the verdict as "
+                                 "a hint and run more (-n)\n",
+                                 k ? "B" : "A", side[k]->runs, side[k]->runs == 1 ? "" : "s",
+                                 AB_ADVISED_RUNS);
+        count++;
+    }
+    if (r && r->ratio > 0 && (r->ci_high - r->ci_low) / r->ratio > AB_WIDE_INTERVAL) {
+        used += (size_t)snprintf(buf + (used < len ? used : len), used < len ? len - used : 0,
+                                 "the 95 %% interval is wide (%.3f–%.3f, %.0f %% of the ratio, "
+                                 "more than %.0f %%): the runs scatter; run more or quieten the "
+                                 "machine\n",
+                                 r->ci_low, r->ci_high, 100 * (r->ci_high - r->ci_low) / r->ratio,
+                                 100 * AB_WIDE_INTERVAL);
+        count++;
+    }
+    return count;
+}

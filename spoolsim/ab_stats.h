@@ -55,4 +55,32 @@ int ab_compare(const double *a, size_t na, const double *b, size_t nb, uint64_t 
  */
 void ab_verdict(const struct ab_result *r, char *buf, size_t len);
 
+/* Beside the median: the spread of a side's successful runs. */
+struct ab_summary {
+    size_t runs;
+    double median, mean;
+    double sd; /* the sample standard deviation (n - 1); 0 for one run */
+    double min, max;
+};
+
+/* v[0..n), n >= 1, into *out. */
+void ab_summarize(const double *v, size_t n, struct ab_summary *out);
+
+/*
+ * When a comparison deserves less trust than its verdict suggests: fewer
+ * than AB_ADVISED_RUNS successful runs on a side, or a 95 % interval wider
+ * than AB_WIDE_INTERVAL of the ratio ((ci_high - ci_low) / ratio), which
+ * says the runs scatter too much for the ratio to be known to better than
+ * about +-10 %.
+ */
+#define AB_ADVISED_RUNS 5
+#define AB_WIDE_INTERVAL 0.20
+
+/*
+ * The warnings for these sides (r NULL: not compared), each a sentence
+ * ending in "\n", into buf (truncated to fit len bytes): how many.
+ */
+int ab_warnings(const struct ab_summary *a, const struct ab_summary *b, const struct ab_result *r,
+                char *buf, size_t len);
+
 #endif

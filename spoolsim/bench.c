@@ -86,6 +86,8 @@ static void usage(FILE *fp)
             "                        relay to the sink (--hop-tls encrypt)\n"
             "  --drain-timeout TIME  how long the queue may take to empty (120s)\n"
             "  --json FILE           also write the results as JSON (- = stdout)\n"
+            "  --interval TIME       one timeline row every TIME, 10ms to 1h (1s)\n"
+            "  --csv FILE            write the timeline as CSV (- = stdout)\n"
             "  --keep                keep the work directory (spool, logs, reports)\n"
             "  -q, --quiet           no progress on standard error, only the results\n"
             "  -h, --help, --version\n"
@@ -109,6 +111,8 @@ enum {
     OPT_TLS,
     OPT_DRAIN,
     OPT_JSON,
+    OPT_INTERVAL,
+    OPT_CSV,
     OPT_KEEP,
     OPT_HELP,
     OPT_VERSION,
@@ -135,6 +139,8 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         {"tls", no_argument, NULL, OPT_TLS},
         {"drain-timeout", required_argument, NULL, OPT_DRAIN},
         {"json", required_argument, NULL, OPT_JSON},
+        {"interval", required_argument, NULL, OPT_INTERVAL},
+        {"csv", required_argument, NULL, OPT_CSV},
         {"keep", no_argument, NULL, OPT_KEEP},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, OPT_HELP},
@@ -153,6 +159,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
     o->qmgr = "single";
     o->profile = "postfix";
     o->drain_timeout = 120;
+    o->interval = 1;
     optind = 1;
     while ((ch = optarg_getopt(argc, argv, "d:m:s:r:qh", long_options)) != -1) {
         switch (ch) {
@@ -223,6 +230,13 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         case OPT_JSON:
             optarg_output_file(optarg, "--json");
             o->json = optarg;
+            break;
+        case OPT_INTERVAL:
+            o->interval = optarg_interval(optarg, "--interval");
+            break;
+        case OPT_CSV:
+            optarg_output_file(optarg, "--csv");
+            o->csv = optarg;
             break;
         case OPT_KEEP:
             o->keep = 1;
@@ -313,8 +327,8 @@ static void start_sink(struct bench *b, int *port)
 static void start_relay(struct bench *b, int sink_port, int *port)
 {
     const struct bench_options *o = b->opts;
-    char json[PATH_MAX], portfile[PATH_MAX], hop[64];
-    char *argv[32];
+    char json[PATH_MAX], portfile[PATH_MAX], hop[64], interval[32];
+    char *argv[40];
     int n = 0;
 
     drive_path(&b->d, "relay.json", json);
@@ -344,6 +358,9 @@ static void start_relay(struct bench *b, int sink_port, int *port)
     }
     argv[n++] = "--json";
     argv[n++] = json;
+    snprintf(interval, sizeof(interval), "%.6f", o->interval);
+    argv[n++] = "--interval"; /* bench's timeline is the relay's */
+    argv[n++] = interval;
     argv[n++] = "--min-backoff";
     argv[n++] = "100ms";
     argv[n++] = "--max-backoff";
@@ -489,6 +506,9 @@ int spoolsim_bench(int argc, char **argv)
     /* A partial run's JSON would read as a whole one: none is written. */
     if (opts.json && !interrupted && bench_write_json(&opts, b.spool, &res) != 0)
         msg_warn("cannot write %s: %s", opts.json, strerror(errno));
+    if (opts.csv && !interrupted && timeline_save_csv(&res.timeline, opts.csv) != 0)
+        msg_warn("cannot write %s: %s", opts.csv, strerror(errno));
+    timeline_free(&res.timeline);
     if (opts.keep)
         fprintf(stderr, "spoolsim bench: kept %s\n", b.d.work);
     drive_remove_work(&b.d);

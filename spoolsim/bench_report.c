@@ -40,11 +40,6 @@ static const char *const failure_kinds[BENCH_FAILURE_KINDS] = {
     "reply", "connect", "timeout", "disconnect", "protocol", "tls",
 };
 
-/* The keys of a latency object (histogram_write_json()), in bench_results.e2e's order. */
-static const char *const latency_keys[8] = {
-    "count", "min_ms", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p99_9_ms", "max_ms",
-};
-
 void bench_read_reports(const struct drive *d, struct bench_results *res)
 {
     char path[PATH_MAX], key[64];
@@ -58,9 +53,12 @@ void bench_read_reports(const struct drive *d, struct bench_results *res)
     res->injected = number(source, "delivered");
     res->inject_s = number(source, "elapsed_s");
     res->failed = number(source, "failed");
-    for (int i = 0; i < 8; i++) {
-        snprintf(key, sizeof(key), "latency.end_to_end.%s", latency_keys[i]);
-        res->e2e[i] = number(relay, key);
+    /* A relay that left no report has no latency to give: an empty histogram. */
+    histogram_init(&res->e2e);
+    timeline_init(&res->timeline, 0);
+    if (relay) {
+        histogram_read_json(relay, "latency.end_to_end", &res->e2e);
+        timeline_read_json(&res->timeline, relay, "timeline");
     }
     for (int i = 0; i < BENCH_FAILURE_KINDS; i++) {
         snprintf(key, sizeof(key), "failures.%s", failure_kinds[i]);
@@ -144,6 +142,7 @@ static void print_report(const struct bench_options *o, const char *spool,
 {
     double msgs = res->injected > 0 ? res->injected : 1;
     char where[1200];
+    struct histogram_summary e2e;
 
     fsinfo_describe(&res->fs, where, sizeof(where));
     fprintf(fp, "spool:      %s\n            %s\n", spool, where);
@@ -169,8 +168,10 @@ static void print_report(const struct bench_options *o, const char *spool,
                 "drain %.2f s)\n",
                 res->delivered_sink, res->delivered_sink == 1 ? "" : "s", res->total_s,
                 rate(res->delivered_sink, res->total_s), res->drain_s);
+    histogram_summarize(&res->e2e, &e2e);
     fprintf(fp, "end to end: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms\n",
-            res->e2e[3], res->e2e[4], res->e2e[5], res->e2e[6], res->e2e[7]);
+            (double)e2e.p50 / 1e6, (double)e2e.p90 / 1e6, (double)e2e.p99 / 1e6,
+            (double)e2e.p999 / 1e6, (double)e2e.max / 1e6);
     fprintf(fp, "fsyncs:     %.0f = %.1f/s, %.2f per message\n", res->fsyncs,
             rate(res->fsyncs, res->total_s), res->fsyncs / msgs);
     fprintf(fp, "per message: %.2f creates, %.2f renames, %.2f unlinks, %.2f fsyncs, %.2f chmods\n",
@@ -297,11 +298,10 @@ int bench_write_json(const struct bench_options *o, const char *spool,
     json_double(&w, "deferrals", res->deferrals);
     json_double(&w, "bounced", res->bounced);
     json_begin_object(&w, "latency");
-    json_begin_object(&w, "end_to_end");
-    for (int i = 0; i < 8; i++)
-        json_double(&w, latency_keys[i], res->e2e[i]);
+    histogram_write_json(&w, "end_to_end", &res->e2e);
     json_end_object(&w);
-    json_end_object(&w);
+    json_double(&w, "interval_s", o->interval);
+    timeline_write_json(&res->timeline, &w, "timeline");
     if (o->discard) {
         json_string(&w, "exactly_once", NULL); /* nothing arrives anywhere to check */
     } else {

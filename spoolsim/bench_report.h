@@ -14,6 +14,8 @@
 #include <stdio.h>
 
 #include "fsinfo.h"
+#include "histogram.h"
+#include "timeline.h"
 #include "json_meta.h"
 #include "msglog.h"
 
@@ -38,6 +40,8 @@ struct bench_options {
     int tls; /* STARTTLS on both legs: source -> relay -> sink */
     double drain_timeout;
     const char *json;
+    double interval; /* --interval, passed on to the relay */
+    const char *csv;
     int keep;
     int quiet;
     const struct json_run *run; /* the command line, for the JSON report */
@@ -50,7 +54,8 @@ struct bench_results {
     double load_s, drain_s, total_s; /* as bench saw its children: start to exit, to empty queue */
     double inject_s; /* the client's own window (its report's elapsed_s): injected/s is over it */
     double injected, failed, delivered_sink;
-    double e2e[8]; /* the relay's end to end: count, then min mean p50 p90 p99 p99.9 max in ms */
+    struct histogram e2e;      /* the relay's end to end, read back from its report's buckets */
+    struct timeline timeline; /* the relay's; empty without its report */
     double fsyncs, creates, renames, unlinks, chmods;
     double failures[BENCH_FAILURE_KINDS]; /* the client's failed messages, by kind */
     double refused_storage, refused_other, deferrals, bounced; /* the relay's */

@@ -49,6 +49,13 @@ struct raw_worker {
     size_t head, len, cap;
     uint64_t accepted, delivered, deferred;
     int failed;
+    /*
+     * What the timeline's sampler may read, under lock: the counters so
+     * far, and the accept latencies since its last look (it empties them).
+     */
+    pthread_mutex_t lock;
+    struct timeline_point pub;
+    struct histogram pub_latency;
 };
 
 struct raw {
@@ -60,6 +67,9 @@ struct raw {
     atomic_ulong claimed; /* --messages: numbers handed out */
     uint64_t deadline_ns;
     struct raw_worker *workers;
+    pthread_mutex_t done_lock; /* the sampler waits on done_cond for the workers' end */
+    pthread_cond_t done_cond;
+    unsigned done;
 };
 
 static void usage(FILE *fp)
@@ -90,6 +100,8 @@ static void usage(FILE *fp)
             "  --ceiling             also measure the directory's bare limits\n"
             "  --seed N              sizes and deferrals (1)\n"
             "  --json FILE           also write the results as JSON (- = stdout)\n"
+            "  --interval TIME       one timeline row every TIME, 10ms to 1h (1s)\n"
+            "  --csv FILE            write the timeline as CSV (- = stdout)\n"
             "  --keep                keep the spool directory\n"
             "  -q, --quiet           no progress on standard error\n"
             "  --list                list the profiles\n"
@@ -108,6 +120,8 @@ enum {
     OPT_CEILING,
     OPT_SEED,
     OPT_JSON,
+    OPT_INTERVAL,
+    OPT_CSV,
     OPT_KEEP,
     OPT_LIST,
     OPT_HELP,
@@ -138,6 +152,8 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
         {"ceiling", no_argument, NULL, OPT_CEILING},
         {"seed", required_argument, NULL, OPT_SEED},
         {"json", required_argument, NULL, OPT_JSON},
+        {"interval", required_argument, NULL, OPT_INTERVAL},
+        {"csv", required_argument, NULL, OPT_CSV},
         {"keep", no_argument, NULL, OPT_KEEP},
         {"quiet", no_argument, NULL, 'q'},
         {"list", no_argument, NULL, OPT_LIST},
@@ -155,6 +171,7 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
     o->size = "1024";
     o->rcpts = 1;
     o->seed = 1;
+    o->interval = 1;
     optind = 1;
     while ((ch = optarg_getopt(argc, argv, "p:w:d:m:r:qh", long_options)) != -1) {
         switch (ch) {
@@ -205,6 +222,13 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
             optarg_output_file(optarg, "--json");
             o->json = optarg;
             break;
+        case OPT_INTERVAL:
+            o->interval = optarg_interval(optarg, "--interval");
+            break;
+        case OPT_CSV:
+            optarg_output_file(optarg, "--csv");
+            o->csv = optarg;
+            break;
         case OPT_KEEP:
             o->keep = 1;
             break;
@@ -252,6 +276,29 @@ static struct profile_msg queue_pop(struct raw_worker *w)
     return m;
 }
 
+/* Every sync the worker made: fsync, fdatasync and directory fsync. */
+static uint64_t worker_syncs(const struct raw_worker *w)
+{
+    const struct profile_runner *pr = &w->runner;
+
+    if (w->raw->profile->builtin_postfix)
+        return pr->pf_stats.fsyncs;
+    return pr->ops[OP_FSYNC] + pr->ops[OP_FDATASYNC] + pr->ops[OP_FSYNC_DIR];
+}
+
+/* The counters after a phase, and the accept's latency (0: not an accept). */
+static void publish(struct raw_worker *w, uint64_t accept_ns)
+{
+    pthread_mutex_lock(&w->lock);
+    w->pub.in = w->accepted;
+    w->pub.out = w->delivered;
+    w->pub.failures = w->failed ? 1 : 0;
+    w->pub.fsyncs = worker_syncs(w);
+    if (accept_ns)
+        histogram_record(&w->pub_latency, accept_ns);
+    pthread_mutex_unlock(&w->lock);
+}
+
 static int more_to_accept(struct raw_worker *w)
 {
     struct raw *raw = w->raw;
@@ -277,6 +324,7 @@ static int move_on(struct raw_worker *w, int draining)
     if (profile_run(&w->runner, PHASE_DELIVER, &m) != 0)
         return -1;
     w->delivered++;
+    publish(w, 0);
     return 0;
 }
 
@@ -289,35 +337,112 @@ static void *worker_main(void *arg)
     /* An interrupt stops the workers where they are: the directory goes as a whole. */
     while (!w->failed && !interrupt_signal() && more_to_accept(w)) {
         struct profile_msg *m = queue_push(w);
+        uint64_t t0;
 
         memset(m, 0, sizeof(*m));
         m->id = ((uint64_t)(w->index + 1) << 32) | ++seq;
         m->rcpts = raw->opts->rcpts;
         m->size = (size_t)size_dist_sample(&raw->size, &w->rng);
+        t0 = clock_now_ns();
         if (profile_run(&w->runner, PHASE_ACCEPT, m) != 0) {
             w->len--;
             w->failed = 1;
             break;
         }
         w->accepted++;
+        publish(w, clock_now_ns() - t0);
         while (w->len > raw->opts->depth && !w->failed && !interrupt_signal())
             w->failed = move_on(w, 0) != 0;
     }
     while (w->len > 0 && !w->failed && !interrupt_signal())
         w->failed = move_on(w, 1) != 0;
+    publish(w, 0);
+    pthread_mutex_lock(&raw->done_lock);
+    raw->done++;
+    pthread_cond_signal(&raw->done_cond);
+    pthread_mutex_unlock(&raw->done_lock);
     return NULL;
+}
+
+/* The timeline's point at now_ns: every worker's counters, and the accepts since the last. */
+static void sample(struct raw *raw, uint64_t t0, uint64_t now_ns, struct histogram *latency,
+                   struct timeline *tl)
+{
+    struct timeline_point p = {.t = (double)(now_ns - t0) / 1e9};
+
+    histogram_init(latency);
+    for (unsigned i = 0; i < raw->opts->workers; i++) {
+        struct raw_worker *w = &raw->workers[i];
+
+        pthread_mutex_lock(&w->lock);
+        p.in += w->pub.in;
+        p.out += w->pub.out;
+        p.failures += w->pub.failures;
+        p.fsyncs += w->pub.fsyncs;
+        histogram_merge(latency, &w->pub_latency);
+        histogram_init(&w->pub_latency);
+        pthread_mutex_unlock(&w->lock);
+    }
+    timeline_add(tl, &p, latency);
+}
+
+/*
+ * Until the last worker is done: a timeline point every --interval, and
+ * the last when they are all done; when that was, the end of the run.
+ */
+static uint64_t sample_until_done(struct raw *raw, uint64_t t0, struct timeline *tl)
+{
+    uint64_t step = (uint64_t)(raw->opts->interval * 1e9), next = t0 + step;
+    struct histogram *latency = xmalloc(sizeof(*latency));
+    struct timespec until;
+    uint64_t now;
+
+    struct timeline_point start = {0};
+
+    /* The start is nothing done at t0: the workers may be at work already. */
+    timeline_add(tl, &start, NULL);
+    pthread_mutex_lock(&raw->done_lock);
+    while (raw->done < raw->opts->workers) {
+        /* clock_now_ns() is CLOCK_MONOTONIC, the clock done_cond waits on */
+        until.tv_sec = (time_t)(next / CLOCK_NS_PER_SEC);
+        until.tv_nsec = (long)(next % CLOCK_NS_PER_SEC);
+        if (pthread_cond_timedwait(&raw->done_cond, &raw->done_lock, &until) == ETIMEDOUT) {
+            pthread_mutex_unlock(&raw->done_lock);
+            sample(raw, t0, clock_now_ns(), latency, tl);
+            next += step;
+            pthread_mutex_lock(&raw->done_lock);
+        }
+    }
+    pthread_mutex_unlock(&raw->done_lock);
+    now = clock_now_ns();
+    sample(raw, t0, now, latency, tl);
+    free(latency);
+    return now;
 }
 
 /* ------------------------------------------------------------ the run */
 
+static void init_done(struct raw *raw)
+{
+    pthread_condattr_t attr;
+
+    raw->done = 0;
+    pthread_mutex_init(&raw->done_lock, NULL);
+    pthread_condattr_init(&attr);
+    pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+    pthread_cond_init(&raw->done_cond, &attr);
+    pthread_condattr_destroy(&attr);
+}
+
 static int run_profile(struct raw *raw, struct raw_result *res)
 {
     const struct raw_options *o = raw->opts;
-    uint64_t t0;
+    uint64_t t0, t1;
     int status = 0;
 
     raw->workers = xcalloc(o->workers, sizeof(*raw->workers));
     atomic_init(&raw->claimed, 0);
+    init_done(raw);
     t0 = clock_now_ns();
     raw->deadline_ns = t0 + (uint64_t)(o->duration * 1e9);
     for (unsigned i = 0; i < o->workers; i++) {
@@ -329,12 +454,15 @@ static int run_profile(struct raw *raw, struct raw_result *res)
         w->queue = xcalloc(w->cap, sizeof(*w->queue));
         prng_seed(&w->rng, o->seed * 1000003 + i);
         profile_runner_init(&w->runner, raw->profile, raw->spool, o->sync, i);
+        pthread_mutex_init(&w->lock, NULL);
+        histogram_init(&w->pub_latency);
         if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
             msg_fatal("cannot start a worker thread");
     }
+    t1 = sample_until_done(raw, t0, &res->timeline);
     for (unsigned i = 0; i < o->workers; i++)
         pthread_join(raw->workers[i].thread, NULL);
-    res->elapsed_s = (double)(clock_now_ns() - t0) / 1e9;
+    res->elapsed_s = (double)(t1 - t0) / 1e9;
     for (unsigned i = 0; i < o->workers; i++) {
         struct raw_worker *w = &raw->workers[i];
 
@@ -351,9 +479,12 @@ static int run_profile(struct raw *raw, struct raw_result *res)
             status = -1;
         }
         profile_runner_free(&w->runner);
+        pthread_mutex_destroy(&w->lock);
         free(w->queue);
     }
     free(raw->workers);
+    pthread_cond_destroy(&raw->done_cond);
+    pthread_mutex_destroy(&raw->done_lock);
     return status;
 }
 
@@ -405,6 +536,9 @@ int spoolsim_raw(int argc, char **argv)
     /* A partial run's JSON would read as a whole one: none is written. */
     if (opts.json && !interrupt_signal() && raw_write_json(&opts, raw.profile, &res) != 0)
         msg_warn("cannot write %s: %s", opts.json, strerror(errno));
+    if (opts.csv && !interrupt_signal() && timeline_save_csv(&res.timeline, opts.csv) != 0)
+        msg_warn("cannot write %s: %s", opts.csv, strerror(errno));
+    timeline_free(&res.timeline);
     json_run_free(&run);
     out_status = interrupt_flush_stdout();
     if (interrupt_signal())

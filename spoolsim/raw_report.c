@@ -20,6 +20,8 @@ void raw_result_init(struct raw_result *res)
     memset(res, 0, sizeof(*res));
     for (unsigned i = 0; i < MEASURE_COUNT; i++)
         histogram_init(&res->latency[i]);
+    timeline_init(&res->timeline, TIMELINE_IN | TIMELINE_OUT | TIMELINE_FAILURES |
+                                      TIMELINE_LATENCY | TIMELINE_FSYNCS);
 }
 
 static double per(double n, double d)
@@ -219,6 +221,8 @@ int raw_write_json(const struct raw_options *o, const struct profile *p,
         if (histogram_count(&res->latency[k]) > 0)
             histogram_write_json(&w, profile_measure_name(k), &res->latency[k]);
     json_end_object(&w);
+    json_double(&w, "interval_s", o->interval);
+    timeline_write_json(&res->timeline, &w, "timeline");
     if (res->loop_ceiling > 0) {
         json_double(&w, "fsync_ceiling_per_s", res->fsync_ceiling);
         json_double(&w, "spool_loop_ceiling_per_s", res->loop_ceiling);

@@ -13,6 +13,7 @@
 #include "histogram.h"
 #include "pf_spool.h"
 #include "profile_run.h"
+#include "timeline.h"
 
 struct raw_options {
     const char *dir;
@@ -28,6 +29,8 @@ struct raw_options {
     int ceiling;
     uint64_t seed;
     const char *json;
+    double interval; /* --interval: the timeline's */
+    const char *csv;
     int keep;
     int quiet;
     const struct json_run *run; /* the command line, for the JSON report */
@@ -37,6 +40,8 @@ struct raw_result {
     double elapsed_s;
     uint64_t accepted, delivered, deferred;
     struct histogram latency[MEASURE_COUNT];
+    /* every --interval: accepted in, delivered out, failures, syncs, the accept latency */
+    struct timeline timeline;
     uint64_t ops[OP_KIND_COUNT];
     struct pf_spool_stats pf;
     struct fsinfo fs;

@@ -117,6 +117,7 @@ static void on_stats_timer(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     relay_stats_sample(arg);
+    relay_stats_tick(arg);
 }
 
 static void on_stop_poll(evutil_socket_t fd, short what, void *arg)
@@ -310,6 +311,7 @@ int spoolsim_relay(int argc, char **argv)
     interval = clock_timeval(opts.stats_interval);
     evtimer_add(r.stats_timer, &interval);
     relay_stats_sample(&r);
+    relay_stats_tick(&r);
     relay_qmgr_kick(&r);
 
     event_base_dispatch(r.base);
@@ -317,6 +319,7 @@ int spoolsim_relay(int argc, char **argv)
     r.stop_ns = clock_now_ns();
     r.stopping = 1;
     relay_stats_sample(&r);
+    relay_stats_tick(&r);
     relay_smtp_close_all(&r);
     /* Let every file operation under way finish: none may be cut off halfway. */
     if (r.smtpd) /* first: a reply it gives may send a message to cleanup */
@@ -329,6 +332,8 @@ int spoolsim_relay(int argc, char **argv)
         relay_stats_print(&r, stderr);
     if (opts.json && relay_stats_write_json(&r, opts.json) != 0)
         msg_warn("cannot write %s: %s", opts.json, strerror(errno));
+    if (opts.csv && timeline_save_csv(&r.stats.timeline, opts.csv) != 0)
+        msg_warn("cannot write %s: %s", opts.csv, strerror(errno));
     relay_smtpd_free_all(&r);
     relay_qmgr_free_all(&r);
     if (r.qmgr != r.cleanup)

@@ -45,6 +45,8 @@ enum {
     OPT_HOP_TIMEOUT,
     OPT_HOP_TLS,
     OPT_STATS_INTERVAL,
+    OPT_INTERVAL,
+    OPT_CSV,
     OPT_BACKLOG,
     OPT_BARE_LF,
     OPT_HOSTNAME,
@@ -118,7 +120,9 @@ static void usage(FILE *fp)
             "  --bare-lf POLICY        strict, normalize or lenient (normalize)\n"
             "  --backlog N             listen backlog (1024)\n"
             "  --hostname NAME         in the greeting and EHLO (spoolsim.localdomain)\n"
-            "  --stats-interval SEC    queue-depth sampling period (1)\n"
+            "  --interval TIME         one timeline row (and queue-depth sample) every TIME,\n"
+            "                          10ms to 1h (1s); --stats-interval is the same\n"
+            "  --csv FILE              write the timeline as CSV at exit (- = stdout)\n"
             "  --port-file FILE        write the port once listening (for port 0)\n"
             "  --json FILE             write the summary as JSON at exit (- = stdout)\n"
             "  -q, --quiet             no progress notices on standard error (the summary\n"
@@ -190,6 +194,8 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         {"backlog", required_argument, NULL, OPT_BACKLOG},
         {"hostname", required_argument, NULL, OPT_HOSTNAME},
         {"stats-interval", required_argument, NULL, OPT_STATS_INTERVAL},
+        {"interval", required_argument, NULL, OPT_INTERVAL},
+        {"csv", required_argument, NULL, OPT_CSV},
         {"port-file", required_argument, NULL, OPT_PORT_FILE},
         {"json", required_argument, NULL, OPT_JSON},
         {"no-summary", no_argument, NULL, OPT_NO_SUMMARY},
@@ -351,7 +357,14 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             opts->hostname = optarg;
             break;
         case OPT_STATS_INTERVAL:
-            opts->stats_interval = optarg_seconds(optarg, "--stats-interval");
+            opts->stats_interval = optarg_interval(optarg, "--stats-interval");
+            break;
+        case OPT_INTERVAL:
+            opts->stats_interval = optarg_interval(optarg, "--interval");
+            break;
+        case OPT_CSV:
+            optarg_output_file(optarg, "--csv");
+            opts->csv = optarg;
             break;
         case OPT_PORT_FILE:
             opts->port_file = optarg;
@@ -390,6 +403,6 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         msg_usage("--tls-key needs --tls-cert");
     if (opts->min_backoff_ns > opts->max_backoff_ns)
         msg_usage("--min-backoff is longer than --max-backoff");
-    if (opts->timeout <= 0 || opts->hop_timeout <= 0 || opts->stats_interval <= 0)
-        msg_usage("timeouts and --stats-interval must be positive");
+    if (opts->timeout <= 0 || opts->hop_timeout <= 0)
+        msg_usage("timeouts must be positive");
 }

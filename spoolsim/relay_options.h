@@ -64,7 +64,8 @@ struct relay_options {
     const char *tls_cert, *tls_key;
     double hop_timeout; /* next hop reply time, seconds */
     enum relay_hop_tls hop_tls;
-    double stats_interval;
+    double stats_interval; /* --interval: the timeline's and the queue-depth samples' period */
+    const char *csv;       /* --csv FILE: the timeline */
     unsigned backlog;
     enum smtp_bare_lf_policy bare_lf;
     const char *hostname;

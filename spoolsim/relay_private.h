@@ -34,6 +34,7 @@
 #include "relay_model.h"
 #include "relay_options.h"
 #include "sysusage.h"
+#include "timeline.h"
 
 struct relay;
 struct relay_session;
@@ -102,6 +103,7 @@ struct relay_stats {
         uint64_t qmgr_busy_ns;      /* time the qmgr thread spent in its jobs */
     } * samples;
     size_t sample_count, sample_cap;
+    struct timeline timeline; /* one row every --interval (relay_stats_tick) */
 };
 
 struct relay {
@@ -208,6 +210,8 @@ void relay_profile_totals(const struct relay *r, uint64_t ops[OP_KIND_COUNT]);
 void relay_stats_init(struct relay_stats *st);
 void relay_stats_free(struct relay_stats *st);
 void relay_stats_sample(struct relay *r);
+/* The timeline's point now: at the start, every --interval and at the end. */
+void relay_stats_tick(struct relay *r);
 void relay_stats_print(const struct relay *r, FILE *fp);
 void relay_stats_print_start(const struct relay *r, int listen_fd, FILE *fp); /* one line */
 int relay_stats_write_json(const struct relay *r, const char *path);

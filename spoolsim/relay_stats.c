@@ -32,12 +32,15 @@ void relay_stats_init(struct relay_stats *st)
     histogram_init(&st->queue_wait);
     histogram_init(&st->delivery);
     histogram_init(&st->end_to_end);
+    timeline_init(&st->timeline, TIMELINE_IN | TIMELINE_OUT | TIMELINE_FAILURES | TIMELINE_LATENCY |
+                                     TIMELINE_QUEUES);
 }
 
 void relay_stats_free(struct relay_stats *st)
 {
     free(st->samples);
     st->samples = NULL;
+    timeline_free(&st->timeline);
 }
 
 static uint64_t self_cpu_ns(void)
@@ -71,6 +74,31 @@ void relay_stats_sample(struct relay *r)
     sysusage_sample(&s->sys, &r->kthreads, r->has_disk ? r->disk_stat : NULL);
     s->self_cpu_ns = self_cpu_ns();
     s->qmgr_busy_ns = r->qmgr && r->qmgr != r->cleanup ? io_pool_busy_ns(r->qmgr) : 0;
+}
+
+/*
+ * In: received (acknowledged with 250); out: delivered; failures: refused
+ * (451, 452) or bounced; latency: end to end. The fsyncs are the spool's,
+ * counted on this thread: another MTA's profile counts its own on the
+ * pool's threads, where they cannot be read while it runs.
+ */
+void relay_stats_tick(struct relay *r)
+{
+    struct relay_stats *st = &r->stats;
+    struct timeline_point p = {
+        .t = (double)(clock_now_ns() - r->start_ns) / 1e9,
+        .in = st->received,
+        .out = st->delivered,
+        .failures = st->rejected_storage + st->rejected_other + st->bounced,
+        .fsyncs = st->spool.fsyncs,
+        .incoming = r->n_incoming,
+        .active = r->n_active + r->n_moving,
+        .deferred = r->n_deferred,
+    };
+
+    if (r->profile->builtin_postfix)
+        st->timeline.fields |= TIMELINE_FSYNCS;
+    timeline_add_cumulative(&st->timeline, &p, &st->end_to_end);
 }
 
 static double elapsed(const struct relay *r)
@@ -358,6 +386,8 @@ int relay_stats_write_json(const struct relay *r, const char *path)
         json_end_object(&w);
     }
     json_end_array(&w);
+    json_double(&w, "interval_s", r->opts->stats_interval);
+    timeline_write_json(&st->timeline, &w, "timeline");
     json_end_object(&w);
     status = json_finish(&w);
     if (fp != stdout)

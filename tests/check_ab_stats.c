@@ -7,8 +7,10 @@
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "ab_export.h"
 #include "ab_stats.h"
 #include "check_main.h"
 #include "workload.h"
@@ -207,6 +209,123 @@ START_TEST(test_refused)
 }
 END_TEST
 
+/* ------------------------------------------------------- spread, warnings */
+
+START_TEST(test_summarize)
+{
+    struct ab_summary s;
+
+    ab_summarize((const double[]){2, 4, 4, 4, 5, 5, 7, 9}, 8, &s);
+    ck_assert_uint_eq(s.runs, 8);
+    ck_assert_double_eq(s.mean, 5);
+    ck_assert_double_eq(s.median, 4.5);
+    ck_assert_double_eq(s.min, 2);
+    ck_assert_double_eq(s.max, 9);
+    /* the sample deviation: sqrt(32 / 7), not the population's 2 */
+    ck_assert_double_eq_tol(s.sd, sqrt(32.0 / 7.0), 1e-12);
+    ab_summarize((const double[]){7.5}, 1, &s);
+    ck_assert_double_eq(s.sd, 0);
+    ck_assert_double_eq(s.min, 7.5);
+    ck_assert_double_eq(s.max, 7.5);
+}
+END_TEST
+
+START_TEST(test_warnings)
+{
+    struct ab_summary a = {.runs = 5}, b = {.runs = 5};
+    struct ab_result r = {.ratio = 1.0, .ci_low = 0.95, .ci_high = 1.149};
+    char buf[512];
+
+    /* five runs and an interval of 19.9 % of the ratio: nothing to say */
+    ck_assert_int_eq(ab_warnings(&a, &b, &r, buf, sizeof(buf)), 0);
+    ck_assert_str_eq(buf, "");
+    r.ci_high = 1.151; /* 20.1 % */
+    ck_assert_int_eq(ab_warnings(&a, &b, &r, buf, sizeof(buf)), 1);
+    ck_assert_str_eq(buf, "the 95 % interval is wide (0.950–1.151, 20 % of the ratio, more than "
+                          "20 %): the runs scatter; run more or quieten the machine\n");
+    /* relative to the ratio: the same width around 2 is narrow */
+    r = (struct ab_result){.ratio = 2.0, .ci_low = 1.9, .ci_high = 2.2};
+    ck_assert_int_eq(ab_warnings(&a, &b, &r, buf, sizeof(buf)), 0);
+    b.runs = 4;
+    ck_assert_int_eq(ab_warnings(&a, &b, &r, buf, sizeof(buf)), 1);
+    ck_assert_str_eq(buf, "B has 4 successful runs, fewer than 5: take the verdict as a hint and "
+                          "run more (-n)\n");
+    a.runs = 1;
+    ck_assert_int_eq(ab_warnings(&a, &b, NULL, buf, sizeof(buf)), 2);
+    ck_assert(starts_with(buf, "A has 1 successful run, fewer"));
+    /* truncated, never overrun */
+    ck_assert_int_eq(ab_warnings(&a, &b, NULL, buf, 10), 2);
+    ck_assert_uint_eq(strlen(buf), 9);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- export */
+
+static void export_of(struct ab_export *e, struct ab_result *r)
+{
+    static const double a[] = {100, 110, 90, 105, 95}, b[] = {50, 52, 48, 51, 49};
+
+    memset(e, 0, sizeof(*e));
+    e->unit = "msgs/s";
+    e->dir[0] = "/mnt/a";
+    e->dir[1] = "/mnt/b, \"dirsync\"";
+    ab_summarize(a, N(a), &e->side[0]);
+    ab_summarize(b, N(b), &e->side[1]);
+    *r =
+        (struct ab_result){.ratio = 0.5, .ci_low = 0.45, .ci_high = 0.55, .runs_a = 5, .runs_b = 5};
+    e->result = r;
+}
+
+START_TEST(test_export_markdown)
+{
+    struct ab_export e;
+    struct ab_result r;
+    char *text;
+
+    export_of(&e, &r);
+    e.dir[1] = "/mnt/b|c";
+    text = ab_export_markdown(&e);
+    ck_assert_str_eq(text,
+                     "| Side | Directory | Median [msgs/s] | Mean ± σ [msgs/s] | Min [msgs/s] "
+                     "| Max [msgs/s] | Runs | B/A (95 % CI) |\n"
+                     "|:---|:---|---:|---:|---:|---:|---:|---:|\n"
+                     "| A | `/mnt/a` | 100.0 | 100.0 ± 7.9 | 90.0 | 110.0 | 5 | 1.000 |\n"
+                     "| B | `/mnt/b\\|c` | 50.0 | 50.0 ± 1.6 | 48.0 | 52.0 | 5 | "
+                     "0.500 (0.450–0.550) |\n");
+    free(text);
+    /* not compared, a side without a run */
+    e.result = NULL;
+    e.side[1].runs = 0;
+    text = ab_export_markdown(&e);
+    ck_assert_ptr_nonnull(
+        strstr(text, "| A | `/mnt/a` | 100.0 | 100.0 ± 7.9 | 90.0 | 110.0 | 5 | n/a |\n"));
+    ck_assert_ptr_nonnull(strstr(text, "| B | `/mnt/b\\|c` | n/a | n/a | n/a | n/a | 0 | n/a |\n"));
+    free(text);
+}
+END_TEST
+
+START_TEST(test_export_csv)
+{
+    struct ab_export e;
+    struct ab_result r;
+    char *text;
+
+    export_of(&e, &r);
+    text = ab_export_csv(&e);
+    ck_assert_str_eq(text,
+                     "side,directory,unit,median,mean,stddev,min,max,runs,ratio,ci_low,ci_high\n"
+                     "A,/mnt/a,msgs/s,100,100,7.90569415,90,110,5,1,,\n"
+                     "B,\"/mnt/b, \"\"dirsync\"\"\",msgs/s,50,50,1.58113883,48,52,5,0.5,0.45,"
+                     "0.55\n");
+    free(text);
+    e.result = NULL;
+    e.side[0].runs = 0;
+    text = ab_export_csv(&e);
+    ck_assert_ptr_nonnull(strstr(text, "\nA,/mnt/a,msgs/s,,,,,,0,,,\n"));
+    free(text);
+}
+END_TEST
+
 static Suite *ab_stats_suite(void)
 {
     Suite *s = suite_create("ab_stats");
@@ -224,6 +343,10 @@ static Suite *ab_stats_suite(void)
     tcase_add_test(tc, test_deterministic);
     tcase_add_test(tc, test_degenerate_two_runs);
     tcase_add_test(tc, test_refused);
+    tcase_add_test(tc, test_summarize);
+    tcase_add_test(tc, test_warnings);
+    tcase_add_test(tc, test_export_markdown);
+    tcase_add_test(tc, test_export_csv);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -211,10 +211,27 @@ START_TEST(test_huge_values)
 }
 END_TEST
 
+static void assert_same(const struct histogram *x, const struct histogram *y)
+{
+    struct histogram_summary s1, s2;
+
+    ck_assert(memcmp(x->counts, y->counts, sizeof(x->counts)) == 0);
+    histogram_summarize(x, &s1);
+    histogram_summarize(y, &s2);
+    ck_assert_uint_eq(s1.count, s2.count);
+    ck_assert_uint_eq(s1.min, s2.min);
+    ck_assert_uint_eq(s1.max, s2.max);
+    ck_assert_uint_eq(s1.p50, s2.p50);
+    ck_assert_uint_eq(s1.p90, s2.p90);
+    ck_assert_uint_eq(s1.p99, s2.p99);
+    ck_assert_uint_eq(s1.p999, s2.p999);
+    ck_assert_uint_eq(histogram_percentile(x, 12.5), histogram_percentile(y, 12.5));
+    ck_assert(fabs(s1.mean - s2.mean) <= 1e-12 * s1.mean);
+}
+
 START_TEST(test_merge)
 {
     static struct histogram all, a, b, empty;
-    struct histogram_summary s1, s2;
 
     rng_state = 99;
     histogram_init(&all);
@@ -229,17 +246,7 @@ START_TEST(test_merge)
     }
     histogram_merge(&a, &empty);
     histogram_merge(&a, &b);
-    ck_assert(memcmp(all.counts, a.counts, sizeof(all.counts)) == 0);
-    histogram_summarize(&all, &s1);
-    histogram_summarize(&a, &s2);
-    ck_assert_uint_eq(s1.count, s2.count);
-    ck_assert_uint_eq(s1.min, s2.min);
-    ck_assert_uint_eq(s1.max, s2.max);
-    ck_assert_uint_eq(s1.p50, s2.p50);
-    ck_assert_uint_eq(s1.p90, s2.p90);
-    ck_assert_uint_eq(s1.p99, s2.p99);
-    ck_assert_uint_eq(s1.p999, s2.p999);
-    ck_assert(fabs(s1.mean - s2.mean) <= 1e-9 * s1.mean);
+    assert_same(&all, &a);
 
     /* Into an empty histogram: a copy. */
     histogram_merge(&empty, &all);
@@ -308,7 +315,20 @@ START_TEST(test_write_json)
                           "    \"p90_ms\": 3.5,\n"
                           "    \"p99_ms\": 3.5,\n"
                           "    \"p99_9_ms\": 3.5,\n"
-                          "    \"max_ms\": 3.5\n"
+                          "    \"max_ms\": 3.5,\n"
+                          "    \"buckets\": {\n"
+                          "      \"unit\": \"ns\",\n"
+                          "      \"scheme\": \"log-linear\",\n"
+                          "      \"sub_bucket_bits\": 7,\n"
+                          "      \"count\": 2,\n"
+                          "      \"min\": 1000000,\n"
+                          "      \"max\": 3500000,\n"
+                          "      \"sum\": 4500000,\n"
+                          "      \"counts\": [\n"
+                          "        [999424, 1],\n"
+                          "        [3489792, 1]\n"
+                          "      ]\n"
+                          "    }\n"
                           "  },\n"
                           "  \"empty\": {\n"
                           "    \"count\": 0,\n"
@@ -318,10 +338,169 @@ START_TEST(test_write_json)
                           "    \"p90_ms\": 0,\n"
                           "    \"p99_ms\": 0,\n"
                           "    \"p99_9_ms\": 0,\n"
-                          "    \"max_ms\": 0\n"
+                          "    \"max_ms\": 0,\n"
+                          "    \"buckets\": {\n"
+                          "      \"unit\": \"ns\",\n"
+                          "      \"scheme\": \"log-linear\",\n"
+                          "      \"sub_bucket_bits\": 7,\n"
+                          "      \"count\": 0,\n"
+                          "      \"min\": 0,\n"
+                          "      \"max\": 0,\n"
+                          "      \"sum\": 0,\n"
+                          "      \"counts\": []\n"
+                          "    }\n"
                           "  }\n"
                           "}\n");
     free(buf);
+}
+END_TEST
+
+/* h as histogram_write_json() writes it, under the key "h" of an object. */
+static char *write_text(const struct histogram *h)
+{
+    struct json_writer w;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+
+    ck_assert_ptr_nonnull(fp);
+    json_init(&w, fp);
+    json_begin_object(&w, NULL);
+    histogram_write_json(&w, "h", h);
+    json_end_object(&w);
+    ck_assert_int_eq(json_finish(&w), 0);
+    fclose(fp);
+    return buf;
+}
+
+/* Two results written, read back and merged: the histogram merged in memory. */
+START_TEST(test_read_json_merge)
+{
+    static struct histogram a, b, merged, ra, rb, rm;
+    char *ta, *tb;
+
+    rng_state = 7;
+    histogram_init(&a);
+    histogram_init(&b);
+    for (int i = 0; i < 30000; i++)
+        histogram_record(i % 4 ? &a : &b, rng_latency());
+    histogram_record(&b, 3); /* the exact buckets too */
+    histogram_record(&a, 200);
+    merged = a;
+    histogram_merge(&merged, &b);
+    ta = write_text(&a);
+    tb = write_text(&b);
+    memset(&ra, 0xa5, sizeof(ra));
+    ck_assert_int_eq(histogram_read_json(ta, "h", &ra), 0);
+    ck_assert_int_eq(histogram_read_json(tb, "h", &rb), 0);
+    assert_same(&ra, &a);
+    ck_assert(ra.sum == a.sum);
+    rm = ra;
+    histogram_merge(&rm, &rb);
+    assert_same(&rm, &merged);
+    free(ta);
+    free(tb);
+
+    /* an empty one reads back as histogram_init() makes it, and merges as nothing */
+    histogram_init(&a);
+    ta = write_text(&a);
+    ck_assert_int_eq(histogram_read_json(ta, "h", &ra), 0);
+    ck_assert_uint_eq(ra.count, 0);
+    ck_assert_uint_eq(ra.min, UINT64_MAX);
+    rm = merged;
+    histogram_merge(&rm, &ra);
+    assert_same(&rm, &merged);
+    free(ta);
+}
+END_TEST
+
+START_TEST(test_read_json_rejects)
+{
+    static struct histogram h, before;
+    static const char *const bad[] = {
+        /* another unit, scheme or resolution */
+        "{\"buckets\": {\"unit\": \"us\", \"scheme\": \"log-linear\", \"sub_bucket_bits\": 7, "
+        "\"count\": 1, \"min\": 5, \"max\": 5, \"sum\": 5, \"counts\": [[5, 1]]}}",
+        "{\"buckets\": {\"unit\": \"ns\", \"scheme\": \"hdr\", \"sub_bucket_bits\": 7, "
+        "\"count\": 1, \"min\": 5, \"max\": 5, \"sum\": 5, \"counts\": [[5, 1]]}}",
+        "{\"buckets\": {\"unit\": \"ns\", \"scheme\": \"log-linear\", \"sub_bucket_bits\": 8, "
+        "\"count\": 1, \"min\": 5, \"max\": 5, \"sum\": 5, \"counts\": [[5, 1]]}}",
+        /* 257 starts no bucket: 256 and 258 do */
+        "{\"buckets\": {\"unit\": \"ns\", \"scheme\": \"log-linear\", \"sub_bucket_bits\": 7, "
+        "\"count\": 1, \"min\": 257, \"max\": 257, \"sum\": 257, \"counts\": [[257, 1]]}}",
+        /* counts that do not add up */
+        "{\"buckets\": {\"unit\": \"ns\", \"scheme\": \"log-linear\", \"sub_bucket_bits\": 7, "
+        "\"count\": 3, \"min\": 5, \"max\": 6, \"sum\": 16, \"counts\": [[5, 1], [6, 1]]}}",
+        /* out of order, twice, a zero count */
+        "{\"buckets\": {\"unit\": \"ns\", \"scheme\": \"log-linear\", \"sub_bucket_bits\": 7, "
+        "\"count\": 2, \"min\": 5, \"max\": 6, \"sum\": 11, \"counts\": [[6, 1], [5, 1]]}}",
+        "{\"buckets\": {\"unit\": \"ns\", \"scheme\": \"log-linear\", \"sub_bucket_bits\": 7, "
+        "\"count\": 2, \"min\": 5, \"max\": 5, \"sum\": 10, \"counts\": [[5, 1], [5, 1]]}}",
+        "{\"buckets\": {\"unit\": \"ns\", \"scheme\": \"log-linear\", \"sub_bucket_bits\": 7, "
+        "\"count\": 1, \"min\": 5, \"max\": 6, \"sum\": 5, \"counts\": [[5, 1], [6, 0]]}}",
+        /* a min or max outside the buckets */
+        "{\"buckets\": {\"unit\": \"ns\", \"scheme\": \"log-linear\", \"sub_bucket_bits\": 7, "
+        "\"count\": 1, \"min\": 4, \"max\": 5, \"sum\": 5, \"counts\": [[5, 1]]}}",
+        "{\"buckets\": {\"unit\": \"ns\", \"scheme\": \"log-linear\", \"sub_bucket_bits\": 7, "
+        "\"count\": 1, \"min\": 5, \"max\": 6, \"sum\": 5, \"counts\": [[5, 1]]}}",
+        /* an empty one with leftovers; a fraction; a key missing */
+        "{\"buckets\": {\"unit\": \"ns\", \"scheme\": \"log-linear\", \"sub_bucket_bits\": 7, "
+        "\"count\": 0, \"min\": 0, \"max\": 0, \"sum\": 0, \"counts\": [[5, 1]]}}",
+        "{\"buckets\": {\"unit\": \"ns\", \"scheme\": \"log-linear\", \"sub_bucket_bits\": 7, "
+        "\"count\": 1, \"min\": 5, \"max\": 5, \"sum\": 5, \"counts\": [[5, 1.5]]}}",
+        "{\"buckets\": {\"unit\": \"ns\", \"scheme\": \"log-linear\", \"sub_bucket_bits\": 7, "
+        "\"count\": 1, \"min\": 5, \"max\": 5, \"counts\": [[5, 1]]}}",
+        /* the percentiles alone, as results before the buckets were */
+        "{\"count\": 1, \"p50_ms\": 1}",
+    };
+    const char *good = "{\"buckets\": {\"unit\": \"ns\", \"scheme\": \"log-linear\", "
+                       "\"sub_bucket_bits\": 7, \"count\": 2, \"min\": 256, \"max\": 259, "
+                       "\"sum\": 515, \"counts\": [[256, 1], [258, 1]]}}";
+
+    histogram_init(&h);
+    histogram_record(&h, 42);
+    before = h;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        ck_assert_msg(histogram_read_json(bad[i], NULL, &h) == -1, "accepted: %s", bad[i]);
+        ck_assert(memcmp(&h, &before, sizeof(h)) == 0); /* untouched */
+    }
+    ck_assert_int_eq(histogram_read_json(good, NULL, &h), 0);
+    ck_assert_uint_eq(h.count, 2);
+    ck_assert_uint_eq(histogram_max(&h), 259);
+    ck_assert_uint_eq(histogram_percentile(&h, 50.0), 256);
+}
+END_TEST
+
+START_TEST(test_subtract)
+{
+    static struct histogram before, now, delta, only_after;
+
+    rng_state = 11;
+    histogram_init(&before);
+    histogram_init(&only_after);
+    for (int i = 0; i < 5000; i++)
+        histogram_record(&before, rng_latency());
+    now = before;
+    for (int i = 0; i < 3000; i++) {
+        uint64_t v = rng_latency();
+
+        histogram_record(&now, v);
+        histogram_record(&only_after, v);
+    }
+    histogram_subtract(&delta, &now, &before);
+    ck_assert(memcmp(delta.counts, only_after.counts, sizeof(delta.counts)) == 0);
+    ck_assert_uint_eq(delta.count, 3000);
+    ck_assert_uint_eq(histogram_percentile(&delta, 50.0), histogram_percentile(&only_after, 50.0));
+    ck_assert_uint_eq(histogram_percentile(&delta, 99.0), histogram_percentile(&only_after, 99.0));
+    /* min and max: within their bucket (half a bucket is 1/256 of the value) */
+    ck_assert(delta.min <= only_after.min && rel_err(delta.min, only_after.min) <= 2 * MAX_REL_ERR);
+    ck_assert(delta.max >= only_after.max && rel_err(delta.max, only_after.max) <= 2 * MAX_REL_ERR);
+    ck_assert(fabs(histogram_mean(&delta) - histogram_mean(&only_after)) <=
+              1e-6 * histogram_mean(&only_after));
+    /* nothing new: empty */
+    histogram_subtract(&delta, &now, &now);
+    ck_assert_uint_eq(histogram_count(&delta), 0);
+    ck_assert_uint_eq(histogram_percentile(&delta, 99.0), 0);
 }
 END_TEST
 
@@ -339,6 +518,9 @@ static Suite *histogram_suite(void)
     tcase_add_test(tc, test_merge);
     tcase_add_test(tc, test_print_text);
     tcase_add_test(tc, test_write_json);
+    tcase_add_test(tc, test_read_json_merge);
+    tcase_add_test(tc, test_read_json_rejects);
+    tcase_add_test(tc, test_subtract);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -167,6 +167,39 @@ START_TEST(test_nesting)
 }
 END_TEST
 
+START_TEST(test_inline_array)
+{
+    mem_open();
+    json_begin_object(&w, NULL);
+    json_begin_array(&w, "counts");
+    json_begin_inline_array(&w, NULL);
+    json_uint(&w, NULL, 128);
+    json_uint(&w, NULL, 3);
+    json_end_array(&w);
+    json_begin_inline_array(&w, NULL);
+    json_begin_array(&w, NULL); /* a container inside a line stays on it */
+    json_end_array(&w);
+    json_begin_object(&w, NULL);
+    json_double(&w, "x", 0.5);
+    json_bool(&w, "y", 0);
+    json_end_object(&w);
+    json_end_array(&w);
+    json_begin_inline_array(&w, NULL);
+    json_end_array(&w);
+    json_end_array(&w);
+    json_uint(&w, "after", 1); /* and the line ends with it */
+    json_end_object(&w);
+    mem_expect("{\n"
+               "  \"counts\": [\n"
+               "    [128, 3],\n"
+               "    [[], {\"x\": 0.5, \"y\": false}],\n"
+               "    []\n"
+               "  ],\n"
+               "  \"after\": 1\n"
+               "}\n");
+}
+END_TEST
+
 START_TEST(test_top_level_scalar_and_empty)
 {
     mem_open();
@@ -253,6 +286,7 @@ static Suite *json_suite(void)
     tcase_add_test(tc, test_scalars);
     tcase_add_test(tc, test_doubles);
     tcase_add_test(tc, test_nesting);
+    tcase_add_test(tc, test_inline_array);
     tcase_add_test(tc, test_top_level_scalar_and_empty);
     tcase_add_test(tc, test_max_depth);
     suite_add_tcase(s, tc);

@@ -482,6 +482,59 @@ START_TEST(test_round_trip)
 }
 END_TEST
 
+START_TEST(test_array_length)
+{
+    ck_assert_int_eq(json_read_array_length("[]", NULL), 0);
+    ck_assert_int_eq(json_read_array_length("{\"a\": [1, [2, 3], {\"b\": 4}]}", "a"), 3);
+    ck_assert_int_eq(json_read_array_length("{\"a\": {}}", "a"), -1);
+    ck_assert_int_eq(json_read_array_length("{\"a\": [1, 2}", "a"), -1);
+    ck_assert_int_eq(json_read_array_length("{\"a\": 5}", "b"), -1);
+}
+END_TEST
+
+START_TEST(test_number_rows)
+{
+    double out[6];
+    const char *text = "{\"c\": [[128, 3], [ 1.5e3 ,-2 ], [0, 0]]}";
+
+    ck_assert_int_eq(json_read_number_rows(text, "c", 2, out, 3), 3);
+    ck_assert(out[0] == 128 && out[1] == 3 && out[2] == 1500 && out[3] == -2 && out[4] == 0);
+    /* one row too many for the room given */
+    ck_assert_int_eq(json_read_number_rows(text, "c", 2, out, 2), -1);
+    ck_assert_int_eq(json_read_number_rows("{\"c\": []}", "c", 2, out, 3), 0);
+    /* every row must have exactly the width, of numbers only */
+    ck_assert_int_eq(json_read_number_rows("[[1, 2], [3]]", NULL, 2, out, 3), -1);
+    ck_assert_int_eq(json_read_number_rows("[[1, 2, 3]]", NULL, 2, out, 3), -1);
+    ck_assert_int_eq(json_read_number_rows("[[1, null]]", NULL, 2, out, 3), -1);
+    ck_assert_int_eq(json_read_number_rows("[[1, \"2\"]]", NULL, 2, out, 3), -1);
+    ck_assert_int_eq(json_read_number_rows("[1, 2]", NULL, 1, out, 3), -1);
+    ck_assert_int_eq(json_read_number_rows("[[1]]", NULL, 0, out, 3), -1);
+    ck_assert_int_eq(json_read_number_rows("[[1, 2], [3, 4]", NULL, 2, out, 3), -1);
+    ck_assert_int_eq(json_read_number_rows("{\"c\": 1}", "c", 1, out, 3), -1);
+}
+END_TEST
+
+START_TEST(test_table)
+{
+    static const char *const keys[] = {"t", "n", "p99_ms"};
+    double out[9];
+    const char *text = "{\"timeline\": [{\"t\": 0, \"n\": 5, \"p99_ms\": null},"
+                       " {\"x\": {\"t\": 9}, \"n\": 7, \"t\": 1, \"t\": 8},"
+                       " {}]}";
+
+    ck_assert_int_eq(json_read_table(text, "timeline", keys, 3, out, 3), 3);
+    ck_assert(out[0] == 0 && out[1] == 5 && isnan(out[2]));
+    /* a nested object's member is not the row's; the first of a repeated key counts */
+    ck_assert(out[3] == 1 && out[4] == 7 && isnan(out[5]));
+    ck_assert(isnan(out[6]) && isnan(out[7]) && isnan(out[8]));
+    ck_assert_int_eq(json_read_table(text, "timeline", keys, 3, out, 2), -1);
+    ck_assert_int_eq(json_read_table("[{\"t\": 1}, 2]", NULL, keys, 3, out, 3), -1);
+    ck_assert_int_eq(json_read_table("[{\"t\": \"1\"}]", NULL, keys, 3, out, 3), 1);
+    ck_assert(isnan(out[0]));
+    ck_assert_int_eq(json_read_table("[{\"t\": 1,}]", NULL, keys, 3, out, 3), -1);
+}
+END_TEST
+
 static Suite *json_read_suite(void)
 {
     Suite *s = suite_create("json_read");
@@ -498,6 +551,9 @@ static Suite *json_read_suite(void)
     tcase_add_test(tc, test_numbers);
     tcase_add_test(tc, test_decimal_comma_locale);
     tcase_add_test(tc, test_round_trip);
+    tcase_add_test(tc, test_array_length);
+    tcase_add_test(tc, test_number_rows);
+    tcase_add_test(tc, test_table);
     suite_add_tcase(s, tc);
 
     tcase_add_test(tm, test_malformed);

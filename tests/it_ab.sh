@@ -45,6 +45,50 @@ check "nothing left in A" empty "$A"
 check "nothing left in B" empty "$B"
 check "nothing left in TMPDIR" empty "$TMP"
 
+# --- mean, spread, warnings, exports, from a real run of three a side
+check "raw: exports" to "$WORK/exp.out" ab -q -n 3 --warmup 0 --json "$WORK/exp.json" \
+    --export-markdown "$WORK/exp-markdown" --export-csv "$WORK/exp.csv" "$A" "$B" -- raw -m 100 -w 2
+check "a spread line per side" test "$(grep -Ec '^[AB] spread: mean [0-9.]+ ± [0-9.]+ msgs/s \(σ\), min [0-9.]+, max [0-9.]+$' "$WORK/exp.out")" = 2
+check "the fewer-than-5-runs warning, for each side" \
+    test "$(grep -c '^warning: [AB] has 3 successful runs, fewer than 5' "$WORK/exp.out")" = 2
+check "exports and JSON agree" python3 - "$WORK/exp.json" "$WORK/exp-markdown" "$WORK/exp.csv" "$A" "$B" <<'PY'
+import csv, json, math, statistics, sys
+d = json.load(open(sys.argv[1]))
+rows = list(csv.DictReader(open(sys.argv[3], newline="")))
+assert [r["side"] for r in rows] == ["A", "B"], rows
+for r, k, path in zip(rows, "AB", sys.argv[4:6]):
+    s = d["sides"][k]
+    runs = s["runs"]
+    assert r["directory"] == path and r["unit"] == "msgs/s" and int(r["runs"]) == 3 == len(runs)
+    assert math.isclose(s["mean"], statistics.mean(runs), rel_tol=1e-6), (s, runs)
+    assert math.isclose(s["stddev"], statistics.stdev(runs), rel_tol=1e-6), (s, runs)
+    assert s["min"] == min(runs) and s["max"] == max(runs)
+    for key, json_key in (("median", "median"), ("mean", "mean"), ("stddev", "stddev"),
+                          ("min", "min"), ("max", "max")):
+        assert math.isclose(float(r[key]), s[json_key], rel_tol=1e-8), (key, r[key], s[json_key])
+assert float(rows[0]["ratio"]) == 1 and rows[0]["ci_low"] == ""
+assert math.isclose(float(rows[1]["ratio"]), d["ratio"], rel_tol=1e-8)
+assert math.isclose(float(rows[1]["ci_low"]), d["ci_low"], rel_tol=1e-8)
+assert any("fewer than 5" in w for w in d["warnings"]), d["warnings"]
+wide = (d["ci_high"] - d["ci_low"]) / d["ratio"] > 0.2
+assert wide == any("interval is wide" in w for w in d["warnings"]), d
+md = open(sys.argv[2]).read().splitlines()
+assert md[0].startswith("| Side | Directory | Median [msgs/s] | Mean ± σ [msgs/s] |"), md
+assert md[1] == "|:---|:---|---:|---:|---:|---:|---:|---:|", md
+for line, k, path in zip(md[2:], "AB", sys.argv[4:6]):
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    s = d["sides"][k]
+    assert cells[0] == k and cells[1] == f"`{path}`", cells
+    assert cells[2] == f"{s['median']:.1f}" and cells[3] == f"{s['mean']:.1f} ± {s['stddev']:.1f}", cells
+    assert cells[6] == "3", cells
+assert md[3].split("|")[-2].strip() == f"{d['ratio']:.3f} ({d['ci_low']:.3f}–{d['ci_high']:.3f})", md[3]
+PY
+check "--export-csv in a missing directory: exit 2, named, before any run" sh -c \
+    "env TMPDIR='$TMP' '$RELAY' ab --export-csv '$WORK/nodir/x.csv' '$A' '$B' -- raw -m 10 >'$WORK/e.out' 2>&1; test \$? = 2 && grep -q -- '--export-csv' '$WORK/e.out' && ! grep -q 'A run' '$WORK/e.out'"
+check "--export-markdown to a directory: exit 2" sh -c \
+    "'$RELAY' ab --export-markdown '$WORK' '$A' '$B' -- raw -m 10 >/dev/null 2>&1; test \$? = 2"
+check "nothing left in A after the exports" empty "$A"
+
 # --- the same seed gives the same interval
 check "quiet: only the report" to "$WORK/quiet.out" ab -q -n 2 --warmup 0 "$A" "$B" -- relay -m 100 -s 5 --sync none
 check "no progress with -q" sh -c "! grep -v '^spoolsim ab: warning:' '$WORK/quiet.out' | grep -q '^spoolsim ab:'"

@@ -83,7 +83,18 @@ elif spool == "sides":
 OLD = {"tool", "msgs_per_s", "msgs_per_s_in", "msgs_per_s_out", "end_to_end_ms", "filesystem_type",
        "dir", "fstype", "options"}
 NO_COUNT = {"fsync_ceiling_per_s", "spool_loop_ceiling_per_s"}  # ceilings: rates of nothing counted
-LATENCY = ["count", "min_ms", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p99_9_ms", "max_ms"]
+LATENCY = ["count", "min_ms", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p99_9_ms", "max_ms",
+           "buckets"]
+BUCKETS = ["unit", "scheme", "sub_bucket_bits", "count", "min", "max", "sum", "counts"]
+def buckets_ok(lat, where):
+    b = lat["buckets"]
+    want(list(b) == BUCKETS, f"{where}.buckets: {list(b)}")
+    want(b["unit"] == "ns" and b["scheme"] == "log-linear", f"{where}.buckets: {b['unit']} {b['scheme']}")
+    lows = [c[0] for c in b["counts"]]
+    want(lows == sorted(set(lows)), f"{where}.buckets: lower bounds not ascending")
+    want(sum(c[1] for c in b["counts"]) == b["count"] == lat["count"], f"{where}.buckets: counts")
+    want(b["count"] == 0 or abs(b["max"] / 1e6 - lat["max_ms"]) <= 1e-6 * max(1, lat["max_ms"]),
+         f"{where}.buckets: max {b['max']} vs max_ms {lat['max_ms']}")
 def walk(o, where):
     if isinstance(o, list):
         for i, v in enumerate(o):
@@ -99,6 +110,8 @@ def walk(o, where):
         if k == "latency":
             for stage, lat in v.items():
                 want(list(lat) == LATENCY, f"{where}.latency.{stage}: {list(lat)}")
+                if "buckets" in lat:
+                    buckets_ok(lat, f"{where}.latency.{stage}")
         if where == "" and k == "filesystem":
             errors.append("a top-level filesystem object (it is spool.filesystem now)")
         walk(v, f"{where}.{k}" if where else k)
