@@ -341,9 +341,10 @@ static void add_field(struct buf *b, const char *name, const char *value)
     free(v.p);
 }
 
-/* Body text wrapped at 78, continuation lines indented by four spaces, as Postfix's. */
-static void add_wrapped(struct buf *b, const char *text)
+/* Body text wrapped at 78; continuation lines indented by `indent' spaces (Postfix's: 4). */
+static void add_wrapped(struct buf *b, const char *text, size_t indent)
 {
+    static const char spaces[] = "\r\n        ";
     struct buf v = {0};
     size_t col = 0, i = 0;
 
@@ -357,8 +358,8 @@ static void add_wrapped(struct buf *b, const char *text)
         while (end < v.len && v.p[end] != ' ')
             end++;
         if (col > 0 && col + 1 + (end - start) > DSN_LINE_FOLD) {
-            buf_str(b, "\r\n    ");
-            col = 4;
+            buf_add(b, spaces, 2 + indent);
+            col = indent;
         } else if (col > 0) {
             buf_str(b, " ");
             col++;
@@ -367,8 +368,8 @@ static void add_wrapped(struct buf *b, const char *text)
             size_t room = DSN_LINE_LIMIT - col;
 
             buf_add(b, v.p + start, room);
-            buf_str(b, "\r\n    ");
-            col = 4;
+            buf_add(b, spaces, 2 + indent);
+            col = indent;
             start += room;
         }
         buf_add(b, v.p + start, end - start);
@@ -457,21 +458,25 @@ char *dsn_compose(const struct dsn_report *rep, size_t *len)
     add_field(&b, "Content-Type", "text/plain; charset=us-ascii");
     buf_str(&b, "\r\n");
     snprintf(text, sizeof(text), "This is the mail system at host %.200s.", host);
-    add_wrapped(&b, text);
+    add_wrapped(&b, text, 0);
     buf_str(&b, "\r\n");
     if (rep->postmaster_copy)
-        add_wrapped(&b, "A delivery status notification (a message with the null sender) could "
-                        "not be delivered. Its headers are attached below.");
+        add_wrapped(&b,
+                    "A delivery status notification (a message with the null sender) could "
+                    "not be delivered. Its headers are attached below.",
+                    0);
     else
-        add_wrapped(&b, "Your message could not be delivered to one or more recipients. The "
-                        "reasons follow, and the headers of your message are attached below.");
+        add_wrapped(&b,
+                    "Your message could not be delivered to one or more recipients. The "
+                    "reasons follow, and the headers of your message are attached below.",
+                    0);
     for (unsigned i = 0; i < log->count; i++) {
         const struct dsn_entry *e = &log->entries[i];
 
         buf_str(&b, "\r\n");
         snprintf(text, sizeof(text), "<%.400s>: %.700s", e->recipient,
                  e->reason ? e->reason : (e->diag_text ? e->diag_text : "delivery failed"));
-        add_wrapped(&b, text);
+        add_wrapped(&b, text, 4);
     }
 
     /* the part for programs, RFC 3464 */

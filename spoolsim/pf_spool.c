@@ -732,12 +732,39 @@ int pf_spool_activate(const struct pf_spool *sp, const char *id, int from_deferr
     return 0;
 }
 
+/* The rest of an open file, whose fstat said `size', into a malloc'd buffer. */
+static int read_rest(int fd, off_t size, char **buf, size_t *len)
+{
+    size_t got = 0;
+
+    *buf = xmalloc((size_t)size + 1);
+    while (got < (size_t)size) {
+        ssize_t n = read(fd, *buf + got, (size_t)size - got);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int saved = errno;
+
+            free(*buf);
+            *buf = NULL;
+            errno = saved;
+            return -1;
+        }
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    (*buf)[got] = 0;
+    *len = got;
+    return 0;
+}
+
 int pf_spool_read(const struct pf_spool *sp, const char *id, char **buf, size_t *len,
                   struct pf_spool_stats *st)
 {
     char path[4096];
     struct stat sb;
-    size_t got = 0;
     int at, fd, saved;
 
     *buf = NULL;
@@ -763,27 +790,51 @@ int pf_spool_read(const struct pf_spool *sp, const char *id, char **buf, size_t 
     if (flock(fd, LOCK_EX | LOCK_NB) != 0)
         goto fail;
     st->locks++;
-    *buf = xmalloc((size_t)sb.st_size + 1);
-    while (got < (size_t)sb.st_size) {
-        ssize_t n = read(fd, *buf + got, (size_t)sb.st_size - got);
-
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            goto fail;
-        if (n == 0)
-            break;
-        got += (size_t)n;
-    }
-    *len = got;
+    if (read_rest(fd, sb.st_size, buf, len) != 0)
+        goto fail;
     close(fd);
     return 0;
 
 fail:
     saved = errno;
     close(fd);
-    free(*buf);
+    errno = saved;
+    return -1;
+}
+
+int pf_spool_log_read(const struct pf_spool *sp, const char *log, const char *id, char **buf,
+                      size_t *len, struct pf_spool_stats *st)
+{
+    char path[4096];
+    struct stat sb;
+    int at, fd, saved;
+
     *buf = NULL;
+    *len = 0;
+    if (pf_spool_locate(sp, log, id, &at, path, sizeof(path), NULL) != 0)
+        return -1;
+    if ((fd = openat(at, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+        return -1;
+    if (fstat(fd, &sb) != 0)
+        goto fail;
+    if (!S_ISREG(sb.st_mode) || sb.st_size < 0) {
+        errno = EINVAL;
+        goto fail;
+    }
+    /* a log holds a block per recipient: no longer than the queue file it speaks of */
+    if (sp->max_file && (uint64_t)sb.st_size > sp->max_file) {
+        errno = EFBIG;
+        goto fail;
+    }
+    if (read_rest(fd, sb.st_size, buf, len) != 0)
+        goto fail;
+    (void)st; /* reads are not counted, as pf_spool_read()'s are not */
+    close(fd);
+    return 0;
+
+fail:
+    saved = errno;
+    close(fd);
     errno = saved;
     return -1;
 }
@@ -875,17 +926,29 @@ int pf_spool_log_remove(const struct pf_spool *sp, const char *log, const char *
     return 0;
 }
 
-int pf_spool_log_exists(const struct pf_spool *sp, const char *log, const char *id,
-                        struct pf_spool_stats *st)
+int pf_spool_log_stat(const struct pf_spool *sp, const char *log, const char *id, off_t *size,
+                      struct pf_spool_stats *st)
 {
     char path[4096];
     struct stat sb;
     int at;
 
+    *size = 0;
     if (pf_spool_locate(sp, log, id, &at, path, sizeof(path), NULL) != 0)
         return 0;
     st->stat_probes++;
-    return fstatat(at, path, &sb, AT_SYMLINK_NOFOLLOW) == 0;
+    if (fstatat(at, path, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+        return 0;
+    *size = sb.st_size;
+    return 1;
+}
+
+int pf_spool_log_exists(const struct pf_spool *sp, const char *log, const char *id,
+                        struct pf_spool_stats *st)
+{
+    off_t size;
+
+    return pf_spool_log_stat(sp, log, id, &size, st);
 }
 
 int pf_spool_corrupt(const struct pf_spool *sp, const char *queue, const char *id)
