@@ -717,7 +717,9 @@ static void retire_done(struct io_job *job)
     if ((any_result(m, RCPT_BOUNCED) || (m->flushed & RELAY_FLUSH_DEFER && !m->flush_failed)) &&
         !m->ever_bounced) {
         m->ever_bounced = 1;
-        r->stats.bounced++;
+        /* a notification that fails is counted as discarded (or re-sent), not as bounced mail */
+        if (!m->is_dsn)
+            r->stats.bounced++;
         if (!relay_bounces(r))
             r->stats.bounces_dropped++;
     }
