@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +154,21 @@ static void end_block(struct dsn_log *log, struct dsn_entry *e, unsigned *cap, i
     memset(e, 0, sizeof(*e));
 }
 
+/* The attributes with text values, as bounce_append_service.c names them. */
+static const struct {
+    const char *name;
+    size_t off;
+} text_fields[] = {
+    {"recipient", offsetof(struct dsn_entry, recipient)},
+    {"status", offsetof(struct dsn_entry, status)},
+    {"action", offsetof(struct dsn_entry, action)},
+    {"diag_type", offsetof(struct dsn_entry, diag_type)},
+    {"diag_text", offsetof(struct dsn_entry, diag_text)},
+    {"mta_type", offsetof(struct dsn_entry, mta_type)},
+    {"mta_name", offsetof(struct dsn_entry, mta_name)},
+    {"reason", offsetof(struct dsn_entry, reason)},
+};
+
 int dsn_log_parse(const char *text, size_t len, int is_defer, struct dsn_log *log)
 {
     struct dsn_entry e = {0};
@@ -177,26 +193,14 @@ int dsn_log_parse(const char *text, size_t len, int is_defer, struct dsn_log *lo
             continue; /* not an attribute: the old "<rcpt>: text" form */
         name_len = (size_t)(eq - line);
         eq++;
-#define IS(name) (name_len == sizeof(name) - 1 && memcmp(line, name, name_len) == 0)
-        if (IS("recipient"))
-            set_field(&e.recipient, eq, n - name_len - 1);
-        else if (IS("offset"))
+        if (name_len == 6 && memcmp(line, "offset", 6) == 0) {
             e.offset = strtol(eq, NULL, 10);
-        else if (IS("status"))
-            set_field(&e.status, eq, n - name_len - 1);
-        else if (IS("action"))
-            set_field(&e.action, eq, n - name_len - 1);
-        else if (IS("diag_type"))
-            set_field(&e.diag_type, eq, n - name_len - 1);
-        else if (IS("diag_text"))
-            set_field(&e.diag_text, eq, n - name_len - 1);
-        else if (IS("mta_type"))
-            set_field(&e.mta_type, eq, n - name_len - 1);
-        else if (IS("mta_name"))
-            set_field(&e.mta_name, eq, n - name_len - 1);
-        else if (IS("reason"))
-            set_field(&e.reason, eq, n - name_len - 1);
-#undef IS
+            continue;
+        }
+        for (size_t f = 0; f < sizeof(text_fields) / sizeof(text_fields[0]); f++)
+            if (strlen(text_fields[f].name) == name_len &&
+                memcmp(line, text_fields[f].name, name_len) == 0)
+                set_field((char **)((char *)&e + text_fields[f].off), eq, n - name_len - 1);
     }
     end_block(log, &e, &cap, is_defer);
     return 0;
@@ -204,25 +208,27 @@ int dsn_log_parse(const char *text, size_t len, int is_defer, struct dsn_log *lo
 
 /* -------------------------------------------------------- status codes */
 
-/* "C.S.D" with C the class, S up to three digits and D up to three, then a space or end. */
+/* How many digits (1 to 3) start `s', or 0 for none or too many. */
+static size_t subcode(const char *s)
+{
+    size_t n = 0;
+
+    while (isdigit((unsigned char)s[n]) && n < 4)
+        n++;
+    return n <= 3 ? n : 0;
+}
+
+/* "C.S.D" with C the class, S and D of one to three digits, then a space or end. */
 static size_t enhanced_code(const char *p, int class)
 {
-    const char *s = p;
-    int digits;
+    size_t s, d;
 
-    if (*s != '0' + class || s[1] != '.')
+    if (p[0] != '0' + class || p[1] != '.' || (s = subcode(p + 2)) == 0 || p[2 + s] != '.' ||
+        (d = subcode(p + 3 + s)) == 0)
         return 0;
-    s += 2;
-    for (digits = 0; isdigit((unsigned char)*s) && digits < 4; digits++)
-        s++;
-    if (digits < 1 || digits > 3 || *s != '.')
+    if (p[3 + s + d] && p[3 + s + d] != ' ' && p[3 + s + d] != '\t')
         return 0;
-    s++;
-    for (digits = 0; isdigit((unsigned char)*s) && digits < 4; digits++)
-        s++;
-    if (digits < 1 || digits > 3 || (*s && *s != ' ' && *s != '\t'))
-        return 0;
-    return (size_t)(s - p);
+    return 3 + s + d;
 }
 
 void dsn_status_of_reply(const char *reply, int failed, char out[DSN_STATUS_MAX])

@@ -760,37 +760,61 @@ static int read_rest(int fd, off_t size, char **buf, size_t *len)
     return 0;
 }
 
+/*
+ * Open `path' under `at' and size it before anything is allocated: a
+ * regular file (else EINVAL) of at most sp->max_file bytes (else EFBIG,
+ * with *size set), so that no file can make us take more than the bound.
+ * The descriptor, or -1.
+ */
+static int open_sized(const struct pf_spool *sp, int at, const char *path, int flags, off_t *size)
+{
+    struct stat sb;
+    int fd, saved;
+
+    *size = 0;
+    if ((fd = openat(at, path, flags | O_NOFOLLOW | O_CLOEXEC)) < 0)
+        return -1;
+    if (fstat(fd, &sb) != 0)
+        goto fail;
+    *size = sb.st_size;
+    if (!S_ISREG(sb.st_mode) || sb.st_size < 0) {
+        errno = EINVAL;
+        goto fail;
+    }
+    if (sp->max_file && (uint64_t)sb.st_size > sp->max_file) {
+        errno = EFBIG;
+        goto fail;
+    }
+    return fd;
+
+fail:
+    saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
+}
+
 int pf_spool_read(const struct pf_spool *sp, const char *id, char **buf, size_t *len,
                   struct pf_spool_stats *st)
 {
     char path[4096];
-    struct stat sb;
+    off_t size;
     int at, fd, saved;
 
     *buf = NULL;
     *len = 0;
     if (pf_spool_locate(sp, "active", id, &at, path, sizeof(path), NULL) != 0)
         return -1;
-    if ((fd = openat(at, path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) < 0)
-        return -1;
-    /* Sized before anything is allocated: no file can make us take more than the bound. */
-    if (fstat(fd, &sb) != 0)
-        goto fail;
-    if (!S_ISREG(sb.st_mode) || sb.st_size < 0) {
-        errno = EINVAL;
-        goto fail;
-    }
-    if (sp->max_file && (uint64_t)sb.st_size > sp->max_file) {
-        close(fd);
-        *len = (size_t)sb.st_size;
-        errno = EFBIG;
+    if ((fd = open_sized(sp, at, path, O_RDWR, &size)) < 0) {
+        if (errno == EFBIG)
+            *len = (size_t)size;
         return -1;
     }
     /* qmgr locks the file it works on; a lock held by another says it is busy */
     if (flock(fd, LOCK_EX | LOCK_NB) != 0)
         goto fail;
     st->locks++;
-    if (read_rest(fd, sb.st_size, buf, len) != 0)
+    if (read_rest(fd, size, buf, len) != 0)
         goto fail;
     close(fd);
     return 0;
@@ -806,37 +830,27 @@ int pf_spool_log_read(const struct pf_spool *sp, const char *log, const char *id
                       size_t *len, struct pf_spool_stats *st)
 {
     char path[4096];
-    struct stat sb;
-    int at, fd, saved;
+    off_t size;
+    int at, fd, status;
 
+    (void)st; /* reads are not counted, as pf_spool_read()'s are not */
     *buf = NULL;
     *len = 0;
     if (pf_spool_locate(sp, log, id, &at, path, sizeof(path), NULL) != 0)
         return -1;
-    if ((fd = openat(at, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-        return -1;
-    if (fstat(fd, &sb) != 0)
-        goto fail;
-    if (!S_ISREG(sb.st_mode) || sb.st_size < 0) {
-        errno = EINVAL;
-        goto fail;
-    }
     /* a log holds a block per recipient: no longer than the queue file it speaks of */
-    if (sp->max_file && (uint64_t)sb.st_size > sp->max_file) {
-        errno = EFBIG;
-        goto fail;
+    if ((fd = open_sized(sp, at, path, O_RDONLY, &size)) < 0)
+        return -1;
+    status = read_rest(fd, size, buf, len);
+    if (status != 0) {
+        int saved = errno;
+
+        close(fd);
+        errno = saved;
+        return -1;
     }
-    if (read_rest(fd, sb.st_size, buf, len) != 0)
-        goto fail;
-    (void)st; /* reads are not counted, as pf_spool_read()'s are not */
     close(fd);
     return 0;
-
-fail:
-    saved = errno;
-    close(fd);
-    errno = saved;
-    return -1;
 }
 
 /*
