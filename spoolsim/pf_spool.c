@@ -713,60 +713,125 @@ int pf_spool_activate(const struct pf_spool *sp, const char *id, int from_deferr
     return 0;
 }
 
+/* The rest of an open file, whose fstat said `size', into a malloc'd buffer. */
+static int read_rest(int fd, off_t size, char **buf, size_t *len)
+{
+    size_t got = 0;
+
+    *buf = xmalloc((size_t)size + 1);
+    while (got < (size_t)size) {
+        ssize_t n = read(fd, *buf + got, (size_t)size - got);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int saved = errno;
+
+            free(*buf);
+            *buf = NULL;
+            errno = saved;
+            return -1;
+        }
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    (*buf)[got] = 0;
+    *len = got;
+    return 0;
+}
+
+/*
+ * Open `path' under `at' and size it before anything is allocated: a
+ * regular file (else EINVAL) of at most sp->max_file bytes (else EFBIG,
+ * with *size set), so that no file can make us take more than the bound.
+ * The descriptor, or -1.
+ */
+static int open_sized(const struct pf_spool *sp, int at, const char *path, int flags, off_t *size)
+{
+    struct stat sb;
+    int fd, saved;
+
+    *size = 0;
+    if ((fd = openat(at, path, flags | O_NOFOLLOW | O_CLOEXEC)) < 0)
+        return -1;
+    if (fstat(fd, &sb) != 0)
+        goto fail;
+    *size = sb.st_size;
+    if (!S_ISREG(sb.st_mode) || sb.st_size < 0) {
+        errno = EINVAL;
+        goto fail;
+    }
+    if (sp->max_file && (uint64_t)sb.st_size > sp->max_file) {
+        errno = EFBIG;
+        goto fail;
+    }
+    return fd;
+
+fail:
+    saved = errno;
+    close(fd);
+    errno = saved;
+    return -1;
+}
+
 int pf_spool_read(const struct pf_spool *sp, const char *id, char **buf, size_t *len,
                   struct pf_spool_stats *st)
 {
     char path[4096];
-    struct stat sb;
-    size_t got = 0;
+    off_t size;
     int at, fd, saved;
 
     *buf = NULL;
     *len = 0;
     if (pf_spool_locate(sp, "active", id, &at, path, sizeof(path), NULL) != 0)
         return -1;
-    if ((fd = openat(at, path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) < 0)
-        return -1;
-    /* Sized before anything is allocated: no file can make us take more than the bound. */
-    if (fstat(fd, &sb) != 0)
-        goto fail;
-    if (!S_ISREG(sb.st_mode) || sb.st_size < 0) {
-        errno = EINVAL;
-        goto fail;
-    }
-    if (sp->max_file && (uint64_t)sb.st_size > sp->max_file) {
-        close(fd);
-        *len = (size_t)sb.st_size;
-        errno = EFBIG;
+    if ((fd = open_sized(sp, at, path, O_RDWR, &size)) < 0) {
+        if (errno == EFBIG)
+            *len = (size_t)size;
         return -1;
     }
     /* qmgr locks the file it works on; a lock held by another says it is busy */
     if (flock(fd, LOCK_EX | LOCK_NB) != 0)
         goto fail;
     st->locks++;
-    *buf = xmalloc((size_t)sb.st_size + 1);
-    while (got < (size_t)sb.st_size) {
-        ssize_t n = read(fd, *buf + got, (size_t)sb.st_size - got);
-
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-            goto fail;
-        if (n == 0)
-            break;
-        got += (size_t)n;
-    }
-    *len = got;
+    if (read_rest(fd, size, buf, len) != 0)
+        goto fail;
     close(fd);
     return 0;
 
 fail:
     saved = errno;
     close(fd);
-    free(*buf);
-    *buf = NULL;
     errno = saved;
     return -1;
+}
+
+int pf_spool_log_read(const struct pf_spool *sp, const char *log, const char *id, char **buf,
+                      size_t *len, struct pf_spool_stats *st)
+{
+    char path[4096];
+    off_t size;
+    int at, fd, status;
+
+    (void)st; /* reads are not counted, as pf_spool_read()'s are not */
+    *buf = NULL;
+    *len = 0;
+    if (pf_spool_locate(sp, log, id, &at, path, sizeof(path), NULL) != 0)
+        return -1;
+    /* a log holds a block per recipient: no longer than the queue file it speaks of */
+    if ((fd = open_sized(sp, at, path, O_RDONLY, &size)) < 0)
+        return -1;
+    status = read_rest(fd, size, buf, len);
+    if (status != 0) {
+        int saved = errno;
+
+        close(fd);
+        errno = saved;
+        return -1;
+    }
+    close(fd);
+    return 0;
 }
 
 /*
@@ -857,17 +922,29 @@ int pf_spool_log_remove(const struct pf_spool *sp, const char *log, const char *
     return 0;
 }
 
-int pf_spool_log_exists(const struct pf_spool *sp, const char *log, const char *id,
-                        struct pf_spool_stats *st)
+int pf_spool_log_stat(const struct pf_spool *sp, const char *log, const char *id, off_t *size,
+                      struct pf_spool_stats *st)
 {
     char path[4096];
     struct stat sb;
     int at;
 
+    *size = 0;
     if (pf_spool_locate(sp, log, id, &at, path, sizeof(path), NULL) != 0)
         return 0;
     st->stat_probes++;
-    return fstatat(at, path, &sb, AT_SYMLINK_NOFOLLOW) == 0;
+    if (fstatat(at, path, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+        return 0;
+    *size = sb.st_size;
+    return 1;
+}
+
+int pf_spool_log_exists(const struct pf_spool *sp, const char *log, const char *id,
+                        struct pf_spool_stats *st)
+{
+    off_t size;
+
+    return pf_spool_log_stat(sp, log, id, &size, st);
 }
 
 int pf_spool_corrupt(const struct pf_spool *sp, const char *queue, const char *id)

@@ -149,6 +149,19 @@ int pf_spool_log_remove(const struct pf_spool *sp, const char *log, const char *
 int pf_spool_log_exists(const struct pf_spool *sp, const char *log, const char *id,
                         struct pf_spool_stats *st);
 
+/* 1 and its size if the per-message log exists (the same stat), else 0. */
+int pf_spool_log_stat(const struct pf_spool *sp, const char *log, const char *id, off_t *size,
+                      struct pf_spool_stats *st);
+
+/*
+ * Read the per-message log whole into a malloc'd, NUL-terminated buffer,
+ * as the bounce service reads it to make a notification: open read-only
+ * (never following a link), read, close. EINVAL for what is not a regular
+ * file, EFBIG for one over sp->max_file.
+ */
+int pf_spool_log_read(const struct pf_spool *sp, const char *log, const char *id, char **buf,
+                      size_t *len, struct pf_spool_stats *st);
+
 /* queue/ID -> corrupt/ID: a file the queue manager cannot read is kept, not delivered. */
 int pf_spool_corrupt(const struct pf_spool *sp, const char *queue, const char *id);
 

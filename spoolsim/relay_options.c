@@ -33,6 +33,8 @@ enum {
     OPT_MAX_LIFETIME,
     OPT_MAX_SIZE,
     OPT_MAX_RCPT,
+    OPT_NO_BOUNCES,
+    OPT_BOUNCE_TO_POSTMASTER,
     OPT_IN_FLOW_DELAY,
     OPT_IN_FLOW_LIMIT,
     OPT_TIMEOUT,
@@ -66,7 +68,9 @@ static void usage(FILE *fp)
             "message into a Postfix queue under DIR (create, rename, write, fchmod 0700,\n"
             "fsync, and only then 250), moves it to active/, delivers it to the next hop,\n"
             "and unlinks it. 4xx answers defer it to deferred/ with a fsync'ed defer log\n"
-            "and a retry; 5xx answers bounce it. SIGINT or SIGTERM stops it with a summary.\n"
+            "and a retry; 5xx answers bounce it: a notification (RFC 3464) goes back to\n"
+            "the sender as a new message through the same queue. SIGINT or SIGTERM stops\n"
+            "it with a summary.\n"
             "\n"
             "Options:\n"
             "  --spool DIR             the queue directory (made, with its queues, if missing)\n"
@@ -79,10 +83,6 @@ static void usage(FILE *fp)
             "  --profile NAME          postfix (the relay's own spool), or sendmail, qmail,\n"
             "                          exim, opensmtpd, null: their file operations per\n"
             "                          message, delivered from memory (postfix)\n"
-            "  --model MODEL           a real MTA's CPU per message, spent where it spends\n"
-            "                          it: postfix (built in), a model FILE from spoolsim\n"
-            "                          calibrate, or none (the bare relay) (postfix;\n"
-            "                          none with another --profile)\n"
             "  --model MODEL           a real MTA's CPU per message, spent where it spends\n"
             "                          it: postfix (built in), a model FILE from spoolsim\n"
             "                          calibrate, or none (the bare relay) (postfix;\n"
@@ -101,6 +101,12 @@ static void usage(FILE *fp)
             "  --max-size BYTES        message size limit, SIZE advertised (10240000; at\n"
             "                          most 1024m)\n"
             "  --max-rcpt N            recipients per message (1000)\n"
+            "  --no-bounces            a failed message is removed without a notification\n"
+            "                          to its sender (counted in the summary); default: a\n"
+            "                          delivery status notification, as Postfix's bounce\n"
+            "  --bounce-to-postmaster ADDRESS\n"
+            "                          where a notification that itself fails goes (sender\n"
+            "                          double-bounce@HOSTNAME); default: discarded, logged\n"
             "  --in-flow-delay TIME    how long a new message waits for the queue manager\n"
             "                          to catch up, as Postfix's in_flow_delay; 0 = never (1s)\n"
             "  --in-flow-limit N       flow tokens when the queue manager is idle (100)\n"
@@ -179,6 +185,8 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         {"max-lifetime", required_argument, NULL, OPT_MAX_LIFETIME},
         {"max-size", required_argument, NULL, OPT_MAX_SIZE},
         {"max-rcpt", required_argument, NULL, OPT_MAX_RCPT},
+        {"no-bounces", no_argument, NULL, OPT_NO_BOUNCES},
+        {"bounce-to-postmaster", required_argument, NULL, OPT_BOUNCE_TO_POSTMASTER},
         {"in-flow-delay", required_argument, NULL, OPT_IN_FLOW_DELAY},
         {"in-flow-limit", required_argument, NULL, OPT_IN_FLOW_LIMIT},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
@@ -311,6 +319,16 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         case OPT_MAX_RCPT:
             opts->max_rcpt = (unsigned)optarg_count(optarg, "--max-rcpt", 1, 100000);
             break;
+        case OPT_NO_BOUNCES:
+            opts->no_bounces = 1;
+            break;
+        case OPT_BOUNCE_TO_POSTMASTER:
+            if (*optarg == 0 || strpbrk(optarg, "<> \t\r\n") != NULL)
+                msg_usage("bad --bounce-to-postmaster \"%s\" (an address: user@domain, "
+                          "without <> or spaces)",
+                          optarg);
+            opts->bounce_to_postmaster = optarg;
+            break;
         case OPT_TIMEOUT:
             opts->timeout = optarg_seconds(optarg, "--timeout");
             break;
@@ -399,6 +417,8 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         msg_usage("no spool directory: --spool DIR is required");
     if (opts->user && strcmp(opts->profile, "postfix") != 0)
         msg_usage("-u needs the relay's own spool (--profile postfix)");
+    if (opts->no_bounces && opts->bounce_to_postmaster)
+        msg_usage("--bounce-to-postmaster has nothing to do with --no-bounces");
     if (opts->tls_key && !opts->tls_cert)
         msg_usage("--tls-key needs --tls-cert");
     if (opts->min_backoff_ns > opts->max_backoff_ns)

@@ -54,13 +54,15 @@ struct relay_options {
     uint64_t min_backoff_ns, max_backoff_ns, max_lifetime_ns;
     uint64_t max_size;
     unsigned max_rcpt;
-    double in_flow_delay;   /* seconds; 0 disables flow control */
-    unsigned in_flow_limit; /* tokens, as Postfix's default_process_limit */
-    double timeout;         /* client idle time, seconds */
-    double min_data_rate;   /* bytes/s owed in DATA after the timeout; 0 = none */
-    unsigned error_limit;   /* protocol errors before 421 */
-    unsigned max_sessions;  /* client sessions at once; the rest wait in the backlog */
-    int tls;                /* offer STARTTLS */
+    int no_bounces;                   /* --no-bounces: drop what fails, with no notification */
+    const char *bounce_to_postmaster; /* where a failed notification goes; NULL: discarded */
+    double in_flow_delay;             /* seconds; 0 disables flow control */
+    unsigned in_flow_limit;           /* tokens, as Postfix's default_process_limit */
+    double timeout;                   /* client idle time, seconds */
+    double min_data_rate;             /* bytes/s owed in DATA after the timeout; 0 = none */
+    unsigned error_limit;             /* protocol errors before 421 */
+    unsigned max_sessions;            /* client sessions at once; the rest wait in the backlog */
+    int tls;                          /* offer STARTTLS */
     const char *tls_cert, *tls_key;
     double hop_timeout; /* next hop reply time, seconds */
     enum relay_hop_tls hop_tls;

@@ -9,6 +9,8 @@
  * relay_smtp.c     delivery over SMTP to the next hop, with a connection
  *                  limit and connection reuse
  * relay_local.c    the other next hops: discard and maildir:DIR
+ * relay_bounce.c   the bounce service: a notification made from a bounce
+ *                  or defer log and posted as a new queue file
  * relay_stats.c    counters, latencies, queue depths; text and JSON
  *
  * Everything here runs on the event loop thread, except the work()
@@ -33,6 +35,7 @@
 #include "profile_run.h"
 #include "relay_model.h"
 #include "relay_options.h"
+#include "smtp_reply.h"
 #include "sysusage.h"
 #include "timeline.h"
 
@@ -58,9 +61,19 @@ struct relay_msg {
     char *file;         /* the queue file as the queue manager read it */
     size_t file_len;
     struct pf_qfile_view view;
-    enum relay_rcpt_result *results; /* per view.rcpts, this attempt */
-    char reason[600];                /* the next hop's words for a deferral or bounce */
-    int ever_bounced;                /* a bounce log may exist; counted as bounced */
+    enum relay_rcpt_result *results;     /* per view.rcpts, this attempt */
+    char reason[600];                    /* the next hop's words for a deferral or bounce */
+    char hop_reply[SMTP_REPLY_TEXT_MAX]; /* the reply behind `reason'; "" when there was none */
+    char **rcpt_reason, **rcpt_reply;    /* per view.rcpts: the above when it failed; or NULL */
+    int ever_bounced;                    /* a bounce log may exist; counted as bounced */
+
+    /* the bounce service, as Postfix's qmgr asks it at the end of an attempt */
+    int is_dsn;       /* a notification this relay made */
+    int expired;      /* this attempt's deferrals are past --max-lifetime: they are returned */
+    int flush;        /* the log retire_work() found to send: RELAY_FLUSH_BOUNCE or _DEFER */
+    int flushed;      /* the logs sent in this attempt */
+    int flush_failed; /* a notification could not be posted: the message waits */
+    char dsn_id[PF_QUEUE_ID_MAX]; /* the notification's queue file; "" when none was made */
     unsigned attempts;
     unsigned io_failures; /* file steps failed in a row (activation, reading): the back-off */
 
@@ -82,9 +95,14 @@ struct relay_msg {
 /* The message whose file step an io_pool job is: the pool hands back only the job. */
 #define MSG_OF(job) ((struct relay_msg *)((char *)(job)-offsetof(struct relay_msg, job)))
 
+#define RELAY_FLUSH_BOUNCE 1 /* bounce/ID: recipients that failed */
+#define RELAY_FLUSH_DEFER 2  /* defer/X/ID: recipients that expired */
+
 struct relay_stats {
     uint64_t received, rejected_storage, rejected_other, delivered, bounced, deferrals, corrupt,
         recovered, expired;
+    /* notifications: posted, delivered, discarded (failed ones), not made (--no-bounces) */
+    uint64_t bounces_sent, bounces_delivered, bounces_discarded, bounces_dropped;
     uint64_t rcpts_sent;
     uint64_t first_in_ns, last_out_ns; /* the busy window */
     struct pf_spool_stats spool, maildir;
@@ -187,6 +205,10 @@ void relay_qmgr_flow_flush(struct relay *r); /* at a stop: nothing waits for tok
 struct relay_msg *relay_qmgr_next_ready(struct relay *r); /* for a delivery agent, or NULL */
 struct relay_msg *relay_msg_new(struct relay *r);
 void relay_msg_free(struct relay_msg *m);
+/* Recipient i failed for m->reason (and m->hop_reply): kept for its log entry. */
+void relay_msg_note(struct relay_msg *m, unsigned i);
+/* Postfix's bounce notices are modelled: the postfix profile without --no-bounces. */
+int relay_bounces(const struct relay *r);
 int relay_qmgr_idle(const struct relay *r);
 void relay_qmgr_free_all(struct relay *r);
 
@@ -196,6 +218,16 @@ void relay_smtp_deliver(struct relay *r); /* start what the connection limit all
 void relay_smtp_close_all(struct relay *r);
 void relay_local_deliver(struct relay *r, struct relay_msg *m);
 int relay_local_init(struct relay *r, char *err, size_t errlen);
+
+/*
+ * relay_bounce.c, on a cleanup thread: m->flush's log becomes a
+ * notification in incoming/ (its ID in m->dsn_id) and is removed. Sets
+ * m->job_status: one of these, or -1 with m->job_errno (and the log kept).
+ */
+#define RELAY_BOUNCE_SENDER 0     /* to the original's sender */
+#define RELAY_BOUNCE_POSTMASTER 1 /* a double bounce, to --bounce-to-postmaster */
+#define RELAY_BOUNCE_DISCARDED 2  /* nobody to tell; m->job_err says why */
+void relay_bounce_flush_work(struct relay_msg *m);
 
 /* relay_profile.c: another MTA's spool profile, in place of Postfix's */
 int relay_profile_setup(struct relay *r, char *err, size_t errlen);

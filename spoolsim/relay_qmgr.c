@@ -5,10 +5,12 @@
  * incoming/ and commits it; the queue manager renames it to active/ and
  * reads it; the next hop answers; the delivery side marks each delivered
  * recipient D in place and appends defer or bounce logs (fsync'ed); the
- * queue manager then unlinks the file, or stamps its retry time and moves
- * it to deferred/. The queue manager's file work runs on its own pool:
- * one thread by default, so that its renames and unlinks happen one at a
- * time, in order, like Postfix's single qmgr process.
+ * queue manager then looks for a bounce log and has the bounce service
+ * (relay_bounce.c) turn it into a notification to the sender, as it does
+ * with the defer log of a message past --max-lifetime; then it unlinks the
+ * file, or stamps its retry time and moves it to deferred/. The queue manager's file work runs on
+ * its own pool: one thread by default, so that its renames and unlinks happen one at a time, in
+ * order, like Postfix's single qmgr process.
  *
  * Every step is an io_pool job whose done() runs here on the loop thread
  * and starts the next step; a message is in at most one job at a time.
@@ -22,6 +24,7 @@
 #include <sys/time.h>
 
 #include "clock.h"
+#include "dsn.h"
 #include "msg.h"
 #include "relay_model.h"
 #include "relay_private.h"
@@ -44,8 +47,37 @@ struct relay_msg *relay_msg_new(struct relay *r)
     return m;
 }
 
+static void free_notes(struct relay_msg *m)
+{
+    for (unsigned i = 0; m->rcpt_reason && i < m->view.rcpt_count; i++) {
+        free(m->rcpt_reason[i]);
+        free(m->rcpt_reply[i]);
+    }
+    free(m->rcpt_reason);
+    free(m->rcpt_reply);
+    m->rcpt_reason = m->rcpt_reply = NULL;
+}
+
+void relay_msg_note(struct relay_msg *m, unsigned i)
+{
+    if (m->rcpt_reason == NULL) {
+        m->rcpt_reason = xcalloc(m->view.rcpt_count, sizeof(*m->rcpt_reason));
+        m->rcpt_reply = xcalloc(m->view.rcpt_count, sizeof(*m->rcpt_reply));
+    }
+    free(m->rcpt_reason[i]);
+    free(m->rcpt_reply[i]);
+    m->rcpt_reason[i] = xstrdup(m->reason);
+    m->rcpt_reply[i] = m->hop_reply[0] ? xstrdup(m->hop_reply) : NULL;
+}
+
+int relay_bounces(const struct relay *r)
+{
+    return r->profile->builtin_postfix && !r->opts->no_bounces;
+}
+
 static void release_file(struct relay_msg *m)
 {
+    free_notes(m);
     pf_qfile_view_free(&m->view);
     free(m->file);
     m->file = NULL;
@@ -430,27 +462,66 @@ static int any_result(const struct relay_msg *m, enum relay_rcpt_result which)
     return 0;
 }
 
-/* Postfix's defer and bounce logs: one attribute block per recipient. */
-static void log_text(const struct relay_msg *m, enum relay_rcpt_result which, const char *action,
-                     char *out, size_t len)
+/* The next hop's host, for Remote-MTA: "dns; HOST" has no port or brackets. */
+static void hop_host(const struct relay *r, char *out, size_t len)
+{
+    const char *d = r->hop_desc, *colon = strrchr(d, ':');
+    size_t n = colon ? (size_t)(colon - d) : strlen(d);
+
+    if (n >= 2 && d[0] == '[' && d[n - 1] == ']') {
+        d++;
+        n -= 2;
+    }
+    snprintf(out, len, "%.*s", (int)n, d);
+}
+
+/*
+ * Postfix's defer and bounce logs: one attribute block per recipient
+ * (dsn.h), with the status the hop's reply gives, in a malloc'd string.
+ */
+static char *log_text(const struct relay_msg *m, enum relay_rcpt_result which, const char *action)
 {
     size_t used = 0;
+    char *out = xstrdup(""), host[sizeof(m->relay->hop_desc)];
 
-    out[0] = 0;
-    for (unsigned i = 0; i < m->view.rcpt_count && used < len; i++) {
+    hop_host(m->relay, host, sizeof(host));
+    for (unsigned i = 0; i < m->view.rcpt_count; i++) {
         const struct pf_qfile_rcpt *rc = &m->view.rcpts[i];
-        int n;
+        const char *reason = m->reason, *reply = m->hop_reply;
+        char *addr, *block, status[DSN_STATUS_MAX];
+        struct dsn_entry e = {0};
+        size_t n;
 
         if (m->results[i] != which)
             continue;
-        n = snprintf(out + used, len - used,
-                     "recipient=%.*s\noffset=%zu\nstatus=%c.0.0\naction=%s\nreason=%s\n\n",
-                     (int)rc->addr_len, rc->addr, rc->offset, which == RCPT_BOUNCED ? '5' : '4',
-                     action, m->reason);
-        if (n < 0)
-            break;
-        used += (size_t)n;
+        if (m->rcpt_reason && m->rcpt_reason[i]) {
+            reason = m->rcpt_reason[i];
+            reply = m->rcpt_reply[i];
+        }
+        if (reply && !*reply)
+            reply = NULL;
+        dsn_status_of_reply(reply, which == RCPT_BOUNCED, status);
+        addr = xstrndup(rc->addr, rc->addr_len);
+        e.recipient = addr;
+        e.offset = (long)rc->offset;
+        e.status = status;
+        e.action = (char *)action;
+        if (reply) {
+            e.diag_type = "smtp";
+            e.diag_text = (char *)reply;
+            e.mta_type = "dns";
+            e.mta_name = host;
+        }
+        e.reason = (char *)reason;
+        block = dsn_log_format(&e);
+        n = strlen(block);
+        out = xrealloc(out, used + n + 1);
+        memcpy(out + used, block, n + 1);
+        used += n;
+        free(block);
+        free(addr);
     }
+    return out;
 }
 
 /*
@@ -463,13 +534,13 @@ static void agent_work(struct io_job *job)
     struct relay_msg *m = MSG_OF(job);
     const struct pf_spool *sp = &m->relay->spool;
     int bounce_logged = 0;
-    char text[8192];
+    char *text;
 
     if (!m->relay->profile->builtin_postfix)
         return; /* the profile's deliver phase has its own per-recipient work */
     relay_model_spend(m->relay->model, COST_DELIVER, m->view.content_bytes, m->view.rcpt_count);
     if (any_result(m, RCPT_BOUNCED)) {
-        log_text(m, RCPT_BOUNCED, "failed", text, sizeof(text));
+        text = log_text(m, RCPT_BOUNCED, "failed");
         if (pf_spool_log_append(sp, "bounce", m->id, text, &m->st) == 0) {
             bounce_logged = 1;
         } else {
@@ -480,13 +551,15 @@ static void agent_work(struct io_job *job)
                 if (m->results[i] == RCPT_BOUNCED)
                     m->results[i] = RCPT_DEFERRED;
         }
+        free(text);
     }
     if (any_result(m, RCPT_DEFERRED)) {
-        log_text(m, RCPT_DEFERRED, "delayed", text, sizeof(text));
+        text = log_text(m, RCPT_DEFERRED, "delayed");
         if (pf_spool_log_append(sp, "defer", m->id, text, &m->st) != 0) {
             m->job_status = -1;
             m->job_errno = errno;
         }
+        free(text);
     }
     for (unsigned i = 0; i < m->view.rcpt_count; i++) {
         int finished =
@@ -508,6 +581,20 @@ static uint64_t backoff_ns(const struct relay *r, unsigned attempts)
     return backoff < r->opts->max_backoff_ns ? backoff : r->opts->max_backoff_ns;
 }
 
+/* Some recipients wait for a retry: deferred, or bounced with no notification posted yet. */
+static int must_wait(const struct relay_msg *m)
+{
+    if (m->flushed & RELAY_FLUSH_DEFER)
+        return m->flush_failed; /* the expired recipients were returned */
+    return any_result(m, RCPT_DEFERRED) || m->flush_failed;
+}
+
+/*
+ * Postfix's qmgr_active_done(): a bounce log that is there (and not empty)
+ * goes to the bounce service first; then, if the message is past its
+ * lifetime, its defer log; the message is deferred or removed only once
+ * the service has answered (m->flush names the log it is to send).
+ */
 static void retire_work(struct io_job *job)
 {
     struct relay_msg *m = MSG_OF(job);
@@ -518,7 +605,25 @@ static void retire_work(struct io_job *job)
                                              m->relay->qmgr == m->relay->cleanup);
         return;
     }
-    if (any_result(m, RCPT_DEFERRED)) {
+    m->flush = 0;
+    if (relay_bounces(m->relay)) {
+        off_t size;
+
+        if (!(m->flushed & RELAY_FLUSH_BOUNCE) &&
+            pf_spool_log_stat(sp, "bounce", m->id, &size, &m->st)) {
+            if (size > 0) {
+                m->flush = RELAY_FLUSH_BOUNCE;
+                return;
+            }
+            pf_spool_log_remove(sp, "bounce", m->id, &m->st); /* an append that failed */
+        }
+        m->flushed |= RELAY_FLUSH_BOUNCE;
+        if (m->expired && !m->flush_failed && !(m->flushed & RELAY_FLUSH_DEFER)) {
+            m->flush = RELAY_FLUSH_DEFER;
+            return;
+        }
+    }
+    if (must_wait(m)) {
         uint64_t backoff = backoff_ns(m->relay, m->attempts);
 
         m->job_status =
@@ -526,8 +631,8 @@ static void retire_work(struct io_job *job)
         m->job_errno = errno;
         return;
     }
-    /* Done with every recipient: the file and its bounce log go (no bounce message is made). */
-    if (pf_spool_log_exists(sp, "bounce", m->id, &m->st))
+    /* --no-bounces: the file and its bounce log go, and no notification is made */
+    if (!relay_bounces(m->relay) && pf_spool_log_exists(sp, "bounce", m->id, &m->st))
         pf_spool_log_remove(sp, "bounce", m->id, &m->st);
     m->job_status = pf_spool_remove(sp, m->id, &m->st);
     m->job_errno = errno;
@@ -545,13 +650,59 @@ static void schedule_retry(struct relay_msg *m, uint64_t delay_ns)
     evtimer_add(m->retry_timer, &tv);
 }
 
+static void retire_done(struct io_job *job);
+
+static void flush_work(struct io_job *job)
+{
+    relay_bounce_flush_work(MSG_OF(job));
+}
+
+/* The notification is in incoming/ (or discarded): a message like any other from here on. */
+static void flush_done(struct io_job *job)
+{
+    struct relay_msg *m = MSG_OF(job);
+    struct relay *r = m->relay;
+    const char *log = m->flush == RELAY_FLUSH_BOUNCE ? "bounce" : "defer";
+
+    take_stats(r, m);
+    m->flushed |= m->flush;
+    m->flush = 0;
+    if (m->dsn_id[0]) {
+        struct relay_msg *dsn = relay_msg_new(r);
+
+        snprintf(dsn->id, sizeof(dsn->id), "%s", m->dsn_id);
+        dsn->is_dsn = 1;
+        dsn->queue = RELAY_Q_INCOMING;
+        r->n_incoming++;
+        push(&r->incoming_head, &r->incoming_tail, dsn);
+        r->stats.bounces_sent++;
+        if (r->opts->verbose)
+            msg_info("%s: %s non-delivery notification: %s", m->id,
+                     m->job_status == RELAY_BOUNCE_POSTMASTER ? "postmaster" : "sender", dsn->id);
+    }
+    if (m->job_status < 0) {
+        /* as Postfix's qmgr: the message waits, its log kept, and the notice is tried again */
+        m->flush_failed = 1;
+        msg_warn("%s: cannot send the notification of its %s log: %s: %s; the message is deferred",
+                 m->id, log, m->job_err, strerror(m->job_errno));
+    } else if (m->job_status == RELAY_BOUNCE_DISCARDED) {
+        r->stats.bounces_discarded++;
+        msg_info("%s: %s", m->id, m->job_err);
+    }
+    submit(r->qmgr, m, retire_work, retire_done);
+}
+
 static void retire_done(struct io_job *job)
 {
     struct relay_msg *m = MSG_OF(job);
     struct relay *r = m->relay;
-    int deferred = any_result(m, RCPT_DEFERRED);
+    int deferred = r->profile->builtin_postfix ? must_wait(m) : any_result(m, RCPT_DEFERRED);
 
     take_stats(r, m);
+    if (m->flush) {
+        submit(r->cleanup, m, flush_work, flush_done); /* the bounce service, then back here */
+        return;
+    }
     r->n_active--;
     if (m->job_status != 0) {
         /* The file stays in active/ (a full disk, say): try the move again later. */
@@ -560,9 +711,14 @@ static void retire_done(struct io_job *job)
         schedule_retry(m, backoff_ns(r, m->attempts));
         return;
     }
-    if (any_result(m, RCPT_BOUNCED) && !m->ever_bounced) {
+    if ((any_result(m, RCPT_BOUNCED) || (m->flushed & RELAY_FLUSH_DEFER && !m->flush_failed)) &&
+        !m->ever_bounced) {
         m->ever_bounced = 1;
-        r->stats.bounced++;
+        /* a notification that fails is counted as discarded (or re-sent), not as bounced mail */
+        if (!m->is_dsn)
+            r->stats.bounced++;
+        if (!relay_bounces(r))
+            r->stats.bounces_dropped++;
     }
     if (deferred) {
         r->stats.deferrals++;
@@ -577,7 +733,9 @@ static void retire_done(struct io_job *job)
         uint64_t now = clock_now_ns();
 
         r->stats.last_out_ns = now;
-        if (any_result(m, RCPT_SENT) || m->view.rcpt_pending == 0)
+        if (m->is_dsn)
+            r->stats.bounces_delivered += any_result(m, RCPT_SENT);
+        else if (any_result(m, RCPT_SENT) || (m->view.rcpt_pending == 0 && !m->ever_bounced))
             r->stats.delivered++;
         if (m->t_mail)
             histogram_record(&r->stats.end_to_end, now - m->t_mail);
@@ -616,13 +774,23 @@ void relay_qmgr_delivered(struct relay_msg *m)
     histogram_record(&r->stats.delivery, m->t_delivered - m->t_deliver);
     if (m->attempts == 1 && m->t_committed)
         histogram_record(&r->stats.queue_wait, m->t_deliver - m->t_committed);
+    m->expired = m->flushed = m->flush_failed = 0;
+    m->dsn_id[0] = 0;
     for (unsigned i = 0; i < m->view.rcpt_count; i++) {
         if (m->results[i] == RCPT_SENT)
             r->stats.rcpts_sent++;
-        /* Past its lifetime a deferral becomes a bounce, as maximal_queue_lifetime says. */
+        /*
+         * Past its lifetime a deferral is returned to the sender, as
+         * maximal_queue_lifetime says: Postfix logs it as deferred, then
+         * its qmgr has the defer log sent as a failure notice. Without
+         * notices the deferral just becomes a bounce.
+         */
         if (m->results[i] == RCPT_DEFERRED &&
             (uint64_t)(age > 0 ? age : 0) * CLOCK_NS_PER_SEC >= r->opts->max_lifetime_ns) {
-            m->results[i] = RCPT_BOUNCED;
+            if (relay_bounces(r))
+                m->expired = 1;
+            else
+                m->results[i] = RCPT_BOUNCED;
             r->stats.expired++;
         }
     }

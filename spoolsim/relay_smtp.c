@@ -130,6 +130,7 @@ static void set_reason(struct relay_msg *m, const struct relay_conn *c, const ch
 {
     snprintf(m->reason, sizeof(m->reason), "host %s said: %s (in reply to %s)", c->relay->hop_desc,
              what, state_names[c->state]);
+    snprintf(m->hop_reply, sizeof(m->hop_reply), "%s", what);
 }
 
 /* The message on `c' is finished, whatever happened; hand it back. */
@@ -142,12 +143,15 @@ static void message_done(struct relay_conn *c)
         relay_qmgr_delivered(m);
 }
 
-/* Every recipient without a final answer gets `result'. */
+/* Every recipient without a final answer gets `result', and m->reason as its own. */
 static void settle(struct relay_msg *m, enum relay_rcpt_result from, enum relay_rcpt_result to)
 {
     for (unsigned i = 0; i < m->view.rcpt_count; i++)
-        if (!m->view.rcpts[i].done && m->results[i] == from)
+        if (!m->view.rcpts[i].done && m->results[i] == from) {
             m->results[i] = to;
+            if (to != RCPT_SENT)
+                relay_msg_note(m, i);
+        }
 }
 
 /*
@@ -165,6 +169,7 @@ static void conn_fail(struct relay_conn *c, const char *why)
     if (c->msg) {
         snprintf(c->msg->reason, sizeof(c->msg->reason), "lost connection with %s while %s: %.200s",
                  r->hop_desc, state_names[c->state], why);
+        c->msg->hop_reply[0] = 0;
         settle(c->msg, RCPT_UNTRIED, RCPT_DEFERRED);
         settle(c->msg, RCPT_SENT, RCPT_DEFERRED);
         message_done(c);
@@ -179,6 +184,7 @@ static void conn_fail(struct relay_conn *c, const char *why)
 
         while ((m = relay_qmgr_next_ready(r)) != NULL) {
             snprintf(m->reason, sizeof(m->reason), "connect to %s: %.200s", r->hop_desc, why);
+            m->hop_reply[0] = 0;
             settle(m, RCPT_UNTRIED, RCPT_DEFERRED);
             relay_qmgr_delivered(m);
         }
@@ -430,6 +436,7 @@ static void handle_reply(struct relay_conn *c)
         } else {
             set_reason(m, c, c->reply.text);
             m->results[c->rcpt] = failure;
+            relay_msg_note(m, c->rcpt);
         }
         c->rcpt = next_rcpt(m, c->rcpt + 1);
         after_envelope_reply(c);

@@ -193,6 +193,18 @@ static void print_report(const struct relay *r, FILE *fp)
             (unsigned long long)st->delivered, per_sec(st->delivered, window), window,
             (unsigned long long)st->deferrals, (unsigned long long)st->bounced,
             (unsigned long long)st->recovered, (unsigned long long)st->corrupt);
+    if (!r->profile->builtin_postfix)
+        fprintf(fp, "bounces: not modelled for %s; %llu bounced messages dropped without notice\n",
+                r->profile->name, (unsigned long long)st->bounces_dropped);
+    else if (r->opts->no_bounces)
+        fprintf(fp, "bounces: %llu messages dropped without notice (--no-bounces)\n",
+                (unsigned long long)st->bounces_dropped);
+    else if (st->bounced || st->bounces_sent || st->bounces_discarded)
+        fprintf(fp,
+                "bounces: %llu notifications sent (%llu delivered), %llu undeliverable ones "
+                "discarded\n",
+                (unsigned long long)st->bounces_sent, (unsigned long long)st->bounces_delivered,
+                (unsigned long long)st->bounces_discarded);
     fprintf(fp,
             "client sessions %llu (%llu with TLS); closed for a timeout %llu, for errors %llu\n",
             (unsigned long long)st->sessions, (unsigned long long)st->tls_sessions,
@@ -333,6 +345,11 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     json_uint(&w, "deferrals", st->deferrals);
     json_uint(&w, "bounced", st->bounced);
     json_uint(&w, "expired", st->expired);
+    json_bool(&w, "bounces_modelled", relay_bounces(r));
+    json_uint(&w, "bounces_sent", st->bounces_sent);
+    json_uint(&w, "bounces_delivered", st->bounces_delivered);
+    json_uint(&w, "bounces_discarded", st->bounces_discarded);
+    json_uint(&w, "bounces_dropped", st->bounces_dropped);
     json_uint(&w, "recovered", st->recovered);
     json_uint(&w, "corrupt", st->corrupt);
     json_uint(&w, "refused_storage", st->rejected_storage);

@@ -53,7 +53,9 @@ check "defer logs were fsync'ed: fsyncs > messages" \
     test "$(python3 -c "import json; print(json.load(open('$WORK/relay2.json'))['spool_ops']['fsyncs'])")" -gt 500
 
 # 5xx: a sink that rejects 20 % of RCPTs for good. Those messages bounce
-# (a bounce log, then the unlink); the rest are delivered; nothing stays.
+# (a bounce log, a notification to the sender, then the unlink); the rest
+# are delivered; the notifications go to the same sink, which refuses some
+# of them too (those are discarded: a bounce of a bounce); nothing stays.
 SPOOL4=$WORK/spool4
 start_sink hard --msg-log "$WORK/hard.log" --fault RCPT:550:20 127.0.0.1:0 100 || exit 1
 start_relay relay4 --spool "$SPOOL4" --next-hop "127.0.0.1:$hard_PORT" --json "$WORK/relay4.json" \
@@ -64,9 +66,14 @@ check "the spool empties, bounce logs included" wait_spool_empty "$SPOOL4" 30
 stop "$relay4_PID"
 stop "$hard_PID"
 bounced=$(json_get "$WORK/relay4.json" bounced)
-delivered=$(wc -l <"$WORK/hard.log")
+delivered=$(grep -c -v ' from=<> ' "$WORK/hard.log")
+notices=$(grep -c ' from=<> ' "$WORK/hard.log")
+sent=$(json_get "$WORK/relay4.json" bounces_sent)
 check "some bounced ($bounced), the rest delivered ($delivered)" \
     test "$bounced" -gt 0 -a $((bounced + delivered)) = 200
+check "a notification per bounced message ($sent), $notices of them taken by the sink" \
+    test "$sent" = "$bounced" -a "$notices" = "$(json_get "$WORK/relay4.json" bounces_delivered)" -a \
+    $((notices + $(json_get "$WORK/relay4.json" bounces_discarded))) = "$sent"
 check "no deferrals for a 5xx" test "$(json_get "$WORK/relay4.json" deferrals)" = 0
 
 # maildir:DIR and long queue IDs.
