@@ -12,7 +12,7 @@
  * file, the message log and the journal open while it reads its hints
  * databases), so every operation names the slot of the open file it
  * works on. The Sendmail, Exim and OpenSMTPD tables are what those
- * daemons were traced doing (tests/it_profile_daemons.sh checks them);
+ * daemons were traced doing (tests/it/it_profile_daemons.sh checks them);
  * the postfix profile has no table here because it is the relay's own
  * implementation (pf_spool), shared by `spoolsim raw' and the relay.
  */

@@ -201,7 +201,7 @@ start_relay() {
 
 # raw_op_counts PROFILE N OUT [OPTION...]: the file operations `spoolsim raw
 # --profile PROFILE' makes per message, one "KIND VALUE" a line
-# (tests/strace_count.py), from a run of 2N messages minus a run of N with
+# (tests/helpers/strace_count.py), from a run of 2N messages minus a run of N with
 # one worker, so that making and removing the spool cancel out.
 raw_op_counts() {
     local p=$1 n=$2 out=$3 d m
@@ -213,7 +213,7 @@ raw_op_counts() {
         ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
             strace -f -y -qq -s 64 -o "$d/trace.$m" "$RELAY" raw --dir "$d/dir" -p "$p" -m "$m" -w 1 -q \
             "$@" >"$d/raw.$m.out" 2>&1 || { cat "$d/raw.$m.out" >&2; return 1; }
-        python3 "$top_srcdir/tests/strace_count.py" --spool "$d/dir" "$d/trace.$m" >"$d/c.$m" || return 1
+        python3 "$top_srcdir/tests/helpers/strace_count.py" --spool "$d/dir" "$d/trace.$m" >"$d/c.$m" || return 1
     done
     awk -v n="$n" 'NR == FNR { once[$1] = $2; next } { printf "%s %.2f\n", $1, ($2 - once[$1]) / n }' \
         "$d/c.$n" "$d/c.$((2 * n))" >"$out"

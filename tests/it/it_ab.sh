@@ -4,7 +4,7 @@
 # ratio and a verdict, warn when both sides are one filesystem, leave
 # nothing behind in either directory or in $TMPDIR, and refuse what it
 # cannot do with exit status 2.
-. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 A=$WORK/a
 B=$WORK/b

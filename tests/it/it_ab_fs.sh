@@ -4,7 +4,7 @@
 # directory operations, the Linux cousin of UFS without soft updates):
 # ab with the postfix raw profile must find dirsync significantly slower.
 # Then tmpfs against ext4, which must differ too.
-. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "loop-mounting filesystems needs root"
 command -v mkfs.ext4 >/dev/null || skip "mkfs.ext4 (e2fsprogs) is not installed"

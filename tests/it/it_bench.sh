@@ -2,7 +2,7 @@
 # Integration: `spoolsim bench`, the main job. It must run with no
 # configuration, report exactly-once delivery, and leave nothing behind:
 # no directory, no process.
-. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 TMP=$WORK/tmp
 mkdir -p "$TMP"

@@ -11,7 +11,7 @@
 # relay's (delivered over its busy window, first message in to last out):
 # bench's window also holds the client's start and a 10 ms poll, so its
 # rate may be lower by up to 20 %, and higher by 5 % at most.
-. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 N=150
 MIN_DELIVERY=0.75 # N x 10 ms / 2 connections

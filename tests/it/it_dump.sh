@@ -4,7 +4,7 @@
 # CR, lines starting with "." and a lone "." line. The source must put only
 # CR LF and stuffed dots on the wire; the sink's dump, after un-stuffing,
 # must equal the payload with its line ends made CR LF, byte for byte.
-. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 printf 'Subject: dump test\n\n.foo\r\n.\nbare\rcr\n..two dots\nlast line without end' \
     >"$WORK/payload"

@@ -9,7 +9,7 @@
 # command file first; PostMark command files name FILE:LINE and do not
 # run; a run whose file operations fail exits 1; every program and
 # subcommand answers -h and `spoolsim help CMD'; the flags mean one thing.
-. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 T=$WORK/tmp
 mkdir -p "$T"

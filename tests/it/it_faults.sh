@@ -1,6 +1,6 @@
 #!/bin/bash
 # Integration: smtp-sink's fault injection, as smtp-source reports it.
-. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 # 30 % of RCPTs get 450: about 30 % of 1000 single-recipient messages fail.
 start_sink s1 --seed 3 --fault rcpt:450:30 --json "$WORK/s1.json" 127.0.0.1:0 100 || exit 1

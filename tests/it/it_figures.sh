@@ -4,7 +4,7 @@
 # connection, plurals, one mount option once, a note for a spool in
 # memory, the relay saying where it listens and relays, and -m with
 # --duration refused instead of one silently winning.
-. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 start_sink sink --quiet --json "$WORK/sink.json" 127.0.0.1:0 100 || { finish; }
 T=127.0.0.1:$sink_PORT

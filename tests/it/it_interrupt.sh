@@ -7,7 +7,7 @@
 # status is 128 + the signal (130, 143), the report printed is marked
 # "partial:", and nothing the program made is left. The same for ab whose
 # reader goes away (`| head'): nothing left in DIR_A or $TMPDIR.
-. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 # until SECONDS COMMAND...: poll COMMAND every 0.05 s until it succeeds.
 until_true() {

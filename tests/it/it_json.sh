@@ -5,7 +5,7 @@
 # keeps the conventions: a rate is its count's key + _per_s next to that
 # count, a latency has the same eight keys, no key of the old vocabulary
 # is left.
-. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 D=$WORK/d && mkdir -p "$D/a" "$D/b" "$D/pm"
 start_sink sink --json "$WORK/sink.json" 127.0.0.1:0 100 || { finish; }

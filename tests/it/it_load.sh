@@ -4,7 +4,7 @@
 # the clients leave. Then a relay and a sink at a small descriptor limit:
 # new connections wait or are refused, the sessions already open go on,
 # nothing crashes, and service returns when descriptors do.
-. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 SINK_CONNS=${LOAD_SINK_CONNS:-10000}
 RELAY_CONNS=${LOAD_RELAY_CONNS:-2000}
@@ -17,7 +17,7 @@ real_pid() { pgrep -P "$1" | head -1 || echo "$1"; }
 # hold NAME PORT N [SECONDS]: N idle connections held by a background client.
 hold() {
     mkfifo "$WORK/$1.in"
-    python3 "$top_srcdir/tests/conn_hold.py" "$2" "$3" "${4:-120}" <"$WORK/$1.in" >"$WORK/$1.out" 2>&1 &
+    python3 "$top_srcdir/tests/helpers/conn_hold.py" "$2" "$3" "${4:-120}" <"$WORK/$1.in" >"$WORK/$1.out" 2>&1 &
     eval "${1}_HOLDER=$!"
     PIDS="$PIDS $!"
     exec {fd}>"$WORK/$1.in"

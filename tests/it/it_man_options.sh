@@ -102,11 +102,11 @@ check_program() {
 
 check_program smtp-source smtp-source/source_options.c
 check_program smtp-sink smtp-sink/sink_options.c
-check_program spoolsim spoolsim/relay_options.c
-check_program spoolsim spoolsim/bench.c
-check_program spoolsim spoolsim/raw.c
-check_program spoolsim spoolsim/ab.c
-check_program spoolsim spoolsim/postmark.c
+check_program spoolsim spoolsim/relay/relay_options.c
+check_program spoolsim spoolsim/drive/bench.c
+check_program spoolsim spoolsim/raw/raw.c
+check_program spoolsim spoolsim/drive/ab.c
+check_program spoolsim spoolsim/postmark/postmark.c
 
 if [ "$missing" -gt 0 ]; then
     echo "it_man_options: $missing problem(s) found" >&2

@@ -3,7 +3,7 @@
 # and our smtp-source -> Postfix's smtp-sink, including the seed's command
 # line against both. Postfix's tools are the ones scripts/fetch-peer.sh
 # extracts from the Debian package (scripts/peers.sh); skipped without them.
-. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 need_peer "Postfix's smtp-source and smtp-sink ($POSTFIX_SMTP_SOURCE)" \
     "run scripts/fetch-peer.sh postfix" executables "$POSTFIX_SMTP_SOURCE" "$POSTFIX_SMTP_SINK"

@@ -4,7 +4,7 @@
 # directories; the Files and Data blocks of their reports, rates removed,
 # must be identical (compat timing makes the Data lines PostMark's float
 # sums). Skipped where the postmark binary is missing.
-. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 SPOOLSIM="$top_builddir/spoolsim/spoolsim"
 need_peer "Debian's postmark" "apt-get install postmark (scripts/install-deps.sh --test)" \

@@ -6,7 +6,7 @@
 # loopback-only relay in a private mount namespace under strace -f, and
 # sent messages by smtp-source, which it relays to smtp-sink. Then
 # `spoolsim raw --profile NAME' runs under strace too, and the two are
-# counted by the same tests/strace_count.py and compared kind by kind.
+# counted by the same tests/helpers/strace_count.py and compared kind by kind.
 #
 # The namespace keeps the host as it is: /etc (and, where a daemon needs a
 # file at a compiled-in path, /usr/sbin or /var/lib) is an overlay whose
@@ -34,11 +34,11 @@
 # where they are missing, and skips each daemon it cannot fetch or start.
 # fetch-peer.sh may apt-install the shared libraries a daemon needs, as it
 # says; the daemons themselves are never installed.
-. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 N=${PROFILE_DAEMONS_MESSAGES:-20}
 WARM=3
-HELPER="$top_srcdir/tests/strace_count.py"
+HELPER="$top_srcdir/tests/helpers/strace_count.py"
 FETCH="$top_srcdir/scripts/fetch-peer.sh"
 
 [ "$(id -u)" = 0 ] || skip "needs root (a mount namespace with overlays, the daemons' own users)"

@@ -3,7 +3,7 @@
 # and leaves nothing behind; where strace works, the system calls each
 # profile makes per message are what the MTA makes (one recipient,
 # success path).
-. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 DIR=$WORK/dir
 mkdir -p "$DIR"
@@ -44,7 +44,7 @@ for p in sendmail exim opensmtpd; do
 done
 
 # System calls per message, by strace: Sendmail's, Exim's and OpenSMTPD's as
-# their daemons were traced making them (tests/it_profile_daemons.sh does
+# their daemons were traced making them (tests/it/it_profile_daemons.sh does
 # it where it can), Postfix's and qmail's as docs/spool-profiles.md A.6 has them.
 if command -v strace >/dev/null && strace -f -o /dev/null true 2>/dev/null; then
     KINDS="create append open fsync fdatasync fsync_dir rename link unlink probe mkdir rmdir stat lock"

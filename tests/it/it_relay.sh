@@ -3,7 +3,7 @@
 # Every acknowledged message must reach the sink intact exactly once and
 # leave nothing behind in the spool; deferrals must drain on retry; the
 # per-message file operations must be Postfix's (strace, where present).
-. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 SPOOL=$WORK/spool
 start_sink sink --msg-log "$WORK/sink.log" --json "$WORK/sink.json" 127.0.0.1:0 100 || exit 1

@@ -10,7 +10,7 @@
 #  3. --hash-depth 2: deferrals work (every level is made), and a spool made
 #     with one depth is refused with another, whether its layout file says
 #     so or its deferred mail shows it.
-. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 # defer_one SPOOL NAME: a message queued in SPOOL and deferred (its next
 # hop is down, its retry an hour away); the relay is then stopped.
@@ -75,7 +75,7 @@ started=$?
 ulimit -Sn "$soft"
 [ $started = 0 ] || exit 1
 mkfifo "$WORK/hold.in"
-python3 "$top_srcdir/tests/conn_hold.py" "$fd_PORT" 100 2 <"$WORK/hold.in" >"$WORK/hold.out" &
+python3 "$top_srcdir/tests/helpers/conn_hold.py" "$fd_PORT" 100 2 <"$WORK/hold.in" >"$WORK/hold.out" &
 hold=$!
 PIDS="$PIDS $hold"
 exec 7>"$WORK/hold.in"

@@ -5,7 +5,7 @@
 # reach the sink; duplicates are allowed (a crash between the next hop's
 # 250 and the unlink) and counted. Then the sink is killed mid-delivery:
 # its messages must be deferred and retried, not dropped.
-. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 CYCLES=${RELAY_CRASH_CYCLES:-3}
 SPOOL=$WORK/spool

@@ -26,7 +26,7 @@
 #    be delivered once the next hop is back (the relay used to retry only
 #    the move, forever); the spool drains, service resumes, and every
 #    acknowledged message is delivered exactly once.
-. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "mounting small tmpfs file systems needs root"
 CYCLES=${RELAY_FILL_CYCLES:-3}

@@ -4,7 +4,7 @@
 # relay must answer 452 4.3.1 once space runs out, leave no partial file,
 # keep serving, and deliver everything it acknowledged once the next hop
 # returns and space with it.
-. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "mounting a small tmpfs needs root"
 MNT=$WORK/full

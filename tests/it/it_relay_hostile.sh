@@ -8,12 +8,12 @@
 # reply to the one before (docs/security.md item 6, the relay as a client).
 # Last, STARTTLS to a hop that sends an extra 250 with its 220: the relay
 # must ignore it and say EHLO again inside TLS (items 1 and 2, client side).
-. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 command -v python3 >/dev/null || skip "python3 is required"
 start_sink sink --msg-log "$WORK/sink.log" 127.0.0.1:0 100 || exit 1
 modes=longline,endless,early,stall,dropmail,dropdot,garbage,dropmail,early,dropdot
-timeout 120 python3 "$top_srcdir/tests/hostile_hop.py" "$WORK/hop.port" "$sink_PORT" "$modes" \
+timeout 120 python3 "$top_srcdir/tests/helpers/hostile_hop.py" "$WORK/hop.port" "$sink_PORT" "$modes" \
     2>"$WORK/hop.err" &
 PIDS="$PIDS $!"
 for _ in $(seq 1 100); do [ -s "$WORK/hop.port" ] && break; sleep 0.05; done
@@ -40,7 +40,7 @@ check "and deferred messages" test "$(json_get "$WORK/relay.json" deferrals)" -g
 check "no message bounced" test "$(json_get "$WORK/relay.json" bounced)" = 0
 
 start_sink sink2 --msg-log "$WORK/sink2.log" 127.0.0.1:0 100 || exit 1
-timeout 120 python3 "$top_srcdir/tests/hostile_hop.py" "$WORK/sync.port" "$sink2_PORT" sync \
+timeout 120 python3 "$top_srcdir/tests/helpers/hostile_hop.py" "$WORK/sync.port" "$sink2_PORT" sync \
     2>"$WORK/sync.err" &
 PIDS="$PIDS $!"
 for _ in $(seq 1 100); do [ -s "$WORK/sync.port" ] && break; sleep 0.05; done
@@ -69,7 +69,7 @@ check "no deferrals" test "$(json_get "$WORK/relay2.json" deferrals)" = 0
 if command -v openssl >/dev/null; then
     openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -days 1 \
         -subj /CN=spoolsim.test -keyout "$WORK/key.pem" -out "$WORK/cert.pem" 2>/dev/null
-    timeout 60 python3 "$top_srcdir/tests/fake_server.py" inject "$WORK/fake.port" \
+    timeout 60 python3 "$top_srcdir/tests/helpers/fake_server.py" inject "$WORK/fake.port" \
         "$WORK/cert.pem" "$WORK/key.pem" >"$WORK/fake.out" 2>&1 &
     fake_pid=$!
     PIDS="$PIDS $fake_pid"

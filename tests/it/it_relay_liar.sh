@@ -8,7 +8,7 @@
 # message later, once, through an honest connection. Both a short message
 # (300 bytes, in one write) and a long one (2 MB, many writes). First, a
 # next hop that is not listening at all.
-. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 command -v python3 >/dev/null || skip "python3 is required"
 
@@ -19,7 +19,7 @@ liar_run() {
     nmodes=$(echo "$modes" | tr ',' '\n' | wc -l)
     start_sink "${name}_sink" --msg-log "$WORK/$name.sink.log" 127.0.0.1:0 100 || return 1
     local sink_port_var="${name}_sink_PORT"
-    timeout 120 python3 "$top_srcdir/tests/hostile_hop.py" "$WORK/$name.hop.port" \
+    timeout 120 python3 "$top_srcdir/tests/helpers/hostile_hop.py" "$WORK/$name.hop.port" \
         "${!sink_port_var}" "$modes" 2>"$WORK/$name.hop.err" &
     PIDS="$PIDS $!"
     for _ in $(seq 1 100); do [ -s "$WORK/$name.hop.port" ] && break; sleep 0.05; done

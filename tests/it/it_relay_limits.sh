@@ -5,12 +5,12 @@
 # with Postfix's process limit. SIGUSR1 prints the statistics so far and
 # writes the JSON so far, and the relay goes on; SIGHUP is logged and
 # changes nothing; SIGTERM then stops it with its summary, exit 0.
-. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 command -v python3 >/dev/null || skip "python3 is required"
 start_relay cap --spool "$WORK/cap.spool" --next-hop discard --max-sessions 2 \
     --json "$WORK/cap.json" || exit 1
-echo | timeout 30 python3 "$top_srcdir/tests/conn_hold.py" "$cap_PORT" 5 2 >"$WORK/cap.out" 2>&1
+echo | timeout 30 python3 "$top_srcdir/tests/helpers/conn_hold.py" "$cap_PORT" 5 2 >"$WORK/cap.out" 2>&1
 check "--max-sessions 2: two of five greeted, three wait in the backlog ($(cat "$WORK/cap.out"))" \
     grep -q "^greeted 2 refused 0 waiting 3" "$WORK/cap.out"
 check "  ... and are served once the others leave" to "$WORK/cap.src" timeout 30 "$SOURCE" -s 4 -m 8 \

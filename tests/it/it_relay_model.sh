@@ -6,7 +6,7 @@
 # puts a stage's CPU on the thread of its place (here: all on the queue
 # manager). Bad models and a model with another MTA's profile are usage
 # errors.
-. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 # relay_cpu NAME ARGS...: 400 messages of 1 KiB through a relay to discard,
 # with --sync none: the model is Postfix's CPU measured on a tmpfs, and what an
@@ -59,7 +59,7 @@ check "a model file's qmgr stage runs on the qmgr thread ($qmgr_s s >= 0.95 x $q
     python3 -c "import sys; sys.exit(not $qmgr_s >= 0.95 * $qmgr_want)"
 
 # 2 ms of qmgr work a message against 5 sessions: the queue manager is the limit,
-# and the relay says so (the other verdicts: tests/check_bottleneck.c), unless
+# and the relay says so (the other verdicts: tests/unit/check_bottleneck.c), unless
 # other programs on this machine took the cores meanwhile: then CPU is.
 read -r qmgr_busy others verdict <<<"$(python3 -c "import json, sys
 u = json.load(open(sys.argv[1]))['utilization']

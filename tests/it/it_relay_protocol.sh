@@ -1,12 +1,12 @@
 #!/bin/bash
 # Integration: the relay's SMTP server against the same hand-made sessions
-# as smtp-sink (tests/smtp_probe.py): over-long commands, sequencing,
+# as smtp-sink (tests/helpers/smtp_probe.py): over-long commands, sequencing,
 # pipelining, early talkers, and the nine smuggling endings under the
 # normalize and strict bare-LF policies, STARTTLS injection and the state
 # reset after TLS, the error limit, SIZE, the idle timeout, a minimum data
 # rate, the recipient cap and NUL bytes (docs/security.md items 1-3 and 5-9).
 # The relay discards what it accepts; what matters is what it answers.
-. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 command -v python3 >/dev/null || skip "python3 is needed for the protocol probe"
 probe() {
@@ -15,7 +15,7 @@ probe() {
     start_relay "$group" --spool "$WORK/spool-$group" --next-hop discard "$@" || return 1
     local port
     eval "port=\$${group}_PORT"
-    timeout 60 python3 "$top_srcdir/tests/smtp_probe.py" "$group" "$port"
+    timeout 60 python3 "$top_srcdir/tests/helpers/smtp_probe.py" "$group" "$port"
     local status=$?
     eval "stop \$${group}_PID"
     return $status

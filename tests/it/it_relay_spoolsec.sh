@@ -9,7 +9,7 @@
 #
 # The symbolic-link cases run as any user; the cases of other users' spools
 # and of -u need root and are skipped, with a line saying so, without it.
-. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 # make_spool DIR ARGS...: a spool made by the relay itself, then stopped.
 make_spool() {

@@ -9,7 +9,7 @@
 # relative to its queue directory); strace -y shows each descriptor's path.
 # The pid file and the layout file (spoolsim.layout) are made once per
 # spool, not per message, and left out.
-. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 command -v strace >/dev/null || skip "strace is not installed"
 strace -f -o /dev/null true 2>/dev/null || skip "strace cannot trace here (ptrace not permitted)"

@@ -2,7 +2,7 @@
 # Integration: our smtp-source -> our smtp-sink on loopback, plain text.
 # Every message is logged on both sides (Message-ID, size, content checksum);
 # the two logs must hold the same set, each message exactly once.
-. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 start_sink sink --msg-log "$WORK/sink.log" --json "$WORK/sink.json" 127.0.0.1:0 100 || exit 1
 

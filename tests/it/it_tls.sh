@@ -4,7 +4,7 @@
 # greeting or the EHLO reply, no pipelining unless offered, waiting for 354
 # and the end-of-data reply, plaintext injected with the STARTTLS 220
 # ignored and EHLO sent again in TLS, an over-long reply line refused.
-. "${top_srcdir:-.}/tests/lib.sh"
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 command -v python3 >/dev/null || skip "python3 is needed"
 command -v openssl >/dev/null || skip "the openssl command is needed to make a test certificate"
@@ -56,12 +56,12 @@ check "STARTTLS not offered: failures of kind tls" python3 -c "
 import json; r = json.load(open('$WORK/o5.json')); assert r['failures']['tls'] == 2, r"
 stop "$plain_PID"
 
-# The client side, against the scripted server (tests/fake_server.py).
+# The client side, against the scripted server (tests/helpers/fake_server.py).
 fake() {
     local mode=$1
     shift
     rm -f "$WORK/fake.port"
-    timeout 60 python3 "$top_srcdir/tests/fake_server.py" "$mode" "$WORK/fake.port" \
+    timeout 60 python3 "$top_srcdir/tests/helpers/fake_server.py" "$mode" "$WORK/fake.port" \
         "$WORK/cert.pem" "$WORK/key.pem" >"$WORK/fake.$mode" 2>&1 &
     local fpid=$!
     PIDS="$PIDS $fpid"

@@ -1,5 +1,5 @@
 /*
- * Unit tests for spoolsim/ab_stats.c: medians, the bootstrap interval of
+ * Unit tests for spoolsim/drive/ab_stats.c: medians, the bootstrap interval of
  * the ratio of medians, and the verdict text of `spoolsim ab'.
  */
 #include "config.h"

@@ -1,7 +1,7 @@
 /*
- * Unit tests for common/json_read.c: lookups by path, unescaping, number
+ * Unit tests for lib/report/json_read.c: lookups by path, unescaping, number
  * forms, the checks on malformed and truncated texts, and a round trip
- * through our writer (common/json.c).
+ * through our writer (lib/report/json.c).
  */
 #include "config.h"
 

@@ -1,5 +1,5 @@
 /*
- * Unit tests for common/msglog.c: parsing the lines smtp-source and
+ * Unit tests for spoolsim/drive/msglog.c: parsing the lines smtp-source and
  * smtp-sink write, loading a log file, and the sent/received comparison.
  */
 #include "config.h"

@@ -1,5 +1,5 @@
 /*
- * Unit tests for common/mt1999.c and spoolsim/pm_engine.c: the generator's
+ * Unit tests for spoolsim/postmark/mt1999.c and spoolsim/postmark/pm_engine.c: the generator's
  * test vectors, and PostMark 1.53's golden counts reproduced through a null
  * backend that does no I/O. Every expected count below was printed by
  * PostMark itself (the spec's table, or a run of Debian's /usr/bin/postmark

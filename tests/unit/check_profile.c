@@ -1,7 +1,7 @@
 /*
  * Unit tests: spool profiles. Each profile's success path, counted from
  * its table, must be what the MTA was traced doing (Sendmail, Exim,
- * OpenSMTPD; tests/it_profile_daemons.sh runs the daemons) or what its
+ * OpenSMTPD; tests/it/it_profile_daemons.sh runs the daemons) or what its
  * source says (qmail); every table must open and close its files in order;
  * sync policies must change the syncs and nothing else; path templates
  * must expand as documented and refuse what they cannot expand.
@@ -27,7 +27,7 @@ static void life(const char *name, enum profile_sync sync, struct profile_counts
         c->op[k] = a.op[k] + d.op[k];
 }
 
-/* Sendmail 8.17.1.9 as traced: tests/it_profile_daemons.sh checks these against the daemon. */
+/* Sendmail 8.17.1.9 as traced: tests/it/it_profile_daemons.sh checks these against the daemon. */
 START_TEST(test_sendmail)
 {
     struct profile_counts c, before;
