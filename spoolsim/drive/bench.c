@@ -265,23 +265,8 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
 /* The sibling programs: next to this one once installed, or in the build tree. */
 static void find_program(const struct bench *b, const char *name, const char *env, char *out)
 {
-    char dir[SHORT_PATH], *slash;
-    const char *given = getenv(env);
-
-    if (given && *given) {
-        snprintf(out, PATH_MAX, "%s", given);
-        return;
-    }
-    snprintf(dir, sizeof(dir), "%s", b->self);
-    if ((slash = strrchr(dir, '/')) != NULL)
-        *slash = 0;
-    snprintf(out, PATH_MAX, "%s/%s", dir, name);
-    if (access(out, X_OK) == 0)
-        return;
-    snprintf(out, PATH_MAX, "%s/../%s/%s", dir, name, name);
-    if (access(out, X_OK) == 0)
-        return;
-    msg_fatal("cannot find %s next to %s (set %s to its path)", name, b->self, env);
+    if (spoolsim_companion(b->self, name, env, out, PATH_MAX) != 0)
+        msg_fatal("cannot find %s next to %s (set %s to its path)", name, b->self, env);
 }
 
 static void work_path(const struct bench *b, const char *name, char *out)

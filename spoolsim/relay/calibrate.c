@@ -41,20 +41,11 @@ static void usage(FILE *fp)
                 "  -h, --help, --version\n");
 }
 
-/* bench/calibrate-postfix.sh in the build tree of this program, or $SPOOLSIM_CALIBRATE_SCRIPT. */
+/* $SPOOLSIM_CALIBRATE_SCRIPT, or bench/calibrate-postfix.sh of this program's build tree. */
 static int find_script(const char *self, char *out, size_t len)
 {
-    const char *given = getenv("SPOOLSIM_CALIBRATE_SCRIPT");
-    char dir[PATH_MAX], *slash;
-
-    if (given && *given) {
-        snprintf(out, len, "%s", given);
-        return access(out, X_OK);
-    }
-    snprintf(dir, sizeof(dir), "%s", self);
-    if ((slash = strrchr(dir, '/')) != NULL)
-        *slash = 0;
-    snprintf(out, len, "%s/../bench/%s", dir, SCRIPT);
+    if (spoolsim_companion(self, SCRIPT, "SPOOLSIM_CALIBRATE_SCRIPT", out, len) != 0)
+        return -1;
     return access(out, X_OK);
 }
 
