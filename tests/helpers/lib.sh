@@ -64,7 +64,8 @@ check() {
 # Any sanitizer report in any output a test kept is a failure too.
 finish() {
     local reports
-    reports=$(grep -l -E "ERROR: (Address|Leak)Sanitizer|runtime error:" "$WORK"/* 2>/dev/null)
+    # -D skip: reading a FIFO a test left (it_interrupt's) would wait for a writer for ever.
+    reports=$(grep -D skip -l -E "ERROR: (Address|Leak)Sanitizer|runtime error:" "$WORK"/* 2>/dev/null)
     CHECKS=$((CHECKS + 1))
     if [ -n "$reports" ]; then
         echo "FAIL - sanitizer reports in: $reports"
