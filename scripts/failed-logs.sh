@@ -4,7 +4,7 @@
 # the names of the failed tests come again at the very end.
 cd "$(dirname "$0")/.."
 failed=()
-for trs in tests/*.trs tests/fuzz/*.trs; do
+for trs in tests/unit/*.trs tests/it/*.trs tests/fuzz/*.trs; do
     [ -f "$trs" ] || continue
     grep -Eq '^:test-result: (FAIL|ERROR)' "$trs" && failed+=("${trs%.trs}")
 done

@@ -22,7 +22,7 @@
 #   postfix/conf/     Postfix's private config directory (main.cf,
 #                     master.cf): every directory in the extracted tree or
 #                     below postfix/, loopback only, mail_owner nobody
-# scripts/peers.sh, which tests/lib.sh and bench/*.sh source, names the
+# scripts/peers.sh, which tests/helpers/lib.sh and bench/*.sh source, names the
 # wrappers (POSTFIX_SMTP_SOURCE, POSTFIX_SMTP_SINK, POSTCAT, ...).
 # Idempotent: a complete peer whose programs find their libraries is kept
 # (--refresh fetches it again). Remove the peers with rm -rf tests/peers.

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# peers.sh - where tests/lib.sh and bench/*.sh find the real programs they
+# peers.sh - where tests/helpers/lib.sh and bench/*.sh find the real programs they
 # compare against (sourced, not run). Postfix's come from
 # scripts/fetch-peer.sh postfix: wrappers in $SPOOLSIM_PEERS/postfix/bin that
 # run the extracted Debian package with its own libraries and its private

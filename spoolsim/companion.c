@@ -1,0 +1,177 @@
+/*
+ * companion - where spoolsim finds itself and the programs and scripts it
+ * runs; see spoolsim.h. Installed, they are beside spoolsim; in the build
+ * tree each is where the build put it, and the build compiles the tree's
+ * places in (SPOOLSIM_BUILDDIR, SPOOLSIM_SRCDIR; the programs' own list is
+ * the generated programs.h), so that neither the folder layout nor a VPATH
+ * build is guessed here. Those places are used only by the build's own
+ * spoolsim: an installed or copied one never runs what a build tree left.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "msg.h"
+#include "programs.h"
+#include "spoolsim.h"
+
+extern char **environ;
+
+/* The build's programs: their names, their places in the build tree, their installed names. */
+struct program {
+    const char *name, *build_path, *installed;
+};
+
+static const struct program programs[] = {SPOOLSIM_PROGRAMS};
+
+static const struct program *program_find(const char *name)
+{
+    for (size_t i = 0; i < sizeof(programs) / sizeof(programs[0]); i++)
+        if (strcmp(programs[i].name, name) == 0)
+            return &programs[i];
+    return NULL;
+}
+
+void spoolsim_self(char *out, size_t len)
+{
+    ssize_t n = readlink("/proc/self/exe", out, len - 1);
+
+    if (n <= 0)
+        msg_fatal("cannot find my own program: %s", strerror(errno));
+    if ((size_t)n >= len - 1)
+        msg_fatal("cannot find my own program: its path is too long");
+    out[n] = 0;
+}
+
+/* Whether `self' is the spoolsim this build made (both as the kernel names them). */
+static int is_build_tree(const char *self)
+{
+    const struct program *me = program_find("spoolsim");
+    char built[PATH_MAX], real[PATH_MAX];
+
+    if (me == NULL)
+        return 0;
+    snprintf(built, sizeof(built), "%s/%s", SPOOLSIM_BUILDDIR, me->build_path);
+    return realpath(built, real) != NULL && strcmp(real, self) == 0;
+}
+
+/*
+ * Whether the program at path is this package's NAME: its --version says
+ * "NAME (spoolsim) ...". A same-named program of another package in PATH
+ * (Postfix installs an smtp-sink and an smtp-source) is not.
+ */
+static int is_ours(const char *path, const char *name)
+{
+    posix_spawn_file_actions_t fa;
+    char *argv[] = {(char *)path, "--version", NULL};
+    char line[256], want[128];
+    size_t used = 0;
+    ssize_t got;
+    pid_t pid;
+    int pipefd[2], status, spawned;
+
+    if (pipe(pipefd) != 0)
+        return 0;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_adddup2(&fa, pipefd[1], 1);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addclose(&fa, pipefd[0]);
+    spawned = posix_spawn(&pid, path, &fa, NULL, argv, environ) == 0;
+    posix_spawn_file_actions_destroy(&fa);
+    close(pipefd[1]);
+    while (spawned && used < sizeof(line) - 1 &&
+           ((got = read(pipefd[0], line + used, sizeof(line) - 1 - used)) > 0 ||
+            (got < 0 && errno == EINTR)))
+        if (got > 0)
+            used += (size_t)got;
+    close(pipefd[0]);
+    line[used] = 0;
+    if (!spawned)
+        return 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    snprintf(want, sizeof(want), "%s (spoolsim) ", name); /* as their --version prints it */
+    return strncmp(line, want, strlen(want)) == 0;
+}
+
+/* DIR/FILE in out if it is an executable file. */
+static int try_path(const char *dir, size_t dir_len, const char *file, char *out, size_t len)
+{
+    int n = snprintf(out, len, "%.*s/%s", (int)dir_len, dir, file);
+
+    return n > 0 && (size_t)n < len && access(out, X_OK) == 0 ? 0 : -1;
+}
+
+static int search_path(const struct program *p, char *out, size_t len)
+{
+    const char *path = getenv("PATH"), *dir, *end;
+
+    for (dir = path; dir && *dir; dir = *end ? end + 1 : end) {
+        size_t dir_len;
+
+        end = strchr(dir, ':');
+        if (end == NULL)
+            end = dir + strlen(dir);
+        dir_len = (size_t)(end - dir);
+        if (dir_len == 0) /* an empty entry is the current directory: not where a tool is */
+            continue;
+        if (try_path(dir, dir_len, p->installed, out, len) == 0 && is_ours(out, p->name))
+            return 0;
+        if (strcmp(p->installed, p->name) != 0 && try_path(dir, dir_len, p->name, out, len) == 0 &&
+            is_ours(out, p->name))
+            return 0;
+    }
+    return -1;
+}
+
+void spoolsim_find_program(const char *self, const char *name, const char *env, char *out,
+                           size_t len)
+{
+    const struct program *p = program_find(name);
+    const char *given = getenv(env), *slash = strrchr(self, '/');
+    size_t dir_len = slash ? (size_t)(slash - self) : 0;
+
+    if (given && *given) {
+        snprintf(out, len, "%s", given);
+        return;
+    }
+    if (p == NULL)
+        msg_panic("%s is not one of the build's programs", name);
+    /* Installed together: under the configured name (--program-prefix), or its own. */
+    if (slash && try_path(self, dir_len, p->installed, out, len) == 0)
+        return;
+    if (slash && strcmp(p->installed, name) != 0 && try_path(self, dir_len, name, out, len) == 0)
+        return;
+    if (is_build_tree(self) &&
+        try_path(SPOOLSIM_BUILDDIR, strlen(SPOOLSIM_BUILDDIR), p->build_path, out, len) == 0)
+        return;
+    if (search_path(p, out, len) == 0)
+        return;
+    msg_fatal("cannot find %s next to %s, in its build tree or in PATH (set %s to its path)",
+              p->installed, self, env);
+}
+
+int spoolsim_find_script(const char *self, const char *name, const char *env, char *out, size_t len)
+{
+    const char *given = getenv(env), *slash = strrchr(self, '/');
+
+    if (given && *given) {
+        snprintf(out, len, "%s", given);
+        return access(out, X_OK);
+    }
+    if (slash && try_path(self, (size_t)(slash - self), name, out, len) == 0)
+        return 0;
+    if (!is_build_tree(self))
+        return -1;
+    snprintf(out, len, "%s/bench/%s", SPOOLSIM_SRCDIR, name);
+    return access(out, X_OK);
+}

@@ -1,0 +1,522 @@
+/*
+ * bench - `spoolsim bench': the main job in one command.
+ *
+ * It makes a private directory (in --spool DIR, or in $TMPDIR), starts
+ * smtp-sink and `spoolsim relay' on free loopback ports, drives the relay
+ * with smtp-source for a bounded time, waits until the spool is empty,
+ * stops everything by PID, removes what it made, and reports injected and
+ * delivered messages/s, end-to-end latency, fsyncs, the filesystem and
+ * its mount options, and whether every acknowledged message arrived
+ * exactly once (from the client's and the sink's per-message logs). The
+ * three programs run as separate processes, as a real MTA's peers would.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "drive.h"
+#include "fsinfo.h"
+#include "interrupt.h"
+#include "json.h"
+#include "json_read.h"
+#include "msg.h"
+#include "msglog.h"
+#include "optarg.h"
+#include "bench_drain.h"
+#include "bench_report.h"
+#include "profile.h"
+#include "spoolsim.h"
+#include "xalloc.h"
+
+struct bench {
+    const struct bench_options *opts;
+    struct drive d; /* this program, the work directory */
+    char spool[PATH_MAX];
+    char sink_path[PATH_MAX], source_path[PATH_MAX];
+    struct drive_child sink, relay, source;
+};
+
+/*
+ * SIGINT and SIGTERM set interrupt_signal() (interrupt.h); every wait below
+ * checks it, stops the children and reports what was done, as partial.
+ */
+#define interrupted (interrupt_signal() != 0)
+
+static void usage(FILE *fp)
+{
+    fprintf(fp,
+            "Usage: spoolsim bench [options]\n"
+            "\n"
+            "An end-to-end benchmark with no configuration: smtp-source -> spoolsim relay ->\n"
+            "smtp-sink on loopback, the relay's spool in a private temporary directory that\n"
+            "is removed afterwards. Prints injected and delivered messages/s, end-to-end\n"
+            "latency, fsyncs/s, the filesystem and its mount options, and whether every\n"
+            "acknowledged message arrived exactly once (exit status 1 if not).\n"
+            "\n"
+            "Options:\n"
+            "  --spool DIR           measure the filesystem of DIR: the spool goes in a\n"
+            "                        private directory inside it ($TMPDIR or /tmp)\n"
+            "  -d, --duration TIME   how long to inject (10s)\n"
+            "  -m, --messages N      inject N messages instead\n"
+            "  -s, --sessions N      concurrent client sessions (20)\n"
+            "  --size DIST           message size: N, uniform:LO:HI, lognormal:... (1024;\n"
+            "                        at most 1024m)\n"
+            "  -r, --rcpts N         recipients per message (1)\n"
+            "  --reuse               reuse client connections (default: one per message)\n"
+            "  --rate R              open loop: R messages/s (Poisson arrivals)\n"
+            "  --sync POLICY         the relay's fsync, fdatasync or none (fsync)\n"
+            "  --qmgr single|pool    the relay's queue manager shape (single)\n"
+            "  --profile NAME        the relay's spool profile (postfix; see spoolsim raw --list)\n"
+            "  --model MODEL         the relay's cost model: postfix, a FILE or none (postfix\n"
+            "                        with the postfix profile; see spoolsim relay --help)\n"
+            "  --cleanup-threads N   the relay's cleanup threads (20)\n"
+            "  --concurrency N       the relay's connections to the sink (20)\n"
+            "  --discard             the relay discards instead of relaying to the sink\n"
+            "  --tls                 STARTTLS from the source to the relay and from the\n"
+            "                        relay to the sink (--hop-tls encrypt)\n"
+            "  --drain-timeout TIME  how long the queue may take to empty (120s)\n"
+            "  --json FILE           also write the results as JSON (- = stdout)\n"
+            "  --interval TIME       one timeline row every TIME, 10ms to 1h (1s)\n"
+            "  --csv FILE            write the timeline as CSV (- = stdout)\n"
+            "  --keep                keep the work directory (spool, logs, reports)\n"
+            "  -q, --quiet           no progress on standard error, only the results\n"
+            "  -h, --help, --version\n"
+            "\n"
+            "SIGINT or SIGTERM stops the run: the children are stopped, the work directory\n"
+            "removed, the report so far printed marked partial; exit status 130 or 143.\n");
+}
+
+enum {
+    OPT_SPOOL = 256,
+    OPT_SIZE,
+    OPT_REUSE,
+    OPT_RATE,
+    OPT_SYNC,
+    OPT_QMGR,
+    OPT_PROFILE,
+    OPT_MODEL,
+    OPT_CLEANUP,
+    OPT_CONCURRENCY,
+    OPT_DISCARD,
+    OPT_TLS,
+    OPT_DRAIN,
+    OPT_JSON,
+    OPT_INTERVAL,
+    OPT_CSV,
+    OPT_KEEP,
+    OPT_HELP,
+    OPT_VERSION,
+};
+
+static void parse_options(struct bench_options *o, int argc, char **argv)
+{
+    static const struct option long_options[] = {
+        {"spool", required_argument, NULL, OPT_SPOOL},
+        {"duration", required_argument, NULL, 'd'},
+        {"messages", required_argument, NULL, 'm'},
+        {"sessions", required_argument, NULL, 's'},
+        {"size", required_argument, NULL, OPT_SIZE},
+        {"rcpts", required_argument, NULL, 'r'},
+        {"reuse", no_argument, NULL, OPT_REUSE},
+        {"rate", required_argument, NULL, OPT_RATE},
+        {"sync", required_argument, NULL, OPT_SYNC},
+        {"qmgr", required_argument, NULL, OPT_QMGR},
+        {"profile", required_argument, NULL, OPT_PROFILE},
+        {"model", required_argument, NULL, OPT_MODEL},
+        {"cleanup-threads", required_argument, NULL, OPT_CLEANUP},
+        {"concurrency", required_argument, NULL, OPT_CONCURRENCY},
+        {"discard", no_argument, NULL, OPT_DISCARD},
+        {"tls", no_argument, NULL, OPT_TLS},
+        {"drain-timeout", required_argument, NULL, OPT_DRAIN},
+        {"json", required_argument, NULL, OPT_JSON},
+        {"interval", required_argument, NULL, OPT_INTERVAL},
+        {"csv", required_argument, NULL, OPT_CSV},
+        {"keep", no_argument, NULL, OPT_KEEP},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, OPT_HELP},
+        {"version", no_argument, NULL, OPT_VERSION},
+        {NULL, 0, NULL, 0},
+    };
+    struct size_dist size;
+    int ch, duration_given = 0;
+
+    memset(o, 0, sizeof(*o));
+    o->duration = 10;
+    o->sessions = 20;
+    o->size = "1024";
+    o->rcpts = 1;
+    o->sync = NULL; /* the profile's own: fsync for postfix */
+    o->qmgr = "single";
+    o->profile = "postfix";
+    o->drain_timeout = 120;
+    o->interval = 1;
+    optind = 1;
+    while ((ch = optarg_getopt(argc, argv, "d:m:s:r:qh", long_options)) != -1) {
+        switch (ch) {
+        case OPT_SPOOL:
+            o->spool_parent = optarg;
+            break;
+        case 'd':
+            o->duration = optarg_seconds(optarg, "--duration");
+            duration_given = 1;
+            if (o->duration <= 0)
+                msg_usage("--duration must be positive");
+            break;
+        case 'm':
+            o->messages = (unsigned long)optarg_count(optarg, "--messages", 1, 100000000);
+            break;
+        case 's':
+            o->sessions = (unsigned)optarg_count(optarg, "--sessions", 1, 10000);
+            break;
+        case OPT_SIZE:
+            optarg_size_dist(optarg, "--size", &size); /* smtp-source reads it again */
+            o->size = optarg;
+            break;
+        case 'r':
+            o->rcpts = (unsigned)optarg_count(optarg, "--rcpts", 1, 1000);
+            break;
+        case OPT_REUSE:
+            o->reuse = 1;
+            break;
+        case OPT_RATE:
+            optarg_rate(optarg, "--rate");
+            o->rate = optarg;
+            break;
+        case OPT_SYNC:
+            if (strcmp(optarg, "fsync") && strcmp(optarg, "fdatasync") && strcmp(optarg, "none"))
+                msg_usage("bad --sync \"%s\" (fsync, fdatasync or none)", optarg);
+            o->sync = optarg;
+            break;
+        case OPT_MODEL:
+            o->model = optarg;
+            break;
+        case OPT_PROFILE:
+            if (profile_find(optarg) == NULL)
+                msg_usage("unknown --profile \"%s\" (see spoolsim raw --list)", optarg);
+            o->profile = optarg;
+            break;
+        case OPT_QMGR:
+            if (strcmp(optarg, "single") && strcmp(optarg, "pool"))
+                msg_usage("bad --qmgr \"%s\" (single or pool)", optarg);
+            o->qmgr = optarg;
+            break;
+        case OPT_CLEANUP:
+            optarg_count(optarg, "--cleanup-threads", 1, 1000);
+            o->cleanup_threads = optarg;
+            break;
+        case OPT_CONCURRENCY:
+            optarg_count(optarg, "--concurrency", 1, 10000);
+            o->concurrency = optarg;
+            break;
+        case OPT_TLS:
+            o->tls = 1;
+            break;
+        case OPT_DISCARD:
+            o->discard = 1;
+            break;
+        case OPT_DRAIN:
+            o->drain_timeout = optarg_seconds(optarg, "--drain-timeout");
+            break;
+        case OPT_JSON:
+            optarg_output_file(optarg, "--json");
+            o->json = optarg;
+            break;
+        case OPT_INTERVAL:
+            o->interval = optarg_interval(optarg, "--interval");
+            break;
+        case OPT_CSV:
+            optarg_output_file(optarg, "--csv");
+            o->csv = optarg;
+            break;
+        case OPT_KEEP:
+            o->keep = 1;
+            break;
+        case 'q':
+            o->quiet = 1;
+            break;
+        case 'h':
+        case OPT_HELP:
+            usage(stdout);
+            exit(0);
+        case OPT_VERSION:
+            printf("spoolsim bench %s\n", PACKAGE_VERSION);
+            exit(0);
+        default:
+            msg_panic("option %d not handled", ch);
+        }
+    }
+    if (optind < argc)
+        msg_usage("unexpected argument \"%s\"", argv[optind]);
+    if (duration_given && o->messages)
+        msg_usage("--messages and --duration cannot be combined (a count or a time, not both)");
+}
+
+/* ------------------------------------------------------------ processes */
+
+/* Read a port file once the child has written it; -1 if it died first. */
+static int wait_port(struct bench *b, struct drive_child *c, const char *file)
+{
+    char path[PATH_MAX];
+
+    drive_path(&b->d, file, path);
+    for (int i = 0; i < 200 && !interrupted; i++) {
+        FILE *fp = fopen(path, "r");
+        int port = 0, status;
+
+        if (fp) {
+            if (fscanf(fp, "%d", &port) != 1)
+                port = 0;
+            fclose(fp);
+            if (port > 0)
+                return port;
+        }
+        if (waitpid(c->pid, &status, WNOHANG) == c->pid) {
+            c->pid = 0;
+            return -1;
+        }
+        usleep(25000);
+    }
+    return -1;
+}
+
+/* ------------------------------------------------------------ the run */
+
+/* A component did not start: say why, stop the others, remove the directory. */
+static _Noreturn void give_up(struct bench *b, const char *name, const char *what)
+{
+    struct drive_child *const all[] = {&b->source, &b->relay, &b->sink};
+
+    drive_show_errors(&b->d, name, name);
+    drive_give_up(&b->d, all, 3, what);
+}
+
+static void start_sink(struct bench *b, int *port)
+{
+    char log[PATH_MAX], portfile[PATH_MAX];
+    char *argv[12];
+    int n = 0;
+
+    drive_path(&b->d, "sink.log", log);
+    drive_path(&b->d, "sink.port", portfile);
+    argv[n++] = b->sink_path;
+    argv[n++] = "--no-summary";
+    argv[n++] = "--port-file";
+    argv[n++] = portfile;
+    argv[n++] = "--msg-log";
+    argv[n++] = log;
+    if (b->opts->tls)
+        argv[n++] = "--tls";
+    argv[n++] = "127.0.0.1:0";
+    argv[n++] = "1000";
+    argv[n] = NULL;
+    if (drive_spawn(&b->d, &b->sink, "sink", argv) != 0 ||
+        (*port = wait_port(b, &b->sink, "sink.port")) < 0)
+        give_up(b, "sink", "smtp-sink");
+}
+
+static void start_relay(struct bench *b, int sink_port, int *port)
+{
+    const struct bench_options *o = b->opts;
+    char json[PATH_MAX], portfile[PATH_MAX], hop[64], interval[32];
+    char *argv[40];
+    int n = 0;
+
+    drive_path(&b->d, "relay.json", json);
+    drive_path(&b->d, "relay.port", portfile);
+    snprintf(hop, sizeof(hop), "127.0.0.1:%d", sink_port);
+    argv[n++] = b->d.self;
+    argv[n++] = "relay";
+    argv[n++] = "--listen";
+    argv[n++] = "127.0.0.1:0";
+    argv[n++] = "--port-file";
+    argv[n++] = portfile;
+    argv[n++] = "--spool";
+    argv[n++] = b->spool;
+    argv[n++] = "--next-hop";
+    argv[n++] = o->discard ? "discard" : hop;
+    if (o->sync) {
+        argv[n++] = "--sync";
+        argv[n++] = (char *)o->sync;
+    }
+    argv[n++] = "--qmgr";
+    argv[n++] = (char *)o->qmgr;
+    argv[n++] = "--profile";
+    argv[n++] = (char *)o->profile;
+    if (o->model) {
+        argv[n++] = "--model";
+        argv[n++] = (char *)o->model;
+    }
+    argv[n++] = "--json";
+    argv[n++] = json;
+    snprintf(interval, sizeof(interval), "%.6f", o->interval);
+    argv[n++] = "--interval"; /* bench's timeline is the relay's */
+    argv[n++] = interval;
+    argv[n++] = "--min-backoff";
+    argv[n++] = "100ms";
+    argv[n++] = "--max-backoff";
+    argv[n++] = "1s";
+    if (o->cleanup_threads) {
+        argv[n++] = "--cleanup-threads";
+        argv[n++] = (char *)o->cleanup_threads;
+    }
+    if (o->concurrency) {
+        argv[n++] = "--concurrency";
+        argv[n++] = (char *)o->concurrency;
+    }
+    if (o->tls) {
+        argv[n++] = "--tls";
+        argv[n++] = "--hop-tls";
+        argv[n++] = "encrypt";
+    }
+    argv[n] = NULL;
+    if (drive_spawn(&b->d, &b->relay, "relay", argv) != 0 ||
+        (*port = wait_port(b, &b->relay, "relay.port")) < 0)
+        give_up(b, "relay", "spoolsim relay");
+}
+
+static void start_source(struct bench *b, int relay_port)
+{
+    const struct bench_options *o = b->opts;
+    char json[PATH_MAX], log[PATH_MAX], target[64], sessions[16], rcpts[16], amount[32];
+    char *argv[32];
+    int n = 0;
+
+    drive_path(&b->d, "source.json", json);
+    drive_path(&b->d, "source.log", log);
+    snprintf(target, sizeof(target), "127.0.0.1:%d", relay_port);
+    snprintf(sessions, sizeof(sessions), "%u", o->sessions);
+    snprintf(rcpts, sizeof(rcpts), "%u", o->rcpts);
+    argv[n++] = b->source_path;
+    argv[n++] = "-s";
+    argv[n++] = sessions;
+    argv[n++] = "-r";
+    argv[n++] = rcpts;
+    argv[n++] = "--size";
+    argv[n++] = (char *)o->size;
+    if (o->messages) {
+        snprintf(amount, sizeof(amount), "%lu", o->messages);
+        argv[n++] = "-m";
+    } else {
+        snprintf(amount, sizeof(amount), "%.3fs", o->duration);
+        argv[n++] = "--duration";
+    }
+    argv[n++] = amount;
+    if (o->reuse)
+        argv[n++] = "-d";
+    if (o->rate) {
+        argv[n++] = "--rate";
+        argv[n++] = (char *)o->rate;
+        argv[n++] = "--arrivals";
+        argv[n++] = "poisson";
+    }
+    if (o->tls)
+        argv[n++] = "--tls";
+    argv[n++] = "--ignore-failures";
+    argv[n++] = "--json";
+    argv[n++] = json;
+    argv[n++] = "--msg-log";
+    argv[n++] = log;
+    argv[n++] = target;
+    argv[n] = NULL;
+    if (drive_spawn(&b->d, &b->source, "source", argv) != 0)
+        give_up(b, "source", "smtp-source");
+}
+
+int spoolsim_bench(int argc, char **argv)
+{
+    struct bench_options opts;
+    struct bench b;
+    struct bench_results res;
+    uint64_t t_load, t_loaded, t_drained, deadline;
+    struct bench_drain drain;
+    struct json_run run;
+    char sent_log[PATH_MAX], sink_log[PATH_MAX];
+    int sink_port, relay_port, status;
+
+    json_run_init(&run, "spoolsim bench", "spoolsim", argc, argv);
+    parse_options(&opts, argc, argv);
+    opts.run = &run;
+    memset(&b, 0, sizeof(b));
+    memset(&res, 0, sizeof(res));
+    b.opts = &opts;
+    b.d.keep = opts.keep;
+    drive_find_self(&b.d);
+    spoolsim_find_program(b.d.self, "smtp-sink", "SPOOLSIM_SMTP_SINK", b.sink_path, sizeof(b.sink_path));
+    spoolsim_find_program(b.d.self, "smtp-source", "SPOOLSIM_SMTP_SOURCE", b.source_path,
+                       sizeof(b.source_path));
+    interrupt_install();
+
+    drive_make_work_dir(&b.d, opts.spool_parent, "--spool", "bench");
+    snprintf(b.spool, sizeof(b.spool), "%s/spool", b.d.work);
+    if (!opts.quiet)
+        fprintf(stderr, "spoolsim bench: work directory %s\n", b.d.work);
+    if (opts.discard)
+        sink_port = 0;
+    else
+        start_sink(&b, &sink_port);
+    start_relay(&b, sink_port, &relay_port);
+    fsinfo_lookup(b.spool, &res.fs);
+    if (!opts.quiet) {
+        if (opts.messages)
+            fprintf(stderr, "spoolsim bench: injecting %lu messages...\n", opts.messages);
+        else
+            fprintf(stderr, "spoolsim bench: injecting for %.1f s...\n", opts.duration);
+    }
+    t_load = clock_now_ns();
+    start_source(&b, relay_port);
+    res.source_status = drive_exit_status(drive_reap(&b.source)); /* stopped at an interrupt */
+    t_loaded = clock_now_ns();
+    if (!opts.quiet && !interrupted)
+        fprintf(stderr, "spoolsim bench: draining the queue...\n");
+    deadline = t_loaded + (uint64_t)(opts.drain_timeout * 1e9);
+    drive_path(&b.d, "source.log", sent_log);
+    drive_path(&b.d, "sink.log", sink_log);
+    bench_drain_init(&drain, profile_find(opts.profile), b.spool, sent_log,
+                     opts.discard ? NULL : sink_log);
+    while (!interrupted && !(res.drained = bench_drain_pending(&drain) == 0) &&
+           clock_now_ns() < deadline)
+        usleep(10000);
+    t_drained = clock_now_ns();
+    res.relay_status = drive_exit_status(drive_stop(&b.relay));
+    drive_stop(&b.sink);
+    res.cpu_relay_s = b.relay.cpu_s;
+    res.cpu_source_s = b.source.cpu_s;
+    res.cpu_sink_s = b.sink.cpu_s;
+    res.load_s = (double)(t_loaded - t_load) / 1e9;
+    res.drain_s = (double)(t_drained - t_loaded) / 1e9;
+    res.total_s = (double)(t_drained - t_load) / 1e9;
+    bench_read_reports(&b.d, &res);
+    if (res.source_status != 0 || res.relay_status != 0) {
+        drive_show_errors(&b.d, "source", "source");
+        drive_show_errors(&b.d, "relay", "relay");
+    }
+    if (interrupted)
+        interrupt_print_partial(stdout);
+    bench_print_report(&opts, b.spool, &res, stdout);
+    /* A partial run's JSON would read as a whole one: none is written. */
+    if (opts.json && !interrupted && bench_write_json(&opts, b.spool, &res) != 0)
+        msg_warn("cannot write %s: %s", opts.json, strerror(errno));
+    if (opts.csv && !interrupted && timeline_save_csv(&res.timeline, opts.csv) != 0)
+        msg_warn("cannot write %s: %s", opts.csv, strerror(errno));
+    timeline_free(&res.timeline);
+    if (opts.keep)
+        fprintf(stderr, "spoolsim bench: kept %s\n", b.d.work);
+    drive_remove_work(&b.d);
+    json_run_free(&run);
+    status = interrupt_flush_stdout();
+    if (interrupted)
+        return interrupt_exit_status();
+    if (status != 0 || res.relay_status != 0 || res.source_status != 0)
+        return 1;
+    return opts.discard || bench_exactly_once(&res) ? 0 : 1;
+}

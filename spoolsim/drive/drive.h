@@ -1,0 +1,92 @@
+/*
+ * drive - the child processes `spoolsim bench' and `spoolsim ab' run, and
+ * the private work directory they run them in.
+ *
+ * The contract:
+ *
+ * - A driver knows its children by PID only. drive_reap() waits for that
+ *   PID, never for "any child", so that nothing else the program started
+ *   is reaped by mistake, and drive_stop() signals that PID alone.
+ * - Every child runs with no input and with its standard output and error
+ *   in NAME.out and NAME.err in the work directory (spawn_logged()), where
+ *   drive_show_errors() finds them to say why it failed.
+ * - The work directory is PARENT/spoolsim-TAG.XXXXXX, made by mkdtemp (a
+ *   new name, only its owner may enter), PARENT $TMPDIR or /tmp unless
+ *   given. drive_remove_work() removes it unless the user asked to keep
+ *   it; a driver removes it on every way out, an interrupt included.
+ * - SIGINT and SIGTERM (interrupt.h) interrupt a wait; drive_reap() then
+ *   passes a SIGTERM on to the child, once for each signal the driver
+ *   gets (smtp-source stops at once on the second), so that the child
+ *   stops, removes its own files and writes its report before the driver
+ *   removes the directory.
+ * - drive_abandon() stops every child still running and removes the work
+ *   directory; drive_give_up() does that and exits: with the interrupt's
+ *   status when a signal was the reason, else 1 naming what did not start.
+ * - The sibling programs (smtp-sink, smtp-source) are found by
+ *   spoolsim_find_program() (spoolsim.h), which calibrate shares.
+ *
+ * All the state is in struct drive and struct drive_child, the caller's.
+ */
+#ifndef SPOOLSIM_DRIVE_H
+#define SPOOLSIM_DRIVE_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#define DRIVE_SHORT_PATH 2048 /* room to append names to these and stay within PATH_MAX */
+
+struct drive_child {
+    const char *name; /* for its files, NAME.out and NAME.err */
+    pid_t pid;        /* 0 when it is not running */
+    double cpu_s;     /* user + system, once reaped */
+};
+
+struct drive {
+    char self[DRIVE_SHORT_PATH]; /* this program, from /proc/self/exe */
+    char work[DRIVE_SHORT_PATH]; /* the work directory; "" until made and once removed */
+    int keep;                    /* drive_remove_work() leaves it */
+};
+
+/* This program's path, for running its own subcommands; fatal if /proc cannot say. */
+void drive_find_self(struct drive *d);
+
+/*
+ * The work directory in PARENT (NULL: $TMPDIR or /tmp). A PARENT too long
+ * is a usage error naming `what', the option or variable it came from; a
+ * directory that cannot be made is fatal.
+ */
+void drive_make_work_dir(struct drive *d, const char *parent, const char *what, const char *tag);
+
+/* WORK/NAME in out, of PATH_MAX bytes. */
+void drive_path(const struct drive *d, const char *name, char *out);
+
+/* Remove the work directory, unless it is kept. */
+void drive_remove_work(struct drive *d);
+
+/* Start argv as child c, called NAME; 0, or -1 with a warning naming the program. */
+int drive_spawn(const struct drive *d, struct drive_child *c, const char *name, char *const argv[]);
+
+/* Wait for the child: its wait status, 0 if none was running, -1 if it cannot be had. */
+int drive_reap(struct drive_child *c);
+
+/* SIGTERM to the child, if running, then drive_reap(). */
+int drive_stop(struct drive_child *c);
+
+/* A wait status as an exit status: -1 for a child killed by a signal or lost. */
+int drive_exit_status(int wait_status);
+
+/* The child's standard error, each line as "  LABEL: line" on ours. */
+void drive_show_errors(const struct drive *d, const char *name, const char *label);
+
+/* Stop the n children (NULL entries skipped), then remove the work directory. */
+void drive_abandon(struct drive *d, struct drive_child *const children[], size_t n);
+
+/*
+ * A child did not start: drive_abandon(), then exit with the interrupt's
+ * status if a signal came ("interrupted by SIGINT before the run began"),
+ * else status 1: "WHAT did not start".
+ */
+_Noreturn void drive_give_up(struct drive *d, struct drive_child *const children[], size_t n,
+                             const char *what);
+
+#endif

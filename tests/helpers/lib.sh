@@ -1,0 +1,307 @@
+# lib.sh - shared helpers for spoolsim's integration tests (sourced, not run).
+#
+# Every test runs the real binaries on 127.0.0.1, takes free ports from the
+# kernel (port 0 + --port-file), bounds each command with timeout(1) (servers:
+# TEST_PROCESS_TIMEOUT seconds, for long runs), and
+# stops every process it started by PID when it exits, pass or fail.
+# KEEP_WORK=1 keeps the work directory for a look afterwards.
+
+set -u
+top_builddir=${top_builddir:-.}
+top_srcdir=${top_srcdir:-.}
+SINK="$top_builddir/smtp-sink/smtp-sink"
+SOURCE="$top_builddir/smtp-source/smtp-source"
+# The real peers: POSTFIX_SMTP_SOURCE, POSTFIX_SMTP_SINK, POSTCAT, SWAKS, POSTMARK.
+. "$top_srcdir/scripts/peers.sh"
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/spoolsim-test.XXXXXX")
+PIDS=""
+FAILURES=0
+CHECKS=0
+
+# stop_all: stop every process the test started, by PID.
+stop_all() {
+    for pid in $PIDS; do
+        kill "$pid" 2>/dev/null
+    done
+    for pid in $PIDS; do
+        wait "$pid" 2>/dev/null
+    done
+    PIDS=""
+}
+cleanup() {
+    stop_all
+    [ -n "${KEEP_WORK:-}" ] && echo "kept $WORK" || rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# unmount_and_cleanup MOUNT...: the EXIT trap of a test that mounts. The
+# processes go first (a busy mount cannot be unmounted), then the mounts,
+# lazily if they must, then $WORK.
+unmount_and_cleanup() {
+    local m
+    stop_all
+    for m in "$@"; do
+        if mountpoint -q "$m"; then umount "$m" 2>/dev/null || umount -l "$m"; fi
+    done
+    cleanup
+}
+
+# check DESCRIPTION COMMAND...: run a check and count the result.
+check() {
+    local what=$1
+    shift
+    CHECKS=$((CHECKS + 1))
+    if "$@"; then
+        echo "ok - $what"
+    else
+        echo "FAIL - $what"
+        FAILURES=$((FAILURES + 1))
+    fi
+}
+
+# finish: the closing line automake and CI read; exit status for automake.
+# Any sanitizer report in any output a test kept is a failure too.
+finish() {
+    local reports
+    # -D skip: a FIFO a test left (a program's stdin) would block the read forever.
+    reports=$(grep -D skip -l -E "ERROR: (Address|Leak)Sanitizer|runtime error:" "$WORK"/* 2>/dev/null)
+    CHECKS=$((CHECKS + 1))
+    if [ -n "$reports" ]; then
+        echo "FAIL - sanitizer reports in: $reports"
+        cat $reports
+        FAILURES=$((FAILURES + 1))
+    else
+        echo "ok - no sanitizer reports"
+    fi
+    echo "$((CHECKS - FAILURES)) passed, $FAILURES failed"
+    [ "$FAILURES" -eq 0 ]
+    exit $?
+}
+
+# to FILE COMMAND...: run a command with its output in FILE; its exit status.
+to() {
+    local out=$1
+    shift
+    "$@" >"$out" 2>&1
+}
+
+skip() {
+    echo "SKIP: $*"
+    exit 77
+}
+
+# have_peer WHAT HOW COMMAND...: whether a peer the test compares against is
+# there (COMMAND succeeds). If not, say so and how to get it, and return 1:
+# the caller skips those checks. Under SPOOLSIM_REQUIRE_PEERS=1 (CI, after
+# scripts/test.sh has fetched them) a missing peer is a set-up defect: it
+# counts as a failed check.
+have_peer() {
+    local what=$1 how=$2
+    shift 2
+    "$@" >/dev/null 2>&1 && return 0
+    if [ "${SPOOLSIM_REQUIRE_PEERS:-}" = 1 ]; then
+        CHECKS=$((CHECKS + 1))
+        FAILURES=$((FAILURES + 1))
+        echo "FAIL - $what not found (SPOOLSIM_REQUIRE_PEERS=1): $how"
+    elif [ -z "${PEER_WHOLE_TEST:-}" ]; then
+        echo "# SKIP: $what not found: $how"
+    fi
+    return 1
+}
+
+# need_peer WHAT HOW COMMAND...: have_peer for the whole test: skip it (or,
+# under SPOOLSIM_REQUIRE_PEERS=1, fail it) when the peer is missing.
+need_peer() {
+    PEER_WHOLE_TEST=1 have_peer "$@" && return 0
+    [ "${SPOOLSIM_REQUIRE_PEERS:-}" = 1 ] && finish
+    skip "$1 not found: $2"
+}
+
+# executables FILE...: every FILE is there and executable.
+executables() {
+    local f
+    for f; do [ -f "$f" ] && [ -x "$f" ] || return 1; done
+}
+
+# start_sink NAME ARGS...: our smtp-sink on a free port; sets NAME_PID, NAME_PORT.
+start_sink() {
+    local name=$1
+    shift
+    local portfile="$WORK/$name.port"
+    rm -f "$portfile"
+    timeout "${TEST_PROCESS_TIMEOUT:-120}" "$SINK" --port-file "$portfile" "$@" 2>"$WORK/$name.err" &
+    started "$name" $! smtp-sink
+}
+
+# started NAME PID WHAT: wait for the server just started to write its port
+# file; then set NAME_PID and NAME_PORT, or show its errors and fail.
+started() {
+    local name=$1 pid=$2 portfile="$WORK/$1.port"
+    PIDS="$PIDS $pid"
+    for _ in $(seq 1 100); do
+        [ -s "$portfile" ] && break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.05
+    done
+    if [ ! -s "$portfile" ]; then
+        echo "$3 did not start:" >&2
+        cat "$WORK/$name.err" >&2
+        return 1
+    fi
+    eval "${name}_PID=$pid"
+    eval "${name}_PORT=$(cat "$portfile")"
+}
+
+# stop PID: SIGTERM, then wait for it (the sink writes its report on exit).
+stop() {
+    kill "$1" 2>/dev/null
+    wait "$1" 2>/dev/null
+    return 0
+}
+
+# free_port: a TCP port that was free a moment ago (for peers without --port-file).
+free_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# wait_port PORT: until something listens on 127.0.0.1:PORT (5 s at most).
+wait_port() {
+    for _ in $(seq 1 100); do
+        python3 -c "import socket,sys; s=socket.socket(); sys.exit(s.connect_ex(('127.0.0.1',$1)))" && return 0
+        sleep 0.05
+    done
+    return 1
+}
+
+# json_get FILE KEY: a top-level number from a JSON report.
+json_get() {
+    python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"
+}
+
+# msglog_keys FILE: "message-id size sum" per line, sorted, from a --msg-log file.
+msglog_keys() {
+    sed -n 's/.*size=\([0-9]*\) sum=\([0-9a-f]*\).*message-id=\([^ ]*\).*/\3 \1 \2/p' "$1" | sort
+}
+
+RELAY="$top_builddir/spoolsim/spoolsim"
+
+# start_relay NAME ARGS...: spoolsim relay on a free port; sets NAME_PID, NAME_PORT.
+# Its standard error (the summary) goes to $WORK/NAME.err, appended across restarts.
+start_relay() {
+    local name=$1
+    shift
+    local portfile="$WORK/$name.port"
+    rm -f "$portfile"
+    # --model none: the tests count operations, not CPU; a test that wants a model says so.
+    timeout "${TEST_PROCESS_TIMEOUT:-300}" "$RELAY" relay --listen 127.0.0.1:0 --port-file "$portfile" \
+        --model none "$@" \
+        2>>"$WORK/$name.err" &
+    started "$name" $! "spoolsim relay"
+}
+
+# raw_op_counts PROFILE N OUT [OPTION...]: the file operations `spoolsim raw
+# --profile PROFILE' makes per message, one "KIND VALUE" a line
+# (tests/helpers/strace_count.py), from a run of 2N messages minus a run of N with
+# one worker, so that making and removing the spool cancel out.
+raw_op_counts() {
+    local p=$1 n=$2 out=$3 d m
+    shift 3
+    d=$(mktemp -d "$WORK/raw-ops.XXXXXX")
+    mkdir "$d/dir"
+    for m in "$n" $((2 * n)); do
+        # LeakSanitizer cannot work under ptrace: off for the traced run of a sanitizer build.
+        ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+            strace -f -y -qq -s 64 -o "$d/trace.$m" "$RELAY" raw --dir "$d/dir" -p "$p" -m "$m" -w 1 -q \
+            "$@" >"$d/raw.$m.out" 2>&1 || { cat "$d/raw.$m.out" >&2; return 1; }
+        python3 "$top_srcdir/tests/helpers/strace_count.py" --spool "$d/dir" "$d/trace.$m" >"$d/c.$m" || return 1
+    done
+    awk -v n="$n" 'NR == FNR { once[$1] = $2; next } { printf "%s %.2f\n", $1, ($2 - once[$1]) / n }' \
+        "$d/c.$n" "$d/c.$((2 * n))" >"$out"
+}
+
+# spool_files DIR: the message files and logs in a spool's queues.
+spool_files() {
+    find "$1/incoming" "$1/active" "$1/deferred" "$1/defer" "$1/bounce" -type f 2>/dev/null
+}
+
+# wait_until SECONDS COMMAND...: until COMMAND succeeds (its status), polling.
+wait_until() {
+    local deadline=$((SECONDS + $1))
+    shift
+    until "$@"; do
+        [ $SECONDS -lt "$deadline" ] || return 1
+        sleep 0.1
+    done
+}
+
+# wait_spool_empty DIR SECONDS: until no message is queued in DIR.
+wait_spool_empty() {
+    local deadline=$((SECONDS + $2))
+    while [ $SECONDS -lt "$deadline" ]; do
+        [ -z "$(spool_files "$1")" ] && return 0
+        sleep 0.1
+    done
+    return 1
+}
+
+# exactly_once SRC_LOG SINK_LOG: every message the client saw acknowledged
+# arrived intact, none twice. Prints "acked N, lost L, duplicated D".
+delivery_report() {
+    python3 - "$1" "$2" <<'PY'
+import sys
+def load(path):
+    seen = {}
+    for line in open(path):
+        f = dict(x.split("=", 1) for x in line.split() if "=" in x)
+        seen.setdefault(f["message-id"], []).append((f["size"], f["sum"]))
+    return seen
+src, sink = load(sys.argv[1]), load(sys.argv[2])
+lost = [m for m in src if m not in sink or src[m][0] not in sink[m]]
+dup = sum(len(v) - 1 for v in sink.values())
+print(f"acked {len(src)}, lost {len(lost)}, duplicated {dup}")
+PY
+}
+
+# marks SPOOL: how many files marked complete (0700) in incoming/, active/ and
+# deferred/ do not end with their E record (docs/spool-profiles.md E.1); a file
+# that moves away while it looks is none.
+marks() {
+    python3 - "$1" <<'PY'
+import os, stat, sys
+bad = 0
+for q in ("incoming", "active", "deferred"):
+    for root, _, files in os.walk(os.path.join(sys.argv[1], q)):
+        for f in files:
+            p = os.path.join(root, f)
+            try:
+                if not os.stat(p).st_mode & stat.S_IXUSR:
+                    continue
+                with open(p, "rb") as fh:
+                    fh.seek(0, 2)
+                    if fh.tell() < 2:
+                        bad += 1
+                        continue
+                    fh.seek(-2, 2)
+                    bad += fh.read() != b"E\x00"
+            except FileNotFoundError:
+                pass
+print(bad)
+PY
+}
+
+# unmarked SPOOL QUEUE...: queue files in those queues without the 0700
+# mark, or with a temporary name. A running relay moves files all the
+# time: a file judged by its mode must be stat'ed by us, as find's -perm
+# on a file that has just moved away counts as a mismatch; one that is
+# gone when we look is no finding.
+unmarked() {
+    local spool=$1 q f mode
+    shift
+    for q in "$@"; do
+        find "$spool/$q" -type f 2>/dev/null
+    done | while read -r f; do
+        mode=$(stat -c %a "$f" 2>/dev/null) || continue
+        if [ "$mode" != 700 ] || [[ ${f##*/} == *.* ]]; then echo "$f"; fi
+    done
+}

@@ -1,0 +1,128 @@
+#!/bin/bash
+# Integration: errors are found before any work, with the right exit status.
+#
+# Bad values are usage errors (exit 2) naming the option and the value,
+# before a process is spawned or a file made; a --json path that cannot be
+# written is found before the run; the relay finds a busy port or an
+# unresolvable next hop before it makes a spool, and removes a spool it
+# made when a later step fails; ab checks its directories and PostMark
+# command file first; PostMark command files name FILE:LINE and do not
+# run; a run whose file operations fail exits 1; every program and
+# subcommand answers -h and `spoolsim help CMD'; the flags mean one thing.
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
+
+T=$WORK/tmp
+mkdir -p "$T"
+empty() { [ -z "$(ls -A "$1")" ]; }
+
+# usage NAME PATTERN COMMAND...: exit status 2, PATTERN on standard error,
+# and nothing made in $T (where bench and raw would make theirs).
+usage() {
+    local name=$1 pattern=$2 status
+    shift 2
+    TMPDIR=$T timeout 60 "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" </dev/null
+    status=$?
+    check "$name: exit status 2" test "$status" = 2
+    check "$name: says \"$pattern\"" grep -q -e "$pattern" "$WORK/$name.err"
+    check "$name: nothing made" empty "$T"
+}
+
+# --- values checked before anything starts
+usage bench-size-foo 'usage error: --size: bad size spec "foo"' "$RELAY" bench --size foo -m 1
+usage bench-rate-0 'usage error: --rate: "0" is not a number' "$RELAY" bench --rate 0 -m 1
+usage bench-size-huge '"99999999999999" allows sizes larger than the maximum, 1024m' \
+    "$RELAY" bench --size 99999999999999 -m 1
+usage raw-size-huge 'larger than the maximum, 1024m' "$RELAY" raw --dir "$T" --size uniform:1:2000m -m 1
+usage source-l-huge '-l: "99999999999999" is larger than the maximum, 1024m' \
+    "$SOURCE" -l 99999999999999 127.0.0.1:1
+usage source-size-huge 'larger than the maximum, 1024m' "$SOURCE" --size 2000m 127.0.0.1:1
+usage relay-max-size 'max-size: "2000m" is larger than the maximum, 1024m' \
+    "$RELAY" relay --spool "$T/s" --max-size 2000m
+usage sink-max-size 'max-size: "2000m" is larger than the maximum' "$SINK" --max-size 2000m 127.0.0.1:0 1
+check "a size of 1024m is allowed" sh -c "'$SOURCE' -l 1024m --help >/dev/null"
+
+# --- the label of a missing value
+usage missing-value 'usage error: option -m requires a value' "$RELAY" bench -m
+check "  ... and not \"unknown option\"" sh -c "! grep -q 'unknown option' '$WORK/missing-value.err'"
+usage missing-long 'usage error: option --dir requires a value' "$RELAY" raw --dir
+usage unknown-option 'usage error: unknown option --frob' "$RELAY" raw --frob
+usage source-missing 'usage error: option -s requires a value' "$SOURCE" -s
+usage sink-unknown 'usage error: unknown option --frob' "$SINK" --frob
+
+# --- --json to a path that cannot be written: before the run
+for cmd in "bench -m 1" "raw --dir $T -m 1" "relay --spool $T/s"; do
+    name=json-${cmd%% *}
+    usage "$name" "--json $WORK/none/x.json: cannot create" $RELAY $cmd --json "$WORK/none/x.json"
+done
+usage json-ab '--json /: is a directory' "$RELAY" ab --json / "$T" "$T" -- raw -m 1
+usage json-source "--json $WORK/none/x: cannot create" "$SOURCE" --json "$WORK/none/x" 127.0.0.1:1
+usage json-sink "--json $WORK/none/x: cannot create" "$SINK" --json "$WORK/none/x" 127.0.0.1:0 1
+
+# --- relay: a busy port, an unresolvable next hop, then a late failure
+BUSY=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+python3 -c "
+import socket, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(('127.0.0.1', $BUSY)); s.listen(); time.sleep(30)" &
+holder=$!
+PIDS="$PIDS $holder"
+wait_port "$BUSY"
+check "relay on a busy port: exit 1" sh -c "timeout 10 '$RELAY' relay --listen 127.0.0.1:$BUSY --spool '$T/spool' 2>'$WORK/busy.err'; test \$? = 1"
+check "  ... says so" grep -q "Address already in use" "$WORK/busy.err"
+check "  ... and made no spool" empty "$T"
+stop "$holder"
+usage relay-hop 'next-hop no.such.host.invalid:25: cannot resolve' \
+    timeout 30 "$RELAY" relay --listen 127.0.0.1:0 --spool "$T/spool" --next-hop no.such.host.invalid:25
+check "relay whose Maildir cannot be made: exit 1" sh -c "timeout 10 '$RELAY' relay --listen 127.0.0.1:0 --spool '$T/spool' --next-hop maildir:/proc/self/none 2>'$WORK/md.err'; test \$? = 1"
+check "  ... and the spool it made is gone" empty "$T"
+mkdir "$T/mine"
+check "a spool that was there stays" sh -c "timeout 10 '$RELAY' relay --listen 127.0.0.1:0 --spool '$T/mine' --next-hop maildir:/proc/self/none 2>/dev/null; test -d '$T/mine/incoming'"
+rm -rf "$T/mine"
+
+# --- ab: its directories before any run; the same one twice warned first
+usage ab-missing-dir "DIR_A $WORK/none: No such file or directory" "$RELAY" ab "$WORK/none" "$T" -- raw -m 1
+check "ab with DIR_A unwritable: exit 2 before any run" sh -c "'$RELAY' ab /proc/self '$T' -- raw -m 1 >'$WORK/abro.out' 2>'$WORK/abro.err'; test \$? = 2"
+check "  ... names it" grep -q "DIR_A /proc/self: cannot write in it" "$WORK/abro.err"
+check "  ... no run made" sh -c "! grep -q 'B run\\|A run' '$WORK/abro.err'"
+D=$WORK/d
+mkdir -p "$D"
+check "ab with one directory twice: runs" to "$WORK/same.out" env TMPDIR="$T" "$RELAY" ab -n 2 --warmup 0 "$D" "$D" -- raw -m 20 -w 1
+check "  ... warned before the first run" sh -c "grep -n 'same directory\\|A run 1/2' '$WORK/same.out' | head -1 | grep -q 'same directory'"
+
+# --- PostMark command files: FILE:LINE, nothing run, exit 2
+W=$WORK
+printf 'set number 10\nset transactions 0\nfoo\nrun\n' >$W/bad.pm
+check "postmark: a file with errors: exit 2" sh -c "'$RELAY' postmark $W/bad.pm </dev/null >$W/pm.out 2>$W/pm.err; test \$? = 2"
+check "  ... line 2 named" grep -q "^$W/bad.pm:2: no transactions specified" $W/pm.err
+check "  ... line 3 named" grep -q "^$W/bad.pm:3: unknown command 'foo'" $W/pm.err
+check "  ... and nothing ran" sh -c "! grep -q 'Creating files' $W/pm.out"
+check "ab -- postmark with that file: exit 2" sh -c "TMPDIR='$T' '$RELAY' ab -n 2 '$D' '$D' -- postmark $W/bad.pm >$W/abpm.out 2>$W/abpm.err; test \$? = 2"
+check "  ... the errors shown with the user's line numbers" grep -q "^$W/bad.pm:3: unknown command 'foo'" $W/abpm.err
+check "  ... and no rate reported" sh -c "! grep -q 'transactions/s' $W/abpm.out $W/abpm.err"
+printf 'set location /proc/self\nset number 20\nset transactions 20\nrun\nquit\n' >$W/fail.pm
+check "postmark whose file operations fail: exit 1" sh -c "'$RELAY' postmark -q $W/fail.pm >$W/fail.out 2>$W/fail.err; test \$? = 1"
+check "  ... says the run failed" grep -q "file operations failed" $W/fail.err
+printf 'set location %s\nset number 20\nset transactions 20\nrun\nquit\n' "$D" >$W/good.pm
+check "postmark with a good file: exit 0" to $W/good.out "$RELAY" postmark -q $W/good.pm
+
+# --- help everywhere, -h everywhere
+for c in bench raw relay postmark ab; do
+    check "spoolsim help $c" sh -c "'$RELAY' help $c | grep -q '^Usage: spoolsim $c'"
+    check "spoolsim $c -h" sh -c "'$RELAY' $c -h | grep -q '^Usage: spoolsim $c'"
+done
+check "spoolsim help" sh -c "'$RELAY' help | grep -q '^Usage: spoolsim COMMAND'"
+check "spoolsim help nope: exit 2" sh -c "'$RELAY' help nope 2>/dev/null; test \$? = 2"
+check "smtp-source -h" sh -c "'$SOURCE' -h | grep -q '^Usage: smtp-source'"
+check "smtp-sink -h alone" sh -c "'$SINK' -h | grep -q '^Usage: smtp-sink'"
+
+# --- one meaning per flag
+usage relay-s '-s is --sessions in spoolsim.s other commands: say --spool' "$RELAY" relay -s "$T/s"
+usage relay-n '-n is --runs in spoolsim ab: say --next-hop' "$RELAY" relay --spool "$T/s" -n discard
+usage source-quiet '--quiet: say --no-summary' "$SOURCE" --quiet 127.0.0.1:1
+usage sink-quiet '--quiet: say --no-summary' "$SINK" --quiet 127.0.0.1:0 1
+start_sink sink --no-summary 127.0.0.1:0 10 || exit 1
+check "smtp-source --no-summary: nothing on standard output" sh -c "timeout 30 '$SOURCE' --no-summary -m 2 127.0.0.1:$sink_PORT >'$WORK/ns.out' && test ! -s '$WORK/ns.out'"
+stop "$sink_PID"
+check "smtp-sink --no-summary: no summary" sh -c "! grep -q 'messages' '$WORK/sink.err'"
+
+finish

@@ -1,0 +1,101 @@
+#!/bin/bash
+# Integration: the figures the programs print are the right ones: rates
+# over the offered window at low open-loop rates, the reason of a failed
+# connection, plurals, one mount option once, a note for a spool in
+# memory, the relay saying where it listens and relays, and -m with
+# --duration refused instead of one silently winning.
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
+
+start_sink sink --quiet --json "$WORK/sink.json" 127.0.0.1:0 100 || { finish; }
+T=127.0.0.1:$sink_PORT
+
+# -- rates over the offered window
+check "--rate 1 --duration 1: runs" to "$WORK/r1.out" timeout 30 \
+    "$SOURCE" --rate 1 --duration 1 --json "$WORK/r1.json" "$T"
+check "--rate 1 --duration 1: 1 message in 1 s is 1 msgs/s" python3 - "$WORK/r1.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(f"  {r['delivered']} in {r['elapsed_s']:.3f} s = {r['delivered_per_s']:.2f} msgs/s")
+assert r["delivered"] == 1 and 0.99 <= r["elapsed_s"] < 1.5
+assert 0.66 < r["delivered_per_s"] <= 1.01
+PY
+check "--rate 10 -m 5: runs" to "$WORK/r2.out" timeout 30 \
+    "$SOURCE" --rate 10 -m 5 --json "$WORK/r2.json" "$T"
+check "--rate 10 -m 5: 5 arrivals offer 0.5 s, so 10 msgs/s" python3 - "$WORK/r2.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+print(f"  {r['delivered']} in {r['elapsed_s']:.3f} s = {r['delivered_per_s']:.2f} msgs/s")
+assert r["delivered"] == 5 and 0.499 <= r["elapsed_s"] < 0.75
+assert 6.6 < r["delivered_per_s"] <= 10.02
+PY
+check "the text says the same rate" grep -q "^smtp-source: 10\.0 msgs/s" "$WORK/r2.out"
+check "bench --rate 1 -d 1: runs" to "$WORK/b1.out" timeout 60 \
+    "$RELAY" bench --rate 1 -d 1 -s 2 --json "$WORK/b1.json"
+check "bench --rate 1 -d 1: injected/s over the 1 s offered" python3 - "$WORK/b1.json" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+print(f"  {b['injected']} injected, {b['injected_per_s']:.2f} msgs/s")
+assert b["injected"] >= 1 and b["injected"] / 1.5 < b["injected_per_s"] <= b["injected"] / 0.99
+PY
+
+# -- a failed connection says why
+CLOSED=$(free_port)
+check "a closed port: smtp-source runs" sh -c "'$SOURCE' -m 5 --json '$WORK/c.json' 127.0.0.1:$CLOSED >'$WORK/c.out' 2>&1; test \$? = 1"
+check "and names the reason" grep -q "^failures: connect=5 (Connection refused)$" "$WORK/c.out"
+check "in the JSON too" python3 -c "import json,sys; sys.exit(0 if json.load(open('$WORK/c.json'))['connect_errors'] == {'Connection refused': 5} else 1)"
+
+# -- plurals
+check "one message, one session: runs" to "$WORK/p.out" timeout 30 "$SOURCE" -s 1 -m 1 "$T"
+check "  '1 message delivered'" grep -q "^smtp-source: 1 message delivered, 0 failed, of 1 attempted" "$WORK/p.out"
+check "  '1 session', '1 connection'" grep -q "^smtp-source: 1 session, new connection per message, 1 connection," "$WORK/p.out"
+check "bench -s 1 -m 1: runs" to "$WORK/p2.out" timeout 60 "$RELAY" bench -s 1 -m 1 -q
+check "  'load: 1 session'" grep -q "^load: *1 session, " "$WORK/p2.out"
+check "  'injected: 1 message'" grep -q "^injected: *1 message in " "$WORK/p2.out"
+start_sink one 127.0.0.1:0 10
+check "a sink that took one message: runs" to "$WORK/p3.out" timeout 30 "$SOURCE" -m 1 "127.0.0.1:$one_PORT"
+stop "$one_PID"
+check "  '1 message, 1 recipient, ... 1 session'" grep -q "^smtp-sink: 1 message, 1 recipient, [0-9]* bytes, 1 session" "$WORK/one.err"
+
+# -- -m and --duration: a usage error, not one silently winning
+usage_error() { # what, command...
+    local what=$1
+    shift
+    "$@" >"$WORK/u.out" 2>&1
+    [ $? = 2 ] && grep -q "cannot be combined" "$WORK/u.out" && grep -q -- "--duration" "$WORK/u.out"
+}
+check "smtp-source -m 5 --duration 1: exit 2" usage_error source "$SOURCE" -m 5 --duration 1 "$T"
+check "bench -m 5 -d 1: exit 2" usage_error bench "$RELAY" bench -m 5 -d 1
+check "raw -m 5 -d 1: exit 2" usage_error raw "$RELAY" raw --dir "$WORK" -m 5 -d 1
+
+# -- the relay says where it listens and where it relays, once, when it starts
+start_relay relay --spool "$WORK/spool" --next-hop "127.0.0.1:$sink_PORT"
+check "the relay's first line: where it listens and relays" \
+    grep -qx "spoolsim relay: listening on 127.0.0.1:$relay_PORT, relaying to 127.0.0.1:$sink_PORT; spool $WORK/spool, profile postfix" \
+    <(head -1 "$WORK/relay.err")
+stop "$relay_PID"
+check "  and only once" test "$(grep -c "listening on" "$WORK/relay.err")" = 1
+
+# -- each mount option once; a note for a spool in memory
+options_once() { # report: the options in "(...)" after the file system type, none twice
+    local opts
+    opts=$(sed -n 's/^ *[a-z0-9]* (\([^)]*\)) on .*/\1/p; s/^filesystem: *[a-z0-9]* (\([^)]*\)) on .*/\1/p' "$1" | head -1)
+    [ -n "$opts" ] && [ -z "$(echo "$opts" | tr , '\n' | sort | uniq -d)" ]
+}
+check "bench: the spool's mount options, each once" options_once "$WORK/p2.out"
+check "raw: runs" to "$WORK/raw.out" timeout 60 "$RELAY" raw --dir "$WORK" -m 20 -q
+check "raw: the mount options, each once" options_once "$WORK/raw.out"
+if [ "$(stat -f -c %T "$WORK")" != tmpfs ]; then
+    check "no memory note for a spool on $(stat -f -c %T "$WORK")" sh -c "! grep -q 'not a disk' '$WORK/raw.out'"
+fi
+if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && [ -w /dev/shm ]; then
+    check "raw on tmpfs: runs" to "$WORK/shm.out" timeout 60 "$RELAY" raw --dir /dev/shm -m 20 -q
+    check "raw on tmpfs: a note that it is not a disk" \
+        grep -q "^note: *tmpfs is memory, not a disk: fsync costs nothing there$" "$WORK/shm.out"
+    check "bench on tmpfs: runs" to "$WORK/shm2.out" timeout 60 "$RELAY" bench -m 20 --spool /dev/shm -q
+    check "bench on tmpfs: the note" grep -q "^note: *tmpfs is memory, not a disk" "$WORK/shm2.out"
+    check "  once" test "$(grep -c "not a disk" "$WORK/shm2.out")" = 1
+else
+    echo "# no writable tmpfs at /dev/shm: the tmpfs note is not checked here"
+fi
+stop "$sink_PID"
+finish

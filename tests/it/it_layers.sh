@@ -1,0 +1,68 @@
+#!/bin/bash
+# Integration: the folders are the layers, and no file includes from above.
+#
+# tests/helpers/layers.py reads every #include of every .c and .h against
+# the layer table (docs/design.md, "Layers"): a project header must be in
+# the file's own folder or one it may use, a system header of a
+# restricted family (libevent, OpenSSL, Check) only where the table allows
+# it. The build's per-folder -I flags refuse the same includes at compile
+# time; this check also covers the system headers, which no -I flag keeps
+# out. A copy of the tree with one violation of each kind shows that the
+# check fails, and names each file:line.
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
+
+command -v python3 >/dev/null || skip "python3 is not installed"
+LAYERS="$top_srcdir/tests/helpers/layers.py"
+
+python3 "$LAYERS" "$top_srcdir" >"$WORK/tree.out" 2>&1
+status=$?
+cat "$WORK/tree.out"
+check "every #include of the source tree keeps to the layer table" test "$status" -eq 0
+
+# The control: a copy of the C folders, then one violation of each kind.
+T=$WORK/tree
+mkdir -p "$T"
+(cd "$top_srcdir" && tar cf - lib smtp-source smtp-sink spoolsim tests/unit tests/fuzz/*.[ch]) | (cd "$T" && tar xf -)
+rm -f "$T/lib/report/version.h" "$T/spoolsim/relay/cost_model_postfix.c"
+python3 "$LAYERS" "$T" >"$WORK/copy.out" 2>&1
+check "the copy passes before anything is added" test $? -eq 0
+
+# add FILE LINE: append LINE to FILE and print where it went (FILE:N).
+add() {
+    mkdir -p "$(dirname "$T/$1")"
+    printf '%s\n' "$2" >>"$T/$1"
+    echo "$1:$(wc -l <"$T/$1")"
+}
+at_event=$(add lib/smtp/smtp_line.c '#include <event2/buffer.h>')
+at_openssl=$(add lib/report/json.c '#include <openssl/ssl.h>')
+at_check=$(add lib/util/clock.c '#include <check.h>')
+at_up=$(add lib/util/msg.c '#include "json.h"')
+at_net=$(add lib/spool/pf_queue.c '#include "endpoint.h"')
+at_sibling=$(add spoolsim/raw/raw.c '#include "relay_private.h"')
+at_path=$(add lib/net/tls.c '#include "lib/util/msg.h"')
+at_none=$(add lib/smtp/smtp_cmd.c '#include "nosuch.h"')
+at_folder=$(add extra/extra.c '#include "msg.h"')
+: >"$T/spoolsim/raw/xalloc.h"
+python3 "$LAYERS" "$T" >"$WORK/control.out" 2>&1
+control=$?
+cat "$WORK/control.out"
+check "the copy with violations fails the check" test "$control" -eq 1
+named() { grep -q -F "$1" "$WORK/control.out"; }
+check "  <event2/...> in lib/smtp" named "$at_event: <event2/buffer.h>: lib/smtp may not use event2"
+check "  <openssl/...> in lib/report" named "$at_openssl: <openssl/ssl.h>: lib/report may not use openssl"
+check "  <check.h> in lib/util" named "$at_check: <check.h>: lib/util may not use check"
+check "  lib/util including lib/report" named "$at_up: \"json.h\" is in lib/report, which lib/util may not use"
+check "  lib/spool including lib/net" named "$at_net: \"endpoint.h\" is in lib/net, which lib/spool may not use"
+check "  raw including relay" named "$at_sibling: \"relay_private.h\" is in spoolsim/relay, which spoolsim/raw may not use"
+check "  a path instead of a name" named "$at_path: \"lib/util/msg.h\": a project include names a header, not a path"
+check "  a header that is nowhere" named "$at_none: \"nosuch.h\" is in no folder of the tree"
+check "  a folder the table does not know" named "${at_folder%:*}:1: folder extra is not in the layer table"
+check "  a header name in two folders" named "lib/util/xalloc.h: header named in spoolsim/raw too"
+check "  and nothing else" test "$(wc -l <"$WORK/control.out")" -eq 10
+
+# Usage errors.
+python3 "$LAYERS" >"$WORK/usage.out" 2>&1
+check "no directory: exit 2" test $? -eq 2
+python3 "$LAYERS" "$WORK/none" >"$WORK/usage.out" 2>&1
+check "a missing directory: exit 2, named" sh -c "test $? -eq 2 && grep -q '$WORK/none is not a directory' '$WORK/usage.out'"
+finish

@@ -1,0 +1,39 @@
+#!/bin/bash
+# Integration: smtp-sink against hand-made SMTP (tests/helpers/smtp_probe.py), one
+# sink configuration per group of docs/security.md statements.
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
+
+command -v python3 >/dev/null || skip "python3 is needed for the protocol probe"
+probe() {
+    local group=$1
+    shift
+    start_sink "$group" "$@" 127.0.0.1:0 10 || return 1
+    local port
+    eval "port=\$${group}_PORT"
+    timeout 60 python3 "$top_srcdir/tests/helpers/smtp_probe.py" "$group" "$port"
+    local status=$?
+    eval "stop \$${group}_PID"
+    return $status
+}
+
+check "default sink" probe default
+check "bare-LF policy normalize" probe normalize --bare-lf normalize
+check "bare-LF policy strict" probe strict --bare-lf strict
+check "STARTTLS" probe tls --tls
+check "limits" probe limits --error-limit 5 --max-size 1000 -t 1
+check "LMTP" probe lmtp -L
+check "minimum data rate" probe slow -t 1 --min-data-rate 100
+check "greeting delay" probe greet --greet-delay 0.3
+check "recipient cap, NUL bytes" probe rcptcap --max-rcpt 3
+check "bare-LF policy lenient" probe lenient --bare-lf lenient
+
+# docs/security.md 9: -m 2 caps concurrent sessions; the rest wait in the listen
+# queue (not refused), and are served once sessions end.
+start_sink cap -m 2 127.0.0.1:0 10 || exit 1
+echo | timeout 30 python3 "$top_srcdir/tests/helpers/conn_hold.py" "$cap_PORT" 5 2 >"$WORK/cap.out" 2>&1
+check "-m 2: two of five connections greeted, three wait in the listen queue" \
+    grep -q "^greeted 2 refused 0 waiting 3" "$WORK/cap.out"
+check "  ... and are served once the others leave" to "$WORK/cap.src" timeout 30 "$SOURCE" -m 3 \
+    "127.0.0.1:$cap_PORT"
+stop "$cap_PID"
+finish

@@ -1,0 +1,96 @@
+#!/bin/bash
+# Integration: spoolsim relay --model. With the built-in Postfix model the
+# relay spends, per message, about what Postfix's processes spend (the CPU
+# is counted on the relay's threads' own clocks, so a loaded machine does
+# not change it); with --model none it spends only its own. A model file
+# puts a stage's CPU on the thread of its place (here: all on the queue
+# manager). Bad models and a model with another MTA's profile are usage
+# errors.
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
+
+# relay_cpu NAME ARGS...: 400 messages of 1 KiB through a relay to discard,
+# with --sync none: the model is Postfix's CPU measured on a tmpfs, and what an
+# fsync costs in CPU depends on the disk under the test, not on the model;
+# prints "CPU-us-per-message mta-us-per-message qmgr-s model-us-per-message".
+relay_cpu() {
+    local name=$1
+    shift
+    start_relay "$name" --spool "$WORK/$name.spool" --next-hop discard --sync none \
+        --json "$WORK/$name.json" "$@" || return 1
+    local port_var="${name}_PORT" pid_var="${name}_PID"
+    to "$WORK/$name.src" timeout 60 "$SOURCE" -s 5 -m 400 -l 1024 "127.0.0.1:${!port_var}" ||
+        return 1
+    wait_spool_empty "$WORK/$name.spool" 30 || return 1
+    stop "${!pid_var}"
+    python3 - "$WORK/$name.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["cpu_s"]
+m = d["model"]
+mta = m["mta_us_per_1kib_message"] * m["scale"] if isinstance(m, dict) else 0
+burn = sum(m["spent_cpu_s"].values()) if isinstance(m, dict) else 0
+n = d["messages_in"]
+print(f'{(c["loop"] + c["cleanup"] + c["qmgr"]) * 1e6 / n:.0f} {mta:.0f} {c["qmgr"]:.3f} {burn * 1e6 / n:.0f}')
+PY
+}
+
+read -r bare _ _ _ <<<"$(relay_cpu bare --model none)"
+read -r modeled mta _ burn <<<"$(relay_cpu modeled --model postfix)"
+echo "relay CPU per message: bare $bare us, with the Postfix model $modeled us, of it the model's $burn us (Postfix: $mta us)"
+check "the bare relay says it has no model" grep -q '"model": "none"' "$WORK/bare.json"
+check "the model is named in the summary" grep -q "cost model: postfix 3" "$WORK/modeled.err"
+# Alone the relay needs about a sixth of Postfix's CPU on a quiet machine; on a
+# loaded one its own share can triple (caches, switches), so the bound is loose.
+check "bare: under Postfix's CPU ($bare < $mta)" test "$bare" -lt "$mta"
+check "modeled: at least Postfix's CPU ($modeled >= 0.9 x $mta)" test "$modeled" -ge $((mta * 9 / 10))
+# The relay's own share grows on a loaded machine (caches, switches); what the
+# model adds must not exceed Postfix's own CPU.
+check "the model adds no more than Postfix's CPU ($burn <= 1.05 x $mta)" test "$burn" -le $((mta * 105 / 100))
+check "modeled: not much more ($modeled <= 1.5 x $mta + $bare)" test "$modeled" -le $((mta * 3 / 2 + bare))
+
+# A model whose only stage is the queue manager's, 2 ms a message: 0.8 s on qmgr.
+cat >"$WORK/qmgr.json" <<'EOF2'
+{"mta": "test", "reference_speed": 1, "stages": [
+  {"name": "qmgr", "mta": {"base_us": 2000, "per_kib_us": 0, "per_rcpt_us": 0},
+   "relay": {"base_us": 0, "per_kib_us": 0, "per_rcpt_us": 0}}]}
+EOF2
+speed=$("$RELAY" calibrate --speed)
+sed -i "s/\"reference_speed\": 1,/\"reference_speed\": $speed,/" "$WORK/qmgr.json"
+# The relay scales the 2 ms by the speed it measures at start against the
+# speed measured here a moment before: the check uses the relay's own scale, as
+# two measurements of a shared machine's speed differ by a few per cent.
+read -r _ _ qmgr_s _ <<<"$(relay_cpu qfile --model "$WORK/qmgr.json")"
+qmgr_want=$(python3 -c "import json, sys
+print(f'{400 * 0.002 * json.load(open(sys.argv[1]))[\"model\"][\"scale\"]:.3f}')" "$WORK/qfile.json")
+check "a model file's qmgr stage runs on the qmgr thread ($qmgr_s s >= 0.95 x $qmgr_want s)" \
+    python3 -c "import sys; sys.exit(not $qmgr_s >= 0.95 * $qmgr_want)"
+
+# 2 ms of qmgr work a message against 5 sessions: the queue manager is the limit,
+# and the relay says so (the other verdicts: tests/unit/check_bottleneck.c), unless
+# other programs on this machine took the cores meanwhile: then CPU is.
+read -r qmgr_busy others verdict <<<"$(python3 -c "import json, sys
+u = json.load(open(sys.argv[1]))['utilization']
+print(u['qmgr_busy'], u['everything_else_cores'], u['bottleneck'])" "$WORK/qfile.json")"
+echo "qmgr thread busy $qmgr_busy, other programs $others cores: $verdict"
+if python3 -c "import sys; sys.exit(not $others < 0.5)"; then
+    check "the queue manager's thread was busy (>= 85 %)" \
+        python3 -c "import sys; sys.exit(not $qmgr_busy >= 0.85)"
+    check "the bottleneck is the queue manager" grep -q "^limited by the queue manager" <<<"$verdict"
+    check "and the summary says it" grep -Eq "^(\[sync none\] )?bottleneck: limited by the queue manager" \
+        "$WORK/qfile.err"
+else
+    check "the machine was busy with others: the queue manager or CPU is (near) the limit" \
+        grep -Eq "^(limited by|close to) (the queue manager|CPU|the CPU limit|the limit of the queue)" \
+        <<<"$verdict"
+fi
+check "a missing model file is a usage error" \
+    sh -c "'$RELAY' relay --spool '$WORK/x' --model '$WORK/nothing.json' 2>'$WORK/e1'; test \$? = 2"
+check "naming the file" grep -q "nothing.json" "$WORK/e1"
+echo '{"mta": "x"}' >"$WORK/bad.json"
+check "a file that is not a model is a usage error" \
+    sh -c "'$RELAY' relay --spool '$WORK/x' --model '$WORK/bad.json' 2>'$WORK/e2'; test \$? = 2"
+check "saying why" grep -q "reference_speed" "$WORK/e2"
+check "a Postfix model with another MTA's profile is refused" \
+    sh -c "'$RELAY' relay --spool '$WORK/x' --profile qmail --model postfix 2>/dev/null; test \$? = 2"
+check "and nothing was made" test ! -e "$WORK/x"
+finish

@@ -1,0 +1,249 @@
+/*
+ * Unit tests for lib/report/timeline.c: rows from points, the JSON and CSV
+ * forms of them, and the JSON read back.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "histogram.h"
+#include "json.h"
+#include "timeline.h"
+#include "check_main.h"
+
+static const unsigned all_fields = TIMELINE_IN | TIMELINE_OUT | TIMELINE_FAILURES |
+                                   TIMELINE_LATENCY | TIMELINE_FSYNCS | TIMELINE_QUEUES;
+
+static char *json_text(const struct timeline *tl)
+{
+    struct json_writer w;
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+
+    ck_assert_ptr_nonnull(fp);
+    json_init(&w, fp);
+    json_begin_object(&w, NULL);
+    timeline_write_json(tl, &w, "timeline");
+    json_end_object(&w);
+    ck_assert_int_eq(json_finish(&w), 0);
+    fclose(fp);
+    return buf;
+}
+
+static char *csv_text(const struct timeline *tl)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
+
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_int_eq(timeline_write_csv(tl, fp), 0);
+    fclose(fp);
+    return buf;
+}
+
+/* Two intervals: 1 s with 10 in, 8 out, latency 1..10 ms; 0.5 s with 4 in and a failure. */
+static void two_intervals(struct timeline *tl, unsigned fields)
+{
+    static struct histogram h;
+    struct timeline_point p = {0};
+
+    timeline_init(tl, fields);
+    timeline_add(tl, &p, NULL);
+    histogram_init(&h);
+    for (uint64_t i = 1; i <= 10; i++)
+        histogram_record(&h, i * 1000000);
+    p = (struct timeline_point){
+        .t = 1.0, .in = 10, .out = 8, .fsyncs = 20, .incoming = 2, .active = 1, .deferred = 0};
+    timeline_add(tl, &p, &h);
+    p = (struct timeline_point){.t = 1.5,
+                                .in = 14,
+                                .out = 8,
+                                .failures = 1,
+                                .fsyncs = 28,
+                                .incoming = 5,
+                                .active = 3,
+                                .deferred = 1};
+    timeline_add(tl, &p, NULL);
+}
+
+START_TEST(test_rows)
+{
+    struct timeline tl;
+    const struct timeline_row *r;
+
+    two_intervals(&tl, all_fields);
+    ck_assert_uint_eq(tl.n, 2);
+    r = &tl.rows[0];
+    ck_assert(r->t == 0 && r->interval_s == 1.0);
+    ck_assert_uint_eq(r->messages_in, 10);
+    ck_assert_uint_eq(r->messages_out, 8);
+    ck_assert_uint_eq(r->fsyncs, 20);
+    ck_assert_uint_eq(r->latency_count, 10);
+    ck_assert_uint_eq(r->p50_ns, 5000000 - 5000000 % 32768 + 16383); /* its bucket's midpoint */
+    ck_assert_uint_eq(r->p99_ns, 10000000);                          /* the highest rank: max */
+    ck_assert_uint_eq(r->incoming, 2);
+    r = &tl.rows[1];
+    ck_assert(r->t == 1.0 && r->interval_s == 0.5);
+    ck_assert_uint_eq(r->messages_in, 4);
+    ck_assert_uint_eq(r->messages_out, 0);
+    ck_assert_uint_eq(r->failures, 1);
+    ck_assert_uint_eq(r->latency_count, 0);
+    ck_assert_uint_eq(r->deferred, 1);
+    timeline_free(&tl);
+}
+END_TEST
+
+START_TEST(test_no_time_no_row)
+{
+    struct timeline tl;
+    struct timeline_point p = {.t = 3, .in = 5};
+
+    timeline_init(&tl, TIMELINE_IN);
+    timeline_add(&tl, &p, NULL);
+    timeline_add(&tl, &p, NULL); /* the end at the instant of the last boundary: nothing */
+    ck_assert_uint_eq(tl.n, 0);
+    p.t = 3.0005;
+    timeline_add(&tl, &p, NULL); /* or half a millisecond after it */
+    ck_assert_uint_eq(tl.n, 0);
+    p.t = 3;
+    p.in = 4; /* a counter going backwards is no change */
+    timeline_add(&tl, &p, NULL);
+    ck_assert_uint_eq(tl.n, 0);
+    p.t = 4;
+    p.in = 9;
+    timeline_add(&tl, &p, NULL);
+    ck_assert_uint_eq(tl.n, 1);
+    ck_assert_uint_eq(tl.rows[0].messages_in, 4); /* from the last point it kept, 5 */
+    ck_assert(tl.rows[0].t == 3 && tl.rows[0].interval_s == 1);
+    timeline_free(&tl);
+}
+END_TEST
+
+/* The interval's part of a growing histogram: as if only it had been recorded. */
+START_TEST(test_cumulative)
+{
+    static struct histogram run, part;
+    struct timeline tl;
+    struct timeline_point p = {0};
+
+    timeline_init(&tl, TIMELINE_LATENCY);
+    histogram_init(&run);
+    histogram_init(&part);
+    timeline_add_cumulative(&tl, &p, &run);
+    for (uint64_t i = 0; i < 1000; i++)
+        histogram_record(&run, 100000 + i);
+    p.t = 1;
+    timeline_add_cumulative(&tl, &p, &run);
+    for (uint64_t i = 0; i < 100; i++) {
+        histogram_record(&run, 50000000 + 1000 * i);
+        histogram_record(&part, 50000000 + 1000 * i);
+    }
+    p.t = 2;
+    timeline_add_cumulative(&tl, &p, &run);
+    ck_assert_uint_eq(tl.n, 2);
+    ck_assert_uint_eq(tl.rows[0].latency_count, 1000);
+    ck_assert(tl.rows[0].p99_ns < 110000);
+    ck_assert_uint_eq(tl.rows[1].latency_count, 100);
+    /*
+     * Within half a bucket of the interval's own: the part's min is not
+     * known exactly, only its bucket, so the clamp to it differs.
+     */
+    ck_assert(llabs((long long)tl.rows[1].p50_ns - (long long)histogram_percentile(&part, 50)) <=
+              (long long)histogram_percentile(&part, 50) / 256);
+    ck_assert(tl.rows[1].p99_ns > 50000000);
+    timeline_free(&tl);
+}
+END_TEST
+
+START_TEST(test_csv)
+{
+    struct timeline tl;
+    char *text;
+
+    two_intervals(&tl, all_fields);
+    text = csv_text(&tl);
+    ck_assert_str_eq(text, "t,interval_s,messages_in,messages_in_per_s,messages_out,"
+                           "messages_out_per_s,failures,latency_count,p50_ms,p99_ms,fsyncs,"
+                           "fsyncs_per_s,incoming,active,deferred\n"
+                           "0,1,10,10,8,8,0,10,4.997119,10,20,20,2,1,0\n"
+                           "1,0.5,4,8,0,0,1,0,,,8,16,5,3,1\n");
+    free(text);
+    timeline_free(&tl);
+    /* a program that knows less leaves the rest empty */
+    two_intervals(&tl, TIMELINE_IN | TIMELINE_OUT);
+    text = csv_text(&tl);
+    ck_assert_str_eq(strchr(text, '\n') + 1, "0,1,10,10,8,8,,,,,,,,,\n"
+                                             "1,0.5,4,8,0,0,,,,,,,,,\n");
+    free(text);
+    timeline_free(&tl);
+}
+END_TEST
+
+START_TEST(test_json_and_back)
+{
+    struct timeline tl, back;
+    char *text, *again;
+
+    two_intervals(&tl, TIMELINE_IN | TIMELINE_LATENCY | TIMELINE_QUEUES);
+    text = json_text(&tl);
+    ck_assert_ptr_nonnull(strstr(text, "\"p50_ms\": 4.997119,"));
+    ck_assert_ptr_nonnull(strstr(text, "\"messages_out\": null,"));
+    ck_assert_ptr_nonnull(strstr(text, "\"messages_in_per_s\": 8,")); /* 4 in 0.5 s */
+    ck_assert_ptr_nonnull(strstr(text, "\"latency_count\": 0,\n      \"p50_ms\": null,"));
+    timeline_init(&back, 0);
+    ck_assert_int_eq(timeline_read_json(&back, text, "timeline"), 0);
+    ck_assert_uint_eq(back.fields, TIMELINE_IN | TIMELINE_LATENCY | TIMELINE_QUEUES);
+    ck_assert_uint_eq(back.n, 2);
+    again = json_text(&back);
+    ck_assert_str_eq(again, text);
+    free(again);
+    free(text);
+    timeline_free(&back);
+    timeline_free(&tl);
+}
+END_TEST
+
+START_TEST(test_read_rejects)
+{
+    struct timeline tl;
+
+    timeline_init(&tl, TIMELINE_IN);
+    ck_assert_int_eq(timeline_read_json(&tl, "{\"timeline\": [{\"interval_s\": 1}]}", "timeline"),
+                     -1);
+    ck_assert_int_eq(
+        timeline_read_json(&tl, "{\"timeline\": [{\"t\": 0, \"interval_s\": 1}, 5]}", "timeline"),
+        -1);
+    ck_assert_int_eq(timeline_read_json(&tl, "{\"queue_depth\": []}", "timeline"), -1);
+    ck_assert_uint_eq(tl.fields, TIMELINE_IN); /* untouched */
+    ck_assert_int_eq(timeline_read_json(&tl, "{\"timeline\": []}", "timeline"), 0);
+    ck_assert_uint_eq(tl.n, 0);
+    timeline_free(&tl);
+}
+END_TEST
+
+static Suite *timeline_suite(void)
+{
+    Suite *s = suite_create("timeline");
+    TCase *tc = tcase_create("core");
+
+    tcase_add_test(tc, test_rows);
+    tcase_add_test(tc, test_no_time_no_row);
+    tcase_add_test(tc, test_cumulative);
+    tcase_add_test(tc, test_csv);
+    tcase_add_test(tc, test_json_and_back);
+    tcase_add_test(tc, test_read_rejects);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    return check_run_suite(timeline_suite());
+}
