@@ -26,20 +26,10 @@ PREPARE="echo \"prepare $SEEN\" >>'$LOG'"
 check "one directory: exit 0" to "$WORK/one.out" ab -n 2 --warmup 1 --json "$WORK/one.json" \
     --setup-a "$SETUP_A" --setup-b "$SETUP_B" --prepare "$PREPARE" "$D" -- raw -m 50 -w 2
 cat "$WORK/one.out"
-cat >"$WORK/want.log" <<EOF
-setup-a A warmup 1 $D
-prepare A warmup 1 $D
-setup-b B warmup 1 $D
-prepare B warmup 1 $D
-setup-a A measured 1 $D
-prepare A measured 1 $D
-setup-b B measured 1 $D
-prepare B measured 1 $D
-setup-a A measured 2 $D
-prepare A measured 2 $D
-setup-b B measured 2 $D
-prepare B measured 2 $D
-EOF
+for run in "warmup 1" "measured 1" "measured 2"; do
+    echo "setup-a A $run $D" && echo "prepare A $run $D"
+    echo "setup-b B $run $D" && echo "prepare B $run $D"
+done >"$WORK/want.log"
 check "each side's set-up, then --prepare, before every run, alternating, with its environment" \
     diff "$WORK/want.log" "$LOG"
 said_setups() { grep -qxF "   setup: $SETUP_A" "$WORK/one.out" && grep -qxF "   setup: $SETUP_B" "$WORK/one.out"; }
