@@ -14,6 +14,14 @@
  * the ratio B/A with a bootstrap 95 % interval, and a verdict in words
  * (ab_stats.h).
  *
+ * A/B on one partition: with --setup-a and --setup-b, a shell command
+ * changes the setting before each run of its side (a remount with other
+ * options, another I/O scheduler), and both sides may be one directory.
+ * ab records the mount options it finds after every set-up, so that a
+ * toggle that did nothing shows in the report; a set-up that fails stops
+ * the comparison, since the runs after it would measure a setting nobody
+ * knows.
+ *
  * Everything that can be found wrong before a run is: the directories
  * (that they are writable directories; the same one twice is warned of),
  * the --json file, a PostMark command file (checked line by line).
@@ -93,6 +101,9 @@ struct ab_options {
     const char *export_markdown, *export_csv;
     int quiet;
     const char *dir[2];
+    int one_dir;          /* DIR: both sides in one directory, told apart by their set-ups */
+    const char *setup[2]; /* --setup-a, --setup-b: NULL for none */
+    const char *prepare;  /* --prepare: NULL for none */
     const struct mode *mode;
     char **args; /* MODE's arguments: the tail of argv */
     int nargs;
@@ -105,8 +116,9 @@ struct side {
     int fs_known;
     dev_t dev;
     ino_t ino;
-    double *figures; /* one per measured run, NAN where the run failed */
-    double *good;    /* the figures of the runs that worked, for the statistics */
+    double *figures;       /* one per measured run, NAN where the run failed */
+    double *good;          /* the figures of the runs that worked, for the statistics */
+    struct fsinfo *run_fs; /* what each measured run ran on, after its set-up; zeroed if unknown */
     size_t ngood;
     unsigned done; /* measured runs made, failed or not: fewer after an interrupt */
 };
@@ -130,11 +142,13 @@ struct ab {
 static void usage(FILE *fp)
 {
     fputs("Usage: spoolsim ab [options] DIR_A DIR_B -- MODE ARGS...\n"
+          "       spoolsim ab [options] --setup-a CMD --setup-b CMD DIR -- MODE ARGS...\n"
           "\n"
           "Compares two spool directories (two filesystems, or two sets of mount\n"
-          "options): runs MODE on each, alternating A B A B after discarded warm-ups,\n"
-          "and reports every run, the median of each side, the ratio B/A of the\n"
-          "medians with a 95 % bootstrap confidence interval, and a verdict.\n"
+          "options), or one directory with a setting toggled by --setup-a and\n"
+          "--setup-b: runs MODE on each side, alternating A B A B after discarded\n"
+          "warm-ups, and reports every run, the median of each side, the ratio B/A of\n"
+          "the medians with a 95 % bootstrap confidence interval, and a verdict.\n"
           "\n"
           "Modes:\n"
           "  raw ARGS...      spoolsim raw --dir DIR ARGS...        (delivered_per_s)\n"
@@ -150,12 +164,17 @@ static void usage(FILE *fp)
           "  --json FILE      also write the results as JSON (- = stdout)\n"
           "  --export-markdown FILE  the two sides as a Markdown table (- = stdout)\n"
           "  --export-csv FILE       the two sides as CSV (- = stdout)\n"
+          "  --setup-a CMD    run CMD (/bin/sh -c) before every run of A; it must\n"
+          "                   succeed (e.g. mount -o remount,nodirsync DIR)\n"
+          "  --setup-b CMD    the same for B; both or neither\n"
+          "  --prepare CMD    run CMD before every run of either side, after its set-up\n"
+          "                   (e.g. sync; echo 3 > /proc/sys/vm/drop_caches)\n"
           "  -q, --quiet      no progress while running\n"
           "  -h, --help, --version\n"
           "\n"
           "Exit status: 0 when every run worked, whichever side is faster; 1 if a run\n"
-          "failed; 2 for a usage error; 130 or 143 after SIGINT or SIGTERM (the runs so\n"
-          "far are reported, marked partial).\n",
+          "or a set-up failed; 2 for a usage error; 130 or 143 after SIGINT or SIGTERM\n"
+          "(the runs so far are reported, marked partial).\n",
           fp);
 }
 
@@ -165,6 +184,9 @@ enum {
     OPT_JSON,
     OPT_EXPORT_MARKDOWN,
     OPT_EXPORT_CSV,
+    OPT_SETUP_A,
+    OPT_SETUP_B,
+    OPT_PREPARE,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -175,6 +197,14 @@ static int is_option(const char *arg, const char *name)
     size_t len = strlen(name);
 
     return strncmp(arg, name, len) == 0 && (arg[len] == 0 || arg[len] == '=');
+}
+
+/* A command for /bin/sh -c: one of blanks only would run nothing and pass. */
+static const char *command_option(const char *arg, const char *what)
+{
+    if (arg[strspn(arg, " \t\n")] == 0)
+        msg_usage("%s: an empty command", what);
+    return arg;
 }
 
 static void parse_mode(struct ab_options *o, int argc, char **argv, int dashes)
@@ -207,6 +237,9 @@ static void parse_options(struct ab_options *o, int argc, char **argv)
         {"json", required_argument, NULL, OPT_JSON},
         {"export-markdown", required_argument, NULL, OPT_EXPORT_MARKDOWN},
         {"export-csv", required_argument, NULL, OPT_EXPORT_CSV},
+        {"setup-a", required_argument, NULL, OPT_SETUP_A},
+        {"setup-b", required_argument, NULL, OPT_SETUP_B},
+        {"prepare", required_argument, NULL, OPT_PREPARE},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, OPT_HELP},
         {"version", no_argument, NULL, OPT_VERSION},
@@ -249,6 +282,15 @@ static void parse_options(struct ab_options *o, int argc, char **argv)
             optarg_output_file(optarg, "--export-csv");
             o->export_csv = optarg;
             break;
+        case OPT_SETUP_A:
+            o->setup[0] = command_option(optarg, "--setup-a");
+            break;
+        case OPT_SETUP_B:
+            o->setup[1] = command_option(optarg, "--setup-b");
+            break;
+        case OPT_PREPARE:
+            o->prepare = command_option(optarg, "--prepare");
+            break;
         case 'q':
             o->quiet = 1;
             break;
@@ -263,34 +305,47 @@ static void parse_options(struct ab_options *o, int argc, char **argv)
             msg_panic("option %d not handled", ch);
         }
     }
+    /* One side set up and the other not would run in whatever state the first left. */
+    if (o->setup[0] && !o->setup[1])
+        msg_usage("--setup-a without --setup-b: B would run as A's set-up left it (give "
+                  "--setup-b true for no set-up of B)");
+    if (o->setup[1] && !o->setup[0])
+        msg_usage("--setup-b without --setup-a: A would run as B's set-up left it (give "
+                  "--setup-a true for no set-up of A)");
     ndirs = dashes - optind;
     if (dashes == argc)
         msg_usage("missing -- before MODE (spoolsim ab [options] DIR_A DIR_B -- MODE ARGS...)");
     if (ndirs > 2)
         msg_usage("unexpected argument \"%s\": two directories, then -- MODE", argv[optind + 2]);
-    if (ndirs < 2)
-        msg_usage("missing %s before -- (spoolsim ab [options] DIR_A DIR_B -- MODE ARGS...)",
-                  ndirs == 0 ? "DIR_A and DIR_B" : "DIR_B");
+    if (ndirs == 0)
+        msg_usage("missing DIR_A and DIR_B before -- (spoolsim ab [options] DIR_A DIR_B -- MODE "
+                  "ARGS...)");
+    if (ndirs == 1 && !o->setup[0])
+        msg_usage("missing DIR_B before --: one directory needs --setup-a and --setup-b (spoolsim "
+                  "ab [options] --setup-a CMD --setup-b CMD DIR -- MODE ARGS...)");
+    o->one_dir = ndirs == 1;
     o->dir[0] = argv[optind];
-    o->dir[1] = argv[optind + 1];
+    o->dir[1] = argv[optind + ndirs - 1];
     parse_mode(o, argc, argv, dashes);
 }
 
 /* ------------------------------------------------------------ set-up */
 
-static void init_side(struct side *s, const char *name, const char *dir, unsigned runs)
+/* label: how the usage names the directory, DIR_A, DIR_B or (one for both) DIR. */
+static void init_side(struct side *s, const char *name, const char *label, const char *dir,
+                      unsigned runs)
 {
     struct stat st;
 
     if (stat(dir, &st) != 0)
-        msg_usage("DIR_%s %s: %s", name, dir, strerror(errno));
+        msg_usage("%s %s: %s", label, dir, strerror(errno));
     if (!S_ISDIR(st.st_mode))
-        msg_usage("DIR_%s %s: not a directory", name, dir);
+        msg_usage("%s %s: not a directory", label, dir);
     /* Found now, not after every run of the other side has been made. */
     if (access(dir, W_OK | X_OK) != 0)
-        msg_usage("DIR_%s %s: cannot write in it: %s", name, dir, strerror(errno));
+        msg_usage("%s %s: cannot write in it: %s", label, dir, strerror(errno));
     if (strlen(dir) > DRIVE_SHORT_PATH - 64)
-        msg_usage("DIR_%s: the path %.60s... is too long", name, dir);
+        msg_usage("%s: the path %.60s... is too long", label, dir);
     s->name = name;
     s->dir = dir;
     s->dev = st.st_dev;
@@ -298,6 +353,7 @@ static void init_side(struct side *s, const char *name, const char *dir, unsigne
     s->fs_known = fsinfo_lookup(dir, &s->fs) == 0;
     s->figures = xmalloc(runs * sizeof(*s->figures));
     s->good = xmalloc(runs * sizeof(*s->good));
+    s->run_fs = xcalloc(runs, sizeof(*s->run_fs));
     for (unsigned i = 0; i < runs; i++)
         s->figures[i] = NAN;
 }
@@ -378,6 +434,101 @@ static char *read_commands(const char *path)
         msg_fatal("out of memory");
     check_commands(path, text, len);
     return text;
+}
+
+/* ------------------------------------------------------------ a run's set-up */
+
+#define AB_ENV_PREFIX "SPOOLSIM_AB_"
+
+/*
+ * This program's environment without any SPOOLSIM_AB_ variable (an outer
+ * ab's would mislead), then the n of add; free() it alone, the strings
+ * are not copied.
+ */
+static char **env_with(char *const add[], size_t n)
+{
+    extern char **environ;
+    size_t count = 0, k = 0;
+    char **env;
+
+    while (environ[count])
+        count++;
+    env = xmalloc((count + n + 1) * sizeof(*env));
+    for (size_t i = 0; i < count; i++)
+        if (strncmp(environ[i], AB_ENV_PREFIX, strlen(AB_ENV_PREFIX)) != 0)
+            env[k++] = environ[i];
+    for (size_t i = 0; i < n; i++)
+        env[k++] = add[i];
+    env[k] = NULL;
+    return env;
+}
+
+/*
+ * Run cmd, the set-up of side s or --prepare (what: the option), before
+ * its run i, through /bin/sh -c with SPOOLSIM_AB_SIDE, _PHASE, _RUN and
+ * _DIR in its environment. 0 when it exited 0, -1 when interrupted. A
+ * command that fails ends the comparison (exit status 1): the runs after
+ * it would measure a setting nobody knows, and a report would read as if
+ * they did not.
+ */
+static int run_command(struct ab *ab, const struct side *s, unsigned i, int warm, const char *what,
+                       const char *cmd, const char *label)
+{
+    char side[64], phase[64], run[64], dir[PATH_MAX + 64], why[64];
+    char *add[] = {side, phase, run, dir};
+    char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL};
+    char **env;
+    int started, status = -1;
+
+    snprintf(side, sizeof(side), AB_ENV_PREFIX "SIDE=%s", s->name);
+    snprintf(phase, sizeof(phase), AB_ENV_PREFIX "PHASE=%s", warm ? "warmup" : "measured");
+    snprintf(run, sizeof(run), AB_ENV_PREFIX "RUN=%u", i + 1);
+    snprintf(dir, sizeof(dir), AB_ENV_PREFIX "DIR=%s", s->dir);
+    env = env_with(add, sizeof(add) / sizeof(add[0]));
+    started = drive_spawn_env(&ab->d, &ab->child, "setup", argv, env) == 0;
+    free(env);
+    if (started)
+        status = drive_reap(&ab->child);
+    if (interrupted)
+        return -1;
+    if (started && status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return 0;
+    if (!started)
+        snprintf(why, sizeof(why), "it did not start");
+    else if (status == -1)
+        snprintf(why, sizeof(why), "lost track of it");
+    else if (WIFSIGNALED(status))
+        snprintf(why, sizeof(why), "killed by signal %d", WTERMSIG(status));
+    else
+        snprintf(why, sizeof(why), "exit status %d", WEXITSTATUS(status));
+    drive_show_errors(&ab->d, "setup", "setup");
+    drive_remove_work(&ab->d);
+    msg_fatal("%s: %s `%s' failed: %s; the comparison stops (no report)", label, what, cmd, why);
+}
+
+/*
+ * Before a run of side `which': its set-up, then --prepare, then what the
+ * directory is on now, which the run is recorded with. -1 if interrupted.
+ */
+static int set_up(struct ab *ab, int which, unsigned i, int warm, const char *label)
+{
+    const struct ab_options *o = ab->opts;
+    struct side *s = &ab->side[which];
+    struct fsinfo fs;
+
+    if (o->setup[which] &&
+        run_command(ab, s, i, warm, which ? "--setup-b" : "--setup-a", o->setup[which], label))
+        return -1;
+    if (o->prepare && run_command(ab, s, i, warm, "--prepare", o->prepare, label))
+        return -1;
+    memset(&fs, 0, sizeof(fs));
+    if (fsinfo_lookup(s->dir, &fs) == 0) {
+        s->fs = fs; /* the side's line in the report: as its runs found it, the last one */
+        s->fs_known = 1;
+    }
+    if (!warm)
+        s->run_fs[i] = fs;
+    return 0;
 }
 
 /* ------------------------------------------------------------ one run */
@@ -523,7 +674,7 @@ static void measure(struct ab *ab, int which, unsigned i, int warm)
         fprintf(stderr, "spoolsim ab: %s/%u on %s...\n", label, total, s->dir);
     if (fflush(stderr) != 0 && errno == EPIPE)
         interrupt_note(SIGPIPE);
-    if (interrupted)
+    if (interrupted || set_up(ab, which, i, warm, label) != 0)
         return;
     figure = run_one(ab, s, label);
     if (interrupted)
@@ -581,11 +732,69 @@ static void summarize_sides(const struct ab *ab, struct ab_summary sum[2])
     }
 }
 
+/*
+ * With set-ups, what says the toggle did nothing, or not every time: lines
+ * ending in "\n", appended to buf. Two sides under the same options on
+ * one mount are what an ineffective toggle leaves behind; a setting that
+ * is no mount option (an I/O scheduler, a tune2fs feature) leaves it too,
+ * hence the advice to look another way.
+ */
+static void setup_warnings(const struct ab *ab, char *buf, size_t len)
+{
+    const struct side *a = &ab->side[0], *b = &ab->side[1];
+    unsigned same = 0, both = 0;
+    const char *options = NULL;
+    size_t used = strlen(buf);
+
+    if (!ab->opts->setup[0])
+        return;
+    for (unsigned i = 0; i < a->done && i < b->done; i++) {
+        const struct fsinfo *fa = &a->run_fs[i], *fb = &b->run_fs[i];
+
+        if (!fa->options[0] || !fb->options[0])
+            continue;
+        both++;
+        if (strcmp(fa->options, fb->options) == 0 &&
+            strcmp(fa->mount_point, fb->mount_point) == 0 && strcmp(fa->source, fb->source) == 0) {
+            same++;
+            options = fa->options;
+        }
+    }
+    if (same && used < len)
+        used +=
+            (size_t)snprintf(buf + used, len - used,
+                             "A and B ran under the same mount options (%s) in %u of %u runs: "
+                             "the set-ups changed nothing the mount options show (if the setting "
+                             "is not a mount option, check it another way)\n",
+                             options, same, both);
+    for (int k = 0; k < 2; k++) {
+        const struct side *s = &ab->side[k];
+
+        for (unsigned i = 1; i < s->done; i++)
+            if (strcmp(s->run_fs[i].options, s->run_fs[0].options) != 0) {
+                if (used < len)
+                    used += (size_t)snprintf(buf + used, len - used,
+                                             "%s's runs did not all run under the same mount "
+                                             "options: its set-up did not always do the same\n",
+                                             s->name);
+                break;
+            }
+    }
+}
+
+/* The report's and the JSON's warnings, one a line, each ending in "\n". */
+static void all_warnings(const struct ab *ab, const struct ab_summary sum[2],
+                         const struct ab_result *r, int compared, char *buf, size_t len)
+{
+    ab_warnings(&sum[0], &sum[1], compared ? r : NULL, buf, len);
+    setup_warnings(ab, buf, len);
+}
+
 static void print_report(const struct ab *ab, const struct ab_result *r, int compared, FILE *fp)
 {
     const struct ab_options *o = ab->opts;
     const char *unit = o->mode->unit;
-    char where[1200], verdict[512], warnings[1024];
+    char where[1200], verdict[512], warnings[2048];
     struct ab_summary sum[2];
 
     summarize_sides(ab, sum);
@@ -597,8 +806,13 @@ static void print_report(const struct ab *ab, const struct ab_result *r, int com
         fprintf(fp, "%s: %s\n   %s\n", ab->side[k].name, ab->side[k].dir, where);
         if (fsinfo_note(&ab->side[k].fs))
             fprintf(fp, "   note: %s\n", fsinfo_note(&ab->side[k].fs));
+        if (o->setup[k])
+            fprintf(fp, "   setup: %s\n", o->setup[k]);
     }
-    if (same_filesystem(&ab->side[0], &ab->side[1]))
+    if (o->prepare)
+        fprintf(fp, "prepare: %s\n", o->prepare);
+    /* With set-ups the sides are told apart by them: setup_warnings() says whether they were. */
+    if (!o->setup[0] && same_filesystem(&ab->side[0], &ab->side[1]))
         fprintf(fp,
                 "warning: A and B are on the same filesystem (%s on %s) with the same mount "
                 "options: this measures it against itself\n",
@@ -608,13 +822,18 @@ static void print_report(const struct ab *ab, const struct ab_result *r, int com
     for (unsigned i = 0; i < o->runs; i++) {
         for (int k = 0; k < 2; k++) {
             double f = ab->side[k].figures[i];
+            const char *options = ab->side[k].run_fs[i].options;
+            char seen[600] = "";
 
+            if (o->setup[0])
+                snprintf(seen, sizeof(seen), " (mount options: %s)",
+                         options[0] ? options : "unknown");
             if (i >= ab->side[k].done)
                 fprintf(fp, "%s run %u: not run (interrupted)\n", ab->side[k].name, i + 1);
             else if (isnan(f))
-                fprintf(fp, "%s run %u: failed\n", ab->side[k].name, i + 1);
+                fprintf(fp, "%s run %u: failed%s\n", ab->side[k].name, i + 1, seen);
             else
-                fprintf(fp, "%s run %u: %.1f %s\n", ab->side[k].name, i + 1, f, unit);
+                fprintf(fp, "%s run %u: %.1f %s%s\n", ab->side[k].name, i + 1, f, unit, seen);
         }
     }
     for (int k = 0; k < 2; k++) {
@@ -641,7 +860,7 @@ static void print_report(const struct ab *ab, const struct ab_result *r, int com
     if (ab->failures)
         fprintf(fp, "failed: %u run%s, warm-ups included (see the messages above)\n", ab->failures,
                 ab->failures == 1 ? "" : "s");
-    ab_warnings(&sum[0], &sum[1], compared ? r : NULL, warnings, sizeof(warnings));
+    all_warnings(ab, sum, r, compared, warnings, sizeof(warnings));
     for (char *line = warnings, *end; (end = strchr(line, '\n')) != NULL; line = end + 1)
         fprintf(fp, "warning: %.*s\n", (int)(end - line), line);
     verdict_text(ab, r, compared, verdict, sizeof(verdict));
@@ -653,7 +872,7 @@ static int write_json(const struct ab *ab, const struct ab_result *r, int compar
     const struct ab_options *o = ab->opts;
     FILE *fp = strcmp(o->json, "-") == 0 ? stdout : fopen(o->json, "w");
     struct json_writer w;
-    char verdict[512], warnings[1024];
+    char verdict[512], warnings[2048];
     struct ab_summary sum[2];
     int status;
 
@@ -670,6 +889,7 @@ static int write_json(const struct ab *ab, const struct ab_result *r, int compar
     json_uint(&w, "warmup_per_side", o->warmup);
     json_uint(&w, "seed", o->seed);
     json_uint(&w, "resamples", AB_RESAMPLES);
+    json_string(&w, "prepare", o->prepare);
     json_bool(&w, "same_filesystem", same_filesystem(&ab->side[0], &ab->side[1]));
     json_begin_object(&w, "sides");
     for (int k = 0; k < 2; k++) {
@@ -677,9 +897,20 @@ static int write_json(const struct ab *ab, const struct ab_result *r, int compar
 
         json_begin_object(&w, s->name);
         json_meta_write_spool(&w, "spool", s->dir, &s->fs);
+        json_string(&w, "setup", o->setup[k]);
         json_begin_array(&w, "runs");
         for (unsigned i = 0; i < o->runs; i++)
             json_double(&w, NULL, s->figures[i]); /* a failed run, NAN, is null */
+        json_end_array(&w);
+        json_begin_array(&w, "run_details");
+        for (unsigned i = 0; i < o->runs; i++) {
+            json_begin_object(&w, NULL);
+            json_double(&w, "figure", s->figures[i]);
+            json_string(&w, "setup", o->setup[k]);
+            json_string(&w, "prepare", o->prepare);
+            json_meta_write_spool(&w, "spool", s->dir, &s->run_fs[i]);
+            json_end_object(&w);
+        }
         json_end_array(&w);
         json_uint(&w, "successful_runs", s->ngood);
         json_double(&w, "median", s->ngood ? sum[k].median : NAN);
@@ -701,7 +932,7 @@ static int write_json(const struct ab *ab, const struct ab_result *r, int compar
     verdict_text(ab, r, compared, verdict, sizeof(verdict));
     json_string(&w, "verdict", verdict);
     json_uint(&w, "failed_runs", ab->failures);
-    ab_warnings(&sum[0], &sum[1], compared ? r : NULL, warnings, sizeof(warnings));
+    all_warnings(ab, sum, r, compared, warnings, sizeof(warnings));
     json_begin_array(&w, "warnings");
     for (char *line = warnings, *end; (end = strchr(line, '\n')) != NULL; line = end + 1) {
         *end = '\0';
@@ -746,6 +977,8 @@ static void warn_same(const struct ab *ab)
 {
     const struct side *a = &ab->side[0], *b = &ab->side[1];
 
+    if (ab->opts->setup[0])
+        return; /* the set-ups are to make the difference; setup_warnings() says if they did not */
     if (a->dev == b->dev && a->ino == b->ino)
         msg_warn("DIR_A and DIR_B are the same directory (%s): this measures it against itself",
                  a->dir);
@@ -769,8 +1002,8 @@ int spoolsim_ab(int argc, char **argv)
     memset(&result, 0, sizeof(result));
     ab.opts = &opts;
     ab.run = &run;
-    init_side(&ab.side[0], "A", opts.dir[0], opts.runs);
-    init_side(&ab.side[1], "B", opts.dir[1], opts.runs);
+    init_side(&ab.side[0], "A", opts.one_dir ? "DIR" : "DIR_A", opts.dir[0], opts.runs);
+    init_side(&ab.side[1], "B", opts.one_dir ? "DIR" : "DIR_B", opts.dir[1], opts.runs);
     if (opts.mode->dir_option == NULL)
         ab.commands = read_commands(opts.args[0]);
     drive_find_self(&ab.d);
@@ -817,6 +1050,7 @@ int spoolsim_ab(int argc, char **argv)
     for (int k = 0; k < 2; k++) {
         free(ab.side[k].figures);
         free(ab.side[k].good);
+        free(ab.side[k].run_fs);
     }
     free(ab.commands);
     json_run_free(&run);

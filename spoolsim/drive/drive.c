@@ -20,6 +20,8 @@
 #include "interrupt.h"
 #include "msg.h"
 #include "spoolsim.h"
+
+extern char **environ;
 #include "spawn_logged.h"
 
 void drive_find_self(struct drive *d)
@@ -54,6 +56,12 @@ void drive_remove_work(struct drive *d)
 
 int drive_spawn(const struct drive *d, struct drive_child *c, const char *name, char *const argv[])
 {
+    return drive_spawn_env(d, c, name, argv, environ);
+}
+
+int drive_spawn_env(const struct drive *d, struct drive_child *c, const char *name,
+                    char *const argv[], char *const envp[])
+{
     char out[PATH_MAX], err[PATH_MAX], base[64];
 
     snprintf(base, sizeof(base), "%s.out", name);
@@ -61,7 +69,7 @@ int drive_spawn(const struct drive *d, struct drive_child *c, const char *name, 
     snprintf(base, sizeof(base), "%s.err", name);
     drive_path(d, base, err);
     c->name = name;
-    c->pid = spawn_logged(argv, out, err);
+    c->pid = spawn_logged_env(argv, envp, out, err);
     if (c->pid < 0) {
         c->pid = 0;
         return -1;

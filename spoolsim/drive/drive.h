@@ -66,6 +66,10 @@ void drive_remove_work(struct drive *d);
 /* Start argv as child c, called NAME; 0, or -1 with a warning naming the program. */
 int drive_spawn(const struct drive *d, struct drive_child *c, const char *name, char *const argv[]);
 
+/* drive_spawn() with the environment envp instead of this program's. */
+int drive_spawn_env(const struct drive *d, struct drive_child *c, const char *name,
+                    char *const argv[], char *const envp[]);
+
 /* Wait for the child: its wait status, 0 if none was running, -1 if it cannot be had. */
 int drive_reap(struct drive_child *c);
 

@@ -14,6 +14,11 @@ extern char **environ;
 
 pid_t spawn_logged(char *const argv[], const char *out, const char *err)
 {
+    return spawn_logged_env(argv, environ, out, err);
+}
+
+pid_t spawn_logged_env(char *const argv[], char *const envp[], const char *out, const char *err)
+{
     posix_spawn_file_actions_t fa;
     pid_t pid;
     int status;
@@ -22,7 +27,7 @@ pid_t spawn_logged(char *const argv[], const char *out, const char *err)
     posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&fa, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     posix_spawn_file_actions_addopen(&fa, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    status = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+    status = posix_spawn(&pid, argv[0], &fa, NULL, argv, envp);
     posix_spawn_file_actions_destroy(&fa);
     if (status != 0) {
         msg_warn("cannot run %s: %s", argv[0], strerror(status));

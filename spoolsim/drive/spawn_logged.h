@@ -13,4 +13,7 @@
 
 pid_t spawn_logged(char *const argv[], const char *out, const char *err);
 
+/* The same with the environment envp instead of this program's. */
+pid_t spawn_logged_env(char *const argv[], char *const envp[], const char *out, const char *err);
+
 #endif
