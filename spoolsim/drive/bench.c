@@ -451,9 +451,10 @@ int spoolsim_bench(int argc, char **argv)
     b.opts = &opts;
     b.d.keep = opts.keep;
     drive_find_self(&b.d);
-    spoolsim_find_program(b.d.self, "smtp-sink", "SPOOLSIM_SMTP_SINK", b.sink_path, sizeof(b.sink_path));
+    spoolsim_find_program(b.d.self, "smtp-sink", "SPOOLSIM_SMTP_SINK", b.sink_path,
+                          sizeof(b.sink_path));
     spoolsim_find_program(b.d.self, "smtp-source", "SPOOLSIM_SMTP_SOURCE", b.source_path,
-                       sizeof(b.source_path));
+                          sizeof(b.source_path));
     interrupt_install();
 
     drive_make_work_dir(&b.d, opts.spool_parent, "--spool", "bench");
