@@ -13,5 +13,6 @@ int spoolsim_bench(int argc, char **argv);
 int spoolsim_ab(int argc, char **argv);
 int spoolsim_raw(int argc, char **argv);
 int spoolsim_calibrate(int argc, char **argv);
+int spoolsim_plot(int argc, char **argv);
 
 #endif
