@@ -57,7 +57,7 @@ void plot_format_tick(char *buf, size_t len, double v, double step)
         snprintf(buf, len, "0"); /* not "0k" */
         return;
     }
-    if (step >= 1e6 - 1e-6) {
+    if (step >= 1e5 - 1e-6) {
         v /= 1e6;
         step /= 1e6;
         suffix = "M";

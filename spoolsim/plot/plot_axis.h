@@ -68,8 +68,8 @@ void plot_ticks_percentile(double max_nines, struct plot_ticks *t);
 
 /*
  * v as a tick label on an axis of ticks step apart: as many decimals as the
- * step needs and no more; thousands as "k" and millions as "M" when the
- * step is a whole number of them (12k, 2.5M). '.' is the decimal point.
+ * step needs and no more; in thousands, "12k", on a step of 1000 or more,
+ * in millions, "2.5M", on one of 100000 or more. '.' is the decimal point.
  */
 void plot_format_tick(char *buf, size_t len, double v, double step);
 
