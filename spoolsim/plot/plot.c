@@ -145,6 +145,14 @@ static void read_result(const char *path, struct result *r)
         r->program[0] = '\0';
 }
 
+/* Whether path names the file the result at r was read from (another spelling included). */
+static int same_file(const char *path, const struct stat *r)
+{
+    struct stat st;
+
+    return stat(path, &st) == 0 && st.st_dev == r->st_dev && st.st_ino == r->st_ino;
+}
+
 /* The picture's title when --title gives none: the results' names, and one's program. */
 static void default_title(const struct result *r, size_t n, char *out, size_t len)
 {
@@ -307,8 +315,10 @@ int spoolsim_plot(int argc, char **argv)
     optarg_output_file(output, "-o");
     r = xcalloc(n, sizeof(*r));
     for (size_t i = 0; i < n; i++) {
+        struct stat st;
+
         read_result(argv[optind + i], &r[i]);
-        if (strcmp(output, r[i].path) == 0)
+        if (strcmp(output, "-") != 0 && stat(r[i].path, &st) == 0 && same_file(output, &st))
             msg_usage("-o %s: that is a result to plot", output);
     }
     collect(r, n, o.kind, &pic);
