@@ -83,13 +83,17 @@ py() {
 }
 
 # fails_cleanly WHAT PATTERN OUTPUT COMMAND...: exit 2, PATTERN in stderr, OUTPUT not made.
+# Each one's stderr is kept, so that finish() sees any sanitizer report in it.
+FAILS=0
 fails_cleanly() {
-    local pattern=$1 output=$2 status
+    local pattern=$1 output=$2 status err
     shift 2
-    "$@" >"$W/fail.out" 2>"$W/fail.err"
+    FAILS=$((FAILS + 1))
+    err="$W/fail.$FAILS.err"
+    "$@" >"$W/fail.out" 2>"$err"
     status=$?
-    [ "$status" = 2 ] || { echo "  exit $status, want 2"; cat "$W/fail.err"; return 1; }
-    grep -q -e "$pattern" "$W/fail.err" || { echo "  stderr lacks $pattern:"; cat "$W/fail.err"; return 1; }
+    [ "$status" = 2 ] || { echo "  exit $status, want 2"; cat "$err"; return 1; }
+    grep -q -e "$pattern" "$err" || { echo "  stderr lacks $pattern:"; cat "$err"; return 1; }
     [ ! -e "$output" ] || { echo "  $output was made"; return 1; }
     ! ls "$(dirname "$output")" 2>/dev/null | grep -q '\.svg\.' || { echo "  a temporary file is left"; return 1; }
 }
