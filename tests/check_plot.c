@@ -17,6 +17,7 @@
 #include "plot_data.h"
 #include "plot_draw.h"
 #include "svg.h"
+#include "check_json_text.h"
 #include "check_main.h"
 
 static size_t count_of(const char *text, const char *needle)
@@ -270,23 +271,15 @@ END_TEST
 /* A result with latency objects as histogram_write_json() writes them, in a malloc'd string. */
 static char *latency_result(const struct histogram *a, const struct histogram *empty)
 {
-    struct json_writer w;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *fp = open_memstream(&buf, &len);
+    struct json_text t;
+    struct json_writer *w = json_text_begin(&t);
 
-    ck_assert_ptr_nonnull(fp);
-    json_init(&w, fp);
-    json_begin_object(&w, NULL);
-    json_string(&w, "label", "run <1>");
-    json_begin_object(&w, "latency");
-    histogram_write_json(&w, "txn", a);
-    histogram_write_json(&w, "tls", empty);
-    json_end_object(&w);
-    json_end_object(&w);
-    ck_assert_int_eq(json_finish(&w), 0);
-    fclose(fp);
-    return buf;
+    json_string(w, "label", "run <1>");
+    json_begin_object(w, "latency");
+    histogram_write_json(w, "txn", a);
+    histogram_write_json(w, "tls", empty);
+    json_end_object(w);
+    return json_text_end(&t);
 }
 
 START_TEST(test_curve)
@@ -409,31 +402,23 @@ END_TEST
 
 /* ------------------------------------------------------------------ draw */
 
+/* A timeline of three one-second rows, every depth column depth (NAN: none). */
+static struct plot_timeline three_rows(const char *label, double *in, double *out, double *depth)
+{
+    static double t[] = {0, 1, 2}, dt[] = {1, 1, 1};
+    struct plot_timeline tl = {.n = 3, .t = t, .dt = dt, .in_per_s = in, .out_per_s = out};
+
+    snprintf(tl.label, sizeof(tl.label), "%s", label);
+    tl.incoming = tl.active = tl.deferred = depth;
+    tl.has_depths = isfinite(depth[0]);
+    return tl;
+}
+
 START_TEST(test_draw_series)
 {
-    double t[] = {0, 1, 2}, dt[] = {1, 1, 1}, in[] = {5, 6, 7}, out[] = {4, 5, NAN};
-    double depth[] = {1, 2, 3}, none[] = {NAN, NAN, NAN};
-    struct plot_timeline tl[2] = {
-        {.label = "a",
-         .n = 3,
-         .t = t,
-         .dt = dt,
-         .in_per_s = in,
-         .out_per_s = out,
-         .incoming = depth,
-         .active = depth,
-         .deferred = depth,
-         .has_depths = 1},
-        {.label = "b & c",
-         .n = 3,
-         .t = t,
-         .dt = dt,
-         .in_per_s = in,
-         .out_per_s = out,
-         .incoming = none,
-         .active = none,
-         .deferred = none},
-    };
+    double in[] = {5, 6, 7}, out[] = {4, 5, NAN}, depth[] = {1, 2, 3}, none[] = {NAN, NAN, NAN};
+    struct plot_timeline tl[2] = {three_rows("a", in, out, depth),
+                                  three_rows("b & c", in, out, none)};
     double runs_a[] = {10, 12, 11}, runs_b[] = {20, 21};
     struct plot_ab ab = {.label = "x",
                          .metric = "m",
