@@ -451,6 +451,43 @@ int json_read_string(const char *text, const char *path, char *out, size_t len)
     return 0;
 }
 
+int json_read_key(const char *text, const char *path, size_t index, char *out, size_t len)
+{
+    const char *p;
+
+    if (len == 0)
+        return -1;
+    out[0] = '\0';
+    if ((p = find_value(text, path)) == NULL || *p != '{')
+        return -1;
+    p = skip_ws(p + 1);
+    if (*p == '}')
+        return -1;
+    for (size_t i = 0;; i++) {
+        struct str_sink o = {.buf = out, .len = len};
+
+        if ((p = scan_string(p, i == index ? &o : NULL)) == NULL)
+            break;
+        if (i == index) {
+            if (o.has_nul)
+                break;
+            if (o.truncated)
+                sink_trim_utf8(&o);
+            out[o.used] = '\0';
+            return 0;
+        }
+        p = skip_ws(p);
+        if (*p != ':' || (p = scan_value(skip_ws(p + 1), 1)) == NULL)
+            break;
+        p = skip_ws(p);
+        if (*p != ',')
+            break; /* '}': fewer members */
+        p = skip_ws(p + 1);
+    }
+    out[0] = '\0';
+    return -1;
+}
+
 long json_read_array_length(const char *text, const char *path)
 {
     const char *p = find_value(text, path);

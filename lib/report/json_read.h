@@ -45,6 +45,16 @@ int json_read_number(const char *text, const char *path, double *out);
  */
 int json_read_string(const char *text, const char *path, char *out, size_t len);
 
+/*
+ * 0 and the key of member index (from 0, in the text's order) of the
+ * object at path, unescaped and truncated as json_read_string() does; or
+ * -1 (out the empty string) if the value is not an object, it has no
+ * member index, the key holds \u0000, len is 0, or the text is malformed.
+ * A reader walks an object whose keys it does not know, such as the
+ * stages of "latency", by index until -1.
+ */
+int json_read_key(const char *text, const char *path, size_t index, char *out, size_t len);
+
 /* The number of items of the array at path, or -1 if it is not an array (or missing, or malformed).
  */
 long json_read_array_length(const char *text, const char *path);

@@ -48,6 +48,7 @@ TABLE = {
     "spoolsim/raw": (("spoolsim", SPOOL, REPORT, UTIL), ()),
     "spoolsim/postmark": (("spoolsim", REPORT, UTIL), ()),
     "spoolsim/drive": (("spoolsim", "spoolsim/postmark", SPOOL, REPORT, UTIL), ()),
+    "spoolsim/plot": (("spoolsim", REPORT, UTIL), ()),
 }
 # The tests see everything they test.
 _EVERYTHING = tuple(TABLE)

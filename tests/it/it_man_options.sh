@@ -107,6 +107,7 @@ check_program spoolsim spoolsim/drive/bench.c
 check_program spoolsim spoolsim/raw/raw.c
 check_program spoolsim spoolsim/drive/ab.c
 check_program spoolsim spoolsim/postmark/postmark.c
+check_program spoolsim spoolsim/plot/plot.c
 
 if [ "$missing" -gt 0 ]; then
     echo "it_man_options: $missing problem(s) found" >&2

@@ -1,5 +1,5 @@
 /*
- * Unit tests for spoolsim/drive/ab_stats.c: medians, the bootstrap interval of
+ * Unit tests for lib/report/ab_stats.c: medians, the bootstrap interval of
  * the ratio of medians, and the verdict text of `spoolsim ab'.
  */
 #include "config.h"
@@ -211,6 +211,30 @@ END_TEST
 
 /* ------------------------------------------------------- spread, warnings */
 
+START_TEST(test_median_interval)
+{
+    double v[40], low = -1, high = -1, low2, high2, m;
+
+    /* Three runs: a resampled median is 1 or 3 with probability 7/27 each, far more than 2.5 %. */
+    ck_assert_int_eq(ab_median_interval((const double[]){3, 1, 2}, 3, 1, &low, &high), 0);
+    ck_assert_double_eq(low, 1);
+    ck_assert_double_eq(high, 3);
+    ck_assert_int_eq(ab_median_interval((const double[]){5, 5, 5, 5}, 4, 1, &low, &high), 0);
+    ck_assert(low == 5 && high == 5);
+    around(v, N(v), 1000, 50, 7);
+    m = ab_median(v, N(v));
+    ck_assert_int_eq(ab_median_interval(v, N(v), 3, &low, &high), 0);
+    ck_assert(950 < low && low < m && m < high && high < 1050);
+    ck_assert_int_eq(ab_median_interval(v, N(v), 3, &low2, &high2), 0);
+    ck_assert(low2 == low && high2 == high);
+    /* Refused, and the outputs left alone. */
+    low = high = -1;
+    ck_assert_int_eq(ab_median_interval((const double[]){5}, 1, 1, &low, &high), -1);
+    ck_assert_int_eq(ab_median_interval((const double[]){5, NAN}, 2, 1, &low, &high), -1);
+    ck_assert(low == -1 && high == -1);
+}
+END_TEST
+
 START_TEST(test_summarize)
 {
     struct ab_summary s;
@@ -343,6 +367,7 @@ static Suite *ab_stats_suite(void)
     tcase_add_test(tc, test_deterministic);
     tcase_add_test(tc, test_degenerate_two_runs);
     tcase_add_test(tc, test_refused);
+    tcase_add_test(tc, test_median_interval);
     tcase_add_test(tc, test_summarize);
     tcase_add_test(tc, test_warnings);
     tcase_add_test(tc, test_export_markdown);

@@ -535,6 +535,31 @@ START_TEST(test_table)
 }
 END_TEST
 
+START_TEST(test_keys)
+{
+    char key[8] = "x";
+
+    ck_assert_int_eq(json_read_key(report, "latency", 0, key, sizeof(key)), 0);
+    ck_assert_str_eq(key, "connect");
+    /* truncated to fit, as json_read_string() does */
+    ck_assert_int_eq(json_read_key(report, "latency", 1, key, sizeof(key)), 0);
+    ck_assert_str_eq(key, "end_to_");
+    ck_assert_int_eq(json_read_key(report, "latency", 2, key, sizeof(key)), -1);
+    ck_assert_str_eq(key, "");
+    ck_assert_int_eq(json_read_key(report, NULL, 0, key, sizeof(key)), 0);
+    ck_assert_str_eq(key, "name");
+    ck_assert_int_eq(json_read_key("{\"a\\u00e9\": 1}", NULL, 0, key, sizeof(key)), 0);
+    ck_assert_str_eq(key, "a\xc3\xa9");
+    /* not an object, empty, missing, a key with a NUL, malformed, len 0 */
+    ck_assert_int_eq(json_read_key(report, "queue_depth", 0, key, sizeof(key)), -1);
+    ck_assert_int_eq(json_read_key("{}", NULL, 0, key, sizeof(key)), -1);
+    ck_assert_int_eq(json_read_key(report, "nothing", 0, key, sizeof(key)), -1);
+    ck_assert_int_eq(json_read_key("{\"a\\u0000\": 1}", NULL, 0, key, sizeof(key)), -1);
+    ck_assert_int_eq(json_read_key("{\"a\": 1", NULL, 0, key, sizeof(key)), -1);
+    ck_assert_int_eq(json_read_key(report, "latency", 0, key, 0), -1);
+}
+END_TEST
+
 static Suite *json_read_suite(void)
 {
     Suite *s = suite_create("json_read");
@@ -554,6 +579,7 @@ static Suite *json_read_suite(void)
     tcase_add_test(tc, test_array_length);
     tcase_add_test(tc, test_number_rows);
     tcase_add_test(tc, test_table);
+    tcase_add_test(tc, test_keys);
     suite_add_tcase(s, tc);
 
     tcase_add_test(tm, test_malformed);

@@ -14,6 +14,7 @@
 #include "histogram.h"
 #include "json.h"
 #include "timeline.h"
+#include "check_json_text.h"
 #include "check_main.h"
 
 static const unsigned all_fields = TIMELINE_IN | TIMELINE_OUT | TIMELINE_FAILURES |
@@ -21,19 +22,10 @@ static const unsigned all_fields = TIMELINE_IN | TIMELINE_OUT | TIMELINE_FAILURE
 
 static char *json_text(const struct timeline *tl)
 {
-    struct json_writer w;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *fp = open_memstream(&buf, &len);
+    struct json_text t;
 
-    ck_assert_ptr_nonnull(fp);
-    json_init(&w, fp);
-    json_begin_object(&w, NULL);
-    timeline_write_json(tl, &w, "timeline");
-    json_end_object(&w);
-    ck_assert_int_eq(json_finish(&w), 0);
-    fclose(fp);
-    return buf;
+    timeline_write_json(tl, json_text_begin(&t), "timeline");
+    return json_text_end(&t);
 }
 
 static char *csv_text(const struct timeline *tl)

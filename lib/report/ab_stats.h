@@ -47,6 +47,15 @@ int ab_compare(const double *a, size_t na, const double *b, size_t nb, uint64_t 
                struct ab_result *out);
 
 /*
+ * The 95 % percentile-bootstrap interval of one side's median, as
+ * ab_compare() resamples a side (AB_RESAMPLES times, from a prng seeded
+ * with seed): 0 and [*low, *high], or -1 (both untouched) when v has fewer
+ * than AB_MIN_RUNS figures or one is not finite. For the error bar of a
+ * side beside the ratio's interval.
+ */
+int ab_median_interval(const double *v, size_t n, uint64_t seed, double *low, double *high);
+
+/*
  * The one-line verdict, e.g. "B is 2.4× slower than A (95 % CI 2.2–2.6×,
  * 10 runs each)", "B is 1.3× faster than A (…)" or "no difference
  * detectable at this sample size (B/A = 0.98, 95 % CI 0.91–1.06, 5 runs

@@ -106,6 +106,29 @@ int ab_compare(const double *a, size_t na, const double *b, size_t nb, uint64_t 
     return 0;
 }
 
+int ab_median_interval(const double *v, size_t n, uint64_t seed, double *low, double *high)
+{
+    double *medians, *scratch;
+    struct prng p;
+
+    if (n < AB_MIN_RUNS)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i]))
+            return -1;
+    medians = xmalloc(AB_RESAMPLES * sizeof(*medians));
+    scratch = xmalloc(n * sizeof(*scratch));
+    prng_seed(&p, seed);
+    for (size_t k = 0; k < AB_RESAMPLES; k++)
+        medians[k] = resampled_median(v, n, scratch, &p);
+    qsort(medians, AB_RESAMPLES, sizeof(*medians), cmp_double);
+    *low = quantile_sorted(medians, AB_RESAMPLES, 0.025);
+    *high = quantile_sorted(medians, AB_RESAMPLES, 0.975);
+    free(scratch);
+    free(medians);
+    return 0;
+}
+
 /*
  * Decimals for factors above 1: one, unless the lower bound would then
  * print as "1.0" - a difference the interval has shown must not read as

@@ -1,0 +1,345 @@
+/*
+ * spoolsim plot - pictures of results: a throughput and queue-depth
+ * timeline, latency-percentile curves, A/B bars (see spoolsim(1)).
+ *
+ * The I/O around the pure modules: read the result files, ask plot_data
+ * what each holds, lay the kinds out one under another with plot_draw,
+ * and write the SVG whole or not at all (a temporary file renamed into
+ * place), so that a failure leaves no picture half drawn.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fileutil.h"
+#include "json_read.h"
+#include "msg.h"
+#include "optarg.h"
+#include "plot_data.h"
+#include "plot_draw.h"
+#include "spoolsim.h"
+#include "svg.h"
+#include "xalloc.h"
+
+enum plot_kind { KIND_AUTO, KIND_TIMELINE, KIND_LATENCY, KIND_AB };
+
+struct plot_options {
+    const char *output; /* NULL: the first result's name with .svg */
+    enum plot_kind kind;
+    const char *title;
+};
+
+/* One result file and what it holds. */
+struct result {
+    const char *path;
+    char *text;
+    char label[PLOT_LABEL_MAX];
+    char program[64];
+};
+
+static void usage(FILE *fp)
+{
+    fprintf(fp, "Usage: spoolsim plot [options] RESULT.json...\n"
+                "\n"
+                "Draws what JSON results hold as one SVG picture: messages in and out per\n"
+                "second and queue depths over time (a timeline), latency by percentile on a\n"
+                "log scale rebuilt from each latency histogram, and an A/B comparison's\n"
+                "medians with their 95 %% intervals and every run. Several results overlay:\n"
+                "one line (or pair of bars) each, the legend naming each by its file or its\n"
+                "\"label\".\n"
+                "\n"
+                "Options:\n"
+                "  -o, --output FILE   the SVG file (the first RESULT with .svg for .json;\n"
+                "                      - = stdout)\n"
+                "  --kind KIND         timeline, latency, ab, or auto: every kind the results\n"
+                "                      hold, one under another (auto)\n"
+                "  --title TEXT        the picture's title (the results' names)\n"
+                "  -h, --help, --version\n"
+                "\n"
+                "Exit status: 0 when the picture was written; 1 if it could not be; 2 for a\n"
+                "usage error, a result that cannot be read, or one with nothing to plot.\n");
+}
+
+static enum plot_kind parse_kind(const char *text)
+{
+    static const struct {
+        const char *name;
+        enum plot_kind kind;
+    } kinds[] = {{"auto", KIND_AUTO},
+                 {"timeline", KIND_TIMELINE},
+                 {"latency", KIND_LATENCY},
+                 {"ab", KIND_AB}};
+
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+        if (strcmp(text, kinds[i].name) == 0)
+            return kinds[i].kind;
+    msg_usage("unknown --kind \"%s\" (timeline, latency, ab or auto)", text);
+}
+
+static void parse_options(int argc, char **argv, struct plot_options *o)
+{
+    enum { OPT_KIND = 256, OPT_TITLE, OPT_VERSION };
+    static const struct option long_options[] = {
+        {"output", required_argument, NULL, 'o'},      {"kind", required_argument, NULL, OPT_KIND},
+        {"title", required_argument, NULL, OPT_TITLE}, {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, OPT_VERSION},   {NULL, 0, NULL, 0},
+    };
+    int ch;
+
+    *o = (struct plot_options){.kind = KIND_AUTO};
+    while ((ch = optarg_getopt(argc, argv, "o:h", long_options)) != -1) {
+        switch (ch) {
+        case 'o':
+            o->output = optarg;
+            break;
+        case OPT_KIND:
+            o->kind = parse_kind(optarg);
+            break;
+        case OPT_TITLE:
+            o->title = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            exit(0);
+        case OPT_VERSION:
+            printf("spoolsim plot %s\n", PACKAGE_VERSION);
+            exit(0);
+        default:
+            msg_usage("try spoolsim plot --help");
+        }
+    }
+    if (optind >= argc)
+        msg_usage("no result given (spoolsim plot RESULT.json...)");
+}
+
+/* The first result's path with .svg in place of .json (or after it). */
+static char *default_output(const char *path)
+{
+    size_t n = strlen(path), stem = n > 5 && strcmp(path + n - 5, ".json") == 0 ? n - 5 : n;
+    char *out = xmalloc(stem + 5);
+
+    memcpy(out, path, stem);
+    memcpy(out + stem, ".svg", 5);
+    return out;
+}
+
+static void read_result(const char *path, struct result *r)
+{
+    char key[8];
+
+    r->path = path;
+    if ((r->text = file_read_all(path, NULL)) == NULL)
+        msg_usage("%s: cannot read: %s", path, strerror(errno));
+    /* Every result is one JSON object; json_read_* check the whole text. */
+    if (json_read_key(r->text, NULL, 0, key, sizeof(key)) != 0)
+        msg_usage("%s: not a JSON result (one JSON object, as --json writes)", path);
+    plot_label(r->text, path, r->label, sizeof(r->label));
+    if (json_read_string(r->text, "program", r->program, sizeof(r->program)) != 0)
+        r->program[0] = '\0';
+}
+
+/* Whether path names the file the result at r was read from (another spelling included). */
+static int same_file(const char *path, const struct stat *r)
+{
+    struct stat st;
+
+    return stat(path, &st) == 0 && st.st_dev == r->st_dev && st.st_ino == r->st_ino;
+}
+
+/* The picture's title when --title gives none: the results' names, and one's program. */
+static void default_title(const struct result *r, size_t n, char *out, size_t len)
+{
+    size_t used;
+
+    if (n == 1) {
+        snprintf(out, len, "%s%s%s", r[0].label, r[0].program[0] ? " \xe2\x80\x94 " : "",
+                 r[0].program);
+        return;
+    }
+    used = (size_t)snprintf(out, len, "%zu results: %s", n, r[0].label);
+    for (size_t i = 1; i < n && used < len; i++)
+        used += (size_t)snprintf(out + used, len - used, ", %s", r[i].label);
+}
+
+/*
+ * What the results hold of each kind, drawn one under another. With a
+ * --kind, every result must hold it; with auto, each kind is drawn from
+ * the results that hold it, and a result that holds none is an error.
+ */
+struct picture {
+    struct plot_timeline *tl;
+    size_t ntl;
+    struct plot_curve *curves;
+    size_t ncurves, ncurve_results;
+    struct plot_ab *ab;
+    size_t nab;
+};
+
+static void collect(const struct result *r, size_t n, enum plot_kind kind, struct picture *pic)
+{
+    char err[256];
+
+    *pic = (struct picture){0};
+    pic->tl = xcalloc(n, sizeof(*pic->tl));
+    pic->ab = xcalloc(n, sizeof(*pic->ab));
+    for (size_t i = 0; i < n; i++) {
+        int held = 0;
+        char key[8];
+
+        if (kind == KIND_AUTO || kind == KIND_TIMELINE) {
+            if (plot_read_timeline(r[i].text, &pic->tl[pic->ntl], err, sizeof(err)) == 0) {
+                snprintf(pic->tl[pic->ntl++].label, PLOT_LABEL_MAX, "%s", r[i].label);
+                held = 1;
+            } else if (kind == KIND_TIMELINE) {
+                msg_usage("%s: no timeline to plot: %s", r[i].path, err);
+            }
+        }
+        if (kind == KIND_AUTO || kind == KIND_LATENCY) {
+            if (plot_read_latency(r[i].text, r[i].label, &pic->curves, &pic->ncurves, err,
+                                  sizeof(err)) == 0) {
+                pic->ncurve_results++;
+                held = 1;
+            } else if (kind == KIND_LATENCY) {
+                msg_usage("%s: no latency to plot: %s", r[i].path, err);
+            } else if (json_read_key(r[i].text, "latency", 0, key, sizeof(key)) == 0) {
+                msg_warn("%s: latency not drawn: %s", r[i].path, err);
+            }
+        }
+        if (kind == KIND_AUTO || kind == KIND_AB) {
+            if (plot_read_ab(r[i].text, &pic->ab[pic->nab], err, sizeof(err)) == 0) {
+                snprintf(pic->ab[pic->nab++].label, PLOT_LABEL_MAX, "%s", r[i].label);
+                held = 1;
+            } else if (kind == KIND_AB) {
+                msg_usage("%s: no A/B comparison to plot: %s", r[i].path, err);
+            }
+        }
+        if (!held)
+            msg_usage("%s: nothing to plot: no timeline, no latency with buckets, no A/B "
+                      "comparison",
+                      r[i].path);
+    }
+}
+
+static void picture_free(struct picture *pic)
+{
+    for (size_t i = 0; i < pic->ntl; i++)
+        plot_timeline_free(&pic->tl[i]);
+    for (size_t i = 0; i < pic->ncurves; i++)
+        plot_curve_free(&pic->curves[i]);
+    for (size_t i = 0; i < pic->nab; i++)
+        plot_ab_free(&pic->ab[i]);
+    free(pic->tl);
+    free(pic->curves);
+    free(pic->ab);
+}
+
+/* The document, and what it shows in words for the line that names the file. */
+static char *draw(const struct picture *pic, const char *title, size_t *len, char *what,
+                  size_t what_len)
+{
+    struct svg s;
+    double y;
+    char *doc;
+    size_t used = 0;
+
+    svg_init(&s);
+    y = plot_draw_title(&s, PLOT_WIDTH, title);
+    what[0] = '\0';
+    if (pic->ntl) {
+        y += plot_draw_timeline(&s, y, PLOT_WIDTH, pic->tl, pic->ntl);
+        used += (size_t)snprintf(what + used, what_len - used, "timeline of %zu result%s", pic->ntl,
+                                 pic->ntl == 1 ? "" : "s");
+    }
+    if (pic->ncurves && used < what_len) {
+        y += plot_draw_latency(&s, y, PLOT_WIDTH, pic->curves, pic->ncurves, pic->ncurve_results);
+        used += (size_t)snprintf(what + used, what_len - used, "%slatency (%zu curve%s)",
+                                 used ? ", " : "", pic->ncurves, pic->ncurves == 1 ? "" : "s");
+    }
+    if (pic->nab && used < what_len) {
+        y += plot_draw_ab(&s, y, PLOT_WIDTH, pic->ab, pic->nab);
+        snprintf(what + used, what_len - used, "%sA/B of %zu comparison%s", used ? ", " : "",
+                 pic->nab, pic->nab == 1 ? "" : "s");
+    }
+    doc = svg_document(&s, PLOT_WIDTH, y + 10, title, len);
+    svg_free(&s);
+    return doc;
+}
+
+/* The whole document at path, or nothing there: 0, or -1 with errno set. */
+static int write_whole(const char *path, const char *doc, size_t len)
+{
+    size_t n = strlen(path);
+    char *tmp = xmalloc(n + 8);
+    mode_t mask = umask(0);
+    int fd, saved;
+
+    umask(mask);
+    memcpy(tmp, path, n);
+    memcpy(tmp + n, ".XXXXXX", 8);
+    if ((fd = mkstemp(tmp)) < 0) {
+        free(tmp);
+        return -1;
+    }
+    /* mkstemp makes the file 0600; a picture is as readable as any file the user makes. */
+    if (fchmod(fd, 0666 & ~mask) != 0 || write_all(fd, doc, len, 0, NULL, NULL) != 0 ||
+        close(fd) != 0 || rename(tmp, path) != 0) {
+        saved = errno;
+        close(fd); /* EBADF after a close that failed: harmless */
+        unlink(tmp);
+        free(tmp);
+        errno = saved;
+        return -1;
+    }
+    free(tmp);
+    return 0;
+}
+
+int spoolsim_plot(int argc, char **argv)
+{
+    struct plot_options o;
+    struct result *r;
+    struct picture pic;
+    size_t n, len;
+    char title[512], what[160], *output, *doc;
+
+    parse_options(argc, argv, &o);
+    n = (size_t)(argc - optind);
+    output = o.output ? xstrdup(o.output) : default_output(argv[optind]);
+    optarg_output_file(output, "-o");
+    r = xcalloc(n, sizeof(*r));
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+
+        read_result(argv[optind + i], &r[i]);
+        if (strcmp(output, "-") != 0 && stat(r[i].path, &st) == 0 && same_file(output, &st))
+            msg_usage("-o %s: that is a result to plot", output);
+    }
+    collect(r, n, o.kind, &pic);
+    if (o.title)
+        snprintf(title, sizeof(title), "%s", o.title);
+    else
+        default_title(r, n, title, sizeof(title));
+    doc = draw(&pic, title, &len, what, sizeof(what));
+    if (strcmp(output, "-") == 0) {
+        if (fwrite(doc, 1, len, stdout) != len || fflush(stdout) != 0)
+            msg_fatal("standard output: %s", strerror(errno));
+    } else {
+        if (write_whole(output, doc, len) != 0)
+            msg_fatal("%s: cannot write: %s", output, strerror(errno));
+        printf("%s: %s\n", output, what);
+    }
+    free(doc);
+    picture_free(&pic);
+    for (size_t i = 0; i < n; i++)
+        free(r[i].text);
+    free(r);
+    free(output);
+    return 0;
+}

@@ -1,0 +1,212 @@
+/*
+ * plot_data - what `spoolsim plot' draws, read out of a result's JSON
+ * text; see plot_data.h.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ab_stats.h"
+#include "histogram.h"
+#include "json_read.h"
+#include "msg.h"
+#include "plot_axis.h"
+#include "plot_data.h"
+#include "xalloc.h"
+
+void plot_label(const char *text, const char *path, char *out, size_t len)
+{
+    const char *base = strrchr(path, '/');
+    size_t n;
+
+    if (json_read_string(text, "label", out, len) == 0 && out[0])
+        return;
+    base = base && base[1] ? base + 1 : path;
+    snprintf(out, len, "%s", base);
+    n = strlen(out);
+    if (n > 5 && strcmp(out + n - 5, ".json") == 0)
+        out[n - 5] = '\0';
+}
+
+int plot_read_timeline(const char *text, struct plot_timeline *tl, char *err, size_t errlen)
+{
+    static const char *const keys[] = {
+        "t",        "interval_s", "messages_in_per_s", "messages_out_per_s",
+        "incoming", "active",     "deferred"};
+    enum { NKEYS = sizeof(keys) / sizeof(keys[0]) };
+    long rows = json_read_array_length(text, "timeline");
+    double *cells, *cols;
+
+    if (rows < 0)
+        return msg_set_error(err, errlen, "no timeline");
+    if (rows == 0)
+        return msg_set_error(err, errlen, "an empty timeline");
+    cells = xmalloc((size_t)rows * NKEYS * sizeof(*cells));
+    if (json_read_table(text, "timeline", keys, NKEYS, cells, (size_t)rows) != rows) {
+        free(cells);
+        return msg_set_error(err, errlen, "a timeline that is not an array of objects");
+    }
+    /* Column by column, so that each series is an array of its own. */
+    cols = xmalloc((size_t)rows * NKEYS * sizeof(*cols));
+    tl->n = (size_t)rows;
+    tl->has_depths = 0;
+    for (size_t i = 0; i < tl->n; i++) {
+        for (size_t j = 0; j < NKEYS; j++)
+            cols[j * tl->n + i] = cells[i * NKEYS + j];
+        if (!isfinite(cells[i * NKEYS]) || !isfinite(cells[i * NKEYS + 1])) {
+            free(cells);
+            free(cols);
+            return msg_set_error(err, errlen, "timeline row %zu has no t or interval_s", i);
+        }
+        for (size_t j = 4; j < NKEYS; j++)
+            tl->has_depths |= isfinite(cells[i * NKEYS + j]);
+    }
+    free(cells);
+    tl->t = cols;
+    tl->dt = cols + tl->n;
+    tl->in_per_s = cols + 2 * tl->n;
+    tl->out_per_s = cols + 3 * tl->n;
+    tl->incoming = cols + 4 * tl->n;
+    tl->active = cols + 5 * tl->n;
+    tl->deferred = cols + 6 * tl->n;
+    return 0;
+}
+
+void plot_timeline_free(struct plot_timeline *tl)
+{
+    free(tl->t);
+    tl->t = NULL;
+    tl->n = 0;
+}
+
+void plot_curve_from_histogram(const struct histogram *h, struct plot_curve *c)
+{
+    double end = log10(2.0 * (double)histogram_count(h));
+    size_t steps = (size_t)ceil(end / PLOT_CURVE_STEP - 1e-9);
+
+    c->count = histogram_count(h);
+    c->n = steps + 1;
+    c->nines = xmalloc(c->n * sizeof(*c->nines));
+    c->ms = xmalloc(c->n * sizeof(*c->ms));
+    for (size_t i = 0; i < c->n; i++) {
+        /* The last point at end exactly: rank ceil(count - 1/2) = count, the maximum. */
+        double x = i == steps ? end : (double)i * PLOT_CURVE_STEP;
+
+        c->nines[i] = x;
+        c->ms[i] = (double)histogram_percentile(h, plot_percent_of_nines(x)) / 1e6;
+    }
+}
+
+void plot_curve_free(struct plot_curve *c)
+{
+    free(c->nines);
+    free(c->ms);
+    c->nines = c->ms = NULL;
+    c->n = 0;
+}
+
+int plot_read_latency(const char *text, const char *label, struct plot_curve **curves, size_t *n,
+                      char *err, size_t errlen)
+{
+    struct histogram *h = xmalloc(sizeof(*h));
+    char stage[64], path[80];
+    size_t found = 0;
+
+    for (size_t i = 0; json_read_key(text, "latency", i, stage, sizeof(stage)) == 0; i++) {
+        struct plot_curve *c;
+
+        snprintf(path, sizeof(path), "latency.%s", stage);
+        if (strchr(stage, '.') || histogram_read_json(text, path, h) != 0) {
+            free(h);
+            return msg_set_error(err, errlen,
+                                 "latency.%s has no buckets a histogram can be "
+                                 "rebuilt from",
+                                 stage);
+        }
+        if (histogram_count(h) == 0)
+            continue; /* a stage that saw nothing has no curve */
+        *curves = xrealloc(*curves, (*n + 1) * sizeof(**curves));
+        c = &(*curves)[(*n)++];
+        memset(c, 0, sizeof(*c));
+        snprintf(c->label, sizeof(c->label), "%s", label);
+        snprintf(c->stage, sizeof(c->stage), "%s", stage);
+        plot_curve_from_histogram(h, c);
+        found++;
+    }
+    free(h);
+    if (found == 0)
+        return msg_set_error(err, errlen, "no latency with values");
+    return 0;
+}
+
+/* NAN for a missing or null number. */
+static double number_or_nan(const char *text, const char *path)
+{
+    double v;
+
+    return json_read_number(text, path, &v) == 0 ? v : NAN;
+}
+
+int plot_read_ab(const char *text, struct plot_ab *ab, char *err, size_t errlen)
+{
+    static const char *const names[2] = {"A", "B"};
+    char path[64];
+    double seed = number_or_nan(text, "seed");
+
+    if (json_read_array_length(text, "sides.A.runs") < 0 ||
+        json_read_array_length(text, "sides.B.runs") < 0)
+        return msg_set_error(err, errlen, "no A/B comparison (sides.A.runs, sides.B.runs)");
+    if (json_read_string(text, "metric", ab->metric, sizeof(ab->metric)) != 0)
+        snprintf(ab->metric, sizeof(ab->metric), "figure");
+    if (json_read_string(text, "unit", ab->unit, sizeof(ab->unit)) != 0)
+        ab->unit[0] = '\0';
+    if (json_read_string(text, "verdict", ab->verdict, sizeof(ab->verdict)) != 0)
+        ab->verdict[0] = '\0';
+    for (int k = 0; k < 2; k++) {
+        long runs;
+
+        snprintf(path, sizeof(path), "sides.%s.runs", names[k]);
+        runs = json_read_array_length(text, path);
+        ab->runs[k] = xmalloc(((size_t)runs + 1) * sizeof(double));
+        ab->n[k] = ab->failed[k] = 0;
+        for (long i = 0; i < runs; i++) {
+            double v;
+
+            snprintf(path, sizeof(path), "sides.%s.runs.%ld", names[k], i);
+            if (json_read_number(text, path, &v) == 0 && isfinite(v))
+                ab->runs[k][ab->n[k]++] = v;
+            else
+                ab->failed[k]++;
+        }
+        snprintf(path, sizeof(path), "sides.%s.spool.path", names[k]);
+        if (json_read_string(text, path, ab->spool[k], sizeof(ab->spool[k])) != 0)
+            ab->spool[k][0] = '\0';
+        snprintf(path, sizeof(path), "sides.%s.median", names[k]);
+        ab->median[k] = number_or_nan(text, path); /* what ab reported */
+        if (!isfinite(ab->median[k]) && ab->n[k])
+            ab->median[k] = ab_median(ab->runs[k], ab->n[k]);
+        /* The interval as ab would draw it: its resampling, its seed. */
+        if (ab_median_interval(ab->runs[k], ab->n[k], isfinite(seed) ? (uint64_t)seed : 1,
+                               &ab->low[k], &ab->high[k]) != 0)
+            ab->low[k] = ab->high[k] = NAN;
+    }
+    ab->ratio = number_or_nan(text, "ratio");
+    ab->ci_low = number_or_nan(text, "ci_low");
+    ab->ci_high = number_or_nan(text, "ci_high");
+    if (ab->n[0] + ab->n[1] == 0) {
+        plot_ab_free(ab);
+        return msg_set_error(err, errlen, "an A/B comparison without a successful run");
+    }
+    return 0;
+}
+
+void plot_ab_free(struct plot_ab *ab)
+{
+    for (int k = 0; k < 2; k++) {
+        free(ab->runs[k]);
+        ab->runs[k] = NULL;
+    }
+}

@@ -1,0 +1,532 @@
+/*
+ * plot_draw - the pictures of `spoolsim plot'; see plot_draw.h.
+ *
+ * Every block is laid out the same way: a bold heading, the plotting
+ * area from LEFT to where the legend begins, tick labels below and to
+ * the left, the axis titles outside them. Sizes are fixed in pixels so
+ * that the picture reads the same whatever the data; only the legend's
+ * width follows its labels.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plot_axis.h"
+#include "plot_draw.h"
+#include "xalloc.h"
+
+#define LEFT 84.0       /* the y axis: its tick labels and its title to the left of it */
+#define RIGHT 16.0      /* after the legend */
+#define HEADING 26.0    /* above a panel */
+#define PANEL_H 240.0   /* a panel's plotting area */
+#define BELOW 50.0      /* under a panel: x tick labels and the x axis title */
+#define GAP 14.0        /* between the plotting area and the legend */
+#define LEGEND_ROW 18.0 /* one legend item */
+#define LEGEND_W 196.0  /* the legend's column, the same in every block so that panels align */
+#define FONT 12.0
+
+/* Tableau 10: distinct at a glance, and readable on white. */
+static const char *const palette[] = {"#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f",
+                                      "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+#define NCOLORS (sizeof(palette) / sizeof(palette[0]))
+/* A line's pattern once the colours run out, and for series of one result that share its colour. */
+static const char *const dashes[] = {NULL, "7 4", "2 3"};
+
+enum legend_mark { MARK_LINE, MARK_BOX, MARK_DOT };
+
+struct legend_item {
+    char label[PLOT_LABEL_MAX + 80];
+    const char *color, *dash;
+    enum legend_mark mark;
+};
+
+struct panel {
+    double x, y, w, h;
+    struct plot_scale xs, ys;
+    struct plot_ticks xt, yt;
+    const char *heading, *xlabel, *ylabel;
+};
+
+/* text cut to fit width px at size px, "…" where it was cut, into out. */
+static void fit_text(const char *text, double width, double size, char *out, size_t len)
+{
+    size_t n;
+
+    snprintf(out, len, "%s", text);
+    n = strlen(out);
+    while (n > 1 && svg_text_width(out, size) > width) {
+        do
+            n--;
+        while (n > 0 && ((unsigned char)out[n] & 0xc0) == 0x80);
+        snprintf(out + n, len - n, "\xe2\x80\xa6");
+    }
+}
+
+/* The legend from (x, y) down: the height it took. */
+static double draw_legend(struct svg *s, double x, double y, const struct legend_item *items,
+                          size_t n)
+{
+    const struct svg_font f = {.size = FONT};
+    char text[PLOT_LABEL_MAX + 80];
+
+    if (n == 0)
+        return 0;
+    svg_group_begin(s, "legend");
+    for (size_t i = 0; i < n; i++) {
+        double cy = y + i * LEGEND_ROW + LEGEND_ROW / 2;
+        const struct legend_item *it = &items[i];
+
+        switch (it->mark) {
+        case MARK_LINE:
+            svg_line(s, x, cy, x + 24, cy,
+                     &(struct svg_style){.stroke = it->color, .stroke_width = 2, .dash = it->dash});
+            break;
+        case MARK_BOX:
+            svg_rect(s, x + 4, cy - 6, 16, 12,
+                     &(struct svg_style){.stroke = it->color, .fill = it->color, .opacity = 0.35});
+            break;
+        case MARK_DOT:
+            svg_circle(s, x + 12, cy, 4,
+                       &(struct svg_style){.stroke = "#333", .fill = it->color, .opacity = 0.8});
+            break;
+        }
+        fit_text(it->label, LEGEND_W - 32, FONT, text, sizeof(text));
+        svg_text(s, x + 32, cy + 4, &f, text);
+    }
+    svg_group_end(s);
+    return n * LEGEND_ROW;
+}
+
+static double px_x(const struct panel *p, double v)
+{
+    return plot_scale_map(&p->xs, v);
+}
+
+static double px_y(const struct panel *p, double v)
+{
+    return plot_scale_map(&p->ys, v);
+}
+
+/* The scales of p from its ticks' axes, over its area. */
+static void panel_scales(struct panel *p, enum plot_scale_kind xkind, enum plot_scale_kind ykind)
+{
+    p->xs = (struct plot_scale){xkind, p->xt.lo, p->xt.hi, p->x, p->x + p->w};
+    p->ys = (struct plot_scale){ykind, p->yt.lo, p->yt.hi, p->y + p->h, p->y};
+}
+
+/* Heading, grid, frame, ticks and axis titles. xt may have no ticks (categories). */
+static void draw_axes(struct svg *s, const struct panel *p)
+{
+    const struct svg_font head = {.size = 14, .bold = 1};
+    const struct svg_font tick_y = {.size = FONT, .anchor = SVG_END, .fill = "#444"};
+    const struct svg_font tick_x = {.size = FONT, .anchor = SVG_MIDDLE, .fill = "#444"};
+    const struct svg_font label_x = {.size = FONT + 1, .anchor = SVG_MIDDLE, .cls = "axis-label"};
+    const struct svg_font label_y = {
+        .size = FONT + 1, .anchor = SVG_MIDDLE, .rotate = -90, .cls = "axis-label"};
+    double last_right = -1e9;
+
+    if (p->heading)
+        svg_text(s, p->x, p->y - 10, &head, p->heading);
+    svg_group_begin(s, "grid");
+    for (size_t i = 0; i < p->yt.n; i++) {
+        double y = px_y(p, p->yt.value[i]);
+
+        svg_line(s, p->x, y, p->x + p->w, y,
+                 &(struct svg_style){.stroke = p->yt.labelled[i] ? "#dddddd" : "#f0f0f0"});
+    }
+    for (size_t i = 0; i < p->xt.n; i++) {
+        double x = px_x(p, p->xt.value[i]);
+
+        svg_line(s, x, p->y, x, p->y + p->h,
+                 &(struct svg_style){.stroke = p->xt.labelled[i] ? "#dddddd" : "#f0f0f0"});
+    }
+    svg_group_end(s);
+    svg_rect(s, p->x, p->y, p->w, p->h, &(struct svg_style){.stroke = "#888888"});
+    svg_group_begin(s, "ticks");
+    for (size_t i = 0; i < p->yt.n; i++)
+        if (p->yt.labelled[i])
+            svg_text(s, p->x - 6, px_y(p, p->yt.value[i]) + 4, &tick_y, p->yt.label[i]);
+    for (size_t i = 0; i < p->xt.n; i++) {
+        double x = px_x(p, p->xt.value[i]), half;
+
+        if (!p->xt.labelled[i])
+            continue;
+        half = svg_text_width(p->xt.label[i], FONT) / 2;
+        if (x - half < last_right + 6)
+            continue; /* it would run into the label before it */
+        svg_text(s, x, p->y + p->h + 17, &tick_x, p->xt.label[i]);
+        last_right = x + half;
+    }
+    svg_group_end(s);
+    if (p->xlabel)
+        svg_text(s, p->x + p->w / 2, p->y + p->h + 38, &label_x, p->xlabel);
+    if (p->ylabel)
+        svg_text(s, p->x - LEFT + 20, p->y + p->h / 2, &label_y, p->ylabel);
+}
+
+double plot_draw_title(struct svg *s, double width, const char *title)
+{
+    const struct svg_font f = {.size = 17, .bold = 1, .cls = "title"};
+
+    (void)width;
+    svg_text(s, LEFT, 30, &f, title);
+    return 44;
+}
+
+/* The plotting area's width: what the axis labels and the legend's column leave. */
+static double plot_width(double width)
+{
+    return width - LEFT - RIGHT - LEGEND_W - GAP;
+}
+
+/* A line through (x[i], y[i]) in p's pixels. */
+static void draw_series(struct svg *s, const struct panel *p, const double *x, const double *y,
+                        size_t n, const struct legend_item *it)
+{
+    double *px = xmalloc((n ? n : 1) * sizeof(*px)), *py = xmalloc((n ? n : 1) * sizeof(*py));
+
+    for (size_t i = 0; i < n; i++) {
+        px[i] = px_x(p, x[i]);
+        py[i] = px_y(p, y[i]);
+    }
+    svg_polyline(s, px, py, n,
+                 &(struct svg_style){
+                     .stroke = it->color, .stroke_width = 1.8, .dash = it->dash, .cls = "series"},
+                 it->label);
+    free(px);
+    free(py);
+}
+
+static double max_of(double m, const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (isfinite(v[i]) && v[i] > m)
+            m = v[i];
+    return m;
+}
+
+/* ------------------------------------------------------------- timeline */
+
+double plot_draw_timeline(struct svg *s, double y0, double width, const struct plot_timeline *tl,
+                          size_t n)
+{
+    static const char *const rate_name[] = {"in", "out"};
+    static const char *const depth_name[] = {"incoming", "active", "deferred"};
+    struct legend_item *rate_items = xcalloc(2 * n, sizeof(*rate_items));
+    struct legend_item *depth_items = xcalloc(3 * n, sizeof(*depth_items));
+    size_t nrate = 0, ndepth = 0;
+    double tmax = 0, rmax = 0, dmax = 0, w, y;
+    struct panel top = {0}, bottom = {0};
+    double **mid = xcalloc(n, sizeof(*mid)), **end = xcalloc(n, sizeof(*end));
+
+    for (size_t f = 0; f < n; f++) {
+        const struct plot_timeline *t = &tl[f];
+
+        mid[f] = xmalloc(t->n * sizeof(double));
+        end[f] = xmalloc(t->n * sizeof(double));
+        for (size_t i = 0; i < t->n; i++) {
+            /* A rate is the interval's, drawn at its middle; a depth is at its end. */
+            mid[f][i] = t->t[i] + t->dt[i] / 2;
+            end[f][i] = t->t[i] + t->dt[i];
+            if (end[f][i] > tmax)
+                tmax = end[f][i];
+        }
+        rmax = max_of(max_of(rmax, t->in_per_s, t->n), t->out_per_s, t->n);
+        for (int k = 0; k < 2; k++) {
+            struct legend_item *it = &rate_items[nrate++];
+
+            it->color = n == 1 ? palette[k] : palette[f % NCOLORS];
+            it->dash = n == 1 ? NULL : dashes[k];
+            if (n == 1)
+                snprintf(it->label, sizeof(it->label), "messages %s/s", rate_name[k]);
+            else
+                snprintf(it->label, sizeof(it->label), "%s: %s/s", t->label, rate_name[k]);
+        }
+        if (!t->has_depths)
+            continue;
+        dmax = max_of(dmax, t->incoming, t->n);
+        dmax = max_of(dmax, t->active, t->n);
+        dmax = max_of(dmax, t->deferred, t->n);
+        for (int k = 0; k < 3; k++) {
+            struct legend_item *it = &depth_items[ndepth++];
+
+            it->color = n == 1 ? palette[2 + k] : palette[f % NCOLORS];
+            it->dash = n == 1 ? NULL : dashes[k];
+            if (n == 1)
+                snprintf(it->label, sizeof(it->label), "%s", depth_name[k]);
+            else
+                snprintf(it->label, sizeof(it->label), "%s: %s", t->label, depth_name[k]);
+        }
+    }
+    w = plot_width(width);
+
+    y = y0 + HEADING;
+    top = (struct panel){.x = LEFT,
+                         .y = y,
+                         .w = w,
+                         .h = PANEL_H,
+                         .heading = "Throughput",
+                         .ylabel = "messages/s",
+                         .xlabel = ndepth ? NULL : "time since the start (s)"};
+    plot_ticks_linear(0, tmax, 10, &top.xt);
+    plot_ticks_linear(0, rmax, 6, &top.yt);
+    panel_scales(&top, PLOT_LINEAR, PLOT_LINEAR);
+    draw_axes(s, &top);
+    svg_group_begin(s, "timeline-rates");
+    for (size_t f = 0, k = 0; f < n; f++) {
+        draw_series(s, &top, mid[f], tl[f].in_per_s, tl[f].n, &rate_items[k++]);
+        draw_series(s, &top, mid[f], tl[f].out_per_s, tl[f].n, &rate_items[k++]);
+    }
+    svg_group_end(s);
+    draw_legend(s, LEFT + w + GAP, top.y, rate_items, nrate);
+    y += PANEL_H + (ndepth ? 30 : BELOW);
+
+    if (ndepth) {
+        y += HEADING;
+        bottom = (struct panel){.x = LEFT,
+                                .y = y,
+                                .w = w,
+                                .h = PANEL_H * 0.75,
+                                .heading = "Queue depth",
+                                .ylabel = "messages queued",
+                                .xlabel = "time since the start (s)"};
+        bottom.xt = top.xt;
+        plot_ticks_linear(0, dmax, 5, &bottom.yt);
+        panel_scales(&bottom, PLOT_LINEAR, PLOT_LINEAR);
+        draw_axes(s, &bottom);
+        svg_group_begin(s, "timeline-depths");
+        for (size_t f = 0, k = 0; f < n; f++) {
+            if (!tl[f].has_depths)
+                continue;
+            draw_series(s, &bottom, end[f], tl[f].incoming, tl[f].n, &depth_items[k++]);
+            draw_series(s, &bottom, end[f], tl[f].active, tl[f].n, &depth_items[k++]);
+            draw_series(s, &bottom, end[f], tl[f].deferred, tl[f].n, &depth_items[k++]);
+        }
+        svg_group_end(s);
+        draw_legend(s, LEFT + w + GAP, bottom.y, depth_items, ndepth);
+        y += bottom.h + BELOW;
+    }
+    for (size_t f = 0; f < n; f++) {
+        free(mid[f]);
+        free(end[f]);
+    }
+    free(mid);
+    free(end);
+    free(rate_items);
+    free(depth_items);
+    return y - y0;
+}
+
+/* -------------------------------------------------------------- latency */
+
+double plot_draw_latency(struct svg *s, double y0, double width, const struct plot_curve *c,
+                         size_t n, size_t nresults)
+{
+    struct legend_item *items = xcalloc(n ? n : 1, sizeof(*items));
+    double max_nines = 0, lo = INFINITY, hi = 0, w, legend_h;
+    enum plot_scale_kind ykind;
+    struct panel p;
+
+    for (size_t i = 0; i < n; i++) {
+        struct legend_item *it = &items[i];
+
+        it->color = palette[i % NCOLORS];
+        it->dash = dashes[(i / NCOLORS) % 3];
+        /* Name what tells the lines apart: the stage, the result, or both. */
+        if (nresults == 1)
+            snprintf(it->label, sizeof(it->label), "%s", c[i].stage);
+        else if (n == nresults)
+            snprintf(it->label, sizeof(it->label), "%s", c[i].label);
+        else
+            snprintf(it->label, sizeof(it->label), "%s: %s", c[i].label, c[i].stage);
+        max_nines = fmax(max_nines, c[i].nines[c[i].n - 1]);
+        for (size_t j = 0; j < c[i].n; j++) {
+            if (c[i].ms[j] > 0 && c[i].ms[j] < lo)
+                lo = c[i].ms[j];
+            hi = fmax(hi, c[i].ms[j]);
+        }
+    }
+    w = plot_width(width);
+    p = (struct panel){.x = LEFT,
+                       .y = y0 + HEADING,
+                       .w = w,
+                       .h = PANEL_H + 40,
+                       .heading = "Latency by percentile",
+                       .xlabel = "percentile (spaced by 1/(1\xe2\x88\x92p): each step is ten "
+                                 "times rarer)"};
+    plot_ticks_percentile(max_nines, &p.xt);
+    /* Stages that differ a hundredfold would lie flat on a linear axis. */
+    if (isfinite(lo) && hi / lo > 100) {
+        ykind = PLOT_LOG;
+        plot_ticks_log(lo, hi, &p.yt);
+        p.ylabel = "latency (ms, log scale)";
+    } else {
+        ykind = PLOT_LINEAR;
+        plot_ticks_linear(0, hi, 6, &p.yt);
+        p.ylabel = "latency (ms)";
+    }
+    panel_scales(&p, PLOT_LINEAR, ykind);
+    draw_axes(s, &p);
+    svg_group_begin(s, "latency-curves");
+    for (size_t i = 0; i < n; i++) {
+        double *ms = xmalloc(c[i].n * sizeof(*ms));
+
+        /* A 0 ms value has no place on a log axis: it sits on the axis' floor. */
+        for (size_t j = 0; j < c[i].n; j++)
+            ms[j] = ykind == PLOT_LOG && c[i].ms[j] <= 0 ? p.yt.lo : c[i].ms[j];
+        draw_series(s, &p, c[i].nines, ms, c[i].n, &items[i]);
+        free(ms);
+    }
+    svg_group_end(s);
+    legend_h = draw_legend(s, LEFT + w + GAP, p.y, items, n);
+    free(items);
+    return HEADING + fmax(p.h + BELOW, legend_h + 10);
+}
+
+/* ------------------------------------------------------------------- A/B */
+
+/* A vertical whisker from lo to hi at x, with caps half as wide as cap. */
+static void draw_whisker(struct svg *s, const struct panel *p, double x, double lo, double hi,
+                         double cap)
+{
+    const struct svg_style st = {.stroke = "#222222", .stroke_width = 1.6};
+
+    if (!isfinite(lo) || !isfinite(hi))
+        return;
+    svg_group_begin(s, "errorbar");
+    svg_line(s, x, px_y(p, lo), x, px_y(p, hi), &st);
+    svg_line(s, x - cap / 2, px_y(p, lo), x + cap / 2, px_y(p, lo), &st);
+    svg_line(s, x - cap / 2, px_y(p, hi), x + cap / 2, px_y(p, hi), &st);
+    svg_group_end(s);
+}
+
+/* text at (x, y), cut to fit width px. */
+static void fitted_text(struct svg *s, double x, double y, double width, const struct svg_font *f,
+                        const char *text)
+{
+    char buf[PLOT_LABEL_MAX + 320];
+
+    fit_text(text, width, f->size, buf, sizeof(buf));
+    svg_text(s, x, y, f, buf);
+}
+
+double plot_draw_ab(struct svg *s, double y0, double width, const struct plot_ab *ab, size_t n)
+{
+    static const char *const side_name[] = {"A", "B"};
+    const struct svg_font cat = {.size = FONT, .anchor = SVG_MIDDLE, .bold = 1};
+    const struct svg_font sub = {.size = FONT - 1, .anchor = SVG_MIDDLE, .fill = "#555"};
+    const struct svg_font note = {.size = FONT, .cls = "verdict"};
+    struct legend_item items[4] = {
+        {.label = "median of the runs", .color = "#777777", .mark = MARK_BOX},
+        {.label = "95 % interval (bootstrap)", .color = "#222222", .mark = MARK_LINE},
+        {.label = "one run", .color = "#bbbbbb", .mark = MARK_DOT},
+        {.label = "B/A = 1: no difference", .color = "#888888", .dash = "5 4", .mark = MARK_LINE},
+    };
+    double avail = plot_width(width), hi = 0, rlo = 1, rhi = 1;
+    double group, bw, y;
+    char ylabel[160], text[512];
+    struct panel bars, ratio;
+
+    for (size_t i = 0; i < n; i++) {
+        for (int k = 0; k < 2; k++) {
+            hi = max_of(hi, ab[i].runs[k], ab[i].n[k]);
+            hi = fmax(hi, isfinite(ab[i].high[k]) ? ab[i].high[k] : 0);
+        }
+        if (isfinite(ab[i].ci_low) && isfinite(ab[i].ci_high)) {
+            rlo = fmin(rlo, ab[i].ci_low);
+            rhi = fmax(rhi, ab[i].ci_high);
+        }
+    }
+    snprintf(ylabel, sizeof(ylabel), "%s%s%s%s", ab[0].unit[0] ? ab[0].unit : ab[0].metric,
+             ab[0].unit[0] ? " (" : "", ab[0].unit[0] ? ab[0].metric : "",
+             ab[0].unit[0] ? ")" : "");
+    y = y0 + HEADING;
+    bars = (struct panel){.x = LEFT,
+                          .y = y,
+                          .w = avail * 0.62,
+                          .h = PANEL_H,
+                          .heading = "Each side: median, 95 % interval, every run",
+                          .ylabel = ylabel};
+    bars.xt = (struct plot_ticks){.n = 0, .lo = 0, .hi = (double)n};
+    plot_ticks_linear(0, hi, 6, &bars.yt);
+    panel_scales(&bars, PLOT_LINEAR, PLOT_LINEAR);
+    draw_axes(s, &bars);
+    group = bars.w / (double)n;
+    bw = fmin(group * 0.3, 110);
+    for (size_t i = 0; i < n; i++) {
+        for (int k = 0; k < 2; k++) {
+            double cx = bars.x + group * ((double)i + (k ? 0.7 : 0.3)), y_med;
+            const char *color = palette[k];
+
+            if (isfinite(ab[i].median[k])) {
+                y_med = px_y(&bars, ab[i].median[k]);
+                svg_rect(s, cx - bw / 2, y_med, bw, bars.y + bars.h - y_med,
+                         &(struct svg_style){
+                             .stroke = color, .fill = color, .opacity = 0.35, .cls = "bar"});
+            }
+            draw_whisker(s, &bars, cx, ab[i].low[k], ab[i].high[k], bw * 0.4);
+            for (size_t j = 0; j < ab[i].n[k]; j++) {
+                /* Spread across the bar in run order, so that no dot hides another. */
+                double dx = ab[i].n[k] > 1 ? bw * 0.7 * ((double)j / (ab[i].n[k] - 1) - 0.5) : 0;
+
+                svg_circle(s, cx + dx, px_y(&bars, ab[i].runs[k][j]), 4,
+                           &(struct svg_style){
+                               .stroke = "#333333", .fill = color, .opacity = 0.8, .cls = "run"});
+            }
+            svg_text(s, cx, bars.y + bars.h + 16, &cat, side_name[k]);
+            fitted_text(s, cx, bars.y + bars.h + 30, group * 0.48, &sub, ab[i].spool[k]);
+        }
+        if (n > 1)
+            fitted_text(s, bars.x + group * ((double)i + 0.5), bars.y + bars.h + 44, group * 0.95,
+                        &cat, ab[i].label);
+    }
+
+    ratio = (struct panel){.x = LEFT + bars.w + LEFT,
+                           .y = y,
+                           .w = avail - bars.w - LEFT,
+                           .h = PANEL_H,
+                           .heading = "B/A of the medians",
+                           .ylabel = "ratio B/A"};
+    ratio.xt = (struct plot_ticks){.n = 0, .lo = 0, .hi = (double)n};
+    plot_ticks_linear(rlo - 0.05 * (rhi - rlo), rhi + 0.05 * (rhi - rlo), 6, &ratio.yt);
+    panel_scales(&ratio, PLOT_LINEAR, PLOT_LINEAR);
+    draw_axes(s, &ratio);
+    svg_line(s, ratio.x, px_y(&ratio, 1), ratio.x + ratio.w, px_y(&ratio, 1),
+             &(struct svg_style){.stroke = "#888888", .dash = "5 4", .cls = "reference"});
+    for (size_t i = 0; i < n; i++) {
+        double cx = ratio.x + ratio.w * ((double)i + 0.5) / (double)n;
+        const struct svg_font value = {.size = FONT, .fill = "#222"};
+
+        if (!isfinite(ab[i].ratio))
+            continue;
+        draw_whisker(s, &ratio, cx, ab[i].ci_low, ab[i].ci_high, 16);
+        svg_circle(s, cx, px_y(&ratio, ab[i].ratio), 5,
+                   &(struct svg_style){.stroke = "#222222", .fill = "#222222", .cls = "ratio"});
+        snprintf(text, sizeof(text), "%.2f", ab[i].ratio);
+        svg_text(s, cx + 9, px_y(&ratio, ab[i].ratio) + 4, &value, text);
+        if (n > 1)
+            fitted_text(s, cx, ratio.y + ratio.h + 16, ratio.w / (double)n, &cat, ab[i].label);
+    }
+    draw_legend(s, LEFT + avail + GAP, y, items, 4);
+
+    y += PANEL_H + BELOW + (n > 1 ? 8 : 0);
+    svg_group_begin(s, "verdicts");
+    for (size_t i = 0; i < n; i++) {
+        size_t failed = ab[i].failed[0] + ab[i].failed[1];
+        char failures[64] = "";
+
+        if (failed)
+            snprintf(failures, sizeof(failures), " (%zu failed run%s not shown)", failed,
+                     failed == 1 ? "" : "s");
+        snprintf(text, sizeof(text), "%s%s%s%s", n > 1 ? ab[i].label : "", n > 1 ? ": " : "",
+                 ab[i].verdict[0] ? ab[i].verdict : "no verdict", failures);
+        fitted_text(s, LEFT + (width - LEFT - RIGHT) / 2, y, width - LEFT - RIGHT,
+                    &(struct svg_font){.size = FONT, .anchor = SVG_MIDDLE, .cls = note.cls}, text);
+        y += 18;
+    }
+    svg_group_end(s);
+    return y + 6 - y0;
+}

@@ -1,0 +1,198 @@
+#!/bin/bash
+# Integration: spoolsim plot draws each kind of picture from real runs. A
+# short raw and bench run (--json) give timelines and latency histograms,
+# a short ab run gives A/B bars; each SVG must parse as XML and hold the
+# series the result holds: one line per series, its points from the
+# result's rows, a dot per run, the axis labels. Bad input (not JSON,
+# nothing to plot, an unwritable -o, an unknown --kind) is exit 2 with a
+# message and no output file.
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
+
+S="$(cd "$top_builddir" && pwd)/spoolsim/spoolsim" # absolute: one check runs in another directory
+W=$WORK
+
+# svg_ok SVG EXPECTATION...: the SVG parses and meets each expectation:
+#   class=N        N elements of that class        title=TEXT  a series titled TEXT
+#   text=TEXT      a <text> reading TEXT           notext=TEXT no <text> reading TEXT
+#   points=TITLE:N the series TITLE has N points   rising=TITLE its points never go down
+#   peak=TITLE:I   the series' highest point is its point I (from 0)
+svg_ok() {
+    python3 - "$@" <<'PY'
+import re, sys
+import xml.etree.ElementTree as ET
+path, wants = sys.argv[1], sys.argv[2:]
+NS = "{http://www.w3.org/2000/svg}"
+try:
+    root = ET.parse(path).getroot()
+except Exception as e:
+    sys.exit(f"{path}: not XML: {e}")
+errors = []
+if root.tag != NS + "svg":
+    errors.append(f"root is {root.tag}")
+texts = ["".join(t.itertext()) for t in root.iter(NS + "text")]
+series = {}
+for el in root.iter():
+    if el.get("class") == "series":
+        t = el.find(NS + "title")
+        pts = [tuple(map(float, p.split(","))) for p in re.findall(r"-?[\d.]+,-?[\d.]+", el.get("d"))]
+        series[t.text if t is not None else ""] = pts
+def count(cls):
+    return sum(1 for el in root.iter() if cls in (el.get("class") or "").split())
+for w in wants:
+    key, _, val = w.partition("=")
+    if key == "class":
+        cls, n = val.rsplit(":", 1)
+        if count(cls) != int(n):
+            errors.append(f"{count(cls)} elements of class {cls}, want {n}")
+    elif key == "title":
+        if val not in series:
+            errors.append(f"no series {val!r} (have {sorted(series)})")
+    elif key == "text":
+        if val not in texts:
+            errors.append(f"no text {val!r}")
+    elif key == "notext":
+        if val in texts:
+            errors.append(f"text {val!r} is there")
+    elif key == "points":
+        name, n = val.rsplit(":", 1)
+        got = len(series.get(name, []))
+        if got != int(n):
+            errors.append(f"series {name!r} has {got} points, want {n}")
+    elif key == "rising":
+        ys = [y for _, y in series.get(val, [])]
+        # SVG's y grows downwards: a rising latency has falling y.
+        if not ys or any(b > a + 1e-6 for a, b in zip(ys, ys[1:])):
+            errors.append(f"series {val!r} goes down")
+    elif key == "peak":
+        name, i = val.rsplit(":", 1)
+        ys = [y for _, y in series.get(name, [])]
+        top = min(ys) if ys else None
+        if not ys or abs(ys[int(i)] - top) > 1e-6:
+            errors.append(f"series {name!r}: its highest point is not point {i}")
+    else:
+        errors.append(f"unknown expectation {w}")
+for e in errors:
+    print(f"  {path}: {e}")
+sys.exit(1 if errors else 0)
+PY
+}
+
+# py EXPR FILE: a value computed from a JSON result (d is the document).
+py() {
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($1)" "$2"
+}
+
+# fails_cleanly WHAT PATTERN OUTPUT COMMAND...: exit 2, PATTERN in stderr, OUTPUT not made.
+# Each one's stderr is kept, so that finish() sees any sanitizer report in it.
+FAILS=0
+fails_cleanly() {
+    local pattern=$1 output=$2 status err
+    shift 2
+    FAILS=$((FAILS + 1))
+    err="$W/fail.$FAILS.err"
+    "$@" >"$W/fail.out" 2>"$err"
+    status=$?
+    [ "$status" = 2 ] || { echo "  exit $status, want 2"; cat "$err"; return 1; }
+    grep -q -e "$pattern" "$err" || { echo "  stderr lacks $pattern:"; cat "$err"; return 1; }
+    [ ! -e "$output" ] || { echo "  $output was made"; return 1; }
+    ! ls "$(dirname "$output")" 2>/dev/null | grep -q '\.svg\.' || { echo "  a temporary file is left"; return 1; }
+}
+
+mkdir -p "$W/rawdir" "$W/a" "$W/b" "$W/out"
+check "raw run with --json" to "$W/raw.log" timeout 60 "$S" raw --dir "$W/rawdir" -d 2s --interval 250ms -q --json "$W/raw.json"
+check "bench run with --json" to "$W/bench.log" timeout 120 "$S" bench -d 2s --interval 250ms -q --json "$W/bench.json"
+check "ab -n 3 run with --json" to "$W/ab.log" timeout 120 "$S" ab -n 3 --warmup 0 -q --json "$W/ab.json" "$W/a" "$W/b" -- raw -m 200
+
+# --- timeline
+rows=$(py 'len(d["timeline"])' "$W/raw.json")
+peak=$(py 'max(range(len(d["timeline"])), key=lambda i: d["timeline"][i]["messages_in_per_s"])' "$W/raw.json")
+check "timeline of raw: written" to "$W/t.log" "$S" plot --kind timeline "$W/raw.json" -o "$W/out/t_raw.svg"
+check "timeline of raw: in and out, a point per row, the peak where the result has it, no depth panel" \
+    svg_ok "$W/out/t_raw.svg" class=series:2 "title=messages in/s" "title=messages out/s" \
+    "points=messages in/s:$rows" "points=messages out/s:$rows" "peak=messages in/s:$peak" \
+    text=Throughput "text=messages/s" "text=time since the start (s)" "notext=Queue depth" \
+    "text=raw — spoolsim raw"
+rows=$(py 'len(d["timeline"])' "$W/bench.json")
+check "timeline of bench: written" to "$W/t.log" "$S" plot --kind timeline "$W/bench.json" -o "$W/out/t_bench.svg"
+check "timeline of bench: in, out and the three queue depths in a second panel" \
+    svg_ok "$W/out/t_bench.svg" class=series:5 title=incoming title=active title=deferred \
+    "points=incoming:$rows" "text=Queue depth" "text=messages queued"
+
+# --- latency
+stages=$(py 'sum(1 for v in d["latency"].values() if v["count"])' "$W/raw.json")
+first=$(py 'next(k for k, v in d["latency"].items() if v["count"])' "$W/raw.json")
+check "raw has latency stages with values" test "$stages" -ge 2
+check "latency of raw: written" to "$W/l.log" "$S" plot --kind latency "$W/raw.json" -o "$W/out/l_raw.svg"
+check "latency of raw: a rising curve per stage, the percentile axis labelled" \
+    svg_ok "$W/out/l_raw.svg" class=series:$stages "title=$first" "rising=$first" \
+    "text=50 %" "text=90 %" "text=99 %" "text=Latency by percentile"
+check "latency of raw and bench overlaid: every stage of each, named by result" \
+    sh -c "'$S' plot --kind latency '$W/raw.json' '$W/bench.json' -o '$W/out/l_both.svg' >/dev/null"
+check "latency overlay holds $((stages + 1)) curves" \
+    svg_ok "$W/out/l_both.svg" class=series:$((stages + 1)) "title=bench: end_to_end" "title=raw: $first" \
+    "text=2 results: raw, bench"
+
+# --- A/B
+good=$(py 'sum(1 for s in "AB" for r in d["sides"][s]["runs"] if r is not None)' "$W/ab.json")
+verdict=$(py 'd["verdict"]' "$W/ab.json")
+check "ab: written" to "$W/ab_plot.log" "$S" plot "$W/ab.json" -o "$W/out/ab.svg"
+check "ab: two bars, three error bars (A, B, the ratio), a dot per run ($good), the verdict" \
+    svg_ok "$W/out/ab.svg" class=bar:2 class=errorbar:3 class=run:$good class=ratio:1 \
+    class=series:0 "text=$verdict" "text=msgs/s (delivered_per_s)" "text=ratio B/A" text=A text=B
+
+# --- auto, the default output name, standard output, a label
+cp "$W/raw.json" "$W/out/r.json"
+check "auto: r.json -> r.svg" sh -c "cd '$W/out' && '$S' plot r.json >'$W/auto.out' && test -s r.svg"
+check "auto: says what it drew" grep -q "^r.svg: timeline of 1 result, latency ($stages curves)" "$W/auto.out"
+check "auto on raw: the timeline and the latency both" \
+    svg_ok "$W/out/r.svg" class=series:$((2 + stages)) text=Throughput "text=Latency by percentile"
+check "-o -: the SVG on standard output" sh -c "'$S' plot --kind ab '$W/ab.json' -o - >'$W/out/stdout.svg'"
+check "-o -: it parses" svg_ok "$W/out/stdout.svg" class=bar:2
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['label']='my run'; json.dump(d, open(sys.argv[2],'w'))" \
+    "$W/raw.json" "$W/out/labelled.json"
+check "a result's label names it in the legend, --title titles the picture" \
+    sh -c "'$S' plot --kind timeline --title 'A & B <test>' '$W/out/labelled.json' '$W/bench.json' -o '$W/out/lab.svg' >/dev/null"
+check "labelled overlay: my run and bench, 2 + 2 + 3 series" \
+    svg_ok "$W/out/lab.svg" class=series:7 "title=my run: in/s" "title=bench: active" "text=A & B <test>"
+check "no temporary file left beside the pictures" sh -c "! ls '$W/out' | grep -q '\.svg\.'"
+if command -v rsvg-convert >/dev/null 2>&1; then
+    for f in t_raw t_bench l_raw ab r; do
+        check "rsvg-convert renders $f.svg" rsvg-convert -o "$W/out/$f.png" "$W/out/$f.svg"
+    done
+else
+    echo "# SKIP: rsvg-convert not found (apt-get install librsvg2-bin): no rendering check"
+fi
+
+# --- bad input: exit 2, a message naming the problem, no output file
+echo "hello" >"$W/notjson.json"
+check "not JSON: exit 2, no picture" fails_cleanly "notjson.json: not a JSON result" "$W/out/x1.svg" \
+    "$S" plot "$W/notjson.json" -o "$W/out/x1.svg"
+head -c 300 "$W/raw.json" >"$W/cut.json"
+check "a result cut short: exit 2" fails_cleanly "cut.json: not a JSON result" "$W/out/x2.svg" \
+    "$S" plot "$W/cut.json" -o "$W/out/x2.svg"
+echo '{"program": "spoolsim raw", "delivered": 5}' >"$W/empty.json"
+check "nothing to plot: exit 2" fails_cleanly "empty.json: nothing to plot" "$W/out/x3.svg" \
+    "$S" plot "$W/empty.json" -o "$W/out/x3.svg"
+check "--kind timeline of an ab result: exit 2" fails_cleanly "ab.json: no timeline to plot" "$W/out/x4.svg" \
+    "$S" plot --kind timeline "$W/ab.json" -o "$W/out/x4.svg"
+check "--kind ab of a raw result: exit 2" fails_cleanly "raw.json: no A/B comparison to plot" "$W/out/x5.svg" \
+    "$S" plot --kind ab "$W/raw.json" -o "$W/out/x5.svg"
+check "one good result and one bad: exit 2, no picture" fails_cleanly "empty.json: nothing to plot" "$W/out/x6.svg" \
+    "$S" plot "$W/raw.json" "$W/empty.json" -o "$W/out/x6.svg"
+check "-o into a missing directory: exit 2" fails_cleanly "-o $W/nope/x.svg" "$W/nope/x.svg" \
+    "$S" plot "$W/raw.json" -o "$W/nope/x.svg"
+check "-o a directory: exit 2" fails_cleanly "is a directory" "$W/out/x7.svg" \
+    "$S" plot "$W/raw.json" -o "$W/out"
+check "--kind bogus: exit 2" fails_cleanly 'unknown --kind "bogus"' "$W/out/x8.svg" \
+    "$S" plot --kind bogus "$W/raw.json" -o "$W/out/x8.svg"
+check "a missing result: exit 2" fails_cleanly "missing.json: cannot read" "$W/out/x9.svg" \
+    "$S" plot "$W/missing.json" -o "$W/out/x9.svg"
+check "-o a result given: exit 2, the result kept" fails_cleanly "that is a result to plot" "$W/out/none.svg" \
+    "$S" plot "$W/out/r.json" -o "$W/out/r.json"
+check "the result -o named is intact" cmp "$W/raw.json" "$W/out/r.json"
+check "no result: exit 2" fails_cleanly "no result given" "$W/out/x10.svg" "$S" plot
+check "--help" sh -c "'$S' plot --help | grep -q -e '--kind KIND'"
+check "spoolsim help plot" sh -c "'$S' help plot | grep -q 'Usage: spoolsim plot'"
+check "--version" sh -c "'$S' plot --version | grep -q '^spoolsim plot '"
+check "the command list has plot" sh -c "'$S' --help | grep -q '^  plot '"
+finish

@@ -1,0 +1,471 @@
+/*
+ * Unit tests for spoolsim/plot: the SVG writer (escaping, numbers, lines
+ * with gaps), the axes (nice ticks, log and percentile scales, tick
+ * labels), the readers of results, and the blocks' series.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "histogram.h"
+#include "json.h"
+#include "plot_axis.h"
+#include "plot_data.h"
+#include "plot_draw.h"
+#include "svg.h"
+#include "check_json_text.h"
+#include "check_main.h"
+
+static size_t count_of(const char *text, const char *needle)
+{
+    size_t n = 0;
+
+    for (const char *p = text; (p = strstr(p, needle)) != NULL; p += strlen(needle))
+        n++;
+    return n;
+}
+
+/* The body svg_escape() makes of text. */
+static char *escaped(const char *text)
+{
+    static char out[256];
+    struct svg s;
+
+    svg_init(&s);
+    svg_escape(&s, text);
+    snprintf(out, sizeof(out), "%s", s.buf);
+    svg_free(&s);
+    return out;
+}
+
+/* ------------------------------------------------------------------- svg */
+
+START_TEST(test_escape)
+{
+    ck_assert_str_eq(escaped("a<b & \"c\" 'd'>"), "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;");
+    ck_assert_str_eq(escaped("B/A \xe2\x88\x92 95 %"), "B/A \xe2\x88\x92 95 %"); /* UTF-8 stays */
+    ck_assert_str_eq(escaped("tab\there\nnl"), "tab here nl");
+    /* XML 1.0 has no other control characters: each becomes U+FFFD. */
+    ck_assert_str_eq(escaped("a\x01"
+                             "b\x1b"),
+                     "a\xef\xbf\xbd"
+                     "b\xef\xbf\xbd");
+    /* Bytes that are no UTF-8 character (a file name in Latin-1, a cut sequence). */
+    ck_assert_str_eq(escaped("caf\xe9"), "caf\xef\xbf\xbd");
+    ck_assert_str_eq(escaped("\xe2\x88"), "\xef\xbf\xbd\xef\xbf\xbd");
+    ck_assert_str_eq(escaped("\xc0\xaf"), "\xef\xbf\xbd\xef\xbf\xbd"); /* overlong '/' */
+    ck_assert_str_eq(escaped("\xed\xa0\x80"),
+                     "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"); /* surrogate */
+    ck_assert_str_eq(escaped("\xef\xbf\xbe"), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
+    ck_assert_str_eq(escaped("\xf0\x9f\x93\x88"), "\xf0\x9f\x93\x88");
+}
+END_TEST
+
+START_TEST(test_numbers)
+{
+    char buf[32];
+
+    svg_format_number(buf, sizeof(buf), 1.5);
+    ck_assert_str_eq(buf, "1.5");
+    svg_format_number(buf, sizeof(buf), 3);
+    ck_assert_str_eq(buf, "3");
+    svg_format_number(buf, sizeof(buf), -0.25);
+    ck_assert_str_eq(buf, "-0.25");
+    svg_format_number(buf, sizeof(buf), 123.456);
+    ck_assert_str_eq(buf, "123.46");
+    svg_format_number(buf, sizeof(buf), -0.001);
+    ck_assert_str_eq(buf, "0"); /* never "-0" */
+    svg_format_number(buf, sizeof(buf), NAN);
+    ck_assert_str_eq(buf, "0");
+}
+END_TEST
+
+START_TEST(test_polyline_gaps)
+{
+    const double x[] = {0, 1, 2, 3, 4}, y[] = {10, 11, NAN, 13, 14};
+    const double none[] = {NAN, NAN};
+    struct svg s;
+
+    svg_init(&s);
+    svg_polyline(&s, x, y, 5, &(struct svg_style){.stroke = "red", .cls = "series"}, "a<b");
+    ck_assert_str_eq(s.buf, "<path d=\"M0,10 L1,11 M3,13 L4,14\" class=\"series\" stroke=\"red\" "
+                            "stroke-width=\"1\" fill=\"none\" stroke-linejoin=\"round\">"
+                            "<title>a&lt;b</title></path>\n");
+    s.len = 0;
+    s.buf[0] = '\0';
+    svg_polyline(&s, none, none, 2, &(struct svg_style){.stroke = "red"}, NULL);
+    ck_assert_str_eq(s.buf, ""); /* nothing to draw, no element */
+    svg_free(&s);
+}
+END_TEST
+
+START_TEST(test_document)
+{
+    struct svg s;
+    char *doc;
+    size_t len;
+
+    svg_init(&s);
+    svg_text(&s, 10, 20, &(struct svg_font){.anchor = SVG_END, .rotate = -90}, "x & y");
+    doc = svg_document(&s, 960, 400.5, "t<1>", &len);
+    ck_assert_uint_eq(len, strlen(doc));
+    ck_assert(strncmp(doc, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg ", 44) == 0);
+    ck_assert_ptr_nonnull(strstr(doc, "width=\"960\" height=\"400.5\" viewBox=\"0 0 960 400.5\""));
+    ck_assert_ptr_nonnull(strstr(doc, "<title>t&lt;1&gt;</title>"));
+    ck_assert_ptr_nonnull(strstr(doc, "text-anchor=\"end\" transform=\"rotate(-90 10 20)\""));
+    ck_assert_ptr_nonnull(strstr(doc, ">x &amp; y</text>"));
+    ck_assert_str_eq(doc + len - 7, "</svg>\n");
+    free(doc);
+    svg_free(&s);
+}
+END_TEST
+
+START_TEST(test_text_width)
+{
+    /* Longer is wider, capitals wider than small letters, the size scales it. */
+    ck_assert(svg_text_width("abcd", 12) > svg_text_width("abc", 12));
+    ck_assert(svg_text_width("MMM", 12) > svg_text_width("iii", 12));
+    ck_assert_double_eq_tol(svg_text_width("abc", 24), 2 * svg_text_width("abc", 12), 1e-9);
+    /* a UTF-8 character is one character, not its bytes */
+    ck_assert(svg_text_width("\xe2\x88\x92", 12) < 2 * svg_text_width("a", 12));
+}
+END_TEST
+
+/* ------------------------------------------------------------------ axis */
+
+START_TEST(test_nice_number)
+{
+    ck_assert_double_eq_tol(plot_nice_number(7.3, 0), 10, 1e-12);
+    ck_assert_double_eq_tol(plot_nice_number(1.4, 1), 1, 1e-12);
+    ck_assert_double_eq_tol(plot_nice_number(2.9, 1), 2, 1e-12);
+    ck_assert_double_eq_tol(plot_nice_number(4, 1), 5, 1e-12);
+    ck_assert_double_eq_tol(plot_nice_number(0.031, 0), 0.05, 1e-12);
+    ck_assert_double_eq_tol(plot_nice_number(1800, 1), 2000, 1e-9);
+}
+END_TEST
+
+START_TEST(test_ticks_linear)
+{
+    struct plot_ticks t;
+
+    plot_ticks_linear(0, 7.3, 6, &t);
+    ck_assert_uint_eq(t.n, 5);
+    ck_assert_str_eq(t.label[0], "0");
+    ck_assert_str_eq(t.label[4], "8");
+    ck_assert(t.lo == 0 && t.hi == 8);
+    plot_ticks_linear(0, 0.37, 6, &t);
+    ck_assert_uint_eq(t.n, 5);
+    ck_assert_str_eq(t.label[0], "0.0");
+    ck_assert_str_eq(t.label[3], "0.3"); /* not 0.30000000000000004 */
+    ck_assert_double_eq_tol(t.hi, 0.4, 1e-12);
+    plot_ticks_linear(0, 12345, 6, &t);
+    ck_assert_str_eq(t.label[0], "0");
+    ck_assert_str_eq(t.label[1], "5k");
+    ck_assert_str_eq(t.label[t.n - 1], "15k");
+    /* Not from 0, and an interval that is one value. */
+    plot_ticks_linear(0.83, 2.35, 6, &t);
+    ck_assert(t.lo == 0.5 && t.hi == 2.5); /* step 0.5: the ticks just outside the data */
+    plot_ticks_linear(5, 5, 6, &t);
+    ck_assert(t.lo < 5 && t.hi > 5 && t.n >= 2);
+    plot_ticks_linear(0, 0, 6, &t);
+    ck_assert(t.lo == 0 && t.hi == 1);
+    /* A huge range still fits the array. */
+    plot_ticks_linear(0, 1e6, 1000, &t);
+    ck_assert(t.n <= PLOT_MAX_TICKS && t.n >= 2);
+}
+END_TEST
+
+START_TEST(test_format_tick)
+{
+    char buf[24];
+
+    plot_format_tick(buf, sizeof(buf), 2500, 500);
+    ck_assert_str_eq(buf, "2500");
+    plot_format_tick(buf, sizeof(buf), 12000, 2000);
+    ck_assert_str_eq(buf, "12k");
+    plot_format_tick(buf, sizeof(buf), 2.5e6, 5e5);
+    ck_assert_str_eq(buf, "2.5M");
+    plot_format_tick(buf, sizeof(buf), 0, 5e5);
+    ck_assert_str_eq(buf, "0"); /* not "0.0M" */
+    plot_format_tick(buf, sizeof(buf), -1e-17, 0.1);
+    ck_assert_str_eq(buf, "0.0");
+    plot_format_tick(buf, sizeof(buf), 0.05, 0.01);
+    ck_assert_str_eq(buf, "0.05");
+}
+END_TEST
+
+START_TEST(test_log_scale)
+{
+    struct plot_scale s = {PLOT_LOG, 1, 1000, 0, 300};
+    struct plot_scale up = {PLOT_LOG, 0.01, 100, 400, 0};
+
+    ck_assert_double_eq_tol(plot_scale_map(&s, 1), 0, 1e-9);
+    ck_assert_double_eq_tol(plot_scale_map(&s, 10), 100, 1e-9);
+    ck_assert_double_eq_tol(plot_scale_map(&s, sqrt(10)), 50, 1e-9);
+    ck_assert_double_eq_tol(plot_scale_map(&s, 1000), 300, 1e-9);
+    ck_assert(isnan(plot_scale_map(&s, 0)));
+    ck_assert(isnan(plot_scale_map(&s, -5)));
+    ck_assert(isnan(plot_scale_map(&s, INFINITY)));
+    /* a y axis grows upwards: the larger value is nearer the top */
+    ck_assert_double_eq_tol(plot_scale_map(&up, 1), 200, 1e-9);
+    ck_assert(plot_scale_map(&up, 10) < plot_scale_map(&up, 1));
+}
+END_TEST
+
+START_TEST(test_ticks_log)
+{
+    struct plot_ticks t;
+    size_t labelled = 0;
+
+    plot_ticks_log(1, 50, &t);
+    ck_assert(t.lo == 1 && t.hi == 100);
+    for (size_t i = 0; i < t.n; i++)
+        labelled += t.labelled[i];
+    ck_assert_uint_eq(labelled, 7); /* 1 2 5 10 20 50 100 */
+    ck_assert_uint_eq(t.n, 19);     /* and the other multiples, unlabelled */
+    ck_assert_str_eq(t.label[1], "2");
+    ck_assert_str_eq(t.label[t.n - 1], "100");
+    plot_ticks_log(0.0009, 45, &t);
+    ck_assert_double_eq_tol(t.lo, 0.0001, 1e-12);
+    ck_assert_double_eq_tol(t.hi, 100, 1e-9);
+    labelled = 0;
+    for (size_t i = 0; i < t.n; i++)
+        labelled += t.labelled[i];
+    ck_assert_uint_eq(labelled, 7); /* six decades: the powers alone */
+    ck_assert_str_eq(t.label[0], "0.0001");
+    ck_assert_str_eq(t.label[t.n - 1], "100");
+    /* Many decades: never more ticks than fit. */
+    plot_ticks_log(1e-6, 1e10, &t);
+    ck_assert(t.n <= PLOT_MAX_TICKS);
+    ck_assert_str_eq(t.label[t.n - 1], "10000M");
+}
+END_TEST
+
+START_TEST(test_percentile_axis)
+{
+    struct plot_ticks t;
+    static const char *const want[] = {"0 %", "50 %", "90 %", "99 %", "99.9 %", "99.99 %"};
+
+    ck_assert_double_eq_tol(plot_nines(0), 0, 1e-12);
+    ck_assert_double_eq_tol(plot_nines(90), 1, 1e-12);
+    ck_assert_double_eq_tol(plot_nines(99.9), 3, 1e-9);
+    ck_assert_double_eq_tol(plot_percent_of_nines(2), 99, 1e-12);
+    ck_assert_double_eq_tol(plot_percent_of_nines(plot_nines(37.5)), 37.5, 1e-9);
+    plot_ticks_percentile(3.78, &t);
+    ck_assert_uint_eq(t.n, 6);
+    for (size_t i = 0; i < t.n; i++)
+        ck_assert_str_eq(t.label[i], want[i]);
+    ck_assert_double_eq_tol(t.value[1], log10(2), 1e-12);
+    ck_assert(t.lo == 0 && t.hi == 4);
+    plot_ticks_percentile(0.3, &t); /* at least up to 99 % */
+    ck_assert(t.hi == 2);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ data */
+
+/* A result with latency objects as histogram_write_json() writes them, in a malloc'd string. */
+static char *latency_result(const struct histogram *a, const struct histogram *empty)
+{
+    struct json_text t;
+    struct json_writer *w = json_text_begin(&t);
+
+    json_string(w, "label", "run <1>");
+    json_begin_object(w, "latency");
+    histogram_write_json(w, "txn", a);
+    histogram_write_json(w, "tls", empty);
+    json_end_object(w);
+    return json_text_end(&t);
+}
+
+START_TEST(test_curve)
+{
+    static struct histogram h, empty;
+    struct plot_curve *c = NULL;
+    size_t n = 0;
+    char *text, err[128], label[64];
+
+    histogram_init(&h);
+    histogram_init(&empty);
+    for (uint64_t v = 1; v <= 1000; v++)
+        histogram_record(&h, v * 1000000); /* 1 .. 1000 ms */
+    text = latency_result(&h, &empty);
+    ck_assert_int_eq(plot_read_latency(text, "r", &c, &n, err, sizeof(err)), 0);
+    ck_assert_uint_eq(n, 1); /* the empty stage has no curve */
+    ck_assert_str_eq(c[0].stage, "txn");
+    ck_assert_str_eq(c[0].label, "r");
+    ck_assert_uint_eq(c[0].count, 1000);
+    /* From the minimum at 0 nines to the maximum at log10(2 count), in steps, never down. */
+    ck_assert_double_eq(c[0].nines[0], 0);
+    ck_assert_double_eq_tol(c[0].ms[0], 1, 1e-9);
+    ck_assert_double_eq_tol(c[0].nines[c[0].n - 1], log10(2000), 1e-12);
+    ck_assert_double_eq_tol(c[0].ms[c[0].n - 1], 1000, 1e-9);
+    for (size_t i = 1; i < c[0].n; i++) {
+        ck_assert(c[0].nines[i] > c[0].nines[i - 1]);
+        ck_assert(c[0].ms[i] >= c[0].ms[i - 1]);
+    }
+    /* At 1 nine, the 90th percentile: 900 ms within the histogram's resolution. */
+    ck_assert_double_eq_tol(c[0].ms[(size_t)(1 / PLOT_CURVE_STEP + 0.5)], 900, 900 / 256.0);
+    plot_label(text, "dir/x.json", label, sizeof(label));
+    ck_assert_str_eq(label, "run <1>");
+    plot_label("{}", "dir/x.json", label, sizeof(label));
+    ck_assert_str_eq(label, "x");
+    plot_label("{}", "result", label, sizeof(label));
+    ck_assert_str_eq(label, "result");
+    plot_curve_free(&c[0]);
+    free(c);
+    free(text);
+    /* Nothing with values, no latency, buckets that do not add up. */
+    c = NULL;
+    n = 0;
+    text = latency_result(&empty, &empty);
+    ck_assert_int_eq(plot_read_latency(text, "r", &c, &n, err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "no latency with values");
+    free(text);
+    ck_assert_int_eq(plot_read_latency("{\"latency\": {}}", "r", &c, &n, err, sizeof(err)), -1);
+    ck_assert_int_eq(plot_read_latency("{\"latency\": {\"a\": {\"count\": 3, \"p50_ms\": 1}}}", "r",
+                                       &c, &n, err, sizeof(err)),
+                     -1);
+    ck_assert_str_eq(err, "latency.a has no buckets a histogram can be rebuilt from");
+    ck_assert_uint_eq(n, 0);
+    free(c);
+}
+END_TEST
+
+START_TEST(test_timeline)
+{
+    struct plot_timeline tl;
+    char err[128];
+    const char *text = "{\"timeline\": ["
+                       "{\"t\": 0, \"interval_s\": 1, \"messages_in_per_s\": 5, "
+                       "\"messages_out_per_s\": 4, \"incoming\": null, \"active\": null},"
+                       "{\"t\": 1, \"interval_s\": 0.5, \"messages_in_per_s\": 6, "
+                       "\"messages_out_per_s\": null, \"incoming\": 3, \"active\": 1}]}";
+
+    ck_assert_int_eq(plot_read_timeline(text, &tl, err, sizeof(err)), 0);
+    ck_assert_uint_eq(tl.n, 2);
+    ck_assert(tl.t[1] == 1 && tl.dt[1] == 0.5 && tl.in_per_s[1] == 6 && tl.out_per_s[0] == 4);
+    ck_assert(isnan(tl.out_per_s[1]) && isnan(tl.incoming[0]) && tl.incoming[1] == 3);
+    ck_assert(isnan(tl.deferred[0]) && isnan(tl.deferred[1])); /* missing: NAN */
+    ck_assert_int_eq(tl.has_depths, 1);
+    plot_timeline_free(&tl);
+    ck_assert_int_eq(plot_read_timeline("{\"timeline\": [{\"t\": 0, \"interval_s\": 1}]}", &tl, err,
+                                        sizeof(err)),
+                     0);
+    ck_assert_int_eq(tl.has_depths, 0);
+    plot_timeline_free(&tl);
+    ck_assert_int_eq(plot_read_timeline("{\"a\": 1}", &tl, err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "no timeline");
+    ck_assert_int_eq(plot_read_timeline("{\"timeline\": []}", &tl, err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "an empty timeline");
+    ck_assert_int_eq(
+        plot_read_timeline("{\"timeline\": [{\"interval_s\": 1}]}", &tl, err, sizeof(err)), -1);
+    ck_assert_int_eq(plot_read_timeline("{\"timeline\": [1, 2]}", &tl, err, sizeof(err)), -1);
+}
+END_TEST
+
+START_TEST(test_ab)
+{
+    struct plot_ab ab;
+    char err[128];
+    const char *text = "{\"metric\": \"delivered_per_s\", \"unit\": \"msgs/s\", \"seed\": 1,"
+                       " \"sides\": {\"A\": {\"spool\": {\"path\": \"/a\"}, \"runs\": [3, null, 1,"
+                       " 2], \"median\": 2}, \"B\": {\"runs\": [4, 6], \"median\": 5}},"
+                       " \"ratio\": 2.5, \"ci_low\": 1.5, \"ci_high\": null,"
+                       " \"verdict\": \"B is faster\"}";
+
+    ck_assert_int_eq(plot_read_ab(text, &ab, err, sizeof(err)), 0);
+    ck_assert_uint_eq(ab.n[0], 3);
+    ck_assert_uint_eq(ab.failed[0], 1);
+    ck_assert(ab.runs[0][0] == 3 && ab.runs[0][1] == 1 && ab.runs[0][2] == 2); /* run order */
+    ck_assert(ab.median[0] == 2 && ab.median[1] == 5);
+    ck_assert(ab.low[0] == 1 && ab.high[0] == 3); /* three runs: min to max */
+    ck_assert(ab.low[1] == 4 && ab.high[1] == 6);
+    ck_assert(ab.ratio == 2.5 && ab.ci_low == 1.5 && isnan(ab.ci_high));
+    ck_assert_str_eq(ab.spool[0], "/a");
+    ck_assert_str_eq(ab.spool[1], "");
+    ck_assert_str_eq(ab.unit, "msgs/s");
+    ck_assert_str_eq(ab.verdict, "B is faster");
+    plot_ab_free(&ab);
+    ck_assert_int_eq(plot_read_ab("{\"timeline\": []}", &ab, err, sizeof(err)), -1);
+    ck_assert_int_eq(plot_read_ab("{\"sides\": {\"A\": {\"runs\": [null]}, \"B\": {\"runs\": "
+                                  "[]}}}",
+                                  &ab, err, sizeof(err)),
+                     -1);
+    ck_assert_str_eq(err, "an A/B comparison without a successful run");
+}
+END_TEST
+
+/* ------------------------------------------------------------------ draw */
+
+/* A timeline of three one-second rows, every depth column depth (NAN: none). */
+static struct plot_timeline three_rows(const char *label, double *in, double *out, double *depth)
+{
+    static double t[] = {0, 1, 2}, dt[] = {1, 1, 1};
+    struct plot_timeline tl = {.n = 3, .t = t, .dt = dt, .in_per_s = in, .out_per_s = out};
+
+    snprintf(tl.label, sizeof(tl.label), "%s", label);
+    tl.incoming = tl.active = tl.deferred = depth;
+    tl.has_depths = isfinite(depth[0]);
+    return tl;
+}
+
+START_TEST(test_draw_series)
+{
+    double in[] = {5, 6, 7}, out[] = {4, 5, NAN}, depth[] = {1, 2, 3}, none[] = {NAN, NAN, NAN};
+    struct plot_timeline tl[2] = {three_rows("a", in, out, depth),
+                                  three_rows("b & c", in, out, none)};
+    double runs_a[] = {10, 12, 11}, runs_b[] = {20, 21};
+    struct plot_ab ab = {.label = "x",
+                         .metric = "m",
+                         .unit = "u",
+                         .verdict = "v",
+                         .n = {3, 2},
+                         .runs = {runs_a, runs_b},
+                         .median = {11, 20.5},
+                         .low = {10, 20},
+                         .high = {12, 21},
+                         .ratio = 1.86,
+                         .ci_low = 1.7,
+                         .ci_high = 2.0};
+    struct svg s;
+    double h;
+
+    svg_init(&s);
+    h = plot_draw_timeline(&s, 0, PLOT_WIDTH, tl, 2);
+    ck_assert(h > 0);
+    /* in and out of each result, and the depths of the one that has them */
+    ck_assert_uint_eq(count_of(s.buf, "class=\"series\""), 2 + 2 + 3);
+    ck_assert_ptr_nonnull(strstr(s.buf, "<title>b &amp; c: in/s</title>"));
+    ck_assert_ptr_nonnull(strstr(s.buf, ">Queue depth</text>"));
+    s.len = 0;
+    s.buf[0] = '\0';
+    plot_draw_timeline(&s, 0, PLOT_WIDTH, &tl[1], 1);
+    ck_assert_uint_eq(count_of(s.buf, "class=\"series\""), 2);
+    ck_assert_ptr_null(strstr(s.buf, ">Queue depth</text>")); /* no depths, no panel */
+    s.len = 0;
+    s.buf[0] = '\0';
+    plot_draw_ab(&s, 0, PLOT_WIDTH, &ab, 1);
+    ck_assert_uint_eq(count_of(s.buf, "class=\"bar\""), 2);
+    ck_assert_uint_eq(count_of(s.buf, "class=\"run\""), 5);
+    ck_assert_uint_eq(count_of(s.buf, "class=\"errorbar\""), 3);
+    ck_assert_uint_eq(count_of(s.buf, "class=\"ratio\""), 1);
+    ck_assert_ptr_nonnull(strstr(s.buf, ">u (m)</text>"));
+    svg_free(&s);
+}
+END_TEST
+
+int main(void)
+{
+    const TTest *const tests[] = {
+        test_escape,     test_numbers,     test_polyline_gaps,   test_document,
+        test_text_width, test_nice_number, test_ticks_linear,    test_format_tick,
+        test_log_scale,  test_ticks_log,   test_percentile_axis, test_curve,
+        test_timeline,   test_ab,          test_draw_series,     NULL};
+
+    return check_run_tests("plot", tests);
+}
