@@ -175,6 +175,11 @@ enum progress_mode progress_mode_for(int want, int is_tty)
     return want > 0 ? PROGRESS_PLAIN : PROGRESS_OFF;
 }
 
+int progress_want(int option, int quiet)
+{
+    return option < 0 && quiet ? 0 : option;
+}
+
 int progress_last(const char *buf, size_t len, char *out, size_t outlen)
 {
     size_t plen = strlen(PROGRESS_PREFIX), end = len;

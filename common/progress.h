@@ -91,6 +91,8 @@ void progress_rate_update(struct progress_rate *r, double t, uint64_t in, uint64
 /* -1: as the stream is (a terminal, or not); 0: --no-progress; 1: --progress. */
 enum progress_mode { PROGRESS_OFF, PROGRESS_TTY, PROGRESS_PLAIN };
 enum progress_mode progress_mode_for(int want, int is_tty);
+/* The want of --progress (1), --no-progress (0) or neither (-1): -q (quiet) is 0 unless told. */
+int progress_want(int option, int quiet);
 
 /*
  * The text of the last whole line (ending in '\n') of the len bytes at buf

@@ -186,6 +186,10 @@ START_TEST(test_mode)
     ck_assert_int_eq(progress_mode_for(1, 0), PROGRESS_PLAIN);
     ck_assert_int_eq(progress_mode_for(0, 1), PROGRESS_OFF);
     ck_assert_int_eq(progress_mode_for(0, 0), PROGRESS_OFF);
+    ck_assert_int_eq(progress_want(-1, 0), -1);
+    ck_assert_int_eq(progress_want(-1, 1), 0); /* -q */
+    ck_assert_int_eq(progress_want(1, 1), 1);  /* -q --progress */
+    ck_assert_int_eq(progress_want(0, 0), 0);
 }
 END_TEST
 
