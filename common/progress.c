@@ -35,7 +35,7 @@ size_t progress_format_time(double seconds, char *buf, size_t len)
     if (!(seconds >= 0)) /* NaN too */
         return (size_t)snprintf(buf, len, "-");
     /* beyond a century is no estimate worth its digits */
-    s = seconds > 3.15e9 ? (uint64_t)3.15e9 : (uint64_t)seconds;
+    s = seconds > 3.15e9 ? (uint64_t)3.15e9 : (uint64_t)(seconds + 0.5);
     h = s / 3600;
     if (h)
         n = snprintf(buf, len, "%" PRIu64 ":%02u:%02u", h, (unsigned)(s / 60 % 60),

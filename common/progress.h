@@ -47,7 +47,7 @@ struct progress_stats {
 /* The line into buf (always terminated when len > 0); the length it needed, as snprintf. */
 size_t progress_format(const struct progress_stats *s, char *buf, size_t len);
 
-/* Seconds as "M:SS" or "H:MM:SS" (rounded down); "-" for a negative or NaN time. */
+/* Seconds as "M:SS" or "H:MM:SS" (to the nearest second); "-" for a negative or NaN time. */
 size_t progress_format_time(double seconds, char *buf, size_t len);
 
 /* Nanoseconds as "850us", "4.21ms", "31.5ms", "250ms" or "1.25s". */
