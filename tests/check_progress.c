@@ -19,9 +19,10 @@ START_TEST(test_time)
         double s;
         const char *want;
     } cases[] = {
-        {0, "0:00"},           {7.9, "0:07"},   {59.99, "0:59"},   {60, "1:00"},
-        {754, "12:34"},        {3599, "59:59"}, {3600, "1:00:00"}, {3723, "1:02:03"},
-        {360000, "100:00:00"}, {-1, "-"},       {NAN, "-"},
+        {0, "0:00"},       {7.4, "0:07"},     {7.5, "0:08"},         {59.99, "1:00"},
+        {59.4, "0:59"},    {60, "1:00"},      {754, "12:34"},        {3599, "59:59"},
+        {3600, "1:00:00"}, {3723, "1:02:03"}, {360000, "100:00:00"}, {-1, "-"},
+        {NAN, "-"},
     };
     char buf[32];
 
@@ -89,7 +90,7 @@ START_TEST(test_format_parts)
 
     /* what is not known is left out */
     progress_format(&s, buf, sizeof(buf));
-    ck_assert_str_eq(buf, "smtp-source 0:05 ETA 0:03");
+    ck_assert_str_eq(buf, "smtp-source 0:05 ETA 0:04");
     s.done = 12000;
     s.total = 20000;
     s.count_noun = "msgs";
@@ -98,7 +99,7 @@ START_TEST(test_format_parts)
     s.out_per_s = 0;
     s.has_failures = 1;
     progress_format(&s, buf, sizeof(buf));
-    ck_assert_str_eq(buf, "smtp-source 0:05 ETA 0:03 | 12000/20000 msgs | in 2.2/s out 0.0/s | "
+    ck_assert_str_eq(buf, "smtp-source 0:05 ETA 0:04 | 12000/20000 msgs | in 2.2/s out 0.0/s | "
                           "failed 0");
     s.eta_s = -1;
     s.count_noun = NULL;
