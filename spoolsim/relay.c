@@ -346,6 +346,7 @@ int spoolsim_relay(int argc, char **argv)
         io_pool_drain(r.qmgr);
     take_cpu(&r);
     progress_out_clear(&r.progress); /* no partial line before the summary */
+    msg_set_hook(NULL, NULL);
     if (!opts.no_summary)
         relay_stats_print(&r, stderr);
     if (opts.json && relay_stats_write_json(&r, opts.json) != 0)
