@@ -210,6 +210,17 @@ int progress_last(const char *buf, size_t len, char *out, size_t outlen)
     return -1;
 }
 
+void progress_append(char *buf, size_t len, const char *more)
+{
+    size_t n = strnlen(buf, len);
+
+    if (*more == 0 || n + 1 >= len)
+        return;
+    snprintf(buf + n, len - n, "%s", PROGRESS_SEPARATOR);
+    n = strlen(buf);
+    snprintf(buf + n, len - n, "%s", more);
+}
+
 const char *progress_fields(const char *text)
 {
     const char *p = strstr(text, PROGRESS_SEPARATOR);

@@ -101,6 +101,12 @@ int progress_want(int option, int quiet);
  */
 int progress_last(const char *buf, size_t len, char *out, size_t outlen);
 
+/*
+ * PROGRESS_SEPARATOR and more after the text in buf (len bytes), cut to
+ * fit; nothing if more is "": a driver's line with its child's.
+ */
+void progress_append(char *buf, size_t len, const char *more);
+
 /* The parts of a line after its head (label, elapsed, ETA): "" when it has no other. */
 const char *progress_fields(const char *text);
 

@@ -474,7 +474,6 @@ static void show_progress(void *arg)
         .elapsed_s = (double)(clock_now_ns() - b->t_phase) / 1e9,
         .eta_s = -1,
     };
-    size_t n;
 
     snprintf(label, sizeof(label), "bench %s", b->phase);
     if (strcmp(b->phase, "load") == 0) {
@@ -490,10 +489,9 @@ static void show_progress(void *arg)
             ps.eta_s = progress_eta_time(ps.elapsed_s, o->duration);
         }
     }
-    n = progress_format(&ps, text, sizeof(text));
-    if (drive_last_progress(&b->d, "relay", relay, sizeof(relay)) == 0 && *progress_fields(relay) &&
-        n < sizeof(text))
-        snprintf(text + n, sizeof(text) - n, "%s%s", PROGRESS_SEPARATOR, progress_fields(relay));
+    progress_format(&ps, text, sizeof(text));
+    if (drive_last_progress(&b->d, "relay", relay, sizeof(relay)) == 0)
+        progress_append(text, sizeof(text), progress_fields(relay));
     progress_out_show(&b->progress, text);
 }
 

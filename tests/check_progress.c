@@ -224,12 +224,26 @@ START_TEST(test_last)
 }
 END_TEST
 
+START_TEST(test_append)
+{
+    char buf[24] = "ab 1/4 A 0:03";
+
+    progress_append(buf, sizeof(buf), "");
+    ck_assert_str_eq(buf, "ab 1/4 A 0:03");
+    progress_append(buf, sizeof(buf), "raw 0:02 | in 5.0/s");
+    ck_assert_str_eq(buf, "ab 1/4 A 0:03 | raw 0:0"); /* cut to the 23 there is room for */
+    ck_assert_uint_eq(strlen(buf), sizeof(buf) - 1);
+    progress_append(buf, sizeof(buf), "more"); /* full: unchanged */
+    ck_assert_str_eq(buf, "ab 1/4 A 0:03 | raw 0:0");
+}
+END_TEST
+
 int main(void)
 {
     const TTest *const tests[] = {
-        test_time, test_latency, test_format_relay, test_format_parts, test_format_small_buffer,
-        test_fit,  test_eta,     test_rate,         test_mode,         test_last,
-        NULL,
+        test_time,   test_latency, test_format_relay, test_format_parts, test_format_small_buffer,
+        test_fit,    test_eta,     test_rate,         test_mode,         test_last,
+        test_append, NULL,
     };
 
     return check_run_tests("progress", tests);
