@@ -129,6 +129,8 @@ struct ab {
     unsigned runs_done, runs_total; /* warm-ups included */
     double runs_spent_s;            /* the time of the runs done */
     uint64_t run_start_ns, start_ns;
+    char shown_child[PROGRESS_LINE_MAX]; /* the child's line last shown, and when */
+    uint64_t shown_ns;
 };
 
 /*
@@ -481,10 +483,16 @@ static void show_progress(void *arg)
         .eta_s = progress_eta_runs(ab->runs_done, ab->runs_total, ab->runs_spent_s,
                                    (double)(now - ab->run_start_ns) / 1e9),
     };
+    /* looked at four times a second: the child's new line is passed on soon after it comes */
+    if (drive_last_progress(&ab->d, "run", child, sizeof(child)) != 0)
+        child[0] = 0;
+    if (strcmp(child, ab->shown_child) == 0 && now - ab->shown_ns < CLOCK_NS_PER_SEC)
+        return;
+    snprintf(ab->shown_child, sizeof(ab->shown_child), "%s", child);
+    ab->shown_ns = now;
     snprintf(label, sizeof(label), "ab %u/%u %s", ab->runs_done + 1, ab->runs_total, ab->run_label);
     progress_format(&ps, text, sizeof(text));
-    if (drive_last_progress(&ab->d, "run", child, sizeof(child)) == 0)
-        progress_append(text, sizeof(text), child);
+    progress_append(text, sizeof(text), child);
     progress_out_show(&ab->progress, text);
 }
 
@@ -539,7 +547,7 @@ static double run_one(struct ab *ab, const struct side *s, const char *label)
         started = drive_spawn(&ab->d, &ab->child, "run", argv) == 0;
     }
     if (started && progress_out_on(&ab->progress))
-        status = drive_reap_every(&ab->child, 1.0, show_progress, ab);
+        status = drive_reap_every(&ab->child, 0.25, show_progress, ab);
     else if (started)
         status = drive_reap(&ab->child);
     if (interrupted) {
