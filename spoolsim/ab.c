@@ -506,7 +506,8 @@ static double run_one(struct ab *ab, const struct side *s, const char *label)
     const struct ab_options *o = ab->opts;
     const struct mode *m = o->mode;
     char json[PATH_MAX], out[PATH_MAX], err[PATH_MAX], cmds[PATH_MAX], location[PATH_MAX];
-    char **argv = xmalloc(((size_t)o->nargs + 8) * sizeof(*argv));
+    /* self, MODE, DIR option and DIR, ARGS, --json FILE, -q, --progress, NULL */
+    char **argv = xmalloc(((size_t)o->nargs + 9) * sizeof(*argv));
     char why[PATH_MAX + 256];
     double figure = NAN;
     int n = 0, status = -1, started = 0;
