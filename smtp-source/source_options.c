@@ -280,10 +280,8 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             opts->no_summary = 1;
             break;
         case OPT_PROGRESS:
-            opts->progress = 1;
-            break;
         case OPT_NO_PROGRESS:
-            opts->progress = 0;
+            opts->progress = ch == OPT_PROGRESS;
             break;
         case OPT_QUIET:
             /* It meant "no summary" here and "no progress" in spoolsim: refused, not redefined. */

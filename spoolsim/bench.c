@@ -263,10 +263,8 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
             o->quiet = 1;
             break;
         case OPT_PROGRESS:
-            o->progress = 1;
-            break;
         case OPT_NO_PROGRESS:
-            o->progress = 0;
+            o->progress = ch == OPT_PROGRESS;
             break;
         case 'h':
         case OPT_HELP:

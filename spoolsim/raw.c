@@ -247,10 +247,8 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
             o->quiet = 1;
             break;
         case OPT_PROGRESS:
-            o->progress = 1;
-            break;
         case OPT_NO_PROGRESS:
-            o->progress = 0;
+            o->progress = ch == OPT_PROGRESS;
             break;
         case OPT_LIST:
             list_profiles();

@@ -405,10 +405,8 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             opts->no_summary = 1;
             break;
         case OPT_PROGRESS:
-            opts->progress = 1;
-            break;
         case OPT_NO_PROGRESS:
-            opts->progress = 0;
+            opts->progress = ch == OPT_PROGRESS;
             break;
         case 'q':
             opts->quiet = 1;
