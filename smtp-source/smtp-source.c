@@ -22,6 +22,7 @@
 #include "clock.h"
 #include "endpoint.h"
 #include "msg.h"
+#include "progress_out.h"
 #include "source_session.h"
 #include "tls.h"
 #include "xalloc.h"
@@ -42,6 +43,9 @@ struct source_main {
     int arrivals_done;
     struct event *arrival_timer;
     uint64_t shown;
+
+    struct progress_out progress; /* the status line (--progress) */
+    struct progress_rate progress_r;
 };
 
 static enum source_next closed_loop_next(struct source_ctx *ctx, uint64_t *start_ns)
@@ -202,6 +206,37 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
     }
 }
 
+/* In: messages begun; out: delivered; as the timeline counts them. */
+static void on_progress(evutil_socket_t fd, short what, void *arg)
+{
+    struct source_main *m = arg;
+    const struct source_stats *st = &m->ctx.stats;
+    const struct source_options *o = m->ctx.opts;
+    struct progress_stats ps = {
+        .label = "smtp-source",
+        .elapsed_s = (double)(clock_now_ns() - st->start_ns) / 1e9,
+        .has_rates = 1,
+        .has_latency = histogram_count(&st->latency[PHASE_TXN]) > 0,
+        .p99_ns = histogram_percentile(&st->latency[PHASE_TXN], 99),
+        .has_failures = 1,
+        .failures = st->failed,
+    };
+
+    (void)fd;
+    (void)what;
+    if (o->duration > 0) {
+        ps.eta_s = progress_eta_time(ps.elapsed_s, o->duration);
+    } else {
+        ps.done = st->delivered + st->failed;
+        ps.total = o->messages;
+        ps.count_noun = "msgs";
+        ps.eta_s = progress_eta_count(ps.elapsed_s, ps.done, ps.total);
+    }
+    progress_rate_update(&m->progress_r, ps.elapsed_s, st->attempted, st->delivered, &ps.in_per_s,
+                         &ps.out_per_s);
+    progress_out_stats(&m->progress, &ps);
+}
+
 static void on_interval(evutil_socket_t fd, short what, void *arg)
 {
     struct source_main *m = arg;
@@ -228,7 +263,7 @@ int main(int argc, char **argv)
     static struct source_main m; /* large (histograms): keep it off the stack */
     struct source_options opts;
     struct source_ctx *ctx = &m.ctx;
-    struct event *sigint, *sigterm, *deadline = NULL, *tick = NULL, *interval;
+    struct event *sigint, *sigterm, *deadline = NULL, *tick = NULL, *interval, *progress = NULL;
     struct timeval interval_tv;
     char hostname[256], err[256];
     struct json_run run;
@@ -277,6 +312,17 @@ int main(int argc, char **argv)
     interval_tv.tv_sec = (time_t)opts.interval;
     interval_tv.tv_usec = (suseconds_t)((opts.interval - (double)interval_tv.tv_sec) * 1e6);
     evtimer_add(interval, &interval_tv);
+    /* -c is a display of its own, on standard output: the status line only if asked for */
+    progress_out_init(&m.progress, stderr,
+                      opts.count_display && opts.progress < 0 ? 0 : opts.progress);
+    progress_out_hook_messages(&m.progress);
+    progress_rate_init(&m.progress_r);
+    if (progress_out_on(&m.progress)) {
+        struct timeval second = {1, 0};
+
+        progress = event_new(ctx->base, -1, EV_PERSIST, on_progress, &m);
+        evtimer_add(progress, &second);
+    }
     if (opts.duration > 0) {
         struct timeval tv = {(time_t)opts.duration,
                              (suseconds_t)((opts.duration - (double)(time_t)opts.duration) * 1e6)};
@@ -303,6 +349,9 @@ int main(int argc, char **argv)
         ctx->stats.end_ns = clock_now_ns();
     source_stats_tick(&ctx->stats, clock_now_ns());
     event_free(interval);
+    progress_out_clear(&m.progress); /* no partial line before the summary */
+    if (progress)
+        event_free(progress);
 
     if (tick) {
         on_tick(-1, 0, &m);

@@ -65,6 +65,10 @@ static void usage(FILE *fp)
                 "  --seed N            seed for sizes, waits and arrivals (1)\n"
                 "  --ignore-failures   exit 0 even when messages failed\n"
                 "  --no-summary        no summary at the end (--quiet is no longer accepted)\n"
+                "  --progress          a status line every second on standard error: in\n"
+                "                      place on a terminal (the default there), else as\n"
+                "                      plain lines \"progress: ...\"\n"
+                "  --no-progress       no status line, even on a terminal\n"
                 "  -h, --help, --version\n"
                 "\n"
                 "Exit status: 0 when every message was delivered, 1 when some failed, 2 for\n"
@@ -98,6 +102,8 @@ enum {
     OPT_INTERVAL,
     OPT_CSV,
     OPT_NO_SUMMARY,
+    OPT_PROGRESS,
+    OPT_NO_PROGRESS,
     OPT_QUIET,
     OPT_HELP,
     OPT_VERSION,
@@ -118,6 +124,8 @@ static const struct option long_options[] = {
     {"seed", required_argument, NULL, OPT_SEED},
     {"ignore-failures", no_argument, NULL, OPT_IGNORE_FAILURES},
     {"no-summary", no_argument, NULL, OPT_NO_SUMMARY},
+    {"progress", no_argument, NULL, OPT_PROGRESS},
+    {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"help", no_argument, NULL, OPT_HELP},
     {"version", no_argument, NULL, OPT_VERSION},
@@ -132,6 +140,7 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
     opts->family = AF_UNSPEC;
     opts->connect_retries = 1;
     opts->messages = 1;
+    opts->progress = -1;
     opts->rcpts = 1;
     opts->sessions = 1;
     opts->timeout = 60;
@@ -270,10 +279,14 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
         case OPT_NO_SUMMARY:
             opts->no_summary = 1;
             break;
+        case OPT_PROGRESS:
+        case OPT_NO_PROGRESS:
+            opts->progress = ch == OPT_PROGRESS;
+            break;
         case OPT_QUIET:
             /* It meant "no summary" here and "no progress" in spoolsim: refused, not redefined. */
-            msg_usage("--quiet: say --no-summary (--quiet means \"no progress\" in spoolsim's "
-                      "programs, and smtp-source prints none)");
+            msg_usage("--quiet: say --no-summary for no summary, --no-progress for no status "
+                      "line (--quiet means \"no progress\" in spoolsim's programs)");
         case 'h':
         case OPT_HELP:
             usage(stdout);

@@ -53,6 +53,7 @@ struct source_options {
     uint64_t seed;
     int ignore_failures;
     int no_summary;
+    int progress; /* the status line: -1 on a terminal, 0 never (--no-progress), 1 always */
 };
 
 void source_options_parse(int argc, char **argv, struct source_options *opts);

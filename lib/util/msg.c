@@ -11,6 +11,8 @@
 
 static const char *msg_name = "spoolsim";
 static int msg_verbosity;
+static void (*msg_hook)(const void *ctx);
+static const void *msg_hook_ctx;
 
 void msg_init(const char *progname)
 {
@@ -34,11 +36,19 @@ int msg_verbose(void)
     return msg_verbosity;
 }
 
+void msg_set_hook(void (*fn)(const void *ctx), const void *ctx)
+{
+    msg_hook_ctx = ctx;
+    msg_hook = fn;
+}
+
 static void msg_vprint(const char *level, const char *fmt, va_list ap)
 {
     char line[2048];
 
     vsnprintf(line, sizeof(line), fmt, ap);
+    if (msg_hook)
+        msg_hook(msg_hook_ctx);
     if (level)
         fprintf(stderr, "%s: %s: %s\n", msg_name, level, line);
     else

@@ -53,6 +53,7 @@
 
 #include "ab_export.h"
 #include "ab_stats.h"
+#include "clock.h"
 #include "drive.h"
 #include "fsinfo.h"
 #include "interrupt.h"
@@ -63,6 +64,7 @@
 #include "msg.h"
 #include "optarg.h"
 #include "pm_command.h"
+#include "progress_out.h"
 #include "spoolsim.h"
 #include "xalloc.h"
 
@@ -100,6 +102,7 @@ struct ab_options {
     const char *json;
     const char *export_markdown, *export_csv;
     int quiet;
+    int progress; /* the status line: -1 on a terminal, 0 never, 1 always */
     const char *dir[2];
     int one_dir;          /* DIR: both sides in one directory, told apart by their set-ups */
     const char *setup[2]; /* --setup-a, --setup-b: NULL for none */
@@ -131,6 +134,15 @@ struct ab {
     unsigned failures;          /* failed runs, warm-ups included */
     struct drive_child child;   /* the run going on */
     const struct json_run *run; /* the command line, for the JSON report */
+
+    /* the status line: which run of how many, and the pace so far for the ETA */
+    struct progress_out progress;
+    char run_label[64];
+    unsigned runs_done, runs_total; /* warm-ups included */
+    double runs_spent_s;            /* the time of the runs done */
+    uint64_t run_start_ns, start_ns;
+    char shown_child[PROGRESS_LINE_MAX]; /* the child's line last shown, and when */
+    uint64_t shown_ns;
 };
 
 /*
@@ -169,7 +181,13 @@ static void usage(FILE *fp)
           "  --setup-b CMD    the same for B; both or neither\n"
           "  --prepare CMD    run CMD before every run of either side, after its set-up\n"
           "                   (e.g. sync; echo 3 > /proc/sys/vm/drop_caches)\n"
-          "  -q, --quiet      no progress while running\n"
+          "  --progress       a status line every second on standard error: the run,\n"
+          "                   its side, the run's own line and the ETA; in place on a\n"
+          "                   terminal (the default there, unless -q), else as plain\n"
+          "                   lines \"progress: ...\"\n"
+          "  --no-progress    no status line, even on a terminal\n"
+          "  -q, --quiet      no notices while running (nor a status line, unless\n"
+          "                   --progress)\n"
           "  -h, --help, --version\n"
           "\n"
           "Exit status: 0 when every run worked, whichever side is faster; 1 if a run\n"
@@ -187,6 +205,8 @@ enum {
     OPT_SETUP_A,
     OPT_SETUP_B,
     OPT_PREPARE,
+    OPT_PROGRESS,
+    OPT_NO_PROGRESS,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -241,6 +261,8 @@ static void parse_options(struct ab_options *o, int argc, char **argv)
         {"setup-b", required_argument, NULL, OPT_SETUP_B},
         {"prepare", required_argument, NULL, OPT_PREPARE},
         {"quiet", no_argument, NULL, 'q'},
+        {"progress", no_argument, NULL, OPT_PROGRESS},
+        {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
         {"help", no_argument, NULL, OPT_HELP},
         {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
@@ -251,6 +273,7 @@ static void parse_options(struct ab_options *o, int argc, char **argv)
     o->runs = 5;
     o->warmup = 1;
     o->seed = 1;
+    o->progress = -1;
     /*
      * ab's own arguments end at "--". Find it before getopt_long() runs:
      * it would move the directories past it, and MODE's options after it
@@ -294,6 +317,10 @@ static void parse_options(struct ab_options *o, int argc, char **argv)
         case 'q':
             o->quiet = 1;
             break;
+        case OPT_PROGRESS:
+        case OPT_NO_PROGRESS:
+            o->progress = ch == OPT_PROGRESS;
+            break;
         case 'h':
         case OPT_HELP:
             usage(stdout);
@@ -327,6 +354,7 @@ static void parse_options(struct ab_options *o, int argc, char **argv)
     o->dir[0] = argv[optind];
     o->dir[1] = argv[optind + ndirs - 1];
     parse_mode(o, argc, argv, dashes);
+    o->progress = progress_want(o->progress, o->quiet);
 }
 
 /* ------------------------------------------------------------ set-up */
@@ -590,6 +618,34 @@ static int judge(const struct ab *ab, int status, const char *json, double *figu
 }
 
 /*
+ * "ab RUN/TOTAL LABEL", the time and the comparison's ETA (the runs left
+ * at the mean pace of those done), then the running child's own line.
+ */
+static void show_progress(void *arg)
+{
+    struct ab *ab = arg;
+    char label[96], text[PROGRESS_LINE_MAX], child[PROGRESS_LINE_MAX];
+    uint64_t now = clock_now_ns();
+    struct progress_stats ps = {
+        .label = label,
+        .elapsed_s = (double)(now - ab->start_ns) / 1e9,
+        .eta_s = progress_eta_runs(ab->runs_done, ab->runs_total, ab->runs_spent_s,
+                                   (double)(now - ab->run_start_ns) / 1e9),
+    };
+    /* looked at four times a second: the child's new line is passed on soon after it comes */
+    if (drive_last_progress(&ab->d, "run", child, sizeof(child)) != 0)
+        child[0] = 0;
+    if (strcmp(child, ab->shown_child) == 0 && now - ab->shown_ns < CLOCK_NS_PER_SEC)
+        return;
+    snprintf(ab->shown_child, sizeof(ab->shown_child), "%s", child);
+    ab->shown_ns = now;
+    snprintf(label, sizeof(label), "ab %u/%u %s", ab->runs_done + 1, ab->runs_total, ab->run_label);
+    progress_format(&ps, text, sizeof(text));
+    progress_append(text, sizeof(text), child);
+    progress_out_show(&ab->progress, text);
+}
+
+/*
  * One run of MODE on a side: its figure, or NAN if it failed (said on
  * standard error with the child's messages) or was interrupted. Whatever
  * it went through, its files are gone afterwards.
@@ -599,7 +655,8 @@ static double run_one(struct ab *ab, const struct side *s, const char *label)
     const struct ab_options *o = ab->opts;
     const struct mode *m = o->mode;
     char json[PATH_MAX], out[PATH_MAX], err[PATH_MAX], cmds[PATH_MAX], location[PATH_MAX];
-    char **argv = xmalloc(((size_t)o->nargs + 8) * sizeof(*argv));
+    /* self, MODE, DIR option and DIR, ARGS, --json FILE, -q, --progress, NULL */
+    char **argv = xmalloc(((size_t)o->nargs + 9) * sizeof(*argv));
     char why[PATH_MAX + 256];
     double figure = NAN;
     int n = 0, status = -1, started = 0;
@@ -623,6 +680,8 @@ static double run_one(struct ab *ab, const struct side *s, const char *label)
         argv[n++] = "-q";
         argv[n++] = cmds;
     }
+    if (progress_out_on(&ab->progress))
+        argv[n++] = "--progress"; /* its status lines, in run.err, for ab's */
     argv[n] = NULL;
     snprintf(why, sizeof(why), "it did not start");
     if (m->dir_option == NULL) {
@@ -637,7 +696,9 @@ static double run_one(struct ab *ab, const struct side *s, const char *label)
     } else {
         started = drive_spawn(&ab->d, &ab->child, "run", argv) == 0;
     }
-    if (started)
+    if (started && progress_out_on(&ab->progress))
+        status = drive_reap_every(&ab->child, 0.25, show_progress, ab);
+    else if (started)
         status = drive_reap(&ab->child);
     if (interrupted) {
         figure = NAN;
@@ -670,13 +731,19 @@ static void measure(struct ab *ab, int which, unsigned i, int warm)
     double figure;
 
     snprintf(label, sizeof(label), warm ? "warm-up %s %u" : "%s run %u", s->name, i + 1);
+    snprintf(ab->run_label, sizeof(ab->run_label), "%s%s", s->name, warm ? " warm-up" : "");
+    progress_out_clear(&ab->progress);
     if (!ab->opts->quiet)
         fprintf(stderr, "spoolsim ab: %s/%u on %s...\n", label, total, s->dir);
     if (fflush(stderr) != 0 && errno == EPIPE)
         interrupt_note(SIGPIPE);
     if (interrupted || set_up(ab, which, i, warm, label) != 0)
         return;
+    ab->run_start_ns = clock_now_ns();
     figure = run_one(ab, s, label);
+    ab->runs_done++;
+    ab->runs_spent_s += (double)(clock_now_ns() - ab->run_start_ns) / 1e9;
+    progress_out_clear(&ab->progress);
     if (interrupted)
         return;
     if (!ab->opts->quiet && !isnan(figure))
@@ -1010,6 +1077,10 @@ int spoolsim_ab(int argc, char **argv)
     warn_same(&ab);
     interrupt_install();
 
+    progress_out_init(&ab.progress, stderr, opts.progress);
+    progress_out_hook_messages(&ab.progress);
+    ab.runs_total = 2 * (opts.warmup + opts.runs);
+    ab.start_ns = clock_now_ns();
     drive_make_work_dir(&ab.d, NULL, "TMPDIR", "ab");
     if (!opts.quiet)
         fprintf(stderr, "spoolsim ab: %s, %u warm-up%s and %u runs per side, alternating A B\n",

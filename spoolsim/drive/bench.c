@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@
 #include "bench_drain.h"
 #include "bench_report.h"
 #include "profile.h"
+#include "progress_out.h"
 #include "spoolsim.h"
 #include "xalloc.h"
 
@@ -44,6 +46,12 @@ struct bench {
     char spool[PATH_MAX];
     char sink_path[PATH_MAX], source_path[PATH_MAX];
     struct drive_child sink, relay, source;
+
+    /* the status line: bench's phase and time, then the relay's own fields */
+    struct progress_out progress;
+    const char *phase;       /* "load", "drain" */
+    uint64_t t_phase;        /* when the load began */
+    struct line_tally acked; /* -m: the client's acknowledged messages */
 };
 
 /*
@@ -89,7 +97,12 @@ static void usage(FILE *fp)
             "  --interval TIME       one timeline row every TIME, 10ms to 1h (1s)\n"
             "  --csv FILE            write the timeline as CSV (- = stdout)\n"
             "  --keep                keep the work directory (spool, logs, reports)\n"
-            "  -q, --quiet           no progress on standard error, only the results\n"
+            "  --progress            a status line every second on standard error: in\n"
+            "                        place on a terminal (the default there, unless -q),\n"
+            "                        else as plain lines \"progress: ...\"\n"
+            "  --no-progress         no status line, even on a terminal\n"
+            "  -q, --quiet           no notices on standard error, only the results (nor\n"
+            "                        a status line, unless --progress)\n"
             "  -h, --help, --version\n"
             "\n"
             "SIGINT or SIGTERM stops the run: the children are stopped, the work directory\n"
@@ -114,6 +127,8 @@ enum {
     OPT_INTERVAL,
     OPT_CSV,
     OPT_KEEP,
+    OPT_PROGRESS,
+    OPT_NO_PROGRESS,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -142,6 +157,8 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         {"interval", required_argument, NULL, OPT_INTERVAL},
         {"csv", required_argument, NULL, OPT_CSV},
         {"keep", no_argument, NULL, OPT_KEEP},
+        {"progress", no_argument, NULL, OPT_PROGRESS},
+        {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, OPT_HELP},
         {"version", no_argument, NULL, OPT_VERSION},
@@ -160,6 +177,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
     o->profile = "postfix";
     o->drain_timeout = 120;
     o->interval = 1;
+    o->progress = -1;
     optind = 1;
     while ((ch = optarg_getopt(argc, argv, "d:m:s:r:qh", long_options)) != -1) {
         switch (ch) {
@@ -244,6 +262,10 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         case 'q':
             o->quiet = 1;
             break;
+        case OPT_PROGRESS:
+        case OPT_NO_PROGRESS:
+            o->progress = ch == OPT_PROGRESS;
+            break;
         case 'h':
         case OPT_HELP:
             usage(stdout);
@@ -259,6 +281,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         msg_usage("unexpected argument \"%s\"", argv[optind]);
     if (duration_given && o->messages)
         msg_usage("--messages and --duration cannot be combined (a count or a time, not both)");
+    o->progress = progress_want(o->progress, o->quiet);
 }
 
 /* ------------------------------------------------------------ processes */
@@ -361,6 +384,8 @@ static void start_relay(struct bench *b, int sink_port, int *port)
     snprintf(interval, sizeof(interval), "%.6f", o->interval);
     argv[n++] = "--interval"; /* bench's timeline is the relay's */
     argv[n++] = interval;
+    if (progress_out_on(&b->progress))
+        argv[n++] = "--progress"; /* its status lines, in relay.err, for bench's */
     argv[n++] = "--min-backoff";
     argv[n++] = "100ms";
     argv[n++] = "--max-backoff";
@@ -432,12 +457,66 @@ static void start_source(struct bench *b, int relay_port)
         give_up(b, "source", "smtp-source");
 }
 
+/*
+ * Bench's phase, its time and ETA (the load's, from --duration or from
+ * the messages acknowledged of --messages), then what the relay's last
+ * status line says: rates, queues, p99 end to end, failures.
+ */
+static void show_progress(void *arg)
+{
+    struct bench *b = arg;
+    const struct bench_options *o = b->opts;
+    char label[32], text[PROGRESS_LINE_MAX], relay[PROGRESS_LINE_MAX];
+    struct progress_stats ps = {
+        .label = label,
+        .elapsed_s = (double)(clock_now_ns() - b->t_phase) / 1e9,
+        .eta_s = -1,
+    };
+
+    snprintf(label, sizeof(label), "bench %s", b->phase);
+    if (strcmp(b->phase, "load") == 0) {
+        if (o->messages) {
+            char log[PATH_MAX];
+
+            drive_path(&b->d, "source.log", log);
+            ps.done = line_tally_update(&b->acked, log);
+            ps.total = o->messages;
+            ps.count_noun = "msgs";
+            ps.eta_s = progress_eta_count(ps.elapsed_s, ps.done, ps.total);
+        } else {
+            ps.eta_s = progress_eta_time(ps.elapsed_s, o->duration);
+        }
+    }
+    progress_format(&ps, text, sizeof(text));
+    if (drive_last_progress(&b->d, "relay", relay, sizeof(relay)) == 0)
+        progress_append(text, sizeof(text), progress_fields(relay));
+    progress_out_show(&b->progress, text);
+}
+
+/* A notice of bench's own, on a line of its own. */
+static void notice(const struct bench *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void notice(const struct bench *b, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (b->opts->quiet)
+        return;
+    progress_out_clear(&b->progress);
+    va_start(ap, fmt);
+    fprintf(stderr, "spoolsim bench: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+}
+
 int spoolsim_bench(int argc, char **argv)
 {
     struct bench_options opts;
     struct bench b;
     struct bench_results res;
-    uint64_t t_load, t_loaded, t_drained, deadline;
+    uint64_t t_load, t_loaded, t_drained, deadline, next_show;
     struct bench_drain drain;
     struct json_run run;
     char sent_log[PATH_MAX], sink_log[PATH_MAX];
@@ -456,38 +535,51 @@ int spoolsim_bench(int argc, char **argv)
     spoolsim_find_program(b.d.self, "smtp-source", "SPOOLSIM_SMTP_SOURCE", b.source_path,
                           sizeof(b.source_path));
     interrupt_install();
+    progress_out_init(&b.progress, stderr, opts.progress);
+    progress_out_hook_messages(&b.progress);
 
     drive_make_work_dir(&b.d, opts.spool_parent, "--spool", "bench");
     snprintf(b.spool, sizeof(b.spool), "%s/spool", b.d.work);
-    if (!opts.quiet)
-        fprintf(stderr, "spoolsim bench: work directory %s\n", b.d.work);
+    notice(&b, "work directory %s", b.d.work);
     if (opts.discard)
         sink_port = 0;
     else
         start_sink(&b, &sink_port);
     start_relay(&b, sink_port, &relay_port);
     fsinfo_lookup(b.spool, &res.fs);
-    if (!opts.quiet) {
-        if (opts.messages)
-            fprintf(stderr, "spoolsim bench: injecting %lu messages...\n", opts.messages);
-        else
-            fprintf(stderr, "spoolsim bench: injecting for %.1f s...\n", opts.duration);
-    }
+    if (opts.messages)
+        notice(&b, "injecting %lu messages...", opts.messages);
+    else
+        notice(&b, "injecting for %.1f s...", opts.duration);
     t_load = clock_now_ns();
+    b.phase = "load";
+    b.t_phase = t_load;
     start_source(&b, relay_port);
-    res.source_status = drive_exit_status(drive_reap(&b.source)); /* stopped at an interrupt */
+    /* stopped at an interrupt */
+    if (progress_out_on(&b.progress))
+        res.source_status = drive_exit_status(drive_reap_every(&b.source, 1.0, show_progress, &b));
+    else
+        res.source_status = drive_exit_status(drive_reap(&b.source));
     t_loaded = clock_now_ns();
-    if (!opts.quiet && !interrupted)
-        fprintf(stderr, "spoolsim bench: draining the queue...\n");
+    if (!interrupted)
+        notice(&b, "draining the queue...");
+    b.phase = "drain";
+    next_show = t_loaded + CLOCK_NS_PER_SEC;
     deadline = t_loaded + (uint64_t)(opts.drain_timeout * 1e9);
     drive_path(&b.d, "source.log", sent_log);
     drive_path(&b.d, "sink.log", sink_log);
     bench_drain_init(&drain, profile_find(opts.profile), b.spool, sent_log,
                      opts.discard ? NULL : sink_log);
     while (!interrupted && !(res.drained = bench_drain_pending(&drain) == 0) &&
-           clock_now_ns() < deadline)
+           clock_now_ns() < deadline) {
         usleep(10000);
+        if (progress_out_on(&b.progress) && clock_now_ns() >= next_show) {
+            show_progress(&b);
+            next_show += CLOCK_NS_PER_SEC;
+        }
+    }
     t_drained = clock_now_ns();
+    progress_out_clear(&b.progress); /* no partial line before the report */
     res.relay_status = drive_exit_status(drive_stop(&b.relay));
     drive_stop(&b.sink);
     res.cpu_relay_s = b.relay.cpu_s;

@@ -44,6 +44,7 @@ struct bench_options {
     const char *csv;
     int keep;
     int quiet;
+    int progress;               /* the status line: -1 on a terminal, 0 never, 1 always */
     const struct json_run *run; /* the command line, for the JSON report */
 };
 
@@ -54,7 +55,7 @@ struct bench_results {
     double load_s, drain_s, total_s; /* as bench saw its children: start to exit, to empty queue */
     double inject_s; /* the client's own window (its report's elapsed_s): injected/s is over it */
     double injected, failed, delivered_sink;
-    struct histogram e2e;      /* the relay's end to end, read back from its report's buckets */
+    struct histogram e2e;     /* the relay's end to end, read back from its report's buckets */
     struct timeline timeline; /* the relay's; empty without its report */
     double fsyncs, creates, renames, unlinks, chmods;
     double failures[BENCH_FAILURE_KINDS]; /* the client's failed messages, by kind */

@@ -10,15 +10,20 @@
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "drive.h"
 #include "fileutil.h"
 #include "interrupt.h"
 #include "msg.h"
+#include "progress.h"
 #include "spoolsim.h"
 
 extern char **environ;
@@ -77,6 +82,14 @@ int drive_spawn_env(const struct drive *d, struct drive_child *c, const char *na
     return 0;
 }
 
+/* The child has been waited for: its CPU time, and no PID to wait for any more. */
+static void reaped(struct drive_child *c, const struct rusage *ru)
+{
+    c->pid = 0;
+    c->cpu_s = (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6 +
+               (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec / 1e6;
+}
+
 int drive_reap(struct drive_child *c)
 {
     struct rusage ru;
@@ -94,9 +107,69 @@ int drive_reap(struct drive_child *c)
         if (interrupt_signal() != 0)
             kill(c->pid, SIGTERM);
     }
-    c->pid = 0;
-    c->cpu_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-               (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+    reaped(c, &ru);
+    return status;
+}
+
+/*
+ * A pidfd becomes readable the moment the child exits, so the wait ends
+ * then and not at the next poll: the driver times the child's end (bench's
+ * load phase). Without one (an old kernel), a short sleep between looks.
+ */
+static int open_pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    (void)pid;
+    return -1;
+#endif
+}
+
+int drive_reap_every(struct drive_child *c, double every_s, void (*tick)(void *ctx), void *ctx)
+{
+    uint64_t every = (uint64_t)(every_s * 1e9), next = clock_now_ns() + every;
+    int pidfd, status = 0;
+
+    if (c->pid <= 0)
+        return 0;
+    pidfd = open_pidfd(c->pid);
+    while (c->pid > 0) {
+        struct rusage ru;
+        pid_t got;
+        uint64_t now;
+
+        if (interrupt_signal() != 0) {
+            status = drive_reap(c); /* passes the stop on, and waits */
+            break;
+        }
+        if ((got = wait4(c->pid, &status, WNOHANG, &ru)) == c->pid) {
+            reaped(c, &ru);
+            break;
+        }
+        if (got < 0 && errno != EINTR) {
+            c->pid = 0;
+            status = -1;
+            break;
+        }
+        if ((now = clock_now_ns()) >= next) {
+            tick(ctx);
+            next = now - next < every ? next + every : now + every; /* no burst after a stall */
+            continue;
+        }
+        if (pidfd >= 0) {
+            struct pollfd pfd = {.fd = pidfd, .events = POLLIN};
+            uint64_t ms = (next - now) / CLOCK_NS_PER_MS + 1;
+
+            poll(&pfd, 1, (int)ms); /* a signal ends it early: EINTR, then look again */
+        } else {
+            uint64_t us = (next - now) / CLOCK_NS_PER_US;
+
+            usleep(us < 10000 ? (useconds_t)us : 10000);
+        }
+    }
+    if (pidfd >= 0)
+        close(pidfd);
     return status;
 }
 
@@ -124,8 +197,31 @@ void drive_show_errors(const struct drive *d, const char *name, const char *labe
     if ((fp = fopen(path, "r")) == NULL)
         return;
     while (fgets(line, sizeof(line), fp))
-        fprintf(stderr, "  %s: %s%s", label, line, strchr(line, '\n') ? "" : "\n");
+        if (strncmp(line, PROGRESS_PREFIX, strlen(PROGRESS_PREFIX)) != 0) /* no errors */
+            fprintf(stderr, "  %s: %s%s", label, line, strchr(line, '\n') ? "" : "\n");
     fclose(fp);
+}
+
+int drive_last_progress(const struct drive *d, const char *name, char *out, size_t len)
+{
+    char path[PATH_MAX], base[64], tail[4096];
+    struct stat sb;
+    ssize_t got;
+    int fd, status = -1;
+
+    if (len)
+        out[0] = 0;
+    snprintf(base, sizeof(base), "%s.err", name);
+    drive_path(d, base, path);
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+        return -1;
+    /* the end is enough: a line is far shorter, and the file grows all run */
+    if (fstat(fd, &sb) == 0 &&
+        (got = pread(fd, tail, sizeof(tail),
+                     sb.st_size > (off_t)sizeof(tail) ? sb.st_size - (off_t)sizeof(tail) : 0)) > 0)
+        status = progress_last(tail, (size_t)got, out, len);
+    close(fd);
+    return status;
 }
 
 void drive_abandon(struct drive *d, struct drive_child *const children[], size_t n)

@@ -73,14 +73,29 @@ int drive_spawn_env(const struct drive *d, struct drive_child *c, const char *na
 /* Wait for the child: its wait status, 0 if none was running, -1 if it cannot be had. */
 int drive_reap(struct drive_child *c);
 
+/*
+ * As drive_reap(), calling tick(ctx) every every_s seconds while the child
+ * runs (a status line), and ending the moment the child does.
+ */
+int drive_reap_every(struct drive_child *c, double every_s, void (*tick)(void *ctx), void *ctx);
+
 /* SIGTERM to the child, if running, then drive_reap(). */
 int drive_stop(struct drive_child *c);
 
 /* A wait status as an exit status: -1 for a child killed by a signal or lost. */
 int drive_exit_status(int wait_status);
 
-/* The child's standard error, each line as "  LABEL: line" on ours. */
+/*
+ * The child's standard error, each line as "  LABEL: line" on ours; but
+ * not its status lines (--progress), which say nothing of what went wrong.
+ */
 void drive_show_errors(const struct drive *d, const char *name, const char *label);
+
+/*
+ * The child's last status line (progress.h) in its standard error, given
+ * --progress, without the prefix, in out (len bytes): 0, or -1 if none yet.
+ */
+int drive_last_progress(const struct drive *d, const char *name, char *out, size_t len);
 
 /* Stop the n children (NULL entries skipped), then remove the work directory. */
 void drive_abandon(struct drive *d, struct drive_child *const children[], size_t n);

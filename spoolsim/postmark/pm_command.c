@@ -315,7 +315,7 @@ static int cmd_run(struct pm_session *s, const char *param)
     if (s->workers > 1) {
         /* The report speaks of all workers together. */
         status = pm_workers_run(&s->cfg, s->workers, s->sync, s->dirsync,
-                                s->progress ? s->out : NULL, r);
+                                s->progress ? s->out : NULL, s->status, r);
         total.number *= s->workers;
         total.transactions *= s->workers;
     } else {
@@ -324,9 +324,12 @@ static int cmd_run(struct pm_session *s, const char *param)
         pm_fs_init(&fs, &s->cfg, s->sync, s->dirsync);
         fs.show_progress = s->progress;
         fs.progress_fp = s->out;
+        fs.status = s->status;
         status = pm_engine_run(&s->cfg, &pm_fs_ops, &fs, r);
         pm_fs_free(&fs);
     }
+    if (s->status)
+        progress_out_clear(s->status); /* no partial line before the report */
     if (status != 0) {
         pm_error(s, "the run could not be set up (memory for %u files of up to %u bytes?)",
                  s->cfg.number, s->cfg.size_high);

@@ -32,16 +32,17 @@ struct pm_session {
     int dirsync;
     int compat_timing;
     char *json_path;
-    unsigned workers; /* set workers: 1 is PostMark */
-    int progress;     /* print progress text during runs */
+    unsigned workers;                  /* set workers: 1 is PostMark */
+    int progress;                      /* print progress text during runs */
+    const struct progress_out *status; /* the status line on stderr; NULL: none */
     FILE *out, *err;
     int load_depth;
     const struct json_run *run; /* the command line, for JSON reports; NULL: none known */
-    const char *file;     /* the command file being read, NULL at the prompt */
-    unsigned line;        /* its line number */
-    int check_only;       /* set commands only: run, show, load, help and ! do nothing */
-    unsigned errors;      /* commands refused */
-    unsigned failed_runs; /* runs with no figure, or whose file operations failed */
+    const char *file;           /* the command file being read, NULL at the prompt */
+    unsigned line;              /* its line number */
+    int check_only;             /* set commands only: run, show, load, help and ! do nothing */
+    unsigned errors;            /* commands refused */
+    unsigned failed_runs;       /* runs with no figure, or whose file operations failed */
 };
 
 void pm_session_init(struct pm_session *s, FILE *out, FILE *err);

@@ -87,6 +87,12 @@ static void pm_progress(const struct pm_run *r, const char *text)
         r->ops->progress(r->ctx, text);
 }
 
+static void pm_count(const struct pm_run *r, const char *phase, uint32_t done, uint32_t total)
+{
+    if (r->ops->count)
+        r->ops->count(r->ctx, phase, done, total);
+}
+
 static int pm_stopped(struct pm_run *r)
 {
     if (!r->res->interrupted && r->ops->stop && r->ops->stop(r->ctx))
@@ -313,6 +319,7 @@ static void pm_transactions(struct pm_run *r)
         }
         if (i % every == 0)
             pm_progress(r, ".");
+        pm_count(r, "transactions", i + 1, cfg->transactions);
     }
 }
 
@@ -397,8 +404,10 @@ int pm_engine_run(const struct pm_config *cfg, const struct pm_ops *ops, void *c
 
     pm_stamp(&res->start_ns, &res->start_s);
     pm_progress(&r, "Creating files...");
-    for (uint32_t i = 0; i < cfg->number && !pm_stopped(&r); i++)
+    for (uint32_t i = 0; i < cfg->number && !pm_stopped(&r); i++) {
         pm_create(&r);
+        pm_count(&r, "files created", i + 1, cfg->number);
+    }
     res->created_alone = res->created;
     pm_progress(&r, "Done\n");
 

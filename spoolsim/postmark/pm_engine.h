@@ -64,6 +64,12 @@ struct pm_ops {
      * deletes every file as at the end of a run, so nothing is left.
      */
     int (*stop)(void *ctx);
+    /*
+     * Where the run is: done of total in phase ("files created",
+     * "transactions"), at every step of the pool's creation and of the
+     * transactions, for a status line; NULL: nobody asks.
+     */
+    void (*count)(void *ctx, const char *phase, uint32_t done, uint32_t total);
 };
 
 enum pm_op { PM_OP_CREATE, PM_OP_READ, PM_OP_APPEND, PM_OP_DELETE, PM_OP_COUNT };

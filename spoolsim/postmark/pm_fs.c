@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "fileutil.h"
+#include "clock.h"
 #include "interrupt.h"
 #include "msg.h"
 #include "pm_fs.h"
@@ -255,6 +256,35 @@ static void fs_progress(void *ctx, const char *text)
         interrupt_note(SIGPIPE);
 }
 
+/* Once a second at most: the phase's count, and its ETA at the pace so far. */
+static void fs_count(void *ctx, const char *phase, uint32_t done, uint32_t total)
+{
+    struct pm_fs *fs = ctx;
+    uint64_t now;
+    struct progress_stats ps = {.label = "postmark", .done = done, .total = total};
+
+    if (fs->status == NULL || !progress_out_on(fs->status))
+        return;
+    now = clock_now_ns();
+    if (fs->status_start_ns == 0) {
+        fs->status_start_ns = now;
+        fs->status_next_ns = now + CLOCK_NS_PER_SEC;
+    }
+    if (phase != fs->status_phase) {
+        fs->status_phase = phase;
+        fs->status_phase_ns = now;
+    }
+    if (now < fs->status_next_ns)
+        return;
+    fs->status_next_ns += CLOCK_NS_PER_SEC;
+    if (fs->status_next_ns <= now)
+        fs->status_next_ns = now + CLOCK_NS_PER_SEC;
+    ps.elapsed_s = (double)(now - fs->status_start_ns) / 1e9;
+    ps.eta_s = progress_eta_count((double)(now - fs->status_phase_ns) / 1e9, done, total);
+    ps.count_noun = phase;
+    progress_out_stats(fs->status, &ps);
+}
+
 static int fs_stop(void *ctx)
 {
     (void)ctx;
@@ -263,5 +293,5 @@ static int fs_stop(void *ctx)
 
 const struct pm_ops pm_fs_ops = {
     fs_create, fs_append_open, fs_append_write, fs_read, fs_remove,
-    fs_mkdir,  fs_rmdir,       fs_progress,     fs_stop,
+    fs_mkdir,  fs_rmdir,       fs_progress,     fs_stop, fs_count,
 };

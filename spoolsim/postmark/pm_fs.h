@@ -16,6 +16,7 @@
 #include <stdio.h>
 
 #include "pm_engine.h"
+#include "progress_out.h"
 
 enum pm_sync { PM_SYNC_NONE, PM_SYNC_FSYNC, PM_SYNC_FDATASYNC, PM_SYNC_OSYNC };
 
@@ -26,6 +27,9 @@ struct pm_fs {
     int dirsync;       /* fsync the directory after create and unlink */
     int show_progress; /* print PostMark's progress text */
     FILE *progress_fp;
+    const struct progress_out *status; /* the status line; NULL: none */
+    const char *status_phase;
+    uint64_t status_start_ns, status_phase_ns, status_next_ns;
     char *read_buf;
     char *stage;   /* buffered mode's 4 KiB write buffer */
     int append_fd; /* the file between append_open and append_write */

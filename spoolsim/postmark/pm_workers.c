@@ -107,7 +107,8 @@ static void merge(struct pm_result *into, const struct pm_result *r, int first)
 }
 
 int pm_workers_run(const struct pm_config *cfg, unsigned workers, enum pm_sync sync, int dirsync,
-                   FILE *progress_fp, struct pm_result *merged)
+                   FILE *progress_fp, const struct progress_out *status_line,
+                   struct pm_result *merged)
 {
     struct worker *w = xcalloc(workers, sizeof(*w));
     unsigned started = 0;
@@ -125,6 +126,7 @@ int pm_workers_run(const struct pm_config *cfg, unsigned workers, enum pm_sync s
         /* One progress line: worker 0's. */
         w[i].fs.show_progress = i == 0 && progress_fp != NULL;
         w[i].fs.progress_fp = progress_fp;
+        w[i].fs.status = i == 0 ? status_line : NULL; /* worker 0's count, as its text */
     }
     for (unsigned i = 0; i < workers && status == 0; i++) {
         if (pthread_create(&w[i].thread, NULL, worker_main, &w[i]) != 0) {

@@ -23,6 +23,7 @@ uint32_t pm_worker_seed(uint32_t seed, unsigned worker);
 
 /* 0, or -1 when a worker directory or thread could not be made (said on stderr). */
 int pm_workers_run(const struct pm_config *cfg, unsigned workers, enum pm_sync sync, int dirsync,
-                   FILE *progress_fp, struct pm_result *merged);
+                   FILE *progress_fp, const struct progress_out *status_line,
+                   struct pm_result *merged);
 
 #endif

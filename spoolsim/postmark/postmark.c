@@ -25,6 +25,7 @@
 #include "msg.h"
 #include "optarg.h"
 #include "pm_command.h"
+#include "progress_out.h"
 #include "spoolsim.h"
 
 static void usage(FILE *fp)
@@ -52,7 +53,13 @@ static void usage(FILE *fp)
             "Blank lines and # comments are allowed; CR LF line ends are fine.\n"
             "\n"
             "Options:\n"
-            "  -q, --quiet     no progress text\n"
+            "  -q, --quiet     no progress text (nor a status line, unless --progress)\n"
+            "  --progress      a status line every second on standard error: done of\n"
+            "                  total of the phase (files created, transactions), its ETA;\n"
+            "                  in place on a terminal (the default there, unless -q; it\n"
+            "                  then replaces the progress text when standard output is\n"
+            "                  the terminal too), else as plain lines \"progress: ...\"\n"
+            "  --no-progress   no status line, even on a terminal\n"
             "  -h, --help, --version\n"
             "\n"
             "Exit status: 0; 1 if a run failed (file operations failed, out of files); 2 for\n"
@@ -73,16 +80,16 @@ static void check_file(FILE *fp, const char *file)
 int spoolsim_postmark(int argc, char **argv)
 {
     static const struct option long_options[] = {
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},
-        {NULL, 0, NULL, 0},
+        {"quiet", no_argument, NULL, 'q'},       {"progress", no_argument, NULL, 'P'},
+        {"no-progress", no_argument, NULL, 'N'}, {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},     {NULL, 0, NULL, 0},
     };
     struct pm_session session;
     struct json_run run;
     const char *file = NULL;
     FILE *fp = NULL;
-    int ch, quiet = 0, quit = 0, status;
+    struct progress_out status_line;
+    int ch, quiet = 0, quit = 0, status, want_status = -1;
 
     json_run_init(&run, "spoolsim postmark", "spoolsim", argc, argv);
     optind = 1;
@@ -90,6 +97,12 @@ int spoolsim_postmark(int argc, char **argv)
         switch (ch) {
         case 'q':
             quiet = 1;
+            break;
+        case 'P':
+            want_status = 1;
+            break;
+        case 'N':
+            want_status = 0;
             break;
         case 'h':
             usage(stdout);
@@ -117,6 +130,12 @@ int spoolsim_postmark(int argc, char **argv)
     interrupt_install();
     pm_session_init(&session, stdout, stderr);
     session.progress = !quiet;
+    progress_out_init(&status_line, stderr, progress_want(want_status, quiet));
+    progress_out_hook_messages(&status_line);
+    session.status = &status_line;
+    /* PostMark's dots and a line rewritten in place on one terminal would garble each other */
+    if (status_line.mode == PROGRESS_TTY && isatty(STDOUT_FILENO))
+        session.progress = 0;
     session.run = &run;
     printf("spoolsim postmark %s: the PostMark 1.53 workload\n", PACKAGE_VERSION);
     if (fp) {
@@ -133,6 +152,8 @@ int spoolsim_postmark(int argc, char **argv)
         status = 2;
     else
         status = status != 0 || session.failed_runs ? 1 : 0;
+    progress_out_clear(&status_line);
+    msg_set_hook(NULL, NULL);
     pm_session_free(&session);
     json_run_free(&run);
     return status;

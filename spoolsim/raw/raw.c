@@ -32,6 +32,7 @@
 #include "interrupt.h"
 #include "json.h"
 #include "msg.h"
+#include "progress_out.h"
 #include "optarg.h"
 #include "profile_run.h"
 #include "raw_report.h"
@@ -103,7 +104,12 @@ static void usage(FILE *fp)
             "  --interval TIME       one timeline row every TIME, 10ms to 1h (1s)\n"
             "  --csv FILE            write the timeline as CSV (- = stdout)\n"
             "  --keep                keep the spool directory\n"
-            "  -q, --quiet           no progress on standard error\n"
+            "  --progress            a status line every second on standard error: in\n"
+            "                        place on a terminal (the default there, unless -q),\n"
+            "                        else as plain lines \"progress: ...\"\n"
+            "  --no-progress         no status line, even on a terminal\n"
+            "  -q, --quiet           no notices on standard error (nor a status line,\n"
+            "                        unless --progress)\n"
             "  --list                list the profiles\n"
             "  -h, --help, --version\n"
             "\n"
@@ -124,6 +130,8 @@ enum {
     OPT_CSV,
     OPT_KEEP,
     OPT_LIST,
+    OPT_PROGRESS,
+    OPT_NO_PROGRESS,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -157,6 +165,8 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
         {"keep", no_argument, NULL, OPT_KEEP},
         {"quiet", no_argument, NULL, 'q'},
         {"list", no_argument, NULL, OPT_LIST},
+        {"progress", no_argument, NULL, OPT_PROGRESS},
+        {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
         {"help", no_argument, NULL, OPT_HELP},
         {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
@@ -172,6 +182,7 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
     o->rcpts = 1;
     o->seed = 1;
     o->interval = 1;
+    o->progress = -1;
     optind = 1;
     while ((ch = optarg_getopt(argc, argv, "p:w:d:m:r:qh", long_options)) != -1) {
         switch (ch) {
@@ -235,6 +246,10 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
         case 'q':
             o->quiet = 1;
             break;
+        case OPT_PROGRESS:
+        case OPT_NO_PROGRESS:
+            o->progress = ch == OPT_PROGRESS;
+            break;
         case OPT_LIST:
             list_profiles();
             exit(0);
@@ -255,6 +270,7 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
         msg_usage("--messages and --duration cannot be combined (a count or a time, not both)");
     if (o->dir == NULL)
         msg_usage("no directory: --dir DIR is required");
+    o->progress = progress_want(o->progress, o->quiet);
 }
 
 /* ------------------------------------------------------------ workers */
@@ -364,59 +380,113 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-/* The timeline's point at now_ns: every worker's counters, and the accepts since the last. */
-static void sample(struct raw *raw, uint64_t t0, uint64_t now_ns, struct histogram *latency,
-                   struct timeline *tl)
-{
-    struct timeline_point p = {.t = (double)(now_ns - t0) / 1e9};
+/* What the sampler keeps between its looks at the workers. */
+struct raw_sampler {
+    struct histogram pending; /* accepts since the last timeline point */
+    struct histogram all;     /* the run's so far, for the status line's p99 */
+    struct progress_out progress;
+    struct progress_rate rate;
+};
 
-    histogram_init(latency);
+/* Every worker's counters at now_ns, and the accepts since the last look. */
+static void collect(struct raw *raw, uint64_t t0, uint64_t now_ns, struct raw_sampler *sm,
+                    struct timeline_point *p)
+{
+    memset(p, 0, sizeof(*p));
+    p->t = (double)(now_ns - t0) / 1e9;
     for (unsigned i = 0; i < raw->opts->workers; i++) {
         struct raw_worker *w = &raw->workers[i];
 
         pthread_mutex_lock(&w->lock);
-        p.in += w->pub.in;
-        p.out += w->pub.out;
-        p.failures += w->pub.failures;
-        p.fsyncs += w->pub.fsyncs;
-        histogram_merge(latency, &w->pub_latency);
+        p->in += w->pub.in;
+        p->out += w->pub.out;
+        p->failures += w->pub.failures;
+        p->fsyncs += w->pub.fsyncs;
+        histogram_merge(&sm->pending, &w->pub_latency);
+        histogram_merge(&sm->all, &w->pub_latency);
         histogram_init(&w->pub_latency);
         pthread_mutex_unlock(&w->lock);
     }
-    timeline_add(tl, &p, latency);
+}
+
+/* In: accepted; out: delivered; p99 of the accept latency; ETA of -m or --duration. */
+static void show_progress(struct raw *raw, struct raw_sampler *sm, const struct timeline_point *p)
+{
+    const struct raw_options *o = raw->opts;
+    struct progress_stats ps = {
+        .label = "raw",
+        .elapsed_s = p->t,
+        .has_rates = 1,
+        .has_latency = histogram_count(&sm->all) > 0,
+        .p99_ns = histogram_percentile(&sm->all, 99),
+        .has_failures = 1,
+        .failures = p->failures,
+    };
+
+    if (o->messages) {
+        ps.done = p->in;
+        ps.total = o->messages;
+        ps.count_noun = "msgs";
+        ps.eta_s = progress_eta_count(p->t, p->in, o->messages);
+    } else {
+        ps.eta_s = progress_eta_time(p->t, o->duration);
+    }
+    progress_rate_update(&sm->rate, p->t, p->in, p->out, &ps.in_per_s, &ps.out_per_s);
+    progress_out_stats(&sm->progress, &ps);
 }
 
 /*
- * Until the last worker is done: a timeline point every --interval, and
- * the last when they are all done; when that was, the end of the run.
+ * Until the last worker is done: a timeline point every --interval, the
+ * status line every second, and the last point when they are all done;
+ * when that was, the end of the run.
  */
 static uint64_t sample_until_done(struct raw *raw, uint64_t t0, struct timeline *tl)
 {
     uint64_t step = (uint64_t)(raw->opts->interval * 1e9), next = t0 + step;
-    struct histogram *latency = xmalloc(sizeof(*latency));
+    uint64_t next_progress = t0 + CLOCK_NS_PER_SEC;
+    struct raw_sampler *sm = xmalloc(sizeof(*sm));
+    struct timeline_point start = {0}, p;
     struct timespec until;
-    uint64_t now;
+    uint64_t now, wake;
 
-    struct timeline_point start = {0};
-
+    histogram_init(&sm->pending);
+    histogram_init(&sm->all);
+    progress_out_init(&sm->progress, stderr, raw->opts->progress);
+    progress_out_hook_messages(&sm->progress);
+    progress_rate_init(&sm->rate);
+    if (!progress_out_on(&sm->progress))
+        next_progress = UINT64_MAX;
     /* The start is nothing done at t0: the workers may be at work already. */
     timeline_add(tl, &start, NULL);
     pthread_mutex_lock(&raw->done_lock);
     while (raw->done < raw->opts->workers) {
+        wake = next < next_progress ? next : next_progress;
         /* clock_now_ns() is CLOCK_MONOTONIC, the clock done_cond waits on */
-        until.tv_sec = (time_t)(next / CLOCK_NS_PER_SEC);
-        until.tv_nsec = (long)(next % CLOCK_NS_PER_SEC);
+        until.tv_sec = (time_t)(wake / CLOCK_NS_PER_SEC);
+        until.tv_nsec = (long)(wake % CLOCK_NS_PER_SEC);
         if (pthread_cond_timedwait(&raw->done_cond, &raw->done_lock, &until) == ETIMEDOUT) {
             pthread_mutex_unlock(&raw->done_lock);
-            sample(raw, t0, clock_now_ns(), latency, tl);
-            next += step;
+            now = clock_now_ns();
+            collect(raw, t0, now, sm, &p);
+            if (now >= next) {
+                timeline_add(tl, &p, &sm->pending);
+                histogram_init(&sm->pending);
+                next += step;
+            }
+            if (now >= next_progress) {
+                show_progress(raw, sm, &p);
+                next_progress += CLOCK_NS_PER_SEC;
+            }
             pthread_mutex_lock(&raw->done_lock);
         }
     }
     pthread_mutex_unlock(&raw->done_lock);
     now = clock_now_ns();
-    sample(raw, t0, now, latency, tl);
-    free(latency);
+    collect(raw, t0, now, sm, &p);
+    timeline_add(tl, &p, &sm->pending);
+    progress_out_clear(&sm->progress); /* no partial line before what follows */
+    msg_set_hook(NULL, NULL);          /* the line is gone, and sm with it */
+    free(sm);
     return now;
 }
 

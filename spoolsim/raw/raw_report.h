@@ -33,6 +33,7 @@ struct raw_options {
     const char *csv;
     int keep;
     int quiet;
+    int progress;               /* the status line: -1 on a terminal, 0 never, 1 always */
     const struct json_run *run; /* the command line, for the JSON report */
 };
 

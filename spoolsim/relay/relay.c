@@ -120,6 +120,13 @@ static void on_stats_timer(evutil_socket_t fd, short what, void *arg)
     relay_stats_tick(arg);
 }
 
+static void on_progress_timer(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    relay_stats_progress(arg);
+}
+
 static void on_stop_poll(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd;
@@ -163,6 +170,7 @@ static void on_report_signal(evutil_socket_t sig, short what, void *arg)
     }
     relay_stats_sample(r);
     take_cpu(r);
+    progress_out_clear(&r->progress);
     fprintf(stderr, "spoolsim relay: statistics so far (SIGUSR1)\n");
     relay_stats_print(r, stderr);
     if (r->opts->json && strcmp(r->opts->json, "-") != 0 &&
@@ -312,6 +320,15 @@ int spoolsim_relay(int argc, char **argv)
     evtimer_add(r.stats_timer, &interval);
     relay_stats_sample(&r);
     relay_stats_tick(&r);
+    progress_out_init(&r.progress, stderr, opts.progress);
+    progress_out_hook_messages(&r.progress);
+    progress_rate_init(&r.progress_r);
+    if (progress_out_on(&r.progress)) {
+        struct timeval second = {1, 0};
+
+        r.progress_timer = event_new(r.base, -1, EV_PERSIST, on_progress_timer, &r);
+        evtimer_add(r.progress_timer, &second);
+    }
     relay_qmgr_kick(&r);
 
     event_base_dispatch(r.base);
@@ -328,6 +345,8 @@ int spoolsim_relay(int argc, char **argv)
     if (r.qmgr != r.cleanup)
         io_pool_drain(r.qmgr);
     take_cpu(&r);
+    progress_out_clear(&r.progress); /* no partial line before the summary */
+    msg_set_hook(NULL, NULL);
     if (!opts.no_summary)
         relay_stats_print(&r, stderr);
     if (opts.json && relay_stats_write_json(&r, opts.json) != 0)
@@ -348,6 +367,8 @@ int spoolsim_relay(int argc, char **argv)
     event_free(sighup);
     event_free(sigusr1);
     event_free(r.stats_timer);
+    if (r.progress_timer)
+        event_free(r.progress_timer);
     relay_usage_free(&r);
     if (r.stop_timer)
         event_free(r.stop_timer);

@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "msg.h"
 #include "optarg.h"
+#include "progress.h"
 #include "profile.h"
 #include "relay_options.h"
 #include "workload.h"
@@ -55,6 +56,8 @@ enum {
     OPT_PORT_FILE,
     OPT_JSON,
     OPT_NO_SUMMARY,
+    OPT_PROGRESS,
+    OPT_NO_PROGRESS,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -134,6 +137,10 @@ static void usage(FILE *fp)
             "  -q, --quiet             no progress notices on standard error (the summary\n"
             "                          is still printed)\n"
             "  --no-summary            no summary on standard error at exit\n"
+            "  --progress              a status line every second on standard error: in\n"
+            "                          place on a terminal (the default there, unless -q),\n"
+            "                          else as plain lines \"progress: ...\"\n"
+            "  --no-progress           no status line, even on a terminal\n"
             "  -v, --verbose           log every message's path through the queue\n"
             "  -h, --help, --version\n"
             "\n"
@@ -207,6 +214,8 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         {"port-file", required_argument, NULL, OPT_PORT_FILE},
         {"json", required_argument, NULL, OPT_JSON},
         {"no-summary", no_argument, NULL, OPT_NO_SUMMARY},
+        {"progress", no_argument, NULL, OPT_PROGRESS},
+        {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
         {"quiet", no_argument, NULL, 'q'},
         {"verbose", no_argument, NULL, 'v'},
         {"help", no_argument, NULL, OPT_HELP},
@@ -241,6 +250,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
     opts->backlog = 1024;
     opts->bare_lf = SMTP_BARE_LF_NORMALIZE;
     opts->hostname = "spoolsim.localdomain";
+    opts->progress = -1;
 
     optind = 1;
     /* -s and -n are read only to say what they became (relay_options.h). */
@@ -394,6 +404,10 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         case OPT_NO_SUMMARY:
             opts->no_summary = 1;
             break;
+        case OPT_PROGRESS:
+        case OPT_NO_PROGRESS:
+            opts->progress = ch == OPT_PROGRESS;
+            break;
         case 'q':
             opts->quiet = 1;
             break;
@@ -413,6 +427,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
     }
     if (optind < argc)
         msg_usage("unexpected argument \"%s\"", argv[optind]);
+    opts->progress = progress_want(opts->progress, opts->quiet);
     if (opts->spool == NULL)
         msg_usage("no spool directory: --spool DIR is required");
     if (opts->user && strcmp(opts->profile, "postfix") != 0)

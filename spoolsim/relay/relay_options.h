@@ -75,6 +75,7 @@ struct relay_options {
     const char *json;
     int quiet;      /* no progress notices */
     int no_summary; /* no summary at exit */
+    int progress;   /* the live status line: -1 on a terminal, 0 never, 1 always */
     int verbose;
 };
 

@@ -33,6 +33,7 @@
 #include "pf_qfile.h"
 #include "pf_spool.h"
 #include "profile_run.h"
+#include "progress_out.h"
 #include "relay_model.h"
 #include "relay_options.h"
 #include "smtp_reply.h"
@@ -185,6 +186,9 @@ struct relay {
     uint64_t cpu_loop_start_ns; /* the loop thread's CPU when service began */
     struct event *stats_timer, *stop_timer, *stop_poll;
     struct relay_stats stats;
+    struct progress_out progress;    /* the live status line (--progress) */
+    struct progress_rate progress_r; /* its rates over the last second */
+    struct event *progress_timer;
 };
 
 /* relay_smtpd.c */
@@ -245,6 +249,8 @@ void relay_stats_sample(struct relay *r);
 /* The timeline's point now: at the start, every --interval and at the end. */
 void relay_stats_tick(struct relay *r);
 void relay_stats_print(const struct relay *r, FILE *fp);
+/* The live status line, every second. */
+void relay_stats_progress(struct relay *r);
 void relay_stats_print_start(const struct relay *r, int listen_fd, FILE *fp); /* one line */
 int relay_stats_write_json(const struct relay *r, const char *path);
 

@@ -101,6 +101,33 @@ void relay_stats_tick(struct relay *r)
     timeline_add_cumulative(&st->timeline, &p, &st->end_to_end);
 }
 
+/*
+ * In and out as the timeline counts them; the queues as they are now; p99
+ * end to end. A daemon runs until stopped: no ETA.
+ */
+void relay_stats_progress(struct relay *r)
+{
+    struct relay_stats *st = &r->stats;
+    struct progress_stats ps = {
+        .label = "relay",
+        .elapsed_s = (double)(clock_now_ns() - r->start_ns) / 1e9,
+        .eta_s = -1,
+        .has_rates = 1,
+        .has_queues = 1,
+        .incoming = r->n_incoming,
+        .active = r->n_active + r->n_moving,
+        .deferred = r->n_deferred,
+        .has_latency = histogram_count(&st->end_to_end) > 0,
+        .p99_ns = histogram_percentile(&st->end_to_end, 99),
+        .has_failures = 1,
+        .failures = st->rejected_storage + st->rejected_other + st->bounced,
+    };
+
+    progress_rate_update(&r->progress_r, ps.elapsed_s, st->received, st->delivered, &ps.in_per_s,
+                         &ps.out_per_s);
+    progress_out_stats(&r->progress, &ps);
+}
+
 static double elapsed(const struct relay *r)
 {
     uint64_t end = r->stop_ns ? r->stop_ns : clock_now_ns();

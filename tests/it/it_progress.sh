@@ -1,0 +1,173 @@
+#!/bin/bash
+# Integration: the live status line (spoolsim(1), LIVE STATUS). With
+# standard error on a pseudo-terminal (tests/helpers/pty_run.py), relay, raw,
+# bench, ab, postmark and smtp-source rewrite one line in place ("\r" TEXT
+# "\033[K") with the fields each knows, and erase it ("\r\033[K") before
+# the report, at the end and at SIGINT. With standard error in a file
+# there is no carriage return nor escape sequence, and with --progress
+# there are plain "progress: " lines instead; --no-progress turns the
+# terminal's line off.
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
+
+PTY="python3 $top_srcdir/tests/helpers/pty_run.py --timeout 120"
+SPOOLSIM="$top_builddir/spoolsim/spoolsim"
+
+# tty_lines FILE LABEL REGEX MIN: FILE holds at least MIN lines rewritten in
+# place, "\r" LABEL ... "\033[K", each matching REGEX (Python's), and
+# every one of them is erased later: nothing is written after the last
+# but the erase, or the erase and then other lines.
+tty_lines() {
+    python3 - "$@" <<'PY'
+import re, sys
+path, label, regex, least = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+data = open(path, "rb").read().decode("utf-8", "replace")
+lines = re.findall("\r(" + re.escape(label) + r" [^\r\n\x1b]*)\x1b\[K", data)
+ok = True
+if len(lines) < least:
+    print(f"{path}: {len(lines)} status lines of {label!r}, wanted {least}: {data[-600:]!r}")
+    ok = False
+bad = [l for l in lines if not re.search(regex, l)]
+if bad:
+    print(f"{path}: lines not matching {regex!r}: {bad[:3]}")
+    ok = False
+# after the last status line: its erase, before anything else
+tail = data[data.rfind("\r" + label):]
+after = tail[tail.index("\x1b[K") + 3:] if "\x1b[K" in tail else tail
+if not after.startswith("\r\x1b[K"):
+    print(f"{path}: the last status line is not erased: {after[:80]!r}")
+    ok = False
+sys.exit(0 if ok else 1)
+PY
+}
+
+# no_control FILE: no carriage return and no escape in FILE.
+no_control() {
+    ! grep -q "$(printf '[\r\033]')" "$1"
+}
+
+# plain_lines FILE LABEL REGEX MIN: at least MIN lines "progress: LABEL ..." matching REGEX.
+plain_lines() {
+    [ "$(grep -c "^progress: $2 " "$1")" -ge "$4" ] && ! grep "^progress: $2 " "$1" | grep -qvE "$3"
+}
+
+# ---------------------------------------------------------------- relay
+# A relay and a client; SIGINT after 3.5 s (as ^C) stops the relay.
+mkdir -p "$WORK/r"
+start_sink sink 127.0.0.1:0 100
+$PTY --sigint-after 3.5 "$WORK/relay.tty" -- "$SPOOLSIM" relay --listen 127.0.0.1:0 \
+    --port-file "$WORK/relay.port" --spool "$WORK/r/spool" --model none \
+    --next-hop "127.0.0.1:$sink_PORT" >"$WORK/relay.out" &
+relay_pty=$!
+PIDS="$PIDS $relay_pty"
+wait_until 10 test -s "$WORK/relay.port"
+"$SOURCE" -s 2 --rate 100 --duration 2.5s "127.0.0.1:$(cat "$WORK/relay.port")" \
+    >"$WORK/relay-source.out" 2>&1
+wait "$relay_pty"
+check "relay on a terminal: a line a second rewritten in place, with its fields" \
+    tty_lines "$WORK/relay.tty" relay \
+    '^relay [0-9]:[0-9]{2} \| in [0-9.]+/s out [0-9.]+/s \| queue [0-9]+/[0-9]+/[0-9]+ \| (p99 [0-9.]+(us|ms|s) \| )?failed [0-9]+$' 3
+check "relay on a terminal: messages went through while it showed them" \
+    grep -qE $'\rrelay [^\r]*in [1-9][0-9]*(\\.[0-9])?/s' "$WORK/relay.tty"
+check "relay: the summary follows the erased line (SIGINT)" \
+    grep -q $'\r\033\\[Kspool ' "$WORK/relay.tty"
+
+start_relay plain --spool "$WORK/r/spool2" --progress
+sleep 2.5
+stop "$plain_PID"
+start_relay quiet --spool "$WORK/r/spool3"
+sleep 1.5
+stop "$quiet_PID"
+check "relay --progress to a file: plain lines" \
+    plain_lines "$WORK/plain.err" relay '\| queue [0-9]+/[0-9]+/[0-9]+ \|' 2
+check "relay --progress to a file: no control characters" no_control "$WORK/plain.err"
+check "relay to a file: no status line by default" \
+    sh -c "! grep -q '^progress: ' '$WORK/quiet.err' && ! grep -q 'relay 0:' '$WORK/quiet.err'"
+check "relay to a file: no control characters by default" no_control "$WORK/quiet.err"
+$PTY --sigint-after 2.5 "$WORK/relay-off.tty" -- "$SPOOLSIM" relay --listen 127.0.0.1:0 \
+    --spool "$WORK/r/spool4" --model none --no-progress >/dev/null
+check "relay --no-progress on a terminal: no status line" \
+    sh -c "! grep -q 'relay 0:' '$WORK/relay-off.tty'"
+
+# ---------------------------------------------------------------- smtp-source
+$PTY "$WORK/source.tty" -- "$SOURCE" -s 2 --rate 200 -m 500 "127.0.0.1:$sink_PORT" \
+    >"$WORK/source.out"
+check "smtp-source -m on a terminal: done of total and an ETA" \
+    tty_lines "$WORK/source.tty" smtp-source \
+    '^smtp-source [0-9]:[0-9]{2} ETA [0-9]:[0-9]{2} \| [0-9]+/500 msgs \| in [0-9.]+/s out [0-9.]+/s \| (p99 [^|]+ \| )?failed 0$' 1
+check "smtp-source: its summary on standard output as before" \
+    grep -q "500 messages delivered" "$WORK/source.out"
+"$SOURCE" -s 2 --rate 200 --duration 2.5s "127.0.0.1:$sink_PORT" >/dev/null 2>"$WORK/source-file.err"
+check "smtp-source to a file: no control characters by default" no_control "$WORK/source-file.err"
+"$SOURCE" -s 2 --rate 200 --duration 2.5s --progress "127.0.0.1:$sink_PORT" \
+    >/dev/null 2>"$WORK/source-plain.err"
+check "smtp-source --duration --progress to a file: plain lines with the ETA" \
+    plain_lines "$WORK/source-plain.err" smtp-source '^progress: smtp-source [0-9]:[0-9]{2} ETA ' 2
+check "smtp-source --progress to a file: no control characters" no_control "$WORK/source-plain.err"
+stop "$sink_PID"
+
+# ---------------------------------------------------------------- raw
+mkdir -p "$WORK/raw"
+$PTY "$WORK/raw.tty" -- "$SPOOLSIM" raw --dir "$WORK/raw" -d 2.5 -w 2 >"$WORK/raw.out"
+check "raw on a terminal: the ETA of --duration, rates, p99" \
+    tty_lines "$WORK/raw.tty" raw \
+    '^raw [0-9]:[0-9]{2} ETA [0-9]:[0-9]{2} \| in [0-9.]+/s out [0-9.]+/s \| p99 [0-9.]+(us|ms|s) \| failed 0$' 2
+"$SPOOLSIM" raw --dir "$WORK/raw" -m 100000000 -w 2 --progress >/dev/null 2>"$WORK/raw-plain.err" &
+raw_pid=$!
+PIDS="$PIDS $raw_pid"
+sleep 2.5
+kill -INT "$raw_pid"
+wait "$raw_pid"
+check "raw -m --progress to a file: done of total" \
+    plain_lines "$WORK/raw-plain.err" raw '^progress: raw [^|]* \| [0-9]+/100000000 msgs \|' 2
+check "raw --progress to a file: no control characters" no_control "$WORK/raw-plain.err"
+"$SPOOLSIM" raw --dir "$WORK/raw" -d 1.5 -w 2 >/dev/null 2>"$WORK/raw-file.err"
+check "raw to a file: no control characters by default" no_control "$WORK/raw-file.err"
+
+# ---------------------------------------------------------------- bench
+$PTY "$WORK/bench.tty" -- "$SPOOLSIM" bench -d 2.5 -s 2 --rate 100 --model none >"$WORK/bench.out"
+check "bench on a terminal: its phase and ETA, with the relay's fields" \
+    tty_lines "$WORK/bench.tty" "bench load" \
+    '^bench load [0-9]:[0-9]{2} ETA [0-9]:[0-9]{2}( \| in [0-9.]+/s out [0-9.]+/s \| queue [0-9/]+ \| .*failed [0-9]+)?$' 2
+check "bench on a terminal: the relay's line reached it" \
+    grep -qE $'\rbench load [^\r]* \\| in [0-9.]+/s out [0-9.]+/s \\| queue ' "$WORK/bench.tty"
+check "bench: the report is whole" grep -q "exactly once" "$WORK/bench.out"
+"$SPOOLSIM" bench -d 1.5 -s 2 --rate 100 --model none >/dev/null 2>"$WORK/bench-file.err"
+check "bench to a file: no control characters by default" no_control "$WORK/bench-file.err"
+
+# ---------------------------------------------------------------- ab
+mkdir -p "$WORK/a" "$WORK/b"
+$PTY "$WORK/ab.tty" -- "$SPOOLSIM" ab -n 2 --warmup 0 "$WORK/a" "$WORK/b" -- raw -d 1.5 -w 2 \
+    >"$WORK/ab.out" 2>/dev/null
+check "ab on a terminal: run i of n, the side, the child's line" \
+    tty_lines "$WORK/ab.tty" ab '^ab [1-4]/4 [AB] [0-9]:[0-9]{2}( ETA [0-9]:[0-9]{2})?( \| raw .*)?$' 2
+# the first second of a run has no line of the child's yet; later ones do
+check "ab on a terminal: the running child's own line passed through" \
+    grep -qE $'\rab [1-4]/4 [AB] [^\r]* \\| raw [0-9]:[0-9]{2} ETA [^\r]* \\| in [0-9.]+/s' "$WORK/ab.tty"
+check "ab on a terminal: an ETA of the comparison once a run is done" \
+    grep -qE $'\rab [2-4]/4 [AB] [0-9]:[0-9]{2} ETA ' "$WORK/ab.tty"
+check "ab: every run reported" grep -q "B/A" "$WORK/ab.out"
+"$SPOOLSIM" ab -n 2 --warmup 0 --progress "$WORK/a" "$WORK/b" -- raw -d 1.5 -w 2 \
+    >/dev/null 2>"$WORK/ab-plain.err"
+check "ab --progress to a file: plain lines" plain_lines "$WORK/ab-plain.err" ab '^progress: ab [1-4]/4 [AB] ' 2
+check "ab --progress to a file: no control characters" no_control "$WORK/ab-plain.err"
+
+# ---------------------------------------------------------------- postmark
+mkdir -p "$WORK/pm"
+printf 'set location %s\nset number 200\nset transactions 100000000\nset sync fsync\nrun\nquit\n' \
+    "$WORK/pm" >"$WORK/pm.cmd"
+$PTY --sigint-after 3 "$WORK/pm.tty" -- "$SPOOLSIM" postmark "$WORK/pm.cmd" >"$WORK/pm.out"
+check "postmark on a terminal: done of total of the phase" \
+    tty_lines "$WORK/pm.tty" postmark \
+    '^postmark [0-9]:[0-9]{2}( ETA [0-9:]+)? \| [0-9]+/(200 files created|100000000 transactions)$' 2
+"$SPOOLSIM" postmark --progress "$WORK/pm.cmd" >/dev/null 2>"$WORK/pm-plain.err" &
+pm_pid=$!
+PIDS="$PIDS $pm_pid"
+sleep 3
+kill -INT "$pm_pid"
+wait "$pm_pid"
+check "postmark --progress to a file: plain lines" \
+    plain_lines "$WORK/pm-plain.err" postmark '^progress: postmark [^|]* \| [0-9]+/' 2
+check "postmark --progress to a file: no control characters" no_control "$WORK/pm-plain.err"
+check "postmark left nothing in its location" sh -c "[ -z \"\$(ls -A '$WORK/pm')\" ]"
+
+finish
