@@ -99,6 +99,7 @@ void pf_qfile_begin(struct pf_qfile *q, long arrival_sec, long arrival_usec, con
     char buf[64];
 
     q->len = 0;
+    q->drained = 0;
     reserve(q, PF_SIZE_RECORD_LEN);
     pf_qfile_size_record(q, q->buf); /* zeros for now; see pf_qfile_finish() */
     q->len = PF_SIZE_RECORD_LEN;
@@ -115,7 +116,7 @@ void pf_qfile_begin(struct pf_qfile *q, long arrival_sec, long arrival_usec, con
         record_attr(q, "helo_name", helo);
     record_text(q, PF_REC_FROM, sender ? sender : "");
     pf_qfile_record(q, PF_REC_MESG, NULL, 0);
-    q->content_start = q->len;
+    q->content_start = (size_t)q->drained + q->len;
     q->line_len = 0;
 }
 
@@ -191,16 +192,23 @@ void pf_qfile_finish(struct pf_qfile *q, const char *const *rcpts, unsigned rcpt
         q->content_bytes += q->line_len;
         q->line_len = 0;
     }
-    q->content_end = q->len;
+    q->content_end = (size_t)q->drained + q->len;
     pf_qfile_record(q, PF_REC_XTRA, NULL, 0);
     q->rcpt_offsets = xrealloc(q->rcpt_offsets, (rcpt_count ? rcpt_count : 1) * sizeof(size_t));
     q->rcpt_count = rcpt_count;
     for (unsigned i = 0; i < rcpt_count; i++) {
-        q->rcpt_offsets[i] = q->len;
+        q->rcpt_offsets[i] = (size_t)q->drained + q->len;
         record_text(q, PF_REC_RCPT, rcpts[i]);
     }
     pf_qfile_record(q, PF_REC_END, NULL, 0);
-    pf_qfile_size_record(q, q->buf);
+    if (q->drained == 0)
+        pf_qfile_size_record(q, q->buf);
+}
+
+void pf_qfile_drain(struct pf_qfile *q)
+{
+    q->drained += q->len;
+    q->len = 0;
 }
 
 size_t pf_qfile_parse(const char *buf, size_t len, int *type, const char **data, size_t *data_len)
