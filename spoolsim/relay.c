@@ -331,6 +331,7 @@ int spoolsim_relay(int argc, char **argv)
     if (opts.json && relay_stats_write_json(&r, opts.json) != 0)
         msg_warn("cannot write %s: %s", opts.json, strerror(errno));
     relay_smtpd_free_all(&r);
+    io_pool_drain(r.cleanup); /* the files of messages left unfinished: removed */
     relay_qmgr_free_all(&r);
     if (r.qmgr != r.cleanup)
         io_pool_free(r.qmgr);
