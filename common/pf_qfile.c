@@ -457,6 +457,22 @@ void pf_qfile_view_free(struct pf_qfile_view *v)
     memset(v, 0, sizeof(*v));
 }
 
+int pf_qfile_content_next(const char *buf, const struct pf_qfile_view *v, size_t *off,
+                          const char **data, size_t *len, int *line_end)
+{
+    int type;
+    size_t used;
+
+    if (*off >= v->content_end)
+        return 0;
+    used = pf_qfile_parse(buf + *off, v->content_end - *off, &type, data, len);
+    if (used == 0)
+        return 0; /* not a view of this buffer; pf_qfile_read() has ruled it out */
+    *line_end = type == PF_REC_NORM;
+    *off += used;
+    return 1;
+}
+
 /*
  * An N record gives its data plus two bytes and an L record its data,
  * while each record takes at least two bytes of the file, so the text is
@@ -464,24 +480,18 @@ void pf_qfile_view_free(struct pf_qfile_view *v)
  */
 char *pf_qfile_content_text(const char *buf, const struct pf_qfile_view *v, size_t *len)
 {
-    size_t off = v->content_start, n = 0;
+    size_t off = v->content_start, n = 0, data_len;
     char *text = xmalloc(v->content_end - v->content_start + 1);
+    const char *data;
+    int line_end;
 
-    while (off < v->content_end) {
-        int type;
-        const char *data;
-        size_t data_len,
-            used = pf_qfile_parse(buf + off, v->content_end - off, &type, &data, &data_len);
-
-        if (used == 0)
-            break; /* not a view of this buffer; pf_qfile_read() has ruled it out */
+    while (pf_qfile_content_next(buf, v, &off, &data, &data_len, &line_end)) {
         memcpy(text + n, data, data_len);
         n += data_len;
-        if (type == PF_REC_NORM) {
+        if (line_end) {
             text[n++] = '\r';
             text[n++] = '\n';
         }
-        off += used;
     }
     text[n] = 0;
     *len = n;

@@ -130,4 +130,13 @@ void pf_qfile_view_free(struct pf_qfile_view *v);
  */
 char *pf_qfile_content_text(const char *buf, const struct pf_qfile_view *v, size_t *len);
 
+/*
+ * The same text a record at a time, for a writer that does not want the
+ * message twice in memory: start with *off = v->content_start; each call
+ * gives a record's bytes in *data and *len, *line_end 1 if CR LF follows
+ * them (an N record), and 1; at the end, 0.
+ */
+int pf_qfile_content_next(const char *buf, const struct pf_qfile_view *v, size_t *off,
+                          const char **data, size_t *len, int *line_end);
+
 #endif

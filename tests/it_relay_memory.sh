@@ -27,6 +27,10 @@ incoming_bytes() {
     find "$1/incoming" -type f -printf '%s\n' 2>/dev/null | awk '{ t += $1 } END { print t + 0 }'
 }
 
+# on_disk_at_least SPOOL BYTES / incoming_empty SPOOL: for wait_until, looked at anew each time.
+on_disk_at_least() { [ "$(incoming_bytes "$1")" -ge "$2" ]; }
+incoming_empty() { [ -z "$(find "$1/incoming" -type f)" ]; }
+
 # At the first RCPT, not before; gone after RSET, a 552, a dropped connection.
 start_relay steps --spool "$WORK/steps.spool" --next-hop discard --max-size 100000 || exit 1
 timeout 60 python3 "$HOLD" steps "$steps_PORT" "$WORK/steps.spool" 150000 >"$WORK/steps.out" 2>&1
@@ -61,7 +65,7 @@ PIDS="$PIDS $hold_client"
 exec 3>"$WORK/hold.in"
 wait_until 90 grep -q "^holding" "$WORK/hold.out"
 # The last 4 KiB of each session wait in the stream buffer, as in Postfix's cleanup.
-wait_until 30 test "$(incoming_bytes "$WORK/hold.spool")" -ge $((sessions * (each - 65536)))
+wait_until 30 on_disk_at_least "$WORK/hold.spool" $((sessions * (each - 65536)))
 on_disk=$(incoming_bytes "$WORK/hold.spool")
 hwm=$(relay_kib hold VmHWM)
 rss=$(relay_kib hold VmRSS)
@@ -76,8 +80,7 @@ check "peak RSS ${hwm} KiB < ${bound_kib} KiB (20 x 8 MiB would be $((sessions *
 exec 3>&-
 rm -f "$WORK/hold.in" # finish() greps every file in $WORK: no FIFO may stay
 wait "$hold_client"
-check "dropped sessions leave no file in incoming/" wait_until 20 \
-    test -z "$(find "$WORK/hold.spool/incoming" -type f)"
+check "dropped sessions leave no file in incoming/" wait_until 20 incoming_empty "$WORK/hold.spool"
 stop "$hold_PID"
 
 # One 100 MB message, received and delivered: the way in holds no copy of it.
