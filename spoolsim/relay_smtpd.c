@@ -253,6 +253,16 @@ static const char *storage_error(int err)
                                           : "451 4.3.0 Error: queue file write error";
 }
 
+/* A file that could not be made or written: said to the client, counted as a commit failure is. */
+static void refuse(struct relay_session *s, int err)
+{
+    if (err == ENOSPC || err == EDQUOT)
+        s->relay->stats.rejected_storage++;
+    else
+        s->relay->stats.rejected_other++;
+    reply(s, storage_error(err));
+}
+
 /* Back-pressure: a full chunk goes to the file, and the session waits for it. */
 static void stream_text(struct relay_session *s)
 {
@@ -318,10 +328,13 @@ static void end_message(struct relay_session *s)
 
     s->in_data = 0;
     data_deadline_stop(&s->data_deadline);
-    if (rejected || s->oversize || s->stream_errno) {
-        reply(s, rejected      ? rejected
-                 : s->oversize ? "552 5.3.4 Error: message file too big"
-                               : storage_error(s->stream_errno));
+    if (rejected || s->oversize) {
+        reply(s, rejected ? rejected : "552 5.3.4 Error: message file too big");
+        transaction_reset(s);
+        return;
+    }
+    if (s->stream_errno) {
+        refuse(s, s->stream_errno);
         transaction_reset(s);
         return;
     }
@@ -383,7 +396,7 @@ void relay_smtpd_streamed(struct relay_session *s, struct relay_msg *m)
         } else {
             msg_warn("cannot create a queue file in %s: %s", s->relay->spool.dir,
                      strerror(m->job_errno));
-            reply(s, storage_error(m->job_errno));
+            refuse(s, m->job_errno);
             free(rcpt);
             s->msg = NULL;
             relay_cleanup_abort(m);
