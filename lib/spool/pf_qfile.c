@@ -98,6 +98,7 @@ void pf_qfile_begin(struct pf_qfile *q, long arrival_sec, long arrival_usec, con
     char buf[64];
 
     q->len = 0;
+    q->drained = 0;
     reserve(q, PF_SIZE_RECORD_LEN);
     pf_qfile_size_record(q, q->buf); /* zeros for now; see pf_qfile_finish() */
     q->len = PF_SIZE_RECORD_LEN;
@@ -114,7 +115,7 @@ void pf_qfile_begin(struct pf_qfile *q, long arrival_sec, long arrival_usec, con
         record_attr(q, "helo_name", helo);
     record_text(q, PF_REC_FROM, sender ? sender : "");
     pf_qfile_record(q, PF_REC_MESG, NULL, 0);
-    q->content_start = q->len;
+    q->content_start = (size_t)q->drained + q->len;
     q->line_len = 0;
 }
 
@@ -190,16 +191,23 @@ void pf_qfile_finish(struct pf_qfile *q, const char *const *rcpts, unsigned rcpt
         q->content_bytes += q->line_len;
         q->line_len = 0;
     }
-    q->content_end = q->len;
+    q->content_end = (size_t)q->drained + q->len;
     pf_qfile_record(q, PF_REC_XTRA, NULL, 0);
     q->rcpt_offsets = xrealloc(q->rcpt_offsets, (rcpt_count ? rcpt_count : 1) * sizeof(size_t));
     q->rcpt_count = rcpt_count;
     for (unsigned i = 0; i < rcpt_count; i++) {
-        q->rcpt_offsets[i] = q->len;
+        q->rcpt_offsets[i] = (size_t)q->drained + q->len;
         record_text(q, PF_REC_RCPT, rcpts[i]);
     }
     pf_qfile_record(q, PF_REC_END, NULL, 0);
-    pf_qfile_size_record(q, q->buf);
+    if (q->drained == 0)
+        pf_qfile_size_record(q, q->buf);
+}
+
+void pf_qfile_drain(struct pf_qfile *q)
+{
+    q->drained += q->len;
+    q->len = 0;
 }
 
 size_t pf_qfile_parse(const char *buf, size_t len, int *type, const char **data, size_t *data_len)
@@ -434,6 +442,22 @@ void pf_qfile_view_free(struct pf_qfile_view *v)
     memset(v, 0, sizeof(*v));
 }
 
+int pf_qfile_content_next(const char *buf, const struct pf_qfile_view *v, size_t *off,
+                          const char **data, size_t *len, int *line_end)
+{
+    int type;
+    size_t used;
+
+    if (*off >= v->content_end)
+        return 0;
+    used = pf_qfile_parse(buf + *off, v->content_end - *off, &type, data, len);
+    if (used == 0)
+        return 0; /* not a view of this buffer; pf_qfile_read() has ruled it out */
+    *line_end = type == PF_REC_NORM;
+    *off += used;
+    return 1;
+}
+
 /*
  * An N record gives its data plus two bytes and an L record its data,
  * while each record takes at least two bytes of the file, so the text is
@@ -441,24 +465,18 @@ void pf_qfile_view_free(struct pf_qfile_view *v)
  */
 char *pf_qfile_content_text(const char *buf, const struct pf_qfile_view *v, size_t *len)
 {
-    size_t off = v->content_start, n = 0;
+    size_t off = v->content_start, n = 0, data_len;
     char *text = xmalloc(v->content_end - v->content_start + 1);
+    const char *data;
+    int line_end;
 
-    while (off < v->content_end) {
-        int type;
-        const char *data;
-        size_t data_len,
-            used = pf_qfile_parse(buf + off, v->content_end - off, &type, &data, &data_len);
-
-        if (used == 0)
-            break; /* not a view of this buffer; pf_qfile_read() has ruled it out */
+    while (pf_qfile_content_next(buf, v, &off, &data, &data_len, &line_end)) {
         memcpy(text + n, data, data_len);
         n += data_len;
-        if (type == PF_REC_NORM) {
+        if (line_end) {
             text[n++] = '\r';
             text[n++] = '\n';
         }
-        off += used;
     }
     text[n] = 0;
     *len = n;

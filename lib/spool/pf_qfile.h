@@ -43,8 +43,9 @@
 struct pf_qfile {
     char *buf;
     size_t len, cap;
-    size_t content_start;   /* offset of the first content record */
-    size_t content_end;     /* offset of the X record */
+    uint64_t drained;       /* file bytes taken from buf before it (pf_qfile_drain) */
+    size_t content_start;   /* file offset of the first content record */
+    size_t content_end;     /* file offset of the X record */
     uint64_t content_bytes; /* message bytes, line ends counted as one */
     char *line;             /* the current line's bytes not yet in a record */
     size_t line_len;
@@ -62,8 +63,19 @@ void pf_qfile_begin(struct pf_qfile *q, long arrival_sec, long arrival_usec, con
 /* Message content, CR LF or LF line ends, in pieces of any size. */
 void pf_qfile_content(struct pf_qfile *q, const char *data, size_t len);
 
-/* X, the R records, E; then the C record gets its real values. */
+/*
+ * X, the R records, E; then the C record gets its real values, if it is
+ * still in buf (else pf_qfile_size_record() gives it, for an in-place
+ * rewrite).
+ */
 void pf_qfile_finish(struct pf_qfile *q, const char *const *rcpts, unsigned rcpt_count);
+
+/*
+ * The writer has taken buf's len bytes (a queue file written as the
+ * message arrives): buf starts empty again, and the offsets of the
+ * records still to come count what was taken.
+ */
+void pf_qfile_drain(struct pf_qfile *q);
 
 /* The 97 bytes of the C record for the current sizes (for an in-place rewrite). */
 void pf_qfile_size_record(const struct pf_qfile *q, char out[PF_SIZE_RECORD_LEN]);
@@ -117,5 +129,14 @@ void pf_qfile_view_free(struct pf_qfile_view *v);
  * accepted them.
  */
 char *pf_qfile_content_text(const char *buf, const struct pf_qfile_view *v, size_t *len);
+
+/*
+ * The same text a record at a time, for a writer that does not want the
+ * message twice in memory: start with *off = v->content_start; each call
+ * gives a record's bytes in *data and *len, *line_end 1 if CR LF follows
+ * them (an N record), and 1; at the end, 0.
+ */
+int pf_qfile_content_next(const char *buf, const struct pf_qfile_view *v, size_t *off,
+                          const char **data, size_t *len, int *line_end);
 
 #endif

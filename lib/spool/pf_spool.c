@@ -614,34 +614,54 @@ static int sync_file(const struct pf_spool *sp, int fd, struct pf_spool_stats *s
     return sp->sync == PF_SYNC_FSYNC ? fsync(fd) : fdatasync(fd);
 }
 
-int pf_spool_enqueue(const struct pf_spool *sp, const struct pf_qfile *q, char *id, size_t idlen,
-                     struct pf_spool_stats *st)
+void pf_spool_abort(struct pf_spool_file *f)
 {
-    char rel[128], temp[4096], path[4096], probe[4096], size_record[PF_SIZE_RECORD_LEN];
+    int saved = errno;
+
+    if (f->fd < 0)
+        return;
+    close(f->fd);
+    f->fd = -1;
+    unlinkat(f->at, f->name, 0); /* nothing half-written stays in the queue */
+    errno = saved;
+}
+
+static int fail_file(struct pf_spool_file *f)
+{
+    pf_spool_abort(f);
+    return -1;
+}
+
+int pf_spool_create(const struct pf_spool *sp, struct pf_spool_file *f, char *id, size_t idlen,
+                    struct pf_spool_stats *st)
+{
+    char rel[128], path[sizeof(f->name)], probe[4096];
     static const char *const probes[] = {"defer", "bounce", "trace"};
-    const char *fail_name = temp;
-    int fd, saved, at, to, probe_at;
+    int to, probe_at;
     struct timeval tv;
     struct stat sb;
 
+    f->fd = -1;
+    f->buf_len = 0;
     gettimeofday(&tv, NULL);
     snprintf(rel, sizeof(rel), "%ld.%ld", (long)tv.tv_usec, (long)getpid());
-    if (in_queue(sp, queue_index("incoming"), rel, &at, temp, sizeof(temp), NULL) != 0)
+    if (in_queue(sp, queue_index("incoming"), rel, &f->at, f->name, sizeof(f->name), NULL) != 0)
         return -1;
     /* Threads of one process share the pid: O_EXCL tells us to try another name. */
-    while ((fd = openat(at, temp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0 &&
+    while ((f->fd = openat(f->at, f->name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                           0600)) < 0 &&
            errno == EEXIST) {
         gettimeofday(&tv, NULL);
         snprintf(rel, sizeof(rel), "%ld.%ld.%lx", (long)tv.tv_usec, (long)getpid(),
                  (unsigned long)random());
-        if (in_queue(sp, queue_index("incoming"), rel, &at, temp, sizeof(temp), NULL) != 0)
+        if (in_queue(sp, queue_index("incoming"), rel, &f->at, f->name, sizeof(f->name), NULL) != 0)
             return -1;
     }
-    if (fd < 0)
+    if (f->fd < 0)
         return -1;
     st->creates++;
-    if (fstat(fd, &sb) != 0)
-        goto fail;
+    if (fstat(f->fd, &sb) != 0)
+        return fail_file(f);
     gettimeofday(&tv, NULL);
     if (sp->long_ids)
         pf_queue_id_long(id, idlen, (unsigned long)tv.tv_sec, (unsigned long)tv.tv_usec,
@@ -649,43 +669,86 @@ int pf_spool_enqueue(const struct pf_spool *sp, const struct pf_qfile *q, char *
     else
         pf_queue_id_short(id, idlen, (unsigned long)tv.tv_usec, (unsigned long)sb.st_ino);
     if (pf_spool_locate(sp, "incoming", id, &to, path, sizeof(path), NULL) != 0 ||
-        renameat(at, temp, to, path) != 0)
-        goto fail;
-    fail_name = path;
+        renameat(f->at, f->name, to, path) != 0)
+        return fail_file(f);
+    f->at = to;
+    memcpy(f->name, path, sizeof(path));
     st->renames++;
     /* A recycled short ID may have stale logs: Postfix removes them, expecting ENOENT. */
     for (size_t i = 0; i < 3; i++) {
         if (pf_spool_locate(sp, probes[i], id, &probe_at, probe, sizeof(probe), NULL) == 0) {
             st->probes++;
             if (unlinkat(probe_at, probe, 0) != 0 && errno != ENOENT)
-                goto fail;
+                return fail_file(f);
         }
     }
-    if (write_all(fd, q->buf, q->len, WRITE_PIECE, &st->writes, &st->bytes) != 0)
-        goto fail;
-    /* cleanup rewrites the size record in place once the file is complete */
-    pf_qfile_size_record(q, size_record);
-    if (pwrite(fd, size_record, sizeof(size_record), 0) != (ssize_t)sizeof(size_record))
-        goto fail;
-    st->writes++;
-    if (fchmod(fd, 0700) != 0)
-        goto fail;
-    st->chmods++;
-    if (sync_file(sp, fd, st) != 0)
-        goto fail;
-    if (close(fd) != 0) {
-        fd = -1;
-        goto fail;
+    return 0;
+}
+
+int pf_spool_append(struct pf_spool_file *f, const char *data, size_t len,
+                    struct pf_spool_stats *st)
+{
+    while (len > 0) {
+        size_t take = sizeof(f->buf) - f->buf_len;
+
+        if (take > len)
+            take = len;
+        memcpy(f->buf + f->buf_len, data, take);
+        f->buf_len += take;
+        data += take;
+        len -= take;
+        /* A full buffer goes out at once, as a VSTREAM's does: a write per 4 KiB. */
+        if (f->buf_len == sizeof(f->buf)) {
+            if (write_all(f->fd, f->buf, f->buf_len, WRITE_PIECE, &st->writes, &st->bytes) != 0)
+                return fail_file(f);
+            f->buf_len = 0;
+        }
     }
     return 0;
+}
 
-fail:
+int pf_spool_commit(const struct pf_spool *sp, struct pf_spool_file *f,
+                    const char size_record[PF_SIZE_RECORD_LEN], struct pf_spool_stats *st)
+{
+    int fd = f->fd;
+
+    if (write_all(fd, f->buf, f->buf_len, WRITE_PIECE, &st->writes, &st->bytes) != 0)
+        return fail_file(f);
+    f->buf_len = 0;
+    /* cleanup rewrites the size record in place once the file is complete */
+    if (pwrite(fd, size_record, PF_SIZE_RECORD_LEN, 0) != (ssize_t)PF_SIZE_RECORD_LEN)
+        return fail_file(f);
+    st->writes++;
+    if (fchmod(fd, 0700) != 0)
+        return fail_file(f);
+    st->chmods++;
+    if (sync_file(sp, fd, st) != 0)
+        return fail_file(f);
+    f->fd = -1;
+    if (close(fd) != 0) {
+        int saved = errno;
+
+        unlinkat(f->at, f->name, 0);
+        errno = saved;
+        return -1;
+    }
+    return 0;
+}
+
+int pf_spool_enqueue(const struct pf_spool *sp, const struct pf_qfile *q, char *id, size_t idlen,
+                     struct pf_spool_stats *st)
+{
+    struct pf_spool_file *f = xmalloc(sizeof(*f));
+    char size_record[PF_SIZE_RECORD_LEN];
+    int status = -1, saved;
+
+    pf_qfile_size_record(q, size_record);
+    if (pf_spool_create(sp, f, id, idlen, st) == 0 && pf_spool_append(f, q->buf, q->len, st) == 0)
+        status = pf_spool_commit(sp, f, size_record, st);
     saved = errno;
-    if (fd >= 0)
-        close(fd);
-    unlinkat(at, fail_name, 0); /* nothing half-written stays in the queue */
+    free(f);
     errno = saved;
-    return -1;
+    return status;
 }
 
 int pf_spool_activate(const struct pf_spool *sp, const char *id, int from_deferred,

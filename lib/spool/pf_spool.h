@@ -113,6 +113,34 @@ int pf_spool_drop_privileges(const struct pf_spool *sp, char *err, size_t errlen
 int pf_spool_enqueue(const struct pf_spool *sp, const struct pf_qfile *q, char *id, size_t idlen,
                      struct pf_spool_stats *st);
 
+/*
+ * pf_spool_enqueue() in steps, for a message written as it arrives, as
+ * Postfix's cleanup writes it: pf_spool_create() makes the file in
+ * incoming/ (0600, renamed to its queue ID, the stale logs probed) when
+ * smtpd opens its stream at the first accepted RCPT; pf_spool_append()
+ * goes through a 4 KiB buffer as cleanup's VSTREAM does, so the writes
+ * are the same 4 KiB pieces however the text is cut; pf_spool_commit()
+ * writes what is left, rewrites the C record, marks the file complete,
+ * syncs and closes. A step that fails has removed the file (errno says
+ * why); pf_spool_abort() removes it too, for a message that will not be
+ * finished (RSET, a lost client, a 552). Each blocks: pool threads only.
+ */
+struct pf_spool_file {
+    int fd; /* -1: none open */
+    int at; /* the name's directory (AT_FDCWD for a spool by path) */
+    char name[4096];
+    char buf[4096]; /* Postfix's VSTREAM buffer */
+    size_t buf_len;
+};
+
+int pf_spool_create(const struct pf_spool *sp, struct pf_spool_file *f, char *id, size_t idlen,
+                    struct pf_spool_stats *st);
+int pf_spool_append(struct pf_spool_file *f, const char *data, size_t len,
+                    struct pf_spool_stats *st);
+int pf_spool_commit(const struct pf_spool *sp, struct pf_spool_file *f,
+                    const char size_record[PF_SIZE_RECORD_LEN], struct pf_spool_stats *st);
+void pf_spool_abort(struct pf_spool_file *f);
+
 /* incoming/ID (or deferred/X/ID with from_deferred) -> active/ID, if lstat shows it 0700. */
 int pf_spool_activate(const struct pf_spool *sp, const char *id, int from_deferred,
                       struct pf_spool_stats *st);

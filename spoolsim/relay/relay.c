@@ -354,6 +354,7 @@ int spoolsim_relay(int argc, char **argv)
     if (opts.csv && timeline_save_csv(&r.stats.timeline, opts.csv) != 0)
         msg_warn("cannot write %s: %s", opts.csv, strerror(errno));
     relay_smtpd_free_all(&r);
+    io_pool_drain(r.cleanup); /* the files of messages left unfinished: removed */
     relay_qmgr_free_all(&r);
     if (r.qmgr != r.cleanup)
         io_pool_free(r.qmgr);

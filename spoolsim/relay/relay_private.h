@@ -3,7 +3,8 @@
  *
  * relay.c          the daemon: set-up, recovery, signals, the summary
  * relay_smtpd.c    SMTP sessions from clients; a message becomes a queue
- *                  file on a cleanup thread before its 250
+ *                  file on a cleanup thread before its 250 (postfix: from
+ *                  the first RCPT on, written as the text arrives)
  * relay_qmgr.c     the queue manager: activation, retries, deferral,
  *                  removal; the file work in order on its own thread
  * relay_smtp.c     delivery over SMTP to the next hop, with a connection
@@ -58,8 +59,9 @@ struct relay_msg {
     enum relay_queue queue;
     struct relay_session *client; /* waiting for its 250; NULL once answered or gone */
 
-    struct pf_qfile qf; /* being received and enqueued */
-    char *file;         /* the queue file as the queue manager read it */
+    struct pf_qfile qf; /* being received and enqueued; postfix: the records not yet written */
+    struct pf_spool_file *out; /* postfix: its queue file, open from the first RCPT to the commit */
+    char *file;                /* the queue file as the queue manager read it */
     size_t file_len;
     struct pf_qfile_view view;
     enum relay_rcpt_result *results;     /* per view.rcpts, this attempt */
@@ -195,13 +197,26 @@ struct relay {
 void relay_smtpd_accept(struct relay *r, int fd, const struct sockaddr *addr);
 /* The cleanup thread has committed (or failed to commit) the client's message. */
 void relay_smtpd_committed(struct relay_session *s, struct relay_msg *m);
+/* A cleanup thread has opened or written the client's file (m->job_status says how it went). */
+void relay_smtpd_streamed(struct relay_session *s, struct relay_msg *m);
 void relay_smtpd_close_all(struct relay *r);
 void relay_smtpd_free_all(struct relay *r);
 void relay_smtpd_build_ehlo(struct relay *r);
 
-/* relay_qmgr.c */
+/*
+ * relay_qmgr.c, the cleanup side. With the postfix profile a message's
+ * file is made at the first accepted RCPT and written as the text comes,
+ * each step a job of its own on a cleanup thread, one at a time per
+ * message, then relay_smtpd_streamed(); the other profiles get the whole
+ * message at the end of data. A message that will not be finished goes
+ * to relay_cleanup_abort(), which removes its file and frees it.
+ */
+int relay_cleanup_streams(const struct relay *r);
+void relay_cleanup_open(struct relay_msg *m);  /* create the file, write the envelope's start */
+void relay_cleanup_write(struct relay_msg *m); /* m->qf's records so far */
+void relay_cleanup_abort(struct relay_msg *m); /* no job of m under way */
 void relay_qmgr_enqueue(struct relay *r,
-                        struct relay_msg *m); /* hand a message to a cleanup thread */
+                        struct relay_msg *m); /* the end of data: commit on a cleanup thread */
 void relay_qmgr_found(void *ctx, const char *queue, const char *id, long mtime);
 void relay_qmgr_delivered(struct relay_msg *m); /* the next hop's answers are in m->results */
 void relay_qmgr_kick(struct relay *r);

@@ -96,6 +96,10 @@ void relay_msg_free(struct relay_msg *m)
     if (m->all_next)
         m->all_next->all_prev = m->all_prev;
     pf_qfile_free(&m->qf);
+    if (m->out) {
+        pf_spool_abort(m->out); /* only at exit can a file still be open here */
+        free(m->out);
+    }
     release_file(m);
     if (m->retry_timer)
         event_free(m->retry_timer);
@@ -156,18 +160,94 @@ static long wall_now(void)
     return (long)tv.tv_sec;
 }
 
+/* -------------------------------------------------------------- cleanup */
+
+int relay_cleanup_streams(const struct relay *r)
+{
+    return r->profile->builtin_postfix;
+}
+
+static void stream_open_work(struct io_job *job)
+{
+    struct relay_msg *m = MSG_OF(job);
+
+    /* The envelope's first records wait in the 4 KiB buffer, as in cleanup's VSTREAM. */
+    m->job_status = pf_spool_create(&m->relay->spool, m->out, m->id, sizeof(m->id), &m->st);
+    if (m->job_status == 0)
+        m->job_status = pf_spool_append(m->out, m->qf.buf, m->qf.len, &m->st);
+    m->job_errno = errno;
+}
+
+static void stream_write_work(struct io_job *job)
+{
+    struct relay_msg *m = MSG_OF(job);
+
+    m->job_status = pf_spool_append(m->out, m->qf.buf, m->qf.len, &m->st);
+    m->job_errno = errno;
+}
+
+static void stream_done(struct io_job *job)
+{
+    struct relay_msg *m = MSG_OF(job);
+
+    take_stats(m->relay, m);
+    if (m->job_status == 0)
+        pf_qfile_drain(&m->qf);
+    if (m->client == NULL) {
+        relay_cleanup_abort(m); /* its client went while the job ran */
+        return;
+    }
+    relay_smtpd_streamed(m->client, m);
+}
+
+void relay_cleanup_open(struct relay_msg *m)
+{
+    m->out = xmalloc(sizeof(*m->out));
+    m->out->fd = -1;
+    submit(m->relay->cleanup, m, stream_open_work, stream_done);
+}
+
+void relay_cleanup_write(struct relay_msg *m)
+{
+    submit(m->relay->cleanup, m, stream_write_work, stream_done);
+}
+
+static void abort_work(struct io_job *job)
+{
+    pf_spool_abort(MSG_OF(job)->out);
+}
+
+static void abort_done(struct io_job *job)
+{
+    relay_msg_free(MSG_OF(job));
+}
+
+void relay_cleanup_abort(struct relay_msg *m)
+{
+    m->client = NULL;
+    if (m->out && m->out->fd >= 0)
+        submit(m->relay->cleanup, m, abort_work, abort_done); /* an unlink: off the loop */
+    else
+        relay_msg_free(m);
+}
+
 /* -------------------------------------------------------------- enqueue */
 
 static void enqueue_work(struct io_job *job)
 {
     struct relay_msg *m = MSG_OF(job);
+    char size_record[PF_SIZE_RECORD_LEN];
 
     if (!m->relay->profile->builtin_postfix) {
         m->job_status = relay_profile_accept(m, job->thread);
         return;
     }
     relay_model_spend(m->relay->model, COST_RECEIVE, m->qf.content_bytes, m->qf.rcpt_count);
-    m->job_status = pf_spool_enqueue(&m->relay->spool, &m->qf, m->id, sizeof(m->id), &m->st);
+    /* The rest of the text and the end records, then the C record, the mark, the sync. */
+    pf_qfile_size_record(&m->qf, size_record);
+    m->job_status = pf_spool_append(m->out, m->qf.buf, m->qf.len, &m->st);
+    if (m->job_status == 0)
+        m->job_status = pf_spool_commit(&m->relay->spool, m->out, size_record, &m->st);
     m->job_errno = errno;
 }
 
@@ -210,6 +290,8 @@ static void enqueue_done(struct io_job *job)
         return;
     }
     pf_qfile_free(&m->qf); /* from here on the file on disk is the message */
+    free(m->out);
+    m->out = NULL;
     m->queue = RELAY_Q_INCOMING;
     r->n_incoming++;
     push(&r->incoming_head, &r->incoming_tail, m);

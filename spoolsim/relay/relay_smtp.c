@@ -276,30 +276,64 @@ static int hop_spoke_early(const struct relay_conn *c)
     return recv(bufferevent_getfd(c->bev), &byte, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
 }
 
+#define STUFF_PIECE 4096
+
+struct text_out {
+    struct evbuffer *out;
+    struct smtp_stuffer st;
+    size_t n;
+    char wire[4 * STUFF_PIECE];
+};
+
+/* Stuff `len' bytes into the staging buffer a piece at a time, whatever a record's size. */
+static void stuff_out(struct text_out *t, const char *data, size_t len)
+{
+    while (len > 0) {
+        size_t piece = len < STUFF_PIECE ? len : STUFF_PIECE;
+
+        if (t->n + SMTP_STUFF_BOUND(piece) > sizeof(t->wire)) {
+            evbuffer_add(t->out, t->wire, t->n);
+            t->n = 0;
+        }
+        t->n += smtp_stuff(&t->st, data, piece, t->wire + t->n);
+        data += piece;
+        len -= piece;
+    }
+}
+
 static void send_text(struct relay_conn *c)
 {
     struct relay_msg *m = c->msg;
-    struct smtp_stuffer st;
-    size_t len, n;
-    char *text, *wire;
+    struct text_out *t;
+    size_t off = m->view.content_start, len;
+    const char *data;
+    int line_end;
 
     if (hop_spoke_early(c)) {
         /* A reply to a dot not yet sent (a hop that answers ahead, or a liar). */
         conn_fail(c, "reply before the message text was sent");
         return;
     }
-    text = pf_qfile_content_text(m->file, &m->view, &len);
-    wire = xmalloc(SMTP_STUFF_BOUND(len) + SMTP_STUFF_FINISH_MAX);
-
-    smtp_stuff_init(&st);
-    n = smtp_stuff(&st, text, len, wire);
-    n += smtp_stuff_finish(&st, wire + n);
-    evbuffer_add(bufferevent_get_output(c->bev), wire, n);
+    /* Stuffed record by record into the output: the text is not copied whole on the way. */
+    t = xmalloc(sizeof(*t));
+    t->out = bufferevent_get_output(c->bev);
+    t->n = 0;
+    smtp_stuff_init(&t->st);
+    while (pf_qfile_content_next(m->file, &m->view, &off, &data, &len, &line_end)) {
+        stuff_out(t, data, len);
+        if (line_end)
+            stuff_out(t, "\r\n", 2);
+    }
+    if (t->n + SMTP_STUFF_FINISH_MAX > sizeof(t->wire)) {
+        evbuffer_add(t->out, t->wire, t->n);
+        t->n = 0;
+    }
+    t->n += smtp_stuff_finish(&t->st, t->wire + t->n);
+    evbuffer_add(t->out, t->wire, t->n);
+    free(t);
     c->pending++;
     expect(c, CONN_DOT);
     conn_flush(c);
-    free(wire);
-    free(text);
 }
 
 /* After MAIL or a RCPT reply: the next RCPT's reply, or DATA's. */

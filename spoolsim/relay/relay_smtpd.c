@@ -2,12 +2,19 @@
  * relay_smtpd - the relay's SMTP server side.
  *
  * A session reads commands through smtp_line / smtp_cmd / smtp_seq and
- * message text through smtp_data, exactly as smtp-sink does, and builds
- * the queue file in memory as the text arrives. At the end of DATA the
- * file goes to a cleanup thread; the session reads nothing more until the
- * file is committed (fsync'ed and marked 0700), and only then answers 250
- * with the queue ID, like Postfix's smtpd waiting for its cleanup. A full
- * disk gets 452 4.3.1 and leaves no file behind.
+ * message text through smtp_data, exactly as smtp-sink does. With the
+ * postfix profile the queue file is Postfix's: the first accepted RCPT
+ * waits for a cleanup thread to create it in incoming/ (0600), as smtpd
+ * opens its cleanup stream there (smtpd_delay_open_until_valid_rcpt), and
+ * the text goes into it as it arrives, STREAM_CHUNK at a time, the session
+ * reading nothing while a piece is written: a session holds a few tens of
+ * KiB whatever its message's size. The other profiles build the message
+ * in memory and hand it over at the end of data. Either way the session
+ * then reads nothing more until the file is committed (fsync'ed and
+ * marked 0700), and only then answers 250 with the queue ID, like
+ * Postfix's smtpd waiting for its cleanup. RSET, a lost client, a 552 or a
+ * timeout remove the file; a full disk gets 452 4.3.1 and leaves no file
+ * behind.
  *
  * With --tls the session offers STARTTLS; what the client sent behind the
  * command is discarded and the session starts afresh inside TLS, as
@@ -41,6 +48,8 @@
 #include "xalloc.h"
 
 #define INPUT_HIGH_WATER (64 * 1024)
+/* Records gathered before they go to the file; with the input buffer, a session's memory. */
+#define STREAM_CHUNK (32 * 1024)
 
 struct relay_session {
     struct relay *relay;
@@ -51,6 +60,9 @@ struct relay_session {
     struct smtp_data_reader data;
     int in_data;
     struct relay_msg *committing; /* the message on a cleanup thread */
+    int streaming;                /* a job on msg's file is under way: read nothing */
+    char *opening_rcpt;           /* the RCPT that waits for the file to be created */
+    int stream_errno;             /* writing msg's file failed: the text goes nowhere */
     struct smtpd_step *step;      /* a reply waiting for its command's CPU */
     struct smtpd_step *step_buf;  /* made once, used for each command's step */
     int closing;
@@ -200,11 +212,12 @@ static void transaction_reset(struct relay_session *s)
     free(s->sender);
     s->sender = NULL;
     if (s->msg) {
-        relay_msg_free(s->msg);
+        relay_cleanup_abort(s->msg); /* Postfix's cleanup removes an unfinished file */
         s->msg = NULL;
     }
     s->in_data = 0;
     s->oversize = 0;
+    s->stream_errno = 0;
     s->message_bytes = 0;
     data_deadline_stop(&s->data_deadline);
     smtp_seq_end_transaction(&s->seq);
@@ -230,8 +243,35 @@ static void on_content(void *arg, const char *buf, size_t len)
     s->message_bytes += len;
     if (s->message_bytes > s->relay->opts->max_size)
         s->oversize = 1;
-    if (!s->oversize)
+    if (!s->oversize && !s->stream_errno)
         pf_qfile_content(&s->msg->qf, buf, len);
+}
+
+static const char *storage_error(int err)
+{
+    return err == ENOSPC || err == EDQUOT ? "452 4.3.1 Insufficient system storage"
+                                          : "451 4.3.0 Error: queue file write error";
+}
+
+/* A file that could not be made or written: said to the client, counted as a commit failure is. */
+static void refuse(struct relay_session *s, int err)
+{
+    if (err == ENOSPC || err == EDQUOT)
+        s->relay->stats.rejected_storage++;
+    else
+        s->relay->stats.rejected_other++;
+    reply(s, storage_error(err));
+}
+
+/* Back-pressure: a full chunk goes to the file, and the session waits for it. */
+static void stream_text(struct relay_session *s)
+{
+    struct relay_msg *m = s->msg;
+
+    if (m->out == NULL || m->qf.len < STREAM_CHUNK || s->oversize || s->stream_errno)
+        return;
+    s->streaming = 1;
+    relay_cleanup_write(m);
 }
 
 /* --min-data-rate: the client fell behind (data_deadline.h). */
@@ -247,7 +287,7 @@ static void on_data_too_slow(void *arg)
     session_flush(s);
 }
 
-static void begin_message(struct relay_session *s)
+static struct relay_msg *new_message(struct relay_session *s)
 {
     struct relay_msg *m = relay_msg_new(s->relay);
     struct timeval now;
@@ -258,6 +298,24 @@ static void begin_message(struct relay_session *s)
                    strcmp(s->client_addr, "127.0.0.1") == 0 ? "localhost" : "unknown",
                    s->client_addr, s->helo);
     s->msg = m;
+    return m;
+}
+
+/* The first RCPT: its answer waits for the file, as smtpd's waits for cleanup's queue ID. */
+static void open_message(struct relay_session *s, const struct smtp_cmd *cmd)
+{
+    struct relay_msg *m = new_message(s);
+
+    s->opening_rcpt = xstrndup(cmd->path.ptr, cmd->path.len);
+    m->client = s;
+    s->streaming = 1;
+    relay_cleanup_open(m);
+}
+
+static void begin_message(struct relay_session *s)
+{
+    if (s->msg == NULL) /* a profile that takes the whole message at the end */
+        new_message(s);
     s->in_data = 1;
     smtp_data_init(&s->data, s->relay->opts->bare_lf);
     data_deadline_start(&s->data_deadline, &s->data);
@@ -272,6 +330,11 @@ static void end_message(struct relay_session *s)
     data_deadline_stop(&s->data_deadline);
     if (rejected || s->oversize) {
         reply(s, rejected ? rejected : "552 5.3.4 Error: message file too big");
+        transaction_reset(s);
+        return;
+    }
+    if (s->stream_errno) {
+        refuse(s, s->stream_errno);
         transaction_reset(s);
         return;
     }
@@ -292,10 +355,8 @@ void relay_smtpd_committed(struct relay_session *s, struct relay_msg *m)
     if (m->job_status == 0) {
         snprintf(text, sizeof(text), "250 2.0.0 Ok: queued as %s", m->id);
         reply(s, text);
-    } else if (m->job_errno == ENOSPC || m->job_errno == EDQUOT) {
-        reply(s, "452 4.3.1 Insufficient system storage");
     } else {
-        reply(s, "451 4.3.0 Error: queue file write error");
+        reply(s, storage_error(m->job_errno));
     }
     transaction_reset(s);
     if (s->relay->stopping) {
@@ -307,16 +368,53 @@ void relay_smtpd_committed(struct relay_session *s, struct relay_msg *m)
     session_flush(s);
 }
 
-/* ---------------------------------------------------------------- commands */
-
-static void add_rcpt(struct relay_session *s, const struct smtp_cmd *cmd)
+static void add_rcpt(struct relay_session *s, char *addr)
 {
     if (s->rcpt_count == s->rcpt_alloc) {
         s->rcpt_alloc = s->rcpt_alloc ? 2 * s->rcpt_alloc : 4;
         s->rcpts = xrealloc(s->rcpts, s->rcpt_alloc * sizeof(*s->rcpts));
     }
-    s->rcpts[s->rcpt_count++] = xstrndup(cmd->path.ptr, cmd->path.len);
+    s->rcpts[s->rcpt_count++] = addr;
 }
+
+static void accept_rcpt(struct relay_session *s, char *addr)
+{
+    smtp_seq_commit(&s->seq, SMTP_VERB_RCPT);
+    add_rcpt(s, addr);
+    reply_spent(s, "250 2.1.5 Ok", relay_model_command_ns(s->relay->model, s->rcpt_count > 1));
+}
+
+void relay_smtpd_streamed(struct relay_session *s, struct relay_msg *m)
+{
+    char *rcpt = s->opening_rcpt;
+
+    s->streaming = 0;
+    if (rcpt) { /* the file was being created for this RCPT */
+        s->opening_rcpt = NULL;
+        if (m->job_status == 0) {
+            accept_rcpt(s, rcpt);
+        } else {
+            msg_warn("cannot create a queue file in %s: %s", s->relay->spool.dir,
+                     strerror(m->job_errno));
+            refuse(s, m->job_errno);
+            free(rcpt);
+            s->msg = NULL;
+            relay_cleanup_abort(m);
+        }
+    } else if (m->job_status != 0) {
+        msg_warn("%s: cannot write its queue file: %s", m->id, strerror(m->job_errno));
+        s->stream_errno = m->job_errno ? m->job_errno : EIO; /* said at the end of data */
+    }
+    if (s->relay->stopping && !s->in_data && !s->step) {
+        reply(s, "421 4.3.2 Service shutting down");
+        close_after_flush(s);
+    } else {
+        session_process(s);
+    }
+    session_flush(s);
+}
+
+/* ---------------------------------------------------------------- commands */
 
 static void handle_command(struct relay_session *s, const char *line, size_t len)
 {
@@ -377,9 +475,11 @@ static void handle_command(struct relay_session *s, const char *line, size_t len
             reply(s, "452 4.5.3 Error: too many recipients");
             break;
         }
-        smtp_seq_commit(&s->seq, cmd.verb);
-        add_rcpt(s, &cmd);
-        reply_spent(s, "250 2.1.5 Ok", relay_model_command_ns(s->relay->model, s->rcpt_count > 1));
+        if (s->msg == NULL && relay_cleanup_streams(s->relay)) {
+            open_message(s, &cmd);
+            break;
+        }
+        accept_rcpt(s, xstrndup(cmd.path.ptr, cmd.path.len));
         break;
     case SMTP_VERB_DATA:
         begin_message(s);
@@ -417,13 +517,16 @@ static void session_process(struct relay_session *s)
 {
     struct evbuffer *in = bufferevent_get_input(s->bev);
 
-    while (!s->closing && !s->committing && !s->step && !s->free_scheduled && !s->tls_pending) {
+    while (!s->closing && !s->committing && !s->streaming && !s->step && !s->free_scheduled &&
+           !s->tls_pending) {
         char line[SMTP_COMMAND_LINE_LIMIT];
         size_t len;
 
         if (s->in_data) {
-            if (!smtp_input_data(&s->data, in, on_content, s))
+            if (!smtp_input_data(&s->data, in, on_content, s)) {
+                stream_text(s);
                 return;
+            }
             end_message(s);
             continue;
         }
@@ -524,6 +627,11 @@ static void session_free(struct relay_session *s)
 {
     struct relay *r = s->relay;
 
+    if (s->streaming) { /* the job's end removes the file and frees the message */
+        s->msg->client = NULL;
+        s->msg = NULL;
+    }
+    free(s->opening_rcpt);
     transaction_reset(s);
     if (s->prev)
         s->prev->next = s->next;
@@ -598,7 +706,8 @@ void relay_smtpd_accept(struct relay *r, int fd, const struct sockaddr *addr)
 void relay_smtpd_close_all(struct relay *r)
 {
     for (struct relay_session *s = r->sessions; s; s = s->next) {
-        if (s->committing || s->step || s->closing || s->free_scheduled || s->tls_pending)
+        if (s->committing || s->streaming || s->step || s->closing || s->free_scheduled ||
+            s->tls_pending)
             continue;
         reply(s, "421 4.3.2 Service shutting down");
         close_after_flush(s);

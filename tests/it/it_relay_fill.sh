@@ -176,13 +176,15 @@ mount -o remount,nr_inodes=$((used + SPARE_INODES)) "$MNT2" ||
     { echo "cannot remount $MNT2 with nr_inodes=$((used + SPARE_INODES))" >&2; exit 1; }
 to "$WORK/src3.out" timeout 30 "$SOURCE" -v -s 4 -m 30 -l 2000 --ignore-failures \
     --json "$WORK/src3.json" --msg-log "$WORK/src3.log" "127.0.0.1:$relay2_PORT"
-refused=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['failures_by_code'].get('452@dot', 0))" \
-    "$WORK/src3.json")
+# The file is made at the first RCPT, as Postfix's smtpd opens its cleanup stream there:
+# without an inode the RCPT gets the 452; a file made may still run out of space at the dot.
+refused=$(python3 -c "import json,sys; f = json.load(open(sys.argv[1]))['failures_by_code']
+print(f.get('452@rcpt', 0) + f.get('452@dot', 0))" "$WORK/src3.json")
 accepted=$(wc -l <"$WORK/src3.log")
 texts=$(grep -c '< 452 4\.3\.1 ' "$WORK/src3.out")
 echo "out of inodes: $accepted accepted, $refused refused with 452 ($texts with 4.3.1)"
 check "some messages were accepted" test "$accepted" -gt 0
-check "the rest got 452 at the end of data" test "$refused" -gt 0
+check "the rest got 452, at the first RCPT or at the end of data" test "$refused" -gt 0
 check "accepted + refused = 30" test $((accepted + refused)) = 30
 check "every 452 says 4.3.1 (Insufficient system storage)" test "$texts" = "$refused"
 check "no partial or temporary file in the spool" test -z "$(unmarked "$SPOOL2" incoming active deferred)"

@@ -143,6 +143,51 @@ START_TEST(test_recipient_offsets)
 }
 END_TEST
 
+/*
+ * A file drained as it is built (written as the message arrives) is the
+ * same file, byte for byte, once its C record is rewritten in place; the
+ * offsets count what was drained.
+ */
+START_TEST(test_drained_is_the_same_file)
+{
+    struct pf_qfile whole, q;
+    char *text = malloc(100000), *file = malloc(300000), size_record[PF_SIZE_RECORD_LEN];
+    size_t file_len = 0;
+
+    for (size_t i = 0; i < 100000; i++)
+        text[i] = i % 3001 == 3000 ? '\n' : (i % 97 == 96 ? '\r' : (char)('a' + i % 26));
+    build(&whole, text, 100000);
+    pf_qfile_init(&q);
+    pf_qfile_begin(&q, 1700000000, 123456, "sender@example.org", "client.example", "127.0.0.1",
+                   "helo.example");
+    for (size_t off = 0; off < 100000; off += 777) {
+        pf_qfile_content(&q, text + off, off + 777 < 100000 ? 777 : 100000 - off);
+        if (q.len > 5000) {
+            memcpy(file + file_len, q.buf, q.len);
+            file_len += q.len;
+            pf_qfile_drain(&q);
+            ck_assert_uint_eq(q.len, 0);
+        }
+    }
+    pf_qfile_finish(&q, rcpts, 2);
+    memcpy(file + file_len, q.buf, q.len);
+    file_len += q.len;
+    ck_assert_uint_gt(q.drained, 0);
+    ck_assert_uint_lt(q.cap, 30000); /* the buffer holds a piece, not the message */
+    pf_qfile_size_record(&q, size_record);
+    memcpy(file, size_record, sizeof(size_record));
+    ck_assert_uint_eq(file_len, whole.len);
+    ck_assert(memcmp(file, whole.buf, whole.len) == 0);
+    ck_assert_uint_eq(q.content_start, whole.content_start);
+    ck_assert_uint_eq(q.content_end, whole.content_end);
+    ck_assert_uint_eq(q.rcpt_offsets[1], whole.rcpt_offsets[1]);
+    free(text);
+    free(file);
+    pf_qfile_free(&q);
+    pf_qfile_free(&whole);
+}
+END_TEST
+
 START_TEST(test_postcat_reads_it)
 {
     /* Postfix's postcat as scripts/fetch-peer.sh extracts it (scripts/peers.sh). */
@@ -867,6 +912,7 @@ int main(void)
     tcase_add_test(tc, test_long_lines_and_pieces);
     tcase_add_test(tc, test_varint_lengths);
     tcase_add_test(tc, test_recipient_offsets);
+    tcase_add_test(tc, test_drained_is_the_same_file);
     tcase_add_test(tc, test_postcat_reads_it);
     tcase_add_test(tc, test_bound);
     tcase_add_test(tc, test_bound_empty);

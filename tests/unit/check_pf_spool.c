@@ -128,6 +128,74 @@ START_TEST(test_life_of_a_message)
 }
 END_TEST
 
+/*
+ * A message written as it arrives: the file exists (0600, by its ID) from
+ * the create on, gets 4 KiB writes however the text is cut, and ends the
+ * same file with the same system calls as pf_spool_enqueue() makes.
+ */
+START_TEST(test_streamed)
+{
+    struct pf_spool sp = {0};
+    struct pf_spool_stats st = {0}, whole_st = {0};
+    struct pf_spool_file f;
+    struct pf_qfile q;
+    char err[256], id[PF_QUEUE_ID_MAX], id2[PF_QUEUE_ID_MAX], path[256],
+        size_record[PF_SIZE_RECORD_LEN];
+    char *text = malloc(50000), *back = malloc(60000);
+    struct stat sb;
+    int fd;
+
+    for (size_t i = 0; i < 50000; i++)
+        text[i] = i % 80 == 79 ? '\n' : 'q';
+    make_tmp();
+    snprintf(path, sizeof(path), "%s/q", spool_dir);
+    ck_assert_int_eq(pf_spool_open(&sp, path, err, sizeof(err)), 0);
+    pf_qfile_init(&q);
+    pf_qfile_begin(&q, 1700000000, 1, "s@example.org", NULL, "127.0.0.1", "h");
+    pf_qfile_content(&q, text, 50000);
+    pf_qfile_finish(&q, (const char *const[]){"a@example.org"}, 1);
+
+    ck_assert_int_eq(pf_spool_create(&sp, &f, id, sizeof(id), &st), 0);
+    ck_assert_int_eq(pf_spool_path(&sp, "incoming", id, path, sizeof(path)), 0);
+    ck_assert_int_eq(stat(path, &sb), 0);
+    ck_assert_uint_eq(sb.st_mode & 07777, 0600);
+    ck_assert_int_eq(sb.st_size, 0);
+    for (size_t off = 0; off < q.len; off += 1000)
+        ck_assert_int_eq(
+            pf_spool_append(&f, q.buf + off, off + 1000 < q.len ? 1000 : q.len - off, &st), 0);
+    ck_assert_uint_eq(st.writes, q.len / 4096); /* the rest waits in the buffer */
+    ck_assert_int_eq(stat(path, &sb), 0);
+    ck_assert_int_eq(sb.st_size, (off_t)(q.len / 4096 * 4096));
+    pf_qfile_size_record(&q, size_record);
+    ck_assert_int_eq(pf_spool_commit(&sp, &f, size_record, &st), 0);
+    ck_assert_int_eq(f.fd, -1);
+    ck_assert_int_eq(stat(path, &sb), 0);
+    ck_assert_uint_eq(sb.st_mode & 07777, 0700);
+    fd = open(path, O_RDONLY);
+    ck_assert_int_eq(read(fd, back, 60000), (ssize_t)q.len);
+    close(fd);
+    ck_assert(memcmp(back, q.buf, q.len) == 0);
+
+    ck_assert_int_eq(pf_spool_enqueue(&sp, &q, id2, sizeof(id2), &whole_st), 0);
+    ck_assert(memcmp(&st, &whole_st, sizeof(st)) == 0);
+
+    /* Abandoned: nothing stays. */
+    ck_assert_int_eq(count_entries("incoming"), 2);
+    ck_assert_int_eq(pf_spool_create(&sp, &f, id, sizeof(id), &st), 0);
+    ck_assert_int_eq(pf_spool_append(&f, q.buf, 9000, &st), 0);
+    ck_assert_int_eq(count_entries("incoming"), 3);
+    pf_spool_abort(&f);
+    ck_assert_int_eq(f.fd, -1);
+    ck_assert_int_eq(count_entries("incoming"), 2);
+    pf_spool_abort(&f); /* twice is once */
+    free(text);
+    free(back);
+    pf_qfile_free(&q);
+    pf_spool_close(&sp);
+    remove_tmp();
+}
+END_TEST
+
 /* Hashed queues: deferred/ and defer/ get a subdirectory per first hex digit. */
 START_TEST(test_paths)
 {
@@ -527,6 +595,7 @@ int main(void)
 
     tcase_add_test(tc, test_life_of_a_message);
     tcase_add_test(tc, test_paths);
+    tcase_add_test(tc, test_streamed);
     tcase_add_test(tc, test_failure_leaves_nothing);
     tcase_add_test(tc, test_unusable_directory);
     suite_add_tcase(s, tc);
