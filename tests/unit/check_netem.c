@@ -137,7 +137,7 @@ END_TEST
 START_TEST(test_sink_delays)
 {
     struct netem_spec none = {0}, s = {.delay_s = 0.040};
-    char words[16][32], line[400] = "";
+    char words[16][32], line[600] = "";
     size_t n;
 
     ck_assert_uint_eq(netem_sink_delays(&none, words, 16), 0);
