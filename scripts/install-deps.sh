@@ -7,7 +7,8 @@
 #                                      not mail systems: swaks (with the Perl
 #                                      TLS modules its STARTTLS needs),
 #                                      PostMark, python3, openssl, procps
-#                                      (pgrep), strace, e2fsprogs (mkfs.ext4)
+#                                      (pgrep), strace, e2fsprogs (mkfs.ext4),
+#                                      iproute2 (ip, tc: bench --hop-delay)
 #   scripts/install-deps.sh --only PACKAGE...
 #                                      just those (scripts/fetch-peer.sh: the
 #                                      shared libraries of a fetched peer;
@@ -23,7 +24,7 @@ set -eu
 
 BUILD_PACKAGES="build-essential autoconf automake pkg-config libevent-dev libssl-dev check"
 TEST_PACKAGES="swaks libnet-ssleay-perl libio-socket-ssl-perl postmark
-               python3 openssl procps strace e2fsprogs"
+               python3 openssl procps strace e2fsprogs iproute2"
 
 usage() {
     echo "usage: $0 [--test | --only PACKAGE...]" >&2

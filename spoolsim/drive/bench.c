@@ -32,6 +32,7 @@
 #include "json_read.h"
 #include "msg.h"
 #include "msglog.h"
+#include "netem.h"
 #include "optarg.h"
 #include "bench_drain.h"
 #include "bench_report.h"
@@ -46,6 +47,7 @@ struct bench {
     char spool[PATH_MAX];
     char sink_path[PATH_MAX], source_path[PATH_MAX];
     struct drive_child sink, relay, source;
+    struct netem_hop hop; /* the sink's namespace and links, while made */
 
     /* the status line: bench's phase and time, then the relay's own fields */
     struct progress_out progress;
@@ -92,6 +94,13 @@ static void usage(FILE *fp)
             "  --discard             the relay discards instead of relaying to the sink\n"
             "  --tls                 STARTTLS from the source to the relay and from the\n"
             "                        relay to the sink (--hop-tls encrypt)\n"
+            "  --hop-delay TIME      the sink across a network TIME away (a round trip;\n"
+            "                        as root: its own namespace, a veth pair, netem with\n"
+            "                        half of TIME on each end); else emulated by the\n"
+            "                        sink's reply delays, as the report says\n"
+            "  --hop-jitter TIME     the round trip's jitter (netem only)\n"
+            "  --hop-loss P%%         packet loss each way, 0 to 100 %% (netem only)\n"
+            "  --hop-rate R          each way's rate: Nbit, Nkbit, Nmbit, Ngbit (netem only)\n"
             "  --drain-timeout TIME  how long the queue may take to empty (120s)\n"
             "  --json FILE           also write the results as JSON (- = stdout)\n"
             "  --interval TIME       one timeline row every TIME, 10ms to 1h (1s)\n"
@@ -123,6 +132,10 @@ enum {
     OPT_DISCARD,
     OPT_TLS,
     OPT_DRAIN,
+    OPT_HOP_DELAY,
+    OPT_HOP_JITTER,
+    OPT_HOP_LOSS,
+    OPT_HOP_RATE,
     OPT_JSON,
     OPT_INTERVAL,
     OPT_CSV,
@@ -153,6 +166,10 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         {"discard", no_argument, NULL, OPT_DISCARD},
         {"tls", no_argument, NULL, OPT_TLS},
         {"drain-timeout", required_argument, NULL, OPT_DRAIN},
+        {"hop-delay", required_argument, NULL, OPT_HOP_DELAY},
+        {"hop-jitter", required_argument, NULL, OPT_HOP_JITTER},
+        {"hop-loss", required_argument, NULL, OPT_HOP_LOSS},
+        {"hop-rate", required_argument, NULL, OPT_HOP_RATE},
         {"json", required_argument, NULL, OPT_JSON},
         {"interval", required_argument, NULL, OPT_INTERVAL},
         {"csv", required_argument, NULL, OPT_CSV},
@@ -245,6 +262,22 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         case OPT_DRAIN:
             o->drain_timeout = optarg_seconds(optarg, "--drain-timeout");
             break;
+        case OPT_HOP_DELAY:
+            o->hop.delay_s = optarg_seconds(optarg, "--hop-delay");
+            if (o->hop.delay_s > 60)
+                msg_usage("--hop-delay %s: more than a minute is no network", optarg);
+            break;
+        case OPT_HOP_JITTER:
+            o->hop.jitter_s = optarg_seconds(optarg, "--hop-jitter");
+            break;
+        case OPT_HOP_LOSS:
+            if (netem_parse_loss(optarg, &o->hop.loss_pct) != 0)
+                msg_usage("bad --hop-loss \"%s\" (a percentage from 0 to 100, e.g. 0.1%%)", optarg);
+            break;
+        case OPT_HOP_RATE:
+            if (netem_parse_rate(optarg, &o->hop.rate_bit_s) != 0)
+                msg_usage("bad --hop-rate \"%s\" (e.g. 100mbit, 512kbit, 1gbit)", optarg);
+            break;
         case OPT_JSON:
             optarg_output_file(optarg, "--json");
             o->json = optarg;
@@ -281,6 +314,10 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         msg_usage("unexpected argument \"%s\"", argv[optind]);
     if (duration_given && o->messages)
         msg_usage("--messages and --duration cannot be combined (a count or a time, not both)");
+    if (o->hop.jitter_s > 0 && o->hop.jitter_s > o->hop.delay_s)
+        msg_usage("--hop-jitter must not exceed --hop-delay (the delay would go below zero)");
+    if (netem_spec_wanted(&o->hop) && o->discard)
+        msg_usage("--hop-delay and the other --hop options need a sink: not with --discard");
     o->progress = progress_want(o->progress, o->quiet);
 }
 
@@ -318,20 +355,79 @@ static int wait_port(struct bench *b, struct drive_child *c, const char *file)
 static _Noreturn void give_up(struct bench *b, const char *name, const char *what)
 {
     struct drive_child *const all[] = {&b->source, &b->relay, &b->sink};
+    char err[PATH_MAX];
 
     drive_show_errors(&b->d, name, name);
+    for (size_t i = 0; i < 3; i++)
+        drive_stop(all[i]); /* the sink may be in the namespace: it goes before it */
+    drive_path(&b->d, "netem.err", err);
+    netem_down(&b->hop, err);
     drive_give_up(&b->d, all, 3, what);
 }
 
-static void start_sink(struct bench *b, int *port)
+static void notice(const struct bench *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/*
+ * The hop, when one is asked for: netem where it can be had, else the
+ * sink's delays (saying why), else, for what delays cannot emulate, a
+ * usage error before anything runs.
+ */
+static void setup_hop(struct bench *b, struct bench_results *res)
 {
-    char log[PATH_MAX], portfile[PATH_MAX];
-    char *argv[12];
+    const struct bench_options *o = b->opts;
+    const char *cannot;
+    char err[PATH_MAX];
+
+    res->hop = BENCH_HOP_LOOPBACK;
+    if (!netem_spec_wanted(&o->hop))
+        return;
+    drive_path(&b->d, "netem.err", err);
+    if (netem_up(&b->hop, (unsigned)getpid(), &o->hop, err) == 0) {
+        res->hop = BENCH_HOP_NETEM;
+        snprintf(res->hop_where, sizeof(res->hop_where), "namespace %s, sink at %s", b->hop.plan.ns,
+                 b->hop.plan.addr_ns);
+        notice(b, "next hop: %s", res->hop_where);
+        if (interrupted)
+            give_up(b, "netem", "the network hop");
+        return;
+    }
+    if (interrupted)
+        give_up(b, "netem", "the network hop");
+    res->hop = BENCH_HOP_EMULATED;
+    snprintf(res->hop_why, sizeof(res->hop_why), "%s", b->hop.why);
+    if ((cannot = netem_fallback_cannot(&o->hop)) != NULL) {
+        drive_remove_work(&b->d);
+        msg_usage("%s needs netem, and there is none to be had here (%s); the sink's delays "
+                  "emulate only --hop-delay",
+                  cannot, res->hop_why);
+    }
+    notice(b, "next hop: emulated by sink delays, not a network (%s)", res->hop_why);
+}
+
+static void start_sink(struct bench *b, enum bench_hop_kind hop, int *port)
+{
+    char log[PATH_MAX], portfile[PATH_MAX], listen[32], delays[16][32];
+    char *argv[40];
     int n = 0;
+    size_t nd = 0;
 
     drive_path(&b->d, "sink.log", log);
     drive_path(&b->d, "sink.port", portfile);
+    snprintf(listen, sizeof(listen), "%s:0",
+             hop == BENCH_HOP_NETEM ? b->hop.plan.addr_ns : "127.0.0.1");
+    if (hop == BENCH_HOP_NETEM) {
+        /* ip netns exec execs the sink: the PID bench stops is the sink's */
+        argv[n++] = (char *)b->hop.plan.ip;
+        argv[n++] = "netns";
+        argv[n++] = "exec";
+        argv[n++] = b->hop.plan.ns;
+    }
     argv[n++] = b->sink_path;
+    if (hop == BENCH_HOP_EMULATED)
+        nd = netem_sink_delays(&b->opts->hop, delays, 16);
+    for (size_t i = 0; i < nd; i++)
+        argv[n++] = delays[i];
     argv[n++] = "--no-summary";
     argv[n++] = "--port-file";
     argv[n++] = portfile;
@@ -339,7 +435,7 @@ static void start_sink(struct bench *b, int *port)
     argv[n++] = log;
     if (b->opts->tls)
         argv[n++] = "--tls";
-    argv[n++] = "127.0.0.1:0";
+    argv[n++] = listen;
     argv[n++] = "1000";
     argv[n] = NULL;
     if (drive_spawn(&b->d, &b->sink, "sink", argv) != 0 ||
@@ -356,7 +452,7 @@ static void start_relay(struct bench *b, int sink_port, int *port)
 
     drive_path(&b->d, "relay.json", json);
     drive_path(&b->d, "relay.port", portfile);
-    snprintf(hop, sizeof(hop), "127.0.0.1:%d", sink_port);
+    snprintf(hop, sizeof(hop), "%s:%d", b->hop.made ? b->hop.plan.addr_ns : "127.0.0.1", sink_port);
     argv[n++] = b->d.self;
     argv[n++] = "relay";
     argv[n++] = "--listen";
@@ -494,8 +590,6 @@ static void show_progress(void *arg)
 }
 
 /* A notice of bench's own, on a line of its own. */
-static void notice(const struct bench *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
 
 static void notice(const struct bench *b, const char *fmt, ...)
 {
@@ -519,7 +613,7 @@ int spoolsim_bench(int argc, char **argv)
     uint64_t t_load, t_loaded, t_drained, deadline, next_show;
     struct bench_drain drain;
     struct json_run run;
-    char sent_log[PATH_MAX], sink_log[PATH_MAX];
+    char sent_log[PATH_MAX], sink_log[PATH_MAX], hop_err[PATH_MAX];
     int sink_port, relay_port, status;
 
     json_run_init(&run, "spoolsim bench", "spoolsim", argc, argv);
@@ -541,10 +635,11 @@ int spoolsim_bench(int argc, char **argv)
     drive_make_work_dir(&b.d, opts.spool_parent, "--spool", "bench");
     snprintf(b.spool, sizeof(b.spool), "%s/spool", b.d.work);
     notice(&b, "work directory %s", b.d.work);
+    setup_hop(&b, &res);
     if (opts.discard)
         sink_port = 0;
     else
-        start_sink(&b, &sink_port);
+        start_sink(&b, res.hop, &sink_port);
     start_relay(&b, sink_port, &relay_port);
     fsinfo_lookup(b.spool, &res.fs);
     if (opts.messages)
@@ -582,6 +677,8 @@ int spoolsim_bench(int argc, char **argv)
     progress_out_clear(&b.progress); /* no partial line before the report */
     res.relay_status = drive_exit_status(drive_stop(&b.relay));
     drive_stop(&b.sink);
+    drive_path(&b.d, "netem.err", hop_err);
+    netem_down(&b.hop, hop_err); /* the sink is gone: its namespace goes too */
     res.cpu_relay_s = b.relay.cpu_s;
     res.cpu_source_s = b.source.cpu_s;
     res.cpu_sink_s = b.sink.cpu_s;

@@ -137,6 +137,32 @@ int bench_exactly_once(const struct bench_results *res)
            res->cmp.unexpected == 0;
 }
 
+static const char *const hop_kinds[] = {"loopback", "netem", "emulated"};
+
+/* The hop as set up, on the "hop:" line: what netem was asked for, or what the sink waits. */
+static void print_hop(const struct bench_options *o, const struct bench_results *res, FILE *fp)
+{
+    const struct netem_spec *h = &o->hop;
+
+    if (res->hop == BENCH_HOP_LOOPBACK)
+        return;
+    if (res->hop == BENCH_HOP_EMULATED) {
+        fprintf(fp,
+                "hop:        emulated by sink delays, not a network: %.2f ms per round trip of "
+                "the dialogue (no netem: %s)\n",
+                h->delay_s * 1e3, res->hop_why);
+        return;
+    }
+    fprintf(fp, "hop:        a network (%s): round trip %.2f ms", res->hop_where, h->delay_s * 1e3);
+    if (h->jitter_s > 0)
+        fprintf(fp, " +- %.2f ms", h->jitter_s * 1e3);
+    if (h->loss_pct > 0)
+        fprintf(fp, ", loss %g %% each way", h->loss_pct);
+    if (h->rate_bit_s > 0)
+        fprintf(fp, ", %g Mbit/s each way", h->rate_bit_s / 1e6);
+    fprintf(fp, "; netem, half on each end\n");
+}
+
 static void print_report(const struct bench_options *o, const char *spool,
                          const struct bench_results *res, FILE *fp)
 {
@@ -153,6 +179,7 @@ static void print_report(const struct bench_options *o, const char *spool,
             !o->tls      ? ""
             : o->discard ? "; STARTTLS in"
                          : "; STARTTLS in and out");
+    print_hop(o, res, fp);
     if (res->model[0])
         fprintf(fp, "model:      %s\n", res->model);
     fprintf(fp, "load:       %u session%s, %s, size %s, %u recipient%s, %s\n", o->sessions,
@@ -248,6 +275,23 @@ static void write_parameters(struct json_writer *w, const struct bench_options *
     json_double(w, "drain_timeout_s", o->drain_timeout);
 }
 
+static void write_hop(struct json_writer *w, const struct bench_options *o,
+                      const struct bench_results *res)
+{
+    json_begin_object(w, "hop");
+    json_string(w, "kind", hop_kinds[res->hop]);
+    json_double(w, "delay_s", o->hop.delay_s);
+    json_double(w, "jitter_s", o->hop.jitter_s);
+    json_double(w, "loss_pct", o->hop.loss_pct);
+    if (o->hop.rate_bit_s > 0)
+        json_double(w, "rate_bit_s", o->hop.rate_bit_s);
+    else
+        json_string(w, "rate_bit_s", NULL); /* unlimited */
+    json_string(w, "why", res->hop == BENCH_HOP_EMULATED ? res->hop_why : NULL);
+    json_string(w, "where", res->hop == BENCH_HOP_NETEM ? res->hop_where : NULL);
+    json_end_object(w);
+}
+
 int bench_write_json(const struct bench_options *o, const char *spool,
                      const struct bench_results *res)
 {
@@ -263,6 +307,7 @@ int bench_write_json(const struct bench_options *o, const char *spool,
     json_meta_write(&w, o->run);
     json_meta_write_spool(&w, "spool", spool, &res->fs);
     write_parameters(&w, o);
+    write_hop(&w, o, res);
     json_double(&w, "load_s", res->load_s);
     json_double(&w, "injection_s", inject_window(res));
     json_double(&w, "drain_s", res->drain_s);

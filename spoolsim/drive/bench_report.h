@@ -18,6 +18,7 @@
 #include "timeline.h"
 #include "json_meta.h"
 #include "msglog.h"
+#include "netem.h"
 
 struct drive; /* drive.h: the work directory the reports are in */
 
@@ -37,7 +38,8 @@ struct bench_options {
     const char *cleanup_threads;
     const char *concurrency;
     int discard;
-    int tls; /* STARTTLS on both legs: source -> relay -> sink */
+    int tls;               /* STARTTLS on both legs: source -> relay -> sink */
+    struct netem_spec hop; /* --hop-delay and the rest: all 0, a loopback sink */
     double drain_timeout;
     const char *json;
     double interval; /* --interval, passed on to the relay */
@@ -51,7 +53,13 @@ struct bench_options {
 /* The client's failure kinds (smtp-source's "failures" keys), in its order. */
 #define BENCH_FAILURE_KINDS 6
 
+/* How the next hop was had: the loopback sink, netem, or the sink's delays. */
+enum bench_hop_kind { BENCH_HOP_LOOPBACK, BENCH_HOP_NETEM, BENCH_HOP_EMULATED };
+
 struct bench_results {
+    enum bench_hop_kind hop;
+    char hop_why[300];               /* BENCH_HOP_EMULATED: why not a network */
+    char hop_where[80];              /* BENCH_HOP_NETEM: the namespace and the sink's address */
     double load_s, drain_s, total_s; /* as bench saw its children: start to exit, to empty queue */
     double inject_s; /* the client's own window (its report's elapsed_s): injected/s is over it */
     double injected, failed, delivered_sink;

@@ -1,0 +1,110 @@
+#!/bin/bash
+# Integration: `spoolsim bench --hop-delay`, a next hop 40 ms (a round trip)
+# away. The relay pipelines MAIL, RCPT and DATA and keeps idle connections
+# (its connection cache), so a message on a cached connection pays two round
+# trips (the pipelined group, then the text and its dot: >= 80 ms), a new
+# connection three more (handshake, greeting, EHLO). Every bound below is one
+# the hop's delay can only push further: none needs a fast machine.
+# As root with netem the hop is a network namespace behind netem; without
+# either it is the sink's reply delays, and the report must say so.
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
+
+TMP=$WORK/tmp
+mkdir -p "$TMP"
+RTT=0.040
+
+pyget() { # pyget FILE EXPR: a Python expression over the JSON as d
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+# bench NAME ARGS...: a kept run in $WORK/NAME, its report NAME.out, NAME.json
+bench() {
+    local name=$1
+    shift
+    mkdir -p "$WORK/$name"
+    to "$WORK/$name.out" timeout 120 "$RELAY" bench --sync none --no-progress \
+        --spool "$WORK/$name" --keep --json "$WORK/$name.json" "$@"
+}
+relay_json() { echo "$(ls -d "$WORK/$1"/spoolsim-bench.*)/relay.json"; }
+p50_ms() { pyget "$WORK/$1.json" "d['latency']['end_to_end']['p50_ms']"; }
+
+# usage errors: exit 2 before anything starts, nothing left behind
+for bad in "--hop-delay foo" "--hop-delay -40ms" "--hop-loss 100.5%" "--hop-loss -1" \
+    "--hop-rate 100" "--hop-rate fast" "--hop-jitter 50ms --hop-delay 40ms"; do
+    # shellcheck disable=SC2086
+    check "usage error: $bad" sh -c "TMPDIR='$TMP' '$RELAY' bench -m 5 $bad >/dev/null 2>'$WORK/u.err'; test \$? = 2 && grep -q 'hop' '$WORK/u.err'"
+done
+check "usage errors leave no directory" test -z "$(ls -A "$TMP")"
+
+# a low open-loop rate (4/s against one connection that delivers one per
+# 80 ms): most messages find the connection idle, so p50 is one delivery
+check "baseline run (loopback sink)" bench base -m 12 --rate 4 --concurrency 1
+check "baseline: exactly once" grep -q "^\[sync none\] exactly once: yes: 12 acknowledged" "$WORK/base.out"
+check "baseline: no hop line" sh -c "! grep -q '] hop:' '$WORK/base.out'"
+check "baseline: JSON hop kind loopback" test "$(pyget "$WORK/base.json" "d['hop']['kind']")" = loopback
+check "40 ms hop run" bench hop -m 12 --rate 4 --concurrency 1 --hop-delay 40ms
+check "hop: exactly once" grep -q "^\[sync none\] exactly once: yes: 12 acknowledged" "$WORK/hop.out"
+kind=$(pyget "$WORK/hop.json" "d['hop']['kind']")
+base=$(p50_ms base)
+hop=$(p50_ms hop)
+echo "# end to end p50: ${base} ms on loopback, ${hop} ms with the 40 ms hop ($kind)"
+check "p50 grows by at least two round trips (80 ms)" \
+    python3 -c "import sys; sys.exit(0 if $hop - $base >= 2 * $RTT * 1e3 else 1)"
+# a fresh connection per message would cost five round trips (200 ms)
+check "the connection is reused: one connection to the hop" \
+    test "$(json_get "$(relay_json hop)" hop_connections)" -le 2
+check "and p50 stays under four round trips above the baseline" \
+    python3 -c "import sys; sys.exit(0 if $hop - $base < 4 * $RTT * 1e3 else 1)"
+
+# delivery concurrency: one connection delivers at most one message per two
+# round trips (12.5/s); ten connections do better than that
+check "concurrency 1 across the hop" bench c1 -m 30 -s 10 --concurrency 1 --hop-delay 40ms
+check "concurrency 10 across the hop" bench c10 -m 30 -s 10 --concurrency 10 --hop-delay 40ms
+r1=$(pyget "$WORK/c1.json" "d['delivered_per_s']")
+r10=$(pyget "$WORK/c10.json" "d['delivered_per_s']")
+echo "# delivered across the hop: ${r1}/s with one connection, ${r10}/s with ten"
+check "one connection: at most one message per two round trips" \
+    python3 -c "import sys; sys.exit(0 if $r1 <= 1 / (2 * $RTT) * 1.05 else 1)"
+check "ten connections: at least 1.5 times as fast" \
+    python3 -c "import sys; sys.exit(0 if $r10 >= 1.5 * $r1 else 1)"
+check "both exactly once" sh -c "grep -q 'exactly once: yes: 30 ack' '$WORK/c1.out' && grep -q 'exactly once: yes: 30 ack' '$WORK/c10.out'"
+
+# the run's namespace and links, named by bench's PID, are gone
+id=$(grep -o -E '(ssv|spoolsim-)[0-9]+' "$WORK/hop.out" | head -1 | grep -o -E '[0-9]+')
+gone() {
+    [ -n "$id" ] || return 1
+    command -v ip >/dev/null || return 0
+    ! ip netns list 2>/dev/null | grep -q "^spoolsim-$id\b" &&
+        ! ip link show "ssv${id}h" >/dev/null 2>&1
+}
+
+if [ "$(id -u)" != 0 ]; then
+    echo "# not root: no network namespace, no netem; checking the fallback only"
+    check "not root: the report says the hop is emulated" \
+        grep -q "^\[sync none\] hop: *emulated by sink delays, not a network: 40.00 ms .*not root" "$WORK/hop.out"
+elif [ "$kind" = emulated ]; then
+    echo "# root, but no netem here ($(pyget "$WORK/hop.json" "d['hop']['why']")): the namespace is made and removed, the hop emulated"
+    check "emulated: the report says so" \
+        grep -q "^\[sync none\] hop: *emulated by sink delays, not a network: 40.00 ms" "$WORK/hop.out"
+    check "emulated: loss cannot be: exit 2" sh -c "TMPDIR='$TMP' '$RELAY' bench -m 5 --hop-delay 40ms --hop-loss 0.1% >/dev/null 2>'$WORK/l.err'; test \$? = 2 && grep -q 'hop-loss needs netem' '$WORK/l.err'"
+    check "and leaves no directory" test -z "$(ls -A "$TMP")"
+    check "the namespace and links it tried are gone" gone
+else
+    check "netem: the report says a network" \
+        grep -q "^\[sync none\] hop: *a network (namespace spoolsim-[0-9]*, sink at 10\." "$WORK/hop.out"
+    check "netem: the namespace and links are gone" gone
+    # an interrupt in the middle of the run removes them too
+    TMPDIR="$TMP" "$RELAY" bench -q --no-progress --duration 20s -s 2 --hop-delay 40ms \
+        >"$WORK/int.out" 2>&1 &
+    pid=$!
+    PIDS="$PIDS $pid"
+    wait_until 10 sh -c "ip netns list | grep -q '^spoolsim-$pid\b'"
+    check "the run's namespace exists while it runs" sh -c "ip netns list | grep -q '^spoolsim-$pid\b'"
+    sleep 1
+    kill -INT "$pid"
+    wait "$pid"
+    check "SIGINT: exit 130" test $? = 130
+    id=$pid
+    check "SIGINT: the namespace and links are gone" gone
+    check "SIGINT: the work directory too" test -z "$(ls -A "$TMP")"
+fi
+finish

@@ -1,0 +1,180 @@
+/*
+ * Unit tests for spoolsim/drive/netem.c's pure part: the option parsers,
+ * the names and commands of a run's hop, and the fallback's sink delays.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "netem.h"
+#include "check_main.h"
+
+/* argv joined by spaces */
+static void join(const char *const argv[], char *out, size_t len)
+{
+    out[0] = 0;
+    for (size_t i = 0; argv[i]; i++)
+        snprintf(out + strlen(out), len - strlen(out), "%s%s", i ? " " : "", argv[i]);
+}
+
+START_TEST(test_parse_loss)
+{
+    double v = -1;
+
+    ck_assert_int_eq(netem_parse_loss("0.1%", &v), 0);
+    ck_assert_double_eq_tol(v, 0.1, 1e-12);
+    ck_assert_int_eq(netem_parse_loss("100", &v), 0);
+    ck_assert_double_eq_tol(v, 100, 1e-12);
+    ck_assert_int_eq(netem_parse_loss("0", &v), 0);
+    ck_assert_int_eq(netem_parse_loss("100.5%", &v), -1);
+    ck_assert_int_eq(netem_parse_loss("-1%", &v), -1);
+    ck_assert_int_eq(netem_parse_loss("foo", &v), -1);
+    ck_assert_int_eq(netem_parse_loss("1%%", &v), -1);
+    ck_assert_int_eq(netem_parse_loss("", &v), -1);
+    ck_assert_int_eq(netem_parse_loss("nan", &v), -1);
+}
+END_TEST
+
+START_TEST(test_parse_rate)
+{
+    double v = 0;
+
+    ck_assert_int_eq(netem_parse_rate("100mbit", &v), 0);
+    ck_assert_double_eq_tol(v, 100e6, 1e-3);
+    ck_assert_int_eq(netem_parse_rate("512kbit", &v), 0);
+    ck_assert_double_eq_tol(v, 512e3, 1e-3);
+    ck_assert_int_eq(netem_parse_rate("1.5gbit", &v), 0);
+    ck_assert_double_eq_tol(v, 1.5e9, 1e-3);
+    ck_assert_int_eq(netem_parse_rate("64000bit", &v), 0);
+    ck_assert_int_eq(netem_parse_rate("100", &v), -1);     /* no unit: bits or bytes? */
+    ck_assert_int_eq(netem_parse_rate("100mbps", &v), -1); /* tc's bps are bytes: refused */
+    ck_assert_int_eq(netem_parse_rate("0mbit", &v), -1);
+    ck_assert_int_eq(netem_parse_rate("-5mbit", &v), -1);
+    ck_assert_int_eq(netem_parse_rate("1bit", &v), -1);
+    ck_assert_int_eq(netem_parse_rate("inf", &v), -1);
+}
+END_TEST
+
+START_TEST(test_plan_names)
+{
+    struct netem_spec s = {.delay_s = 0.040};
+    struct netem_plan p, q;
+
+    netem_plan_make(&p, 4194303, &s, "/sbin/ip", "/sbin/tc");
+    ck_assert_str_eq(p.ns, "spoolsim-4194303");
+    ck_assert_str_eq(p.veth_host, "ssv4194303h");
+    ck_assert_uint_lt(strlen(p.veth_host), 16); /* IFNAMSIZ, with its NUL */
+    ck_assert_str_eq(p.addr_host, "10.255.255.253");
+    ck_assert_str_eq(p.addr_ns, "10.255.255.254");
+    ck_assert_str_eq(p.cidr_ns, "10.255.255.254/30");
+    /* neighbouring runs: neighbouring subnets, not the same one */
+    netem_plan_make(&p, 1, &s, "ip", "tc");
+    netem_plan_make(&q, 2, &s, "ip", "tc");
+    ck_assert_str_eq(p.addr_ns, "10.0.0.6");
+    ck_assert_str_eq(q.addr_ns, "10.0.0.10");
+    netem_plan_make(&p, 64, &s, "ip", "tc");
+    ck_assert_str_eq(p.addr_host, "10.0.1.1");
+}
+END_TEST
+
+START_TEST(test_setup_commands)
+{
+    struct netem_spec s = {.delay_s = 0.040, .jitter_s = 0.005, .loss_pct = 0.1, .rate_bit_s = 1e8};
+    struct netem_plan p;
+    const char *argv[NETEM_ARGV_MAX];
+    char line[400];
+
+    netem_plan_make(&p, 77, &s, "ip", "tc");
+    netem_setup_argv(&p, 0, argv);
+    join(argv, line, sizeof(line));
+    ck_assert_str_eq(line, "ip netns add spoolsim-77");
+    netem_setup_argv(&p, 1, argv);
+    join(argv, line, sizeof(line));
+    ck_assert_str_eq(line, "ip link add ssv77h type veth peer name ssv77n netns spoolsim-77");
+    netem_setup_argv(&p, 2, argv);
+    join(argv, line, sizeof(line));
+    ck_assert_str_eq(line, "ip addr add 10.0.1.53/30 dev ssv77h");
+    netem_setup_argv(&p, 4, argv);
+    join(argv, line, sizeof(line));
+    ck_assert_str_eq(line, "ip -n spoolsim-77 addr add 10.0.1.54/30 dev ssv77n");
+    netem_setup_argv(&p, 6, argv);
+    join(argv, line, sizeof(line));
+    ck_assert_str_eq(line, "ip -n spoolsim-77 link set lo up");
+    /* half the round trip and half the jitter on each end */
+    netem_setup_argv(&p, 7, argv);
+    join(argv, line, sizeof(line));
+    ck_assert_str_eq(line, "tc qdisc add dev ssv77h root netem delay 20.000ms 2.500ms loss 0.1% "
+                           "rate 100000000bit");
+    netem_setup_argv(&p, 8, argv);
+    join(argv, line, sizeof(line));
+    ck_assert_str_eq(line, "tc -n spoolsim-77 qdisc add dev ssv77n root netem delay 20.000ms "
+                           "2.500ms loss 0.1% rate 100000000bit");
+    netem_teardown_argv(&p, 0, argv);
+    join(argv, line, sizeof(line));
+    ck_assert_str_eq(line, "ip netns del spoolsim-77");
+    netem_teardown_argv(&p, 1, argv);
+    join(argv, line, sizeof(line));
+    ck_assert_str_eq(line, "ip link del ssv77h");
+}
+END_TEST
+
+START_TEST(test_setup_delay_only)
+{
+    struct netem_spec s = {.delay_s = 0.040};
+    struct netem_plan p;
+    const char *argv[NETEM_ARGV_MAX];
+    char line[400];
+
+    netem_plan_make(&p, 5, &s, "ip", "tc");
+    netem_setup_argv(&p, 7, argv);
+    join(argv, line, sizeof(line));
+    ck_assert_str_eq(line, "tc qdisc add dev ssv5h root netem delay 20.000ms");
+}
+END_TEST
+
+START_TEST(test_sink_delays)
+{
+    struct netem_spec none = {0}, s = {.delay_s = 0.040};
+    char words[16][32], line[600] = "";
+    size_t n;
+
+    ck_assert_uint_eq(netem_sink_delays(&none, words, 16), 0);
+    n = netem_sink_delays(&s, words, 16);
+    ck_assert_uint_eq(n, 12);
+    for (size_t i = 0; i < n; i++)
+        snprintf(line + strlen(line), sizeof(line) - strlen(line), "%s%s", i ? " " : "", words[i]);
+    ck_assert_str_eq(line, "-W CONNECT:0.080000 -W EHLO:0.040000 -W DATA:0.040000 -W .:0.040000 "
+                           "-W RSET:0.040000 -W QUIT:0.040000");
+    ck_assert_uint_eq(netem_sink_delays(&s, words, 5), 4); /* only whole pairs */
+}
+END_TEST
+
+START_TEST(test_fallback_cannot)
+{
+    struct netem_spec s = {.delay_s = 0.040};
+
+    ck_assert_ptr_null(netem_fallback_cannot(&s));
+    s.loss_pct = 0.1;
+    ck_assert_str_eq(netem_fallback_cannot(&s), "--hop-loss");
+    s.loss_pct = 0;
+    s.rate_bit_s = 1e6;
+    ck_assert_str_eq(netem_fallback_cannot(&s), "--hop-rate");
+    s.rate_bit_s = 0;
+    s.jitter_s = 0.005;
+    ck_assert_str_eq(netem_fallback_cannot(&s), "--hop-jitter");
+    ck_assert_int_eq(netem_spec_wanted(&s), 1);
+    memset(&s, 0, sizeof(s));
+    ck_assert_int_eq(netem_spec_wanted(&s), 0);
+}
+END_TEST
+
+int main(void)
+{
+    const TTest *const tests[] = {
+        test_parse_loss,       test_parse_rate,  test_plan_names,      test_setup_commands,
+        test_setup_delay_only, test_sink_delays, test_fallback_cannot, NULL};
+
+    return check_run_tests("netem", tests);
+}
