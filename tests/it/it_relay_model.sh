@@ -72,10 +72,14 @@ u = json.load(open(sys.argv[1]))['utilization']
 print(u['qmgr_busy'], u['everything_else_cores'], u['bottleneck'])" "$WORK/qfile.json")"
 echo "qmgr thread busy $qmgr_busy, other programs $others cores: $verdict"
 if python3 -c "import sys; sys.exit(not $others < 0.5)"; then
-    check "the queue manager's thread was busy (>= 85 %)" \
-        python3 -c "import sys; sys.exit(not $qmgr_busy >= 0.85)"
-    check "the bottleneck is the queue manager" grep -q "^limited by the queue manager" <<<"$verdict"
-    check "and the summary says it" grep -Eq "^(\[sync none\] )?bottleneck: limited by the queue manager" \
+    # A thread that waits for a core is not busy: on a shared machine the
+    # verdict may be "close to" the queue manager's limit rather than at it.
+    check "the queue manager's thread was busy (>= 75 %)" \
+        python3 -c "import sys; sys.exit(not $qmgr_busy >= 0.75)"
+    check "the bottleneck is (close to) the queue manager" \
+        grep -Eq "^(limited by|close to) (the queue manager|the limit of the queue)" <<<"$verdict"
+    check "and the summary says it" \
+        grep -Eq "^(\[sync none\] )?bottleneck: (limited by|close to) (the queue manager|the limit of the queue)" \
         "$WORK/qfile.err"
 else
     check "the machine was busy with others: the queue manager or CPU is (near) the limit" \
