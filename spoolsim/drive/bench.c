@@ -284,34 +284,6 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
     o->progress = progress_want(o->progress, o->quiet);
 }
 
-/* ------------------------------------------------------------ processes */
-
-/* Read a port file once the child has written it; -1 if it died first. */
-static int wait_port(struct bench *b, struct drive_child *c, const char *file)
-{
-    char path[PATH_MAX];
-
-    drive_path(&b->d, file, path);
-    for (int i = 0; i < 200 && !interrupted; i++) {
-        FILE *fp = fopen(path, "r");
-        int port = 0, status;
-
-        if (fp) {
-            if (fscanf(fp, "%d", &port) != 1)
-                port = 0;
-            fclose(fp);
-            if (port > 0)
-                return port;
-        }
-        if (waitpid(c->pid, &status, WNOHANG) == c->pid) {
-            c->pid = 0;
-            return -1;
-        }
-        usleep(25000);
-    }
-    return -1;
-}
-
 /* ------------------------------------------------------------ the run */
 
 /* A component did not start: say why, stop the others, remove the directory. */
@@ -325,25 +297,8 @@ static _Noreturn void give_up(struct bench *b, const char *name, const char *wha
 
 static void start_sink(struct bench *b, int *port)
 {
-    char log[PATH_MAX], portfile[PATH_MAX];
-    char *argv[12];
-    int n = 0;
-
-    drive_path(&b->d, "sink.log", log);
-    drive_path(&b->d, "sink.port", portfile);
-    argv[n++] = b->sink_path;
-    argv[n++] = "--no-summary";
-    argv[n++] = "--port-file";
-    argv[n++] = portfile;
-    argv[n++] = "--msg-log";
-    argv[n++] = log;
-    if (b->opts->tls)
-        argv[n++] = "--tls";
-    argv[n++] = "127.0.0.1:0";
-    argv[n++] = "1000";
-    argv[n] = NULL;
-    if (drive_spawn(&b->d, &b->sink, "sink", argv) != 0 ||
-        (*port = wait_port(b, &b->sink, "sink.port")) < 0)
+    if ((*port = drive_start_sink(&b->d, &b->sink, b->sink_path, "sink", "127.0.0.1:0",
+                                  b->opts->tls)) < 0)
         give_up(b, "sink", "smtp-sink");
 }
 
@@ -405,7 +360,7 @@ static void start_relay(struct bench *b, int sink_port, int *port)
     }
     argv[n] = NULL;
     if (drive_spawn(&b->d, &b->relay, "relay", argv) != 0 ||
-        (*port = wait_port(b, &b->relay, "relay.port")) < 0)
+        (*port = drive_wait_port(&b->d, &b->relay, "relay.port")) < 0)
         give_up(b, "relay", "spoolsim relay");
 }
 

@@ -224,6 +224,58 @@ int drive_last_progress(const struct drive *d, const char *name, char *out, size
     return status;
 }
 
+int drive_wait_port(const struct drive *d, struct drive_child *c, const char *file)
+{
+    char path[PATH_MAX];
+
+    drive_path(d, file, path);
+    for (int i = 0; i < 200 && interrupt_signal() == 0; i++) {
+        FILE *fp = fopen(path, "r");
+        int port = 0, status;
+
+        if (fp) {
+            if (fscanf(fp, "%d", &port) != 1)
+                port = 0;
+            fclose(fp);
+            if (port > 0)
+                return port;
+        }
+        if (waitpid(c->pid, &status, WNOHANG) == c->pid) {
+            c->pid = 0;
+            return -1;
+        }
+        usleep(25000);
+    }
+    return -1;
+}
+
+int drive_start_sink(const struct drive *d, struct drive_child *c, const char *sink_path,
+                     const char *name, const char *listen, int tls)
+{
+    char log[PATH_MAX], portfile[PATH_MAX], base[64], port_base[64];
+    char *argv[12];
+    int n = 0;
+
+    snprintf(base, sizeof(base), "%s.log", name);
+    drive_path(d, base, log);
+    snprintf(port_base, sizeof(port_base), "%s.port", name);
+    drive_path(d, port_base, portfile);
+    argv[n++] = (char *)sink_path;
+    argv[n++] = "--no-summary";
+    argv[n++] = "--port-file";
+    argv[n++] = portfile;
+    argv[n++] = "--msg-log";
+    argv[n++] = log;
+    if (tls)
+        argv[n++] = "--tls";
+    argv[n++] = (char *)listen;
+    argv[n++] = "1000";
+    argv[n] = NULL;
+    if (drive_spawn(d, c, name, argv) != 0)
+        return -1;
+    return drive_wait_port(d, c, port_base);
+}
+
 void drive_abandon(struct drive *d, struct drive_child *const children[], size_t n)
 {
     for (size_t i = 0; i < n; i++)

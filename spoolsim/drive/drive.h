@@ -97,6 +97,20 @@ void drive_show_errors(const struct drive *d, const char *name, const char *labe
  */
 int drive_last_progress(const struct drive *d, const char *name, char *out, size_t len);
 
+/*
+ * The port a child wrote to WORK/FILE (--port-file) once it listens: the
+ * port, or -1 if the child died first, 5 s passed, or a signal came.
+ */
+int drive_wait_port(const struct drive *d, struct drive_child *c, const char *file);
+
+/*
+ * Start smtp-sink (sink_path) as child c called NAME, listening on listen
+ * ("127.0.0.1:0" for a free port), logging each message to WORK/NAME.log
+ * (--msg-log), STARTTLS offered if tls: its port, or -1 (see drive_wait_port()).
+ */
+int drive_start_sink(const struct drive *d, struct drive_child *c, const char *sink_path,
+                     const char *name, const char *listen, int tls);
+
 /* Stop the n children (NULL entries skipped), then remove the work directory. */
 void drive_abandon(struct drive *d, struct drive_child *const children[], size_t n);
 
