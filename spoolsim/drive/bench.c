@@ -298,7 +298,7 @@ static _Noreturn void give_up(struct bench *b, const char *name, const char *wha
 static void start_sink(struct bench *b, int *port)
 {
     if ((*port = drive_start_sink(&b->d, &b->sink, b->sink_path, "sink", "127.0.0.1:0",
-                                  b->opts->tls)) < 0)
+                                  b->opts->tls, NULL)) < 0)
         give_up(b, "sink", "smtp-sink");
 }
 

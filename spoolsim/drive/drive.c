@@ -250,7 +250,7 @@ int drive_wait_port(const struct drive *d, struct drive_child *c, const char *fi
 }
 
 int drive_start_sink(const struct drive *d, struct drive_child *c, const char *sink_path,
-                     const char *name, const char *listen, int tls)
+                     const char *name, const char *listen, int tls, const char *data_delay)
 {
     char log[PATH_MAX], portfile[PATH_MAX], base[64], port_base[64];
     char *argv[12];
@@ -268,6 +268,10 @@ int drive_start_sink(const struct drive *d, struct drive_child *c, const char *s
     argv[n++] = log;
     if (tls)
         argv[n++] = "--tls";
+    if (data_delay) {
+        argv[n++] = "-w";
+        argv[n++] = (char *)data_delay;
+    }
     argv[n++] = (char *)listen;
     argv[n++] = "1000";
     argv[n] = NULL;

@@ -106,10 +106,11 @@ int drive_wait_port(const struct drive *d, struct drive_child *c, const char *fi
 /*
  * Start smtp-sink (sink_path) as child c called NAME, listening on listen
  * ("127.0.0.1:0" for a free port), logging each message to WORK/NAME.log
- * (--msg-log), STARTTLS offered if tls: its port, or -1 (see drive_wait_port()).
+ * (--msg-log), STARTTLS offered if tls, each DATA reply delayed by
+ * data_delay seconds unless NULL (-w): its port, or -1 (see drive_wait_port()).
  */
 int drive_start_sink(const struct drive *d, struct drive_child *c, const char *sink_path,
-                     const char *name, const char *listen, int tls);
+                     const char *name, const char *listen, int tls, const char *data_delay);
 
 /* Stop the n children (NULL entries skipped), then remove the work directory. */
 void drive_abandon(struct drive *d, struct drive_child *const children[], size_t n);

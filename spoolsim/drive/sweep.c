@@ -55,6 +55,7 @@ struct sweep_options {
     int reuse;
     const char *arrivals; /* smtp-source's --arrivals: fixed or poisson */
     const char *target;   /* HOST:PORT, or NULL: a relay of our own */
+    char sink_delay[32]; /* --sink-delay as seconds for smtp-sink -w, "" for none */
     unsigned sink_port;   /* with --target: a sink on this port, its next hop (0: none) */
     const char *json;
     int keep, quiet;
@@ -119,6 +120,8 @@ static void usage(FILE *fp)
                 "                        its acceptance is measured\n"
                 "  --sink-port PORT      with --target: run smtp-sink on 127.0.0.1:PORT as the\n"
                 "                        target's next hop, and measure its deliveries\n"
+                "  --sink-delay TIME     the sink waits TIME before each DATA reply: a slow\n"
+                "                        next hop (smtp-sink -w)\n"
                 "  --json FILE           also write the results as JSON (- = stdout)\n"
                 "  --keep                keep the work directory (spools, logs, reports)\n"
                 "  -q, --quiet           no notices on standard error, only the results\n"
@@ -143,6 +146,7 @@ enum {
     OPT_SPOOL,
     OPT_TARGET,
     OPT_SINK_PORT,
+    OPT_SINK_DELAY,
     OPT_JSON,
     OPT_KEEP,
     OPT_HELP,
@@ -192,6 +196,7 @@ static void parse_options(struct sweep_options *o, int argc, char **argv)
         {"spool", required_argument, NULL, OPT_SPOOL},
         {"target", required_argument, NULL, OPT_TARGET},
         {"sink-port", required_argument, NULL, OPT_SINK_PORT},
+        {"sink-delay", required_argument, NULL, OPT_SINK_DELAY},
         {"json", required_argument, NULL, OPT_JSON},
         {"keep", no_argument, NULL, OPT_KEEP},
         {"quiet", no_argument, NULL, 'q'},
@@ -280,6 +285,14 @@ static void parse_options(struct sweep_options *o, int argc, char **argv)
         case OPT_SINK_PORT:
             o->sink_port = (unsigned)optarg_count(optarg, "--sink-port", 1, 65535);
             break;
+        case OPT_SINK_DELAY: {
+            double delay = optarg_seconds(optarg, "--sink-delay");
+
+            if (delay > 60)
+                msg_usage("--sink-delay is at most 60s");
+            snprintf(o->sink_delay, sizeof(o->sink_delay), "%.6f", delay);
+            break;
+        }
         case OPT_JSON:
             optarg_output_file(optarg, "--json");
             o->json = optarg;
@@ -540,7 +553,8 @@ static void run_step(struct sweep *s, unsigned i, double rate, struct sweep_step
             snprintf(listen, sizeof(listen), "127.0.0.1:%u", o->sink_port);
         else
             snprintf(listen, sizeof(listen), "127.0.0.1:0");
-        if ((sink_port = drive_start_sink(&s->d, &s->sink, s->sink_path, sink_name, listen, 0)) < 0)
+        if ((sink_port = drive_start_sink(&s->d, &s->sink, s->sink_path, sink_name, listen, 0,
+                                          o->sink_delay[0] ? o->sink_delay : NULL)) < 0)
             give_up(s, sink_name, "smtp-sink");
     }
     if (o->target) {
