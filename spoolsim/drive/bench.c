@@ -312,16 +312,7 @@ static void start_relay(struct bench *b, int sink_port, int *port)
     drive_path(&b->d, "relay.json", json);
     drive_path(&b->d, "relay.port", portfile);
     snprintf(hop, sizeof(hop), "127.0.0.1:%d", sink_port);
-    argv[n++] = b->d.self;
-    argv[n++] = "relay";
-    argv[n++] = "--listen";
-    argv[n++] = "127.0.0.1:0";
-    argv[n++] = "--port-file";
-    argv[n++] = portfile;
-    argv[n++] = "--spool";
-    argv[n++] = b->spool;
-    argv[n++] = "--next-hop";
-    argv[n++] = o->discard ? "discard" : hop;
+    n = drive_relay_args(argv, &b->d, portfile, b->spool, o->discard ? "discard" : hop, json);
     if (o->sync) {
         argv[n++] = "--sync";
         argv[n++] = (char *)o->sync;
@@ -334,17 +325,11 @@ static void start_relay(struct bench *b, int sink_port, int *port)
         argv[n++] = "--model";
         argv[n++] = (char *)o->model;
     }
-    argv[n++] = "--json";
-    argv[n++] = json;
     snprintf(interval, sizeof(interval), "%.6f", o->interval);
     argv[n++] = "--interval"; /* bench's timeline is the relay's */
     argv[n++] = interval;
     if (progress_out_on(&b->progress))
         argv[n++] = "--progress"; /* its status lines, in relay.err, for bench's */
-    argv[n++] = "--min-backoff";
-    argv[n++] = "100ms";
-    argv[n++] = "--max-backoff";
-    argv[n++] = "1s";
     if (o->cleanup_threads) {
         argv[n++] = "--cleanup-threads";
         argv[n++] = (char *)o->cleanup_threads;

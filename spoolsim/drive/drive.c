@@ -280,6 +280,30 @@ int drive_start_sink(const struct drive *d, struct drive_child *c, const char *s
     return drive_wait_port(d, c, port_base);
 }
 
+int drive_relay_args(char *argv[], const struct drive *d, const char *portfile, const char *spool,
+                     const char *next_hop, const char *json)
+{
+    int n = 0;
+
+    argv[n++] = (char *)d->self;
+    argv[n++] = "relay";
+    argv[n++] = "--listen";
+    argv[n++] = "127.0.0.1:0";
+    argv[n++] = "--port-file";
+    argv[n++] = (char *)portfile;
+    argv[n++] = "--spool";
+    argv[n++] = (char *)spool;
+    argv[n++] = "--next-hop";
+    argv[n++] = (char *)next_hop;
+    argv[n++] = "--json";
+    argv[n++] = (char *)json;
+    argv[n++] = "--min-backoff";
+    argv[n++] = "100ms";
+    argv[n++] = "--max-backoff";
+    argv[n++] = "1s";
+    return n;
+}
+
 void drive_abandon(struct drive *d, struct drive_child *const children[], size_t n)
 {
     for (size_t i = 0; i < n; i++)

@@ -55,7 +55,7 @@ struct sweep_options {
     int reuse;
     const char *arrivals; /* smtp-source's --arrivals: fixed or poisson */
     const char *target;   /* HOST:PORT, or NULL: a relay of our own */
-    char sink_delay[32]; /* --sink-delay as seconds for smtp-sink -w, "" for none */
+    char sink_delay[32];  /* --sink-delay as seconds for smtp-sink -w, "" for none */
     unsigned sink_port;   /* with --target: a sink on this port, its next hop (0: none) */
     const char *json;
     int keep, quiet;
@@ -364,7 +364,7 @@ static int start_relay(struct sweep *s, const char *name, const char *spool, int
 {
     const struct sweep_options *o = s->opts;
     char json[PATH_MAX], portfile[PATH_MAX], hop[64], base[64];
-    char *argv[16 + RELAY_ARGS_MAX];
+    char *argv[DRIVE_RELAY_ARGS + RELAY_ARGS_MAX + 1];
     int n = 0;
 
     snprintf(base, sizeof(base), "%s.json", name);
@@ -372,22 +372,7 @@ static int start_relay(struct sweep *s, const char *name, const char *spool, int
     snprintf(base, sizeof(base), "%s.port", name);
     drive_path(&s->d, base, portfile);
     snprintf(hop, sizeof(hop), "127.0.0.1:%d", sink_port);
-    argv[n++] = s->d.self;
-    argv[n++] = "relay";
-    argv[n++] = "--listen";
-    argv[n++] = "127.0.0.1:0";
-    argv[n++] = "--port-file";
-    argv[n++] = portfile;
-    argv[n++] = "--spool";
-    argv[n++] = (char *)spool;
-    argv[n++] = "--next-hop";
-    argv[n++] = hop;
-    argv[n++] = "--json";
-    argv[n++] = json;
-    argv[n++] = "--min-backoff";
-    argv[n++] = "100ms";
-    argv[n++] = "--max-backoff";
-    argv[n++] = "1s";
+    n = drive_relay_args(argv, &s->d, portfile, spool, hop, json);
     for (size_t i = 0; i < o->n_relay_args; i++)
         argv[n++] = o->relay_args[i];
     argv[n] = NULL;
