@@ -18,6 +18,8 @@ static const struct {
     const char *summary;
 } subcommands[] = {
     {"bench", spoolsim_bench, "end to end in one command: source -> relay -> sink on a temp spool"},
+    {"sweep", spoolsim_sweep,
+     "the knee of a relay: open-loop steps of rate, the highest it keeps up"},
     {"raw", spoolsim_raw, "a spool profile's file operations alone, no network"},
     {"relay", spoolsim_relay, "a queue daemon writing a Postfix spool, relaying to a next hop"},
     {"postmark", spoolsim_postmark, "the PostMark 1.53 workload, faithful, with precise timing"},

@@ -12,6 +12,7 @@
 int spoolsim_postmark(int argc, char **argv);
 int spoolsim_relay(int argc, char **argv);
 int spoolsim_bench(int argc, char **argv);
+int spoolsim_sweep(int argc, char **argv);
 int spoolsim_ab(int argc, char **argv);
 int spoolsim_raw(int argc, char **argv);
 int spoolsim_calibrate(int argc, char **argv);

@@ -321,34 +321,6 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
     o->progress = progress_want(o->progress, o->quiet);
 }
 
-/* ------------------------------------------------------------ processes */
-
-/* Read a port file once the child has written it; -1 if it died first. */
-static int wait_port(struct bench *b, struct drive_child *c, const char *file)
-{
-    char path[PATH_MAX];
-
-    drive_path(&b->d, file, path);
-    for (int i = 0; i < 200 && !interrupted; i++) {
-        FILE *fp = fopen(path, "r");
-        int port = 0, status;
-
-        if (fp) {
-            if (fscanf(fp, "%d", &port) != 1)
-                port = 0;
-            fclose(fp);
-            if (port > 0)
-                return port;
-        }
-        if (waitpid(c->pid, &status, WNOHANG) == c->pid) {
-            c->pid = 0;
-            return -1;
-        }
-        usleep(25000);
-    }
-    return -1;
-}
-
 /* ------------------------------------------------------------ the run */
 
 /* A component did not start: say why, stop the others, remove the directory. */
@@ -439,7 +411,7 @@ static void start_sink(struct bench *b, enum bench_hop_kind hop, int *port)
     argv[n++] = "1000";
     argv[n] = NULL;
     if (drive_spawn(&b->d, &b->sink, "sink", argv) != 0 ||
-        (*port = wait_port(b, &b->sink, "sink.port")) < 0)
+        (*port = drive_wait_port(&b->d, &b->sink, "sink.port")) < 0)
         give_up(b, "sink", "smtp-sink");
 }
 
@@ -453,16 +425,7 @@ static void start_relay(struct bench *b, int sink_port, int *port)
     drive_path(&b->d, "relay.json", json);
     drive_path(&b->d, "relay.port", portfile);
     snprintf(hop, sizeof(hop), "%s:%d", b->hop.made ? b->hop.plan.addr_ns : "127.0.0.1", sink_port);
-    argv[n++] = b->d.self;
-    argv[n++] = "relay";
-    argv[n++] = "--listen";
-    argv[n++] = "127.0.0.1:0";
-    argv[n++] = "--port-file";
-    argv[n++] = portfile;
-    argv[n++] = "--spool";
-    argv[n++] = b->spool;
-    argv[n++] = "--next-hop";
-    argv[n++] = o->discard ? "discard" : hop;
+    n = drive_relay_args(argv, &b->d, portfile, b->spool, o->discard ? "discard" : hop, json);
     if (o->sync) {
         argv[n++] = "--sync";
         argv[n++] = (char *)o->sync;
@@ -475,17 +438,11 @@ static void start_relay(struct bench *b, int sink_port, int *port)
         argv[n++] = "--model";
         argv[n++] = (char *)o->model;
     }
-    argv[n++] = "--json";
-    argv[n++] = json;
     snprintf(interval, sizeof(interval), "%.6f", o->interval);
     argv[n++] = "--interval"; /* bench's timeline is the relay's */
     argv[n++] = interval;
     if (progress_out_on(&b->progress))
         argv[n++] = "--progress"; /* its status lines, in relay.err, for bench's */
-    argv[n++] = "--min-backoff";
-    argv[n++] = "100ms";
-    argv[n++] = "--max-backoff";
-    argv[n++] = "1s";
     if (o->cleanup_threads) {
         argv[n++] = "--cleanup-threads";
         argv[n++] = (char *)o->cleanup_threads;
@@ -501,7 +458,7 @@ static void start_relay(struct bench *b, int sink_port, int *port)
     }
     argv[n] = NULL;
     if (drive_spawn(&b->d, &b->relay, "relay", argv) != 0 ||
-        (*port = wait_port(b, &b->relay, "relay.port")) < 0)
+        (*port = drive_wait_port(&b->d, &b->relay, "relay.port")) < 0)
         give_up(b, "relay", "spoolsim relay");
 }
 

@@ -224,6 +224,86 @@ int drive_last_progress(const struct drive *d, const char *name, char *out, size
     return status;
 }
 
+int drive_wait_port(const struct drive *d, struct drive_child *c, const char *file)
+{
+    char path[PATH_MAX];
+
+    drive_path(d, file, path);
+    for (int i = 0; i < 200 && interrupt_signal() == 0; i++) {
+        FILE *fp = fopen(path, "r");
+        int port = 0, status;
+
+        if (fp) {
+            if (fscanf(fp, "%d", &port) != 1)
+                port = 0;
+            fclose(fp);
+            if (port > 0)
+                return port;
+        }
+        if (waitpid(c->pid, &status, WNOHANG) == c->pid) {
+            c->pid = 0;
+            return -1;
+        }
+        usleep(25000);
+    }
+    return -1;
+}
+
+int drive_start_sink(const struct drive *d, struct drive_child *c, const char *sink_path,
+                     const char *name, const char *listen, int tls, const char *data_delay)
+{
+    char log[PATH_MAX], portfile[PATH_MAX], base[64], port_base[64];
+    char *argv[12];
+    int n = 0;
+
+    snprintf(base, sizeof(base), "%s.log", name);
+    drive_path(d, base, log);
+    snprintf(port_base, sizeof(port_base), "%s.port", name);
+    drive_path(d, port_base, portfile);
+    argv[n++] = (char *)sink_path;
+    argv[n++] = "--no-summary";
+    argv[n++] = "--port-file";
+    argv[n++] = portfile;
+    argv[n++] = "--msg-log";
+    argv[n++] = log;
+    if (tls)
+        argv[n++] = "--tls";
+    if (data_delay) {
+        argv[n++] = "-w";
+        argv[n++] = (char *)data_delay;
+    }
+    argv[n++] = (char *)listen;
+    argv[n++] = "1000";
+    argv[n] = NULL;
+    if (drive_spawn(d, c, name, argv) != 0)
+        return -1;
+    return drive_wait_port(d, c, port_base);
+}
+
+int drive_relay_args(char *argv[], const struct drive *d, const char *portfile, const char *spool,
+                     const char *next_hop, const char *json)
+{
+    int n = 0;
+
+    argv[n++] = (char *)d->self;
+    argv[n++] = "relay";
+    argv[n++] = "--listen";
+    argv[n++] = "127.0.0.1:0";
+    argv[n++] = "--port-file";
+    argv[n++] = (char *)portfile;
+    argv[n++] = "--spool";
+    argv[n++] = (char *)spool;
+    argv[n++] = "--next-hop";
+    argv[n++] = (char *)next_hop;
+    argv[n++] = "--json";
+    argv[n++] = (char *)json;
+    argv[n++] = "--min-backoff";
+    argv[n++] = "100ms";
+    argv[n++] = "--max-backoff";
+    argv[n++] = "1s";
+    return n;
+}
+
 void drive_abandon(struct drive *d, struct drive_child *const children[], size_t n)
 {
     for (size_t i = 0; i < n; i++)

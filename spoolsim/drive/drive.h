@@ -97,6 +97,31 @@ void drive_show_errors(const struct drive *d, const char *name, const char *labe
  */
 int drive_last_progress(const struct drive *d, const char *name, char *out, size_t len);
 
+/*
+ * The port a child wrote to WORK/FILE (--port-file) once it listens: the
+ * port, or -1 if the child died first, 5 s passed, or a signal came.
+ */
+int drive_wait_port(const struct drive *d, struct drive_child *c, const char *file);
+
+/*
+ * Start smtp-sink (sink_path) as child c called NAME, listening on listen
+ * ("127.0.0.1:0" for a free port), logging each message to WORK/NAME.log
+ * (--msg-log), STARTTLS offered if tls, each DATA reply delayed by
+ * data_delay seconds unless NULL (-w): its port, or -1 (see drive_wait_port()).
+ */
+int drive_start_sink(const struct drive *d, struct drive_child *c, const char *sink_path,
+                     const char *name, const char *listen, int tls, const char *data_delay);
+
+/*
+ * The start of a `spoolsim relay' command line a driver runs (self relay
+ * --listen 127.0.0.1:0 --port-file ... --spool ... --next-hop ... --json
+ * ..., and retries a short run can wait for: 100ms to 1s) into argv: the
+ * count of arguments put there, at most DRIVE_RELAY_ARGS.
+ */
+#define DRIVE_RELAY_ARGS 16
+int drive_relay_args(char *argv[], const struct drive *d, const char *portfile, const char *spool,
+                     const char *next_hop, const char *json);
+
 /* Stop the n children (NULL entries skipped), then remove the work directory. */
 void drive_abandon(struct drive *d, struct drive_child *const children[], size_t n);
 

@@ -104,6 +104,7 @@ check_program smtp-source smtp-source/source_options.c
 check_program smtp-sink smtp-sink/sink_options.c
 check_program spoolsim spoolsim/relay/relay_options.c
 check_program spoolsim spoolsim/drive/bench.c
+check_program spoolsim spoolsim/drive/sweep.c
 check_program spoolsim spoolsim/raw/raw.c
 check_program spoolsim spoolsim/drive/ab.c
 check_program spoolsim spoolsim/postmark/postmark.c

@@ -1,0 +1,63 @@
+#!/bin/bash
+# Integration: `spoolsim sweep`, the knee of a relay. A short real sweep of
+# two listed rates, and an automatic one against a relay slowed to a
+# handful of messages per second (one cleanup thread, a cost model that
+# makes each message cost CPU, one delivery connection), which must find a
+# knee and the step that broke it; usage errors exit 2 before anything starts.
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
+
+TMP=$WORK/tmp
+mkdir -p "$TMP"
+check "a listed sweep runs" to "$WORK/list.out" env TMPDIR="$TMP" timeout 60 \
+    "$RELAY" sweep -q --rates 20,40 --warmup 0.5s --window 1.5s --json "$WORK/list.json" -- --model none
+check "the report has a verdict line" grep -q "^knee: " "$WORK/list.out"
+check "and a row per step" test "$(grep -c '^ *[12] ' "$WORK/list.out")" = 2
+check "JSON: each step, delivered <= offered, offered as asked" python3 -c "
+import json, sys
+d = json.load(open('$WORK/list.json'))
+s = d['steps']
+assert [x['offered_per_s'] for x in s] == [20, 40], s
+for x in s:
+    assert 0 <= x['delivered_per_s'] <= x['sent_per_s'] + 1e-9, x
+    assert x['sent'] > 0 and x['queue_start'] is not None and x['end_to_end_count'] > 0, x
+    assert x['reason'] in ('held', 'fell_behind', 'queue_grew', 'failures', 'slo'), x
+# a relay on loopback keeps up with 20 messages/s
+assert s[0]['held'], s[0]
+assert d['knee_per_s'] in (20, 40), d['knee_per_s']
+"
+check "the work directory is removed" test -z "$(ls -A "$TMP")"
+
+# A relay of about 30 messages/s: the automatic search must bracket it.
+check "an automatic sweep of a slowed relay" to "$WORK/auto.out" env TMPDIR="$TMP" timeout 90 \
+    "$RELAY" sweep -q --start 10 --factor 4 --tolerance 0.3 --max-steps 5 --warmup 0.5s \
+    --window 1.5s --slo 500ms --json "$WORK/auto.json" --sink-delay 30ms -- --model none --concurrency 1
+check "the verdict names a rate and the step that broke it" \
+    grep -Eq "^knee: +[0-9.]+ msgs/s .*; broke at [0-9.]+ msgs/s \(step [0-9]+\): " "$WORK/auto.out"
+check "JSON: the knee below the failure, every step reported" python3 -c "
+import json
+d = json.load(open('$WORK/auto.json'))
+s = d['steps']
+assert d['mode'] == 'auto' and 2 <= len(s) <= 5, s
+assert d['knee_per_s'] is not None and d['broke_per_s'] > d['knee_per_s'], d
+broke = [x for x in s if x['offered_per_s'] == d['broke_per_s']][0]
+assert not broke['held'] and broke['reason'] != 'held'
+for x in s:
+    assert x['delivered_per_s'] <= x['sent_per_s'] + 1e-9, x
+"
+
+bad() { # bad NAME ARGS...: exit 2, nothing started, nothing left
+    local name=$1
+    shift
+    check "$name: exit 2" sh -c "env TMPDIR='$TMP' '$RELAY' sweep \"\$@\" >/dev/null 2>'$WORK/bad.err'; test \$? = 2" sh "$@"
+}
+bad "unknown option" --frobnicate
+bad "bad --rates" --rates 100,,200
+bad "zero rate" --rates 0
+bad "bad --factor" --factor 1
+bad "bad --window" --window 1ms
+bad "--sink-port without --target" --sink-port 2525
+bad "relay options with --target" --target 127.0.0.1:25 -- --model none
+bad "the relay's --spool after --" -- --spool /tmp
+bad "a stray argument" 100
+check "and nothing was started or left" test -z "$(ls -A "$TMP")"
+finish
