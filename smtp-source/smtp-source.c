@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -246,6 +247,28 @@ static void on_interval(evutil_socket_t fd, short what, void *arg)
     source_stats_tick(&m->ctx.stats, clock_now_ns());
 }
 
+/*
+ * --start-at: sleep until the instant on the wall clock, which is what N
+ * hosts agree on. Said once, as a run that seems to hang must say why. A
+ * time more than a second past is a mistake (an old command line), not
+ * "start now": refused as a usage error.
+ */
+static void wait_for_start(const struct source_options *opts)
+{
+    double now = clock_wall_s();
+    struct timespec ts;
+
+    if (opts->start_at < now - 1)
+        msg_usage("--start-at %s is %.1f s in the past", opts->start_at_text, now - opts->start_at);
+    if (opts->start_at <= now)
+        return;
+    msg_info("waiting %.3f s to start at %s", opts->start_at - now, opts->start_at_text);
+    ts.tv_sec = (time_t)opts->start_at;
+    ts.tv_nsec = (long)((opts->start_at - (double)ts.tv_sec) * 1e9);
+    while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL) == EINTR)
+        ;
+}
+
 static void resolve_target(struct source_ctx *ctx)
 {
     struct endpoint ep;
@@ -295,6 +318,9 @@ int main(int argc, char **argv)
     ctx->next_message = opts.rate > 0 ? open_loop_next : closed_loop_next;
     ctx->on_session_done = on_session_done;
 
+    /* before the signal events: until the start, a signal ends the program as usual */
+    if (opts.start_at > 0)
+        wait_for_start(&opts);
     sigint = evsignal_new(ctx->base, SIGINT, on_signal, &m);
     sigterm = evsignal_new(ctx->base, SIGTERM, on_signal, &m);
     evsignal_add(sigint, NULL);
@@ -307,6 +333,7 @@ int main(int argc, char **argv)
     }
 
     ctx->stats.start_ns = clock_now_ns();
+    ctx->stats.start_wall_s = clock_wall_s();
     source_stats_tick(&ctx->stats, ctx->stats.start_ns);
     interval = event_new(ctx->base, -1, EV_PERSIST, on_interval, &m);
     interval_tv.tv_sec = (time_t)opts.interval;

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "clock.h"
 #include "msg.h"
 #include "optarg.h"
 #include "source_options.h"
@@ -65,6 +66,11 @@ static void usage(FILE *fp)
                 "  --seed N            seed for sizes, waits and arrivals (1)\n"
                 "  --ignore-failures   exit 0 even when messages failed\n"
                 "  --no-summary        no summary at the end (--quiet is no longer accepted)\n"
+                "  --start-at TIME     start at this wall-clock instant: RFC 3339\n"
+                "                      (2026-12-01T12:00:00Z) or @UNIX-SECONDS, so that\n"
+                "                      several hosts start together (their clocks in step)\n"
+                "  --id NAME           this source's name in the JSON (\"id\"), for merging\n"
+                "                      the results of several hosts (spoolsim merge)\n"
                 "  --progress          a status line every second on standard error: in\n"
                 "                      place on a terminal (the default there), else as\n"
                 "                      plain lines \"progress: ...\"\n"
@@ -102,6 +108,8 @@ enum {
     OPT_INTERVAL,
     OPT_CSV,
     OPT_NO_SUMMARY,
+    OPT_START_AT,
+    OPT_ID,
     OPT_PROGRESS,
     OPT_NO_PROGRESS,
     OPT_QUIET,
@@ -124,6 +132,8 @@ static const struct option long_options[] = {
     {"seed", required_argument, NULL, OPT_SEED},
     {"ignore-failures", no_argument, NULL, OPT_IGNORE_FAILURES},
     {"no-summary", no_argument, NULL, OPT_NO_SUMMARY},
+    {"start-at", required_argument, NULL, OPT_START_AT},
+    {"id", required_argument, NULL, OPT_ID},
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"quiet", no_argument, NULL, OPT_QUIET},
@@ -278,6 +288,21 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             break;
         case OPT_NO_SUMMARY:
             opts->no_summary = 1;
+            break;
+        case OPT_START_AT:
+            if (clock_parse_instant(optarg, &opts->start_at) != 0 || opts->start_at <= 0)
+                msg_usage("--start-at: expected an RFC 3339 time with its zone "
+                          "(2026-12-01T12:00:00Z) or @UNIX-SECONDS, got \"%s\"",
+                          optarg);
+            opts->start_at_text = optarg;
+            break;
+        case OPT_ID:
+            if (optarg[0] == 0 || strlen(optarg) > 64)
+                msg_usage("--id: expected a name of 1 to 64 characters, got \"%s\"", optarg);
+            for (const char *p = optarg; *p; p++)
+                if (iscntrl((unsigned char)*p))
+                    msg_usage("--id: a control character is not allowed in a name");
+            opts->id = optarg;
             break;
         case OPT_PROGRESS:
         case OPT_NO_PROGRESS:

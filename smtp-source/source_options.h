@@ -53,6 +53,9 @@ struct source_options {
     uint64_t seed;
     int ignore_failures;
     int no_summary;
+    double start_at;           /* --start-at: Unix seconds to start at; 0: at once */
+    const char *start_at_text; /* as given, for messages */
+    const char *id;            /* --id: this source's name in the JSON, NULL: none */
     int progress; /* the status line: -1 on a terminal, 0 never (--no-progress), 1 always */
 };
 

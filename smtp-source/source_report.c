@@ -165,6 +165,7 @@ int source_report_json(const char *path, const struct source_stats *st,
     json_init(&w, fp);
     json_begin_object(&w, NULL);
     json_meta_write(&w, run);
+    json_string(&w, "id", opts->id);
     json_string(&w, "target", opts->target);
     json_uint(&w, "sessions", opts->sessions);
     json_bool(&w, "reuse_connections", opts->reuse);
@@ -187,6 +188,9 @@ int source_report_json(const char *path, const struct source_stats *st,
         json_string(&w, "duration_s", NULL);
     }
     json_double(&w, "elapsed_s", secs);
+    /* on the wall clock, so that the results of several hosts line up (spoolsim merge) */
+    json_time(&w, "start_time", st->start_wall_s);
+    json_time(&w, "end_time", st->start_wall_s + secs);
     json_uint(&w, "attempted", st->attempted);
     json_uint(&w, "delivered", st->delivered);
     json_uint(&w, "failed", st->failed);

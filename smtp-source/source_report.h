@@ -53,6 +53,7 @@ enum source_failure {
  */
 struct source_stats {
     uint64_t start_ns, end_ns; /* end: the last completion */
+    double start_wall_s;       /* the wall clock (Unix seconds) at start_ns */
     uint64_t offered_end_ns;   /* the end of the offered window; 0: none */
     uint64_t attempted, delivered, failed;
     uint64_t bytes;      /* content bytes of delivered messages */

@@ -26,6 +26,7 @@ static const struct {
     {"ab", spoolsim_ab, "A/B: two spool directories compared, the ratio with a 95 % interval"},
     {"calibrate", spoolsim_calibrate, "measure a real MTA's CPU per message: a cost model"},
     {"plot", spoolsim_plot, "pictures of results: timelines, latency percentiles, A/B bars"},
+    {"merge", spoolsim_merge, "smtp-source results of several load hosts as one, exactly"},
 };
 
 static void usage(FILE *fp)

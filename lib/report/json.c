@@ -185,6 +185,22 @@ void json_double(struct json_writer *w, const char *key, double value)
     fputs(buf, w->fp);
 }
 
+void json_time(struct json_writer *w, const char *key, double unix_s)
+{
+    char buf[64];
+
+    if (!isfinite(unix_s)) {
+        json_double(w, key, unix_s);
+        return;
+    }
+    json_prefix(w, key);
+    snprintf(buf, sizeof(buf), "%.6f", unix_s);
+    for (char *p = buf; *p; p++)
+        if (*p == ',')
+            *p = '.';
+    fputs(buf, w->fp);
+}
+
 void json_bool(struct json_writer *w, const char *key, int value)
 {
     json_prefix(w, key);

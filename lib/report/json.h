@@ -45,6 +45,11 @@ void json_uint(struct json_writer *w, const char *key, uint64_t value);
 void json_int(struct json_writer *w, const char *key, int64_t value);
 void json_double(struct json_writer *w, const char *key, double value);
 void json_bool(struct json_writer *w, const char *key, int value);
+/*
+ * A wall-clock instant as Unix seconds to the microsecond ("%.6f"): %.9g
+ * would round today's 1.8e9 s to ten seconds. "null" when not finite.
+ */
+void json_time(struct json_writer *w, const char *key, double unix_s);
 
 /*
  * value as json_double() writes it ("%.9g", '.' whatever the locale; "null"

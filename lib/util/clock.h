@@ -17,6 +17,24 @@
 uint64_t clock_now_ns(void);
 
 /*
+ * The wall clock (CLOCK_REALTIME) as Unix seconds. Only for saying when a
+ * run happened and for starting several hosts together (--start-at), never
+ * for a measurement: hosts agree on the wall clock (NTP), not on their
+ * monotonic clocks.
+ */
+double clock_wall_s(void);
+
+/*
+ * An instant as text into Unix seconds: RFC 3339 with a zone
+ * ("2026-12-01T12:00:00Z", "2026-12-01T13:00:00.25+01:00"; a space or a
+ * lower-case t for the T, z for Z) or "@" and Unix seconds ("@1764590400.5").
+ * 0, or -1 with *out untouched for anything else (a field out of range, no
+ * zone: a local time would mean different instants on different hosts).
+ * Pure.
+ */
+int clock_parse_instant(const char *text, double *out);
+
+/*
  * A duration for libevent's timers and timeouts. Seconds (an option's
  * value, as parsed) are rounded to the nearest microsecond; a negative or
  * NaN one is 0, so that a deadline already past fires at once, and one

@@ -49,6 +49,7 @@ TABLE = {
     "spoolsim/postmark": (("spoolsim", REPORT, UTIL), ()),
     "spoolsim/drive": (("spoolsim", "spoolsim/postmark", SPOOL, REPORT, UTIL), ()),
     "spoolsim/plot": (("spoolsim", REPORT, UTIL), ()),
+    "spoolsim/merge": (("spoolsim", REPORT, UTIL), ()),
 }
 # The tests see everything they test.
 _EVERYTHING = tuple(TABLE)

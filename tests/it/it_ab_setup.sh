@@ -181,8 +181,9 @@ for side, want in ((a, False), (b, True)):
 assert d["same_filesystem"] is False and not any("same mount options" in w for w in d["warnings"])
 # dirsync makes every create, rename and unlink wait for the disk: on a
 # loop device a raw run is several times slower (7x here), far beyond the
-# spread between runs, so the direction alone is checked, run by run.
-assert max(b["runs"]) < min(a["runs"]), (a["runs"], b["runs"])
+# spread between runs; a shared machine can still stall one run, so the
+# direction is checked on the medians.
+assert sorted(b["runs"])[1] < sorted(a["runs"])[1], (a["runs"], b["runs"])
 PY
     check "the text report shows dirsync on B's runs only" sh -c "test \$(grep -Ec '^B run [0-9]: .*dirsync' '$WORK/e4.out') = 3 && ! grep -E '^A run [0-9]: .*dirsync' '$WORK/e4.out'"
     check "nothing left on the image" test -z "$(ls -A "$mnt" | grep -v lost+found)"

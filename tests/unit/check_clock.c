@@ -65,6 +65,60 @@ START_TEST(test_timeval)
 }
 END_TEST
 
+struct instant_case {
+    const char *text;
+    int ok;
+    double unix_s;
+};
+
+static const struct instant_case instants[] = {
+    {"1970-01-01T00:00:00Z", 1, 0},
+    {"2026-12-01T12:00:00Z", 1, 1796126400},
+    {"2026-12-01t12:00:00z", 1, 1796126400},
+    {"2026-12-01 12:00:00Z", 1, 1796126400},
+    {"2026-12-01T13:30:00+01:30", 1, 1796126400},
+    {"2026-12-01T07:00:00-05:00", 1, 1796126400},
+    {"2024-02-29T00:00:00.25Z", 1, 1709164800.25},
+    {"2000-03-01T00:00:00Z", 1, 951868800},
+    {"1969-12-31T23:59:59Z", 1, -1},
+    {"@1764590400.5", 1, 1764590400.5},
+    {"@0", 1, 0},
+    {"2025-02-29T00:00:00Z", 0, 0}, /* not a leap year */
+    {"2100-02-29T00:00:00Z", 0, 0},
+    {"2026-13-01T00:00:00Z", 0, 0},
+    {"2026-12-01T24:00:00Z", 0, 0},
+    {"2026-12-01T23:59:60Z", 0, 0},
+    {"2026-12-01T12:00:00", 0, 0}, /* no zone */
+    {"2026-12-01T12:00:00.Z", 0, 0},
+    {"2026-12-01T12:00:00Zx", 0, 0},
+    {"2026-12-01T12:00:00+0100", 0, 0},
+    {"2026-12-01", 0, 0},
+    {"12:00:00Z", 0, 0},
+    {"", 0, 0},
+    {"@", 0, 0},
+    {"@-5", 0, 0},
+    {"@1.2.3", 0, 0},
+    {"@inf", 0, 0},
+    {"@ 5", 0, 0},
+    {"@0x10", 0, 0},
+    {"@5s", 0, 0},
+};
+
+START_TEST(test_instant)
+{
+    const struct instant_case *c = &instants[_i];
+    double v = -12345;
+    int rc = clock_parse_instant(c->text, &v);
+
+    if (!c->ok) {
+        ck_assert_msg(rc == -1 && v == -12345, "\"%s\": accepted as %.3f", c->text, v);
+        return;
+    }
+    ck_assert_msg(rc == 0, "\"%s\": refused", c->text);
+    ck_assert_msg(fabs(v - c->unix_s) < 1e-6, "\"%s\": %.6f, want %.6f", c->text, v, c->unix_s);
+}
+END_TEST
+
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 int main(void)
@@ -73,6 +127,7 @@ int main(void)
     TCase *tc = tcase_create("core");
 
     tcase_add_loop_test(tc, test_timeval, 0, COUNT(cases));
+    tcase_add_loop_test(tc, test_instant, 0, COUNT(instants));
     suite_add_tcase(s, tc);
     return check_run_suite(s);
 }

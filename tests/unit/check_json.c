@@ -103,6 +103,8 @@ START_TEST(test_doubles)
     json_double(&w, NULL, NAN);
     json_double(&w, NULL, INFINITY);
     json_double(&w, NULL, -INFINITY);
+    json_time(&w, NULL, 1796126400.25);
+    json_time(&w, NULL, NAN);
     json_end_array(&w);
     mem_expect("[\n"
                "  0,\n"
@@ -114,6 +116,8 @@ START_TEST(test_doubles)
                "  1e+300,\n"
                "  null,\n"
                "  null,\n"
+               "  null,\n"
+               "  1796126400.250000,\n"
                "  null\n"
                "]\n");
 }

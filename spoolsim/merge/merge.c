@@ -1,0 +1,257 @@
+/*
+ * spoolsim merge - the results of smtp-source on several hosts as one
+ * report (see spoolsim(1), MERGE, and docs/multi-host.md).
+ *
+ * The I/O around merge_data: read each result, hand it in, write the
+ * merged summary (text on standard output, as smtp-source prints its own)
+ * and the merged JSON. Nothing is written unless every result merged.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fileutil.h"
+#include "json.h"
+#include "json_meta.h"
+#include "merge_data.h"
+#include "msg.h"
+#include "optarg.h"
+#include "spoolsim.h"
+
+struct merge_options {
+    const char *output; /* -o: the merged JSON, NULL: none */
+    int no_summary;
+};
+
+static void usage(FILE *fp)
+{
+    fprintf(fp, "Usage: spoolsim merge [options] RESULT.json...\n"
+                "\n"
+                "Merges the JSON results of smtp-source runs (one per load host, started\n"
+                "together with --start-at) into one: counts added, latency histograms added\n"
+                "bucket by bucket (the percentiles exact, never averaged), rates over the\n"
+                "union of the windows on the wall clock, timeline rows added by wall-clock\n"
+                "interval. Results that cannot be merged are refused: not smtp-source's,\n"
+                "histograms of another layout, another --interval, windows that do not\n"
+                "overlap, the same --id twice.\n"
+                "\n"
+                "Options:\n"
+                "  -o, --output FILE   the merged result as JSON (- = stdout)\n"
+                "  --no-summary        no text summary on standard output\n"
+                "  -h, --help, --version\n"
+                "\n"
+                "Exit status: 0 when merged; 1 if the output could not be written; 2 for a\n"
+                "usage error or results that cannot be read or merged.\n");
+}
+
+enum { OPT_NO_SUMMARY = 256, OPT_HELP, OPT_VERSION };
+
+static const struct option long_options[] = {
+    {"output", required_argument, NULL, 'o'},
+    {"no-summary", no_argument, NULL, OPT_NO_SUMMARY},
+    {"help", no_argument, NULL, OPT_HELP},
+    {"version", no_argument, NULL, OPT_VERSION},
+    {NULL, 0, NULL, 0},
+};
+
+static void parse_options(int argc, char **argv, struct merge_options *o)
+{
+    int ch;
+
+    memset(o, 0, sizeof(*o));
+    while ((ch = optarg_getopt(argc, argv, "ho:", long_options)) != -1) {
+        switch (ch) {
+        case 'o':
+            optarg_output_file(optarg, "-o");
+            o->output = optarg;
+            break;
+        case OPT_NO_SUMMARY:
+            o->no_summary = 1;
+            break;
+        case 'h':
+        case OPT_HELP:
+            usage(stdout);
+            exit(0);
+        case OPT_VERSION:
+            printf("spoolsim merge %s\n", PACKAGE_VERSION);
+            exit(0);
+        default:
+            msg_panic("option %d not handled", ch);
+        }
+    }
+    if (optind >= argc)
+        msg_usage("no results to merge (RESULT.json...)");
+}
+
+static void print_counts(FILE *fp, const char *label, const struct merge_counts *c)
+{
+    if (c->n == 0)
+        return;
+    fprintf(fp, "%s", label);
+    for (size_t i = 0; i < c->n; i++)
+        fprintf(fp, " %s=%llu", c->key[i], (unsigned long long)c->value[i]);
+    fprintf(fp, "\n");
+}
+
+static void report_text(FILE *fp, const struct merge *m)
+{
+    double secs = merge_window_s(m);
+
+    fprintf(fp,
+            "spoolsim merge: %zu results, %llu message%s delivered, %llu failed, of %llu "
+            "attempted in %.3f s\n",
+            m->n, (unsigned long long)m->delivered, m->delivered == 1 ? "" : "s",
+            (unsigned long long)m->failed, (unsigned long long)m->attempted, secs);
+    if (secs > 0)
+        fprintf(fp, "spoolsim merge: %.1f msgs/s, %.3f MB/s, %.1f recipients/s, %llu connections\n",
+                (double)m->delivered / secs, (double)m->bytes / secs / 1e6,
+                (double)m->recipients / secs, (unsigned long long)m->connections);
+    for (size_t i = 0; i < m->n; i++) {
+        const struct merge_input *in = &m->inputs[i];
+
+        fprintf(fp, "  %-20s %s %llu delivered, %llu failed, start %+.3f s, end %+.3f s\n",
+                in->id[0] ? in->id : in->name, in->target, (unsigned long long)in->delivered,
+                (unsigned long long)in->failed, in->start - m->start, in->end - m->start);
+    }
+    fprintf(fp, "latency:\n");
+    for (size_t i = 0; i < m->stages; i++)
+        if (histogram_count(&m->latency[i]) > 0)
+            histogram_print_text(fp, m->stage[i], &m->latency[i]);
+    if (m->failed > 0) {
+        print_counts(fp, "failures:", &m->failures);
+        print_counts(fp, "connect errors:", &m->connect_errors);
+        print_counts(fp, "failures by code:", &m->by_code);
+    }
+}
+
+static void write_counts(struct json_writer *w, const char *key, const struct merge_counts *c)
+{
+    json_begin_object(w, key);
+    for (size_t i = 0; i < c->n; i++)
+        json_uint(w, c->key[i], c->value[i]);
+    json_end_object(w);
+}
+
+static void write_json(FILE *fp, const struct merge *m, const struct json_run *run)
+{
+    struct json_writer w;
+    double secs = merge_window_s(m);
+
+    json_init(&w, fp);
+    json_begin_object(&w, NULL);
+    json_meta_write(&w, run);
+    json_begin_array(&w, "inputs");
+    for (size_t i = 0; i < m->n; i++) {
+        const struct merge_input *in = &m->inputs[i];
+
+        json_begin_object(&w, NULL);
+        json_string(&w, "file", in->name);
+        json_string(&w, "id", in->id[0] ? in->id : NULL);
+        json_string(&w, "target", in->target);
+        json_time(&w, "start_time", in->start);
+        json_time(&w, "end_time", in->end);
+        json_uint(&w, "attempted", in->attempted);
+        json_uint(&w, "delivered", in->delivered);
+        json_uint(&w, "failed", in->failed);
+        json_end_object(&w);
+    }
+    json_end_array(&w);
+    json_time(&w, "start_time", m->start);
+    json_time(&w, "end_time", m->end);
+    json_double(&w, "elapsed_s", secs);
+    json_uint(&w, "attempted", m->attempted);
+    json_uint(&w, "delivered", m->delivered);
+    json_uint(&w, "failed", m->failed);
+    json_uint(&w, "bytes", m->bytes);
+    json_uint(&w, "recipients", m->recipients);
+    json_uint(&w, "connections", m->connections);
+    json_uint(&w, "tls_sessions", m->tls_sessions);
+    json_double(&w, "delivered_per_s", secs > 0 ? (double)m->delivered / secs : 0);
+    json_double(&w, "bytes_per_s", secs > 0 ? (double)m->bytes / secs : 0);
+    json_begin_object(&w, "latency");
+    for (size_t i = 0; i < m->stages; i++)
+        histogram_write_json(&w, m->stage[i], &m->latency[i]);
+    json_end_object(&w);
+    json_double(&w, "interval_s", m->interval_s);
+    timeline_write_json(&m->timeline, &w, "timeline");
+    write_counts(&w, "failures", &m->failures);
+    write_counts(&w, "connect_errors", &m->connect_errors);
+    write_counts(&w, "failures_by_code", &m->by_code);
+    json_end_object(&w);
+    json_finish(&w);
+}
+
+/* The JSON whole at path, or no file there: 0, or -1 with errno. */
+static int save_json(const char *path, const struct merge *m, const struct json_run *run)
+{
+    char *doc = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&doc, &len), *fp;
+    int saved;
+
+    if (mem == NULL)
+        return -1;
+    write_json(mem, m, run);
+    if (fclose(mem) != 0) {
+        free(doc);
+        return -1;
+    }
+    if (strcmp(path, "-") == 0) {
+        saved = fwrite(doc, 1, len, stdout) == len && fflush(stdout) == 0 ? 0 : -1;
+        free(doc);
+        return saved;
+    }
+    if ((fp = fopen(path, "w")) == NULL) {
+        free(doc);
+        return -1;
+    }
+    if (fwrite(doc, 1, len, fp) != len || fclose(fp) != 0) {
+        saved = errno;
+        unlink(path);
+        free(doc);
+        errno = saved;
+        return -1;
+    }
+    free(doc);
+    return 0;
+}
+
+int spoolsim_merge(int argc, char **argv)
+{
+    struct merge_options o;
+    struct json_run run;
+    struct merge m;
+    char err[512];
+    int status = 0;
+
+    json_run_init(&run, "spoolsim merge", "spoolsim", argc, argv);
+    parse_options(argc, argv, &o);
+    merge_init(&m);
+    for (int i = optind; i < argc; i++) {
+        char *text = file_read_all(argv[i], NULL);
+
+        if (text == NULL)
+            msg_usage("%s: cannot read: %s", argv[i], strerror(errno));
+        if (o.output && strcmp(o.output, argv[i]) == 0)
+            msg_usage("-o %s: that is a result to merge", o.output);
+        if (merge_add(&m, text, argv[i], err, sizeof(err)) != 0)
+            msg_usage("%s", err);
+        free(text);
+    }
+    if (merge_finish(&m, err, sizeof(err)) != 0)
+        msg_usage("%s", err);
+    if (!o.no_summary && !(o.output && strcmp(o.output, "-") == 0))
+        report_text(stdout, &m);
+    if (o.output && save_json(o.output, &m, &run) != 0) {
+        msg_warn("cannot write %s: %s", o.output, strerror(errno));
+        status = 1;
+    }
+    merge_free(&m);
+    json_run_free(&run);
+    return status;
+}

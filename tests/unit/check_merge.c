@@ -1,0 +1,404 @@
+/*
+ * check_merge - spoolsim merge's merging: the merged histogram is the
+ * histogram of all the samples (so its percentiles are exact), counts
+ * add, the rate is over the union of the windows, timeline rows line up
+ * on the wall clock, and what cannot be merged is refused.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_json_text.h"
+#include "check_main.h"
+#include "json_meta.h"
+#include "merge_data.h"
+
+/* One smtp-source result as the test writes it. */
+struct spec {
+    const char *program, *id;
+    double start, end, interval;
+    uint64_t attempted, delivered, failed;
+    const struct histogram *txn;
+    const char *stage2; /* a second stage's name ("connect"), or NULL */
+    uint64_t refused;   /* failures_by_code "450@rcpt" */
+    int no_start;
+};
+
+static char *result_text(const struct spec *s)
+{
+    static const struct json_host host = {.name = "h", .cpus = 1};
+    static char *argv[] = {"smtp-source", NULL};
+    struct json_run run = {s->program, NULL, 1, argv};
+    struct json_text t;
+    struct json_writer *w = json_text_begin(&t);
+    struct histogram empty;
+    struct timeline tl;
+    struct timeline_point p = {0};
+
+    histogram_init(&empty);
+    json_meta_write_with(w, &run, &host, 0);
+    json_string(w, "id", s->id);
+    json_string(w, "target", "192.0.2.1:25");
+    if (!s->no_start) {
+        json_time(w, "start_time", s->start);
+        json_time(w, "end_time", s->end);
+    }
+    json_uint(w, "attempted", s->attempted);
+    json_uint(w, "delivered", s->delivered);
+    json_uint(w, "failed", s->failed);
+    json_uint(w, "bytes", s->delivered * 1000);
+    json_uint(w, "recipients", s->delivered);
+    json_uint(w, "connections", 2);
+    json_uint(w, "tls_sessions", 0);
+    json_begin_object(w, "latency");
+    if (s->stage2)
+        histogram_write_json(w, s->stage2, &empty);
+    histogram_write_json(w, "txn", s->txn);
+    json_end_object(w);
+    json_double(w, "interval_s", s->interval);
+    /* rows of interval each, the run's counts spread evenly, the last one shorter */
+    timeline_init(&tl, TIMELINE_IN | TIMELINE_OUT | TIMELINE_FAILURES);
+    timeline_add(&tl, &p, NULL);
+    while (p.t + s->interval < s->end - s->start) {
+        double f;
+
+        p.t += s->interval;
+        f = p.t / (s->end - s->start);
+        p.in = (uint64_t)(f * (double)s->attempted);
+        p.out = (uint64_t)(f * (double)s->delivered);
+        p.failures = (uint64_t)(f * (double)s->failed);
+        timeline_add(&tl, &p, NULL);
+    }
+    p.t = s->end - s->start;
+    p.in = s->attempted;
+    p.out = s->delivered;
+    p.failures = s->failed;
+    timeline_add(&tl, &p, NULL);
+    timeline_write_json(&tl, w, "timeline");
+    timeline_free(&tl);
+    json_begin_object(w, "failures");
+    json_uint(w, "reply", s->refused);
+    json_uint(w, "connect", s->failed - s->refused);
+    json_end_object(w);
+    json_begin_object(w, "connect_errors");
+    if (s->failed > s->refused)
+        json_uint(w, "Connection refused", s->failed - s->refused);
+    json_end_object(w);
+    json_begin_object(w, "failures_by_code");
+    if (s->refused)
+        json_uint(w, "450@rcpt", s->refused);
+    json_end_object(w);
+    return json_text_end(&t);
+}
+
+/* A long-tailed sample, reproducible: latencies from 50 us to about a second. */
+static uint64_t sample(uint64_t *state)
+{
+    double u;
+
+    *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+    u = (double)(*state >> 11) / 9007199254740992.0;
+    return (uint64_t)(50000.0 * exp(10.0 * u * u));
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+    return x < y ? -1 : x > y;
+}
+
+static int add(struct merge *m, const struct spec *s, const char *name, char *err, size_t len)
+{
+    char *text = result_text(s);
+    int rc = merge_add(m, text, name, err, len);
+
+    free(text);
+    return rc;
+}
+
+START_TEST(test_histograms_exact)
+{
+    enum { N = 3, PER = 4000 };
+    static struct histogram h[N], all;
+    static uint64_t raw[N * PER];
+    static const double pcts[] = {1, 50, 90, 99, 99.9, 100};
+    uint64_t state = 42;
+    struct merge m;
+    char err[512];
+
+    histogram_init(&all);
+    for (int i = 0; i < N; i++) {
+        histogram_init(&h[i]);
+        /* different hosts, different loads: the second one's latencies are 3 times longer */
+        for (int k = 0; k < PER * (i + 1) / 2; k++) {
+            uint64_t v = sample(&state) * (i == 1 ? 3 : 1);
+
+            histogram_record(&h[i], v);
+            histogram_record(&all, v);
+            raw[histogram_count(&all) - 1] = v;
+        }
+    }
+    merge_init(&m);
+    for (int i = 0; i < N; i++) {
+        char id[8];
+        struct spec s = {.program = "smtp-source",
+                         .id = id,
+                         .start = 1000 + 0.01 * i,
+                         .end = 1010,
+                         .interval = 1,
+                         .attempted = h[i].count,
+                         .delivered = h[i].count,
+                         .txn = &h[i]};
+
+        snprintf(id, sizeof(id), "h%d", i);
+        ck_assert_msg(add(&m, &s, id, err, sizeof(err)) == 0, "%s", err);
+    }
+    ck_assert_msg(merge_finish(&m, err, sizeof(err)) == 0, "%s", err);
+    ck_assert_uint_eq(m.stages, 1);
+    ck_assert_str_eq(m.stage[0], "txn");
+    /* the merged histogram is the histogram of all the samples, bucket for bucket */
+    ck_assert_uint_eq(m.latency[0].count, all.count);
+    ck_assert_uint_eq(m.latency[0].min, all.min);
+    ck_assert_uint_eq(m.latency[0].max, all.max);
+    ck_assert(fabs(m.latency[0].sum - all.sum) < 1);
+    ck_assert(memcmp(m.latency[0].counts, all.counts, sizeof(all.counts)) == 0);
+    /* so its percentiles are the raw ones within the histogram's 1/256 */
+    qsort(raw, all.count, sizeof(raw[0]), cmp_u64);
+    for (size_t i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++) {
+        uint64_t got = histogram_percentile(&m.latency[0], pcts[i]);
+        size_t rank = (size_t)ceil(pcts[i] / 100 * (double)all.count);
+        uint64_t want = raw[(rank ? rank : 1) - 1];
+
+        ck_assert_uint_eq(got, histogram_percentile(&all, pcts[i]));
+        ck_assert_msg(fabs((double)got - (double)want) <= (double)want / 256 + 1,
+                      "p%g: %llu, raw %llu", pcts[i], (unsigned long long)got,
+                      (unsigned long long)want);
+    }
+    /* and not the mean of the hosts' p99s, which the slow host would pull far off */
+    {
+        double mean_p99 = 0;
+
+        for (int i = 0; i < N; i++)
+            mean_p99 += (double)histogram_percentile(&h[i], 99) / N;
+        ck_assert(fabs(mean_p99 - (double)histogram_percentile(&all, 99)) >
+                  (double)histogram_percentile(&all, 99) / 100);
+    }
+    merge_free(&m);
+}
+END_TEST
+
+START_TEST(test_counts_and_window)
+{
+    struct histogram h;
+    struct merge m;
+    char err[512];
+    const struct spec a = {.program = "smtp-source",
+                           .id = "a",
+                           .start = 1000.0,
+                           .end = 1010.0,
+                           .interval = 1,
+                           .attempted = 100,
+                           .delivered = 97,
+                           .failed = 3,
+                           .txn = &h,
+                           .refused = 2};
+    const struct spec b = {.program = "smtp-source",
+                           .id = "b",
+                           .start = 1000.2,
+                           .end = 1010.5,
+                           .interval = 1,
+                           .attempted = 50,
+                           .delivered = 50,
+                           .txn = &h};
+    const struct spec c = {.program = "smtp-source",
+                           .id = "c",
+                           .start = 1000.1,
+                           .end = 1009.8,
+                           .interval = 1,
+                           .attempted = 31,
+                           .delivered = 30,
+                           .failed = 1,
+                           .txn = &h,
+                           .refused = 1};
+    uint64_t in = 0, out = 0, failed = 0;
+
+    histogram_init(&h);
+    histogram_record(&h, 2000000);
+    merge_init(&m);
+    ck_assert_msg(add(&m, &a, "a.json", err, sizeof(err)) == 0, "%s", err);
+    ck_assert_msg(add(&m, &b, "b.json", err, sizeof(err)) == 0, "%s", err);
+    ck_assert_msg(add(&m, &c, "c.json", err, sizeof(err)) == 0, "%s", err);
+    ck_assert_msg(merge_finish(&m, err, sizeof(err)) == 0, "%s", err);
+    ck_assert_uint_eq(m.n, 3);
+    ck_assert_uint_eq(m.attempted, 181);
+    ck_assert_uint_eq(m.delivered, 177);
+    ck_assert_uint_eq(m.failed, 4);
+    ck_assert_uint_eq(m.bytes, 177000);
+    ck_assert_uint_eq(m.connections, 6);
+    ck_assert_uint_eq(m.latency[0].count, 3);
+    /* the union of the windows: 1000.0 to 1010.5 */
+    ck_assert(fabs(m.start - 1000.0) < 1e-6 && fabs(m.end - 1010.5) < 1e-6);
+    ck_assert(fabs(merge_window_s(&m) - 10.5) < 1e-6);
+    ck_assert_uint_eq(m.by_code.n, 1);
+    ck_assert_str_eq(m.by_code.key[0], "450@rcpt");
+    ck_assert_uint_eq(m.by_code.value[0], 3);
+    ck_assert_uint_eq(m.failures.n, 2);
+    ck_assert_uint_eq(m.failures.value[0] + m.failures.value[1], 4);
+    ck_assert_uint_eq(m.connect_errors.n, 1);
+    ck_assert_uint_eq(m.connect_errors.value[0], 1);
+    /* timeline: 11 rows of the union (the last 0.5 s), the counts add up to the runs' */
+    ck_assert_uint_eq(m.timeline.n, 11);
+    ck_assert(fabs(m.timeline.rows[10].t - 10) < 1e-9);
+    ck_assert(fabs(m.timeline.rows[10].interval_s - 0.5) < 1e-6);
+    for (size_t r = 0; r < m.timeline.n; r++) {
+        in += m.timeline.rows[r].messages_in;
+        out += m.timeline.rows[r].messages_out;
+        failed += m.timeline.rows[r].failures;
+    }
+    ck_assert_uint_eq(in, 181);
+    ck_assert_uint_eq(out, 177);
+    ck_assert_uint_eq(failed, 4);
+    /* each host's first second lands in the first row, whatever its start skew */
+    ck_assert_uint_eq(m.timeline.rows[0].messages_in, 10 + 4 + 3);
+    merge_free(&m);
+}
+END_TEST
+
+START_TEST(test_timeline_on_the_wall_clock)
+{
+    struct histogram h;
+    struct merge m;
+    char err[512];
+    /* b starts 3 s after a: its first row is the merged row 3 */
+    const struct spec a = {.program = "smtp-source",
+                           .id = "a",
+                           .start = 500,
+                           .end = 505,
+                           .interval = 1,
+                           .attempted = 5,
+                           .delivered = 5,
+                           .txn = &h};
+    const struct spec b = {.program = "smtp-source",
+                           .id = "b",
+                           .start = 503,
+                           .end = 506,
+                           .interval = 1,
+                           .attempted = 30,
+                           .delivered = 30,
+                           .txn = &h};
+
+    histogram_init(&h);
+    merge_init(&m);
+    ck_assert_msg(add(&m, &a, "a", err, sizeof(err)) == 0, "%s", err);
+    ck_assert_msg(add(&m, &b, "b", err, sizeof(err)) == 0, "%s", err);
+    ck_assert_msg(merge_finish(&m, err, sizeof(err)) == 0, "%s", err);
+    ck_assert_uint_eq(m.timeline.n, 6);
+    ck_assert_uint_eq(m.timeline.rows[0].messages_in, 1);
+    ck_assert_uint_eq(m.timeline.rows[2].messages_in, 1);
+    ck_assert_uint_eq(m.timeline.rows[3].messages_in, 1 + 10);
+    ck_assert_uint_eq(m.timeline.rows[5].messages_in, 10);
+    merge_free(&m);
+}
+END_TEST
+
+/* What must be refused, and a word the message must have. */
+START_TEST(test_refused)
+{
+    struct histogram h;
+    struct merge m;
+    char err[512], *text, *bits;
+    const struct spec ok = {.program = "smtp-source",
+                            .id = "a",
+                            .start = 100,
+                            .end = 110,
+                            .interval = 1,
+                            .attempted = 1,
+                            .delivered = 1,
+                            .txn = &h};
+    struct spec s;
+
+    histogram_init(&h);
+    histogram_record(&h, 1000000);
+    merge_init(&m);
+    ck_assert_msg(add(&m, &ok, "a.json", err, sizeof(err)) == 0, "%s", err);
+
+    s = ok;
+    s.program = "spoolsim relay";
+    s.id = "r";
+    ck_assert_int_eq(add(&m, &s, "relay.json", err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, "relay.json") && strstr(err, "not of smtp-source"), "%s", err);
+
+    s = ok;
+    s.id = "a";
+    ck_assert_int_eq(add(&m, &s, "again.json", err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, "id \"a\" again"), "%s", err);
+
+    s = ok;
+    s.id = "i";
+    s.interval = 0.5;
+    ck_assert_int_eq(add(&m, &s, "i.json", err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, "interval_s"), "%s", err);
+
+    s = ok;
+    s.id = "st";
+    s.stage2 = "connect";
+    ck_assert_int_eq(add(&m, &s, "st.json", err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, "latency stages"), "%s", err);
+
+    s = ok;
+    s.id = "old";
+    s.no_start = 1;
+    ck_assert_int_eq(add(&m, &s, "old.json", err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, "start_time"), "%s", err);
+
+    /* another layout: sub_bucket_bits 5 */
+    s = ok;
+    s.id = "l";
+    text = result_text(&s);
+    bits = strstr(text, "\"sub_bucket_bits\": 7");
+    ck_assert_ptr_nonnull(bits);
+    bits[strlen("\"sub_bucket_bits\": ")] = '5';
+    ck_assert_int_eq(merge_add(&m, text, "l.json", err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, "another layout") && strstr(err, "sub_bucket_bits 5"), "%s", err);
+    /* counts that do not add up */
+    bits[strlen("\"sub_bucket_bits\": ")] = '7';
+    ck_assert_int_eq(merge_add(&m, text, "l.json", err, sizeof(err)), 0);
+    free(text);
+    s.id = "cut";
+    text = result_text(&s);
+    text[strlen(text) / 2] = 0;
+    ck_assert_int_eq(merge_add(&m, text, "cut.json", err, sizeof(err)), -1);
+    free(text);
+
+    /* nothing refused changed what was merged: a.json and l.json */
+    ck_assert_uint_eq(m.n, 2);
+    ck_assert_uint_eq(m.delivered, 2);
+    ck_assert_uint_eq(m.latency[0].count, 2);
+
+    /* no overlap: a later run */
+    s = ok;
+    s.id = "late";
+    s.start = 111;
+    s.end = 120;
+    ck_assert_int_eq(add(&m, &s, "late.json", err, sizeof(err)), 0);
+    ck_assert_int_eq(merge_finish(&m, err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, "do not overlap") && strstr(err, "late.json"), "%s", err);
+    merge_free(&m);
+
+    merge_init(&m);
+    ck_assert_int_eq(merge_finish(&m, err, sizeof(err)), -1);
+    merge_free(&m);
+}
+END_TEST
+
+int main(void)
+{
+    const TTest *const tests[] = {test_histograms_exact, test_counts_and_window,
+                                  test_timeline_on_the_wall_clock, test_refused, NULL};
+
+    return check_run_tests("merge", tests);
+}
