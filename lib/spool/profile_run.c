@@ -18,6 +18,7 @@
 #include "fileutil.h"
 #include "pf_qfile.h"
 #include "profile_run.h"
+#include "spool_backend.h"
 #include "xalloc.h"
 
 #define WRITE_PIECE 4096
@@ -43,17 +44,15 @@ static int make_dir(const char *path, char *err, size_t errlen)
 
 int profile_setup(const struct profile *p, const char *root, char *err, size_t errlen)
 {
-    char path[4096];
-
     if (make_dir(root, err, errlen) != 0)
         return -1;
-    if (p->builtin_postfix) {
-        struct pf_spool sp = {0};
-        int status = pf_spool_open(&sp, root, err, errlen);
+    return spool_backend_of(p)->setup(p, root, err, errlen);
+}
 
-        pf_spool_close(&sp);
-        return status;
-    }
+static int table_setup(const struct profile *p, const char *root, char *err, size_t errlen)
+{
+    char path[4096];
+
     for (size_t i = 0; p->dirs[i]; i++) {
         snprintf(path, sizeof(path), "%s/%s", root, p->dirs[i]);
         if (make_dir(path, err, errlen) != 0)
@@ -86,11 +85,22 @@ int profile_setup(const struct profile *p, const char *root, char *err, size_t e
     return 0;
 }
 
+static int pf_setup(const struct profile *p, const char *root, char *err, size_t errlen)
+{
+    struct pf_spool sp = {0};
+    int status = pf_spool_open(&sp, root, err, errlen);
+
+    (void)p;
+    pf_spool_close(&sp);
+    return status;
+}
+
 void profile_runner_init(struct profile_runner *pr, const struct profile *p, const char *root,
                          enum profile_sync sync, unsigned worker)
 {
     memset(pr, 0, sizeof(*pr));
     pr->profile = p;
+    pr->backend = spool_backend_of(p);
     pr->root = root;
     pr->sync = sync;
     pr->worker = worker;
@@ -98,13 +108,22 @@ void profile_runner_init(struct profile_runner *pr, const struct profile *p, con
         pr->fd[i] = -1;
     for (unsigned i = 0; i < MEASURE_COUNT; i++)
         histogram_init(&pr->latency[i]);
-    if (p->builtin_postfix) {
-        pr->pf.dir = xstrdup(root);
-        pr->pf.hash_depth = 1;
-        pr->pf.sync = sync == PROFILE_SYNC_NONE        ? PF_SYNC_NONE
-                      : sync == PROFILE_SYNC_FDATASYNC ? PF_SYNC_FDATASYNC
+    if (pr->backend->runner_init)
+        pr->backend->runner_init(pr);
+}
+
+static void pf_runner_init(struct profile_runner *pr)
+{
+    pr->pf.dir = xstrdup(pr->root);
+    pr->pf.hash_depth = 1;
+    pr->pf.sync = pr->sync == PROFILE_SYNC_NONE        ? PF_SYNC_NONE
+                  : pr->sync == PROFILE_SYNC_FDATASYNC ? PF_SYNC_FDATASYNC
                                                        : PF_SYNC_FSYNC;
-    }
+}
+
+static void pf_runner_free(struct profile_runner *pr)
+{
+    pf_spool_close(&pr->pf);
 }
 
 /* A phase that stopped on an error leaves its files open: they go here. */
@@ -121,8 +140,8 @@ void profile_runner_free(struct profile_runner *pr)
 {
     close_slots(pr);
     free(pr->body);
-    if (pr->profile->builtin_postfix)
-        pf_spool_close(&pr->pf);
+    if (pr->backend->runner_free)
+        pr->backend->runner_free(pr);
 }
 
 static void body_of(struct profile_runner *pr, size_t size)
@@ -455,22 +474,48 @@ static int pf_defer(struct profile_runner *pr, struct profile_msg *m)
     return status;
 }
 
+static int table_accept(struct profile_runner *pr, struct profile_msg *m)
+{
+    return run_table(pr, PHASE_ACCEPT, m);
+}
+
+static int table_deliver(struct profile_runner *pr, struct profile_msg *m)
+{
+    return run_table(pr, PHASE_DELIVER, m);
+}
+
+static int table_defer(struct profile_runner *pr, struct profile_msg *m)
+{
+    return run_table(pr, PHASE_DEFER, m);
+}
+
+const struct spool_backend spool_backend_postfix = {
+    .name = "postfix",
+    .setup = pf_setup,
+    .runner_init = pf_runner_init,
+    .runner_free = pf_runner_free,
+    .phase = {pf_accept, pf_deliver, pf_defer},
+    .totals = spool_postfix_totals,
+    .queues = spool_postfix_queues,
+    .lasting = spool_postfix_lasting,
+};
+
+const struct spool_backend spool_backend_table = {
+    .name = "table",
+    .setup = table_setup,
+    .phase = {table_accept, table_deliver, table_defer},
+    .totals = spool_table_totals,
+    .queues = spool_table_queues,
+    .lasting = spool_table_lasting,
+};
+
 int profile_run(struct profile_runner *pr, enum profile_phase phase, struct profile_msg *m)
 {
-    const struct profile *p = pr->profile;
     int status;
 
-    if (p->no_io)
+    if (pr->profile->no_io)
         return 0;
-    if (!p->builtin_postfix) {
-        status = run_table(pr, phase, m);
-    } else if (phase == PHASE_ACCEPT) {
-        status = pf_accept(pr, m);
-    } else if (phase == PHASE_DELIVER) {
-        status = pf_deliver(pr, m);
-    } else {
-        status = pf_defer(pr, m);
-    }
+    status = pr->backend->phase[phase](pr, m);
     if (status == 0 && phase == PHASE_DEFER)
         m->deferred = 1;
     else if (status == 0 && phase == PHASE_DELIVER)

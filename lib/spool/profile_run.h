@@ -3,10 +3,10 @@
  *
  * A runner belongs to one worker thread. It executes a phase of a
  * profile (profile.h) against a spool directory, times every operation,
- * and counts what it did. The postfix profile runs pf_spool, the relay's
- * own code, so that `spoolsim raw --profile postfix' and the relay make
- * the same system calls. Errors stop the phase and leave a message in
- * err; the files of a message that failed are not cleaned up here.
+ * and counts what it did, through the profile's backend (spool_backend.h):
+ * the postfix profile runs pf_spool, the relay's own code, so that
+ * `spoolsim raw --profile postfix' and the relay make the same system calls. Errors stop the phase
+ * and leave a message in err; the files of a message that failed are not cleaned up here.
  */
 #ifndef SPOOLSIM_PROFILE_RUN_H
 #define SPOOLSIM_PROFILE_RUN_H
@@ -40,8 +40,11 @@ struct profile_msg {
     char qid[PF_QUEUE_ID_MAX]; /* postfix: the queue ID */
 };
 
+struct spool_backend;
+
 struct profile_runner {
     const struct profile *profile;
+    const struct spool_backend *backend; /* the profile's, chosen at init */
     const char *root;
     enum profile_sync sync;
     unsigned worker;

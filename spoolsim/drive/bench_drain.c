@@ -12,10 +12,9 @@
 #include <unistd.h>
 
 #include "bench_drain.h"
+#include "spool_backend.h"
 
 #define MAX_DEPTH 8 /* the deepest profile tree is queue/HH/ID/file */
-
-static const char *const postfix_queues[] = {"incoming", "active", "deferred", NULL};
 
 /* Regular files (and anything else that is not a directory) below the open directory fd. */
 static size_t count_files(int fd, int depth, const char *skip)
@@ -54,7 +53,8 @@ static size_t count_files(int fd, int depth, const char *skip)
 
 static size_t queued_files(const struct profile *p, const char *spool)
 {
-    const char *const *dirs = p->builtin_postfix ? postfix_queues : p->dirs;
+    const struct spool_backend *b = spool_backend_of(p);
+    const char *const *dirs = b->queues(p), *const *lasting = b->lasting(p);
     size_t n = 0;
 
     for (size_t i = 0; dirs[i]; i++) {
@@ -68,11 +68,11 @@ static size_t queued_files(const struct profile *p, const char *spool)
         n += count_files(fd, 0, strcmp(dirs[i], "pid") == 0 ? "relay.pid" : NULL);
     }
     /* The profile's own lasting files (Exim's hints databases and their locks) are no message. */
-    for (size_t i = 0; !p->builtin_postfix && p->files && p->files[i]; i++) {
+    for (size_t i = 0; lasting && lasting[i]; i++) {
         char path[4096];
         struct stat sb;
 
-        snprintf(path, sizeof(path), "%s/%s", spool, p->files[i]);
+        snprintf(path, sizeof(path), "%s/%s", spool, lasting[i]);
         if (n > 0 && lstat(path, &sb) == 0 && S_ISREG(sb.st_mode))
             n--;
     }

@@ -35,6 +35,7 @@
 #include "progress_out.h"
 #include "optarg.h"
 #include "profile_run.h"
+#include "spool_backend.h"
 #include "raw_report.h"
 #include "spoolsim.h"
 #include "workload.h"
@@ -296,10 +297,10 @@ static struct profile_msg queue_pop(struct raw_worker *w)
 static uint64_t worker_syncs(const struct raw_worker *w)
 {
     const struct profile_runner *pr = &w->runner;
+    struct spool_op_totals t;
 
-    if (w->raw->profile->builtin_postfix)
-        return pr->pf_stats.fsyncs;
-    return pr->ops[OP_FSYNC] + pr->ops[OP_FDATASYNC] + pr->ops[OP_FSYNC_DIR];
+    pr->backend->totals(pr->ops, &pr->pf_stats, &t);
+    return spool_op_syncs(&t);
 }
 
 /* The counters after a phase, and the accept's latency (0: not an accept). */

@@ -14,6 +14,7 @@
 #include "json.h"
 #include "raw_report.h"
 #include "report_mark.h"
+#include "spool_backend.h"
 
 void raw_result_init(struct raw_result *res)
 {
@@ -29,57 +30,10 @@ static double per(double n, double d)
     return d > 0 ? n / d : 0;
 }
 
-/* The counts shown per message, the same way for table and postfix profiles. */
-struct op_totals {
-    uint64_t creates, writes, fsyncs, fdatasyncs, dir_fsyncs, renames, links, unlinks, probes,
-        stats, chmods, utimes, mkdirs, rmdirs, locks;
-};
-
-static void totals(const struct profile *p, const struct raw_result *res, struct op_totals *t)
+/* The counts shown per message, the same way for every backend. */
+static void totals(const struct profile *p, const struct raw_result *res, struct spool_op_totals *t)
 {
-    memset(t, 0, sizeof(*t));
-    if (p->builtin_postfix) {
-        const struct pf_spool_stats *s = &res->pf;
-
-        t->creates = s->creates;
-        t->writes = s->writes;
-        t->fsyncs = p->builtin_postfix ? s->fsyncs : 0;
-        t->renames = s->renames;
-        t->unlinks = s->unlinks;
-        t->probes = s->probes;
-        t->stats = s->stat_probes;
-        t->chmods = s->chmods;
-        t->utimes = s->utimes;
-        t->mkdirs = s->mkdirs;
-        t->locks = s->locks;
-        return;
-    }
-    t->creates = res->ops[OP_CREATE] + res->ops[OP_APPEND];
-    t->writes = res->ops[OP_WRITE] + res->ops[OP_PWRITE];
-    t->fsyncs = res->ops[OP_FSYNC];
-    t->fdatasyncs = res->ops[OP_FDATASYNC];
-    t->dir_fsyncs = res->ops[OP_FSYNC_DIR];
-    t->renames = res->ops[OP_RENAME];
-    t->links = res->ops[OP_LINK];
-    t->unlinks = res->ops[OP_UNLINK];
-    t->probes = res->ops[OP_PROBE];
-    t->stats = res->ops[OP_STAT];
-    t->chmods = res->ops[OP_FCHMOD];
-    t->utimes = res->ops[OP_UTIME];
-    t->mkdirs = res->ops[OP_MKDIR];
-    t->rmdirs = res->ops[OP_RMDIR];
-    t->locks = res->ops[OP_LOCK];
-}
-
-static uint64_t syncs(const struct op_totals *t)
-{
-    return t->fsyncs + t->fdatasyncs + t->dir_fsyncs;
-}
-
-static uint64_t metadata(const struct op_totals *t)
-{
-    return t->creates + t->renames + t->links + t->unlinks + t->probes + t->stats + t->chmods +
-           t->utimes + t->mkdirs + t->rmdirs;
+    spool_backend_of(p)->totals(res->ops, &res->pf, t);
 }
 
 static const char *sync_text(const struct raw_options *o)
@@ -91,7 +45,7 @@ static const char *sync_text(const struct raw_options *o)
 static void print_report(const struct raw_options *o, const struct profile *p,
                          const struct raw_result *res, FILE *fp)
 {
-    struct op_totals t;
+    struct spool_op_totals t;
     double n = res->delivered ? (double)res->delivered : 1, rate;
     char where[1200];
 
@@ -112,10 +66,10 @@ static void print_report(const struct raw_options *o, const struct profile *p,
             (unsigned long long)res->deferred);
     fprintf(fp,
             "syncs:       %.1f/s (%.2f per message: %.2f fsync, %.2f fdatasync, %.2f directory)\n",
-            per((double)syncs(&t), res->elapsed_s), (double)syncs(&t) / n, (double)t.fsyncs / n,
-            (double)t.fdatasyncs / n, (double)t.dir_fsyncs / n);
+            per((double)spool_op_syncs(&t), res->elapsed_s), (double)spool_op_syncs(&t) / n,
+            (double)t.fsyncs / n, (double)t.fdatasyncs / n, (double)t.dir_fsyncs / n);
     fprintf(fp, "metadata:    %.1f operations/s (%.2f per message)\n",
-            per((double)metadata(&t), res->elapsed_s), (double)metadata(&t) / n);
+            per((double)spool_op_metadata(&t), res->elapsed_s), (double)spool_op_metadata(&t) / n);
     fprintf(fp,
             "per message: %.2f creates, %.2f writes, %.2f renames, %.2f links, %.2f unlinks, "
             "%.2f probes, %.2f stats, %.2f chmods, %.2f mkdirs, %.2f rmdirs, %.2f utimes, "
@@ -162,7 +116,7 @@ int raw_write_json(const struct raw_options *o, const struct profile *p,
                    const struct raw_result *res)
 {
     FILE *fp = strcmp(o->json, "-") == 0 ? stdout : fopen(o->json, "w");
-    struct op_totals t;
+    struct spool_op_totals t;
     struct json_writer w;
     double n = res->delivered ? (double)res->delivered : 1;
     int status;
@@ -195,10 +149,10 @@ int raw_write_json(const struct raw_options *o, const struct profile *p,
     json_uint(&w, "delivered", res->delivered);
     json_uint(&w, "deferrals", res->deferred);
     json_double(&w, "delivered_per_s", per((double)res->delivered, res->elapsed_s));
-    json_uint(&w, "syncs", syncs(&t));
-    json_double(&w, "syncs_per_s", per((double)syncs(&t), res->elapsed_s));
-    json_uint(&w, "metadata_ops", metadata(&t));
-    json_double(&w, "metadata_ops_per_s", per((double)metadata(&t), res->elapsed_s));
+    json_uint(&w, "syncs", spool_op_syncs(&t));
+    json_double(&w, "syncs_per_s", per((double)spool_op_syncs(&t), res->elapsed_s));
+    json_uint(&w, "metadata_ops", spool_op_metadata(&t));
+    json_double(&w, "metadata_ops_per_s", per((double)spool_op_metadata(&t), res->elapsed_s));
     json_begin_object(&w, "per_message");
     json_double(&w, "creates", (double)t.creates / n);
     json_double(&w, "writes", (double)t.writes / n);

@@ -222,6 +222,7 @@ void relay_qmgr_delivered(struct relay_msg *m); /* the next hop's answers are in
 void relay_qmgr_kick(struct relay *r);
 void relay_qmgr_flow_flush(struct relay *r); /* at a stop: nothing waits for tokens any more */
 struct relay_msg *relay_qmgr_next_ready(struct relay *r); /* for a delivery agent, or NULL */
+unsigned relay_qmgr_ready_count(const struct relay *r);   /* read from active/, not handed out */
 struct relay_msg *relay_msg_new(struct relay *r);
 void relay_msg_free(struct relay_msg *m);
 /* Recipient i failed for m->reason (and m->hop_reply): kept for its log entry. */

@@ -1034,6 +1034,11 @@ struct relay_msg *relay_qmgr_next_ready(struct relay *r)
     return m;
 }
 
+unsigned relay_qmgr_ready_count(const struct relay *r)
+{
+    return r->n_ready;
+}
+
 int relay_qmgr_idle(const struct relay *r)
 {
     return io_pool_pending(r->cleanup) == 0 && io_pool_pending(r->qmgr) == 0 &&

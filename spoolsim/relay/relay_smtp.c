@@ -686,10 +686,10 @@ void relay_smtp_deliver(struct relay *r)
 {
     if (r->stopping)
         return;
-    for (struct relay_conn *c = r->conns; c && r->ready_head; c = c->next)
+    for (struct relay_conn *c = r->conns; c && relay_qmgr_ready_count(r) > 0; c = c->next)
         if (c->state == CONN_IDLE && c->msg == NULL)
             start_message(c, relay_qmgr_next_ready(r));
-    while (r->n_ready > r->conn_starting && r->conn_count < r->opts->concurrency)
+    while (relay_qmgr_ready_count(r) > r->conn_starting && r->conn_count < r->opts->concurrency)
         conn_open(r);
 }
 

@@ -1,0 +1,118 @@
+/*
+ * check_spool_backend - which backend serves which profile, and how each
+ * counts its system calls for the report.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <string.h>
+
+#include "check_main.h"
+#include "spool_backend.h"
+
+START_TEST(test_choice)
+{
+    static const char *const tables[] = {"sendmail",  "qmail",     "exim",
+                                         "opensmtpd", "exim-4.98", "null"};
+    const struct profile *pf = profile_find("postfix");
+
+    ck_assert_ptr_eq(spool_backend_of(pf), &spool_backend_postfix);
+    ck_assert_str_eq(spool_backend_of(pf)->name, "postfix");
+    for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
+        const struct profile *p = profile_find(tables[i]);
+
+        ck_assert_msg(p != NULL, "%s", tables[i]);
+        ck_assert_ptr_eq(spool_backend_of(p), &spool_backend_table);
+    }
+    /* every phase has its function: a caller never checks for NULL */
+    for (int k = 0; k < PHASE_COUNT; k++) {
+        ck_assert_ptr_nonnull(spool_backend_postfix.phase[k]);
+        ck_assert_ptr_nonnull(spool_backend_table.phase[k]);
+    }
+}
+END_TEST
+
+START_TEST(test_postfix_totals)
+{
+    uint64_t ops[OP_KIND_COUNT];
+    struct pf_spool_stats s = {0};
+    struct spool_op_totals t;
+
+    /* the table counters are ignored: pf_spool counts its own calls */
+    for (int k = 0; k < OP_KIND_COUNT; k++)
+        ops[k] = 1000;
+    s.creates = 1;
+    s.writes = 2;
+    s.fsyncs = 3;
+    s.renames = 4;
+    s.unlinks = 5;
+    s.probes = 6;
+    s.stat_probes = 7;
+    s.chmods = 8;
+    s.utimes = 9;
+    s.mkdirs = 10;
+    s.locks = 11;
+    spool_backend_postfix.totals(ops, &s, &t);
+    ck_assert_uint_eq(t.creates, 1);
+    ck_assert_uint_eq(t.writes, 2);
+    ck_assert_uint_eq(t.fsyncs, 3);
+    ck_assert_uint_eq(t.fdatasyncs, 0);
+    ck_assert_uint_eq(t.dir_fsyncs, 0);
+    ck_assert_uint_eq(t.stats, 7);
+    ck_assert_uint_eq(t.locks, 11);
+    ck_assert_uint_eq(t.links, 0);
+    ck_assert_uint_eq(spool_op_syncs(&t), 3);
+    ck_assert_uint_eq(spool_op_metadata(&t), 1 + 4 + 5 + 6 + 7 + 8 + 9 + 10);
+}
+END_TEST
+
+START_TEST(test_table_totals)
+{
+    uint64_t ops[OP_KIND_COUNT] = {0};
+    struct pf_spool_stats s = {0};
+    struct spool_op_totals t;
+
+    s.fsyncs = 1000; /* pf_spool's counters are not the table's */
+    ops[OP_CREATE] = 2;
+    ops[OP_APPEND] = 3;
+    ops[OP_WRITE] = 4;
+    ops[OP_PWRITE] = 1;
+    ops[OP_FSYNC] = 6;
+    ops[OP_FDATASYNC] = 7;
+    ops[OP_FSYNC_DIR] = 8;
+    ops[OP_LINK] = 9;
+    ops[OP_RMDIR] = 10;
+    ops[OP_LOCK] = 11;
+    ops[OP_READDIR] = 12; /* neither a sync nor a change: not counted */
+    spool_backend_table.totals(ops, &s, &t);
+    ck_assert_uint_eq(t.creates, 5);
+    ck_assert_uint_eq(t.writes, 5);
+    ck_assert_uint_eq(spool_op_syncs(&t), 6 + 7 + 8);
+    ck_assert_uint_eq(spool_op_metadata(&t), 5 + 9 + 10);
+    ck_assert_uint_eq(t.locks, 11);
+}
+END_TEST
+
+START_TEST(test_queues)
+{
+    const struct profile *pf = profile_find("postfix"), *exim = profile_find("exim");
+    const char *const *q = spool_backend_postfix.queues(pf);
+
+    ck_assert_str_eq(q[0], "incoming");
+    ck_assert_str_eq(q[1], "active");
+    ck_assert_str_eq(q[2], "deferred");
+    ck_assert_ptr_null(q[3]);
+    ck_assert_ptr_null(spool_backend_postfix.lasting(pf));
+    ck_assert_ptr_eq(spool_backend_table.queues(exim), exim->dirs);
+    ck_assert_ptr_eq(spool_backend_table.lasting(exim), exim->files);
+    ck_assert_ptr_nonnull(exim->files); /* its hints databases stay */
+}
+END_TEST
+
+int main(void)
+{
+    const TTest *const tests[] = {test_choice, test_postfix_totals, test_table_totals, test_queues,
+                                  NULL};
+
+    return check_run_tests("spool_backend", tests);
+}
