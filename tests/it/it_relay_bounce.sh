@@ -170,6 +170,8 @@ dsn=$(grep -l -x $'MAIL FROM:<>\r' "$WORK"/hop.out/msg.* | head -1)
 check "the notification: Action failed, Status 4.2.0, Final-Recipient, Subject" \
     to "$WORK/dsn4.check" dsn_check "$dsn" alice@example.org defer-dave@example.net 4.2.0 stuck
 stop "$relay4_PID"
+# The figures, for a failure's log.
+echo "# relay4: expired $(json_get "$WORK/relay4.json" expired), bounces_sent $(json_get "$WORK/relay4.json" bounces_sent), deferrals $(json_get "$WORK/relay4.json" deferrals)"
 check "relay JSON: expired, deferred first, 1 notice" \
     test "$(json_get "$WORK/relay4.json" expired) $(json_get "$WORK/relay4.json" bounces_sent)" = "1 1" -a \
     "$(json_get "$WORK/relay4.json" deferrals)" -ge 1
