@@ -21,7 +21,6 @@
 #include "msg.h"
 #include "sink_private.h"
 #include "sink_text.h"
-#include "smtp_input.h"
 #include "xalloc.h"
 
 /* --min-data-rate: the client fell behind (data_deadline.h). */
@@ -30,7 +29,7 @@ void sink_data_too_slow(void *arg)
     struct sink_session *s = arg;
     char text[300];
 
-    if (!s->in_data || s->closing)
+    if (!s->conn.in_data || s->conn.closing)
         return;
     s->server->stats.timeouts++;
     snprintf(text, sizeof(text), "421 4.4.2 %s Error: data rate too low",
@@ -43,9 +42,8 @@ void sink_message_begin(struct sink_session *s)
 {
     const struct sink_options *opts = s->server->opts;
 
-    smtp_data_init(&s->data, opts->bare_lf);
-    s->in_data = 1;
-    data_deadline_start(&s->data_deadline, &s->data);
+    smtp_server_begin_data(&s->conn, opts->bare_lf);
+    data_deadline_start(&s->data_deadline, &s->conn.data);
     s->msg_id = s->server->next_id++;
     s->msg_bytes = 0;
     s->oversize = 0;
@@ -55,7 +53,7 @@ void sink_message_begin(struct sink_session *s)
         s->header = xmalloc(HEADER_KEEP);
     if (opts->dump_template || opts->dump_file) {
         struct sink_dump_envelope env = {
-            s->client_addr,
+            s->conn.peer,
             s->proto,
             s->helo,
             s->mail_args,
@@ -73,7 +71,7 @@ void sink_message_begin(struct sink_session *s)
     }
 }
 
-static void on_content(void *arg, const char *buf, size_t len)
+void sink_message_content(void *arg, const char *buf, size_t len)
 {
     struct sink_session *s = arg;
     const struct sink_options *opts = s->server->opts;
@@ -114,26 +112,26 @@ static void log_message(struct sink_session *s, uint64_t id)
             "id=%08llX size=%llu sum=%016llx rcpts=%u message-id=%s from=%s client=%s\n",
             (unsigned long long)id, (unsigned long long)s->msg_bytes,
             (unsigned long long)s->checksum, s->rcpt_count, message_id,
-            s->mail_args ? s->mail_args : "", s->client_addr);
+            s->mail_args ? s->mail_args : "", s->conn.peer);
 }
 
-static void finish_message(struct sink_session *s)
+void sink_message_finish(void *arg)
 {
+    struct sink_session *s = arg;
     struct sink_server *server = s->server;
     const char *reject = NULL;
     uint64_t id = s->msg_id;
     char text[160];
 
-    s->in_data = 0;
     data_deadline_stop(&s->data_deadline);
     if (server->opts->cmd[SINK_CMD_DOT].log)
-        msg_info("%s: . (%llu bytes)", s->client_addr, (unsigned long long)s->msg_bytes);
+        msg_info("%s: . (%llu bytes)", s->conn.peer, (unsigned long long)s->msg_bytes);
     if (s->oversize) {
         reject = "552 5.3.4 Error: message too large";
-    } else if ((reject = smtp_data_reject(&s->data)) == NULL && sink_policy(s, SINK_CMD_DOT)) {
+    } else if ((reject = smtp_data_reject(&s->conn.data)) == NULL && sink_policy(s, SINK_CMD_DOT)) {
         sink_message_end_dumps(s, 0);
         server->stats.rejected++;
-        if (!s->closing)
+        if (!s->conn.closing)
             sink_transaction_reset(s);
         return;
     }
@@ -160,11 +158,4 @@ static void finish_message(struct sink_session *s)
     sink_reply_to(s, SINK_CMD_DOT, text, AFTER_NONE);
     if (server->on_message)
         server->on_message(server);
-}
-
-void sink_message_read(struct sink_session *s)
-{
-    if (s->in_data && !s->closing &&
-        smtp_input_data(&s->data, bufferevent_get_input(s->bev), on_content, s))
-        finish_message(s);
 }

@@ -19,6 +19,7 @@
 #include "smtp_data.h"
 #include "smtp_line.h"
 #include "smtp_seq.h"
+#include "smtp_server.h"
 
 #define HEADER_KEEP 2048 /* header bytes kept to find the Message-ID */
 
@@ -27,24 +28,16 @@ enum after_reply { AFTER_NONE, AFTER_CLOSE, AFTER_STARTTLS, AFTER_DATA_BEGIN };
 struct sink_session {
     struct sink_server *server;
     struct sink_session *prev, *next; /* in server->sessions */
-    struct bufferevent *bev;
+    struct smtp_server_conn conn;     /* the socket, its input and output, STARTTLS */
     struct event *timer;
     struct data_deadline data_deadline; /* --min-data-rate */
-    struct smtp_line_reader lines;
     struct smtp_seq seq;
-    struct smtp_data_reader data;
-    int in_data;
-    int closing;
     int paused;          /* waiting for a timer: a delayed reply or -A/-H */
     char *pending_reply; /* sent when the timer fires */
     enum after_reply pending_after;
     int abort_after_pause; /* -A: the timer ends the session with 550 */
-    int tls;
-    int tls_pending;      /* our 220 to STARTTLS is still on its way */
-    int free_scheduled;   /* session_free_later() was called */
-    int greeting_pending; /* --greet-delay: the greeting is not out yet */
+    int greeting_pending;  /* --greet-delay: the greeting is not out yet */
     unsigned errors;
-    char client_addr[INET6_ADDRSTRLEN + 8];
     const char *proto;
     char *helo;
     char *mail_args;
@@ -73,7 +66,8 @@ void sink_transaction_reset(struct sink_session *s);
 /* sink_message.c */
 void sink_message_begin(struct sink_session *s);
 void sink_data_too_slow(void *session); /* the data_deadline callback */
-void sink_message_read(struct sink_session *s);
+void sink_message_content(void *session, const char *buf, size_t len);
+void sink_message_finish(void *session); /* the end of data */
 void sink_message_end_dumps(struct sink_session *s, int keep);
 
 #endif

@@ -1,15 +1,14 @@
 /*
  * sink_session - one smtp-sink session on a libevent loop; see sink_session.h.
  *
- * Input is handled in session_process(): command lines go through
- * smtp_line / smtp_cmd / smtp_seq, message text through smtp_data. Replies
+ * The connection is lib/net's smtp_server core; this file is the policy it
+ * calls back: command lines go through smtp_cmd / smtp_seq here, message
+ * text to sink_message.c. Replies
  * that must wait (-w, -W, faults with delays) park the session on a timer;
  * nothing here sleeps or blocks.
  */
 #include "config.h"
 
-#include <arpa/inet.h>
-#include <errno.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <netinet/in.h>
@@ -29,27 +28,18 @@
 #include "sink_text.h"
 #include "smtp_cmd.h"
 #include "smtp_data.h"
-#include "smtp_input.h"
 #include "smtp_line.h"
 #include "smtp_seq.h"
-#include "tls_bev.h"
+#include "smtp_server.h"
 #include "xalloc.h"
 
-#define INPUT_HIGH_WATER (64 * 1024)
-
-static void session_process(struct sink_session *s);
 static void session_free(struct sink_session *s);
-static void session_free_later(struct sink_session *s);
-static void on_read(struct bufferevent *bev, void *arg);
-static void on_write(struct bufferevent *bev, void *arg);
-static void start_tls(struct sink_session *s);
-static void on_event(struct bufferevent *bev, short what, void *arg);
 
 /* ---------------------------------------------------------------- replies */
 
 void sink_reply(struct sink_session *s, const char *text)
 {
-    struct evbuffer *out = bufferevent_get_output(s->bev);
+    struct evbuffer *out = bufferevent_get_output(s->conn.bev);
     int code = atoi(text);
 
     if (code > 0 && code < SINK_MAX_CODE)
@@ -63,7 +53,7 @@ void sink_reply(struct sink_session *s, const char *text)
         }
     }
     if (s->server->opts->verbose)
-        msg_info("%s: > %s", s->client_addr, text);
+        msg_info("%s: > %s", s->conn.peer, text);
     evbuffer_add(out, text, strlen(text));
     evbuffer_add(out, "\r\n", 2);
 }
@@ -73,8 +63,8 @@ static void send_raw_reply(struct sink_session *s, const char *text)
 {
     s->server->stats.replies[atoi(text) % SINK_MAX_CODE]++;
     if (s->server->opts->verbose)
-        msg_info("%s: > %s", s->client_addr, text);
-    bufferevent_write(s->bev, text, strlen(text));
+        msg_info("%s: > %s", s->conn.peer, text);
+    bufferevent_write(s->conn.bev, text, strlen(text));
 }
 
 /* One-line replies get their CR LF here; the prebuilt EHLO reply has its own. */
@@ -86,75 +76,25 @@ static void send_any_reply(struct sink_session *s, const char *text)
         sink_reply(s, text);
 }
 
-/*
- * Send what the session has to say. A plain session writes its replies
- * itself, at once, and keeps EV_WRITE off unless the socket is full: a
- * bufferevent would otherwise switch the write event on and off around
- * every reply, two epoll_ctl calls for each. TLS sessions leave it to
- * their OpenSSL bufferevent. Once all is sent, a closing session goes and
- * a STARTTLS session starts its handshake.
- */
+/* Send what the session has to say (smtp_server.h); a closing session then goes. */
 void sink_flush(struct sink_session *s)
 {
-    struct evbuffer *out;
-
-    if (s->bev == NULL || s->free_scheduled)
-        return;
-    out = bufferevent_get_output(s->bev);
-    if (!s->tls && evbuffer_get_length(out) > 0) {
-        int written;
-
-        /* A bufferevent keeps its output's start frozen against outside drains. */
-        evbuffer_unfreeze(out, 1);
-        written = evbuffer_write(out, bufferevent_getfd(s->bev));
-        evbuffer_freeze(out, 1);
-        if (written < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
-            session_free_later(s);
-            return;
-        }
-    }
-    if (evbuffer_get_length(out) > 0) {
-        bufferevent_enable(s->bev, EV_WRITE); /* on_write takes over */
-        return;
-    }
-    if (s->closing)
-        session_free_later(s);
-    else if (s->tls_pending)
-        start_tls(s);
+    smtp_server_flush(&s->conn);
 }
 
 void sink_close_after_flush(struct sink_session *s)
 {
-    s->closing = 1;
-    bufferevent_disable(s->bev, EV_READ);
+    smtp_server_close_after_flush(&s->conn);
     sink_flush(s);
-}
-
-static void on_free_later(evutil_socket_t fd, short what, void *arg)
-{
-    (void)fd;
-    (void)what;
-    session_free(arg);
 }
 
 /*
  * Callers up the stack may still hold the session (a command handler inside
- * session_process()), so it is freed from the event loop, not here.
+ * the core's input loop), so it is freed from the event loop, not here.
  */
 static void session_free_later(struct sink_session *s)
 {
-    static const struct timeval now = {0, 0};
-
-    if (s->free_scheduled)
-        return;
-    s->free_scheduled = 1;
-    s->closing = 1;
-    if (s->bev)
-        bufferevent_disable(s->bev, EV_READ | EV_WRITE);
-    if (s->timer)
-        evtimer_del(s->timer);
-    data_deadline_stop(&s->data_deadline);
-    event_base_once(s->server->base, -1, EV_TIMEOUT, on_free_later, s, &now);
+    smtp_server_free_later(&s->conn);
 }
 
 /* Postfix -W odds: roll 0..99 until a roll reaches `odds'; the rolls so far multiply. */
@@ -185,7 +125,7 @@ static void pause_for(struct sink_session *s, double seconds)
         s->timer = evtimer_new(s->server->base, on_timer, s);
     tv = clock_timeval(seconds);
     s->paused = 1;
-    bufferevent_disable(s->bev, EV_READ);
+    bufferevent_disable(s->conn.bev, EV_READ);
     evtimer_add(s->timer, &tv);
 }
 
@@ -249,13 +189,13 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
         send_any_reply(s, text);
         free(text);
         after_reply(s, s->pending_after);
-        if (s->closing || s->paused) {
+        if (s->conn.closing || s->paused) {
             sink_flush(s);
             return;
         }
     }
-    bufferevent_enable(s->bev, EV_READ);
-    session_process(s);
+    bufferevent_enable(s->conn.bev, EV_READ);
+    smtp_server_process(&s->conn);
     sink_flush(s);
 }
 
@@ -394,12 +334,12 @@ static void handle_command(struct sink_session *s, const char *line, size_t len)
     char text[600];
 
     if (opts->verbose)
-        msg_info("%s: < %.*s", s->client_addr, (int)len, line);
+        msg_info("%s: < %.*s", s->conn.peer, (int)len, line);
     if (status == 502 && handle_extra_verb(s, line, len))
         return;
     sc = sink_cmd_of(cmd.verb);
     if (status == 0 && sc != SINK_CMD_COUNT && opts->cmd[sc].log)
-        msg_info("%s: %.*s", s->client_addr, (int)len, line);
+        msg_info("%s: %.*s", s->conn.peer, (int)len, line);
     if (status == 0 && opts->lmtp != (cmd.verb == SMTP_VERB_LHLO) &&
         (cmd.verb == SMTP_VERB_HELO || cmd.verb == SMTP_VERB_EHLO || cmd.verb == SMTP_VERB_LHLO)) {
         protocol_error(s, "502 5.5.2 Error: command not recognized");
@@ -421,7 +361,7 @@ static void handle_command(struct sink_session *s, const char *line, size_t len)
         protocol_error(s, "502 5.5.1 Error: command not implemented");
         return;
     }
-    if (cmd.verb == SMTP_VERB_DATA && evbuffer_get_length(bufferevent_get_input(s->bev)) > 0) {
+    if (cmd.verb == SMTP_VERB_DATA && evbuffer_get_length(bufferevent_get_input(s->conn.bev)) > 0) {
         /* Message text sent before our 354: an early talker (docs/security.md item 6). */
         s->server->stats.protocol_errors++;
         sink_reply(s, "554 5.5.0 Error: SMTP protocol synchronization");
@@ -446,8 +386,8 @@ static void handle_command(struct sink_session *s, const char *line, size_t len)
         s->helo = xstrndup(cmd.arg.ptr, cmd.arg.len);
         sink_transaction_reset(s);
         smtp_seq_commit(&s->seq, cmd.verb);
-        s->proto = opts->lmtp ? "LMTP" : s->tls ? "ESMTPS" : "ESMTP";
-        sink_reply_to(s, sc, s->tls ? s->server->ehlo_reply_tls : s->server->ehlo_reply,
+        s->proto = opts->lmtp ? "LMTP" : s->conn.tls ? "ESMTPS" : "ESMTP";
+        sink_reply_to(s, sc, s->conn.tls ? s->server->ehlo_reply_tls : s->server->ehlo_reply,
                       AFTER_NONE);
         break;
     case SMTP_VERB_MAIL:
@@ -502,115 +442,83 @@ static void handle_command(struct sink_session *s, const char *line, size_t len)
     }
 }
 
-/* ---------------------------------------------------------------- driving */
+/* ------------------------------------------------- the core's callbacks */
 
-static void session_process(struct sink_session *s)
+static int may_read(void *arg)
 {
-    struct evbuffer *in = bufferevent_get_input(s->bev);
+    struct sink_session *s = arg;
 
-    while (!s->closing && !s->paused && !s->tls_pending && !s->server->draining) {
-        char line[SMTP_COMMAND_LINE_LIMIT];
-        size_t len;
+    /* With a greeting due, what arrives is judged then (on_greet_timer). */
+    return !s->paused && !s->server->draining && !s->greeting_pending;
+}
 
-        if (s->in_data) {
-            sink_message_read(s);
-            if (s->in_data)
-                return;
-            continue;
-        }
-        switch (smtp_input_line(&s->lines, in, line, sizeof(line), &len)) {
-        case SMTP_LINE_OK:
-            handle_command(s, line, len);
-            break;
-        case SMTP_LINE_TOO_LONG:
-            protocol_error(s, "500 5.5.2 Error: command too long");
-            break;
-        case SMTP_LINE_NEED_MORE:
-            return;
-        }
-    }
+static void on_command(void *arg, const char *line, size_t len)
+{
+    handle_command(arg, line, len);
+}
+
+static void on_too_long(void *arg)
+{
+    protocol_error(arg, "500 5.5.2 Error: command too long");
+}
+
+static void on_timeout(void *arg)
+{
+    struct sink_session *s = arg;
+    char text[300];
+
+    s->server->stats.timeouts++;
+    snprintf(text, sizeof(text), "421 4.4.2 %s Error: timeout exceeded", s->server->opts->hostname);
+    sink_reply(s, text);
+    sink_close_after_flush(s);
 }
 
 /*
- * STARTTLS: once our 220 has left, the plain bufferevent hands its socket
- * to an OpenSSL one. Until then the session reads nothing, and whatever
- * the client sent after STARTTLS is thrown away: plaintext must never run
- * inside TLS (CVE-2011-0411).
+ * STARTTLS: the core drops what came behind the command and, once our 220
+ * has left, moves the socket into TLS; the session forgets its HELO.
  */
 static void begin_tls(struct sink_session *s)
 {
-    tls_bev_hold(s->bev);
-    s->tls_pending = 1;
+    smtp_server_begin_tls(&s->conn);
     sink_flush(s);
 }
 
-static void start_tls(struct sink_session *s)
+static void on_tls_started(void *arg)
 {
-    struct bufferevent *tls = tls_bev_upgrade(s->bev, s->server->tls_ctx, TLS_BEV_SERVER);
-    struct timeval tv;
+    struct sink_session *s = arg;
 
-    s->tls_pending = 0;
-    s->bev = tls;
-    if (tls == NULL) {
-        msg_warn("%s: cannot start TLS", s->client_addr);
-        session_free_later(s);
-        return;
-    }
-    s->tls = 1;
     s->server->stats.tls_sessions++;
     smtp_seq_tls_started(&s->seq);
-    smtp_line_init(&s->lines, SMTP_COMMAND_LINE_LIMIT);
     free(s->helo);
     s->helo = NULL;
-    bufferevent_setcb(tls, on_read, on_write, on_event, s);
-    tv = clock_timeval(s->server->opts->timeout);
-    bufferevent_set_timeouts(tls, &tv, &tv);
-    bufferevent_setwatermark(tls, EV_READ, 0, INPUT_HIGH_WATER);
-    bufferevent_enable(tls, EV_READ | EV_WRITE);
 }
 
-static void on_read(struct bufferevent *bev, void *arg)
+/* Nothing may fire between the decision to free and the free. */
+static void on_stop(void *arg)
 {
     struct sink_session *s = arg;
 
-    (void)bev;
-    if (s->greeting_pending)
-        return; /* judged when the greeting is due */
-    session_process(s);
-    sink_flush(s);
+    if (s->timer)
+        evtimer_del(s->timer);
+    data_deadline_stop(&s->data_deadline);
 }
 
-static void on_write(struct bufferevent *bev, void *arg)
+static void on_free(void *arg)
 {
-    struct sink_session *s = arg;
-
-    if (evbuffer_get_length(bufferevent_get_output(bev)) != 0)
-        return;
-    if (!s->tls)
-        bufferevent_disable(bev, EV_WRITE); /* back to writing directly */
-    sink_flush(s);
+    session_free(arg);
 }
 
-static void on_event(struct bufferevent *bev, short what, void *arg)
-{
-    struct sink_session *s = arg;
-
-    (void)bev;
-    if (s->free_scheduled)
-        return;
-    if ((what & BEV_EVENT_TIMEOUT) && !s->closing) {
-        char text[300];
-
-        s->server->stats.timeouts++;
-        snprintf(text, sizeof(text), "421 4.4.2 %s Error: timeout exceeded",
-                 s->server->opts->hostname);
-        sink_reply(s, text);
-        sink_close_after_flush(s);
-        return;
-    }
-    if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT))
-        session_free_later(s);
-}
+static const struct smtp_server_ops sink_ops = {
+    .may_read = may_read,
+    .on_command = on_command,
+    .on_too_long = on_too_long,
+    .on_data_chunk = sink_message_content,
+    .on_data_end = sink_message_finish,
+    .on_timeout = on_timeout,
+    .on_tls_started = on_tls_started,
+    .on_stop = on_stop,
+    .on_free = on_free,
+};
 
 static void session_free(struct sink_session *s)
 {
@@ -621,8 +529,7 @@ static void session_free(struct sink_session *s)
     if (s->timer)
         event_free(s->timer);
     data_deadline_free(&s->data_deadline);
-    if (s->bev)
-        bufferevent_free(s->bev);
+    smtp_server_release(&s->conn);
     free(s->pending_reply);
     free(s->helo);
     free(s->rcpts);
@@ -638,16 +545,6 @@ static void session_free(struct sink_session *s)
     server->stats.sessions_ended++;
     if (server->on_session_end)
         server->on_session_end(server);
-}
-
-static void describe_peer(const struct sockaddr *addr, char *buf, size_t len)
-{
-    if (addr->sa_family == AF_INET)
-        inet_ntop(AF_INET, &((const struct sockaddr_in *)addr)->sin_addr, buf, (socklen_t)len);
-    else if (addr->sa_family == AF_INET6)
-        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)addr)->sin6_addr, buf, (socklen_t)len);
-    else
-        snprintf(buf, len, "local");
 }
 
 static void greet(struct sink_session *s)
@@ -667,7 +564,7 @@ static void on_greet_timer(evutil_socket_t fd, short what, void *arg)
     s->greeting_pending = 0;
     event_free(s->timer);
     s->timer = NULL;
-    if (evbuffer_get_length(bufferevent_get_input(s->bev)) > 0) {
+    if (evbuffer_get_length(bufferevent_get_input(s->conn.bev)) > 0) {
         s->server->stats.protocol_errors++;
         sink_reply(s, "554 5.5.0 Error: talked before the greeting");
         sink_close_after_flush(s);
@@ -681,23 +578,18 @@ void sink_session_start(struct sink_server *server, int fd, const struct sockadd
 {
     struct sink_session *s = xcalloc(1, sizeof(*s));
     const struct sink_options *opts = server->opts;
-    struct timeval tv;
+    struct smtp_server_config cfg = {server->base, server->tls_ctx, opts->timeout, 1, 0};
     int one = 1;
 
     (void)addrlen;
     s->server = server;
     s->proto = "SMTP";
-    describe_peer(addr, s->client_addr, sizeof(s->client_addr));
     if (addr->sa_family != AF_UNIX)
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    s->bev = bufferevent_socket_new(server->base, fd, BEV_OPT_CLOSE_ON_FREE);
-    if (s->bev == NULL) {
-        msg_warn("cannot set up a session for %s", s->client_addr);
-        evutil_closesocket(fd);
+    if (smtp_server_start(&s->conn, &cfg, &sink_ops, s, fd, addr) < 0) {
         free(s);
         return;
     }
-    smtp_line_init(&s->lines, SMTP_COMMAND_LINE_LIMIT);
     smtp_seq_init(&s->seq);
     data_deadline_init(&s->data_deadline, server->base, opts->timeout, opts->min_data_rate,
                        sink_data_too_slow, s);
@@ -709,15 +601,11 @@ void sink_session_start(struct sink_server *server, int fd, const struct sockadd
         server->stats.first_ns = clock_now_ns();
     if (++server->stats.active > server->stats.max_active)
         server->stats.max_active = server->stats.active;
-    bufferevent_setcb(s->bev, on_read, on_write, on_event, s);
-    tv = clock_timeval(opts->timeout);
-    bufferevent_set_timeouts(s->bev, &tv, &tv);
-    bufferevent_setwatermark(s->bev, EV_READ, 0, INPUT_HIGH_WATER);
-    bufferevent_enable(s->bev, EV_READ);
+    bufferevent_enable(s->conn.bev, EV_READ);
     if (opts->verbose)
-        msg_info("connect from %s", s->client_addr);
+        msg_info("connect from %s", s->conn.peer);
     if (opts->cmd[SINK_CMD_CONNECT].log)
-        msg_info("%s: connect", s->client_addr);
+        msg_info("%s: connect", s->conn.peer);
     if (opts->greet_delay > 0) {
         /* Keep reading meanwhile: whatever arrives before the greeting convicts the client. */
         struct timeval wait = {

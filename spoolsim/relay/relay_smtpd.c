@@ -1,8 +1,10 @@
 /*
  * relay_smtpd - the relay's SMTP server side.
  *
- * A session reads commands through smtp_line / smtp_cmd / smtp_seq and
- * message text through smtp_data, exactly as smtp-sink does. With the
+ * The connection (input loop, flushing, STARTTLS, deferred free) is
+ * lib/net's smtp_server core, shared with smtp-sink; this file is the
+ * relay's policy: commands through smtp_cmd / smtp_seq, the message text
+ * into the queue. With the
  * postfix profile the queue file is Postfix's: the first accepted RCPT
  * waits for a cleanup thread to create it in incoming/ (0600), as smtpd
  * opens its cleanup stream there (smtpd_delay_open_until_valid_rcpt), and
@@ -22,7 +24,6 @@
  */
 #include "config.h"
 
-#include <arpa/inet.h>
 #include <errno.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -34,44 +35,32 @@
 #include <string.h>
 #include <sys/time.h>
 
-#include "bev_out.h"
 #include "clock.h"
 #include "data_deadline.h"
 #include "msg.h"
 #include "relay_private.h"
 #include "smtp_cmd.h"
 #include "smtp_data.h"
-#include "smtp_input.h"
 #include "smtp_line.h"
 #include "smtp_seq.h"
-#include "tls_bev.h"
+#include "smtp_server.h"
 #include "xalloc.h"
-
-#define INPUT_HIGH_WATER (64 * 1024)
 /* Records gathered before they go to the file; with the input buffer, a session's memory. */
 #define STREAM_CHUNK (32 * 1024)
 
 struct relay_session {
     struct relay *relay;
     struct relay_session *prev, *next;
-    struct bufferevent *bev;
-    struct smtp_line_reader lines;
+    struct smtp_server_conn conn; /* the socket, its input and output, STARTTLS */
     struct smtp_seq seq;
-    struct smtp_data_reader data;
-    int in_data;
-    struct relay_msg *committing; /* the message on a cleanup thread */
-    int streaming;                /* a job on msg's file is under way: read nothing */
-    char *opening_rcpt;           /* the RCPT that waits for the file to be created */
-    int stream_errno;             /* writing msg's file failed: the text goes nowhere */
-    struct smtpd_step *step;      /* a reply waiting for its command's CPU */
-    struct smtpd_step *step_buf;  /* made once, used for each command's step */
-    int closing;
-    int free_scheduled;
-    int tls;         /* the session runs inside TLS */
-    int tls_pending; /* our 220 to STARTTLS is on its way; the handshake follows */
+    struct relay_msg *committing;       /* the message on a cleanup thread */
+    int streaming;                      /* a job on msg's file is under way: read nothing */
+    char *opening_rcpt;                 /* the RCPT that waits for the file to be created */
+    int stream_errno;                   /* writing msg's file failed: the text goes nowhere */
+    struct smtpd_step *step;            /* a reply waiting for its command's CPU */
+    struct smtpd_step *step_buf;        /* made once, used for each command's step */
     struct data_deadline data_deadline; /* --min-data-rate */
     unsigned errors;
-    char client_addr[INET6_ADDRSTRLEN + 8];
     char *helo;
     char *sender;
     char **rcpts;
@@ -92,22 +81,18 @@ struct smtpd_step {
 };
 
 static void session_process(struct relay_session *s);
-static void session_free(struct relay_session *s);
-static void begin_tls(struct relay_session *s);
-static void start_tls(struct relay_session *s);
+static void session_flush(struct relay_session *s);
 
 static void reply(struct relay_session *s, const char *text)
 {
     if (s->relay->opts->verbose > 1)
-        msg_info("%s: > %s", s->client_addr, text);
-    bufferevent_write(s->bev, text, strlen(text));
+        msg_info("%s: > %s", s->conn.peer, text);
+    bufferevent_write(s->conn.bev, text, strlen(text));
     if (strchr(text, '\n') == NULL)
-        bufferevent_write(s->bev, "\r\n", 2);
+        bufferevent_write(s->conn.bev, "\r\n", 2);
 }
 
 #define STEP_OF(j) ((struct smtpd_step *)((char *)(j)-offsetof(struct smtpd_step, job)))
-
-static void session_flush(struct relay_session *s);
 
 static void step_work(struct io_job *job)
 {
@@ -157,51 +142,20 @@ static void reply_spent(struct relay_session *s, const char *text, uint64_t ns)
     io_pool_submit(s->relay->smtpd, &st->job);
 }
 
-static void on_free_later(evutil_socket_t fd, short what, void *arg)
+static void session_process(struct relay_session *s)
 {
-    (void)fd;
-    (void)what;
-    session_free(arg);
+    smtp_server_process(&s->conn);
 }
 
-static void session_free_later(struct relay_session *s)
-{
-    if (s->free_scheduled)
-        return;
-    s->free_scheduled = 1;
-    if (s->bev)
-        bufferevent_disable(s->bev, EV_READ | EV_WRITE);
-    event_base_once(s->relay->base, -1, EV_TIMEOUT, on_free_later, s, NULL);
-}
-
-/*
- * Send what has been said. Once all of it has left, a closing session
- * goes and a STARTTLS session begins its handshake. A TLS session's
- * output goes through OpenSSL, which its bufferevent drives by itself.
- */
 static void session_flush(struct relay_session *s)
 {
-    int status;
-
-    if (s->free_scheduled)
-        return;
-    if (s->tls) {
-        if (s->closing && evbuffer_get_length(bufferevent_get_output(s->bev)) == 0)
-            session_free_later(s);
-        return;
-    }
-    status = bev_out_flush(s->bev);
-    if (status < 0 || (status == 0 && s->closing))
-        session_free_later(s);
-    else if (status == 0 && s->tls_pending)
-        start_tls(s);
+    smtp_server_flush(&s->conn);
 }
 
 static void close_after_flush(struct relay_session *s)
 {
-    s->closing = 1;
+    smtp_server_close_after_flush(&s->conn);
     data_deadline_stop(&s->data_deadline);
-    bufferevent_disable(s->bev, EV_READ);
 }
 
 static void transaction_reset(struct relay_session *s)
@@ -215,7 +169,7 @@ static void transaction_reset(struct relay_session *s)
         relay_cleanup_abort(s->msg); /* Postfix's cleanup removes an unfinished file */
         s->msg = NULL;
     }
-    s->in_data = 0;
+    s->conn.in_data = 0;
     s->oversize = 0;
     s->stream_errno = 0;
     s->message_bytes = 0;
@@ -279,7 +233,7 @@ static void on_data_too_slow(void *arg)
 {
     struct relay_session *s = arg;
 
-    if (!s->in_data || s->closing || s->free_scheduled)
+    if (!s->conn.in_data || s->conn.closing || s->conn.free_scheduled)
         return;
     s->relay->stats.timeouts++;
     reply(s, "421 4.4.2 Error: data rate too low");
@@ -295,8 +249,8 @@ static struct relay_msg *new_message(struct relay_session *s)
     gettimeofday(&now, NULL);
     m->t_mail = s->t_mail;
     pf_qfile_begin(&m->qf, (long)now.tv_sec, (long)now.tv_usec, s->sender,
-                   strcmp(s->client_addr, "127.0.0.1") == 0 ? "localhost" : "unknown",
-                   s->client_addr, s->helo);
+                   strcmp(s->conn.peer, "127.0.0.1") == 0 ? "localhost" : "unknown", s->conn.peer,
+                   s->helo);
     s->msg = m;
     return m;
 }
@@ -316,17 +270,17 @@ static void begin_message(struct relay_session *s)
 {
     if (s->msg == NULL) /* a profile that takes the whole message at the end */
         new_message(s);
-    s->in_data = 1;
-    smtp_data_init(&s->data, s->relay->opts->bare_lf);
-    data_deadline_start(&s->data_deadline, &s->data);
+    s->conn.in_data = 1;
+    smtp_data_init(&s->conn.data, s->relay->opts->bare_lf);
+    data_deadline_start(&s->data_deadline, &s->conn.data);
 }
 
 static void end_message(struct relay_session *s)
 {
-    const char *rejected = smtp_data_reject(&s->data);
+    const char *rejected = smtp_data_reject(&s->conn.data);
     struct relay_msg *m = s->msg;
 
-    s->in_data = 0;
+    s->conn.in_data = 0;
     data_deadline_stop(&s->data_deadline);
     if (rejected || s->oversize) {
         reply(s, rejected ? rejected : "552 5.3.4 Error: message file too big");
@@ -405,7 +359,7 @@ void relay_smtpd_streamed(struct relay_session *s, struct relay_msg *m)
         msg_warn("%s: cannot write its queue file: %s", m->id, strerror(m->job_errno));
         s->stream_errno = m->job_errno ? m->job_errno : EIO; /* said at the end of data */
     }
-    if (s->relay->stopping && !s->in_data && !s->step) {
+    if (s->relay->stopping && !s->conn.in_data && !s->step) {
         reply(s, "421 4.3.2 Service shutting down");
         close_after_flush(s);
     } else {
@@ -425,7 +379,7 @@ static void handle_command(struct relay_session *s, const char *line, size_t len
     char text[600];
 
     if (opts->verbose > 1)
-        msg_info("%s: < %.*s", s->client_addr, (int)len, line);
+        msg_info("%s: < %.*s", s->conn.peer, (int)len, line);
     if (status != 0) {
         protocol_error(s, cmd.error);
         return;
@@ -439,7 +393,7 @@ static void handle_command(struct relay_session *s, const char *line, size_t len
         protocol_error(s, seq_error);
         return;
     }
-    if (cmd.verb == SMTP_VERB_DATA && evbuffer_get_length(bufferevent_get_input(s->bev)) > 0) {
+    if (cmd.verb == SMTP_VERB_DATA && evbuffer_get_length(bufferevent_get_input(s->conn.bev)) > 0) {
         /* Text before our 354 is an early talker (docs/security.md item 6). */
         reply(s, "554 5.5.0 Error: SMTP protocol synchronization");
         close_after_flush(s);
@@ -453,7 +407,7 @@ static void handle_command(struct relay_session *s, const char *line, size_t len
         transaction_reset(s);
         smtp_seq_commit(&s->seq, cmd.verb);
         if (cmd.verb == SMTP_VERB_EHLO) {
-            reply_spent(s, s->tls ? s->relay->ehlo_reply_tls : s->relay->ehlo_reply,
+            reply_spent(s, s->conn.tls ? s->relay->ehlo_reply_tls : s->relay->ehlo_reply,
                         relay_model_command_ns(s->relay->model, 0));
         } else {
             snprintf(text, sizeof(text), "250 %s", opts->hostname);
@@ -488,7 +442,7 @@ static void handle_command(struct relay_session *s, const char *line, size_t len
         break;
     case SMTP_VERB_STARTTLS:
         reply(s, "220 2.0.0 Ready to start TLS");
-        begin_tls(s);
+        smtp_server_begin_tls(&s->conn);
         break;
     case SMTP_VERB_RSET:
         transaction_reset(s);
@@ -513,115 +467,77 @@ static void handle_command(struct relay_session *s, const char *line, size_t len
     }
 }
 
-static void session_process(struct relay_session *s)
+/* ------------------------------------------------- the core's callbacks */
+
+static int may_read(void *arg)
 {
-    struct evbuffer *in = bufferevent_get_input(s->bev);
+    struct relay_session *s = arg;
 
-    while (!s->closing && !s->committing && !s->streaming && !s->step && !s->free_scheduled &&
-           !s->tls_pending) {
-        char line[SMTP_COMMAND_LINE_LIMIT];
-        size_t len;
-
-        if (s->in_data) {
-            if (!smtp_input_data(&s->data, in, on_content, s)) {
-                stream_text(s);
-                return;
-            }
-            end_message(s);
-            continue;
-        }
-        switch (smtp_input_line(&s->lines, in, line, sizeof(line), &len)) {
-        case SMTP_LINE_OK:
-            handle_command(s, line, len);
-            break;
-        case SMTP_LINE_TOO_LONG:
-            protocol_error(s, "500 5.5.2 Error: command too long");
-            break;
-        case SMTP_LINE_NEED_MORE:
-            return;
-        }
-    }
+    return !s->committing && !s->streaming && !s->step;
 }
 
-/* ---------------------------------------------------------------- STARTTLS */
-
-/*
- * Until our 220 has left, the session reads nothing; what the client sent
- * behind STARTTLS is thrown away, so plaintext never runs inside TLS
- * (CVE-2011-0411). Then the plain bufferevent hands its socket to an
- * OpenSSL one and the session forgets its EHLO.
- */
-static void begin_tls(struct relay_session *s)
+static void on_command(void *arg, const char *line, size_t len)
 {
-    tls_bev_hold(s->bev);
-    s->tls_pending = 1;
+    handle_command(arg, line, len);
 }
 
-static void on_read(struct bufferevent *bev, void *arg);
-static void on_write(struct bufferevent *bev, void *arg);
-static void on_event(struct bufferevent *bev, short what, void *arg);
-
-static void start_tls(struct relay_session *s)
+static void on_too_long(void *arg)
 {
-    struct bufferevent *tls = tls_bev_upgrade(s->bev, s->relay->tls_ctx, TLS_BEV_SERVER);
-    struct timeval tv;
+    protocol_error(arg, "500 5.5.2 Error: command too long");
+}
 
-    s->tls_pending = 0;
-    s->bev = tls;
-    if (tls == NULL) {
-        msg_warn("%s: cannot start TLS", s->client_addr);
-        session_free_later(s);
-        return;
-    }
-    s->tls = 1;
+static void on_data_wait(void *arg)
+{
+    stream_text(arg);
+}
+
+static void on_data_end(void *arg)
+{
+    end_message(arg);
+}
+
+static void on_timeout(void *arg)
+{
+    struct relay_session *s = arg;
+
+    s->relay->stats.timeouts++;
+    reply(s, "421 4.4.2 Error: timeout exceeded");
+    close_after_flush(s);
+}
+
+/* Inside TLS the session starts afresh: no transaction, no EHLO. */
+static void on_tls_started(void *arg)
+{
+    struct relay_session *s = arg;
+
     s->relay->stats.tls_sessions++;
     transaction_reset(s);
     smtp_seq_tls_started(&s->seq);
-    smtp_line_init(&s->lines, SMTP_COMMAND_LINE_LIMIT);
     free(s->helo);
     s->helo = NULL;
-    bufferevent_setcb(tls, on_read, on_write, on_event, s);
-    tv = clock_timeval(s->relay->opts->timeout);
-    bufferevent_set_timeouts(tls, &tv, &tv);
-    bufferevent_setwatermark(tls, EV_READ, 0, INPUT_HIGH_WATER);
-    bufferevent_enable(tls, EV_READ | EV_WRITE);
 }
 
-/* ---------------------------------------------------------------- events */
+static void session_free(struct relay_session *s);
 
-static void on_read(struct bufferevent *bev, void *arg)
+/* EOF, an error or a closed session; a message on a cleanup thread goes on alone. */
+static void on_free(void *arg)
 {
-    (void)bev;
-    session_process(arg);
-    session_flush(arg);
+    session_free(arg);
 }
 
-static void on_write(struct bufferevent *bev, void *arg)
-{
-    struct relay_session *s = arg;
+static const struct smtp_server_ops relay_smtpd_ops = {
+    .may_read = may_read,
+    .on_command = on_command,
+    .on_too_long = on_too_long,
+    .on_data_chunk = on_content,
+    .on_data_wait = on_data_wait,
+    .on_data_end = on_data_end,
+    .on_timeout = on_timeout,
+    .on_tls_started = on_tls_started,
+    .on_free = on_free,
+};
 
-    if (s->tls)
-        session_flush(s); /* OpenSSL has taken all of it */
-    else if (bev_out_written(bev) && (s->closing || s->tls_pending))
-        session_flush(s);
-}
-
-static void on_event(struct bufferevent *bev, short what, void *arg)
-{
-    struct relay_session *s = arg;
-
-    (void)bev;
-    if (s->free_scheduled || what == BEV_EVENT_CONNECTED)
-        return; /* a TLS handshake completed */
-    if ((what & BEV_EVENT_TIMEOUT) && !s->closing) {
-        s->relay->stats.timeouts++;
-        reply(s, "421 4.4.2 Error: timeout exceeded");
-        close_after_flush(s);
-        session_flush(s);
-        return;
-    }
-    session_free_later(s); /* EOF or error; a message on a cleanup thread goes on alone */
-}
+/* ---------------------------------------------------------------- sessions */
 
 static void session_free(struct relay_session *s)
 {
@@ -651,8 +567,7 @@ static void session_free(struct relay_session *s)
     else
         free(s->step_buf);
     data_deadline_free(&s->data_deadline);
-    if (s->bev)
-        bufferevent_free(s->bev);
+    smtp_server_release(&s->conn);
     free(s->helo);
     free(s->rcpts);
     free(s);
@@ -661,26 +576,17 @@ static void session_free(struct relay_session *s)
 void relay_smtpd_accept(struct relay *r, int fd, const struct sockaddr *addr)
 {
     struct relay_session *s = xcalloc(1, sizeof(*s));
-    struct timeval idle;
+    /* Only reading times out until TLS: a slow reader is the client's business. */
+    struct smtp_server_config cfg = {r->base, r->tls_ctx, r->opts->timeout, 0, 0};
 
     s->relay = r;
-    if (addr->sa_family == AF_INET)
-        inet_ntop(AF_INET, &((const struct sockaddr_in *)addr)->sin_addr, s->client_addr,
-                  sizeof(s->client_addr));
-    else if (addr->sa_family == AF_INET6)
-        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)addr)->sin6_addr, s->client_addr,
-                  sizeof(s->client_addr));
-    else
-        snprintf(s->client_addr, sizeof(s->client_addr), "local");
-    smtp_line_init(&s->lines, SMTP_COMMAND_LINE_LIMIT);
+    if (smtp_server_start(&s->conn, &cfg, &relay_smtpd_ops, s, fd, addr) < 0) {
+        free(s);
+        return;
+    }
     smtp_seq_init(&s->seq);
     data_deadline_init(&s->data_deadline, r->base, r->opts->timeout, r->opts->min_data_rate,
                        on_data_too_slow, s);
-    s->bev = bufferevent_socket_new(r->base, fd, BEV_OPT_CLOSE_ON_FREE);
-    bufferevent_setcb(s->bev, on_read, on_write, on_event, s);
-    bufferevent_setwatermark(s->bev, EV_READ, 0, INPUT_HIGH_WATER);
-    idle = clock_timeval(r->opts->timeout);
-    bufferevent_set_timeouts(s->bev, &idle, NULL);
     s->next = r->sessions;
     if (r->sessions)
         r->sessions->prev = s;
@@ -699,15 +605,15 @@ void relay_smtpd_accept(struct relay *r, int fd, const struct sockaddr *addr)
         snprintf(text, sizeof(text), "220 %s ESMTP spoolsim", r->opts->hostname);
         reply_spent(s, text, relay_model_command_ns(r->model, 0));
     }
-    bufferevent_enable(s->bev, EV_READ);
+    bufferevent_enable(s->conn.bev, EV_READ);
     session_flush(s);
 }
 
 void relay_smtpd_close_all(struct relay *r)
 {
     for (struct relay_session *s = r->sessions; s; s = s->next) {
-        if (s->committing || s->streaming || s->step || s->closing || s->free_scheduled ||
-            s->tls_pending)
+        if (s->committing || s->streaming || s->step || s->conn.closing || s->conn.free_scheduled ||
+            s->conn.tls_pending)
             continue;
         reply(s, "421 4.3.2 Service shutting down");
         close_after_flush(s);

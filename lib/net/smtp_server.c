@@ -1,0 +1,230 @@
+/*
+ * smtp_server - the connection half of an SMTP server session; see smtp_server.h.
+ */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <event2/buffer.h>
+#include <stdio.h>
+
+#include "bev_out.h"
+#include "clock.h"
+#include "msg.h"
+#include "smtp_input.h"
+#include "smtp_server.h"
+#include "tls_bev.h"
+
+static void on_read(struct bufferevent *bev, void *arg);
+static void on_write(struct bufferevent *bev, void *arg);
+static void on_event(struct bufferevent *bev, short what, void *arg);
+
+void smtp_server_describe_peer(const struct sockaddr *addr, char *buf, size_t len)
+{
+    if (addr->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)addr)->sin_addr, buf, (socklen_t)len);
+    else if (addr->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)addr)->sin6_addr, buf, (socklen_t)len);
+    else
+        snprintf(buf, len, "local");
+}
+
+static size_t line_limit(const struct smtp_server_conn *c)
+{
+    return c->cfg.line_limit ? c->cfg.line_limit : SMTP_COMMAND_LINE_LIMIT;
+}
+
+/* Callbacks, timeouts and the high-water mark, on a new bufferevent or the TLS one. */
+static void setup_bev(struct smtp_server_conn *c, int write_timeout)
+{
+    struct timeval tv = clock_timeval(c->cfg.timeout);
+
+    bufferevent_setcb(c->bev, on_read, on_write, on_event, c);
+    bufferevent_setwatermark(c->bev, EV_READ, 0, SMTP_SERVER_INPUT_HIGH_WATER);
+    bufferevent_set_timeouts(c->bev, &tv, write_timeout ? &tv : NULL);
+}
+
+void smtp_server_attach(struct smtp_server_conn *c, const struct smtp_server_config *cfg,
+                        const struct smtp_server_ops *ops, void *ctx, struct bufferevent *bev)
+{
+    c->cfg = *cfg;
+    c->ops = ops;
+    c->ctx = ctx;
+    c->bev = bev;
+    smtp_line_init(&c->lines, line_limit(c));
+    setup_bev(c, cfg->write_timeout);
+}
+
+int smtp_server_start(struct smtp_server_conn *c, const struct smtp_server_config *cfg,
+                      const struct smtp_server_ops *ops, void *ctx, int fd,
+                      const struct sockaddr *addr)
+{
+    struct bufferevent *bev;
+
+    smtp_server_describe_peer(addr, c->peer, sizeof(c->peer));
+    bev = bufferevent_socket_new(cfg->base, fd, BEV_OPT_CLOSE_ON_FREE);
+    if (bev == NULL) {
+        msg_warn("cannot set up a session for %s", c->peer);
+        evutil_closesocket(fd);
+        return -1;
+    }
+    smtp_server_attach(c, cfg, ops, ctx, bev);
+    return 0;
+}
+
+void smtp_server_begin_data(struct smtp_server_conn *c, enum smtp_bare_lf_policy bare_lf)
+{
+    smtp_data_init(&c->data, bare_lf);
+    c->in_data = 1;
+}
+
+void smtp_server_process(struct smtp_server_conn *c)
+{
+    const struct smtp_server_ops *ops = c->ops;
+    struct evbuffer *in = bufferevent_get_input(c->bev);
+
+    while (!c->closing && !c->free_scheduled && !c->tls_pending &&
+           (ops->may_read == NULL || ops->may_read(c->ctx))) {
+        char line[SMTP_COMMAND_LINE_LIMIT];
+        size_t len;
+
+        if (c->in_data) {
+            if (!smtp_input_data(&c->data, in, ops->on_data_chunk, c->ctx)) {
+                if (ops->on_data_wait)
+                    ops->on_data_wait(c->ctx);
+                return;
+            }
+            c->in_data = 0;
+            ops->on_data_end(c->ctx);
+            continue;
+        }
+        switch (smtp_input_line(&c->lines, in, line, sizeof(line), &len)) {
+        case SMTP_LINE_OK:
+            ops->on_command(c->ctx, line, len);
+            break;
+        case SMTP_LINE_TOO_LONG:
+            ops->on_too_long(c->ctx);
+            break;
+        case SMTP_LINE_NEED_MORE:
+            return;
+        }
+    }
+}
+
+static void on_free_later(evutil_socket_t fd, short what, void *arg)
+{
+    struct smtp_server_conn *c = arg;
+
+    (void)fd;
+    (void)what;
+    c->ops->on_free(c->ctx);
+}
+
+void smtp_server_free_later(struct smtp_server_conn *c)
+{
+    static const struct timeval now = {0, 0};
+
+    if (c->free_scheduled)
+        return;
+    c->free_scheduled = 1;
+    c->closing = 1;
+    if (c->bev)
+        bufferevent_disable(c->bev, EV_READ | EV_WRITE);
+    if (c->ops->on_stop)
+        c->ops->on_stop(c->ctx);
+    event_base_once(c->cfg.base, -1, EV_TIMEOUT, on_free_later, c, &now);
+}
+
+void smtp_server_release(struct smtp_server_conn *c)
+{
+    if (c->bev)
+        bufferevent_free(c->bev);
+    c->bev = NULL;
+}
+
+/*
+ * STARTTLS: once our 220 has left, the plain bufferevent hands its socket
+ * to an OpenSSL one. Until then the session reads nothing, and whatever
+ * the client sent behind STARTTLS is thrown away: plaintext must never run
+ * inside TLS (CVE-2011-0411).
+ */
+void smtp_server_begin_tls(struct smtp_server_conn *c)
+{
+    tls_bev_hold(c->bev);
+    c->tls_pending = 1;
+}
+
+static void start_tls(struct smtp_server_conn *c)
+{
+    struct bufferevent *tls = tls_bev_upgrade(c->bev, c->cfg.tls_ctx, TLS_BEV_SERVER);
+
+    c->tls_pending = 0;
+    c->bev = tls;
+    if (tls == NULL) {
+        msg_warn("%s: cannot start TLS", c->peer);
+        smtp_server_free_later(c);
+        return;
+    }
+    c->tls = 1;
+    smtp_line_init(&c->lines, line_limit(c));
+    c->ops->on_tls_started(c->ctx);
+    setup_bev(c, 1);
+    bufferevent_enable(tls, EV_READ | EV_WRITE);
+}
+
+/*
+ * A plain session writes its replies itself, at once, and keeps EV_WRITE
+ * off unless the socket is full (bev_out.h). A TLS session's output goes
+ * through OpenSSL, which its bufferevent drives by itself.
+ */
+void smtp_server_flush(struct smtp_server_conn *c)
+{
+    int status;
+
+    if (c->bev == NULL || c->free_scheduled)
+        return;
+    if (c->tls)
+        status = evbuffer_get_length(bufferevent_get_output(c->bev)) > 0;
+    else
+        status = bev_out_flush(c->bev);
+    if (status < 0 || (status == 0 && c->closing))
+        smtp_server_free_later(c);
+    else if (status == 0 && c->tls_pending)
+        start_tls(c);
+}
+
+void smtp_server_close_after_flush(struct smtp_server_conn *c)
+{
+    c->closing = 1;
+    bufferevent_disable(c->bev, EV_READ);
+}
+
+static void on_read(struct bufferevent *bev, void *arg)
+{
+    (void)bev;
+    smtp_server_process(arg);
+    smtp_server_flush(arg);
+}
+
+static void on_write(struct bufferevent *bev, void *arg)
+{
+    struct smtp_server_conn *c = arg;
+
+    if (c->tls || bev_out_written(bev))
+        smtp_server_flush(c);
+}
+
+static void on_event(struct bufferevent *bev, short what, void *arg)
+{
+    struct smtp_server_conn *c = arg;
+
+    (void)bev;
+    if (c->free_scheduled)
+        return;
+    if ((what & BEV_EVENT_TIMEOUT) && !c->closing) {
+        c->ops->on_timeout(c->ctx);
+        smtp_server_flush(c);
+        return;
+    }
+    if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT))
+        smtp_server_free_later(c); /* a BEV_EVENT_CONNECTED ends a TLS handshake: nothing to do */
+}
