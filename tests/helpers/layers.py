@@ -57,7 +57,7 @@ TABLE["tests/unit"] = (_EVERYTHING, RESTRICTED)
 TABLE["tests/fuzz"] = (_EVERYTHING, EVENT_TLS)
 
 # Headers the build makes: which folder each belongs to (None: every folder's).
-GENERATED = {"config.h": None, "version.h": REPORT}
+GENERATED = {"config.h": None, "version.h": REPORT, "programs.h": "spoolsim"}
 
 # Folders never looked in: the build's and the peers' own trees.
 SKIP = {".git", "autom4te.cache", "build-aux", "m4", "tests/peers", "tests/fuzz/bin", "tests/fuzz/corpus"}
