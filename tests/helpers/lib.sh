@@ -15,6 +15,7 @@ SOURCE="$top_builddir/smtp-source/smtp-source"
 . "$top_srcdir/scripts/peers.sh"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/spoolsim-test.XXXXXX")
+MAIN_PID=$BASHPID # the test's own shell: the only one whose exit cleans up
 PIDS=""
 FAILURES=0
 CHECKS=0
@@ -30,6 +31,9 @@ stop_all() {
     PIDS=""
 }
 cleanup() {
+    # A subshell (a watchdog `( sleep; kill ) &' killed as it starts) can run
+    # the EXIT trap too: it must not remove $WORK under the running test.
+    [ "$BASHPID" = "$MAIN_PID" ] || return 0
     stop_all
     [ -n "${KEEP_WORK:-}" ] && echo "kept $WORK" || rm -rf "$WORK"
 }
@@ -40,6 +44,7 @@ trap cleanup EXIT
 # lazily if they must, then $WORK.
 unmount_and_cleanup() {
     local m
+    [ "$BASHPID" = "$MAIN_PID" ] || return 0
     stop_all
     for m in "$@"; do
         if mountpoint -q "$m"; then umount "$m" 2>/dev/null || umount -l "$m"; fi
