@@ -572,8 +572,7 @@ static void run_step(struct sweep *s, unsigned i, double rate, struct sweep_step
     }
     wait_until(t0 + (uint64_t)((o->warmup + o->window) * 1e9));
     if (have_sink)
-        st->m.delivered_per_s =
-            ((double)line_tally_update(&sunk, sink_log) - sunk_start) / o->window;
+        st->arrived_per_s = ((double)line_tally_update(&sunk, sink_log) - sunk_start) / o->window;
     if (st->m.queue_known)
         st->m.queue_end = (double)bench_drain_pending(&drain);
     /* the clients' last replies: at most the SLO and a second more, then stopped */

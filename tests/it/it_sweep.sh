@@ -45,6 +45,38 @@ for x in s:
     assert x['delivered_per_s'] <= x['sent_per_s'] + 1e-9, x
 "
 
+# --target: any SMTP server (here a relay the test starts, as a user would
+# start a real MTA), with the sweep's sink on --sink-port as its next hop;
+# then the same server's acceptance alone, without a sink.
+HOP_PORT=$(free_port)
+check "a relay to sweep as a target" start_relay target --spool "$WORK/target-spool" \
+    --next-hop 127.0.0.1:"$HOP_PORT"
+check "a sweep of the target, its deliveries measured" to "$WORK/target.out" env TMPDIR="$TMP" \
+    timeout 60 "$RELAY" sweep -q --rates 20,40 --warmup 0.5s --window 1.5s --slo 1s \
+    --target 127.0.0.1:"$target_PORT" --sink-port "$HOP_PORT" --json "$WORK/target.json"
+check "JSON: what the target relayed arrived at the sink" python3 -c "
+import json
+d = json.load(open('$WORK/target.json'))
+assert d['target'] == '127.0.0.1:$target_PORT' and d['sink_port'] == $HOP_PORT, d
+for x in d['steps']:
+    # a relay on loopback keeps up with 40 messages/s: most of the window's
+    # messages are at the sink before it ends
+    assert x['arrived_per_s'] > 0.5 * x['offered_per_s'], x
+    assert x['delivered_per_s'] == x['arrived_per_s'], x
+    assert x['end_to_end_count'] is None and x['queue_start'] is None, x
+assert d['steps'][0]['held'], d['steps'][0]
+"
+check "a sweep of the target's acceptance alone" to "$WORK/accept.out" env TMPDIR="$TMP" \
+    timeout 60 "$RELAY" sweep -q --rates 20 --warmup 0.5s --window 1.5s \
+    --target 127.0.0.1:"$target_PORT" --json "$WORK/accept.json"
+check "JSON: acceptance is what the target acknowledged, no sink" python3 -c "
+import json
+x = json.load(open('$WORK/accept.json'))['steps'][0]
+assert x['accepted'] > 0 and x['arrived_per_s'] == 0, x
+assert abs(x['delivered_per_s'] - x['accepted'] / 1.5) < 1e-6, x
+"
+stop "$target_PID"
+
 bad() { # bad NAME ARGS...: exit 2, nothing started, nothing left
     local name=$1
     shift
