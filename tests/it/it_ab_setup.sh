@@ -169,10 +169,28 @@ loop_test() {
         --prepare "sync" "$mnt" -- raw -m 200 -w 4
     cat "$WORK/e4.out"
     check "the set-ups ran before every run, alternating" test "$(tr '\n' ' ' <"$LOG")" = "A B A B A B A B "
+    # A test running alongside in a private mount namespace (unshare -m)
+    # holds a copy of every mount made before it started, this image's
+    # included: the superblock then outlives the umount, and mounting the
+    # same loop device again gets it back with its dirsync flag. ab must
+    # then record what the mount shows and warn; the direction is not
+    # measurable in such a run.
     check "each run recorded its side's mount options; dirsync the slower" python3 - "$WORK/e4.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 a, b = d["sides"]["A"], d["sides"]["B"]
+opts = lambda r: r["spool"]["mount_options"]
+held = [(x, y) for x, y in zip(a["run_details"], b["run_details"])
+        if ("dirsync" in opts(x).split(",")) or ("dirsync" not in opts(y).split(","))]
+if held:
+    # a side's mount got the other's superblock back: runs with the same
+    # options must be the ones ab names in its warning
+    same = sum(opts(x) == opts(y) for x, y in zip(a["run_details"], b["run_details"]))
+    assert same and any(f"same mount options" in w and f"in {same} of 3 runs" in w
+                        for w in d["warnings"]), (same, d["warnings"])
+    print(f"# note: in {len(held)} of 3 pairs a mount kept the other side's superblock"
+          " (held by another mount namespace, e.g. a test's ip netns exec); ab warned")
+    sys.exit(0)
 for side, want in ((a, False), (b, True)):
     assert len(side["run_details"]) == 3, side
     for r in side["run_details"]:
@@ -185,7 +203,16 @@ assert d["same_filesystem"] is False and not any("same mount options" in w for w
 # direction is checked on the medians.
 assert sorted(b["runs"])[1] < sorted(a["runs"])[1], (a["runs"], b["runs"])
 PY
-    check "the text report shows dirsync on B's runs only" sh -c "test \$(grep -Ec '^B run [0-9]: .*dirsync' '$WORK/e4.out') = 3 && ! grep -E '^A run [0-9]: .*dirsync' '$WORK/e4.out'"
+    check "the text report shows each run's mount options as the JSON has them" python3 - "$WORK/e4.json" "$WORK/e4.out" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+for side in ("A", "B"):
+    for i, r in enumerate(d["sides"][side]["run_details"], 1):
+        want = f"{side} run {i}: "
+        line = [l for l in text.splitlines() if l.startswith(want)]
+        assert line and f"(mount options: {r['spool']['mount_options']})" in line[0], (line, r)
+PY
     check "nothing left on the image" test -z "$(ls -A "$mnt" | grep -v lost+found)"
 
     # The remount the kernel does not apply: whatever it did, ab must record
