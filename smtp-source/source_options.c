@@ -317,10 +317,10 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             /* It meant "no summary" here and "no progress" in spoolsim: refused, not redefined. */
             msg_usage("--quiet: say --no-summary for no summary, --no-progress for no status "
                       "line (--quiet means \"no progress\" in spoolsim's programs)");
-        case 'h':
         case OPT_THREADS:
             opts->threads = (unsigned)optarg_count(optarg, "--threads", 1, SOURCE_THREADS_MAX);
             break;
+        case 'h':
         case OPT_HELP:
             usage(stdout);
             exit(0);

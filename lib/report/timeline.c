@@ -131,6 +131,8 @@ void timeline_row_add(struct timeline *dst, size_t di, const struct timeline *sr
 
 void timeline_merge(struct timeline *dst, const struct timeline *src)
 {
+    if (dst->n == 0) /* no row of its own lacks a histogram */
+        dst->histograms = src->histograms;
     if (dst->n < src->n) {
         if (dst->cap < src->n) {
             dst->cap = src->n;
