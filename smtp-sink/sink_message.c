@@ -44,7 +44,8 @@ void sink_message_begin(struct sink_session *s)
 
     smtp_server_begin_data(&s->conn, opts->bare_lf);
     data_deadline_start(&s->data_deadline, &s->conn.data);
-    s->msg_id = s->server->next_id++;
+    s->msg_id = s->server->next_id;
+    s->server->next_id += s->server->id_stride;
     s->msg_bytes = 0;
     s->oversize = 0;
     s->checksum = CHECKSUM_INIT;

@@ -102,6 +102,8 @@ static void usage(FILE *fp)
             "                        AFTER messages were accepted; 421 also closes.\n"
             "                        Example: --fault rcpt:450:10 --fault connect:421@1000\n"
             "  --seed N              seed for random faults and delays\n"
+            "  --threads N           N event loops (1 to 256), the connections dealt\n"
+            "                        among them in turn; one report (1)\n"
             "  --msg-log FILE        one line per message: id, size, checksum, recipients,\n"
             "                        Message-ID, sender, client (\"-\" for standard output)\n"
             "  --json FILE           final statistics as JSON (\"-\" for standard output)\n"
@@ -277,6 +279,7 @@ enum {
     OPT_GREET_DELAY,
     OPT_FAULT,
     OPT_SEED,
+    OPT_THREADS,
     OPT_MSG_LOG,
     OPT_JSON,
     OPT_PORT_FILE,
@@ -298,6 +301,7 @@ static const struct option long_options[] = {
     {"greet-delay", required_argument, NULL, OPT_GREET_DELAY},
     {"fault", required_argument, NULL, OPT_FAULT},
     {"seed", required_argument, NULL, OPT_SEED},
+    {"threads", required_argument, NULL, OPT_THREADS},
     {"msg-log", required_argument, NULL, OPT_MSG_LOG},
     {"json", required_argument, NULL, OPT_JSON},
     {"port-file", required_argument, NULL, OPT_PORT_FILE},
@@ -324,6 +328,7 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
     opts->error_limit = 20;
     opts->bare_lf = SMTP_BARE_LF_NORMALIZE;
     opts->seed = 1;
+    opts->threads = 1;
 
     /*
      * Postfix's -h takes a host name, so "-h" alone, which no Postfix
@@ -475,6 +480,9 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
             break;
         case OPT_SEED:
             opts->seed = optarg_count(optarg, "--seed", 0, UINT64_MAX);
+            break;
+        case OPT_THREADS:
+            opts->threads = (unsigned)optarg_count(optarg, "--threads", 1, SINK_THREADS_MAX);
             break;
         case OPT_MSG_LOG:
             optarg_output_file(optarg, "--msg-log");

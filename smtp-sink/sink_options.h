@@ -12,6 +12,8 @@
 #ifndef SPOOLSIM_SINK_OPTIONS_H
 #define SPOOLSIM_SINK_OPTIONS_H
 
+#define SINK_THREADS_MAX 256
+
 #include <stdint.h>
 
 #include "smtp_data.h"
@@ -94,6 +96,7 @@ struct sink_options {
     const char *json_file; /* final statistics */
     const char *port_file; /* write the bound port here */
     uint64_t seed;
+    unsigned threads; /* --threads: event loops the connections are dealt among */
     int no_summary;
 };
 

@@ -51,7 +51,8 @@ struct sink_server {
     char *greeting;
     char *ehlo_reply;     /* before TLS */
     char *ehlo_reply_tls; /* once TLS is up: no STARTTLS */
-    uint64_t next_id;
+    uint64_t next_id;     /* queue ids: with --threads N, thread i takes every Nth from its own */
+    unsigned id_stride;
     void (*on_session_end)(struct sink_server *server);
     void (*on_message)(struct sink_server *server);
     int draining;                  /* stop reading: the server is about to exit */

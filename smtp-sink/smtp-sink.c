@@ -8,12 +8,15 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <event2/event.h>
 #include <event2/listener.h>
 #include <grp.h>
 #include <openssl/ssl.h>
+#include <pthread.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,68 +31,213 @@
 #include "sink_options.h"
 #include "sink_session.h"
 #include "tls.h"
+#include "xalloc.h"
 
-struct sink_main {
-    struct sink_server server;
-    struct evconnlistener *listener;
-    int listener_paused;
-    struct event *accept_pause; /* out of descriptors: try accept() again later */
-    uint64_t shown_messages, shown_sessions;
+/*
+ * --threads N: N workers, each an event loop with its own base, sessions
+ * and statistics. One listener, on the main thread, deals the accepted
+ * connections to them in turn, down a pipe each. Not a listener per
+ * thread with SO_REUSEPORT: the kernel hashes connections over those by
+ * address and port, so a handful of long sessions (-d) can land on one
+ * thread; unix: sockets have no SO_REUSEPORT; and -m (concurrent
+ * connections) pauses one accept queue, as Postfix's does, which N queues
+ * could not share. The cost is one pipe write per connection, not per
+ * message. The run-wide counts the limits need (-m, -M, -n) and -c shows
+ * are atomics; the rest is the workers' own, added up at the end. With
+ * one thread the worker runs on the main thread with the listener, as
+ * before threads existed.
+ */
+struct sink_run;
+
+struct sink_worker {
+    struct sink_server server; /* first: the hooks get a struct sink_server * */
+    struct sink_run *run;
+    unsigned index;
+    pthread_t thread;
+    int feed[2]; /* connections and commands from the main thread (struct handoff) */
+    struct event *feed_event;
 };
 
-static void stop_soon(struct sink_server *server)
+/* One item down a worker's pipe: a connection, or a command (fd < 0). */
+struct handoff {
+    int fd; /* HANDOFF_DRAIN, HANDOFF_EXIT, or a connected socket */
+    int addrlen;
+    struct sockaddr_storage addr;
+};
+#define HANDOFF_DRAIN (-1)
+#define HANDOFF_EXIT (-2)
+
+struct sink_run {
+    const struct sink_options *opts;
+    unsigned n, next; /* workers; the one the next connection goes to */
+    struct sink_worker *workers;
+    struct event_base *base; /* the listener's: worker 0's, or the main thread's own */
+    struct evconnlistener *listener;
+    int listener_paused;
+    int draining;
+    struct event *accept_pause; /* out of descriptors: try accept() again later */
+    uint64_t shown_messages, shown_sessions;
+    /* Threads: the run's counts, and the workers' word to the main thread. */
+    _Atomic uint64_t active, max_active, messages, sessions_ended;
+    _Atomic int paused; /* listener_paused, for the workers to read */
+    int notify[2];      /* 'S' stop (a limit), 'R' resume accepting, 'D' a worker ended */
+    struct event *notify_event;
+    unsigned workers_done;
+};
+
+static void tell(int fd, const void *what, size_t len)
 {
-    struct sink_main *m = (struct sink_main *)server;
+    if (write(fd, what, len) != (ssize_t)len)
+        msg_fatal("cannot pass to a thread: %s", strerror(errno));
+}
+
+/* The main thread: no more connections; every worker finishes what it has. */
+static void stop_soon(struct sink_run *r)
+{
     struct timeval flush = {0, 100000};
 
-    if (server->draining)
+    if (r->draining)
         return;
-    /* Stop taking work, give the last replies a moment to leave, then exit. */
-    server->draining = 1;
-    evconnlistener_disable(m->listener);
-    event_base_loopexit(server->base, &flush);
+    r->draining = 1;
+    evconnlistener_disable(r->listener);
+    if (r->n == 1) {
+        /* Stop taking work, give the last replies a moment to leave, then exit. */
+        r->workers[0].server.draining = 1;
+        event_base_loopexit(r->base, &flush);
+        return;
+    }
+    for (unsigned i = 0; i < r->n; i++) {
+        struct handoff h = {.fd = HANDOFF_DRAIN};
+
+        tell(r->workers[i].feed[1], &h, sizeof(h));
+    }
+}
+
+static void resume_accepting(struct sink_run *r)
+{
+    if (r->listener_paused && atomic_load(&r->active) < r->opts->max_conns && !r->draining) {
+        evconnlistener_enable(r->listener);
+        r->listener_paused = 0;
+        atomic_store(&r->paused, 0);
+    }
 }
 
 static void on_session_end(struct sink_server *server)
 {
-    struct sink_main *m = (struct sink_main *)server;
+    struct sink_worker *w = (struct sink_worker *)server;
+    struct sink_run *r = w->run;
     const struct sink_options *opts = server->opts;
+    uint64_t ended = atomic_fetch_add(&r->sessions_ended, 1) + 1;
 
-    if (m->listener_paused && server->stats.active < opts->max_conns && !server->draining) {
-        evconnlistener_enable(m->listener);
-        m->listener_paused = 0;
+    atomic_fetch_sub(&r->active, 1);
+    if (r->n == 1) {
+        resume_accepting(r);
+        if (opts->max_sessions && ended >= opts->max_sessions)
+            stop_soon(r);
+        return;
     }
-    if (opts->max_sessions && server->stats.sessions_ended >= opts->max_sessions)
-        stop_soon(server);
+    if (atomic_load(&r->paused))
+        tell(r->notify[1], "R", 1);
+    if (opts->max_sessions && ended == opts->max_sessions)
+        tell(r->notify[1], "S", 1);
 }
 
 static void on_message(struct sink_server *server)
 {
-    if (server->opts->max_messages && server->stats.messages >= server->opts->max_messages)
-        stop_soon(server);
+    struct sink_worker *w = (struct sink_worker *)server;
+    struct sink_run *r = w->run;
+    uint64_t messages = atomic_fetch_add(&r->messages, 1) + 1;
+
+    if (!server->opts->max_messages || messages < server->opts->max_messages)
+        return;
+    if (r->n == 1)
+        stop_soon(r);
+    else if (messages == server->opts->max_messages)
+        tell(r->notify[1], "S", 1);
+}
+
+/* The main thread hears from a worker (threads only). */
+static void on_notify(evutil_socket_t fd, short what, void *arg)
+{
+    struct sink_run *r = arg;
+    char note[64];
+    ssize_t n = read((int)fd, note, sizeof(note));
+
+    (void)what;
+    for (ssize_t i = 0; i < n; i++) {
+        if (note[i] == 'S')
+            stop_soon(r);
+        else if (note[i] == 'R')
+            resume_accepting(r);
+        else if (note[i] == 'D' && ++r->workers_done == r->n)
+            event_base_loopbreak(r->base);
+    }
+}
+
+/* A connection or a command from the main thread (threads only). */
+static void on_feed(evutil_socket_t fd, short what, void *arg)
+{
+    struct sink_worker *w = arg;
+    struct sink_server *server = &w->server;
+    struct handoff h;
+    struct timeval flush = {0, 100000};
+
+    (void)what;
+    /* Items are smaller than PIPE_BUF: each read and written whole. */
+    while (read((int)fd, &h, sizeof(h)) == (ssize_t)sizeof(h)) {
+        if (h.fd == HANDOFF_EXIT) {
+            event_base_loopexit(server->base, NULL);
+        } else if (h.fd == HANDOFF_DRAIN) {
+            server->draining = 1;
+            event_base_loopexit(server->base, &flush);
+        } else {
+            uint64_t before = server->stats.sessions;
+
+            sink_session_start(server, h.fd, (struct sockaddr *)&h.addr, h.addrlen);
+            if (server->stats.sessions == before) /* refused: it will not end */
+                atomic_fetch_sub(&w->run->active, 1);
+        }
+    }
 }
 
 static void on_accept(struct evconnlistener *listener, evutil_socket_t fd, struct sockaddr *addr,
                       int addrlen, void *arg)
 {
-    struct sink_main *m = arg;
+    struct sink_run *r = arg;
+    uint64_t active = atomic_fetch_add(&r->active, 1) + 1, max = atomic_load(&r->max_active);
 
-    sink_session_start(&m->server, fd, addr, addrlen);
-    if (m->server.stats.active >= m->server.opts->max_conns) {
+    while (active > max && !atomic_compare_exchange_weak(&r->max_active, &max, active))
+        ;
+    if (r->n == 1) {
+        uint64_t before = r->workers[0].server.stats.sessions;
+
+        sink_session_start(&r->workers[0].server, fd, addr, addrlen);
+        if (r->workers[0].server.stats.sessions == before)
+            atomic_fetch_sub(&r->active, 1);
+    } else {
+        struct handoff h = {.fd = fd, .addrlen = addrlen};
+
+        memcpy(&h.addr, addr, (size_t)addrlen < sizeof(h.addr) ? (size_t)addrlen : sizeof(h.addr));
+        tell(r->workers[r->next].feed[1], &h, sizeof(h));
+        r->next = (r->next + 1) % r->n;
+    }
+    if (atomic_load(&r->active) >= r->opts->max_conns) {
         /* Excess connections wait in the listen queue, as with Postfix's -m. */
         evconnlistener_disable(listener);
-        m->listener_paused = 1;
+        r->listener_paused = 1;
+        atomic_store(&r->paused, 1);
+        resume_accepting(r); /* a thread may have ended one meanwhile */
     }
 }
 
 static void on_resume_accept(evutil_socket_t fd, short what, void *arg)
 {
-    struct sink_main *m = arg;
+    struct sink_run *r = arg;
 
     (void)fd;
     (void)what;
-    if (!m->listener_paused && !m->server.draining)
-        evconnlistener_enable(m->listener);
+    if (!r->listener_paused && !r->draining)
+        evconnlistener_enable(r->listener);
 }
 
 /*
@@ -99,39 +247,47 @@ static void on_resume_accept(evutil_socket_t fd, short what, void *arg)
  */
 static void on_accept_error(struct evconnlistener *listener, void *arg)
 {
-    struct sink_main *m = arg;
+    struct sink_run *r = arg;
     int err = errno;
     struct timeval pause = {0, 100000};
 
     if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM) {
         evconnlistener_disable(listener);
-        evtimer_add(m->accept_pause, &pause);
+        evtimer_add(r->accept_pause, &pause);
     }
-    if (m->server.opts->verbose || (err != EMFILE && err != ENFILE))
+    if (r->opts->verbose || (err != EMFILE && err != ENFILE))
         msg_warn("accept: %s", strerror(err));
 }
 
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
-    struct event_base *base = arg;
+    struct sink_run *r = arg;
 
     (void)sig;
     (void)what;
-    event_base_loopexit(base, NULL);
+    if (r->n == 1) {
+        event_base_loopexit(r->base, NULL);
+        return;
+    }
+    for (unsigned i = 0; i < r->n; i++) {
+        struct handoff h = {.fd = HANDOFF_EXIT};
+
+        tell(r->workers[i].feed[1], &h, sizeof(h));
+    }
 }
 
 static void on_counter_tick(evutil_socket_t fd, short what, void *arg)
 {
-    struct sink_main *m = arg;
-    const struct sink_stats *st = &m->server.stats;
+    struct sink_run *r = arg;
+    uint64_t messages = atomic_load(&r->messages), ended = atomic_load(&r->sessions_ended);
 
     (void)fd;
     (void)what;
-    if (st->messages != m->shown_messages || st->sessions_ended != m->shown_sessions) {
-        m->shown_messages = st->messages;
-        m->shown_sessions = st->sessions_ended;
-        printf("\r%llu sessions, %llu messages", (unsigned long long)st->sessions_ended,
-               (unsigned long long)st->messages);
+    if (messages != r->shown_messages || ended != r->shown_sessions) {
+        r->shown_messages = messages;
+        r->shown_sessions = ended;
+        printf("\r%llu sessions, %llu messages", (unsigned long long)ended,
+               (unsigned long long)messages);
         fflush(stdout);
     }
 }
@@ -247,11 +403,115 @@ static int open_listener(const struct sink_options *opts)
     return fd;
 }
 
+/* The workers' statistics as one: counts add; the window is the union. */
+static void merge_stats(struct sink_stats *dst, const struct sink_stats *src)
+{
+    if (src->sessions && (dst->sessions == 0 || src->first_ns < dst->first_ns))
+        dst->first_ns = src->first_ns;
+    if (src->last_ns > dst->last_ns)
+        dst->last_ns = src->last_ns;
+    dst->sessions += src->sessions;
+    dst->sessions_ended += src->sessions_ended;
+    dst->tls_sessions += src->tls_sessions;
+    dst->messages += src->messages;
+    dst->rejected += src->rejected;
+    dst->recipients += src->recipients;
+    dst->bytes += src->bytes;
+    dst->timeouts += src->timeouts;
+    dst->protocol_errors += src->protocol_errors;
+    for (int code = 0; code < SINK_MAX_CODE; code++)
+        dst->replies[code] += src->replies[code];
+}
+
+static void worker_init(struct sink_run *r, unsigned i, const struct sink_server *proto)
+{
+    struct sink_worker *w = &r->workers[i];
+    struct sink_server *server = &w->server;
+
+    w->run = r;
+    w->index = i;
+    server->opts = r->opts;
+    server->tls_ctx = proto->tls_ctx;
+    server->msg_log = proto->msg_log;
+    /* Thread 0 draws what a run without threads draws; the others, streams of their own. */
+    prng_seed(&server->rng, r->opts->seed + i * 0x9e3779b97f4a7c15ULL);
+    server->next_id = proto->next_id + i;
+    server->id_stride = r->n;
+    server->on_session_end = on_session_end;
+    server->on_message = on_message;
+    sink_server_init_replies(server);
+    if ((server->base = event_base_new()) == NULL)
+        msg_fatal("cannot create an event base");
+    if (r->n > 1) {
+        if (pipe(w->feed) != 0 || fcntl(w->feed[0], F_SETFL, O_NONBLOCK) != 0)
+            msg_fatal("pipe: %s", strerror(errno));
+        w->feed_event = event_new(server->base, w->feed[0], EV_READ | EV_PERSIST, on_feed, w);
+        event_add(w->feed_event, NULL);
+    }
+}
+
+static void *worker_thread(void *arg)
+{
+    struct sink_worker *w = arg;
+
+    event_base_dispatch(w->server.base);
+    sink_server_close_all(&w->server);
+    tell(w->run->notify[1], "D", 1);
+    return NULL;
+}
+
+static void worker_free(struct sink_worker *w)
+{
+    if (w->feed_event) {
+        struct handoff h;
+
+        /* connections handed over after the worker stopped reading */
+        while (read(w->feed[0], &h, sizeof(h)) == (ssize_t)sizeof(h))
+            if (h.fd >= 0)
+                close(h.fd);
+        event_free(w->feed_event);
+        close(w->feed[0]);
+        close(w->feed[1]);
+    }
+    event_base_free(w->server.base);
+    sink_server_free_replies(&w->server);
+}
+
+/* The workers from start to end (more than one: see struct sink_worker). */
+static void run_threads(struct sink_run *r)
+{
+    sigset_t block, old;
+
+    if (pipe(r->notify) != 0 || fcntl(r->notify[0], F_SETFL, O_NONBLOCK) != 0)
+        msg_fatal("pipe: %s", strerror(errno));
+    r->notify_event = event_new(r->base, r->notify[0], EV_READ | EV_PERSIST, on_notify, r);
+    event_add(r->notify_event, NULL);
+    /* Signals are the main thread's: its loop turns them into commands. */
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    for (unsigned i = 0; i < r->n; i++) {
+        int err = pthread_create(&r->workers[i].thread, NULL, worker_thread, &r->workers[i]);
+
+        if (err != 0)
+            msg_fatal("cannot start thread %u: %s", i, strerror(err));
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    event_base_dispatch(r->base);
+    for (unsigned i = 0; i < r->n; i++)
+        pthread_join(r->workers[i].thread, NULL);
+    event_free(r->notify_event);
+    close(r->notify[0]);
+    close(r->notify[1]);
+}
+
 int main(int argc, char **argv)
 {
     struct sink_options opts;
-    struct sink_main m;
-    struct sink_server *server = &m.server;
+    static struct sink_server proto;
+    static struct sink_server total; /* the workers' statistics added (and its opts) */
+    struct sink_run r;
     struct event *sigint, *sigterm, *counter = NULL;
     struct json_run run;
     char err[256];
@@ -263,71 +523,84 @@ int main(int argc, char **argv)
     msg_set_verbose(opts.verbose);
     signal(SIGPIPE, SIG_IGN);
 
-    memset(&m, 0, sizeof(m));
-    server->opts = &opts;
-    prng_seed(&server->rng, opts.seed);
-    server->next_id = ((uint64_t)getpid() << 20) & 0xffffffffULL;
-    server->on_session_end = on_session_end;
-    server->on_message = on_message;
+    memset(&r, 0, sizeof(r));
+    r.opts = &opts;
+    r.n = opts.threads;
+    proto.next_id = ((uint64_t)getpid() << 20) & 0xffffffffULL;
     if (opts.tls) {
-        server->tls_ctx = tls_server_ctx_new(opts.tls_cert, opts.tls_key, err, sizeof(err));
-        if (server->tls_ctx == NULL)
+        proto.tls_ctx = tls_server_ctx_new(opts.tls_cert, opts.tls_key, err, sizeof(err));
+        if (proto.tls_ctx == NULL)
             msg_fatal("%s", err);
     }
     if (opts.msg_log) {
-        server->msg_log = strcmp(opts.msg_log, "-") == 0 ? stdout : fopen(opts.msg_log, "a");
-        if (server->msg_log == NULL)
+        proto.msg_log = strcmp(opts.msg_log, "-") == 0 ? stdout : fopen(opts.msg_log, "a");
+        if (proto.msg_log == NULL)
             msg_fatal("cannot open message log %s: %s", opts.msg_log, strerror(errno));
         /* Line by line: a sink killed in a crash test must not lose what it acknowledged. */
-        setvbuf(server->msg_log, NULL, _IOLBF, 0);
+        setvbuf(proto.msg_log, NULL, _IOLBF, 0);
     }
     fd = open_listener(&opts);
     drop_privileges(&opts);
-    sink_server_init_replies(server);
 
-    if ((server->base = event_base_new()) == NULL)
+    r.workers = xcalloc(r.n, sizeof(*r.workers));
+    for (unsigned i = 0; i < r.n; i++)
+        worker_init(&r, i, &proto);
+    if (r.n == 1)
+        r.base = r.workers[0].server.base;
+    else if ((r.base = event_base_new()) == NULL)
         msg_fatal("cannot create an event base");
-    m.listener = evconnlistener_new(server->base, on_accept, &m, LEV_OPT_CLOSE_ON_FREE,
+    r.listener = evconnlistener_new(r.base, on_accept, &r, LEV_OPT_CLOSE_ON_FREE,
                                     0 /* listen() was called with the backlog asked for */, fd);
-    if (m.listener == NULL)
+    if (r.listener == NULL)
         msg_fatal("cannot listen on %s", opts.listen_spec);
-    evconnlistener_set_error_cb(m.listener, on_accept_error);
-    m.accept_pause = evtimer_new(server->base, on_resume_accept, &m);
-    sigint = evsignal_new(server->base, SIGINT, on_signal, server->base);
-    sigterm = evsignal_new(server->base, SIGTERM, on_signal, server->base);
+    evconnlistener_set_error_cb(r.listener, on_accept_error);
+    r.accept_pause = evtimer_new(r.base, on_resume_accept, &r);
+    sigint = evsignal_new(r.base, SIGINT, on_signal, &r);
+    sigterm = evsignal_new(r.base, SIGTERM, on_signal, &r);
     evsignal_add(sigint, NULL);
     evsignal_add(sigterm, NULL);
     if (opts.counters) {
         struct timeval tick = {0, 200000};
 
-        counter = event_new(server->base, -1, EV_PERSIST, on_counter_tick, &m);
+        counter = event_new(r.base, -1, EV_PERSIST, on_counter_tick, &r);
         evtimer_add(counter, &tick);
     }
 
-    event_base_dispatch(server->base);
+    if (r.n == 1) {
+        event_base_dispatch(r.base);
+        sink_server_close_all(&r.workers[0].server);
+    } else {
+        run_threads(&r);
+    }
 
     if (counter) {
-        on_counter_tick(-1, 0, &m);
+        on_counter_tick(-1, 0, &r);
         printf("\n");
         event_free(counter);
     }
+    total.opts = &opts;
+    for (unsigned i = 0; i < r.n; i++)
+        merge_stats(&total.stats, &r.workers[i].server.stats);
+    total.stats.max_active = atomic_load(&r.max_active);
     if (!opts.no_summary)
-        print_summary(stderr, &server->stats);
+        print_summary(stderr, &total.stats);
     if (opts.json_file)
-        write_json(opts.json_file, server, &run);
-    if (server->msg_log && fflush(server->msg_log) != 0)
+        write_json(opts.json_file, &total, &run);
+    if (proto.msg_log && fflush(proto.msg_log) != 0)
         msg_warn("write error on message log %s", opts.msg_log);
-    if (server->msg_log && server->msg_log != stdout)
-        fclose(server->msg_log);
-    sink_server_close_all(server);
+    if (proto.msg_log && proto.msg_log != stdout)
+        fclose(proto.msg_log);
     event_free(sigint);
     event_free(sigterm);
-    evconnlistener_free(m.listener);
-    event_free(m.accept_pause);
-    event_base_free(server->base);
-    sink_server_free_replies(server);
-    if (server->tls_ctx)
-        SSL_CTX_free(server->tls_ctx);
+    evconnlistener_free(r.listener);
+    event_free(r.accept_pause);
+    if (r.n > 1)
+        event_base_free(r.base);
+    for (unsigned i = 0; i < r.n; i++)
+        worker_free(&r.workers[i]);
+    free(r.workers);
+    if (proto.tls_ctx)
+        SSL_CTX_free(proto.tls_ctx);
     free(opts.dump_start);
     json_run_free(&run);
     return 0;

@@ -13,7 +13,9 @@
 
 #include <errno.h>
 #include <event2/event.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,30 +30,66 @@
 #include "tls.h"
 #include "xalloc.h"
 
-struct source_main {
-    struct source_ctx ctx; /* first: the hooks get a struct source_ctx * */
+/*
+ * --threads N: N event loops, each a worker with its own base, its own
+ * sessions and its own statistics, and its own share of the load: of -s
+ * and -m, thread i takes the sessions and messages numbered i, i + N, ...
+ * and, in an open loop, the arrivals numbered so on the one schedule (so
+ * the total offered is exactly what was asked, whatever N). Nothing a
+ * worker writes is read by another while they run, except its live_*
+ * counters (atomics) and its published latency (under its lock); the
+ * statistics merge once all have ended. With one thread the worker runs on
+ * the main thread, as before threads existed.
+ */
+struct source_run;
+
+struct source_worker {
+    struct source_ctx ctx;      /* first: the hooks get a struct source_ctx * */
+    struct source_options opts; /* this thread's share of -s, -m and --rate */
+    struct source_run *run;
+    unsigned index;
     struct source_session **sessions;
     unsigned sessions_done;
     uint64_t started;
     uint64_t deadline_ns;
     int stopping;
-    int signals;
 
     /* Open loop. */
     uint64_t *backlog;
     size_t backlog_cap, backlog_head, backlog_len;
     uint64_t first_arrival_ns, next_arrival_ns, arrivals;
+    uint64_t offered_end_ns; /* -m in a fixed open loop: the whole run's, not this share's */
     int arrivals_done;
     struct event *arrival_timer;
-    uint64_t shown;
 
+    /* Another thread's: commands from the main thread, down a pipe (see on_command). */
+    pthread_t thread;
+    int command[2];
+    struct event *command_event;
+    /* --progress with threads: this thread's latency so far, copied once a second. */
+    pthread_mutex_t lock;
+    struct histogram *published;
+    struct event *publish;
+};
+
+struct source_run {
+    const struct source_options *opts;
+    unsigned n;
+    struct source_worker *workers;
+    struct event_base *base; /* signals and displays: worker 0's, or the main thread's own */
+    uint64_t start_ns;
+    int signals;
+    uint64_t shown;
+    int done_pipe[2]; /* threads: a worker says it ended */
+    unsigned workers_done;
     struct progress_out progress; /* the status line (--progress) */
     struct progress_rate progress_r;
+    struct histogram *txn; /* on_progress()'s: the threads' latency merged */
 };
 
 static enum source_next closed_loop_next(struct source_ctx *ctx, uint64_t *start_ns)
 {
-    struct source_main *m = (struct source_main *)ctx;
+    struct source_worker *m = (struct source_worker *)ctx;
     uint64_t now = clock_now_ns();
 
     if (m->stopping)
@@ -65,7 +103,7 @@ static enum source_next closed_loop_next(struct source_ctx *ctx, uint64_t *start
 
 static enum source_next open_loop_next(struct source_ctx *ctx, uint64_t *start_ns)
 {
-    struct source_main *m = (struct source_main *)ctx;
+    struct source_worker *m = (struct source_worker *)ctx;
 
     if (m->backlog_len > 0) {
         *start_ns = m->backlog[m->backlog_head];
@@ -77,7 +115,7 @@ static enum source_next open_loop_next(struct source_ctx *ctx, uint64_t *start_n
     return m->arrivals_done || m->stopping ? SOURCE_NEXT_DONE : SOURCE_NEXT_WAIT;
 }
 
-static void backlog_push(struct source_main *m, uint64_t when)
+static void backlog_push(struct source_worker *m, uint64_t when)
 {
     if (m->backlog_len == m->backlog_cap) {
         size_t cap = m->backlog_cap ? 2 * m->backlog_cap : 1024;
@@ -97,7 +135,7 @@ static void backlog_push(struct source_main *m, uint64_t when)
 }
 
 /* Intended time of the next arrival; fixed spacing never drifts. */
-static void schedule_arrival(struct source_main *m)
+static void schedule_arrival(struct source_worker *m)
 {
     const struct source_options *opts = m->ctx.opts;
     double gap_ns = 1e9 / opts->rate;
@@ -108,14 +146,15 @@ static void schedule_arrival(struct source_main *m)
         m->next_arrival_ns = m->first_arrival_ns + (uint64_t)((double)m->arrivals * gap_ns);
     if (opts->duration > 0 ? m->next_arrival_ns >= m->deadline_ns : m->arrivals >= opts->messages) {
         m->arrivals_done = 1;
-        if (opts->duration == 0)
-            m->ctx.stats.offered_end_ns = m->next_arrival_ns; /* N arrivals offer N gaps */
+        if (opts->duration == 0) /* N arrivals offer N gaps */
+            m->ctx.stats.offered_end_ns =
+                m->offered_end_ns ? m->offered_end_ns : m->next_arrival_ns;
     }
 }
 
 static void on_arrival(evutil_socket_t fd, short what, void *arg)
 {
-    struct source_main *m = arg;
+    struct source_worker *m = arg;
     uint64_t now = clock_now_ns();
 
     (void)fd;
@@ -138,7 +177,7 @@ static void on_arrival(evutil_socket_t fd, short what, void *arg)
 
 static void on_session_done(struct source_ctx *ctx)
 {
-    struct source_main *m = (struct source_main *)ctx;
+    struct source_worker *m = (struct source_worker *)ctx;
 
     if (++m->sessions_done == ctx->opts->sessions) {
         uint64_t now = clock_now_ns(), end = ctx->stats.offered_end_ns;
@@ -152,7 +191,7 @@ static void on_session_done(struct source_ctx *ctx)
     }
 }
 
-static void stop_issuing(struct source_main *m)
+static void stop_issuing(struct source_worker *m)
 {
     uint64_t now = clock_now_ns();
 
@@ -173,78 +212,164 @@ static void on_deadline(evutil_socket_t fd, short what, void *arg)
     stop_issuing(arg);
 }
 
+/* The first signal: finish what is in flight, within the reply timeout. */
+static void worker_stop(struct source_worker *w)
+{
+    /* A session stuck on a silent server must not hold the exit past its timeout. */
+    struct timeval grace = {(time_t)w->opts.timeout + 1, 0};
+
+    stop_issuing(w);
+    event_base_loopexit(w->ctx.base, &grace);
+}
+
+/* The second: stop now. */
+static void worker_break(struct source_worker *w)
+{
+    w->ctx.stats.end_ns = clock_now_ns();
+    event_base_loopbreak(w->ctx.base);
+}
+
+/* A command from the main thread: 's' (worker_stop) or 'b' (worker_break). */
+static void on_command(evutil_socket_t fd, short what, void *arg)
+{
+    char cmd[16];
+    ssize_t n = read((int)fd, cmd, sizeof(cmd));
+
+    (void)what;
+    for (ssize_t i = 0; i < n; i++) {
+        if (cmd[i] == 's')
+            worker_stop(arg);
+        else if (cmd[i] == 'b')
+            worker_break(arg);
+    }
+}
+
+static void command_all(struct source_run *r, char cmd)
+{
+    for (unsigned i = 0; i < r->n; i++) {
+        if (r->n == 1) {
+            cmd == 's' ? worker_stop(&r->workers[i]) : worker_break(&r->workers[i]);
+        } else if (write(r->workers[i].command[1], &cmd, 1) != 1) {
+            msg_warn("cannot tell thread %u to stop: %s", i, strerror(errno));
+        }
+    }
+}
+
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
-    struct source_main *m = arg;
-    struct timeval grace = {0, 0};
+    struct source_run *r = arg;
 
     (void)sig;
     (void)what;
     /* First signal: finish what is in flight. Second: stop now. */
-    if (m->signals++ > 0) {
-        m->ctx.stats.end_ns = clock_now_ns();
-        event_base_loopbreak(m->ctx.base);
+    if (r->signals++ > 0) {
+        command_all(r, 'b');
         return;
     }
     msg_info("stopping: finishing messages in flight (signal again to stop at once)");
-    stop_issuing(m);
-    /* A session stuck on a silent server must not hold the exit past its timeout. */
-    grace.tv_sec = (time_t)m->ctx.opts->timeout + 1;
-    event_base_loopexit(m->ctx.base, &grace);
+    command_all(r, 's');
+}
+
+/* Delivered and failed so far, of every thread: what -c and --progress show. */
+static void live_counts(const struct source_run *r, uint64_t *attempted, uint64_t *delivered,
+                        uint64_t *failed)
+{
+    *attempted = *delivered = *failed = 0;
+    for (unsigned i = 0; i < r->n; i++) {
+        *attempted += atomic_load_explicit(&r->workers[i].ctx.live_attempted, memory_order_relaxed);
+        *delivered += atomic_load_explicit(&r->workers[i].ctx.live_delivered, memory_order_relaxed);
+        *failed += atomic_load_explicit(&r->workers[i].ctx.live_failed, memory_order_relaxed);
+    }
 }
 
 static void on_tick(evutil_socket_t fd, short what, void *arg)
 {
-    struct source_main *m = arg;
-    uint64_t done = m->ctx.stats.delivered + m->ctx.stats.failed;
+    struct source_run *r = arg;
+    uint64_t attempted, delivered, failed;
 
     (void)fd;
     (void)what;
-    if (done != m->shown) {
-        m->shown = done;
-        printf("\r%llu", (unsigned long long)done);
+    live_counts(r, &attempted, &delivered, &failed);
+    if (delivered + failed != r->shown) {
+        r->shown = delivered + failed;
+        printf("\r%llu", (unsigned long long)r->shown);
         fflush(stdout);
     }
+}
+
+/* A worker's latency so far, for the main thread's status line. */
+static void on_publish(evutil_socket_t fd, short what, void *arg)
+{
+    struct source_worker *w = arg;
+
+    (void)fd;
+    (void)what;
+    pthread_mutex_lock(&w->lock);
+    *w->published = w->ctx.stats.latency[PHASE_TXN];
+    pthread_mutex_unlock(&w->lock);
 }
 
 /* In: messages begun; out: delivered; as the timeline counts them. */
 static void on_progress(evutil_socket_t fd, short what, void *arg)
 {
-    struct source_main *m = arg;
-    const struct source_stats *st = &m->ctx.stats;
-    const struct source_options *o = m->ctx.opts;
+    struct source_run *r = arg;
+    const struct source_options *o = r->opts;
+    struct histogram *txn = r->txn;
+    uint64_t attempted, delivered, failed;
     struct progress_stats ps = {
         .label = "smtp-source",
-        .elapsed_s = (double)(clock_now_ns() - st->start_ns) / 1e9,
+        .elapsed_s = (double)(clock_now_ns() - r->start_ns) / 1e9,
         .has_rates = 1,
-        .has_latency = histogram_count(&st->latency[PHASE_TXN]) > 0,
-        .p99_ns = histogram_percentile(&st->latency[PHASE_TXN], 99),
         .has_failures = 1,
-        .failures = st->failed,
     };
 
     (void)fd;
     (void)what;
+    if (r->n == 1) {
+        *txn = r->workers[0].ctx.stats.latency[PHASE_TXN];
+    } else {
+        histogram_init(txn);
+        for (unsigned i = 0; i < r->n; i++) {
+            pthread_mutex_lock(&r->workers[i].lock);
+            histogram_merge(txn, r->workers[i].published);
+            pthread_mutex_unlock(&r->workers[i].lock);
+        }
+    }
+    live_counts(r, &attempted, &delivered, &failed);
+    ps.has_latency = histogram_count(txn) > 0;
+    ps.p99_ns = histogram_percentile(txn, 99);
+    ps.failures = failed;
     if (o->duration > 0) {
         ps.eta_s = progress_eta_time(ps.elapsed_s, o->duration);
     } else {
-        ps.done = st->delivered + st->failed;
+        ps.done = delivered + failed;
         ps.total = o->messages;
         ps.count_noun = "msgs";
         ps.eta_s = progress_eta_count(ps.elapsed_s, ps.done, ps.total);
     }
-    progress_rate_update(&m->progress_r, ps.elapsed_s, st->attempted, st->delivered, &ps.in_per_s,
+    progress_rate_update(&r->progress_r, ps.elapsed_s, attempted, delivered, &ps.in_per_s,
                          &ps.out_per_s);
-    progress_out_stats(&m->progress, &ps);
+    progress_out_stats(&r->progress, &ps);
 }
 
 static void on_interval(evutil_socket_t fd, short what, void *arg)
 {
-    struct source_main *m = arg;
+    struct source_worker *m = arg;
 
     (void)fd;
     (void)what;
     source_stats_tick(&m->ctx.stats, clock_now_ns());
+}
+
+static void on_worker_done(evutil_socket_t fd, short what, void *arg)
+{
+    struct source_run *r = arg;
+    char done[64];
+    ssize_t n = read((int)fd, done, sizeof(done));
+
+    (void)what;
+    if (n > 0 && (r->workers_done += (unsigned)n) >= r->n)
+        event_base_loopbreak(r->base);
 }
 
 /*
@@ -281,13 +406,188 @@ static void resolve_target(struct source_ctx *ctx)
     endpoint_free(&ep);
 }
 
+/* Share i of n of count: the items numbered i, i + n, i + 2n, ... below count. */
+static uint64_t share(uint64_t count, unsigned i, unsigned n)
+{
+    return count / n + (i < count % n ? 1 : 0);
+}
+
+/* Worker i's own options, context and events, on its own base. */
+static void worker_init(struct source_run *r, unsigned i, const struct source_ctx *proto)
+{
+    struct source_worker *w = &r->workers[i];
+    const struct source_options *opts = r->opts;
+    struct source_ctx *ctx = &w->ctx;
+
+    w->run = r;
+    w->index = i;
+    w->opts = *opts;
+    w->opts.sessions = (unsigned)share(opts->sessions, i, r->n);
+    w->opts.messages = share(opts->messages, i, r->n);
+    w->opts.rate = opts->rate / r->n;
+    ctx->opts = &w->opts;
+    ctx->tls_ctx = proto->tls_ctx;
+    ctx->addr = proto->addr;
+    ctx->addrlen = proto->addrlen;
+    ctx->msg = proto->msg; /* its buffers are read-only; the Date cache becomes this thread's */
+    ctx->msg_log = proto->msg_log;
+    ctx->next_seq = i;
+    ctx->next_rcpt = i + 1;
+    ctx->stride = r->n;
+    source_stats_init(&ctx->stats);
+    /* Thread 0 draws what a run without threads draws; the others, streams of their own. */
+    prng_seed(&ctx->rng, opts->seed + i * 0x9e3779b97f4a7c15ULL);
+    if ((ctx->base = event_base_new()) == NULL)
+        msg_fatal("cannot create an event base");
+    ctx->next_message = opts->rate > 0 ? open_loop_next : closed_loop_next;
+    ctx->on_session_done = on_session_done;
+    if (r->n > 1) {
+        if (pipe(w->command) != 0)
+            msg_fatal("pipe: %s", strerror(errno));
+        w->command_event = event_new(ctx->base, w->command[0], EV_READ | EV_PERSIST, on_command, w);
+        event_add(w->command_event, NULL);
+        pthread_mutex_init(&w->lock, NULL);
+        w->published = xmalloc(sizeof(*w->published));
+        histogram_init(w->published);
+    }
+}
+
+/* Start worker w's clocks and sessions at the run's start, then run its loop to the end. */
+static void worker_run(struct source_worker *w)
+{
+    struct source_run *r = w->run;
+    const struct source_options *opts = &w->opts;
+    struct source_ctx *ctx = &w->ctx;
+    struct event *interval, *deadline = NULL;
+    struct timeval interval_tv = clock_timeval(opts->interval);
+
+    ctx->stats.start_ns = r->start_ns;
+    source_stats_tick(&ctx->stats, ctx->stats.start_ns);
+    interval = event_new(ctx->base, -1, EV_PERSIST, on_interval, w);
+    evtimer_add(interval, &interval_tv);
+    if (w->published) {
+        struct timeval second = {1, 0};
+
+        w->publish = event_new(ctx->base, -1, EV_PERSIST, on_publish, w);
+        evtimer_add(w->publish, &second);
+    }
+    if (opts->duration > 0) {
+        struct timeval tv = clock_timeval(opts->duration);
+
+        w->deadline_ns = ctx->stats.start_ns + (uint64_t)(opts->duration * 1e9);
+        ctx->stats.offered_end_ns = w->deadline_ns;
+        deadline = evtimer_new(ctx->base, on_deadline, w);
+        evtimer_add(deadline, &tv);
+    }
+    if (opts->rate > 0) {
+        double gap_ns = 1e9 / r->opts->rate; /* of the whole run's schedule */
+
+        /*
+         * Fixed: this thread's arrivals are every nth of the one schedule,
+         * from the ith. Poisson: n streams of rate/n are one of the rate;
+         * all but the first start at a draw, not all together at 0.
+         */
+        uint64_t offset = opts->arrivals == ARRIVAL_FIXED ? (uint64_t)(w->index * gap_ns)
+                          : w->index > 0 ? (uint64_t)prng_exponential(&ctx->rng, 1e9 / opts->rate)
+                                         : 0;
+
+        w->first_arrival_ns = w->next_arrival_ns = ctx->stats.start_ns + offset;
+        if (opts->arrivals == ARRIVAL_FIXED && r->n > 1)
+            w->offered_end_ns =
+                ctx->stats.start_ns + (uint64_t)((double)r->opts->messages * gap_ns);
+        if (opts->duration == 0 && opts->messages == 0) {
+            w->arrivals_done = 1; /* fewer messages than threads: none for this one */
+            ctx->stats.offered_end_ns = w->offered_end_ns ? w->offered_end_ns : w->first_arrival_ns;
+        }
+        w->arrival_timer = evtimer_new(ctx->base, on_arrival, w);
+    }
+    w->sessions = xcalloc(opts->sessions, sizeof(*w->sessions));
+    for (unsigned i = 0; i < opts->sessions; i++)
+        w->sessions[i] = source_session_new(ctx, w->index + i * r->n);
+    for (unsigned i = 0; i < opts->sessions; i++)
+        source_session_start(w->sessions[i]);
+    if (opts->rate > 0)
+        on_arrival(-1, 0, w);
+
+    event_base_dispatch(ctx->base);
+    if (ctx->stats.end_ns == 0)
+        ctx->stats.end_ns = clock_now_ns();
+    source_stats_tick(&ctx->stats, clock_now_ns());
+    event_free(interval);
+    if (deadline)
+        event_free(deadline);
+    if (w->publish)
+        event_free(w->publish);
+    for (unsigned i = 0; i < opts->sessions; i++)
+        source_session_free(w->sessions[i]);
+    free(w->sessions);
+    w->sessions = NULL;
+}
+
+static void *worker_thread(void *arg)
+{
+    struct source_worker *w = arg;
+    char done = 'd';
+
+    worker_run(w);
+    if (write(w->run->done_pipe[1], &done, 1) != 1)
+        msg_fatal("cannot say thread %u ended: %s", w->index, strerror(errno));
+    return NULL;
+}
+
+static void worker_free(struct source_worker *w)
+{
+    free(w->backlog);
+    if (w->arrival_timer)
+        event_free(w->arrival_timer);
+    if (w->command_event) {
+        event_free(w->command_event);
+        close(w->command[0]);
+        close(w->command[1]);
+        pthread_mutex_destroy(&w->lock);
+    }
+    free(w->published);
+    event_base_free(w->ctx.base);
+    source_stats_free(&w->ctx.stats);
+}
+
+/* The threads, from the start to the last one's end (more than one: see struct source_worker). */
+static void run_threads(struct source_run *r)
+{
+    struct event *done;
+    sigset_t block, old;
+
+    if (pipe(r->done_pipe) != 0)
+        msg_fatal("pipe: %s", strerror(errno));
+    done = event_new(r->base, r->done_pipe[0], EV_READ | EV_PERSIST, on_worker_done, r);
+    event_add(done, NULL);
+    /* Signals are the main thread's: its loop turns them into commands. */
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    for (unsigned i = 0; i < r->n; i++) {
+        int err = pthread_create(&r->workers[i].thread, NULL, worker_thread, &r->workers[i]);
+
+        if (err != 0)
+            msg_fatal("cannot start thread %u: %s", i, strerror(err));
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    event_base_dispatch(r->base);
+    for (unsigned i = 0; i < r->n; i++)
+        pthread_join(r->workers[i].thread, NULL);
+    event_free(done);
+    close(r->done_pipe[0]);
+    close(r->done_pipe[1]);
+}
+
 int main(int argc, char **argv)
 {
-    static struct source_main m; /* large (histograms): keep it off the stack */
+    static struct source_ctx proto;   /* what every thread's context starts from */
+    static struct source_stats total; /* large (histograms): keep it off the stack */
     struct source_options opts;
-    struct source_ctx *ctx = &m.ctx;
-    struct event *sigint, *sigterm, *deadline = NULL, *tick = NULL, *interval, *progress = NULL;
-    struct timeval interval_tv;
+    struct source_run r;
+    struct event *sigint, *sigterm, *tick = NULL, *progress = NULL;
     char hostname[256], err[256];
     struct json_run run;
     int status;
@@ -298,119 +598,99 @@ int main(int argc, char **argv)
     msg_set_verbose(opts.verbose);
     signal(SIGPIPE, SIG_IGN);
 
-    ctx->opts = &opts;
-    source_stats_init(&ctx->stats);
-    prng_seed(&ctx->rng, opts.seed);
-    resolve_target(ctx);
+    memset(&r, 0, sizeof(r));
+    r.opts = &opts;
+    r.n = opts.threads;
+    proto.opts = &opts;
+    resolve_target(&proto);
     if (gethostname(hostname, sizeof(hostname)) != 0)
         snprintf(hostname, sizeof(hostname), "localhost");
     hostname[sizeof(hostname) - 1] = 0;
-    source_message_init(&ctx->msg, &opts, hostname);
-    if (opts.tls && (ctx->tls_ctx = tls_client_ctx_new(0, NULL, err, sizeof(err))) == NULL)
+    source_message_init(&proto.msg, &opts, hostname);
+    if (opts.tls && (proto.tls_ctx = tls_client_ctx_new(0, NULL, err, sizeof(err))) == NULL)
         msg_fatal("%s", err);
     if (opts.msg_log) {
-        ctx->msg_log = strcmp(opts.msg_log, "-") == 0 ? stdout : fopen(opts.msg_log, "w");
-        if (ctx->msg_log == NULL)
+        proto.msg_log = strcmp(opts.msg_log, "-") == 0 ? stdout : fopen(opts.msg_log, "w");
+        if (proto.msg_log == NULL)
             msg_fatal("cannot open message log %s: %s", opts.msg_log, strerror(errno));
     }
-    if ((ctx->base = event_base_new()) == NULL)
+    r.workers = xcalloc(r.n, sizeof(*r.workers));
+    for (unsigned i = 0; i < r.n; i++)
+        worker_init(&r, i, &proto);
+    if (r.n == 1)
+        r.base = r.workers[0].ctx.base;
+    else if ((r.base = event_base_new()) == NULL)
         msg_fatal("cannot create an event base");
-    ctx->next_message = opts.rate > 0 ? open_loop_next : closed_loop_next;
-    ctx->on_session_done = on_session_done;
 
     /* before the signal events: until the start, a signal ends the program as usual */
     if (opts.start_at > 0)
         wait_for_start(&opts);
-    sigint = evsignal_new(ctx->base, SIGINT, on_signal, &m);
-    sigterm = evsignal_new(ctx->base, SIGTERM, on_signal, &m);
+    sigint = evsignal_new(r.base, SIGINT, on_signal, &r);
+    sigterm = evsignal_new(r.base, SIGTERM, on_signal, &r);
     evsignal_add(sigint, NULL);
     evsignal_add(sigterm, NULL);
     if (opts.count_display) {
         struct timeval tv = {0, 200000};
 
-        tick = event_new(ctx->base, -1, EV_PERSIST, on_tick, &m);
+        tick = event_new(r.base, -1, EV_PERSIST, on_tick, &r);
         evtimer_add(tick, &tv);
     }
-
-    ctx->stats.start_ns = clock_now_ns();
-    ctx->stats.start_wall_s = clock_wall_s();
-    source_stats_tick(&ctx->stats, ctx->stats.start_ns);
-    interval = event_new(ctx->base, -1, EV_PERSIST, on_interval, &m);
-    interval_tv.tv_sec = (time_t)opts.interval;
-    interval_tv.tv_usec = (suseconds_t)((opts.interval - (double)interval_tv.tv_sec) * 1e6);
-    evtimer_add(interval, &interval_tv);
     /* -c is a display of its own, on standard output: the status line only if asked for */
-    progress_out_init(&m.progress, stderr,
+    progress_out_init(&r.progress, stderr,
                       opts.count_display && opts.progress < 0 ? 0 : opts.progress);
-    progress_out_hook_messages(&m.progress);
-    progress_rate_init(&m.progress_r);
-    if (progress_out_on(&m.progress)) {
+    progress_out_hook_messages(&r.progress);
+    progress_rate_init(&r.progress_r);
+    if (progress_out_on(&r.progress)) {
         struct timeval second = {1, 0};
 
-        progress = event_new(ctx->base, -1, EV_PERSIST, on_progress, &m);
+        r.txn = xmalloc(sizeof(*r.txn));
+        progress = event_new(r.base, -1, EV_PERSIST, on_progress, &r);
         evtimer_add(progress, &second);
     }
-    if (opts.duration > 0) {
-        struct timeval tv = {(time_t)opts.duration,
-                             (suseconds_t)((opts.duration - (double)(time_t)opts.duration) * 1e6)};
-
-        m.deadline_ns = ctx->stats.start_ns + (uint64_t)(opts.duration * 1e9);
-        ctx->stats.offered_end_ns = m.deadline_ns;
-        deadline = evtimer_new(ctx->base, on_deadline, &m);
-        evtimer_add(deadline, &tv);
-    }
-    if (opts.rate > 0) {
-        m.first_arrival_ns = m.next_arrival_ns = ctx->stats.start_ns;
-        m.arrival_timer = evtimer_new(ctx->base, on_arrival, &m);
-    }
-    m.sessions = xcalloc(opts.sessions, sizeof(*m.sessions));
-    for (unsigned i = 0; i < opts.sessions; i++)
-        m.sessions[i] = source_session_new(ctx, i);
-    for (unsigned i = 0; i < opts.sessions; i++)
-        source_session_start(m.sessions[i]);
-    if (opts.rate > 0)
-        on_arrival(-1, 0, &m);
-
-    event_base_dispatch(ctx->base);
-    if (ctx->stats.end_ns == 0)
-        ctx->stats.end_ns = clock_now_ns();
-    source_stats_tick(&ctx->stats, clock_now_ns());
-    event_free(interval);
-    progress_out_clear(&m.progress); /* no partial line before the summary */
+    r.start_ns = clock_now_ns();
+    source_stats_init(&total);
+    total.start_wall_s = clock_wall_s();
+    if (r.n == 1)
+        worker_run(&r.workers[0]);
+    else
+        run_threads(&r);
+    progress_out_clear(&r.progress); /* no partial line before the summary */
     if (progress)
         event_free(progress);
-
     if (tick) {
-        on_tick(-1, 0, &m);
+        on_tick(-1, 0, &r);
         printf("\n");
         event_free(tick);
     }
+
+    /* The run's statistics: every thread's added in. */
+    total.start_ns = UINT64_MAX;
+    for (unsigned i = 0; i < r.n; i++)
+        source_stats_merge(&total, &r.workers[i].ctx.stats);
+
     if (!opts.no_summary)
-        source_report_text(stdout, &ctx->stats, &opts);
+        source_report_text(stdout, &total, &opts);
     if (opts.json_file)
-        source_report_json(opts.json_file, &ctx->stats, &opts, &run);
-    if (opts.csv_file && timeline_save_csv(&ctx->stats.timeline, opts.csv_file) != 0)
+        source_report_json(opts.json_file, &total, &opts, &run);
+    if (opts.csv_file && timeline_save_csv(&total.timeline, opts.csv_file) != 0)
         msg_warn("cannot write %s: %s", opts.csv_file, strerror(errno));
-    if (ctx->msg_log &&
-        (fflush(ctx->msg_log) != 0 || (ctx->msg_log != stdout && fclose(ctx->msg_log) != 0)))
+    if (proto.msg_log &&
+        (fflush(proto.msg_log) != 0 || (proto.msg_log != stdout && fclose(proto.msg_log) != 0)))
         msg_warn("write error on message log %s", opts.msg_log);
 
-    status = ctx->stats.failed > 0 && !opts.ignore_failures ? 1 : 0;
-    for (unsigned i = 0; i < opts.sessions; i++)
-        source_session_free(m.sessions[i]);
-    free(m.sessions);
-    free(m.backlog);
-    if (m.arrival_timer)
-        event_free(m.arrival_timer);
-    if (deadline)
-        event_free(deadline);
+    status = total.failed > 0 && !opts.ignore_failures ? 1 : 0;
     event_free(sigint);
     event_free(sigterm);
-    event_base_free(ctx->base);
-    if (ctx->tls_ctx)
-        SSL_CTX_free(ctx->tls_ctx);
-    source_message_free(&ctx->msg);
-    source_stats_free(&ctx->stats);
+    if (r.n > 1)
+        event_base_free(r.base);
+    for (unsigned i = 0; i < r.n; i++)
+        worker_free(&r.workers[i]);
+    free(r.workers);
+    free(r.txn);
+    if (proto.tls_ctx)
+        SSL_CTX_free(proto.tls_ctx);
+    source_message_free(&proto.msg);
+    source_stats_free(&total);
     json_run_free(&run);
     return status;
 }

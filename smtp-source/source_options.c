@@ -75,6 +75,8 @@ static void usage(FILE *fp)
                 "                      place on a terminal (the default there), else as\n"
                 "                      plain lines \"progress: ...\"\n"
                 "  --no-progress       no status line, even on a terminal\n"
+                "  --threads N         N event loops (1 to 256, at most -s), each with its\n"
+                "                      share of the sessions and messages; one report (1)\n"
                 "  -h, --help, --version\n"
                 "\n"
                 "Exit status: 0 when every message was delivered, 1 when some failed, 2 for\n"
@@ -113,6 +115,7 @@ enum {
     OPT_PROGRESS,
     OPT_NO_PROGRESS,
     OPT_QUIET,
+    OPT_THREADS,
     OPT_HELP,
     OPT_VERSION,
 };
@@ -128,6 +131,7 @@ static const struct option long_options[] = {
     {"json", required_argument, NULL, OPT_JSON},
     {"interval", required_argument, NULL, OPT_INTERVAL},
     {"csv", required_argument, NULL, OPT_CSV},
+    {"threads", required_argument, NULL, OPT_THREADS},
     {"msg-log", required_argument, NULL, OPT_MSG_LOG},
     {"seed", required_argument, NULL, OPT_SEED},
     {"ignore-failures", no_argument, NULL, OPT_IGNORE_FAILURES},
@@ -155,6 +159,7 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
     opts->sessions = 1;
     opts->timeout = 60;
     opts->interval = 1;
+    opts->threads = 1;
     opts->seed = 1;
     opts->size.kind = SIZE_FIXED;
 
@@ -312,6 +317,9 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             /* It meant "no summary" here and "no progress" in spoolsim: refused, not redefined. */
             msg_usage("--quiet: say --no-summary for no summary, --no-progress for no status "
                       "line (--quiet means \"no progress\" in spoolsim's programs)");
+        case OPT_THREADS:
+            opts->threads = (unsigned)optarg_count(optarg, "--threads", 1, SOURCE_THREADS_MAX);
+            break;
         case 'h':
         case OPT_HELP:
             usage(stdout);
@@ -331,6 +339,9 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
         msg_usage("-o (no HELO) and --tls cannot be combined");
     if (opts->arrivals == ARRIVAL_POISSON && opts->rate == 0)
         msg_usage("--arrivals poisson needs --rate");
+    if (opts->threads > opts->sessions)
+        msg_usage("--threads %u is more than the %u session%s (-s): every thread needs one",
+                  opts->threads, opts->sessions, opts->sessions == 1 ? "" : "s");
     if (argc - optind != 1)
         msg_usage("expected one target: [inet:]host[:port] or unix:pathname");
     opts->target = argv[optind];

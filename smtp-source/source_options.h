@@ -13,6 +13,8 @@
 
 #include "workload.h"
 
+#define SOURCE_THREADS_MAX 256
+
 enum arrival_kind { ARRIVAL_FIXED, ARRIVAL_POISSON };
 
 struct source_options {
@@ -56,7 +58,8 @@ struct source_options {
     double start_at;           /* --start-at: Unix seconds to start at; 0: at once */
     const char *start_at_text; /* as given, for messages */
     const char *id;            /* --id: this source's name in the JSON, NULL: none */
-    int progress; /* the status line: -1 on a terminal, 0 never (--no-progress), 1 always */
+    int progress;     /* the status line: -1 on a terminal, 0 never (--no-progress), 1 always */
+    unsigned threads; /* --threads: event loops, each with its share of the sessions */
 };
 
 void source_options_parse(int argc, char **argv, struct source_options *opts);

@@ -53,6 +53,34 @@ void source_stats_tick(struct source_stats *st, uint64_t now_ns)
     timeline_add_cumulative(&st->timeline, &p, &st->latency[PHASE_TXN]);
 }
 
+void source_stats_merge(struct source_stats *dst, const struct source_stats *src)
+{
+    if (src->start_ns < dst->start_ns)
+        dst->start_ns = src->start_ns;
+    if (src->end_ns > dst->end_ns)
+        dst->end_ns = src->end_ns;
+    if (src->offered_end_ns > dst->offered_end_ns)
+        dst->offered_end_ns = src->offered_end_ns;
+    dst->attempted += src->attempted;
+    dst->delivered += src->delivered;
+    dst->failed += src->failed;
+    dst->bytes += src->bytes;
+    dst->recipients += src->recipients;
+    dst->connections += src->connections;
+    dst->tls_sessions += src->tls_sessions;
+    dst->backlog_max += src->backlog_max;
+    for (int k = 0; k < FAIL_KINDS; k++)
+        dst->failures[k] += src->failures[k];
+    for (int e = 0; e < SOURCE_MAX_ERRNO; e++)
+        dst->connect_errors[e] += src->connect_errors[e];
+    for (int c = 0; c < SOURCE_MAX_CODE; c++)
+        for (int p = 0; p < PHASE_COUNT; p++)
+            dst->by_code[c][p] += src->by_code[c][p];
+    for (int p = 0; p < PHASE_COUNT; p++)
+        histogram_merge(&dst->latency[p], &src->latency[p]);
+    timeline_merge(&dst->timeline, &src->timeline);
+}
+
 void source_stats_connect_error(struct source_stats *st, int err)
 {
     st->connect_errors[err > 0 && err < SOURCE_MAX_ERRNO ? err : 0]++;
@@ -109,7 +137,7 @@ double source_window_s(const struct source_stats *st)
 void source_report_text(FILE *fp, const struct source_stats *st, const struct source_options *opts)
 {
     double secs = source_window_s(st);
-    char dist[128];
+    char dist[128], on[32] = "";
 
     fprintf(fp, "smtp-source: %llu message%s delivered, %llu failed, of %llu attempted in %.3f s\n",
             (unsigned long long)st->delivered, st->delivered == 1 ? "" : "s",
@@ -118,8 +146,10 @@ void source_report_text(FILE *fp, const struct source_stats *st, const struct so
         fprintf(fp, "smtp-source: %.1f msgs/s, %.3f MB/s, %.1f recipients/s\n",
                 (double)st->delivered / secs, (double)st->bytes / secs / 1e6,
                 (double)st->recipients / secs);
-    fprintf(fp, "smtp-source: %u session%s, %s, %llu connection%s%s%s, size %s", opts->sessions,
-            opts->sessions == 1 ? "" : "s",
+    if (opts->threads > 1)
+        snprintf(on, sizeof(on), " on %u threads", opts->threads);
+    fprintf(fp, "smtp-source: %u session%s%s, %s, %llu connection%s%s%s, size %s", opts->sessions,
+            opts->sessions == 1 ? "" : "s", on,
             opts->reuse ? "connections reused (-d)" : "new connection per message",
             (unsigned long long)st->connections, st->connections == 1 ? "" : "s",
             opts->tls ? ", STARTTLS" : "", opts->pipelining ? ", pipelining" : "",
@@ -168,6 +198,7 @@ int source_report_json(const char *path, const struct source_stats *st,
     json_string(&w, "id", opts->id);
     json_string(&w, "target", opts->target);
     json_uint(&w, "sessions", opts->sessions);
+    json_uint(&w, "threads", opts->threads);
     json_bool(&w, "reuse_connections", opts->reuse);
     json_bool(&w, "tls", opts->tls);
     json_bool(&w, "pipelining", opts->pipelining);
@@ -207,6 +238,7 @@ int source_report_json(const char *path, const struct source_stats *st,
     json_end_object(&w);
     json_double(&w, "interval_s", opts->interval);
     timeline_write_json(&st->timeline, &w, "timeline");
+    timeline_write_latency_json(&st->timeline, &w, "timeline_latency");
     json_begin_object(&w, "failures");
     for (int k = 0; k < FAIL_KINDS; k++)
         json_uint(&w, failure_names[k], st->failures[k]);

@@ -14,6 +14,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -118,9 +119,11 @@ static void message_done(struct source_session *s)
     s->has_msg = 0;
     if (s->msg_failed) {
         st->failed++;
+        atomic_store_explicit(&s->ctx->live_failed, st->failed, memory_order_relaxed);
         return;
     }
     st->delivered++;
+    atomic_store_explicit(&s->ctx->live_delivered, st->delivered, memory_order_relaxed);
     st->bytes += s->content_len;
     st->recipients += s->rcpt_ok;
     record(s, PHASE_TXN, s->start_ns);
@@ -239,9 +242,10 @@ static void send_rcpt(struct source_session *s, unsigned n)
     const struct source_options *opts = s->ctx->opts;
 
     (void)n;
-    if (opts->number_rcpts || opts->rcpts > 1)
-        send_cmd(s, "RCPT TO:<%llu%s>", (unsigned long long)++s->ctx->rcpt_counter, s->ctx->msg.to);
-    else
+    if (opts->number_rcpts || opts->rcpts > 1) {
+        send_cmd(s, "RCPT TO:<%llu%s>", (unsigned long long)s->ctx->next_rcpt, s->ctx->msg.to);
+        s->ctx->next_rcpt += s->ctx->stride;
+    } else
         send_cmd(s, "RCPT TO:<%s>", s->ctx->msg.to);
 }
 
@@ -669,10 +673,12 @@ static void begin_message(struct source_session *s, uint64_t start_ns)
 {
     s->has_msg = 1;
     s->msg_failed = 0;
-    s->seq = s->ctx->next_seq++;
+    s->seq = s->ctx->next_seq;
+    s->ctx->next_seq += s->ctx->stride;
     s->start_ns = start_ns;
     s->retries_left = s->ctx->opts->connect_retries;
     s->ctx->stats.attempted++;
+    atomic_store_explicit(&s->ctx->live_attempted, s->ctx->stats.attempted, memory_order_relaxed);
     if (s->connected) {
         set_timeouts(s, 1);
         send_mail(s);

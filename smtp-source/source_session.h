@@ -12,6 +12,7 @@
 
 #include <event2/event.h>
 #include <openssl/ssl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <sys/socket.h>
 
@@ -34,10 +35,20 @@ struct source_ctx {
     struct source_message msg;
     struct source_stats stats;
     struct prng rng;
-    FILE *msg_log;
+    FILE *msg_log; /* shared by the threads: one fprintf() per line, which stdio locks */
+    /*
+     * Message numbers and -N's recipient numbers are unique across the
+     * whole run: with --threads N, thread i takes i, i + N, i + 2N, ...
+     */
     uint64_t next_seq;
-    uint64_t rcpt_counter;       /* -N numbers recipients across the whole run */
+    uint64_t next_rcpt;
+    unsigned stride;
     struct source_session *idle; /* sessions waiting for a message */
+    /*
+     * The counters the main thread shows while this thread runs (--progress,
+     * -c): copies of stats' own, stored by this thread, loaded by that one.
+     */
+    _Atomic uint64_t live_attempted, live_delivered, live_failed;
 
     /* Scheduler hooks, set by smtp-source.c. */
     enum source_next (*next_message)(struct source_ctx *ctx, uint64_t *start_ns);

@@ -178,6 +178,61 @@ uint64_t histogram_percentile(const struct histogram *h, double pct)
     return value;
 }
 
+size_t histogram_buckets(const struct histogram *h, struct histogram_bucket *out, size_t cap)
+{
+    size_t n = 0;
+
+    for (uint32_t idx = 0; idx < HISTOGRAM_BUCKETS && h->count > 0; idx++) {
+        if (h->counts[idx] == 0)
+            continue;
+        if (n < cap) {
+            out[n].index = idx;
+            out[n].count = h->counts[idx];
+        }
+        n++;
+    }
+    return n;
+}
+
+void histogram_add_buckets(struct histogram *h, const struct histogram_bucket *b, size_t n,
+                           uint64_t min, uint64_t max, double sum)
+{
+    uint64_t count = 0;
+
+    for (size_t i = 0; i < n; i++) {
+        if (b[i].index >= HISTOGRAM_BUCKETS)
+            continue;
+        h->counts[b[i].index] += b[i].count;
+        count += b[i].count;
+    }
+    if (count == 0)
+        return;
+    h->count += count;
+    h->sum += sum;
+    if (min < h->min)
+        h->min = min;
+    if (max > h->max)
+        h->max = max;
+}
+
+uint64_t histogram_bucket_lower(uint32_t index)
+{
+    uint64_t width;
+
+    return histogram_bucket_low(index, &width);
+}
+
+int histogram_bucket_at(uint64_t lower, uint32_t *index)
+{
+    unsigned idx = histogram_index(lower);
+    uint64_t width;
+
+    if (histogram_bucket_low(idx, &width) != lower)
+        return -1;
+    *index = idx;
+    return 0;
+}
+
 void histogram_summarize(const struct histogram *h, struct histogram_summary *out)
 {
     out->count = histogram_count(h);

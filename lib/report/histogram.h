@@ -12,6 +12,7 @@
 #ifndef SPOOLSIM_HISTOGRAM_H
 #define SPOOLSIM_HISTOGRAM_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -57,6 +58,24 @@ double histogram_mean(const struct histogram *h);
  * (nearest rank); pct is clamped to [0, 100] and 100 gives the exact max.
  */
 uint64_t histogram_percentile(const struct histogram *h, double pct);
+
+/*
+ * A histogram stored sparsely, as a timeline row keeps one: its non-empty
+ * buckets, each an index into counts[] with its count.
+ */
+struct histogram_bucket {
+    uint32_t index;
+    uint64_t count;
+};
+/* The non-empty buckets of h, ascending, into out (room for cap of them): how many there are. */
+size_t histogram_buckets(const struct histogram *h, struct histogram_bucket *out, size_t cap);
+/* Merge into h the n buckets of a histogram with that min, max and sum. */
+void histogram_add_buckets(struct histogram *h, const struct histogram_bucket *b, size_t n,
+                           uint64_t min, uint64_t max, double sum);
+/* The lowest value of bucket index (as "buckets" in JSON names it). */
+uint64_t histogram_bucket_lower(uint32_t index);
+/* The bucket whose lowest value is lower: 0 and its index, or -1 if lower starts no bucket. */
+int histogram_bucket_at(uint64_t lower, uint32_t *index);
 void histogram_summarize(const struct histogram *h, struct histogram_summary *out);
 
 /* One line in milliseconds, "  label        n=... p50=...ms ... mean=...ms". */

@@ -57,9 +57,105 @@ void timeline_free(struct timeline *tl)
 {
     free(tl->rows);
     free(tl->before);
+    free(tl->buckets);
     tl->rows = NULL;
     tl->before = NULL;
+    tl->buckets = NULL;
     tl->n = tl->cap = 0;
+    tl->nbuckets = tl->buckets_cap = 0;
+    tl->histograms = 0;
+}
+
+/* h as row r's latency: its count, percentiles and buckets (appended to the pool). */
+static void set_row_latency(struct timeline *tl, struct timeline_row *r, const struct histogram *h)
+{
+    size_t n = histogram_buckets(h, NULL, 0);
+
+    r->latency_count = histogram_count(h);
+    r->p50_ns = histogram_percentile(h, 50.0);
+    r->p99_ns = histogram_percentile(h, 99.0);
+    r->latency_min = histogram_min(h);
+    r->latency_max = histogram_max(h);
+    r->latency_sum = h->sum;
+    if (tl->nbuckets + n > tl->buckets_cap) {
+        while (tl->nbuckets + n > tl->buckets_cap)
+            tl->buckets_cap = tl->buckets_cap ? 2 * tl->buckets_cap : 256;
+        tl->buckets = xrealloc(tl->buckets, tl->buckets_cap * sizeof(*tl->buckets));
+    }
+    r->buckets_at = tl->nbuckets;
+    r->buckets_n = histogram_buckets(h, tl->buckets + tl->nbuckets, n);
+    tl->nbuckets += n;
+}
+
+static void add_row_latency(const struct timeline *tl, const struct timeline_row *r,
+                            struct histogram *h)
+{
+    if (r->latency_count > 0)
+        histogram_add_buckets(h, tl->buckets + r->buckets_at, r->buckets_n, r->latency_min,
+                              r->latency_max, r->latency_sum);
+}
+
+int timeline_row_latency(const struct timeline *tl, size_t i, struct histogram *h)
+{
+    if (!tl->histograms || i >= tl->n)
+        return -1;
+    histogram_init(h);
+    add_row_latency(tl, &tl->rows[i], h);
+    return 0;
+}
+
+void timeline_row_add(struct timeline *dst, size_t di, const struct timeline *src, size_t si)
+{
+    struct timeline_row *d = &dst->rows[di];
+    const struct timeline_row *r = &src->rows[si];
+
+    d->messages_in += r->messages_in;
+    d->messages_out += r->messages_out;
+    d->failures += r->failures;
+    d->fsyncs += r->fsyncs;
+    d->incoming += r->incoming;
+    d->active += r->active;
+    d->deferred += r->deferred;
+    if (dst->histograms && src->histograms) {
+        struct histogram *h = xmalloc(sizeof(*h));
+
+        histogram_init(h);
+        add_row_latency(dst, d, h);
+        add_row_latency(src, r, h);
+        set_row_latency(dst, d, h); /* the old buckets stay in the pool, unused */
+        free(h);
+    } else {
+        d->latency_count += r->latency_count;
+    }
+}
+
+void timeline_merge(struct timeline *dst, const struct timeline *src)
+{
+    if (dst->n == 0) /* no row of its own lacks a histogram */
+        dst->histograms = src->histograms;
+    if (dst->n < src->n) {
+        if (dst->cap < src->n) {
+            dst->cap = src->n;
+            dst->rows = xrealloc(dst->rows, dst->cap * sizeof(*dst->rows));
+        }
+        for (size_t i = dst->n; i < src->n; i++) {
+            memset(&dst->rows[i], 0, sizeof(dst->rows[i]));
+            dst->rows[i].t = src->rows[i].t;
+            dst->rows[i].interval_s = src->rows[i].interval_s;
+        }
+        dst->n = src->n;
+    }
+    for (size_t i = 0; i < src->n; i++) {
+        struct timeline_row *d = &dst->rows[i];
+        const struct timeline_row *r = &src->rows[i];
+        double end = fmax(d->t + d->interval_s, r->t + r->interval_s);
+
+        d->t = fmin(d->t, r->t);
+        d->interval_s = end - d->t;
+        timeline_row_add(dst, i, src, i);
+    }
+    dst->fields &= src->fields;
+    dst->histograms = dst->histograms && src->histograms;
 }
 
 static uint64_t moved(uint64_t now, uint64_t before)
@@ -96,9 +192,8 @@ void timeline_add(struct timeline *tl, const struct timeline_point *p,
     r->failures = moved(p->failures, b->failures);
     r->fsyncs = moved(p->fsyncs, b->fsyncs);
     if (latency) {
-        r->latency_count = histogram_count(latency);
-        r->p50_ns = histogram_percentile(latency, 50.0);
-        r->p99_ns = histogram_percentile(latency, 99.0);
+        set_row_latency(tl, r, latency);
+        tl->histograms = 1;
     }
     r->incoming = p->incoming;
     r->active = p->active;
@@ -258,6 +353,10 @@ int timeline_read_json(struct timeline *tl, const char *text, const char *path)
         if (columns[c].field && !isnan(cells[c]))
             fields |= columns[c].field;
     free(tl->rows);
+    free(tl->buckets);
+    tl->buckets = NULL;
+    tl->nbuckets = tl->buckets_cap = 0;
+    tl->histograms = 0;
     tl->rows = xcalloc((size_t)n + 1, sizeof(*tl->rows));
     tl->n = tl->cap = (size_t)n;
     tl->fields = fields;
@@ -288,4 +387,165 @@ int timeline_read_json(struct timeline *tl, const char *text, const char *path)
     }
     free(cells);
     return 0;
+}
+
+void timeline_write_latency_json(const struct timeline *tl, struct json_writer *w, const char *key)
+{
+    if (!tl->histograms)
+        return;
+    json_begin_object(w, key);
+    json_string(w, "unit", "ns");
+    json_string(w, "scheme", "log-linear");
+    json_uint(w, "sub_bucket_bits", HISTOGRAM_SUB_BITS);
+    json_begin_array(w, "rows");
+    for (size_t i = 0; i < tl->n; i++) {
+        const struct timeline_row *r = &tl->rows[i];
+
+        if (r->latency_count == 0)
+            continue;
+        json_begin_inline_array(w, NULL);
+        json_uint(w, NULL, i);
+        json_uint(w, NULL, r->latency_count);
+        json_uint(w, NULL, r->latency_min);
+        json_uint(w, NULL, r->latency_max);
+        json_uint(w, NULL, (uint64_t)llround(r->latency_sum));
+        json_end_array(w);
+    }
+    json_end_array(w);
+    json_begin_array(w, "counts");
+    for (size_t i = 0; i < tl->n; i++) {
+        const struct timeline_row *r = &tl->rows[i];
+
+        for (size_t b = 0; r->latency_count > 0 && b < r->buckets_n; b++) {
+            json_begin_inline_array(w, NULL);
+            json_uint(w, NULL, i);
+            json_uint(w, NULL, histogram_bucket_lower(tl->buckets[r->buckets_at + b].index));
+            json_uint(w, NULL, tl->buckets[r->buckets_at + b].count);
+            json_end_array(w);
+        }
+    }
+    json_end_array(w);
+    json_end_object(w);
+}
+
+/* A table of whole numbers at path.key (width wide): its rows (malloc'd, *n of them) or NULL. */
+static double *read_whole_rows(const char *text, const char *path, const char *key, size_t width,
+                               long *n)
+{
+    char at[256];
+    long len;
+    double *cells;
+
+    snprintf(at, sizeof(at), "%s.%s", path, key);
+    if ((len = json_read_array_length(text, at)) < 0)
+        return NULL;
+    cells = xmalloc(((size_t)len + 1) * width * sizeof(*cells));
+    if (json_read_number_rows(text, at, width, cells, (size_t)len) != len) {
+        free(cells);
+        return NULL;
+    }
+    for (long i = 0; i < len * (long)width; i++) {
+        if (!(cells[i] >= 0) || cells[i] != floor(cells[i]) || cells[i] >= 0x1p64) {
+            free(cells);
+            return NULL;
+        }
+    }
+    *n = len;
+    return cells;
+}
+
+/* Check the pool read against the rows: 0, or -1. */
+static int check_latency(const struct timeline *tl)
+{
+    for (size_t i = 0; i < tl->n; i++) {
+        const struct timeline_row *r = &tl->rows[i];
+        uint64_t total = 0;
+
+        if (r->latency_count > 0 && (r->buckets_n == 0 || r->latency_min == UINT64_MAX))
+            return -1; /* a row with a latency and no histogram */
+        for (size_t b = 0; b < r->buckets_n; b++) {
+            const struct histogram_bucket *k = &tl->buckets[r->buckets_at + b];
+
+            if (b > 0 && k->index <= tl->buckets[r->buckets_at + b - 1].index)
+                return -1;
+            total += k->count;
+        }
+        if (total != r->latency_count)
+            return -1;
+    }
+    return 0;
+}
+
+int timeline_read_latency_json(struct timeline *tl, const char *text, const char *path)
+{
+    char at[256], word[32];
+    double bits, *rows = NULL, *counts = NULL;
+    long nrows = 0, ncounts = 0, prev = -1;
+    int status = -1;
+
+    tl->histograms = 0;
+    tl->nbuckets = 0;
+    snprintf(at, sizeof(at), "%s.unit", path);
+    if (json_read_string(text, at, word, sizeof(word)) != 0 || strcmp(word, "ns") != 0)
+        return -1;
+    snprintf(at, sizeof(at), "%s.scheme", path);
+    if (json_read_string(text, at, word, sizeof(word)) != 0 || strcmp(word, "log-linear") != 0)
+        return -1;
+    snprintf(at, sizeof(at), "%s.sub_bucket_bits", path);
+    if (json_read_number(text, at, &bits) != 0 || bits != HISTOGRAM_SUB_BITS)
+        return -1;
+    if ((rows = read_whole_rows(text, path, "rows", 5, &nrows)) == NULL ||
+        (counts = read_whole_rows(text, path, "counts", 3, &ncounts)) == NULL)
+        goto out;
+    for (size_t i = 0; i < tl->n; i++) {
+        tl->rows[i].buckets_n = 0;
+        tl->rows[i].latency_min = UINT64_MAX; /* until "rows" names it */
+        tl->rows[i].latency_max = 0;
+    }
+    for (long i = 0; i < nrows; i++) {
+        const double *c = rows + 5 * i;
+        struct timeline_row *r;
+
+        if (c[0] >= (double)tl->n || (long)c[0] <= prev ||
+            (uint64_t)c[1] != tl->rows[(size_t)c[0]].latency_count || c[2] > c[3])
+            goto out;
+        prev = (long)c[0];
+        r = &tl->rows[prev];
+        r->latency_min = (uint64_t)c[2];
+        r->latency_max = (uint64_t)c[3];
+        r->latency_sum = c[4];
+    }
+    tl->buckets_cap = (size_t)ncounts + 1;
+    tl->buckets = xrealloc(tl->buckets, tl->buckets_cap * sizeof(*tl->buckets));
+    prev = -1;
+    for (long i = 0; i < ncounts; i++) {
+        const double *c = counts + 3 * i;
+        struct timeline_row *r;
+        uint32_t idx;
+
+        if (c[0] >= (double)tl->n || (long)c[0] < prev || c[2] == 0 ||
+            histogram_bucket_at((uint64_t)c[1], &idx) != 0)
+            goto out;
+        r = &tl->rows[(size_t)c[0]];
+        if ((long)c[0] != prev)
+            r->buckets_at = tl->nbuckets;
+        prev = (long)c[0];
+        tl->buckets[tl->nbuckets].index = idx;
+        tl->buckets[tl->nbuckets].count = (uint64_t)c[2];
+        tl->nbuckets++;
+        r->buckets_n++;
+    }
+    if (check_latency(tl) == 0) {
+        tl->histograms = 1;
+        status = 0;
+    }
+out:
+    if (status != 0) {
+        for (size_t i = 0; i < tl->n; i++)
+            tl->rows[i].buckets_n = 0;
+        tl->nbuckets = 0;
+    }
+    free(rows);
+    free(counts);
+    return status;
 }

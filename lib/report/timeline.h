@@ -44,6 +44,10 @@ struct timeline_row {
     uint64_t messages_in, messages_out, failures, fsyncs;
     uint64_t latency_count, p50_ns, p99_ns; /* of the values recorded in the interval */
     uint64_t incoming, active, deferred;    /* at its end */
+    /* The interval's latency histogram, kept sparsely in the timeline's pool (timeline.buckets). */
+    uint64_t latency_min, latency_max;
+    double latency_sum;
+    size_t buckets_at, buckets_n;
 };
 
 struct timeline {
@@ -53,6 +57,14 @@ struct timeline {
     int started;
     struct timeline_point last;
     struct histogram *before; /* timeline_add_cumulative(): the histogram at the last point */
+    /*
+     * Whether rows carry their latency histograms (a timeline fed latency,
+     * or read from a JSON with "timeline_latency"): then rows of several
+     * timelines merge with exact percentiles.
+     */
+    int histograms;
+    struct histogram_bucket *buckets; /* the rows' non-empty buckets */
+    size_t nbuckets, buckets_cap;
 };
 
 void timeline_init(struct timeline *tl, unsigned fields);
@@ -71,8 +83,41 @@ void timeline_add(struct timeline *tl, const struct timeline_point *p,
 void timeline_add_cumulative(struct timeline *tl, const struct timeline_point *p,
                              const struct histogram *cumulative);
 
-/* Every row as an object in an array under key (docs/json.md, "Timelines"). */
+/* Row i's latency histogram into h: 0, or -1 if the rows carry none. */
+int timeline_row_latency(const struct timeline *tl, size_t i, struct histogram *h);
+/*
+ * Row si of src into row di of dst: counts and queue depths add; when
+ * both carry histograms they merge, and the row's latency_count, p50 and
+ * p99 are the merged histogram's (exact, not an average of percentiles).
+ * dst's t and interval_s stay.
+ */
+void timeline_row_add(struct timeline *dst, size_t di, const struct timeline *src, size_t si);
+/*
+ * src into dst row by row, for timelines of one run ticked at the same
+ * instants (threads of one program): row i of each is the same interval.
+ * dst grows to src's length; a merged row starts at the earlier start and
+ * ends at the later end. dst's fields become those both know.
+ */
+void timeline_merge(struct timeline *dst, const struct timeline *src);
+
+/*
+ * The rows' histograms as the object at key (docs/json.md, "Timelines"):
+ * "rows" [[row, count, min, max, sum], ...] for each row with a latency,
+ * "counts" [[row, lower_bound, count], ...]. Nothing when the rows carry
+ * no histograms.
+ */
 struct json_writer;
+void timeline_write_latency_json(const struct timeline *tl, struct json_writer *w, const char *key);
+/*
+ * The histograms timeline_write_latency_json() wrote at path into the rows
+ * timeline_read_json() read: 0, or -1 (tl without histograms) if it is
+ * missing, of another layout, or does not agree with the rows (a row
+ * index out of range, a count that is not the row's latency_count, bucket
+ * counts that do not add up).
+ */
+int timeline_read_latency_json(struct timeline *tl, const char *text, const char *path);
+
+/* Every row as an object in an array under key (docs/json.md, "Timelines"). */
 void timeline_write_json(const struct timeline *tl, struct json_writer *w, const char *key);
 
 /*

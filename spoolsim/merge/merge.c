@@ -179,6 +179,7 @@ static void write_json(FILE *fp, const struct merge *m, const struct json_run *r
     json_end_object(&w);
     json_double(&w, "interval_s", m->interval_s);
     timeline_write_json(&m->timeline, &w, "timeline");
+    timeline_write_latency_json(&m->timeline, &w, "timeline_latency");
     write_counts(&w, "failures", &m->failures);
     write_counts(&w, "connect_errors", &m->connect_errors);
     write_counts(&w, "failures_by_code", &m->by_code);

@@ -204,6 +204,13 @@ static int stage_in(const char *text, const char *name, struct staged *s, char *
                     name);
     if (timeline_read_json(&s->in.timeline, text, "timeline") != 0)
         return fail(err, errlen, "%s: no timeline", name);
+    /* Rows' histograms: an older result has none (its rows then merge without percentiles). */
+    if (json_read_key(text, "timeline_latency", 0, word, sizeof(word)) == 0 &&
+        timeline_read_latency_json(&s->in.timeline, text, "timeline_latency") != 0)
+        return fail(err, errlen,
+                    "%s: timeline_latency does not agree with the timeline's rows (a row out of "
+                    "range, or counts that do not add up)",
+                    name);
     return 0;
 }
 
@@ -316,6 +323,15 @@ int merge_finish(struct merge *m, char *err, size_t errlen)
         rows[b].t = (double)b * m->interval_s;
         rows[b].interval_s = b + 1 < bins ? m->interval_s : span - rows[b].t;
     }
+    free(m->timeline.rows);
+    m->timeline.rows = rows;
+    m->timeline.n = m->timeline.cap = bins;
+    /* Per-row percentiles when every row of every input has its histogram to add. */
+    m->timeline.histograms = 1;
+    for (size_t i = 0; i < m->n; i++)
+        m->timeline.histograms &= m->inputs[i].timeline.histograms;
+    if (m->timeline.histograms)
+        m->timeline.fields |= TIMELINE_LATENCY;
     for (size_t i = 0; i < m->n; i++) {
         const struct merge_input *in = &m->inputs[i];
 
@@ -326,13 +342,8 @@ int merge_finish(struct merge *m, char *err, size_t errlen)
 
             if (b >= bins)
                 b = bins - 1;
-            rows[b].messages_in += row->messages_in;
-            rows[b].messages_out += row->messages_out;
-            rows[b].failures += row->failures;
+            timeline_row_add(&m->timeline, b, &in->timeline, r);
         }
     }
-    free(m->timeline.rows);
-    m->timeline.rows = rows;
-    m->timeline.n = m->timeline.cap = bins;
     return 0;
 }

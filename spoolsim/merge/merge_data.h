@@ -9,8 +9,10 @@
  * wall clock (the first start_time to the last end_time). Timeline rows
  * are put, by their wall-clock start, in the merged interval nearest it,
  * so that hosts started together (--start-at) line up to within their
- * start skew; their counts add, and their per-interval p50 and p99 are
- * left out (null), as a row holds no histogram to merge them exactly.
+ * start skew; their counts add, and when every input's rows carry their
+ * histograms ("timeline_latency") those add too, so a merged row's p50 and
+ * p99 are exact; with an input of an older smtp-source they are left out
+ * (null).
  *
  * Refused, with a message naming the result and the problem: a text that
  * is not an smtp-source result (or of a later schema), a histogram of
@@ -58,7 +60,7 @@ struct merge {
     char stage[MERGE_STAGES_MAX][MERGE_NAME_MAX];
     struct histogram *latency; /* stages of them */
     struct merge_counts failures, connect_errors, by_code;
-    struct timeline timeline; /* merge_finish(): messages_in, messages_out, failures */
+    struct timeline timeline; /* merge_finish(): messages_in, messages_out, failures, latency */
 };
 
 void merge_init(struct merge *m);

@@ -148,7 +148,14 @@ tl = merged["timeline"]
 if sum(row["messages_out"] for row in tl) != merged["delivered"] or \
    sum(row["messages_in"] for row in tl) != merged["attempted"]:
     print("timeline rows do not add up"); ok = False
-if any(row["p99_ms"] is not None for row in tl): print("per-row p99 merged"); ok = False
+# Rows carry their histograms now: a merged row's p99 is there exactly when it has latencies,
+# and no row's p99 is above the run's slowest message.
+if sum(row["latency_count"] for row in tl) != merged["delivered"]:
+    print("rows' latency counts do not add up"); ok = False
+if any((row["p99_ms"] is None) != (row["latency_count"] == 0) for row in tl):
+    print("a row's p99 missing, or there without latencies"); ok = False
+if any(row["p99_ms"] is not None and row["p99_ms"] > m["max_ms"] + 1e-9 for row in tl):
+    print("a row's p99 above the run's max"); ok = False
 sys.exit(0 if ok else 1)
 PY
 

@@ -220,6 +220,98 @@ START_TEST(test_read_rejects)
 }
 END_TEST
 
+/* One row of n latencies lo, lo+step, ... (ms) over [t, t + 1). */
+static void one_row(struct timeline *tl, double t, uint64_t n, uint64_t lo_ms, uint64_t step_ms)
+{
+    static struct histogram h;
+    struct timeline_point p = {.t = t};
+
+    if (!tl->started)
+        timeline_add(tl, &p, NULL);
+    histogram_init(&h);
+    for (uint64_t i = 0; i < n; i++)
+        histogram_record(&h, (lo_ms + i * step_ms) * 1000000);
+    p = tl->last;
+    p.t += 1.0;
+    p.in += n;
+    p.out += n;
+    timeline_add(tl, &p, &h);
+}
+
+/* Two threads' rows merge with the percentiles of all their samples, not an average. */
+START_TEST(test_merge_exact)
+{
+    struct timeline a, b;
+    static struct histogram all, got;
+
+    timeline_init(&a, all_fields);
+    timeline_init(&b, all_fields);
+    one_row(&a, 0, 90, 1, 0);   /* 90 samples of 1 ms */
+    one_row(&b, 0, 10, 100, 1); /* 10 of 100..109 ms */
+    one_row(&b, 0, 5, 7, 0);    /* b has a second row, a none */
+    histogram_init(&all);
+    for (int i = 0; i < 90; i++)
+        histogram_record(&all, 1000000);
+    for (uint64_t i = 0; i < 10; i++)
+        histogram_record(&all, (100 + i) * 1000000);
+    timeline_merge(&a, &b);
+    ck_assert_uint_eq(a.n, 2);
+    ck_assert_uint_eq(a.rows[0].messages_out, 100);
+    ck_assert_uint_eq(a.rows[0].latency_count, 100);
+    ck_assert_uint_eq(a.rows[0].p50_ns, histogram_percentile(&all, 50));
+    ck_assert_uint_eq(a.rows[0].p99_ns, histogram_percentile(&all, 99));
+    ck_assert_uint_gt(a.rows[0].p99_ns, 100000000); /* the 99th of all is one of b's */
+    ck_assert_uint_eq(a.rows[1].latency_count, 5);
+    ck_assert_int_eq(timeline_row_latency(&a, 0, &got), 0);
+    ck_assert_uint_eq(histogram_count(&got), 100);
+    ck_assert_uint_eq(histogram_max(&got), histogram_max(&all));
+    timeline_free(&a);
+    timeline_free(&b);
+}
+END_TEST
+
+/* The rows' histograms survive JSON; a pool that disagrees with the rows is refused. */
+START_TEST(test_latency_json)
+{
+    struct timeline a, back;
+    struct json_text t;
+    struct json_writer *w;
+    static struct histogram h1, h2;
+    char *text, *bad;
+
+    timeline_init(&a, all_fields);
+    one_row(&a, 0, 30, 2, 3);
+    one_row(&a, 0, 0, 0, 0);
+    one_row(&a, 0, 7, 50, 1);
+    w = json_text_begin(&t);
+    timeline_write_json(&a, w, "timeline");
+    timeline_write_latency_json(&a, w, "timeline_latency");
+    text = json_text_end(&t);
+    timeline_init(&back, 0);
+    ck_assert_int_eq(timeline_read_json(&back, text, "timeline"), 0);
+    ck_assert_int_eq(timeline_row_latency(&back, 0, &h1), -1); /* not read yet */
+    ck_assert_int_eq(timeline_read_latency_json(&back, text, "timeline_latency"), 0);
+    for (size_t i = 0; i < a.n; i++) {
+        ck_assert_int_eq(timeline_row_latency(&a, i, &h1), 0);
+        ck_assert_int_eq(timeline_row_latency(&back, i, &h2), 0);
+        ck_assert_uint_eq(histogram_count(&h1), histogram_count(&h2));
+        ck_assert_uint_eq(histogram_percentile(&h1, 99), histogram_percentile(&h2, 99));
+        ck_assert_uint_eq(histogram_min(&h1), histogram_min(&h2));
+    }
+    /* the third row's count said as 8, not 7 */
+    bad = strdup(text);
+    ck_assert_ptr_nonnull(strstr(bad, "[2, 7,"));
+    strstr(bad, "[2, 7,")[4] = '8';
+    ck_assert_int_eq(timeline_read_latency_json(&back, bad, "timeline_latency"), -1);
+    ck_assert_int_eq(back.histograms, 0);
+    ck_assert_int_eq(timeline_read_latency_json(&back, text, "nothing"), -1);
+    free(bad);
+    free(text);
+    timeline_free(&a);
+    timeline_free(&back);
+}
+END_TEST
+
 static Suite *timeline_suite(void)
 {
     Suite *s = suite_create("timeline");
@@ -231,6 +323,8 @@ static Suite *timeline_suite(void)
     tcase_add_test(tc, test_csv);
     tcase_add_test(tc, test_json_and_back);
     tcase_add_test(tc, test_read_rejects);
+    tcase_add_test(tc, test_merge_exact);
+    tcase_add_test(tc, test_latency_json);
     suite_add_tcase(s, tc);
     return s;
 }
