@@ -555,6 +555,69 @@ double plot_draw_ab(struct svg *s, double y0, double width, const struct plot_ab
 
 /* ----------------------------------------------------------------- sweep */
 
+/* A label's place in the picture. */
+struct box {
+    double x0, y0, x1, y1;
+};
+
+static int boxes_overlap(const struct box *a, const struct box *b)
+{
+    return a->x0 < b->x1 && b->x0 < a->x1 && a->y0 < b->y1 && b->y0 < a->y1;
+}
+
+/*
+ * text beside a knee's ring at (x, y), on white so that it reads across a
+ * line: below to the right (a delivered line rises to its knee from the
+ * lower left and goes on to the right), else above to the left, above to
+ * the right, below to the left, each a line further out in turn, at the
+ * first place inside p that overlaps none of the np labels placed; its
+ * place added to them.
+ */
+static void draw_knee_label(struct svg *s, const struct panel *p, double x, double y,
+                            const char *color, const char *text, struct box *placed, size_t *np)
+{
+    static const int side[][2] = {{1, 1}, {-1, -1}, {1, -1}, {-1, 1}};
+    const struct svg_font f = {.size = FONT, .bold = 1, .fill = color, .cls = "knee-label"};
+    double tw = svg_text_width(text, FONT), line = FONT + 3;
+    struct box b = {0}, first = {0};
+    int found = 0;
+
+    for (int out = 0; out < 8 && !found; out++)
+        for (size_t k = 0; k < sizeof(side) / sizeof(side[0]) && !found; k++) {
+            double x0 = side[k][0] > 0 ? x + 10 : x - 12 - tw;
+            double base = side[k][1] > 0 ? y + 20 + out * line : y - 10 - out * line;
+
+            b = (struct box){x0 - 2, base - FONT + 2, x0 + tw + 2, base + 3};
+            if (out == 0 && k == 0)
+                first = b;
+            if (b.x0 < p->x || b.x1 > p->x + p->w || b.y0 < p->y || b.y1 > p->y + p->h)
+                continue;
+            found = 1;
+            for (size_t i = 0; i < *np && found; i++)
+                found = !boxes_overlap(&b, &placed[i]);
+        }
+    if (!found)
+        b = first; /* nowhere free: where it reads best */
+    svg_rect(s, b.x0, b.y0, b.x1 - b.x0, b.y1 - b.y0,
+             &(struct svg_style){.fill = "#ffffff", .opacity = 0.85});
+    svg_text(s, b.x0 + 2, b.y1 - 3, &f, text);
+    placed[(*np)++] = b;
+}
+
+/* A log axis of milliseconds labelled "5 ms", "1 s", "20 s": not "0.1M". */
+static void label_ms_ticks(struct plot_ticks *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        if (t->labelled[i]) {
+            double v = t->value[i];
+
+            if (v >= 1000)
+                snprintf(t->label[i], sizeof(t->label[i]), "%.6g s", v / 1000);
+            else
+                snprintf(t->label[i], sizeof(t->label[i]), "%.6g ms", v);
+        }
+}
+
 /*
  * What sweep sw found, for the lines under the picture: its knee into
  * head (named by its label when named), what broke it into tail.
@@ -584,11 +647,11 @@ double plot_draw_sweep(struct svg *s, double y0, double width, const struct plot
                        size_t n)
 {
     static const char *const pct_dash[] = {NULL, "7 4", "2 3"};
-    const struct svg_font knee_font = {.size = FONT, .bold = 1, .cls = "knee-label"};
     const struct svg_font note = {.size = FONT, .cls = "verdict"};
     struct legend_item *load_items = xcalloc(n + 4, sizeof(*load_items));
     struct legend_item lat_items[4];
-    size_t nload = 0, nlat = 0;
+    struct box *placed = xcalloc(2 * n + 1, sizeof(*placed));
+    size_t nload = 0, nlat = 0, nplaced = 0;
     double hi = 0, lo_ms = INFINITY, hi_ms = 0, lw = LEGEND_W, w, y, legend_h;
     struct panel load, lat;
     char text[PLOT_LABEL_MAX + 320];
@@ -642,12 +705,21 @@ double plot_draw_sweep(struct svg *s, double y0, double width, const struct plot
                           .h = PANEL_H,
                           .heading = "Delivered against offered load",
                           .ylabel = "delivered (messages/s)"};
-    plot_ticks_linear(0, hi, 8, &load.xt);
-    plot_ticks_linear(0, hi, 6, &load.yt);
+    plot_ticks_linear(0, hi, 10, &load.xt);
+    plot_ticks_linear(0, hi, 10, &load.yt);
     panel_scales(&load, PLOT_LINEAR, PLOT_LINEAR);
     draw_axes(s, &load);
     svg_line(s, px_x(&load, 0), px_y(&load, 0), px_x(&load, load.xt.hi), px_y(&load, load.xt.hi),
              &(struct svg_style){.stroke = "#999999", .dash = "5 4", .cls = "reference"});
+    /* The knees' rings first, so that no knee's label covers another's ring. */
+    for (size_t r = 0; r < n; r++)
+        for (size_t i = 0; i < sw[r].n; i++)
+            if (sw[r].held[i] && sw[r].offered[i] == sw[r].knee &&
+                isfinite(px_y(&load, sw[r].delivered[i]))) {
+                double x = px_x(&load, sw[r].offered[i]), yy = px_y(&load, sw[r].delivered[i]);
+
+                placed[nplaced++] = (struct box){x - 8, yy - 8, x + 8, yy + 8};
+            }
     for (size_t r = 0; r < n; r++) {
         struct legend_item it = load_items[r];
 
@@ -668,32 +740,11 @@ double plot_draw_sweep(struct svg *s, double y0, double width, const struct plot
                            &(struct svg_style){
                                .stroke = it.color, .stroke_width = 2, .cls = "step failed"});
             if (sw[r].held[i] && sw[r].offered[i] == sw[r].knee) {
-                /*
-                 * A delivered line rises to the knee from the lower left and
-                 * goes on to the right, so the label goes below to the right
-                 * of it, or above to the left at the right edge; a line lower
-                 * for each result, so that equal knees stay legible.
-                 */
-                int at_edge = x > load.x + load.w * 0.8;
-                const struct svg_font f = {.size = knee_font.size,
-                                           .bold = 1,
-                                           .fill = it.color,
-                                           .anchor = at_edge ? SVG_END : SVG_START,
-                                           .cls = knee_font.cls};
-
                 svg_circle(
                     s, x, yy, 8,
                     &(struct svg_style){.stroke = "#222222", .stroke_width = 2, .cls = "knee"});
-                double tx = at_edge ? x - 12 : x + 10, tw,
-                       ty = fmin((at_edge ? yy - 10 : yy + 20) + 14.0 * (double)r,
-                                 load.y + load.h - 5);
-
                 snprintf(text, sizeof(text), "knee %.6g/s", sw[r].knee);
-                tw = svg_text_width(text, f.size);
-                /* on white, legible where it crosses a line */
-                svg_rect(s, at_edge ? tx - tw - 2 : tx - 2, ty - f.size + 1, tw + 4, f.size + 3,
-                         &(struct svg_style){.fill = "#ffffff", .opacity = 0.85});
-                svg_text(s, tx, ty, &f, text);
+                draw_knee_label(s, &load, x, yy, it.color, text, placed, &nplaced);
             }
         }
         svg_group_end(s);
@@ -708,12 +759,13 @@ double plot_draw_sweep(struct svg *s, double y0, double width, const struct plot
                          .w = w,
                          .h = PANEL_H,
                          .heading = "Client latency from the intended send time",
-                         .ylabel = "latency (ms, log scale)",
+                         .ylabel = "latency (log scale)",
                          .xlabel = "offered (messages/s)"};
     lat.xt = load.xt;
     if (!isfinite(lo_ms))
         lo_ms = hi_ms = 1; /* no step with a latency: an empty axis */
     plot_ticks_log(lo_ms, hi_ms, &lat.yt);
+    label_ms_ticks(&lat.yt);
     panel_scales(&lat, PLOT_LINEAR, PLOT_LOG);
     draw_axes(s, &lat);
     for (size_t r = 0; r < n; r++) {
@@ -724,16 +776,18 @@ double plot_draw_sweep(struct svg *s, double y0, double width, const struct plot
         for (size_t r2 = 0; r2 < r; r2++)
             drawn |= sw[r2].slo_ms == sw[r].slo_ms;
         if (isfinite(sw[r].slo_ms) && sw[r].slo_ms > 0 && !drawn) {
-            const struct svg_font f = {
-                .size = FONT, .anchor = SVG_END, .fill = "#c0392b", .cls = "slo-label"};
+            const struct svg_font f = {.size = FONT, .fill = "#c0392b", .cls = "slo-label"};
             double yy = px_y(&lat, sw[r].slo_ms);
 
             svg_line(
                 s, lat.x, yy, lat.x + lat.w, yy,
                 &(struct svg_style){
                     .stroke = "#c0392b", .stroke_width = 1.5, .dash = "8 3 2 3", .cls = "slo"});
+            /* at the left, where the latencies are low: above them, not across them */
             snprintf(text, sizeof(text), "SLO: p99 \xe2\x89\xa4 %.6g ms", sw[r].slo_ms);
-            svg_text(s, lat.x + lat.w - 6, yy - 5, &f, text);
+            svg_rect(s, lat.x + 4, yy - 5 - FONT, svg_text_width(text, FONT) + 4, FONT + 3,
+                     &(struct svg_style){.fill = "#ffffff", .opacity = 0.85});
+            svg_text(s, lat.x + 6, yy - 5, &f, text);
         }
         svg_group_begin(s, "sweep-latency");
         for (size_t k = 0; k < 3; k++) {
@@ -790,5 +844,6 @@ double plot_draw_sweep(struct svg *s, double y0, double width, const struct plot
     }
     svg_group_end(s);
     free(load_items);
+    free(placed);
     return y + 6 - y0;
 }

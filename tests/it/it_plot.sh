@@ -171,7 +171,7 @@ check "sweep: delivered, p50, p99 and p99.9, a point per step, a mark per step, 
     class=step:$n_none "class=held:$held_none" "class=failed:$failed_none" class=knee:$knee_none \
     class=reference:1 class=slo:1 "text=$NONE" "text=SLO: p99 ≤ 2000 ms" \
     "text=Delivered against offered load" "text=Client latency from the intended send time" \
-    "text=offered (messages/s)" "text=latency (ms, log scale)" "text=none — spoolsim sweep"
+    "text=offered (messages/s)" "text=latency (log scale)" "text=1 s" "text=none — spoolsim sweep"
 verdict=$(py '("knee %g msgs/s" % d["knee_per_s"]) if d["knee_per_s"] else "no step held"' "$W/slow.json")
 broke=$(py '"broke at %g msgs/s (step %d): %s" % next((d["broke_per_s"], i + 1, s["reason_text"]) for i, s in enumerate(d["steps"]) if s["offered_per_s"] == d["broke_per_s"])' "$W/slow.json")
 check "two sweeps compared: written" to "$W/sw2.log" "$S" plot --kind sweep "$W/none.json" "$W/slow.json" -o "$W/out/sweeps.svg"

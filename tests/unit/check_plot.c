@@ -560,6 +560,8 @@ START_TEST(test_draw_sweep)
     ck_assert_uint_eq(count_of(s.buf, "class=\"slo\""), 1); /* one SLO, drawn once */
     ck_assert_ptr_nonnull(strstr(s.buf, "<title>b: p99.9</title>"));
     ck_assert_ptr_nonnull(strstr(s.buf, ">knee 75/s</text>"));
+    ck_assert_ptr_nonnull(strstr(s.buf, ">500 ms</text>")); /* the log axis in ms and s, not "1k" */
+    ck_assert_ptr_nonnull(strstr(s.buf, ">1 s</text>"));
     ck_assert_ptr_nonnull(
         strstr(s.buf, ">b: knee 75 msgs/s; broke at 100 msgs/s (step 2): delivered 60 % of "
                       "offered (under 99 %)</text>"));
