@@ -25,7 +25,8 @@ static const struct {
     {"postmark", spoolsim_postmark, "the PostMark 1.53 workload, faithful, with precise timing"},
     {"ab", spoolsim_ab, "A/B: two spool directories compared, the ratio with a 95 % interval"},
     {"calibrate", spoolsim_calibrate, "measure a real MTA's CPU per message: a cost model"},
-    {"plot", spoolsim_plot, "pictures of results: timelines, latency percentiles, A/B bars"},
+    {"plot", spoolsim_plot,
+     "pictures of results: timelines, latency percentiles, A/B bars, sweeps"},
     {"merge", spoolsim_merge, "smtp-source results of several load hosts as one, exactly"},
 };
 

@@ -72,7 +72,7 @@ struct sweep_step {
     double sent, sent_per_s; /* the window's client: messages started, over its window */
     double accepted, backlog_max;
     double arrived_per_s;                   /* at the sink during the window, from any client */
-    double p50_s;                           /* the client's */
+    double p50_s, p999_s, max_s;            /* the client's */
     double e2e_p50_s, e2e_p99_s, e2e_count; /* the relay's, over the whole step */
     int e2e_known;
 };
@@ -465,6 +465,8 @@ static void read_client(struct sweep *s, const char *name, struct sweep_step *st
     st->backlog_max = number(json, "backlog_max");
     st->p50_s = number(json, "latency.txn.p50_ms") / 1e3;
     st->m.p99_s = number(json, "latency.txn.p99_ms") / 1e3;
+    st->p999_s = number(json, "latency.txn.p99_9_ms") / 1e3;
+    st->max_s = number(json, "latency.txn.max_ms") / 1e3;
     /* a message still unanswered when the client was stopped counts against the step */
     if (st->sent > st->accepted + st->m.failures)
         st->m.failures += st->sent - st->accepted - st->m.failures;
@@ -706,6 +708,10 @@ static int write_json(const struct sweep *s, const struct sweep_search *search)
         json_uint(&w, "sink_port", o->sink_port);
     else
         json_string(&w, "sink_port", NULL);
+    if (o->sink_delay[0])
+        json_double(&w, "sink_delay_s", strtod(o->sink_delay, NULL));
+    else
+        json_string(&w, "sink_delay_s", NULL);
     json_begin_inline_array(&w, "relay_options");
     for (size_t i = 0; i < o->n_relay_args; i++)
         json_string(&w, NULL, o->relay_args[i]);
@@ -732,6 +738,8 @@ static int write_json(const struct sweep *s, const struct sweep_search *search)
         json_double(&w, "backlog_max", st->backlog_max);
         json_double(&w, "p50_ms", st->p50_s * 1e3);
         json_double(&w, "p99_ms", st->m.p99_s * 1e3);
+        json_double(&w, "p99_9_ms", st->p999_s * 1e3);
+        json_double(&w, "max_ms", st->max_s * 1e3);
         if (st->e2e_known) {
             json_double(&w, "end_to_end_count", st->e2e_count);
             json_double(&w, "end_to_end_p50_ms", st->e2e_p50_s * 1e3);

@@ -1,6 +1,7 @@
 /*
  * spoolsim plot - pictures of results: a throughput and queue-depth
- * timeline, latency-percentile curves, A/B bars (see spoolsim(1)).
+ * timeline, latency-percentile curves, A/B bars, sweeps' load and
+ * latency against offered rate (see spoolsim(1)).
  *
  * The I/O around the pure modules: read the result files, ask plot_data
  * what each holds, lay the kinds out one under another with plot_draw,
@@ -28,7 +29,7 @@
 #include "svg.h"
 #include "xalloc.h"
 
-enum plot_kind { KIND_AUTO, KIND_TIMELINE, KIND_LATENCY, KIND_AB };
+enum plot_kind { KIND_AUTO, KIND_TIMELINE, KIND_LATENCY, KIND_AB, KIND_SWEEP };
 
 struct plot_options {
     const char *output; /* NULL: the first result's name with .svg */
@@ -50,16 +51,17 @@ static void usage(FILE *fp)
                 "\n"
                 "Draws what JSON results hold as one SVG picture: messages in and out per\n"
                 "second and queue depths over time (a timeline), latency by percentile on a\n"
-                "log scale rebuilt from each latency histogram, and an A/B comparison's\n"
-                "medians with their 95 %% intervals and every run. Several results overlay:\n"
-                "one line (or pair of bars) each, the legend naming each by its file or its\n"
-                "\"label\".\n"
+                "log scale rebuilt from each latency histogram, an A/B comparison's\n"
+                "medians with their 95 %% intervals and every run, and a sweep's delivered\n"
+                "rate and client latency against offered rate, its knee marked. Several\n"
+                "results overlay: one line (or pair of bars) each, the legend naming each by\n"
+                "its file or its \"label\" (a sweep by what it swept).\n"
                 "\n"
                 "Options:\n"
                 "  -o, --output FILE   the SVG file (the first RESULT with .svg for .json;\n"
                 "                      - = stdout)\n"
-                "  --kind KIND         timeline, latency, ab, or auto: every kind the results\n"
-                "                      hold, one under another (auto)\n"
+                "  --kind KIND         timeline, latency, ab, sweep, or auto: every kind the\n"
+                "                      results hold, one under another (auto)\n"
                 "  --title TEXT        the picture's title (the results' names)\n"
                 "  -h, --help, --version\n"
                 "\n"
@@ -75,12 +77,13 @@ static enum plot_kind parse_kind(const char *text)
     } kinds[] = {{"auto", KIND_AUTO},
                  {"timeline", KIND_TIMELINE},
                  {"latency", KIND_LATENCY},
-                 {"ab", KIND_AB}};
+                 {"ab", KIND_AB},
+                 {"sweep", KIND_SWEEP}};
 
     for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
         if (strcmp(text, kinds[i].name) == 0)
             return kinds[i].kind;
-    msg_usage("unknown --kind \"%s\" (timeline, latency, ab or auto)", text);
+    msg_usage("unknown --kind \"%s\" (timeline, latency, ab, sweep or auto)", text);
 }
 
 static void parse_options(int argc, char **argv, struct plot_options *o)
@@ -180,19 +183,37 @@ struct picture {
     size_t ncurves, ncurve_results;
     struct plot_ab *ab;
     size_t nab;
+    struct plot_sweep *sw;
+    size_t nsw;
 };
 
 static void collect(const struct result *r, size_t n, enum plot_kind kind, struct picture *pic)
 {
     char err[256];
+    size_t first_sweep = n, other = n;
+    const char **names;
 
     *pic = (struct picture){0};
     pic->tl = xcalloc(n, sizeof(*pic->tl));
     pic->ab = xcalloc(n, sizeof(*pic->ab));
+    pic->sw = xcalloc(n, sizeof(*pic->sw));
     for (size_t i = 0; i < n; i++) {
         int held = 0;
         char key[8];
 
+        /* A sweep holds nothing else: its steps are its picture. */
+        if (kind == KIND_AUTO || kind == KIND_SWEEP) {
+            if (plot_read_sweep(r[i].text, &pic->sw[pic->nsw], err, sizeof(err)) == 0) {
+                if (pic->nsw++ == 0)
+                    first_sweep = i;
+                continue;
+            }
+            if (kind == KIND_SWEEP || strcmp(r[i].program, "spoolsim sweep") == 0 ||
+                json_read_array_length(r[i].text, "steps") >= 0)
+                msg_usage("%s: no sweep to plot: %s", r[i].path, err);
+        }
+        if (other == n)
+            other = i;
         if (kind == KIND_AUTO || kind == KIND_TIMELINE) {
             if (plot_read_timeline(r[i].text, &pic->tl[pic->ntl], err, sizeof(err)) == 0) {
                 snprintf(pic->tl[pic->ntl++].label, PLOT_LABEL_MAX, "%s", r[i].label);
@@ -222,9 +243,19 @@ static void collect(const struct result *r, size_t n, enum plot_kind kind, struc
         }
         if (!held)
             msg_usage("%s: nothing to plot: no timeline, no latency with buckets, no A/B "
-                      "comparison",
+                      "comparison, no sweep",
                       r[i].path);
     }
+    /* Its axes are offered rates, not time or percentiles: nothing else shares them. */
+    if (pic->nsw && other < n)
+        msg_usage("%s is a sweep and %s is not: a sweep is drawn with other sweeps only "
+                  "(plot them apart)",
+                  r[first_sweep].path, r[other].path);
+    names = xcalloc(n, sizeof(*names));
+    for (size_t i = 0; i < pic->nsw; i++)
+        names[i] = r[i].label;
+    plot_sweep_distinct_labels(pic->sw, names, pic->nsw);
+    free(names);
 }
 
 static void picture_free(struct picture *pic)
@@ -235,6 +266,9 @@ static void picture_free(struct picture *pic)
         plot_curve_free(&pic->curves[i]);
     for (size_t i = 0; i < pic->nab; i++)
         plot_ab_free(&pic->ab[i]);
+    for (size_t i = 0; i < pic->nsw; i++)
+        plot_sweep_free(&pic->sw[i]);
+    free(pic->sw);
     free(pic->tl);
     free(pic->curves);
     free(pic->ab);
@@ -264,8 +298,13 @@ static char *draw(const struct picture *pic, const char *title, size_t *len, cha
     }
     if (pic->nab && used < what_len) {
         y += plot_draw_ab(&s, y, PLOT_WIDTH, pic->ab, pic->nab);
-        snprintf(what + used, what_len - used, "%sA/B of %zu comparison%s", used ? ", " : "",
-                 pic->nab, pic->nab == 1 ? "" : "s");
+        used += (size_t)snprintf(what + used, what_len - used, "%sA/B of %zu comparison%s",
+                                 used ? ", " : "", pic->nab, pic->nab == 1 ? "" : "s");
+    }
+    if (pic->nsw && used < what_len) {
+        y += plot_draw_sweep(&s, y, PLOT_WIDTH, pic->sw, pic->nsw);
+        snprintf(what + used, what_len - used, "%ssweep of %zu result%s", used ? ", " : "",
+                 pic->nsw, pic->nsw == 1 ? "" : "s");
     }
     doc = svg_document(&s, PLOT_WIDTH, y + 10, title, len);
     svg_free(&s);

@@ -210,3 +210,141 @@ void plot_ab_free(struct plot_ab *ab)
         ab->runs[k] = NULL;
     }
 }
+
+void plot_sweep_label(const char *text, char *out, size_t len)
+{
+    char target[256], opt[128];
+    double delay;
+    size_t used;
+    long nopts;
+
+    if (json_read_string(text, "label", out, len) == 0 && out[0])
+        return;
+    if (json_read_string(text, "target", target, sizeof(target)) == 0) {
+        used = (size_t)snprintf(out, len, "target %s", target);
+    } else {
+        used = (size_t)snprintf(out, len, "relay");
+        nopts = json_read_array_length(text, "relay_options");
+        for (long i = 0; i < nopts && used < len; i++) {
+            char path[48];
+
+            snprintf(path, sizeof(path), "relay_options.%ld", i);
+            if (json_read_string(text, path, opt, sizeof(opt)) == 0)
+                used += (size_t)snprintf(out + used, len - used, " %s", opt);
+        }
+        if (nopts <= 0 && used < len)
+            used += (size_t)snprintf(out + used, len - used, ", its defaults");
+    }
+    if (used < len && json_read_number(text, "sink_delay_s", &delay) == 0 && delay > 0)
+        snprintf(out + used, len - used, ", sink delay %.6g ms", delay * 1e3);
+}
+
+/* v, or NAN where a latency is missing or not above 0. */
+static double positive_or_nan(double v)
+{
+    return isfinite(v) && v > 0 ? v : NAN;
+}
+
+int plot_read_sweep(const char *text, struct plot_sweep *sw, char *err, size_t errlen)
+{
+    static const char *const keys[] = {"offered_per_s", "delivered_per_s", "p50_ms",
+                                       "p99_ms",        "p99_9_ms",        "max_ms"};
+    enum { NKEYS = sizeof(keys) / sizeof(keys[0]) };
+    long rows = json_read_array_length(text, "steps");
+    double *cells, *cols;
+    size_t *order, n, has_p999 = 0, has_max = 0;
+    char path[64], reason[32];
+
+    if (rows < 0)
+        return msg_set_error(err, errlen, "no sweep (no \"steps\" array)");
+    if (rows == 0)
+        return msg_set_error(err, errlen, "a sweep with no steps");
+    n = (size_t)rows;
+    cells = xmalloc(n * NKEYS * sizeof(*cells));
+    if (json_read_table(text, "steps", keys, NKEYS, cells, n) != rows) {
+        free(cells);
+        return msg_set_error(err, errlen, "sweep steps that are not an array of objects");
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(cells[i * NKEYS]) || cells[i * NKEYS] <= 0) {
+            free(cells);
+            return msg_set_error(err, errlen, "sweep step %zu has no offered_per_s", i + 1);
+        }
+        has_p999 += isfinite(cells[i * NKEYS + 4]);
+        has_max += isfinite(cells[i * NKEYS + 5]);
+    }
+    /* The run order by offered rate: an automatic sweep bisects back down. */
+    order = xmalloc(n * sizeof(*order));
+    for (size_t i = 0; i < n; i++) {
+        size_t j = i;
+
+        for (; j > 0 && cells[order[j - 1] * NKEYS] > cells[i * NKEYS]; j--)
+            order[j] = order[j - 1];
+        order[j] = i;
+    }
+    memset(sw, 0, sizeof(*sw));
+    plot_sweep_label(text, sw->label, sizeof(sw->label));
+    snprintf(sw->tail_name, sizeof(sw->tail_name), "%s", has_p999 ? "p99.9" : has_max ? "max" : "");
+    sw->n = n;
+    cols = xmalloc(5 * n * sizeof(*cols));
+    sw->offered = cols;
+    sw->delivered = cols + n;
+    sw->p50 = cols + 2 * n;
+    sw->p99 = cols + 3 * n;
+    sw->tail = cols + 4 * n;
+    sw->held = xmalloc(n * sizeof(*sw->held));
+    sw->step = xmalloc(n * sizeof(*sw->step));
+    sw->knee = number_or_nan(text, "knee_per_s");
+    sw->broke = number_or_nan(text, "broke_per_s");
+    sw->slo_ms = number_or_nan(text, "slo_s") * 1e3;
+    for (size_t k = 0; k < n; k++) {
+        const double *row = cells + order[k] * NKEYS;
+
+        sw->offered[k] = row[0];
+        sw->delivered[k] = row[1];
+        sw->p50[k] = positive_or_nan(row[2]);
+        sw->p99[k] = positive_or_nan(row[3]);
+        sw->tail[k] = positive_or_nan(has_p999 ? row[4] : row[5]);
+        sw->step[k] = (unsigned)order[k] + 1;
+        snprintf(path, sizeof(path), "steps.%zu.reason", order[k]);
+        sw->held[k] = json_read_string(text, path, reason, sizeof(reason)) == 0 &&
+                      strcmp(reason, "held") == 0;
+        if (sw->broke_step == 0 && !sw->held[k] && row[0] == sw->broke) {
+            sw->broke_step = sw->step[k];
+            snprintf(path, sizeof(path), "steps.%zu.reason_text", order[k]);
+            if (json_read_string(text, path, sw->broke_why, sizeof(sw->broke_why)) != 0)
+                snprintf(sw->broke_why, sizeof(sw->broke_why), "%s", reason);
+        }
+    }
+    free(order);
+    free(cells);
+    return 0;
+}
+
+void plot_sweep_free(struct plot_sweep *sw)
+{
+    free(sw->offered);
+    free(sw->held);
+    free(sw->step);
+    sw->offered = NULL;
+    sw->held = NULL;
+    sw->step = NULL;
+    sw->n = 0;
+}
+
+void plot_sweep_distinct_labels(struct plot_sweep *sw, const char *const *names, size_t n)
+{
+    int *same = xcalloc(n ? n : 1, sizeof(*same));
+
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++)
+            if (strcmp(sw[i].label, sw[j].label) == 0)
+                same[i] = same[j] = 1;
+    for (size_t i = 0; i < n; i++) {
+        size_t used = strlen(sw[i].label);
+
+        if (same[i] && used < sizeof(sw[i].label))
+            snprintf(sw[i].label + used, sizeof(sw[i].label) - used, " (%s)", names[i]);
+    }
+    free(same);
+}

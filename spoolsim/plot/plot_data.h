@@ -3,8 +3,8 @@
  * (no I/O).
  *
  * A timeline (docs/json.md "Timelines"), the percentile curve of each
- * latency object rebuilt from its buckets, and an A/B comparison with an
- * interval for each side's median. Each reader returns 0, or -1 when the
+ * latency object rebuilt from its buckets, an A/B comparison with an
+ * interval for each side's median, and a sweep's steps. Each reader returns 0, or -1 when the
  * text does not hold that kind of data (a message saying why in err).
  */
 #ifndef SPOOLSIM_PLOT_DATA_H
@@ -77,5 +77,45 @@ struct plot_ab {
 
 int plot_read_ab(const char *text, struct plot_ab *ab, char *err, size_t errlen);
 void plot_ab_free(struct plot_ab *ab);
+
+/*
+ * A `spoolsim sweep' result (docs/json.md "spoolsim sweep"): its steps in
+ * the order of their offered rate, whatever order they ran in, so that a
+ * line through them reads from left to right. Latencies are the client's,
+ * from each message's intended send time; NAN where a step has none (a
+ * value <= 0: no message answered, nothing a log axis can show).
+ */
+struct plot_sweep {
+    char label[PLOT_LABEL_MAX]; /* what was swept, plot_sweep_label()'s */
+    size_t n;
+    double *offered, *delivered; /* messages/s */
+    double *p50, *p99, *tail;    /* ms; tail is p99.9 or, in older results, the maximum */
+    int *held;                   /* the step met every criterion */
+    unsigned *step;              /* its number in the order run, from 1 */
+    char tail_name[8];           /* "p99.9", "max", or "" when the steps have neither */
+    double knee, broke;          /* knee_per_s, broke_per_s: NAN when null */
+    double slo_ms;               /* slo_s in ms, NAN when missing */
+    unsigned broke_step;         /* the step at broke, 0 when none */
+    char broke_why[160];         /* its reason_text */
+};
+
+/*
+ * What a sweep result swept, for its legend: its "label" string if it has
+ * one; else "target HOST:PORT" for --target, or "relay" and the relay's
+ * options ("relay --model none"; "relay, its defaults" without any); and
+ * ", sink delay 30 ms" for a --sink-delay.
+ */
+void plot_sweep_label(const char *text, char *out, size_t len);
+
+/* 0, or -1 when there is no "steps" array, it is empty, or a step has no offered_per_s. */
+int plot_read_sweep(const char *text, struct plot_sweep *sw, char *err, size_t errlen);
+void plot_sweep_free(struct plot_sweep *sw);
+
+/*
+ * Sweeps whose labels are the same (two runs of one command line) told
+ * apart: " (NAME)" added to each of them, names[i] being sweep i's file's
+ * name as plot_label() gives it.
+ */
+void plot_sweep_distinct_labels(struct plot_sweep *sw, const char *const *names, size_t n);
 
 #endif

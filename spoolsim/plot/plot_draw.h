@@ -8,7 +8,7 @@
  * block: one line (or pair of bars) per result, the legend naming each.
  * Every series element carries a class for readers of the file: "series"
  * (a line), "bar", "errorbar", "run" (one run's dot), "ratio", "legend",
- * "axis-label".
+ * "axis-label", and a sweep's "step", "knee", "slo", "reference".
  */
 #ifndef SPOOLSIM_PLOT_DRAW_H
 #define SPOOLSIM_PLOT_DRAW_H
@@ -34,5 +34,14 @@ double plot_draw_latency(struct svg *s, double y0, double width, const struct pl
 
 /* Each comparison's two medians as bars with their intervals and runs, and the ratios B/A. */
 double plot_draw_ab(struct svg *s, double y0, double width, const struct plot_ab *ab, size_t n);
+
+/*
+ * Sweeps: delivered against offered rate per step with y = x, each step
+ * marked held ("step held") or failed ("step failed"), the knee ringed
+ * ("knee"); under it the client's p50, p99 and p99.9 against offered rate
+ * on a log axis with the SLO ("slo"); a line per sweep saying what it found.
+ */
+double plot_draw_sweep(struct svg *s, double y0, double width, const struct plot_sweep *sw,
+                       size_t n);
 
 #endif

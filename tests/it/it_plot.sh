@@ -1,10 +1,13 @@
 #!/bin/bash
 # Integration: spoolsim plot draws each kind of picture from real runs. A
 # short raw and bench run (--json) give timelines and latency histograms,
-# a short ab run gives A/B bars; each SVG must parse as XML and hold the
+# a short ab run gives A/B bars, two short sweeps (a relay of --model
+# none, and one slowed to a few dozen messages per second so that a step
+# fails) give the sweep picture; each SVG must parse as XML and hold the
 # series the result holds: one line per series, its points from the
-# result's rows, a dot per run, the axis labels. Bad input (not JSON,
-# nothing to plot, an unwritable -o, an unknown --kind) is exit 2 with a
+# result's rows, a dot per run or step, the knee, the axis labels. Bad
+# input (not JSON, nothing to plot, a sweep without steps or with another
+# kind of result, an unwritable -o, an unknown --kind) is exit 2 with a
 # message and no output file.
 . "${top_srcdir:-.}/tests/helpers/lib.sh"
 
@@ -14,6 +17,7 @@ W=$WORK
 # svg_ok SVG EXPECTATION...: the SVG parses and meets each expectation:
 #   class=N        N elements of that class        title=TEXT  a series titled TEXT
 #   text=TEXT      a <text> reading TEXT           notext=TEXT no <text> reading TEXT
+#   hastext=TEXT   a <text> that holds TEXT
 #   points=TITLE:N the series TITLE has N points   rising=TITLE its points never go down
 #   peak=TITLE:I   the series' highest point is its point I (from 0)
 svg_ok() {
@@ -50,6 +54,9 @@ for w in wants:
     elif key == "text":
         if val not in texts:
             errors.append(f"no text {val!r}")
+    elif key == "hastext":
+        if not any(val in t for t in texts):
+            errors.append(f"no text holds {val!r}")
     elif key == "notext":
         if val in texts:
             errors.append(f"text {val!r} is there")
@@ -102,6 +109,13 @@ mkdir -p "$W/rawdir" "$W/a" "$W/b" "$W/out"
 check "raw run with --json" to "$W/raw.log" timeout 60 "$S" raw --dir "$W/rawdir" -d 2s --interval 250ms -q --json "$W/raw.json"
 check "bench run with --json" to "$W/bench.log" timeout 120 "$S" bench -d 2s --interval 250ms -q --json "$W/bench.json"
 check "ab -n 3 run with --json" to "$W/ab.log" timeout 120 "$S" ab -n 3 --warmup 0 -q --json "$W/ab.json" "$W/a" "$W/b" -- raw -m 200
+mkdir -p "$W/sweeptmp"
+check "sweep of a relay (--model none), two steps" to "$W/sweep_none.log" env TMPDIR="$W/sweeptmp" \
+    timeout 60 "$S" sweep -q --rates 20,60 --warmup 0.2s --window 0.5s --json "$W/none.json" -- --model none
+# One delivery connection to a sink that takes 30 ms a message: about 30 messages/s, so 200 fails.
+check "sweep of a slowed relay, three steps" to "$W/sweep_slow.log" env TMPDIR="$W/sweeptmp" \
+    timeout 60 "$S" sweep -q --rates 10,200,40 --warmup 0.2s --window 0.5s --slo 500ms \
+    --sink-delay 30ms --json "$W/slow.json" -- --model none --concurrency 1
 
 # --- timeline
 rows=$(py 'len(d["timeline"])' "$W/raw.json")
@@ -140,6 +154,49 @@ check "ab: two bars, three error bars (A, B, the ratio), a dot per run ($good), 
     svg_ok "$W/out/ab.svg" class=bar:2 class=errorbar:3 class=run:$good class=ratio:1 \
     class=series:0 "text=$verdict" "text=msgs/s (delivered_per_s)" "text=ratio B/A" text=A text=B
 
+# --- sweep
+NONE="relay --model none"
+SLOW="relay --model none --concurrency 1, sink delay 30 ms"
+sweep_counts() { # the steps, held, failed, and 1 if it has a knee, of a sweep result
+    py '" ".join(map(str, (len(d["steps"]), sum(s["held"] for s in d["steps"]), sum(not s["held"] for s in d["steps"]), int(d["knee_per_s"] is not None))))' "$1"
+}
+read -r n_none held_none failed_none knee_none <<<"$(sweep_counts "$W/none.json")"
+read -r n_slow held_slow failed_slow knee_slow <<<"$(sweep_counts "$W/slow.json")"
+check "the slowed relay failed its 200 msgs/s step" test "$(py '[s["held"] for s in d["steps"] if s["offered_per_s"] == 200][0]' "$W/slow.json")" = False
+check "sweep: written" to "$W/sw.log" "$S" plot "$W/none.json" -o "$W/out/sweep.svg"
+check "sweep: says what it drew" grep -q "sweep.svg: sweep of 1 result$" "$W/sw.log"
+check "sweep: delivered, p50, p99 and p99.9, a point per step, a mark per step, y = x, the SLO" \
+    svg_ok "$W/out/sweep.svg" class=series:4 "points=$NONE: delivered:$n_none" \
+    "points=$NONE: p50:$n_none" "points=$NONE: p99:$n_none" "points=$NONE: p99.9:$n_none" \
+    class=step:$n_none "class=held:$held_none" "class=failed:$failed_none" class=knee:$knee_none \
+    class=reference:1 class=slo:1 "text=$NONE" "text=SLO: p99 ≤ 2000 ms" \
+    "text=Delivered against offered load" "text=Client latency from the intended send time" \
+    "text=offered (messages/s)" "text=latency (log scale)" "text=1 s" "text=none — spoolsim sweep"
+verdict=$(py '("knee %g msgs/s" % d["knee_per_s"]) if d["knee_per_s"] else "no step held"' "$W/slow.json")
+broke=$(py '"broke at %g msgs/s (step %d): %s" % next((d["broke_per_s"], i + 1, s["reason_text"]) for i, s in enumerate(d["steps"]) if s["offered_per_s"] == d["broke_per_s"])' "$W/slow.json")
+check "two sweeps compared: written" to "$W/sw2.log" "$S" plot --kind sweep "$W/none.json" "$W/slow.json" -o "$W/out/sweeps.svg"
+check "two sweeps: a series of each, named from the result, every step marked, each knee, the failure said" \
+    svg_ok "$W/out/sweeps.svg" class=series:8 "points=$NONE: delivered:$n_none" \
+    "points=$SLOW: delivered:$n_slow" "title=$SLOW: p99" class=step:$((n_none + n_slow)) \
+    "class=failed:$((failed_none + failed_slow))" class=knee:$((knee_none + knee_slow)) \
+    class=slo:2 "text=SLO: p99 ≤ 500 ms" "text=$NONE" "text=$SLOW" \
+    "hastext=$SLOW: $verdict" "hastext=$broke" "text=2 results: none, slow"
+check "two sweeps: the slowed relay's delivered line rises left to right, in order of offered rate" \
+    python3 -c "
+import re, sys, xml.etree.ElementTree as ET
+NS = '{http://www.w3.org/2000/svg}'
+for el in ET.parse(sys.argv[1]).getroot().iter(NS + 'path'):
+    t = el.find(NS + 'title')
+    if t is not None and t.text == sys.argv[2]:
+        xs = [float(x) for x in re.findall(r'(-?[\d.]+),', el.get('d'))]
+        sys.exit(0 if len(xs) == 3 and xs == sorted(xs) else 1)
+sys.exit(1)" "$W/out/sweeps.svg" "$SLOW: delivered"
+cp "$W/none.json" "$W/out/again.json"
+check "two sweeps of one command line: told apart by their files" \
+    sh -c "'$S' plot '$W/none.json' '$W/out/again.json' -o '$W/out/same.svg' >/dev/null"
+check "two sweeps of one command line: both labels in the legend" \
+    svg_ok "$W/out/same.svg" "text=$NONE (none)" "text=$NONE (again)" "title=$NONE (again): delivered"
+
 # --- auto, the default output name, standard output, a label
 cp "$W/raw.json" "$W/out/r.json"
 check "auto: r.json -> r.svg" sh -c "cd '$W/out' && '$S' plot r.json >'$W/auto.out' && test -s r.svg"
@@ -156,7 +213,7 @@ check "labelled overlay: my run and bench, 2 + 2 + 3 series" \
     svg_ok "$W/out/lab.svg" class=series:7 "title=my run: in/s" "title=bench: active" "text=A & B <test>"
 check "no temporary file left beside the pictures" sh -c "! ls '$W/out' | grep -q '\.svg\.'"
 if command -v rsvg-convert >/dev/null 2>&1; then
-    for f in t_raw t_bench l_raw ab r; do
+    for f in t_raw t_bench l_raw ab r sweep sweeps; do
         check "rsvg-convert renders $f.svg" rsvg-convert -o "$W/out/$f.png" "$W/out/$f.svg"
     done
 else
@@ -179,6 +236,19 @@ check "--kind ab of a raw result: exit 2" fails_cleanly "raw.json: no A/B compar
     "$S" plot --kind ab "$W/raw.json" -o "$W/out/x5.svg"
 check "one good result and one bad: exit 2, no picture" fails_cleanly "empty.json: nothing to plot" "$W/out/x6.svg" \
     "$S" plot "$W/raw.json" "$W/empty.json" -o "$W/out/x6.svg"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['steps']=[]; json.dump(d, open(sys.argv[2],'w'))" \
+    "$W/none.json" "$W/nosteps.json"
+check "a sweep with no steps: exit 2" fails_cleanly "nosteps.json: no sweep to plot: a sweep with no steps" \
+    "$W/out/x11.svg" "$S" plot "$W/nosteps.json" -o "$W/out/x11.svg"
+check "a sweep with a raw result: exit 2" fails_cleanly "none.json is a sweep and .*raw.json is not" \
+    "$W/out/x12.svg" "$S" plot "$W/none.json" "$W/raw.json" -o "$W/out/x12.svg"
+check "a raw result with a sweep: exit 2" fails_cleanly "none.json is a sweep and .*raw.json is not" \
+    "$W/out/x13.svg" "$S" plot "$W/raw.json" "$W/none.json" -o "$W/out/x13.svg"
+check "--kind sweep of a raw result: exit 2" fails_cleanly "raw.json: no sweep to plot" "$W/out/x14.svg" \
+    "$S" plot --kind sweep "$W/none.json" "$W/raw.json" -o "$W/out/x14.svg"
+check "--kind timeline of a sweep: exit 2" fails_cleanly "none.json: no timeline to plot" "$W/out/x15.svg" \
+    "$S" plot --kind timeline "$W/none.json" -o "$W/out/x15.svg"
+check "the sweeps' work directories are removed" test -z "$(ls -A "$W/sweeptmp")"
 check "-o into a missing directory: exit 2" fails_cleanly "-o $W/nope/x.svg" "$W/nope/x.svg" \
     "$S" plot "$W/raw.json" -o "$W/nope/x.svg"
 check "-o a directory: exit 2" fails_cleanly "is a directory" "$W/out/x7.svg" \

@@ -21,6 +21,8 @@ for x in s:
     assert 0 <= x['delivered_per_s'] <= x['sent_per_s'] + 1e-9, x
     assert x['sent'] > 0 and x['queue_start'] is not None and x['end_to_end_count'] > 0, x
     assert x['reason'] in ('held', 'fell_behind', 'queue_grew', 'failures', 'slo'), x
+    assert x['p50_ms'] <= x['p99_ms'] <= x['p99_9_ms'] <= x['max_ms'], x
+assert d['sink_delay_s'] is None, d['sink_delay_s']
 # a relay on loopback keeps up with 20 messages/s
 assert s[0]['held'], s[0]
 assert d['knee_per_s'] in (20, 40), d['knee_per_s']
@@ -39,6 +41,7 @@ d = json.load(open('$WORK/auto.json'))
 s = d['steps']
 assert d['mode'] == 'auto' and 2 <= len(s) <= 5, s
 assert d['knee_per_s'] is not None and d['broke_per_s'] > d['knee_per_s'], d
+assert d['sink_delay_s'] == 0.03, d['sink_delay_s']
 broke = [x for x in s if x['offered_per_s'] == d['broke_per_s']][0]
 assert not broke['held'] and broke['reason'] != 'held'
 for x in s:

@@ -400,6 +400,88 @@ START_TEST(test_ab)
 }
 END_TEST
 
+/* Steps as sweep.c writes them, in the order an automatic sweep runs them: 50, 100, then 75. */
+static const char sweep_text[] =
+    "{\"program\": \"spoolsim sweep\", \"target\": null, \"relay_options\": [\"--model\", "
+    "\"none\"], \"sink_delay_s\": 0.03, \"slo_s\": 0.5, \"steps\": ["
+    "{\"offered_per_s\": 50, \"delivered_per_s\": 49.8, \"p50_ms\": 2, \"p99_ms\": 5, "
+    "\"p99_9_ms\": 7, \"max_ms\": 8, \"reason\": \"held\", \"reason_text\": \"held\"},"
+    "{\"offered_per_s\": 100, \"delivered_per_s\": 60, \"p50_ms\": 0, \"p99_ms\": 900, "
+    "\"p99_9_ms\": 950, \"max_ms\": 990, \"reason\": \"fell_behind\", "
+    "\"reason_text\": \"delivered 60 % of offered (under 99 %)\"},"
+    "{\"offered_per_s\": 75, \"delivered_per_s\": 75, \"p50_ms\": 3, \"p99_ms\": 9, "
+    "\"p99_9_ms\": 12, \"max_ms\": 13, \"reason\": \"held\", \"reason_text\": \"held\"}],"
+    " \"knee_per_s\": 75, \"broke_per_s\": 100}";
+
+START_TEST(test_sweep)
+{
+    struct plot_sweep sw;
+    char err[128], label[PLOT_LABEL_MAX];
+
+    ck_assert_int_eq(plot_read_sweep(sweep_text, &sw, err, sizeof(err)), 0);
+    ck_assert_uint_eq(sw.n, 3);
+    /* by offered rate, each step keeping its number in the order run */
+    ck_assert(sw.offered[0] == 50 && sw.offered[1] == 75 && sw.offered[2] == 100);
+    ck_assert(sw.step[0] == 1 && sw.step[1] == 3 && sw.step[2] == 2);
+    ck_assert(sw.delivered[0] == 49.8 && sw.delivered[1] == 75 && sw.delivered[2] == 60);
+    ck_assert(sw.held[0] && sw.held[1] && !sw.held[2]);
+    ck_assert(sw.p50[1] == 3 && sw.p99[1] == 9 && sw.tail[1] == 12);
+    ck_assert(isnan(sw.p50[2]) && sw.p99[2] == 900); /* 0 ms: no value, not a point on a log axis */
+    ck_assert_str_eq(sw.tail_name, "p99.9");
+    ck_assert(sw.knee == 75 && sw.broke == 100 && sw.slo_ms == 500);
+    ck_assert_uint_eq(sw.broke_step, 2);
+    ck_assert_str_eq(sw.broke_why, "delivered 60 % of offered (under 99 %)");
+    ck_assert_str_eq(sw.label, "relay --model none, sink delay 30 ms");
+    plot_sweep_free(&sw);
+
+    /* an older result, without p99_9_ms: the maximum; no knee, nothing broke, no SLO */
+    ck_assert_int_eq(plot_read_sweep("{\"steps\": [{\"offered_per_s\": 10, \"max_ms\": 4, "
+                                     "\"reason\": \"slo\"}], \"knee_per_s\": null}",
+                                     &sw, err, sizeof(err)),
+                     0);
+    ck_assert_str_eq(sw.tail_name, "max");
+    ck_assert(sw.tail[0] == 4 && isnan(sw.p99[0]) && isnan(sw.delivered[0]) && !sw.held[0]);
+    ck_assert(isnan(sw.knee) && isnan(sw.broke) && isnan(sw.slo_ms) && sw.broke_step == 0);
+    ck_assert_str_eq(sw.label, "relay, its defaults");
+    plot_sweep_free(&sw);
+
+    ck_assert_int_eq(plot_read_sweep("{\"timeline\": []}", &sw, err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "no sweep (no \"steps\" array)");
+    ck_assert_int_eq(plot_read_sweep("{\"steps\": []}", &sw, err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "a sweep with no steps");
+    ck_assert_int_eq(plot_read_sweep("{\"steps\": [{\"offered_per_s\": 5}, {\"p99_ms\": 1}]}", &sw,
+                                     err, sizeof(err)),
+                     -1);
+    ck_assert_str_eq(err, "sweep step 2 has no offered_per_s");
+    ck_assert_int_eq(plot_read_sweep("{\"steps\": [3]}", &sw, err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "sweep steps that are not an array of objects");
+
+    plot_sweep_label("{\"target\": \"127.0.0.1:2525\", \"relay_options\": []}", label,
+                     sizeof(label));
+    ck_assert_str_eq(label, "target 127.0.0.1:2525");
+    plot_sweep_label("{\"label\": \"mine\", \"target\": \"h:25\"}", label, sizeof(label));
+    ck_assert_str_eq(label, "mine");
+    plot_sweep_label("{\"label\": \"\", \"relay_options\": [\"--model\", \"postfix\"], "
+                     "\"sink_delay_s\": null}",
+                     label, sizeof(label));
+    ck_assert_str_eq(label, "relay --model postfix");
+}
+END_TEST
+
+START_TEST(test_sweep_labels)
+{
+    struct plot_sweep sw[3] = {{.label = "relay --model none"},
+                               {.label = "relay --model postfix"},
+                               {.label = "relay --model none"}};
+    const char *const names[] = {"a", "b", "c"};
+
+    plot_sweep_distinct_labels(sw, names, 3);
+    ck_assert_str_eq(sw[0].label, "relay --model none (a)");
+    ck_assert_str_eq(sw[1].label, "relay --model postfix"); /* unique: left alone */
+    ck_assert_str_eq(sw[2].label, "relay --model none (c)");
+}
+END_TEST
+
 /* ------------------------------------------------------------------ draw */
 
 /* A timeline of three one-second rows, every depth column depth (NAN: none). */
@@ -459,13 +541,64 @@ START_TEST(test_draw_series)
 }
 END_TEST
 
+START_TEST(test_draw_sweep)
+{
+    struct plot_sweep sw[2];
+    char err[128];
+    struct svg s;
+
+    ck_assert_int_eq(plot_read_sweep(sweep_text, &sw[0], err, sizeof(err)), 0);
+    ck_assert_int_eq(plot_read_sweep(sweep_text, &sw[1], err, sizeof(err)), 0);
+    snprintf(sw[1].label, sizeof(sw[1].label), "b");
+    svg_init(&s);
+    ck_assert(plot_draw_sweep(&s, 0, PLOT_WIDTH, sw, 2) > 0);
+    /* per sweep: delivered, p50, p99, p99.9; two steps held and one failed, one knee */
+    ck_assert_uint_eq(count_of(s.buf, "class=\"series\""), 2 * 4);
+    ck_assert_uint_eq(count_of(s.buf, "class=\"step held\""), 2 * 2);
+    ck_assert_uint_eq(count_of(s.buf, "class=\"step failed\""), 2);
+    ck_assert_uint_eq(count_of(s.buf, "class=\"knee\""), 2);
+    ck_assert_uint_eq(count_of(s.buf, "class=\"slo\""), 1); /* one SLO, drawn once */
+    ck_assert_ptr_nonnull(strstr(s.buf, "<title>b: p99.9</title>"));
+    ck_assert_ptr_nonnull(strstr(s.buf, ">knee 75/s</text>"));
+    ck_assert_ptr_nonnull(strstr(s.buf, ">500 ms</text>")); /* the log axis in ms and s, not "1k" */
+    ck_assert_ptr_nonnull(strstr(s.buf, ">1 s</text>"));
+    ck_assert_ptr_nonnull(
+        strstr(s.buf, ">b: knee 75 msgs/s; broke at 100 msgs/s (step 2): delivered 60 % of "
+                      "offered (under 99 %)</text>"));
+    /* a verdict too long for one line: what broke it on the next */
+    snprintf(sw[1].broke_why, sizeof(sw[1].broke_why), "%0150d", 0);
+    s.len = 0;
+    s.buf[0] = '\0';
+    plot_draw_sweep(&s, 0, PLOT_WIDTH, sw, 2);
+    ck_assert_ptr_nonnull(strstr(s.buf, ">b: knee 75 msgs/s</text>"));
+    ck_assert_ptr_nonnull(strstr(s.buf, ">broke at 100 msgs/s (step 2): 0000"));
+    svg_free(&s);
+    plot_sweep_free(&sw[0]);
+    plot_sweep_free(&sw[1]);
+}
+END_TEST
+
 int main(void)
 {
-    const TTest *const tests[] = {
-        test_escape,     test_numbers,     test_polyline_gaps,   test_document,
-        test_text_width, test_nice_number, test_ticks_linear,    test_format_tick,
-        test_log_scale,  test_ticks_log,   test_percentile_axis, test_curve,
-        test_timeline,   test_ab,          test_draw_series,     NULL};
+    const TTest *const tests[] = {test_escape,
+                                  test_numbers,
+                                  test_polyline_gaps,
+                                  test_document,
+                                  test_text_width,
+                                  test_nice_number,
+                                  test_ticks_linear,
+                                  test_format_tick,
+                                  test_log_scale,
+                                  test_ticks_log,
+                                  test_percentile_axis,
+                                  test_curve,
+                                  test_timeline,
+                                  test_ab,
+                                  test_sweep,
+                                  test_sweep_labels,
+                                  test_draw_series,
+                                  test_draw_sweep,
+                                  NULL};
 
     return check_run_tests("plot", tests);
 }
