@@ -63,6 +63,7 @@
 #include "fileutil.h"
 #include "msg.h"
 #include "optarg.h"
+#include "optgroup.h"
 #include "pm_command.h"
 #include "progress_out.h"
 #include "spoolsim.h"
@@ -99,10 +100,8 @@ static const struct mode modes[] = {
 struct ab_options {
     unsigned runs, warmup;
     uint64_t seed;
-    const char *json;
+    struct optgroup_values common; /* --json, -q, --progress */
     const char *export_markdown, *export_csv;
-    int quiet;
-    int progress; /* the status line: -1 on a terminal, 0 never, 1 always */
     const char *dir[2];
     int one_dir;          /* DIR: both sides in one directory, told apart by their set-ups */
     const char *setup[2]; /* --setup-a, --setup-b: NULL for none */
@@ -151,7 +150,7 @@ struct ab {
  */
 #define interrupted (interrupt_signal() != 0)
 
-static void usage(FILE *fp)
+static void usage(FILE *fp, const struct optgroup *g)
 {
     fputs("Usage: spoolsim ab [options] DIR_A DIR_B -- MODE ARGS...\n"
           "       spoolsim ab [options] --setup-a CMD --setup-b CMD DIR -- MODE ARGS...\n"
@@ -173,23 +172,16 @@ static void usage(FILE *fp)
           "  -n, --runs N     measured runs per side (5, at least 2)\n"
           "  --warmup N       runs per side discarded first (1)\n"
           "  --seed N         seed of the bootstrap's random numbers (1)\n"
-          "  --json FILE      also write the results as JSON (- = stdout)\n"
           "  --export-markdown FILE  the two sides as a Markdown table (- = stdout)\n"
           "  --export-csv FILE       the two sides as CSV (- = stdout)\n"
           "  --setup-a CMD    run CMD (/bin/sh -c) before every run of A; it must\n"
           "                   succeed (e.g. mount -o remount,nodirsync DIR)\n"
           "  --setup-b CMD    the same for B; both or neither\n"
           "  --prepare CMD    run CMD before every run of either side, after its set-up\n"
-          "                   (e.g. sync; echo 3 > /proc/sys/vm/drop_caches)\n"
-          "  --progress       a status line every second on standard error: the run,\n"
-          "                   its side, the run's own line and the ETA; in place on a\n"
-          "                   terminal (the default there, unless -q), else as plain\n"
-          "                   lines \"progress: ...\"\n"
-          "  --no-progress    no status line, even on a terminal\n"
-          "  -q, --quiet      no notices while running (nor a status line, unless\n"
-          "                   --progress)\n"
-          "  -h, --help, --version\n"
-          "\n"
+          "                   (e.g. sync; echo 3 > /proc/sys/vm/drop_caches)\n",
+          fp);
+    optgroup_help(fp, g, OPTGROUP_OUTPUT, 16);
+    fputs("\n"
           "Exit status: 0 when every run worked, whichever side is faster; 1 if a run\n"
           "or a set-up failed; 2 for a usage error; 130 or 143 after SIGINT or SIGTERM\n"
           "(the runs so far are reported, marked partial).\n",
@@ -199,16 +191,11 @@ static void usage(FILE *fp)
 enum {
     OPT_WARMUP = 256,
     OPT_SEED,
-    OPT_JSON,
     OPT_EXPORT_MARKDOWN,
     OPT_EXPORT_CSV,
     OPT_SETUP_A,
     OPT_SETUP_B,
     OPT_PREPARE,
-    OPT_PROGRESS,
-    OPT_NO_PROGRESS,
-    OPT_HELP,
-    OPT_VERSION,
 };
 
 /* Whether arg is option `name', as --name or --name=VALUE. */
@@ -254,35 +241,32 @@ static void parse_options(struct ab_options *o, int argc, char **argv)
         {"runs", required_argument, NULL, 'n'},
         {"warmup", required_argument, NULL, OPT_WARMUP},
         {"seed", required_argument, NULL, OPT_SEED},
-        {"json", required_argument, NULL, OPT_JSON},
         {"export-markdown", required_argument, NULL, OPT_EXPORT_MARKDOWN},
         {"export-csv", required_argument, NULL, OPT_EXPORT_CSV},
         {"setup-a", required_argument, NULL, OPT_SETUP_A},
         {"setup-b", required_argument, NULL, OPT_SETUP_B},
         {"prepare", required_argument, NULL, OPT_PREPARE},
-        {"quiet", no_argument, NULL, 'q'},
-        {"progress", no_argument, NULL, OPT_PROGRESS},
-        {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
-        {"help", no_argument, NULL, OPT_HELP},
-        {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
     };
+    struct optgroup g;
     int ch, dashes, ndirs;
 
     memset(o, 0, sizeof(*o));
+    optgroup_init(&g, &o->common,
+                  OPTGROUP_JSON | OPTGROUP_PROGRESS | OPTGROUP_QUIET | OPTGROUP_HELP,
+                  "n:", long_options, "spoolsim ab", usage);
+    g.progress_what = "the run, its side, the run's own line and the ETA";
     o->runs = 5;
     o->warmup = 1;
     o->seed = 1;
-    o->progress = -1;
     /*
-     * ab's own arguments end at "--". Find it before getopt_long() runs:
+     * ab's own arguments end at "--". Find it before getopt does:
      * it would move the directories past it, and MODE's options after it
      * are not ours to parse.
      */
     for (dashes = 1; dashes < argc && strcmp(argv[dashes], "--") != 0; dashes++)
         ;
-    optind = 1;
-    while ((ch = optarg_getopt(dashes, argv, "n:qh", long_options)) != -1) {
+    while ((ch = optgroup_getopt(&g, dashes, argv)) != -1) {
         switch (ch) {
         case 'n':
             o->runs = (unsigned)optarg_count(optarg, "--runs", 2, MAX_RUNS);
@@ -292,10 +276,6 @@ static void parse_options(struct ab_options *o, int argc, char **argv)
             break;
         case OPT_SEED:
             o->seed = optarg_count(optarg, "--seed", 0, UINT64_MAX);
-            break;
-        case OPT_JSON:
-            optarg_output_file(optarg, "--json");
-            o->json = optarg;
             break;
         case OPT_EXPORT_MARKDOWN:
             optarg_output_file(optarg, "--export-markdown");
@@ -314,20 +294,6 @@ static void parse_options(struct ab_options *o, int argc, char **argv)
         case OPT_PREPARE:
             o->prepare = command_option(optarg, "--prepare");
             break;
-        case 'q':
-            o->quiet = 1;
-            break;
-        case OPT_PROGRESS:
-        case OPT_NO_PROGRESS:
-            o->progress = ch == OPT_PROGRESS;
-            break;
-        case 'h':
-        case OPT_HELP:
-            usage(stdout);
-            exit(0);
-        case OPT_VERSION:
-            printf("spoolsim ab %s\n", PACKAGE_VERSION);
-            exit(0);
         default:
             msg_panic("option %d not handled", ch);
         }
@@ -354,7 +320,7 @@ static void parse_options(struct ab_options *o, int argc, char **argv)
     o->dir[0] = argv[optind];
     o->dir[1] = argv[optind + ndirs - 1];
     parse_mode(o, argc, argv, dashes);
-    o->progress = progress_want(o->progress, o->quiet);
+    optgroup_end(&g);
 }
 
 /* ------------------------------------------------------------ set-up */
@@ -733,7 +699,7 @@ static void measure(struct ab *ab, int which, unsigned i, int warm)
     snprintf(label, sizeof(label), warm ? "warm-up %s %u" : "%s run %u", s->name, i + 1);
     snprintf(ab->run_label, sizeof(ab->run_label), "%s%s", s->name, warm ? " warm-up" : "");
     progress_out_clear(&ab->progress);
-    if (!ab->opts->quiet)
+    if (!ab->opts->common.quiet)
         fprintf(stderr, "spoolsim ab: %s/%u on %s...\n", label, total, s->dir);
     if (fflush(stderr) != 0 && errno == EPIPE)
         interrupt_note(SIGPIPE);
@@ -746,7 +712,7 @@ static void measure(struct ab *ab, int which, unsigned i, int warm)
     progress_out_clear(&ab->progress);
     if (interrupted)
         return;
-    if (!ab->opts->quiet && !isnan(figure))
+    if (!ab->opts->common.quiet && !isnan(figure))
         fprintf(stderr, "spoolsim ab: %s/%u: %.1f %s%s\n", label, total, figure,
                 ab->opts->mode->unit, warm ? " (discarded)" : "");
     if (fflush(stderr) != 0 && errno == EPIPE)
@@ -937,7 +903,7 @@ static void print_report(const struct ab *ab, const struct ab_result *r, int com
 static int write_json(const struct ab *ab, const struct ab_result *r, int compared)
 {
     const struct ab_options *o = ab->opts;
-    FILE *fp = strcmp(o->json, "-") == 0 ? stdout : fopen(o->json, "w");
+    FILE *fp = strcmp(o->common.json, "-") == 0 ? stdout : fopen(o->common.json, "w");
     struct json_writer w;
     char verdict[512], warnings[2048];
     struct ab_summary sum[2];
@@ -1077,12 +1043,12 @@ int spoolsim_ab(int argc, char **argv)
     warn_same(&ab);
     interrupt_install();
 
-    progress_out_init(&ab.progress, stderr, opts.progress);
+    progress_out_init(&ab.progress, stderr, opts.common.progress);
     progress_out_hook_messages(&ab.progress);
     ab.runs_total = 2 * (opts.warmup + opts.runs);
     ab.start_ns = clock_now_ns();
     drive_make_work_dir(&ab.d, NULL, "TMPDIR", "ab");
-    if (!opts.quiet)
+    if (!opts.common.quiet)
         fprintf(stderr, "spoolsim ab: %s, %u warm-up%s and %u runs per side, alternating A B\n",
                 opts.mode->name, opts.warmup, opts.warmup == 1 ? "" : "s", opts.runs);
     for (unsigned i = 0; i < opts.warmup && !interrupted; i++) {
@@ -1102,8 +1068,8 @@ int spoolsim_ab(int argc, char **argv)
     if (interrupt_signal() != SIGPIPE)
         print_report(&ab, &result, compared, stdout);
     /* A partial comparison's JSON would read as a whole one: none is written. */
-    if (opts.json && !interrupted && write_json(&ab, &result, compared) != 0) {
-        msg_warn("cannot write %s: %s", opts.json, strerror(errno));
+    if (opts.common.json && !interrupted && write_json(&ab, &result, compared) != 0) {
+        msg_warn("cannot write %s: %s", opts.common.json, strerror(errno));
         status = 1;
     }
     if (opts.export_markdown && !interrupted &&

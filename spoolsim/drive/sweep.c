@@ -36,6 +36,7 @@
 #include "msg.h"
 #include "msglog.h"
 #include "optarg.h"
+#include "optgroup.h"
 #include "profile.h"
 #include "spoolsim.h"
 #include "sweep_search.h"
@@ -50,16 +51,13 @@ struct sweep_options {
     double start, factor, tolerance;
     unsigned max_steps;
     double warmup, window, slo;
-    unsigned sessions;
-    const char *size;
+    struct optgroup_values common; /* -s, --size, --json, --keep, -q */
     int reuse;
     const char *arrivals; /* smtp-source's --arrivals: fixed or poisson */
     const char *target;   /* HOST:PORT, or NULL: a relay of our own */
     char sink_delay[32];  /* --sink-delay as seconds for smtp-sink -w, "" for none */
     unsigned sink_port;   /* with --target: a sink on this port, its next hop (0: none) */
-    const char *json;
-    int keep, quiet;
-    const char *profile;              /* the relay's, from the options after -- */
+    const char *profile;  /* the relay's, from the options after -- */
     char *relay_args[RELAY_ARGS_MAX]; /* passed on to the relay */
     size_t n_relay_args;
     const struct json_run *run;
@@ -88,7 +86,7 @@ struct sweep {
     unsigned n_steps;
 };
 
-static void usage(FILE *fp)
+static void usage(FILE *fp, const struct optgroup *g)
 {
     fprintf(fp, "Usage: spoolsim sweep [options] [-- relay options]\n"
                 "\n"
@@ -108,10 +106,9 @@ static void usage(FILE *fp)
                 "  --max-steps N         at most N steps, 1 to 64 (12)\n"
                 "  --warmup TIME         each step's warm-up, not measured (2s)\n"
                 "  --window TIME         each step's measured window (5s)\n"
-                "  --slo TIME            the client's p99 may not exceed it (2s)\n"
-                "  -s, --sessions N      the client's concurrent sessions (50)\n"
-                "  --size DIST           message size, as smtp-source's --size (1024)\n"
-                "  --reuse               reuse client connections (default: one per message)\n"
+                "  --slo TIME            the client's p99 may not exceed it (2s)\n");
+    optgroup_help(fp, g, OPTGROUP_WORKLOAD, 21);
+    fprintf(fp, "  --reuse               reuse client connections (default: one per message)\n"
                 "  --arrivals KIND       fixed (the default: each window offers exactly its\n"
                 "                        rate) or poisson spacing\n"
                 "  --spool DIR           the work directory (the relay's spools) in DIR\n"
@@ -121,12 +118,9 @@ static void usage(FILE *fp)
                 "  --sink-port PORT      with --target: run smtp-sink on 127.0.0.1:PORT as the\n"
                 "                        target's next hop, and measure its deliveries\n"
                 "  --sink-delay TIME     the sink waits TIME before each DATA reply: a slow\n"
-                "                        next hop (smtp-sink -w)\n"
-                "  --json FILE           also write the results as JSON (- = stdout)\n"
-                "  --keep                keep the work directory (spools, logs, reports)\n"
-                "  -q, --quiet           no notices on standard error, only the results\n"
-                "  -h, --help, --version\n"
-                "\n"
+                "                        next hop (smtp-sink -w)\n");
+    optgroup_help(fp, g, OPTGROUP_OUTPUT, 21);
+    fprintf(fp, "\n"
                 "Exit status: 0 when the sweep ran (whether or not a rate held), 1 when a\n"
                 "program did not start or failed, 2 for usage errors.\n");
 }
@@ -140,17 +134,12 @@ enum {
     OPT_WARMUP,
     OPT_WINDOW,
     OPT_SLO,
-    OPT_SIZE,
     OPT_REUSE,
     OPT_ARRIVALS,
     OPT_SPOOL,
     OPT_TARGET,
     OPT_SINK_PORT,
     OPT_SINK_DELAY,
-    OPT_JSON,
-    OPT_KEEP,
-    OPT_HELP,
-    OPT_VERSION,
 };
 
 /* The relay options sweep sets itself: given after --, they would contradict it. */
@@ -189,26 +178,23 @@ static void parse_options(struct sweep_options *o, int argc, char **argv)
         {"warmup", required_argument, NULL, OPT_WARMUP},
         {"window", required_argument, NULL, OPT_WINDOW},
         {"slo", required_argument, NULL, OPT_SLO},
-        {"sessions", required_argument, NULL, 's'},
-        {"size", required_argument, NULL, OPT_SIZE},
         {"reuse", no_argument, NULL, OPT_REUSE},
         {"arrivals", required_argument, NULL, OPT_ARRIVALS},
         {"spool", required_argument, NULL, OPT_SPOOL},
         {"target", required_argument, NULL, OPT_TARGET},
         {"sink-port", required_argument, NULL, OPT_SINK_PORT},
         {"sink-delay", required_argument, NULL, OPT_SINK_DELAY},
-        {"json", required_argument, NULL, OPT_JSON},
-        {"keep", no_argument, NULL, OPT_KEEP},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, OPT_HELP},
-        {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
     };
-    struct size_dist size;
+    struct optgroup g;
     char *end;
     int ch, n;
 
     memset(o, 0, sizeof(*o));
+    optgroup_init(&g, &o->common,
+                  OPTGROUP_SESSIONS | OPTGROUP_SIZE | OPTGROUP_JSON | OPTGROUP_KEEP |
+                      OPTGROUP_QUIET | OPTGROUP_HELP,
+                  "", long_options, "spoolsim sweep", usage);
     o->start = 50;
     o->factor = 2;
     o->tolerance = 0.1;
@@ -216,12 +202,10 @@ static void parse_options(struct sweep_options *o, int argc, char **argv)
     o->warmup = 2;
     o->window = 5;
     o->slo = 2;
-    o->sessions = 50;
-    o->size = "1024";
+    o->common.sessions = 50;
     o->arrivals = "fixed";
     o->profile = "postfix";
-    optind = 1;
-    while ((ch = optarg_getopt(argc, argv, "s:qh", long_options)) != -1) {
+    while ((ch = optgroup_getopt(&g, argc, argv)) != -1) {
         switch (ch) {
         case OPT_RATES:
             if ((n = sweep_parse_rates(optarg, o->rates, SWEEP_MAX_RATES)) < 0)
@@ -259,13 +243,6 @@ static void parse_options(struct sweep_options *o, int argc, char **argv)
             if (o->slo <= 0)
                 msg_usage("--slo must be positive");
             break;
-        case 's':
-            o->sessions = (unsigned)optarg_count(optarg, "--sessions", 1, 10000);
-            break;
-        case OPT_SIZE:
-            optarg_size_dist(optarg, "--size", &size); /* smtp-source reads it again */
-            o->size = optarg;
-            break;
         case OPT_REUSE:
             o->reuse = 1;
             break;
@@ -293,23 +270,6 @@ static void parse_options(struct sweep_options *o, int argc, char **argv)
             snprintf(o->sink_delay, sizeof(o->sink_delay), "%.6f", delay);
             break;
         }
-        case OPT_JSON:
-            optarg_output_file(optarg, "--json");
-            o->json = optarg;
-            break;
-        case OPT_KEEP:
-            o->keep = 1;
-            break;
-        case 'q':
-            o->quiet = 1;
-            break;
-        case 'h':
-        case OPT_HELP:
-            usage(stdout);
-            exit(0);
-        case OPT_VERSION:
-            printf("spoolsim sweep %s\n", PACKAGE_VERSION);
-            exit(0);
         default:
             msg_panic("option %d not handled", ch);
         }
@@ -319,6 +279,7 @@ static void parse_options(struct sweep_options *o, int argc, char **argv)
             msg_usage("unexpected argument \"%s\" (relay options go after --)", argv[optind]);
         take_relay_args(o, argc, argv, optind);
     }
+    optgroup_end(&g);
     if (o->sink_port && !o->target)
         msg_usage("--sink-port is for --target (without it sweep runs its own sink)");
     if (o->target && o->n_relay_args)
@@ -334,7 +295,7 @@ static void notice(const struct sweep *s, const char *fmt, ...)
 {
     va_list ap;
 
-    if (s->opts->quiet)
+    if (s->opts->common.quiet)
         return;
     va_start(ap, fmt);
     fprintf(stderr, "spoolsim sweep: ");
@@ -394,14 +355,14 @@ static int start_source(struct sweep *s, struct drive_child *c, const char *name
     drive_path(&s->d, base, json);
     snprintf(base, sizeof(base), "%s.log", name);
     drive_path(&s->d, base, log);
-    snprintf(sessions, sizeof(sessions), "%u", o->sessions);
+    snprintf(sessions, sizeof(sessions), "%u", o->common.sessions);
     snprintf(rate_text, sizeof(rate_text), "%.6g", rate);
     snprintf(duration, sizeof(duration), "%.3fs", seconds);
     argv[n++] = s->source_path;
     argv[n++] = "-s";
     argv[n++] = sessions;
     argv[n++] = "--size";
-    argv[n++] = (char *)o->size;
+    argv[n++] = (char *)o->common.size;
     argv[n++] = "--rate";
     argv[n++] = rate_text;
     argv[n++] = "--arrivals";
@@ -597,7 +558,7 @@ static void run_step(struct sweep *s, unsigned i, double rate, struct sweep_step
     drive_stop(&s->sink);
     if (!o->target)
         read_relay(s, relay_name, st);
-    if (!o->keep)
+    if (!o->common.keep)
         tree_remove(spool);
     st->reason = sweep_judge(&st->m, o->slo);
 }
@@ -639,7 +600,7 @@ static void print_report(const struct sweep *s, const struct sweep_search *searc
         fp,
         "steps:      open loop (%s arrivals), %u sessions, size %s, warm-up %.1f s, window %.1f s, "
         "SLO p99 %.0f ms\n",
-        o->arrivals, o->sessions, o->size, o->warmup, o->window, o->slo * 1e3);
+        o->arrivals, o->common.sessions, o->common.size, o->warmup, o->window, o->slo * 1e3);
     fprintf(fp, "%4s %9s %9s %11s %9s %9s %9s %9s %7s %7s %8s %6s  %s\n", "step", "offered/s",
             "sent/s", "delivered/s", "p50 ms", "p99 ms", "e2e p50", "e2e p99", "queue0", "queue1",
             "growth/s", "failed", "verdict");
@@ -685,7 +646,7 @@ static const char *const reason_keys[] = {"held", "fell_behind", "queue_grew", "
 static int write_json(const struct sweep *s, const struct sweep_search *search)
 {
     const struct sweep_options *o = s->opts;
-    FILE *fp = strcmp(o->json, "-") == 0 ? stdout : fopen(o->json, "w");
+    FILE *fp = strcmp(o->common.json, "-") == 0 ? stdout : fopen(o->common.json, "w");
     double knee = sweep_search_knee(search), broke = sweep_search_broke(search);
     char why[160];
     struct json_writer w;
@@ -710,8 +671,8 @@ static int write_json(const struct sweep *s, const struct sweep_search *search)
     for (size_t i = 0; i < o->n_relay_args; i++)
         json_string(&w, NULL, o->relay_args[i]);
     json_end_array(&w);
-    json_uint(&w, "sessions", o->sessions);
-    json_string(&w, "size", o->size);
+    json_uint(&w, "sessions", o->common.sessions);
+    json_string(&w, "size", o->common.size);
     json_bool(&w, "reuse", o->reuse);
     json_string(&w, "arrivals", o->arrivals);
     json_double(&w, "warmup_s", o->warmup);
@@ -786,7 +747,7 @@ int spoolsim_sweep(int argc, char **argv)
     parse_options(&opts, argc, argv);
     opts.run = &run;
     s->opts = &opts;
-    s->d.keep = opts.keep;
+    s->d.keep = opts.common.keep;
     drive_find_self(&s->d);
     if (!opts.target || opts.sink_port)
         spoolsim_find_program(s->d.self, "smtp-sink", "SPOOLSIM_SMTP_SINK", s->sink_path,
@@ -813,9 +774,9 @@ int spoolsim_sweep(int argc, char **argv)
     if (interrupted)
         interrupt_print_partial(stdout);
     print_report(s, &search, stdout);
-    if (opts.json && !interrupted && write_json(s, &search) != 0)
-        msg_warn("cannot write %s: %s", opts.json, strerror(errno));
-    if (opts.keep)
+    if (opts.common.json && !interrupted && write_json(s, &search) != 0)
+        msg_warn("cannot write %s: %s", opts.common.json, strerror(errno));
+    if (opts.common.keep)
         fprintf(stderr, "spoolsim sweep: kept %s\n", s->d.work);
     drive_remove_work(&s->d);
     json_run_free(&run);
