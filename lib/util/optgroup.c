@@ -160,6 +160,8 @@ int optgroup_getopt(struct optgroup *g, int argc, char *const argv[])
     struct size_dist dist;
     int ch;
 
+    g->argc = argc;
+    g->argv = argv;
     while ((ch = optarg_getopt(argc, argv, g->shortopts, g->table)) != -1) {
         switch (ch) {
         case 'd':
@@ -231,6 +233,8 @@ void optgroup_end(struct optgroup *g)
 {
     struct optgroup_values *v = g->v;
 
+    if ((g->groups & OPTGROUP_NO_OPERANDS) && optind < g->argc)
+        msg_usage("unexpected argument \"%s\"", g->argv[optind]);
     if (g->duration_given && v->messages)
         msg_usage("--messages and --duration cannot be combined (a count or a time, not both)");
     if (g->groups & OPTGROUP_PROGRESS)

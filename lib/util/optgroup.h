@@ -26,16 +26,17 @@
 #include <stdio.h>
 
 enum {
-    OPTGROUP_HELP = 1 << 0,     /* -h, --help, --version */
-    OPTGROUP_LENGTH = 1 << 1,   /* -d, --duration TIME; -m, --messages N (not both) */
-    OPTGROUP_SESSIONS = 1 << 2, /* -s, --sessions N */
-    OPTGROUP_SIZE = 1 << 3,     /* --size DIST */
-    OPTGROUP_RCPTS = 1 << 4,    /* -r, --rcpts N */
-    OPTGROUP_JSON = 1 << 5,     /* --json FILE */
-    OPTGROUP_TIMELINE = 1 << 6, /* --interval TIME, --csv FILE */
-    OPTGROUP_KEEP = 1 << 7,     /* --keep */
-    OPTGROUP_PROGRESS = 1 << 8, /* --progress, --no-progress (with OPTGROUP_QUIET) */
-    OPTGROUP_QUIET = 1 << 9,    /* -q, --quiet */
+    OPTGROUP_HELP = 1 << 0,         /* -h, --help, --version */
+    OPTGROUP_LENGTH = 1 << 1,       /* -d, --duration TIME; -m, --messages N (not both) */
+    OPTGROUP_SESSIONS = 1 << 2,     /* -s, --sessions N */
+    OPTGROUP_SIZE = 1 << 3,         /* --size DIST */
+    OPTGROUP_RCPTS = 1 << 4,        /* -r, --rcpts N */
+    OPTGROUP_JSON = 1 << 5,         /* --json FILE */
+    OPTGROUP_TIMELINE = 1 << 6,     /* --interval TIME, --csv FILE */
+    OPTGROUP_KEEP = 1 << 7,         /* --keep */
+    OPTGROUP_PROGRESS = 1 << 8,     /* --progress, --no-progress (with OPTGROUP_QUIET) */
+    OPTGROUP_QUIET = 1 << 9,        /* -q, --quiet */
+    OPTGROUP_NO_OPERANDS = 1 << 10, /* not a group: an argument after the options is an error */
 };
 
 /* The groups that say what to offer, and those that say what to report. */
@@ -75,6 +76,8 @@ struct optgroup {
     void (*usage)(FILE *fp, const struct optgroup *g); /* --help: the whole text */
     const char *progress_what; /* what the status line shows, for --help; NULL: nothing said */
     int duration_given;
+    int argc; /* the command line optgroup_getopt() reads */
+    char *const *argv;
     struct option table[OPTGROUP_TABLE_MAX];
     char shortopts[OPTGROUP_SHORT_MAX];
 };
@@ -97,7 +100,10 @@ void optgroup_init(struct optgroup *g, struct optgroup_values *v, unsigned group
  */
 int optgroup_getopt(struct optgroup *g, int argc, char *const argv[]);
 
-/* After the last option: the checks across options (-m with -d), the status line's choice. */
+/*
+ * After the last option: the checks across options (-m with -d), the
+ * status line's choice; with OPTGROUP_NO_OPERANDS, that no argument is left.
+ */
 void optgroup_end(struct optgroup *g);
 
 /*

@@ -148,8 +148,8 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
     int ch;
 
     memset(o, 0, sizeof(*o));
-    optgroup_init(&g, &o->common, OPTGROUP_WORKLOAD | OPTGROUP_OUTPUT, "", long_options,
-                  "spoolsim bench", usage);
+    optgroup_init(&g, &o->common, OPTGROUP_NO_OPERANDS | OPTGROUP_WORKLOAD | OPTGROUP_OUTPUT, "",
+                  long_options, "spoolsim bench", usage);
     o->sync = NULL; /* the profile's own: fsync for postfix */
     o->qmgr = "single";
     o->profile = "postfix";
@@ -221,8 +221,6 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
             msg_panic("option %d not handled", ch);
         }
     }
-    if (optind < argc)
-        msg_usage("unexpected argument \"%s\"", argv[optind]);
     optgroup_end(&g);
     if (o->hop.jitter_s > 0 && o->hop.jitter_s > o->hop.delay_s)
         msg_usage("--hop-jitter must not exceed --hop-delay (the delay would go below zero)");

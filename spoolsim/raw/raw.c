@@ -142,7 +142,8 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
 
     memset(o, 0, sizeof(*o));
     optgroup_init(&g, &o->common,
-                  OPTGROUP_LENGTH | OPTGROUP_SIZE | OPTGROUP_RCPTS | OPTGROUP_OUTPUT,
+                  OPTGROUP_NO_OPERANDS | OPTGROUP_LENGTH | OPTGROUP_SIZE | OPTGROUP_RCPTS |
+                      OPTGROUP_OUTPUT,
                   "p:w:", long_options, "spoolsim raw", usage);
     o->profile = "postfix";
     o->workers = 20;
@@ -183,8 +184,6 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
             msg_panic("option %d not handled", ch);
         }
     }
-    if (optind < argc)
-        msg_usage("unexpected argument \"%s\"", argv[optind]);
     optgroup_end(&g);
     if (o->dir == NULL)
         msg_usage("no directory: --dir DIR is required");

@@ -207,8 +207,8 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
     memset(opts, 0, sizeof(*opts));
     /* -s and -n are read only to say what they became (relay_options.h). */
     optgroup_init(&g, &common,
-                  OPTGROUP_JSON | OPTGROUP_TIMELINE | OPTGROUP_PROGRESS | OPTGROUP_QUIET |
-                      OPTGROUP_HELP,
+                  OPTGROUP_NO_OPERANDS | OPTGROUP_JSON | OPTGROUP_TIMELINE | OPTGROUP_PROGRESS |
+                      OPTGROUP_QUIET | OPTGROUP_HELP,
                   "s:u:l:n:v", long_options, "spoolsim relay", usage);
     opts->listen = "127.0.0.1:2525";
     parse_next_hop(opts, "discard");
@@ -380,8 +380,6 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             msg_panic("option %d not handled", ch);
         }
     }
-    if (optind < argc)
-        msg_usage("unexpected argument \"%s\"", argv[optind]);
     optgroup_end(&g);
     opts->json = common.json;
     opts->stats_interval = common.interval;

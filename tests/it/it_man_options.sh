@@ -154,9 +154,9 @@ check_program smtp-source smtp-source/source_options.c
 check_program smtp-sink smtp-sink/sink_options.c
 check_program spoolsim spoolsim/relay/relay_options.c
 check_program spoolsim spoolsim/drive/bench.c
-check_program spoolsim spoolsim/drive/sweep.c
+check_program spoolsim spoolsim/drive/sweep_options.c
 check_program spoolsim spoolsim/raw/raw.c
-check_program spoolsim spoolsim/drive/ab.c
+check_program spoolsim spoolsim/drive/ab_options.c
 check_program spoolsim spoolsim/postmark/postmark.c
 check_program spoolsim spoolsim/plot/plot.c
 check_program spoolsim spoolsim/merge/merge.c

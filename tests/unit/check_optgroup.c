@@ -256,6 +256,20 @@ START_TEST(test_output_errors)
 }
 END_TEST
 
+/* With OPTGROUP_NO_OPERANDS an argument left is an error; without, the command's. */
+START_TEST(test_operands)
+{
+    struct optgroup_values v;
+    struct own own;
+
+    USAGE_ERROR(OPTGROUP_NO_OPERANDS | OPTGROUP_QUIET, "unexpected argument \"extra\"", "-q",
+                "extra");
+    PARSE(OPTGROUP_QUIET, &v, &own, "-q", "extra");
+    ck_assert_int_eq(v.quiet, 1);
+    ck_assert_int_eq(optind, 2);
+}
+END_TEST
+
 /* A group a command does not take is no option of it, letter or name. */
 START_TEST(test_groups_not_taken)
 {
@@ -403,13 +417,11 @@ END_TEST
 
 int main(void)
 {
-    const TTest *const tests[] = {test_defaults,         test_workload,
-                                  test_output,           test_progress,
-                                  test_own_options,      test_workload_errors,
-                                  test_output_errors,    test_groups_not_taken,
-                                  test_version_and_help, test_clash,
-                                  test_clash_name,       test_help_lines,
-                                  test_help_progress,    NULL};
+    const TTest *const tests[] = {test_defaults,         test_workload,      test_output,
+                                  test_progress,         test_own_options,   test_workload_errors,
+                                  test_output_errors,    test_operands,      test_groups_not_taken,
+                                  test_version_and_help, test_clash,         test_clash_name,
+                                  test_help_lines,       test_help_progress, NULL};
 
     msg_init("spoolsim test");
     return check_run_tests("optgroup", tests);
