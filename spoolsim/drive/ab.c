@@ -39,7 +39,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -51,311 +50,24 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "ab_export.h"
-#include "ab_stats.h"
+#include "ab.h"
 #include "clock.h"
 #include "drive.h"
 #include "fsinfo.h"
 #include "interrupt.h"
-#include "json.h"
-#include "json_meta.h"
 #include "json_read.h"
 #include "fileutil.h"
 #include "msg.h"
-#include "optarg.h"
 #include "pm_command.h"
 #include "progress_out.h"
 #include "spoolsim.h"
 #include "xalloc.h"
-
-#define MAX_RUNS 1000 /* the bootstrap sorts every resample: keep it quick */
-
-/* What a MODE runs, and what it reads back. */
-struct mode {
-    const char *name;
-    const char *subcommand; /* of this program */
-    const char *dir_option; /* how the child is given DIR; NULL: in its command file */
-    const char *metric;     /* the top-level number in the child's JSON report */
-    const char *unit;
-    /*
-     * Options ARGS must not hold: ab sets them itself, (--keep) they
-     * would leave a run's files, or (--discard) there would be no figure.
-     * At most 4, so that a NULL ends the list.
-     */
-    const char *reserved[5];
-};
-
-static const struct mode modes[] = {
-    {"raw", "raw", "--dir", "delivered_per_s", "msgs/s", {"--dir", "--json", "--keep"}},
-    {"relay",
-     "bench",
-     "--spool",
-     "delivered_per_s",
-     "msgs/s",
-     {"--spool", "--json", "--keep", "--discard"}},
-    {"postmark", "postmark", NULL, "transactions_per_s", "transactions/s", {NULL}},
-};
-
-struct ab_options {
-    unsigned runs, warmup;
-    uint64_t seed;
-    const char *json;
-    const char *export_markdown, *export_csv;
-    int quiet;
-    int progress; /* the status line: -1 on a terminal, 0 never, 1 always */
-    const char *dir[2];
-    int one_dir;          /* DIR: both sides in one directory, told apart by their set-ups */
-    const char *setup[2]; /* --setup-a, --setup-b: NULL for none */
-    const char *prepare;  /* --prepare: NULL for none */
-    const struct mode *mode;
-    char **args; /* MODE's arguments: the tail of argv */
-    int nargs;
-};
-
-struct side {
-    const char *name; /* "A" or "B" */
-    const char *dir;
-    struct fsinfo fs;
-    int fs_known;
-    dev_t dev;
-    ino_t ino;
-    double *figures;       /* one per measured run, NAN where the run failed */
-    double *good;          /* the figures of the runs that worked, for the statistics */
-    struct fsinfo *run_fs; /* what each measured run ran on, after its set-up; zeroed if unknown */
-    size_t ngood;
-    unsigned done; /* measured runs made, failed or not: fewer after an interrupt */
-};
-
-struct ab {
-    const struct ab_options *opts;
-    struct drive d; /* this program; ab's own temporary files, in $TMPDIR */
-    char *commands; /* postmark: the user's command file, filtered */
-    struct side side[2];
-    unsigned failures;          /* failed runs, warm-ups included */
-    struct drive_child child;   /* the run going on */
-    const struct json_run *run; /* the command line, for the JSON report */
-
-    /* the status line: which run of how many, and the pace so far for the ETA */
-    struct progress_out progress;
-    char run_label[64];
-    unsigned runs_done, runs_total; /* warm-ups included */
-    double runs_spent_s;            /* the time of the runs done */
-    uint64_t run_start_ns, start_ns;
-    char shown_child[PROGRESS_LINE_MAX]; /* the child's line last shown, and when */
-    uint64_t shown_ns;
-};
 
 /*
  * SIGINT and SIGTERM set interrupt_signal() (interrupt.h): the wait for a
  * child checks it, and so does every step between runs.
  */
 #define interrupted (interrupt_signal() != 0)
-
-static void usage(FILE *fp)
-{
-    fputs("Usage: spoolsim ab [options] DIR_A DIR_B -- MODE ARGS...\n"
-          "       spoolsim ab [options] --setup-a CMD --setup-b CMD DIR -- MODE ARGS...\n"
-          "\n"
-          "Compares two spool directories (two filesystems, or two sets of mount\n"
-          "options), or one directory with a setting toggled by --setup-a and\n"
-          "--setup-b: runs MODE on each side, alternating A B A B after discarded\n"
-          "warm-ups, and reports every run, the median of each side, the ratio B/A of\n"
-          "the medians with a 95 % bootstrap confidence interval, and a verdict.\n"
-          "\n"
-          "Modes:\n"
-          "  raw ARGS...      spoolsim raw --dir DIR ARGS...        (delivered_per_s)\n"
-          "  relay ARGS...    spoolsim bench --spool DIR ARGS...    (delivered_per_s)\n"
-          "  postmark FILE    the PostMark commands of FILE up to quit, in a fresh\n"
-          "                   directory in DIR; ab gives the run, set location and\n"
-          "                   set json commands itself              (transactions_per_s)\n"
-          "\n"
-          "Options:\n"
-          "  -n, --runs N     measured runs per side (5, at least 2)\n"
-          "  --warmup N       runs per side discarded first (1)\n"
-          "  --seed N         seed of the bootstrap's random numbers (1)\n"
-          "  --json FILE      also write the results as JSON (- = stdout)\n"
-          "  --export-markdown FILE  the two sides as a Markdown table (- = stdout)\n"
-          "  --export-csv FILE       the two sides as CSV (- = stdout)\n"
-          "  --setup-a CMD    run CMD (/bin/sh -c) before every run of A; it must\n"
-          "                   succeed (e.g. mount -o remount,nodirsync DIR)\n"
-          "  --setup-b CMD    the same for B; both or neither\n"
-          "  --prepare CMD    run CMD before every run of either side, after its set-up\n"
-          "                   (e.g. sync; echo 3 > /proc/sys/vm/drop_caches)\n"
-          "  --progress       a status line every second on standard error: the run,\n"
-          "                   its side, the run's own line and the ETA; in place on a\n"
-          "                   terminal (the default there, unless -q), else as plain\n"
-          "                   lines \"progress: ...\"\n"
-          "  --no-progress    no status line, even on a terminal\n"
-          "  -q, --quiet      no notices while running (nor a status line, unless\n"
-          "                   --progress)\n"
-          "  -h, --help, --version\n"
-          "\n"
-          "Exit status: 0 when every run worked, whichever side is faster; 1 if a run\n"
-          "or a set-up failed; 2 for a usage error; 130 or 143 after SIGINT or SIGTERM\n"
-          "(the runs so far are reported, marked partial).\n",
-          fp);
-}
-
-enum {
-    OPT_WARMUP = 256,
-    OPT_SEED,
-    OPT_JSON,
-    OPT_EXPORT_MARKDOWN,
-    OPT_EXPORT_CSV,
-    OPT_SETUP_A,
-    OPT_SETUP_B,
-    OPT_PREPARE,
-    OPT_PROGRESS,
-    OPT_NO_PROGRESS,
-    OPT_HELP,
-    OPT_VERSION,
-};
-
-/* Whether arg is option `name', as --name or --name=VALUE. */
-static int is_option(const char *arg, const char *name)
-{
-    size_t len = strlen(name);
-
-    return strncmp(arg, name, len) == 0 && (arg[len] == 0 || arg[len] == '=');
-}
-
-/* A command for /bin/sh -c: one of blanks only would run nothing and pass. */
-static const char *command_option(const char *arg, const char *what)
-{
-    if (arg[strspn(arg, " \t\n")] == 0)
-        msg_usage("%s: an empty command", what);
-    return arg;
-}
-
-static void parse_mode(struct ab_options *o, int argc, char **argv, int dashes)
-{
-    if (dashes + 1 >= argc)
-        msg_usage("missing MODE after -- (raw, relay or postmark)");
-    for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
-        if (strcmp(argv[dashes + 1], modes[i].name) == 0)
-            o->mode = &modes[i];
-    if (o->mode == NULL)
-        msg_usage("unknown MODE \"%s\" (raw, relay or postmark)", argv[dashes + 1]);
-    o->args = argv + dashes + 2;
-    o->nargs = argc - dashes - 2;
-    for (int i = 0; i < o->nargs; i++)
-        for (const char *const *r = o->mode->reserved; *r; r++)
-            if (is_option(o->args[i], *r))
-                msg_usage("%s: %s is not allowed in ARGS (ab sets the directory and report itself, "
-                          "cleans up, and needs a figure)",
-                          o->mode->name, *r);
-    if (o->mode->dir_option == NULL && o->nargs != 1)
-        msg_usage("postmark: give exactly one PostMark command file after the MODE");
-}
-
-static void parse_options(struct ab_options *o, int argc, char **argv)
-{
-    static const struct option long_options[] = {
-        {"runs", required_argument, NULL, 'n'},
-        {"warmup", required_argument, NULL, OPT_WARMUP},
-        {"seed", required_argument, NULL, OPT_SEED},
-        {"json", required_argument, NULL, OPT_JSON},
-        {"export-markdown", required_argument, NULL, OPT_EXPORT_MARKDOWN},
-        {"export-csv", required_argument, NULL, OPT_EXPORT_CSV},
-        {"setup-a", required_argument, NULL, OPT_SETUP_A},
-        {"setup-b", required_argument, NULL, OPT_SETUP_B},
-        {"prepare", required_argument, NULL, OPT_PREPARE},
-        {"quiet", no_argument, NULL, 'q'},
-        {"progress", no_argument, NULL, OPT_PROGRESS},
-        {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
-        {"help", no_argument, NULL, OPT_HELP},
-        {"version", no_argument, NULL, OPT_VERSION},
-        {NULL, 0, NULL, 0},
-    };
-    int ch, dashes, ndirs;
-
-    memset(o, 0, sizeof(*o));
-    o->runs = 5;
-    o->warmup = 1;
-    o->seed = 1;
-    o->progress = -1;
-    /*
-     * ab's own arguments end at "--". Find it before getopt_long() runs:
-     * it would move the directories past it, and MODE's options after it
-     * are not ours to parse.
-     */
-    for (dashes = 1; dashes < argc && strcmp(argv[dashes], "--") != 0; dashes++)
-        ;
-    optind = 1;
-    while ((ch = optarg_getopt(dashes, argv, "n:qh", long_options)) != -1) {
-        switch (ch) {
-        case 'n':
-            o->runs = (unsigned)optarg_count(optarg, "--runs", 2, MAX_RUNS);
-            break;
-        case OPT_WARMUP:
-            o->warmup = (unsigned)optarg_count(optarg, "--warmup", 0, MAX_RUNS);
-            break;
-        case OPT_SEED:
-            o->seed = optarg_count(optarg, "--seed", 0, UINT64_MAX);
-            break;
-        case OPT_JSON:
-            optarg_output_file(optarg, "--json");
-            o->json = optarg;
-            break;
-        case OPT_EXPORT_MARKDOWN:
-            optarg_output_file(optarg, "--export-markdown");
-            o->export_markdown = optarg;
-            break;
-        case OPT_EXPORT_CSV:
-            optarg_output_file(optarg, "--export-csv");
-            o->export_csv = optarg;
-            break;
-        case OPT_SETUP_A:
-            o->setup[0] = command_option(optarg, "--setup-a");
-            break;
-        case OPT_SETUP_B:
-            o->setup[1] = command_option(optarg, "--setup-b");
-            break;
-        case OPT_PREPARE:
-            o->prepare = command_option(optarg, "--prepare");
-            break;
-        case 'q':
-            o->quiet = 1;
-            break;
-        case OPT_PROGRESS:
-        case OPT_NO_PROGRESS:
-            o->progress = ch == OPT_PROGRESS;
-            break;
-        case 'h':
-        case OPT_HELP:
-            usage(stdout);
-            exit(0);
-        case OPT_VERSION:
-            printf("spoolsim ab %s\n", PACKAGE_VERSION);
-            exit(0);
-        default:
-            msg_panic("option %d not handled", ch);
-        }
-    }
-    /* One side set up and the other not would run in whatever state the first left. */
-    if (o->setup[0] && !o->setup[1])
-        msg_usage("--setup-a without --setup-b: B would run as A's set-up left it (give "
-                  "--setup-b true for no set-up of B)");
-    if (o->setup[1] && !o->setup[0])
-        msg_usage("--setup-b without --setup-a: A would run as B's set-up left it (give "
-                  "--setup-a true for no set-up of A)");
-    ndirs = dashes - optind;
-    if (dashes == argc)
-        msg_usage("missing -- before MODE (spoolsim ab [options] DIR_A DIR_B -- MODE ARGS...)");
-    if (ndirs > 2)
-        msg_usage("unexpected argument \"%s\": two directories, then -- MODE", argv[optind + 2]);
-    if (ndirs == 0)
-        msg_usage("missing DIR_A and DIR_B before -- (spoolsim ab [options] DIR_A DIR_B -- MODE "
-                  "ARGS...)");
-    if (ndirs == 1 && !o->setup[0])
-        msg_usage("missing DIR_B before --: one directory needs --setup-a and --setup-b (spoolsim "
-                  "ab [options] --setup-a CMD --setup-b CMD DIR -- MODE ARGS...)");
-    o->one_dir = ndirs == 1;
-    o->dir[0] = argv[optind];
-    o->dir[1] = argv[optind + ndirs - 1];
-    parse_mode(o, argc, argv, dashes);
-    o->progress = progress_want(o->progress, o->quiet);
-}
 
 /* ------------------------------------------------------------ set-up */
 
@@ -391,7 +103,7 @@ static void init_side(struct side *s, const char *name, const char *label, const
  * the same way. Bind mounts show one filesystem under two mount points,
  * hence the device number too.
  */
-static int same_filesystem(const struct side *a, const struct side *b)
+int ab_same_filesystem(const struct side *a, const struct side *b)
 {
     if (!a->fs_known || !b->fs_known || strcmp(a->fs.options, b->fs.options) != 0)
         return 0;
@@ -733,7 +445,7 @@ static void measure(struct ab *ab, int which, unsigned i, int warm)
     snprintf(label, sizeof(label), warm ? "warm-up %s %u" : "%s run %u", s->name, i + 1);
     snprintf(ab->run_label, sizeof(ab->run_label), "%s%s", s->name, warm ? " warm-up" : "");
     progress_out_clear(&ab->progress);
-    if (!ab->opts->quiet)
+    if (!ab->opts->common.quiet)
         fprintf(stderr, "spoolsim ab: %s/%u on %s...\n", label, total, s->dir);
     if (fflush(stderr) != 0 && errno == EPIPE)
         interrupt_note(SIGPIPE);
@@ -746,7 +458,7 @@ static void measure(struct ab *ab, int which, unsigned i, int warm)
     progress_out_clear(&ab->progress);
     if (interrupted)
         return;
-    if (!ab->opts->quiet && !isnan(figure))
+    if (!ab->opts->common.quiet && !isnan(figure))
         fprintf(stderr, "spoolsim ab: %s/%u: %.1f %s%s\n", label, total, figure,
                 ab->opts->mode->unit, warm ? " (discarded)" : "");
     if (fflush(stderr) != 0 && errno == EPIPE)
@@ -757,284 +469,6 @@ static void measure(struct ab *ab, int which, unsigned i, int warm)
         if (!isnan(figure))
             s->good[s->ngood++] = figure;
     }
-}
-
-/* ------------------------------------------------------------ the report */
-
-static void print_command(const struct ab_options *o, FILE *fp)
-{
-    const struct mode *m = o->mode;
-
-    if (m->dir_option == NULL) {
-        fprintf(fp, "mode: postmark (spoolsim postmark, the commands of %s), figure: %s\n",
-                o->args[0], m->metric);
-        return;
-    }
-    fprintf(fp, "mode: %s (spoolsim %s %s DIR", m->name, m->subcommand, m->dir_option);
-    for (int i = 0; i < o->nargs; i++)
-        fprintf(fp, " %s", o->args[i]);
-    fprintf(fp, "), figure: %s\n", m->metric);
-}
-
-/* The verdict line, or why there is none. */
-static void verdict_text(const struct ab *ab, const struct ab_result *r, int compared, char *buf,
-                         size_t len)
-{
-    const struct side *few = ab->side[0].ngood < AB_MIN_RUNS ? &ab->side[0] : &ab->side[1];
-
-    if (compared)
-        ab_verdict(r, buf, len);
-    else
-        snprintf(buf, len, "cannot compare: %zu successful run%s of %s, at least %d needed",
-                 few->ngood, few->ngood == 1 ? "" : "s", few->name, AB_MIN_RUNS);
-}
-
-/* Each side's spread; runs 0 for a side without a successful run. */
-static void summarize_sides(const struct ab *ab, struct ab_summary sum[2])
-{
-    for (int k = 0; k < 2; k++) {
-        memset(&sum[k], 0, sizeof(sum[k]));
-        if (ab->side[k].ngood)
-            ab_summarize(ab->side[k].good, ab->side[k].ngood, &sum[k]);
-    }
-}
-
-/*
- * With set-ups, what says the toggle did nothing, or not every time: lines
- * ending in "\n", appended to buf. Two sides under the same options on
- * one mount are what an ineffective toggle leaves behind; a setting that
- * is no mount option (an I/O scheduler, a tune2fs feature) leaves it too,
- * hence the advice to look another way.
- */
-static void setup_warnings(const struct ab *ab, char *buf, size_t len)
-{
-    const struct side *a = &ab->side[0], *b = &ab->side[1];
-    unsigned same = 0, both = 0;
-    const char *options = NULL;
-    size_t used = strlen(buf);
-
-    if (!ab->opts->setup[0])
-        return;
-    for (unsigned i = 0; i < a->done && i < b->done; i++) {
-        const struct fsinfo *fa = &a->run_fs[i], *fb = &b->run_fs[i];
-
-        if (!fa->options[0] || !fb->options[0])
-            continue;
-        both++;
-        if (strcmp(fa->options, fb->options) == 0 &&
-            strcmp(fa->mount_point, fb->mount_point) == 0 && strcmp(fa->source, fb->source) == 0) {
-            same++;
-            options = fa->options;
-        }
-    }
-    if (same && used < len)
-        used +=
-            (size_t)snprintf(buf + used, len - used,
-                             "A and B ran under the same mount options (%s) in %u of %u runs: "
-                             "the set-ups changed nothing the mount options show (if the setting "
-                             "is not a mount option, check it another way)\n",
-                             options, same, both);
-    for (int k = 0; k < 2; k++) {
-        const struct side *s = &ab->side[k];
-
-        for (unsigned i = 1; i < s->done; i++)
-            if (strcmp(s->run_fs[i].options, s->run_fs[0].options) != 0) {
-                if (used < len)
-                    used += (size_t)snprintf(buf + used, len - used,
-                                             "%s's runs did not all run under the same mount "
-                                             "options: its set-up did not always do the same\n",
-                                             s->name);
-                break;
-            }
-    }
-}
-
-/* The report's and the JSON's warnings, one a line, each ending in "\n". */
-static void all_warnings(const struct ab *ab, const struct ab_summary sum[2],
-                         const struct ab_result *r, int compared, char *buf, size_t len)
-{
-    ab_warnings(&sum[0], &sum[1], compared ? r : NULL, buf, len);
-    setup_warnings(ab, buf, len);
-}
-
-static void print_report(const struct ab *ab, const struct ab_result *r, int compared, FILE *fp)
-{
-    const struct ab_options *o = ab->opts;
-    const char *unit = o->mode->unit;
-    char where[1200], verdict[512], warnings[2048];
-    struct ab_summary sum[2];
-
-    summarize_sides(ab, sum);
-    if (interrupted)
-        interrupt_print_partial(fp);
-    print_command(o, fp);
-    for (int k = 0; k < 2; k++) {
-        fsinfo_describe(&ab->side[k].fs, where, sizeof(where));
-        fprintf(fp, "%s: %s\n   %s\n", ab->side[k].name, ab->side[k].dir, where);
-        if (fsinfo_note(&ab->side[k].fs))
-            fprintf(fp, "   note: %s\n", fsinfo_note(&ab->side[k].fs));
-        if (o->setup[k])
-            fprintf(fp, "   setup: %s\n", o->setup[k]);
-    }
-    if (o->prepare)
-        fprintf(fp, "prepare: %s\n", o->prepare);
-    /* With set-ups the sides are told apart by them: setup_warnings() says whether they were. */
-    if (!o->setup[0] && same_filesystem(&ab->side[0], &ab->side[1]))
-        fprintf(fp,
-                "warning: A and B are on the same filesystem (%s on %s) with the same mount "
-                "options: this measures it against itself\n",
-                ab->side[0].fs.fstype, ab->side[0].fs.mount_point);
-    fprintf(fp, "runs: %u per side, alternating A B, after %u warm-up%s per side (discarded)\n",
-            o->runs, o->warmup, o->warmup == 1 ? "" : "s");
-    for (unsigned i = 0; i < o->runs; i++) {
-        for (int k = 0; k < 2; k++) {
-            double f = ab->side[k].figures[i];
-            const char *options = ab->side[k].run_fs[i].options;
-            char seen[600] = "";
-
-            if (o->setup[0])
-                snprintf(seen, sizeof(seen), " (mount options: %s)",
-                         options[0] ? options : "unknown");
-            if (i >= ab->side[k].done)
-                fprintf(fp, "%s run %u: not run (interrupted)\n", ab->side[k].name, i + 1);
-            else if (isnan(f))
-                fprintf(fp, "%s run %u: failed%s\n", ab->side[k].name, i + 1, seen);
-            else
-                fprintf(fp, "%s run %u: %.1f %s%s\n", ab->side[k].name, i + 1, f, unit, seen);
-        }
-    }
-    for (int k = 0; k < 2; k++) {
-        const struct side *s = &ab->side[k];
-
-        if (s->ngood == 0)
-            fprintf(fp, "%s median: none (no successful run)\n", s->name);
-        else
-            fprintf(fp, "%s median: %.1f %s (%zu run%s)\n", s->name, ab_median(s->good, s->ngood),
-                    unit, s->ngood, s->ngood == 1 ? "" : "s");
-    }
-    for (int k = 0; k < 2; k++) {
-        const struct ab_summary *s = &sum[k];
-
-        if (s->runs)
-            fprintf(fp, "%s spread: mean %.1f ± %.1f %s (σ), min %.1f, max %.1f\n",
-                    ab->side[k].name, s->mean, s->sd, unit, s->min, s->max);
-    }
-    if (compared)
-        fprintf(fp,
-                "ratio B/A: %.3f (95 %% CI %.3f–%.3f; bootstrap of the medians, %d resamples, "
-                "seed %llu)\n",
-                r->ratio, r->ci_low, r->ci_high, AB_RESAMPLES, (unsigned long long)o->seed);
-    if (ab->failures)
-        fprintf(fp, "failed: %u run%s, warm-ups included (see the messages above)\n", ab->failures,
-                ab->failures == 1 ? "" : "s");
-    all_warnings(ab, sum, r, compared, warnings, sizeof(warnings));
-    for (char *line = warnings, *end; (end = strchr(line, '\n')) != NULL; line = end + 1)
-        fprintf(fp, "warning: %.*s\n", (int)(end - line), line);
-    verdict_text(ab, r, compared, verdict, sizeof(verdict));
-    fprintf(fp, "verdict: %s\n", verdict);
-}
-
-static int write_json(const struct ab *ab, const struct ab_result *r, int compared)
-{
-    const struct ab_options *o = ab->opts;
-    FILE *fp = strcmp(o->json, "-") == 0 ? stdout : fopen(o->json, "w");
-    struct json_writer w;
-    char verdict[512], warnings[2048];
-    struct ab_summary sum[2];
-    int status;
-
-    if (fp == NULL)
-        return -1;
-    summarize_sides(ab, sum);
-    json_init(&w, fp);
-    json_begin_object(&w, NULL);
-    json_meta_write(&w, ab->run);
-    json_string(&w, "mode", o->mode->name);
-    json_string(&w, "metric", o->mode->metric);
-    json_string(&w, "unit", o->mode->unit);
-    json_uint(&w, "runs_per_side", o->runs);
-    json_uint(&w, "warmup_per_side", o->warmup);
-    json_uint(&w, "seed", o->seed);
-    json_uint(&w, "resamples", AB_RESAMPLES);
-    json_string(&w, "prepare", o->prepare);
-    json_bool(&w, "same_filesystem", same_filesystem(&ab->side[0], &ab->side[1]));
-    json_begin_object(&w, "sides");
-    for (int k = 0; k < 2; k++) {
-        const struct side *s = &ab->side[k];
-
-        json_begin_object(&w, s->name);
-        json_meta_write_spool(&w, "spool", s->dir, &s->fs);
-        json_string(&w, "setup", o->setup[k]);
-        json_begin_array(&w, "runs");
-        for (unsigned i = 0; i < o->runs; i++)
-            json_double(&w, NULL, s->figures[i]); /* a failed run, NAN, is null */
-        json_end_array(&w);
-        json_begin_array(&w, "run_details");
-        for (unsigned i = 0; i < o->runs; i++) {
-            json_begin_object(&w, NULL);
-            json_double(&w, "figure", s->figures[i]);
-            json_string(&w, "setup", o->setup[k]);
-            json_string(&w, "prepare", o->prepare);
-            json_meta_write_spool(&w, "spool", s->dir, &s->run_fs[i]);
-            json_end_object(&w);
-        }
-        json_end_array(&w);
-        json_uint(&w, "successful_runs", s->ngood);
-        json_double(&w, "median", s->ngood ? sum[k].median : NAN);
-        json_double(&w, "mean", s->ngood ? sum[k].mean : NAN);
-        json_double(&w, "stddev", s->ngood ? sum[k].sd : NAN);
-        json_double(&w, "min", s->ngood ? sum[k].min : NAN);
-        json_double(&w, "max", s->ngood ? sum[k].max : NAN);
-        json_end_object(&w);
-    }
-    json_end_object(&w);
-    json_double(&w, "ratio", compared ? r->ratio : NAN);
-    json_double(&w, "ci_low", compared ? r->ci_low : NAN);
-    json_double(&w, "ci_high", compared ? r->ci_high : NAN);
-    json_string(&w, "outcome",
-                !compared                   ? "none"
-                : r->outcome == AB_B_SLOWER ? "b_slower"
-                : r->outcome == AB_B_FASTER ? "b_faster"
-                                            : "no_difference");
-    verdict_text(ab, r, compared, verdict, sizeof(verdict));
-    json_string(&w, "verdict", verdict);
-    json_uint(&w, "failed_runs", ab->failures);
-    all_warnings(ab, sum, r, compared, warnings, sizeof(warnings));
-    json_begin_array(&w, "warnings");
-    for (char *line = warnings, *end; (end = strchr(line, '\n')) != NULL; line = end + 1) {
-        *end = '\0';
-        json_string(&w, NULL, line);
-    }
-    json_end_array(&w);
-    json_end_object(&w);
-    status = json_finish(&w);
-    status |= fp == stdout ? fflush(fp) : fclose(fp);
-    return status;
-}
-
-/* --export-markdown or --export-csv: 0, or -1 with errno. */
-static int write_export(const struct ab *ab, const struct ab_result *r, int compared,
-                        const char *path, int markdown)
-{
-    struct ab_export e = {.unit = ab->opts->mode->unit, .result = compared ? r : NULL};
-    FILE *fp;
-    char *text;
-    int status;
-
-    for (int k = 0; k < 2; k++)
-        e.dir[k] = ab->side[k].dir;
-    summarize_sides(ab, e.side);
-    text = markdown ? ab_export_markdown(&e) : ab_export_csv(&e);
-    fp = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-    if (fp == NULL) {
-        free(text);
-        return -1;
-    }
-    fputs(text, fp);
-    free(text);
-    status = ferror(fp) ? -1 : 0;
-    status |= fp == stdout ? fflush(fp) : fclose(fp);
-    return status == 0 ? 0 : -1;
 }
 
 /* ------------------------------------------------------------ the command */
@@ -1049,7 +483,7 @@ static void warn_same(const struct ab *ab)
     if (a->dev == b->dev && a->ino == b->ino)
         msg_warn("DIR_A and DIR_B are the same directory (%s): this measures it against itself",
                  a->dir);
-    else if (same_filesystem(a, b))
+    else if (ab_same_filesystem(a, b))
         msg_warn("A and B are on the same filesystem (%s on %s) with the same mount options: "
                  "this measures it against itself",
                  a->fs.fstype, a->fs.mount_point);
@@ -1064,7 +498,7 @@ int spoolsim_ab(int argc, char **argv)
     int compared, status = 0;
 
     json_run_init(&run, "spoolsim ab", "spoolsim", argc, argv);
-    parse_options(&opts, argc, argv);
+    ab_parse_options(&opts, argc, argv);
     memset(&ab, 0, sizeof(ab));
     memset(&result, 0, sizeof(result));
     ab.opts = &opts;
@@ -1077,12 +511,12 @@ int spoolsim_ab(int argc, char **argv)
     warn_same(&ab);
     interrupt_install();
 
-    progress_out_init(&ab.progress, stderr, opts.progress);
+    progress_out_init(&ab.progress, stderr, opts.common.progress);
     progress_out_hook_messages(&ab.progress);
     ab.runs_total = 2 * (opts.warmup + opts.runs);
     ab.start_ns = clock_now_ns();
     drive_make_work_dir(&ab.d, NULL, "TMPDIR", "ab");
-    if (!opts.quiet)
+    if (!opts.common.quiet)
         fprintf(stderr, "spoolsim ab: %s, %u warm-up%s and %u runs per side, alternating A B\n",
                 opts.mode->name, opts.warmup, opts.warmup == 1 ? "" : "s", opts.runs);
     for (unsigned i = 0; i < opts.warmup && !interrupted; i++) {
@@ -1100,19 +534,19 @@ int spoolsim_ab(int argc, char **argv)
     compared = ab_compare(ab.side[0].good, ab.side[0].ngood, ab.side[1].good, ab.side[1].ngood,
                           opts.seed, &result) == 0;
     if (interrupt_signal() != SIGPIPE)
-        print_report(&ab, &result, compared, stdout);
+        ab_print_report(&ab, &result, compared, stdout);
     /* A partial comparison's JSON would read as a whole one: none is written. */
-    if (opts.json && !interrupted && write_json(&ab, &result, compared) != 0) {
-        msg_warn("cannot write %s: %s", opts.json, strerror(errno));
+    if (opts.common.json && !interrupted && ab_write_json(&ab, &result, compared) != 0) {
+        msg_warn("cannot write %s: %s", opts.common.json, strerror(errno));
         status = 1;
     }
     if (opts.export_markdown && !interrupted &&
-        write_export(&ab, &result, compared, opts.export_markdown, 1) != 0) {
+        ab_write_export(&ab, &result, compared, opts.export_markdown, 1) != 0) {
         msg_warn("cannot write %s: %s", opts.export_markdown, strerror(errno));
         status = 1;
     }
     if (opts.export_csv && !interrupted &&
-        write_export(&ab, &result, compared, opts.export_csv, 0) != 0) {
+        ab_write_export(&ab, &result, compared, opts.export_csv, 0) != 0) {
         msg_warn("cannot write %s: %s", opts.export_csv, strerror(errno));
         status = 1;
     }

@@ -34,6 +34,7 @@
 #include "msglog.h"
 #include "netem.h"
 #include "optarg.h"
+#include "optgroup.h"
 #include "bench_drain.h"
 #include "bench_report.h"
 #include "profile.h"
@@ -62,26 +63,21 @@ struct bench {
  */
 #define interrupted (interrupt_signal() != 0)
 
-static void usage(FILE *fp)
+static void usage(FILE *fp, const struct optgroup *g)
 {
+    fprintf(fp, "Usage: spoolsim bench [options]\n"
+                "\n"
+                "An end-to-end benchmark with no configuration: smtp-source -> spoolsim relay ->\n"
+                "smtp-sink on loopback, the relay's spool in a private temporary directory that\n"
+                "is removed afterwards. Prints injected and delivered messages/s, end-to-end\n"
+                "latency, fsyncs/s, the filesystem and its mount options, and whether every\n"
+                "acknowledged message arrived exactly once (exit status 1 if not).\n"
+                "\n"
+                "Options:\n"
+                "  --spool DIR           measure the filesystem of DIR: the spool goes in a\n"
+                "                        private directory inside it ($TMPDIR or /tmp)\n");
+    optgroup_help(fp, g, OPTGROUP_WORKLOAD, 21);
     fprintf(fp,
-            "Usage: spoolsim bench [options]\n"
-            "\n"
-            "An end-to-end benchmark with no configuration: smtp-source -> spoolsim relay ->\n"
-            "smtp-sink on loopback, the relay's spool in a private temporary directory that\n"
-            "is removed afterwards. Prints injected and delivered messages/s, end-to-end\n"
-            "latency, fsyncs/s, the filesystem and its mount options, and whether every\n"
-            "acknowledged message arrived exactly once (exit status 1 if not).\n"
-            "\n"
-            "Options:\n"
-            "  --spool DIR           measure the filesystem of DIR: the spool goes in a\n"
-            "                        private directory inside it ($TMPDIR or /tmp)\n"
-            "  -d, --duration TIME   how long to inject (10s)\n"
-            "  -m, --messages N      inject N messages instead\n"
-            "  -s, --sessions N      concurrent client sessions (20)\n"
-            "  --size DIST           message size: N, uniform:LO:HI, lognormal:... (1024;\n"
-            "                        at most 1024m)\n"
-            "  -r, --rcpts N         recipients per message (1)\n"
             "  --reuse               reuse client connections (default: one per message)\n"
             "  --rate R              open loop: R messages/s (Poisson arrivals)\n"
             "  --sync POLICY         the relay's fsync, fdatasync or none (fsync)\n"
@@ -101,26 +97,15 @@ static void usage(FILE *fp)
             "  --hop-jitter TIME     the round trip's jitter (netem only)\n"
             "  --hop-loss P%%         packet loss each way, 0 to 100 %% (netem only)\n"
             "  --hop-rate R          each way's rate: Nbit, Nkbit, Nmbit, Ngbit (netem only)\n"
-            "  --drain-timeout TIME  how long the queue may take to empty (120s)\n"
-            "  --json FILE           also write the results as JSON (- = stdout)\n"
-            "  --interval TIME       one timeline row every TIME, 10ms to 1h (1s)\n"
-            "  --csv FILE            write the timeline as CSV (- = stdout)\n"
-            "  --keep                keep the work directory (spool, logs, reports)\n"
-            "  --progress            a status line every second on standard error: in\n"
-            "                        place on a terminal (the default there, unless -q),\n"
-            "                        else as plain lines \"progress: ...\"\n"
-            "  --no-progress         no status line, even on a terminal\n"
-            "  -q, --quiet           no notices on standard error, only the results (nor\n"
-            "                        a status line, unless --progress)\n"
-            "  -h, --help, --version\n"
-            "\n"
-            "SIGINT or SIGTERM stops the run: the children are stopped, the work directory\n"
-            "removed, the report so far printed marked partial; exit status 130 or 143.\n");
+            "  --drain-timeout TIME  how long the queue may take to empty (120s)\n");
+    optgroup_help(fp, g, OPTGROUP_OUTPUT, 21);
+    fprintf(fp, "\n"
+                "SIGINT or SIGTERM stops the run: the children are stopped, the work directory\n"
+                "removed, the report so far printed marked partial; exit status 130 or 143.\n");
 }
 
 enum {
     OPT_SPOOL = 256,
-    OPT_SIZE,
     OPT_REUSE,
     OPT_RATE,
     OPT_SYNC,
@@ -136,25 +121,12 @@ enum {
     OPT_HOP_JITTER,
     OPT_HOP_LOSS,
     OPT_HOP_RATE,
-    OPT_JSON,
-    OPT_INTERVAL,
-    OPT_CSV,
-    OPT_KEEP,
-    OPT_PROGRESS,
-    OPT_NO_PROGRESS,
-    OPT_HELP,
-    OPT_VERSION,
 };
 
 static void parse_options(struct bench_options *o, int argc, char **argv)
 {
     static const struct option long_options[] = {
         {"spool", required_argument, NULL, OPT_SPOOL},
-        {"duration", required_argument, NULL, 'd'},
-        {"messages", required_argument, NULL, 'm'},
-        {"sessions", required_argument, NULL, 's'},
-        {"size", required_argument, NULL, OPT_SIZE},
-        {"rcpts", required_argument, NULL, 'r'},
         {"reuse", no_argument, NULL, OPT_REUSE},
         {"rate", required_argument, NULL, OPT_RATE},
         {"sync", required_argument, NULL, OPT_SYNC},
@@ -170,55 +142,22 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         {"hop-jitter", required_argument, NULL, OPT_HOP_JITTER},
         {"hop-loss", required_argument, NULL, OPT_HOP_LOSS},
         {"hop-rate", required_argument, NULL, OPT_HOP_RATE},
-        {"json", required_argument, NULL, OPT_JSON},
-        {"interval", required_argument, NULL, OPT_INTERVAL},
-        {"csv", required_argument, NULL, OPT_CSV},
-        {"keep", no_argument, NULL, OPT_KEEP},
-        {"progress", no_argument, NULL, OPT_PROGRESS},
-        {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
-        {"quiet", no_argument, NULL, 'q'},
-        {"help", no_argument, NULL, OPT_HELP},
-        {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
     };
-    struct size_dist size;
-    int ch, duration_given = 0;
+    struct optgroup g;
+    int ch;
 
     memset(o, 0, sizeof(*o));
-    o->duration = 10;
-    o->sessions = 20;
-    o->size = "1024";
-    o->rcpts = 1;
+    optgroup_init(&g, &o->common, OPTGROUP_NO_OPERANDS | OPTGROUP_WORKLOAD | OPTGROUP_OUTPUT, "",
+                  long_options, "spoolsim bench", usage);
     o->sync = NULL; /* the profile's own: fsync for postfix */
     o->qmgr = "single";
     o->profile = "postfix";
     o->drain_timeout = 120;
-    o->interval = 1;
-    o->progress = -1;
-    optind = 1;
-    while ((ch = optarg_getopt(argc, argv, "d:m:s:r:qh", long_options)) != -1) {
+    while ((ch = optgroup_getopt(&g, argc, argv)) != -1) {
         switch (ch) {
         case OPT_SPOOL:
             o->spool_parent = optarg;
-            break;
-        case 'd':
-            o->duration = optarg_seconds(optarg, "--duration");
-            duration_given = 1;
-            if (o->duration <= 0)
-                msg_usage("--duration must be positive");
-            break;
-        case 'm':
-            o->messages = (unsigned long)optarg_count(optarg, "--messages", 1, 100000000);
-            break;
-        case 's':
-            o->sessions = (unsigned)optarg_count(optarg, "--sessions", 1, 10000);
-            break;
-        case OPT_SIZE:
-            optarg_size_dist(optarg, "--size", &size); /* smtp-source reads it again */
-            o->size = optarg;
-            break;
-        case 'r':
-            o->rcpts = (unsigned)optarg_count(optarg, "--rcpts", 1, 1000);
             break;
         case OPT_REUSE:
             o->reuse = 1;
@@ -278,47 +217,15 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
             if (netem_parse_rate(optarg, &o->hop.rate_bit_s) != 0)
                 msg_usage("bad --hop-rate \"%s\" (e.g. 100mbit, 512kbit, 1gbit)", optarg);
             break;
-        case OPT_JSON:
-            optarg_output_file(optarg, "--json");
-            o->json = optarg;
-            break;
-        case OPT_INTERVAL:
-            o->interval = optarg_interval(optarg, "--interval");
-            break;
-        case OPT_CSV:
-            optarg_output_file(optarg, "--csv");
-            o->csv = optarg;
-            break;
-        case OPT_KEEP:
-            o->keep = 1;
-            break;
-        case 'q':
-            o->quiet = 1;
-            break;
-        case OPT_PROGRESS:
-        case OPT_NO_PROGRESS:
-            o->progress = ch == OPT_PROGRESS;
-            break;
-        case 'h':
-        case OPT_HELP:
-            usage(stdout);
-            exit(0);
-        case OPT_VERSION:
-            printf("spoolsim bench %s\n", PACKAGE_VERSION);
-            exit(0);
         default:
             msg_panic("option %d not handled", ch);
         }
     }
-    if (optind < argc)
-        msg_usage("unexpected argument \"%s\"", argv[optind]);
-    if (duration_given && o->messages)
-        msg_usage("--messages and --duration cannot be combined (a count or a time, not both)");
+    optgroup_end(&g);
     if (o->hop.jitter_s > 0 && o->hop.jitter_s > o->hop.delay_s)
         msg_usage("--hop-jitter must not exceed --hop-delay (the delay would go below zero)");
     if (netem_spec_wanted(&o->hop) && o->discard)
         msg_usage("--hop-delay and the other --hop options need a sink: not with --discard");
-    o->progress = progress_want(o->progress, o->quiet);
 }
 
 /* ------------------------------------------------------------ the run */
@@ -438,7 +345,7 @@ static void start_relay(struct bench *b, int sink_port, int *port)
         argv[n++] = "--model";
         argv[n++] = (char *)o->model;
     }
-    snprintf(interval, sizeof(interval), "%.6f", o->interval);
+    snprintf(interval, sizeof(interval), "%.6f", o->common.interval);
     argv[n++] = "--interval"; /* bench's timeline is the relay's */
     argv[n++] = interval;
     if (progress_out_on(&b->progress))
@@ -472,20 +379,20 @@ static void start_source(struct bench *b, int relay_port)
     drive_path(&b->d, "source.json", json);
     drive_path(&b->d, "source.log", log);
     snprintf(target, sizeof(target), "127.0.0.1:%d", relay_port);
-    snprintf(sessions, sizeof(sessions), "%u", o->sessions);
-    snprintf(rcpts, sizeof(rcpts), "%u", o->rcpts);
+    snprintf(sessions, sizeof(sessions), "%u", o->common.sessions);
+    snprintf(rcpts, sizeof(rcpts), "%u", o->common.rcpts);
     argv[n++] = b->source_path;
     argv[n++] = "-s";
     argv[n++] = sessions;
     argv[n++] = "-r";
     argv[n++] = rcpts;
     argv[n++] = "--size";
-    argv[n++] = (char *)o->size;
-    if (o->messages) {
-        snprintf(amount, sizeof(amount), "%lu", o->messages);
+    argv[n++] = (char *)o->common.size;
+    if (o->common.messages) {
+        snprintf(amount, sizeof(amount), "%llu", (unsigned long long)o->common.messages);
         argv[n++] = "-m";
     } else {
-        snprintf(amount, sizeof(amount), "%.3fs", o->duration);
+        snprintf(amount, sizeof(amount), "%.3fs", o->common.duration);
         argv[n++] = "--duration";
     }
     argv[n++] = amount;
@@ -528,16 +435,16 @@ static void show_progress(void *arg)
 
     snprintf(label, sizeof(label), "bench %s", b->phase);
     if (strcmp(b->phase, "load") == 0) {
-        if (o->messages) {
+        if (o->common.messages) {
             char log[PATH_MAX];
 
             drive_path(&b->d, "source.log", log);
             ps.done = line_tally_update(&b->acked, log);
-            ps.total = o->messages;
+            ps.total = o->common.messages;
             ps.count_noun = "msgs";
             ps.eta_s = progress_eta_count(ps.elapsed_s, ps.done, ps.total);
         } else {
-            ps.eta_s = progress_eta_time(ps.elapsed_s, o->duration);
+            ps.eta_s = progress_eta_time(ps.elapsed_s, o->common.duration);
         }
     }
     progress_format(&ps, text, sizeof(text));
@@ -552,7 +459,7 @@ static void notice(const struct bench *b, const char *fmt, ...)
 {
     va_list ap;
 
-    if (b->opts->quiet)
+    if (b->opts->common.quiet)
         return;
     progress_out_clear(&b->progress);
     va_start(ap, fmt);
@@ -579,14 +486,14 @@ int spoolsim_bench(int argc, char **argv)
     memset(&b, 0, sizeof(b));
     memset(&res, 0, sizeof(res));
     b.opts = &opts;
-    b.d.keep = opts.keep;
+    b.d.keep = opts.common.keep;
     drive_find_self(&b.d);
     spoolsim_find_program(b.d.self, "smtp-sink", "SPOOLSIM_SMTP_SINK", b.sink_path,
                           sizeof(b.sink_path));
     spoolsim_find_program(b.d.self, "smtp-source", "SPOOLSIM_SMTP_SOURCE", b.source_path,
                           sizeof(b.source_path));
     interrupt_install();
-    progress_out_init(&b.progress, stderr, opts.progress);
+    progress_out_init(&b.progress, stderr, opts.common.progress);
     progress_out_hook_messages(&b.progress);
 
     drive_make_work_dir(&b.d, opts.spool_parent, "--spool", "bench");
@@ -599,10 +506,10 @@ int spoolsim_bench(int argc, char **argv)
         start_sink(&b, res.hop, &sink_port);
     start_relay(&b, sink_port, &relay_port);
     fsinfo_lookup(b.spool, &res.fs);
-    if (opts.messages)
-        notice(&b, "injecting %lu messages...", opts.messages);
+    if (opts.common.messages)
+        notice(&b, "injecting %llu messages...", (unsigned long long)opts.common.messages);
     else
-        notice(&b, "injecting for %.1f s...", opts.duration);
+        notice(&b, "injecting for %.1f s...", opts.common.duration);
     t_load = clock_now_ns();
     b.phase = "load";
     b.t_phase = t_load;
@@ -651,12 +558,12 @@ int spoolsim_bench(int argc, char **argv)
         interrupt_print_partial(stdout);
     bench_print_report(&opts, b.spool, &res, stdout);
     /* A partial run's JSON would read as a whole one: none is written. */
-    if (opts.json && !interrupted && bench_write_json(&opts, b.spool, &res) != 0)
-        msg_warn("cannot write %s: %s", opts.json, strerror(errno));
-    if (opts.csv && !interrupted && timeline_save_csv(&res.timeline, opts.csv) != 0)
-        msg_warn("cannot write %s: %s", opts.csv, strerror(errno));
+    if (opts.common.json && !interrupted && bench_write_json(&opts, b.spool, &res) != 0)
+        msg_warn("cannot write %s: %s", opts.common.json, strerror(errno));
+    if (opts.common.csv && !interrupted && timeline_save_csv(&res.timeline, opts.common.csv) != 0)
+        msg_warn("cannot write %s: %s", opts.common.csv, strerror(errno));
     timeline_free(&res.timeline);
-    if (opts.keep)
+    if (opts.common.keep)
         fprintf(stderr, "spoolsim bench: kept %s\n", b.d.work);
     drive_remove_work(&b.d);
     json_run_free(&run);

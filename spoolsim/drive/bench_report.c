@@ -182,10 +182,11 @@ static void print_report(const struct bench_options *o, const char *spool,
     print_hop(o, res, fp);
     if (res->model[0])
         fprintf(fp, "model:      %s\n", res->model);
-    fprintf(fp, "load:       %u session%s, %s, size %s, %u recipient%s, %s\n", o->sessions,
-            o->sessions == 1 ? "" : "s",
-            o->reuse ? "reused connections" : "a new connection per message", o->size, o->rcpts,
-            o->rcpts == 1 ? "" : "s", o->rate ? "open loop" : "closed loop");
+    fprintf(fp, "load:       %u session%s, %s, size %s, %u recipient%s, %s\n", o->common.sessions,
+            o->common.sessions == 1 ? "" : "s",
+            o->reuse ? "reused connections" : "a new connection per message", o->common.size,
+            o->common.rcpts, o->common.rcpts == 1 ? "" : "s",
+            o->rate ? "open loop" : "closed loop");
     fprintf(fp, "injected:   %.0f message%s in %.2f s = %.1f msgs/s (%.0f failed)\n", res->injected,
             res->injected == 1 ? "" : "s", inject_window(res),
             rate(res->injected, inject_window(res)), res->failed);
@@ -249,16 +250,16 @@ static void count_or_null(struct json_writer *w, const char *key, const char *va
 static void write_parameters(struct json_writer *w, const struct bench_options *o)
 {
     /* the bound of the load: a count or a time, the other null */
-    if (o->messages) {
-        json_uint(w, "messages", o->messages);
+    if (o->common.messages) {
+        json_uint(w, "messages", o->common.messages);
         json_string(w, "duration_s", NULL);
     } else {
         json_string(w, "messages", NULL);
-        json_double(w, "duration_s", o->duration);
+        json_double(w, "duration_s", o->common.duration);
     }
-    json_uint(w, "sessions", o->sessions);
-    json_string(w, "size", o->size);
-    json_uint(w, "rcpts", o->rcpts);
+    json_uint(w, "sessions", o->common.sessions);
+    json_string(w, "size", o->common.size);
+    json_uint(w, "rcpts", o->common.rcpts);
     json_bool(w, "reuse", o->reuse);
     if (o->rate)
         json_double(w, "rate", strtod(o->rate, NULL));
@@ -295,7 +296,7 @@ static void write_hop(struct json_writer *w, const struct bench_options *o,
 int bench_write_json(const struct bench_options *o, const char *spool,
                      const struct bench_results *res)
 {
-    FILE *fp = strcmp(o->json, "-") == 0 ? stdout : fopen(o->json, "w");
+    FILE *fp = strcmp(o->common.json, "-") == 0 ? stdout : fopen(o->common.json, "w");
     double msgs = res->injected > 0 ? res->injected : 1;
     struct json_writer w;
     int status;
@@ -345,7 +346,7 @@ int bench_write_json(const struct bench_options *o, const char *spool,
     json_begin_object(&w, "latency");
     histogram_write_json(&w, "end_to_end", &res->e2e);
     json_end_object(&w);
-    json_double(&w, "interval_s", o->interval);
+    json_double(&w, "interval_s", o->common.interval);
     timeline_write_json(&res->timeline, &w, "timeline");
     if (o->discard) {
         json_string(&w, "exactly_once", NULL); /* nothing arrives anywhere to check */

@@ -19,16 +19,14 @@
 #include "json_meta.h"
 #include "msglog.h"
 #include "netem.h"
+#include "optgroup.h"
 
 struct drive; /* drive.h: the work directory the reports are in */
 
 struct bench_options {
     const char *spool_parent;
-    double duration;
-    unsigned long messages;
-    unsigned sessions;
-    const char *size;
-    unsigned rcpts;
+    /* -d -m -s --size -r, --json, --interval (passed on to the relay), --csv, --keep, -q */
+    struct optgroup_values common;
     int reuse;
     const char *rate;
     const char *sync;
@@ -41,12 +39,6 @@ struct bench_options {
     int tls;               /* STARTTLS on both legs: source -> relay -> sink */
     struct netem_spec hop; /* --hop-delay and the rest: all 0, a loopback sink */
     double drain_timeout;
-    const char *json;
-    double interval; /* --interval, passed on to the relay */
-    const char *csv;
-    int keep;
-    int quiet;
-    int progress;               /* the status line: -1 on a terminal, 0 never, 1 always */
     const struct json_run *run; /* the command line, for the JSON report */
 };
 

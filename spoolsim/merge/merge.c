@@ -21,6 +21,7 @@
 #include "merge_data.h"
 #include "msg.h"
 #include "optarg.h"
+#include "optgroup.h"
 #include "spoolsim.h"
 
 struct merge_options {
@@ -28,7 +29,7 @@ struct merge_options {
     int no_summary;
 };
 
-static void usage(FILE *fp)
+static void usage(FILE *fp, const struct optgroup *g)
 {
     fprintf(fp, "Usage: spoolsim merge [options] RESULT.json...\n"
                 "\n"
@@ -42,29 +43,30 @@ static void usage(FILE *fp)
                 "\n"
                 "Options:\n"
                 "  -o, --output FILE   the merged result as JSON (- = stdout)\n"
-                "  --no-summary        no text summary on standard output\n"
-                "  -h, --help, --version\n"
-                "\n"
+                "  --no-summary        no text summary on standard output\n");
+    optgroup_help(fp, g, OPTGROUP_HELP, 18);
+    fprintf(fp, "\n"
                 "Exit status: 0 when merged; 1 if the output could not be written; 2 for a\n"
                 "usage error or results that cannot be read or merged.\n");
 }
 
-enum { OPT_NO_SUMMARY = 256, OPT_HELP, OPT_VERSION };
+enum { OPT_NO_SUMMARY = 256 };
 
 static const struct option long_options[] = {
     {"output", required_argument, NULL, 'o'},
     {"no-summary", no_argument, NULL, OPT_NO_SUMMARY},
-    {"help", no_argument, NULL, OPT_HELP},
-    {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
 };
 
 static void parse_options(int argc, char **argv, struct merge_options *o)
 {
+    struct optgroup_values common;
+    struct optgroup g;
     int ch;
 
     memset(o, 0, sizeof(*o));
-    while ((ch = optarg_getopt(argc, argv, "ho:", long_options)) != -1) {
+    optgroup_init(&g, &common, OPTGROUP_HELP, "o:", long_options, "spoolsim merge", usage);
+    while ((ch = optgroup_getopt(&g, argc, argv)) != -1) {
         switch (ch) {
         case 'o':
             optarg_output_file(optarg, "-o");
@@ -73,13 +75,6 @@ static void parse_options(int argc, char **argv, struct merge_options *o)
         case OPT_NO_SUMMARY:
             o->no_summary = 1;
             break;
-        case 'h':
-        case OPT_HELP:
-            usage(stdout);
-            exit(0);
-        case OPT_VERSION:
-            printf("spoolsim merge %s\n", PACKAGE_VERSION);
-            exit(0);
         default:
             msg_panic("option %d not handled", ch);
         }

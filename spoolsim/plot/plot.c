@@ -23,6 +23,7 @@
 #include "json_read.h"
 #include "msg.h"
 #include "optarg.h"
+#include "optgroup.h"
 #include "plot_data.h"
 #include "plot_draw.h"
 #include "spoolsim.h"
@@ -45,7 +46,7 @@ struct result {
     char program[64];
 };
 
-static void usage(FILE *fp)
+static void usage(FILE *fp, const struct optgroup *g)
 {
     fprintf(fp, "Usage: spoolsim plot [options] RESULT.json...\n"
                 "\n"
@@ -62,9 +63,9 @@ static void usage(FILE *fp)
                 "                      - = stdout)\n"
                 "  --kind KIND         timeline, latency, ab, sweep, or auto: every kind the\n"
                 "                      results hold, one under another (auto)\n"
-                "  --title TEXT        the picture's title (the results' names)\n"
-                "  -h, --help, --version\n"
-                "\n"
+                "  --title TEXT        the picture's title (the results' names)\n");
+    optgroup_help(fp, g, OPTGROUP_HELP, 18);
+    fprintf(fp, "\n"
                 "Exit status: 0 when the picture was written; 1 if it could not be; 2 for a\n"
                 "usage error, a result that cannot be read, or one with nothing to plot.\n");
 }
@@ -88,16 +89,20 @@ static enum plot_kind parse_kind(const char *text)
 
 static void parse_options(int argc, char **argv, struct plot_options *o)
 {
-    enum { OPT_KIND = 256, OPT_TITLE, OPT_VERSION };
+    enum { OPT_KIND = 256, OPT_TITLE };
     static const struct option long_options[] = {
-        {"output", required_argument, NULL, 'o'},      {"kind", required_argument, NULL, OPT_KIND},
-        {"title", required_argument, NULL, OPT_TITLE}, {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, OPT_VERSION},   {NULL, 0, NULL, 0},
+        {"output", required_argument, NULL, 'o'},
+        {"kind", required_argument, NULL, OPT_KIND},
+        {"title", required_argument, NULL, OPT_TITLE},
+        {NULL, 0, NULL, 0},
     };
+    struct optgroup_values common;
+    struct optgroup g;
     int ch;
 
     *o = (struct plot_options){.kind = KIND_AUTO};
-    while ((ch = optarg_getopt(argc, argv, "o:h", long_options)) != -1) {
+    optgroup_init(&g, &common, OPTGROUP_HELP, "o:", long_options, "spoolsim plot", usage);
+    while ((ch = optgroup_getopt(&g, argc, argv)) != -1) {
         switch (ch) {
         case 'o':
             o->output = optarg;
@@ -108,14 +113,8 @@ static void parse_options(int argc, char **argv, struct plot_options *o)
         case OPT_TITLE:
             o->title = optarg;
             break;
-        case 'h':
-            usage(stdout);
-            exit(0);
-        case OPT_VERSION:
-            printf("spoolsim plot %s\n", PACKAGE_VERSION);
-            exit(0);
         default:
-            msg_usage("try spoolsim plot --help");
+            msg_panic("option %d not handled", ch);
         }
     }
     if (optind >= argc)

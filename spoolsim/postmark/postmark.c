@@ -24,11 +24,12 @@
 #include "interrupt.h"
 #include "msg.h"
 #include "optarg.h"
+#include "optgroup.h"
 #include "pm_command.h"
 #include "progress_out.h"
 #include "spoolsim.h"
 
-static void usage(FILE *fp)
+static void usage(FILE *fp, const struct optgroup *g)
 {
     fprintf(fp,
             "Usage: spoolsim postmark [options] [FILE]\n"
@@ -52,19 +53,15 @@ static void usage(FILE *fp)
             "  set workers N            N concurrent workers, each its own stream (1)\n"
             "Blank lines and # comments are allowed; CR LF line ends are fine.\n"
             "\n"
-            "Options:\n"
-            "  -q, --quiet     no progress text (nor a status line, unless --progress)\n"
-            "  --progress      a status line every second on standard error: done of\n"
-            "                  total of the phase (files created, transactions), its ETA;\n"
-            "                  in place on a terminal (the default there, unless -q; it\n"
-            "                  then replaces the progress text when standard output is\n"
-            "                  the terminal too), else as plain lines \"progress: ...\"\n"
-            "  --no-progress   no status line, even on a terminal\n"
-            "  -h, --help, --version\n"
-            "\n"
-            "Exit status: 0; 1 if a run failed (file operations failed, out of files); 2 for\n"
-            "a usage error or a command in error; 130 or 143 after SIGINT or SIGTERM, which\n"
-            "end the run under way, delete its files and print its report marked partial.\n");
+            "Options:\n");
+    optgroup_help(fp, g, OPTGROUP_OUTPUT, 15);
+    fprintf(fp, "\n"
+                "-q silences PostMark's own progress text on standard output; the status line\n"
+                "replaces it when standard output and standard error are one terminal.\n"
+                "\n"
+                "Exit status: 0; 1 if a run failed (file operations failed, out of files); 2 for\n"
+                "a usage error or a command in error; 130 or 143 after SIGINT or SIGTERM, which\n"
+                "end the run under way, delete its files and print its report marked partial.\n");
 }
 
 /* FILE checked whole: its errors said, exit status 2, before anything of it runs. */
@@ -80,42 +77,25 @@ static void check_file(FILE *fp, const char *file)
 int spoolsim_postmark(int argc, char **argv)
 {
     static const struct option long_options[] = {
-        {"quiet", no_argument, NULL, 'q'},       {"progress", no_argument, NULL, 'P'},
-        {"no-progress", no_argument, NULL, 'N'}, {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, 'V'},     {NULL, 0, NULL, 0},
+        {NULL, 0, NULL, 0},
     };
+    struct optgroup_values common;
+    struct optgroup g;
     struct pm_session session;
     struct json_run run;
     const char *file = NULL;
     FILE *fp = NULL;
     struct progress_out status_line;
-    int ch, quiet = 0, quit = 0, status, want_status = -1;
+    int ch, quit = 0, status;
 
     json_run_init(&run, "spoolsim postmark", "spoolsim", argc, argv);
-    optind = 1;
-    while ((ch = optarg_getopt(argc, argv, "qh", long_options)) != -1) {
-        switch (ch) {
-        case 'q':
-            quiet = 1;
-            break;
-        case 'P':
-            want_status = 1;
-            break;
-        case 'N':
-            want_status = 0;
-            break;
-        case 'h':
-            usage(stdout);
-            json_run_free(&run);
-            return 0;
-        case 'V':
-            printf("spoolsim postmark %s\n", PACKAGE_VERSION);
-            json_run_free(&run);
-            return 0;
-        default:
-            msg_panic("option %d not handled", ch);
-        }
-    }
+    optgroup_init(&g, &common, OPTGROUP_PROGRESS | OPTGROUP_QUIET | OPTGROUP_HELP, "", long_options,
+                  "spoolsim postmark", usage);
+    g.progress_what = "done of total of the phase (files created, transactions), its ETA";
+    /* postmark has no options of its own: every one is a group's */
+    if ((ch = optgroup_getopt(&g, argc, argv)) != -1)
+        msg_panic("option %d not handled", ch);
+    optgroup_end(&g);
     if (argc - optind > 1)
         msg_usage("postmark takes at most one command file");
     if (argc - optind == 1) {
@@ -129,8 +109,8 @@ int spoolsim_postmark(int argc, char **argv)
         check_file(fp, file);
     interrupt_install();
     pm_session_init(&session, stdout, stderr);
-    session.progress = !quiet;
-    progress_out_init(&status_line, stderr, progress_want(want_status, quiet));
+    session.progress = !common.quiet;
+    progress_out_init(&status_line, stderr, common.progress);
     progress_out_hook_messages(&status_line);
     session.status = &status_line;
     /* PostMark's dots and a line rewritten in place on one terminal would garble each other */

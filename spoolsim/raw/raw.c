@@ -34,6 +34,7 @@
 #include "msg.h"
 #include "progress_out.h"
 #include "optarg.h"
+#include "optgroup.h"
 #include "profile_run.h"
 #include "spool_backend.h"
 #include "raw_report.h"
@@ -74,7 +75,7 @@ struct raw {
     unsigned done;
 };
 
-static void usage(FILE *fp)
+static void usage(FILE *fp, const struct optgroup *g)
 {
     fprintf(fp,
             "Usage: spoolsim raw --dir DIR [options]\n"
@@ -89,52 +90,29 @@ static void usage(FILE *fp)
             "  --dir DIR             the directory to measure (required)\n"
             "  -p, --profile NAME    postfix, sendmail, qmail, exim, exim-4.98, opensmtpd or null\n"
             "                        (postfix; --list says which version each one models)\n"
-            "  -w, --workers N       concurrent workers (20)\n"
-            "  -d, --duration TIME   how long to accept messages (10s)\n"
-            "  -m, --messages N      accept N messages instead\n"
-            "  --size DIST           message size: N, uniform:LO:HI, lognormal:MEDIAN:SIGMA[:MAX]\n"
-            "                        (1024; at most 1024m)\n"
-            "  -r, --rcpts N         recipients per message (1)\n"
-            "  --defer PCT           percent of messages deferred once before delivery (0)\n"
-            "  --depth N             messages each worker keeps queued before delivering (0)\n"
-            "  --sync POLICY         profile (what the MTA does), fsync, fdatasync or none\n"
-            "                        (profile)\n"
-            "  --ceiling             also measure the directory's bare limits\n"
-            "  --seed N              sizes and deferrals (1)\n"
-            "  --json FILE           also write the results as JSON (- = stdout)\n"
-            "  --interval TIME       one timeline row every TIME, 10ms to 1h (1s)\n"
-            "  --csv FILE            write the timeline as CSV (- = stdout)\n"
-            "  --keep                keep the spool directory\n"
-            "  --progress            a status line every second on standard error: in\n"
-            "                        place on a terminal (the default there, unless -q),\n"
-            "                        else as plain lines \"progress: ...\"\n"
-            "  --no-progress         no status line, even on a terminal\n"
-            "  -q, --quiet           no notices on standard error (nor a status line,\n"
-            "                        unless --progress)\n"
-            "  --list                list the profiles\n"
-            "  -h, --help, --version\n"
-            "\n"
-            "SIGINT or SIGTERM stops the workers at once; the private directory is removed\n"
-            "and the report so far printed, marked partial; exit status 130 or 143.\n");
+            "  -w, --workers N       concurrent workers (20)\n");
+    optgroup_help(fp, g, OPTGROUP_WORKLOAD, 21);
+    fprintf(fp, "  --defer PCT           percent of messages deferred once before delivery (0)\n"
+                "  --depth N             messages each worker keeps queued before delivering (0)\n"
+                "  --sync POLICY         profile (what the MTA does), fsync, fdatasync or none\n"
+                "                        (profile)\n"
+                "  --ceiling             also measure the directory's bare limits\n"
+                "  --seed N              sizes and deferrals (1)\n"
+                "  --list                list the profiles\n");
+    optgroup_help(fp, g, OPTGROUP_OUTPUT, 21);
+    fprintf(fp, "\n"
+                "SIGINT or SIGTERM stops the workers at once; the private directory is removed\n"
+                "and the report so far printed, marked partial; exit status 130 or 143.\n");
 }
 
 enum {
     OPT_DIR = 256,
-    OPT_SIZE,
     OPT_DEFER,
     OPT_DEPTH,
     OPT_SYNC,
     OPT_CEILING,
     OPT_SEED,
-    OPT_JSON,
-    OPT_INTERVAL,
-    OPT_CSV,
-    OPT_KEEP,
     OPT_LIST,
-    OPT_PROGRESS,
-    OPT_NO_PROGRESS,
-    OPT_HELP,
-    OPT_VERSION,
 };
 
 static void list_profiles(void)
@@ -151,41 +129,26 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
         {"dir", required_argument, NULL, OPT_DIR},
         {"profile", required_argument, NULL, 'p'},
         {"workers", required_argument, NULL, 'w'},
-        {"duration", required_argument, NULL, 'd'},
-        {"messages", required_argument, NULL, 'm'},
-        {"size", required_argument, NULL, OPT_SIZE},
-        {"rcpts", required_argument, NULL, 'r'},
         {"defer", required_argument, NULL, OPT_DEFER},
         {"depth", required_argument, NULL, OPT_DEPTH},
         {"sync", required_argument, NULL, OPT_SYNC},
         {"ceiling", no_argument, NULL, OPT_CEILING},
         {"seed", required_argument, NULL, OPT_SEED},
-        {"json", required_argument, NULL, OPT_JSON},
-        {"interval", required_argument, NULL, OPT_INTERVAL},
-        {"csv", required_argument, NULL, OPT_CSV},
-        {"keep", no_argument, NULL, OPT_KEEP},
-        {"quiet", no_argument, NULL, 'q'},
         {"list", no_argument, NULL, OPT_LIST},
-        {"progress", no_argument, NULL, OPT_PROGRESS},
-        {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
-        {"help", no_argument, NULL, OPT_HELP},
-        {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
     };
-    struct size_dist size;
-    int ch, duration_given = 0;
+    struct optgroup g;
+    int ch;
 
     memset(o, 0, sizeof(*o));
+    optgroup_init(&g, &o->common,
+                  OPTGROUP_NO_OPERANDS | OPTGROUP_LENGTH | OPTGROUP_SIZE | OPTGROUP_RCPTS |
+                      OPTGROUP_OUTPUT,
+                  "p:w:", long_options, "spoolsim raw", usage);
     o->profile = "postfix";
     o->workers = 20;
-    o->duration = 10;
-    o->size = "1024";
-    o->rcpts = 1;
     o->seed = 1;
-    o->interval = 1;
-    o->progress = -1;
-    optind = 1;
-    while ((ch = optarg_getopt(argc, argv, "p:w:d:m:r:qh", long_options)) != -1) {
+    while ((ch = optgroup_getopt(&g, argc, argv)) != -1) {
         switch (ch) {
         case OPT_DIR:
             o->dir = optarg;
@@ -197,22 +160,6 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
             break;
         case 'w':
             o->workers = (unsigned)optarg_count(optarg, "--workers", 1, 1000);
-            break;
-        case 'd':
-            o->duration = optarg_seconds(optarg, "--duration");
-            duration_given = 1;
-            if (o->duration <= 0)
-                msg_usage("--duration must be positive");
-            break;
-        case 'm':
-            o->messages = optarg_count(optarg, "--messages", 1, 1000000000);
-            break;
-        case OPT_SIZE:
-            optarg_size_dist(optarg, "--size", &size);
-            o->size = optarg;
-            break;
-        case 'r':
-            o->rcpts = (unsigned)optarg_count(optarg, "--rcpts", 1, 1000);
             break;
         case OPT_DEFER:
             o->defer_pct = (unsigned)optarg_count(optarg, "--defer", 0, 100);
@@ -230,48 +177,16 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
         case OPT_SEED:
             o->seed = optarg_count(optarg, "--seed", 0, UINT64_MAX);
             break;
-        case OPT_JSON:
-            optarg_output_file(optarg, "--json");
-            o->json = optarg;
-            break;
-        case OPT_INTERVAL:
-            o->interval = optarg_interval(optarg, "--interval");
-            break;
-        case OPT_CSV:
-            optarg_output_file(optarg, "--csv");
-            o->csv = optarg;
-            break;
-        case OPT_KEEP:
-            o->keep = 1;
-            break;
-        case 'q':
-            o->quiet = 1;
-            break;
-        case OPT_PROGRESS:
-        case OPT_NO_PROGRESS:
-            o->progress = ch == OPT_PROGRESS;
-            break;
         case OPT_LIST:
             list_profiles();
-            exit(0);
-        case 'h':
-        case OPT_HELP:
-            usage(stdout);
-            exit(0);
-        case OPT_VERSION:
-            printf("spoolsim raw %s\n", PACKAGE_VERSION);
             exit(0);
         default:
             msg_panic("option %d not handled", ch);
         }
     }
-    if (optind < argc)
-        msg_usage("unexpected argument \"%s\"", argv[optind]);
-    if (duration_given && o->messages)
-        msg_usage("--messages and --duration cannot be combined (a count or a time, not both)");
+    optgroup_end(&g);
     if (o->dir == NULL)
         msg_usage("no directory: --dir DIR is required");
-    o->progress = progress_want(o->progress, o->quiet);
 }
 
 /* ------------------------------------------------------------ workers */
@@ -320,8 +235,8 @@ static int more_to_accept(struct raw_worker *w)
 {
     struct raw *raw = w->raw;
 
-    if (raw->opts->messages)
-        return atomic_fetch_add(&raw->claimed, 1) < raw->opts->messages;
+    if (raw->opts->common.messages)
+        return atomic_fetch_add(&raw->claimed, 1) < raw->opts->common.messages;
     return clock_now_ns() < raw->deadline_ns;
 }
 
@@ -358,7 +273,7 @@ static void *worker_main(void *arg)
 
         memset(m, 0, sizeof(*m));
         m->id = ((uint64_t)(w->index + 1) << 32) | ++seq;
-        m->rcpts = raw->opts->rcpts;
+        m->rcpts = raw->opts->common.rcpts;
         m->size = (size_t)size_dist_sample(&raw->size, &w->rng);
         t0 = clock_now_ns();
         if (profile_run(&w->runner, PHASE_ACCEPT, m) != 0) {
@@ -424,13 +339,13 @@ static void show_progress(struct raw *raw, struct raw_sampler *sm, const struct 
         .failures = p->failures,
     };
 
-    if (o->messages) {
+    if (o->common.messages) {
         ps.done = p->in;
-        ps.total = o->messages;
+        ps.total = o->common.messages;
         ps.count_noun = "msgs";
-        ps.eta_s = progress_eta_count(p->t, p->in, o->messages);
+        ps.eta_s = progress_eta_count(p->t, p->in, o->common.messages);
     } else {
-        ps.eta_s = progress_eta_time(p->t, o->duration);
+        ps.eta_s = progress_eta_time(p->t, o->common.duration);
     }
     progress_rate_update(&sm->rate, p->t, p->in, p->out, &ps.in_per_s, &ps.out_per_s);
     progress_out_stats(&sm->progress, &ps);
@@ -443,7 +358,7 @@ static void show_progress(struct raw *raw, struct raw_sampler *sm, const struct 
  */
 static uint64_t sample_until_done(struct raw *raw, uint64_t t0, struct timeline *tl)
 {
-    uint64_t step = (uint64_t)(raw->opts->interval * 1e9), next = t0 + step;
+    uint64_t step = (uint64_t)(raw->opts->common.interval * 1e9), next = t0 + step;
     uint64_t next_progress = t0 + CLOCK_NS_PER_SEC;
     struct raw_sampler *sm = xmalloc(sizeof(*sm));
     struct timeline_point start = {0}, p;
@@ -452,7 +367,7 @@ static uint64_t sample_until_done(struct raw *raw, uint64_t t0, struct timeline 
 
     histogram_init(&sm->pending);
     histogram_init(&sm->all);
-    progress_out_init(&sm->progress, stderr, raw->opts->progress);
+    progress_out_init(&sm->progress, stderr, raw->opts->common.progress);
     progress_out_hook_messages(&sm->progress);
     progress_rate_init(&sm->rate);
     if (!progress_out_on(&sm->progress))
@@ -515,7 +430,7 @@ static int run_profile(struct raw *raw, struct raw_result *res)
     atomic_init(&raw->claimed, 0);
     init_done(raw);
     t0 = clock_now_ns();
-    raw->deadline_ns = t0 + (uint64_t)(o->duration * 1e9);
+    raw->deadline_ns = t0 + (uint64_t)(o->common.duration * 1e9);
     for (unsigned i = 0; i < o->workers; i++) {
         struct raw_worker *w = &raw->workers[i];
 
@@ -574,7 +489,7 @@ int spoolsim_raw(int argc, char **argv)
     memset(&raw, 0, sizeof(raw));
     raw.opts = &opts;
     raw.profile = profile_find(opts.profile);
-    if (size_dist_parse(opts.size, &raw.size, err, sizeof(err)) != 0)
+    if (size_dist_parse(opts.common.size, &raw.size, err, sizeof(err)) != 0)
         msg_usage("--size: %s", err);
     if (strlen(opts.dir) > sizeof(raw.work) - 32)
         msg_usage("--dir: the path is too long");
@@ -588,27 +503,28 @@ int spoolsim_raw(int argc, char **argv)
     }
     raw_result_init(&res);
     fsinfo_lookup(raw.work, &res.fs);
-    if (!opts.quiet)
+    if (!opts.common.quiet)
         fprintf(stderr, "spoolsim raw: profile %s, %u workers, in %s\n", raw.profile->name,
                 opts.workers, raw.work);
     status = run_profile(&raw, &res);
     if (status == 0 && opts.ceiling && !interrupt_signal()) {
-        if (!opts.quiet)
+        if (!opts.common.quiet)
             fprintf(stderr, "spoolsim raw: measuring the ceilings...\n");
         status = raw_ceiling(&opts, raw.work, res.elapsed_s, &res);
     }
-    if (!opts.keep || interrupt_signal())
+    if (!opts.common.keep || interrupt_signal())
         tree_remove(raw.work); /* an interrupted run is not worth keeping */
-    else if (!opts.quiet)
+    else if (!opts.common.quiet)
         fprintf(stderr, "spoolsim raw: kept %s\n", raw.work);
     if (interrupt_signal())
         interrupt_print_partial(stdout);
     raw_print_report(&opts, raw.profile, &res, stdout);
     /* A partial run's JSON would read as a whole one: none is written. */
-    if (opts.json && !interrupt_signal() && raw_write_json(&opts, raw.profile, &res) != 0)
-        msg_warn("cannot write %s: %s", opts.json, strerror(errno));
-    if (opts.csv && !interrupt_signal() && timeline_save_csv(&res.timeline, opts.csv) != 0)
-        msg_warn("cannot write %s: %s", opts.csv, strerror(errno));
+    if (opts.common.json && !interrupt_signal() && raw_write_json(&opts, raw.profile, &res) != 0)
+        msg_warn("cannot write %s: %s", opts.common.json, strerror(errno));
+    if (opts.common.csv && !interrupt_signal() &&
+        timeline_save_csv(&res.timeline, opts.common.csv) != 0)
+        msg_warn("cannot write %s: %s", opts.common.csv, strerror(errno));
     timeline_free(&res.timeline);
     json_run_free(&run);
     out_status = interrupt_flush_stdout();

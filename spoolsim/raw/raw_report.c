@@ -59,8 +59,8 @@ static void print_report(const struct raw_options *o, const struct profile *p,
     fprintf(fp, "profile:     %s (%s); commit: %s\n", p->name, p->summary, p->commit_marker);
     fprintf(fp, "sync:        %s\n", sync_text(o));
     fprintf(fp, "load:        %u worker%s, size %s, %u recipient%s, %u%% deferred, depth %u\n",
-            o->workers, o->workers == 1 ? "" : "s", o->size, o->rcpts, o->rcpts == 1 ? "" : "s",
-            o->defer_pct, o->depth);
+            o->workers, o->workers == 1 ? "" : "s", o->common.size, o->common.rcpts,
+            o->common.rcpts == 1 ? "" : "s", o->defer_pct, o->depth);
     fprintf(fp, "messages:    %llu delivered in %.2f s = %.1f msgs/s (%llu deferrals)\n",
             (unsigned long long)res->delivered, res->elapsed_s, rate,
             (unsigned long long)res->deferred);
@@ -115,7 +115,7 @@ void raw_print_report(const struct raw_options *o, const struct profile *p,
 int raw_write_json(const struct raw_options *o, const struct profile *p,
                    const struct raw_result *res)
 {
-    FILE *fp = strcmp(o->json, "-") == 0 ? stdout : fopen(o->json, "w");
+    FILE *fp = strcmp(o->common.json, "-") == 0 ? stdout : fopen(o->common.json, "w");
     struct spool_op_totals t;
     struct json_writer w;
     double n = res->delivered ? (double)res->delivered : 1;
@@ -131,18 +131,18 @@ int raw_write_json(const struct raw_options *o, const struct profile *p,
     json_string(&w, "profile", p->name);
     json_string(&w, "sync", profile_sync_name(o->sync));
     json_uint(&w, "workers", o->workers);
-    json_string(&w, "size", o->size);
-    json_uint(&w, "rcpts", o->rcpts);
+    json_string(&w, "size", o->common.size);
+    json_uint(&w, "rcpts", o->common.rcpts);
     json_uint(&w, "defer_pct", o->defer_pct);
     json_uint(&w, "depth", o->depth);
     json_uint(&w, "seed", o->seed);
     json_bool(&w, "ceiling", o->ceiling);
-    if (o->messages) {
-        json_uint(&w, "messages", o->messages);
+    if (o->common.messages) {
+        json_uint(&w, "messages", o->common.messages);
         json_string(&w, "duration_s", NULL);
     } else {
         json_string(&w, "messages", NULL);
-        json_double(&w, "duration_s", o->duration);
+        json_double(&w, "duration_s", o->common.duration);
     }
     json_double(&w, "elapsed_s", res->elapsed_s);
     json_uint(&w, "accepted", res->accepted);
@@ -175,7 +175,7 @@ int raw_write_json(const struct raw_options *o, const struct profile *p,
         if (histogram_count(&res->latency[k]) > 0)
             histogram_write_json(&w, profile_measure_name(k), &res->latency[k]);
     json_end_object(&w);
-    json_double(&w, "interval_s", o->interval);
+    json_double(&w, "interval_s", o->common.interval);
     timeline_write_json(&res->timeline, &w, "timeline");
     if (res->loop_ceiling > 0) {
         json_double(&w, "fsync_ceiling_per_s", res->fsync_ceiling);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "fsinfo.h"
+#include "optgroup.h"
 #include "json_meta.h"
 #include "histogram.h"
 #include "pf_spool.h"
@@ -19,21 +20,13 @@ struct raw_options {
     const char *dir;
     const char *profile;
     unsigned workers;
-    double duration;
-    uint64_t messages;
-    const char *size;
-    unsigned rcpts;
+    /* -d -m --size -r, --json, --interval, --csv, --keep, -q, --progress */
+    struct optgroup_values common;
     unsigned defer_pct;
     unsigned depth;
     enum profile_sync sync;
     int ceiling;
     uint64_t seed;
-    const char *json;
-    double interval; /* --interval: the timeline's */
-    const char *csv;
-    int keep;
-    int quiet;
-    int progress;               /* the status line: -1 on a terminal, 0 never, 1 always */
     const struct json_run *run; /* the command line, for the JSON report */
 };
 

@@ -12,7 +12,7 @@
 #include "clock.h"
 #include "msg.h"
 #include "optarg.h"
-#include "progress.h"
+#include "optgroup.h"
 #include "profile.h"
 #include "relay_options.h"
 #include "workload.h"
@@ -48,21 +48,14 @@ enum {
     OPT_HOP_TIMEOUT,
     OPT_HOP_TLS,
     OPT_STATS_INTERVAL,
-    OPT_INTERVAL,
-    OPT_CSV,
     OPT_BACKLOG,
     OPT_BARE_LF,
     OPT_HOSTNAME,
     OPT_PORT_FILE,
-    OPT_JSON,
     OPT_NO_SUMMARY,
-    OPT_PROGRESS,
-    OPT_NO_PROGRESS,
-    OPT_HELP,
-    OPT_VERSION,
 };
 
-static void usage(FILE *fp)
+static void usage(FILE *fp, const struct optgroup *g)
 {
     fprintf(fp,
             "Usage: spoolsim relay --spool DIR [options]\n"
@@ -129,24 +122,17 @@ static void usage(FILE *fp)
             "  --bare-lf POLICY        strict, normalize or lenient (normalize)\n"
             "  --backlog N             listen backlog (1024)\n"
             "  --hostname NAME         in the greeting and EHLO (spoolsim.localdomain)\n"
-            "  --interval TIME         one timeline row (and queue-depth sample) every TIME,\n"
-            "                          10ms to 1h (1s); --stats-interval is the same\n"
-            "  --csv FILE              write the timeline as CSV at exit (- = stdout)\n"
+            "  --stats-interval TIME   the same as --interval, which also sets how often the\n"
+            "                          queue depths are sampled\n"
             "  --port-file FILE        write the port once listening (for port 0)\n"
-            "  --json FILE             write the summary as JSON at exit (- = stdout)\n"
-            "  -q, --quiet             no progress notices on standard error (the summary\n"
-            "                          is still printed)\n"
             "  --no-summary            no summary on standard error at exit\n"
-            "  --progress              a status line every second on standard error: in\n"
-            "                          place on a terminal (the default there, unless -q),\n"
-            "                          else as plain lines \"progress: ...\"\n"
-            "  --no-progress           no status line, even on a terminal\n"
-            "  -v, --verbose           log every message's path through the queue\n"
-            "  -h, --help, --version\n"
-            "\n"
-            "The old -s DIR and -n HOP are refused: -s is --sessions and -n --runs in the\n"
-            "other spoolsim commands.\n"
-            "TIME is a number with s, ms, m, h or d (e.g. 500ms, 10s).\n");
+            "  -v, --verbose           log every message's path through the queue\n");
+    optgroup_help(fp, g, OPTGROUP_OUTPUT, 23);
+    fprintf(fp, "\n"
+                "The JSON summary and the CSV timeline are written at exit.\n"
+                "The old -s DIR and -n HOP are refused: -s is --sessions and -n --runs in the\n"
+                "other spoolsim commands.\n"
+                "TIME is a number with s, ms, m, h or d (e.g. 500ms, 10s).\n");
 }
 
 static uint64_t duration(const char *text, const char *what)
@@ -209,22 +195,21 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         {"backlog", required_argument, NULL, OPT_BACKLOG},
         {"hostname", required_argument, NULL, OPT_HOSTNAME},
         {"stats-interval", required_argument, NULL, OPT_STATS_INTERVAL},
-        {"interval", required_argument, NULL, OPT_INTERVAL},
-        {"csv", required_argument, NULL, OPT_CSV},
         {"port-file", required_argument, NULL, OPT_PORT_FILE},
-        {"json", required_argument, NULL, OPT_JSON},
         {"no-summary", no_argument, NULL, OPT_NO_SUMMARY},
-        {"progress", no_argument, NULL, OPT_PROGRESS},
-        {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
-        {"quiet", no_argument, NULL, 'q'},
         {"verbose", no_argument, NULL, 'v'},
-        {"help", no_argument, NULL, OPT_HELP},
-        {"version", no_argument, NULL, OPT_VERSION},
         {NULL, 0, NULL, 0},
     };
+    struct optgroup_values common;
+    struct optgroup g;
     int ch;
 
     memset(opts, 0, sizeof(*opts));
+    /* -s and -n are read only to say what they became (relay_options.h). */
+    optgroup_init(&g, &common,
+                  OPTGROUP_NO_OPERANDS | OPTGROUP_JSON | OPTGROUP_TIMELINE | OPTGROUP_PROGRESS |
+                      OPTGROUP_QUIET | OPTGROUP_HELP,
+                  "s:u:l:n:v", long_options, "spoolsim relay", usage);
     opts->listen = "127.0.0.1:2525";
     parse_next_hop(opts, "discard");
     opts->sync = PF_SYNC_FSYNC;
@@ -246,15 +231,10 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
     opts->timeout = 300;
     opts->error_limit = 20; /* Postfix's smtpd_hard_error_limit */
     opts->hop_timeout = 30;
-    opts->stats_interval = 1;
     opts->backlog = 1024;
     opts->bare_lf = SMTP_BARE_LF_NORMALIZE;
     opts->hostname = "spoolsim.localdomain";
-    opts->progress = -1;
-
-    optind = 1;
-    /* -s and -n are read only to say what they became (relay_options.h). */
-    while ((ch = optarg_getopt(argc, argv, "s:u:l:n:qvh", long_options)) != -1) {
+    while ((ch = optgroup_getopt(&g, argc, argv)) != -1) {
         switch (ch) {
         case 's':
             msg_usage("-s is --sessions in spoolsim's other commands: say --spool %s", optarg);
@@ -385,49 +365,27 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             opts->hostname = optarg;
             break;
         case OPT_STATS_INTERVAL:
-            opts->stats_interval = optarg_interval(optarg, "--stats-interval");
-            break;
-        case OPT_INTERVAL:
-            opts->stats_interval = optarg_interval(optarg, "--interval");
-            break;
-        case OPT_CSV:
-            optarg_output_file(optarg, "--csv");
-            opts->csv = optarg;
+            common.interval = optarg_interval(optarg, "--stats-interval");
             break;
         case OPT_PORT_FILE:
             opts->port_file = optarg;
             break;
-        case OPT_JSON:
-            optarg_output_file(optarg, "--json");
-            opts->json = optarg;
-            break;
         case OPT_NO_SUMMARY:
             opts->no_summary = 1;
-            break;
-        case OPT_PROGRESS:
-        case OPT_NO_PROGRESS:
-            opts->progress = ch == OPT_PROGRESS;
-            break;
-        case 'q':
-            opts->quiet = 1;
             break;
         case 'v':
             opts->verbose++;
             break;
-        case 'h':
-        case OPT_HELP:
-            usage(stdout);
-            exit(0);
-        case OPT_VERSION:
-            printf("spoolsim relay %s\n", PACKAGE_VERSION);
-            exit(0);
         default:
             msg_panic("option %d not handled", ch);
         }
     }
-    if (optind < argc)
-        msg_usage("unexpected argument \"%s\"", argv[optind]);
-    opts->progress = progress_want(opts->progress, opts->quiet);
+    optgroup_end(&g);
+    opts->json = common.json;
+    opts->stats_interval = common.interval;
+    opts->csv = common.csv;
+    opts->quiet = common.quiet;
+    opts->progress = common.progress;
     if (opts->spool == NULL)
         msg_usage("no spool directory: --spool DIR is required");
     if (opts->user && strcmp(opts->profile, "postfix") != 0)

@@ -105,8 +105,54 @@ check "  ... says the run failed" grep -q "file operations failed" $W/fail.err
 printf 'set location %s\nset number 20\nset transactions 20\nrun\nquit\n' "$D" >$W/good.pm
 check "postmark with a good file: exit 0" to $W/good.out "$RELAY" postmark -q $W/good.pm
 
+# --- the option groups (lib/util/optgroup.c): one check, one message, in every command
+# that takes them; the others refuse them as unknown
+usage grp-bench-d0 'usage error: --duration must be positive' "$RELAY" bench -d 0
+usage grp-raw-d0 'usage error: --duration must be positive' "$RELAY" raw --dir "$T" -d 0
+usage grp-bench-dm 'usage error: --messages and --duration cannot be combined' "$RELAY" bench -m 1 -d 1
+usage grp-raw-dm 'usage error: --messages and --duration cannot be combined' "$RELAY" raw --dir "$T" -m 1 -d 1
+usage grp-bench-m0 'usage error: --messages: "0" is not a number from 1 to 1000000000' "$RELAY" bench -m 0
+usage grp-raw-mbig 'usage error: --messages: "1000000001" is not a number from 1 to 1000000000' \
+    "$RELAY" raw --dir "$T" -m 1000000001
+usage grp-bench-s 'usage error: --sessions: "10001" is not a number from 1 to 10000' "$RELAY" bench -s 10001
+usage grp-sweep-s 'usage error: --sessions: "0" is not a number from 1 to 10000' "$RELAY" sweep -s 0
+usage grp-sweep-size 'usage error: --size: bad size spec "foo"' "$RELAY" sweep --size foo
+usage grp-raw-size 'usage error: --size: bad size spec "foo"' "$RELAY" raw --dir "$T" --size foo
+usage grp-bench-r 'usage error: --rcpts: "0" is not a number from 1 to 1000' "$RELAY" bench -r 0
+usage grp-raw-r 'usage error: --rcpts: "1001" is not a number from 1 to 1000' "$RELAY" raw --dir "$T" -r 1001
+usage grp-sweep-json '--json /: is a directory' "$RELAY" sweep --json /
+for cmd in "bench" "raw --dir $T" "relay --spool $T/s"; do
+    name=grp-${cmd%% *}
+    usage "$name-interval" 'usage error: --interval: "5ms" is out of range (10ms to 1h)' $RELAY $cmd --interval 5ms
+    usage "$name-csv" 'usage error: --csv /: is a directory' $RELAY $cmd --csv /
+    usage "$name-progress" 'usage error: option --progress takes no value' $RELAY $cmd --progress=1
+done
+usage grp-relay-stats 'usage error: --stats-interval: "2h" is out of range (10ms to 1h)' \
+    "$RELAY" relay --spool "$T/s" --stats-interval 2h
+for cmd in "bench" "sweep" "raw --dir $T"; do
+    usage "grp-${cmd%% *}-keep" 'usage error: option --keep takes no value' $RELAY $cmd --keep=yes
+done
+usage grp-ab-progress 'usage error: option --progress takes no value' "$RELAY" ab --progress=1 "$T" "$T" -- raw -m 1
+usage grp-pm-progress 'usage error: option --no-progress takes no value' "$RELAY" postmark --no-progress=1
+for cmd in bench sweep raw relay ab; do
+    usage "grp-$cmd-json-missing" 'usage error: option --json requires a value' "$RELAY" $cmd --json
+done
+# what a command does not take is not an option of it
+usage grp-sweep-no-progress 'usage error: unknown option --progress' "$RELAY" sweep --progress
+usage grp-sweep-no-interval 'usage error: unknown option --interval' "$RELAY" sweep --interval 1s
+usage grp-ab-no-keep 'usage error: unknown option --keep' "$RELAY" ab --keep "$T" "$T" -- raw -m 1
+usage grp-relay-no-keep 'usage error: unknown option --keep' "$RELAY" relay --spool "$T/s" --keep
+usage grp-relay-no-m 'usage error: unknown option -m' "$RELAY" relay --spool "$T/s" -m 1
+usage grp-pm-no-json 'usage error: unknown option --json' "$RELAY" postmark --json -
+usage grp-plot-no-q 'usage error: unknown option -q' "$RELAY" plot -q x.json
+usage grp-merge-no-json 'usage error: unknown option --json' "$RELAY" merge --json - x.json
+for c in bench sweep raw relay postmark ab plot merge; do
+    check "spoolsim $c --version" sh -c "'$RELAY' $c --version | grep -q '^spoolsim $c [0-9]'"
+    check "spoolsim $c --help: exit 0" sh -c "'$RELAY' $c --help >/dev/null"
+done
+
 # --- help everywhere, -h everywhere
-for c in bench raw relay postmark ab; do
+for c in bench sweep raw relay postmark ab plot merge; do
     check "spoolsim help $c" sh -c "'$RELAY' help $c | grep -q '^Usage: spoolsim $c'"
     check "spoolsim $c -h" sh -c "'$RELAY' $c -h | grep -q '^Usage: spoolsim $c'"
 done

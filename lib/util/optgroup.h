@@ -1,0 +1,116 @@
+/*
+ * optgroup - the option groups several commands share: one table of their
+ * long and short names, one parser, one wording of their errors and of
+ * their --help lines.
+ *
+ * A command names the groups it takes (OPTGROUP_* bits) and gives its own
+ * options as a getopt_long() table and option string; optgroup_getopt()
+ * merges them, handles every group option itself (checked as optarg.h
+ * does: a bad value ends the program with msg_usage(), exit status 2,
+ * naming the option and the problem) and returns only the command's own.
+ * optgroup_end() makes the checks that need the whole command line. The
+ * values land in a struct optgroup_values, which holds each group's
+ * defaults from optgroup_init() on; a command may change a default
+ * between optgroup_init() and parsing, and its --help then says so, since
+ * optgroup_help() prints the defaults from the values.
+ *
+ * An option means one thing in every command that takes it: the table in
+ * optgroup.c is the only place its name, value and help text are written
+ * (tests/it/it_man_options.sh reads it to check man/spoolsim.1).
+ */
+#ifndef SPOOLSIM_OPTGROUP_H
+#define SPOOLSIM_OPTGROUP_H
+
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum {
+    OPTGROUP_HELP = 1 << 0,         /* -h, --help, --version */
+    OPTGROUP_LENGTH = 1 << 1,       /* -d, --duration TIME; -m, --messages N (not both) */
+    OPTGROUP_SESSIONS = 1 << 2,     /* -s, --sessions N */
+    OPTGROUP_SIZE = 1 << 3,         /* --size DIST */
+    OPTGROUP_RCPTS = 1 << 4,        /* -r, --rcpts N */
+    OPTGROUP_JSON = 1 << 5,         /* --json FILE */
+    OPTGROUP_TIMELINE = 1 << 6,     /* --interval TIME, --csv FILE */
+    OPTGROUP_KEEP = 1 << 7,         /* --keep */
+    OPTGROUP_PROGRESS = 1 << 8,     /* --progress, --no-progress (with OPTGROUP_QUIET) */
+    OPTGROUP_QUIET = 1 << 9,        /* -q, --quiet */
+    OPTGROUP_NO_OPERANDS = 1 << 10, /* not a group: an argument after the options is an error */
+};
+
+/* The groups that say what to offer, and those that say what to report. */
+#define OPTGROUP_WORKLOAD (OPTGROUP_LENGTH | OPTGROUP_SESSIONS | OPTGROUP_SIZE | OPTGROUP_RCPTS)
+#define OPTGROUP_OUTPUT                                                                            \
+    (OPTGROUP_JSON | OPTGROUP_TIMELINE | OPTGROUP_KEEP | OPTGROUP_PROGRESS | OPTGROUP_QUIET |      \
+     OPTGROUP_HELP)
+
+/* The most messages -m takes: a count, not a typo. */
+#define OPTGROUP_MESSAGES_MAX 1000000000ULL
+
+struct optgroup_values {
+    double duration;   /* -d, in seconds (10) */
+    uint64_t messages; /* -m; 0: by --duration */
+    unsigned sessions; /* -s (20) */
+    const char *size;  /* --size as given, checked: the children read it again ("1024") */
+    unsigned rcpts;    /* -r (1) */
+    const char *json;  /* --json FILE, checked writable; NULL: none */
+    double interval;   /* --interval, in seconds (1) */
+    const char *csv;   /* --csv FILE, checked writable; NULL: none */
+    int keep;          /* --keep */
+    int quiet;         /* -q */
+    /*
+     * --progress 1, --no-progress 0, neither -1; optgroup_end() settles
+     * -1 with -q to 0 (progress_want()), leaving -1 for "on a terminal".
+     */
+    int progress;
+};
+
+#define OPTGROUP_TABLE_MAX 96
+#define OPTGROUP_SHORT_MAX 64
+
+struct optgroup {
+    const char *name; /* "spoolsim bench": what --version says */
+    unsigned groups;
+    struct optgroup_values *v;
+    void (*usage)(FILE *fp, const struct optgroup *g); /* --help: the whole text */
+    const char *progress_what; /* what the status line shows, for --help; NULL: nothing said */
+    int duration_given;
+    int argc; /* the command line optgroup_getopt() reads */
+    char *const *argv;
+    struct option table[OPTGROUP_TABLE_MAX];
+    char shortopts[OPTGROUP_SHORT_MAX];
+};
+
+/*
+ * Sets v to the groups' defaults, merges the command's own options (own,
+ * a getopt_long() table ending in a zero entry; own_short, its letters as
+ * getopt wants them) with the groups', and readies getopt for argv[1].
+ * A name or letter the command and a group both claim is a programming
+ * error: msg_panic().
+ */
+void optgroup_init(struct optgroup *g, struct optgroup_values *v, unsigned groups,
+                   const char *own_short, const struct option *own, const char *name,
+                   void (*usage)(FILE *fp, const struct optgroup *g));
+
+/*
+ * The next of the command's own options (as getopt_long() returns it,
+ * optarg set), or -1 at the end. Group options are handled here: their
+ * values checked and stored, --help and --version printed (exit 0).
+ */
+int optgroup_getopt(struct optgroup *g, int argc, char *const argv[]);
+
+/*
+ * After the last option: the checks across options (-m with -d), the
+ * status line's choice; with OPTGROUP_NO_OPERANDS, that no argument is left.
+ */
+void optgroup_end(struct optgroup *g);
+
+/*
+ * The --help lines of the groups in `which' that g takes, in the table's
+ * order: "  LABEL" padded to column 2 + width, then the text (with the
+ * default), wrapped to 79 columns.
+ */
+void optgroup_help(FILE *fp, const struct optgroup *g, unsigned which, int width);
+
+#endif

@@ -1,0 +1,100 @@
+/*
+ * ab - `spoolsim ab', in three parts: ab_options.c reads the command line,
+ * ab.c makes the runs, ab_report.c says what they measured (text, JSON,
+ * Markdown, CSV). What they share: a MODE, the options, the two sides and
+ * the comparison's state. See ab.c for what the command does.
+ */
+#ifndef SPOOLSIM_AB_H
+#define SPOOLSIM_AB_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "ab_stats.h"
+#include "drive.h"
+#include "fsinfo.h"
+#include "json_meta.h"
+#include "optgroup.h"
+#include "progress_out.h"
+
+#define MAX_RUNS 1000 /* the bootstrap sorts every resample: keep it quick */
+
+/* What a MODE runs, and what it reads back. */
+struct mode {
+    const char *name;
+    const char *subcommand; /* of this program */
+    const char *dir_option; /* how the child is given DIR; NULL: in its command file */
+    const char *metric;     /* the top-level number in the child's JSON report */
+    const char *unit;
+    /*
+     * Options ARGS must not hold: ab sets them itself, (--keep) they
+     * would leave a run's files, or (--discard) there would be no figure.
+     * At most 4, so that a NULL ends the list.
+     */
+    const char *reserved[5];
+};
+
+struct ab_options {
+    unsigned runs, warmup;
+    uint64_t seed;
+    struct optgroup_values common; /* --json, -q, --progress */
+    const char *export_markdown, *export_csv;
+    const char *dir[2];
+    int one_dir;          /* DIR: both sides in one directory, told apart by their set-ups */
+    const char *setup[2]; /* --setup-a, --setup-b: NULL for none */
+    const char *prepare;  /* --prepare: NULL for none */
+    const struct mode *mode;
+    char **args; /* MODE's arguments: the tail of argv */
+    int nargs;
+};
+
+struct side {
+    const char *name; /* "A" or "B" */
+    const char *dir;
+    struct fsinfo fs;
+    int fs_known;
+    dev_t dev;
+    ino_t ino;
+    double *figures;       /* one per measured run, NAN where the run failed */
+    double *good;          /* the figures of the runs that worked, for the statistics */
+    struct fsinfo *run_fs; /* what each measured run ran on, after its set-up; zeroed if unknown */
+    size_t ngood;
+    unsigned done; /* measured runs made, failed or not: fewer after an interrupt */
+};
+
+struct ab {
+    const struct ab_options *opts;
+    struct drive d; /* this program; ab's own temporary files, in $TMPDIR */
+    char *commands; /* postmark: the user's command file, filtered */
+    struct side side[2];
+    unsigned failures;          /* failed runs, warm-ups included */
+    struct drive_child child;   /* the run going on */
+    const struct json_run *run; /* the command line, for the JSON report */
+
+    /* the status line: which run of how many, and the pace so far for the ETA */
+    struct progress_out progress;
+    char run_label[64];
+    unsigned runs_done, runs_total; /* warm-ups included */
+    double runs_spent_s;            /* the time of the runs done */
+    uint64_t run_start_ns, start_ns;
+    char shown_child[PROGRESS_LINE_MAX]; /* the child's line last shown, and when */
+    uint64_t shown_ns;
+};
+
+/* ab_options.c: the command line into o, or a usage error (exit status 2). */
+void ab_parse_options(struct ab_options *o, int argc, char **argv);
+
+/* ab.c: whether A and B are one filesystem mounted the same way. */
+int ab_same_filesystem(const struct side *a, const struct side *b);
+
+/*
+ * ab_report.c: the text report on fp; --json (0, or -1 with errno);
+ * --export-markdown (markdown 1) or --export-csv to path (0, or -1 with errno).
+ */
+void ab_print_report(const struct ab *ab, const struct ab_result *r, int compared, FILE *fp);
+int ab_write_json(const struct ab *ab, const struct ab_result *r, int compared);
+int ab_write_export(const struct ab *ab, const struct ab_result *r, int compared, const char *path,
+                    int markdown);
+
+#endif

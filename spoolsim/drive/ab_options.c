@@ -1,0 +1,199 @@
+/*
+ * ab_options - the command line of `spoolsim ab'; see ab.h.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ab.h"
+#include "msg.h"
+#include "optarg.h"
+#include "optgroup.h"
+
+static const struct mode modes[] = {
+    {"raw", "raw", "--dir", "delivered_per_s", "msgs/s", {"--dir", "--json", "--keep"}},
+    {"relay",
+     "bench",
+     "--spool",
+     "delivered_per_s",
+     "msgs/s",
+     {"--spool", "--json", "--keep", "--discard"}},
+    {"postmark", "postmark", NULL, "transactions_per_s", "transactions/s", {NULL}},
+};
+
+static void usage(FILE *fp, const struct optgroup *g)
+{
+    fputs("Usage: spoolsim ab [options] DIR_A DIR_B -- MODE ARGS...\n"
+          "       spoolsim ab [options] --setup-a CMD --setup-b CMD DIR -- MODE ARGS...\n"
+          "\n"
+          "Compares two spool directories (two filesystems, or two sets of mount\n"
+          "options), or one directory with a setting toggled by --setup-a and\n"
+          "--setup-b: runs MODE on each side, alternating A B A B after discarded\n"
+          "warm-ups, and reports every run, the median of each side, the ratio B/A of\n"
+          "the medians with a 95 % bootstrap confidence interval, and a verdict.\n"
+          "\n"
+          "Modes:\n"
+          "  raw ARGS...      spoolsim raw --dir DIR ARGS...        (delivered_per_s)\n"
+          "  relay ARGS...    spoolsim bench --spool DIR ARGS...    (delivered_per_s)\n"
+          "  postmark FILE    the PostMark commands of FILE up to quit, in a fresh\n"
+          "                   directory in DIR; ab gives the run, set location and\n"
+          "                   set json commands itself              (transactions_per_s)\n"
+          "\n"
+          "Options:\n"
+          "  -n, --runs N     measured runs per side (5, at least 2)\n"
+          "  --warmup N       runs per side discarded first (1)\n"
+          "  --seed N         seed of the bootstrap's random numbers (1)\n"
+          "  --export-markdown FILE  the two sides as a Markdown table (- = stdout)\n"
+          "  --export-csv FILE       the two sides as CSV (- = stdout)\n"
+          "  --setup-a CMD    run CMD (/bin/sh -c) before every run of A; it must\n"
+          "                   succeed (e.g. mount -o remount,nodirsync DIR)\n"
+          "  --setup-b CMD    the same for B; both or neither\n"
+          "  --prepare CMD    run CMD before every run of either side, after its set-up\n"
+          "                   (e.g. sync; echo 3 > /proc/sys/vm/drop_caches)\n",
+          fp);
+    optgroup_help(fp, g, OPTGROUP_OUTPUT, 16);
+    fputs("\n"
+          "Exit status: 0 when every run worked, whichever side is faster; 1 if a run\n"
+          "or a set-up failed; 2 for a usage error; 130 or 143 after SIGINT or SIGTERM\n"
+          "(the runs so far are reported, marked partial).\n",
+          fp);
+}
+
+enum {
+    OPT_WARMUP = 256,
+    OPT_SEED,
+    OPT_EXPORT_MARKDOWN,
+    OPT_EXPORT_CSV,
+    OPT_SETUP_A,
+    OPT_SETUP_B,
+    OPT_PREPARE,
+};
+
+/* Whether arg is option `name', as --name or --name=VALUE. */
+static int is_option(const char *arg, const char *name)
+{
+    size_t len = strlen(name);
+
+    return strncmp(arg, name, len) == 0 && (arg[len] == 0 || arg[len] == '=');
+}
+
+/* A command for /bin/sh -c: one of blanks only would run nothing and pass. */
+static const char *command_option(const char *arg, const char *what)
+{
+    if (arg[strspn(arg, " \t\n")] == 0)
+        msg_usage("%s: an empty command", what);
+    return arg;
+}
+
+static void parse_mode(struct ab_options *o, int argc, char **argv, int dashes)
+{
+    if (dashes + 1 >= argc)
+        msg_usage("missing MODE after -- (raw, relay or postmark)");
+    for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++)
+        if (strcmp(argv[dashes + 1], modes[i].name) == 0)
+            o->mode = &modes[i];
+    if (o->mode == NULL)
+        msg_usage("unknown MODE \"%s\" (raw, relay or postmark)", argv[dashes + 1]);
+    o->args = argv + dashes + 2;
+    o->nargs = argc - dashes - 2;
+    for (int i = 0; i < o->nargs; i++)
+        for (const char *const *r = o->mode->reserved; *r; r++)
+            if (is_option(o->args[i], *r))
+                msg_usage("%s: %s is not allowed in ARGS (ab sets the directory and report itself, "
+                          "cleans up, and needs a figure)",
+                          o->mode->name, *r);
+    if (o->mode->dir_option == NULL && o->nargs != 1)
+        msg_usage("postmark: give exactly one PostMark command file after the MODE");
+}
+
+void ab_parse_options(struct ab_options *o, int argc, char **argv)
+{
+    static const struct option long_options[] = {
+        {"runs", required_argument, NULL, 'n'},
+        {"warmup", required_argument, NULL, OPT_WARMUP},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"export-markdown", required_argument, NULL, OPT_EXPORT_MARKDOWN},
+        {"export-csv", required_argument, NULL, OPT_EXPORT_CSV},
+        {"setup-a", required_argument, NULL, OPT_SETUP_A},
+        {"setup-b", required_argument, NULL, OPT_SETUP_B},
+        {"prepare", required_argument, NULL, OPT_PREPARE},
+        {NULL, 0, NULL, 0},
+    };
+    struct optgroup g;
+    int ch, dashes, ndirs;
+
+    memset(o, 0, sizeof(*o));
+    optgroup_init(&g, &o->common,
+                  OPTGROUP_JSON | OPTGROUP_PROGRESS | OPTGROUP_QUIET | OPTGROUP_HELP,
+                  "n:", long_options, "spoolsim ab", usage);
+    g.progress_what = "the run, its side, the run's own line and the ETA";
+    o->runs = 5;
+    o->warmup = 1;
+    o->seed = 1;
+    /*
+     * ab's own arguments end at "--". Find it before getopt does:
+     * it would move the directories past it, and MODE's options after it
+     * are not ours to parse.
+     */
+    for (dashes = 1; dashes < argc && strcmp(argv[dashes], "--") != 0; dashes++)
+        ;
+    while ((ch = optgroup_getopt(&g, dashes, argv)) != -1) {
+        switch (ch) {
+        case 'n':
+            o->runs = (unsigned)optarg_count(optarg, "--runs", 2, MAX_RUNS);
+            break;
+        case OPT_WARMUP:
+            o->warmup = (unsigned)optarg_count(optarg, "--warmup", 0, MAX_RUNS);
+            break;
+        case OPT_SEED:
+            o->seed = optarg_count(optarg, "--seed", 0, UINT64_MAX);
+            break;
+        case OPT_EXPORT_MARKDOWN:
+            optarg_output_file(optarg, "--export-markdown");
+            o->export_markdown = optarg;
+            break;
+        case OPT_EXPORT_CSV:
+            optarg_output_file(optarg, "--export-csv");
+            o->export_csv = optarg;
+            break;
+        case OPT_SETUP_A:
+            o->setup[0] = command_option(optarg, "--setup-a");
+            break;
+        case OPT_SETUP_B:
+            o->setup[1] = command_option(optarg, "--setup-b");
+            break;
+        case OPT_PREPARE:
+            o->prepare = command_option(optarg, "--prepare");
+            break;
+        default:
+            msg_panic("option %d not handled", ch);
+        }
+    }
+    /* One side set up and the other not would run in whatever state the first left. */
+    if (o->setup[0] && !o->setup[1])
+        msg_usage("--setup-a without --setup-b: B would run as A's set-up left it (give "
+                  "--setup-b true for no set-up of B)");
+    if (o->setup[1] && !o->setup[0])
+        msg_usage("--setup-b without --setup-a: A would run as B's set-up left it (give "
+                  "--setup-a true for no set-up of A)");
+    ndirs = dashes - optind;
+    if (dashes == argc)
+        msg_usage("missing -- before MODE (spoolsim ab [options] DIR_A DIR_B -- MODE ARGS...)");
+    if (ndirs > 2)
+        msg_usage("unexpected argument \"%s\": two directories, then -- MODE", argv[optind + 2]);
+    if (ndirs == 0)
+        msg_usage("missing DIR_A and DIR_B before -- (spoolsim ab [options] DIR_A DIR_B -- MODE "
+                  "ARGS...)");
+    if (ndirs == 1 && !o->setup[0])
+        msg_usage("missing DIR_B before --: one directory needs --setup-a and --setup-b (spoolsim "
+                  "ab [options] --setup-a CMD --setup-b CMD DIR -- MODE ARGS...)");
+    o->one_dir = ndirs == 1;
+    o->dir[0] = argv[optind];
+    o->dir[1] = argv[optind + ndirs - 1];
+    parse_mode(o, argc, argv, dashes);
+    optgroup_end(&g);
+}

@@ -1,0 +1,215 @@
+/*
+ * sweep_options - the command line of `spoolsim sweep'; see sweep.h.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "msg.h"
+#include "optarg.h"
+#include "optgroup.h"
+#include "profile.h"
+#include "sweep.h"
+
+static void usage(FILE *fp, const struct optgroup *g)
+{
+    fprintf(fp, "Usage: spoolsim sweep [options] [-- relay options]\n"
+                "\n"
+                "The knee of a relay: open-loop steps of offered rate, each a warm-up and a\n"
+                "measured window, and the highest rate at which it delivered >= 99 %% of what\n"
+                "was offered, its queue did not grow, nothing failed and the client's p99\n"
+                "(from the intended send time) stayed within the SLO. Each step runs a fresh\n"
+                "smtp-sink and spoolsim relay on loopback (the options after -- go to the\n"
+                "relay, e.g. -- --model none), or drives --target.\n"
+                "\n"
+                "Options:\n"
+                "  --rates R,R,...       these offered rates (messages/s), in this order\n"
+                "  --start R             automatic: the first rate (50), then times --factor\n"
+                "                        until a step fails, then bisection\n"
+                "  --factor F            the automatic growth, 1.1 to 10 (2)\n"
+                "  --tolerance F         bisect until within F of the failed rate (0.1)\n"
+                "  --max-steps N         at most N steps, 1 to 64 (12)\n"
+                "  --warmup TIME         each step's warm-up, not measured (2s)\n"
+                "  --window TIME         each step's measured window (5s)\n"
+                "  --slo TIME            the client's p99 may not exceed it (2s)\n");
+    optgroup_help(fp, g, OPTGROUP_WORKLOAD, 21);
+    fprintf(fp, "  --reuse               reuse client connections (default: one per message)\n"
+                "  --arrivals KIND       fixed (the default: each window offers exactly its\n"
+                "                        rate) or poisson spacing\n"
+                "  --spool DIR           the work directory (the relay's spools) in DIR\n"
+                "                        ($TMPDIR or /tmp)\n"
+                "  --target HOST:PORT    sweep this SMTP server instead: no relay is started,\n"
+                "                        its acceptance is measured\n"
+                "  --sink-port PORT      with --target: run smtp-sink on 127.0.0.1:PORT as the\n"
+                "                        target's next hop, and measure its deliveries\n"
+                "  --sink-delay TIME     the sink waits TIME before each DATA reply: a slow\n"
+                "                        next hop (smtp-sink -w)\n");
+    optgroup_help(fp, g, OPTGROUP_OUTPUT, 21);
+    fprintf(fp, "\n"
+                "Exit status: 0 when the sweep ran (whether or not a rate held), 1 when a\n"
+                "program did not start or failed, 2 for usage errors.\n");
+}
+
+enum {
+    OPT_RATES = 256,
+    OPT_START,
+    OPT_FACTOR,
+    OPT_TOLERANCE,
+    OPT_MAX_STEPS,
+    OPT_WARMUP,
+    OPT_WINDOW,
+    OPT_SLO,
+    OPT_REUSE,
+    OPT_ARRIVALS,
+    OPT_SPOOL,
+    OPT_TARGET,
+    OPT_SINK_PORT,
+    OPT_SINK_DELAY,
+};
+
+/* The relay options sweep sets itself: given after --, they would contradict it. */
+static const char *const reserved[] = {"--listen", "--port-file", "--spool", "--next-hop",
+                                       "--json"};
+
+static void take_relay_args(struct sweep_options *o, int argc, char **argv, int first)
+{
+    for (int i = first; i < argc; i++) {
+        for (size_t k = 0; k < sizeof(reserved) / sizeof(reserved[0]); k++) {
+            size_t n = strlen(reserved[k]);
+
+            if (strncmp(argv[i], reserved[k], n) == 0 && (argv[i][n] == 0 || argv[i][n] == '='))
+                msg_usage("%s after --: sweep sets the relay's %s itself%s", reserved[k],
+                          reserved[k], k == 2 ? " (give --spool DIR before --)" : "");
+        }
+        if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc) {
+            if (profile_find(argv[i + 1]) == NULL)
+                msg_usage("unknown --profile \"%s\" (see spoolsim raw --list)", argv[i + 1]);
+            o->profile = argv[i + 1];
+        }
+        if (o->n_relay_args == RELAY_ARGS_MAX)
+            msg_usage("more than %d relay options after --", RELAY_ARGS_MAX);
+        o->relay_args[o->n_relay_args++] = argv[i];
+    }
+}
+
+void sweep_parse_options(struct sweep_options *o, int argc, char **argv)
+{
+    static const struct option long_options[] = {
+        {"rates", required_argument, NULL, OPT_RATES},
+        {"start", required_argument, NULL, OPT_START},
+        {"factor", required_argument, NULL, OPT_FACTOR},
+        {"tolerance", required_argument, NULL, OPT_TOLERANCE},
+        {"max-steps", required_argument, NULL, OPT_MAX_STEPS},
+        {"warmup", required_argument, NULL, OPT_WARMUP},
+        {"window", required_argument, NULL, OPT_WINDOW},
+        {"slo", required_argument, NULL, OPT_SLO},
+        {"reuse", no_argument, NULL, OPT_REUSE},
+        {"arrivals", required_argument, NULL, OPT_ARRIVALS},
+        {"spool", required_argument, NULL, OPT_SPOOL},
+        {"target", required_argument, NULL, OPT_TARGET},
+        {"sink-port", required_argument, NULL, OPT_SINK_PORT},
+        {"sink-delay", required_argument, NULL, OPT_SINK_DELAY},
+        {NULL, 0, NULL, 0},
+    };
+    struct optgroup g;
+    char *end;
+    int ch, n;
+
+    memset(o, 0, sizeof(*o));
+    optgroup_init(&g, &o->common,
+                  OPTGROUP_SESSIONS | OPTGROUP_SIZE | OPTGROUP_JSON | OPTGROUP_KEEP |
+                      OPTGROUP_QUIET | OPTGROUP_HELP,
+                  "", long_options, "spoolsim sweep", usage);
+    o->start = 50;
+    o->factor = 2;
+    o->tolerance = 0.1;
+    o->max_steps = 12;
+    o->warmup = 2;
+    o->window = 5;
+    o->slo = 2;
+    o->common.sessions = 50;
+    o->arrivals = "fixed";
+    o->profile = "postfix";
+    while ((ch = optgroup_getopt(&g, argc, argv)) != -1) {
+        switch (ch) {
+        case OPT_RATES:
+            if ((n = sweep_parse_rates(optarg, o->rates, SWEEP_MAX_RATES)) < 0)
+                msg_usage("bad --rates \"%s\" (rates in messages/s, each > 0, comma-separated, "
+                          "at most %d)",
+                          optarg, SWEEP_MAX_RATES);
+            o->n_rates = (size_t)n;
+            break;
+        case OPT_START:
+            o->start = optarg_rate(optarg, "--start");
+            break;
+        case OPT_FACTOR:
+            o->factor = strtod(optarg, &end);
+            if (end == optarg || *end || !(o->factor >= 1.1 && o->factor <= 10))
+                msg_usage("bad --factor \"%s\" (a number from 1.1 to 10)", optarg);
+            break;
+        case OPT_TOLERANCE:
+            o->tolerance = strtod(optarg, &end);
+            if (end == optarg || *end || !(o->tolerance >= 0.001 && o->tolerance <= 0.5))
+                msg_usage("bad --tolerance \"%s\" (a fraction from 0.001 to 0.5)", optarg);
+            break;
+        case OPT_MAX_STEPS:
+            o->max_steps = (unsigned)optarg_count(optarg, "--max-steps", 1, SWEEP_MAX_RATES);
+            break;
+        case OPT_WARMUP:
+            o->warmup = optarg_seconds(optarg, "--warmup");
+            break;
+        case OPT_WINDOW:
+            o->window = optarg_seconds(optarg, "--window");
+            if (o->window < 0.1)
+                msg_usage("--window must be at least 100ms");
+            break;
+        case OPT_SLO:
+            o->slo = optarg_seconds(optarg, "--slo");
+            if (o->slo <= 0)
+                msg_usage("--slo must be positive");
+            break;
+        case OPT_REUSE:
+            o->reuse = 1;
+            break;
+        case OPT_ARRIVALS:
+            if (strcmp(optarg, "fixed") && strcmp(optarg, "poisson"))
+                msg_usage("bad --arrivals \"%s\" (fixed or poisson)", optarg);
+            o->arrivals = optarg;
+            break;
+        case OPT_SPOOL:
+            o->spool_parent = optarg;
+            break;
+        case OPT_TARGET:
+            if (strchr(optarg, ':') == NULL || strlen(optarg) > 255)
+                msg_usage("bad --target \"%s\" (HOST:PORT)", optarg);
+            o->target = optarg;
+            break;
+        case OPT_SINK_PORT:
+            o->sink_port = (unsigned)optarg_count(optarg, "--sink-port", 1, 65535);
+            break;
+        case OPT_SINK_DELAY: {
+            double delay = optarg_seconds(optarg, "--sink-delay");
+
+            if (delay > 60)
+                msg_usage("--sink-delay is at most 60s");
+            snprintf(o->sink_delay, sizeof(o->sink_delay), "%.6f", delay);
+            break;
+        }
+        default:
+            msg_panic("option %d not handled", ch);
+        }
+    }
+    if (optind < argc) {
+        if (strcmp(argv[optind - 1], "--") != 0)
+            msg_usage("unexpected argument \"%s\" (relay options go after --)", argv[optind]);
+        take_relay_args(o, argc, argv, optind);
+    }
+    optgroup_end(&g);
+    if (o->sink_port && !o->target)
+        msg_usage("--sink-port is for --target (without it sweep runs its own sink)");
+    if (o->target && o->n_relay_args)
+        msg_usage("relay options after -- with --target: no relay is started");
+}
