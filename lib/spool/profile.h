@@ -72,6 +72,8 @@ enum profile_sync {
     PROFILE_SYNC_NONE,       /* no sync at all, directories included */
 };
 
+struct spool_backend;
+
 struct profile {
     const char *name;
     const char *summary; /* names the version it models */
@@ -82,8 +84,8 @@ struct profile {
     const char *const *files;   /* empty files made at set-up (lock files, hints databases) */
     const struct profile_op *phase[PHASE_COUNT];
     size_t phase_len[PHASE_COUNT];
-    int builtin_postfix; /* runs pf_spool, the relay's code, instead of a table */
-    int no_io;           /* the null profile */
+    const struct spool_backend *backend; /* who does its file work (spool_backend.h) */
+    int no_io;                           /* the null profile */
 };
 
 const struct profile *profile_find(const char *name);

@@ -12,7 +12,7 @@ static const char *const postfix_queues[] = {"incoming", "active", "deferred", N
 
 const struct spool_backend *spool_backend_of(const struct profile *p)
 {
-    return p->builtin_postfix ? &spool_backend_postfix : &spool_backend_table;
+    return p->backend;
 }
 
 uint64_t spool_op_syncs(const struct spool_op_totals *t)

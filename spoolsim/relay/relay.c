@@ -26,6 +26,8 @@
 #include "cpu_burn.h"
 #include "msg.h"
 #include "relay_private.h"
+#include "relay_qmgr.h"
+#include "relay_spool.h"
 #include "relay_usage.h"
 #include "smtp_line.h"
 #include "spoolsim.h"
@@ -200,23 +202,6 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
     evtimer_add(r->stop_poll, &poll);
 }
 
-static void recover(struct relay *r)
-{
-    struct pf_recovery rec;
-    char err[512];
-
-    if (pf_spool_recover(&r->spool, relay_qmgr_found, r, &rec, err, sizeof(err)) != 0)
-        msg_fatal("recovery of %s: %s", r->spool.dir, err);
-    if (r->opts->quiet)
-        return;
-    if (rec.requeued || rec.incomplete || rec.removed_logs || rec.found_incoming ||
-        rec.found_deferred)
-        msg_info("recovered %s: %u back from active/, %u incomplete removed, %u stale logs "
-                 "removed; %u to deliver, %u deferred",
-                 r->spool.dir, rec.requeued, rec.incomplete, rec.removed_logs, rec.found_incoming,
-                 rec.found_deferred);
-}
-
 int spoolsim_relay(int argc, char **argv)
 {
     struct relay_options opts;
@@ -259,22 +244,17 @@ int spoolsim_relay(int argc, char **argv)
     if (opts.user && pf_spool_set_user(&r.spool, opts.user, err, sizeof(err)) != 0)
         msg_usage("-u %s: %s", opts.user, err);
     r.profile = profile_find(opts.profile);
-    if (opts.model == NULL) /* what Postfix would show, where there is a model of it */
-        opts.model = r.profile->builtin_postfix ? "postfix" : "none";
+    if ((r.backend = relay_spool_of(r.profile)) == NULL)
+        msg_fatal("profile %s: no spool backend of the relay serves it", r.profile->name);
+    if (opts.model == NULL)
+        opts.model = r.backend->default_model;
     if (relay_model_open(opts.model, &r.model, err, sizeof(err)) != 0)
         msg_usage("--model %s", err);
-    if (r.model && !r.profile->builtin_postfix)
+    if (r.model && !r.backend->takes_model)
         msg_usage("--model %s: a model is a Postfix's CPU; it goes with --profile postfix only",
                   opts.model);
-    if (r.profile->builtin_postfix) {
-        if (pf_spool_open(&r.spool, opts.spool, err, sizeof(err)) != 0)
-            setup_failed(opts.spool, made_spool, err);
-    } else {
-        r.spool.dir = xstrdup(opts.spool);
-        if (relay_profile_setup(&r, err, sizeof(err)) != 0)
-            setup_failed(opts.spool, made_spool, err);
-        r.next_msg_number = (uint64_t)time(NULL) * 1000000;
-    }
+    if (r.backend->open(&r, err, sizeof(err)) != 0)
+        setup_failed(opts.spool, made_spool, err);
     if ((lock_fd = pf_spool_lock(&r.spool, err, sizeof(err))) < 0)
         setup_failed(opts.spool, made_spool, err);
     if (relay_local_init(&r, err, sizeof(err)) != 0)
@@ -296,9 +276,8 @@ int spoolsim_relay(int argc, char **argv)
     relay_usage_init(&r);
     r.start_ns = clock_now_ns();
     r.cpu_loop_start_ns = cpu_thread_ns(); /* set-up (and the model's speed test) is not service */
-    r.flow_tokens = opts.in_flow_limit;
-    if (r.profile->builtin_postfix)
-        recover(&r);
+    relay_qmgr_new(&r);
+    r.backend->recover(&r);
     r.listener =
         evconnlistener_new(r.base, on_accept, &r, LEV_OPT_CLOSE_ON_FREE,
                            0 /* listen() was called with the backlog asked for */, listen_fd);
@@ -355,13 +334,13 @@ int spoolsim_relay(int argc, char **argv)
         msg_warn("cannot write %s: %s", opts.csv, strerror(errno));
     relay_smtpd_free_all(&r);
     io_pool_drain(r.cleanup); /* the files of messages left unfinished: removed */
-    relay_qmgr_free_all(&r);
+    relay_qmgr_free(&r);
     if (r.qmgr != r.cleanup)
         io_pool_free(r.qmgr);
     io_pool_free(r.cleanup);
     if (r.smtpd)
         io_pool_free(r.smtpd);
-    relay_profile_free(&r);
+    r.backend->close(&r);
     relay_model_free(r.model);
     event_free(sigint);
     event_free(sigterm);
@@ -375,8 +354,6 @@ int spoolsim_relay(int argc, char **argv)
         event_free(r.stop_timer);
     if (r.stop_poll)
         event_free(r.stop_poll);
-    if (r.flow_timer)
-        event_free(r.flow_timer);
     evconnlistener_free(r.listener);
     event_base_free(r.base);
     SSL_CTX_free(r.tls_ctx);

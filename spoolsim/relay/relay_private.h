@@ -1,12 +1,16 @@
 /*
  * relay_private - what the modules of `spoolsim relay' share.
  *
- * relay.c          the daemon: set-up, recovery, signals, the summary
+ * relay.c          the daemon: set-up, signals, the summary
  * relay_smtpd.c    SMTP sessions from clients; a message becomes a queue
  *                  file on a cleanup thread before its 250 (postfix: from
  *                  the first RCPT on, written as the text arrives)
- * relay_qmgr.c     the queue manager: activation, retries, deferral,
- *                  removal; the file work in order on its own thread
+ * relay_qmgr*.c    the queue manager (relay_qmgr.h): activation, retries,
+ *                  deferral, removal; its file work in order on its own
+ * relay_cleanup.c  thread, through the spool table
+ * relay_attempt.c
+ * relay_spool*.c   the spool table (relay_spool.h): postfix, or another
+ *                  MTA's profile
  * relay_smtp.c     delivery over SMTP to the next hop, with a connection
  *                  limit and connection reuse
  * relay_local.c    the other next hops: discard and maildir:DIR
@@ -44,6 +48,9 @@
 struct relay;
 struct relay_session;
 struct relay_conn;
+struct relay_qmgr;        /* relay_qmgr_impl.h: the queue manager's alone */
+struct relay_spool;       /* relay_spool.h */
+struct relay_spool_state; /* the spool backend's own, if it has any */
 
 /* Where a message's file is now. */
 enum relay_queue { RELAY_Q_NONE, RELAY_Q_INCOMING, RELAY_Q_ACTIVE, RELAY_Q_DEFERRED };
@@ -86,6 +93,7 @@ struct relay_msg {
 
     struct event *retry_timer;
     struct io_job job;
+    void (*step)(struct relay_msg *m, unsigned thread); /* the job's work (relay_spool.h) */
     int job_errno;
     int job_status;
     char job_err[200];
@@ -132,11 +140,11 @@ struct relay {
     const struct json_run *run; /* the command line, for the JSON report */
     struct event_base *base;
     struct pf_spool spool;
-    const struct profile *profile;  /* postfix: pf_spool; otherwise relay_profile.c */
-    struct relay_model *model;      /* --model: a real MTA's CPU per message; NULL = none */
-    struct profile_runner *runners; /* one per pool thread: cleanup's, then qmgr's */
-    unsigned runner_count;
-    uint64_t next_msg_number;
+    const struct profile *profile;
+    const struct relay_spool *backend; /* the profile's, chosen once at start */
+    struct relay_spool_state *spool_state;
+    struct relay_model *model; /* --model: a real MTA's CPU per message; NULL = none */
+    struct relay_qmgr *qm;
     struct io_pool *cleanup; /* receiving side: many threads */
     struct io_pool *qmgr;    /* queue manager side: one thread, or == cleanup */
     struct io_pool *smtpd;   /* with --model: smtpd's CPU per command; else NULL */
@@ -148,22 +156,6 @@ struct relay {
     SSL_CTX *hop_tls_ctx;     /* NULL unless --hop-tls */
     char ehlo_reply[512];     /* offers STARTTLS when tls_ctx is set */
     char ehlo_reply_tls[512]; /* inside TLS */
-
-    /*
-     * Flow control, as Postfix's in_flow_delay: a committed message costs a
-     * token, the queue manager gives one back per message it takes from
-     * incoming/ (all of them when incoming/ is empty), and a message with
-     * no token waits for one, but never longer than the delay.
-     */
-    unsigned flow_tokens;
-    struct relay_msg *flow_head, *flow_tail;
-    struct event *flow_timer;
-
-    /* queue manager state */
-    struct relay_msg *all;
-    struct relay_msg *incoming_head, *incoming_tail; /* waiting to move to active/ */
-    struct relay_msg *ready_head, *ready_tail;       /* in active/, waiting for delivery */
-    unsigned n_incoming, n_active, n_deferred, n_delivering, n_moving;
 
     /* next hop */
     struct relay_conn *conns;      /* all open connections */
@@ -178,7 +170,6 @@ struct relay {
     char disk_stat[64];
     struct sysusage_kthreads kthreads;
     struct event *usage_timer; /* relay_usage_mark() when it comes too soon */
-    unsigned n_ready;          /* messages in the ready list */
     unsigned long maildir_sequence;
 
     int stopping;
@@ -203,35 +194,6 @@ void relay_smtpd_close_all(struct relay *r);
 void relay_smtpd_free_all(struct relay *r);
 void relay_smtpd_build_ehlo(struct relay *r);
 
-/*
- * relay_qmgr.c, the cleanup side. With the postfix profile a message's
- * file is made at the first accepted RCPT and written as the text comes,
- * each step a job of its own on a cleanup thread, one at a time per
- * message, then relay_smtpd_streamed(); the other profiles get the whole
- * message at the end of data. A message that will not be finished goes
- * to relay_cleanup_abort(), which removes its file and frees it.
- */
-int relay_cleanup_streams(const struct relay *r);
-void relay_cleanup_open(struct relay_msg *m);  /* create the file, write the envelope's start */
-void relay_cleanup_write(struct relay_msg *m); /* m->qf's records so far */
-void relay_cleanup_abort(struct relay_msg *m); /* no job of m under way */
-void relay_qmgr_enqueue(struct relay *r,
-                        struct relay_msg *m); /* the end of data: commit on a cleanup thread */
-void relay_qmgr_found(void *ctx, const char *queue, const char *id, long mtime);
-void relay_qmgr_delivered(struct relay_msg *m); /* the next hop's answers are in m->results */
-void relay_qmgr_kick(struct relay *r);
-void relay_qmgr_flow_flush(struct relay *r); /* at a stop: nothing waits for tokens any more */
-struct relay_msg *relay_qmgr_next_ready(struct relay *r); /* for a delivery agent, or NULL */
-unsigned relay_qmgr_ready_count(const struct relay *r);   /* read from active/, not handed out */
-struct relay_msg *relay_msg_new(struct relay *r);
-void relay_msg_free(struct relay_msg *m);
-/* Recipient i failed for m->reason (and m->hop_reply): kept for its log entry. */
-void relay_msg_note(struct relay_msg *m, unsigned i);
-/* Postfix's bounce notices are modelled: the postfix profile without --no-bounces. */
-int relay_bounces(const struct relay *r);
-int relay_qmgr_idle(const struct relay *r);
-void relay_qmgr_free_all(struct relay *r);
-
 /* relay_smtp.c and relay_local.c: deliver m, then call relay_qmgr_delivered(m) */
 int relay_smtp_init(struct relay *r, char *err, size_t errlen);
 void relay_smtp_deliver(struct relay *r); /* start what the connection limit allows */
@@ -248,15 +210,6 @@ int relay_local_init(struct relay *r, char *err, size_t errlen);
 #define RELAY_BOUNCE_POSTMASTER 1 /* a double bounce, to --bounce-to-postmaster */
 #define RELAY_BOUNCE_DISCARDED 2  /* nobody to tell; m->job_err says why */
 void relay_bounce_flush_work(struct relay_msg *m);
-
-/* relay_profile.c: another MTA's spool profile, in place of Postfix's */
-int relay_profile_setup(struct relay *r, char *err, size_t errlen);
-void relay_profile_free(struct relay *r);
-int relay_profile_accept(struct relay_msg *m, unsigned thread); /* cleanup thread */
-int relay_profile_accepted(struct relay_msg *m);                /* loop: keep it in memory */
-int relay_profile_retire(struct relay_msg *m, int defer, unsigned thread, int qmgr_pool);
-void relay_profile_retry(struct relay_msg *m); /* loop: a deferred message is due */
-void relay_profile_totals(const struct relay *r, uint64_t ops[OP_KIND_COUNT]);
 
 /* relay_stats.c */
 void relay_stats_init(struct relay_stats *st);

@@ -48,6 +48,7 @@
 #include "endpoint.h"
 #include "msg.h"
 #include "relay_private.h"
+#include "relay_qmgr.h"
 #include "smtp_input.h"
 #include "smtp_line.h"
 #include "smtp_reply.h"
@@ -700,7 +701,7 @@ void relay_smtp_close_all(struct relay *r)
 
         if (c->msg) {
             /* Not delivered as far as we know: it stays in active/ for the next start. */
-            c->msg->relay->n_delivering--;
+            relay_qmgr_abandoned(c->msg);
             c->msg = NULL;
         }
         conn_close(c);

@@ -39,6 +39,7 @@
 #include "data_deadline.h"
 #include "msg.h"
 #include "relay_private.h"
+#include "relay_qmgr.h"
 #include "smtp_cmd.h"
 #include "smtp_data.h"
 #include "smtp_line.h"

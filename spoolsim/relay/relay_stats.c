@@ -20,6 +20,8 @@
 #include "fsinfo.h"
 #include "json.h"
 #include "relay_private.h"
+#include "relay_qmgr.h"
+#include "relay_spool.h"
 #include "relay_usage.h"
 #include "report_mark.h"
 #include "xalloc.h"
@@ -57,6 +59,7 @@ void relay_stats_sample(struct relay *r)
 {
     struct relay_stats *st = &r->stats;
     struct relay_sample *s;
+    struct relay_qmgr_depths d;
 
     if (st->sample_count == st->sample_cap) {
         st->sample_cap = st->sample_cap ? 2 * st->sample_cap : 64;
@@ -64,10 +67,11 @@ void relay_stats_sample(struct relay *r)
     }
     s = &st->samples[st->sample_count++];
     s->t = (double)(clock_now_ns() - r->start_ns) / 1e9;
-    s->incoming = r->n_incoming;
-    s->active = r->n_active + r->n_moving;
-    s->deferred = r->n_deferred;
-    s->delivering = r->n_delivering;
+    relay_qmgr_depths(r, &d);
+    s->incoming = d.incoming;
+    s->active = d.active;
+    s->deferred = d.deferred;
+    s->delivering = d.delivering;
     s->received = st->received;
     s->delivered = st->delivered;
     s->fsyncs = st->spool.fsyncs;
@@ -85,18 +89,21 @@ void relay_stats_sample(struct relay *r)
 void relay_stats_tick(struct relay *r)
 {
     struct relay_stats *st = &r->stats;
-    struct timeline_point p = {
+    struct relay_qmgr_depths d;
+    struct timeline_point p;
+
+    relay_qmgr_depths(r, &d);
+    p = (struct timeline_point){
         .t = (double)(clock_now_ns() - r->start_ns) / 1e9,
         .in = st->received,
         .out = st->delivered,
         .failures = st->rejected_storage + st->rejected_other + st->bounced,
         .fsyncs = st->spool.fsyncs,
-        .incoming = r->n_incoming,
-        .active = r->n_active + r->n_moving,
-        .deferred = r->n_deferred,
+        .incoming = d.incoming,
+        .active = d.active,
+        .deferred = d.deferred,
     };
-
-    if (r->profile->builtin_postfix)
+    if (r->backend->fsyncs_live)
         st->timeline.fields |= TIMELINE_FSYNCS;
     timeline_add_cumulative(&st->timeline, &p, &st->end_to_end);
 }
@@ -108,15 +115,19 @@ void relay_stats_tick(struct relay *r)
 void relay_stats_progress(struct relay *r)
 {
     struct relay_stats *st = &r->stats;
-    struct progress_stats ps = {
+    struct relay_qmgr_depths d;
+    struct progress_stats ps;
+
+    relay_qmgr_depths(r, &d);
+    ps = (struct progress_stats){
         .label = "relay",
         .elapsed_s = (double)(clock_now_ns() - r->start_ns) / 1e9,
         .eta_s = -1,
         .has_rates = 1,
         .has_queues = 1,
-        .incoming = r->n_incoming,
-        .active = r->n_active + r->n_moving,
-        .deferred = r->n_deferred,
+        .incoming = d.incoming,
+        .active = d.active,
+        .deferred = d.deferred,
         .has_latency = histogram_count(&st->end_to_end) > 0,
         .p99_ns = histogram_percentile(&st->end_to_end, 99),
         .has_failures = 1,
@@ -164,12 +175,10 @@ static unsigned max_depth(const struct relay *r, size_t field)
     return best;
 }
 
-/* The sync policy as it applies: another MTA's profile syncs as that MTA unless told. */
+/* The sync policy as it applies (the spool's words for it). */
 static const char *sync_name(const struct relay *r)
 {
-    if (!r->profile->builtin_postfix && !r->opts->sync_given)
-        return "profile";
-    return pf_sync_name(r->opts->sync);
+    return r->backend->sync_name(r->opts);
 }
 
 static uint64_t profile_syncs(const uint64_t ops[OP_KIND_COUNT])
@@ -185,6 +194,7 @@ static const char *qmgr_name(const struct relay *r)
 static void print_report(const struct relay *r, FILE *fp)
 {
     const struct relay_stats *st = &r->stats;
+    uint64_t ops[OP_KIND_COUNT];
     const struct pf_spool_stats *sp = &st->spool;
     double window = busy(r);
     struct fsinfo fs;
@@ -220,7 +230,7 @@ static void print_report(const struct relay *r, FILE *fp)
             (unsigned long long)st->delivered, per_sec(st->delivered, window), window,
             (unsigned long long)st->deferrals, (unsigned long long)st->bounced,
             (unsigned long long)st->recovered, (unsigned long long)st->corrupt);
-    if (!r->profile->builtin_postfix)
+    if (!r->backend->bounces)
         fprintf(fp, "bounces: not modelled for %s; %llu bounced messages dropped without notice\n",
                 r->profile->name, (unsigned long long)st->bounces_dropped);
     else if (r->opts->no_bounces)
@@ -254,10 +264,7 @@ static void print_report(const struct relay *r, FILE *fp)
             per_sec(sp->fsyncs, window), (unsigned long long)sp->chmods,
             (unsigned long long)sp->utimes, (unsigned long long)sp->mkdirs,
             (unsigned long long)sp->writes, (unsigned long long)sp->bytes);
-    if (!r->profile->builtin_postfix) {
-        uint64_t ops[OP_KIND_COUNT];
-
-        relay_profile_totals(r, ops);
+    if (r->backend->profile_ops(r, ops)) {
         fprintf(fp, "%s profile operations:", r->profile->name);
         for (unsigned k = 0; k < OP_KIND_COUNT; k++)
             if (ops[k])
@@ -337,6 +344,7 @@ static void write_ops(struct json_writer *w, const char *key, const struct pf_sp
 int relay_stats_write_json(const struct relay *r, const char *path)
 {
     const struct relay_stats *st = &r->stats;
+    uint64_t ops[OP_KIND_COUNT];
     double window = busy(r);
     struct json_writer w;
     struct fsinfo fs;
@@ -389,10 +397,7 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     json_uint(&w, "fsyncs", st->spool.fsyncs);
     json_double(&w, "fsyncs_per_s", per_sec(st->spool.fsyncs, window));
     write_ops(&w, "spool_ops", &st->spool);
-    if (!r->profile->builtin_postfix) {
-        uint64_t ops[OP_KIND_COUNT];
-
-        relay_profile_totals(r, ops);
+    if (r->backend->profile_ops(r, ops)) {
         json_begin_object(&w, "profile_ops");
         for (unsigned k = 0; k < OP_KIND_COUNT; k++)
             json_uint(&w, profile_op_name((enum profile_op_kind)k), ops[k]);

@@ -13,6 +13,7 @@
 
 #include "check_main.h"
 #include "profile.h"
+#include "spool_backend.h"
 
 /* Accept + deliver for one recipient, as A.6 counts a message's life. */
 static void life(const char *name, enum profile_sync sync, struct profile_counts *c)
@@ -238,7 +239,7 @@ START_TEST(test_special_profiles)
     enum profile_sync sync;
 
     ck_assert_ptr_nonnull(pf);
-    ck_assert_int_eq(pf->builtin_postfix, 1); /* the relay's code, not a table */
+    ck_assert_ptr_eq(pf->backend, &spool_backend_postfix); /* the relay's code, not a table */
     ck_assert_ptr_nonnull(null);
     ck_assert_int_eq(null->no_io, 1);
     ck_assert_ptr_null(profile_find("smail"));

@@ -24,6 +24,9 @@ START_TEST(test_choice)
         ck_assert_msg(p != NULL, "%s", tables[i]);
         ck_assert_ptr_eq(spool_backend_of(p), &spool_backend_table);
     }
+    /* every profile names its backend: none is left to a default */
+    for (size_t i = 0; profile_at(i) != NULL; i++)
+        ck_assert_msg(spool_backend_of(profile_at(i)) != NULL, "%s", profile_at(i)->name);
     /* every phase has its function: a caller never checks for NULL */
     for (int k = 0; k < PHASE_COUNT; k++) {
         ck_assert_ptr_nonnull(spool_backend_postfix.phase[k]);

@@ -1,0 +1,125 @@
+/*
+ * relay_cleanup - the receiving side of the queue manager: a message's
+ * file from its creation to its commit.
+ *
+ * Each step is a job on the cleanup pool, whose work is the spool table's
+ * (relay_spool.h) and whose done() comes back here on the loop thread:
+ * with a streaming spool the file is made at the first RCPT and written as
+ * the text arrives (relay_smtpd_streamed() after each piece); at the end of
+ * data, once it has a flow token (relay_qmgr.c), the message is committed
+ * and its client answered (relay_smtpd_committed()). A committed message
+ * goes to the incoming list or, kept in memory, straight to the ready list.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "clock.h"
+#include "msg.h"
+#include "relay_private.h"
+#include "relay_qmgr_impl.h"
+#include "relay_spool.h"
+#include "relay_usage.h"
+#include "xalloc.h"
+
+int relay_cleanup_streams(const struct relay *r)
+{
+    return r->backend->streams;
+}
+
+static void stream_done(struct io_job *job)
+{
+    struct relay_msg *m = MSG_OF(job);
+
+    qmgr_take_stats(m->relay, m);
+    if (m->job_status == 0)
+        pf_qfile_drain(&m->qf);
+    if (m->client == NULL) {
+        relay_cleanup_abort(m); /* its client went while the job ran */
+        return;
+    }
+    relay_smtpd_streamed(m->client, m);
+}
+
+void relay_cleanup_open(struct relay_msg *m)
+{
+    /* made here, not on the thread: the session tests m->out while the job runs */
+    m->out = xmalloc(sizeof(*m->out));
+    m->out->fd = -1;
+    qmgr_submit(m->relay->cleanup, m, m->relay->backend->stream_open, stream_done);
+}
+
+void relay_cleanup_write(struct relay_msg *m)
+{
+    qmgr_submit(m->relay->cleanup, m, m->relay->backend->stream_write, stream_done);
+}
+
+static void abort_done(struct io_job *job)
+{
+    relay_msg_free(MSG_OF(job));
+}
+
+void relay_cleanup_abort(struct relay_msg *m)
+{
+    m->client = NULL;
+    if (m->out && m->out->fd >= 0)
+        qmgr_submit(m->relay->cleanup, m, m->relay->backend->stream_abort,
+                    abort_done); /* an unlink: off the loop */
+    else
+        relay_msg_free(m);
+}
+
+static void commit_done(struct io_job *job)
+{
+    struct relay_msg *m = MSG_OF(job);
+    struct relay *r = m->relay;
+    struct relay_qmgr *q = r->qm;
+
+    m->t_committed = clock_now_ns();
+    qmgr_take_stats(r, m);
+    if (m->client)
+        relay_smtpd_committed(m->client, m);
+    if (m->job_status != 0) {
+        if (m->job_errno == ENOSPC || m->job_errno == EDQUOT)
+            r->stats.rejected_storage++;
+        else
+            r->stats.rejected_other++;
+        msg_warn("cannot queue a message in %s: %s", r->spool.dir, strerror(m->job_errno));
+        relay_msg_free(m);
+        return;
+    }
+    r->stats.received++;
+    if (r->stats.first_in_ns == 0) {
+        r->stats.first_in_ns = m->t_data_end;
+        relay_usage_mark(r); /* the busy window starts */
+    }
+    histogram_record(&r->stats.receive, m->t_data_end - m->t_mail);
+    histogram_record(&r->stats.commit, m->t_committed - m->t_data_end);
+    if (r->opts->verbose)
+        msg_info("%s: queued", m->id);
+    switch (r->backend->committed(m)) {
+    case RELAY_NEXT_FAILED:
+        msg_warn("%s: %s", m->id, m->job_err);
+        relay_msg_free(m);
+        return;
+    case RELAY_NEXT_READY:
+        m->queue = RELAY_Q_ACTIVE;
+        q->n_active++;
+        qmgr_ready(r, m);
+        return;
+    case RELAY_NEXT_ACTIVATE:
+        m->queue = RELAY_Q_INCOMING;
+        q->n_incoming++;
+        qmgr_push(&q->incoming_head, &q->incoming_tail, m);
+        relay_qmgr_kick(r);
+        return;
+    }
+}
+
+void qmgr_commit(struct relay *r, struct relay_msg *m)
+{
+    r->backend->assign_id(r, m);
+    qmgr_submit(r->cleanup, m, r->backend->commit, commit_done);
+}

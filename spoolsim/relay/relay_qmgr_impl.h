@@ -1,0 +1,50 @@
+/*
+ * relay_qmgr_impl - the queue manager's own state, shared by its three
+ * files (relay_qmgr.c, relay_cleanup.c, relay_attempt.c) and by no other:
+ * the rest of the relay sees only relay_qmgr.h. All of it is the loop
+ * thread's.
+ */
+#ifndef SPOOLSIM_RELAY_QMGR_IMPL_H
+#define SPOOLSIM_RELAY_QMGR_IMPL_H
+
+#include <event2/event.h>
+
+#include "io_pool.h"
+#include "relay_qmgr.h"
+#include "relay_spool.h"
+
+struct relay_qmgr {
+    struct relay_msg *all;                           /* every message, to free at exit */
+    struct relay_msg *incoming_head, *incoming_tail; /* waiting to move to active/ */
+    struct relay_msg *ready_head, *ready_tail;       /* in active/, waiting for delivery */
+    unsigned n_incoming, n_active, n_deferred, n_delivering, n_moving, n_ready;
+
+    /*
+     * Flow control, as Postfix's in_flow_delay: a committed message costs a
+     * token, the queue manager gives one back per message it takes from
+     * incoming/ (all of them when incoming/ is empty), and a message with
+     * no token waits for one, but never longer than the delay.
+     */
+    unsigned flow_tokens;
+    struct relay_msg *flow_head, *flow_tail;
+    struct event *flow_timer;
+};
+
+/* relay_qmgr.c */
+/* m's next step on a pool thread; done() then runs on the loop thread. */
+void qmgr_submit(struct io_pool *pool, struct relay_msg *m, relay_spool_step *step,
+                 void (*done)(struct io_job *));
+void qmgr_push(struct relay_msg **head, struct relay_msg **tail, struct relay_msg *m);
+void qmgr_take_stats(struct relay *r, struct relay_msg *m); /* what the job did to the spool */
+void qmgr_flow_put(struct relay *r, unsigned tokens);
+/* m, in active/ and read, is ready for a delivery agent: one is sought at once. */
+void qmgr_ready(struct relay *r, struct relay_msg *m);
+
+/* relay_cleanup.c: the commit of a message that has its flow token */
+void qmgr_commit(struct relay *r, struct relay_msg *m);
+
+/* relay_attempt.c */
+void qmgr_activate(struct relay *r, struct relay_msg *m); /* from the incoming list */
+void qmgr_schedule_retry(struct relay_msg *m, uint64_t delay_ns);
+
+#endif

@@ -1,0 +1,192 @@
+/*
+ * relay_spool_profile - the relay's spool as another MTA's profile costs
+ * it (relay_spool.h has the table).
+ *
+ * With --profile sendmail, qmail, exim, opensmtpd or null, each message
+ * costs the file system what that MTA's spool costs it (profile.h): the
+ * accept phase on a cleanup thread before the 250, with the message's own
+ * bytes as the data file; the deliver or defer phase on the queue
+ * manager's thread once the next hop has answered. The message itself is
+ * delivered from memory, so these profiles measure the spool's cost, not
+ * a queue that survives a crash: after a restart nothing is recovered
+ * from such a spool, and there are no bounce notices.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "profile_run.h"
+#include "relay_private.h"
+#include "relay_qmgr.h"
+#include "relay_spool.h"
+#include "xalloc.h"
+
+struct relay_spool_state {
+    struct profile_runner *runners; /* one per pool thread: cleanup's, then qmgr's */
+    unsigned runner_count;
+    uint64_t next_msg_number;
+};
+
+static enum profile_sync sync_of(const struct relay_options *opts)
+{
+    if (!opts->sync_given)
+        return PROFILE_SYNC_AS_PROFILE;
+    return opts->sync == PF_SYNC_NONE        ? PROFILE_SYNC_NONE
+           : opts->sync == PF_SYNC_FDATASYNC ? PROFILE_SYNC_FDATASYNC
+                                             : PROFILE_SYNC_FSYNC;
+}
+
+static int table_open(struct relay *r, char *err, size_t errlen)
+{
+    const struct relay_options *opts = r->opts;
+    struct relay_spool_state *st;
+
+    r->spool.dir = xstrdup(opts->spool);
+    if (profile_setup(r->profile, opts->spool, err, errlen) != 0)
+        return -1;
+    st = r->spool_state = xcalloc(1, sizeof(*st));
+    /* one runner per cleanup thread, and one for a queue manager of its own */
+    st->runner_count = opts->cleanup_threads + 1;
+    st->runners = xcalloc(st->runner_count, sizeof(*st->runners));
+    for (unsigned i = 0; i < st->runner_count; i++)
+        profile_runner_init(&st->runners[i], r->profile, opts->spool, sync_of(opts), i);
+    st->next_msg_number = (uint64_t)time(NULL) * 1000000;
+    return 0;
+}
+
+static void table_recover(struct relay *r)
+{
+    (void)r; /* the messages were in memory: nothing on disk is a message to deliver */
+}
+
+static void table_close(struct relay *r)
+{
+    struct relay_spool_state *st = r->spool_state;
+
+    if (st == NULL)
+        return;
+    for (unsigned i = 0; i < st->runner_count; i++)
+        profile_runner_free(&st->runners[i]);
+    free(st->runners);
+    free(st);
+    r->spool_state = NULL;
+}
+
+/* Another MTA's profile syncs as that MTA unless told. */
+static const char *table_sync_name(const struct relay_options *opts)
+{
+    return opts->sync_given ? pf_sync_name(opts->sync) : "profile";
+}
+
+static int table_profile_ops(const struct relay *r, uint64_t ops[OP_KIND_COUNT])
+{
+    const struct relay_spool_state *st = r->spool_state;
+
+    memset(ops, 0, sizeof(uint64_t) * OP_KIND_COUNT);
+    for (unsigned i = 0; i < st->runner_count; i++)
+        for (unsigned k = 0; k < OP_KIND_COUNT; k++)
+            ops[k] += st->runners[i].ops[k];
+    return 1;
+}
+
+/* Numbers that do not repeat across restarts: files are made with O_EXCL. */
+static void table_assign_id(struct relay *r, struct relay_msg *m)
+{
+    m->pmsg.id = ++r->spool_state->next_msg_number;
+    snprintf(m->id, sizeof(m->id), "%llu", (unsigned long long)m->pmsg.id);
+}
+
+static void run_phase(struct relay_msg *m, struct profile_runner *pr, enum profile_phase phase)
+{
+    errno = 0;
+    m->job_status = profile_run(pr, phase, &m->pmsg);
+    m->job_errno = errno;
+    if (m->job_status != 0)
+        snprintf(m->job_err, sizeof(m->job_err), "%.190s", pr->err);
+}
+
+static void table_commit(struct relay_msg *m, unsigned thread)
+{
+    m->pmsg.rcpts = m->qf.rcpt_count;
+    m->pmsg.size = m->qf.len;
+    m->pmsg.content = m->qf.buf; /* the data file holds the message's own bytes */
+    run_phase(m, &m->relay->spool_state->runners[thread], PHASE_ACCEPT);
+    m->pmsg.content = NULL;
+}
+
+static enum relay_spool_next table_committed(struct relay_msg *m)
+{
+    /* The queue file image stays in memory: it is what gets delivered. */
+    m->file = m->qf.buf;
+    m->file_len = m->qf.len;
+    m->qf.buf = NULL;
+    pf_qfile_free(&m->qf);
+    if (pf_qfile_read(m->file, m->file_len, &m->view, m->job_err, sizeof(m->job_err)) != 0)
+        return RELAY_NEXT_FAILED;
+    m->results = xcalloc(m->view.rcpt_count ? m->view.rcpt_count : 1, sizeof(*m->results));
+    return RELAY_NEXT_READY;
+}
+
+static void table_record(struct relay_msg *m, unsigned thread)
+{
+    (void)thread;
+    (void)m; /* the profile's deliver phase has its own per-recipient work */
+}
+
+static void table_retire(struct relay_msg *m, unsigned thread)
+{
+    struct relay *r = m->relay;
+    struct relay_spool_state *st = r->spool_state;
+    /* The queue manager's own thread has the last runner; in the pool shape, the thread's. */
+    struct profile_runner *pr = &st->runners[r->qmgr == r->cleanup ? thread : st->runner_count - 1];
+
+    run_phase(m, pr, relay_msg_any(m, RCPT_DEFERRED) ? PHASE_DEFER : PHASE_DELIVER);
+}
+
+static void table_park(struct relay_msg *m)
+{
+    (void)m; /* the message never leaves memory */
+}
+
+static enum relay_spool_next table_retry(struct relay_msg *m)
+{
+    /* Recipients finished in an earlier attempt are not tried again. */
+    for (unsigned i = 0; i < m->view.rcpt_count; i++) {
+        if (m->results[i] == RCPT_SENT || m->results[i] == RCPT_BOUNCED) {
+            m->view.rcpts[i].done = 1;
+            m->view.rcpt_pending--;
+        }
+        m->results[i] = RCPT_UNTRIED;
+    }
+    m->t_active = 0;
+    return RELAY_NEXT_READY;
+}
+
+static int table_must_reread(const struct relay_msg *m)
+{
+    (void)m; /* still in active/ only after a deliver or defer phase that failed: retried */
+    return 0;
+}
+
+/* Nothing streams, nothing waits in incoming/, nothing is read back: those stay NULL. */
+const struct relay_spool relay_spool_profile = {
+    .name = "profile",
+    .default_model = "none",
+    .open = table_open,
+    .recover = table_recover,
+    .close = table_close,
+    .sync_name = table_sync_name,
+    .profile_ops = table_profile_ops,
+    .assign_id = table_assign_id,
+    .commit = table_commit,
+    .committed = table_committed,
+    .record = table_record,
+    .retire = table_retire,
+    .park = table_park,
+    .retry = table_retry,
+    .must_reread = table_must_reread,
+};
