@@ -101,6 +101,137 @@ START_TEST(test_not_saturated)
 }
 END_TEST
 
+/* A 2-core machine at 2000 msgs/s: relay 300 us, source 200 us, sink 80 us per message. */
+static void harness(struct harness_usage *h, double busy, unsigned threads)
+{
+    memset(h, 0, sizeof(*h));
+    h->cores = 2;
+    h->machine_busy = busy;
+    h->rate = 2000;
+    h->relay_s = 300e-6;
+    h->source_s = 200e-6;
+    h->sink_s = 80e-6;
+    h->threads = threads;
+}
+
+START_TEST(test_harness_fine)
+{
+    struct harness_usage h;
+    char line[600] = "junk";
+
+    /* 0.4 of a core for the source, 0.6 for the relay, the machine half idle */
+    harness(&h, 0.55, 1);
+    ck_assert_int_eq(harness_verdict(&h, line, sizeof(line)), 0);
+    ck_assert_str_eq(line, "");
+    /* busy, but the relay takes more than the harness: the relay is the limit */
+    harness(&h, 0.95, 1);
+    ck_assert_int_eq(harness_verdict(&h, line, sizeof(line)), 0);
+    /* just under 80 % of a core */
+    harness(&h, 0.50, 1);
+    h.source_s = 399e-6;
+    ck_assert_int_eq(harness_verdict(&h, line, sizeof(line)), 0);
+    /* nothing carried: nothing to say */
+    harness(&h, 0.95, 1);
+    h.rate = 0;
+    h.source_s = 1;
+    ck_assert_int_eq(harness_verdict(&h, line, sizeof(line)), 0);
+    ck_assert_str_eq(line, "");
+}
+END_TEST
+
+START_TEST(test_harness_one_core)
+{
+    struct harness_usage h;
+    char line[600];
+
+    /* the source needs 0.9 of its one core with a core to spare: more threads */
+    harness(&h, 0.75, 1);
+    h.source_s = 450e-6;
+    ck_assert_int_eq(harness_verdict(&h, line, sizeof(line)), 1);
+    ck_assert_str_eq(line, "the harness is the limit: smtp-source needs 0.90 of the 1 core its 1 "
+                           "thread can use (450 us per message at 2000 msgs/s); try "
+                           "--harness-threads 2");
+    /* exactly 80 % counts */
+    h.source_s = 400e-6;
+    ck_assert_int_eq(harness_verdict(&h, line, sizeof(line)), 1);
+    /* the sink, when it is the one at its limit */
+    harness(&h, 0.75, 1);
+    h.sink_s = 500e-6;
+    ck_assert_int_eq(harness_verdict(&h, line, sizeof(line)), 1);
+    ck_assert_str_eq(line, "the harness is the limit: smtp-sink needs 1.00 of the 1 core its 1 "
+                           "thread can use (500 us per message at 2000 msgs/s); try "
+                           "--harness-threads 2");
+    /* the machine already full: threads would take the relay's cores */
+    harness(&h, 0.97, 1);
+    h.source_s = 450e-6;
+    ck_assert_int_eq(harness_verdict(&h, line, sizeof(line)), 1);
+    ck_assert_str_eq(line, "the harness is the limit: smtp-source needs 0.90 of the 1 core its 1 "
+                           "thread can use (450 us per message at 2000 msgs/s); run smtp-source "
+                           "and smtp-sink on other hosts (docs/multi-host.md)");
+}
+END_TEST
+
+START_TEST(test_harness_threads)
+{
+    struct harness_usage h;
+    char line[600];
+
+    /* two threads on two cores: 0.9 of a core is no limit any more */
+    harness(&h, 0.75, 2);
+    h.source_s = 450e-6;
+    ck_assert_int_eq(harness_verdict(&h, line, sizeof(line)), 0);
+    /* 1.7 of 2 cores is, and there are no more cores to give it */
+    h.source_s = 850e-6;
+    ck_assert_int_eq(harness_verdict(&h, line, sizeof(line)), 1);
+    ck_assert_str_eq(line, "the harness is the limit: smtp-source needs 1.70 of the 2 cores its 2 "
+                           "threads can use (850 us per message at 2000 msgs/s); run smtp-source "
+                           "and smtp-sink on other hosts (docs/multi-host.md)");
+    /* more threads than cores: the cores are the bound; on 8 cores, doubling is the advice */
+    harness(&h, 0.75, 4);
+    h.source_s = 850e-6;
+    ck_assert_int_eq(harness_verdict(&h, line, sizeof(line)), 1);
+    ck_assert(strstr(line, "1.70 of the 2 cores its 4 threads") != NULL);
+    harness(&h, 0.30, 2);
+    h.cores = 8;
+    h.source_s = 850e-6;
+    ck_assert_int_eq(harness_verdict(&h, line, sizeof(line)), 1);
+    ck_assert(strstr(line, "try --harness-threads 4") != NULL);
+    h.threads = 6;
+    h.source_s = 2500e-6;
+    ck_assert_int_eq(harness_verdict(&h, line, sizeof(line)), 1);
+    ck_assert(strstr(line, "try --harness-threads 8") != NULL);
+}
+END_TEST
+
+/* Neither at its own limit, but together more of a busy machine than the relay. */
+START_TEST(test_harness_share)
+{
+    struct harness_usage h;
+    char line[600];
+
+    harness(&h, 0.92, 1);
+    h.source_s = 320e-6; /* 0.64 core */
+    h.sink_s = 150e-6;   /* 0.30 core */
+    h.relay_s = 400e-6;  /* 0.80 core */
+    ck_assert_int_eq(harness_verdict(&h, line, sizeof(line)), 1);
+    ck_assert_str_eq(line, "the harness is the limit: smtp-source and smtp-sink take 51 % of the "
+                           "machine's busy CPU, the relay 43 % (2 cores 92 % busy); run "
+                           "smtp-source and smtp-sink on other hosts (docs/multi-host.md)");
+    /* the same shares on a machine with idle cores limit nothing */
+    h.machine_busy = 0.70;
+    ck_assert_int_eq(harness_verdict(&h, line, sizeof(line)), 0);
+    /* nor when the machine's busy time is unknown */
+    h.machine_busy = -1;
+    ck_assert_int_eq(harness_verdict(&h, line, sizeof(line)), 0);
+    /* no sink (--discard): the source alone */
+    harness(&h, 0.92, 1);
+    h.sink_s = -1;
+    h.source_s = 350e-6;
+    ck_assert_int_eq(harness_verdict(&h, line, sizeof(line)), 1);
+    ck_assert(strstr(line, "take 38 % of the machine's busy CPU, the relay 33 %") != NULL);
+}
+END_TEST
+
 START_TEST(test_parsers)
 {
     uint64_t busy, total, ticks;
@@ -148,6 +279,10 @@ static Suite *bottleneck_suite(void)
     tcase_add_test(tc, test_serial_bound);
     tcase_add_test(tc, test_near);
     tcase_add_test(tc, test_not_saturated);
+    tcase_add_test(tc, test_harness_fine);
+    tcase_add_test(tc, test_harness_one_core);
+    tcase_add_test(tc, test_harness_threads);
+    tcase_add_test(tc, test_harness_share);
     tcase_add_test(tc, test_parsers);
     suite_add_tcase(s, tc);
     return s;
