@@ -91,6 +91,8 @@ static void usage(FILE *fp)
             "                        with the postfix profile; see spoolsim relay --help)\n"
             "  --cleanup-threads N   the relay's cleanup threads (20)\n"
             "  --concurrency N       the relay's connections to the sink (20)\n"
+            "  --harness-threads N   smtp-source's and smtp-sink's --threads, 1 to 256, at\n"
+            "                        most -s (1: one core each, as Postfix's)\n"
             "  --discard             the relay discards instead of relaying to the sink\n"
             "  --tls                 STARTTLS from the source to the relay and from the\n"
             "                        relay to the sink (--hop-tls encrypt)\n"
@@ -129,6 +131,7 @@ enum {
     OPT_MODEL,
     OPT_CLEANUP,
     OPT_CONCURRENCY,
+    OPT_HARNESS_THREADS,
     OPT_DISCARD,
     OPT_TLS,
     OPT_DRAIN,
@@ -163,6 +166,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         {"model", required_argument, NULL, OPT_MODEL},
         {"cleanup-threads", required_argument, NULL, OPT_CLEANUP},
         {"concurrency", required_argument, NULL, OPT_CONCURRENCY},
+        {"harness-threads", required_argument, NULL, OPT_HARNESS_THREADS},
         {"discard", no_argument, NULL, OPT_DISCARD},
         {"tls", no_argument, NULL, OPT_TLS},
         {"drain-timeout", required_argument, NULL, OPT_DRAIN},
@@ -195,6 +199,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
     o->drain_timeout = 120;
     o->interval = 1;
     o->progress = -1;
+    o->harness_threads = 1;
     optind = 1;
     while ((ch = optarg_getopt(argc, argv, "d:m:s:r:qh", long_options)) != -1) {
         switch (ch) {
@@ -252,6 +257,9 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         case OPT_CONCURRENCY:
             optarg_count(optarg, "--concurrency", 1, 10000);
             o->concurrency = optarg;
+            break;
+        case OPT_HARNESS_THREADS:
+            o->harness_threads = (unsigned)optarg_count(optarg, "--harness-threads", 1, 256);
             break;
         case OPT_TLS:
             o->tls = 1;
@@ -321,6 +329,14 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
     o->progress = progress_want(o->progress, o->quiet);
 }
 
+/* smtp-source's rule for its --threads, said before anything starts. */
+static void check_harness_threads(const struct bench_options *o)
+{
+    if (o->harness_threads > o->sessions)
+        msg_usage("--harness-threads %u is more than the %u session%s (-s): every thread needs one",
+                  o->harness_threads, o->sessions, o->sessions == 1 ? "" : "s");
+}
+
 /* ------------------------------------------------------------ the run */
 
 /* A component did not start: say why, stop the others, remove the directory. */
@@ -379,7 +395,8 @@ static void setup_hop(struct bench *b, struct bench_results *res)
 
 static void start_sink(struct bench *b, enum bench_hop_kind hop, int *port)
 {
-    char log[PATH_MAX], portfile[PATH_MAX], listen[32], delays[16][32];
+    char log[PATH_MAX], portfile[PATH_MAX], json[PATH_MAX], listen[32], delays[16][32];
+    char threads[16];
     char *argv[40];
     int n = 0;
     size_t nd = 0;
@@ -405,6 +422,12 @@ static void start_sink(struct bench *b, enum bench_hop_kind hop, int *port)
     argv[n++] = portfile;
     argv[n++] = "--msg-log";
     argv[n++] = log;
+    drive_path(&b->d, "sink.json", json);
+    argv[n++] = "--json"; /* its own CPU, for CPU per message */
+    argv[n++] = json;
+    snprintf(threads, sizeof(threads), "%u", b->opts->harness_threads);
+    argv[n++] = "--threads";
+    argv[n++] = threads;
     if (b->opts->tls)
         argv[n++] = "--tls";
     argv[n++] = listen;
@@ -466,6 +489,7 @@ static void start_source(struct bench *b, int relay_port)
 {
     const struct bench_options *o = b->opts;
     char json[PATH_MAX], log[PATH_MAX], target[64], sessions[16], rcpts[16], amount[32];
+    char threads[16];
     char *argv[32];
     int n = 0;
 
@@ -477,6 +501,9 @@ static void start_source(struct bench *b, int relay_port)
     argv[n++] = b->source_path;
     argv[n++] = "-s";
     argv[n++] = sessions;
+    snprintf(threads, sizeof(threads), "%u", o->harness_threads);
+    argv[n++] = "--threads";
+    argv[n++] = threads;
     argv[n++] = "-r";
     argv[n++] = rcpts;
     argv[n++] = "--size";
@@ -575,6 +602,7 @@ int spoolsim_bench(int argc, char **argv)
 
     json_run_init(&run, "spoolsim bench", "spoolsim", argc, argv);
     parse_options(&opts, argc, argv);
+    check_harness_threads(&opts);
     opts.run = &run;
     memset(&b, 0, sizeof(b));
     memset(&res, 0, sizeof(res));
