@@ -6,9 +6,11 @@
  * with smtp-source for a bounded time, waits until the spool is empty,
  * stops everything by PID, removes what it made, and reports injected and
  * delivered messages/s, end-to-end latency, fsyncs, the filesystem and
- * its mount options, and whether every acknowledged message arrived
- * exactly once (from the client's and the sink's per-message logs). The
- * three programs run as separate processes, as a real MTA's peers would.
+ * its mount options, each program's CPU per message (from its own
+ * report) with a warning when the harness was the limit, and whether every
+ * acknowledged message arrived exactly once (from the client's and the
+ * sink's per-message logs). The three programs run as separate
+ * processes, as a real MTA's peers would.
  */
 #include "config.h"
 
