@@ -353,6 +353,9 @@ static void write_json(const char *path, const struct sink_server *server,
     json_begin_object(&w, NULL);
     json_meta_write(&w, run);
     json_double(&w, "elapsed_s", secs);
+    /* its own cost, so that a driver that is not its parent can tell what a message takes */
+    json_double(&w, "cpu_s", clock_process_cpu_s());
+    json_uint(&w, "threads", server->opts->threads);
     json_uint(&w, "sessions", st->sessions);
     json_uint(&w, "messages", st->messages);
     json_uint(&w, "recipients", st->recipients);

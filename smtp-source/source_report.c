@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "clock.h"
 #include "json.h"
 #include "msg.h"
 #include "source_report.h"
@@ -219,6 +220,8 @@ int source_report_json(const char *path, const struct source_stats *st,
         json_string(&w, "duration_s", NULL);
     }
     json_double(&w, "elapsed_s", secs);
+    /* its own cost, so that a driver that is not its parent can tell what a message takes */
+    json_double(&w, "cpu_s", clock_process_cpu_s());
     /* on the wall clock, so that the results of several hosts line up (spoolsim merge) */
     json_time(&w, "start_time", st->start_wall_s);
     json_time(&w, "end_time", st->start_wall_s + secs);

@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "clock.h"
@@ -28,6 +29,16 @@ double clock_wall_s(void)
     if (clock_gettime(CLOCK_REALTIME, &ts) != 0)
         msg_panic("clock_gettime(CLOCK_REALTIME) failed");
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double clock_process_cpu_s(void)
+{
+    struct rusage ru;
+
+    if (getrusage(RUSAGE_SELF, &ru) != 0)
+        return 0;
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+           ((double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_usec) / 1e6;
 }
 
 /* n decimal digits at *p into *v, advancing p: 0, or -1 if they are not there. */

@@ -25,6 +25,13 @@ uint64_t clock_now_ns(void);
 double clock_wall_s(void);
 
 /*
+ * This process's CPU so far, user + system, all its threads (getrusage
+ * RUSAGE_SELF), in seconds: what a program reports as its own cost, so
+ * that a driver need not be its parent to know it.
+ */
+double clock_process_cpu_s(void);
+
+/*
  * An instant as text into Unix seconds: RFC 3339 with a zone
  * ("2026-12-01T12:00:00Z", "2026-12-01T13:00:00.25+01:00"; a space or a
  * lower-case t for the T, z for Z) or "@" and Unix seconds ("@1764590400.5").

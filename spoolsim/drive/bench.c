@@ -6,9 +6,11 @@
  * with smtp-source for a bounded time, waits until the spool is empty,
  * stops everything by PID, removes what it made, and reports injected and
  * delivered messages/s, end-to-end latency, fsyncs, the filesystem and
- * its mount options, and whether every acknowledged message arrived
- * exactly once (from the client's and the sink's per-message logs). The
- * three programs run as separate processes, as a real MTA's peers would.
+ * its mount options, each program's CPU per message (from its own
+ * report) with a warning when the harness was the limit, and whether every
+ * acknowledged message arrived exactly once (from the client's and the
+ * sink's per-message logs). The three programs run as separate
+ * processes, as a real MTA's peers would.
  */
 #include "config.h"
 
@@ -87,6 +89,8 @@ static void usage(FILE *fp, const struct optgroup *g)
             "                        with the postfix profile; see spoolsim relay --help)\n"
             "  --cleanup-threads N   the relay's cleanup threads (20)\n"
             "  --concurrency N       the relay's connections to the sink (20)\n"
+            "  --harness-threads N   smtp-source's and smtp-sink's --threads, 1 to 256, at\n"
+            "                        most -s (1: one core each, as Postfix's)\n"
             "  --discard             the relay discards instead of relaying to the sink\n"
             "  --tls                 STARTTLS from the source to the relay and from the\n"
             "                        relay to the sink (--hop-tls encrypt)\n"
@@ -114,6 +118,7 @@ enum {
     OPT_MODEL,
     OPT_CLEANUP,
     OPT_CONCURRENCY,
+    OPT_HARNESS_THREADS,
     OPT_DISCARD,
     OPT_TLS,
     OPT_DRAIN,
@@ -135,6 +140,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         {"model", required_argument, NULL, OPT_MODEL},
         {"cleanup-threads", required_argument, NULL, OPT_CLEANUP},
         {"concurrency", required_argument, NULL, OPT_CONCURRENCY},
+        {"harness-threads", required_argument, NULL, OPT_HARNESS_THREADS},
         {"discard", no_argument, NULL, OPT_DISCARD},
         {"tls", no_argument, NULL, OPT_TLS},
         {"drain-timeout", required_argument, NULL, OPT_DRAIN},
@@ -154,6 +160,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
     o->qmgr = "single";
     o->profile = "postfix";
     o->drain_timeout = 120;
+    o->harness_threads = 1;
     while ((ch = optgroup_getopt(&g, argc, argv)) != -1) {
         switch (ch) {
         case OPT_SPOOL:
@@ -192,6 +199,9 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
             optarg_count(optarg, "--concurrency", 1, 10000);
             o->concurrency = optarg;
             break;
+        case OPT_HARNESS_THREADS:
+            o->harness_threads = (unsigned)optarg_count(optarg, "--harness-threads", 1, 256);
+            break;
         case OPT_TLS:
             o->tls = 1;
             break;
@@ -226,6 +236,14 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         msg_usage("--hop-jitter must not exceed --hop-delay (the delay would go below zero)");
     if (netem_spec_wanted(&o->hop) && o->discard)
         msg_usage("--hop-delay and the other --hop options need a sink: not with --discard");
+}
+
+/* smtp-source's rule for its --threads, said before anything starts. */
+static void check_harness_threads(const struct bench_options *o)
+{
+    if (o->harness_threads > o->common.sessions)
+        msg_usage("--harness-threads %u is more than the %u session%s (-s): every thread needs one",
+                  o->harness_threads, o->common.sessions, o->common.sessions == 1 ? "" : "s");
 }
 
 /* ------------------------------------------------------------ the run */
@@ -286,7 +304,8 @@ static void setup_hop(struct bench *b, struct bench_results *res)
 
 static void start_sink(struct bench *b, enum bench_hop_kind hop, int *port)
 {
-    char log[PATH_MAX], portfile[PATH_MAX], listen[32], delays[16][32];
+    char log[PATH_MAX], portfile[PATH_MAX], json[PATH_MAX], listen[32], delays[16][32];
+    char threads[16];
     char *argv[40];
     int n = 0;
     size_t nd = 0;
@@ -312,6 +331,12 @@ static void start_sink(struct bench *b, enum bench_hop_kind hop, int *port)
     argv[n++] = portfile;
     argv[n++] = "--msg-log";
     argv[n++] = log;
+    drive_path(&b->d, "sink.json", json);
+    argv[n++] = "--json"; /* its own CPU, for CPU per message */
+    argv[n++] = json;
+    snprintf(threads, sizeof(threads), "%u", b->opts->harness_threads);
+    argv[n++] = "--threads";
+    argv[n++] = threads;
     if (b->opts->tls)
         argv[n++] = "--tls";
     argv[n++] = listen;
@@ -373,6 +398,7 @@ static void start_source(struct bench *b, int relay_port)
 {
     const struct bench_options *o = b->opts;
     char json[PATH_MAX], log[PATH_MAX], target[64], sessions[16], rcpts[16], amount[32];
+    char threads[16];
     char *argv[32];
     int n = 0;
 
@@ -384,6 +410,9 @@ static void start_source(struct bench *b, int relay_port)
     argv[n++] = b->source_path;
     argv[n++] = "-s";
     argv[n++] = sessions;
+    snprintf(threads, sizeof(threads), "%u", o->harness_threads);
+    argv[n++] = "--threads";
+    argv[n++] = threads;
     argv[n++] = "-r";
     argv[n++] = rcpts;
     argv[n++] = "--size";
@@ -482,6 +511,7 @@ int spoolsim_bench(int argc, char **argv)
 
     json_run_init(&run, "spoolsim bench", "spoolsim", argc, argv);
     parse_options(&opts, argc, argv);
+    check_harness_threads(&opts);
     opts.run = &run;
     memset(&b, 0, sizeof(b));
     memset(&res, 0, sizeof(res));

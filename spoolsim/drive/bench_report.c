@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "bench_report.h"
+#include "bottleneck.h"
 #include "drive.h"
 #include "fileutil.h"
 #include "json.h"
@@ -35,6 +37,30 @@ static double number(const char *json, const char *path)
     return v;
 }
 
+/* A number the report may lack: -1 then (the value is never negative). */
+static double number_or_unknown(const char *json, const char *path)
+{
+    double v;
+
+    if (json == NULL || json_read_number(json, path, &v) != 0)
+        return -1;
+    return v;
+}
+
+/* The relay's own CPU: its cpu_s roles added, whatever roles it has; -1 without them. */
+static double relay_own_cpu(const char *relay)
+{
+    char key[64], path[80];
+    double sum = -1, v;
+
+    for (size_t i = 0; relay && json_read_key(relay, "cpu_s", i, key, sizeof(key)) == 0; i++) {
+        snprintf(path, sizeof(path), "cpu_s.%s", key);
+        if (json_read_number(relay, path, &v) == 0)
+            sum = (sum < 0 ? 0 : sum) + v;
+    }
+    return sum;
+}
+
 /* smtp-source's failure kinds (docs/json.md), as its report names them. */
 static const char *const failure_kinds[BENCH_FAILURE_KINDS] = {
     "reply", "connect", "timeout", "disconnect", "protocol", "tls",
@@ -43,13 +69,23 @@ static const char *const failure_kinds[BENCH_FAILURE_KINDS] = {
 void bench_read_reports(const struct drive *d, struct bench_results *res)
 {
     char path[PATH_MAX], key[64];
-    char *relay, *source;
+    char *relay, *source, *sink;
     struct msglog_set sent, received;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
 
     drive_path(d, "relay.json", path);
     relay = file_read_all(path, NULL);
     drive_path(d, "source.json", path);
     source = file_read_all(path, NULL);
+    drive_path(d, "sink.json", path);
+    sink = file_read_all(path, NULL);
+    res->own_relay_s = relay_own_cpu(relay);
+    res->own_source_s = number_or_unknown(source, "cpu_s");
+    res->own_sink_s = number_or_unknown(sink, "cpu_s");
+    res->machine_busy = number_or_unknown(relay, "utilization.machine_busy");
+    res->cores = (unsigned)number(relay, "utilization.cores");
+    if (res->cores == 0)
+        res->cores = cores > 0 ? (unsigned)cores : 1;
     res->injected = number(source, "delivered");
     res->inject_s = number(source, "elapsed_s");
     res->failed = number(source, "failed");
@@ -102,6 +138,7 @@ void bench_read_reports(const struct drive *d, struct bench_results *res)
     }
     free(relay);
     free(source);
+    free(sink);
 
     msglog_set_init(&sent);
     msglog_set_init(&received);
@@ -129,6 +166,54 @@ static double rate(double n, double s)
 static double inject_window(const struct bench_results *res)
 {
     return res->inject_s > 0 ? res->inject_s : res->load_s;
+}
+
+/*
+ * CPU per message from each program's own accounting, or -1: the relay's
+ * and the client's over the messages acknowledged, the sink's over those
+ * it received.
+ */
+struct cpu_per_message {
+    double relay, source, sink;
+};
+
+static double per(double cpu_s, double n)
+{
+    return cpu_s >= 0 && n > 0 ? cpu_s / n : -1;
+}
+
+static void cpu_per_message(const struct bench_results *res, struct cpu_per_message *c)
+{
+    c->relay = per(res->own_relay_s, res->injected);
+    c->source = per(res->own_source_s, res->injected);
+    c->sink = per(res->own_sink_s, res->delivered_sink);
+}
+
+/* The harness verdict (bottleneck.h): 1 and its line, or 0. */
+static int harness_line(const struct bench_options *o, const struct bench_results *res, char *buf,
+                        size_t len)
+{
+    struct cpu_per_message c;
+    struct harness_usage h = {
+        .cores = res->cores,
+        .machine_busy = res->machine_busy,
+        .rate = rate(res->injected, inject_window(res)),
+        .threads = o->harness_threads,
+    };
+
+    cpu_per_message(res, &c);
+    h.relay_s = c.relay;
+    h.source_s = c.source;
+    h.sink_s = c.sink;
+    return harness_verdict(&h, buf, len);
+}
+
+static void print_us(FILE *fp, const char *name, double s)
+{
+    if (s >= 0)
+        fprintf(fp, "%s %.0f us", name, s * 1e6);
+    else
+        fprintf(fp, "%s n/a", name);
 }
 
 int bench_exactly_once(const struct bench_results *res)
@@ -167,8 +252,9 @@ static void print_report(const struct bench_options *o, const char *spool,
                          const struct bench_results *res, FILE *fp)
 {
     double msgs = res->injected > 0 ? res->injected : 1;
-    char where[1200];
+    char where[1200], harness[600];
     struct histogram_summary e2e;
+    struct cpu_per_message cpu;
 
     fsinfo_describe(&res->fs, where, sizeof(where));
     fprintf(fp, "spool:      %s\n            %s\n", spool, where);
@@ -205,11 +291,18 @@ static void print_report(const struct bench_options *o, const char *spool,
     fprintf(fp, "per message: %.2f creates, %.2f renames, %.2f unlinks, %.2f fsyncs, %.2f chmods\n",
             res->creates / msgs, res->renames / msgs, res->unlinks / msgs, res->fsyncs / msgs,
             res->chmods / msgs);
-    fprintf(fp, "CPU:        relay %.0f us, source %.0f us, sink %.0f us per message\n",
-            res->cpu_relay_s * 1e6 / msgs, res->cpu_source_s * 1e6 / msgs,
-            res->cpu_sink_s * 1e6 / msgs);
+    cpu_per_message(res, &cpu);
+    fprintf(fp, "CPU:        ");
+    print_us(fp, "relay", cpu.relay);
+    print_us(fp, ", source", cpu.source);
+    print_us(fp, ", sink", cpu.sink);
+    fprintf(fp,
+            " per message (each program's own count; smtp-source and smtp-sink on %u thread%s)\n",
+            o->harness_threads, o->harness_threads == 1 ? "" : "s");
     if (res->bottleneck[0])
         fprintf(fp, "bottleneck: %s\n", res->bottleneck);
+    if (harness_line(o, res, harness, sizeof(harness)))
+        fprintf(fp, "warning:    %s\n", harness);
     if (o->discard)
         fprintf(fp, "exactly once: not checked (--discard)\n");
     else
@@ -247,6 +340,14 @@ static void count_or_null(struct json_writer *w, const char *key, const char *va
         json_string(w, key, NULL);
 }
 
+static void number_or_null(struct json_writer *w, const char *key, double v)
+{
+    if (v >= 0)
+        json_double(w, key, v);
+    else
+        json_string(w, key, NULL);
+}
+
 static void write_parameters(struct json_writer *w, const struct bench_options *o)
 {
     /* the bound of the load: a count or a time, the other null */
@@ -271,6 +372,7 @@ static void write_parameters(struct json_writer *w, const struct bench_options *
     json_string(w, "model", o->model); /* null: the relay's default */
     count_or_null(w, "cleanup_threads", o->cleanup_threads);
     count_or_null(w, "concurrency", o->concurrency);
+    json_uint(w, "harness_threads", o->harness_threads);
     json_bool(w, "discard", o->discard);
     json_bool(w, "tls", o->tls);
     json_double(w, "drain_timeout_s", o->drain_timeout);
@@ -299,6 +401,8 @@ int bench_write_json(const struct bench_options *o, const char *spool,
     FILE *fp = strcmp(o->common.json, "-") == 0 ? stdout : fopen(o->common.json, "w");
     double msgs = res->injected > 0 ? res->injected : 1;
     struct json_writer w;
+    struct cpu_per_message cpu;
+    char harness[600];
     int status;
 
     if (fp == NULL)
@@ -327,7 +431,15 @@ int bench_write_json(const struct bench_options *o, const char *spool,
     json_double(&w, "source", res->cpu_source_s);
     json_double(&w, "sink", res->cpu_sink_s);
     json_end_object(&w);
+    cpu_per_message(res, &cpu);
+    json_begin_object(&w, "cpu_per_message_s"); /* each program's own accounting */
+    number_or_null(&w, "relay", cpu.relay);
+    number_or_null(&w, "source", cpu.source);
+    number_or_null(&w, "sink", cpu.sink);
+    json_end_object(&w);
     json_string(&w, "bottleneck", res->bottleneck[0] ? res->bottleneck : NULL);
+    json_string(&w, "harness_warning",
+                harness_line(o, res, harness, sizeof(harness)) ? harness : NULL);
     json_begin_object(&w, "per_message");
     json_double(&w, "creates", res->creates / msgs);
     json_double(&w, "renames", res->renames / msgs);

@@ -1,10 +1,11 @@
 /*
  * bench_report - the results of a `spoolsim bench' run.
  *
- * bench_read_reports() reads the relay's and smtp-source's JSON reports
- * and the client's and sink's message logs from the run's work directory
- * (relay.json, source.json, source.log, sink.log); the rest prints what
- * was found. Exactly once means: the queue drained, and every message
+ * bench_read_reports() reads the three programs' JSON reports and the
+ * client's and sink's message logs from the run's work directory
+ * (relay.json, source.json, sink.json, source.log, sink.log); the rest
+ * prints what was found, with the harness verdict (bottleneck.h) from
+ * each program's own CPU per message. Exactly once means: the queue drained, and every message
  * the client saw acknowledged arrived at the sink once, intact, with
  * nothing else arriving.
  */
@@ -35,6 +36,7 @@ struct bench_options {
     const char *model; /* NULL: the relay's default */
     const char *cleanup_threads;
     const char *concurrency;
+    unsigned harness_threads; /* --threads for smtp-source and smtp-sink */
     int discard;
     int tls;               /* STARTTLS on both legs: source -> relay -> sink */
     struct netem_spec hop; /* --hop-delay and the rest: all 0, a loopback sink */
@@ -64,8 +66,12 @@ struct bench_results {
     struct fsinfo fs;
     int relay_status, source_status, drained;
     double cpu_relay_s, cpu_source_s, cpu_sink_s; /* each child's, from wait4() */
-    char model[400];                              /* the relay's cost model, as its JSON names it */
-    char bottleneck[600];                         /* the relay's verdict on what limited the run */
+    /* each program's own CPU (its JSON's cpu_s; the relay's roles added), < 0: no report */
+    double own_relay_s, own_source_s, own_sink_s;
+    unsigned cores;       /* the machine's, as the relay counted them */
+    double machine_busy;  /* over the relay's busy window, 0..1; < 0: unknown */
+    char model[400];      /* the relay's cost model, as its JSON names it */
+    char bottleneck[600]; /* the relay's verdict on what limited the run */
 };
 
 const char *bench_sync_name(const struct bench_options *o);

@@ -87,3 +87,59 @@ void bottleneck_verdict(const struct utilization *u, char *buf, size_t len)
                  pct(cpu), u->cores, parts, disk_text, fsync);
     }
 }
+
+/* A program's load in cores, and the cores its threads can use. */
+static double need(const struct harness_usage *h, double cpu_s)
+{
+    return cpu_s > 0 ? cpu_s * h->rate : 0;
+}
+
+static unsigned usable_cores(const struct harness_usage *h)
+{
+    unsigned cores = h->cores ? h->cores : 1, threads = h->threads ? h->threads : 1;
+
+    return threads < cores ? threads : cores;
+}
+
+int harness_verdict(const struct harness_usage *h, char *buf, size_t len)
+{
+    static const char elsewhere[] = "run smtp-source and smtp-sink on other hosts "
+                                    "(docs/multi-host.md)";
+    const char *names[2] = {"smtp-source", "smtp-sink"};
+    double cpu[2] = {h->source_s, h->sink_s};
+    unsigned usable = usable_cores(h), threads = h->threads ? h->threads : 1;
+    int worst = need(h, cpu[1]) > need(h, cpu[0]);
+    double harness = need(h, cpu[0]) + need(h, cpu[1]), relay = need(h, h->relay_s);
+
+    buf[0] = 0;
+    if (h->rate <= 0)
+        return 0;
+    if (need(h, cpu[worst]) >= HARNESS_NEAR * usable) {
+        char remedy[96];
+
+        /* More threads help only with cores to put them on, not with the machine already full. */
+        if (threads < h->cores && !(h->machine_busy >= BOTTLENECK_SATURATED))
+            snprintf(remedy, sizeof(remedy), "try --harness-threads %u",
+                     2 * threads < h->cores ? 2 * threads : h->cores);
+        else
+            snprintf(remedy, sizeof(remedy), "%s", elsewhere);
+        snprintf(buf, len,
+                 "the harness is the limit: %s needs %.2f of the %u core%s its %u thread%s can "
+                 "use (%.0f us per message at %.0f msgs/s); %s",
+                 names[worst], need(h, cpu[worst]), usable, usable == 1 ? "" : "s", threads,
+                 threads == 1 ? "" : "s", cpu[worst] * 1e6, h->rate, remedy);
+        return 1;
+    }
+    if (h->machine_busy >= BOTTLENECK_NEAR && h->cores && harness > relay) {
+        double busy = h->machine_busy * h->cores;
+
+        snprintf(buf, len,
+                 "the harness is the limit: smtp-source and smtp-sink take %d %% of the "
+                 "machine's busy CPU, the relay %d %% (%u cores %d %% busy); %s",
+                 pct(harness / busy < 1 ? harness / busy : 1),
+                 pct(relay / busy < 1 ? relay / busy : 1), h->cores, pct(h->machine_busy),
+                 elsewhere);
+        return 1;
+    }
+    return 0;
+}

@@ -41,4 +41,33 @@ void utilization_add(struct utilization *u, const char *name, double cores);
 /* One line: "limited by CPU: 2 of 2 cores 97 % busy (relay 48 %, ...)" and the like. */
 void bottleneck_verdict(const struct utilization *u, char *buf, size_t len);
 
+/*
+ * Whether the harness (smtp-source and smtp-sink), not the relay or the
+ * disk, held the rate: a benchmark of the spool then measures its load
+ * generator. Two signs, each from the programs' own CPU per message:
+ * - one of them needs 80 % or more of the cores its event loops can use
+ *   (CPU per message times the rate, against --harness-threads, at most
+ *   the machine's cores): it cannot offer or absorb more;
+ * - the machine is 80 % busy or more and the two together take more of it
+ *   than the relay: they hold cores the relay would have used. (On a
+ *   machine with idle cores the harness's share limits nothing.)
+ * The remedy named is more threads for the harness while that can help (a
+ * program at its threads' limit, cores left), else other hosts for the
+ * load (docs/multi-host.md).
+ */
+#define HARNESS_NEAR 0.8
+
+struct harness_usage {
+    unsigned cores;      /* online CPUs */
+    double machine_busy; /* fraction of all cores' time busy, 0..1; < 0: unknown */
+    double rate;         /* messages/s the run carried */
+    double relay_s;      /* CPU per message, in seconds, of each; < 0: unknown (no sink) */
+    double source_s;
+    double sink_s;
+    unsigned threads; /* event loops of each of smtp-source and smtp-sink */
+};
+
+/* 1 and the line ("the harness is the limit: ..."), or 0 and the empty string. */
+int harness_verdict(const struct harness_usage *h, char *buf, size_t len);
+
 #endif

@@ -101,6 +101,85 @@ START_TEST(test_not_saturated)
 }
 END_TEST
 
+/*
+ * The harness verdict with fixed figures. The base: a 2-core machine at
+ * 2000 msgs/s, the relay 300 us, the source 200 us, the sink 80 us per
+ * message; each case changes some of it. `want' is the whole line (""
+ * for no warning), or, with `part', a piece of it.
+ */
+struct harness_case {
+    const char *what;
+    double busy;
+    unsigned threads, cores;
+    double rate, relay_us, source_us, sink_us; /* 0: the base's; sink < 0: no sink */
+    const char *want;
+    int part;
+};
+
+#define MORE_THREADS "; try --harness-threads 2"
+#define ELSEWHERE "; run smtp-source and smtp-sink on other hosts (docs/multi-host.md)"
+#define ONE_CORE(who, need, us)                                                                    \
+    "the harness is the limit: " who " needs " need " of the 1 core its 1 thread can use (" us     \
+    " us per message at 2000 msgs/s)"
+
+static const struct harness_case harness_cases[] = {
+    {"the source 0.4 core, the relay 0.6, the machine half idle", 0.55, 1, 0, 0, 0, 0, 0, "", 0},
+    {"busy, but the relay takes more than the harness", 0.95, 1, 0, 0, 0, 0, 0, "", 0},
+    {"just under 80 % of a core", 0.50, 1, 0, 0, 0, 399, 0, "", 0},
+    {"nothing carried: nothing to say", 0.95, 1, 0, -1, 0, 1e6, 0, "", 0},
+    {"the source at 0.9 of its one core, a core to spare: more threads", 0.75, 1, 0, 0, 0, 450, 0,
+     ONE_CORE("smtp-source", "0.90", "450") MORE_THREADS, 0},
+    {"exactly 80 % counts", 0.75, 1, 0, 0, 0, 400, 0, "smtp-source needs 0.80 of the 1 core", 1},
+    {"the sink, when it is the one at its limit", 0.75, 1, 0, 0, 0, 0, 500,
+     ONE_CORE("smtp-sink", "1.00", "500") MORE_THREADS, 0},
+    {"the machine already full: threads would take the relay's cores", 0.97, 1, 0, 0, 0, 450, 0,
+     ONE_CORE("smtp-source", "0.90", "450") ELSEWHERE, 0},
+    {"two threads on two cores: 0.9 of a core is no limit", 0.75, 2, 0, 0, 0, 450, 0, "", 0},
+    {"1.7 of 2 cores is, and no core is left to give", 0.75, 2, 0, 0, 0, 850, 0,
+     "the harness is the limit: smtp-source needs 1.70 of the 2 cores its 2 threads can use (850 "
+     "us per message at 2000 msgs/s)" ELSEWHERE,
+     0},
+    {"more threads than cores: the cores are the bound", 0.75, 4, 0, 0, 0, 850, 0,
+     "1.70 of the 2 cores its 4 threads", 1},
+    {"on 8 cores, doubling the threads is the advice", 0.30, 2, 8, 0, 0, 850, 0,
+     "try --harness-threads 4", 1},
+    {"and never beyond the cores", 0.30, 6, 8, 0, 0, 2500, 0, "try --harness-threads 8", 1},
+    {"neither at its limit, together more of a busy machine than the relay", 0.92, 1, 0, 0, 400,
+     320, 150,
+     "the harness is the limit: smtp-source and smtp-sink take 51 % of the machine's busy CPU, "
+     "the relay 43 % (2 cores 92 % busy)" ELSEWHERE,
+     0},
+    {"the same shares with idle cores limit nothing", 0.70, 1, 0, 0, 400, 320, 150, "", 0},
+    {"nor with the machine's busy time unknown", -1, 1, 0, 0, 400, 320, 150, "", 0},
+    {"no sink (--discard): the source alone", 0.92, 1, 0, 0, 0, 350, -1,
+     "take 38 % of the machine's busy CPU, the relay 33 %", 1},
+};
+
+START_TEST(test_harness)
+{
+    const struct harness_case *c = &harness_cases[_i];
+    struct harness_usage h = {
+        .cores = c->cores ? c->cores : 2,
+        .machine_busy = c->busy,
+        .rate = c->rate < 0 ? 0
+                : c->rate   ? c->rate
+                            : 2000,
+        .relay_s = (c->relay_us ? c->relay_us : 300) / 1e6,
+        .source_s = (c->source_us ? c->source_us : 200) / 1e6,
+        .sink_s = c->sink_us < 0 ? -1 : (c->sink_us ? c->sink_us : 80) / 1e6,
+        .threads = c->threads,
+    };
+    char line[600] = "junk";
+    int got = harness_verdict(&h, line, sizeof(line));
+
+    ck_assert_msg(got == (c->want[0] != 0), "%s: returned %d, \"%s\"", c->what, got, line);
+    if (c->part)
+        ck_assert_msg(strstr(line, c->want) != NULL, "%s: \"%s\"", c->what, line);
+    else
+        ck_assert_msg(strcmp(line, c->want) == 0, "%s: \"%s\"", c->what, line);
+}
+END_TEST
+
 START_TEST(test_parsers)
 {
     uint64_t busy, total, ticks;
@@ -148,6 +227,8 @@ static Suite *bottleneck_suite(void)
     tcase_add_test(tc, test_serial_bound);
     tcase_add_test(tc, test_near);
     tcase_add_test(tc, test_not_saturated);
+    tcase_add_loop_test(tc, test_harness, 0,
+                        (int)(sizeof(harness_cases) / sizeof(harness_cases[0])));
     tcase_add_test(tc, test_parsers);
     suite_add_tcase(s, tc);
     return s;

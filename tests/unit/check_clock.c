@@ -119,6 +119,23 @@ START_TEST(test_instant)
 }
 END_TEST
 
+/* The process's CPU grows with work done, and by no more than the time passed per thread. */
+START_TEST(test_process_cpu)
+{
+    double before = clock_process_cpu_s(), after;
+    uint64_t start = clock_now_ns();
+    volatile unsigned long spin = 0;
+
+    do {
+        for (int i = 0; i < 100000; i++)
+            spin += (unsigned long)i;
+        after = clock_process_cpu_s();
+    } while (after - before < 0.02 && clock_now_ns() - start < 10 * CLOCK_NS_PER_SEC);
+    ck_assert_msg(after - before >= 0.02, "%.6f s of CPU in 10 s of spinning", after - before);
+    ck_assert(after - before <= (double)(clock_now_ns() - start) / 1e9 + 0.01);
+}
+END_TEST
+
 #define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 int main(void)
@@ -128,6 +145,7 @@ int main(void)
 
     tcase_add_loop_test(tc, test_timeval, 0, COUNT(cases));
     tcase_add_loop_test(tc, test_instant, 0, COUNT(instants));
+    tcase_add_test(tc, test_process_cpu);
     suite_add_tcase(s, tc);
     return check_run_suite(s);
 }
