@@ -97,6 +97,14 @@ sweep() {  # NAME [sweep options...]: one sweep, its JSON in $OUT/NAME.json
         --json "$OUT/$name.json" "$@" >"$OUT/$name.txt" 2>"$OUT/$name.err" ||
         { echo "$0: sweep $name failed:" >&2; cat "$OUT/$name.err" >&2; return 1; }
 }
+label() {  # FILE TEXT: the name `spoolsim plot' gives the result in its legend
+    python3 - "$1" "$2" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["label"] = sys.argv[2]
+json.dump(d, open(sys.argv[1], "w"), indent=1)
+EOF
+}
 
 echo "capacity: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start" >&2
 for fs in $FSES; do
@@ -109,10 +117,12 @@ for fs in $FSES; do
     pfi_setup "$TMP/pfi" "$MNT/pq" "$sink_port" "$port" || exit 1
     pfi_start || exit 1
     sweep "$fs-postfix" --target 127.0.0.1:"$port" --sink-port "$sink_port" || exit 1
+    label "$OUT/$fs-postfix.json" "Postfix $PFI_VERSION (real)"
     pfi_stop
     cp "$TMP/pfi/postfix.log" "$OUT/$fs-postfix.log" 2>/dev/null
     rm -rf "$MNT/pq" "$MNT/ss-none" "$MNT/ss-postfix"
-    if "$SPOOLSIM" plot "$OUT/$fs-bare.json" "$OUT/$fs-model.json" "$OUT/$fs-postfix.json" \
+    if "$SPOOLSIM" plot --title "spoolsim sweep on $fs: the bare relay, the model, a real Postfix" \
+        "$OUT/$fs-bare.json" "$OUT/$fs-model.json" "$OUT/$fs-postfix.json" \
         -o "$OUT/$fs.svg" 2>"$TMP/plot.err"; then
         echo "capacity: $OUT/$fs.svg" >&2
     else
