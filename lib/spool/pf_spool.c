@@ -1,5 +1,12 @@
 /*
- * pf_spool - a Postfix-style queue on disk; see pf_spool.h.
+ * pf_spool - the directory tree of a Postfix-style queue on disk; see pf_spool.h.
+ *
+ * Opening the spool checks it before anything is changed: the spool and
+ * queue directories, the recorded layout, the hash directories, each one a
+ * real directory of the relay's user that no one else can write. Then the
+ * pid file's lock, the drop to that user, and the names of queue files
+ * (pf_spool_locate(), pf_spool_path()), which the message files
+ * (pf_spool_file.c) are reached by.
  */
 #include "config.h"
 
@@ -13,15 +20,13 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include "fileutil.h"
 #include "msg.h"
 #include "pf_spool.h"
+#include "pf_spool_impl.h"
 #include "xalloc.h"
-
-#define WRITE_PIECE 4096 /* Postfix's VSTREAM buffer: one write per 4 KiB */
 
 static const char *const queues[PF_SPOOL_QUEUES] = {"incoming", "active", "deferred", "defer",
                                                     "bounce",   "trace",  "hold",     "maildrop",
@@ -158,7 +163,7 @@ static int make_dir(const struct pf_spool *sp, int at, const char *name, const c
     return fd;
 }
 
-static int queue_index(const char *queue)
+int pf_spool_queue_index(const char *queue)
 {
     for (int i = 0; i < PF_SPOOL_QUEUES; i++)
         if (strcmp(queue, queues[i]) == 0)
@@ -166,9 +171,8 @@ static int queue_index(const char *queue)
     return -1;
 }
 
-/* A name inside queue `qi' (hash directories included) as a descriptor and a name from it. */
-static int in_queue(const struct pf_spool *sp, int qi, const char *rel, int *at, char *name,
-                    size_t len, size_t *rel_off)
+int pf_spool_in_queue(const struct pf_spool *sp, int qi, const char *rel, int *at, char *name,
+                      size_t len, size_t *rel_off)
 {
     int n;
 
@@ -199,7 +203,7 @@ int pf_spool_locate(const struct pf_spool *sp, const char *queue, const char *id
                     char *name, size_t len, size_t *rel_off)
 {
     char rel[PF_QUEUE_ID_MAX + 16], hash[16] = "";
-    int qi = queue_index(queue);
+    int qi = pf_spool_queue_index(queue);
 
     /* Validate before any name is built: an ID never walks out of its queue. */
     if (qi < 0 || !pf_queue_id_ok(id) ||
@@ -209,12 +213,12 @@ int pf_spool_locate(const struct pf_spool *sp, const char *queue, const char *id
         return -1;
     }
     snprintf(rel, sizeof(rel), "%s%s%s", hash, hash[0] ? "/" : "", id);
-    return in_queue(sp, qi, rel, at, name, len, rel_off);
+    return pf_spool_in_queue(sp, qi, rel, at, name, len, rel_off);
 }
 
 int pf_spool_queue_fd(const struct pf_spool *sp, const char *queue)
 {
-    int qi = queue_index(queue);
+    int qi = pf_spool_queue_index(queue);
 
     return sp->opened && qi >= 0 ? sp->queue_fd[qi] : -1;
 }
@@ -425,7 +429,7 @@ static int check_layout(const struct pf_spool *sp, char *err, size_t errlen)
     }
     /* No layout file: a new spool, or an older relay's, whose deferred mail shows its depth. */
     for (size_t i = 0; i < 2; i++) {
-        depth = file_depth(sp->queue_fd[queue_index(hashed_queues[i])], 0);
+        depth = file_depth(sp->queue_fd[pf_spool_queue_index(hashed_queues[i])], 0);
         if (depth >= 0 && depth != sp->hash_depth) {
             snprintf(err, errlen,
                      "%s/%s holds mail hashed %d level%s deep, and there is no %s to say "
@@ -597,461 +601,11 @@ int pf_spool_path(const struct pf_spool *sp, const char *queue, const char *id, 
     char hash[16] = "";
     int n;
 
-    if (queue_index(queue) < 0 || !pf_queue_id_ok(id))
+    if (pf_spool_queue_index(queue) < 0 || !pf_queue_id_ok(id))
         return -1;
     if (hashed(queue) && sp->hash_depth > 0 &&
         pf_queue_hash(id, sp->hash_depth, hash, sizeof(hash)) != 0)
         return -1;
     n = snprintf(out, len, "%s/%s/%s%s%s", sp->dir, queue, hash, hash[0] ? "/" : "", id);
     return n < 0 || (size_t)n >= len ? -1 : 0;
-}
-
-static int sync_file(const struct pf_spool *sp, int fd, struct pf_spool_stats *st)
-{
-    if (sp->sync == PF_SYNC_NONE)
-        return 0;
-    st->fsyncs++;
-    return sp->sync == PF_SYNC_FSYNC ? fsync(fd) : fdatasync(fd);
-}
-
-void pf_spool_abort(struct pf_spool_file *f)
-{
-    int saved = errno;
-
-    if (f->fd < 0)
-        return;
-    close(f->fd);
-    f->fd = -1;
-    unlinkat(f->at, f->name, 0); /* nothing half-written stays in the queue */
-    errno = saved;
-}
-
-static int fail_file(struct pf_spool_file *f)
-{
-    pf_spool_abort(f);
-    return -1;
-}
-
-int pf_spool_create(const struct pf_spool *sp, struct pf_spool_file *f, char *id, size_t idlen,
-                    struct pf_spool_stats *st)
-{
-    char rel[128], path[sizeof(f->name)], probe[4096];
-    static const char *const probes[] = {"defer", "bounce", "trace"};
-    int to, probe_at;
-    struct timeval tv;
-    struct stat sb;
-
-    f->fd = -1;
-    f->buf_len = 0;
-    gettimeofday(&tv, NULL);
-    snprintf(rel, sizeof(rel), "%ld.%ld", (long)tv.tv_usec, (long)getpid());
-    if (in_queue(sp, queue_index("incoming"), rel, &f->at, f->name, sizeof(f->name), NULL) != 0)
-        return -1;
-    /* Threads of one process share the pid: O_EXCL tells us to try another name. */
-    while ((f->fd = openat(f->at, f->name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-                           0600)) < 0 &&
-           errno == EEXIST) {
-        gettimeofday(&tv, NULL);
-        snprintf(rel, sizeof(rel), "%ld.%ld.%lx", (long)tv.tv_usec, (long)getpid(),
-                 (unsigned long)random());
-        if (in_queue(sp, queue_index("incoming"), rel, &f->at, f->name, sizeof(f->name), NULL) != 0)
-            return -1;
-    }
-    if (f->fd < 0)
-        return -1;
-    st->creates++;
-    if (fstat(f->fd, &sb) != 0)
-        return fail_file(f);
-    gettimeofday(&tv, NULL);
-    if (sp->long_ids)
-        pf_queue_id_long(id, idlen, (unsigned long)tv.tv_sec, (unsigned long)tv.tv_usec,
-                         (unsigned long)sb.st_ino);
-    else
-        pf_queue_id_short(id, idlen, (unsigned long)tv.tv_usec, (unsigned long)sb.st_ino);
-    if (pf_spool_locate(sp, "incoming", id, &to, path, sizeof(path), NULL) != 0 ||
-        renameat(f->at, f->name, to, path) != 0)
-        return fail_file(f);
-    f->at = to;
-    memcpy(f->name, path, sizeof(path));
-    st->renames++;
-    /* A recycled short ID may have stale logs: Postfix removes them, expecting ENOENT. */
-    for (size_t i = 0; i < 3; i++) {
-        if (pf_spool_locate(sp, probes[i], id, &probe_at, probe, sizeof(probe), NULL) == 0) {
-            st->probes++;
-            if (unlinkat(probe_at, probe, 0) != 0 && errno != ENOENT)
-                return fail_file(f);
-        }
-    }
-    return 0;
-}
-
-int pf_spool_append(struct pf_spool_file *f, const char *data, size_t len,
-                    struct pf_spool_stats *st)
-{
-    while (len > 0) {
-        size_t take = sizeof(f->buf) - f->buf_len;
-
-        if (take > len)
-            take = len;
-        memcpy(f->buf + f->buf_len, data, take);
-        f->buf_len += take;
-        data += take;
-        len -= take;
-        /* A full buffer goes out at once, as a VSTREAM's does: a write per 4 KiB. */
-        if (f->buf_len == sizeof(f->buf)) {
-            if (write_all(f->fd, f->buf, f->buf_len, WRITE_PIECE, &st->writes, &st->bytes) != 0)
-                return fail_file(f);
-            f->buf_len = 0;
-        }
-    }
-    return 0;
-}
-
-int pf_spool_commit(const struct pf_spool *sp, struct pf_spool_file *f,
-                    const char size_record[PF_SIZE_RECORD_LEN], struct pf_spool_stats *st)
-{
-    int fd = f->fd;
-
-    if (write_all(fd, f->buf, f->buf_len, WRITE_PIECE, &st->writes, &st->bytes) != 0)
-        return fail_file(f);
-    f->buf_len = 0;
-    /* cleanup rewrites the size record in place once the file is complete */
-    if (pwrite(fd, size_record, PF_SIZE_RECORD_LEN, 0) != (ssize_t)PF_SIZE_RECORD_LEN)
-        return fail_file(f);
-    st->writes++;
-    if (fchmod(fd, 0700) != 0)
-        return fail_file(f);
-    st->chmods++;
-    if (sync_file(sp, fd, st) != 0)
-        return fail_file(f);
-    f->fd = -1;
-    if (close(fd) != 0) {
-        int saved = errno;
-
-        unlinkat(f->at, f->name, 0);
-        errno = saved;
-        return -1;
-    }
-    return 0;
-}
-
-int pf_spool_enqueue(const struct pf_spool *sp, const struct pf_qfile *q, char *id, size_t idlen,
-                     struct pf_spool_stats *st)
-{
-    struct pf_spool_file *f = xmalloc(sizeof(*f));
-    char size_record[PF_SIZE_RECORD_LEN];
-    int status = -1, saved;
-
-    pf_qfile_size_record(q, size_record);
-    if (pf_spool_create(sp, f, id, idlen, st) == 0 && pf_spool_append(f, q->buf, q->len, st) == 0)
-        status = pf_spool_commit(sp, f, size_record, st);
-    saved = errno;
-    free(f);
-    errno = saved;
-    return status;
-}
-
-int pf_spool_activate(const struct pf_spool *sp, const char *id, int from_deferred,
-                      struct pf_spool_stats *st)
-{
-    char from[4096], to[4096];
-    int from_at, to_at;
-    struct stat sb;
-
-    if (pf_spool_locate(sp, from_deferred ? "deferred" : "incoming", id, &from_at, from,
-                        sizeof(from), NULL) != 0 ||
-        pf_spool_locate(sp, "active", id, &to_at, to, sizeof(to), NULL) != 0)
-        return -1;
-    /* qmgr looks before it moves: only a file marked complete (0700) goes on. */
-    st->stat_probes++;
-    if (fstatat(from_at, from, &sb, AT_SYMLINK_NOFOLLOW) != 0)
-        return -1;
-    if (!S_ISREG(sb.st_mode) || (sb.st_mode & 0700) != 0700) {
-        errno = EAGAIN;
-        return -1;
-    }
-    if (renameat(from_at, from, to_at, to) != 0)
-        return -1;
-    st->renames++;
-    return 0;
-}
-
-/* The rest of an open file, whose fstat said `size', into a malloc'd buffer. */
-static int read_rest(int fd, off_t size, char **buf, size_t *len)
-{
-    size_t got = 0;
-
-    *buf = xmalloc((size_t)size + 1);
-    while (got < (size_t)size) {
-        ssize_t n = read(fd, *buf + got, (size_t)size - got);
-
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            int saved = errno;
-
-            free(*buf);
-            *buf = NULL;
-            errno = saved;
-            return -1;
-        }
-        if (n == 0)
-            break;
-        got += (size_t)n;
-    }
-    (*buf)[got] = 0;
-    *len = got;
-    return 0;
-}
-
-/*
- * Open `path' under `at' and size it before anything is allocated: a
- * regular file (else EINVAL) of at most sp->max_file bytes (else EFBIG,
- * with *size set), so that no file can make us take more than the bound.
- * The descriptor, or -1.
- */
-static int open_sized(const struct pf_spool *sp, int at, const char *path, int flags, off_t *size)
-{
-    struct stat sb;
-    int fd, saved;
-
-    *size = 0;
-    if ((fd = openat(at, path, flags | O_NOFOLLOW | O_CLOEXEC)) < 0)
-        return -1;
-    if (fstat(fd, &sb) != 0)
-        goto fail;
-    *size = sb.st_size;
-    if (!S_ISREG(sb.st_mode) || sb.st_size < 0) {
-        errno = EINVAL;
-        goto fail;
-    }
-    if (sp->max_file && (uint64_t)sb.st_size > sp->max_file) {
-        errno = EFBIG;
-        goto fail;
-    }
-    return fd;
-
-fail:
-    saved = errno;
-    close(fd);
-    errno = saved;
-    return -1;
-}
-
-int pf_spool_read(const struct pf_spool *sp, const char *id, char **buf, size_t *len,
-                  struct pf_spool_stats *st)
-{
-    char path[4096];
-    off_t size;
-    int at, fd, saved;
-
-    *buf = NULL;
-    *len = 0;
-    if (pf_spool_locate(sp, "active", id, &at, path, sizeof(path), NULL) != 0)
-        return -1;
-    if ((fd = open_sized(sp, at, path, O_RDWR, &size)) < 0) {
-        if (errno == EFBIG)
-            *len = (size_t)size;
-        return -1;
-    }
-    /* qmgr locks the file it works on; a lock held by another says it is busy */
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0)
-        goto fail;
-    st->locks++;
-    if (read_rest(fd, size, buf, len) != 0)
-        goto fail;
-    close(fd);
-    return 0;
-
-fail:
-    saved = errno;
-    close(fd);
-    errno = saved;
-    return -1;
-}
-
-int pf_spool_log_read(const struct pf_spool *sp, const char *log, const char *id, char **buf,
-                      size_t *len, struct pf_spool_stats *st)
-{
-    char path[4096];
-    off_t size;
-    int at, fd, status;
-
-    (void)st; /* reads are not counted, as pf_spool_read()'s are not */
-    *buf = NULL;
-    *len = 0;
-    if (pf_spool_locate(sp, log, id, &at, path, sizeof(path), NULL) != 0)
-        return -1;
-    /* a log holds a block per recipient: no longer than the queue file it speaks of */
-    if ((fd = open_sized(sp, at, path, O_RDONLY, &size)) < 0)
-        return -1;
-    status = read_rest(fd, size, buf, len);
-    if (status != 0) {
-        int saved = errno;
-
-        close(fd);
-        errno = saved;
-        return -1;
-    }
-    close(fd);
-    return 0;
-}
-
-/*
- * Make the hash directories of `name' under `at', every level of them
- * (those after `from': the part inside the queue), as Postfix makes them
- * when first needed.
- */
-static int make_levels(int at, const char *name, size_t from, struct pf_spool_stats *st)
-{
-    char dir[4096];
-    char *slash;
-
-    snprintf(dir, sizeof(dir), "%s", name);
-    for (char *p = dir + from; (slash = strchr(p, '/')) != NULL; p = slash + 1) {
-        *slash = 0;
-        if (mkdirat(at, dir, 0700) == 0)
-            st->mkdirs++;
-        else if (errno != EEXIST)
-            return -1;
-        *slash = '/';
-    }
-    return 0;
-}
-
-int pf_spool_defer(const struct pf_spool *sp, const char *id, long retry_sec,
-                   struct pf_spool_stats *st)
-{
-    char from[4096], to[4096];
-    struct timespec times[2];
-    int from_at, to_at;
-    size_t rel_off;
-
-    if (pf_spool_locate(sp, "active", id, &from_at, from, sizeof(from), NULL) != 0 ||
-        pf_spool_locate(sp, "deferred", id, &to_at, to, sizeof(to), &rel_off) != 0)
-        return -1;
-    times[0].tv_sec = times[1].tv_sec = retry_sec;
-    times[0].tv_nsec = times[1].tv_nsec = 0;
-    if (utimensat(from_at, from, times, AT_SYMLINK_NOFOLLOW) != 0)
-        return -1;
-    st->utimes++;
-    if (renameat(from_at, from, to_at, to) != 0 &&
-        (errno != ENOENT || make_levels(to_at, to, rel_off, st) != 0 ||
-         renameat(from_at, from, to_at, to) != 0))
-        return -1;
-    st->renames++;
-    return 0;
-}
-
-int pf_spool_log_append(const struct pf_spool *sp, const char *log, const char *id,
-                        const char *text, struct pf_spool_stats *st)
-{
-    const int flags = O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC;
-    char path[4096];
-    size_t len = strlen(text), rel_off;
-    int at, fd, status = 0;
-
-    if (pf_spool_locate(sp, log, id, &at, path, sizeof(path), &rel_off) != 0)
-        return -1;
-    fd = openat(at, path, flags, 0600);
-    if (fd < 0 && errno == ENOENT && make_levels(at, path, rel_off, st) == 0)
-        fd = openat(at, path, flags, 0600);
-    if (fd < 0)
-        return -1;
-    st->creates++;
-    if (write_all(fd, text, len, WRITE_PIECE, &st->writes, &st->bytes) != 0 ||
-        sync_file(sp, fd, st) != 0)
-        status = -1;
-    if (close(fd) != 0)
-        status = -1;
-    return status;
-}
-
-int pf_spool_log_remove(const struct pf_spool *sp, const char *log, const char *id,
-                        struct pf_spool_stats *st)
-{
-    char path[4096];
-    int at;
-
-    if (pf_spool_locate(sp, log, id, &at, path, sizeof(path), NULL) != 0)
-        return -1;
-    if (unlinkat(at, path, 0) != 0) {
-        if (errno != ENOENT)
-            return -1;
-        st->probes++; /* Postfix's qmgr makes this call for every message: mostly a probe */
-        return 0;
-    }
-    st->unlinks++;
-    return 0;
-}
-
-int pf_spool_log_stat(const struct pf_spool *sp, const char *log, const char *id, off_t *size,
-                      struct pf_spool_stats *st)
-{
-    char path[4096];
-    struct stat sb;
-    int at;
-
-    *size = 0;
-    if (pf_spool_locate(sp, log, id, &at, path, sizeof(path), NULL) != 0)
-        return 0;
-    st->stat_probes++;
-    if (fstatat(at, path, &sb, AT_SYMLINK_NOFOLLOW) != 0)
-        return 0;
-    *size = sb.st_size;
-    return 1;
-}
-
-int pf_spool_log_exists(const struct pf_spool *sp, const char *log, const char *id,
-                        struct pf_spool_stats *st)
-{
-    off_t size;
-
-    return pf_spool_log_stat(sp, log, id, &size, st);
-}
-
-int pf_spool_corrupt(const struct pf_spool *sp, const char *queue, const char *id)
-{
-    char from[4096], to[4096];
-    int from_at, to_at;
-
-    if (pf_spool_locate(sp, queue, id, &from_at, from, sizeof(from), NULL) != 0 ||
-        pf_spool_locate(sp, "corrupt", id, &to_at, to, sizeof(to), NULL) != 0)
-        return -1;
-    return renameat(from_at, from, to_at, to);
-}
-
-int pf_spool_mark_done(const struct pf_spool *sp, const char *id, size_t offset,
-                       struct pf_spool_stats *st)
-{
-    char path[4096];
-    int at, fd, status = 0;
-
-    if (pf_spool_locate(sp, "active", id, &at, path, sizeof(path), NULL) != 0)
-        return -1;
-    if ((fd = openat(at, path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) < 0)
-        return -1;
-    if (flock(fd, LOCK_SH | LOCK_NB) == 0) /* the delivery agent's shared lock */
-        st->locks++;
-    /* Postfix's smtp overwrites the type byte, no fsync: a lost D means a duplicate, not a loss */
-    if (pwrite(fd, "D", 1, (off_t)offset) != 1)
-        status = -1;
-    else
-        st->writes++;
-    if (close(fd) != 0)
-        status = -1;
-    return status;
-}
-
-int pf_spool_remove(const struct pf_spool *sp, const char *id, struct pf_spool_stats *st)
-{
-    char path[4096];
-    int at;
-
-    if (pf_spool_locate(sp, "active", id, &at, path, sizeof(path), NULL) != 0)
-        return -1;
-    if (unlinkat(at, path, 0) != 0)
-        return -1;
-    st->unlinks++;
-    return 0;
 }
