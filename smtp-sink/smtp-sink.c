@@ -25,6 +25,7 @@
 
 #include "clock.h"
 #include "endpoint.h"
+#include "interrupt.h"
 #include "json.h"
 #include "json_meta.h"
 #include "msg.h"
@@ -483,24 +484,17 @@ static void worker_free(struct sink_worker *w)
 /* The workers from start to end (more than one: see struct sink_worker). */
 static void run_threads(struct sink_run *r)
 {
-    sigset_t block, old;
-
     if (pipe(r->notify) != 0 || fcntl(r->notify[0], F_SETFL, O_NONBLOCK) != 0)
         msg_fatal("pipe: %s", strerror(errno));
     r->notify_event = event_new(r->base, r->notify[0], EV_READ | EV_PERSIST, on_notify, r);
     event_add(r->notify_event, NULL);
     /* Signals are the main thread's: its loop turns them into commands. */
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &block, &old);
     for (unsigned i = 0; i < r->n; i++) {
-        int err = pthread_create(&r->workers[i].thread, NULL, worker_thread, &r->workers[i]);
+        int err = interrupt_thread_create(&r->workers[i].thread, worker_thread, &r->workers[i]);
 
         if (err != 0)
             msg_fatal("cannot start thread %u: %s", i, strerror(err));
     }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
     event_base_dispatch(r->base);
     for (unsigned i = 0; i < r->n; i++)
         pthread_join(r->workers[i].thread, NULL);

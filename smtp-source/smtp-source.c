@@ -24,6 +24,7 @@
 
 #include "clock.h"
 #include "endpoint.h"
+#include "interrupt.h"
 #include "msg.h"
 #include "progress_out.h"
 #include "source_session.h"
@@ -555,24 +556,18 @@ static void worker_free(struct source_worker *w)
 static void run_threads(struct source_run *r)
 {
     struct event *done;
-    sigset_t block, old;
 
     if (pipe(r->done_pipe) != 0)
         msg_fatal("pipe: %s", strerror(errno));
     done = event_new(r->base, r->done_pipe[0], EV_READ | EV_PERSIST, on_worker_done, r);
     event_add(done, NULL);
     /* Signals are the main thread's: its loop turns them into commands. */
-    sigemptyset(&block);
-    sigaddset(&block, SIGINT);
-    sigaddset(&block, SIGTERM);
-    pthread_sigmask(SIG_BLOCK, &block, &old);
     for (unsigned i = 0; i < r->n; i++) {
-        int err = pthread_create(&r->workers[i].thread, NULL, worker_thread, &r->workers[i]);
+        int err = interrupt_thread_create(&r->workers[i].thread, worker_thread, &r->workers[i]);
 
         if (err != 0)
             msg_fatal("cannot start thread %u: %s", i, strerror(err));
     }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
     event_base_dispatch(r->base);
     for (unsigned i = 0; i < r->n; i++)
         pthread_join(r->workers[i].thread, NULL);

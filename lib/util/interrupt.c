@@ -32,6 +32,21 @@ void interrupt_install(void)
     signal(SIGPIPE, SIG_IGN);
 }
 
+int interrupt_thread_create(pthread_t *thread, void *(*run)(void *), void *arg)
+{
+    sigset_t block, old;
+    int err;
+
+    /* a new thread inherits the creator's mask: block them just for it */
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    err = pthread_create(thread, NULL, run, arg);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return err;
+}
+
 int interrupt_signal(void)
 {
     return stop_signal;

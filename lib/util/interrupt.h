@@ -18,9 +18,17 @@
 #ifndef SPOOLSIM_INTERRUPT_H
 #define SPOOLSIM_INTERRUPT_H
 
+#include <pthread.h>
 #include <stdio.h>
 
 void interrupt_install(void);
+
+/*
+ * pthread_create() for a worker that must never take SIGINT or SIGTERM:
+ * they stay the main thread's, whose loop turns them into a stop. Returns
+ * pthread_create()'s error number.
+ */
+int interrupt_thread_create(pthread_t *thread, void *(*run)(void *), void *arg);
 
 /* The signal that asked for a stop, or 0. */
 int interrupt_signal(void);
