@@ -25,6 +25,7 @@
 # and a shared machine moves it further: read the ratio, not the digits.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/bench/scratch-fs.sh"
 SPOOLSIM=$ROOT/spoolsim/spoolsim
 OUT='' FSES="tmpfs ext4" SESSIONS=50 BYTES=1024 WINDOW=5s SLO=2s STEPS=10
 usage() {
@@ -47,7 +48,7 @@ shift $((OPTIND - 1))
 [ $# = 0 ] || usage
 [[ $SESSIONS =~ ^[1-9][0-9]*$ && $BYTES =~ ^[1-9][0-9]*$ && $STEPS =~ ^[1-9][0-9]*$ ]] || usage
 for fs in $FSES; do
-    case $fs in tmpfs | ext4 | ext4-dirsync | xfs) ;; *) echo "$0: unknown filesystem $fs" >&2; exit 2 ;; esac
+    scratch_fs_known "$fs" || { echo "$0: unknown filesystem $fs" >&2; exit 2; }
 done
 [ "$(id -u)" = 0 ] || { echo "$0: must run as root (Postfix, loop mounts)" >&2; exit 2; }
 [ -x "$SPOOLSIM" ] || { echo "$0: missing $SPOOLSIM: run make" >&2; exit 2; }
@@ -73,21 +74,6 @@ mkdir -p "$MNT"
 if [ -z "$OUT" ]; then OUT=$(mktemp -d /tmp/capacity-out.XXXXXX) || exit 1; fi
 mkdir -p "$OUT" || exit 1
 
-free_port() {
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
-mount_fs() {
-    mountpoint -q "$MNT" && umount "$MNT"
-    rm -f "$TMP/img"
-    case $1 in
-    tmpfs) mount -t tmpfs -o size=2g,mode=755 tmpfs "$MNT" ;;
-    ext4 | ext4-dirsync)
-        local opts=loop
-        [ "$1" = ext4-dirsync ] && opts=loop,dirsync
-        truncate -s 2G "$TMP/img" && mkfs.ext4 -q -F "$TMP/img" && mount -o "$opts" "$TMP/img" "$MNT" ;;
-    xfs) truncate -s 2G "$TMP/img" && mkfs.xfs -q -f "$TMP/img" && mount -o loop "$TMP/img" "$MNT" ;;
-    esac && chmod 755 "$MNT"
-}
 sweep() {  # NAME [sweep options...]: one sweep, its JSON in $OUT/NAME.json
     local name=$1
     shift
@@ -108,7 +94,7 @@ EOF
 
 echo "capacity: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg) at the start" >&2
 for fs in $FSES; do
-    mount_fs "$fs" || { echo "$0: cannot make $fs" >&2; exit 1; }
+    scratch_fs_mount "$fs" "$MNT" "$TMP/img" || { echo "$0: cannot make $fs" >&2; exit 1; }
     mkdir -p "$MNT/ss-none" "$MNT/ss-postfix"
     sweep "$fs-bare" --spool "$MNT/ss-none" -- --model none || exit 1
     sweep "$fs-model" --spool "$MNT/ss-postfix" -- --model postfix || exit 1

@@ -23,6 +23,7 @@
 # ext4-dirsync/ext4 for Postfix, for the model and for the bare relay.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/bench/scratch-fs.sh"
 SPOOLSIM=$ROOT/spoolsim/spoolsim SRC=$ROOT/smtp-source/smtp-source SINK=$ROOT/smtp-sink/smtp-sink
 M=2000 REPS=3 FSES="tmpfs ext4 ext4-dirsync xfs" LOADS="20x15360 20x1024"
 usage() { echo "usage: $0 [-m MESSAGES] [-r REPS] [-f \"FS...\"] [-l \"SESSIONSxBYTES...\"]" >&2; exit 2; }
@@ -39,7 +40,7 @@ shift $((OPTIND - 1))
 [ $# = 0 ] || usage
 [[ $M =~ ^[1-9][0-9]*$ && $REPS =~ ^[1-9][0-9]*$ ]] || usage
 for fs in $FSES; do
-    case $fs in tmpfs | ext4 | ext4-dirsync | xfs) ;; *) echo "$0: unknown filesystem $fs" >&2; exit 2 ;; esac
+    scratch_fs_known "$fs" || { echo "$0: unknown filesystem $fs" >&2; exit 2; }
 done
 for load in $LOADS; do [[ $load =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] || { echo "$0: bad load $load" >&2; exit 2; }; done
 [ "$(id -u)" = 0 ] || { echo "$0: must run as root (Postfix, loop mounts)" >&2; exit 2; }
@@ -63,7 +64,6 @@ trap 'echo "interrupted" >&2; exit 130' INT TERM
 TMP=$(mktemp -d /tmp/spoolsim-fidelity.XXXXXX) && chmod 755 "$TMP" || exit 1
 MNT=$TMP/mnt
 mkdir -p "$MNT"
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 SINK_PORT=$(free_port)
 "$SINK" 127.0.0.1:"$SINK_PORT" 1000 >/dev/null 2>"$TMP/sink.err" &
 SINK_PID=$!
@@ -91,18 +91,6 @@ EOF
 timed() {
     python3 "$TMP/timed.py" "$2" "$5" "$SRC" -s "$3" -l "$4" -m "$5" 127.0.0.1:"$1"
 }
-mount_fs() {
-    mountpoint -q "$MNT" && umount "$MNT"
-    rm -f "$TMP/img"
-    case $1 in
-    tmpfs) mount -t tmpfs -o size=2g,mode=755 tmpfs "$MNT" ;;
-    ext4 | ext4-dirsync)
-        local opts=loop
-        [ "$1" = ext4-dirsync ] && opts=loop,dirsync
-        truncate -s 2G "$TMP/img" && mkfs.ext4 -q -F "$TMP/img" && mount -o "$opts" "$TMP/img" "$MNT" ;;
-    xfs) truncate -s 2G "$TMP/img" && mkfs.xfs -q -f "$TMP/img" && mount -o loop "$TMP/img" "$MNT" ;;
-    esac && chmod 755 "$MNT"
-}
 relay_start() {  # MODEL: a fresh relay on $MNT/ss; sets RELAY_PID RELAY_PORT
     rm -rf "$MNT/ss" "$TMP/relay.port"
     "$SPOOLSIM" relay --model "$1" --spool "$MNT/ss" --listen 127.0.0.1:0 --port-file "$TMP/relay.port" \
@@ -116,7 +104,7 @@ relay_stop() { kill "$RELAY_PID" && wait "$RELAY_PID" 2>/dev/null; RELAY_PID=; }
 : >"$TMP/results"
 echo "fidelity: Postfix $PFI_VERSION against spoolsim relay --model postfix; $M messages a run, $REPS runs each" >&2
 for fs in $FSES; do
-    mount_fs "$fs" || { echo "$0: cannot make $fs" >&2; exit 1; }
+    scratch_fs_mount "$fs" "$MNT" "$TMP/img" || { echo "$0: cannot make $fs" >&2; exit 1; }
     PORT=$(free_port)
     rm -rf "$TMP/pfi"
     pfi_setup "$TMP/pfi" "$MNT/pq" "$SINK_PORT" "$PORT" || exit 1
