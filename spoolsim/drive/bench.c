@@ -50,7 +50,8 @@ struct bench {
     char spool[PATH_MAX];
     char sink_path[PATH_MAX], source_path[PATH_MAX];
     struct drive_child sink, relay, source;
-    struct netem_hop hop; /* the sink's namespace and links, while made */
+    struct netem_hop hop;    /* the sink's namespace and links, while made */
+    struct netem_hop client; /* smtp-source's, for --client-delay */
 
     /* the status line: bench's phase and time, then the relay's own fields */
     struct progress_out progress;
@@ -101,6 +102,11 @@ static void usage(FILE *fp, const struct optgroup *g)
             "  --hop-jitter TIME     the round trip's jitter (netem only)\n"
             "  --hop-loss P%%         packet loss each way, 0 to 100 %% (netem only)\n"
             "  --hop-rate R          each way's rate: Nbit, Nkbit, Nmbit, Ngbit (netem only)\n"
+            "  --client-delay TIME   the client across a network TIME away (a round trip;\n"
+            "                        as root: smtp-source in its own namespace behind\n"
+            "                        netem); else emulated by the relay holding each reply\n"
+            "                        (its --reply-delay), as the report says\n"
+            "  --client-jitter TIME  the client's round trip's jitter (netem only)\n"
             "  --drain-timeout TIME  how long the queue may take to empty (120s)\n");
     optgroup_help(fp, g, OPTGROUP_OUTPUT, 21);
     fprintf(fp, "\n"
@@ -126,6 +132,8 @@ enum {
     OPT_HOP_JITTER,
     OPT_HOP_LOSS,
     OPT_HOP_RATE,
+    OPT_CLIENT_DELAY,
+    OPT_CLIENT_JITTER,
 };
 
 static void parse_options(struct bench_options *o, int argc, char **argv)
@@ -148,6 +156,8 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         {"hop-jitter", required_argument, NULL, OPT_HOP_JITTER},
         {"hop-loss", required_argument, NULL, OPT_HOP_LOSS},
         {"hop-rate", required_argument, NULL, OPT_HOP_RATE},
+        {"client-delay", required_argument, NULL, OPT_CLIENT_DELAY},
+        {"client-jitter", required_argument, NULL, OPT_CLIENT_JITTER},
         {NULL, 0, NULL, 0},
     };
     struct optgroup g;
@@ -227,6 +237,14 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
             if (netem_parse_rate(optarg, &o->hop.rate_bit_s) != 0)
                 msg_usage("bad --hop-rate \"%s\" (e.g. 100mbit, 512kbit, 1gbit)", optarg);
             break;
+        case OPT_CLIENT_DELAY:
+            o->client.delay_s = optarg_seconds(optarg, "--client-delay");
+            if (o->client.delay_s > 60)
+                msg_usage("--client-delay %s: more than a minute is no network", optarg);
+            break;
+        case OPT_CLIENT_JITTER:
+            o->client.jitter_s = optarg_seconds(optarg, "--client-jitter");
+            break;
         default:
             msg_panic("option %d not handled", ch);
         }
@@ -234,6 +252,8 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
     optgroup_end(&g);
     if (o->hop.jitter_s > 0 && o->hop.jitter_s > o->hop.delay_s)
         msg_usage("--hop-jitter must not exceed --hop-delay (the delay would go below zero)");
+    if (o->client.jitter_s > 0 && o->client.jitter_s > o->client.delay_s)
+        msg_usage("--client-jitter must not exceed --client-delay (the delay would go below zero)");
     if (netem_spec_wanted(&o->hop) && o->discard)
         msg_usage("--hop-delay and the other --hop options need a sink: not with --discard");
 }
@@ -259,11 +279,36 @@ static _Noreturn void give_up(struct bench *b, const char *name, const char *wha
         drive_stop(all[i]); /* the sink may be in the namespace: it goes before it */
     drive_path(&b->d, "netem.err", err);
     netem_down(&b->hop, err);
+    netem_down(&b->client, err);
     drive_give_up(&b->d, all, 3, what);
 }
 
 static void notice(const struct bench *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/*
+ * Side `side' (the sink's or the client's, called `who') behind netem:
+ * BENCH_HOP_NETEM with `where' said, or BENCH_HOP_EMULATED with `why'.
+ */
+static enum bench_hop_kind net_up(struct bench *b, struct netem_hop *h, enum netem_side side,
+                                  const struct netem_spec *spec, const char *who, char *where,
+                                  char *why)
+{
+    char err[PATH_MAX];
+
+    drive_path(&b->d, "netem.err", err);
+    if (netem_up(h, side, (unsigned)getpid(), spec, err) == 0) {
+        snprintf(where, BENCH_WHERE_MAX, "namespace %s, %s at %s", h->plan.ns, who,
+                 h->plan.addr_ns);
+        notice(b, "%s: %s", side == NETEM_SIDE_HOP ? "next hop" : "client", where);
+    }
+    if (interrupted)
+        give_up(b, "netem", side == NETEM_SIDE_HOP ? "the network hop" : "the client's network");
+    if (h->made)
+        return BENCH_HOP_NETEM;
+    snprintf(why, BENCH_WHY_MAX, "%s", h->why);
+    return BENCH_HOP_EMULATED;
+}
 
 /*
  * The hop, when one is asked for: netem where it can be had, else the
@@ -274,25 +319,13 @@ static void setup_hop(struct bench *b, struct bench_results *res)
 {
     const struct bench_options *o = b->opts;
     const char *cannot;
-    char err[PATH_MAX];
 
     res->hop = BENCH_HOP_LOOPBACK;
     if (!netem_spec_wanted(&o->hop))
         return;
-    drive_path(&b->d, "netem.err", err);
-    if (netem_up(&b->hop, (unsigned)getpid(), &o->hop, err) == 0) {
-        res->hop = BENCH_HOP_NETEM;
-        snprintf(res->hop_where, sizeof(res->hop_where), "namespace %s, sink at %s", b->hop.plan.ns,
-                 b->hop.plan.addr_ns);
-        notice(b, "next hop: %s", res->hop_where);
-        if (interrupted)
-            give_up(b, "netem", "the network hop");
+    res->hop = net_up(b, &b->hop, NETEM_SIDE_HOP, &o->hop, "sink", res->hop_where, res->hop_why);
+    if (res->hop == BENCH_HOP_NETEM)
         return;
-    }
-    if (interrupted)
-        give_up(b, "netem", "the network hop");
-    res->hop = BENCH_HOP_EMULATED;
-    snprintf(res->hop_why, sizeof(res->hop_why), "%s", b->hop.why);
     if ((cannot = netem_fallback_cannot(&o->hop)) != NULL) {
         drive_remove_work(&b->d);
         msg_usage("%s needs netem, and there is none to be had here (%s); the sink's delays "
@@ -300,6 +333,35 @@ static void setup_hop(struct bench *b, struct bench_results *res)
                   cannot, res->hop_why);
     }
     notice(b, "next hop: emulated by sink delays, not a network (%s)", res->hop_why);
+}
+
+/*
+ * The client's side, as the hop's: smtp-source in a namespace behind netem,
+ * else the relay holding each reply for the round trip (relay_smtpd.c says
+ * why that is faithful for the relay's capacity, and what it leaves out);
+ * jitter, which the relay cannot hold, is a usage error without netem.
+ */
+static void setup_client(struct bench *b, struct bench_results *res)
+{
+    const struct bench_options *o = b->opts;
+    char err[PATH_MAX];
+
+    res->client = BENCH_HOP_LOOPBACK;
+    if (!netem_spec_wanted(&o->client))
+        return;
+    res->client = net_up(b, &b->client, NETEM_SIDE_CLIENT, &o->client, "client", res->client_where,
+                         res->client_why);
+    if (res->client == BENCH_HOP_NETEM)
+        return;
+    if (o->client.jitter_s > 0) {
+        drive_path(&b->d, "netem.err", err);
+        netem_down(&b->hop, err);
+        drive_remove_work(&b->d);
+        msg_usage("--client-jitter needs netem, and there is none to be had here (%s); the "
+                  "relay's reply delays emulate only --client-delay",
+                  res->client_why);
+    }
+    notice(b, "client: emulated by relay reply delays, not a network (%s)", res->client_why);
 }
 
 static void start_sink(struct bench *b, enum bench_hop_kind hop, int *port)
@@ -350,8 +412,8 @@ static void start_sink(struct bench *b, enum bench_hop_kind hop, int *port)
 static void start_relay(struct bench *b, int sink_port, int *port)
 {
     const struct bench_options *o = b->opts;
-    char json[PATH_MAX], portfile[PATH_MAX], hop[64], interval[32];
-    char *argv[40];
+    char json[PATH_MAX], portfile[PATH_MAX], hop[64], interval[32], listen[32], hold[32];
+    char *argv[44];
     int n = 0;
 
     drive_path(&b->d, "relay.json", json);
@@ -388,6 +450,15 @@ static void start_relay(struct bench *b, int sink_port, int *port)
         argv[n++] = "--hop-tls";
         argv[n++] = "encrypt";
     }
+    if (b->client.made) { /* the client comes from its namespace, to the host's end */
+        snprintf(listen, sizeof(listen), "%s:0", b->client.plan.addr_host);
+        argv[n++] = "--listen"; /* after drive_relay_args()'s: the last one counts */
+        argv[n++] = listen;
+    } else if (o->client.delay_s > 0) {
+        snprintf(hold, sizeof(hold), "%.6f", o->client.delay_s);
+        argv[n++] = "--reply-delay";
+        argv[n++] = hold;
+    }
     argv[n] = NULL;
     if (drive_spawn(&b->d, &b->relay, "relay", argv) != 0 ||
         (*port = drive_wait_port(&b->d, &b->relay, "relay.port")) < 0)
@@ -399,14 +470,22 @@ static void start_source(struct bench *b, int relay_port)
     const struct bench_options *o = b->opts;
     char json[PATH_MAX], log[PATH_MAX], target[64], sessions[16], rcpts[16], amount[32];
     char threads[16];
-    char *argv[32];
+    char *argv[40];
     int n = 0;
 
     drive_path(&b->d, "source.json", json);
     drive_path(&b->d, "source.log", log);
-    snprintf(target, sizeof(target), "127.0.0.1:%d", relay_port);
+    snprintf(target, sizeof(target), "%s:%d",
+             b->client.made ? b->client.plan.addr_host : "127.0.0.1", relay_port);
     snprintf(sessions, sizeof(sessions), "%u", o->common.sessions);
     snprintf(rcpts, sizeof(rcpts), "%u", o->common.rcpts);
+    if (b->client.made) {
+        /* ip netns exec execs the source: the PID bench waits for is the source's */
+        argv[n++] = (char *)b->client.plan.ip;
+        argv[n++] = "netns";
+        argv[n++] = "exec";
+        argv[n++] = b->client.plan.ns;
+    }
     argv[n++] = b->source_path;
     argv[n++] = "-s";
     argv[n++] = sessions;
@@ -530,6 +609,7 @@ int spoolsim_bench(int argc, char **argv)
     snprintf(b.spool, sizeof(b.spool), "%s/spool", b.d.work);
     notice(&b, "work directory %s", b.d.work);
     setup_hop(&b, &res);
+    setup_client(&b, &res);
     if (opts.discard)
         sink_port = 0;
     else
@@ -572,7 +652,8 @@ int spoolsim_bench(int argc, char **argv)
     res.relay_status = drive_exit_status(drive_stop(&b.relay));
     drive_stop(&b.sink);
     drive_path(&b.d, "netem.err", hop_err);
-    netem_down(&b.hop, hop_err); /* the sink is gone: its namespace goes too */
+    netem_down(&b.hop, hop_err);    /* the sink is gone: its namespace goes too */
+    netem_down(&b.client, hop_err); /* and the source, long since */
     res.cpu_relay_s = b.relay.cpu_s;
     res.cpu_source_s = b.source.cpu_s;
     res.cpu_sink_s = b.sink.cpu_s;

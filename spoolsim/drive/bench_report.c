@@ -224,21 +224,23 @@ int bench_exactly_once(const struct bench_results *res)
 
 static const char *const hop_kinds[] = {"loopback", "netem", "emulated"};
 
-/* The hop as set up, on the "hop:" line: what netem was asked for, or what the sink waits. */
-static void print_hop(const struct bench_options *o, const struct bench_results *res, FILE *fp)
+/*
+ * A side's network as set up, on its line ("hop:", "client:"): what netem
+ * was asked for, or what stands in for it (`by': whose delays) and why.
+ */
+static void print_net(FILE *fp, const char *label, const char *by, const struct netem_spec *h,
+                      enum bench_hop_kind kind, const char *why, const char *where)
 {
-    const struct netem_spec *h = &o->hop;
-
-    if (res->hop == BENCH_HOP_LOOPBACK)
+    if (kind == BENCH_HOP_LOOPBACK)
         return;
-    if (res->hop == BENCH_HOP_EMULATED) {
+    if (kind == BENCH_HOP_EMULATED) {
         fprintf(fp,
-                "hop:        emulated by sink delays, not a network: %.2f ms per round trip of "
-                "the dialogue (no netem: %s)\n",
-                h->delay_s * 1e3, res->hop_why);
+                "%-11s emulated by %s, not a network: %.2f ms per round trip of the dialogue "
+                "(no netem: %s)\n",
+                label, by, h->delay_s * 1e3, why);
         return;
     }
-    fprintf(fp, "hop:        a network (%s): round trip %.2f ms", res->hop_where, h->delay_s * 1e3);
+    fprintf(fp, "%-11s a network (%s): round trip %.2f ms", label, where, h->delay_s * 1e3);
     if (h->jitter_s > 0)
         fprintf(fp, " +- %.2f ms", h->jitter_s * 1e3);
     if (h->loss_pct > 0)
@@ -265,7 +267,9 @@ static void print_report(const struct bench_options *o, const char *spool,
             !o->tls      ? ""
             : o->discard ? "; STARTTLS in"
                          : "; STARTTLS in and out");
-    print_hop(o, res, fp);
+    print_net(fp, "hop:", "sink delays", &o->hop, res->hop, res->hop_why, res->hop_where);
+    print_net(fp, "client:", "relay reply delays", &o->client, res->client, res->client_why,
+              res->client_where);
     if (res->model[0])
         fprintf(fp, "model:      %s\n", res->model);
     fprintf(fp, "load:       %u session%s, %s, size %s, %u recipient%s, %s\n", o->common.sessions,
@@ -395,6 +399,18 @@ static void write_hop(struct json_writer *w, const struct bench_options *o,
     json_end_object(w);
 }
 
+static void write_client(struct json_writer *w, const struct bench_options *o,
+                         const struct bench_results *res)
+{
+    json_begin_object(w, "client");
+    json_string(w, "kind", hop_kinds[res->client]);
+    json_double(w, "delay_s", o->client.delay_s);
+    json_double(w, "jitter_s", o->client.jitter_s);
+    json_string(w, "why", res->client == BENCH_HOP_EMULATED ? res->client_why : NULL);
+    json_string(w, "where", res->client == BENCH_HOP_NETEM ? res->client_where : NULL);
+    json_end_object(w);
+}
+
 int bench_write_json(const struct bench_options *o, const char *spool,
                      const struct bench_results *res)
 {
@@ -413,6 +429,7 @@ int bench_write_json(const struct bench_options *o, const char *spool,
     json_meta_write_spool(&w, "spool", spool, &res->fs);
     write_parameters(&w, o);
     write_hop(&w, o, res);
+    write_client(&w, o, res);
     json_double(&w, "load_s", res->load_s);
     json_double(&w, "injection_s", inject_window(res));
     json_double(&w, "drain_s", res->drain_s);

@@ -38,8 +38,9 @@ struct bench_options {
     const char *concurrency;
     unsigned harness_threads; /* --threads for smtp-source and smtp-sink */
     int discard;
-    int tls;               /* STARTTLS on both legs: source -> relay -> sink */
-    struct netem_spec hop; /* --hop-delay and the rest: all 0, a loopback sink */
+    int tls;                  /* STARTTLS on both legs: source -> relay -> sink */
+    struct netem_spec hop;    /* --hop-delay and the rest: all 0, a loopback sink */
+    struct netem_spec client; /* --client-delay, --client-jitter: all 0, a loopback client */
     double drain_timeout;
     const struct json_run *run; /* the command line, for the JSON report */
 };
@@ -49,11 +50,15 @@ struct bench_options {
 
 /* How the next hop was had: the loopback sink, netem, or the sink's delays. */
 enum bench_hop_kind { BENCH_HOP_LOOPBACK, BENCH_HOP_NETEM, BENCH_HOP_EMULATED };
+#define BENCH_WHY_MAX 300  /* netem_hop's why */
+#define BENCH_WHERE_MAX 80 /* "namespace NAME, sink at ADDRESS" */
 
 struct bench_results {
     enum bench_hop_kind hop;
-    char hop_why[300];               /* BENCH_HOP_EMULATED: why not a network */
-    char hop_where[80];              /* BENCH_HOP_NETEM: the namespace and the sink's address */
+    char hop_why[300];          /* BENCH_HOP_EMULATED: why not a network */
+    char hop_where[80];         /* BENCH_HOP_NETEM: the namespace and the sink's address */
+    enum bench_hop_kind client; /* the client's side, the same way (emulated: relay delays) */
+    char client_why[300], client_where[80];
     double load_s, drain_s, total_s; /* as bench saw its children: start to exit, to empty queue */
     double inject_s; /* the client's own window (its report's elapsed_s): injected/s is over it */
     double injected, failed, delivered_sink;

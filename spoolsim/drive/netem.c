@@ -67,19 +67,26 @@ int netem_parse_rate(const char *text, double *bit_s)
     return -1;
 }
 
-void netem_plan_make(struct netem_plan *p, unsigned id, const struct netem_spec *s, const char *ip,
-                     const char *tc)
+static void plan_make(struct netem_plan *p, enum netem_side side, unsigned id,
+                      const struct netem_spec *s, const char *ip, const char *tc)
 {
-    /* 22 bits of id, the /30s of 10.0.0.0/8: one run, one subnet */
-    unsigned net = (id & 0x3fffffu) << 2;
-    unsigned a = (net >> 16) & 0xff, b = (net >> 8) & 0xff, c = net & 0xff;
+    /*
+     * The hop: 22 bits of id, the /30s of 10.0.0.0/8, one run, one subnet.
+     * The client: the /30s of 172.16.0.0/12, 18 bits of id.
+     */
+    unsigned net =
+        side == NETEM_SIDE_HOP ? (id & 0x3fffffu) << 2 : (16u << 16) + ((id & 0x3ffffu) << 2);
+    unsigned a = side == NETEM_SIDE_HOP ? 10 : 172;
+    unsigned b = (net >> 16) & 0xff, c = (net >> 8) & 0xff, d = net & 0xff;
+    const char *tag = side == NETEM_SIDE_HOP ? "" : "c";
+    char vtag = side == NETEM_SIDE_HOP ? 'v' : 'c';
 
     memset(p, 0, sizeof(*p));
-    snprintf(p->ns, sizeof(p->ns), "spoolsim-%u", id);
-    snprintf(p->veth_host, sizeof(p->veth_host), "ssv%uh", id % 10000000u);
-    snprintf(p->veth_ns, sizeof(p->veth_ns), "ssv%un", id % 10000000u);
-    snprintf(p->addr_host, sizeof(p->addr_host), "10.%u.%u.%u", a, b, c + 1);
-    snprintf(p->addr_ns, sizeof(p->addr_ns), "10.%u.%u.%u", a, b, c + 2);
+    snprintf(p->ns, sizeof(p->ns), "spoolsim-%s%u", tag, id);
+    snprintf(p->veth_host, sizeof(p->veth_host), "ss%c%uh", vtag, id % 10000000u);
+    snprintf(p->veth_ns, sizeof(p->veth_ns), "ss%c%un", vtag, id % 10000000u);
+    snprintf(p->addr_host, sizeof(p->addr_host), "%u.%u.%u.%u", a, b, c, d + 1);
+    snprintf(p->addr_ns, sizeof(p->addr_ns), "%u.%u.%u.%u", a, b, c, d + 2);
     snprintf(p->cidr_host, sizeof(p->cidr_host), "%s/30", p->addr_host);
     snprintf(p->cidr_ns, sizeof(p->cidr_ns), "%s/30", p->addr_ns);
     /* each end delays its own packets by half: the round trip is the whole */
@@ -95,6 +102,18 @@ void netem_plan_make(struct netem_plan *p, unsigned id, const struct netem_spec 
         p->jitter[0] = 0;
     p->ip = ip;
     p->tc = tc;
+}
+
+void netem_plan_make(struct netem_plan *p, unsigned id, const struct netem_spec *s, const char *ip,
+                     const char *tc)
+{
+    plan_make(p, NETEM_SIDE_HOP, id, s, ip, tc);
+}
+
+void netem_plan_make_client(struct netem_plan *p, unsigned id, const struct netem_spec *s,
+                            const char *ip, const char *tc)
+{
+    plan_make(p, NETEM_SIDE_CLIENT, id, s, ip, tc);
 }
 
 /* The netem words after "root netem", from i, for either end; the new count. */
@@ -251,7 +270,8 @@ static void say_why(struct netem_hop *hop, const char *what, const char *err_pat
     free(text);
 }
 
-int netem_up(struct netem_hop *hop, unsigned id, const struct netem_spec *s, const char *err_path)
+int netem_up(struct netem_hop *hop, enum netem_side side, unsigned id, const struct netem_spec *s,
+             const char *err_path)
 {
     char ip[64], tc[64];
 
@@ -264,7 +284,7 @@ int netem_up(struct netem_hop *hop, unsigned id, const struct netem_spec *s, con
         snprintf(hop->why, sizeof(hop->why), "no ip or tc (iproute2) in /usr/sbin or /sbin");
         return -1;
     }
-    netem_plan_make(&hop->plan, id, s, ip, tc);
+    plan_make(&hop->plan, side, id, s, ip, tc);
     hop->made = 1;
     for (size_t i = 0; i < NETEM_SETUP_CMDS; i++) {
         const char *argv[NETEM_ARGV_MAX];

@@ -14,6 +14,10 @@
  * - The names are the run's own: namespace spoolsim-ID, links ssvIDh (the
  *   host's end) and ssvIDn (the namespace's), addresses the /30 of
  *   10.0.0.0/8 that ID (a PID, below 2^22) maps to, one to one.
+ * - The client side (bench --client-delay) is the same with smtp-source
+ *   in the namespace: spoolsim-cID, links sscIDh and sscIDn, the /30 of
+ *   172.16.0.0/12 that ID modulo 2^18 maps to (two runs at once share one
+ *   only if their PIDs differ by a multiple of 262144).
  * - netem_plan_make(), netem_setup_argv(), netem_teardown_argv() and
  *   netem_sink_delays() are pure: the names, the commands and the
  *   fallback's smtp-sink options, tested with Check.
@@ -58,9 +62,16 @@ struct netem_plan {
     const char *ip, *tc;                            /* the programs' paths */
 };
 
-/* The names, addresses and netem words for run `id' (its PID). */
+/* Which end of the relay the namespace is for: the next hop's sink, or the client. */
+enum netem_side { NETEM_SIDE_HOP, NETEM_SIDE_CLIENT };
+
+/* The names, addresses and netem words for run `id' (its PID)'s next hop. */
 void netem_plan_make(struct netem_plan *p, unsigned id, const struct netem_spec *s, const char *ip,
                      const char *tc);
+
+/* The same for its client. */
+void netem_plan_make_client(struct netem_plan *p, unsigned id, const struct netem_spec *s,
+                            const char *ip, const char *tc);
 
 /* Command i of the set-up (i < NETEM_SETUP_CMDS), NULL-terminated, pointing into p. */
 void netem_setup_argv(const struct netem_plan *p, size_t i, const char *argv[NETEM_ARGV_MAX]);
@@ -88,8 +99,10 @@ struct netem_hop {
     char why[300]; /* netem_up()'s failure, in words */
 };
 
-/* Set up the hop; errors go in err_path (ip's and tc's). 0, or -1 (see why). */
-int netem_up(struct netem_hop *hop, unsigned id, const struct netem_spec *s, const char *err_path);
+/* Set up the hop or the client's side; errors go in err_path (ip's and tc's). 0, or -1 (see why).
+ */
+int netem_up(struct netem_hop *hop, enum netem_side side, unsigned id, const struct netem_spec *s,
+             const char *err_path);
 
 /* Remove the namespace and links, if made. */
 void netem_down(struct netem_hop *hop, const char *err_path);

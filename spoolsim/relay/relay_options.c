@@ -46,6 +46,7 @@ enum {
     OPT_TLS_CERT,
     OPT_TLS_KEY,
     OPT_HOP_TIMEOUT,
+    OPT_REPLY_DELAY,
     OPT_HOP_TLS,
     OPT_STATS_INTERVAL,
     OPT_BACKLOG,
@@ -116,6 +117,9 @@ static void usage(FILE *fp, const struct optgroup *g)
             "  --tls                   offer STARTTLS (self-signed certificate made in memory)\n"
             "  --tls-cert FILE         certificate chain (PEM) for STARTTLS\n"
             "  --tls-key FILE          private key (PEM); default: in the certificate file\n"
+            "  --reply-delay TIME      hold each reply to a client TIME (the greeting twice\n"
+            "                          that): emulates clients a round trip of TIME away,\n"
+            "                          for bench --client-delay without netem (0)\n"
             "  --hop-timeout SECONDS   next-hop reply time before deferral (30)\n"
             "  --hop-tls LEVEL         STARTTLS to the next hop: none, may (when offered)\n"
             "                          or encrypt (else defer), as smtp_tls_security_level\n"
@@ -190,6 +194,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
         {"tls-key", required_argument, NULL, OPT_TLS_KEY},
         {"hop-timeout", required_argument, NULL, OPT_HOP_TIMEOUT},
+        {"reply-delay", required_argument, NULL, OPT_REPLY_DELAY},
         {"hop-tls", required_argument, NULL, OPT_HOP_TLS},
         {"bare-lf", required_argument, NULL, OPT_BARE_LF},
         {"backlog", required_argument, NULL, OPT_BACKLOG},
@@ -344,6 +349,11 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         case OPT_HOP_TIMEOUT:
             opts->hop_timeout = optarg_seconds(optarg, "--hop-timeout");
             break;
+        case OPT_REPLY_DELAY:
+            opts->reply_delay = optarg_seconds(optarg, "--reply-delay");
+            if (opts->reply_delay > 60)
+                msg_usage("--reply-delay %s: more than a minute is no network", optarg);
+            break;
         case OPT_HOP_TLS:
             if (strcmp(optarg, "none") == 0)
                 opts->hop_tls = RELAY_HOP_TLS_NONE;
@@ -398,4 +408,6 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         msg_usage("--min-backoff is longer than --max-backoff");
     if (opts->timeout <= 0 || opts->hop_timeout <= 0)
         msg_usage("timeouts must be positive");
+    if (opts->reply_delay * 2 >= opts->timeout)
+        msg_usage("--reply-delay must be under half of --timeout (the greeting is held twice it)");
 }

@@ -64,6 +64,7 @@ struct relay_options {
     unsigned max_sessions;            /* client sessions at once; the rest wait in the backlog */
     int tls;                          /* offer STARTTLS */
     const char *tls_cert, *tls_key;
+    double reply_delay; /* seconds each reply to a client is held: a client that far away; 0 none */
     double hop_timeout; /* next hop reply time, seconds */
     enum relay_hop_tls hop_tls;
     double stats_interval; /* --interval: the timeline's and the queue-depth samples' period */

@@ -8,22 +8,12 @@
 # As root with netem the hop is a network namespace behind netem; without
 # either it is the sink's reply delays, and the report must say so.
 . "${top_srcdir:-.}/tests/helpers/lib.sh"
+. "${top_srcdir:-.}/tests/helpers/netns.sh"
 
 TMP=$WORK/tmp
 mkdir -p "$TMP"
 RTT=0.040
 
-pyget() { # pyget FILE EXPR: a Python expression over the JSON as d
-    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
-}
-# bench NAME ARGS...: a kept run in $WORK/NAME, its report NAME.out, NAME.json
-bench() {
-    local name=$1
-    shift
-    mkdir -p "$WORK/$name"
-    to "$WORK/$name.out" timeout 120 "$RELAY" bench --sync none --no-progress \
-        --spool "$WORK/$name" --keep --json "$WORK/$name.json" "$@"
-}
 relay_json() { echo "$(ls -d "$WORK/$1"/spoolsim-bench.*)/relay.json"; }
 p50_ms() { pyget "$WORK/$1.json" "d['latency']['end_to_end']['p50_ms']"; }
 
@@ -74,12 +64,7 @@ check "both exactly once" sh -c "grep -q 'exactly once: yes: 30 ack' '$WORK/c1.o
 
 # the run's namespace and links, named by bench's PID, are gone
 id=$(grep -o -E '(ssv|spoolsim-)[0-9]+' "$WORK/hop.out" | head -1 | grep -o -E '[0-9]+')
-gone() {
-    [ -n "$id" ] || return 1
-    command -v ip >/dev/null || return 0
-    ! ip netns list 2>/dev/null | grep -q "^spoolsim-$id\b" &&
-        ! ip link show "ssv${id}h" >/dev/null 2>&1
-}
+gone() { [ -n "$id" ] && netns_gone "spoolsim-$id" "ssv${id}h"; }
 
 if [ "$(id -u)" != 0 ]; then
     echo "# not root: no network namespace, no netem; checking the fallback only"
@@ -97,18 +82,6 @@ else
         grep -q "^\[sync none\] hop: *a network (namespace spoolsim-[0-9]*, sink at 10\." "$WORK/hop.out"
     check "netem: the namespace and links are gone" gone
     # an interrupt in the middle of the run removes them too
-    TMPDIR="$TMP" "$RELAY" bench -q --no-progress --duration 20s -s 2 --hop-delay 40ms \
-        >"$WORK/int.out" 2>&1 &
-    pid=$!
-    PIDS="$PIDS $pid"
-    wait_until 10 sh -c "ip netns list | grep -q '^spoolsim-$pid\b'"
-    check "the run's namespace exists while it runs" sh -c "ip netns list | grep -q '^spoolsim-$pid\b'"
-    sleep 1
-    kill -INT "$pid"
-    wait "$pid"
-    check "SIGINT: exit 130" test $? = 130
-    id=$pid
-    check "SIGINT: the namespace and links are gone" gone
-    check "SIGINT: the work directory too" test -z "$(ls -A "$TMP")"
+    netns_sigint spoolsim- ssv --hop-delay 40ms
 fi
 finish

@@ -79,6 +79,41 @@ START_TEST(test_plan_names)
 }
 END_TEST
 
+START_TEST(test_plan_client)
+{
+    struct netem_spec s = {.delay_s = 0.040};
+    struct netem_plan p, h;
+    const char *argv[NETEM_ARGV_MAX];
+    char line[400];
+
+    /* the same run's client and hop: other names, another subnet */
+    netem_plan_make_client(&p, 77, &s, "ip", "tc");
+    netem_plan_make(&h, 77, &s, "ip", "tc");
+    ck_assert_str_eq(p.ns, "spoolsim-c77");
+    ck_assert_str_eq(p.veth_host, "ssc77h");
+    ck_assert_str_eq(p.veth_ns, "ssc77n");
+    ck_assert_str_eq(p.addr_host, "172.16.1.53");
+    ck_assert_str_eq(p.addr_ns, "172.16.1.54");
+    ck_assert_str_ne(p.ns, h.ns);
+    ck_assert_str_ne(p.veth_host, h.veth_host);
+    /* the top of 18 bits is the top of 172.16.0.0/12; a PID above wraps */
+    netem_plan_make_client(&p, 262143, &s, "ip", "tc");
+    ck_assert_str_eq(p.addr_ns, "172.31.255.254");
+    netem_plan_make_client(&p, 4194303, &s, "ip", "tc");
+    ck_assert_str_eq(p.ns, "spoolsim-c4194303");
+    ck_assert_uint_lt(strlen(p.veth_host), 16); /* IFNAMSIZ, with its NUL */
+    ck_assert_str_eq(p.addr_ns, "172.31.255.254");
+    /* its commands are the hop's, with its names */
+    netem_plan_make_client(&p, 5, &s, "ip", "tc");
+    netem_setup_argv(&p, 1, argv);
+    join(argv, line, sizeof(line));
+    ck_assert_str_eq(line, "ip link add ssc5h type veth peer name ssc5n netns spoolsim-c5");
+    netem_setup_argv(&p, 8, argv);
+    join(argv, line, sizeof(line));
+    ck_assert_str_eq(line, "tc -n spoolsim-c5 qdisc add dev ssc5n root netem delay 20.000ms");
+}
+END_TEST
+
 START_TEST(test_setup_commands)
 {
     struct netem_spec s = {.delay_s = 0.040, .jitter_s = 0.005, .loss_pct = 0.1, .rate_bit_s = 1e8};
@@ -172,9 +207,9 @@ END_TEST
 
 int main(void)
 {
-    const TTest *const tests[] = {
-        test_parse_loss,       test_parse_rate,  test_plan_names,      test_setup_commands,
-        test_setup_delay_only, test_sink_delays, test_fallback_cannot, NULL};
+    const TTest *const tests[] = {test_parse_loss,  test_parse_rate,      test_plan_names,
+                                  test_plan_client, test_setup_commands,  test_setup_delay_only,
+                                  test_sink_delays, test_fallback_cannot, NULL};
 
     return check_run_tests("netem", tests);
 }
