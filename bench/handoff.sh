@@ -23,7 +23,7 @@
 #      BENCH_MODEL (none) BENCH_POLL (0.02)
 set -u
 usage() { echo "usage: $0 TREE_A TREE_B [SPOOL_DIR]" >&2; exit 2; }
-[ $# -ge 2 ] && [ $# -le 3 ] || usage
+if [ $# -lt 2 ] || [ $# -gt 3 ]; then usage; fi
 A=$(cd "$1" 2>/dev/null && pwd) || { echo "$0: $1: no such directory" >&2; exit 2; }
 B=$(cd "$2" 2>/dev/null && pwd) || { echo "$0: $2: no such directory" >&2; exit 2; }
 for t in "$A" "$B"; do
