@@ -26,7 +26,11 @@ struct io_pool;
 /* `name' (at most 15 bytes) names the threads, for per-thread CPU accounting. */
 struct io_pool *io_pool_new(struct event_base *base, unsigned threads, const char *name);
 
-/* Queue a job; the caller keeps it alive until done() has run. */
+/*
+ * Queue a job; the caller keeps it alive until done() has run. On the loop
+ * thread: the pool's threads are woken, as many as needed, once the loop's
+ * current pass is over (io_pool.c).
+ */
 void io_pool_submit(struct io_pool *pool, struct io_job *job);
 
 /* CPU time, user and system, the pool's threads have used so far, in nanoseconds. */
