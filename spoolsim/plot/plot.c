@@ -310,14 +310,32 @@ static char *draw(const struct picture *pic, const char *title, size_t *len, cha
     return doc;
 }
 
-/* The whole document at path, or nothing there: 0, or -1 with errno set. */
+/*
+ * The whole document at path, or nothing there: 0, or -1 with errno set.
+ * A path that is a device or a FIFO (/dev/null, /dev/stdout, a pipe) is
+ * written in place: renaming over it would replace the node itself.
+ */
 static int write_whole(const char *path, const char *doc, size_t len)
 {
     size_t n = strlen(path);
-    char *tmp = xmalloc(n + 8);
-    mode_t mask = umask(0);
+    char *tmp;
+    mode_t mask;
+    struct stat st;
     int fd, saved;
 
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        if ((fd = open(path, O_WRONLY | O_NOCTTY)) < 0)
+            return -1;
+        if (write_all(fd, doc, len, 0, NULL, NULL) != 0) {
+            saved = errno;
+            close(fd);
+            errno = saved;
+            return -1;
+        }
+        return close(fd);
+    }
+    tmp = xmalloc(n + 8);
+    mask = umask(0);
     umask(mask);
     memcpy(tmp, path, n);
     memcpy(tmp + n, ".XXXXXX", 8);

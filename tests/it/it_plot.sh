@@ -260,6 +260,18 @@ check "a missing result: exit 2" fails_cleanly "missing.json: cannot read" "$W/o
 check "-o a result given: exit 2, the result kept" fails_cleanly "that is a result to plot" "$W/out/none.svg" \
     "$S" plot "$W/out/r.json" -o "$W/out/r.json"
 check "the result -o named is intact" cmp "$W/raw.json" "$W/out/r.json"
+# -o a device node is written into, never replaced (a rename over it
+# would turn /dev/null into a file); a full device is an error, exit 1.
+if [ "$(id -u)" = 0 ] && mknod "$W/out/null" c 1 3 2>/dev/null && mknod "$W/out/full" c 1 7 2>/dev/null; then
+    check "-o a null device: exit 0" "$S" plot "$W/raw.json" -o "$W/out/null"
+    check "and it is still the device" test -c "$W/out/null"
+    check "-o a full device: exit 1" sh -c "'$S' plot '$W/raw.json' -o '$W/out/full' 2>'$W/full.err'; test \$? = 1"
+    check "the error names it" grep -q "No space left on device" "$W/full.err"
+    check "and it is still the device" test -c "$W/out/full"
+    rm -f "$W/out/null" "$W/out/full"
+else
+    echo "# SKIP: -o a device node: needs root and mknod"
+fi
 check "no result: exit 2" fails_cleanly "no result given" "$W/out/x10.svg" "$S" plot
 check "--help" sh -c "'$S' plot --help | grep -q -e '--kind KIND'"
 check "spoolsim help plot" sh -c "'$S' help plot | grep -q 'Usage: spoolsim plot'"
