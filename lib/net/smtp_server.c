@@ -94,6 +94,11 @@ int smtp_server_start(struct smtp_server_conn *c, const struct smtp_server_confi
         evutil_closesocket(fd);
         return -1;
     }
+    /*
+     * A new bufferevent has writing on: the greeting would wait for an
+     * EPOLLOUT and cost two epoll_ctl calls, where bev_out writes it at once.
+     */
+    bufferevent_disable(bev, EV_WRITE);
     smtp_server_attach(c, cfg, ops, ctx, bev);
     return 0;
 }
