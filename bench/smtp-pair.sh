@@ -26,7 +26,8 @@
 # connections (KiB after, and bytes per connection = growth / connections).
 #
 # Env: BENCH_MESSAGES (20000) BENCH_SESSIONS (20) BENCH_LENGTH (1024)
-#      BENCH_REPS (5) BENCH_TIMEOUT (300 s per command) BENCH_IDLE (5000)
+#      BENCH_REPS (5) BENCH_TIMEOUT (300 s per command) BENCH_IDLE (5000, 0: no RSS)
+#      BENCH_MODES ("close reuse": either or both)
 # Usage: bench/smtp-pair.sh   (build first: make -j2; Postfix's tools from
 #        scripts/fetch-peer.sh postfix, or POSTFIX_SMTP_SOURCE/SINK: scripts/peers.sh)
 set -u
@@ -37,6 +38,10 @@ OUR_SRC=$ROOT/smtp-source/smtp-source OUR_SINK=$ROOT/smtp-sink/smtp-sink
 PF_SRC=$POSTFIX_SMTP_SOURCE PF_SINK=$POSTFIX_SMTP_SINK
 M=${BENCH_MESSAGES:-20000} S=${BENCH_SESSIONS:-20} L=${BENCH_LENGTH:-1024}
 R=${BENCH_REPS:-5} T=${BENCH_TIMEOUT:-300} IDLE=${BENCH_IDLE:-5000}
+MODES=${BENCH_MODES:-close reuse}
+for mode in $MODES; do
+    case $mode in close | reuse) ;; *) echo "BENCH_MODES: unknown mode '$mode' (close, reuse)" >&2; exit 2 ;; esac
+done
 HZ=$(getconf CLK_TCK)
 for f in "$OUR_SRC" "$OUR_SINK"; do
     [ -x "$f" ] || { echo "missing $f (make -j2)" >&2; exit 2; }
@@ -156,23 +161,24 @@ echo "Postfix: $PF_SRC, $PF_SINK (package $(cat "$PEER_POSTFIX/version" 2>/dev/n
 echo "ours:    $("$OUR_SRC" --version), $("$OUR_SINK" --version)"
 echo "         built $(date -r "$OUR_SRC" '+%F %T') / $(date -r "$OUR_SINK" '+%F %T')"
 echo "warm-up: each combination once with min($M,500) messages, not recorded"
-for mode in close reuse; do for cfg in 1 2 3 4; do run_one $cfg $mode 0 $(( M < 500 ? M : 500 )); done; done
+for mode in $MODES; do for cfg in 1 2 3 4; do run_one $cfg $mode 0 $(( M < 500 ? M : 500 )); done; done
 touch "$TMP/results"
 for rep in $(seq "$R"); do
-    for mode in close reuse; do
+    for mode in $MODES; do
         for k in 0 1 2 3; do run_one $(( (k + rep - 1) % 4 + 1 )) $mode "$rep" "$M"; done
     done
 done
 
 echo
-python3 - "$TMP/results" "$R" <<'EOF'
+python3 - "$TMP/results" "$R" "$MODES" <<'EOF'
 import sys, statistics as st
 rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+modes = sys.argv[3].split()
 reps, names = int(sys.argv[2]), {1: "1 pf  -> pf ", 2: "2 pf  -> our", 3: "3 our -> pf ", 4: "4 our -> our"}
 med = {}
 print(f"{'configuration':<14}{'mode':<7}{'ok':>5}{'median msgs/s':>15}{'min':>10}{'max':>10}"
       f"{'client µs/msg':>15}{'sink µs/msg':>13}")
-for mode in ("close", "reuse"):
+for mode in modes:
     for cfg in (1, 2, 3, 4):
         good = [r for r in rows if int(r[0]) == cfg and r[1] == mode and r[3] == "ok"]
         ok = f"{len(good)}/{reps}"
@@ -183,7 +189,7 @@ for mode in ("close", "reuse"):
         print(f"{names[cfg]:<14}{mode:<7}{ok:>5}{med[cfg, mode][0]:>15.0f}{min(v[0]):>10.0f}{max(v[0]):>10.0f}"
               f"{med[cfg, mode][1]:>15.1f}{med[cfg, mode][2]:>13.1f}")
 print("\nratios of medians (ours / Postfix's): msgs/s >1 = ours faster; CPU >1 = ours costlier")
-for mode in ("close", "reuse"):
+for mode in modes:
     def r(a, i, b=1):
         x, y = med.get((a, mode)), med.get((b, mode))
         return f"{x[i] / y[i]:6.2f}" if x and y and y[i] else "   n/a"
@@ -196,6 +202,7 @@ for r in failed:
 EOF
 
 echo "load average at end: $(cut -d" " -f1-3 /proc/loadavg)"
+[ "$IDLE" -gt 0 ] 2>/dev/null || exit 0
 echo
 echo "RSS with $IDLE idle connections (sink -m 10000):"
 printf '  %-14s %12s %12s %14s\n' sink "KiB before" "KiB after" "bytes/conn"

@@ -41,6 +41,8 @@ void sink_reply(struct sink_session *s, const char *text)
 {
     struct evbuffer *out = bufferevent_get_output(s->conn.bev);
     int code = atoi(text);
+    char line[512];
+    size_t len;
 
     if (code > 0 && code < SINK_MAX_CODE)
         s->server->stats.replies[code]++;
@@ -54,7 +56,15 @@ void sink_reply(struct sink_session *s, const char *text)
     }
     if (s->server->opts->verbose)
         msg_info("%s: > %s", s->conn.peer, text);
-    evbuffer_add(out, text, strlen(text));
+    len = strlen(text);
+    if (len + 2 <= sizeof(line)) {
+        /* One add, not two: each one runs the buffer's callbacks. */
+        memcpy(line, text, len);
+        memcpy(line + len, "\r\n", 2);
+        evbuffer_add(out, line, len + 2);
+        return;
+    }
+    evbuffer_add(out, text, len);
     evbuffer_add(out, "\r\n", 2);
 }
 

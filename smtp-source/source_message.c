@@ -74,10 +74,21 @@ static void load_file(struct source_message *m, const char *path)
     }
 }
 
+static char *line_of(size_t *len, const char *verb, const char *arg, const char *end)
+{
+    size_t n = strlen(verb) + strlen(arg) + strlen(end) + 2;
+    char *line = xmalloc(n + 1);
+
+    *len = (size_t)snprintf(line, n + 1, "%s%s%s\r\n", verb, arg, end);
+    return line;
+}
+
 void source_message_init(struct source_message *m, const struct source_options *opts,
                          const char *myhostname)
 {
     char addr[512];
+    const char *subject = opts->subject;
+    size_t n;
 
     memset(m, 0, sizeof(*m));
     m->opts = opts;
@@ -87,6 +98,17 @@ void source_message_init(struct source_message *m, const struct source_options *
     m->to = xstrdup(opts->to ? opts->to : addr);
     m->date_second = -1;
     m->run_tag = ((unsigned long)time(NULL) << 16) ^ (unsigned long)getpid();
+    m->helo_cmd = line_of(&m->helo_cmd_len, opts->lmtp ? "LHLO " : "EHLO ", m->helo_name, "");
+    m->mail_cmd = line_of(&m->mail_cmd_len, "MAIL FROM:<", m->from, ">");
+    m->rcpt_cmd = line_of(&m->rcpt_cmd_len, "RCPT TO:<", m->to, ">");
+    n = strlen(m->helo_name) + (subject ? strlen(subject) : 0) + 32;
+    m->tail = xmalloc(n);
+    /* Date is at most 63 octets, the tag 16 hex digits. */
+    m->head_cap = strlen(m->from) + strlen(m->to) + 160;
+    m->head = xmalloc(m->head_cap);
+    m->tail_len =
+        (size_t)snprintf(m->tail, n, "@%s>\r\n%s%s%s\r\n", m->helo_name, subject ? "Subject: " : "",
+                         subject ? subject : "", subject ? "\r\n" : "");
     if (opts->message_file) {
         load_file(m, opts->message_file);
     } else {
@@ -105,33 +127,73 @@ void source_message_free(struct source_message *m)
     free(m->helo_name);
     free(m->body);
     free(m->file_wire);
+    free(m->helo_cmd);
+    free(m->mail_cmd);
+    free(m->rcpt_cmd);
+    free(m->tail);
+    free(m->head);
+}
+
+/* The header up to the sequence number, for the current second. */
+static void build_head(struct source_message *m, time_t now)
+{
+    struct tm tm;
+    int n, id;
+
+    localtime_r(&now, &tm);
+    strftime(m->date, sizeof(m->date), "%a, %d %b %Y %H:%M:%S %z", &tm);
+    m->date_second = (long)now;
+    n = snprintf(m->head, m->head_cap,
+                 "From: <%s>\r\nTo: <%s>\r\nDate: %s\r\nMessage-Id: ", m->from, m->to, m->date);
+    id = snprintf(m->head + n, m->head_cap - (size_t)n, "<%lx.", m->run_tag);
+    m->msgid_start = (size_t)n;
+    m->head_len = (size_t)(n + id);
+}
+
+/* `v' in decimal at `out' (room for 20 digits); the digit count. */
+static size_t put_decimal(char *out, uint64_t v)
+{
+    char digits[20];
+    size_t n = 0;
+
+    do {
+        digits[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < n; i++)
+        out[i] = digits[n - 1 - i];
+    return n;
 }
 
 size_t source_message_header(struct source_message *m, uint64_t seq, char *buf, size_t len,
                              char *msgid, size_t msgid_len)
 {
-    time_t now = time(NULL);
-    int n;
+    time_t now;
+    size_t n, id_len;
 
     /* -o and -F send no header of ours, so there is no Message-Id to log either. */
     if (m->opts->old_mode || m->opts->message_file) {
         snprintf(msgid, msgid_len, "-");
         return 0;
     }
-    snprintf(msgid, msgid_len, "<%lx.%llu@%s>", m->run_tag, (unsigned long long)seq, m->helo_name);
-    if ((long)now != m->date_second) {
-        struct tm tm;
-
-        localtime_r(&now, &tm);
-        strftime(m->date, sizeof(m->date), "%a, %d %b %Y %H:%M:%S %z", &tm);
-        m->date_second = (long)now;
-    }
-    n = snprintf(buf, len, "From: <%s>\r\nTo: <%s>\r\nDate: %s\r\nMessage-Id: %s\r\n%s%s%s\r\n",
-                 m->from, m->to, m->date, msgid, m->opts->subject ? "Subject: " : "",
-                 m->opts->subject ? m->opts->subject : "", m->opts->subject ? "\r\n" : "");
-    if (n < 0 || (size_t)n >= len)
+    now = time(NULL);
+    if ((long)now != m->date_second)
+        build_head(m, now);
+    if (m->head_len + 20 + m->tail_len >= len)
         msg_fatal("message header longer than %zu bytes", len);
-    return (size_t)n;
+    memcpy(buf, m->head, m->head_len);
+    n = m->head_len + put_decimal(buf + m->head_len, seq);
+    memcpy(buf + n, m->tail, m->tail_len);
+    /* The Message-Id runs from its '<' to the '>' that ends the tail's first line. */
+    id_len = n - m->msgid_start + strlen(m->helo_name) + 2;
+    n += m->tail_len;
+    if (msgid_len > 0) {
+        size_t keep = id_len < msgid_len ? id_len : msgid_len - 1;
+
+        memcpy(msgid, buf + m->msgid_start, keep);
+        msgid[keep] = 0;
+    }
+    return n;
 }
 
 size_t source_message_body(const struct source_message *m, uint64_t length,

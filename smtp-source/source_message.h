@@ -37,13 +37,34 @@ struct source_message {
     char date[64];
     long date_second;
     unsigned long run_tag; /* makes Message-Ids unique across runs */
+
+    /*
+     * Prebuilt wire text, so that a message costs copies rather than a
+     * printf per command and per header: the commands with their CR LF,
+     * and the header around the Message-Id's sequence number (the part
+     * before it is rebuilt once a second, for its Date).
+     */
+    char *helo_cmd; /* "EHLO name\r\n" (LHLO with -L) */
+    size_t helo_cmd_len;
+    char *mail_cmd; /* "MAIL FROM:<from>\r\n" */
+    size_t mail_cmd_len;
+    char *rcpt_cmd; /* "RCPT TO:<to>\r\n" */
+    size_t rcpt_cmd_len;
+    char *head; /* From, To, Date and "Message-Id: <tag." */
+    size_t head_cap, head_len;
+    size_t msgid_start; /* where the Message-Id's '<' is in head */
+    char *tail;         /* "@name>\r\n", the Subject and the empty line */
+    size_t tail_len;
 };
 
 void source_message_init(struct source_message *m, const struct source_options *opts,
                          const char *myhostname);
 void source_message_free(struct source_message *m);
 
-/* Header block for message `seq', ending in the empty line; its length. */
+/*
+ * Header block for message `seq', ending in the empty line; its length.
+ * `msgid' gets its Message-Id ("-" with -o and -F), cut to msgid_len.
+ */
 size_t source_message_header(struct source_message *m, uint64_t seq, char *buf, size_t len,
                              char *msgid, size_t msgid_len);
 

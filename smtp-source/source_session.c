@@ -180,6 +180,15 @@ static void send_cmd(struct source_session *s, const char *fmt, ...)
     s->phase_ns = clock_now_ns();
 }
 
+/* A prebuilt command line, CR LF included: the common commands need no printf. */
+static void send_line(struct source_session *s, const char *line, size_t len)
+{
+    if (s->ctx->opts->verbose)
+        msg_info("session %u: > %.*s", s->id, (int)(len - 2), line);
+    evbuffer_add(bufferevent_get_output(s->bev), line, len);
+    s->phase_ns = clock_now_ns();
+}
+
 static void on_timer(evutil_socket_t fd, short what, void *arg);
 static void session_flush(struct source_session *s);
 static void next_after_wait(struct source_session *s);
@@ -231,9 +240,7 @@ static void session_connect(struct source_session *s)
 
 static void send_helo(struct source_session *s)
 {
-    const struct source_options *opts = s->ctx->opts;
-
-    send_cmd(s, "%s %s", opts->lmtp ? "LHLO" : "EHLO", s->ctx->msg.helo_name);
+    send_line(s, s->ctx->msg.helo_cmd, s->ctx->msg.helo_cmd_len);
     s->state = ST_EHLO;
 }
 
@@ -246,7 +253,7 @@ static void send_rcpt(struct source_session *s, unsigned n)
         send_cmd(s, "RCPT TO:<%llu%s>", (unsigned long long)s->ctx->next_rcpt, s->ctx->msg.to);
         s->ctx->next_rcpt += s->ctx->stride;
     } else
-        send_cmd(s, "RCPT TO:<%s>", s->ctx->msg.to);
+        send_line(s, s->ctx->msg.rcpt_cmd, s->ctx->msg.rcpt_cmd_len);
 }
 
 /* MAIL, and with PIPELINING also every RCPT and DATA, in one write. */
@@ -257,11 +264,11 @@ static void send_mail(struct source_session *s)
     s->pipelined = opts->pipelining && (s->extensions & SMTP_EXT_PIPELINING);
     s->rcpt_done = s->rcpt_ok = 0;
     s->queue_id[0] = 0;
-    send_cmd(s, "MAIL FROM:<%s>", s->ctx->msg.from);
+    send_line(s, s->ctx->msg.mail_cmd, s->ctx->msg.mail_cmd_len);
     if (s->pipelined) {
         for (unsigned i = 0; i < opts->rcpts; i++)
             send_rcpt(s, i);
-        send_cmd(s, "DATA");
+        send_line(s, "DATA\r\n", 6);
     }
     /* Every pipelined reply is timed from the one write. */
     s->phase_ns = clock_now_ns();
@@ -309,7 +316,7 @@ static void send_content(struct source_session *s)
 
 static void send_quit(struct source_session *s)
 {
-    send_cmd(s, "QUIT");
+    send_line(s, "QUIT\r\n", 6);
     s->state = ST_QUIT;
 }
 
@@ -318,7 +325,7 @@ static void abandon_transaction(struct source_session *s)
 {
     message_done(s);
     if (s->ctx->opts->reuse && !s->finishing) {
-        send_cmd(s, "RSET");
+        send_line(s, "RSET\r\n", 6);
         s->state = ST_RSET;
     } else {
         send_quit(s);
@@ -489,7 +496,7 @@ static void on_reply(struct source_session *s)
         } else if (s->msg_failed) {
             abandon_transaction(s);
         } else {
-            send_cmd(s, "DATA");
+            send_line(s, "DATA\r\n", 6);
             s->state = ST_DATA;
         }
         break;

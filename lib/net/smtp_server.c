@@ -33,13 +33,40 @@ static size_t line_limit(const struct smtp_server_conn *c)
     return c->cfg.line_limit ? c->cfg.line_limit : SMTP_COMMAND_LINE_LIMIT;
 }
 
+/*
+ * The input's high-water mark. A libevent watermark re-adds the read event
+ * (and its timeout) on every change to the input buffer, a few thousand
+ * instructions per command line, so a plain session sets it only once its
+ * input has grown to the mark, and drops it once it is back under half of
+ * it: a plain socket read takes at most 4 KiB, so the buffer stays within
+ * the mark plus one read. A TLS bufferevent reads until the socket is dry:
+ * it keeps the mark all the time.
+ */
+static void cap_input(struct smtp_server_conn *c)
+{
+    size_t held;
+
+    if (c->tls || c->bev == NULL)
+        return;
+    held = evbuffer_get_length(bufferevent_get_input(c->bev));
+    if (!c->input_capped && held >= SMTP_SERVER_INPUT_HIGH_WATER) {
+        bufferevent_setwatermark(c->bev, EV_READ, 0, SMTP_SERVER_INPUT_HIGH_WATER);
+        c->input_capped = 1;
+    } else if (c->input_capped && held < SMTP_SERVER_INPUT_HIGH_WATER / 2) {
+        bufferevent_setwatermark(c->bev, EV_READ, 0, 0);
+        c->input_capped = 0;
+    }
+}
+
 /* Callbacks, timeouts and the high-water mark, on a new bufferevent or the TLS one. */
 static void setup_bev(struct smtp_server_conn *c, int write_timeout)
 {
     struct timeval tv = clock_timeval(c->cfg.timeout);
 
     bufferevent_setcb(c->bev, on_read, on_write, on_event, c);
-    bufferevent_setwatermark(c->bev, EV_READ, 0, SMTP_SERVER_INPUT_HIGH_WATER);
+    if (c->tls)
+        bufferevent_setwatermark(c->bev, EV_READ, 0, SMTP_SERVER_INPUT_HIGH_WATER);
+    c->input_capped = c->tls;
     bufferevent_set_timeouts(c->bev, &tv, write_timeout ? &tv : NULL);
 }
 
@@ -67,6 +94,11 @@ int smtp_server_start(struct smtp_server_conn *c, const struct smtp_server_confi
         evutil_closesocket(fd);
         return -1;
     }
+    /*
+     * A new bufferevent has writing on: the greeting would wait for an
+     * EPOLLOUT and cost two epoll_ctl calls, where bev_out writes it at once.
+     */
+    bufferevent_disable(bev, EV_WRITE);
     smtp_server_attach(c, cfg, ops, ctx, bev);
     return 0;
 }
@@ -202,6 +234,7 @@ static void on_read(struct bufferevent *bev, void *arg)
 {
     (void)bev;
     smtp_server_process(arg);
+    cap_input(arg);
     smtp_server_flush(arg);
 }
 

@@ -72,6 +72,7 @@ struct smtp_server_conn {
     int free_scheduled; /* smtp_server_free_later() was called */
     int tls;            /* the session runs inside TLS */
     int tls_pending;    /* our 220 to STARTTLS is on its way; the handshake follows */
+    int input_capped;   /* the input's high-water mark is set (see cap_input()) */
     char peer[INET6_ADDRSTRLEN + 8];
     struct smtp_server_config cfg;
     const struct smtp_server_ops *ops;

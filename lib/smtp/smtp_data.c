@@ -91,6 +91,29 @@ static void text_byte(struct smtp_data_reader *rd, struct out_buf *out, char c)
     rd->state = c == '\r' ? ST_TEXT_CR : ST_TEXT;
 }
 
+/*
+ * Text from in[i], which is no CR or LF, in ST_TEXT: the run up to the
+ * next CR or LF leaves at once, and a line that ends there in CR LF is
+ * taken whole, its end included. Returns the index of the last byte taken.
+ */
+static size_t text_run(struct smtp_data_reader *rd, struct out_buf *out, const char *in, size_t i,
+                       size_t len)
+{
+    const char *p = in + i, *lf = memchr(p, '\n', len - i);
+    size_t scan = lf ? (size_t)(lf - p) : len - i;
+    const char *cr = memchr(p, '\r', scan);
+
+    if (lf && cr == lf - 1) {
+        out_put_span(out, p, scan + 1);
+        rd->after_bare_lf = 0;
+        rd->state = ST_LINE_START;
+        return i + scan;
+    }
+    scan = cr ? (size_t)(cr - p) : scan;
+    out_put_span(out, p, scan);
+    return i + scan - 1;
+}
+
 size_t smtp_data_feed(struct smtp_data_reader *rd, const char *in, size_t len,
                       smtp_data_emit_fn emit, void *ctx)
 {
@@ -106,22 +129,16 @@ size_t smtp_data_feed(struct smtp_data_reader *rd, const char *in, size_t len,
 
         switch (rd->state) {
         case ST_LINE_START:
-            if (c == '.')
+            if (c == '.') {
                 rd->state = ST_DOT;
-            else {
-                rd->state = ST_TEXT;
-                text_byte(rd, &out, c);
+                break;
             }
-            break;
+            rd->state = ST_TEXT;
+            /* fall through */
         case ST_TEXT:
             if (c != '\r' && c != '\n') {
                 /* Most of a message is plain text: move it a run at a time. */
-                size_t end = i + 1;
-
-                while (end < len && in[end] != '\r' && in[end] != '\n')
-                    end++;
-                out_put_span(&out, in + i, end - i);
-                i = end - 1;
+                i = text_run(rd, &out, in, i, len);
                 break;
             }
             text_byte(rd, &out, c);

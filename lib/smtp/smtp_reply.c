@@ -23,9 +23,14 @@ static const struct {
     {"DSN", SMTP_EXT_DSN},
 };
 
+/* Once per reply on a client's hot path: the text buffer needs only its first byte cleared. */
 void smtp_reply_init(struct smtp_reply *reply)
 {
-    memset(reply, 0, sizeof(*reply));
+    reply->code = 0;
+    reply->lines = 0;
+    reply->extensions = 0;
+    reply->size_limit = 0;
+    reply->text[0] = 0;
 }
 
 static void parse_extension(struct smtp_reply *reply, const char *p, size_t len)

@@ -36,4 +36,37 @@ check "-m 2: two of five connections greeted, three wait in the listen queue" \
 check "  ... and are served once the others leave" to "$WORK/cap.src" timeout 30 "$SOURCE" -m 3 \
     "127.0.0.1:$cap_PORT"
 stop "$cap_PID"
+# docs/security.md 6: a client talking before a delayed greeting is read (to be
+# convicted) but not without bound: the sink stops reading at its input
+# high-water mark (64 KiB), so of 4 MiB sent at once only the mark, the
+# socket buffers (-T 8192 and the client's 8 KiB) and one 4 KiB read get in.
+# At the greeting's time the client gets its 554 and the session ends.
+start_sink flood --greet-delay 2 -T 8192 127.0.0.1:0 10 || exit 1
+timeout 30 python3 - "$flood_PORT" >"$WORK/flood.out" 2>&1 <<'PY'
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 8192)
+s.connect(("127.0.0.1", int(sys.argv[1])))
+s.setblocking(False)
+sent, chunk, end = 0, b"X" * 65536, time.monotonic() + 1.5
+while time.monotonic() < end and sent < 4 << 20:
+    try:
+        sent += s.send(chunk)
+    except BlockingIOError:
+        time.sleep(0.01)
+print("sent", sent)
+s.settimeout(20)
+reply = b""
+while not reply.endswith(b"\n"):
+    data = s.recv(512)
+    if not data:
+        break
+    reply += data
+print("reply", reply.decode(errors="replace").strip())
+PY
+cat "$WORK/flood.out"
+check "a client flooding before the greeting gets at most 512 KiB in (4 MiB without the mark)" \
+    awk '$1 == "sent" && $2 > 0 && $2 < 524288 { ok = 1 } END { exit !ok }' "$WORK/flood.out"
+check "  ... and a 554 at the greeting's time" grep -q "^reply 554 " "$WORK/flood.out"
+stop "$flood_PID"
 finish
