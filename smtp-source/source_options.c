@@ -337,6 +337,16 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
         msg_usage("-F and -l/--size cannot be combined");
     if (opts->old_mode && opts->tls)
         msg_usage("-o (no HELO) and --tls cannot be combined");
+    {
+        const char *out[3] = {opts->json_file, opts->csv_file, opts->msg_log};
+        const char *name[3] = {"--json", "--csv", "--msg-log"};
+
+        for (int a = 0; a < 3; a++)
+            for (int b = a + 1; b < 3; b++)
+                if (out[a] && out[b] && optarg_same_output(out[a], out[b]))
+                    msg_usage("%s and %s name the same file, %s: one would overwrite the other",
+                              name[a], name[b], out[b]);
+    }
     if (opts->arrivals == ARRIVAL_POISSON && opts->rate == 0)
         msg_usage("--arrivals poisson needs --rate");
     if (opts->threads > opts->sessions)

@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,7 +117,30 @@ double optarg_rate(const char *text, const char *what)
     return rate;
 }
 
-void optarg_output_file(const char *path, const char *what)
+static void output_check(const char *path, const char *what, int depth);
+
+/*
+ * A symbolic link to a file that does not exist yet: writing creates its
+ * target, so the target is what must be creatable (resolved relative to
+ * the link's directory, a few links deep at most).
+ */
+static void output_link_target(const char *path, const char *what, int depth)
+{
+    char target[PATH_MAX], joined[2 * PATH_MAX + 2];
+    const char *slash = strrchr(path, '/');
+    ssize_t n = readlink(path, target, sizeof(target) - 1);
+
+    if (n < 0 || depth > 8)
+        msg_usage("%s %s: cannot create: %s", what, path, strerror(n < 0 ? errno : ELOOP));
+    target[n] = 0;
+    if (target[0] != '/' && slash)
+        snprintf(joined, sizeof(joined), "%.*s/%s", (int)(slash - path), path, target);
+    else
+        snprintf(joined, sizeof(joined), "%s", target);
+    output_check(joined, what, depth + 1);
+}
+
+static void output_check(const char *path, const char *what, int depth)
 {
     struct stat st;
     char *dir, *slash;
@@ -125,6 +149,10 @@ void optarg_output_file(const char *path, const char *what)
         return;
     if (*path == 0)
         msg_usage("%s: an empty file name", what);
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && stat(path, &st) != 0 && errno == ENOENT) {
+        output_link_target(path, what, depth);
+        return;
+    }
     if (stat(path, &st) == 0) {
         if (S_ISDIR(st.st_mode))
             msg_usage("%s %s: is a directory", what, path);
@@ -150,4 +178,21 @@ void optarg_output_file(const char *path, const char *what)
         msg_usage("%s %s: cannot create: %s", what, path, strerror(error));
     }
     free(dir);
+}
+
+void optarg_output_file(const char *path, const char *what)
+{
+    output_check(path, what, 0);
+}
+
+int optarg_same_output(const char *a, const char *b)
+{
+    struct stat sa, sb;
+
+    if (strcmp(a, "-") == 0 || strcmp(b, "-") == 0)
+        return 0; /* standard output takes one after the other */
+    if (strcmp(a, b) == 0)
+        return 1;
+    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
 }

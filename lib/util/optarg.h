@@ -58,4 +58,7 @@ double optarg_rate(const char *text, const char *what);
  */
 void optarg_output_file(const char *path, const char *what);
 
+/* Two output files given are one: the same name, or the same file ("-" is never). */
+int optarg_same_output(const char *a, const char *b);
+
 #endif

@@ -226,6 +226,8 @@ int optgroup_getopt(struct optgroup *g, int argc, char *const argv[])
             return ch;
         }
     }
+    if (v->json && v->csv && optarg_same_output(v->json, v->csv))
+        msg_usage("--json and --csv name the same file, %s: one would overwrite the other", v->csv);
     return -1;
 }
 

@@ -57,6 +57,34 @@ done
 usage json-ab '--json /: is a directory' "$RELAY" ab --json / "$T" "$T" -- raw -m 1
 usage json-source "--json $WORK/none/x: cannot create" "$SOURCE" --json "$WORK/none/x" 127.0.0.1:1
 usage json-sink "--json $WORK/none/x: cannot create" "$SINK" --json "$WORK/none/x" 127.0.0.1:0 1
+# a symbolic link to a file in a missing directory: writing it would fail
+# after the run just the same
+ln -s "$WORK/none/target.json" "$WORK/dangling.json"
+for cmd in "bench -m 1" "raw --dir $T -m 1" "sweep --rates 1"; do
+    name=json-dangling-${cmd%% *}
+    usage "$name" "--json $WORK/none/target.json: cannot create" $RELAY $cmd --json "$WORK/dangling.json"
+done
+usage csv-dangling-raw "--csv $WORK/none/target.json: cannot create" \
+    "$RELAY" raw --dir "$T" -m 1 --csv "$WORK/dangling.json"
+usage json-dangling-source "--json $WORK/none/target.json: cannot create" \
+    "$SOURCE" --json "$WORK/dangling.json" 127.0.0.1:1
+ln -s "$WORK/ok-target.json" "$WORK/link-ok.json"
+check "a link to a new file in a directory that exists: written through" \
+    sh -c "'$RELAY' raw --dir '$T' -m 5 -q --json '$WORK/link-ok.json' >/dev/null && test -s '$WORK/ok-target.json' && test -L '$WORK/link-ok.json'"
+ln -s "$WORK/loop.json" "$WORK/loop.json"
+usage json-link-loop "--json $WORK/loop.json: Too many levels of symbolic links" \
+    "$RELAY" raw --dir "$T" -m 1 --json "$WORK/loop.json"
+# --json and --csv to one file: the one written last would be all that is left
+usage json-csv-same "--json and --csv name the same file" \
+    "$RELAY" raw --dir "$T" -m 1 --json "$WORK/same.out" --csv "$WORK/same.out"
+: >"$WORK/same-file"
+ln -s same-file "$WORK/same-link"
+usage json-csv-same-link "--json and --csv name the same file" \
+    "$RELAY" bench -m 1 --json "$WORK/same-file" --csv "$WORK/same-link"
+usage source-json-csv-same "--json and --csv name the same file" \
+    "$SOURCE" --json "$WORK/same.out" --csv "$WORK/same.out" 127.0.0.1:1
+usage source-csv-msglog-same "--csv and --msg-log name the same file" \
+    "$SOURCE" --csv "$WORK/same.out" --msg-log "$WORK/same.out" 127.0.0.1:1
 
 # --- relay: a busy port, an unresolvable next hop, then a late failure
 BUSY=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
