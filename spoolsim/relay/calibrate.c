@@ -20,6 +20,7 @@
 
 #include "cpu_burn.h"
 #include "msg.h"
+#include "optarg.h"
 #include "spoolsim.h"
 
 #define SCRIPT "calibrate-postfix.sh"
@@ -63,6 +64,13 @@ int spoolsim_calibrate(int argc, char **argv)
     }
     if (strcmp(argv[1], "postfix") != 0)
         msg_usage("cannot calibrate \"%s\": only postfix has a calibration", argv[1]);
+    /* the script writes the model at its very end: a bad -o must not cost a calibration */
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
+            optarg_output_file(argv[++i], "-o");
+        else if (strncmp(argv[i], "-o", 2) == 0 && argv[i][2])
+            optarg_output_file(argv[i] + 2, "-o");
+    }
     spoolsim_self(self, sizeof(self));
     if (spoolsim_find_script(self, SCRIPT, "SPOOLSIM_CALIBRATE_SCRIPT", script, sizeof(script)) !=
         0)

@@ -57,6 +57,9 @@ done
 usage json-ab '--json /: is a directory' "$RELAY" ab --json / "$T" "$T" -- raw -m 1
 usage json-source "--json $WORK/none/x: cannot create" "$SOURCE" --json "$WORK/none/x" 127.0.0.1:1
 usage json-sink "--json $WORK/none/x: cannot create" "$SINK" --json "$WORK/none/x" 127.0.0.1:0 1
+# calibrate writes its model at the end of a long run: -o is checked first
+usage calibrate-o-dir "-o $WORK: is a directory" "$RELAY" calibrate postfix -o "$WORK"
+usage calibrate-o-missing "-o $WORK/none/m.json: cannot create" "$RELAY" calibrate postfix -o"$WORK/none/m.json"
 # a symbolic link to a file in a missing directory: writing it would fail
 # after the run just the same
 ln -s "$WORK/none/target.json" "$WORK/dangling.json"
