@@ -362,6 +362,7 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     json_string(&w, "sync", sync_name(r));
     json_string(&w, "qmgr", qmgr_name(r));
     json_uint(&w, "cleanup_threads", r->opts->cleanup_threads);
+    json_double(&w, "reply_delay_s", r->opts->reply_delay);
     relay_model_json(r->model, &w);
     relay_usage_json(r, &w);
     json_begin_object(&w, "cpu_s"); /* by role: the event loop, the cleanup and qmgr threads */

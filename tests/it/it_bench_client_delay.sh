@@ -28,7 +28,8 @@ for bad in "--reply-delay foo" "--reply-delay -40ms" "--reply-delay 61s" \
 done
 check "relay usage errors make no spool" test ! -e "$WORK/never"
 
-start_relay held --spool "$WORK/held.spool" --next-hop discard --sync none --reply-delay 40ms
+start_relay held --spool "$WORK/held.spool" --next-hop discard --sync none --reply-delay 40ms \
+    --json "$WORK/held-relay.json"
 check "a relay holding its replies 40 ms" test -n "$held_PORT"
 check "smtp-source through it" to "$WORK/held.src" timeout 60 "$SOURCE" -s 1 -m 3 \
     --json "$WORK/held.json" "127.0.0.1:$held_PORT"
@@ -43,6 +44,8 @@ check "txn: seven round trips" \
     at_least "$(pyget "$WORK/held.json" "d['latency']['txn']['min_ms']")" "$(rtts 7)"
 stop "$held_PID"
 check "the relay stopped cleanly" test "$(pyget "$WORK/held.json" "d['failed']")" = 0
+check "the relay's JSON records its reply delay" \
+    test "$(pyget "$WORK/held-relay.json" "d['reply_delay_s']")" = 0.04
 
 # a stop while a reply is held (the greeting, for 20 s) does not wait for it
 start_relay slow --spool "$WORK/slow.spool" --next-hop discard --reply-delay 10s
