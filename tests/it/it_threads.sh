@@ -62,6 +62,25 @@ check "  ... over more than one row" test "$(cat "$WORK/o.rows")" -gt 1
 check "open loop: the window is at least the schedule's (0.1003 s)" python3 -c "
 import json, sys; d = json.load(open(sys.argv[1])); assert 0.098 <= d['elapsed_s'] < 5, d['elapsed_s']" "$WORK/o.json"
 
+# An open loop of --duration T offers the arrivals of the one schedule
+# (k / rate for k = 0, 1, ...) that fall before T, whatever the threads:
+# 200 at 200/s for 1 s, 3 at 3/s (the 4th, k = 3, is at 1 s: past it).
+# Every arrival is well clear of the deadline but the one at 1 s, which
+# must be refused by the count, not by which timer fires first.
+start_sink open --threads 2 127.0.0.1:0 100 || exit 1
+delivered_of() { # SPEC... : run an open loop on the sink, print what it delivered
+    timeout 60 "$SOURCE" "$@" --duration 1 --json "$WORK/d.json" --no-progress --no-summary \
+        "127.0.0.1:$open_PORT" && json_get "$WORK/d.json" delivered
+}
+check "open loop, 1 thread, 200/s for 1 s: 200" test "$(delivered_of --threads 1 -s 8 --rate 200)" = 200
+check "open loop, 3 threads, 200/s for 1 s: 200 as well" \
+    test "$(delivered_of --threads 3 -s 8 --rate 200)" = 200
+for run in 1 2 3; do
+    check "open loop, 8 threads, 3/s for 1 s (run $run): 3" \
+        test "$(delivered_of --threads 8 -s 8 --rate 3)" = 3
+done
+stop "$open_PID"
+
 # spoolsim merge of two sources run together: the rows' histograms give
 # exact per-row percentiles.
 start_sink pair --threads 2 127.0.0.1:0 100 || exit 1
