@@ -136,6 +136,20 @@ void sink_message_finish(void *arg)
             sink_transaction_reset(s);
         return;
     }
+    if (reject == NULL && server->claim_message && !server->claim_message(server)) {
+        /*
+         * Another thread took the run's last message (-M) and this one has
+         * not yet been told to stop: refuse it and go, as the sink is
+         * about to, rather than acknowledge one more than -M.
+         */
+        sink_message_end_dumps(s, 0);
+        server->stats.rejected++;
+        snprintf(text, sizeof(text), "421 4.3.0 %s Error: message limit reached",
+                 server->opts->hostname);
+        sink_reply(s, text);
+        sink_close_after_flush(s);
+        return;
+    }
     sink_message_end_dumps(s, reject == NULL);
     if (reject) {
         server->stats.rejected++;
@@ -157,6 +171,4 @@ void sink_message_finish(void *arg)
     }
     sink_transaction_reset(s);
     sink_reply_to(s, SINK_CMD_DOT, text, AFTER_NONE);
-    if (server->on_message)
-        server->on_message(server);
 }

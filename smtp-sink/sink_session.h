@@ -7,7 +7,7 @@
  * it from then on. A session never blocks: delays and faults are timers,
  * and input is parsed by the pure SMTP modules in lib/smtp/ as it arrives.
  *
- * The server calls back into smtp-sink.c (on_session_end, on_message)
+ * The server calls back into smtp-sink.c (on_session_end, claim_message)
  * so that connection limits and exit conditions stay in one place.
  */
 #ifndef SPOOLSIM_SINK_SESSION_H
@@ -54,7 +54,8 @@ struct sink_server {
     uint64_t next_id;     /* queue ids: with --threads N, thread i takes every Nth from its own */
     unsigned id_stride;
     void (*on_session_end)(struct sink_server *server);
-    void (*on_message)(struct sink_server *server);
+    /* Before a message is acknowledged: 0 when the run's -M is already reached. */
+    int (*claim_message)(struct sink_server *server);
     int draining;                  /* stop reading: the server is about to exit */
     struct sink_session *sessions; /* all live sessions, to free at exit */
 };

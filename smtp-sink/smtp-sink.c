@@ -143,18 +143,29 @@ static void on_session_end(struct sink_server *server)
         tell(r->notify[1], "S", 1);
 }
 
-static void on_message(struct sink_server *server)
+/*
+ * A message is claimed before its 250, so that the run acknowledges
+ * exactly -M: once the count is reached, a worker that has not yet heard
+ * DRAIN must refuse, not accept one more. The claim never overshoots, so
+ * -c shows no more than was accepted.
+ */
+static int claim_message(struct sink_server *server)
 {
     struct sink_worker *w = (struct sink_worker *)server;
     struct sink_run *r = w->run;
-    uint64_t messages = atomic_fetch_add(&r->messages, 1) + 1;
+    uint64_t max = server->opts->max_messages, seen = atomic_load(&r->messages);
 
-    if (!server->opts->max_messages || messages < server->opts->max_messages)
-        return;
-    if (r->n == 1)
-        stop_soon(r);
-    else if (messages == server->opts->max_messages)
-        tell(r->notify[1], "S", 1);
+    do {
+        if (max && seen >= max)
+            return 0;
+    } while (!atomic_compare_exchange_weak(&r->messages, &seen, seen + 1));
+    if (max && seen + 1 == max) {
+        if (r->n == 1)
+            stop_soon(r);
+        else
+            tell(r->notify[1], "S", 1);
+    }
+    return 1;
 }
 
 /* The main thread hears from a worker (threads only). */
@@ -442,7 +453,7 @@ static void worker_init(struct sink_run *r, unsigned i, const struct sink_server
     server->next_id = proto->next_id + i;
     server->id_stride = r->n;
     server->on_session_end = on_session_end;
-    server->on_message = on_message;
+    server->claim_message = claim_message;
     sink_server_init_replies(server);
     if ((server->base = event_base_new()) == NULL)
         msg_fatal("cannot create an event base");

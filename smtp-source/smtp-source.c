@@ -58,7 +58,7 @@ struct source_worker {
     /* Open loop. */
     uint64_t *backlog;
     size_t backlog_cap, backlog_head, backlog_len;
-    uint64_t first_arrival_ns, next_arrival_ns, arrivals;
+    uint64_t next_arrival_ns, arrivals; /* arrivals: this thread's so far */
     uint64_t offered_end_ns; /* -m in a fixed open loop: the whole run's, not this share's */
     int arrivals_done;
     struct event *arrival_timer;
@@ -135,16 +135,27 @@ static void backlog_push(struct source_worker *m, uint64_t when)
         m->ctx.stats.backlog_max = m->backlog_len;
 }
 
-/* Intended time of the next arrival; fixed spacing never drifts. */
+/*
+ * Intended time of this thread's next arrival, and whether it falls within
+ * what is offered; the first one too. Fixed: arrival k of the run's one
+ * schedule is at k / rate, and thread i of n takes k = i, i + n, ...: the
+ * times come from k, never from a per-thread gap or a sum, so they do not
+ * drift, and the set before the deadline is the one a single thread
+ * offers, the same count whatever n.
+ */
 static void schedule_arrival(struct source_worker *m)
 {
     const struct source_options *opts = m->ctx.opts;
-    double gap_ns = 1e9 / opts->rate;
 
-    if (opts->arrivals == ARRIVAL_POISSON)
-        m->next_arrival_ns += (uint64_t)prng_exponential(&m->ctx.rng, gap_ns);
-    else
-        m->next_arrival_ns = m->first_arrival_ns + (uint64_t)((double)m->arrivals * gap_ns);
+    if (opts->arrivals == ARRIVAL_POISSON) {
+        if (m->arrivals > 0) /* the first was drawn at the start (worker_run) */
+            m->next_arrival_ns += (uint64_t)prng_exponential(&m->ctx.rng, 1e9 / opts->rate);
+    } else {
+        uint64_t k = m->index + m->arrivals * m->run->n;
+
+        m->next_arrival_ns =
+            m->ctx.stats.start_ns + (uint64_t)((double)k * (1e9 / m->run->opts->rate));
+    }
     if (opts->duration > 0 ? m->next_arrival_ns >= m->deadline_ns : m->arrivals >= opts->messages) {
         m->arrivals_done = 1;
         if (opts->duration == 0) /* N arrivals offer N gaps */
@@ -484,22 +495,19 @@ static void worker_run(struct source_worker *w)
         double gap_ns = 1e9 / r->opts->rate; /* of the whole run's schedule */
 
         /*
-         * Fixed: this thread's arrivals are every nth of the one schedule,
-         * from the ith. Poisson: n streams of rate/n are one of the rate;
-         * all but the first start at a draw, not all together at 0.
+         * Fixed: see schedule_arrival. Poisson: n streams of rate/n are one
+         * of the rate; all but the first start at a draw, not all together
+         * at 0.
          */
-        uint64_t offset = opts->arrivals == ARRIVAL_FIXED ? (uint64_t)(w->index * gap_ns)
-                          : w->index > 0 ? (uint64_t)prng_exponential(&ctx->rng, 1e9 / opts->rate)
-                                         : 0;
-
-        w->first_arrival_ns = w->next_arrival_ns = ctx->stats.start_ns + offset;
+        if (opts->arrivals == ARRIVAL_POISSON)
+            w->next_arrival_ns =
+                ctx->stats.start_ns +
+                (w->index > 0 ? (uint64_t)prng_exponential(&ctx->rng, 1e9 / opts->rate) : 0);
         if (opts->arrivals == ARRIVAL_FIXED && r->n > 1)
             w->offered_end_ns =
                 ctx->stats.start_ns + (uint64_t)((double)r->opts->messages * gap_ns);
-        if (opts->duration == 0 && opts->messages == 0) {
-            w->arrivals_done = 1; /* fewer messages than threads: none for this one */
-            ctx->stats.offered_end_ns = w->offered_end_ns ? w->offered_end_ns : w->first_arrival_ns;
-        }
+        /* The first arrival is checked like the rest: past the window, or none in -m's share. */
+        schedule_arrival(w);
         w->arrival_timer = evtimer_new(ctx->base, on_arrival, w);
     }
     w->sessions = xcalloc(opts->sessions, sizeof(*w->sessions));
