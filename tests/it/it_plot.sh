@@ -197,6 +197,15 @@ check "two sweeps of one command line: told apart by their files" \
 check "two sweeps of one command line: both labels in the legend" \
     svg_ok "$W/out/same.svg" "text=$NONE (none)" "text=$NONE (again)" "title=$NONE (again): delivered"
 
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); [s.update(p50_ms=5e-324) for s in d['steps']]; json.dump(d, open(sys.argv[2],'w'))" \
+    "$W/none.json" "$W/subnormal.json"
+check "a subnormal p50 (5e-324 ms): plotted, sane tick labels (sanitizer build: no report)" \
+    to "$W/subnormal.log" "$S" plot "$W/subnormal.json" -o "$W/out/subnormal.svg"
+check "a subnormal p50: the picture parses, no tick label longer than 17 characters" python3 -c "
+import sys, xml.etree.ElementTree as ET
+texts = [t.text or '' for t in ET.parse(sys.argv[1]).getroot().iter('{http://www.w3.org/2000/svg}text')]
+sys.exit(0 if texts and not any(len(x) > 17 and x[0].isdigit() for x in texts) else 1)" "$W/out/subnormal.svg"
+
 # --- auto, the default output name, standard output, a label
 cp "$W/raw.json" "$W/out/r.json"
 check "auto: r.json -> r.svg" sh -c "cd '$W/out' && '$S' plot r.json >'$W/auto.out' && test -s r.svg"

@@ -245,6 +245,33 @@ START_TEST(test_ticks_log)
 }
 END_TEST
 
+/* A subnormal latency (5e-324) or a step of 0: labels that fit, ticks on the axis, no UB. */
+START_TEST(test_ticks_subnormal)
+{
+    static const double steps[] = {0, 5e-324, 1e-310, NAN, -1};
+    struct plot_ticks t;
+    char buf[64];
+
+    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+        plot_format_tick(buf, sizeof(buf), 5e-324, steps[i]);
+        ck_assert_uint_le(strlen(buf), 2 + PLOT_MAX_DECIMALS);
+        ck_assert_msg(buf[0] == '0' || buf[0] == '-', "%s", buf);
+    }
+    plot_ticks_log(5e-324, 5e-324, &t);
+    ck_assert_uint_gt(t.n, 1);
+    ck_assert(t.lo > 0 && t.hi > t.lo);
+    for (size_t i = 0; i < t.n; i++) {
+        ck_assert_msg(t.value[i] > 0, "log tick %zu is %g", i, t.value[i]);
+        ck_assert_uint_le(strlen(t.label[i]), 2 + PLOT_MAX_DECIMALS);
+    }
+    plot_ticks_linear(5e-324, 5e-324, 5, &t);
+    ck_assert_uint_gt(t.n, 1);
+    ck_assert(t.lo == 0 && t.hi == 1);
+    plot_ticks_linear(0, 1e-320, 5, &t);
+    ck_assert(t.lo == 0 && t.hi == 1);
+}
+END_TEST
+
 START_TEST(test_percentile_axis)
 {
     struct plot_ticks t;
@@ -590,6 +617,7 @@ int main(void)
                                   test_format_tick,
                                   test_log_scale,
                                   test_ticks_log,
+                                  test_ticks_subnormal,
                                   test_percentile_axis,
                                   test_curve,
                                   test_timeline,
