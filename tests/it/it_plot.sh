@@ -249,6 +249,11 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['steps']=[]; json
     "$W/none.json" "$W/nosteps.json"
 check "a sweep with no steps: exit 2" fails_cleanly "nosteps.json: no sweep to plot: a sweep with no steps" \
     "$W/out/x11.svg" "$S" plot "$W/nosteps.json" -o "$W/out/x11.svg"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['steps']=[dict(d['steps'][0], offered_per_s=i + 1) for i in range(3000)]; json.dump(d, open(sys.argv[2],'w'))" \
+    "$W/none.json" "$W/many.json"
+check "a sweep of 3000 steps (more than any sweep runs): exit 2 at once" fails_cleanly \
+    "many.json: no sweep to plot: a sweep of 3000 steps: no sweep runs more than 64" \
+    "$W/out/x16.svg" timeout 20 "$S" plot "$W/many.json" -o "$W/out/x16.svg"
 check "a sweep with a raw result: exit 2" fails_cleanly "none.json is a sweep and .*raw.json is not" \
     "$W/out/x12.svg" "$S" plot "$W/none.json" "$W/raw.json" -o "$W/out/x12.svg"
 check "a raw result with a sweep: exit 2" fails_cleanly "none.json is a sweep and .*raw.json is not" \
