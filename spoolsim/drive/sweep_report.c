@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,17 +157,11 @@ int sweep_write_json(const struct sweep *s, const struct sweep_search *search)
         json_double(&w, "arrived_per_s", st->arrived_per_s);
         json_double(&w, "failed", st->m.failures);
         json_double(&w, "backlog_max", st->backlog_max);
-        if (st->latency_known) {
-            json_double(&w, "p50_ms", st->p50_s * 1e3);
-            json_double(&w, "p99_ms", st->m.p99_s * 1e3);
-            json_double(&w, "p99_9_ms", st->p999_s * 1e3);
-            json_double(&w, "max_ms", st->max_s * 1e3);
-        } else {
-            json_string(&w, "p50_ms", NULL);
-            json_string(&w, "p99_ms", NULL);
-            json_string(&w, "p99_9_ms", NULL);
-            json_string(&w, "max_ms", NULL);
-        }
+        /* json_double() writes NAN as null: no latency where no message was answered */
+        json_double(&w, "p50_ms", st->latency_known ? st->p50_s * 1e3 : NAN);
+        json_double(&w, "p99_ms", st->latency_known ? st->m.p99_s * 1e3 : NAN);
+        json_double(&w, "p99_9_ms", st->latency_known ? st->p999_s * 1e3 : NAN);
+        json_double(&w, "max_ms", st->latency_known ? st->max_s * 1e3 : NAN);
         if (st->e2e_known) {
             json_double(&w, "end_to_end_count", st->e2e_count);
             json_double(&w, "end_to_end_p50_ms", st->e2e_p50_s * 1e3);
