@@ -488,10 +488,12 @@ int json_read_key(const char *text, const char *path, size_t index, char *out, s
     return -1;
 }
 
-long json_read_array_length(const char *text, const char *path)
+/* The items of the array at path, their spans in offsets and lengths unless those are NULL. */
+static long walk_items(const char *text, const char *path, size_t *offsets, size_t *lengths,
+                       size_t max_items)
 {
-    const char *p = find_value(text, path);
-    long n = 0;
+    const char *p = find_value(text, path), *end;
+    size_t n = 0;
 
     if (p == NULL || *p != '[')
         return -1;
@@ -499,16 +501,31 @@ long json_read_array_length(const char *text, const char *path)
     if (*p == ']')
         return 0;
     for (;;) {
-        if ((p = scan_value(p, 1)) == NULL)
+        if (n == max_items || (end = scan_value(p, 1)) == NULL)
             return -1;
+        if (offsets) {
+            offsets[n] = (size_t)(p - text);
+            lengths[n] = (size_t)(end - p);
+        }
         n++;
-        p = skip_ws(p);
+        p = skip_ws(end);
         if (*p == ']')
-            return n;
+            return (long)n;
         if (*p != ',')
             return -1;
         p = skip_ws(p + 1);
     }
+}
+
+long json_read_array_length(const char *text, const char *path)
+{
+    return walk_items(text, path, NULL, NULL, SIZE_MAX);
+}
+
+long json_read_item_spans(const char *text, const char *path, size_t *offsets, size_t *lengths,
+                          size_t max_items)
+{
+    return offsets && lengths ? walk_items(text, path, offsets, lengths, max_items) : -1;
 }
 
 /* p at a number; the byte after it and the number in *out, or NULL. */

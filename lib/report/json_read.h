@@ -60,6 +60,17 @@ int json_read_key(const char *text, const char *path, size_t index, char *out, s
 long json_read_array_length(const char *text, const char *path);
 
 /*
+ * The items of the array at path as spans of text: item i is the lengths[i]
+ * bytes at text + offsets[i] (no white space around it). The number of
+ * items, or -1 if it is not an array (or missing, or malformed) or has more
+ * than max_items. Linear in the text: a reader of many objects reads each
+ * one's members from its own span, copied out with a NUL, rather than by a
+ * path from the top of the text each time (a scan of the whole text a value).
+ */
+long json_read_item_spans(const char *text, const char *path, size_t *offsets, size_t *lengths,
+                          size_t max_items);
+
+/*
  * An array of arrays of width numbers each, [[128, 3], [130, 1]], into out
  * row by row (out holds max_rows * width doubles): the number of rows, or
  * -1 if the path is missing, a row is not an array of exactly width

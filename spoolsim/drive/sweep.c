@@ -158,6 +158,76 @@ static double number(const char *json, const char *path)
     return v;
 }
 
+/* ", " between the parts of a list in out (used bytes of len so far). */
+static size_t append(char *out, size_t len, size_t used, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static size_t append(char *out, size_t len, size_t used, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+
+    if (used >= len)
+        return used;
+    if (used > 0)
+        used += (size_t)snprintf(out + used, len - used, "; ");
+    if (used >= len)
+        return used;
+    va_start(ap, fmt);
+    n = vsnprintf(out + used, len - used, fmt, ap);
+    va_end(ap);
+    return n < 0 ? used : used + (size_t)n;
+}
+
+/*
+ * Why a client had no message accepted, from its report's failure kinds:
+ * "connection refused (5 of 5 messages)", the strerror(3) words lowered
+ * for the middle of a sentence.
+ */
+static void describe_no_mail(const char *json, const struct sweep_step *st, char *out, size_t len)
+{
+    static const struct {
+        const char *key, *what;
+    } kinds[] = {{"timeout", "no reply in time"},
+                 {"disconnect", "the connection closed"},
+                 {"protocol", "a reply that is not SMTP"},
+                 {"tls", "TLS failed"}};
+    char key[128], path[200];
+    size_t used = 0;
+    double n, unanswered = st->sent - st->m.failures;
+
+    out[0] = '\0';
+    for (size_t i = 0; json_read_key(json, "connect_errors", i, key, sizeof(key)) == 0; i++) {
+        snprintf(path, sizeof(path), "connect_errors.%s", key);
+        if (json_read_number(json, path, &n) != 0 || n <= 0)
+            continue;
+        if (key[0] >= 'A' && key[0] <= 'Z' && !(key[1] >= 'A' && key[1] <= 'Z'))
+            key[0] = (char)(key[0] - 'A' + 'a');
+        used = append(out, len, used, "%s (%.0f of %.0f messages)", key, n, st->sent);
+    }
+    for (size_t i = 0; json_read_key(json, "failures_by_code", i, key, sizeof(key)) == 0; i++) {
+        snprintf(path, sizeof(path), "failures_by_code.%s", key);
+        char *at = strchr(key, '@');
+
+        if (at != NULL)
+            *at = '\0';
+        if (json_read_number(json, path, &n) == 0 && n > 0)
+            used = append(out, len, used, "rejected with %s%s%s (%.0f of %.0f messages)", key,
+                          at ? " at " : "", at ? at + 1 : "", n, st->sent);
+    }
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+        snprintf(path, sizeof(path), "failures.%s", kinds[i].key);
+        if (json_read_number(json, path, &n) == 0 && n > 0)
+            used = append(out, len, used, "%s (%.0f of %.0f messages)", kinds[i].what, n, st->sent);
+    }
+    if (unanswered > 0)
+        used =
+            append(out, len, used, "no reply before the client was stopped (%.0f of %.0f messages)",
+                   unanswered, st->sent);
+    if (used == 0)
+        append(out, len, used, "%s", st->sent > 0 ? "no reason given" : "no message was sent");
+}
+
 /*
  * The window's client: once its offered window is over, it gets the
  * SLO's time (and a little) to see its last replies, then is stopped and
@@ -181,6 +251,9 @@ static void read_client(struct sweep *s, const char *name, struct sweep_step *st
     st->p999_s = number(json, "latency.txn.p99_9_ms") / 1e3;
     st->max_s = number(json, "latency.txn.max_ms") / 1e3;
     st->m.p99_s = number(json, "latency.txn.p99_ms") / 1e3;
+    st->latency_known = number(json, "latency.txn.count") > 0;
+    if (st->accepted <= 0)
+        describe_no_mail(json, st, st->no_mail, sizeof(st->no_mail));
     /* a message still unanswered when the client was stopped counts against the step */
     if (st->sent > st->accepted + st->m.failures)
         st->m.failures += st->sent - st->accepted - st->m.failures;
@@ -324,7 +397,7 @@ int spoolsim_sweep(int argc, char **argv)
     struct sweep_search search;
     struct json_run run;
     struct sweep *s = calloc(1, sizeof(*s)); /* the steps are large for the stack */
-    double rate;
+    double rate, accepted = 0;
     int status;
 
     if (s == NULL)
@@ -355,6 +428,10 @@ int spoolsim_sweep(int argc, char **argv)
             break;
         s->n_steps++;
         sweep_search_record(&search, rate, st->reason == SWEEP_HELD);
+        accepted += st->accepted;
+        /* A target that took nothing at the first rate has no knee to find below it. */
+        if (s->n_steps == 1 && st->accepted <= 0)
+            break;
     }
     stop_all(s);
     if (interrupted)
@@ -370,5 +447,5 @@ int spoolsim_sweep(int argc, char **argv)
     status = interrupt_flush_stdout();
     if (interrupted)
         return interrupt_exit_status();
-    return status != 0 ? 1 : 0;
+    return status != 0 || accepted <= 0 ? 1 : 0;
 }

@@ -45,8 +45,10 @@ struct sweep_step {
     enum sweep_reason reason;
     double sent, sent_per_s; /* the window's client: messages started, over its window */
     double accepted, backlog_max;
-    double arrived_per_s;                   /* at the sink during the window, from any client */
-    double p50_s, p999_s, max_s;            /* the client's */
+    double arrived_per_s;        /* at the sink during the window, from any client */
+    double p50_s, p999_s, max_s; /* the client's */
+    int latency_known;           /* the client had a message answered */
+    char no_mail[512]; /* nothing accepted: why, from the client's report ("" otherwise) */
     double e2e_p50_s, e2e_p99_s, e2e_count; /* the relay's, over the whole step */
     int e2e_known;
 };

@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,7 @@ void sweep_print_report(const struct sweep *s, const struct sweep_search *search
     for (unsigned i = 0; i < s->n_steps; i++) {
         const struct sweep_step *st = &s->steps[i];
         char e50[16] = "-", e99[16] = "-", q0[16] = "-", q1[16] = "-", g[16] = "-";
+        char p50[16] = "-", p99[16] = "-";
 
         if (st->e2e_known) {
             snprintf(e50, sizeof(e50), "%.1f", st->e2e_p50_s * 1e3);
@@ -65,11 +67,23 @@ void sweep_print_report(const struct sweep *s, const struct sweep_search *search
             snprintf(q1, sizeof(q1), "%.0f", st->m.queue_end);
             snprintf(g, sizeof(g), "%.1f", sweep_growth_per_s(&st->m));
         }
+        if (st->latency_known) {
+            snprintf(p50, sizeof(p50), "%.1f", st->p50_s * 1e3);
+            snprintf(p99, sizeof(p99), "%.1f", st->m.p99_s * 1e3);
+        }
         sweep_reason_text(st->reason, &st->m, o->slo, why, sizeof(why));
-        fprintf(fp, "%4u %9.1f %9.1f %11.1f %9.1f %9.1f %9s %9s %7s %7s %8s %6.0f  %s\n", i + 1,
-                st->m.offered_per_s, st->sent_per_s, st->m.delivered_per_s, st->p50_s * 1e3,
-                st->m.p99_s * 1e3, e50, e99, q0, q1, g, st->m.failures, why);
+        fprintf(fp, "%4u %9.1f %9.1f %11.1f %9s %9s %9s %9s %7s %7s %8s %6.0f  %s\n", i + 1,
+                st->m.offered_per_s, st->sent_per_s, st->m.delivered_per_s, p50, p99, e50, e99, q0,
+                q1, g, st->m.failures, why);
+        if (st->no_mail[0] && o->target)
+            fprintf(fp, "     target %s: %s\n", o->target, st->no_mail);
+        else if (st->no_mail[0])
+            fprintf(fp, "     relay: %s\n", st->no_mail);
     }
+    /* sweep.c stops after a first step that had nothing accepted */
+    if (s->n_steps > 0 && s->steps[0].no_mail[0])
+        fprintf(fp, "stopped:    nothing was accepted at %.6g msgs/s: the %s does not take mail\n",
+                s->steps[0].m.offered_per_s, o->target ? "target" : "relay");
     if (knee > 0)
         fprintf(fp,
                 "knee:       %.6g msgs/s (delivered >= 99 %% of offered, queue steady, no "
@@ -143,10 +157,11 @@ int sweep_write_json(const struct sweep *s, const struct sweep_search *search)
         json_double(&w, "arrived_per_s", st->arrived_per_s);
         json_double(&w, "failed", st->m.failures);
         json_double(&w, "backlog_max", st->backlog_max);
-        json_double(&w, "p50_ms", st->p50_s * 1e3);
-        json_double(&w, "p99_ms", st->m.p99_s * 1e3);
-        json_double(&w, "p99_9_ms", st->p999_s * 1e3);
-        json_double(&w, "max_ms", st->max_s * 1e3);
+        /* json_double() writes NAN as null: no latency where no message was answered */
+        json_double(&w, "p50_ms", st->latency_known ? st->p50_s * 1e3 : NAN);
+        json_double(&w, "p99_ms", st->latency_known ? st->m.p99_s * 1e3 : NAN);
+        json_double(&w, "p99_9_ms", st->latency_known ? st->p999_s * 1e3 : NAN);
+        json_double(&w, "max_ms", st->latency_known ? st->max_s * 1e3 : NAN);
         if (st->e2e_known) {
             json_double(&w, "end_to_end_count", st->e2e_count);
             json_double(&w, "end_to_end_p50_ms", st->e2e_p50_s * 1e3);
@@ -169,6 +184,7 @@ int sweep_write_json(const struct sweep *s, const struct sweep_search *search)
         json_string(&w, "reason", reason_keys[st->reason]);
         sweep_reason_text(st->reason, &st->m, o->slo, why, sizeof(why));
         json_string(&w, "reason_text", why);
+        json_string(&w, "no_mail", st->no_mail[0] ? st->no_mail : NULL);
         json_end_object(&w);
     }
     json_end_array(&w);

@@ -117,23 +117,26 @@ static void staged_free(struct staged *s)
     counts_free(&s->by_code);
 }
 
-/* The layout of one stage's histogram, said before histogram_read_json() says only "no". */
-static int check_layout(const char *text, const char *name, const char *stage, char *err,
+/*
+ * The layout of the histogram buckets at path (a stage's "latency.txn.buckets",
+ * or "timeline_latency"), said before a reader of them says only "no".
+ */
+static int check_layout(const char *text, const char *name, const char *at, char *err,
                         size_t errlen)
 {
     char path[160], word[32];
-    double bits;
+    double bits = NAN;
 
-    snprintf(path, sizeof(path), "latency.%s.buckets.unit", stage);
+    snprintf(path, sizeof(path), "%s.unit", at);
     if (json_read_string(text, path, word, sizeof(word)) != 0 || strcmp(word, "ns") != 0)
         return fail(err, errlen, "%s: %s: a histogram in another unit (\"%s\"; merged: ns)", name,
                     path, word);
-    snprintf(path, sizeof(path), "latency.%s.buckets.scheme", stage);
+    snprintf(path, sizeof(path), "%s.scheme", at);
     if (json_read_string(text, path, word, sizeof(word)) != 0 || strcmp(word, "log-linear") != 0)
         return fail(err, errlen,
                     "%s: %s: a histogram of another layout (\"%s\"; merged: log-linear)", name,
                     path, word);
-    snprintf(path, sizeof(path), "latency.%s.buckets.sub_bucket_bits", stage);
+    snprintf(path, sizeof(path), "%s.sub_bucket_bits", at);
     if (json_read_number(text, path, &bits) != 0 || bits != HISTOGRAM_SUB_BITS)
         return fail(err, errlen,
                     "%s: %s: a histogram of another layout (sub_bucket_bits %g; merged: %d): its "
@@ -186,7 +189,8 @@ static int stage_in(const char *text, const char *name, struct staged *s, char *
         if (s->stages == MERGE_STAGES_MAX)
             return fail(err, errlen, "%s: more than %d latency stages", name, MERGE_STAGES_MAX);
         snprintf(s->stage[s->stages], sizeof(s->stage[0]), "%s", word);
-        if (check_layout(text, name, word, err, errlen) != 0)
+        snprintf(path, sizeof(path), "latency.%s.buckets", word);
+        if (check_layout(text, name, path, err, errlen) != 0)
             return -1;
         snprintf(path, sizeof(path), "latency.%s", word);
         if (histogram_read_json(text, path, &s->latency[s->stages]) != 0)
@@ -205,8 +209,11 @@ static int stage_in(const char *text, const char *name, struct staged *s, char *
     if (timeline_read_json(&s->in.timeline, text, "timeline") != 0)
         return fail(err, errlen, "%s: no timeline", name);
     /* Rows' histograms: an older result has none (its rows then merge without percentiles). */
-    if (json_read_key(text, "timeline_latency", 0, word, sizeof(word)) == 0 &&
-        timeline_read_latency_json(&s->in.timeline, text, "timeline_latency") != 0)
+    if (json_read_key(text, "timeline_latency", 0, word, sizeof(word)) != 0)
+        return 0;
+    if (check_layout(text, name, "timeline_latency", err, errlen) != 0)
+        return -1;
+    if (timeline_read_latency_json(&s->in.timeline, text, "timeline_latency") != 0)
         return fail(err, errlen,
                     "%s: timeline_latency does not agree with the timeline's rows (a row out of "
                     "range, or counts that do not add up)",

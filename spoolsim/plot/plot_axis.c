@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -38,12 +39,19 @@ double plot_nice_number(double x, int round)
     return nice * pow(10, e);
 }
 
-/* Decimals a tick label on an axis of this step needs. */
+/*
+ * Decimals a tick label on an axis of this step needs, at most
+ * PLOT_MAX_DECIMALS: a step of 0, a subnormal or NaN (from values no result
+ * should hold) must give a label that fits, not an int overflow.
+ */
 static int step_decimals(double step)
 {
-    int d = -(int)floor(log10(step) + 1e-9);
+    double e;
 
-    return d > 0 ? d : 0;
+    if (!(step > 0) || !isfinite(step))
+        return PLOT_MAX_DECIMALS;
+    e = -floor(log10(step) + 1e-9);
+    return e <= 0 ? 0 : e >= PLOT_MAX_DECIMALS ? PLOT_MAX_DECIMALS : (int)e;
 }
 
 void plot_format_tick(char *buf, size_t len, double v, double step)
@@ -91,11 +99,13 @@ void plot_ticks_linear(double lo, double hi, int target, struct plot_ticks *t)
 
     if (target < 2)
         target = 2;
-    if (!(hi > lo)) {
-        double pad = lo == 0 ? 1 : fabs(lo) * 0.1;
+    /* An interval near a subnormal has no nice step (10^-324 is 0): as at 0. */
+    if (!(hi - lo >= PLOT_MIN_SPAN)) {
+        int tiny = !(fabs(lo) >= PLOT_MIN_SPAN * 10);
+        double pad = tiny ? 1 : fabs(lo) * 0.1;
 
-        hi = lo + pad;
-        lo = lo == 0 ? 0 : lo - pad;
+        hi = (tiny ? 0 : lo) + pad;
+        lo = tiny ? 0 : lo - pad;
     }
     step = plot_nice_number(plot_nice_number(hi - lo, 0) / (target - 1), 1);
     while ((hi - lo) / step + 2 > PLOT_MAX_TICKS)
@@ -113,7 +123,15 @@ void plot_ticks_linear(double lo, double hi, int target, struct plot_ticks *t)
 
 void plot_ticks_log(double lo, double hi, struct plot_ticks *t)
 {
-    int d0 = (int)floor(log10(lo) + 1e-9), d1 = (int)ceil(log10(hi) - 1e-9), decades, stride;
+    /* Within the normal doubles: 10^-324 is 0, no tick of a log axis. */
+    double l0 = floor(log10(lo) + 1e-9), l1 = ceil(log10(hi) - 1e-9);
+    int d0 = !(l0 > DBL_MIN_10_EXP) ? DBL_MIN_10_EXP
+             : l0 >= DBL_MAX_10_EXP ? DBL_MAX_10_EXP - 1
+                                    : (int)l0;
+    int d1 = !(l1 < DBL_MAX_10_EXP) ? DBL_MAX_10_EXP
+             : l1 <= DBL_MIN_10_EXP ? DBL_MIN_10_EXP + 1
+                                    : (int)l1;
+    int decades, stride;
 
     if (d1 <= d0)
         d1 = d0 + 1;

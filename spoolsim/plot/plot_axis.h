@@ -25,6 +25,10 @@ struct plot_scale {
 double plot_scale_map(const struct plot_scale *s, double v);
 
 #define PLOT_MAX_TICKS 64
+/* The most decimals of a tick label (a step of 10^-15 or less). */
+#define PLOT_MAX_DECIMALS 15
+/* The narrowest span a linear axis has ticks on; narrower is widened as a point. */
+#define PLOT_MIN_SPAN 1e-290
 
 struct plot_ticks {
     size_t n;
@@ -43,7 +47,8 @@ double plot_nice_number(double x, int round);
 /*
  * About target (>= 2) labelled ticks covering [lo, hi] at a nice step,
  * the axis widened to the first tick <= lo and the last >= hi. An empty
- * interval (lo == hi) is widened around its value first (0 to 1 for 0).
+ * interval (lo == hi) is widened around its value first (0 to 1 for 0, or
+ * for one narrower than PLOT_MIN_SPAN at a value that small).
  */
 void plot_ticks_linear(double lo, double hi, int target, struct plot_ticks *t);
 

@@ -245,6 +245,33 @@ static double positive_or_nan(double v)
     return isfinite(v) && v > 0 ? v : NAN;
 }
 
+/* Whether the object text has a member key (of any value). */
+static int has_member(const char *text, const char *key)
+{
+    char name[64];
+
+    for (size_t i = 0; json_read_key(text, NULL, i, name, sizeof(name)) == 0; i++)
+        if (strcmp(name, key) == 0)
+            return 1;
+    return 0;
+}
+
+/*
+ * The strings of each step are read from the step's own text, copied out of
+ * the result: a path from the top of the result per value would scan it all
+ * again for each, quadratic in the steps.
+ */
+static void read_step_strings(const char *text, const size_t *off, const size_t *len, size_t i,
+                              char *buf, char *reason, size_t reason_len, char *why, size_t why_len)
+{
+    memcpy(buf, text + off[i], len[i]);
+    buf[len[i]] = '\0';
+    if (json_read_string(buf, "reason", reason, reason_len) != 0)
+        reason[0] = '\0';
+    if (why != NULL && json_read_string(buf, "reason_text", why, why_len) != 0)
+        snprintf(why, why_len, "%s", reason);
+}
+
 int plot_read_sweep(const char *text, struct plot_sweep *sw, char *err, size_t errlen)
 {
     static const char *const keys[] = {"offered_per_s", "delivered_per_s", "p50_ms",
@@ -252,22 +279,44 @@ int plot_read_sweep(const char *text, struct plot_sweep *sw, char *err, size_t e
     enum { NKEYS = sizeof(keys) / sizeof(keys[0]) };
     long rows = json_read_array_length(text, "steps");
     double *cells, *cols;
-    size_t *order, n, has_p999 = 0, has_max = 0;
-    char path[64], reason[32];
+    size_t *order, *off, *len, n, has_p999 = 0, has_max = 0, longest = 0;
+    char reason[32], *buf;
 
     if (rows < 0)
         return msg_set_error(err, errlen, "no sweep (no \"steps\" array)");
     if (rows == 0)
         return msg_set_error(err, errlen, "a sweep with no steps");
+    if (rows > PLOT_MAX_SWEEP_STEPS)
+        return msg_set_error(err, errlen, "a sweep of %ld steps: no sweep runs more than %d", rows,
+                             PLOT_MAX_SWEEP_STEPS);
     n = (size_t)rows;
     cells = xmalloc(n * NKEYS * sizeof(*cells));
-    if (json_read_table(text, "steps", keys, NKEYS, cells, n) != rows) {
+    off = xmalloc(2 * n * sizeof(*off));
+    len = off + n;
+    if (json_read_table(text, "steps", keys, NKEYS, cells, n) != rows ||
+        json_read_item_spans(text, "steps", off, len, n) != rows) {
+        free(off);
         free(cells);
         return msg_set_error(err, errlen, "sweep steps that are not an array of objects");
     }
+    for (size_t i = 0; i < n; i++)
+        longest = len[i] > longest ? len[i] : longest;
+    buf = xmalloc(longest + 1);
     for (size_t i = 0; i < n; i++) {
         if (!isfinite(cells[i * NKEYS]) || cells[i * NKEYS] <= 0) {
+            int present;
+
+            memcpy(buf, text + off[i], len[i]);
+            buf[len[i]] = '\0';
+            present = has_member(buf, "offered_per_s");
+            free(buf);
+            free(off);
             free(cells);
+            if (present)
+                return msg_set_error(err, errlen,
+                                     "sweep step %zu has an offered_per_s out of range "
+                                     "(not a number of messages/s above 0)",
+                                     i + 1);
             return msg_set_error(err, errlen, "sweep step %zu has no offered_per_s", i + 1);
         }
         has_p999 += isfinite(cells[i * NKEYS + 4]);
@@ -306,17 +355,17 @@ int plot_read_sweep(const char *text, struct plot_sweep *sw, char *err, size_t e
         sw->p99[k] = positive_or_nan(row[3]);
         sw->tail[k] = positive_or_nan(has_p999 ? row[4] : row[5]);
         sw->step[k] = (unsigned)order[k] + 1;
-        snprintf(path, sizeof(path), "steps.%zu.reason", order[k]);
-        sw->held[k] = json_read_string(text, path, reason, sizeof(reason)) == 0 &&
-                      strcmp(reason, "held") == 0;
+        read_step_strings(text, off, len, order[k], buf, reason, sizeof(reason), NULL, 0);
+        sw->held[k] = strcmp(reason, "held") == 0;
         if (sw->broke_step == 0 && !sw->held[k] && row[0] == sw->broke) {
             sw->broke_step = sw->step[k];
-            snprintf(path, sizeof(path), "steps.%zu.reason_text", order[k]);
-            if (json_read_string(text, path, sw->broke_why, sizeof(sw->broke_why)) != 0)
-                snprintf(sw->broke_why, sizeof(sw->broke_why), "%s", reason);
+            read_step_strings(text, off, len, order[k], buf, reason, sizeof(reason), sw->broke_why,
+                              sizeof(sw->broke_why));
         }
     }
+    free(buf);
     free(order);
+    free(off);
     free(cells);
     return 0;
 }

@@ -107,7 +107,16 @@ struct plot_sweep {
  */
 void plot_sweep_label(const char *text, char *out, size_t len);
 
-/* 0, or -1 when there is no "steps" array, it is empty, or a step has no offered_per_s. */
+/*
+ * The most steps of a sweep result: SWEEP_MAX_RATES of spoolsim/drive (the
+ * most rates of --rates, and of --max-steps), which this layer cannot include.
+ */
+#define PLOT_MAX_SWEEP_STEPS 64
+
+/*
+ * 0, or -1 when there is no "steps" array, it is empty or longer than
+ * PLOT_MAX_SWEEP_STEPS, or a step has no offered_per_s above 0.
+ */
 int plot_read_sweep(const char *text, struct plot_sweep *sw, char *err, size_t errlen);
 void plot_sweep_free(struct plot_sweep *sw);
 

@@ -197,6 +197,15 @@ check "two sweeps of one command line: told apart by their files" \
 check "two sweeps of one command line: both labels in the legend" \
     svg_ok "$W/out/same.svg" "text=$NONE (none)" "text=$NONE (again)" "title=$NONE (again): delivered"
 
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); [s.update(p50_ms=5e-324) for s in d['steps']]; json.dump(d, open(sys.argv[2],'w'))" \
+    "$W/none.json" "$W/subnormal.json"
+check "a subnormal p50 (5e-324 ms): plotted, sane tick labels (sanitizer build: no report)" \
+    to "$W/subnormal.log" "$S" plot "$W/subnormal.json" -o "$W/out/subnormal.svg"
+check "a subnormal p50: the picture parses, no tick label longer than 17 characters" python3 -c "
+import sys, xml.etree.ElementTree as ET
+texts = [t.text or '' for t in ET.parse(sys.argv[1]).getroot().iter('{http://www.w3.org/2000/svg}text')]
+sys.exit(0 if texts and not any(len(x) > 17 and x[0].isdigit() for x in texts) else 1)" "$W/out/subnormal.svg"
+
 # --- auto, the default output name, standard output, a label
 cp "$W/raw.json" "$W/out/r.json"
 check "auto: r.json -> r.svg" sh -c "cd '$W/out' && '$S' plot r.json >'$W/auto.out' && test -s r.svg"
@@ -240,6 +249,11 @@ python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['steps']=[]; json
     "$W/none.json" "$W/nosteps.json"
 check "a sweep with no steps: exit 2" fails_cleanly "nosteps.json: no sweep to plot: a sweep with no steps" \
     "$W/out/x11.svg" "$S" plot "$W/nosteps.json" -o "$W/out/x11.svg"
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d['steps']=[dict(d['steps'][0], offered_per_s=i + 1) for i in range(3000)]; json.dump(d, open(sys.argv[2],'w'))" \
+    "$W/none.json" "$W/many.json"
+check "a sweep of 3000 steps (more than any sweep runs): exit 2 at once" fails_cleanly \
+    "many.json: no sweep to plot: a sweep of 3000 steps: no sweep runs more than 64" \
+    "$W/out/x16.svg" timeout 20 "$S" plot "$W/many.json" -o "$W/out/x16.svg"
 check "a sweep with a raw result: exit 2" fails_cleanly "none.json is a sweep and .*raw.json is not" \
     "$W/out/x12.svg" "$S" plot "$W/none.json" "$W/raw.json" -o "$W/out/x12.svg"
 check "a raw result with a sweep: exit 2" fails_cleanly "none.json is a sweep and .*raw.json is not" \

@@ -80,6 +80,57 @@ assert abs(x['delivered_per_s'] - x['accepted'] / 1.5) < 1e-6, x
 "
 stop "$target_PID"
 
+# A target that takes no mail: a closed port, a server that closes at once,
+# one that greets with 554. Each sweep stops after its first step, names
+# why (from smtp-source's failure kinds), has no latency, and exits 1.
+dead_sweep() { # dead_sweep NAME PORT: the sweep's status in $WORK/NAME.status
+    env TMPDIR="$TMP" timeout 60 "$RELAY" sweep -q --warmup 0 --window 1s --slo 1s \
+        --target 127.0.0.1:"$2" --json "$WORK/$1.json" >"$WORK/$1.out" 2>"$WORK/$1.err"
+    echo $? >"$WORK/$1.status"
+}
+dead_checks() { # dead_checks NAME PORT REASON
+    check "$1: exit 1" test "$(cat "$WORK/$1.status")" = 1
+    check "$1: the reason named" grep -q "^ *target 127.0.0.1:$2: $3 ([0-9]* of [0-9]* messages)" "$WORK/$1.out"
+    check "$1: stopped after the first step, said so" \
+        grep -q "^stopped: *nothing was accepted at 50 msgs/s: the target does not take mail" "$WORK/$1.out"
+    check "$1: latency '-' in the table" grep -Eq '^ +1 +50.0 +[0-9.]+ +0.0 +- +- ' "$WORK/$1.out"
+    check "$1: JSON: one step, null latency, the reason" python3 -c "
+import json, sys
+d = json.load(open('$WORK/$1.json'))
+s = d['steps']
+assert len(s) == 1 and s[0]['accepted'] == 0, s
+assert all(s[0][k] is None for k in ('p50_ms', 'p99_ms', 'p99_9_ms', 'max_ms')), s[0]
+assert s[0]['no_mail'].startswith('$3'), s[0]['no_mail']
+"
+}
+CLOSED=$(free_port)
+dead_sweep closed "$CLOSED"
+dead_checks closed "$CLOSED" "connection refused"
+for mode in close 554; do
+    timeout 120 python3 -c "
+import socket, sys
+s = socket.socket()
+s.bind(('127.0.0.1', 0))
+s.listen(64)
+open(sys.argv[2] + '.tmp', 'w').write(str(s.getsockname()[1]))
+import os
+os.rename(sys.argv[2] + '.tmp', sys.argv[2])
+while True:
+    c, _ = s.accept()
+    if sys.argv[1] == '554':
+        c.sendall(b'554 5.3.2 no mail here\\r\\n')
+    c.close()
+" "$mode" "$WORK/dead$mode.port" 2>"$WORK/dead$mode.err" &
+    check "a server that $mode""s at once" started "dead$mode" $! "a server of $mode"
+done
+dead_sweep closes "$deadclose_PORT"
+dead_checks closes "$deadclose_PORT" "the connection closed"
+dead_sweep greets554 "$dead554_PORT"
+dead_checks greets554 "$dead554_PORT" "rejected with 554 at banner"
+stop "$deadclose_PID"
+stop "$dead554_PID"
+check "the dead targets' sweeps left nothing" test -z "$(ls -A "$TMP")"
+
 bad() { # bad NAME ARGS...: exit 2, nothing started, nothing left
     local name=$1
     shift

@@ -492,6 +492,28 @@ START_TEST(test_array_length)
 }
 END_TEST
 
+START_TEST(test_item_spans)
+{
+    const char *text = "{\"s\": [ {\"r\": \"held\", \"x\": [1, 2]} ,\"b\",\n 7 ], \"t\": 0}";
+    size_t off[3], len[3];
+    char item[64], r[16];
+
+    ck_assert_int_eq(json_read_item_spans(text, "s", off, len, 3), 3);
+    ck_assert_int_eq((int)len[0], (int)strlen("{\"r\": \"held\", \"x\": [1, 2]}"));
+    ck_assert(strncmp(text + off[1], "\"b\"", len[1]) == 0 && len[1] == 3);
+    ck_assert(strncmp(text + off[2], "7", len[2]) == 0 && len[2] == 1);
+    /* An item's span is a JSON text of its own, read with a path from there. */
+    snprintf(item, sizeof(item), "%.*s", (int)len[0], text + off[0]);
+    ck_assert_int_eq(json_read_string(item, "r", r, sizeof(r)), 0);
+    ck_assert_str_eq(r, "held");
+    ck_assert_int_eq(json_read_item_spans(text, "s", off, len, 2), -1); /* more than max */
+    ck_assert_int_eq(json_read_item_spans("{\"s\": []}", "s", off, len, 3), 0);
+    ck_assert_int_eq(json_read_item_spans(text, "t", off, len, 3), -1); /* not an array */
+    ck_assert_int_eq(json_read_item_spans("{\"s\": [1, 2}", "s", off, len, 3), -1);
+    ck_assert_int_eq(json_read_item_spans(text, "s", NULL, len, 3), -1);
+}
+END_TEST
+
 START_TEST(test_number_rows)
 {
     double out[6];
@@ -577,6 +599,7 @@ static Suite *json_read_suite(void)
     tcase_add_test(tc, test_decimal_comma_locale);
     tcase_add_test(tc, test_round_trip);
     tcase_add_test(tc, test_array_length);
+    tcase_add_test(tc, test_item_spans);
     tcase_add_test(tc, test_number_rows);
     tcase_add_test(tc, test_table);
     tcase_add_test(tc, test_keys);

@@ -15,6 +15,7 @@
 #include "check_main.h"
 #include "json_meta.h"
 #include "merge_data.h"
+#include "xalloc.h"
 
 /* One smtp-source result as the test writes it. */
 struct spec {
@@ -373,6 +374,40 @@ START_TEST(test_refused)
     text[strlen(text) / 2] = 0;
     ck_assert_int_eq(merge_add(&m, text, "cut.json", err, sizeof(err)), -1);
     free(text);
+
+    /* timeline_latency of another layout: named as such, not as rows that disagree */
+    {
+        static const char *const layouts[][2] = {
+            {"\"us\", \"scheme\": \"log-linear\", \"sub_bucket_bits\": 7", "another unit (\"us\""},
+            {"\"ns\", \"scheme\": \"log-linear\", \"sub_bucket_bits\": 0", "sub_bucket_bits 0"},
+            {"\"ns\", \"scheme\": \"log-linear\", \"sub_bucket_bits\": 64", "sub_bucket_bits 64"},
+            {"\"ns\", \"scheme\": \"linear\", \"sub_bucket_bits\": 7",
+             "another layout (\"linear\""},
+        };
+        struct merge m2;
+
+        s = ok;
+        s.id = "tl";
+        text = result_text(&s);
+        for (size_t i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++) {
+            size_t n = strlen(text);
+            char *doc = xmalloc(n + 256);
+            char *end = strrchr(text, '}');
+
+            snprintf(doc, n + 256,
+                     "%.*s, \"timeline_latency\": {\"unit\": %s, \"rows\": [], "
+                     "\"counts\": []}}",
+                     (int)(end - text), text, layouts[i][0]);
+            merge_init(&m2);
+            ck_assert_int_eq(merge_add(&m2, doc, "tl.json", err, sizeof(err)), -1);
+            ck_assert_msg(strstr(err, "tl.json: timeline_latency.") && strstr(err, layouts[i][1]) &&
+                              !strstr(err, "does not agree"),
+                          "%s", err);
+            merge_free(&m2);
+            free(doc);
+        }
+        free(text);
+    }
 
     /* nothing refused changed what was merged: a.json and l.json */
     ck_assert_uint_eq(m.n, 2);

@@ -17,6 +17,7 @@
 #include "plot_data.h"
 #include "plot_draw.h"
 #include "svg.h"
+#include "sweep_search.h"
 #include "check_json_text.h"
 #include "check_main.h"
 
@@ -245,6 +246,33 @@ START_TEST(test_ticks_log)
 }
 END_TEST
 
+/* A subnormal latency (5e-324) or a step of 0: labels that fit, ticks on the axis, no UB. */
+START_TEST(test_ticks_subnormal)
+{
+    static const double steps[] = {0, 5e-324, 1e-310, NAN, -1};
+    struct plot_ticks t;
+    char buf[64];
+
+    for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+        plot_format_tick(buf, sizeof(buf), 5e-324, steps[i]);
+        ck_assert_uint_le(strlen(buf), 2 + PLOT_MAX_DECIMALS);
+        ck_assert_msg(buf[0] == '0' || buf[0] == '-', "%s", buf);
+    }
+    plot_ticks_log(5e-324, 5e-324, &t);
+    ck_assert_uint_gt(t.n, 1);
+    ck_assert(t.lo > 0 && t.hi > t.lo);
+    for (size_t i = 0; i < t.n; i++) {
+        ck_assert_msg(t.value[i] > 0, "log tick %zu is %g", i, t.value[i]);
+        ck_assert_uint_le(strlen(t.label[i]), 2 + PLOT_MAX_DECIMALS);
+    }
+    plot_ticks_linear(5e-324, 5e-324, 5, &t);
+    ck_assert_uint_gt(t.n, 1);
+    ck_assert(t.lo == 0 && t.hi == 1);
+    plot_ticks_linear(0, 1e-320, 5, &t);
+    ck_assert(t.lo == 0 && t.hi == 1);
+}
+END_TEST
+
 START_TEST(test_percentile_axis)
 {
     struct plot_ticks t;
@@ -468,6 +496,48 @@ START_TEST(test_sweep)
 }
 END_TEST
 
+/* A steps array longer than any sweep writes is refused; offered_per_s out of range is said so. */
+START_TEST(test_sweep_limits)
+{
+    struct plot_sweep sw;
+    char err[128], *text;
+    size_t used;
+
+    ck_assert_int_eq(PLOT_MAX_SWEEP_STEPS, SWEEP_MAX_RATES);
+    for (int steps = PLOT_MAX_SWEEP_STEPS; steps <= PLOT_MAX_SWEEP_STEPS + 1; steps++) {
+        text = malloc(64 * (size_t)steps + 64);
+        used = (size_t)sprintf(text, "{\"steps\": [");
+        for (int i = 0; i < steps; i++)
+            used += (size_t)sprintf(text + used, "%s{\"offered_per_s\": %d, \"reason\": \"%s\"}",
+                                    i ? ", " : "", steps - i, i % 2 ? "held" : "slo");
+        sprintf(text + used, "]}");
+        if (steps == PLOT_MAX_SWEEP_STEPS) {
+            ck_assert_int_eq(plot_read_sweep(text, &sw, err, sizeof(err)), 0);
+            ck_assert_uint_eq(sw.n, (size_t)steps);
+            /* by rate: rate 1 was the last step run, odd steps (from 0) held */
+            ck_assert(sw.offered[0] == 1 && sw.step[0] == (unsigned)steps && sw.held[0]);
+            ck_assert(sw.offered[steps - 1] == steps && sw.step[steps - 1] == 1 &&
+                      !sw.held[steps - 1]);
+            plot_sweep_free(&sw);
+        } else {
+            ck_assert_int_eq(plot_read_sweep(text, &sw, err, sizeof(err)), -1);
+            ck_assert_str_eq(err, "a sweep of 65 steps: no sweep runs more than 64");
+        }
+        free(text);
+    }
+    static const char *const bad[] = {"0", "-3", "1e400", "null", "\"5\""};
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char doc[128];
+
+        snprintf(doc, sizeof(doc), "{\"steps\": [{\"offered_per_s\": 5}, {\"offered_per_s\": %s}]}",
+                 bad[i]);
+        ck_assert_int_eq(plot_read_sweep(doc, &sw, err, sizeof(err)), -1);
+        ck_assert_str_eq(err, "sweep step 2 has an offered_per_s out of range (not a number of "
+                              "messages/s above 0)");
+    }
+}
+END_TEST
+
 START_TEST(test_sweep_labels)
 {
     struct plot_sweep sw[3] = {{.label = "relay --model none"},
@@ -580,25 +650,13 @@ END_TEST
 
 int main(void)
 {
-    const TTest *const tests[] = {test_escape,
-                                  test_numbers,
-                                  test_polyline_gaps,
-                                  test_document,
-                                  test_text_width,
-                                  test_nice_number,
-                                  test_ticks_linear,
-                                  test_format_tick,
-                                  test_log_scale,
-                                  test_ticks_log,
-                                  test_percentile_axis,
-                                  test_curve,
-                                  test_timeline,
-                                  test_ab,
-                                  test_sweep,
-                                  test_sweep_labels,
-                                  test_draw_series,
-                                  test_draw_sweep,
-                                  NULL};
+    const TTest *const tests[] = {test_escape,       test_numbers,         test_polyline_gaps,
+                                  test_document,     test_text_width,      test_nice_number,
+                                  test_ticks_linear, test_format_tick,     test_log_scale,
+                                  test_ticks_log,    test_ticks_subnormal, test_percentile_axis,
+                                  test_curve,        test_timeline,        test_ab,
+                                  test_sweep,        test_sweep_limits,    test_sweep_labels,
+                                  test_draw_series,  test_draw_sweep,      NULL};
 
     return check_run_tests("plot", tests);
 }
