@@ -99,24 +99,36 @@ double prng_normal(struct prng *p)
     return sqrt(-2.0 * log(u1)) * cos(TWO_PI * u2);
 }
 
-int parse_size(const char *s, uint64_t *out)
+/*
+ * The decimal digits at p, at least one, into *v (its last value that fits
+ * when they overflow, with *overflow set): where they end, or NULL with
+ * errno EINVAL when p holds no digit.
+ */
+static const char *parse_digits(const char *p, uint64_t *v, int *overflow)
 {
-    uint64_t v = 0, mult = 1;
-    int overflow = 0;
-    const char *p = s;
-
     if (!isdigit((unsigned char)*p)) {
         errno = EINVAL;
-        return -1;
+        return NULL;
     }
-    for (; isdigit((unsigned char)*p); p++) {
+    for (*v = 0; isdigit((unsigned char)*p); p++) {
         unsigned d = (unsigned)(*p - '0');
 
-        if (v > (UINT64_MAX - d) / 10)
-            overflow = 1;
+        if (*v > (UINT64_MAX - d) / 10)
+            *overflow = 1;
         else
-            v = v * 10 + d;
+            *v = *v * 10 + d;
     }
+    return p;
+}
+
+int parse_size(const char *s, uint64_t *out)
+{
+    uint64_t v, mult = 1;
+    int overflow = 0;
+    const char *p = parse_digits(s, &v, &overflow);
+
+    if (p == NULL)
+        return -1;
     if (*p == 'k' || *p == 'K') {
         mult = 1024;
         p++;
@@ -151,22 +163,12 @@ int parse_duration_ns(const char *s, uint64_t *out_ns)
         {"h", 3600 * CLOCK_NS_PER_SEC},
         {"d", 86400 * CLOCK_NS_PER_SEC},
     };
-    uint64_t whole = 0, num = 0, den = 1, unit = 0, frac_ns;
+    uint64_t whole, num = 0, den = 1, unit = 0, frac_ns;
     int overflow = 0;
-    const char *p = s;
+    const char *p = parse_digits(s, &whole, &overflow);
 
-    if (!isdigit((unsigned char)*p)) {
-        errno = EINVAL;
+    if (p == NULL)
         return -1;
-    }
-    for (; isdigit((unsigned char)*p); p++) {
-        unsigned d = (unsigned)(*p - '0');
-
-        if (whole > (UINT64_MAX - d) / 10)
-            overflow = 1;
-        else
-            whole = whole * 10 + d;
-    }
     if (*p == '.') {
         if (!isdigit((unsigned char)*++p)) {
             errno = EINVAL;
