@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -39,6 +40,9 @@
 
 #define interrupted (interrupt_signal() != 0)
 
+/* smtp-source's --timeout: a reply slower than this fails its message */
+#define SOURCE_TIMEOUT_S 30
+
 /* ------------------------------------------------------------ one step */
 
 static void notice(const struct sweep *s, const char *fmt, ...)
@@ -55,6 +59,36 @@ static void notice(const struct sweep *s, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     fprintf(stderr, "\n");
     va_end(ap);
+}
+
+/* Whether the child has exited, leaving it to be reaped (its usage recorded) by drive_reap. */
+static int exited(const struct drive_child *c)
+{
+    siginfo_t info;
+
+    memset(&info, 0, sizeof(info));
+    return c->pid <= 0 || (waitid(P_PID, (id_t)c->pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+                           info.si_pid == c->pid);
+}
+
+/*
+ * A client whose step is over: stopped at once, with what it saw in its
+ * report. smtp-source's first signal only lets what is in flight finish,
+ * within its reply timeout, and a target that never greets keeps every
+ * session in flight for all of it; the grace after the window was the
+ * time to finish, so a second signal stops it now. The pause between the
+ * two keeps them from merging into one pending signal.
+ */
+static void stop_client(struct drive_child *c)
+{
+    if (c->pid <= 0)
+        return;
+    kill(c->pid, SIGTERM);
+    for (int i = 0; i < 15 && !exited(c); i++)
+        usleep(20000);
+    if (!exited(c))
+        kill(c->pid, SIGTERM);
+    drive_reap(c);
 }
 
 static void stop_all(struct sweep *s)
@@ -101,7 +135,7 @@ static int start_source(struct sweep *s, struct drive_child *c, const char *name
 {
     const struct sweep_options *o = s->opts;
     char json[PATH_MAX], log[PATH_MAX], base[64], sessions[16], rate_text[32], duration[32];
-    char *argv[32];
+    char timeout[16], *argv[32];
     int n = 0;
 
     snprintf(base, sizeof(base), "%s.json", name);
@@ -111,6 +145,7 @@ static int start_source(struct sweep *s, struct drive_child *c, const char *name
     snprintf(sessions, sizeof(sessions), "%u", o->common.sessions);
     snprintf(rate_text, sizeof(rate_text), "%.6g", rate);
     snprintf(duration, sizeof(duration), "%.3fs", seconds);
+    snprintf(timeout, sizeof(timeout), "%ds", SOURCE_TIMEOUT_S);
     argv[n++] = s->source_path;
     argv[n++] = "-s";
     argv[n++] = sessions;
@@ -125,7 +160,7 @@ static int start_source(struct sweep *s, struct drive_child *c, const char *name
     if (o->reuse)
         argv[n++] = "-d";
     argv[n++] = "--timeout";
-    argv[n++] = "30s";
+    argv[n++] = timeout;
     argv[n++] = "--ignore-failures";
     argv[n++] = "--no-summary";
     argv[n++] = "--json";
@@ -182,9 +217,13 @@ static size_t append(char *out, size_t len, size_t used, const char *fmt, ...)
 /*
  * Why a client had no message accepted, from its report's failure kinds:
  * "connection refused (5 of 5 messages)", the strerror(3) words lowered
- * for the middle of a sentence.
+ * for the middle of a sentence. Connections with no greeting at all (no
+ * banner reply, even a rejecting one) are one cause, whether their
+ * messages timed out or were still waiting when the client was stopped:
+ * waited_s is how long the first of them had.
  */
-static void describe_no_mail(const char *json, const struct sweep_step *st, char *out, size_t len)
+static void describe_no_mail(const char *json, const struct sweep_step *st, double waited_s,
+                             char *out, size_t len)
 {
     static const struct {
         const char *key, *what;
@@ -194,7 +233,9 @@ static void describe_no_mail(const char *json, const struct sweep_step *st, char
                  {"tls", "TLS failed"}};
     char key[128], path[200];
     size_t used = 0;
-    double n, unanswered = st->sent - st->m.failures;
+    double n, unanswered = st->sent - st->m.failures, greeted = -1, timeouts = 0;
+    double connections = number(json, "connections");
+    int silent;
 
     out[0] = '\0';
     for (size_t i = 0; json_read_key(json, "connect_errors", i, key, sizeof(key)) == 0; i++) {
@@ -215,12 +256,23 @@ static void describe_no_mail(const char *json, const struct sweep_step *st, char
             used = append(out, len, used, "rejected with %s%s%s (%.0f of %.0f messages)", key,
                           at ? " at " : "", at ? at + 1 : "", n, st->sent);
     }
+    if (json_read_number(json, "latency.banner.count", &greeted) != 0)
+        greeted = -1;
+    json_read_number(json, "failures.timeout", &timeouts);
+    silent = connections > 0 && greeted == 0 && timeouts + unanswered > 0;
     for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
         snprintf(path, sizeof(path), "failures.%s", kinds[i].key);
+        if (silent && strcmp(kinds[i].key, "timeout") == 0)
+            continue;
         if (json_read_number(json, path, &n) == 0 && n > 0)
             used = append(out, len, used, "%s (%.0f of %.0f messages)", kinds[i].what, n, st->sent);
     }
-    if (unanswered > 0)
+    if (silent)
+        used =
+            append(out, len, used,
+                   "no greeting within %.3g s on any of %.0f connections (%.0f of %.0f messages)",
+                   waited_s, connections, timeouts + (unanswered > 0 ? unanswered : 0), st->sent);
+    else if (unanswered > 0)
         used =
             append(out, len, used, "no reply before the client was stopped (%.0f of %.0f messages)",
                    unanswered, st->sent);
@@ -252,8 +304,13 @@ static void read_client(struct sweep *s, const char *name, struct sweep_step *st
     st->max_s = number(json, "latency.txn.max_ms") / 1e3;
     st->m.p99_s = number(json, "latency.txn.p99_ms") / 1e3;
     st->latency_known = number(json, "latency.txn.count") > 0;
-    if (st->accepted <= 0)
-        describe_no_mail(json, st, st->no_mail, sizeof(st->no_mail));
+    if (st->accepted <= 0) {
+        /* the window's client ran the window and the grace after it (run_step) */
+        double ran = s->opts->window + s->opts->slo + 1;
+
+        describe_no_mail(json, st, ran < SOURCE_TIMEOUT_S ? ran : SOURCE_TIMEOUT_S, st->no_mail,
+                         sizeof(st->no_mail));
+    }
     /* a message still unanswered when the client was stopped counts against the step */
     if (st->sent > st->accepted + st->m.failures)
         st->m.failures += st->sent - st->accepted - st->m.failures;
@@ -371,8 +428,8 @@ static void run_step(struct sweep *s, unsigned i, double rate, struct sweep_step
             s->source.pid = 0;
         else
             usleep(20000);
-    drive_stop(&s->source);
-    drive_stop(&s->warm);
+    stop_client(&s->source);
+    stop_client(&s->warm);
     if (interrupted)
         return;
     read_client(s, src_name, st);

@@ -81,8 +81,9 @@ assert abs(x['delivered_per_s'] - x['accepted'] / 1.5) < 1e-6, x
 stop "$target_PID"
 
 # A target that takes no mail: a closed port, a server that closes at once,
-# one that greets with 554. Each sweep stops after its first step, names
-# why (from smtp-source's failure kinds), has no latency, and exits 1.
+# one that greets with 554, one that accepts and never says a word. Each
+# sweep stops after its first step, names why (from smtp-source's failure
+# kinds), has no latency, and exits 1.
 dead_sweep() { # dead_sweep NAME PORT: the sweep's status in $WORK/NAME.status
     env TMPDIR="$TMP" timeout 60 "$RELAY" sweep -q --warmup 0 --window 1s --slo 1s \
         --target 127.0.0.1:"$2" --json "$WORK/$1.json" >"$WORK/$1.out" 2>"$WORK/$1.err"
@@ -95,40 +96,66 @@ dead_checks() { # dead_checks NAME PORT REASON
         grep -q "^stopped: *nothing was accepted at 50 msgs/s: the target does not take mail" "$WORK/$1.out"
     check "$1: latency '-' in the table" grep -Eq '^ +1 +50.0 +[0-9.]+ +0.0 +- +- ' "$WORK/$1.out"
     check "$1: JSON: one step, null latency, the reason" python3 -c "
-import json, sys
+import json, re
 d = json.load(open('$WORK/$1.json'))
 s = d['steps']
 assert len(s) == 1 and s[0]['accepted'] == 0, s
 assert all(s[0][k] is None for k in ('p50_ms', 'p99_ms', 'p99_9_ms', 'max_ms')), s[0]
-assert s[0]['no_mail'].startswith('$3'), s[0]['no_mail']
+assert re.match(r'$3', s[0]['no_mail']), s[0]['no_mail']
 "
 }
 CLOSED=$(free_port)
 dead_sweep closed "$CLOSED"
 dead_checks closed "$CLOSED" "connection refused"
-for mode in close 554; do
+for mode in close 554 silent; do
     timeout 120 python3 -c "
 import socket, sys
 s = socket.socket()
 s.bind(('127.0.0.1', 0))
-s.listen(64)
+s.listen(256)
 open(sys.argv[2] + '.tmp', 'w').write(str(s.getsockname()[1]))
 import os
 os.rename(sys.argv[2] + '.tmp', sys.argv[2])
+held = []
 while True:
     c, _ = s.accept()
+    if sys.argv[1] == 'silent':
+        held.append(c)  # open, and not a word: no greeting ever
+        continue
     if sys.argv[1] == '554':
         c.sendall(b'554 5.3.2 no mail here\\r\\n')
     c.close()
 " "$mode" "$WORK/dead$mode.port" 2>"$WORK/dead$mode.err" &
-    check "a server that $mode""s at once" started "dead$mode" $! "a server of $mode"
+    check "a server that $mode""s" started "dead$mode" $! "a server of $mode"
 done
 dead_sweep closes "$deadclose_PORT"
 dead_checks closes "$deadclose_PORT" "the connection closed"
 dead_sweep greets554 "$dead554_PORT"
 dead_checks greets554 "$dead554_PORT" "rejected with 554 at banner"
+# The silent server: the clients are stopped when the step's grace ends
+# (the window, 1 s, and the SLO and a second more), not after smtp-source's
+# reply timeout (30 s), and the first connection waited those 3 s. Bounded
+# by `timeout 60' in dead_sweep; 20 s leaves the machine's load a wide margin
+# over the 3 s a sweep takes, and is still far below one reply timeout.
+started_at=$(date +%s)
+dead_sweep silent "$deadsilent_PORT"
+check "silent: the sweep ended within 20 s, not after the 30 s reply timeout" \
+    test $(($(date +%s) - started_at)) -lt 20
+dead_checks silent "$deadsilent_PORT" "no greeting within 3 s on any of [0-9]* connections"
+check "silent: JSON: the cause, how long and how many" python3 -c "
+import json, re
+no_mail = json.load(open('$WORK/silent.json'))['steps'][0]['no_mail']
+assert re.fullmatch(r'no greeting within 3 s on any of [1-9][0-9]* connections \\([0-9]+ of [0-9]+ messages\\)', no_mail), no_mail
+"
+# With a warm-up, its client is stopped as promptly (it was the second 30 s).
+started_at=$(date +%s)
+check "silent, a warm-up: exit 1" sh -c "env TMPDIR='$TMP' timeout 90 '$RELAY' sweep -q --warmup 1s \
+    --window 1s --slo 1s --target 127.0.0.1:$deadsilent_PORT >'$WORK/silentw.out' 2>&1; test \$? = 1"
+check "silent, a warm-up: ended within 20 s" test $(($(date +%s) - started_at)) -lt 20
+check "silent, a warm-up: the cause named" grep -q "no greeting within 3 s on any of" "$WORK/silentw.out"
 stop "$deadclose_PID"
 stop "$dead554_PID"
+stop "$deadsilent_PID"
 check "the dead targets' sweeps left nothing" test -z "$(ls -A "$TMP")"
 
 bad() { # bad NAME ARGS...: exit 2, nothing started, nothing left
