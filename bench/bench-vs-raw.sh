@@ -26,7 +26,9 @@
 #           three on this machine's cores; CPU per message of the relay, the
 #           source and the sink from its JSON (cpu_per_message_s)
 # Printed per filesystem: the medians of raw's and bench's msgs/s and their
-# ratio; the median CPU per message (ms) of raw, relay, source and sink; and
+# ratio; the median CPU per message (ms) of raw, relay, source and sink, and
+# of the kernel's storage threads (machine-wide) and the machine's busy
+# share during each kind of run; and
 # two ceilings for bench on this machine's cores: cores / (relay + source +
 # sink), what bench could reach with every core busy, and cores / (raw +
 # source + sink), what it could reach if the relay's SMTP work (everything
