@@ -18,12 +18,14 @@
  */
 #include "config.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
 
 #include "clock.h"
+#include "relay_loop.h"
 #include "relay_private.h"
 #include "relay_qmgr_impl.h"
 #include "relay_spool.h"
@@ -32,6 +34,7 @@
 void relay_qmgr_new(struct relay *r)
 {
     r->qm = xcalloc(1, sizeof(*r->qm));
+    pthread_mutex_init(&r->qm->all_lock, NULL);
     r->qm->flow_tokens = r->opts->in_flow_limit;
 }
 
@@ -41,11 +44,14 @@ struct relay_msg *relay_msg_new(struct relay *r)
     struct relay_qmgr *q = r->qm;
 
     m->relay = r;
+    m->loop = &r->loops[0];
     pf_qfile_init(&m->qf);
+    pthread_mutex_lock(&q->all_lock); /* sessions make messages on every loop */
     m->all_next = q->all;
     if (q->all)
         q->all->all_prev = m;
     q->all = m;
+    pthread_mutex_unlock(&q->all_lock);
     return m;
 }
 
@@ -114,12 +120,14 @@ void relay_msg_free(struct relay_msg *m)
 {
     struct relay_qmgr *q = m->relay->qm;
 
+    pthread_mutex_lock(&q->all_lock);
     if (m->all_prev)
         m->all_prev->all_next = m->all_next;
     else
         q->all = m->all_next;
     if (m->all_next)
         m->all_next->all_prev = m->all_prev;
+    pthread_mutex_unlock(&q->all_lock);
     pf_qfile_free(&m->qf);
     if (m->out) {
         pf_spool_abort(m->out); /* only at exit can a file still be open here */
@@ -139,13 +147,16 @@ void relay_qmgr_free(struct relay *r)
         relay_msg_free(r->qm->all);
     if (r->qm->flow_timer)
         event_free(r->qm->flow_timer);
+    pthread_mutex_destroy(&r->qm->all_lock);
     free(r->qm);
     r->qm = NULL;
 }
 
 void qmgr_take_stats(struct relay *r, struct relay_msg *m)
 {
+    pthread_mutex_lock(&r->stats_lock);
     pf_spool_stats_add(&r->stats.spool, &m->st);
+    pthread_mutex_unlock(&r->stats_lock);
     memset(&m->st, 0, sizeof(m->st));
 }
 
@@ -248,7 +259,8 @@ static void on_flow_timer(evutil_socket_t fd, short what, void *arg)
     flow_release(arg, 1);
 }
 
-void relay_qmgr_enqueue(struct relay *r, struct relay_msg *m)
+/* On loop 0: a flow token for m, then its commit. */
+static void enqueue(struct relay *r, struct relay_msg *m)
 {
     struct relay_qmgr *q = r->qm;
 
@@ -265,6 +277,23 @@ void relay_qmgr_enqueue(struct relay *r, struct relay_msg *m)
     qmgr_push(&q->flow_head, &q->flow_tail, m);
     if (q->flow_head == m)
         arm_flow_timer(r);
+}
+
+static void on_enqueue_post(struct mailbox_item *item)
+{
+    struct relay_msg *m = (struct relay_msg *)((char *)item - offsetof(struct relay_msg, posted));
+
+    enqueue(m->relay, m);
+}
+
+void relay_qmgr_enqueue(struct relay *r, struct relay_msg *m)
+{
+    if (m->loop->index == 0) {
+        enqueue(r, m);
+        return;
+    }
+    m->posted.run = on_enqueue_post;
+    mailbox_post(r->loops[0].inbox, &m->posted);
 }
 
 void relay_qmgr_flow_flush(struct relay *r)
@@ -406,6 +435,5 @@ void relay_qmgr_depths(const struct relay *r, struct relay_qmgr_depths *d)
 
 int relay_qmgr_idle(const struct relay *r)
 {
-    return io_pool_pending(r->cleanup) == 0 && io_pool_pending(r->qmgr) == 0 &&
-           r->qm->n_delivering == 0;
+    return relay_loops_pending(r) == 0 && io_pool_pending(r->qmgr) == 0 && r->qm->n_delivering == 0;
 }

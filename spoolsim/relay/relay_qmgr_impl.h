@@ -1,19 +1,21 @@
 /*
  * relay_qmgr_impl - the queue manager's own state, shared by its three
  * files (relay_qmgr.c, relay_cleanup.c, relay_attempt.c) and by no other:
- * the rest of the relay sees only relay_qmgr.h. All of it is the loop
- * thread's.
+ * the rest of the relay sees only relay_qmgr.h. All of it is loop 0's,
+ * but for the list of every message, which sessions add to on any loop.
  */
 #ifndef SPOOLSIM_RELAY_QMGR_IMPL_H
 #define SPOOLSIM_RELAY_QMGR_IMPL_H
 
 #include <event2/event.h>
+#include <pthread.h>
 
 #include "io_pool.h"
 #include "relay_qmgr.h"
 #include "relay_spool.h"
 
 struct relay_qmgr {
+    pthread_mutex_t all_lock;
     struct relay_msg *all;                           /* every message, to free at exit */
     struct relay_msg *incoming_head, *incoming_tail; /* waiting to move to active/ */
     struct relay_msg *ready_head, *ready_tail;       /* in active/, waiting for delivery */
@@ -40,7 +42,7 @@ void qmgr_flow_put(struct relay *r, unsigned tokens);
 /* m, in active/ and read, is ready for a delivery agent: one is sought at once. */
 void qmgr_ready(struct relay *r, struct relay_msg *m);
 
-/* relay_cleanup.c: the commit of a message that has its flow token */
+/* relay_cleanup.c, on loop 0: the commit of a message that has its flow token */
 void qmgr_commit(struct relay *r, struct relay_msg *m);
 
 /* relay_attempt.c */
