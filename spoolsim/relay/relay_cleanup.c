@@ -11,9 +11,9 @@
  * goes to the incoming list or, kept in memory, straight to the ready list.
  *
  * The jobs run on the cleanup threads of the session's loop and come back
- * there; the flow token, the queue ID and the lists are loop 0's, so a
- * message of another loop is posted to loop 0 at the end of data, back
- * for its commit, and to loop 0 again once committed (relay_loop.h).
+ * there; the lists are loop 0's, so a message of another loop is posted
+ * to loop 0 once committed (relay_loop.h), and, when it must wait for a
+ * flow token, to loop 0 for the wait and back for its commit.
  */
 #include "config.h"
 
@@ -146,19 +146,23 @@ static void commit_done(struct io_job *job)
     mailbox_post(m->relay->loops[0].inbox, &m->posted);
 }
 
+void qmgr_commit_here(struct relay *r, struct relay_msg *m)
+{
+    r->backend->assign_id(r, m);
+    qmgr_submit(m->loop->cleanup, m, r->backend->commit, commit_done);
+}
+
 static void on_commit_post(struct mailbox_item *item)
 {
     struct relay_msg *m = MSG_OF_POST(item);
 
-    qmgr_submit(m->loop->cleanup, m, m->relay->backend->commit, commit_done);
+    qmgr_commit_here(m->relay, m);
 }
 
-/* On loop 0, once m has its flow token. */
 void qmgr_commit(struct relay *r, struct relay_msg *m)
 {
-    r->backend->assign_id(r, m);
     if (m->loop->index == 0) {
-        qmgr_submit(r->cleanup, m, r->backend->commit, commit_done);
+        qmgr_commit_here(r, m);
         return;
     }
     m->posted.run = on_commit_post;

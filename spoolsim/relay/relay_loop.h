@@ -7,9 +7,10 @@
  * the loop with the fewest sessions, and the session lives there to its
  * end, with its own cleanup threads (a share of --cleanup-threads) and,
  * with --model, its own smtpd threads, whose completions come back to it.
- * A message moves between a session's loop and loop 0 by a post to the
- * other's mailbox: at the end of data, for its commit, and once
- * committed; nothing else a session does touches loop 0's state.
+ * A message moves from a session's loop to loop 0 by a post to loop 0's
+ * mailbox once committed (and, when it must wait for a flow token, for
+ * the wait and back); nothing else a session does touches loop 0's state
+ * but atomic counts and two locked lists (relay_private.h).
  *
  * With one loop (the default) nothing is posted: loop 0 does it all, as
  * before loops existed.

@@ -227,6 +227,26 @@ static void arm_flow_timer(struct relay *r)
     evtimer_add(q->flow_timer, &tv);
 }
 
+/* A token, if there is one: sessions on every loop take them. */
+static int take_token(struct relay_qmgr *q)
+{
+    unsigned t = atomic_load(&q->flow_tokens);
+
+    while (t > 0)
+        if (atomic_compare_exchange_weak(&q->flow_tokens, &t, t - 1))
+            return 1;
+    return 0;
+}
+
+/* The list's first message has left it (for its commit). */
+static struct relay_msg *flow_pop(struct relay_qmgr *q)
+{
+    struct relay_msg *m = pop(&q->flow_head, &q->flow_tail);
+
+    q->flow_waiting--;
+    return m;
+}
+
 /* Hand out tokens to waiting messages; past the delay, a message goes without one. */
 static void flow_release(struct relay *r, int expired_only)
 {
@@ -234,17 +254,9 @@ static void flow_release(struct relay *r, int expired_only)
     uint64_t now = clock_now_ns(), delay = (uint64_t)(r->opts->in_flow_delay * 1e9);
 
     while (q->flow_head) {
-        struct relay_msg *m = q->flow_head;
-
-        if (q->flow_tokens > 0)
-            q->flow_tokens--;
-        else if (!expired_only || now - m->t_flow < delay)
+        if (!take_token(q) && (!expired_only || now - q->flow_head->t_flow < delay))
             break;
-        q->flow_head = m->next;
-        if (q->flow_head == NULL)
-            q->flow_tail = NULL;
-        m->next = NULL;
-        qmgr_commit(r, m);
+        qmgr_commit(r, flow_pop(q));
     }
     if (q->flow_head == NULL)
         evtimer_del(q->flow_timer);
@@ -259,14 +271,13 @@ static void on_flow_timer(evutil_socket_t fd, short what, void *arg)
     flow_release(arg, 1);
 }
 
-/* On loop 0: a flow token for m, then its commit. */
-static void enqueue(struct relay *r, struct relay_msg *m)
+/* On loop 0: m, counted in flow_waiting, takes a token now or waits for one in the list. */
+static void flow_wait(struct relay *r, struct relay_msg *m)
 {
     struct relay_qmgr *q = r->qm;
 
-    if (r->opts->in_flow_delay <= 0 || (q->flow_head == NULL && q->flow_tokens > 0)) {
-        if (q->flow_tokens > 0)
-            q->flow_tokens--;
+    if (q->flow_head == NULL && take_token(q)) {
+        q->flow_waiting--;
         qmgr_commit(r, m);
         return;
     }
@@ -279,20 +290,36 @@ static void enqueue(struct relay *r, struct relay_msg *m)
         arm_flow_timer(r);
 }
 
-static void on_enqueue_post(struct mailbox_item *item)
+static void on_flow_wait_post(struct mailbox_item *item)
 {
     struct relay_msg *m = (struct relay_msg *)((char *)item - offsetof(struct relay_msg, posted));
 
-    enqueue(m->relay, m);
+    flow_wait(m->relay, m);
 }
 
+/*
+ * On the loop of m's session. With a token to be had and nobody waiting
+ * for one, the commit starts here and loop 0 hears of m only once it is
+ * committed; else m waits on loop 0's list, in its turn.
+ */
 void relay_qmgr_enqueue(struct relay *r, struct relay_msg *m)
 {
-    if (m->loop->index == 0) {
-        enqueue(r, m);
+    struct relay_qmgr *q = r->qm;
+
+    if (r->opts->in_flow_delay <= 0) {
+        qmgr_commit_here(r, m);
         return;
     }
-    m->posted.run = on_enqueue_post;
+    if (q->flow_waiting == 0 && take_token(q)) {
+        qmgr_commit_here(r, m);
+        return;
+    }
+    q->flow_waiting++; /* before the post: later messages queue behind it */
+    if (m->loop->index == 0) {
+        flow_wait(r, m);
+        return;
+    }
+    m->posted.run = on_flow_wait_post;
     mailbox_post(r->loops[0].inbox, &m->posted);
 }
 
@@ -300,11 +327,8 @@ void relay_qmgr_flow_flush(struct relay *r)
 {
     struct relay_qmgr *q = r->qm;
 
-    while (q->flow_head) {
-        struct relay_msg *m = pop(&q->flow_head, &q->flow_tail);
-
-        qmgr_commit(r, m);
-    }
+    while (q->flow_head)
+        qmgr_commit(r, flow_pop(q));
     if (q->flow_timer)
         evtimer_del(q->flow_timer);
 }
@@ -312,12 +336,14 @@ void relay_qmgr_flow_flush(struct relay *r)
 void qmgr_flow_put(struct relay *r, unsigned tokens)
 {
     struct relay_qmgr *q = r->qm;
+    unsigned t, limit = r->opts->in_flow_limit;
 
     if (r->opts->in_flow_delay <= 0)
         return;
-    q->flow_tokens += tokens;
-    if (q->flow_tokens > r->opts->in_flow_limit)
-        q->flow_tokens = r->opts->in_flow_limit;
+    t = atomic_load(&q->flow_tokens);
+    while (!atomic_compare_exchange_weak(
+        &q->flow_tokens, &t, t + tokens < limit && t + tokens >= t ? t + tokens : limit))
+        continue;
     if (q->flow_head)
         flow_release(r, 0);
 }

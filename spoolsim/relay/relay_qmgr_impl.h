@@ -9,6 +9,7 @@
 
 #include <event2/event.h>
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "io_pool.h"
 #include "relay_qmgr.h"
@@ -25,9 +26,13 @@ struct relay_qmgr {
      * Flow control, as Postfix's in_flow_delay: a committed message costs a
      * token, the queue manager gives one back per message it takes from
      * incoming/ (all of them when incoming/ is empty), and a message with
-     * no token waits for one, but never longer than the delay.
+     * no token waits for one, but never longer than the delay. A session on
+     * another loop takes a token itself when one is there and nobody waits
+     * (relay_qmgr_enqueue()), so the counts are atomic; the waiting list is
+     * loop 0's.
      */
-    unsigned flow_tokens;
+    _Atomic unsigned flow_tokens;
+    _Atomic unsigned flow_waiting; /* messages on the list, or on their way to it */
     struct relay_msg *flow_head, *flow_tail;
     struct event *flow_timer;
 };
@@ -42,8 +47,9 @@ void qmgr_flow_put(struct relay *r, unsigned tokens);
 /* m, in active/ and read, is ready for a delivery agent: one is sought at once. */
 void qmgr_ready(struct relay *r, struct relay_msg *m);
 
-/* relay_cleanup.c, on loop 0: the commit of a message that has its flow token */
-void qmgr_commit(struct relay *r, struct relay_msg *m);
+/* relay_cleanup.c: the commit of a message that has its flow token */
+void qmgr_commit(struct relay *r, struct relay_msg *m);      /* on loop 0 */
+void qmgr_commit_here(struct relay *r, struct relay_msg *m); /* on m's loop */
 
 /* relay_attempt.c */
 void qmgr_activate(struct relay *r, struct relay_msg *m); /* from the incoming list */

@@ -3,7 +3,8 @@
 # acknowledged message is delivered exactly once and the spool empties,
 # whatever loop took it: with a new connection per message and with
 # connection reuse, with the postfix spool (streamed to the file) and with
-# another profile (handed over whole), with TLS; the listener spreads the
+# another profile (handed over whole), with TLS, with flow control holding
+# messages for tokens and without flow control; the listener spreads the
 # sessions over the loops and keeps --max-sessions over all of them; a
 # stop in mid-load loses nothing acknowledged; bad values exit 2.
 . "${top_srcdir:-.}/tests/helpers/lib.sh"
@@ -58,6 +59,13 @@ relay_run sendmail 3 -s 10 -m 300 -- --profile sendmail
 relay_run tls 2 -s 6 -m 120 --tls -- --tls
 check "tls: every session in TLS" \
     test "$(json_get "$WORK/tls.relay.json" tls_sessions)" = "$(json_get "$WORK/tls.relay.json" sessions)"
+
+# Flow control across loops: 2 tokens for 12 sessions, so most messages
+# wait for one on loop 0's list; each gets its commit in its turn.
+relay_run flow 3 -s 12 -m 600 -- --in-flow-limit 2
+check "flow: messages waited for a token ($(json_get "$WORK/flow.relay.json" flow_waits))" \
+    test "$(json_get "$WORK/flow.relay.json" flow_waits)" -ge 50
+relay_run noflow 3 -s 12 -m 300 -- --in-flow-delay 0
 
 # --max-sessions over all the loops: 16 clients, 4 at most at once.
 relay_run limit 3 -s 16 -m 400 -- --max-sessions 4
