@@ -143,6 +143,7 @@ struct relay_stats {
         struct sysusage_sample sys; /* the machine, the kernel, the spool's disk */
         uint64_t self_cpu_ns;       /* the relay, all threads */
         uint64_t qmgr_busy_ns;      /* time the qmgr thread spent in its jobs */
+        uint64_t loop_cpu_ns;       /* loop 0's thread, where this is sampled */
     } * samples;
     size_t sample_count, sample_cap;
     struct timeline timeline; /* one row every --interval (relay_stats_tick) */

@@ -16,6 +16,7 @@
 #include <sys/resource.h>
 
 #include "clock.h"
+#include "cpu_burn.h"
 #include "endpoint.h"
 #include "fsinfo.h"
 #include "json.h"
@@ -81,6 +82,7 @@ void relay_stats_sample(struct relay *r)
     sysusage_sample(&s->sys, &r->kthreads, r->has_disk ? r->disk_stat : NULL);
     s->self_cpu_ns = self_cpu_ns();
     s->qmgr_busy_ns = r->qmgr && r->qmgr != r->cleanup ? io_pool_busy_ns(r->qmgr) : 0;
+    s->loop_cpu_ns = cpu_thread_ns();
 }
 
 /*

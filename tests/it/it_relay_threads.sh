@@ -48,6 +48,8 @@ got=$(loops "$WORK/close.relay.json")
 check "close: three loops, 900 sessions, each loop some, each its CPU ($got)" \
     sh -c "case '$got' in 'threads 3, loops 3, sum 900, min '*', cpu yes') test \$(echo '$got' | sed 's/.*min \([0-9]*\).*/\1/') -ge 100 ;; *) false ;; esac"
 check "close: the summary shows the loops" grep -q "^event loops: 3; sessions " "$WORK/close_relay.err"
+lb=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['utilization']['loop_busy'])" "$WORK/close.relay.json")
+check "close: the first loop's busy share is measured ($lb)" python3 -c "import sys; sys.exit(not 0 < $lb <= 1)"
 check "close: 900 in, 900 out" test "$(json_get "$WORK/close.relay.json" messages_in) $(json_get "$WORK/close.relay.json" messages_out)" = "900 900"
 
 relay_run reuse 2 -s 8 -m 800 -l 2048 -d
