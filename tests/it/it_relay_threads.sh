@@ -85,7 +85,10 @@ timeout 120 "$SOURCE" -s 20 -m 100000 --msg-log "$WORK/stop.src.log" "127.0.0.1:
     >"$WORK/stop.src.out" 2>&1 &
 src_pid=$!
 wait_until 30 sh -c "test \$(wc -l <'$WORK/stop.src.log') -ge 500"
-kill -TERM "$srelay_PID"
+# The relay itself, not its timeout(1) wrapper, which would pass the
+# signal on twice (to the child and to its group): a second signal means
+# "stop now", and deliveries cut off would be sent again after the restart.
+kill -TERM "$(pgrep -P "$srelay_PID" spoolsim || echo "$srelay_PID")"
 t0=$SECONDS
 wait "$srelay_PID"
 status=$?
