@@ -16,11 +16,14 @@
 #
 # Usage: bench/handoff.sh TREE_A TREE_B [SPOOL_DIR]
 #   TREE_A, TREE_B: built trees (each has spoolsim/spoolsim and the peers bench
-#   spawns next to it). SPOOL_DIR: the filesystem to measure; without it, as
-#   root, a private tmpfs is mounted under a temporary directory and unmounted
-#   at the end.
+#   spawns next to it; the same tree twice to compare options). SPOOL_DIR: the
+#   filesystem to measure; without it, as root, a private tmpfs is mounted
+#   under a temporary directory and unmounted at the end.
 # Env: BENCH_REPS (3) BENCH_MESSAGES (5000) BENCH_SESSIONS (20) BENCH_SIZE (1024)
 #      BENCH_MODEL (none) BENCH_POLL (0.02)
+#      BENCH_ARGS, BENCH_ARGS_A, BENCH_ARGS_B: more bench options, for both
+#      sides and for one (e.g. BENCH_ARGS_B="--relay-threads 2": the relay's
+#      event loops, one against two, with TREE_A = TREE_B)
 set -u
 usage() { echo "usage: $0 TREE_A TREE_B [SPOOL_DIR]" >&2; exit 2; }
 if [ $# -lt 2 ] || [ $# -gt 3 ]; then usage; fi
@@ -56,7 +59,7 @@ import glob, json, os, subprocess, sys, time
 label, tree, spool, model, s, size, m, poll, tmp = sys.argv[1:10]
 out = os.path.join(tmp, "bench.json")
 cmd = [tree + "/spoolsim/spoolsim", "bench", "--spool", spool, "--model", model, "-s", s,
-       "--size", size, "-m", m, "-q", "--no-progress", "--json", out]
+       "--size", size, "-m", m, "-q", "--no-progress", "--json", out] + sys.argv[10:]
 bench = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=open(tmp + "/bench.err", "w"))
 
 def relay_pid():
@@ -101,23 +104,24 @@ EOF
 : >"$TMP/results"
 for i in $(seq 1 "$R"); do
     for side in A B; do
-        tree=$A
-        [ "$side" = B ] && tree=$B
+        tree=$A extra=${BENCH_ARGS_A:-}
+        [ "$side" = B ] && tree=$B extra=${BENCH_ARGS_B:-}
+        # shellcheck disable=SC2086 # the options are words
         line=$(python3 "$TMP/run.py" "$side" "$tree" "$SPOOL" "$MODEL" "$S" "$SIZE" "$M" \
-            "$POLL" "$TMP") || { cat "$TMP/bench.err" >&2; exit 1; }
+            "$POLL" "$TMP" ${BENCH_ARGS:-} $extra) || { cat "$TMP/bench.err" >&2; exit 1; }
         echo "run $i $line"
         echo "$line" >>"$TMP/results"
     done
 done
 
-python3 - "$TMP/results" "$A" "$B" <<'EOF'
+python3 - "$TMP/results" "$A" "$B" "${BENCH_ARGS:-} ${BENCH_ARGS_A:-}" "${BENCH_ARGS:-} ${BENCH_ARGS_B:-}" <<'EOF'
 import statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
 med = {}
 for side in "AB":
     vals = [list(map(float, r[1:])) for r in rows if r[0] == side]
     med[side] = [statistics.median(v[i] for v in vals) for i in range(3)]
-print(f"A = {sys.argv[2]}\nB = {sys.argv[3]}")
+print(f"A = {sys.argv[2]} {sys.argv[4]}\nB = {sys.argv[3]} {sys.argv[5]}")
 print(f"{'median':8} {'relay CPU ms/msg':>17} {'ctx switches/msg':>17} {'msgs/s':>8}")
 for side in "AB":
     c, w, r = med[side]

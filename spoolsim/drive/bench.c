@@ -89,6 +89,7 @@ static void usage(FILE *fp, const struct optgroup *g)
             "  --model MODEL         the relay's cost model: postfix, a FILE or none (postfix\n"
             "                        with the postfix profile; see spoolsim relay --help)\n"
             "  --cleanup-threads N   the relay's cleanup threads (20)\n"
+            "  --relay-threads N     the relay's event loops (--threads; 1)\n"
             "  --concurrency N       the relay's connections to the sink (20)\n"
             "  --harness-threads N   smtp-source's and smtp-sink's --threads, 1 to 256, at\n"
             "                        most -s (1: one core each, as Postfix's)\n"
@@ -123,6 +124,7 @@ enum {
     OPT_PROFILE,
     OPT_MODEL,
     OPT_CLEANUP,
+    OPT_RELAY_THREADS,
     OPT_CONCURRENCY,
     OPT_HARNESS_THREADS,
     OPT_DISCARD,
@@ -147,6 +149,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         {"profile", required_argument, NULL, OPT_PROFILE},
         {"model", required_argument, NULL, OPT_MODEL},
         {"cleanup-threads", required_argument, NULL, OPT_CLEANUP},
+        {"relay-threads", required_argument, NULL, OPT_RELAY_THREADS},
         {"concurrency", required_argument, NULL, OPT_CONCURRENCY},
         {"harness-threads", required_argument, NULL, OPT_HARNESS_THREADS},
         {"discard", no_argument, NULL, OPT_DISCARD},
@@ -205,6 +208,10 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
             optarg_count(optarg, "--cleanup-threads", 1, 1000);
             o->cleanup_threads = optarg;
             break;
+        case OPT_RELAY_THREADS:
+            optarg_count(optarg, "--relay-threads", 1, 64);
+            o->relay_threads = optarg;
+            break;
         case OPT_CONCURRENCY:
             optarg_count(optarg, "--concurrency", 1, 10000);
             o->concurrency = optarg;
@@ -256,6 +263,12 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         msg_usage("--client-jitter must not exceed --client-delay (the delay would go below zero)");
     if (netem_spec_wanted(&o->hop) && o->discard)
         msg_usage("--hop-delay and the other --hop options need a sink: not with --discard");
+    /* the relay's own rule, said before anything starts */
+    if (o->relay_threads && strtoul(o->relay_threads, NULL, 10) >
+                                (o->cleanup_threads ? strtoul(o->cleanup_threads, NULL, 10) : 20))
+        msg_usage("--relay-threads %s: each of the relay's loops needs a cleanup thread of its "
+                  "own (--cleanup-threads)",
+                  o->relay_threads);
 }
 
 /* smtp-source's rule for its --threads, said before anything starts. */
@@ -440,6 +453,10 @@ static void start_relay(struct bench *b, int sink_port, int *port)
     if (o->cleanup_threads) {
         argv[n++] = "--cleanup-threads";
         argv[n++] = (char *)o->cleanup_threads;
+    }
+    if (o->relay_threads) {
+        argv[n++] = "--threads";
+        argv[n++] = (char *)o->relay_threads;
     }
     if (o->concurrency) {
         argv[n++] = "--concurrency";

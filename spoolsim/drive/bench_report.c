@@ -375,6 +375,7 @@ static void write_parameters(struct json_writer *w, const struct bench_options *
     json_string(w, "profile", o->profile);
     json_string(w, "model", o->model); /* null: the relay's default */
     count_or_null(w, "cleanup_threads", o->cleanup_threads);
+    count_or_null(w, "relay_threads", o->relay_threads);
     count_or_null(w, "concurrency", o->concurrency);
     json_uint(w, "harness_threads", o->harness_threads);
     json_bool(w, "discard", o->discard);

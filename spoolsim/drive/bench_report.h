@@ -35,6 +35,7 @@ struct bench_options {
     const char *profile;
     const char *model; /* NULL: the relay's default */
     const char *cleanup_threads;
+    const char *relay_threads; /* the relay's --threads; NULL: its default */
     const char *concurrency;
     unsigned harness_threads; /* --threads for smtp-source and smtp-sink */
     int discard;

@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <stdatomic.h>
 #include <time.h>
 
 #include "cpu_burn.h"
@@ -21,7 +22,8 @@ uint64_t cpu_thread_ns(void)
 
 /*
  * A xorshift step per iteration: cheap, dependent on the one before (so it
- * cannot be vectorised away), and kept alive through a volatile sink.
+ * cannot be vectorised away), and kept alive through an atomic sink (the
+ * burning threads store to it at once: a plain variable would be a race).
  */
 static uint64_t spin(uint64_t x, unsigned n)
 {
@@ -33,7 +35,7 @@ static uint64_t spin(uint64_t x, unsigned n)
     return x;
 }
 
-static volatile uint64_t sink;
+static _Atomic uint64_t sink;
 
 void cpu_burn_ns(uint64_t ns)
 {
@@ -45,7 +47,7 @@ void cpu_burn_ns(uint64_t ns)
     do
         x = spin(x, CHUNK);
     while (cpu_thread_ns() < end);
-    sink = x;
+    atomic_store_explicit(&sink, x, memory_order_relaxed);
 }
 
 double cpu_burn_speed(void)
@@ -66,6 +68,6 @@ double cpu_burn_speed(void)
         if (speed > best)
             best = speed;
     }
-    sink = x;
+    atomic_store_explicit(&sink, x, memory_order_relaxed);
     return best;
 }

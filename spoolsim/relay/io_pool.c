@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,7 +38,7 @@ struct job_list {
 
 struct pool_thread_arg {
     struct io_pool *pool;
-    unsigned index;
+    unsigned index;     /* the pool's first index plus its place */
     uint64_t job_start; /* when its current job began; 0 when it has none: under `lock' */
 };
 
@@ -53,12 +54,12 @@ struct io_pool {
     pthread_cond_t work_ready; /* a job was queued, or the pool stops */
     pthread_cond_t work_done;  /* a job finished (io_pool_drain waits on it) */
     struct job_list queued, finished;
-    unsigned running;  /* jobs a thread has taken and not finished */
-    unsigned queued_n; /* jobs in `queued' */
-    unsigned idle;     /* threads waiting for work_ready */
-    unsigned waking;   /* signals sent for work_ready that no thread has taken up yet */
-    uint64_t mean_ns;  /* a moving mean of work()'s wall time; 0 until a job has run */
-    unsigned pending;  /* loop side: submitted, done() not run */
+    unsigned running;         /* jobs a thread has taken and not finished */
+    unsigned queued_n;        /* jobs in `queued' */
+    unsigned idle;            /* threads waiting for work_ready */
+    unsigned waking;          /* signals sent for work_ready that no thread has taken up yet */
+    uint64_t mean_ns;         /* a moving mean of work()'s wall time; 0 until a job has run */
+    _Atomic unsigned pending; /* submitted, done() not run: changed on the loop thread only */
     int stopping;
     pthread_t *threads;
     struct pool_thread_arg *thread_args;
@@ -224,7 +225,8 @@ static void on_wake(evutil_socket_t fd, short what, void *arg)
     flush_wakes(arg);
 }
 
-struct io_pool *io_pool_new(struct event_base *base, unsigned threads, const char *name)
+struct io_pool *io_pool_new(struct event_base *base, unsigned threads, unsigned first,
+                            const char *name)
 {
     struct io_pool *pool = xcalloc(1, sizeof(*pool));
 
@@ -243,7 +245,7 @@ struct io_pool *io_pool_new(struct event_base *base, unsigned threads, const cha
         int err;
 
         pool->thread_args[i].pool = pool;
-        pool->thread_args[i].index = i;
+        pool->thread_args[i].index = first + i;
         err = pthread_create(&pool->threads[i], NULL, pool_thread, &pool->thread_args[i]);
         if (err != 0) {
             errno = err;

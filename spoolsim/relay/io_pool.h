@@ -18,13 +18,18 @@ struct io_job {
     struct io_job *next;
     void (*work)(struct io_job *job); /* pool thread */
     void (*done)(struct io_job *job); /* loop thread */
-    unsigned thread; /* set for work(): which of the pool's threads runs it, from 0 */
+    unsigned thread; /* set for work(): which thread runs it, from the pool's first index */
 };
 
 struct io_pool;
 
-/* `name' (at most 15 bytes) names the threads, for per-thread CPU accounting. */
-struct io_pool *io_pool_new(struct event_base *base, unsigned threads, const char *name);
+/*
+ * `name' (at most 15 bytes) names the threads, for per-thread CPU
+ * accounting. The threads are numbered from `first' on (io_job.thread), so
+ * that several pools can index one table of per-thread state.
+ */
+struct io_pool *io_pool_new(struct event_base *base, unsigned threads, unsigned first,
+                            const char *name);
 
 /*
  * Queue a job; the caller keeps it alive until done() has run. On the loop
@@ -39,7 +44,7 @@ uint64_t io_pool_cpu_ns(const struct io_pool *pool);
 /* Wall time the pool's threads have spent in work() so far, in nanoseconds. */
 uint64_t io_pool_busy_ns(struct io_pool *pool);
 
-/* Jobs submitted whose done() has not run yet. */
+/* Jobs submitted whose done() has not run yet; any thread may ask. */
 unsigned io_pool_pending(const struct io_pool *pool);
 
 /*

@@ -2,8 +2,8 @@
  * relay - `spoolsim relay': a queue daemon with Postfix's spool.
  *
  * Set-up and tear-down: the options, the spool (made if missing, locked
- * against a second relay, recovered after a crash), the listener, the two
- * I/O pools, the signals. A stop (SIGINT, SIGTERM) refuses new work, lets
+ * against a second relay, recovered after a crash), the listener, the
+ * event loops and their I/O pools, the signals. A stop (SIGINT, SIGTERM) refuses new work, lets
  * the messages in flight reach a safe state for up to 10 seconds, and
  * prints the summary; whatever is still queued stays in the spool for the
  * next start.
@@ -25,6 +25,7 @@
 #include "fileutil.h"
 #include "cpu_burn.h"
 #include "msg.h"
+#include "relay_loop.h"
 #include "relay_private.h"
 #include "relay_qmgr.h"
 #include "relay_spool.h"
@@ -77,8 +78,7 @@ static void on_accept(struct evconnlistener *listener, evutil_socket_t fd, struc
     struct relay *r = arg;
 
     (void)listener;
-    (void)addrlen;
-    relay_smtpd_accept(r, fd, addr);
+    relay_loop_deal(r, fd, addr, addrlen);
 }
 
 static void on_resume_accept(evutil_socket_t fd, short what, void *arg)
@@ -153,11 +153,12 @@ static void on_stop_timer(evutil_socket_t fd, short what, void *arg)
  * again (its options are its whole configuration), so it says so and goes
  * on, rather than die as a daemon must not on a reload.
  */
-/* The CPU by role so far: on the loop thread, which is where this runs. */
+/* The CPU by role so far: on loop 0's thread, which is where this runs. */
 static void take_cpu(struct relay *r)
 {
-    r->cpu_loop_ns = cpu_thread_ns() - r->cpu_loop_start_ns;
-    r->cpu_cleanup_ns = io_pool_cpu_ns(r->cleanup) + (r->smtpd ? io_pool_cpu_ns(r->smtpd) : 0);
+    r->loops[0].cpu_ns = cpu_thread_ns() - r->cpu_loop_start_ns;
+    r->cpu_loop_ns = r->loops[0].cpu_ns + relay_loops_take_cpu(r);
+    r->cpu_cleanup_ns = relay_loops_pool_cpu_ns(r);
     r->cpu_qmgr_ns = r->qmgr != r->cleanup ? io_pool_cpu_ns(r->qmgr) : 0;
 }
 
@@ -195,7 +196,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
     r->stopping = 1;
     evconnlistener_disable(r->listener);
     relay_qmgr_flow_flush(r); /* their clients are waiting for an answer */
-    relay_smtpd_close_all(r);
+    relay_loops_close_sessions(r);
     r->stop_timer = evtimer_new(r->base, on_stop_timer, r);
     evtimer_add(r->stop_timer, &grace);
     r->stop_poll = event_new(r->base, -1, EV_PERSIST, on_stop_poll, r);
@@ -269,10 +270,11 @@ int spoolsim_relay(int argc, char **argv)
 
     if ((r.base = event_base_new()) == NULL)
         msg_fatal("cannot create an event base");
-    r.cleanup = io_pool_new(r.base, opts.cleanup_threads, "cleanup");
-    r.qmgr = opts.qmgr == RELAY_QMGR_SINGLE ? io_pool_new(r.base, 1, "qmgr") : r.cleanup;
-    if (r.model) /* Postfix's smtpd processes, as many as the cleanup ones */
-        r.smtpd = io_pool_new(r.base, opts.cleanup_threads, "smtpd");
+    pthread_mutex_init(&r.stats_lock, NULL);
+    relay_loops_start(&r);
+    /* Its thread is numbered after every cleanup thread (a profile's runners). */
+    r.qmgr = opts.qmgr == RELAY_QMGR_SINGLE ? io_pool_new(r.base, 1, opts.cleanup_threads, "qmgr")
+                                            : r.cleanup;
     relay_usage_init(&r);
     r.start_ns = clock_now_ns();
     r.cpu_loop_start_ns = cpu_thread_ns(); /* set-up (and the model's speed test) is not service */
@@ -316,13 +318,10 @@ int spoolsim_relay(int argc, char **argv)
     r.stopping = 1;
     relay_stats_sample(&r);
     relay_stats_tick(&r);
+    relay_loops_join(&r); /* from here on this is the only thread but the pools' */
     relay_smtp_close_all(&r);
     /* Let every file operation under way finish: none may be cut off halfway. */
-    if (r.smtpd) /* first: a reply it gives may send a message to cleanup */
-        io_pool_drain(r.smtpd);
-    io_pool_drain(r.cleanup);
-    if (r.qmgr != r.cleanup)
-        io_pool_drain(r.qmgr);
+    relay_loops_drain(&r);
     take_cpu(&r);
     progress_out_clear(&r.progress); /* no partial line before the summary */
     msg_set_hook(NULL, NULL);
@@ -333,13 +332,11 @@ int spoolsim_relay(int argc, char **argv)
     if (opts.csv && timeline_save_csv(&r.stats.timeline, opts.csv) != 0)
         msg_warn("cannot write %s: %s", opts.csv, strerror(errno));
     relay_smtpd_free_all(&r);
-    io_pool_drain(r.cleanup); /* the files of messages left unfinished: removed */
+    relay_loops_drain(&r); /* the files of messages left unfinished: removed */
     relay_qmgr_free(&r);
     if (r.qmgr != r.cleanup)
         io_pool_free(r.qmgr);
-    io_pool_free(r.cleanup);
-    if (r.smtpd)
-        io_pool_free(r.smtpd);
+    relay_loops_free(&r);
     r.backend->close(&r);
     relay_model_free(r.model);
     event_free(sigint);
@@ -359,6 +356,7 @@ int spoolsim_relay(int argc, char **argv)
     SSL_CTX_free(r.tls_ctx);
     SSL_CTX_free(r.hop_tls_ctx);
     relay_stats_free(&r.stats);
+    pthread_mutex_destroy(&r.stats_lock);
     pf_spool_close(&r.spool);
     close(lock_fd);
     json_run_free(&run);

@@ -9,15 +9,22 @@
  * data, once it has a flow token (relay_qmgr.c), the message is committed
  * and its client answered (relay_smtpd_committed()). A committed message
  * goes to the incoming list or, kept in memory, straight to the ready list.
+ *
+ * The jobs run on the cleanup threads of the session's loop and come back
+ * there; the lists are loop 0's, so a message of another loop is posted
+ * to loop 0 once committed (relay_loop.h), and, when it must wait for a
+ * flow token, to loop 0 for the wait and back for its commit.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "clock.h"
 #include "msg.h"
+#include "relay_loop.h"
 #include "relay_private.h"
 #include "relay_qmgr_impl.h"
 #include "relay_spool.h"
@@ -48,12 +55,12 @@ void relay_cleanup_open(struct relay_msg *m)
     /* made here, not on the thread: the session tests m->out while the job runs */
     m->out = xmalloc(sizeof(*m->out));
     m->out->fd = -1;
-    qmgr_submit(m->relay->cleanup, m, m->relay->backend->stream_open, stream_done);
+    qmgr_submit(m->loop->cleanup, m, m->relay->backend->stream_open, stream_done);
 }
 
 void relay_cleanup_write(struct relay_msg *m)
 {
-    qmgr_submit(m->relay->cleanup, m, m->relay->backend->stream_write, stream_done);
+    qmgr_submit(m->loop->cleanup, m, m->relay->backend->stream_write, stream_done);
 }
 
 static void abort_done(struct io_job *job)
@@ -65,22 +72,21 @@ void relay_cleanup_abort(struct relay_msg *m)
 {
     m->client = NULL;
     if (m->out && m->out->fd >= 0)
-        qmgr_submit(m->relay->cleanup, m, m->relay->backend->stream_abort,
+        qmgr_submit(m->loop->cleanup, m, m->relay->backend->stream_abort,
                     abort_done); /* an unlink: off the loop */
     else
         relay_msg_free(m);
 }
 
-static void commit_done(struct io_job *job)
+#define MSG_OF_POST(item) ((struct relay_msg *)((char *)(item)-offsetof(struct relay_msg, posted)))
+
+/* On loop 0: what the commit means for the queue. */
+static void committed(struct relay_msg *m)
 {
-    struct relay_msg *m = MSG_OF(job);
     struct relay *r = m->relay;
     struct relay_qmgr *q = r->qm;
 
-    m->t_committed = clock_now_ns();
-    qmgr_take_stats(r, m);
-    if (m->client)
-        relay_smtpd_committed(m->client, m);
+    m->loop = &r->loops[0];
     if (m->job_status != 0) {
         if (m->job_errno == ENOSPC || m->job_errno == EDQUOT)
             r->stats.rejected_storage++;
@@ -118,8 +124,47 @@ static void commit_done(struct io_job *job)
     }
 }
 
-void qmgr_commit(struct relay *r, struct relay_msg *m)
+static void on_committed_post(struct mailbox_item *item)
+{
+    committed(MSG_OF_POST(item));
+}
+
+/* On the session's loop: the client hears first, then the queue learns. */
+static void commit_done(struct io_job *job)
+{
+    struct relay_msg *m = MSG_OF(job);
+
+    m->t_committed = clock_now_ns();
+    qmgr_take_stats(m->relay, m);
+    if (m->client)
+        relay_smtpd_committed(m->client, m);
+    if (m->loop->index == 0) {
+        committed(m);
+        return;
+    }
+    m->posted.run = on_committed_post;
+    mailbox_post(m->relay->loops[0].inbox, &m->posted);
+}
+
+void qmgr_commit_here(struct relay *r, struct relay_msg *m)
 {
     r->backend->assign_id(r, m);
-    qmgr_submit(r->cleanup, m, r->backend->commit, commit_done);
+    qmgr_submit(m->loop->cleanup, m, r->backend->commit, commit_done);
+}
+
+static void on_commit_post(struct mailbox_item *item)
+{
+    struct relay_msg *m = MSG_OF_POST(item);
+
+    qmgr_commit_here(m->relay, m);
+}
+
+void qmgr_commit(struct relay *r, struct relay_msg *m)
+{
+    if (m->loop->index == 0) {
+        qmgr_commit_here(r, m);
+        return;
+    }
+    m->posted.run = on_commit_post;
+    mailbox_post(m->loop->inbox, &m->posted);
 }

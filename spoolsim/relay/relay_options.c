@@ -26,6 +26,7 @@ enum {
     OPT_LONG_IDS,
     OPT_HASH_DEPTH,
     OPT_CLEANUP_THREADS,
+    OPT_THREADS,
     OPT_QMGR,
     OPT_CONCURRENCY,
     OPT_ACTIVE_LIMIT,
@@ -88,6 +89,10 @@ static void usage(FILE *fp, const struct optgroup *g)
             "  --hash-depth N          levels of hashing for deferred/ and defer/ (1)\n"
             "  --cleanup-threads N     threads that write new queue files, Postfix's cleanup\n"
             "                          processes: fsyncs in flight at once (20)\n"
+            "  --threads N             event loops serving client sessions, each with its\n"
+            "                          share of the cleanup threads; the first also runs\n"
+            "                          the queue manager and the next hop (1; at most 64\n"
+            "                          and --cleanup-threads)\n"
             "  --qmgr single|pool      queue moves on one thread, in order, as Postfix's\n"
             "                          qmgr (single), or on the cleanup threads (pool)\n"
             "  --concurrency N         connections to the next hop (20)\n"
@@ -174,6 +179,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         {"long-ids", no_argument, NULL, OPT_LONG_IDS},
         {"hash-depth", required_argument, NULL, OPT_HASH_DEPTH},
         {"cleanup-threads", required_argument, NULL, OPT_CLEANUP_THREADS},
+        {"threads", required_argument, NULL, OPT_THREADS},
         {"qmgr", required_argument, NULL, OPT_QMGR},
         {"concurrency", required_argument, NULL, OPT_CONCURRENCY},
         {"active-limit", required_argument, NULL, OPT_ACTIVE_LIMIT},
@@ -223,6 +229,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
     opts->model = NULL;       /* postfix with the postfix profile, none with the others */
     opts->hash_depth = 1;
     opts->cleanup_threads = 20;
+    opts->threads = 1;
     opts->qmgr = RELAY_QMGR_SINGLE;
     opts->concurrency = 20;
     opts->active_limit = 20000;
@@ -278,6 +285,9 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             break;
         case OPT_CLEANUP_THREADS:
             opts->cleanup_threads = (unsigned)optarg_count(optarg, "--cleanup-threads", 1, 1000);
+            break;
+        case OPT_THREADS:
+            opts->threads = (unsigned)optarg_count(optarg, "--threads", 1, 64);
             break;
         case OPT_QMGR:
             if (strcmp(optarg, "single") == 0)
@@ -408,6 +418,10 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         msg_usage("--min-backoff is longer than --max-backoff");
     if (opts->timeout <= 0 || opts->hop_timeout <= 0)
         msg_usage("timeouts must be positive");
+    if (opts->threads > opts->cleanup_threads)
+        msg_usage("--threads %u: each loop needs a cleanup thread of its own, and "
+                  "--cleanup-threads is %u",
+                  opts->threads, opts->cleanup_threads);
     if (opts->reply_delay * 2 >= opts->timeout)
         msg_usage("--reply-delay must be under half of --timeout (the greeting is held twice it)");
 }

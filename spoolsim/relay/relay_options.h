@@ -48,6 +48,7 @@ struct relay_options {
     int long_ids;
     int hash_depth;
     unsigned cleanup_threads;
+    unsigned threads; /* event loops for client sessions (relay_loop.h) */
     enum relay_qmgr_shape qmgr;
     unsigned concurrency;  /* connections to the next hop */
     unsigned active_limit; /* messages in active/ at once */

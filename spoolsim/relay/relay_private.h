@@ -18,9 +18,14 @@
  *                  or defer log and posted as a new queue file
  * relay_stats.c    counters, latencies, queue depths; text and JSON
  *
- * Everything here runs on the event loop thread, except the work()
- * functions of io_pool jobs, which touch only their own message and the
- * spool (whose description is read-only).
+ * relay_loop.c     the event loops (--threads): the listener deals
+ *                  sessions to them; loop 0 has the rest
+ *
+ * Everything here runs on loop 0's thread, except the work() functions of
+ * io_pool jobs, which touch only their own message and the spool (whose
+ * description is read-only), and the sessions: those run on their own
+ * loop, with their message until it is posted to loop 0 at the end of
+ * data (relay_loop.h). What both sides touch is marked so below.
  */
 #ifndef SPOOLSIM_RELAY_PRIVATE_H
 #define SPOOLSIM_RELAY_PRIVATE_H
@@ -29,10 +34,13 @@
 #include <event2/listener.h>
 #include <openssl/ssl.h>
 #include <stddef.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
 #include "histogram.h"
+#include "mailbox.h"
 #include "io_pool.h"
 #include "json_meta.h"
 #include "pf_qfile.h"
@@ -46,6 +54,7 @@
 #include "timeline.h"
 
 struct relay;
+struct relay_loop; /* relay_loop.h */
 struct relay_session;
 struct relay_conn;
 struct relay_qmgr;        /* relay_qmgr_impl.h: the queue manager's alone */
@@ -60,6 +69,8 @@ enum relay_rcpt_result { RCPT_UNTRIED, RCPT_SENT, RCPT_DEFERRED, RCPT_BOUNCED };
 
 struct relay_msg {
     struct relay *relay;
+    struct relay_loop *loop;               /* its client session's, until committed; else loop 0 */
+    struct mailbox_item posted;            /* on its way between loops */
     struct relay_msg *next;                /* in one FIFO at a time */
     struct relay_msg *all_prev, *all_next; /* every message, to free at exit */
     char id[PF_QUEUE_ID_MAX];
@@ -110,18 +121,20 @@ struct relay_msg {
 #define RELAY_FLUSH_DEFER 2  /* defer/X/ID: recipients that expired */
 
 struct relay_stats {
-    uint64_t received, rejected_storage, rejected_other, delivered, bounced, deferrals, corrupt,
-        recovered, expired;
+    uint64_t received, delivered, bounced, deferrals, corrupt, recovered, expired;
+    _Atomic uint64_t rejected_storage, rejected_other; /* sessions count them on any loop */
     /* notifications: posted, delivered, discarded (failed ones), not made (--no-bounces) */
     uint64_t bounces_sent, bounces_delivered, bounces_discarded, bounces_dropped;
     uint64_t rcpts_sent;
     uint64_t first_in_ns, last_out_ns; /* the busy window */
-    struct pf_spool_stats spool, maildir;
+    struct pf_spool_stats spool; /* under the relay's stats_lock: every loop's jobs add to it */
+    struct pf_spool_stats maildir;
     struct histogram receive, commit, queue_wait, delivery, end_to_end;
     uint64_t hop_connects, hop_failures, hop_tls;
     uint64_t flow_waits; /* messages that waited for a flow token */
-    uint64_t sessions, tls_sessions, timeouts, error_closes; /* SMTP clients */
+    _Atomic uint64_t sessions, tls_sessions, timeouts, error_closes; /* SMTP clients, any loop */
     uint64_t session_limit_waits; /* times the listener paused at --max-sessions */
+    unsigned max_concurrent;      /* client sessions at once, at most: the listener's count */
     /* queue depths sampled every --stats-interval */
     struct relay_sample {
         double t;
@@ -130,6 +143,7 @@ struct relay_stats {
         struct sysusage_sample sys; /* the machine, the kernel, the spool's disk */
         uint64_t self_cpu_ns;       /* the relay, all threads */
         uint64_t qmgr_busy_ns;      /* time the qmgr thread spent in its jobs */
+        uint64_t loop_cpu_ns;       /* loop 0's thread, where this is sampled */
     } * samples;
     size_t sample_count, sample_cap;
     struct timeline timeline; /* one row every --interval (relay_stats_tick) */
@@ -145,17 +159,22 @@ struct relay {
     struct relay_spool_state *spool_state;
     struct relay_model *model; /* --model: a real MTA's CPU per message; NULL = none */
     struct relay_qmgr *qm;
-    struct io_pool *cleanup; /* receiving side: many threads */
+    struct io_pool *cleanup; /* loop 0's cleanup threads (relay_loop.h) */
     struct io_pool *qmgr;    /* queue manager side: one thread, or == cleanup */
-    struct io_pool *smtpd;   /* with --model: smtpd's CPU per command; else NULL */
+    struct io_pool *smtpd;   /* loop 0's, with --model: smtpd's CPU per command; else NULL */
     struct evconnlistener *listener;
-    struct relay_session *sessions;
-    unsigned session_count;
-    int accept_paused;        /* at --max-sessions: the listener waits for a session to end */
-    SSL_CTX *tls_ctx;         /* NULL unless --tls */
-    SSL_CTX *hop_tls_ctx;     /* NULL unless --hop-tls */
-    char ehlo_reply[512];     /* offers STARTTLS when tls_ctx is set */
-    char ehlo_reply_tls[512]; /* inside TLS */
+    struct relay_loop *loops; /* --threads of them; loops[0] runs on r->base */
+    unsigned loop_count;
+    int loops_joined;                /* the others' threads have ended */
+    _Atomic unsigned session_total;  /* client sessions, all loops */
+    _Atomic int accept_paused;       /* at --max-sessions: the listener waits for one to end */
+    _Atomic int resume_posted;       /* resume_item is on its way to loop 0 */
+    struct mailbox_item resume_item; /* a loop's session ended while the listener waited */
+    pthread_mutex_t stats_lock;      /* stats.spool */
+    SSL_CTX *tls_ctx;                /* NULL unless --tls */
+    SSL_CTX *hop_tls_ctx;            /* NULL unless --hop-tls */
+    char ehlo_reply[512];            /* offers STARTTLS when tls_ctx is set */
+    char ehlo_reply_tls[512];        /* inside TLS */
 
     /* next hop */
     struct relay_conn *conns;      /* all open connections */
@@ -172,9 +191,9 @@ struct relay {
     struct event *usage_timer; /* relay_usage_mark() when it comes too soon */
     unsigned long maildir_sequence;
 
-    int stopping;
+    _Atomic int stopping; /* set on loop 0, read by every loop */
     uint64_t start_ns, stop_ns;
-    /* CPU used by role at the end (the event loop; the cleanup and qmgr threads) */
+    /* CPU used by role at the end (the event loops; the cleanup and qmgr threads) */
     uint64_t cpu_loop_ns, cpu_cleanup_ns, cpu_qmgr_ns;
     uint64_t cpu_loop_start_ns; /* the loop thread's CPU when service began */
     struct event *stats_timer, *stop_timer, *stop_poll;
@@ -184,14 +203,14 @@ struct relay {
     struct event *progress_timer;
 };
 
-/* relay_smtpd.c */
-void relay_smtpd_accept(struct relay *r, int fd, const struct sockaddr *addr);
+/* relay_smtpd.c: a loop's sessions, on its thread */
+void relay_smtpd_accept(struct relay_loop *loop, int fd, const struct sockaddr *addr);
 /* The cleanup thread has committed (or failed to commit) the client's message. */
 void relay_smtpd_committed(struct relay_session *s, struct relay_msg *m);
 /* A cleanup thread has opened or written the client's file (m->job_status says how it went). */
 void relay_smtpd_streamed(struct relay_session *s, struct relay_msg *m);
-void relay_smtpd_close_all(struct relay *r);
-void relay_smtpd_free_all(struct relay *r);
+void relay_smtpd_close_all(struct relay_loop *loop);
+void relay_smtpd_free_all(struct relay *r); /* every loop's, once they have ended */
 void relay_smtpd_build_ehlo(struct relay *r);
 
 /* relay_smtp.c and relay_local.c: deliver m, then call relay_qmgr_delivered(m) */

@@ -18,12 +18,14 @@
  */
 #include "config.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
 
 #include "clock.h"
+#include "relay_loop.h"
 #include "relay_private.h"
 #include "relay_qmgr_impl.h"
 #include "relay_spool.h"
@@ -32,6 +34,7 @@
 void relay_qmgr_new(struct relay *r)
 {
     r->qm = xcalloc(1, sizeof(*r->qm));
+    pthread_mutex_init(&r->qm->all_lock, NULL);
     r->qm->flow_tokens = r->opts->in_flow_limit;
 }
 
@@ -41,11 +44,14 @@ struct relay_msg *relay_msg_new(struct relay *r)
     struct relay_qmgr *q = r->qm;
 
     m->relay = r;
+    m->loop = &r->loops[0];
     pf_qfile_init(&m->qf);
+    pthread_mutex_lock(&q->all_lock); /* sessions make messages on every loop */
     m->all_next = q->all;
     if (q->all)
         q->all->all_prev = m;
     q->all = m;
+    pthread_mutex_unlock(&q->all_lock);
     return m;
 }
 
@@ -114,12 +120,14 @@ void relay_msg_free(struct relay_msg *m)
 {
     struct relay_qmgr *q = m->relay->qm;
 
+    pthread_mutex_lock(&q->all_lock);
     if (m->all_prev)
         m->all_prev->all_next = m->all_next;
     else
         q->all = m->all_next;
     if (m->all_next)
         m->all_next->all_prev = m->all_prev;
+    pthread_mutex_unlock(&q->all_lock);
     pf_qfile_free(&m->qf);
     if (m->out) {
         pf_spool_abort(m->out); /* only at exit can a file still be open here */
@@ -139,13 +147,16 @@ void relay_qmgr_free(struct relay *r)
         relay_msg_free(r->qm->all);
     if (r->qm->flow_timer)
         event_free(r->qm->flow_timer);
+    pthread_mutex_destroy(&r->qm->all_lock);
     free(r->qm);
     r->qm = NULL;
 }
 
 void qmgr_take_stats(struct relay *r, struct relay_msg *m)
 {
+    pthread_mutex_lock(&r->stats_lock);
     pf_spool_stats_add(&r->stats.spool, &m->st);
+    pthread_mutex_unlock(&r->stats_lock);
     memset(&m->st, 0, sizeof(m->st));
 }
 
@@ -216,6 +227,26 @@ static void arm_flow_timer(struct relay *r)
     evtimer_add(q->flow_timer, &tv);
 }
 
+/* A token, if there is one: sessions on every loop take them. */
+static int take_token(struct relay_qmgr *q)
+{
+    unsigned t = atomic_load(&q->flow_tokens);
+
+    while (t > 0)
+        if (atomic_compare_exchange_weak(&q->flow_tokens, &t, t - 1))
+            return 1;
+    return 0;
+}
+
+/* The list's first message has left it (for its commit). */
+static struct relay_msg *flow_pop(struct relay_qmgr *q)
+{
+    struct relay_msg *m = pop(&q->flow_head, &q->flow_tail);
+
+    q->flow_waiting--;
+    return m;
+}
+
 /* Hand out tokens to waiting messages; past the delay, a message goes without one. */
 static void flow_release(struct relay *r, int expired_only)
 {
@@ -223,17 +254,9 @@ static void flow_release(struct relay *r, int expired_only)
     uint64_t now = clock_now_ns(), delay = (uint64_t)(r->opts->in_flow_delay * 1e9);
 
     while (q->flow_head) {
-        struct relay_msg *m = q->flow_head;
-
-        if (q->flow_tokens > 0)
-            q->flow_tokens--;
-        else if (!expired_only || now - m->t_flow < delay)
+        if (!take_token(q) && (!expired_only || now - q->flow_head->t_flow < delay))
             break;
-        q->flow_head = m->next;
-        if (q->flow_head == NULL)
-            q->flow_tail = NULL;
-        m->next = NULL;
-        qmgr_commit(r, m);
+        qmgr_commit(r, flow_pop(q));
     }
     if (q->flow_head == NULL)
         evtimer_del(q->flow_timer);
@@ -248,13 +271,13 @@ static void on_flow_timer(evutil_socket_t fd, short what, void *arg)
     flow_release(arg, 1);
 }
 
-void relay_qmgr_enqueue(struct relay *r, struct relay_msg *m)
+/* On loop 0: m, counted in flow_waiting, takes a token now or waits for one in the list. */
+static void flow_wait(struct relay *r, struct relay_msg *m)
 {
     struct relay_qmgr *q = r->qm;
 
-    if (r->opts->in_flow_delay <= 0 || (q->flow_head == NULL && q->flow_tokens > 0)) {
-        if (q->flow_tokens > 0)
-            q->flow_tokens--;
+    if (q->flow_head == NULL && take_token(q)) {
+        q->flow_waiting--;
         qmgr_commit(r, m);
         return;
     }
@@ -267,15 +290,45 @@ void relay_qmgr_enqueue(struct relay *r, struct relay_msg *m)
         arm_flow_timer(r);
 }
 
+static void on_flow_wait_post(struct mailbox_item *item)
+{
+    struct relay_msg *m = (struct relay_msg *)((char *)item - offsetof(struct relay_msg, posted));
+
+    flow_wait(m->relay, m);
+}
+
+/*
+ * On the loop of m's session. With a token to be had and nobody waiting
+ * for one, the commit starts here and loop 0 hears of m only once it is
+ * committed; else m waits on loop 0's list, in its turn.
+ */
+void relay_qmgr_enqueue(struct relay *r, struct relay_msg *m)
+{
+    struct relay_qmgr *q = r->qm;
+
+    if (r->opts->in_flow_delay <= 0) {
+        qmgr_commit_here(r, m);
+        return;
+    }
+    if (q->flow_waiting == 0 && take_token(q)) {
+        qmgr_commit_here(r, m);
+        return;
+    }
+    q->flow_waiting++; /* before the post: later messages queue behind it */
+    if (m->loop->index == 0) {
+        flow_wait(r, m);
+        return;
+    }
+    m->posted.run = on_flow_wait_post;
+    mailbox_post(r->loops[0].inbox, &m->posted);
+}
+
 void relay_qmgr_flow_flush(struct relay *r)
 {
     struct relay_qmgr *q = r->qm;
 
-    while (q->flow_head) {
-        struct relay_msg *m = pop(&q->flow_head, &q->flow_tail);
-
-        qmgr_commit(r, m);
-    }
+    while (q->flow_head)
+        qmgr_commit(r, flow_pop(q));
     if (q->flow_timer)
         evtimer_del(q->flow_timer);
 }
@@ -283,12 +336,14 @@ void relay_qmgr_flow_flush(struct relay *r)
 void qmgr_flow_put(struct relay *r, unsigned tokens)
 {
     struct relay_qmgr *q = r->qm;
+    unsigned t, limit = r->opts->in_flow_limit;
 
     if (r->opts->in_flow_delay <= 0)
         return;
-    q->flow_tokens += tokens;
-    if (q->flow_tokens > r->opts->in_flow_limit)
-        q->flow_tokens = r->opts->in_flow_limit;
+    t = atomic_load(&q->flow_tokens);
+    while (!atomic_compare_exchange_weak(
+        &q->flow_tokens, &t, t + tokens < limit && t + tokens >= t ? t + tokens : limit))
+        continue;
     if (q->flow_head)
         flow_release(r, 0);
 }
@@ -406,6 +461,5 @@ void relay_qmgr_depths(const struct relay *r, struct relay_qmgr_depths *d)
 
 int relay_qmgr_idle(const struct relay *r)
 {
-    return io_pool_pending(r->cleanup) == 0 && io_pool_pending(r->qmgr) == 0 &&
-           r->qm->n_delivering == 0;
+    return relay_loops_pending(r) == 0 && io_pool_pending(r->qmgr) == 0 && r->qm->n_delivering == 0;
 }

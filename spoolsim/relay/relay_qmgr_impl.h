@@ -1,19 +1,22 @@
 /*
  * relay_qmgr_impl - the queue manager's own state, shared by its three
  * files (relay_qmgr.c, relay_cleanup.c, relay_attempt.c) and by no other:
- * the rest of the relay sees only relay_qmgr.h. All of it is the loop
- * thread's.
+ * the rest of the relay sees only relay_qmgr.h. All of it is loop 0's,
+ * but for the list of every message, which sessions add to on any loop.
  */
 #ifndef SPOOLSIM_RELAY_QMGR_IMPL_H
 #define SPOOLSIM_RELAY_QMGR_IMPL_H
 
 #include <event2/event.h>
+#include <pthread.h>
+#include <stdatomic.h>
 
 #include "io_pool.h"
 #include "relay_qmgr.h"
 #include "relay_spool.h"
 
 struct relay_qmgr {
+    pthread_mutex_t all_lock;
     struct relay_msg *all;                           /* every message, to free at exit */
     struct relay_msg *incoming_head, *incoming_tail; /* waiting to move to active/ */
     struct relay_msg *ready_head, *ready_tail;       /* in active/, waiting for delivery */
@@ -23,9 +26,13 @@ struct relay_qmgr {
      * Flow control, as Postfix's in_flow_delay: a committed message costs a
      * token, the queue manager gives one back per message it takes from
      * incoming/ (all of them when incoming/ is empty), and a message with
-     * no token waits for one, but never longer than the delay.
+     * no token waits for one, but never longer than the delay. A session on
+     * another loop takes a token itself when one is there and nobody waits
+     * (relay_qmgr_enqueue()), so the counts are atomic; the waiting list is
+     * loop 0's.
      */
-    unsigned flow_tokens;
+    _Atomic unsigned flow_tokens;
+    _Atomic unsigned flow_waiting; /* messages on the list, or on their way to it */
     struct relay_msg *flow_head, *flow_tail;
     struct event *flow_timer;
 };
@@ -41,7 +48,8 @@ void qmgr_flow_put(struct relay *r, unsigned tokens);
 void qmgr_ready(struct relay *r, struct relay_msg *m);
 
 /* relay_cleanup.c: the commit of a message that has its flow token */
-void qmgr_commit(struct relay *r, struct relay_msg *m);
+void qmgr_commit(struct relay *r, struct relay_msg *m);      /* on loop 0 */
+void qmgr_commit_here(struct relay *r, struct relay_msg *m); /* on m's loop */
 
 /* relay_attempt.c */
 void qmgr_activate(struct relay *r, struct relay_msg *m); /* from the incoming list */

@@ -54,6 +54,7 @@
 #include "clock.h"
 #include "data_deadline.h"
 #include "msg.h"
+#include "relay_loop.h"
 #include "relay_private.h"
 #include "relay_qmgr.h"
 #include "smtp_cmd.h"
@@ -67,6 +68,7 @@
 
 struct relay_session {
     struct relay *relay;
+    struct relay_loop *loop; /* the one it runs on, with its timers and jobs */
     struct relay_session *prev, *next;
     struct smtp_server_conn conn; /* the socket, its input and output, STARTTLS */
     struct smtp_seq seq;
@@ -129,7 +131,7 @@ static void hold_reply(struct relay_session *s, const char *text)
         msg_info("%s: > (held) %s", s->conn.peer, text);
     if (s->held == NULL) {
         s->held = evbuffer_new();
-        s->hold_timer = evtimer_new(s->relay->base, on_hold_over, s);
+        s->hold_timer = evtimer_new(s->loop->base, on_hold_over, s);
         if (s->held == NULL || s->hold_timer == NULL)
             msg_fatal("out of memory for a held reply");
     }
@@ -186,7 +188,7 @@ static void reply_spent(struct relay_session *s, const char *text, uint64_t ns)
 {
     struct smtpd_step *st;
 
-    if (ns == 0 || s->relay->smtpd == NULL) {
+    if (ns == 0 || s->loop->smtpd == NULL) {
         reply(s, text);
         return;
     }
@@ -201,7 +203,7 @@ static void reply_spent(struct relay_session *s, const char *text, uint64_t ns)
     st->job.work = step_work;
     st->job.done = step_done;
     s->step = st;
-    io_pool_submit(s->relay->smtpd, &st->job);
+    io_pool_submit(s->loop->smtpd, &st->job);
 }
 
 static void session_process(struct relay_session *s)
@@ -343,6 +345,7 @@ static struct relay_msg *new_message(struct relay_session *s)
     struct relay_msg *m = relay_msg_new(s->relay);
     struct timeval now;
 
+    m->loop = s->loop;
     gettimeofday(&now, NULL);
     m->t_mail = s->t_mail;
     pf_qfile_begin(&m->qf, (long)now.tv_sec, (long)now.tv_usec, s->sender,
@@ -638,8 +641,6 @@ static const struct smtp_server_ops relay_smtpd_ops = {
 
 static void session_free(struct relay_session *s)
 {
-    struct relay *r = s->relay;
-
     if (s->streaming) { /* the job's end removes the file and frees the message */
         s->msg->client = NULL;
         s->msg = NULL;
@@ -649,14 +650,10 @@ static void session_free(struct relay_session *s)
     if (s->prev)
         s->prev->next = s->next;
     else
-        r->sessions = s->next;
+        s->loop->sessions = s->next;
     if (s->next)
         s->next->prev = s->prev;
-    r->session_count--;
-    if (r->accept_paused && r->session_count < r->opts->max_sessions && !r->stopping) {
-        r->accept_paused = 0;
-        evconnlistener_enable(r->listener);
-    }
+    relay_loop_session_ended(s->loop);
     if (s->committing)
         s->committing->client = NULL; /* the message goes on; no one hears its 250 */
     if (s->step)
@@ -674,32 +671,29 @@ static void session_free(struct relay_session *s)
     free(s);
 }
 
-void relay_smtpd_accept(struct relay *r, int fd, const struct sockaddr *addr)
+void relay_smtpd_accept(struct relay_loop *loop, int fd, const struct sockaddr *addr)
 {
+    struct relay *r = loop->relay;
     struct relay_session *s = xcalloc(1, sizeof(*s));
     /* Only reading times out until TLS: a slow reader is the client's business. */
-    struct smtp_server_config cfg = {r->base, r->tls_ctx, r->opts->timeout, 0, 0};
+    struct smtp_server_config cfg = {loop->base, r->tls_ctx, r->opts->timeout, 0, 0};
 
     s->relay = r;
+    s->loop = loop;
     if (smtp_server_start(&s->conn, &cfg, &relay_smtpd_ops, s, fd, addr) < 0) {
         free(s);
+        relay_loop_session_ended(loop);
         return;
     }
     smtp_seq_init(&s->seq);
-    data_deadline_init(&s->data_deadline, r->base, r->opts->timeout, r->opts->min_data_rate,
+    data_deadline_init(&s->data_deadline, loop->base, r->opts->timeout, r->opts->min_data_rate,
                        on_data_too_slow, s);
-    s->next = r->sessions;
-    if (r->sessions)
-        r->sessions->prev = s;
-    r->sessions = s;
-    r->session_count++;
+    s->next = loop->sessions;
+    if (loop->sessions)
+        loop->sessions->prev = s;
+    loop->sessions = s;
+    loop->served++;
     r->stats.sessions++;
-    if (r->session_count >= r->opts->max_sessions && !r->accept_paused) {
-        /* As Postfix at its process limit: the next clients wait in the backlog. */
-        r->accept_paused = 1;
-        r->stats.session_limit_waits++;
-        evconnlistener_disable(r->listener);
-    }
     {
         char text[300];
 
@@ -710,9 +704,9 @@ void relay_smtpd_accept(struct relay *r, int fd, const struct sockaddr *addr)
     session_flush(s);
 }
 
-void relay_smtpd_close_all(struct relay *r)
+void relay_smtpd_close_all(struct relay_loop *loop)
 {
-    for (struct relay_session *s = r->sessions; s; s = s->next) {
+    for (struct relay_session *s = loop->sessions; s; s = s->next) {
         if (s->committing || s->streaming || s->step || s->holding || s->conn.closing ||
             s->conn.free_scheduled || s->conn.tls_pending)
             continue; /* each says its 421 once it is done, or is going anyway */
@@ -736,6 +730,7 @@ void relay_smtpd_build_ehlo(struct relay *r)
 
 void relay_smtpd_free_all(struct relay *r)
 {
-    while (r->sessions)
-        session_free(r->sessions);
+    for (unsigned i = 0; i < r->loop_count; i++)
+        while (r->loops[i].sessions)
+            session_free(r->loops[i].sessions);
 }

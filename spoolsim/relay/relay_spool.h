@@ -60,7 +60,10 @@ struct relay_spool {
     relay_spool_step *stream_open;
     relay_spool_step *stream_write;
     relay_spool_step *stream_abort;
-    /* The message's ID before its commit (a streaming spool named it at its creation). */
+    /*
+     * The message's ID before its commit (a streaming spool named it at its
+     * creation); on the event loop of the message's session, any of them.
+     */
     void (*assign_id)(struct relay *r, struct relay_msg *m);
     /* pool: the end of data made durable, before the 250 */
     relay_spool_step *commit;

@@ -14,6 +14,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,7 @@
 struct relay_spool_state {
     struct profile_runner *runners; /* one per pool thread: cleanup's, then qmgr's */
     unsigned runner_count;
-    uint64_t next_msg_number;
+    _Atomic uint64_t next_msg_number; /* assign_id() runs on any event loop */
 };
 
 static enum profile_sync sync_of(const struct relay_options *opts)
@@ -96,7 +97,7 @@ static int table_profile_ops(const struct relay *r, uint64_t ops[OP_KIND_COUNT])
 /* Numbers that do not repeat across restarts: files are made with O_EXCL. */
 static void table_assign_id(struct relay *r, struct relay_msg *m)
 {
-    m->pmsg.id = ++r->spool_state->next_msg_number;
+    m->pmsg.id = atomic_fetch_add(&r->spool_state->next_msg_number, 1) + 1;
     snprintf(m->id, sizeof(m->id), "%llu", (unsigned long long)m->pmsg.id);
 }
 

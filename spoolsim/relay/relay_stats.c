@@ -16,9 +16,11 @@
 #include <sys/resource.h>
 
 #include "clock.h"
+#include "cpu_burn.h"
 #include "endpoint.h"
 #include "fsinfo.h"
 #include "json.h"
+#include "relay_loop.h"
 #include "relay_private.h"
 #include "relay_qmgr.h"
 #include "relay_spool.h"
@@ -74,10 +76,13 @@ void relay_stats_sample(struct relay *r)
     s->delivering = d.delivering;
     s->received = st->received;
     s->delivered = st->delivered;
+    pthread_mutex_lock(&r->stats_lock);
     s->fsyncs = st->spool.fsyncs;
+    pthread_mutex_unlock(&r->stats_lock);
     sysusage_sample(&s->sys, &r->kthreads, r->has_disk ? r->disk_stat : NULL);
     s->self_cpu_ns = self_cpu_ns();
     s->qmgr_busy_ns = r->qmgr && r->qmgr != r->cleanup ? io_pool_busy_ns(r->qmgr) : 0;
+    s->loop_cpu_ns = cpu_thread_ns();
 }
 
 /*
@@ -93,6 +98,7 @@ void relay_stats_tick(struct relay *r)
     struct timeline_point p;
 
     relay_qmgr_depths(r, &d);
+    pthread_mutex_lock(&r->stats_lock);
     p = (struct timeline_point){
         .t = (double)(clock_now_ns() - r->start_ns) / 1e9,
         .in = st->received,
@@ -103,6 +109,7 @@ void relay_stats_tick(struct relay *r)
         .active = d.active,
         .deferred = d.deferred,
     };
+    pthread_mutex_unlock(&r->stats_lock);
     if (r->backend->fsyncs_live)
         st->timeline.fields |= TIMELINE_FSYNCS;
     timeline_add_cumulative(&st->timeline, &p, &st->end_to_end);
@@ -215,9 +222,18 @@ static void print_report(const struct relay *r, FILE *fp)
         bottleneck_verdict(&usage, verdict, sizeof(verdict));
         fprintf(fp, "bottleneck: %s\n", verdict);
     }
-    fprintf(fp, "relay CPU: %.2f s on the event loop, %.2f s on cleanup threads, %.2f s on qmgr",
-            (double)r->cpu_loop_ns / 1e9, (double)r->cpu_cleanup_ns / 1e9,
-            (double)r->cpu_qmgr_ns / 1e9);
+    if (r->loop_count > 1) {
+        fprintf(fp, "event loops: %u; sessions", r->loop_count);
+        for (unsigned i = 0; i < r->loop_count; i++)
+            fprintf(fp, "%s%llu", i ? ", " : " ", (unsigned long long)r->loops[i].served);
+        fprintf(fp, "; CPU");
+        for (unsigned i = 0; i < r->loop_count; i++)
+            fprintf(fp, "%s%.2f s", i ? ", " : " ", (double)r->loops[i].cpu_ns / 1e9);
+        fprintf(fp, " (the first has the queue manager and the next hop)\n");
+    }
+    fprintf(fp, "relay CPU: %.2f s on the event loop%s, %.2f s on cleanup threads, %.2f s on qmgr",
+            (double)r->cpu_loop_ns / 1e9, r->loop_count > 1 ? "s" : "",
+            (double)r->cpu_cleanup_ns / 1e9, (double)r->cpu_qmgr_ns / 1e9);
     if (st->received)
         fprintf(fp, " (%.0f us per message received)",
                 (double)(r->cpu_loop_ns + r->cpu_cleanup_ns + r->cpu_qmgr_ns) / 1e3 /
@@ -243,9 +259,11 @@ static void print_report(const struct relay *r, FILE *fp)
                 (unsigned long long)st->bounces_sent, (unsigned long long)st->bounces_delivered,
                 (unsigned long long)st->bounces_discarded);
     fprintf(fp,
-            "client sessions %llu (%llu with TLS); closed for a timeout %llu, for errors %llu\n",
+            "client sessions %llu (%llu with TLS, at most %u at once); closed for a timeout %llu, "
+            "for errors %llu\n",
             (unsigned long long)st->sessions, (unsigned long long)st->tls_sessions,
-            (unsigned long long)st->timeouts, (unsigned long long)st->error_closes);
+            st->max_concurrent, (unsigned long long)st->timeouts,
+            (unsigned long long)st->error_closes);
     if (st->session_limit_waits)
         fprintf(
             fp,
@@ -362,6 +380,7 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     json_string(&w, "sync", sync_name(r));
     json_string(&w, "qmgr", qmgr_name(r));
     json_uint(&w, "cleanup_threads", r->opts->cleanup_threads);
+    json_uint(&w, "threads", r->loop_count);
     json_double(&w, "reply_delay_s", r->opts->reply_delay);
     relay_model_json(r->model, &w);
     relay_usage_json(r, &w);
@@ -370,6 +389,14 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     json_double(&w, "cleanup", (double)r->cpu_cleanup_ns / 1e9);
     json_double(&w, "qmgr", (double)r->cpu_qmgr_ns / 1e9);
     json_end_object(&w);
+    json_begin_array(&w, "loops"); /* loop 0 first: it has the queue manager and the next hop */
+    for (unsigned i = 0; i < r->loop_count; i++) {
+        json_begin_object(&w, NULL);
+        json_uint(&w, "sessions", r->loops[i].served);
+        json_double(&w, "cpu_s", (double)r->loops[i].cpu_ns / 1e9);
+        json_end_object(&w);
+    }
+    json_end_array(&w);
     json_string(&w, "next_hop", r->opts->next_hop);
     json_double(&w, "elapsed_s", elapsed(r));
     json_double(&w, "busy_s", window);
@@ -395,6 +422,7 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     json_uint(&w, "session_timeouts", st->timeouts);
     json_uint(&w, "session_error_closes", st->error_closes);
     json_uint(&w, "session_limit_waits", st->session_limit_waits);
+    json_uint(&w, "max_concurrent_sessions", st->max_concurrent);
     json_uint(&w, "fsyncs", st->spool.fsyncs);
     json_double(&w, "fsyncs_per_s", per_sec(st->spool.fsyncs, window));
     write_ops(&w, "spool_ops", &st->spool);

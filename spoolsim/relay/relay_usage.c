@@ -70,7 +70,8 @@ static size_t nearest(const struct relay_stats *st, uint64_t t)
     return best;
 }
 
-int relay_usage_window(const struct relay *r, struct utilization *u)
+int relay_usage_busy(const struct relay *r, struct utilization *u, double *qmgr_busy,
+                     double *loop_busy)
 {
     const struct relay_stats *st = &r->stats;
     const struct relay_sample *a, *b;
@@ -112,6 +113,23 @@ int relay_usage_window(const struct relay *r, struct utilization *u)
         u->serial_busy = (double)(b->qmgr_busy_ns - a->qmgr_busy_ns) / 1e9 / dt;
         u->serial_name = "the queue manager";
     }
+    {
+        /*
+         * Loop 0 never blocks: its CPU is its busy time, and it can be the
+         * wall as the queue manager can (then --threads helps, while the
+         * loop's sessions are what fills it).
+         */
+        double loop = (double)(b->loop_cpu_ns - a->loop_cpu_ns) / 1e9 / dt;
+
+        if (loop_busy)
+            *loop_busy = loop > 1 ? 1 : loop;
+        if (qmgr_busy)
+            *qmgr_busy = u->serial_busy > 1 ? 1 : u->serial_busy;
+        if (loop > u->serial_busy) {
+            u->serial_busy = loop;
+            u->serial_name = r->loop_count > 1 ? "the first event loop" : "the event loop";
+        }
+    }
     if (u->disk_busy > 1)
         u->disk_busy = 1;
     if (u->serial_busy > 1)
@@ -119,12 +137,18 @@ int relay_usage_window(const struct relay *r, struct utilization *u)
     return 0;
 }
 
+int relay_usage_window(const struct relay *r, struct utilization *u)
+{
+    return relay_usage_busy(r, u, NULL, NULL);
+}
+
 void relay_usage_json(const struct relay *r, struct json_writer *w)
 {
     struct utilization u;
     char verdict[600];
+    double qmgr_busy = -1, loop_busy = -1;
 
-    if (relay_usage_window(r, &u) != 0) {
+    if (relay_usage_busy(r, &u, &qmgr_busy, &loop_busy) != 0) {
         json_string(w, "utilization", NULL);
         return;
     }
@@ -145,8 +169,9 @@ void relay_usage_json(const struct relay *r, struct json_writer *w)
         json_double(w, "disk_busy", u.disk_busy);
     else
         json_string(w, "disk_busy", NULL);
-    if (u.serial_busy >= 0)
-        json_double(w, "qmgr_busy", u.serial_busy);
+    if (qmgr_busy >= 0)
+        json_double(w, "qmgr_busy", qmgr_busy);
+    json_double(w, "loop_busy", loop_busy);
     json_string(w, "bottleneck", verdict);
     json_end_object(w);
 }

@@ -193,14 +193,27 @@ RELAY="$top_builddir/spoolsim/spoolsim"
 
 # start_relay NAME ARGS...: spoolsim relay on a free port; sets NAME_PID, NAME_PORT.
 # Its standard error (the summary) goes to $WORK/NAME.err, appended across restarts.
+# TEST_RELAY_THREADS=N runs every such relay with --threads N (at most its
+# --cleanup-threads), unless the test gives --threads itself: the whole
+# suite against several event loops.
 start_relay() {
     local name=$1
     shift
-    local portfile="$WORK/$name.port"
+    local portfile="$WORK/$name.port" threads=() a prev= cleanup=20
     rm -f "$portfile"
+    if [ -n "${TEST_RELAY_THREADS:-}" ]; then
+        for a in "$@"; do
+            case $prev in --cleanup-threads) cleanup=$a ;; esac
+            case $a in --threads | --threads=*) cleanup=0 ;; esac
+            prev=$a
+        done
+        if [ "$cleanup" -gt 0 ]; then
+            threads=(--threads $((TEST_RELAY_THREADS < cleanup ? TEST_RELAY_THREADS : cleanup)))
+        fi
+    fi
     # --model none: the tests count operations, not CPU; a test that wants a model says so.
     timeout "${TEST_PROCESS_TIMEOUT:-300}" "$RELAY" relay --listen 127.0.0.1:0 --port-file "$portfile" \
-        --model none "$@" \
+        --model none "${threads[@]}" "$@" \
         2>>"$WORK/$name.err" &
     started "$name" $! "spoolsim relay"
 }

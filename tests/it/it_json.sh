@@ -12,7 +12,7 @@ start_sink sink --json "$WORK/sink.json" 127.0.0.1:0 100 || { finish; }
 # the target first and the options after it: getopt reorders argv, the command line must not be
 check "smtp-source" to "$WORK/source.out" timeout 30 "$SOURCE" "127.0.0.1:$sink_PORT" -m 3 \
     --json "$WORK/source.json"
-start_relay relay --spool "$D/spool" --next-hop "127.0.0.1:$sink_PORT" --json "$WORK/relay.json"
+start_relay relay --threads 2 --spool "$D/spool" --next-hop "127.0.0.1:$sink_PORT" --json "$WORK/relay.json"
 check "through the relay" to "$WORK/source2.out" timeout 30 "$SOURCE" -m 3 "127.0.0.1:$relay_PORT"
 wait_spool_empty "$D/spool" 20
 stop "$relay_PID"
@@ -126,7 +126,7 @@ check "smtp-source: the vocabulary" vocabulary "$WORK/source.json" smtp-source n
 check "smtp-sink: the vocabulary" vocabulary "$WORK/sink.json" smtp-sink none \
     --json "$WORK/sink.json" 127.0.0.1:0 100
 check "relay: the vocabulary" vocabulary "$WORK/relay.json" "spoolsim relay" spool \
-    spoolsim relay --listen 127.0.0.1:0 --port-file "$WORK/relay.port" --model none --spool "$D/spool" \
+    spoolsim relay --listen 127.0.0.1:0 --port-file "$WORK/relay.port" --model none --threads 2 --spool "$D/spool" \
     --next-hop "127.0.0.1:$sink_PORT" --json "$WORK/relay.json"
 check "bench: the vocabulary" vocabulary "$WORK/bench.json" "spoolsim bench" spool \
     spoolsim bench -m 20 -s 2 --json "$WORK/bench.json"

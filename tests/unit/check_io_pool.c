@@ -2,7 +2,8 @@
  * check_io_pool - every job submitted runs and completes, however the
  * wake-ups are batched: bursts of fast jobs submitted in one pass of the
  * loop, jobs whose done() submits more, a one-thread pool's order, and a
- * drain outside the loop (where no pass ends to wake the threads).
+ * drain outside the loop (where no pass ends to wake the threads); and
+ * the thread numbers a pool gives its jobs, from its first index.
  */
 #include "config.h"
 
@@ -29,12 +30,17 @@ struct run {
     struct io_pool *pool;
     struct test_job jobs[JOBS];
     unsigned done, total, order_errors, next_expected;
+    unsigned first, threads, outside; /* the pool's numbering; jobs numbered outside it */
     unsigned rounds_left;
 };
 
 static void work(struct io_job *job)
 {
-    (void)job; /* fast on purpose: the case batching is for */
+    struct test_job *tj = (struct test_job *)job;
+
+    /* fast on purpose: the case batching is for */
+    if (job->thread < tj->run->first || job->thread >= tj->run->first + tj->run->threads)
+        __atomic_fetch_add(&tj->run->outside, 1, __ATOMIC_RELAXED);
 }
 
 static void submit_burst(struct run *run)
@@ -69,13 +75,15 @@ static void on_start(evutil_socket_t fd, short what, void *arg)
     submit_burst(arg);
 }
 
-static void run_pool(unsigned threads, int in_loop)
+static void run_pool(unsigned threads, unsigned first, int in_loop)
 {
     struct run *run = calloc(1, sizeof(*run));
     struct event_base *base = event_base_new();
 
     ck_assert_ptr_nonnull(base);
-    run->pool = io_pool_new(base, threads, "test");
+    run->first = first;
+    run->threads = threads;
+    run->pool = io_pool_new(base, threads, first, "test");
     run->total = JOBS * ROUNDS;
     run->rounds_left = ROUNDS - 1;
     for (unsigned i = 0; i < JOBS; i++) {
@@ -94,6 +102,7 @@ static void run_pool(unsigned threads, int in_loop)
     io_pool_drain(run->pool);
     ck_assert_uint_eq(run->done, run->total);
     ck_assert_uint_eq(io_pool_pending(run->pool), 0);
+    ck_assert_uint_eq(run->outside, 0);
     if (threads == 1)
         ck_assert_uint_eq(run->order_errors, 0); /* one thread: the submitted order */
     io_pool_free(run->pool);
@@ -103,19 +112,25 @@ static void run_pool(unsigned threads, int in_loop)
 
 START_TEST(test_bursts_one_thread)
 {
-    run_pool(1, 1);
+    run_pool(1, 0, 1);
 }
 END_TEST
 
 START_TEST(test_bursts_many_threads)
 {
-    run_pool(8, 1);
+    run_pool(8, 0, 1);
+}
+END_TEST
+
+START_TEST(test_first_index)
+{
+    run_pool(3, 17, 1); /* the second of two pools that share a table, say */
 }
 END_TEST
 
 START_TEST(test_drain_outside_loop)
 {
-    run_pool(4, 0);
+    run_pool(4, 0, 0);
 }
 END_TEST
 
@@ -129,6 +144,7 @@ int main(void)
     tcase_add_test(tc, test_bursts_one_thread);
     tcase_add_test(tc, test_bursts_many_threads);
     tcase_add_test(tc, test_drain_outside_loop);
+    tcase_add_test(tc, test_first_index);
     suite_add_tcase(s, tc);
     return check_run_suite(s);
 }

@@ -1,0 +1,280 @@
+/*
+ * relay_loop - the relay's event loops; see relay_loop.h.
+ *
+ * One listener deals connections to the loops rather than a listener per
+ * loop with SO_REUSEPORT, as smtp-sink --threads does, for the same
+ * reasons: the kernel spreads SO_REUSEPORT connections by a hash of their
+ * addresses, so a few long sessions can pile onto one loop while another
+ * idles, where the listener can pick the loop with the fewest sessions;
+ * unix-domain sockets have no SO_REUSEPORT; and --max-sessions pauses one
+ * accept queue, as Postfix's master does for its smtpd processes, which
+ * several queues could not share (a connection hashed to a full loop
+ * would wait while another has room). The price is one post per
+ * connection to the loop that gets it.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <event2/listener.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cpu_burn.h"
+#include "interrupt.h"
+#include "io_pool.h"
+#include "msg.h"
+#include "relay_loop.h"
+#include "relay_private.h"
+#include "xalloc.h"
+
+#define LOOP_OF(item, field)                                                                       \
+    ((struct relay_loop *)((char *)(item)-offsetof(struct relay_loop, field)))
+
+/* A connection on its way to the loop that will serve it. */
+struct dealt_conn {
+    struct mailbox_item item;
+    struct relay_loop *loop;
+    int fd;
+    struct sockaddr_storage addr;
+};
+
+static void *loop_thread(void *arg)
+{
+    struct relay_loop *loop = arg;
+
+    /* Its mailbox's event is always there: the loop runs until told to stop. */
+    event_base_dispatch(loop->base);
+    return NULL;
+}
+
+static void on_close_item(struct mailbox_item *item)
+{
+    relay_smtpd_close_all(LOOP_OF(item, close_item));
+}
+
+static void on_exit_item(struct mailbox_item *item)
+{
+    struct relay_loop *loop = LOOP_OF(item, exit_item);
+
+    loop->cpu_ns = cpu_thread_ns(); /* a thread's clock goes with it */
+    event_base_loopbreak(loop->base);
+}
+
+static void resume_accepting(struct relay *r)
+{
+    if (r->accept_paused && r->session_total < r->opts->max_sessions && !r->stopping) {
+        r->accept_paused = 0;
+        evconnlistener_enable(r->listener);
+    }
+}
+
+static void on_resume(struct mailbox_item *item)
+{
+    struct relay *r = (struct relay *)((char *)item - offsetof(struct relay, resume_item));
+
+    r->resume_posted = 0;
+    resume_accepting(r);
+}
+
+void relay_loops_start(struct relay *r)
+{
+    unsigned n = r->opts->threads ? r->opts->threads : 1, total = r->opts->cleanup_threads;
+    unsigned first = 0;
+
+    r->loops = xcalloc(n, sizeof(*r->loops));
+    r->loop_count = n;
+    r->resume_item.run = on_resume;
+    for (unsigned i = 0; i < n; i++) {
+        struct relay_loop *loop = &r->loops[i];
+        /* --cleanup-threads in all, as even as it goes (the options keep it >= N) */
+        unsigned share = total / n + (i < total % n);
+
+        loop->relay = r;
+        loop->index = i;
+        atomic_init(&loop->load, 0);
+        if ((loop->base = i == 0 ? r->base : event_base_new()) == NULL)
+            msg_fatal("cannot create an event base");
+        loop->inbox = mailbox_new(loop->base);
+        loop->cleanup = io_pool_new(loop->base, share, first, "cleanup");
+        if (r->model) /* Postfix's smtpd processes, as many as the cleanup ones */
+            loop->smtpd = io_pool_new(loop->base, share, first, "smtpd");
+        first += share;
+        loop->close_item.run = on_close_item;
+        loop->exit_item.run = on_exit_item;
+    }
+    r->cleanup = r->loops[0].cleanup;
+    r->smtpd = r->loops[0].smtpd;
+    for (unsigned i = 1; i < n; i++) {
+        int err = interrupt_thread_create(&r->loops[i].thread, loop_thread, &r->loops[i]);
+
+        if (err != 0) {
+            errno = err;
+            msg_fatal("cannot start an event loop thread: %s", strerror(errno));
+        }
+        pthread_setname_np(r->loops[i].thread, "loop");
+    }
+}
+
+static void on_dealt(struct mailbox_item *item)
+{
+    struct dealt_conn *c = (struct dealt_conn *)item;
+
+    relay_smtpd_accept(c->loop, c->fd, (const struct sockaddr *)&c->addr);
+    free(c);
+}
+
+void relay_loop_deal(struct relay *r, int fd, const struct sockaddr *addr, int addrlen)
+{
+    struct relay_loop *best = &r->loops[0];
+    struct dealt_conn *c;
+
+    /* Ties go to the last loop: loop 0 has the queue manager and the next hop besides. */
+    for (unsigned i = 1; i < r->loop_count; i++)
+        if (r->loops[i].load <= best->load)
+            best = &r->loops[i];
+    unsigned total;
+
+    best->load++;
+    if ((total = ++r->session_total) > r->stats.max_concurrent)
+        r->stats.max_concurrent = total;
+    if (total >= r->opts->max_sessions && !r->accept_paused) {
+        /* As Postfix at its process limit: the next clients wait in the backlog. */
+        r->accept_paused = 1;
+        r->stats.session_limit_waits++;
+        evconnlistener_disable(r->listener);
+        /* A session that ended meanwhile on another loop did not see the pause. */
+        resume_accepting(r);
+    }
+    if (best->index == 0) {
+        relay_smtpd_accept(best, fd, addr);
+        return;
+    }
+    c = xcalloc(1, sizeof(*c));
+    c->item.run = on_dealt;
+    c->loop = best;
+    c->fd = fd;
+    memcpy(&c->addr, addr,
+           addrlen > 0 && (size_t)addrlen < sizeof(c->addr) ? (size_t)addrlen : sizeof(c->addr));
+    mailbox_post(best->inbox, &c->item);
+}
+
+void relay_loop_session_ended(struct relay_loop *loop)
+{
+    struct relay *r = loop->relay;
+
+    loop->load--;
+    r->session_total--;
+    if (!r->accept_paused || r->stopping)
+        return;
+    if (loop->index == 0)
+        resume_accepting(r);
+    else if (!atomic_exchange(&r->resume_posted, 1))
+        mailbox_post(r->loops[0].inbox, &r->resume_item);
+}
+
+void relay_loops_close_sessions(struct relay *r)
+{
+    relay_smtpd_close_all(&r->loops[0]);
+    for (unsigned i = 1; i < r->loop_count; i++)
+        mailbox_post(r->loops[i].inbox, &r->loops[i].close_item);
+}
+
+unsigned relay_loops_pending(const struct relay *r)
+{
+    unsigned pending = 0;
+
+    for (unsigned i = 0; i < r->loop_count; i++) {
+        const struct relay_loop *loop = &r->loops[i];
+
+        pending += io_pool_pending(loop->cleanup) + mailbox_pending(loop->inbox);
+        if (loop->smtpd)
+            pending += io_pool_pending(loop->smtpd);
+    }
+    return pending;
+}
+
+uint64_t relay_loops_take_cpu(struct relay *r)
+{
+    uint64_t total = 0;
+
+    for (unsigned i = 1; i < r->loop_count; i++) {
+        clockid_t clock;
+        struct timespec ts;
+
+        /* Once joined, the thread's clock is gone: its last word is in cpu_ns. */
+        if (!r->loops_joined && pthread_getcpuclockid(r->loops[i].thread, &clock) == 0 &&
+            clock_gettime(clock, &ts) == 0)
+            r->loops[i].cpu_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+        total += r->loops[i].cpu_ns;
+    }
+    return total;
+}
+
+uint64_t relay_loops_pool_cpu_ns(const struct relay *r)
+{
+    uint64_t total = 0;
+
+    for (unsigned i = 0; i < r->loop_count; i++) {
+        total += io_pool_cpu_ns(r->loops[i].cleanup);
+        if (r->loops[i].smtpd)
+            total += io_pool_cpu_ns(r->loops[i].smtpd);
+    }
+    return total;
+}
+
+void relay_loops_join(struct relay *r)
+{
+    for (unsigned i = 1; i < r->loop_count; i++)
+        mailbox_post(r->loops[i].inbox, &r->loops[i].exit_item);
+    for (unsigned i = 1; i < r->loop_count; i++)
+        pthread_join(r->loops[i].thread, NULL);
+    r->loops_joined = 1;
+}
+
+void relay_loops_drain(struct relay *r)
+{
+    int busy;
+
+    do {
+        busy = 0;
+        /* smtpd first: a reply it gives may send a message to cleanup */
+        for (unsigned i = 0; i < r->loop_count; i++)
+            if (r->loops[i].smtpd && io_pool_pending(r->loops[i].smtpd)) {
+                io_pool_drain(r->loops[i].smtpd);
+                busy = 1;
+            }
+        for (unsigned i = 0; i < r->loop_count; i++)
+            if (io_pool_pending(r->loops[i].cleanup)) {
+                io_pool_drain(r->loops[i].cleanup);
+                busy = 1;
+            }
+        if (r->qmgr != r->cleanup && io_pool_pending(r->qmgr)) {
+            io_pool_drain(r->qmgr);
+            busy = 1;
+        }
+        for (unsigned i = 0; i < r->loop_count; i++)
+            if (mailbox_run(r->loops[i].inbox) > 0)
+                busy = 1;
+    } while (busy);
+}
+
+void relay_loops_free(struct relay *r)
+{
+    for (unsigned i = 0; i < r->loop_count; i++) {
+        struct relay_loop *loop = &r->loops[i];
+
+        io_pool_free(loop->cleanup); /* the queue manager's too, in the pool shape */
+        io_pool_free(loop->smtpd);
+        mailbox_free(loop->inbox);
+        if (i > 0)
+            event_base_free(loop->base);
+    }
+    free(r->loops);
+    r->loops = NULL;
+    r->loop_count = 0;
+    r->cleanup = r->smtpd = NULL;
+}

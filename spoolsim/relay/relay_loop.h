@@ -1,0 +1,83 @@
+/*
+ * relay_loop - the relay's event loops (--threads N).
+ *
+ * Loop 0 runs on the main thread: the listener, the signals, the queue
+ * manager, the next hop, the statistics. Every loop, loop 0 included,
+ * serves client sessions: the listener deals each accepted connection to
+ * the loop with the fewest sessions, and the session lives there to its
+ * end, with its own cleanup threads (a share of --cleanup-threads) and,
+ * with --model, its own smtpd threads, whose completions come back to it.
+ * A message moves from a session's loop to loop 0 by a post to loop 0's
+ * mailbox once committed (and, when it must wait for a flow token, for
+ * the wait and back); nothing else a session does touches loop 0's state
+ * but atomic counts and two locked lists (relay_private.h).
+ *
+ * With one loop (the default) nothing is posted: loop 0 does it all, as
+ * before loops existed.
+ */
+#ifndef SPOOLSIM_RELAY_LOOP_H
+#define SPOOLSIM_RELAY_LOOP_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "mailbox.h"
+
+struct relay;
+struct relay_session;
+struct io_pool;
+
+struct relay_loop {
+    struct relay *relay;
+    unsigned index;
+    struct event_base *base;
+    pthread_t thread;        /* index > 0 */
+    struct mailbox *inbox;   /* posts from the other loops */
+    struct io_pool *cleanup; /* this loop's sessions' file steps */
+    struct io_pool *smtpd;   /* --model: smtpd's CPU per command; else NULL */
+    struct relay_session *sessions;
+    _Atomic unsigned load; /* sessions dealt to it and not yet ended */
+    uint64_t served;       /* sessions it has started: its own thread's count */
+    uint64_t cpu_ns;       /* its thread's CPU: taken as it ended; loop 0's by take_cpu() */
+    struct mailbox_item close_item, exit_item;
+};
+
+/*
+ * After r->base and the options: loop 0 on r->base, the others with their
+ * threads running. r->cleanup and r->smtpd become loop 0's pools.
+ */
+void relay_loops_start(struct relay *r);
+
+/* The listener, on loop 0: a new client connection goes to a loop. */
+void relay_loop_deal(struct relay *r, int fd, const struct sockaddr *addr, int addrlen);
+
+/* A session on `loop' has ended; on loop's thread. */
+void relay_loop_session_ended(struct relay_loop *loop);
+
+/* At a stop, on loop 0: every loop says 421 to its idle sessions. */
+void relay_loops_close_sessions(struct relay *r);
+
+/* Jobs and posts under way on any loop: the relay is idle only at 0. */
+unsigned relay_loops_pending(const struct relay *r);
+
+/* On loop 0: the other loops' CPU so far into their cpu_ns, and its sum. */
+uint64_t relay_loops_take_cpu(struct relay *r);
+
+/* CPU of the loops' cleanup and smtpd threads so far. */
+uint64_t relay_loops_pool_cpu_ns(const struct relay *r);
+
+/* On loop 0, its own loop over: stop the other loops' threads and wait for them. */
+void relay_loops_join(struct relay *r);
+
+/*
+ * After the join, on the one thread left: run every job and post there is,
+ * and what they start in turn, until nothing is left.
+ */
+void relay_loops_drain(struct relay *r);
+
+/* Last: the pools, the mailboxes and the other loops' bases (loop 0's is r->base). */
+void relay_loops_free(struct relay *r);
+
+#endif

@@ -1,0 +1,115 @@
+#!/bin/bash
+# Integration: spoolsim relay --threads N, several event loops. Every
+# acknowledged message is delivered exactly once and the spool empties,
+# whatever loop took it: with a new connection per message and with
+# connection reuse, with the postfix spool (streamed to the file) and with
+# another profile (handed over whole), with TLS, with flow control holding
+# messages for tokens and without flow control; the listener spreads the
+# sessions over the loops and keeps --max-sessions over all of them; a
+# stop in mid-load loses nothing acknowledged; bad values exit 2.
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
+
+# relay_run NAME THREADS SOURCE-ARGS... -- RELAY-ARGS...: source -> relay -> sink, then
+# the checks every run must pass; leaves $WORK/NAME.relay.json.
+relay_run() {
+    local name=$1 threads=$2 src=() rel=() n
+    shift 2
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do src+=("$1"); shift; done
+    [ $# -gt 0 ] && shift
+    rel=("$@")
+    start_sink "${name}_sink" --msg-log "$WORK/$name.sink.log" 127.0.0.1:0 200 || return 1
+    local sport_var="${name}_sink_PORT" spid_var="${name}_sink_PID"
+    start_relay "${name}_relay" --threads "$threads" --spool "$WORK/$name.spool" \
+        --next-hop "127.0.0.1:${!sport_var}" --json "$WORK/$name.relay.json" "${rel[@]}" || return 1
+    local rport_var="${name}_relay_PORT" rpid_var="${name}_relay_PID"
+    check "$name: messages relayed" to "$WORK/$name.src.out" timeout 120 "$SOURCE" "${src[@]}" \
+        --msg-log "$WORK/$name.src.log" "127.0.0.1:${!rport_var}"
+    check "$name: the spool drains" wait_spool_empty "$WORK/$name.spool" 60
+    stop "${!rpid_var}"
+    stop "${!spid_var}"
+    n=$(wc -l <"$WORK/$name.src.log")
+    report=$(delivery_report "$WORK/$name.src.log" "$WORK/$name.sink.log")
+    check "$name: exactly once, intact: $report" test "$report" = "acked $n, lost 0, duplicated 0"
+    check "$name: nothing left in the spool" test -z "$(spool_files "$WORK/$name.spool")"
+}
+
+# loops FILE: "threads N, sessions a b c, sum S" from a relay's JSON.
+loops() {
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+s = [l["sessions"] for l in d["loops"]]
+print("threads %d, loops %d, sum %d, min %d, cpu %s" % (d["threads"], len(s), sum(s), min(s),
+      "yes" if all(l["cpu_s"] > 0 for l in d["loops"]) else "no"))' "$1"
+}
+
+relay_run close 3 -s 12 -m 900 --size uniform:200:40000 --seed 5
+got=$(loops "$WORK/close.relay.json")
+check "close: three loops, 900 sessions, each loop some, each its CPU ($got)" \
+    sh -c "case '$got' in 'threads 3, loops 3, sum 900, min '*', cpu yes') test \$(echo '$got' | sed 's/.*min \([0-9]*\).*/\1/') -ge 100 ;; *) false ;; esac"
+check "close: the summary shows the loops" grep -q "^event loops: 3; sessions " "$WORK/close_relay.err"
+lb=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['utilization']['loop_busy'])" "$WORK/close.relay.json")
+check "close: the first loop's busy share is measured ($lb)" python3 -c "import sys; sys.exit(not 0 < $lb <= 1)"
+check "close: 900 in, 900 out" test "$(json_get "$WORK/close.relay.json" messages_in) $(json_get "$WORK/close.relay.json" messages_out)" = "900 900"
+
+relay_run reuse 2 -s 8 -m 800 -l 2048 -d
+got=$(loops "$WORK/reuse.relay.json")
+check "reuse: two loops, 8 sessions in all, some on each ($got)" \
+    sh -c "case '$got' in 'threads 2, loops 2, sum 8, min '[1-9]*) true ;; *) false ;; esac"
+
+relay_run sendmail 3 -s 10 -m 300 -- --profile sendmail
+relay_run tls 2 -s 6 -m 120 --tls -- --tls
+check "tls: every session in TLS" \
+    test "$(json_get "$WORK/tls.relay.json" tls_sessions)" = "$(json_get "$WORK/tls.relay.json" sessions)"
+
+# Flow control across loops: 2 tokens for 12 sessions, so most messages
+# wait for one on loop 0's list; each gets its commit in its turn.
+relay_run flow 3 -s 12 -m 600 -- --in-flow-limit 2
+check "flow: messages waited for a token ($(json_get "$WORK/flow.relay.json" flow_waits))" \
+    test "$(json_get "$WORK/flow.relay.json" flow_waits)" -ge 50
+relay_run noflow 3 -s 12 -m 300 -- --in-flow-delay 0
+
+# --max-sessions over all the loops: 16 clients, 4 at most at once.
+relay_run limit 3 -s 16 -m 400 -- --max-sessions 4
+check "limit: at most 4 sessions at once ($(json_get "$WORK/limit.relay.json" max_concurrent_sessions))" \
+    test "$(json_get "$WORK/limit.relay.json" max_concurrent_sessions)" -le 4
+check "limit: the listener paused ($(json_get "$WORK/limit.relay.json" session_limit_waits) times)" \
+    test "$(json_get "$WORK/limit.relay.json" session_limit_waits)" -gt 0
+
+# A stop in mid-load: what was acknowledged is delivered or still queued;
+# a relay started again on the spool delivers the rest.
+SPOOL=$WORK/stop.spool
+start_sink ssink --msg-log "$WORK/stop.sink.log" 127.0.0.1:0 200 || exit 1
+start_relay srelay --threads 3 --spool "$SPOOL" --next-hop "127.0.0.1:$ssink_PORT" || exit 1
+timeout 120 "$SOURCE" -s 20 -m 100000 --msg-log "$WORK/stop.src.log" "127.0.0.1:$srelay_PORT" \
+    >"$WORK/stop.src.out" 2>&1 &
+src_pid=$!
+wait_until 30 sh -c "test \$(wc -l <'$WORK/stop.src.log') -ge 500"
+# The relay itself, not its timeout(1) wrapper, which would pass the
+# signal on twice (to the child and to its group): a second signal means
+# "stop now", and deliveries cut off would be sent again after the restart.
+kill -TERM "$(pgrep -P "$srelay_PID" spoolsim || echo "$srelay_PID")"
+t0=$SECONDS
+wait "$srelay_PID"
+status=$?
+check "stop: SIGTERM under load: exit 0 ($status), within the grace ($((SECONDS - t0)) s)" \
+    test "$status" = 0 -a $((SECONDS - t0)) -le 12
+stop "$src_pid"
+check "stop: no file half-written left in incoming/ ($(unmarked "$SPOOL" incoming | wc -l))" \
+    test -z "$(unmarked "$SPOOL" incoming)"
+start_relay srelay2 --spool "$SPOOL" --next-hop "127.0.0.1:$ssink_PORT" || exit 1
+check "stop: the restarted relay drains the rest" wait_spool_empty "$SPOOL" 60
+stop "$srelay2_PID"
+stop "$ssink_PID"
+report=$(delivery_report "$WORK/stop.src.log" "$WORK/stop.sink.log")
+acked=$(wc -l <"$WORK/stop.src.log")
+check "stop: every acknowledged message delivered once: $report" \
+    test "$report" = "acked $acked, lost 0, duplicated 0"
+
+# Usage errors, before anything is made.
+for bad in "--threads 0" "--threads 65" "--threads x" "--threads 5 --cleanup-threads 4"; do
+    # shellcheck disable=SC2086
+    check "relay $bad: exit 2, named" sh -c "'$RELAY' relay --spool '$WORK/never' $bad 2>'$WORK/bad.err'; test \$? = 2 && grep -q -- --threads '$WORK/bad.err' && test ! -e '$WORK/never'"
+done
+
+finish
