@@ -14,6 +14,8 @@
 command -v strace >/dev/null || skip "strace is not installed"
 strace -f -o /dev/null true 2>/dev/null || skip "strace cannot trace here (ptrace not permitted)"
 
+# LeakSanitizer cannot work under ptrace: off for the traced runs of a sanitizer build.
+TRACED_ASAN="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 N=200
 CALLS=read,readv,recvfrom,recvmsg,ioctl,epoll_ctl,getsockopt
 
@@ -64,8 +66,8 @@ for mode in close reuse; do
     start_sink "sink_$mode" 127.0.0.1:0 100 || exit 1
     eval port=\$sink_${mode}_PORT
     check "$mode: $N messages from smtp-source under strace" to "$WORK/src-$mode.out" \
-        timeout 120 strace -f -yy -qq -e trace=$CALLS -o "$WORK/src-$mode.trace" \
-        "$SOURCE" $d -s 2 -m $N "127.0.0.1:$port"
+        env ASAN_OPTIONS="$TRACED_ASAN" timeout 120 \
+        strace -f -yy -qq -e trace=$CALLS -o "$WORK/src-$mode.trace" "$SOURCE" $d -s 2 -m $N "127.0.0.1:$port"
     if [ "$mode" = close ] && command -v ss >/dev/null; then
         check "  ... no TIME_WAIT left on either side (a reset, as Postfix's smtp-source)" \
             test "$(ss -Htan state time-wait "( sport = :$port or dport = :$port )" | wc -l)" = 0
@@ -85,8 +87,8 @@ for mode in close reuse; do
     # smtp-sink traced (until -n: the source's sessions have ended); the source untraced.
     sessions=2
     [ "$mode" = close ] && sessions=$N
-    timeout 120 strace -f -yy -qq -e trace=$CALLS -o "$WORK/sink-$mode.trace" \
-        "$SINK" --port-file "$WORK/tsink_$mode.port" -n $sessions 127.0.0.1:0 100 \
+    ASAN_OPTIONS="$TRACED_ASAN" timeout 120 \
+        strace -f -yy -qq -e trace=$CALLS -o "$WORK/sink-$mode.trace" "$SINK" --port-file "$WORK/tsink_$mode.port" -n $sessions 127.0.0.1:0 100 \
         2>"$WORK/tsink_$mode.err" &
     started "tsink_$mode" $! smtp-sink || exit 1
     eval port=\$tsink_${mode}_PORT
