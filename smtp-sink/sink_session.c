@@ -135,7 +135,7 @@ static void pause_for(struct sink_session *s, double seconds)
         s->timer = evtimer_new(s->server->base, on_timer, s);
     tv = clock_timeval(seconds);
     s->paused = 1;
-    bufferevent_disable(s->conn.bev, EV_READ);
+    smtp_server_read(&s->conn, 0);
     evtimer_add(s->timer, &tv);
 }
 
@@ -204,7 +204,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
             return;
         }
     }
-    bufferevent_enable(s->conn.bev, EV_READ);
+    smtp_server_read(&s->conn, 1);
     smtp_server_process(&s->conn);
     sink_flush(s);
 }
@@ -600,6 +600,7 @@ void sink_session_start(struct sink_server *server, int fd, const struct sockadd
         free(s);
         return;
     }
+    smtp_server_direct_read(&s->conn);
     smtp_seq_init(&s->seq);
     data_deadline_init(&s->data_deadline, server->base, opts->timeout, opts->min_data_rate,
                        sink_data_too_slow, s);
@@ -611,7 +612,7 @@ void sink_session_start(struct sink_server *server, int fd, const struct sockadd
         server->stats.first_ns = clock_now_ns();
     if (++server->stats.active > server->stats.max_active)
         server->stats.max_active = server->stats.active;
-    bufferevent_enable(s->conn.bev, EV_READ);
+    smtp_server_read(&s->conn, 1);
     if (opts->verbose)
         msg_info("connect from %s", s->conn.peer);
     if (opts->cmd[SINK_CMD_CONNECT].log)

@@ -80,6 +80,8 @@ struct sink_run {
     uint64_t shown_messages, shown_sessions;
     /* Threads: the run's counts, and the workers' word to the main thread. */
     _Atomic uint64_t active, max_active, messages, sessions_ended;
+    /* -n: sessions let in; the run takes no more than -n, as -M's claim. */
+    _Atomic uint64_t sessions_claimed;
     _Atomic int paused; /* listener_paused, for the workers to read */
     int notify[2];      /* 'S' stop (a limit), 'R' resume accepting, 'D' a worker ended */
     struct event *notify_event;
@@ -114,9 +116,22 @@ static void stop_soon(struct sink_run *r)
     }
 }
 
+/*
+ * Room for another connection: under -m, and under -n counting the sessions
+ * let in, not those ended, so that no session past -n is served while the
+ * last ones finish (the claim is undone for a connection refused at start).
+ */
+static int may_accept(struct sink_run *r)
+{
+    uint64_t max = r->opts->max_sessions;
+
+    return atomic_load(&r->active) < r->opts->max_conns &&
+           !(max && atomic_load(&r->sessions_claimed) >= max);
+}
+
 static void resume_accepting(struct sink_run *r)
 {
-    if (r->listener_paused && atomic_load(&r->active) < r->opts->max_conns && !r->draining) {
+    if (r->listener_paused && may_accept(r) && !r->draining) {
         evconnlistener_enable(r->listener);
         r->listener_paused = 0;
         atomic_store(&r->paused, 0);
@@ -206,8 +221,11 @@ static void on_feed(evutil_socket_t fd, short what, void *arg)
             uint64_t before = server->stats.sessions;
 
             sink_session_start(server, h.fd, (struct sockaddr *)&h.addr, h.addrlen);
-            if (server->stats.sessions == before) /* refused: it will not end */
+            if (server->stats.sessions == before) { /* refused: it will not end */
                 atomic_fetch_sub(&w->run->active, 1);
+                atomic_fetch_sub(&w->run->sessions_claimed, 1);
+                tell(w->run->notify[1], "R", 1);
+            }
         }
     }
 }
@@ -220,12 +238,15 @@ static void on_accept(struct evconnlistener *listener, evutil_socket_t fd, struc
 
     while (active > max && !atomic_compare_exchange_weak(&r->max_active, &max, active))
         ;
+    atomic_fetch_add(&r->sessions_claimed, 1);
     if (r->n == 1) {
         uint64_t before = r->workers[0].server.stats.sessions;
 
         sink_session_start(&r->workers[0].server, fd, addr, addrlen);
-        if (r->workers[0].server.stats.sessions == before)
+        if (r->workers[0].server.stats.sessions == before) {
             atomic_fetch_sub(&r->active, 1);
+            atomic_fetch_sub(&r->sessions_claimed, 1);
+        }
     } else {
         struct handoff h = {.fd = fd, .addrlen = addrlen};
 
@@ -233,7 +254,7 @@ static void on_accept(struct evconnlistener *listener, evutil_socket_t fd, struc
         tell(r->workers[r->next].feed[1], &h, sizeof(h));
         r->next = (r->next + 1) % r->n;
     }
-    if (atomic_load(&r->active) >= r->opts->max_conns) {
+    if (!may_accept(r)) {
         /* Excess connections wait in the listen queue, as with Postfix's -m. */
         evconnlistener_disable(listener);
         r->listener_paused = 1;

@@ -13,11 +13,14 @@
 #include <event2/bufferevent.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "bev_in.h"
 #include "checksum.h"
 #include "clock.h"
 #include "msg.h"
@@ -51,6 +54,7 @@ struct source_session {
     struct source_session *next_idle;
     unsigned id;
     struct bufferevent *bev;
+    struct bev_in in; /* reads a plain connection (in.ev NULL: none, or TLS) */
     struct event *timer;
     enum state state;
     int connected;
@@ -137,15 +141,17 @@ static void message_done(struct source_session *s)
 
 static void set_timeouts(struct source_session *s, int active)
 {
-    struct timeval tv;
-    double t = s->ctx->opts->timeout;
+    struct timeval tv = clock_timeval(s->ctx->opts->timeout);
+    const struct timeval *t = active ? &tv : NULL;
 
-    tv = clock_timeval(t);
-    bufferevent_set_timeouts(s->bev, active ? &tv : NULL, active ? &tv : NULL);
+    bufferevent_set_timeouts(s->bev, s->in.ev ? NULL : t, t);
+    if (s->in.ev)
+        bev_in_set_timeout(&s->in, t);
 }
 
 static void close_connection(struct source_session *s)
 {
+    bev_in_stop(&s->in);
     if (s->bev) {
         bufferevent_free(s->bev);
         s->bev = NULL;
@@ -204,21 +210,74 @@ static void start_timer(struct source_session *s, double seconds)
     evtimer_add(s->timer, &tv);
 }
 
+static void handle_event(struct source_session *s, short what);
+
+/*
+ * A TCP connect of our own. On loopback the handshake is over before a
+ * non-blocking connect() returns, though it says EINPROGRESS: a poll()
+ * that finds the socket writable saves the wait for EPOLLOUT (two
+ * epoll_ctl calls, a getsockopt and a loop pass per connection). The
+ * socket, or -1 when connect() failed at once (the bufferevent then tries
+ * again, as it always did); *connected says whether it is up already.
+ */
+static evutil_socket_t connect_now(const struct source_ctx *ctx, int *connected)
+{
+    evutil_socket_t fd = socket(ctx->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    struct pollfd pfd;
+
+    struct linger abort_close = {1, 0};
+
+    *connected = 0;
+    if (fd < 0)
+        return -1;
+    /*
+     * As Postfix's smtp-source: the connection ends with a reset once the
+     * reply to QUIT is in, not a FIN, so that neither host keeps a
+     * TIME_WAIT entry per connection for a minute (and the kernel has none
+     * to make and expire).
+     */
+    setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort_close, sizeof(abort_close));
+    if (connect(fd, (const struct sockaddr *)&ctx->addr, ctx->addrlen) == 0) {
+        *connected = 1;
+        return fd;
+    }
+    if (errno != EINPROGRESS && errno != EINTR) {
+        close(fd);
+        return -1;
+    }
+    pfd.fd = fd;
+    pfd.events = POLLOUT;
+    pfd.revents = 0;
+    *connected = poll(&pfd, 1, 0) == 1 && pfd.revents == POLLOUT;
+    return fd;
+}
+
 static void session_connect(struct source_session *s)
 {
     struct source_ctx *ctx = s->ctx;
+    evutil_socket_t fd = -1;
+    int connected = 0;
 
-    s->bev = bufferevent_socket_new(ctx->base, -1, BEV_OPT_CLOSE_ON_FREE);
-    if (s->bev == NULL)
-        msg_fatal("cannot create a bufferevent");
-    bufferevent_setcb(s->bev, on_read, NULL, on_event, s);
     smtp_line_init(&s->lines, SMTP_REPLY_LINE_LIMIT);
     smtp_reply_init(&s->reply);
     s->state = ST_CONNECTING;
     s->phase_ns = clock_now_ns();
     ctx->stats.connections++;
+    if (ctx->addr.ss_family != AF_UNIX)
+        fd = connect_now(ctx, &connected);
+    s->bev = bufferevent_socket_new(ctx->base, fd, BEV_OPT_CLOSE_ON_FREE);
+    if (s->bev == NULL)
+        msg_fatal("cannot create a bufferevent");
+    bufferevent_setcb(s->bev, on_read, NULL, on_event, s);
     set_timeouts(s, 1);
-    if (bufferevent_socket_connect(s->bev, (struct sockaddr *)&ctx->addr, (int)ctx->addrlen) != 0) {
+    if (connected) {
+        bufferevent_disable(s->bev, EV_WRITE);
+        handle_event(s, BEV_EVENT_CONNECTED);
+        return;
+    }
+    /* With our socket, in progress, the bufferevent waits for it; else it connects. */
+    if (bufferevent_socket_connect(s->bev, fd < 0 ? (struct sockaddr *)&ctx->addr : NULL,
+                                   fd < 0 ? (int)ctx->addrlen : 0) != 0) {
         /*
          * Immediate failures (no route, no local port, no such socket file)
          * come back here, not as events. The next message starts from the
@@ -350,8 +409,10 @@ static void start_tls(struct source_session *s)
      * (CVE-2011-0411): it goes with the plain bufferevent. Nothing of ours
      * is pending: we waited for the 220.
      */
-    struct bufferevent *tls = tls_bev_upgrade(s->bev, s->ctx->tls_ctx, TLS_BEV_CLIENT);
+    struct bufferevent *tls;
 
+    bev_in_stop(&s->in); /* the TLS bufferevent reads for itself */
+    tls = tls_bev_upgrade(s->bev, s->ctx->tls_ctx, TLS_BEV_CLIENT);
     s->bev = tls;
     if (tls == NULL) {
         connection_lost(s, FAIL_TLS, PHASE_TLS);
@@ -607,8 +668,6 @@ static void session_flush(struct source_session *s)
         bufferevent_enable(s->bev, EV_WRITE); /* it finishes, or reports the error */
 }
 
-static void handle_event(struct source_session *s, short what);
-
 static void on_event(struct bufferevent *bev, short what, void *arg)
 {
     (void)bev;
@@ -643,7 +702,12 @@ static void handle_event(struct source_session *s, short what)
         s->phase_ns = clock_now_ns();
         s->state = ST_BANNER;
         bufferevent_disable(s->bev, EV_WRITE);
-        bufferevent_enable(s->bev, EV_READ);
+        if (bev_in_start(&s->in, s->bev, on_read, on_event, s) == 0) {
+            set_timeouts(s, 1);
+            bev_in_enable(&s->in);
+        } else {
+            bufferevent_enable(s->bev, EV_READ); /* slower, not wrong */
+        }
         return;
     }
     if (s->state == ST_CONNECTING) {

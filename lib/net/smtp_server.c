@@ -42,6 +42,14 @@ static size_t line_limit(const struct smtp_server_conn *c)
  * the mark plus one read. A TLS bufferevent reads until the socket is dry:
  * it keeps the mark all the time.
  */
+static void update_direct_read(struct smtp_server_conn *c)
+{
+    if (c->reading && !c->input_capped && !c->closing)
+        bev_in_enable(&c->in);
+    else
+        bev_in_disable(&c->in);
+}
+
 static void cap_input(struct smtp_server_conn *c)
 {
     size_t held;
@@ -49,6 +57,17 @@ static void cap_input(struct smtp_server_conn *c)
     if (c->tls || c->bev == NULL)
         return;
     held = evbuffer_get_length(bufferevent_get_input(c->bev));
+    if (c->in.ev) {
+        /* The core's own reader takes at most BEV_IN_READ_MAX a time: the same bound. */
+        int capped = held >= SMTP_SERVER_INPUT_HIGH_WATER ||
+                     (c->input_capped && held >= SMTP_SERVER_INPUT_HIGH_WATER / 2);
+
+        if (capped != c->input_capped) {
+            c->input_capped = capped;
+            update_direct_read(c);
+        }
+        return;
+    }
     if (!c->input_capped && held >= SMTP_SERVER_INPUT_HIGH_WATER) {
         bufferevent_setwatermark(c->bev, EV_READ, 0, SMTP_SERVER_INPUT_HIGH_WATER);
         c->input_capped = 1;
@@ -67,7 +86,9 @@ static void setup_bev(struct smtp_server_conn *c, int write_timeout)
     if (c->tls)
         bufferevent_setwatermark(c->bev, EV_READ, 0, SMTP_SERVER_INPUT_HIGH_WATER);
     c->input_capped = c->tls;
-    bufferevent_set_timeouts(c->bev, &tv, write_timeout ? &tv : NULL);
+    bufferevent_set_timeouts(c->bev, c->in.ev ? NULL : &tv, write_timeout ? &tv : NULL);
+    if (c->in.ev)
+        bev_in_set_timeout(&c->in, &tv);
 }
 
 void smtp_server_attach(struct smtp_server_conn *c, const struct smtp_server_config *cfg,
@@ -77,6 +98,8 @@ void smtp_server_attach(struct smtp_server_conn *c, const struct smtp_server_con
     c->ops = ops;
     c->ctx = ctx;
     c->bev = bev;
+    c->in.ev = NULL;
+    c->reading = 0;
     smtp_line_init(&c->lines, line_limit(c));
     setup_bev(c, cfg->write_timeout);
 }
@@ -103,13 +126,36 @@ int smtp_server_start(struct smtp_server_conn *c, const struct smtp_server_confi
     return 0;
 }
 
+int smtp_server_direct_read(struct smtp_server_conn *c)
+{
+    if (c->tls || c->in.ev)
+        return c->in.ev ? 0 : -1;
+    if (bev_in_start(&c->in, c->bev, on_read, on_event, c) != 0)
+        return -1;
+    bufferevent_disable(c->bev, EV_READ);
+    setup_bev(c, c->cfg.write_timeout);
+    return 0;
+}
+
+void smtp_server_read(struct smtp_server_conn *c, int on)
+{
+    if (c->in.ev) {
+        c->reading = on;
+        update_direct_read(c);
+    } else if (on) {
+        bufferevent_enable(c->bev, EV_READ);
+    } else {
+        bufferevent_disable(c->bev, EV_READ);
+    }
+}
+
 void smtp_server_begin_data(struct smtp_server_conn *c, enum smtp_bare_lf_policy bare_lf)
 {
     smtp_data_init(&c->data, bare_lf);
     c->in_data = 1;
 }
 
-void smtp_server_process(struct smtp_server_conn *c)
+static void process_input(struct smtp_server_conn *c)
 {
     const struct smtp_server_ops *ops = c->ops;
     struct evbuffer *in = bufferevent_get_input(c->bev);
@@ -142,6 +188,14 @@ void smtp_server_process(struct smtp_server_conn *c)
     }
 }
 
+void smtp_server_process(struct smtp_server_conn *c)
+{
+    process_input(c);
+    /* A policy that resumes a paused session calls this, not on_read: room to read again? */
+    if (c->in.ev && c->input_capped)
+        cap_input(c);
+}
+
 static void on_free_later(evutil_socket_t fd, short what, void *arg)
 {
     struct smtp_server_conn *c = arg;
@@ -161,6 +215,7 @@ void smtp_server_free_later(struct smtp_server_conn *c)
     c->closing = 1;
     if (c->bev)
         bufferevent_disable(c->bev, EV_READ | EV_WRITE);
+    bev_in_disable(&c->in);
     if (c->ops->on_stop)
         c->ops->on_stop(c->ctx);
     event_base_once(c->cfg.base, -1, EV_TIMEOUT, on_free_later, c, &now);
@@ -168,6 +223,7 @@ void smtp_server_free_later(struct smtp_server_conn *c)
 
 void smtp_server_release(struct smtp_server_conn *c)
 {
+    bev_in_stop(&c->in);
     if (c->bev)
         bufferevent_free(c->bev);
     c->bev = NULL;
@@ -182,6 +238,8 @@ void smtp_server_release(struct smtp_server_conn *c)
 void smtp_server_begin_tls(struct smtp_server_conn *c)
 {
     tls_bev_hold(c->bev);
+    bev_in_stop(&c->in); /* the TLS bufferevent reads for itself */
+    c->reading = 0;
     c->tls_pending = 1;
 }
 
@@ -228,12 +286,13 @@ void smtp_server_close_after_flush(struct smtp_server_conn *c)
 {
     c->closing = 1;
     bufferevent_disable(c->bev, EV_READ);
+    bev_in_disable(&c->in);
 }
 
 static void on_read(struct bufferevent *bev, void *arg)
 {
     (void)bev;
-    smtp_server_process(arg);
+    process_input(arg);
     cap_input(arg);
     smtp_server_flush(arg);
 }

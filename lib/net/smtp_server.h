@@ -26,6 +26,7 @@
 #include <event2/event.h>
 #include <openssl/ssl.h>
 
+#include "bev_in.h"
 #include "smtp_data.h"
 #include "smtp_line.h"
 
@@ -73,6 +74,8 @@ struct smtp_server_conn {
     int tls;            /* the session runs inside TLS */
     int tls_pending;    /* our 220 to STARTTLS is on its way; the handshake follows */
     int input_capped;   /* the input's high-water mark is set (see cap_input()) */
+    int reading;        /* direct reading: the policy wants input (smtp_server_read()) */
+    struct bev_in in;   /* direct reading, until TLS: the socket's reader */
     char peer[INET6_ADDRSTRLEN + 8];
     struct smtp_server_config cfg;
     const struct smtp_server_ops *ops;
@@ -93,6 +96,17 @@ int smtp_server_start(struct smtp_server_conn *c, const struct smtp_server_confi
 /* The same on a bufferevent made elsewhere (a pair, in the fuzz target); `bev' is the core's. */
 void smtp_server_attach(struct smtp_server_conn *c, const struct smtp_server_config *cfg,
                         const struct smtp_server_ops *ops, void *ctx, struct bufferevent *bev);
+
+/*
+ * Right after smtp_server_start(), before reading is on: the core reads the
+ * plain socket itself (bev_in), one read() per event instead of the
+ * bufferevent's ioctl and readv. The policy then turns reading on and off
+ * with smtp_server_read(), never on conn.bev. Without an event of its own
+ * (-1), the bufferevent goes on reading: slower, not wrong.
+ */
+int smtp_server_direct_read(struct smtp_server_conn *c);
+/* Reading on or off: on the bufferevent, or on the core's own reader. */
+void smtp_server_read(struct smtp_server_conn *c, int on);
 
 /* Read what is buffered, handing it to the policy, until it must wait or nothing is left. */
 void smtp_server_process(struct smtp_server_conn *c);

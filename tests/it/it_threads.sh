@@ -120,6 +120,24 @@ for run in 1 2 3 4 5 6; do
         test "$(json_get "$WORK/lim-src.json" delivered)" = 100
 done
 
+# -n counts the sessions let in, as -M counts messages before their 250:
+# with 8 clients connecting again and again, a sink that counted only the
+# sessions ended let in those that came while its last ones finished, and
+# served their messages (57 of 50, threads or not). Now the 51st waits in
+# the listen queue until the sink exits.
+for threads in 1 4; do
+    for run in 1 2 3; do
+        start_sink nlim --threads $threads --json "$WORK/nlim.json" -n 50 127.0.0.1:0 100 || exit 1
+        to "$WORK/nlim.out" timeout 60 "$SOURCE" -s 8 -m 200 --no-progress --ignore-failures \
+            --json "$WORK/nlim-src.json" "127.0.0.1:$nlim_PORT"
+        check "-n 50 with $threads thread(s) (run $run): the sink exits by itself" \
+            wait_until 10 gone "$nlim_PID"
+        check "  ... having let in exactly 50 sessions" test "$(json_get "$WORK/nlim.json" sessions)" = 50
+        check "  ... whose messages the source saw acknowledged, no more" \
+            test "$(json_get "$WORK/nlim.json" messages)" = "$(json_get "$WORK/nlim-src.json" delivered)"
+    done
+done
+
 for bad in 0 257 x; do
     to "$WORK/bad.out" "$SOURCE" --threads "$bad" -s 300 127.0.0.1:1
     check "smtp-source --threads $bad: usage error (exit 2)" test $? = 2

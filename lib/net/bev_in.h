@@ -1,0 +1,50 @@
+/*
+ * bev_in - read a plain bufferevent's socket with one read() per event.
+ *
+ * A socket bufferevent asks the kernel how much is readable (ioctl
+ * FIONREAD) before every read, then reads with readv: two syscalls for
+ * each SMTP command or reply, a third of all a session makes. bev_in
+ * keeps the bufferevent's own reading off and reads the socket itself,
+ * with an event of its own that carries the idle timeout, into the
+ * bufferevent's input buffer, at most BEV_IN_READ_MAX bytes at a time as
+ * libevent does. Its callbacks get what the bufferevent's would: the read
+ * callback after new bytes, the event callback with BEV_EVENT_READING and
+ * EOF, ERROR or TIMEOUT (reading is off by then, as with a bufferevent).
+ *
+ * Plain sockets only: a TLS bufferevent reads through OpenSSL. Stop it
+ * (bev_in_stop) before the bufferevent goes or changes hands. The read
+ * callback is the last thing bev_in does in its event, so the callbacks
+ * may stop it and free what holds it.
+ */
+#ifndef SPOOLSIM_BEV_IN_H
+#define SPOOLSIM_BEV_IN_H
+
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+
+/* libevent's own most per read (EVBUFFER_MAX_READ): input limits keep their meaning. */
+#define BEV_IN_READ_MAX 4096
+
+struct bev_in {
+    struct bufferevent *bev;
+    struct event *ev; /* NULL: stopped */
+    bufferevent_data_cb on_read;
+    bufferevent_event_cb on_event;
+    void *arg;
+    struct timeval timeout;
+    int has_timeout;
+    int enabled;
+};
+
+/* Take over reading `bev' (whose EV_READ stays off), still disabled. Returns 0, or -1. */
+int bev_in_start(struct bev_in *in, struct bufferevent *bev, bufferevent_data_cb on_read,
+                 bufferevent_event_cb on_event, void *arg);
+/* The idle timeout of reading; NULL: none. Restarts it when reading is on. */
+void bev_in_set_timeout(struct bev_in *in, const struct timeval *tv);
+/* Reading on or off; calls that change nothing cost nothing. */
+void bev_in_enable(struct bev_in *in);
+void bev_in_disable(struct bev_in *in);
+/* Give the event up; the bufferevent stays as it is. Harmless when stopped. */
+void bev_in_stop(struct bev_in *in);
+
+#endif

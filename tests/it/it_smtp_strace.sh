@@ -1,0 +1,108 @@
+#!/bin/bash
+# Integration: the socket calls smtp-source and smtp-sink make per message,
+# counted with strace, in both of bench/smtp-pair.sh's modes (a connection
+# per message, and -d). Each reads a socket with one read() per event: no
+# ioctl(FIONREAD) and no readv (libevent's bufferevent makes both before
+# every read), so no more reads than the peer sends replies or commands.
+# smtp-source finds its loopback connection up right after connect(), so it
+# neither waits for EPOLLOUT (a getsockopt(SO_ERROR) and two epoll_ctl
+# calls more) nor leaves TIME_WAIT behind: like Postfix's, it closes with a
+# reset (SO_LINGER 0) once the reply to QUIT is in. One tool is traced at a
+# time, against the other untraced.
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
+
+command -v strace >/dev/null || skip "strace is not installed"
+strace -f -o /dev/null true 2>/dev/null || skip "strace cannot trace here (ptrace not permitted)"
+
+# LeakSanitizer cannot work under ptrace: off for the traced runs of a sanitizer build.
+TRACED_ASAN="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+N=200
+CALLS=read,readv,recvfrom,recvmsg,ioctl,epoll_ctl,getsockopt
+
+# count FILE: per-message figures of the socket calls in strace output FILE.
+count() {
+    python3 - "$1" $N <<'PY'
+import re, sys
+n = int(sys.argv[2])
+c = dict.fromkeys(["read", "readv", "recv", "fionread", "epoll_ctl", "so_error"], 0)
+for line in open(sys.argv[1]):
+    m = re.match(r"\d+\s+(\w+)\((.*)\)\s+=\s+(-?\d+)", line)
+    if not m:
+        continue
+    call, args = m.group(1), m.group(2)
+    if call == "epoll_ctl":
+        c["epoll_ctl"] += 1
+    elif "<TCP" not in args.split(",")[0]:
+        continue  # files, pipes, the terminal
+    elif call == "read" and int(m.group(3)) > 0:
+        c["read"] += 1
+    elif call == "readv":
+        c["readv"] += 1
+    elif call.startswith("recv"):
+        c["recv"] += 1
+    elif call == "ioctl" and "FIONREAD" in args:
+        c["fionread"] += 1
+    elif call == "getsockopt" and "SO_ERROR" in args:
+        c["so_error"] += 1
+for k, v in c.items():
+    print(f"{k} {v / n:.2f}")
+PY
+}
+# per FILE NAME: the figure NAME from count's output FILE.
+per() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
+# le A B: A <= B, as decimals.
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 <= b + 0) }'; }
+
+for mode in close reuse; do
+    d=
+    [ "$mode" = reuse ] && d=-d
+    # Per message the source reads the replies (banner, EHLO, MAIL, RCPT,
+    # DATA, dot, QUIT with a connection each; MAIL, RCPT, DATA, dot with
+    # -d), the sink the commands (EHLO, MAIL, RCPT, DATA, the text, QUIT;
+    # MAIL, RCPT, DATA, the text); half a read more is noise's allowance.
+    if [ "$mode" = close ]; then src_reads=7.5 sink_reads=6.5 ctl=2.05; else src_reads=4.5 sink_reads=4.5 ctl=0.1; fi
+
+    # smtp-source traced; the sink untraced.
+    start_sink "sink_$mode" 127.0.0.1:0 100 || exit 1
+    eval port=\$sink_${mode}_PORT
+    check "$mode: $N messages from smtp-source under strace" to "$WORK/src-$mode.out" \
+        env ASAN_OPTIONS="$TRACED_ASAN" timeout 120 \
+        strace -f -yy -qq -e trace=$CALLS -o "$WORK/src-$mode.trace" "$SOURCE" $d -s 2 -m $N "127.0.0.1:$port"
+    if [ "$mode" = close ] && command -v ss >/dev/null; then
+        check "  ... no TIME_WAIT left on either side (a reset, as Postfix's smtp-source)" \
+            test "$(ss -Htan state time-wait "( sport = :$port or dport = :$port )" | wc -l)" = 0
+    fi
+    eval stop \$sink_${mode}_PID
+    count "$WORK/src-$mode.trace" >"$WORK/src-$mode.counts"
+    sed "s/^/  source $mode: /" "$WORK/src-$mode.counts"
+    check "  ... no ioctl(FIONREAD), readv or recv on its sockets" \
+        test "$(per "$WORK/src-$mode.counts" fionread) $(per "$WORK/src-$mode.counts" readv) $(per "$WORK/src-$mode.counts" recv)" = "0.00 0.00 0.00"
+    check "  ... at most $src_reads reads per message" le "$(per "$WORK/src-$mode.counts" read)" $src_reads
+    check "  ... at least one read per reply: the replies were read" \
+        le "$( [ "$mode" = close ] && echo 7 || echo 4)" "$(per "$WORK/src-$mode.counts" read)"
+    check "  ... no getsockopt(SO_ERROR): connected without waiting for EPOLLOUT" \
+        test "$(per "$WORK/src-$mode.counts" so_error)" = 0.00
+    check "  ... at most $ctl epoll_ctl calls per message" le "$(per "$WORK/src-$mode.counts" epoll_ctl)" $ctl
+
+    # smtp-sink traced (until -n: the source's sessions have ended); the source untraced.
+    sessions=2
+    [ "$mode" = close ] && sessions=$N
+    ASAN_OPTIONS="$TRACED_ASAN" timeout 120 \
+        strace -f -yy -qq -e trace=$CALLS -o "$WORK/sink-$mode.trace" "$SINK" --port-file "$WORK/tsink_$mode.port" -n $sessions 127.0.0.1:0 100 \
+        2>"$WORK/tsink_$mode.err" &
+    started "tsink_$mode" $! smtp-sink || exit 1
+    eval port=\$tsink_${mode}_PORT
+    check "$mode: $N messages to smtp-sink under strace" to "$WORK/src2-$mode.out" \
+        timeout 120 "$SOURCE" $d -s 2 -m $N "127.0.0.1:$port"
+    eval pid=\$tsink_${mode}_PID
+    check "  ... the sink exits after its -n $sessions sessions" wait "$pid"
+    count "$WORK/sink-$mode.trace" >"$WORK/sink-$mode.counts"
+    sed "s/^/  sink $mode: /" "$WORK/sink-$mode.counts"
+    check "  ... no ioctl(FIONREAD), readv or recv on its sockets" \
+        test "$(per "$WORK/sink-$mode.counts" fionread) $(per "$WORK/sink-$mode.counts" readv) $(per "$WORK/sink-$mode.counts" recv)" = "0.00 0.00 0.00"
+    check "  ... at most $sink_reads reads per message" le "$(per "$WORK/sink-$mode.counts" read)" $sink_reads
+    check "  ... at least one read per command: the commands were read" \
+        le "$( [ "$mode" = close ] && echo 5 || echo 4)" "$(per "$WORK/sink-$mode.counts" read)"
+    check "  ... at most $ctl epoll_ctl calls per message" le "$(per "$WORK/sink-$mode.counts" epoll_ctl)" $ctl
+done
+finish
