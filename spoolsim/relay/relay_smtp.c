@@ -121,6 +121,58 @@ static void conn_flush(struct relay_conn *c)
     bev_out_flush(c->bev); /* a socket error shows as EOF or an error on the read side */
 }
 
+/*
+ * Bytes written straight into space reserved at the end of an output
+ * buffer: a command or the stuffed text is put together in place, with
+ * no printf, staging copy or allocation of its own.
+ */
+struct out_room {
+    struct evbuffer *out;
+    struct evbuffer_iovec v; /* v.iov_len: the size reserved */
+    size_t used;
+};
+
+static void room_commit(struct out_room *r)
+{
+    if (r->v.iov_base == NULL)
+        return;
+    r->v.iov_len = r->used;
+    evbuffer_commit_space(r->out, &r->v, 1);
+    r->v.iov_base = NULL;
+    r->used = 0;
+}
+
+/* At least `need' contiguous bytes free at r->v.iov_base + r->used; `want' if a new piece is taken.
+ */
+static char *room_get(struct out_room *r, size_t need, size_t want)
+{
+    if (r->v.iov_base != NULL && r->used + need <= r->v.iov_len)
+        return (char *)r->v.iov_base + r->used;
+    room_commit(r);
+    if (evbuffer_reserve_space(r->out, (ev_ssize_t)(want > need ? want : need), &r->v, 1) != 1)
+        msg_fatal("out of memory for the next hop's output");
+    return r->v.iov_base;
+}
+
+static void room_put(struct out_room *r, const char *data, size_t len)
+{
+    memcpy(room_get(r, len, len), data, len);
+    r->used += len;
+}
+
+/* "<verb><address>\r\n": MAIL FROM and RCPT TO, whose reply is owed. */
+static void put_path(struct relay_conn *c, struct out_room *r, const char *verb, const char *addr,
+                     size_t addr_len)
+{
+    size_t verb_len = strlen(verb);
+
+    room_get(r, verb_len + addr_len + 3, 0);
+    room_put(r, verb, verb_len);
+    room_put(r, addr, addr_len);
+    room_put(r, ">\r\n", 3);
+    c->pending++;
+}
+
 static void expect(struct relay_conn *c, enum conn_state state)
 {
     c->state = state;
@@ -207,19 +259,28 @@ static unsigned next_rcpt(const struct relay_msg *m, unsigned i)
  */
 static void start_message(struct relay_conn *c, struct relay_msg *m)
 {
+    struct out_room r = {.out = bufferevent_get_output(c->bev)};
+    size_t size = sizeof("MAIL FROM:<>\r\n") + m->view.sender_len;
+
     c->msg = m;
     c->accepted = 0;
     c->rcpt = next_rcpt(m, 0);
     event_del(c->idle_timer);
-    conn_send(c, "MAIL FROM:<%.*s>", (int)m->view.sender_len, m->view.sender);
     if (c->pipelining) {
-        for (unsigned i = c->rcpt; i < m->view.rcpt_count; i = next_rcpt(m, i + 1)) {
-            const struct pf_qfile_rcpt *rc = &m->view.rcpts[i];
-
-            conn_send(c, "RCPT TO:<%.*s>", (int)rc->addr_len, rc->addr);
-        }
-        conn_send(c, "DATA");
+        for (unsigned i = c->rcpt; i < m->view.rcpt_count; i = next_rcpt(m, i + 1))
+            size += sizeof("RCPT TO:<>\r\n") + m->view.rcpts[i].addr_len;
+        size += sizeof("DATA\r\n");
     }
+    /* The whole group in one piece of the output, so that one write sends it. */
+    room_get(&r, size, size);
+    put_path(c, &r, "MAIL FROM:<", m->view.sender, m->view.sender_len);
+    if (c->pipelining) {
+        for (unsigned i = c->rcpt; i < m->view.rcpt_count; i = next_rcpt(m, i + 1))
+            put_path(c, &r, "RCPT TO:<", m->view.rcpts[i].addr, m->view.rcpts[i].addr_len);
+        room_put(&r, "DATA\r\n", 6);
+        c->pending++;
+    }
+    room_commit(&r);
     expect(c, CONN_MAIL);
     conn_flush(c);
 }
@@ -278,25 +339,16 @@ static int hop_spoke_early(const struct relay_conn *c)
 }
 
 #define STUFF_PIECE 4096
+#define TEXT_ROOM 65536 /* the most reserved at once for the stuffed text */
 
-struct text_out {
-    struct evbuffer *out;
-    struct smtp_stuffer st;
-    size_t n;
-    char wire[4 * STUFF_PIECE];
-};
-
-/* Stuff `len' bytes into the staging buffer a piece at a time, whatever a record's size. */
-static void stuff_out(struct text_out *t, const char *data, size_t len)
+/* Stuff `len' bytes into the output a piece at a time, whatever a record's size. */
+static void stuff_out(struct out_room *r, struct smtp_stuffer *st, const char *data, size_t len,
+                      size_t want)
 {
     while (len > 0) {
         size_t piece = len < STUFF_PIECE ? len : STUFF_PIECE;
 
-        if (t->n + SMTP_STUFF_BOUND(piece) > sizeof(t->wire)) {
-            evbuffer_add(t->out, t->wire, t->n);
-            t->n = 0;
-        }
-        t->n += smtp_stuff(&t->st, data, piece, t->wire + t->n);
+        r->used += smtp_stuff(st, data, piece, room_get(r, SMTP_STUFF_BOUND(piece), want));
         data += piece;
         len -= piece;
     }
@@ -305,8 +357,12 @@ static void stuff_out(struct text_out *t, const char *data, size_t len)
 static void send_text(struct relay_conn *c)
 {
     struct relay_msg *m = c->msg;
-    struct text_out *t;
+    struct out_room r = {.out = bufferevent_get_output(c->bev)};
+    struct smtp_stuffer st;
     size_t off = m->view.content_start, len;
+    /* Stuffing at most doubles the records (their headers included): room for all of a small one.
+     */
+    size_t want = 2 * (m->view.content_end - m->view.content_start) + SMTP_STUFF_FINISH_MAX;
     const char *data;
     int line_end;
 
@@ -315,23 +371,17 @@ static void send_text(struct relay_conn *c)
         conn_fail(c, "reply before the message text was sent");
         return;
     }
+    if (m->view.content_end < m->view.content_start || want > TEXT_ROOM)
+        want = TEXT_ROOM;
     /* Stuffed record by record into the output: the text is not copied whole on the way. */
-    t = xmalloc(sizeof(*t));
-    t->out = bufferevent_get_output(c->bev);
-    t->n = 0;
-    smtp_stuff_init(&t->st);
+    smtp_stuff_init(&st);
     while (pf_qfile_content_next(m->file, &m->view, &off, &data, &len, &line_end)) {
-        stuff_out(t, data, len);
+        stuff_out(&r, &st, data, len, want);
         if (line_end)
-            stuff_out(t, "\r\n", 2);
+            stuff_out(&r, &st, "\r\n", 2, want);
     }
-    if (t->n + SMTP_STUFF_FINISH_MAX > sizeof(t->wire)) {
-        evbuffer_add(t->out, t->wire, t->n);
-        t->n = 0;
-    }
-    t->n += smtp_stuff_finish(&t->st, t->wire + t->n);
-    evbuffer_add(t->out, t->wire, t->n);
-    free(t);
+    r.used += smtp_stuff_finish(&st, room_get(&r, SMTP_STUFF_FINISH_MAX, SMTP_STUFF_FINISH_MAX));
+    room_commit(&r);
     c->pending++;
     expect(c, CONN_DOT);
     conn_flush(c);
@@ -345,8 +395,10 @@ static void after_envelope_reply(struct relay_conn *c)
     if (c->rcpt < m->view.rcpt_count) {
         if (!c->pipelining) {
             const struct pf_qfile_rcpt *rc = &m->view.rcpts[c->rcpt];
+            struct out_room r = {.out = bufferevent_get_output(c->bev)};
 
-            conn_send(c, "RCPT TO:<%.*s>", (int)rc->addr_len, rc->addr);
+            put_path(c, &r, "RCPT TO:<", rc->addr, rc->addr_len);
+            room_commit(&r);
             conn_flush(c);
         }
         expect(c, CONN_RCPT);
