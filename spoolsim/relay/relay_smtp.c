@@ -94,6 +94,13 @@ struct relay_conn {
     unsigned rcpt;     /* index of the recipient whose RCPT reply comes next */
     unsigned accepted; /* recipients the hop took this transaction */
     struct event *idle_timer;
+    /*
+     * The hop timeout and the cache time as libevent common timeouts: a
+     * bufferevent adds its read timeout again after every read, and the
+     * idle timer goes on and off with every message; on a common timeout
+     * that is a list append, not a heap operation.
+     */
+    struct timeval io_timeout, cache_time;
 };
 
 static void conn_close(struct relay_conn *c);
@@ -289,14 +296,13 @@ static void go_idle(struct relay_conn *c)
 {
     struct relay *r = c->relay;
     struct relay_msg *m;
-    struct timeval cache = {CACHE_TIME, 0};
 
     expect(c, CONN_IDLE);
     if ((m = relay_qmgr_next_ready(r)) != NULL) {
         start_message(c, m);
         return;
     }
-    event_add(c->idle_timer, &cache);
+    event_add(c->idle_timer, &c->cache_time);
 }
 
 /*
@@ -436,10 +442,18 @@ static void on_event(struct bufferevent *bev, short what, void *arg);
 
 static void set_timeouts(struct relay_conn *c)
 {
-    struct timeval timeout;
+    bufferevent_set_timeouts(c->bev, &c->io_timeout, &c->io_timeout);
+}
 
-    timeout = clock_timeval(c->relay->opts->hop_timeout);
-    bufferevent_set_timeouts(c->bev, &timeout, &timeout);
+/* `tv' as a common timeout of `base' (a copy works alike), or itself where libevent has no room. */
+static struct timeval common_timeout(struct event_base *base, struct timeval tv)
+{
+    const struct timeval *common;
+
+    if (!evutil_timerisset(&tv))
+        return tv; /* no timeout at all, which a common one cannot say */
+    common = event_base_init_common_timeout(base, &tv);
+    return common ? *common : tv;
 }
 
 /* After the hop's 220 to STARTTLS; the handshake's end shows in on_event. */
@@ -714,12 +728,15 @@ static void conn_close(struct relay_conn *c)
 static void conn_open(struct relay *r)
 {
     struct relay_conn *c = xcalloc(1, sizeof(*c));
+    struct timeval io_timeout = clock_timeval(r->opts->hop_timeout), cache_time = {CACHE_TIME, 0};
 
     c->relay = r;
     expect(c, CONN_CONNECTING);
     smtp_line_init(&c->lines, SMTP_REPLY_LINE_LIMIT);
     c->bev = bufferevent_socket_new(r->base, -1, BEV_OPT_CLOSE_ON_FREE);
     c->idle_timer = evtimer_new(r->base, on_idle_timer, c);
+    c->io_timeout = common_timeout(r->base, io_timeout);
+    c->cache_time = common_timeout(r->base, cache_time);
     bufferevent_setcb(c->bev, on_read, on_write, on_event, c);
     set_timeouts(c);
     bufferevent_enable(c->bev, EV_READ);
