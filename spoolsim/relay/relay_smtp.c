@@ -94,6 +94,7 @@ struct relay_conn {
     unsigned rcpt;     /* index of the recipient whose RCPT reply comes next */
     unsigned accepted; /* recipients the hop took this transaction */
     struct event *idle_timer;
+    struct event *rd; /* a plain connection's own read event: see on_socket_read */
     /*
      * The hop timeout and the cache time as libevent common timeouts: a
      * bufferevent adds its read timeout again after every read, and the
@@ -439,6 +440,7 @@ static void session_ready(struct relay_conn *c)
 static void on_read(struct bufferevent *bev, void *arg);
 static void on_write(struct bufferevent *bev, void *arg);
 static void on_event(struct bufferevent *bev, short what, void *arg);
+static void on_socket_read(evutil_socket_t fd, short what, void *arg);
 
 static void set_timeouts(struct relay_conn *c)
 {
@@ -459,6 +461,12 @@ static struct timeval common_timeout(struct event_base *base, struct timeval tv)
 /* After the hop's 220 to STARTTLS; the handshake's end shows in on_event. */
 static void start_tls(struct relay_conn *c)
 {
+    /*
+     * OpenSSL's bufferevent reads the socket from now on; what came behind
+     * the 220 goes with the plain one. (Freed with the connection: this
+     * runs inside the read event's own callback.)
+     */
+    event_del(c->rd);
     c->bev = tls_bev_upgrade(c->bev, c->relay->hop_tls_ctx, TLS_BEV_CLIENT);
     if (c->bev == NULL) {
         conn_fail(c, "cannot start TLS");
@@ -626,6 +634,48 @@ static void on_read(struct bufferevent *bev, void *arg)
     }
 }
 
+/* The connection is gone or stuck: the end of a QUIT, otherwise a failure. */
+static void conn_lost(struct relay_conn *c, const char *why)
+{
+    if (c->state == CONN_QUIT)
+        conn_close(c);
+    else
+        conn_fail(c, why);
+}
+
+#define READ_ROOM 4096 /* replies are short: a pipelined group's fit many times over */
+
+/*
+ * A plain connection reads its socket itself, into the bufferevent's
+ * input: the bufferevent would ask the kernel (FIONREAD) how much is
+ * waiting before every read, one more system call per reply for nothing.
+ * EOF and errors show here, as a write error does on the next read.
+ */
+static void on_socket_read(evutil_socket_t fd, short what, void *arg)
+{
+    struct relay_conn *c = arg;
+    struct evbuffer *in = bufferevent_get_input(c->bev);
+    struct evbuffer_iovec v;
+    ssize_t n;
+
+    if (what & EV_TIMEOUT) {
+        conn_lost(c, "timeout");
+        return;
+    }
+    if (evbuffer_reserve_space(in, READ_ROOM, &v, 1) != 1)
+        msg_fatal("out of memory for the next hop's replies");
+    n = recv(fd, v.iov_base, v.iov_len, 0);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        return;
+    if (n <= 0) {
+        conn_lost(c, n == 0 ? "connection closed" : strerror(errno));
+        return;
+    }
+    v.iov_len = (size_t)n;
+    evbuffer_commit_space(in, &v, 1);
+    on_read(c->bev, c);
+}
+
 static void on_event(struct bufferevent *bev, short what, void *arg)
 {
     struct relay_conn *c = arg;
@@ -639,13 +689,13 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
     if (what & BEV_EVENT_CONNECTED) {
         c->pending = 1; /* the greeting */
         expect(c, CONN_BANNER);
+        c->rd = event_new(c->relay->base, bufferevent_getfd(c->bev), EV_READ | EV_PERSIST,
+                          on_socket_read, c);
+        if (c->rd == NULL || event_add(c->rd, &c->io_timeout) != 0)
+            conn_fail(c, "cannot watch the connection");
         return;
     }
-    if (c->state == CONN_QUIT) {
-        conn_close(c);
-        return;
-    }
-    conn_fail(c, (what & BEV_EVENT_TIMEOUT) ? "timeout"
+    conn_lost(c, (what & BEV_EVENT_TIMEOUT) ? "timeout"
                  : (what & BEV_EVENT_EOF)   ? "connection closed"
                                             : strerror(EVUTIL_SOCKET_ERROR()));
 }
@@ -683,6 +733,8 @@ static void unlink_conn(struct relay_conn **list, struct relay_conn *c)
 static void destroy(struct relay_conn *c)
 {
     unlink_conn(&c->relay->dead_conns, c);
+    if (c->rd)
+        event_free(c->rd);
     if (c->bev)
         bufferevent_free(c->bev);
     event_free(c->idle_timer);
@@ -716,6 +768,8 @@ static void conn_close(struct relay_conn *c)
     r->dead_conns = c;
     r->conn_count--;
     event_del(c->idle_timer);
+    if (c->rd)
+        event_del(c->rd);
     if (c->bev) {
         bufferevent_disable(c->bev, EV_READ | EV_WRITE);
         bufferevent_setcb(c->bev, NULL, NULL, NULL, NULL);
@@ -738,8 +792,7 @@ static void conn_open(struct relay *r)
     c->io_timeout = common_timeout(r->base, io_timeout);
     c->cache_time = common_timeout(r->base, cache_time);
     bufferevent_setcb(c->bev, on_read, on_write, on_event, c);
-    set_timeouts(c);
-    bufferevent_enable(c->bev, EV_READ);
+    set_timeouts(c); /* the write timeout covers the connect */
     c->next = r->conns;
     if (r->conns)
         r->conns->prev = c;
