@@ -14,19 +14,11 @@ strace -f -o /dev/null true 2>/dev/null || skip "strace cannot trace here (ptrac
 N=100
 SPOOL=$WORK/spool
 start_sink sink 127.0.0.1:0 100 || exit 1
-portfile=$WORK/relay.port
-timeout 120 strace -ff -qq -yy -o "$WORK/trace" -e trace=ioctl,recvfrom,recvmsg,read,readv,write,writev,sendto,sendmsg \
-    "$RELAY" relay --listen 127.0.0.1:0 --port-file "$portfile" --spool "$SPOOL" --model none \
-    --next-hop "127.0.0.1:$sink_PORT" 2>"$WORK/relay.err" &
-relay_PID=$!
-PIDS="$PIDS $relay_PID"
-for _ in $(seq 1 200); do
-    [ -s "$portfile" ] && break
-    sleep 0.05
-done
-check "relay started under strace" test -s "$portfile"
+start_relay_strace relay -yy -e trace=ioctl,recvfrom,recvmsg,read,readv,write,writev,sendto,sendmsg \
+    -- --spool "$SPOOL" --model none --next-hop "127.0.0.1:$sink_PORT"
+check "relay started under strace" test -n "$relay_PID"
 check "$N messages relayed" to "$WORK/src.out" timeout 60 "$SOURCE" -s 5 -m $N \
-    "127.0.0.1:$(cat "$portfile")"
+    "127.0.0.1:$relay_PORT"
 check "the spool drains" wait_spool_empty "$SPOOL" 60
 stop "$relay_PID"
 stop "$sink_PID"
