@@ -94,6 +94,14 @@ struct relay_conn {
     unsigned rcpt;     /* index of the recipient whose RCPT reply comes next */
     unsigned accepted; /* recipients the hop took this transaction */
     struct event *idle_timer;
+    struct event *rd; /* a plain connection's own read event: see on_socket_read */
+    /*
+     * The hop timeout and the cache time as libevent common timeouts: a
+     * bufferevent adds its read timeout again after every read, and the
+     * idle timer goes on and off with every message; on a common timeout
+     * that is a list append, not a heap operation.
+     */
+    struct timeval io_timeout, cache_time;
 };
 
 static void conn_close(struct relay_conn *c);
@@ -119,6 +127,58 @@ static void conn_flush(struct relay_conn *c)
     if (c->tls)
         return;            /* OpenSSL's bufferevent writes by itself */
     bev_out_flush(c->bev); /* a socket error shows as EOF or an error on the read side */
+}
+
+/*
+ * Bytes written straight into space reserved at the end of an output
+ * buffer: a command or the stuffed text is put together in place, with
+ * no printf, staging copy or allocation of its own.
+ */
+struct out_room {
+    struct evbuffer *out;
+    struct evbuffer_iovec v; /* v.iov_len: the size reserved */
+    size_t used;
+};
+
+static void room_commit(struct out_room *r)
+{
+    if (r->v.iov_base == NULL)
+        return;
+    r->v.iov_len = r->used;
+    evbuffer_commit_space(r->out, &r->v, 1);
+    r->v.iov_base = NULL;
+    r->used = 0;
+}
+
+/* At least `need' contiguous bytes free at r->v.iov_base + r->used; `want' if a new piece is taken.
+ */
+static char *room_get(struct out_room *r, size_t need, size_t want)
+{
+    if (r->v.iov_base != NULL && r->used + need <= r->v.iov_len)
+        return (char *)r->v.iov_base + r->used;
+    room_commit(r);
+    if (evbuffer_reserve_space(r->out, (ev_ssize_t)(want > need ? want : need), &r->v, 1) != 1)
+        msg_fatal("out of memory for the next hop's output");
+    return r->v.iov_base;
+}
+
+static void room_put(struct out_room *r, const char *data, size_t len)
+{
+    memcpy(room_get(r, len, len), data, len);
+    r->used += len;
+}
+
+/* "<verb><address>\r\n": MAIL FROM and RCPT TO, whose reply is owed. */
+static void put_path(struct relay_conn *c, struct out_room *r, const char *verb, const char *addr,
+                     size_t addr_len)
+{
+    size_t verb_len = strlen(verb);
+
+    room_get(r, verb_len + addr_len + 3, 0);
+    room_put(r, verb, verb_len);
+    room_put(r, addr, addr_len);
+    room_put(r, ">\r\n", 3);
+    c->pending++;
 }
 
 static void expect(struct relay_conn *c, enum conn_state state)
@@ -207,19 +267,28 @@ static unsigned next_rcpt(const struct relay_msg *m, unsigned i)
  */
 static void start_message(struct relay_conn *c, struct relay_msg *m)
 {
+    struct out_room r = {.out = bufferevent_get_output(c->bev)};
+    size_t size = sizeof("MAIL FROM:<>\r\n") + m->view.sender_len;
+
     c->msg = m;
     c->accepted = 0;
     c->rcpt = next_rcpt(m, 0);
     event_del(c->idle_timer);
-    conn_send(c, "MAIL FROM:<%.*s>", (int)m->view.sender_len, m->view.sender);
     if (c->pipelining) {
-        for (unsigned i = c->rcpt; i < m->view.rcpt_count; i = next_rcpt(m, i + 1)) {
-            const struct pf_qfile_rcpt *rc = &m->view.rcpts[i];
-
-            conn_send(c, "RCPT TO:<%.*s>", (int)rc->addr_len, rc->addr);
-        }
-        conn_send(c, "DATA");
+        for (unsigned i = c->rcpt; i < m->view.rcpt_count; i = next_rcpt(m, i + 1))
+            size += sizeof("RCPT TO:<>\r\n") + m->view.rcpts[i].addr_len;
+        size += sizeof("DATA\r\n");
     }
+    /* The whole group in one piece of the output, so that one write sends it. */
+    room_get(&r, size, size);
+    put_path(c, &r, "MAIL FROM:<", m->view.sender, m->view.sender_len);
+    if (c->pipelining) {
+        for (unsigned i = c->rcpt; i < m->view.rcpt_count; i = next_rcpt(m, i + 1))
+            put_path(c, &r, "RCPT TO:<", m->view.rcpts[i].addr, m->view.rcpts[i].addr_len);
+        room_put(&r, "DATA\r\n", 6);
+        c->pending++;
+    }
+    room_commit(&r);
     expect(c, CONN_MAIL);
     conn_flush(c);
 }
@@ -228,14 +297,13 @@ static void go_idle(struct relay_conn *c)
 {
     struct relay *r = c->relay;
     struct relay_msg *m;
-    struct timeval cache = {CACHE_TIME, 0};
 
     expect(c, CONN_IDLE);
     if ((m = relay_qmgr_next_ready(r)) != NULL) {
         start_message(c, m);
         return;
     }
-    event_add(c->idle_timer, &cache);
+    event_add(c->idle_timer, &c->cache_time);
 }
 
 /*
@@ -278,25 +346,16 @@ static int hop_spoke_early(const struct relay_conn *c)
 }
 
 #define STUFF_PIECE 4096
+#define TEXT_ROOM 65536 /* the most reserved at once for the stuffed text */
 
-struct text_out {
-    struct evbuffer *out;
-    struct smtp_stuffer st;
-    size_t n;
-    char wire[4 * STUFF_PIECE];
-};
-
-/* Stuff `len' bytes into the staging buffer a piece at a time, whatever a record's size. */
-static void stuff_out(struct text_out *t, const char *data, size_t len)
+/* Stuff `len' bytes into the output a piece at a time, whatever a record's size. */
+static void stuff_out(struct out_room *r, struct smtp_stuffer *st, const char *data, size_t len,
+                      size_t want)
 {
     while (len > 0) {
         size_t piece = len < STUFF_PIECE ? len : STUFF_PIECE;
 
-        if (t->n + SMTP_STUFF_BOUND(piece) > sizeof(t->wire)) {
-            evbuffer_add(t->out, t->wire, t->n);
-            t->n = 0;
-        }
-        t->n += smtp_stuff(&t->st, data, piece, t->wire + t->n);
+        r->used += smtp_stuff(st, data, piece, room_get(r, SMTP_STUFF_BOUND(piece), want));
         data += piece;
         len -= piece;
     }
@@ -305,8 +364,12 @@ static void stuff_out(struct text_out *t, const char *data, size_t len)
 static void send_text(struct relay_conn *c)
 {
     struct relay_msg *m = c->msg;
-    struct text_out *t;
+    struct out_room r = {.out = bufferevent_get_output(c->bev)};
+    struct smtp_stuffer st;
     size_t off = m->view.content_start, len;
+    /* Stuffing at most doubles the records (their headers included): room for all of a small one.
+     */
+    size_t want = 2 * (m->view.content_end - m->view.content_start) + SMTP_STUFF_FINISH_MAX;
     const char *data;
     int line_end;
 
@@ -315,23 +378,17 @@ static void send_text(struct relay_conn *c)
         conn_fail(c, "reply before the message text was sent");
         return;
     }
+    if (m->view.content_end < m->view.content_start || want > TEXT_ROOM)
+        want = TEXT_ROOM;
     /* Stuffed record by record into the output: the text is not copied whole on the way. */
-    t = xmalloc(sizeof(*t));
-    t->out = bufferevent_get_output(c->bev);
-    t->n = 0;
-    smtp_stuff_init(&t->st);
+    smtp_stuff_init(&st);
     while (pf_qfile_content_next(m->file, &m->view, &off, &data, &len, &line_end)) {
-        stuff_out(t, data, len);
+        stuff_out(&r, &st, data, len, want);
         if (line_end)
-            stuff_out(t, "\r\n", 2);
+            stuff_out(&r, &st, "\r\n", 2, want);
     }
-    if (t->n + SMTP_STUFF_FINISH_MAX > sizeof(t->wire)) {
-        evbuffer_add(t->out, t->wire, t->n);
-        t->n = 0;
-    }
-    t->n += smtp_stuff_finish(&t->st, t->wire + t->n);
-    evbuffer_add(t->out, t->wire, t->n);
-    free(t);
+    r.used += smtp_stuff_finish(&st, room_get(&r, SMTP_STUFF_FINISH_MAX, SMTP_STUFF_FINISH_MAX));
+    room_commit(&r);
     c->pending++;
     expect(c, CONN_DOT);
     conn_flush(c);
@@ -345,8 +402,10 @@ static void after_envelope_reply(struct relay_conn *c)
     if (c->rcpt < m->view.rcpt_count) {
         if (!c->pipelining) {
             const struct pf_qfile_rcpt *rc = &m->view.rcpts[c->rcpt];
+            struct out_room r = {.out = bufferevent_get_output(c->bev)};
 
-            conn_send(c, "RCPT TO:<%.*s>", (int)rc->addr_len, rc->addr);
+            put_path(c, &r, "RCPT TO:<", rc->addr, rc->addr_len);
+            room_commit(&r);
             conn_flush(c);
         }
         expect(c, CONN_RCPT);
@@ -381,18 +440,33 @@ static void session_ready(struct relay_conn *c)
 static void on_read(struct bufferevent *bev, void *arg);
 static void on_write(struct bufferevent *bev, void *arg);
 static void on_event(struct bufferevent *bev, short what, void *arg);
+static void on_socket_read(evutil_socket_t fd, short what, void *arg);
 
 static void set_timeouts(struct relay_conn *c)
 {
-    struct timeval timeout;
+    bufferevent_set_timeouts(c->bev, &c->io_timeout, &c->io_timeout);
+}
 
-    timeout = clock_timeval(c->relay->opts->hop_timeout);
-    bufferevent_set_timeouts(c->bev, &timeout, &timeout);
+/* `tv' as a common timeout of `base' (a copy works alike), or itself where libevent has no room. */
+static struct timeval common_timeout(struct event_base *base, struct timeval tv)
+{
+    const struct timeval *common;
+
+    if (!evutil_timerisset(&tv))
+        return tv; /* no timeout at all, which a common one cannot say */
+    common = event_base_init_common_timeout(base, &tv);
+    return common ? *common : tv;
 }
 
 /* After the hop's 220 to STARTTLS; the handshake's end shows in on_event. */
 static void start_tls(struct relay_conn *c)
 {
+    /*
+     * OpenSSL's bufferevent reads the socket from now on; what came behind
+     * the 220 goes with the plain one. (Freed with the connection: this
+     * runs inside the read event's own callback.)
+     */
+    event_del(c->rd);
     c->bev = tls_bev_upgrade(c->bev, c->relay->hop_tls_ctx, TLS_BEV_CLIENT);
     if (c->bev == NULL) {
         conn_fail(c, "cannot start TLS");
@@ -560,6 +634,48 @@ static void on_read(struct bufferevent *bev, void *arg)
     }
 }
 
+/* The connection is gone or stuck: the end of a QUIT, otherwise a failure. */
+static void conn_lost(struct relay_conn *c, const char *why)
+{
+    if (c->state == CONN_QUIT)
+        conn_close(c);
+    else
+        conn_fail(c, why);
+}
+
+#define READ_ROOM 4096 /* replies are short: a pipelined group's fit many times over */
+
+/*
+ * A plain connection reads its socket itself, into the bufferevent's
+ * input: the bufferevent would ask the kernel (FIONREAD) how much is
+ * waiting before every read, one more system call per reply for nothing.
+ * EOF and errors show here, as a write error does on the next read.
+ */
+static void on_socket_read(evutil_socket_t fd, short what, void *arg)
+{
+    struct relay_conn *c = arg;
+    struct evbuffer *in = bufferevent_get_input(c->bev);
+    struct evbuffer_iovec v;
+    ssize_t n;
+
+    if (what & EV_TIMEOUT) {
+        conn_lost(c, "timeout");
+        return;
+    }
+    if (evbuffer_reserve_space(in, READ_ROOM, &v, 1) != 1)
+        msg_fatal("out of memory for the next hop's replies");
+    n = recv(fd, v.iov_base, v.iov_len, 0);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        return;
+    if (n <= 0) {
+        conn_lost(c, n == 0 ? "connection closed" : strerror(errno));
+        return;
+    }
+    v.iov_len = (size_t)n;
+    evbuffer_commit_space(in, &v, 1);
+    on_read(c->bev, c);
+}
+
 static void on_event(struct bufferevent *bev, short what, void *arg)
 {
     struct relay_conn *c = arg;
@@ -573,13 +689,13 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
     if (what & BEV_EVENT_CONNECTED) {
         c->pending = 1; /* the greeting */
         expect(c, CONN_BANNER);
+        c->rd = event_new(c->relay->base, bufferevent_getfd(c->bev), EV_READ | EV_PERSIST,
+                          on_socket_read, c);
+        if (c->rd == NULL || event_add(c->rd, &c->io_timeout) != 0)
+            conn_fail(c, "cannot watch the connection");
         return;
     }
-    if (c->state == CONN_QUIT) {
-        conn_close(c);
-        return;
-    }
-    conn_fail(c, (what & BEV_EVENT_TIMEOUT) ? "timeout"
+    conn_lost(c, (what & BEV_EVENT_TIMEOUT) ? "timeout"
                  : (what & BEV_EVENT_EOF)   ? "connection closed"
                                             : strerror(EVUTIL_SOCKET_ERROR()));
 }
@@ -617,6 +733,8 @@ static void unlink_conn(struct relay_conn **list, struct relay_conn *c)
 static void destroy(struct relay_conn *c)
 {
     unlink_conn(&c->relay->dead_conns, c);
+    if (c->rd)
+        event_free(c->rd);
     if (c->bev)
         bufferevent_free(c->bev);
     event_free(c->idle_timer);
@@ -650,6 +768,8 @@ static void conn_close(struct relay_conn *c)
     r->dead_conns = c;
     r->conn_count--;
     event_del(c->idle_timer);
+    if (c->rd)
+        event_del(c->rd);
     if (c->bev) {
         bufferevent_disable(c->bev, EV_READ | EV_WRITE);
         bufferevent_setcb(c->bev, NULL, NULL, NULL, NULL);
@@ -662,15 +782,17 @@ static void conn_close(struct relay_conn *c)
 static void conn_open(struct relay *r)
 {
     struct relay_conn *c = xcalloc(1, sizeof(*c));
+    struct timeval io_timeout = clock_timeval(r->opts->hop_timeout), cache_time = {CACHE_TIME, 0};
 
     c->relay = r;
     expect(c, CONN_CONNECTING);
     smtp_line_init(&c->lines, SMTP_REPLY_LINE_LIMIT);
     c->bev = bufferevent_socket_new(r->base, -1, BEV_OPT_CLOSE_ON_FREE);
     c->idle_timer = evtimer_new(r->base, on_idle_timer, c);
+    c->io_timeout = common_timeout(r->base, io_timeout);
+    c->cache_time = common_timeout(r->base, cache_time);
     bufferevent_setcb(c->bev, on_read, on_write, on_event, c);
-    set_timeouts(c);
-    bufferevent_enable(c->bev, EV_READ);
+    set_timeouts(c); /* the write timeout covers the connect */
     c->next = r->conns;
     if (r->conns)
         r->conns->prev = c;

@@ -218,6 +218,23 @@ start_relay() {
     started "$name" $! "spoolsim relay"
 }
 
+# start_relay_strace NAME STRACE_OPTION... -- RELAY_OPTION...: a relay on a
+# free port under strace -ff -qq, one trace file a thread ($WORK/trace.TID);
+# sets NAME_PID and NAME_PORT as start_relay does (no --model of its own).
+start_relay_strace() {
+    local name=$1 trace=()
+    shift
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do
+        trace+=("$1")
+        shift
+    done
+    shift
+    rm -f "$WORK/$name.port"
+    timeout "${TEST_PROCESS_TIMEOUT:-300}" strace -ff -qq -o "$WORK/trace" "${trace[@]}" \
+        "$RELAY" relay --listen 127.0.0.1:0 --port-file "$WORK/$name.port" "$@" 2>>"$WORK/$name.err" &
+    started "$name" $! "spoolsim relay under strace"
+}
+
 # raw_op_counts PROFILE N OUT [OPTION...]: the file operations `spoolsim raw
 # --profile PROFILE' makes per message, one "KIND VALUE" a line
 # (tests/helpers/strace_count.py), from a run of 2N messages minus a run of N with

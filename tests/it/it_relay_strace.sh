@@ -17,20 +17,12 @@ strace -f -o /dev/null true 2>/dev/null || skip "strace cannot trace here (ptrac
 N=200
 SPOOL=$WORK/spool
 start_sink sink --msg-log "$WORK/sink.log" 127.0.0.1:0 100 || exit 1
-portfile=$WORK/relay.port
-timeout 120 strace -ff -qq -y -o "$WORK/trace" \
+start_relay_strace relay -y \
     -e trace=openat,open,creat,rename,renameat,renameat2,unlink,unlinkat,fsync,fdatasync,fchmod,chmod,utimensat,utimes,mkdir,mkdirat,flock \
-    "$RELAY" relay --listen 127.0.0.1:0 --port-file "$portfile" --spool "$SPOOL" \
-    --next-hop "127.0.0.1:$sink_PORT" 2>"$WORK/relay.err" &
-relay_PID=$!
-PIDS="$PIDS $relay_PID"
-for _ in $(seq 1 200); do
-    [ -s "$portfile" ] && break
-    sleep 0.05
-done
-check "relay started under strace" test -s "$portfile"
+    -- --spool "$SPOOL" --next-hop "127.0.0.1:$sink_PORT"
+check "relay started under strace" test -n "$relay_PID"
 check "$N messages relayed" to "$WORK/src.out" timeout 60 "$SOURCE" -s 10 -m $N \
-    --msg-log "$WORK/src.log" "127.0.0.1:$(cat "$portfile")"
+    --msg-log "$WORK/src.log" "127.0.0.1:$relay_PORT"
 check "the spool drains" wait_spool_empty "$SPOOL" 60
 stop "$relay_PID"
 stop "$sink_PID"

@@ -269,6 +269,74 @@ START_TEST(test_stuff_split_crlf)
 }
 END_TEST
 
+/* The rule of smtp_stuff.h, a byte at a time: the oracle for the test below. */
+static size_t stuff_by_the_rule(const char *in, size_t len, char *out)
+{
+    size_t n = 0;
+    int at_line_start = 1;
+
+    for (size_t i = 0; i < len; i++) {
+        if (in[i] == '\r' || in[i] == '\n') {
+            if (in[i] == '\r' && i + 1 < len && in[i + 1] == '\n')
+                i++;
+            out[n++] = '\r';
+            out[n++] = '\n';
+            at_line_start = 1;
+            continue;
+        }
+        if (at_line_start && in[i] == '.')
+            out[n++] = '.';
+        out[n++] = in[i];
+        at_line_start = 0;
+    }
+    if (!at_line_start) {
+        out[n++] = '\r';
+        out[n++] = '\n';
+    }
+    memcpy(out + n, ".\r\n", 3);
+    return n + 3;
+}
+
+/*
+ * Random text of runs, dots, CRs and LFs, fed in random pieces (a CR LF
+ * split across two, a dot first in a piece), comes out as the rule says.
+ */
+START_TEST(test_stuff_random_pieces)
+{
+    static const char alphabet[] = "ab.\r\nxyz";
+    unsigned long seed = 12345;
+
+    for (int round = 0; round < 2000; round++) {
+        char in[300], want[700], got[700];
+        size_t len, want_len, got_len = 0, off = 0;
+        struct smtp_stuffer st;
+
+        seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+        len = (seed >> 33) % sizeof(in);
+        for (size_t i = 0; i < len; i++) {
+            seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+            /* mostly letters, so that runs are long enough to matter */
+            in[i] = (seed >> 40) % 4 ? 'q' : alphabet[(seed >> 33) % (sizeof(alphabet) - 1)];
+        }
+        want_len = stuff_by_the_rule(in, len, want);
+        smtp_stuff_init(&st);
+        while (off < len) {
+            size_t piece;
+
+            seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+            piece = 1 + (seed >> 33) % 40;
+            if (piece > len - off)
+                piece = len - off;
+            got_len += smtp_stuff(&st, in + off, piece, got + got_len);
+            off += piece;
+        }
+        got_len += smtp_stuff_finish(&st, got + got_len);
+        ck_assert_msg(got_len == want_len && memcmp(got, want, got_len) == 0,
+                      "round %d: %zu bytes stuffed wrong", round, len);
+    }
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("smtp_data");
@@ -287,6 +355,7 @@ int main(void)
     tcase_add_loop_test(sm, test_lenient_endings, 0, N_SMUGGLE);
     tcase_add_test(st, test_stuff_round_trip);
     tcase_add_test(st, test_stuff_split_crlf);
+    tcase_add_test(st, test_stuff_random_pieces);
     suite_add_tcase(s, rd);
     suite_add_tcase(s, sm);
     suite_add_tcase(s, st);
