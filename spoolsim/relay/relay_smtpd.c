@@ -685,6 +685,7 @@ void relay_smtpd_accept(struct relay_loop *loop, int fd, const struct sockaddr *
         relay_loop_session_ended(loop);
         return;
     }
+    smtp_server_direct_read(&s->conn); /* one read() per event, as smtp-sink (bev_in.h) */
     smtp_seq_init(&s->seq);
     data_deadline_init(&s->data_deadline, loop->base, r->opts->timeout, r->opts->min_data_rate,
                        on_data_too_slow, s);
@@ -700,7 +701,7 @@ void relay_smtpd_accept(struct relay_loop *loop, int fd, const struct sockaddr *
         snprintf(text, sizeof(text), "220 %s ESMTP spoolsim", r->opts->hostname);
         reply_spent(s, text, relay_model_command_ns(r->model, 0));
     }
-    bufferevent_enable(s->conn.bev, EV_READ);
+    smtp_server_read(&s->conn, 1);
     session_flush(s);
 }
 
