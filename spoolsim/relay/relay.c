@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <event2/listener.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,9 +109,10 @@ static void on_accept_error(struct evconnlistener *listener, void *arg)
     msg_warn("accept: %s", strerror(errno));
 }
 
+/* Stopped once nothing is under way, and no client waits for a reply held back (--reply-delay). */
 static void check_stopped(struct relay *r)
 {
-    if (r->stopping && relay_qmgr_idle(r))
+    if (r->stopping && relay_qmgr_idle(r) && r->replies_held == 0)
         event_base_loopexit(r->base, NULL);
 }
 
@@ -209,6 +211,7 @@ int spoolsim_relay(int argc, char **argv)
     struct relay r;
     struct json_run run;
     struct event *sigint, *sigterm, *sighup, *sigusr1;
+    sigset_t held_signals;
     struct timeval interval;
     char err[8192];
     struct stat st;
@@ -216,6 +219,18 @@ int spoolsim_relay(int argc, char **argv)
 
     json_run_init(&run, "spoolsim relay", "spoolsim", argc, argv);
     relay_options_parse(&opts, argc, argv);
+    /*
+     * The stop and report signals wait until the loop can take them: one
+     * that comes while the relay sets up (once the port file is there, a
+     * client may well send it) stops it as one in service does, with its
+     * summary and its pid file removed, not by the default action.
+     */
+    sigemptyset(&held_signals);
+    sigaddset(&held_signals, SIGINT);
+    sigaddset(&held_signals, SIGTERM);
+    sigaddset(&held_signals, SIGHUP);
+    sigaddset(&held_signals, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &held_signals, NULL);
     msg_set_verbose(opts.verbose);
     signal(SIGPIPE, SIG_IGN);
     memset(&r, 0, sizeof(r));
@@ -254,6 +269,18 @@ int spoolsim_relay(int argc, char **argv)
     if (r.model && !r.backend->takes_model)
         msg_usage("--model %s: a model is a Postfix's CPU; it goes with --profile postfix only",
                   opts.model);
+    /*
+     * The loops and their threads before the spool: what runs out of
+     * descriptors or threads (a pipe, an event base each) fails here, with
+     * nothing made yet.
+     */
+    if ((r.base = event_base_new()) == NULL)
+        msg_fatal("cannot create an event base");
+    pthread_mutex_init(&r.stats_lock, NULL);
+    relay_loops_start(&r);
+    /* Its thread is numbered after every cleanup thread (a profile's runners). */
+    r.qmgr = opts.qmgr == RELAY_QMGR_SINGLE ? io_pool_new(r.base, 1, opts.cleanup_threads, "qmgr")
+                                            : r.cleanup;
     if (r.backend->open(&r, err, sizeof(err)) != 0)
         setup_failed(opts.spool, made_spool, err);
     if ((lock_fd = pf_spool_lock(&r.spool, err, sizeof(err))) < 0)
@@ -268,13 +295,6 @@ int spoolsim_relay(int argc, char **argv)
     if (pf_spool_drop_privileges(&r.spool, err, sizeof(err)) != 0)
         msg_fatal("-u %s: %s", opts.user, err);
 
-    if ((r.base = event_base_new()) == NULL)
-        msg_fatal("cannot create an event base");
-    pthread_mutex_init(&r.stats_lock, NULL);
-    relay_loops_start(&r);
-    /* Its thread is numbered after every cleanup thread (a profile's runners). */
-    r.qmgr = opts.qmgr == RELAY_QMGR_SINGLE ? io_pool_new(r.base, 1, opts.cleanup_threads, "qmgr")
-                                            : r.cleanup;
     relay_usage_init(&r);
     r.start_ns = clock_now_ns();
     r.cpu_loop_start_ns = cpu_thread_ns(); /* set-up (and the model's speed test) is not service */
@@ -296,6 +316,7 @@ int spoolsim_relay(int argc, char **argv)
     sigusr1 = evsignal_new(r.base, SIGUSR1, on_report_signal, &r);
     evsignal_add(sighup, NULL);
     evsignal_add(sigusr1, NULL);
+    pthread_sigmask(SIG_UNBLOCK, &held_signals, NULL); /* the loop's own threads keep them blocked */
     r.stats_timer = event_new(r.base, -1, EV_PERSIST, on_stats_timer, &r);
     interval = clock_timeval(opts.stats_interval);
     evtimer_add(r.stats_timer, &interval);

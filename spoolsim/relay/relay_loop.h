@@ -39,7 +39,7 @@ struct relay_loop {
     struct io_pool *smtpd;   /* --model: smtpd's CPU per command; else NULL */
     struct relay_session *sessions;
     _Atomic unsigned load; /* sessions dealt to it and not yet ended */
-    uint64_t served;       /* sessions it has started: its own thread's count */
+    _Atomic uint64_t served; /* sessions it has started (a report reads it mid-run) */
     uint64_t cpu_ns;       /* its thread's CPU: taken as it ended; loop 0's by take_cpu() */
     struct mailbox_item close_item, exit_item;
 };

@@ -169,6 +169,7 @@ struct relay {
     _Atomic unsigned session_total;  /* client sessions, all loops */
     _Atomic int accept_paused;       /* at --max-sessions: the listener waits for one to end */
     _Atomic int resume_posted;       /* resume_item is on its way to loop 0 */
+    _Atomic unsigned replies_held;   /* sessions holding replies (--reply-delay): a stop waits */
     struct mailbox_item resume_item; /* a loop's session ended while the listener waited */
     pthread_mutex_t stats_lock;      /* stats.spool */
     SSL_CTX *tls_ctx;                /* NULL unless --tls */

@@ -144,6 +144,7 @@ static void hold_reply(struct relay_session *s, const char *text)
     s->hold_until = clock_now_ns() + (uint64_t)((s->greeted ? rtt : 2 * rtt) * 1e9);
     s->greeted = 1;
     s->holding = 1;
+    s->relay->replies_held++;
     evtimer_add(s->hold_timer, &tv);
 }
 
@@ -243,6 +244,7 @@ static void on_hold_over(evutil_socket_t fd, short what, void *arg)
         return;
     }
     s->holding = 0;
+    s->relay->replies_held--;
     bufferevent_write_buffer(s->conn.bev, s->held);
     if (s->close_when_out) {
         s->close_when_out = 0;
@@ -660,6 +662,8 @@ static void session_free(struct relay_session *s)
         s->step->s = NULL; /* its CPU is spent all the same; step_done() frees the buffer */
     else
         free(s->step_buf);
+    if (s->holding)
+        s->relay->replies_held--;
     if (s->hold_timer)
         event_free(s->hold_timer);
     if (s->held)

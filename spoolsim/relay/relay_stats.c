@@ -198,11 +198,23 @@ static const char *qmgr_name(const struct relay *r)
     return r->opts->qmgr == RELAY_QMGR_SINGLE ? "single" : "pool";
 }
 
+/* The spool's counts now: the loops' jobs add to them under the lock. */
+static struct pf_spool_stats spool_counts(const struct relay *r)
+{
+    struct pf_spool_stats sp;
+
+    /* A report reads the relay, but the lock is taken all the same. */
+    pthread_mutex_lock((pthread_mutex_t *)&r->stats_lock);
+    sp = r->stats.spool;
+    pthread_mutex_unlock((pthread_mutex_t *)&r->stats_lock);
+    return sp;
+}
+
 static void print_report(const struct relay *r, FILE *fp)
 {
     const struct relay_stats *st = &r->stats;
     uint64_t ops[OP_KIND_COUNT];
-    const struct pf_spool_stats *sp = &st->spool;
+    const struct pf_spool_stats spool = spool_counts(r), *sp = &spool;
     double window = busy(r);
     struct fsinfo fs;
     char where[1200], model[400], verdict[600];
@@ -362,6 +374,7 @@ static void write_ops(struct json_writer *w, const char *key, const struct pf_sp
 int relay_stats_write_json(const struct relay *r, const char *path)
 {
     const struct relay_stats *st = &r->stats;
+    const struct pf_spool_stats spool = spool_counts(r);
     uint64_t ops[OP_KIND_COUNT];
     double window = busy(r);
     struct json_writer w;
@@ -423,9 +436,9 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     json_uint(&w, "session_error_closes", st->error_closes);
     json_uint(&w, "session_limit_waits", st->session_limit_waits);
     json_uint(&w, "max_concurrent_sessions", st->max_concurrent);
-    json_uint(&w, "fsyncs", st->spool.fsyncs);
-    json_double(&w, "fsyncs_per_s", per_sec(st->spool.fsyncs, window));
-    write_ops(&w, "spool_ops", &st->spool);
+    json_uint(&w, "fsyncs", spool.fsyncs);
+    json_double(&w, "fsyncs_per_s", per_sec(spool.fsyncs, window));
+    write_ops(&w, "spool_ops", &spool);
     if (r->backend->profile_ops(r, ops)) {
         json_begin_object(&w, "profile_ops");
         for (unsigned k = 0; k < OP_KIND_COUNT; k++)

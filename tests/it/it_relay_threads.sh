@@ -106,6 +106,40 @@ acked=$(wc -l <"$WORK/stop.src.log")
 check "stop: every acknowledged message delivered once: $report" \
     test "$report" = "acked $acked, lost 0, duplicated 0"
 
+# A stop while replies are held for a client's round trip (--reply-delay):
+# the relay waits for them, so that no client misses the 250 of a message
+# that is queued (it would send it again: a duplicate).
+SPOOL=$WORK/held.spool
+start_sink hsink --msg-log "$WORK/held.sink.log" 127.0.0.1:0 200 || exit 1
+start_relay hrelay --threads 3 --reply-delay 200ms --spool "$SPOOL" \
+    --next-hop "127.0.0.1:$hsink_PORT" || exit 1
+timeout 120 "$SOURCE" -s 40 -m 100000 --msg-log "$WORK/held.src.log" "127.0.0.1:$hrelay_PORT" \
+    >"$WORK/held.src.out" 2>&1 &
+src_pid=$!
+# The first messages at the sink: queued and relayed, their 250s held for 200 ms.
+wait_until 30 test -s "$WORK/held.sink.log"
+kill -TERM "$(pgrep -P "$hrelay_PID" spoolsim || echo "$hrelay_PID")"
+wait "$hrelay_PID"
+stop "$src_pid"
+start_relay hrelay2 --spool "$SPOOL" --next-hop "127.0.0.1:$hsink_PORT" || exit 1
+check "held: the restarted relay drains the rest" wait_spool_empty "$SPOOL" 60
+stop "$hrelay2_PID"
+stop "$hsink_PID"
+unacked=$(python3 - "$WORK/held.src.log" "$WORK/held.sink.log" <<'PY'
+import sys
+ids = lambda p: {dict(x.split("=", 1) for x in l.split() if "=" in x).get("message-id") for l in open(p)}
+print(len(ids(sys.argv[2]) - ids(sys.argv[1])))
+PY
+)
+report=$(delivery_report "$WORK/held.src.log" "$WORK/held.sink.log")
+check "held: every acknowledged message delivered once: $report" \
+    test "$report" = "acked $(wc -l <"$WORK/held.src.log"), lost 0, duplicated 0"
+check "held: no message delivered whose client missed its 250 ($unacked)" test "$unacked" = 0
+
+# Out of descriptors for 64 loops (a pipe and an event base each): the
+# relay fails before it makes its spool, and leaves none behind.
+check "64 loops with 150 descriptors: exit 1, named, no spool made" sh -c "ulimit -n 150; '$RELAY' relay --spool '$WORK/nofds' --listen 127.0.0.1:0 --next-hop 127.0.0.1:9 --threads 64 --cleanup-threads 64 2>'$WORK/nofds.err'; test \$? = 1 && grep -q 'Too many open files' '$WORK/nofds.err' && test ! -e '$WORK/nofds'"
+
 # Usage errors, before anything is made.
 for bad in "--threads 0" "--threads 65" "--threads x" "--threads 5 --cleanup-threads 4"; do
     # shellcheck disable=SC2086
