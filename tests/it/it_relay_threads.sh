@@ -136,6 +136,22 @@ check "held: every acknowledged message delivered once: $report" \
     test "$report" = "acked $(wc -l <"$WORK/held.src.log"), lost 0, duplicated 0"
 check "held: no message delivered whose client missed its 250 ($unacked)" test "$unacked" = 0
 
+# A SIGTERM as soon as the port file is there (set-up still under way):
+# the relay stops as in service, exit 0 with its summary, not killed.
+early=""
+for i in 1 2 3; do
+    rm -f "$WORK/early.port"
+    "$RELAY" relay --listen 127.0.0.1:0 --port-file "$WORK/early.port" --spool "$WORK/early.spool" \
+        --next-hop 127.0.0.1:9 --threads 4 --model none 2>"$WORK/early.err" &
+    pid=$!
+    wait_until 10 test -s "$WORK/early.port"
+    kill -TERM "$pid"
+    wait "$pid"
+    early="$early $?$(grep -q '^received ' "$WORK/early.err" && echo +summary)"
+done
+check "SIGTERM right after the port file: exit 0 with a summary, 3 times ($early)" \
+    test "$early" = " 0+summary 0+summary 0+summary"
+
 # Out of descriptors for 64 loops (a pipe and an event base each): the
 # relay fails before it makes its spool, and leaves none behind.
 check "64 loops with 150 descriptors: exit 1, named, no spool made" sh -c "ulimit -n 150; '$RELAY' relay --spool '$WORK/nofds' --listen 127.0.0.1:0 --next-hop 127.0.0.1:9 --threads 64 --cleanup-threads 64 2>'$WORK/nofds.err'; test \$? = 1 && grep -q 'Too many open files' '$WORK/nofds.err' && test ! -e '$WORK/nofds'"
