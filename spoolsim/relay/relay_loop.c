@@ -105,6 +105,7 @@ void relay_loops_start(struct relay *r)
         first += share;
         loop->close_item.run = on_close_item;
         loop->exit_item.run = on_exit_item;
+        loop->concurrency = r->opts->concurrency / n + (i < r->opts->concurrency % n);
     }
     r->cleanup = r->loops[0].cleanup;
     r->smtpd = r->loops[0].smtpd;

@@ -130,7 +130,7 @@ struct relay_stats {
     struct pf_spool_stats spool; /* under the relay's stats_lock: every loop's jobs add to it */
     struct pf_spool_stats maildir;
     struct histogram receive, commit, queue_wait, delivery, end_to_end;
-    uint64_t hop_connects, hop_failures, hop_tls;
+    _Atomic uint64_t hop_connects, hop_failures, hop_tls; /* any loop */
     uint64_t flow_waits; /* messages that waited for a flow token */
     _Atomic uint64_t sessions, tls_sessions, timeouts, error_closes; /* SMTP clients, any loop */
     uint64_t session_limit_waits; /* times the listener paused at --max-sessions */
@@ -177,16 +177,13 @@ struct relay {
     char ehlo_reply[512];            /* offers STARTTLS when tls_ctx is set */
     char ehlo_reply_tls[512];        /* inside TLS */
 
-    /* next hop */
-    struct relay_conn *conns;      /* all open connections */
-    struct relay_conn *dead_conns; /* closed, to be freed by the loop */
-    unsigned conn_count, conn_idle;
+    /* next hop: the connections are each loop's own (relay_loop.h) */
     struct sockaddr_storage hop_addr;
     socklen_t hop_addr_len;
     char hop_desc[128];
-    unsigned conn_starting; /* connections not yet past EHLO */
-    int hop_unreachable;    /* said once when the hop goes away, once when it is back */
-    int has_disk;           /* the spool is on a block device, whose stat file is: */
+    _Atomic int hop_unreachable; /* said once when the hop goes away, once when it is back */
+    unsigned deliver_turn;       /* the loop relay_smtp_deliver() asks first next time */
+    int has_disk;                /* the spool is on a block device, whose stat file is: */
     char disk_stat[64];
     struct sysusage_kthreads kthreads;
     struct event *usage_timer; /* relay_usage_mark() when it comes too soon */
@@ -214,10 +211,11 @@ void relay_smtpd_close_all(struct relay_loop *loop);
 void relay_smtpd_free_all(struct relay *r); /* every loop's, once they have ended */
 void relay_smtpd_build_ehlo(struct relay *r);
 
-/* relay_smtp.c and relay_local.c: deliver m, then call relay_qmgr_delivered(m) */
+/* relay_smtp.c and relay_local.c: deliver m, then call relay_qmgr_delivered(m) on loop 0 */
 int relay_smtp_init(struct relay *r, char *err, size_t errlen);
-void relay_smtp_deliver(struct relay *r); /* start what the connection limit allows */
-void relay_smtp_close_all(struct relay *r);
+/* On loop 0: start what the connection limits allow, on every loop. */
+void relay_smtp_deliver(struct relay *r);
+void relay_smtp_close_all(struct relay *r); /* every loop's, once they have ended */
 void relay_local_deliver(struct relay *r, struct relay_msg *m);
 int relay_local_init(struct relay *r, char *err, size_t errlen);
 

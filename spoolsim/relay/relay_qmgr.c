@@ -35,6 +35,7 @@ void relay_qmgr_new(struct relay *r)
 {
     r->qm = xcalloc(1, sizeof(*r->qm));
     pthread_mutex_init(&r->qm->all_lock, NULL);
+    pthread_mutex_init(&r->qm->ready_lock, NULL);
     r->qm->flow_tokens = r->opts->in_flow_limit;
 }
 
@@ -148,6 +149,7 @@ void relay_qmgr_free(struct relay *r)
     if (r->qm->flow_timer)
         event_free(r->qm->flow_timer);
     pthread_mutex_destroy(&r->qm->all_lock);
+    pthread_mutex_destroy(&r->qm->ready_lock);
     free(r->qm);
     r->qm = NULL;
 }
@@ -389,14 +391,14 @@ static unsigned feed_limit(const struct relay *r)
 
 void relay_qmgr_kick(struct relay *r)
 {
+    struct relay_msg *m;
     struct relay_qmgr *q = r->qm;
 
     if (r->stopping)
         return;
     while (q->incoming_head && q->n_moving < feed_limit(r) &&
            q->n_active + q->n_moving < r->opts->active_limit) {
-        struct relay_msg *m = pop(&q->incoming_head, &q->incoming_tail);
-
+        m = pop(&q->incoming_head, &q->incoming_tail);
         if (m->queue == RELAY_Q_INCOMING)
             q->n_incoming--;
         q->n_moving++;
@@ -409,33 +411,34 @@ void relay_qmgr_kick(struct relay *r)
         relay_smtp_deliver(r);
         return;
     }
-    while (q->ready_head) {
-        struct relay_msg *m = pop(&q->ready_head, &q->ready_tail);
-
-        q->n_ready--;
-        q->n_delivering++;
-        m->t_deliver = clock_now_ns();
+    while ((m = relay_qmgr_next_ready(r)) != NULL)
         relay_local_deliver(r, m);
-    }
 }
 
 void qmgr_ready(struct relay *r, struct relay_msg *m)
 {
+    pthread_mutex_lock(&r->qm->ready_lock);
     qmgr_push(&r->qm->ready_head, &r->qm->ready_tail, m);
     r->qm->n_ready++;
+    pthread_mutex_unlock(&r->qm->ready_lock);
     relay_qmgr_kick(r);
 }
 
 struct relay_msg *relay_qmgr_next_ready(struct relay *r)
 {
     struct relay_qmgr *q = r->qm;
-    struct relay_msg *m = r->stopping ? NULL : pop(&q->ready_head, &q->ready_tail);
+    struct relay_msg *m;
 
+    if (r->stopping || q->n_ready == 0)
+        return NULL;
+    pthread_mutex_lock(&q->ready_lock);
+    m = pop(&q->ready_head, &q->ready_tail);
     if (m) {
         q->n_ready--;
         q->n_delivering++;
         m->t_deliver = clock_now_ns();
     }
+    pthread_mutex_unlock(&q->ready_lock);
     return m;
 }
 

@@ -2,7 +2,8 @@
  * relay_qmgr_impl - the queue manager's own state, shared by its three
  * files (relay_qmgr.c, relay_cleanup.c, relay_attempt.c) and by no other:
  * the rest of the relay sees only relay_qmgr.h. All of it is loop 0's,
- * but for the list of every message, which sessions add to on any loop.
+ * but for the list of every message, which sessions add to on any loop,
+ * and the ready list, which every loop's connections take from.
  */
 #ifndef SPOOLSIM_RELAY_QMGR_IMPL_H
 #define SPOOLSIM_RELAY_QMGR_IMPL_H
@@ -19,8 +20,11 @@ struct relay_qmgr {
     pthread_mutex_t all_lock;
     struct relay_msg *all;                           /* every message, to free at exit */
     struct relay_msg *incoming_head, *incoming_tail; /* waiting to move to active/ */
-    struct relay_msg *ready_head, *ready_tail;       /* in active/, waiting for delivery */
-    unsigned n_incoming, n_active, n_deferred, n_delivering, n_moving, n_ready;
+    /* in active/, waiting for delivery: every loop's connections take from it, under the lock */
+    pthread_mutex_t ready_lock;
+    struct relay_msg *ready_head, *ready_tail;
+    _Atomic unsigned n_ready, n_delivering; /* the list's length; taken, not handed back */
+    unsigned n_incoming, n_active, n_deferred, n_moving;
 
     /*
      * Flow control, as Postfix's in_flow_delay: a committed message costs a

@@ -39,6 +39,8 @@
 #endif
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
+#include <stddef.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +49,7 @@
 #include "clock.h"
 #include "endpoint.h"
 #include "msg.h"
+#include "relay_loop.h"
 #include "relay_private.h"
 #include "relay_qmgr.h"
 #include "smtp_input.h"
@@ -80,6 +83,7 @@ static const char *const state_names[] = {"connect",       "greeting",    "EHLO"
 
 struct relay_conn {
     struct relay *relay;
+    struct relay_loop *loop; /* the one it runs on; its message is handed back to loop 0 */
     struct relay_conn *prev, *next;
     struct bufferevent *bev;
     enum conn_state state; /* whose reply comes next */
@@ -105,6 +109,7 @@ struct relay_conn {
 };
 
 static void conn_close(struct relay_conn *c);
+static void deliver_here(struct relay_loop *loop);
 
 static void conn_send(struct relay_conn *c, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -194,6 +199,22 @@ static void set_reason(struct relay_msg *m, const struct relay_conn *c, const ch
     snprintf(m->hop_reply, sizeof(m->hop_reply), "%s", what);
 }
 
+static void on_delivered_post(struct mailbox_item *item)
+{
+    relay_qmgr_delivered((struct relay_msg *)((char *)item - offsetof(struct relay_msg, posted)));
+}
+
+/* m's attempt is over: to the queue manager, on loop 0. */
+static void hand_back(struct relay_loop *loop, struct relay_msg *m)
+{
+    if (loop->index == 0) {
+        relay_qmgr_delivered(m);
+        return;
+    }
+    m->posted.run = on_delivered_post;
+    mailbox_post(loop->relay->loops[0].inbox, &m->posted);
+}
+
 /* The message on `c' is finished, whatever happened; hand it back. */
 static void message_done(struct relay_conn *c)
 {
@@ -201,7 +222,7 @@ static void message_done(struct relay_conn *c)
 
     c->msg = NULL;
     if (m)
-        relay_qmgr_delivered(m);
+        hand_back(c->loop, m);
 }
 
 /* Every recipient without a final answer gets `result', and m->reason as its own. */
@@ -238,16 +259,14 @@ static void conn_fail(struct relay_conn *c, const char *why)
         /* Not even a greeting: Postfix calls the destination dead and defers its mail. */
         struct relay_msg *m;
 
-        if (!r->hop_unreachable)
+        if (!atomic_exchange(&r->hop_unreachable, 1))
             msg_warn("next hop %s: %s while %s; deferring mail until it answers", r->hop_desc, why,
                      state_names[c->state]);
-        r->hop_unreachable = 1;
-
         while ((m = relay_qmgr_next_ready(r)) != NULL) {
             snprintf(m->reason, sizeof(m->reason), "connect to %s: %.200s", r->hop_desc, why);
             m->hop_reply[0] = 0;
             settle(m, RCPT_UNTRIED, RCPT_DEFERRED);
-            relay_qmgr_delivered(m);
+            hand_back(c->loop, m);
         }
     }
     conn_close(c);
@@ -271,6 +290,7 @@ static void start_message(struct relay_conn *c, struct relay_msg *m)
     size_t size = sizeof("MAIL FROM:<>\r\n") + m->view.sender_len;
 
     c->msg = m;
+    c->loop->deliveries++;
     c->accepted = 0;
     c->rcpt = next_rcpt(m, 0);
     event_del(c->idle_timer);
@@ -430,10 +450,9 @@ static void after_envelope_reply(struct relay_conn *c)
 static void session_ready(struct relay_conn *c)
 {
     c->pipelining = (c->extensions & SMTP_EXT_PIPELINING) != 0;
-    c->relay->conn_starting--;
-    if (c->relay->hop_unreachable)
+    c->loop->conn_starting--;
+    if (atomic_exchange(&c->relay->hop_unreachable, 0))
         msg_info("next hop %s answers again", c->relay->hop_desc);
-    c->relay->hop_unreachable = 0;
     go_idle(c);
 }
 
@@ -689,7 +708,7 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
     if (what & BEV_EVENT_CONNECTED) {
         c->pending = 1; /* the greeting */
         expect(c, CONN_BANNER);
-        c->rd = event_new(c->relay->base, bufferevent_getfd(c->bev), EV_READ | EV_PERSIST,
+        c->rd = event_new(c->loop->base, bufferevent_getfd(c->bev), EV_READ | EV_PERSIST,
                           on_socket_read, c);
         if (c->rd == NULL || event_add(c->rd, &c->io_timeout) != 0)
             conn_fail(c, "cannot watch the connection");
@@ -732,7 +751,7 @@ static void unlink_conn(struct relay_conn **list, struct relay_conn *c)
 
 static void destroy(struct relay_conn *c)
 {
-    unlink_conn(&c->relay->dead_conns, c);
+    unlink_conn(&c->loop->dead_conns, c);
     if (c->rd)
         event_free(c->rd);
     if (c->bev)
@@ -754,19 +773,19 @@ static void on_free_later(evutil_socket_t fd, short what, void *arg)
  */
 static void conn_close(struct relay_conn *c)
 {
-    struct relay *r = c->relay;
+    struct relay_loop *loop = c->loop;
 
     if (c->closed)
         return;
     c->closed = 1;
     if (c->state < CONN_IDLE)
-        r->conn_starting--;
-    unlink_conn(&r->conns, c);
-    c->next = r->dead_conns;
-    if (r->dead_conns)
-        r->dead_conns->prev = c;
-    r->dead_conns = c;
-    r->conn_count--;
+        loop->conn_starting--;
+    unlink_conn(&loop->conns, c);
+    c->next = loop->dead_conns;
+    if (loop->dead_conns)
+        loop->dead_conns->prev = c;
+    loop->dead_conns = c;
+    loop->conn_count--;
     event_del(c->idle_timer);
     if (c->rd)
         event_del(c->rd);
@@ -774,62 +793,114 @@ static void conn_close(struct relay_conn *c)
         bufferevent_disable(c->bev, EV_READ | EV_WRITE);
         bufferevent_setcb(c->bev, NULL, NULL, NULL, NULL);
     }
-    event_base_once(r->base, -1, EV_TIMEOUT, on_free_later, c, NULL);
+    event_base_once(loop->base, -1, EV_TIMEOUT, on_free_later, c, NULL);
     /* Messages may be waiting for a free connection. */
-    relay_smtp_deliver(r);
+    deliver_here(loop);
 }
 
-static void conn_open(struct relay *r)
+static void conn_open(struct relay_loop *loop)
 {
+    struct relay *r = loop->relay;
     struct relay_conn *c = xcalloc(1, sizeof(*c));
     struct timeval io_timeout = clock_timeval(r->opts->hop_timeout), cache_time = {CACHE_TIME, 0};
 
     c->relay = r;
+    c->loop = loop;
     expect(c, CONN_CONNECTING);
     smtp_line_init(&c->lines, SMTP_REPLY_LINE_LIMIT);
-    c->bev = bufferevent_socket_new(r->base, -1, BEV_OPT_CLOSE_ON_FREE);
-    c->idle_timer = evtimer_new(r->base, on_idle_timer, c);
-    c->io_timeout = common_timeout(r->base, io_timeout);
-    c->cache_time = common_timeout(r->base, cache_time);
+    c->bev = bufferevent_socket_new(loop->base, -1, BEV_OPT_CLOSE_ON_FREE);
+    c->idle_timer = evtimer_new(loop->base, on_idle_timer, c);
+    c->io_timeout = common_timeout(loop->base, io_timeout);
+    c->cache_time = common_timeout(loop->base, cache_time);
     bufferevent_setcb(c->bev, on_read, on_write, on_event, c);
     set_timeouts(c); /* the write timeout covers the connect */
-    c->next = r->conns;
-    if (r->conns)
-        r->conns->prev = c;
-    r->conns = c;
-    r->conn_count++;
-    r->conn_starting++;
+    c->next = loop->conns;
+    if (loop->conns)
+        loop->conns->prev = c;
+    loop->conns = c;
+    loop->conn_count++;
+    loop->conn_starting++;
     r->stats.hop_connects++;
     if (bufferevent_socket_connect(c->bev, (struct sockaddr *)&r->hop_addr, (int)r->hop_addr_len) !=
         0)
         conn_fail(c, strerror(errno));
 }
 
-void relay_smtp_deliver(struct relay *r)
+/* On `loop': its idle connections take ready messages, and new ones open while more wait. */
+static void deliver_here(struct relay_loop *loop)
 {
+    struct relay *r = loop->relay;
+
     if (r->stopping)
         return;
-    for (struct relay_conn *c = r->conns; c && relay_qmgr_ready_count(r) > 0; c = c->next)
-        if (c->state == CONN_IDLE && c->msg == NULL)
-            start_message(c, relay_qmgr_next_ready(r));
-    while (relay_qmgr_ready_count(r) > r->conn_starting && r->conn_count < r->opts->concurrency)
-        conn_open(r);
+    for (struct relay_conn *c = loop->conns; c && relay_qmgr_ready_count(r) > 0; c = c->next)
+        if (c->state == CONN_IDLE && c->msg == NULL) {
+            struct relay_msg *m = relay_qmgr_next_ready(r);
+
+            if (m == NULL)
+                break; /* another loop's connection took it */
+            start_message(c, m);
+        }
+    while (relay_qmgr_ready_count(r) > loop->conn_starting && loop->conn_count < loop->concurrency)
+        conn_open(loop);
+}
+
+static void on_deliver_item(struct mailbox_item *item)
+{
+    struct relay_loop *loop =
+        (struct relay_loop *)((char *)item - offsetof(struct relay_loop, deliver_item));
+
+    loop->deliver_posted = 0;
+    deliver_here(loop);
+}
+
+/*
+ * The loops take turns: each call starts with the next one, and as many
+ * loops are asked as messages wait. Loop 0 delivers at once; another gets
+ * a word, at most one on its way. A connection that finishes a message
+ * takes the next one itself (go_idle), on whatever loop, so the turns
+ * matter to idle connections only: they spread the next hop's work over
+ * the loops instead of leaving it all to loop 0, which has the queue
+ * manager besides.
+ */
+void relay_smtp_deliver(struct relay *r)
+{
+    unsigned n = r->loop_count, first = r->deliver_turn;
+
+    r->deliver_turn = (first + 1) % n;
+    for (unsigned k = 0, asked = 0; k < n && asked < relay_qmgr_ready_count(r); k++) {
+        struct relay_loop *loop = &r->loops[(first + k) % n];
+
+        if (loop->concurrency == 0)
+            continue;
+        asked++;
+        if (loop->index == 0)
+            deliver_here(loop);
+        else if (!atomic_exchange(&loop->deliver_posted, 1)) {
+            loop->deliver_item.run = on_deliver_item;
+            mailbox_post(loop->inbox, &loop->deliver_item);
+        }
+    }
 }
 
 void relay_smtp_close_all(struct relay *r)
 {
-    while (r->conns) {
-        struct relay_conn *c = r->conns;
+    for (unsigned i = 0; i < r->loop_count; i++) {
+        struct relay_loop *loop = &r->loops[i];
 
-        if (c->msg) {
-            /* Not delivered as far as we know: it stays in active/ for the next start. */
-            relay_qmgr_abandoned(c->msg);
-            c->msg = NULL;
+        while (loop->conns) {
+            struct relay_conn *c = loop->conns;
+
+            if (c->msg) {
+                /* Not delivered as far as we know: it stays in active/ for the next start. */
+                relay_qmgr_abandoned(c->msg);
+                c->msg = NULL;
+            }
+            conn_close(c);
         }
-        conn_close(c);
+        while (loop->dead_conns)
+            destroy(loop->dead_conns);
     }
-    while (r->dead_conns)
-        destroy(r->dead_conns);
 }
 
 int relay_smtp_init(struct relay *r, char *err, size_t errlen)

@@ -238,10 +238,13 @@ static void print_report(const struct relay *r, FILE *fp)
         fprintf(fp, "event loops: %u; sessions", r->loop_count);
         for (unsigned i = 0; i < r->loop_count; i++)
             fprintf(fp, "%s%llu", i ? ", " : " ", (unsigned long long)r->loops[i].served);
+        fprintf(fp, "; deliveries");
+        for (unsigned i = 0; i < r->loop_count; i++)
+            fprintf(fp, "%s%llu", i ? ", " : " ", (unsigned long long)r->loops[i].deliveries);
         fprintf(fp, "; CPU");
         for (unsigned i = 0; i < r->loop_count; i++)
             fprintf(fp, "%s%.2f s", i ? ", " : " ", (double)r->loops[i].cpu_ns / 1e9);
-        fprintf(fp, " (the first has the queue manager and the next hop)\n");
+        fprintf(fp, " (the first has the queue manager)\n");
     }
     fprintf(fp, "relay CPU: %.2f s on the event loop%s, %.2f s on cleanup threads, %.2f s on qmgr",
             (double)r->cpu_loop_ns / 1e9, r->loop_count > 1 ? "s" : "",
@@ -406,6 +409,7 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     for (unsigned i = 0; i < r->loop_count; i++) {
         json_begin_object(&w, NULL);
         json_uint(&w, "sessions", r->loops[i].served);
+        json_uint(&w, "deliveries", r->loops[i].deliveries);
         json_double(&w, "cpu_s", (double)r->loops[i].cpu_ns / 1e9);
         json_end_object(&w);
     }
