@@ -1,5 +1,6 @@
 #!/bin/bash
-# Integration: spoolsim relay --threads N, several event loops. Every
+# Integration: spoolsim relay --threads N, several event loops, each with
+# its client sessions and its own connections to the next hop. Every
 # acknowledged message is delivered exactly once and the spool empties,
 # whatever loop took it: with a new connection per message and with
 # connection reuse, with the postfix spool (streamed to the file) and with
@@ -39,14 +40,18 @@ loops() {
 import json, sys
 d = json.load(open(sys.argv[1]))
 s = [l["sessions"] for l in d["loops"]]
-print("threads %d, loops %d, sum %d, min %d, cpu %s" % (d["threads"], len(s), sum(s), min(s),
-      "yes" if all(l["cpu_s"] > 0 for l in d["loops"]) else "no"))' "$1"
+h = [l["deliveries"] for l in d["loops"]]
+print("threads %d, loops %d, sum %d, min %d, cpu %s, deliveries %d, min %d" % (d["threads"],
+      len(s), sum(s), min(s), "yes" if all(l["cpu_s"] > 0 for l in d["loops"]) else "no",
+      sum(h), min(h)))' "$1"
 }
 
 relay_run close 3 -s 12 -m 900 --size uniform:200:40000 --seed 5
 got=$(loops "$WORK/close.relay.json")
 check "close: three loops, 900 sessions, each loop some, each its CPU ($got)" \
-    sh -c "case '$got' in 'threads 3, loops 3, sum 900, min '*', cpu yes') test \$(echo '$got' | sed 's/.*min \([0-9]*\).*/\1/') -ge 100 ;; *) false ;; esac"
+    sh -c "case '$got' in 'threads 3, loops 3, sum 900, min '*', cpu yes, deliveries 900, min '*) test \$(echo '$got' | sed 's/, cpu.*//; s/.*min \([0-9]*\).*/\1/') -ge 100 ;; *) false ;; esac"
+check "close: every loop's connections took messages to the hop ($got)" \
+    sh -c "test \$(echo '$got' | sed 's/.*deliveries 900, min \([0-9]*\)/\1/') -gt 0"
 check "close: the summary shows the loops" grep -q "^event loops: 3; sessions " "$WORK/close_relay.err"
 lb=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['utilization']['loop_busy'])" "$WORK/close.relay.json")
 check "close: the first loop's busy share is measured ($lb)" python3 -c "import sys; sys.exit(not 0 < $lb <= 1)"
@@ -55,7 +60,7 @@ check "close: 900 in, 900 out" test "$(json_get "$WORK/close.relay.json" message
 relay_run reuse 2 -s 8 -m 800 -l 2048 -d
 got=$(loops "$WORK/reuse.relay.json")
 check "reuse: two loops, 8 sessions in all, some on each ($got)" \
-    sh -c "case '$got' in 'threads 2, loops 2, sum 8, min '[1-9]*) true ;; *) false ;; esac"
+    sh -c "case '$got' in 'threads 2, loops 2, sum 8, min '[1-9]*', deliveries 800, '*) true ;; *) false ;; esac"
 
 relay_run sendmail 3 -s 10 -m 300 -- --profile sendmail
 relay_run tls 2 -s 6 -m 120 --tls -- --tls
