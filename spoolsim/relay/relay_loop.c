@@ -105,7 +105,15 @@ void relay_loops_start(struct relay *r)
         first += share;
         loop->close_item.run = on_close_item;
         loop->exit_item.run = on_exit_item;
-        loop->concurrency = r->opts->concurrency / n + (i < r->opts->concurrency % n);
+        /*
+         * The next hop is the other loops' when there are others: the
+         * first has the queue manager, whose one thread is the wall.
+         */
+        if (n == 1)
+            loop->concurrency = r->opts->concurrency;
+        else if (i > 0)
+            loop->concurrency =
+                r->opts->concurrency / (n - 1) + (i - 1 < r->opts->concurrency % (n - 1));
     }
     r->cleanup = r->loops[0].cleanup;
     r->smtpd = r->loops[0].smtpd;

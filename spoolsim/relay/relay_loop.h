@@ -6,10 +6,11 @@
  * sessions: the listener deals each accepted connection to the loop with
  * the fewest sessions, and the session lives there to its end, with its
  * own cleanup threads (a share of --cleanup-threads) and, with --model, its
- * own smtpd threads, whose completions come back to it. Every loop also
- * has its own connections to the next hop (a share of --concurrency),
- * which take messages from the queue manager's ready list, under its lock,
- * and post each one back to loop 0 once the hop has answered.
+ * own smtpd threads, whose completions come back to it. The other loops
+ * (loop 0 too when it is the only one) have the connections to the next
+ * hop, a share of --concurrency each, which take messages from the queue
+ * manager's ready list, under its lock, and post each one back to loop 0
+ * once the hop has answered.
  * A message moves from a session's loop to loop 0 by a post to loop 0's
  * mailbox once committed (and, when it must wait for a flow token, for
  * the wait and back); nothing else a session does touches loop 0's state
