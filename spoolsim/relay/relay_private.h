@@ -182,7 +182,6 @@ struct relay {
     socklen_t hop_addr_len;
     char hop_desc[128];
     _Atomic int hop_unreachable; /* said once when the hop goes away, once when it is back */
-    unsigned deliver_turn;       /* the loop relay_smtp_deliver() asks first next time */
     int has_disk;                /* the spool is on a block device, whose stat file is: */
     char disk_stat[64];
     struct sysusage_kthreads kthreads;

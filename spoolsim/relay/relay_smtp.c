@@ -855,25 +855,20 @@ static void on_deliver_item(struct mailbox_item *item)
 }
 
 /*
- * The loops take turns: each call starts with the next one, and as many
- * loops are asked as messages wait. Loop 0 delivers at once; another gets
- * a word, at most one on its way. A connection that finishes a message
- * takes the next one itself (go_idle), on whatever loop, so the turns
- * matter to idle connections only: they spread the next hop's work over
- * the loops instead of leaving it all to loop 0, which has the queue
- * manager besides.
+ * Loop 0 delivers at once (when it has connections: with one loop); every
+ * other loop that has connections gets a word, at most one on its way to
+ * each, and takes what it can. A word to only some would leave a message
+ * waiting whenever those are busy and another has room. A connection that
+ * finishes a message takes the next one itself (go_idle), so under load
+ * the words find little to do.
  */
 void relay_smtp_deliver(struct relay *r)
 {
-    unsigned n = r->loop_count, first = r->deliver_turn;
-
-    r->deliver_turn = (first + 1) % n;
-    for (unsigned k = 0, asked = 0; k < n && asked < relay_qmgr_ready_count(r); k++) {
-        struct relay_loop *loop = &r->loops[(first + k) % n];
+    for (unsigned i = 0; i < r->loop_count && relay_qmgr_ready_count(r) > 0; i++) {
+        struct relay_loop *loop = &r->loops[i];
 
         if (loop->concurrency == 0)
             continue;
-        asked++;
         if (loop->index == 0)
             deliver_here(loop);
         else if (!atomic_exchange(&loop->deliver_posted, 1)) {

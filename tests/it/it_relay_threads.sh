@@ -74,6 +74,23 @@ check "flow: messages waited for a token ($(json_get "$WORK/flow.relay.json" flo
     test "$(json_get "$WORK/flow.relay.json" flow_waits)" -ge 50
 relay_run noflow 3 -s 12 -m 300 -- --in-flow-delay 0
 
+# A busy loop does not hold up a message another loop has room for: two
+# next-hop loops with one connection each, a hop that answers every dot
+# after 3 s; the second message goes out on the other loop at once.
+start_sink slow --msg-log "$WORK/slow.sink.log" -W .:3 127.0.0.1:0 100 || exit 1
+start_relay srl --threads 3 --concurrency 2 --spool "$WORK/slow.spool" \
+    --next-hop "127.0.0.1:$slow_PORT" --json "$WORK/slow.relay.json" || exit 1
+check "slow hop: two messages relayed" to "$WORK/slow.src.out" timeout 60 "$SOURCE" -s 1 -m 2 \
+    "127.0.0.1:$srl_PORT"
+check "slow hop: both at the hop within 2 s" \
+    wait_until 2 sh -c "test \$(cat '$WORK/slow.sink.log' 2>/dev/null | wc -l) -ge 2"
+check "slow hop: the spool drains" wait_spool_empty "$WORK/slow.spool" 30
+stop "$srl_PID"
+stop "$slow_PID"
+got=$(loops "$WORK/slow.relay.json")
+check "slow hop: one message on each hop loop ($got)" \
+    sh -c "case '$got' in *'deliveries 2, first 0, min 1') true ;; *) false ;; esac"
+
 # --max-sessions over all the loops: 16 clients, 4 at most at once.
 relay_run limit 3 -s 16 -m 400 -- --max-sessions 4
 check "limit: at most 4 sessions at once ($(json_get "$WORK/limit.relay.json" max_concurrent_sessions))" \
