@@ -47,7 +47,8 @@ struct relay_loop {
     _Atomic uint64_t served; /* sessions it has started (a report reads it mid-run) */
     /* the next hop (relay_smtp.c): its own connections, its share of --concurrency */
     struct relay_conn *conns, *dead_conns;
-    unsigned conn_count, conn_starting, concurrency;
+    _Atomic unsigned conn_count, idle_conns; /* loop 0 reads them to choose whom to tell */
+    unsigned conn_starting, concurrency;
     _Atomic uint64_t deliveries; /* messages its connections took to the hop */
     _Atomic int deliver_posted;  /* deliver_item is on its way: ready messages to take */
     struct mailbox_item deliver_item;

@@ -92,6 +92,7 @@ struct relay_conn {
     int tls;               /* the connection runs inside TLS */
     unsigned extensions;   /* what the last EHLO reply offered */
     int closed;            /* freed at the next turn of the loop */
+    int counted_idle;      /* in its loop's idle_conns */
     struct smtp_line_reader lines;
     struct smtp_reply reply;
     struct relay_msg *msg;
@@ -291,6 +292,10 @@ static void start_message(struct relay_conn *c, struct relay_msg *m)
 
     c->msg = m;
     c->loop->deliveries++;
+    if (c->counted_idle) {
+        c->counted_idle = 0;
+        c->loop->idle_conns--;
+    }
     c->accepted = 0;
     c->rcpt = next_rcpt(m, 0);
     event_del(c->idle_timer);
@@ -319,6 +324,12 @@ static void go_idle(struct relay_conn *c)
     struct relay_msg *m;
 
     expect(c, CONN_IDLE);
+    /*
+     * Counted idle before the list is looked at: a message readied meanwhile
+     * is either seen here or, by relay_smtp_deliver(), this count.
+     */
+    c->counted_idle = 1;
+    c->loop->idle_conns++;
     if ((m = relay_qmgr_next_ready(r)) != NULL) {
         start_message(c, m);
         return;
@@ -780,6 +791,10 @@ static void conn_close(struct relay_conn *c)
     c->closed = 1;
     if (c->state < CONN_IDLE)
         loop->conn_starting--;
+    if (c->counted_idle) {
+        c->counted_idle = 0;
+        loop->idle_conns--;
+    }
     unlink_conn(&loop->conns, c);
     c->next = loop->dead_conns;
     if (loop->dead_conns)
@@ -856,11 +871,12 @@ static void on_deliver_item(struct mailbox_item *item)
 
 /*
  * Loop 0 delivers at once (when it has connections: with one loop); every
- * other loop that has connections gets a word, at most one on its way to
- * each, and takes what it can. A word to only some would leave a message
- * waiting whenever those are busy and another has room. A connection that
- * finishes a message takes the next one itself (go_idle), so under load
- * the words find little to do.
+ * other loop that could take a message (an idle connection, or room for
+ * one more) gets a word, at most one on its way to each. A word to only
+ * some would leave a message waiting whenever those are busy and another
+ * has room; a word to a loop with every connection busy would be a
+ * wake-up for nothing: a connection that finishes a message takes the
+ * next one itself (go_idle).
  */
 void relay_smtp_deliver(struct relay *r)
 {
@@ -871,7 +887,8 @@ void relay_smtp_deliver(struct relay *r)
             continue;
         if (loop->index == 0)
             deliver_here(loop);
-        else if (!atomic_exchange(&loop->deliver_posted, 1)) {
+        else if ((loop->idle_conns > 0 || loop->conn_count < loop->concurrency) &&
+                 !atomic_exchange(&loop->deliver_posted, 1)) {
             loop->deliver_item.run = on_deliver_item;
             mailbox_post(loop->inbox, &loop->deliver_item);
         }
