@@ -383,10 +383,16 @@ void relay_qmgr_found(void *ctx, const char *queue, const char *id, long mtime)
  * Postfix's qmgr feeds one message at a time from incoming/ into active/,
  * between its other work, so the queue manager's own speed sets how fast
  * mail moves on; a pool shape feeds as many at once as it has threads.
+ * The single thread gets the next message queued behind the one it moves:
+ * Postfix's qmgr imports the next one as soon as the last is in (its loop
+ * does not wait when incoming/ has more), and without a message queued our
+ * thread would sleep until this loop had seen the last one done, a pause
+ * and a wake-up for every message that Postfix does not have. The thread
+ * still moves them one after the other, in order.
  */
 static unsigned feed_limit(const struct relay *r)
 {
-    return r->opts->qmgr == RELAY_QMGR_SINGLE ? 1 : r->opts->cleanup_threads;
+    return r->opts->qmgr == RELAY_QMGR_SINGLE ? 2 : r->opts->cleanup_threads;
 }
 
 void relay_qmgr_kick(struct relay *r)
