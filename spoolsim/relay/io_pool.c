@@ -1,9 +1,9 @@
 /*
  * io_pool - blocking work off the event loop; see io_pool.h.
  *
- * Finished jobs go on a list under a mutex; the first one to land on an
- * empty list writes one byte to a pipe the loop watches, so a burst of
- * completions costs one wake-up, not one per job.
+ * Finished jobs are posted back to the loop through a mailbox
+ * (lib/net/mailbox.h), so a burst of completions costs one wake-up, not
+ * one per job.
  *
  * Submitting does not wake a thread. The loop wakes them once per pass
  * (flush_wakes(), from an event activated by the first submit of the
@@ -19,16 +19,16 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
-#include <time.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
+#include <time.h>
 
 #include "clock.h"
 #include "io_pool.h"
+#include "mailbox.h"
 #include "msg.h"
 #include "xalloc.h"
 
@@ -53,7 +53,8 @@ struct io_pool {
     pthread_mutex_t lock;
     pthread_cond_t work_ready; /* a job was queued, or the pool stops */
     pthread_cond_t work_done;  /* a job finished (io_pool_drain waits on it) */
-    struct job_list queued, finished;
+    struct job_list queued;
+    struct mailbox *finished; /* jobs whose done() is to run */
     unsigned running;         /* jobs a thread has taken and not finished */
     unsigned queued_n;        /* jobs in `queued' */
     unsigned idle;            /* threads waiting for work_ready */
@@ -64,9 +65,7 @@ struct io_pool {
     pthread_t *threads;
     struct pool_thread_arg *thread_args;
     unsigned thread_count;
-    uint64_t busy_ns; /* wall time spent in work(), all threads: under `lock' */
-    int wake[2];
-    struct event *wake_event;
+    uint64_t busy_ns;          /* wall time spent in work(), all threads: under `lock' */
     struct event *flush_event; /* loop side: flush_wakes() after this pass */
     int flush_armed;           /* loop side: flush_event is active */
 };
@@ -81,14 +80,6 @@ static void list_push(struct job_list *list, struct io_job *job)
     list->tail = job;
 }
 
-static struct io_job *list_take_all(struct job_list *list)
-{
-    struct io_job *head = list->head;
-
-    list->head = list->tail = NULL;
-    return head;
-}
-
 static void *pool_thread(void *arg)
 {
     struct pool_thread_arg *self = arg;
@@ -97,7 +88,6 @@ static void *pool_thread(void *arg)
     pthread_mutex_lock(&pool->lock);
     for (;;) {
         struct io_job *job;
-        int was_empty;
         uint64_t started, finished, took;
 
         if (pool->queued.head == NULL && !pool->stopping) {
@@ -136,18 +126,11 @@ static void *pool_thread(void *arg)
         pool->busy_ns += took;
         pool->mean_ns = pool->mean_ns ? pool->mean_ns - pool->mean_ns / 8 + took / 8 : took;
         pool->running--;
-        was_empty = pool->finished.head == NULL;
-        list_push(&pool->finished, job);
-        pthread_cond_broadcast(&pool->work_done);
-        if (was_empty && pool->wake[1] >= 0) {
-            char byte = 0;
-
-            /* Outside the lock: the loop and the other threads need it meanwhile. */
-            pthread_mutex_unlock(&pool->lock);
-            /* A full pipe already holds a wake-up: nothing is lost. */
-            (void)!write(pool->wake[1], &byte, 1);
-            pthread_mutex_lock(&pool->lock);
-        }
+        pthread_mutex_unlock(&pool->lock);
+        /* Outside the lock: the loop and the other threads need it meanwhile. */
+        mailbox_post(pool->finished, &job->finished);
+        pthread_mutex_lock(&pool->lock);
+        pthread_cond_broadcast(&pool->work_done); /* after the post: io_pool_drain looks there */
     }
     pthread_mutex_unlock(&pool->lock);
     return NULL;
@@ -196,33 +179,24 @@ static void on_flush(evutil_socket_t fd, short what, void *arg)
     flush_wakes(pool);
 }
 
-/* Run done() for what has finished, in order; jobs may submit more. */
-static void run_finished(struct io_pool *pool)
+#define JOB_OF(item) ((struct io_job *)((char *)(item)-offsetof(struct io_job, finished)))
+
+/* A finished job, on the loop thread; it may submit more. */
+static void run_finished(struct mailbox_item *item)
 {
-    struct io_job *job;
+    struct io_job *job = JOB_OF(item);
+    struct io_pool *pool = job->pool;
 
-    pthread_mutex_lock(&pool->lock);
-    job = list_take_all(&pool->finished);
-    pthread_mutex_unlock(&pool->lock);
-    while (job) {
-        struct io_job *next = job->next;
-
-        pool->pending--;
-        job->done(job);
-        job = next;
+    pool->pending--;
+    /*
+     * The wakes are looked at again after this pass: a thread counted as
+     * absorbing the queue may be stuck in a slow job since.
+     */
+    if (!pool->flush_armed) {
+        pool->flush_armed = 1;
+        event_active(pool->flush_event, 0, 0);
     }
-}
-
-static void on_wake(evutil_socket_t fd, short what, void *arg)
-{
-    char buf[256];
-
-    (void)what;
-    while (read(fd, buf, sizeof(buf)) > 0)
-        continue;
-    run_finished(arg);
-    /* A thread counted as absorbing the queue may be stuck in a slow job since. */
-    flush_wakes(arg);
+    job->done(job);
 }
 
 struct io_pool *io_pool_new(struct event_base *base, unsigned threads, unsigned first,
@@ -233,10 +207,7 @@ struct io_pool *io_pool_new(struct event_base *base, unsigned threads, unsigned 
     pthread_mutex_init(&pool->lock, NULL);
     pthread_cond_init(&pool->work_ready, NULL);
     pthread_cond_init(&pool->work_done, NULL);
-    if (pipe2(pool->wake, O_NONBLOCK | O_CLOEXEC) != 0)
-        msg_fatal("pipe: %s", strerror(errno));
-    pool->wake_event = event_new(base, pool->wake[0], EV_READ | EV_PERSIST, on_wake, pool);
-    event_add(pool->wake_event, NULL);
+    pool->finished = mailbox_new(base);
     pool->flush_event = event_new(base, -1, 0, on_flush, pool);
     pool->thread_count = threads ? threads : 1;
     pool->threads = xcalloc(pool->thread_count, sizeof(*pool->threads));
@@ -283,6 +254,8 @@ uint64_t io_pool_cpu_ns(const struct io_pool *pool)
 
 void io_pool_submit(struct io_pool *pool, struct io_job *job)
 {
+    job->pool = pool;
+    job->finished.run = run_finished;
     pool->pending++;
     pthread_mutex_lock(&pool->lock);
     list_push(&pool->queued, job);
@@ -309,10 +282,10 @@ void io_pool_drain(struct io_pool *pool)
     while (pool->pending > 0) {
         flush_wakes(pool); /* no loop runs here to do it: done() may have submitted more */
         pthread_mutex_lock(&pool->lock);
-        while (pool->finished.head == NULL)
+        while (mailbox_pending(pool->finished) == 0)
             pthread_cond_wait(&pool->work_done, &pool->lock);
         pthread_mutex_unlock(&pool->lock);
-        run_finished(pool);
+        mailbox_run(pool->finished);
     }
 }
 
@@ -326,10 +299,8 @@ void io_pool_free(struct io_pool *pool)
     pthread_mutex_unlock(&pool->lock);
     for (unsigned i = 0; i < pool->thread_count; i++)
         pthread_join(pool->threads[i], NULL);
-    event_free(pool->wake_event);
+    mailbox_free(pool->finished);
     event_free(pool->flush_event);
-    close(pool->wake[0]);
-    close(pool->wake[1]);
     pthread_cond_destroy(&pool->work_ready);
     pthread_cond_destroy(&pool->work_done);
     pthread_mutex_destroy(&pool->lock);

@@ -14,14 +14,19 @@
 #include <event2/event.h>
 #include <stdint.h>
 
+#include "mailbox.h"
+
+struct io_pool;
+
 struct io_job {
     struct io_job *next;
     void (*work)(struct io_job *job); /* pool thread */
     void (*done)(struct io_job *job); /* loop thread */
     unsigned thread; /* set for work(): which thread runs it, from the pool's first index */
+    /* the pool's own: */
+    struct io_pool *pool;
+    struct mailbox_item finished; /* posted back to the loop */
 };
-
-struct io_pool;
 
 /*
  * `name' (at most 15 bytes) names the threads, for per-thread CPU
