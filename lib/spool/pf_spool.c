@@ -470,6 +470,7 @@ int pf_spool_open(struct pf_spool *sp, const char *dir, char *err, size_t errlen
             check_hash_dirs(sp, sp->queue_fd[i], path, sp->hash_depth, err, errlen) != 0)
             goto fail;
     }
+    sp->pid = (long)getpid();
     sp->opened = 1;
     return 0;
 

@@ -63,6 +63,8 @@ struct pf_spool {
     int opened;
     int dir_fd;
     int queue_fd[PF_SPOOL_QUEUES];
+    /* in new files' temporary names; read once, as Postfix's var_pid, not a getpid() a file */
+    long pid;
 };
 
 /* Counters a caller may keep per thread and add up. */

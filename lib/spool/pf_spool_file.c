@@ -63,7 +63,7 @@ int pf_spool_create(const struct pf_spool *sp, struct pf_spool_file *f, char *id
     f->fd = -1;
     f->buf_len = 0;
     gettimeofday(&tv, NULL);
-    snprintf(rel, sizeof(rel), "%ld.%ld", (long)tv.tv_usec, (long)getpid());
+    snprintf(rel, sizeof(rel), "%ld.%ld", (long)tv.tv_usec, sp->pid);
     if (pf_spool_in_queue(sp, pf_spool_queue_index("incoming"), rel, &f->at, f->name,
                           sizeof(f->name), NULL) != 0)
         return -1;
@@ -72,7 +72,7 @@ int pf_spool_create(const struct pf_spool *sp, struct pf_spool_file *f, char *id
                            0600)) < 0 &&
            errno == EEXIST) {
         gettimeofday(&tv, NULL);
-        snprintf(rel, sizeof(rel), "%ld.%ld.%lx", (long)tv.tv_usec, (long)getpid(),
+        snprintf(rel, sizeof(rel), "%ld.%ld.%lx", (long)tv.tv_usec, sp->pid,
                  (unsigned long)random());
         if (pf_spool_in_queue(sp, pf_spool_queue_index("incoming"), rel, &f->at, f->name,
                               sizeof(f->name), NULL) != 0)
