@@ -55,7 +55,6 @@ struct io_pool {
     pthread_cond_t work_done;  /* a job finished (io_pool_drain waits on it) */
     struct job_list queued;
     struct mailbox *finished; /* jobs whose done() is to run */
-    unsigned running;         /* jobs a thread has taken and not finished */
     unsigned queued_n;        /* jobs in `queued' */
     unsigned idle;            /* threads waiting for work_ready */
     unsigned waking;          /* signals sent for work_ready that no thread has taken up yet */
@@ -111,7 +110,6 @@ static void *pool_thread(void *arg)
         if (pool->queued.head == NULL)
             pool->queued.tail = NULL;
         pool->queued_n--;
-        pool->running++;
         started = clock_now_ns();
         self->job_start = started;
         pthread_mutex_unlock(&pool->lock);
@@ -120,16 +118,16 @@ static void *pool_thread(void *arg)
         job->work(job);
         finished = clock_now_ns();
         took = finished - started;
+        /*
+         * Outside the lock, which the loop and the other threads need
+         * meanwhile; the job is the loop's from here on.
+         */
+        mailbox_post(pool->finished, &job->finished);
 
         pthread_mutex_lock(&pool->lock);
         self->job_start = 0;
         pool->busy_ns += took;
         pool->mean_ns = pool->mean_ns ? pool->mean_ns - pool->mean_ns / 8 + took / 8 : took;
-        pool->running--;
-        pthread_mutex_unlock(&pool->lock);
-        /* Outside the lock: the loop and the other threads need it meanwhile. */
-        mailbox_post(pool->finished, &job->finished);
-        pthread_mutex_lock(&pool->lock);
         pthread_cond_broadcast(&pool->work_done); /* after the post: io_pool_drain looks there */
     }
     pthread_mutex_unlock(&pool->lock);
@@ -164,9 +162,13 @@ static void flush_wakes(struct io_pool *pool)
         wake++;
     }
     pool->waking += wake;
+    pthread_mutex_unlock(&pool->lock);
+    /*
+     * After the unlock: a thread woken while we held the lock would only
+     * wake up to wait for it, one more sleep and wake-up for both sides.
+     */
     for (unsigned i = 0; i < wake; i++)
         pthread_cond_signal(&pool->work_ready);
-    pthread_mutex_unlock(&pool->lock);
 }
 
 static void on_flush(evutil_socket_t fd, short what, void *arg)
