@@ -333,6 +333,7 @@ static int run_table(struct profile_runner *pr, enum profile_phase phase, struct
 {
     const struct profile *p = pr->profile;
 
+    pr->failed = 0;
     if (phase == PHASE_ACCEPT && m->content == NULL)
         body_of(pr, m->size);
     for (size_t i = 0; i < p->phase_len[phase];) {
@@ -346,6 +347,10 @@ static int run_table(struct profile_runner *pr, enum profile_phase phase, struct
 
                 if (run_op(pr, &ops[k], m, r) != 0) {
                     close_slots(pr);
+                    pr->failed = 1;
+                    pr->failed_phase = phase;
+                    pr->failed_op = k;
+                    pr->failed_round = r;
                     return -1;
                 }
                 histogram_record(&pr->latency[ops[k].kind], clock_now_ns() - t0);
@@ -354,6 +359,125 @@ static int run_table(struct profile_runner *pr, enum profile_phase phase, struct
         i = end;
     }
     return 0;
+}
+
+/* One step of a phase: operation k of its table, for recipient r. */
+struct step {
+    size_t k;
+    unsigned r;
+};
+
+/* The steps of the last failed phase that succeeded, in order; their count in *n. */
+static struct step *steps_done(const struct profile_runner *pr, const struct profile_msg *m,
+                               size_t *n)
+{
+    const struct profile_op *ops = pr->profile->phase[pr->failed_phase];
+    size_t len = pr->profile->phase_len[pr->failed_phase], cap = 16;
+    struct step *done = xcalloc(cap, sizeof(*done));
+
+    *n = 0;
+    for (size_t i = 0; i < len;) {
+        size_t end = profile_group_end(ops, len, i);
+        unsigned repeat = (ops[i].flags & OP_PER_RCPT) ? m->rcpts : 1;
+
+        for (unsigned r = 0; r < repeat; r++) {
+            for (size_t k = i; k < end; k++) {
+                if (k == pr->failed_op && r == pr->failed_round)
+                    return done;
+                if (*n == cap)
+                    done = xrealloc(done, (cap *= 2) * sizeof(*done));
+                done[(*n)++] = (struct step){k, r};
+            }
+        }
+        i = end;
+    }
+    return done;
+}
+
+static int names_message(const char *tmpl)
+{
+    return tmpl != NULL && strstr(tmpl, "{id}") != NULL;
+}
+
+/* A file, or a directory with what is in it; gone already is fine. */
+static void remove_path(const char *tmpl, const struct profile_runner *pr,
+                        const struct profile_msg *m, unsigned r)
+{
+    char rel[1024], path[4096];
+    struct stat sb;
+
+    if (tmpl == NULL || profile_expand(tmpl, m->id, pr->worker, r, rel, sizeof(rel)) != 0)
+        return;
+    snprintf(path, sizeof(path), "%s/%s", pr->root, rel);
+    if (lstat(path, &sb) != 0)
+        return;
+    if (S_ISDIR(sb.st_mode))
+        tree_remove(path);
+    else
+        unlink(path);
+}
+
+void profile_undo(struct profile_runner *pr, struct profile_msg *m)
+{
+    const struct profile_op *ops;
+    struct step *done;
+    size_t n;
+    int whole;
+
+    if (!pr->failed || pr->backend != &spool_backend_table)
+        return;
+    pr->failed = 0;
+    ops = pr->profile->phase[pr->failed_phase];
+    whole = pr->failed_phase == PHASE_ACCEPT;
+    done = steps_done(pr, m, &n);
+    /* Backwards: what was made inside a directory goes before the directory. */
+    while (n-- > 0) {
+        const struct profile_op *op = &ops[done[n].k];
+        unsigned r = done[n].r;
+
+        switch (op->kind) {
+        case OP_CREATE: /* O_EXCL: this phase made it */
+        case OP_MKDIR:
+            remove_path(op->path, pr, m, r);
+            break;
+        case OP_LINK:
+            remove_path(op->path2, pr, m, r);
+            break;
+        case OP_APPEND: /* may be a file shared by all messages: only the message's own */
+            if (whole && names_message(op->path))
+                remove_path(op->path, pr, m, r);
+            break;
+        case OP_RENAME: /* a later phase's rename replaces the message's file: it stays */
+            if (whole && names_message(op->path2))
+                remove_path(op->path2, pr, m, r);
+            break;
+        default:
+            break;
+        }
+    }
+    free(done);
+}
+
+void profile_discard(struct profile_runner *pr, struct profile_msg *m)
+{
+    const struct profile *p = pr->profile;
+
+    m->discarded = 1;
+    if (pr->backend != &spool_backend_table || p->no_io)
+        return;
+    for (unsigned phase = 0; phase < PHASE_COUNT; phase++) {
+        for (size_t k = 0; k < p->phase_len[phase]; k++) {
+            const struct profile_op *op = &p->phase[phase][k];
+            unsigned repeat = (op->flags & OP_PER_RCPT) && m->rcpts ? m->rcpts : 1;
+
+            for (unsigned r = 0; r < repeat; r++) {
+                if (names_message(op->path))
+                    remove_path(op->path, pr, m, r);
+                if (names_message(op->path2))
+                    remove_path(op->path2, pr, m, r);
+            }
+        }
+    }
 }
 
 /* ------------------------------------------------------ postfix: pf_spool */
