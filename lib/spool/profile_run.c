@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +145,21 @@ void profile_runner_free(struct profile_runner *pr)
         pr->backend->runner_free(pr);
 }
 
+/* Only the runner's thread writes its counters: no read-modify-write needs to be atomic. */
+static void count(struct profile_runner *pr, enum profile_op_kind kind, uint64_t n)
+{
+    _Atomic uint64_t *c = &pr->ops[kind];
+
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
+                          memory_order_relaxed);
+}
+
+void profile_runner_ops(const struct profile_runner *pr, uint64_t ops[OP_KIND_COUNT])
+{
+    for (unsigned k = 0; k < OP_KIND_COUNT; k++)
+        ops[k] += atomic_load_explicit(&pr->ops[k], memory_order_relaxed);
+}
+
 static void body_of(struct profile_runner *pr, size_t size)
 {
     if (pr->body_cap < size + 1) {
@@ -171,7 +187,7 @@ static int do_sync(struct profile_runner *pr, int fd, enum profile_op_kind kind)
         data_only = 0;
     else if (pr->sync == PROFILE_SYNC_FDATASYNC)
         data_only = 1;
-    pr->ops[data_only ? OP_FDATASYNC : OP_FSYNC]++;
+    count(pr, data_only ? OP_FDATASYNC : OP_FSYNC, 1);
     return data_only ? fdatasync(fd) : fsync(fd);
 }
 
@@ -237,21 +253,25 @@ static int run_op(struct profile_runner *pr, const struct profile_op *op, struct
                                    : open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
         if (fd < 0)
             return fail(pr, profile_op_name(op->kind), path);
-        pr->ops[op->kind]++;
+        count(pr, op->kind, 1);
         *slot = fd;
         return 0;
-    case OP_WRITE:
-        if (op->arg == 0)
-            return write_all(*slot, m->content ? m->content : pr->body, m->size, WRITE_PIECE,
-                             &pr->ops[OP_WRITE], NULL) == 0
-                       ? 0
-                       : fail(pr, "write", NULL);
-        body_of(pr, op->arg > m->size ? op->arg : m->size);
-        return write_all(*slot, pr->body, op->arg, WRITE_PIECE, &pr->ops[OP_WRITE], NULL) == 0
-                   ? 0
-                   : fail(pr, "write", NULL);
+    case OP_WRITE: {
+        uint64_t writes = 0;
+        int status;
+
+        if (op->arg == 0) {
+            status = write_all(*slot, m->content ? m->content : pr->body, m->size, WRITE_PIECE,
+                               &writes, NULL);
+        } else {
+            body_of(pr, op->arg > m->size ? op->arg : m->size);
+            status = write_all(*slot, pr->body, op->arg, WRITE_PIECE, &writes, NULL);
+        }
+        count(pr, OP_WRITE, writes);
+        return status == 0 ? 0 : fail(pr, "write", NULL);
+    }
     case OP_PWRITE:
-        pr->ops[OP_PWRITE]++;
+        count(pr, OP_PWRITE, 1);
         return pwrite(*slot, "D", 1, 0) == 1 ? 0 : fail(pr, "pwrite", NULL);
     case OP_FSYNC:
     case OP_FDATASYNC:
@@ -261,7 +281,7 @@ static int run_op(struct profile_runner *pr, const struct profile_op *op, struct
             return 0;
         if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
             return fail(pr, "open directory", path);
-        pr->ops[OP_FSYNC_DIR]++;
+        count(pr, OP_FSYNC_DIR, 1);
         if (fsync(fd) != 0 && errno != EINVAL) {
             close(fd);
             return fail(pr, "fsync directory", path);
@@ -269,13 +289,13 @@ static int run_op(struct profile_runner *pr, const struct profile_op *op, struct
         close(fd);
         return 0;
     case OP_FCHMOD:
-        pr->ops[OP_FCHMOD]++;
+        count(pr, OP_FCHMOD, 1);
         return fchmod(*slot, (mode_t)op->arg) == 0 ? 0 : fail(pr, "fchmod", NULL);
     case OP_FCHOWN:
-        pr->ops[OP_FCHOWN]++;
+        count(pr, OP_FCHOWN, 1);
         return fchown(*slot, geteuid(), getegid()) == 0 ? 0 : fail(pr, "fchown", NULL);
     case OP_LOCK:
-        pr->ops[OP_LOCK]++;
+        count(pr, OP_LOCK, 1);
         /* a shared lock file is waited for, as the MTA's processes wait for each other */
         while (flock(*slot, op->arg == 1 ? LOCK_EX : LOCK_EX | LOCK_NB) != 0)
             if (errno != EINTR)
@@ -284,45 +304,45 @@ static int run_op(struct profile_runner *pr, const struct profile_op *op, struct
     case OP_CLOSE:
         fd = *slot;
         *slot = -1;
-        pr->ops[OP_CLOSE]++;
+        count(pr, OP_CLOSE, 1);
         return close(fd) == 0 ? 0 : fail(pr, "close", NULL);
     case OP_LINK:
-        pr->ops[OP_LINK]++;
+        count(pr, OP_LINK, 1);
         return link(path, path2) == 0 ? 0 : fail(pr, "link", path2);
     case OP_RENAME:
-        pr->ops[OP_RENAME]++;
+        count(pr, OP_RENAME, 1);
         if (rename(path, path2) == 0)
             return 0;
         /* A bucket made when first needed, as OpenSMTPD and Postfix make theirs. */
         if (errno == ENOENT && op->arg == 1 && make_parent(path2) == 0) {
-            pr->ops[OP_MKDIR]++;
+            count(pr, OP_MKDIR, 1);
             if (rename(path, path2) == 0)
                 return 0;
         }
         return fail(pr, "rename", path);
     case OP_UNLINK:
-        pr->ops[OP_UNLINK]++;
+        count(pr, OP_UNLINK, 1);
         return unlink(path) == 0 ? 0 : fail(pr, "unlink", path);
     case OP_PROBE:
-        pr->ops[OP_PROBE]++;
+        count(pr, OP_PROBE, 1);
         return unlink(path) == 0 || errno == ENOENT ? 0 : fail(pr, "unlink", path);
     case OP_STAT:
-        pr->ops[OP_STAT]++;
+        count(pr, OP_STAT, 1);
         return stat(path, &sb) == 0 || errno == ENOENT ? 0 : fail(pr, "stat", path);
     case OP_MKDIR:
-        pr->ops[OP_MKDIR]++;
+        count(pr, OP_MKDIR, 1);
         return mkdir(path, 0700) == 0 ? 0 : fail(pr, "mkdir", path);
     case OP_RMDIR:
-        pr->ops[OP_RMDIR]++;
+        count(pr, OP_RMDIR, 1);
         return rmdir(path) == 0 ? 0 : fail(pr, "rmdir", path);
     case OP_READDIR:
-        pr->ops[OP_READDIR]++;
+        count(pr, OP_READDIR, 1);
         return read_dir(path) == 0 ? 0 : fail(pr, "read directory", path);
     case OP_UTIME:
         gettimeofday(&times[0], NULL);
         times[0].tv_sec += 300;
         times[1] = times[0];
-        pr->ops[OP_UTIME]++;
+        count(pr, OP_UTIME, 1);
         return utimes(path, times) == 0 ? 0 : fail(pr, "utimes", path);
     default:
         return fail(pr, "unknown operation", NULL);

@@ -57,7 +57,13 @@ struct profile_runner {
     struct pf_spool pf; /* postfix profile */
     struct pf_spool_stats pf_stats;
     struct histogram latency[MEASURE_COUNT];
-    uint64_t ops[OP_KIND_COUNT]; /* system calls made, by kind */
+    /*
+     * System calls made, by kind. Written by the runner's thread alone,
+     * read by others while it runs (a relay's report): relaxed atomics,
+     * a plain load and store each on the hot path, no locked add.
+     * Read them with profile_runner_ops().
+     */
+    _Atomic uint64_t ops[OP_KIND_COUNT];
     /* Where the last phase that failed stopped: for profile_undo(). */
     enum profile_phase failed_phase;
     size_t failed_op;
@@ -94,6 +100,9 @@ void profile_undo(struct profile_runner *pr, struct profile_msg *m);
  * phases name by its ID, wherever it stands (sets m->discarded); not counted.
  */
 void profile_discard(struct profile_runner *pr, struct profile_msg *m);
+
+/* Add the runner's operation counters to ops; from any thread, while it runs. */
+void profile_runner_ops(const struct profile_runner *pr, uint64_t ops[OP_KIND_COUNT]);
 
 const char *profile_measure_name(unsigned measure);
 

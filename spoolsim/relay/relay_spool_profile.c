@@ -87,10 +87,10 @@ static int table_profile_ops(const struct relay *r, uint64_t ops[OP_KIND_COUNT])
 {
     const struct relay_spool_state *st = r->spool_state;
 
+    /* On loop 0 (a report, SIGUSR1 too) while the runners' threads count. */
     memset(ops, 0, sizeof(uint64_t) * OP_KIND_COUNT);
     for (unsigned i = 0; i < st->runner_count; i++)
-        for (unsigned k = 0; k < OP_KIND_COUNT; k++)
-            ops[k] += st->runners[i].ops[k];
+        profile_runner_ops(&st->runners[i], ops);
     return 1;
 }
 
