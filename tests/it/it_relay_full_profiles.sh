@@ -15,11 +15,8 @@
 # no message directory.
 . "${top_srcdir:-.}/tests/helpers/lib.sh"
 
-[ "$(id -u)" = 0 ] || skip "mounting a small tmpfs needs root"
 MNT=$WORK/full
-mkdir -p "$MNT"
-mount -t tmpfs -o size=1m tmpfs "$MNT" 2>/dev/null || skip "cannot mount tmpfs here"
-trap 'unmount_and_cleanup "$MNT"' EXIT
+small_tmpfs "$MNT" 1m
 
 # contents SPOOL: every file, and every directory named by a message ID
 # (a profile's IDs are long numbers; Postfix's hash directories are one
@@ -41,15 +38,8 @@ for profile in postfix sendmail qmail exim exim-4.98 opensmtpd; do
     start_relay relay --profile "$profile" --spool "$SPOOL" --next-hop "127.0.0.1:$port" \
         --min-backoff 200ms --max-backoff 500ms --json "$WORK/relay.json" || exit 1
     contents "$SPOOL" >"$WORK/before"
-    to "$WORK/src.out" timeout 60 "$SOURCE" -s 4 -m 40 -l 65536 --ignore-failures \
-        --json "$WORK/src.json" --msg-log "$WORK/src.log" "127.0.0.1:$relay_PORT"
-    refused=$(python3 -c "import json; print(json.load(open('$WORK/src.json'))['failures_by_code'].get('452@dot', 0))")
-    accepted=$(wc -l <"$WORK/src.log")
-    echo "# $profile, disk full: $accepted accepted, $refused refused with 452"
-    check "$profile: some messages were accepted" test "$accepted" -gt 0
-    check "$profile: the rest got 452 at the end of data" test "$refused" -gt 0
-    check "$profile: accepted + refused = 40" test $((accepted + refused)) = 40
-    check "$profile: the relay is still running" kill -0 "$relay_PID"
+    fill_to_refusal "$profile" "$relay_PORT" "$relay_PID"
+    accepted=$ACCEPTED refused=$REFUSED
 
     # What room is left goes too: the next deferrals fail for want of it.
     dd if=/dev/zero of="$MNT/filler" bs=4k 2>/dev/null
