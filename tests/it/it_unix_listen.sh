@@ -13,6 +13,9 @@ stand_in() {
     python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$1"
 }
 
+# logged N FILE: FILE (a --msg-log) has N lines or more.
+logged() { [ -f "$2" ] && [ "$(wc -l <"$2")" -ge "$1" ]; }
+
 # wait_socket PATH PID: until PATH is a socket, while PID runs.
 wait_socket() {
     for _ in $(seq 1 100); do
@@ -31,7 +34,7 @@ start_relay relay --spool "$WORK/spool" --next-hop "127.0.0.1:$hop_PORT" --liste
 check "the relay made its socket" wait_socket "$RSOCK" "$relay_PID"
 check "smtp-source sends through the relay's unix socket" to "$WORK/src1.out" timeout 60 \
     "$SOURCE" -m 20 -s 2 "unix:$RSOCK"
-check "and the next hop has them" wait_until 30 test "$(wc -l <"$WORK/hop.log")" -ge 20
+check "and the next hop has them" wait_until 30 logged 20 "$WORK/hop.log"
 stop "$relay_PID"
 check "the relay removed its socket at the stop" test ! -e "$RSOCK"
 
