@@ -416,7 +416,7 @@ static void write_json(const char *path, const struct sink_server *server,
         msg_warn("write error on %s", path);
 }
 
-static int open_listener(const struct sink_options *opts)
+static int open_listener(const struct sink_options *opts, struct endpoint_file *made)
 {
     struct endpoint ep;
     char err[256];
@@ -424,7 +424,7 @@ static int open_listener(const struct sink_options *opts)
 
     if (endpoint_parse_server(opts->listen_spec, &ep, err, sizeof(err)) != 0)
         msg_usage("%s", err);
-    if ((fd = endpoint_listen(&ep, opts->family, opts->backlog, err, sizeof(err))) < 0)
+    if ((fd = endpoint_listen(&ep, opts->family, opts->backlog, made, err, sizeof(err))) < 0)
         msg_fatal("%s", err);
     if (opts->tcp_window &&
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &opts->tcp_window, sizeof(opts->tcp_window)) != 0)
@@ -543,6 +543,7 @@ int main(int argc, char **argv)
     struct sink_run r;
     struct event *sigint, *sigterm, *counter = NULL;
     struct json_run run;
+    struct endpoint_file listen_file;
     char err[256];
     int fd;
 
@@ -568,7 +569,7 @@ int main(int argc, char **argv)
         /* Line by line: a sink killed in a crash test must not lose what it acknowledged. */
         setvbuf(proto.msg_log, NULL, _IOLBF, 0);
     }
-    fd = open_listener(&opts);
+    fd = open_listener(&opts, &listen_file);
     drop_privileges(&opts);
 
     r.workers = xcalloc(r.n, sizeof(*r.workers));
@@ -622,6 +623,9 @@ int main(int argc, char **argv)
     event_free(sigint);
     event_free(sigterm);
     evconnlistener_free(r.listener);
+    /* The socket file (unix:) goes with the sink, unless it was replaced meanwhile. */
+    if (endpoint_file_remove(&listen_file, err, sizeof(err)) != 0)
+        msg_warn("%s", err);
     event_free(r.accept_pause);
     if (r.n > 1)
         event_base_free(r.base);

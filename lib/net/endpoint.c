@@ -238,7 +238,8 @@ static int unix_socket_live(const struct sockaddr_un *sun, socklen_t len)
     return live;
 }
 
-static int unix_listen(const char *path, int backlog, char *err, size_t errlen)
+static int unix_listen(const char *path, int backlog, struct endpoint_file *file, char *err,
+                       size_t errlen)
 {
     struct sockaddr_un sun;
     socklen_t len;
@@ -266,6 +267,15 @@ static int unix_listen(const char *path, int backlog, char *err, size_t errlen)
         msg_set_error(err, errlen, "cannot listen on unix:%s: %s", path, strerror(errno));
         close(fd);
         return -1;
+    }
+    /*
+     * What bind() made, taken at once: at exit the path is removed only
+     * while it still names this file, not a socket someone else put there since.
+     */
+    if (file != NULL && lstat(path, &st) == 0) {
+        file->path = xstrdup(path);
+        file->dev = st.st_dev;
+        file->ino = st.st_ino;
     }
     return fd;
 }
@@ -314,12 +324,15 @@ static int inet_listen(const struct endpoint *ep, int family, int v6only, int ba
     return fd;
 }
 
-int endpoint_listen(const struct endpoint *ep, int family, int backlog, char *err, size_t errlen)
+int endpoint_listen(const struct endpoint *ep, int family, int backlog, struct endpoint_file *file,
+                    char *err, size_t errlen)
 {
     int fd, sys_errno;
 
+    if (file != NULL)
+        memset(file, 0, sizeof(*file));
     if (ep->is_unix)
-        return unix_listen(ep->path, backlog, err, errlen);
+        return unix_listen(ep->path, backlog, file, err, errlen);
     if (family_check(ep, family, err, errlen) < 0)
         return -1;
     if (ep->host != NULL || family != AF_UNSPEC)
@@ -329,6 +342,23 @@ int endpoint_listen(const struct endpoint *ep, int family, int backlog, char *er
     if (fd < 0 && (sys_errno == EAFNOSUPPORT || sys_errno == EADDRNOTAVAIL))
         fd = inet_listen(ep, AF_INET, 0, backlog, &sys_errno, err, errlen);
     return fd;
+}
+
+int endpoint_file_remove(struct endpoint_file *file, char *err, size_t errlen)
+{
+    struct stat st;
+    int status = 0;
+
+    if (file->path == NULL)
+        return 0;
+    /* Gone, or replaced (a new server's socket, or any other file): not ours to remove. */
+    if (lstat(file->path, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_dev == file->dev &&
+        st.st_ino == file->ino && unlink(file->path) != 0 && errno != ENOENT)
+        status =
+            msg_set_error(err, errlen, "cannot remove socket %s: %s", file->path, strerror(errno));
+    free(file->path);
+    memset(file, 0, sizeof(*file));
+    return status;
 }
 
 int endpoint_resolve(const struct endpoint *ep, int family, struct sockaddr_storage *sa,

@@ -18,6 +18,7 @@
 
 #include <stddef.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 
 struct endpoint {
     int family_hint; /* AF_UNSPEC, AF_INET, AF_INET6 (numeric host), AF_UNIX */
@@ -42,8 +43,22 @@ const char *endpoint_describe(const struct endpoint *ep, char *buf, size_t len);
  * IPv6 only. A host name is resolved and the first address that binds
  * wins. For unix, an existing socket file is removed first unless a live
  * server still answers on it; any other kind of file is an error.
+ * file (may be NULL) learns the socket file a unix listener made (its
+ * path NULL for inet), for endpoint_file_remove() at exit.
  */
-int endpoint_listen(const struct endpoint *ep, int family, int backlog, char *err, size_t errlen);
+struct endpoint_file {
+    char *path; /* NULL: no file was made */
+    dev_t dev;
+    ino_t ino;
+};
+int endpoint_listen(const struct endpoint *ep, int family, int backlog, struct endpoint_file *file,
+                    char *err, size_t errlen);
+/*
+ * Remove the socket file a listener made, if its path still names that
+ * very file (same device and inode); a file put there since stays. Frees
+ * file's path; 0, or -1 with a message in err if the unlink failed.
+ */
+int endpoint_file_remove(struct endpoint_file *file, char *err, size_t errlen);
 /*
  * Resolve once, for connect(): the first address getaddrinfo() prefers.
  * A wildcard endpoint resolves to loopback.

@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +145,21 @@ void profile_runner_free(struct profile_runner *pr)
         pr->backend->runner_free(pr);
 }
 
+/* Only the runner's thread writes its counters: no read-modify-write needs to be atomic. */
+static void count(struct profile_runner *pr, enum profile_op_kind kind, uint64_t n)
+{
+    _Atomic uint64_t *c = &pr->ops[kind];
+
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + n,
+                          memory_order_relaxed);
+}
+
+void profile_runner_ops(const struct profile_runner *pr, uint64_t ops[OP_KIND_COUNT])
+{
+    for (unsigned k = 0; k < OP_KIND_COUNT; k++)
+        ops[k] += atomic_load_explicit(&pr->ops[k], memory_order_relaxed);
+}
+
 static void body_of(struct profile_runner *pr, size_t size)
 {
     if (pr->body_cap < size + 1) {
@@ -171,7 +187,7 @@ static int do_sync(struct profile_runner *pr, int fd, enum profile_op_kind kind)
         data_only = 0;
     else if (pr->sync == PROFILE_SYNC_FDATASYNC)
         data_only = 1;
-    pr->ops[data_only ? OP_FDATASYNC : OP_FSYNC]++;
+    count(pr, data_only ? OP_FDATASYNC : OP_FSYNC, 1);
     return data_only ? fdatasync(fd) : fsync(fd);
 }
 
@@ -237,21 +253,25 @@ static int run_op(struct profile_runner *pr, const struct profile_op *op, struct
                                    : open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
         if (fd < 0)
             return fail(pr, profile_op_name(op->kind), path);
-        pr->ops[op->kind]++;
+        count(pr, op->kind, 1);
         *slot = fd;
         return 0;
-    case OP_WRITE:
-        if (op->arg == 0)
-            return write_all(*slot, m->content ? m->content : pr->body, m->size, WRITE_PIECE,
-                             &pr->ops[OP_WRITE], NULL) == 0
-                       ? 0
-                       : fail(pr, "write", NULL);
-        body_of(pr, op->arg > m->size ? op->arg : m->size);
-        return write_all(*slot, pr->body, op->arg, WRITE_PIECE, &pr->ops[OP_WRITE], NULL) == 0
-                   ? 0
-                   : fail(pr, "write", NULL);
+    case OP_WRITE: {
+        uint64_t writes = 0;
+        int status;
+
+        if (op->arg == 0) {
+            status = write_all(*slot, m->content ? m->content : pr->body, m->size, WRITE_PIECE,
+                               &writes, NULL);
+        } else {
+            body_of(pr, op->arg > m->size ? op->arg : m->size);
+            status = write_all(*slot, pr->body, op->arg, WRITE_PIECE, &writes, NULL);
+        }
+        count(pr, OP_WRITE, writes);
+        return status == 0 ? 0 : fail(pr, "write", NULL);
+    }
     case OP_PWRITE:
-        pr->ops[OP_PWRITE]++;
+        count(pr, OP_PWRITE, 1);
         return pwrite(*slot, "D", 1, 0) == 1 ? 0 : fail(pr, "pwrite", NULL);
     case OP_FSYNC:
     case OP_FDATASYNC:
@@ -261,7 +281,7 @@ static int run_op(struct profile_runner *pr, const struct profile_op *op, struct
             return 0;
         if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
             return fail(pr, "open directory", path);
-        pr->ops[OP_FSYNC_DIR]++;
+        count(pr, OP_FSYNC_DIR, 1);
         if (fsync(fd) != 0 && errno != EINVAL) {
             close(fd);
             return fail(pr, "fsync directory", path);
@@ -269,13 +289,13 @@ static int run_op(struct profile_runner *pr, const struct profile_op *op, struct
         close(fd);
         return 0;
     case OP_FCHMOD:
-        pr->ops[OP_FCHMOD]++;
+        count(pr, OP_FCHMOD, 1);
         return fchmod(*slot, (mode_t)op->arg) == 0 ? 0 : fail(pr, "fchmod", NULL);
     case OP_FCHOWN:
-        pr->ops[OP_FCHOWN]++;
+        count(pr, OP_FCHOWN, 1);
         return fchown(*slot, geteuid(), getegid()) == 0 ? 0 : fail(pr, "fchown", NULL);
     case OP_LOCK:
-        pr->ops[OP_LOCK]++;
+        count(pr, OP_LOCK, 1);
         /* a shared lock file is waited for, as the MTA's processes wait for each other */
         while (flock(*slot, op->arg == 1 ? LOCK_EX : LOCK_EX | LOCK_NB) != 0)
             if (errno != EINTR)
@@ -284,45 +304,45 @@ static int run_op(struct profile_runner *pr, const struct profile_op *op, struct
     case OP_CLOSE:
         fd = *slot;
         *slot = -1;
-        pr->ops[OP_CLOSE]++;
+        count(pr, OP_CLOSE, 1);
         return close(fd) == 0 ? 0 : fail(pr, "close", NULL);
     case OP_LINK:
-        pr->ops[OP_LINK]++;
+        count(pr, OP_LINK, 1);
         return link(path, path2) == 0 ? 0 : fail(pr, "link", path2);
     case OP_RENAME:
-        pr->ops[OP_RENAME]++;
+        count(pr, OP_RENAME, 1);
         if (rename(path, path2) == 0)
             return 0;
         /* A bucket made when first needed, as OpenSMTPD and Postfix make theirs. */
         if (errno == ENOENT && op->arg == 1 && make_parent(path2) == 0) {
-            pr->ops[OP_MKDIR]++;
+            count(pr, OP_MKDIR, 1);
             if (rename(path, path2) == 0)
                 return 0;
         }
         return fail(pr, "rename", path);
     case OP_UNLINK:
-        pr->ops[OP_UNLINK]++;
+        count(pr, OP_UNLINK, 1);
         return unlink(path) == 0 ? 0 : fail(pr, "unlink", path);
     case OP_PROBE:
-        pr->ops[OP_PROBE]++;
+        count(pr, OP_PROBE, 1);
         return unlink(path) == 0 || errno == ENOENT ? 0 : fail(pr, "unlink", path);
     case OP_STAT:
-        pr->ops[OP_STAT]++;
+        count(pr, OP_STAT, 1);
         return stat(path, &sb) == 0 || errno == ENOENT ? 0 : fail(pr, "stat", path);
     case OP_MKDIR:
-        pr->ops[OP_MKDIR]++;
+        count(pr, OP_MKDIR, 1);
         return mkdir(path, 0700) == 0 ? 0 : fail(pr, "mkdir", path);
     case OP_RMDIR:
-        pr->ops[OP_RMDIR]++;
+        count(pr, OP_RMDIR, 1);
         return rmdir(path) == 0 ? 0 : fail(pr, "rmdir", path);
     case OP_READDIR:
-        pr->ops[OP_READDIR]++;
+        count(pr, OP_READDIR, 1);
         return read_dir(path) == 0 ? 0 : fail(pr, "read directory", path);
     case OP_UTIME:
         gettimeofday(&times[0], NULL);
         times[0].tv_sec += 300;
         times[1] = times[0];
-        pr->ops[OP_UTIME]++;
+        count(pr, OP_UTIME, 1);
         return utimes(path, times) == 0 ? 0 : fail(pr, "utimes", path);
     default:
         return fail(pr, "unknown operation", NULL);
@@ -333,6 +353,7 @@ static int run_table(struct profile_runner *pr, enum profile_phase phase, struct
 {
     const struct profile *p = pr->profile;
 
+    pr->failed = 0;
     if (phase == PHASE_ACCEPT && m->content == NULL)
         body_of(pr, m->size);
     for (size_t i = 0; i < p->phase_len[phase];) {
@@ -346,6 +367,10 @@ static int run_table(struct profile_runner *pr, enum profile_phase phase, struct
 
                 if (run_op(pr, &ops[k], m, r) != 0) {
                     close_slots(pr);
+                    pr->failed = 1;
+                    pr->failed_phase = phase;
+                    pr->failed_op = k;
+                    pr->failed_round = r;
                     return -1;
                 }
                 histogram_record(&pr->latency[ops[k].kind], clock_now_ns() - t0);
@@ -354,6 +379,125 @@ static int run_table(struct profile_runner *pr, enum profile_phase phase, struct
         i = end;
     }
     return 0;
+}
+
+/* One step of a phase: operation k of its table, for recipient r. */
+struct step {
+    size_t k;
+    unsigned r;
+};
+
+/* The steps of the last failed phase that succeeded, in order; their count in *n. */
+static struct step *steps_done(const struct profile_runner *pr, const struct profile_msg *m,
+                               size_t *n)
+{
+    const struct profile_op *ops = pr->profile->phase[pr->failed_phase];
+    size_t len = pr->profile->phase_len[pr->failed_phase], cap = 16;
+    struct step *done = xcalloc(cap, sizeof(*done));
+
+    *n = 0;
+    for (size_t i = 0; i < len;) {
+        size_t end = profile_group_end(ops, len, i);
+        unsigned repeat = (ops[i].flags & OP_PER_RCPT) ? m->rcpts : 1;
+
+        for (unsigned r = 0; r < repeat; r++) {
+            for (size_t k = i; k < end; k++) {
+                if (k == pr->failed_op && r == pr->failed_round)
+                    return done;
+                if (*n == cap)
+                    done = xrealloc(done, (cap *= 2) * sizeof(*done));
+                done[(*n)++] = (struct step){k, r};
+            }
+        }
+        i = end;
+    }
+    return done;
+}
+
+static int names_message(const char *tmpl)
+{
+    return tmpl != NULL && strstr(tmpl, "{id}") != NULL;
+}
+
+/* A file, or a directory with what is in it; gone already is fine. */
+static void remove_path(const char *tmpl, const struct profile_runner *pr,
+                        const struct profile_msg *m, unsigned r)
+{
+    char rel[1024], path[4096];
+    struct stat sb;
+
+    if (tmpl == NULL || profile_expand(tmpl, m->id, pr->worker, r, rel, sizeof(rel)) != 0)
+        return;
+    snprintf(path, sizeof(path), "%s/%s", pr->root, rel);
+    if (lstat(path, &sb) != 0)
+        return;
+    if (S_ISDIR(sb.st_mode))
+        tree_remove(path);
+    else
+        unlink(path);
+}
+
+void profile_undo(struct profile_runner *pr, struct profile_msg *m)
+{
+    const struct profile_op *ops;
+    struct step *done;
+    size_t n;
+    int whole;
+
+    if (!pr->failed || pr->backend != &spool_backend_table)
+        return;
+    pr->failed = 0;
+    ops = pr->profile->phase[pr->failed_phase];
+    whole = pr->failed_phase == PHASE_ACCEPT;
+    done = steps_done(pr, m, &n);
+    /* Backwards: what was made inside a directory goes before the directory. */
+    while (n-- > 0) {
+        const struct profile_op *op = &ops[done[n].k];
+        unsigned r = done[n].r;
+
+        switch (op->kind) {
+        case OP_CREATE: /* O_EXCL: this phase made it */
+        case OP_MKDIR:
+            remove_path(op->path, pr, m, r);
+            break;
+        case OP_LINK:
+            remove_path(op->path2, pr, m, r);
+            break;
+        case OP_APPEND: /* may be a file shared by all messages: only the message's own */
+            if (whole && names_message(op->path))
+                remove_path(op->path, pr, m, r);
+            break;
+        case OP_RENAME: /* a later phase's rename replaces the message's file: it stays */
+            if (whole && names_message(op->path2))
+                remove_path(op->path2, pr, m, r);
+            break;
+        default:
+            break;
+        }
+    }
+    free(done);
+}
+
+void profile_discard(struct profile_runner *pr, struct profile_msg *m)
+{
+    const struct profile *p = pr->profile;
+
+    m->discarded = 1;
+    if (pr->backend != &spool_backend_table || p->no_io)
+        return;
+    for (unsigned phase = 0; phase < PHASE_COUNT; phase++) {
+        for (size_t k = 0; k < p->phase_len[phase]; k++) {
+            const struct profile_op *op = &p->phase[phase][k];
+            unsigned repeat = (op->flags & OP_PER_RCPT) && m->rcpts ? m->rcpts : 1;
+
+            for (unsigned r = 0; r < repeat; r++) {
+                if (names_message(op->path))
+                    remove_path(op->path, pr, m, r);
+                if (names_message(op->path2))
+                    remove_path(op->path2, pr, m, r);
+            }
+        }
+    }
 }
 
 /* ------------------------------------------------------ postfix: pf_spool */

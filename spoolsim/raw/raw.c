@@ -212,9 +212,11 @@ static struct profile_msg queue_pop(struct raw_worker *w)
 static uint64_t worker_syncs(const struct raw_worker *w)
 {
     const struct profile_runner *pr = &w->runner;
+    uint64_t ops[OP_KIND_COUNT] = {0};
     struct spool_op_totals t;
 
-    pr->backend->totals(pr->ops, &pr->pf_stats, &t);
+    profile_runner_ops(pr, ops);
+    pr->backend->totals(ops, &pr->pf_stats, &t);
     return spool_op_syncs(&t);
 }
 
@@ -457,8 +459,7 @@ static int run_profile(struct raw *raw, struct raw_result *res)
         res->deferred += w->deferred;
         for (unsigned k = 0; k < MEASURE_COUNT; k++)
             histogram_merge(&res->latency[k], &w->runner.latency[k]);
-        for (unsigned k = 0; k < OP_KIND_COUNT; k++)
-            res->ops[k] += w->runner.ops[k];
+        profile_runner_ops(&w->runner, res->ops);
         pf_spool_stats_add(&res->pf, &w->runner.pf_stats);
         if (w->failed && status == 0) {
             snprintf(res->error, sizeof(res->error), "%s", w->runner.err);

@@ -14,6 +14,7 @@
 #include <event2/listener.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,7 @@
 
 #define STOP_GRACE 10 /* seconds for deliveries in flight at a stop */
 
-static int open_listener(const struct relay_options *opts)
+static int open_listener(const struct relay_options *opts, struct endpoint_file *made)
 {
     struct endpoint ep;
     char err[256];
@@ -46,7 +47,7 @@ static int open_listener(const struct relay_options *opts)
 
     if (endpoint_parse_server(opts->listen, &ep, err, sizeof(err)) != 0)
         msg_usage("--listen: %s", err);
-    if ((fd = endpoint_listen(&ep, AF_UNSPEC, (int)opts->backlog, err, sizeof(err))) < 0)
+    if ((fd = endpoint_listen(&ep, AF_UNSPEC, (int)opts->backlog, made, err, sizeof(err))) < 0)
         msg_fatal("%s", err);
     endpoint_free(&ep);
     return fd;
@@ -65,12 +66,38 @@ static void write_port_file(const struct relay_options *opts, int fd, char *err,
         snprintf(err, errlen, "cannot write port file %s: %s", opts->port_file, strerror(errno));
 }
 
+/* The listener's socket file (unix:) goes with the relay, unless it was replaced meanwhile. */
+static void remove_listen_file(struct endpoint_file *file)
+{
+    char err[512];
+
+    if (endpoint_file_remove(file, err, sizeof(err)) != 0)
+        msg_warn("%s", err);
+}
+
+/* A failure once listening: the socket file goes first; usage errors exit 2, the others 1. */
+static _Noreturn MSG_PRINTF(3, 4) void listen_failed(struct endpoint_file *listen_file, int usage,
+                                                     const char *fmt, ...)
+{
+    char why[9000];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof(why), fmt, ap);
+    va_end(ap);
+    remove_listen_file(listen_file);
+    if (usage)
+        msg_usage("%s", why);
+    msg_fatal("%s", why);
+}
+
 /* A failure after the spool was made: a tree this run made goes with it. */
-static _Noreturn void setup_failed(const char *spool, int made, const char *err)
+static _Noreturn void setup_failed(const char *spool, int made, struct endpoint_file *listen_file,
+                                   const char *err)
 {
     if (made)
         tree_remove(spool);
-    msg_fatal("%s", err);
+    listen_failed(listen_file, 0, "%s", err);
 }
 
 static void on_accept(struct evconnlistener *listener, evutil_socket_t fd, struct sockaddr *addr,
@@ -215,6 +242,7 @@ int spoolsim_relay(int argc, char **argv)
     struct timeval interval;
     char err[8192];
     struct stat st;
+    struct endpoint_file listen_file;
     int listen_fd, lock_fd, made_spool;
 
     json_run_init(&run, "spoolsim relay", "spoolsim", argc, argv);
@@ -241,15 +269,15 @@ int spoolsim_relay(int argc, char **argv)
      * next hop's name, the certificates) is tried before the spool is
      * made, so that a mistake there leaves no tree behind.
      */
-    listen_fd = open_listener(&opts);
+    listen_fd = open_listener(&opts, &listen_file);
     if (relay_smtp_init(&r, err, sizeof(err)) != 0)
-        msg_usage("--next-hop %s: %s", opts.next_hop, err);
+        listen_failed(&listen_file, 1, "--next-hop %s: %s", opts.next_hop, err);
     if (opts.tls &&
         (r.tls_ctx = tls_server_ctx_new(opts.tls_cert, opts.tls_key, err, sizeof(err))) == NULL)
-        msg_fatal("%s", err);
+        listen_failed(&listen_file, 0, "%s", err);
     if (opts.hop_tls != RELAY_HOP_TLS_NONE &&
         (r.hop_tls_ctx = tls_client_ctx_new(0, NULL, err, sizeof(err))) == NULL)
-        msg_fatal("%s", err);
+        listen_failed(&listen_file, 0, "%s", err);
     made_spool = stat(opts.spool, &st) != 0 && errno == ENOENT;
     relay_stats_init(&r.stats);
     r.spool.long_ids = opts.long_ids;
@@ -258,39 +286,41 @@ int spoolsim_relay(int argc, char **argv)
     /* A queue file larger than our limits make is read by nobody: it goes to corrupt/. */
     r.spool.max_file = pf_qfile_bound(opts.max_size, opts.max_rcpt, SMTP_COMMAND_LINE_LIMIT);
     if (opts.user && pf_spool_set_user(&r.spool, opts.user, err, sizeof(err)) != 0)
-        msg_usage("-u %s: %s", opts.user, err);
+        listen_failed(&listen_file, 1, "-u %s: %s", opts.user, err);
     r.profile = profile_find(opts.profile);
     if ((r.backend = relay_spool_of(r.profile)) == NULL)
-        msg_fatal("profile %s: no spool backend of the relay serves it", r.profile->name);
+        listen_failed(&listen_file, 0, "profile %s: no spool backend of the relay serves it",
+                      r.profile->name);
     if (opts.model == NULL)
         opts.model = r.backend->default_model;
     if (relay_model_open(opts.model, &r.model, err, sizeof(err)) != 0)
-        msg_usage("--model %s", err);
+        listen_failed(&listen_file, 1, "--model %s", err);
     if (r.model && !r.backend->takes_model)
-        msg_usage("--model %s: a model is a Postfix's CPU; it goes with --profile postfix only",
-                  opts.model);
+        listen_failed(&listen_file, 1,
+                      "--model %s: a model is a Postfix's CPU; it goes with --profile postfix only",
+                      opts.model);
     /*
      * The loops and their threads before the spool: what runs out of
      * descriptors or threads (a pipe, an event base each) fails here, with
      * nothing made yet.
      */
     if ((r.base = event_base_new()) == NULL)
-        msg_fatal("cannot create an event base");
+        listen_failed(&listen_file, 0, "cannot create an event base");
     pthread_mutex_init(&r.stats_lock, NULL);
     relay_loops_start(&r);
     /* Its thread is numbered after every cleanup thread (a profile's runners). */
     r.qmgr = opts.qmgr == RELAY_QMGR_SINGLE ? io_pool_new(r.base, 1, opts.cleanup_threads, "qmgr")
                                             : r.cleanup;
     if (r.backend->open(&r, err, sizeof(err)) != 0)
-        setup_failed(opts.spool, made_spool, err);
+        setup_failed(opts.spool, made_spool, &listen_file, err);
     if ((lock_fd = pf_spool_lock(&r.spool, err, sizeof(err))) < 0)
-        setup_failed(opts.spool, made_spool, err);
+        setup_failed(opts.spool, made_spool, &listen_file, err);
     if (relay_local_init(&r, err, sizeof(err)) != 0)
-        setup_failed(opts.spool, made_spool, err);
+        setup_failed(opts.spool, made_spool, &listen_file, err);
     relay_smtpd_build_ehlo(&r);
     write_port_file(&opts, listen_fd, err, sizeof(err));
     if (err[0])
-        setup_failed(opts.spool, made_spool, err);
+        setup_failed(opts.spool, made_spool, &listen_file, err);
     /* Bound, checked and locked: the rest runs as the spool's owner (-u). */
     if (pf_spool_drop_privileges(&r.spool, err, sizeof(err)) != 0)
         msg_fatal("-u %s: %s", opts.user, err);
@@ -316,7 +346,8 @@ int spoolsim_relay(int argc, char **argv)
     sigusr1 = evsignal_new(r.base, SIGUSR1, on_report_signal, &r);
     evsignal_add(sighup, NULL);
     evsignal_add(sigusr1, NULL);
-    pthread_sigmask(SIG_UNBLOCK, &held_signals, NULL); /* the loop's own threads keep them blocked */
+    /* the loop's own threads keep them blocked */
+    pthread_sigmask(SIG_UNBLOCK, &held_signals, NULL);
     r.stats_timer = event_new(r.base, -1, EV_PERSIST, on_stats_timer, &r);
     interval = clock_timeval(opts.stats_interval);
     evtimer_add(r.stats_timer, &interval);
@@ -373,6 +404,7 @@ int spoolsim_relay(int argc, char **argv)
     if (r.stop_poll)
         event_free(r.stop_poll);
     evconnlistener_free(r.listener);
+    remove_listen_file(&listen_file);
     event_base_free(r.base);
     SSL_CTX_free(r.tls_ctx);
     SSL_CTX_free(r.hop_tls_ctx);

@@ -87,10 +87,10 @@ static int table_profile_ops(const struct relay *r, uint64_t ops[OP_KIND_COUNT])
 {
     const struct relay_spool_state *st = r->spool_state;
 
+    /* On loop 0 (a report, SIGUSR1 too) while the runners' threads count. */
     memset(ops, 0, sizeof(uint64_t) * OP_KIND_COUNT);
     for (unsigned i = 0; i < st->runner_count; i++)
-        for (unsigned k = 0; k < OP_KIND_COUNT; k++)
-            ops[k] += st->runners[i].ops[k];
+        profile_runner_ops(&st->runners[i], ops);
     return 1;
 }
 
@@ -112,11 +112,16 @@ static void run_phase(struct relay_msg *m, struct profile_runner *pr, enum profi
 
 static void table_commit(struct relay_msg *m, unsigned thread)
 {
+    struct profile_runner *pr = &m->relay->spool_state->runners[thread];
+
     m->pmsg.rcpts = m->qf.rcpt_count;
     m->pmsg.size = m->qf.len;
     m->pmsg.content = m->qf.buf; /* the data file holds the message's own bytes */
-    run_phase(m, &m->relay->spool_state->runners[thread], PHASE_ACCEPT);
+    run_phase(m, pr, PHASE_ACCEPT);
     m->pmsg.content = NULL;
+    /* Refused (452 on a full disk): none of its files may stay. */
+    if (m->job_status != 0)
+        profile_undo(pr, &m->pmsg);
 }
 
 static enum relay_spool_next table_committed(struct relay_msg *m)
@@ -144,8 +149,30 @@ static void table_retire(struct relay_msg *m, unsigned thread)
     struct relay_spool_state *st = r->spool_state;
     /* The queue manager's own thread has the last runner; in the pool shape, the thread's. */
     struct profile_runner *pr = &st->runners[r->qmgr == r->cleanup ? thread : st->runner_count - 1];
+    enum profile_phase phase = relay_msg_any(m, RCPT_DEFERRED) ? PHASE_DEFER : PHASE_DELIVER;
 
-    run_phase(m, pr, relay_msg_any(m, RCPT_DEFERRED) ? PHASE_DEFER : PHASE_DELIVER);
+    if (m->pmsg.discarded) {
+        m->job_status = 0; /* the retry of a deliver phase that failed: its files are gone */
+        return;
+    }
+    run_phase(m, pr, phase);
+    if (m->job_status == 0)
+        return;
+    /*
+     * The message is in memory, and must not wait on its files: a full
+     * disk that stops its deliver or defer phase would stop every message
+     * so (the phase tried again and again, which frees nothing), and what
+     * the phase left (a tf file, a -J journal) would fail its next run.
+     * Delivered: its files go now, and the retry the queue manager
+     * schedules only ends it. Deferred: its files are as before the phase,
+     * and the retry is a new delivery attempt (table_reread), as for a
+     * Postfix queue file that could not be moved to deferred/.
+     */
+    profile_undo(pr, &m->pmsg);
+    if (phase == PHASE_DELIVER)
+        profile_discard(pr, &m->pmsg);
+    else
+        m->pmsg.defer_failed = 1;
 }
 
 static void table_park(struct relay_msg *m)
@@ -153,9 +180,9 @@ static void table_park(struct relay_msg *m)
     (void)m; /* the message never leaves memory */
 }
 
-static enum relay_spool_next table_retry(struct relay_msg *m)
+/* Recipients finished in an earlier attempt are not tried again. */
+static void keep_finished(struct relay_msg *m)
 {
-    /* Recipients finished in an earlier attempt are not tried again. */
     for (unsigned i = 0; i < m->view.rcpt_count; i++) {
         if (m->results[i] == RCPT_SENT || m->results[i] == RCPT_BOUNCED) {
             m->view.rcpts[i].done = 1;
@@ -164,16 +191,32 @@ static enum relay_spool_next table_retry(struct relay_msg *m)
         m->results[i] = RCPT_UNTRIED;
     }
     m->t_active = 0;
+}
+
+static enum relay_spool_next table_retry(struct relay_msg *m)
+{
+    keep_finished(m);
     return RELAY_NEXT_READY;
 }
 
+/* Still active after a failed phase: a defer phase that failed makes the retry a new attempt. */
 static int table_must_reread(const struct relay_msg *m)
 {
-    (void)m; /* still in active/ only after a deliver or defer phase that failed: retried */
-    return 0;
+    return m->pmsg.defer_failed;
 }
 
-/* Nothing streams, nothing waits in incoming/, nothing is read back: those stay NULL. */
+/* On a pool thread, before the new attempt: as table_retry, with results made afresh. */
+static void table_reread(struct relay_msg *m, unsigned thread)
+{
+    (void)thread;
+    m->pmsg.defer_failed = 0;
+    keep_finished(m);
+    free(m->results);
+    m->results = NULL; /* make_ready allocates them */
+    m->job_status = 0;
+}
+
+/* Nothing streams, nothing waits in incoming/: those stay NULL. */
 const struct relay_spool relay_spool_profile = {
     .name = "profile",
     .default_model = "none",
@@ -190,4 +233,5 @@ const struct relay_spool relay_spool_profile = {
     .park = table_park,
     .retry = table_retry,
     .must_reread = table_must_reread,
+    .reread = table_reread,
 };

@@ -52,6 +52,16 @@ unmount_and_cleanup() {
     cleanup
 }
 
+# small_tmpfs DIR SIZE: a tmpfs of SIZE (as mount's size=) mounted on DIR
+# for the test, unmounted at its exit; the test skips without root or
+# where it cannot mount.
+small_tmpfs() {
+    [ "$(id -u)" = 0 ] || skip "mounting a small tmpfs needs root"
+    mkdir -p "$1"
+    mount -t tmpfs -o "size=$2" tmpfs "$1" 2>/dev/null || skip "cannot mount tmpfs here"
+    trap "unmount_and_cleanup '$1'" EXIT
+}
+
 # check DESCRIPTION COMMAND...: run a check and count the result.
 check() {
     local what=$1
@@ -253,6 +263,24 @@ raw_op_counts() {
     done
     awk -v n="$n" 'NR == FNR { once[$1] = $2; next } { printf "%s %.2f\n", $1, ($2 - once[$1]) / n }' \
         "$d/c.$n" "$d/c.$((2 * n))" >"$out"
+}
+
+# fill_to_refusal LABEL PORT PID: 40 messages of 64 KiB, 4 sessions, to the
+# relay PID on PORT, whose spool has no room for them all: sets ACCEPTED
+# (from $WORK/src.log) and REFUSED (452 at the end of data, from
+# $WORK/src.json), and checks that there were both, that they add up, and
+# that the relay still runs.
+fill_to_refusal() {
+    local label=$1 port=$2 pid=$3
+    to "$WORK/src.out" timeout 60 "$SOURCE" -s 4 -m 40 -l 65536 --ignore-failures \
+        --json "$WORK/src.json" --msg-log "$WORK/src.log" "127.0.0.1:$port"
+    REFUSED=$(python3 -c "import json, sys; print(json.load(open(sys.argv[1]))['failures_by_code'].get('452@dot', 0))" "$WORK/src.json")
+    ACCEPTED=$(wc -l <"$WORK/src.log")
+    echo "# $label: $ACCEPTED accepted, $REFUSED refused with 452"
+    check "$label: some messages were accepted" test "$ACCEPTED" -gt 0
+    check "$label: the rest got 452 at the end of data" test "$REFUSED" -gt 0
+    check "$label: accepted + refused = 40" test $((ACCEPTED + REFUSED)) = 40
+    check "$label: the relay is still running" kill -0 "$pid"
 }
 
 # spool_files DIR: the message files and logs in a spool's queues.

@@ -169,7 +169,7 @@ START_TEST(test_listen_loopback_port_zero)
     int lfd, cfd, port;
 
     ck_assert_int_eq(endpoint_parse_server("127.0.0.1:0", &ep, err, sizeof(err)), 0);
-    lfd = endpoint_listen(&ep, AF_UNSPEC, 16, err, sizeof(err));
+    lfd = endpoint_listen(&ep, AF_UNSPEC, 16, NULL, err, sizeof(err));
     ck_assert_msg(lfd >= 0, "listen: %s", err);
     port = endpoint_local_port(lfd);
     ck_assert_int_gt(port, 0);
@@ -187,7 +187,7 @@ START_TEST(test_listen_loopback_port_zero)
     /* The family from -6 contradicts an IPv4 literal. */
     ck_assert_int_eq(endpoint_resolve(&client, AF_INET6, &sa, &salen, err, sizeof(err)), -1);
     ck_assert_ptr_nonnull(strstr(err, "IPv4 address"));
-    ck_assert_int_eq(endpoint_listen(&ep, AF_INET6, 16, err, sizeof(err)), -1);
+    ck_assert_int_eq(endpoint_listen(&ep, AF_INET6, 16, NULL, err, sizeof(err)), -1);
 
     close(cfd);
     close(lfd);
@@ -203,12 +203,12 @@ START_TEST(test_listen_in_use)
     int lfd, fd2;
 
     ck_assert_int_eq(endpoint_parse_server("127.0.0.1:0", &ep, err, sizeof(err)), 0);
-    lfd = endpoint_listen(&ep, AF_INET, 16, err, sizeof(err));
+    lfd = endpoint_listen(&ep, AF_INET, 16, NULL, err, sizeof(err));
     ck_assert_int_ge(lfd, 0);
     snprintf(spec, sizeof(spec), "127.0.0.1:%d", endpoint_local_port(lfd));
     endpoint_free(&ep);
     ck_assert_int_eq(endpoint_parse_server(spec, &ep, err, sizeof(err)), 0);
-    fd2 = endpoint_listen(&ep, AF_UNSPEC, 16, err, sizeof(err));
+    fd2 = endpoint_listen(&ep, AF_UNSPEC, 16, NULL, err, sizeof(err));
     ck_assert_int_eq(fd2, -1);
     ck_assert_msg(strstr(err, spec) != NULL && strstr(err, strerror(EADDRINUSE)) != NULL, "%s",
                   err);
@@ -224,11 +224,11 @@ START_TEST(test_listen_wildcard)
     int lfd;
 
     ck_assert_int_eq(endpoint_parse_server(":0", &ep, err, sizeof(err)), 0);
-    lfd = endpoint_listen(&ep, AF_UNSPEC, 16, err, sizeof(err));
+    lfd = endpoint_listen(&ep, AF_UNSPEC, 16, NULL, err, sizeof(err));
     ck_assert_msg(lfd >= 0, "listen: %s", err);
     ck_assert_int_gt(endpoint_local_port(lfd), 0);
     close(lfd);
-    lfd = endpoint_listen(&ep, AF_INET, 16, err, sizeof(err));
+    lfd = endpoint_listen(&ep, AF_INET, 16, NULL, err, sizeof(err));
     ck_assert_msg(lfd >= 0, "listen: %s", err);
     close(lfd);
     endpoint_free(&ep);
@@ -248,12 +248,12 @@ START_TEST(test_unix_listen_stale_and_live)
     ck_assert_ptr_nonnull(mkdtemp(dir));
     snprintf(spec, sizeof(spec), "unix:%s/sink", dir);
     ck_assert_int_eq(endpoint_parse_server(spec, &ep, err, sizeof(err)), 0);
-    lfd = endpoint_listen(&ep, AF_UNSPEC, 16, err, sizeof(err));
+    lfd = endpoint_listen(&ep, AF_UNSPEC, 16, NULL, err, sizeof(err));
     ck_assert_msg(lfd >= 0, "listen: %s", err);
     ck_assert_int_eq(endpoint_local_port(lfd), 0);
 
     /* A live listener is not stolen. */
-    ck_assert_int_eq(endpoint_listen(&ep, AF_UNSPEC, 16, err, sizeof(err)), -1);
+    ck_assert_int_eq(endpoint_listen(&ep, AF_UNSPEC, 16, NULL, err, sizeof(err)), -1);
     ck_assert_ptr_nonnull(strstr(err, "another server"));
 
     ck_assert_int_eq(endpoint_resolve(&ep, AF_UNSPEC, &sa, &salen, err, sizeof(err)), 0);
@@ -265,7 +265,7 @@ START_TEST(test_unix_listen_stale_and_live)
     /* Once the server is gone the socket file is stale and is replaced. */
     close(lfd);
     ck_assert_int_eq(lstat(ep.path, &st), 0);
-    lfd2 = endpoint_listen(&ep, AF_UNSPEC, 16, err, sizeof(err));
+    lfd2 = endpoint_listen(&ep, AF_UNSPEC, 16, NULL, err, sizeof(err));
     ck_assert_msg(lfd2 >= 0, "relisten: %s", err);
     close(lfd2);
     unlink(ep.path);
@@ -278,12 +278,76 @@ START_TEST(test_unix_listen_stale_and_live)
     fclose(fp);
     snprintf(spec, sizeof(spec), "unix:%s", file);
     ck_assert_int_eq(endpoint_parse_server(spec, &ep, err, sizeof(err)), 0);
-    ck_assert_int_eq(endpoint_listen(&ep, AF_UNSPEC, 16, err, sizeof(err)), -1);
+    ck_assert_int_eq(endpoint_listen(&ep, AF_UNSPEC, 16, NULL, err, sizeof(err)), -1);
     ck_assert_ptr_nonnull(strstr(err, "not a socket"));
     ck_assert_int_eq(lstat(file, &st), 0);
     unlink(file);
     rmdir(dir);
     endpoint_free(&ep);
+}
+END_TEST
+
+START_TEST(test_unix_file_removed_only_if_ours)
+{
+    struct endpoint ep;
+    struct endpoint_file made, inet;
+    struct stat st;
+    char dir[] = "/tmp/check_endpoint.XXXXXX", spec[160], moved[160], err[256];
+    int lfd, lfd2;
+    FILE *fp;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    snprintf(spec, sizeof(spec), "unix:%s/sink", dir);
+    snprintf(moved, sizeof(moved), "%s/moved", dir);
+    ck_assert_int_eq(endpoint_parse_server(spec, &ep, err, sizeof(err)), 0);
+
+    /* The file it made goes. */
+    lfd = endpoint_listen(&ep, AF_UNSPEC, 16, &made, err, sizeof(err));
+    ck_assert_msg(lfd >= 0, "listen: %s", err);
+    ck_assert_str_eq(made.path, ep.path);
+    ck_assert_int_eq(endpoint_file_remove(&made, err, sizeof(err)), 0);
+    ck_assert_ptr_null(made.path);
+    ck_assert_int_eq(lstat(ep.path, &st), -1);
+    ck_assert_int_eq(errno, ENOENT);
+    close(lfd);
+
+    /* Another server's socket at the path since: it stays. */
+    lfd = endpoint_listen(&ep, AF_UNSPEC, 16, &made, err, sizeof(err));
+    ck_assert_msg(lfd >= 0, "listen: %s", err);
+    ck_assert_int_eq(rename(ep.path, moved), 0);
+    lfd2 = endpoint_listen(&ep, AF_UNSPEC, 16, NULL, err, sizeof(err));
+    ck_assert_msg(lfd2 >= 0, "listen again: %s", err);
+    ck_assert_int_eq(endpoint_file_remove(&made, err, sizeof(err)), 0);
+    ck_assert_int_eq(lstat(ep.path, &st), 0);
+    ck_assert(S_ISSOCK(st.st_mode));
+    close(lfd2);
+    unlink(ep.path);
+    unlink(moved);
+
+    /* A regular file put there: it stays too. */
+    close(lfd);
+    lfd = endpoint_listen(&ep, AF_UNSPEC, 16, &made, err, sizeof(err));
+    ck_assert_msg(lfd >= 0, "listen: %s", err);
+    unlink(ep.path);
+    fp = fopen(ep.path, "w");
+    ck_assert_ptr_nonnull(fp);
+    fclose(fp);
+    ck_assert_int_eq(endpoint_file_remove(&made, err, sizeof(err)), 0);
+    ck_assert_int_eq(lstat(ep.path, &st), 0);
+    ck_assert(S_ISREG(st.st_mode));
+    unlink(ep.path);
+    close(lfd);
+    endpoint_free(&ep);
+
+    /* An inet listener has no file. */
+    ck_assert_int_eq(endpoint_parse_server("127.0.0.1:0", &ep, err, sizeof(err)), 0);
+    lfd = endpoint_listen(&ep, AF_UNSPEC, 16, &inet, err, sizeof(err));
+    ck_assert_msg(lfd >= 0, "listen: %s", err);
+    ck_assert_ptr_null(inet.path);
+    ck_assert_int_eq(endpoint_file_remove(&inet, err, sizeof(err)), 0);
+    close(lfd);
+    endpoint_free(&ep);
+    rmdir(dir);
 }
 END_TEST
 
@@ -317,6 +381,7 @@ static Suite *endpoint_suite(void)
     tcase_add_test(tc, test_listen_in_use);
     tcase_add_test(tc, test_listen_wildcard);
     tcase_add_test(tc, test_unix_listen_stale_and_live);
+    tcase_add_test(tc, test_unix_file_removed_only_if_ours);
     tcase_add_test(tc, test_resolve_failure_message);
     suite_add_tcase(s, tc);
     return s;
