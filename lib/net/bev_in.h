@@ -5,11 +5,17 @@
  * FIONREAD) before every read, then reads with readv: two syscalls for
  * each SMTP command or reply, a third of all a session makes. bev_in
  * keeps the bufferevent's own reading off and reads the socket itself,
- * with an event of its own that carries the idle timeout, into the
- * bufferevent's input buffer, at most BEV_IN_READ_MAX bytes at a time as
+ * with an event of its own, into the bufferevent's input buffer, at most BEV_IN_READ_MAX bytes at a time as
  * libevent does. Its callbacks get what the bufferevent's would: the read
  * callback after new bytes, the event callback with BEV_EVENT_READING and
  * EOF, ERROR or TIMEOUT (reading is off by then, as with a bufferevent).
+ *
+ * The idle timeout is a timer of its own, armed when reading starts and
+ * not touched by each read: a read event that carried the timeout would
+ * re-add it to libevent's timer heap on every read, four times a message
+ * in a session. The timer checks, when it fires, how long ago the last
+ * read event came, and waits out the rest: the timeout means the same
+ * (that long without a read event while reading is on).
  *
  * Plain sockets only: a TLS bufferevent reads through OpenSSL. Stop it
  * (bev_in_stop) before the bufferevent goes or changes hands. The read
@@ -21,17 +27,21 @@
 
 #include <event2/bufferevent.h>
 #include <event2/event.h>
+#include <stdint.h>
 
 /* libevent's own most per read (EVBUFFER_MAX_READ): input limits keep their meaning. */
 #define BEV_IN_READ_MAX 4096
 
 struct bev_in {
     struct bufferevent *bev;
-    struct event *ev; /* NULL: stopped */
+    struct event *ev;    /* NULL: stopped */
+    struct event *timer; /* the idle timeout */
     bufferevent_data_cb on_read;
     bufferevent_event_cb on_event;
     void *arg;
     struct timeval timeout;
+    uint64_t timeout_ns;
+    uint64_t last_ns; /* the last read event (or reading's start), clock_now_ns() */
     int has_timeout;
     int enabled;
 };

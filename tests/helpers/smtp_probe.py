@@ -234,7 +234,17 @@ def group_limits():
     check("session goes on after 552", c.cmd("NOOP") == 250)
     c.close()
 
-    # -t 1: an idle session is closed with 421.
+    # -t 1 counts from the last command, not from the first: a session
+    # that speaks every 0.6 s goes on past 1 s ...
+    c = Conn()
+    replies = []
+    for _ in range(4):
+        time.sleep(0.6)
+        replies.append(c.cmd("NOOP"))
+    check("a command every 0.6 s is served past -t 1", replies == [250] * 4, replies)
+    c.close()
+
+    # ... and an idle session is closed with 421.
     c = Conn()
     time.sleep(1.5)
     try:
