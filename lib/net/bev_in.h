@@ -6,9 +6,10 @@
  * each SMTP command or reply, a third of all a session makes. bev_in
  * keeps the bufferevent's own reading off and reads the socket itself,
  * with an event of its own, into the bufferevent's input buffer, at
- * most BEV_IN_READ_MAX bytes at a time as libevent does. Its callbacks get what the bufferevent's would: the read
- * callback after new bytes, the event callback with BEV_EVENT_READING and
- * EOF, ERROR or TIMEOUT (reading is off by then, as with a bufferevent).
+ * most BEV_IN_READ_MAX bytes at a time as libevent does. Its callbacks
+ * get what the bufferevent's would: the read callback after new bytes,
+ * the event callback with BEV_EVENT_READING and EOF, ERROR or TIMEOUT
+ * (reading is off by then, as with a bufferevent).
  *
  * The idle timeout is a timer of its own, armed when reading starts and
  * not touched by each read: a read event that carried the timeout would
