@@ -16,6 +16,31 @@ static void fail(struct bev_in *in, short failure)
     in->on_event(in->bev, BEV_EVENT_READING | failure, in->arg);
 }
 
+/* A read into a buffer on the stack, referenced by the input buffer while on_read runs. */
+static void read_lent(struct bev_in *in, evutil_socket_t fd, struct evbuffer *input)
+{
+    char buf[BEV_IN_READ_MAX];
+    ssize_t n = read(fd, buf, sizeof(buf));
+    int added;
+
+    if (n > 0) {
+        evbuffer_unfreeze(input, 0);
+        added = evbuffer_add_reference(input, buf, (size_t)n, NULL, NULL) == 0;
+        evbuffer_freeze(input, 0);
+        if (!added) {
+            fail(in, BEV_EVENT_ERROR);
+            return;
+        }
+        in->lent = buf;
+        in->lent_len = (size_t)n;
+        in->on_read(in->bev, in->arg); /* it calls bev_in_settle() */
+        return;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        return;
+    fail(in, n == 0 ? BEV_EVENT_EOF : BEV_EVENT_ERROR);
+}
+
 static void on_ready(evutil_socket_t fd, short what, void *arg)
 {
     struct bev_in *in = arg;
@@ -26,6 +51,10 @@ static void on_ready(evutil_socket_t fd, short what, void *arg)
     (void)what;
     if (in->has_timeout)
         in->last_ns = clock_now_ns(); /* what the idle timer looks at (on_idle) */
+    if (in->lend && evbuffer_get_length(input) == 0) {
+        read_lent(in, fd, input);
+        return;
+    }
     /* A bufferevent keeps its input's end frozen against outside adds. */
     evbuffer_unfreeze(input, 0);
     if (evbuffer_reserve_space(input, BEV_IN_READ_MAX, &vec, 1) != 1) {
@@ -81,6 +110,8 @@ int bev_in_start(struct bev_in *in, struct bufferevent *bev, bufferevent_data_cb
     in->arg = arg;
     in->has_timeout = 0;
     in->enabled = 0;
+    in->lend = 0;
+    in->lent = NULL;
     in->ev = event_new(base, bufferevent_getfd(bev), EV_READ | EV_PERSIST, on_ready, in);
     in->timer = in->ev ? evtimer_new(base, on_idle, in) : NULL;
     if (in->timer == NULL && in->ev) {
@@ -134,6 +165,31 @@ void bev_in_disable(struct bev_in *in)
     in->enabled = 0;
     event_del(in->ev);
     evtimer_del(in->timer);
+}
+
+void bev_in_lend(struct bev_in *in)
+{
+    in->lend = 1;
+}
+
+void bev_in_settle(struct bev_in *in)
+{
+    struct evbuffer *input;
+    size_t rest;
+
+    if (in->lent == NULL)
+        return;
+    input = bufferevent_get_input(in->bev);
+    /* The input was empty before the read and nothing else adds to it: what is left is the read's
+     * tail. */
+    rest = evbuffer_get_length(input);
+    if (rest > 0) {
+        evbuffer_unfreeze(input, 0);
+        evbuffer_drain(input, rest);
+        evbuffer_add(input, in->lent + in->lent_len - rest, rest);
+        evbuffer_freeze(input, 0);
+    }
+    in->lent = NULL;
 }
 
 void bev_in_stop(struct bev_in *in)

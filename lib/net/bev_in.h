@@ -18,6 +18,15 @@
  * read event came, and waits out the rest: the timeout means the same
  * (that long without a read event while reading is on).
  *
+ * Lending (bev_in_lend()): a read into an empty input buffer lands in a
+ * buffer on the stack, which the input buffer only references for the
+ * read callback's time. An input buffer drained to empty frees its
+ * storage, so without this every command line would cost a 4 KiB
+ * allocation and its free. The callback must call bev_in_settle() after
+ * it has taken what it will and before anything can free the
+ * bufferevent: whatever it left is then copied into the buffer's own
+ * memory.
+ *
  * Plain sockets only: a TLS bufferevent reads through OpenSSL. Stop it
  * (bev_in_stop) before the bufferevent goes or changes hands. The read
  * callback is the last thing bev_in does in its event, so the callbacks
@@ -45,6 +54,9 @@ struct bev_in {
     uint64_t last_ns; /* the last read event (or reading's start), clock_now_ns() */
     int has_timeout;
     int enabled;
+    int lend;         /* bev_in_lend() was called */
+    const char *lent; /* during the read callback: the stack buffer the input references */
+    size_t lent_len;
 };
 
 /* Take over reading `bev' (whose EV_READ stays off), still disabled. Returns 0, or -1. */
@@ -55,6 +67,10 @@ void bev_in_set_timeout(struct bev_in *in, const struct timeval *tv);
 /* Reading on or off; calls that change nothing cost nothing. */
 void bev_in_enable(struct bev_in *in);
 void bev_in_disable(struct bev_in *in);
+/* Reads into an empty input buffer are lent to the read callback (above). */
+void bev_in_lend(struct bev_in *in);
+/* From the read callback: what it left of a lent read becomes the input buffer's own. */
+void bev_in_settle(struct bev_in *in);
 /* Give the event up; the bufferevent stays as it is. Harmless when stopped. */
 void bev_in_stop(struct bev_in *in);
 

@@ -132,6 +132,7 @@ int smtp_server_direct_read(struct smtp_server_conn *c)
         return c->in.ev ? 0 : -1;
     if (bev_in_start(&c->in, c->bev, on_read, on_event, c) != 0)
         return -1;
+    bev_in_lend(&c->in); /* on_read settles */
     bufferevent_disable(c->bev, EV_READ);
     setup_bev(c, c->cfg.write_timeout);
     return 0;
@@ -291,9 +292,13 @@ void smtp_server_close_after_flush(struct smtp_server_conn *c)
 
 static void on_read(struct bufferevent *bev, void *arg)
 {
+    struct smtp_server_conn *c = arg;
+
     (void)bev;
-    process_input(arg);
-    cap_input(arg);
+    process_input(c);
+    /* Before the flush: it may start TLS, which frees the plain bufferevent. */
+    bev_in_settle(&c->in);
+    cap_input(c);
     smtp_server_flush(arg);
 }
 

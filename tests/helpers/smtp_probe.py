@@ -100,6 +100,21 @@ def group_default():
     check("connection still open afterwards", c.cmd("NOOP") == 250)
     c.close()
 
+    # A command split over reads, behind a whole one: the part that came
+    # first is kept until its line ends (the server's input buffer, not
+    # the memory one read landed in).
+    c = Conn()
+    c.send(b"NOOP\r\nMAIL FR")
+    check("the whole command is answered at once", c.reply()[0] == 250)
+    time.sleep(0.2)
+    c.send(b"OM:<a@b>\r\nRS")
+    check("  ... the split one once its line ends", c.reply()[0] == 250)
+    time.sleep(0.2)
+    c.send(b"ET\r\n")
+    check("  ... and the next split one", c.reply()[0] == 250)
+    check("  ... which was RSET's: RCPT now needs a new MAIL", c.cmd("RCPT TO:<x@y>") == 503)
+    c.close()
+
     # docs/security.md 7: sequencing.
     c = Conn()
     check("RCPT before MAIL -> 503", c.cmd("RCPT TO:<x@y>") == 503)
