@@ -201,4 +201,5 @@ void bev_in_stop(struct bev_in *in)
     in->ev = NULL;
     in->timer = NULL;
     in->enabled = 0;
+    in->lent = NULL; /* nothing to settle: the bufferevent is about to go or change hands */
 }

@@ -69,7 +69,11 @@ void bev_in_enable(struct bev_in *in);
 void bev_in_disable(struct bev_in *in);
 /* Reads into an empty input buffer are lent to the read callback (above). */
 void bev_in_lend(struct bev_in *in);
-/* From the read callback: what it left of a lent read becomes the input buffer's own. */
+/*
+ * From the read callback: what it left of a lent read becomes the input
+ * buffer's own. Nothing to do once bev_in_stop() was called (before a
+ * bufferevent is freed or handed to TLS).
+ */
 void bev_in_settle(struct bev_in *in);
 /* Give the event up; the bufferevent stays as it is. Harmless when stopped. */
 void bev_in_stop(struct bev_in *in);

@@ -83,6 +83,9 @@ check "client: no pipelining when not offered, even with --pipelining" \
     fake nopipe --pipelining -d -m 2 -r 2
 check "  ... both messages delivered, 4 recipients" source_json nopipe 0 \
     "r['delivered'] == 2 and r['recipients'] == 4"
+check "client: every reply cut inside a line, over two reads" fake split -d -m 2 -r 2
+check "  ... both messages delivered, 4 recipients" source_json split 0 \
+    "r['delivered'] == 2 and r['recipients'] == 4"
 check "client: pipelines when offered, waits for 354 and the end-of-data reply" \
     fake pipe --pipelining -d -m 2 -r 2
 check "  ... both messages delivered, 4 recipients" source_json pipe 0 \
