@@ -510,12 +510,25 @@ static void worker_init(struct sink_run *r, unsigned i, const struct sink_server
     }
 }
 
+/*
+ * After the sessions were released: libevent frees a bufferevent that still
+ * had callbacks pending (a TLS one held at its input mark while the sink
+ * drained, say) only from its loop, so it runs once more; event_base_free()
+ * alone would drop them and leak the bufferevent with its buffers.
+ */
+static void finish_frees(struct event_base *base)
+{
+    event_base_loop(base, EVLOOP_NONBLOCK);
+}
+
 static void *worker_thread(void *arg)
 {
     struct sink_worker *w = arg;
 
     event_base_dispatch(w->server.base);
+    w->stopped = 1; /* connections still posted are closed, not served */
     sink_server_close_all(&w->server);
+    finish_frees(w->server.base);
     tell(w->run->notify[1], "D", 1);
     return NULL;
 }
@@ -524,7 +537,6 @@ static void worker_free(struct sink_worker *w)
 {
     if (w->mailbox) {
         /* The thread has been joined: what is still posted closes its connection. */
-        w->stopped = 1;
         mailbox_run(w->mailbox);
         mailbox_free(w->mailbox);
     }
@@ -616,7 +628,10 @@ int main(int argc, char **argv)
 
     if (r.n == 1) {
         event_base_dispatch(r.base);
+        r.draining = 1; /* the pass below must not take new connections */
+        evconnlistener_disable(r.listener);
         sink_server_close_all(&r.workers[0].server);
+        finish_frees(r.base);
     } else {
         run_threads(&r);
     }

@@ -208,8 +208,6 @@ static void on_free_later(evutil_socket_t fd, short what, void *arg)
 
 void smtp_server_free_later(struct smtp_server_conn *c)
 {
-    static const struct timeval now = {0, 0};
-
     if (c->free_scheduled)
         return;
     c->free_scheduled = 1;
@@ -219,7 +217,11 @@ void smtp_server_free_later(struct smtp_server_conn *c)
     bev_in_disable(&c->in);
     if (c->ops->on_stop)
         c->ops->on_stop(c->ctx);
-    event_base_once(c->cfg.base, -1, EV_TIMEOUT, on_free_later, c, &now);
+    /* Not event_base_once: a session released at exit must take its pending free with it. */
+    c->free_ev = event_new(c->cfg.base, -1, 0, on_free_later, c);
+    if (c->free_ev == NULL)
+        msg_fatal("cannot schedule a session's end");
+    event_active(c->free_ev, EV_TIMEOUT, 0);
 }
 
 void smtp_server_release(struct smtp_server_conn *c)
@@ -228,6 +230,9 @@ void smtp_server_release(struct smtp_server_conn *c)
     if (c->bev)
         bufferevent_free(c->bev);
     c->bev = NULL;
+    if (c->free_ev)
+        event_free(c->free_ev); /* from its own callback too: libevent allows it */
+    c->free_ev = NULL;
 }
 
 /*
