@@ -163,7 +163,7 @@ void sink_message_finish(void *arg)
     server->stats.bytes += s->msg_bytes;
     if (server->msg_log)
         log_message(s, id);
-    snprintf(text, sizeof(text), "250 2.0.0 Ok: queued as %08llX", (unsigned long long)id);
+    sink_text_queued(text, id);
     if (server->opts->lmtp) {
         /* LMTP: one reply per accepted recipient (RFC 2033 4.2). */
         for (unsigned i = 1; i < s->rcpt_count; i++)

@@ -40,7 +40,7 @@ static void session_free(struct sink_session *s);
 void sink_reply(struct sink_session *s, const char *text)
 {
     struct evbuffer *out = bufferevent_get_output(s->conn.bev);
-    int code = atoi(text);
+    int code = sink_text_code(text);
     char line[512];
     size_t len;
 
@@ -71,7 +71,7 @@ void sink_reply(struct sink_session *s, const char *text)
 /* Multi-line replies are prebuilt with their CR LFs. */
 static void send_raw_reply(struct sink_session *s, const char *text)
 {
-    s->server->stats.replies[atoi(text) % SINK_MAX_CODE]++;
+    s->server->stats.replies[sink_text_code(text) % SINK_MAX_CODE]++;
     if (s->server->opts->verbose)
         msg_info("%s: > %s", s->conn.peer, text);
     bufferevent_write(s->conn.bev, text, strlen(text));

@@ -67,6 +67,32 @@ char *sink_text_ehlo(const struct sink_options *opts, int offer_starttls)
     return text;
 }
 
+int sink_text_code(const char *reply)
+{
+    const char *p = reply;
+
+    if (p[0] >= '0' && p[0] <= '9' && p[1] >= '0' && p[1] <= '9' && p[2] >= '0' && p[2] <= '9' &&
+        !(p[3] >= '0' && p[3] <= '9'))
+        return (p[0] - '0') * 100 + (p[1] - '0') * 10 + (p[2] - '0');
+    return atoi(reply); /* anything else a -b or -B reply may start with */
+}
+
+size_t sink_text_queued(char *buf, uint64_t id)
+{
+    static const char prefix[] = "250 2.0.0 Ok: queued as ";
+    static const char hex[] = "0123456789ABCDEF";
+    size_t len = sizeof(prefix) - 1;
+    int digits = 8;
+
+    while (digits < 16 && (id >> (4 * digits)) != 0)
+        digits++;
+    memcpy(buf, prefix, len);
+    for (int i = digits - 1; i >= 0; i--)
+        buf[len++] = hex[(id >> (4 * i)) & 0xf];
+    buf[len] = 0;
+    return len;
+}
+
 size_t sink_text_enhanced_len(const char *reply)
 {
     const char *p;

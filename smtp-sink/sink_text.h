@@ -10,6 +10,7 @@
 #define SPOOLSIM_SINK_TEXT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sink_options.h"
 
@@ -21,6 +22,20 @@ char *sink_text_ehlo(const struct sink_options *opts, int offer_starttls);
 
 /* Length of "d.d.d " after the code of `reply' ("250 2.1.0 Ok" -> 6), or 0. */
 size_t sink_text_enhanced_len(const char *reply);
+
+/*
+ * The reply code at the start of `reply', as atoi() reads it: the
+ * counters take it for every reply, and a plain "NNN " needs no strtol.
+ */
+int sink_text_code(const char *reply);
+
+/*
+ * "250 2.0.0 Ok: queued as " and `id' in upper-case hex, at least 8 digits
+ * (Postfix's format), into buf (room for SINK_TEXT_QUEUED_MAX); returns
+ * the length. It is said once a message: no printf.
+ */
+#define SINK_TEXT_QUEUED_MAX 48
+size_t sink_text_queued(char *buf, uint64_t id);
 
 /* The Message-ID header's value in the header bytes `buf', or "-". */
 void sink_text_message_id(const char *buf, size_t len, char *out, size_t outlen);

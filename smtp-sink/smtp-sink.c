@@ -17,6 +17,7 @@
 #include <pwd.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 #include "interrupt.h"
 #include "json.h"
 #include "json_meta.h"
+#include "mailbox.h"
 #include "msg.h"
 #include "sink_options.h"
 #include "sink_session.h"
@@ -37,16 +39,17 @@
 /*
  * --threads N: N workers, each an event loop with its own base, sessions
  * and statistics. One listener, on the main thread, deals the accepted
- * connections to them in turn, down a pipe each. Not a listener per
+ * connections to them in turn, each posted to the worker's mailbox
+ * (lib/net/mailbox, as the relay's loops use). Not a listener per
  * thread with SO_REUSEPORT: the kernel hashes connections over those by
  * address and port, so a handful of long sessions (-d) can land on one
  * thread; unix: sockets have no SO_REUSEPORT; and -m (concurrent
  * connections) pauses one accept queue, as Postfix's does, which N queues
- * could not share. The cost is one pipe write per connection, not per
- * message. The run-wide counts the limits need (-m, -M, -n) and -c shows
- * are atomics; the rest is the workers' own, added up at the end. With
- * one thread the worker runs on the main thread with the listener, as
- * before threads existed.
+ * could not share. The cost is at most one pipe write per connection
+ * (none while the worker is awake), not per message. The run-wide
+ * counts the limits need (-m, -M, -n) and -c shows are atomics; the rest
+ * is the workers' own, added up at the end. With one thread the worker
+ * runs on the main thread with the listener, as before threads existed.
  */
 struct sink_run;
 
@@ -55,18 +58,21 @@ struct sink_worker {
     struct sink_run *run;
     unsigned index;
     pthread_t thread;
-    int feed[2]; /* connections and commands from the main thread (struct handoff) */
-    struct event *feed_event;
+    /* Connections and commands from the main thread (threads only). */
+    struct mailbox *mailbox;
+    struct mailbox_item drain, exit; /* each posted at most once (drain_posted, exit_posted) */
+    int drain_posted, exit_posted;   /* the main thread's */
+    int stopped;                     /* the loop is over: connections still posted are closed */
 };
 
-/* One item down a worker's pipe: a connection, or a command (fd < 0). */
+/* A connection dealt to a worker: the main thread's allocation, freed by the worker. */
 struct handoff {
-    int fd; /* HANDOFF_DRAIN, HANDOFF_EXIT, or a connected socket */
+    struct mailbox_item item; /* first: run() gets it */
+    struct sink_worker *w;
+    int fd;
     int addrlen;
     struct sockaddr_storage addr;
 };
-#define HANDOFF_DRAIN (-1)
-#define HANDOFF_EXIT (-2)
 
 struct sink_run {
     const struct sink_options *opts;
@@ -110,9 +116,10 @@ static void stop_soon(struct sink_run *r)
         return;
     }
     for (unsigned i = 0; i < r->n; i++) {
-        struct handoff h = {.fd = HANDOFF_DRAIN};
-
-        tell(r->workers[i].feed[1], &h, sizeof(h));
+        if (!r->workers[i].drain_posted) {
+            r->workers[i].drain_posted = 1;
+            mailbox_post(r->workers[i].mailbox, &r->workers[i].drain);
+        }
     }
 }
 
@@ -201,33 +208,45 @@ static void on_notify(evutil_socket_t fd, short what, void *arg)
     }
 }
 
-/* A connection or a command from the main thread (threads only). */
-static void on_feed(evutil_socket_t fd, short what, void *arg)
+/* The worker's loop, told by the main thread: stop taking work, finish, exit. */
+static void on_drain(struct mailbox_item *item)
 {
-    struct sink_worker *w = arg;
-    struct sink_server *server = &w->server;
-    struct handoff h;
+    struct sink_worker *w =
+        (struct sink_worker *)((char *)item - offsetof(struct sink_worker, drain));
     struct timeval flush = {0, 100000};
 
-    (void)what;
-    /* Items are smaller than PIPE_BUF: each read and written whole. */
-    while (read((int)fd, &h, sizeof(h)) == (ssize_t)sizeof(h)) {
-        if (h.fd == HANDOFF_EXIT) {
-            event_base_loopexit(server->base, NULL);
-        } else if (h.fd == HANDOFF_DRAIN) {
-            server->draining = 1;
-            event_base_loopexit(server->base, &flush);
-        } else {
-            uint64_t before = server->stats.sessions;
+    w->server.draining = 1;
+    event_base_loopexit(w->server.base, &flush);
+}
 
-            sink_session_start(server, h.fd, (struct sockaddr *)&h.addr, h.addrlen);
-            if (server->stats.sessions == before) { /* refused: it will not end */
-                atomic_fetch_sub(&w->run->active, 1);
-                atomic_fetch_sub(&w->run->sessions_claimed, 1);
-                tell(w->run->notify[1], "R", 1);
-            }
-        }
+static void on_exit_now(struct mailbox_item *item)
+{
+    struct sink_worker *w =
+        (struct sink_worker *)((char *)item - offsetof(struct sink_worker, exit));
+
+    event_base_loopexit(w->server.base, NULL);
+}
+
+/* A connection dealt to this worker (threads only). */
+static void on_handoff(struct mailbox_item *item)
+{
+    struct handoff *h = (struct handoff *)item;
+    struct sink_worker *w = h->w;
+    struct sink_server *server = &w->server;
+    uint64_t before = server->stats.sessions;
+
+    if (w->stopped) {
+        close(h->fd); /* handed over after the worker's loop ended */
+        free(h);
+        return;
     }
+    sink_session_start(server, h->fd, (struct sockaddr *)&h->addr, h->addrlen);
+    if (server->stats.sessions == before) { /* refused: it will not end */
+        atomic_fetch_sub(&w->run->active, 1);
+        atomic_fetch_sub(&w->run->sessions_claimed, 1);
+        tell(w->run->notify[1], "R", 1);
+    }
+    free(h);
 }
 
 static void on_accept(struct evconnlistener *listener, evutil_socket_t fd, struct sockaddr *addr,
@@ -248,10 +267,15 @@ static void on_accept(struct evconnlistener *listener, evutil_socket_t fd, struc
             atomic_fetch_sub(&r->sessions_claimed, 1);
         }
     } else {
-        struct handoff h = {.fd = fd, .addrlen = addrlen};
+        struct handoff *h = xcalloc(1, sizeof(*h));
 
-        memcpy(&h.addr, addr, (size_t)addrlen < sizeof(h.addr) ? (size_t)addrlen : sizeof(h.addr));
-        tell(r->workers[r->next].feed[1], &h, sizeof(h));
+        h->item.run = on_handoff;
+        h->w = &r->workers[r->next];
+        h->fd = fd;
+        h->addrlen = addrlen;
+        memcpy(&h->addr, addr,
+               (size_t)addrlen < sizeof(h->addr) ? (size_t)addrlen : sizeof(h->addr));
+        mailbox_post(h->w->mailbox, &h->item);
         r->next = (r->next + 1) % r->n;
     }
     if (!may_accept(r)) {
@@ -303,9 +327,10 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
         return;
     }
     for (unsigned i = 0; i < r->n; i++) {
-        struct handoff h = {.fd = HANDOFF_EXIT};
-
-        tell(r->workers[i].feed[1], &h, sizeof(h));
+        if (!r->workers[i].exit_posted) {
+            r->workers[i].exit_posted = 1;
+            mailbox_post(r->workers[i].mailbox, &r->workers[i].exit);
+        }
     }
 }
 
@@ -479,11 +504,21 @@ static void worker_init(struct sink_run *r, unsigned i, const struct sink_server
     if ((server->base = event_base_new()) == NULL)
         msg_fatal("cannot create an event base");
     if (r->n > 1) {
-        if (pipe(w->feed) != 0 || fcntl(w->feed[0], F_SETFL, O_NONBLOCK) != 0)
-            msg_fatal("pipe: %s", strerror(errno));
-        w->feed_event = event_new(server->base, w->feed[0], EV_READ | EV_PERSIST, on_feed, w);
-        event_add(w->feed_event, NULL);
+        w->mailbox = mailbox_new(server->base);
+        w->drain.run = on_drain;
+        w->exit.run = on_exit_now;
     }
+}
+
+/*
+ * After the sessions were released: libevent frees a bufferevent that still
+ * had callbacks pending (a TLS one held at its input mark while the sink
+ * drained, say) only from its loop, so it runs once more; event_base_free()
+ * alone would drop them and leak the bufferevent with its buffers.
+ */
+static void finish_frees(struct event_base *base)
+{
+    event_base_loop(base, EVLOOP_NONBLOCK);
 }
 
 static void *worker_thread(void *arg)
@@ -491,23 +526,19 @@ static void *worker_thread(void *arg)
     struct sink_worker *w = arg;
 
     event_base_dispatch(w->server.base);
+    w->stopped = 1; /* connections still posted are closed, not served */
     sink_server_close_all(&w->server);
+    finish_frees(w->server.base);
     tell(w->run->notify[1], "D", 1);
     return NULL;
 }
 
 static void worker_free(struct sink_worker *w)
 {
-    if (w->feed_event) {
-        struct handoff h;
-
-        /* connections handed over after the worker stopped reading */
-        while (read(w->feed[0], &h, sizeof(h)) == (ssize_t)sizeof(h))
-            if (h.fd >= 0)
-                close(h.fd);
-        event_free(w->feed_event);
-        close(w->feed[0]);
-        close(w->feed[1]);
+    if (w->mailbox) {
+        /* The thread has been joined: what is still posted closes its connection. */
+        mailbox_run(w->mailbox);
+        mailbox_free(w->mailbox);
     }
     event_base_free(w->server.base);
     sink_server_free_replies(&w->server);
@@ -598,7 +629,10 @@ int main(int argc, char **argv)
 
     if (r.n == 1) {
         event_base_dispatch(r.base);
+        r.draining = 1; /* the pass below must not take new connections */
+        evconnlistener_disable(r.listener);
         sink_server_close_all(&r.workers[0].server);
+        finish_frees(r.base);
     } else {
         run_threads(&r);
     }

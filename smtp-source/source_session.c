@@ -641,9 +641,17 @@ static void read_replies(struct source_session *s)
 
 static void on_read(struct bufferevent *bev, void *arg)
 {
+    struct source_session *s = arg;
+
     (void)bev;
-    read_replies(arg);
-    session_flush(arg);
+    read_replies(s);
+    /*
+     * A lent read (bev_in.h): a connection closed or moved to TLS meanwhile
+     * stopped its bev_in, and a new connection's has lent nothing yet.
+     */
+    if (s->bev)
+        bev_in_settle(&s->in);
+    session_flush(s);
 }
 
 /*
@@ -703,6 +711,7 @@ static void handle_event(struct source_session *s, short what)
         s->state = ST_BANNER;
         bufferevent_disable(s->bev, EV_WRITE);
         if (bev_in_start(&s->in, s->bev, on_read, on_event, s) == 0) {
+            bev_in_lend(&s->in); /* on_read settles */
             set_timeouts(s, 1);
             bev_in_enable(&s->in);
         } else {

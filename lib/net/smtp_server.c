@@ -132,6 +132,7 @@ int smtp_server_direct_read(struct smtp_server_conn *c)
         return c->in.ev ? 0 : -1;
     if (bev_in_start(&c->in, c->bev, on_read, on_event, c) != 0)
         return -1;
+    bev_in_lend(&c->in); /* on_read settles */
     bufferevent_disable(c->bev, EV_READ);
     setup_bev(c, c->cfg.write_timeout);
     return 0;
@@ -207,8 +208,6 @@ static void on_free_later(evutil_socket_t fd, short what, void *arg)
 
 void smtp_server_free_later(struct smtp_server_conn *c)
 {
-    static const struct timeval now = {0, 0};
-
     if (c->free_scheduled)
         return;
     c->free_scheduled = 1;
@@ -218,7 +217,11 @@ void smtp_server_free_later(struct smtp_server_conn *c)
     bev_in_disable(&c->in);
     if (c->ops->on_stop)
         c->ops->on_stop(c->ctx);
-    event_base_once(c->cfg.base, -1, EV_TIMEOUT, on_free_later, c, &now);
+    /* Not event_base_once: a session released at exit must take its pending free with it. */
+    c->free_ev = event_new(c->cfg.base, -1, 0, on_free_later, c);
+    if (c->free_ev == NULL)
+        msg_fatal("cannot schedule a session's end");
+    event_active(c->free_ev, EV_TIMEOUT, 0);
 }
 
 void smtp_server_release(struct smtp_server_conn *c)
@@ -227,6 +230,9 @@ void smtp_server_release(struct smtp_server_conn *c)
     if (c->bev)
         bufferevent_free(c->bev);
     c->bev = NULL;
+    if (c->free_ev)
+        event_free(c->free_ev); /* from its own callback too: libevent allows it */
+    c->free_ev = NULL;
 }
 
 /*
@@ -291,9 +297,13 @@ void smtp_server_close_after_flush(struct smtp_server_conn *c)
 
 static void on_read(struct bufferevent *bev, void *arg)
 {
+    struct smtp_server_conn *c = arg;
+
     (void)bev;
-    process_input(arg);
-    cap_input(arg);
+    process_input(c);
+    /* Before the flush: it may start TLS, which frees the plain bufferevent. */
+    bev_in_settle(&c->in);
+    cap_input(c);
     smtp_server_flush(arg);
 }
 

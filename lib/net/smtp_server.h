@@ -69,13 +69,14 @@ struct smtp_server_conn {
     struct smtp_line_reader lines;
     struct smtp_data_reader data;
     int in_data;
-    int closing;        /* no more reading; freed once the output has left */
-    int free_scheduled; /* smtp_server_free_later() was called */
-    int tls;            /* the session runs inside TLS */
-    int tls_pending;    /* our 220 to STARTTLS is on its way; the handshake follows */
-    int input_capped;   /* the input's high-water mark is set (see cap_input()) */
-    int reading;        /* direct reading: the policy wants input (smtp_server_read()) */
-    struct bev_in in;   /* direct reading, until TLS: the socket's reader */
+    int closing;           /* no more reading; freed once the output has left */
+    int free_scheduled;    /* smtp_server_free_later() was called */
+    struct event *free_ev; /* its event: ours, so that release() can cancel it */
+    int tls;               /* the session runs inside TLS */
+    int tls_pending;       /* our 220 to STARTTLS is on its way; the handshake follows */
+    int input_capped;      /* the input's high-water mark is set (see cap_input()) */
+    int reading;           /* direct reading: the policy wants input (smtp_server_read()) */
+    struct bev_in in;      /* direct reading, until TLS: the socket's reader */
     char peer[INET6_ADDRSTRLEN + 8];
     struct smtp_server_config cfg;
     const struct smtp_server_ops *ops;
@@ -122,7 +123,12 @@ void smtp_server_begin_tls(struct smtp_server_conn *c);
 
 /* Free the session from the event loop, not under callers that may still hold it. */
 void smtp_server_free_later(struct smtp_server_conn *c);
-/* From on_free: the bufferevent and the socket go. */
+/*
+ * From on_free, or for every session at exit: the bufferevent and the
+ * socket go. libevent may finish freeing a bufferevent only from its loop
+ * (callbacks it still had pending): a server that stops should run its
+ * loop once more, EVLOOP_NONBLOCK, after releasing its sessions.
+ */
 void smtp_server_release(struct smtp_server_conn *c);
 
 #endif

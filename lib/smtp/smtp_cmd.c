@@ -49,12 +49,35 @@ const char *smtp_verb_name(enum smtp_verb verb)
     return "UNKNOWN";
 }
 
+/*
+ * The table's entry for a verb, any case. The verb is folded to upper case
+ * once and compared bytewise: a strncasecmp against each entry in turn was
+ * a tenth of the sink's instructions per message.
+ */
+#define VERB_MAX 8 /* STARTTLS, the longest */
+static const struct verb_entry *find_verb(const char *name, size_t len)
+{
+    char upper[VERB_MAX];
+
+    if (len == 0 || len > VERB_MAX)
+        return NULL;
+    for (size_t i = 0; i < len; i++) {
+        char c = name[i];
+
+        upper[i] = c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
+    }
+    for (size_t i = 0; i < VERB_TABLE_LEN; i++)
+        if (verb_table[i].name[0] == upper[0] && strncmp(verb_table[i].name, upper, len) == 0 &&
+            verb_table[i].name[len] == 0) /* strncmp stops at a shorter name's NUL */
+            return &verb_table[i];
+    return NULL;
+}
+
 enum smtp_verb smtp_verb_lookup(const char *name, size_t len)
 {
-    for (size_t i = 0; i < VERB_TABLE_LEN; i++)
-        if (strlen(verb_table[i].name) == len && strncasecmp(verb_table[i].name, name, len) == 0)
-            return verb_table[i].verb;
-    return SMTP_VERB_UNKNOWN;
+    const struct verb_entry *entry = find_verb(name, len);
+
+    return entry ? entry->verb : SMTP_VERB_UNKNOWN;
 }
 
 static int is_space(char c)
@@ -205,19 +228,13 @@ static int parse_path_arg(struct smtp_cmd *cmd, const struct verb_entry *entry)
 int smtp_cmd_parse(const char *line, size_t len, struct smtp_cmd *cmd)
 {
     struct smtp_span all = trim(line, len);
-    const struct verb_entry *entry = NULL;
+    const struct verb_entry *entry;
     size_t verb_len = 0;
 
     memset(cmd, 0, sizeof(*cmd));
     while (verb_len < all.len && !is_space(all.ptr[verb_len]))
         verb_len++;
-    for (size_t i = 0; i < VERB_TABLE_LEN; i++) {
-        if (strlen(verb_table[i].name) == verb_len &&
-            strncasecmp(verb_table[i].name, all.ptr, verb_len) == 0) {
-            entry = &verb_table[i];
-            break;
-        }
-    }
+    entry = find_verb(all.ptr, verb_len);
     if (entry == NULL) {
         cmd->error = unknown_reply;
         return 502;

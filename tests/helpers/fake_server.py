@@ -15,6 +15,8 @@ Usage: fake_server.py MODE PORTFILE [CERT KEY]. MODE is one of
   inject     STARTTLS (and PIPELINING, before TLS only); the 220 to
              STARTTLS comes with an extra "250" line in the same write
   longreply  the EHLO reply has a 100 kB line, then a good last line
+  split      PIPELINING not offered; every reply comes in two writes
+             50 ms apart, cut inside a line
 It writes its port to PORTFILE, serves as many transactions as the client
 sends until QUIT, prints "ok"/"FAIL" lines and a closing count, and exits
 0 if all checks passed.
@@ -24,6 +26,7 @@ import select
 import socket
 import ssl
 import sys
+import time
 
 results = []
 
@@ -34,9 +37,10 @@ def check(name, cond, detail=""):
 
 
 class Peer:
-    def __init__(self, sock):
+    def __init__(self, sock, split=False):
         self.sock = sock
         self.buf = b""
+        self.split = split
 
     def line(self):
         while b"\n" not in self.buf:
@@ -70,7 +74,14 @@ class Peer:
         return data
 
     def send(self, text):
-        self.sock.sendall(text.encode())
+        data = text.encode()
+        if self.split and len(data) > 1:
+            # The client gets the start of a line in one read and its end in the next.
+            cut = max(1, len(data) - 4)
+            self.sock.sendall(data[:cut])
+            time.sleep(0.05)
+            data = data[cut:]
+        self.sock.sendall(data)
 
 
 def ehlo_reply(exts):
@@ -140,7 +151,9 @@ def serve(mode, peer, cert, key):
         check("longreply: no command but QUIT after a 100 kB reply line",
               rest in (b"", b"QUIT\r\n"), rest[:80])
         return
-    if mode == "nopipe":
+    if mode == "split":
+        exts = ["fake", "8BITMIME"]
+    elif mode == "nopipe":
         # Only look-alikes: PIPELINING in the greeting text and in another keyword.
         exts = ["fake PIPELINING", "X-PIPELINING", "8BITMIME"]
     else:
@@ -182,7 +195,7 @@ def main():
     conn, _ = listener.accept()
     conn.settimeout(10)
     try:
-        serve(mode, Peer(conn), cert, key)
+        serve(mode, Peer(conn, split=mode == "split"), cert, key)
     except (EOFError, OSError) as e:
         check(f"{mode}: conversation completed", False, repr(e))
     conn.close()

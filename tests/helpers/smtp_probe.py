@@ -100,6 +100,21 @@ def group_default():
     check("connection still open afterwards", c.cmd("NOOP") == 250)
     c.close()
 
+    # A command split over reads, behind a whole one: the part that came
+    # first is kept until its line ends (the server's input buffer, not
+    # the memory one read landed in).
+    c = Conn()
+    c.send(b"NOOP\r\nMAIL FR")
+    check("the whole command is answered at once", c.reply()[0] == 250)
+    time.sleep(0.2)
+    c.send(b"OM:<a@b>\r\nRS")
+    check("  ... the split one once its line ends", c.reply()[0] == 250)
+    time.sleep(0.2)
+    c.send(b"ET\r\n")
+    check("  ... and the next split one", c.reply()[0] == 250)
+    check("  ... which was RSET's: RCPT now needs a new MAIL", c.cmd("RCPT TO:<x@y>") == 503)
+    c.close()
+
     # docs/security.md 7: sequencing.
     c = Conn()
     check("RCPT before MAIL -> 503", c.cmd("RCPT TO:<x@y>") == 503)
@@ -234,7 +249,17 @@ def group_limits():
     check("session goes on after 552", c.cmd("NOOP") == 250)
     c.close()
 
-    # -t 1: an idle session is closed with 421.
+    # -t 1 counts from the last command, not from the first: a session
+    # that speaks every 0.6 s goes on past 1 s ...
+    c = Conn()
+    replies = []
+    for _ in range(4):
+        time.sleep(0.6)
+        replies.append(c.cmd("NOOP"))
+    check("a command every 0.6 s is served past -t 1", replies == [250] * 4, replies)
+    c.close()
+
+    # ... and an idle session is closed with 421.
     c = Conn()
     time.sleep(1.5)
     try:

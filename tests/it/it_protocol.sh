@@ -69,4 +69,34 @@ check "a client flooding before the greeting gets at most 512 KiB in (4 MiB with
     awk '$1 == "sent" && $2 > 0 && $2 < 524288 { ok = 1 } END { exit !ok }' "$WORK/flood.out"
 check "  ... and a 554 at the greeting's time" grep -q "^reply 554 " "$WORK/flood.out"
 stop "$flood_PID"
+# The sink stopped while it holds a session at the mark, the client still
+# there: the session goes with everything it buffered (the sanitizer
+# build's leak check in finish() sees what stays), and the sink ends as usual.
+start_sink held --greet-delay 30 -T 8192 127.0.0.1:0 10 || exit 1
+timeout 30 python3 - "$held_PORT" >"$WORK/held.out" 2>&1 <<'PY' &
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 8192)
+s.connect(("127.0.0.1", int(sys.argv[1])))
+s.setblocking(False)
+sent, chunk, end = 0, b"X" * 65536, time.monotonic() + 1.0
+while time.monotonic() < end:
+    try:
+        sent += s.send(chunk)
+    except BlockingIOError:
+        time.sleep(0.01)
+print("sent", sent, flush=True)
+time.sleep(20)
+PY
+held_client=$!
+for _ in $(seq 50); do [ -s "$WORK/held.out" ] && break; sleep 0.1; done
+# (Its summary, not its exit status, says it ended its own way: timeout(1)
+# passes the TERM on to its process group too, and a second TERM that
+# comes after the sink has let go of its signal events ends it with 143.)
+stop "$held_PID"
+check "a sink stopped while holding a flooded session ends its own way" \
+    grep -q "^smtp-sink: 0 messages, 0 recipients, 0 bytes, 1 session" "$WORK/held.err"
+check "  ... the session was held at the mark" \
+    awk '$1 == "sent" && $2 >= 65536 && $2 < 524288 { ok = 1 } END { exit !ok }' "$WORK/held.out"
+stop "$held_client"
 finish

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,36 @@ START_TEST(test_enhanced_len)
     ck_assert_uint_eq(sink_text_enhanced_len("250 2.1.0"), 0);
     ck_assert_uint_eq(sink_text_enhanced_len("250-2.1.0 x"), 0);
     ck_assert_uint_eq(sink_text_enhanced_len("25"), 0);
+}
+END_TEST
+
+START_TEST(test_code)
+{
+    ck_assert_int_eq(sink_text_code("250 2.0.0 Ok"), 250);
+    ck_assert_int_eq(sink_text_code("250-PIPELINING\r\n250 8BITMIME\r\n"), 250);
+    ck_assert_int_eq(sink_text_code("421"), 421);
+    /* whatever else a -b or -B text starts with reads as atoi() reads it */
+    ck_assert_int_eq(sink_text_code("4501 x"), 4501);
+    ck_assert_int_eq(sink_text_code(" 450 x"), 450);
+    ck_assert_int_eq(sink_text_code("45 x"), 45);
+    ck_assert_int_eq(sink_text_code("Error"), 0);
+    ck_assert_int_eq(sink_text_code(""), 0);
+}
+END_TEST
+
+START_TEST(test_queued)
+{
+    static const uint64_t ids[] = {0,          1,           0xabcdef,          0x12345678,
+                                   0xffffffff, 0x100000000, 0xfedcba9876543210};
+    char got[SINK_TEXT_QUEUED_MAX], want[SINK_TEXT_QUEUED_MAX];
+
+    for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+        size_t len = sink_text_queued(got, ids[i]);
+
+        snprintf(want, sizeof(want), "250 2.0.0 Ok: queued as %08llX", (unsigned long long)ids[i]);
+        ck_assert_str_eq(got, want);
+        ck_assert_uint_eq(len, strlen(want));
+    }
 }
 END_TEST
 
@@ -93,6 +124,8 @@ int main(void)
 
     tcase_add_test(tc, test_enhanced_len);
     tcase_add_test(tc, test_message_id);
+    tcase_add_test(tc, test_code);
+    tcase_add_test(tc, test_queued);
     tcase_add_test(tc, test_ehlo_reply);
     tcase_add_test(tc, test_greeting);
     suite_add_tcase(s, tc);

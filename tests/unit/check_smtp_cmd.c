@@ -52,6 +52,14 @@ static const struct parse_case {
     {"EXPN list", 502, SMTP_VERB_UNKNOWN, NULL},
     {"", 502, SMTP_VERB_UNKNOWN, NULL},
     {"MAILFROM:<a@b>", 502, SMTP_VERB_UNKNOWN, NULL},
+    /* the verb in any case, and only the whole word */
+    {"StArTtLs", 0, SMTP_VERB_STARTTLS, NULL},
+    {"dAtA", 0, SMTP_VERB_DATA, NULL},
+    {"HEL client", 502, SMTP_VERB_UNKNOWN, NULL},
+    {"HELOS client", 502, SMTP_VERB_UNKNOWN, NULL},
+    {"STARTTLSX", 502, SMTP_VERB_UNKNOWN, NULL},
+    {"STARTTL", 502, SMTP_VERB_UNKNOWN, NULL},
+    {"D\xc1TA", 502, SMTP_VERB_UNKNOWN, NULL},
 };
 
 START_TEST(test_parse_table)
@@ -119,6 +127,10 @@ START_TEST(test_verb_lookup)
 {
     ck_assert_int_eq(smtp_verb_lookup("rcpt", 4), SMTP_VERB_RCPT);
     ck_assert_int_eq(smtp_verb_lookup("RCP", 3), SMTP_VERB_UNKNOWN);
+    ck_assert_int_eq(smtp_verb_lookup("starttls", 8), SMTP_VERB_STARTTLS);
+    ck_assert_int_eq(smtp_verb_lookup("STARTTLSX", 9), SMTP_VERB_UNKNOWN);
+    ck_assert_int_eq(smtp_verb_lookup("RCPTX", 4), SMTP_VERB_RCPT);
+    ck_assert_int_eq(smtp_verb_lookup("", 0), SMTP_VERB_UNKNOWN);
     ck_assert_str_eq(smtp_verb_name(SMTP_VERB_STARTTLS), "STARTTLS");
 }
 END_TEST
