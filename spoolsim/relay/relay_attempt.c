@@ -36,8 +36,6 @@ static void warn_unreadable(struct relay *r, const struct relay_msg *m, const ch
 }
 
 /* Read from active/: to the next hop, or only the unlink when all is marked done. */
-
-/* Read from active/: to the next hop, or only the unlink when all is marked done. */
 static void make_ready(struct relay *r, struct relay_msg *m)
 {
     m->results = xcalloc(m->view.rcpt_count ? m->view.rcpt_count : 1, sizeof(*m->results));
