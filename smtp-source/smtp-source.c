@@ -441,7 +441,7 @@ static void worker_init(struct source_run *r, unsigned i, const struct source_ct
     ctx->tls_ctx = proto->tls_ctx;
     ctx->addr = proto->addr;
     ctx->addrlen = proto->addrlen;
-    ctx->msg = proto->msg; /* its buffers are read-only; the Date cache becomes this thread's */
+    source_message_copy(&ctx->msg, &proto->msg);
     ctx->msg_log = proto->msg_log;
     ctx->next_seq = i;
     ctx->next_rcpt = i + 1;
@@ -558,6 +558,7 @@ static void worker_free(struct source_worker *w)
     free(w->published);
     event_base_free(w->ctx.base);
     source_stats_free(&w->ctx.stats);
+    source_message_free_copy(&w->ctx.msg);
 }
 
 /* The threads, from the start to the last one's end (more than one: see struct source_worker). */

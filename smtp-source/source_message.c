@@ -134,6 +134,21 @@ void source_message_free(struct source_message *m)
     free(m->head);
 }
 
+void source_message_copy(struct source_message *copy, const struct source_message *m)
+{
+    *copy = *m;
+    copy->head = xmalloc(m->head_cap);
+    copy->head_len = 0;
+    copy->date[0] = 0;
+    copy->date_second = -1;
+}
+
+void source_message_free_copy(struct source_message *copy)
+{
+    free(copy->head);
+    copy->head = NULL;
+}
+
 /* The header up to the sequence number, for the current second. */
 static void build_head(struct source_message *m, time_t now)
 {

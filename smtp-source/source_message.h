@@ -60,6 +60,13 @@ struct source_message {
 void source_message_init(struct source_message *m, const struct source_options *opts,
                          const char *myhostname);
 void source_message_free(struct source_message *m);
+/*
+ * A worker thread's copy: the texts shared and read-only, the header's
+ * once-a-second cache (head, date) its own, for source_message_header()
+ * writes it. Freed with source_message_free_copy(), before the original.
+ */
+void source_message_copy(struct source_message *copy, const struct source_message *m);
+void source_message_free_copy(struct source_message *copy);
 
 /*
  * Header block for message `seq', ending in the empty line; its length.

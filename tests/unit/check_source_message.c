@@ -133,11 +133,53 @@ START_TEST(test_commands)
 }
 END_TEST
 
+/*
+ * Worker threads' copies write only their own header cache: the original
+ * and a second copy are untouched (smtp-source --threads shared it once,
+ * a data race on Date and Message-Id), and each copy makes the same header.
+ */
+START_TEST(test_copies_own_their_cache)
+{
+    struct source_options o;
+    struct source_message m, a, b;
+    char got_a[SOURCE_HEADER_MAX], got_b[SOURCE_HEADER_MAX], want[SOURCE_HEADER_MAX];
+    char id_a[SOURCE_MSGID_MAX], id_b[SOURCE_MSGID_MAX], want_id[SOURCE_MSGID_MAX];
+    size_t na, nb, w;
+
+    opts_init(&o);
+    source_message_init(&m, &o, "host.example");
+    source_message_copy(&a, &m);
+    source_message_copy(&b, &m);
+    ck_assert_ptr_ne(a.head, m.head);
+    ck_assert_ptr_ne(a.head, b.head);
+    na = source_message_header(&a, 7, got_a, sizeof(got_a), id_a, sizeof(id_a));
+    ck_assert_int_eq(m.date_second, -1);
+    ck_assert_int_eq(b.date_second, -1);
+    nb = source_message_header(&b, 7, got_b, sizeof(got_b), id_b, sizeof(id_b));
+    w = reference(&b, 7, NULL, want, sizeof(want), want_id);
+    ck_assert_uint_eq(nb, w);
+    ck_assert_msg(memcmp(got_b, want, nb) == 0, "header %.*s, want %s", (int)nb, got_b, want);
+    ck_assert_str_eq(id_b, want_id);
+    if (a.date_second == b.date_second) { /* not across a second's turn */
+        ck_assert_uint_eq(na, nb);
+        ck_assert_msg(memcmp(got_a, got_b, na) == 0, "copies differ");
+    }
+    source_message_free_copy(&a);
+    source_message_free_copy(&b);
+    ck_assert_ptr_null(a.head);
+    source_message_free(&m);
+}
+END_TEST
+
 int main(void)
 {
-    const TTest *const tests[] = {
-        test_header_plain, test_header_subject, test_header_date_is_current,
-        test_msgid_cut,    test_commands,       NULL};
+    const TTest *const tests[] = {test_header_plain,
+                                  test_header_subject,
+                                  test_header_date_is_current,
+                                  test_msgid_cut,
+                                  test_commands,
+                                  test_copies_own_their_cache,
+                                  NULL};
 
     return check_run_tests("source_message", tests);
 }
