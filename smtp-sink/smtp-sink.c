@@ -656,10 +656,10 @@ int main(int argc, char **argv)
         fclose(proto.msg_log);
     event_free(sigint);
     event_free(sigterm);
-    evconnlistener_free(r.listener);
     /* The socket file (unix:) goes with the sink, unless it was replaced meanwhile. */
     if (endpoint_file_remove(&listen_file, err, sizeof(err)) != 0)
         msg_warn("%s", err);
+    evconnlistener_free(r.listener);
     event_free(r.accept_pause);
     if (r.n > 1)
         event_base_free(r.base);

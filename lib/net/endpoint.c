@@ -238,6 +238,43 @@ static int unix_socket_live(const struct sockaddr_un *sun, socklen_t len)
     return live;
 }
 
+#ifndef O_PATH
+#define O_PATH O_RDONLY
+#endif
+
+/*
+ * What bind() made, taken at once: at exit the path is removed only while
+ * it still names this file, not a socket someone else put there since.
+ * Unknown (the file stays at exit) if its directory cannot be opened.
+ */
+static void learn_file(const char *path, struct endpoint_file *file)
+{
+    const char *slash = strrchr(path, '/');
+    char dir[UNIX_PATH_LIMIT + 1];
+    struct stat st;
+    size_t dir_len;
+
+    if (slash == NULL) {
+        snprintf(dir, sizeof(dir), ".");
+    } else {
+        dir_len = slash == path ? 1 : (size_t)(slash - path);
+        memcpy(dir, path, dir_len);
+        dir[dir_len] = 0;
+    }
+    if ((file->dir_fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+        return;
+    file->path = xstrdup(path);
+    file->name = slash ? file->path + (slash + 1 - path) : file->path;
+    if (fstatat(file->dir_fd, file->name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        close(file->dir_fd);
+        free(file->path);
+        memset(file, 0, sizeof(*file));
+        return;
+    }
+    file->dev = st.st_dev;
+    file->ino = st.st_ino;
+}
+
 static int unix_listen(const char *path, int backlog, struct endpoint_file *file, char *err,
                        size_t errlen)
 {
@@ -268,15 +305,8 @@ static int unix_listen(const char *path, int backlog, struct endpoint_file *file
         close(fd);
         return -1;
     }
-    /*
-     * What bind() made, taken at once: at exit the path is removed only
-     * while it still names this file, not a socket someone else put there since.
-     */
-    if (file != NULL && lstat(path, &st) == 0) {
-        file->path = xstrdup(path);
-        file->dev = st.st_dev;
-        file->ino = st.st_ino;
-    }
+    if (file != NULL)
+        learn_file(path, file);
     return fd;
 }
 
@@ -352,10 +382,12 @@ int endpoint_file_remove(struct endpoint_file *file, char *err, size_t errlen)
     if (file->path == NULL)
         return 0;
     /* Gone, or replaced (a new server's socket, or any other file): not ours to remove. */
-    if (lstat(file->path, &st) == 0 && S_ISSOCK(st.st_mode) && st.st_dev == file->dev &&
-        st.st_ino == file->ino && unlink(file->path) != 0 && errno != ENOENT)
+    if (fstatat(file->dir_fd, file->name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISSOCK(st.st_mode) &&
+        st.st_dev == file->dev && st.st_ino == file->ino &&
+        unlinkat(file->dir_fd, file->name, 0) != 0 && errno != ENOENT)
         status =
             msg_set_error(err, errlen, "cannot remove socket %s: %s", file->path, strerror(errno));
+    close(file->dir_fd);
     free(file->path);
     memset(file, 0, sizeof(*file));
     return status;

@@ -50,13 +50,21 @@ struct endpoint_file {
     char *path; /* NULL: no file was made */
     dev_t dev;
     ino_t ino;
+    /*
+     * Its directory, held open, and its name there: the removal finds the
+     * file after a chroot (smtp-sink -R) or a chdir as well.
+     */
+    int dir_fd;
+    const char *name; /* within path */
 };
 int endpoint_listen(const struct endpoint *ep, int family, int backlog, struct endpoint_file *file,
                     char *err, size_t errlen);
 /*
  * Remove the socket file a listener made, if its path still names that
- * very file (same device and inode); a file put there since stays. Frees
- * file's path; 0, or -1 with a message in err if the unlink failed.
+ * very file (same device and inode); a file put there since stays. Call
+ * it before closing the listener: while the socket is open its inode
+ * cannot pass to a new file. Frees file's path and closes its directory;
+ * 0, or -1 with a message in err if the unlink failed.
  */
 int endpoint_file_remove(struct endpoint_file *file, char *err, size_t errlen);
 /*

@@ -403,8 +403,8 @@ int spoolsim_relay(int argc, char **argv)
         event_free(r.stop_timer);
     if (r.stop_poll)
         event_free(r.stop_poll);
+    remove_listen_file(&listen_file); /* before the close (endpoint.h) */
     evconnlistener_free(r.listener);
-    remove_listen_file(&listen_file);
     event_base_free(r.base);
     SSL_CTX_free(r.tls_ctx);
     SSL_CTX_free(r.hop_tls_ctx);

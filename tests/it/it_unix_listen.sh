@@ -95,6 +95,30 @@ stand_in "$SSOCK"
 other=$(inode "$SSOCK")
 stop "$sink2_pid"
 check "a socket put at the sink's path since stays" test -S "$SSOCK" -a "$(inode "$SSOCK")" = "$other"
+# 6. A sink in a chroot (-R) still finds its socket file at the stop: it
+# holds the file's directory open, as it does for a relative path.
+if [ "$(id -u)" = 0 ]; then
+    mkdir -p "$WORK/jail"
+    timeout 60 "$SINK" -R "$WORK/jail" "unix:$WORK/jailed.sock" 10 2>"$WORK/sink3.err" &
+    sink3_pid=$!
+    PIDS="$PIDS $sink3_pid"
+    check "a sink with -R made its socket" wait_socket "$WORK/jailed.sock" "$sink3_pid"
+    check "  ... and serves there" to "$WORK/src6.out" timeout 60 "$SOURCE" -m 2 \
+        "unix:$WORK/jailed.sock"
+    stop "$sink3_pid"
+    check "  ... and removed its socket at the stop, from inside the chroot" \
+        test ! -e "$WORK/jailed.sock"
+else
+    echo "# not root: the chroot case (-R) is not run"
+fi
+sink_abs=$(realpath "$SINK")
+(cd "$WORK" && exec timeout 60 "$sink_abs" unix:relative.sock 10 2>"$WORK/sink4.err") &
+sink4_pid=$!
+PIDS="$PIDS $sink4_pid"
+check "a sink on a relative path made its socket" wait_socket "$WORK/relative.sock" "$sink4_pid"
+stop "$sink4_pid"
+check "  ... and removed it at the stop" test ! -e "$WORK/relative.sock"
+
 check "no warning from the sinks or the relays" \
     test -z "$(grep -l warning "$WORK"/sink*.err "$WORK"/relay*.err)"
 
