@@ -26,6 +26,18 @@ wait_socket() {
     return 1
 }
 
+# unix_sink ERR ARGS...: smtp-sink ARGS in the background, started in
+# $WORK (a relative socket path is $WORK's), its errors in $WORK/ERR, its
+# PID in sink_pid.
+sink_abs=$(realpath "$SINK")
+unix_sink() {
+    local err=$1
+    shift
+    (cd "$WORK" && exec timeout 60 "$sink_abs" "$@" 2>"$WORK/$err") &
+    sink_pid=$!
+    PIDS="$PIDS $sink_pid"
+}
+
 start_sink hop --msg-log "$WORK/hop.log" 127.0.0.1:0 100 || exit 1
 
 # 1. The relay on a unix socket: it serves there, and the file goes at the stop.
@@ -75,9 +87,7 @@ check "  ... and no spool" test ! -e "$WORK/bad-spool"
 
 # 5. smtp-sink: the same, through the same helper.
 SSOCK=$WORK/sink.sock
-timeout 60 "$SINK" --json "$WORK/sink.json" "unix:$SSOCK" 10 2>"$WORK/sink.err" &
-sink_pid=$!
-PIDS="$PIDS $sink_pid"
+unix_sink sink.err --json "$WORK/sink.json" "unix:$SSOCK" 10
 check "the sink made its socket" wait_socket "$SSOCK" "$sink_pid"
 check "smtp-source sends to the sink's unix socket" to "$WORK/src5.out" timeout 60 "$SOURCE" -m 5 \
     "unix:$SSOCK"
@@ -86,37 +96,31 @@ check "  ... the sink counted 5" test "$(json_get "$WORK/sink.json" messages)" =
 check "the sink removed its socket at the stop" test ! -e "$SSOCK"
 
 rm -f "$SSOCK"
-timeout 60 "$SINK" "unix:$SSOCK" 10 2>"$WORK/sink2.err" &
-sink2_pid=$!
-PIDS="$PIDS $sink2_pid"
-wait_socket "$SSOCK" "$sink2_pid"
+unix_sink sink2.err "unix:$SSOCK" 10
+wait_socket "$SSOCK" "$sink_pid"
 rm -f "$SSOCK"
 stand_in "$SSOCK"
 other=$(inode "$SSOCK")
-stop "$sink2_pid"
+stop "$sink_pid"
 check "a socket put at the sink's path since stays" test -S "$SSOCK" -a "$(inode "$SSOCK")" = "$other"
+
 # 6. A sink in a chroot (-R) still finds its socket file at the stop: it
 # holds the file's directory open, as it does for a relative path.
 if [ "$(id -u)" = 0 ]; then
     mkdir -p "$WORK/jail"
-    timeout 60 "$SINK" -R "$WORK/jail" "unix:$WORK/jailed.sock" 10 2>"$WORK/sink3.err" &
-    sink3_pid=$!
-    PIDS="$PIDS $sink3_pid"
-    check "a sink with -R made its socket" wait_socket "$WORK/jailed.sock" "$sink3_pid"
+    unix_sink sink3.err -R "$WORK/jail" "unix:$WORK/jailed.sock" 10
+    check "a sink with -R made its socket" wait_socket "$WORK/jailed.sock" "$sink_pid"
     check "  ... and serves there" to "$WORK/src6.out" timeout 60 "$SOURCE" -m 2 \
         "unix:$WORK/jailed.sock"
-    stop "$sink3_pid"
+    stop "$sink_pid"
     check "  ... and removed its socket at the stop, from inside the chroot" \
         test ! -e "$WORK/jailed.sock"
 else
     echo "# not root: the chroot case (-R) is not run"
 fi
-sink_abs=$(realpath "$SINK")
-(cd "$WORK" && exec timeout 60 "$sink_abs" unix:relative.sock 10 2>"$WORK/sink4.err") &
-sink4_pid=$!
-PIDS="$PIDS $sink4_pid"
-check "a sink on a relative path made its socket" wait_socket "$WORK/relative.sock" "$sink4_pid"
-stop "$sink4_pid"
+unix_sink sink4.err unix:relative.sock 10
+check "a sink on a relative path made its socket" wait_socket "$WORK/relative.sock" "$sink_pid"
+stop "$sink_pid"
 check "  ... and removed it at the stop" test ! -e "$WORK/relative.sock"
 
 check "no warning from the sinks or the relays" \
