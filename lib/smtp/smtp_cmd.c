@@ -66,10 +66,20 @@ static const struct verb_entry *find_verb(const char *name, size_t len)
 
         upper[i] = c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
     }
-    for (size_t i = 0; i < VERB_TABLE_LEN; i++)
-        if (verb_table[i].name[0] == upper[0] && strncmp(verb_table[i].name, upper, len) == 0 &&
-            verb_table[i].name[len] == 0) /* strncmp stops at a shorter name's NUL */
+    for (size_t i = 0; i < VERB_TABLE_LEN; i++) {
+        const char *known = verb_table[i].name;
+        size_t k = 0;
+
+        /*
+         * Stops at the name's NUL, so known[k] is never past it: the verb
+         * may hold a NUL of its own, and a strncmp that stopped at the
+         * two NULs let a longer verb be looked up past a shorter name.
+         */
+        while (k < len && known[k] != 0 && known[k] == upper[k])
+            k++;
+        if (k == len && known[k] == 0)
             return &verb_table[i];
+    }
     return NULL;
 }
 
