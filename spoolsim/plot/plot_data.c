@@ -381,6 +381,25 @@ void plot_sweep_free(struct plot_sweep *sw)
     sw->n = 0;
 }
 
+size_t plot_sweep_line(const struct plot_sweep *sw, const double *v, double *x, double *y)
+{
+    double *vals = xmalloc((sw->n ? sw->n : 1) * sizeof(*vals));
+    size_t points = 0;
+
+    /* The steps are in the order of their rate: the repeats of one rate are neighbours. */
+    for (size_t i = 0, j; i < sw->n; i = j) {
+        size_t nv = 0;
+
+        for (j = i; j < sw->n && sw->offered[j] == sw->offered[i]; j++)
+            if (isfinite(v[j]))
+                vals[nv++] = v[j];
+        x[points] = sw->offered[i];
+        y[points++] = nv ? ab_median(vals, nv) : NAN;
+    }
+    free(vals);
+    return points;
+}
+
 void plot_sweep_distinct_labels(struct plot_sweep *sw, const char *const *names, size_t n)
 {
     int *same = xcalloc(n ? n : 1, sizeof(*same));

@@ -100,6 +100,16 @@ struct plot_sweep {
 };
 
 /*
+ * The line through a sweep's series v (one of sw's columns): a point per
+ * offered rate, at the median of the steps run at that rate that have a
+ * value (NAN, a gap, when none has), so that a rate run again (--rates
+ * 20,20: a repeatability check) is one point of the line, not a line that
+ * doubles back on itself; each step keeps its own mark. x and y hold sw->n;
+ * returns the number of points.
+ */
+size_t plot_sweep_line(const struct plot_sweep *sw, const double *v, double *x, double *y);
+
+/*
  * What a sweep result swept, for its legend: its "label" string if it has
  * one; else "target HOST:PORT" for --target, or "relay" and the relay's
  * options ("relay --model none"; "relay, its defaults" without any); and

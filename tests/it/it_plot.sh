@@ -116,6 +116,9 @@ check "sweep of a relay (--model none), two steps" to "$W/sweep_none.log" env TM
 check "sweep of a slowed relay, three steps" to "$W/sweep_slow.log" env TMPDIR="$W/sweeptmp" \
     timeout 60 "$S" sweep -q --rates 10,200,40 --warmup 0.2s --window 0.5s --slo 500ms \
     --sink-delay 30ms --json "$W/slow.json" -- --model none --concurrency 1
+# A rate run twice, as a repeatability check does.
+check "sweep of a relay, one rate twice" to "$W/sweep_twice.log" env TMPDIR="$W/sweeptmp" \
+    timeout 60 "$S" sweep -q --rates 20,20 --warmup 0.2s --window 0.5s --json "$W/twice.json" -- --model none
 
 # --- timeline
 rows=$(py 'len(d["timeline"])' "$W/raw.json")
@@ -196,6 +199,33 @@ check "two sweeps of one command line: told apart by their files" \
     sh -c "'$S' plot '$W/none.json' '$W/out/again.json' -o '$W/out/same.svg' >/dev/null"
 check "two sweeps of one command line: both labels in the legend" \
     svg_ok "$W/out/same.svg" "text=$NONE (none)" "text=$NONE (again)" "title=$NONE (again): delivered"
+
+# Rates run again: a mark per step, the line through each rate's median
+# (a point per rate), one ring and one label for the knee however often its
+# rate held. The real sweep of 20,20; then three held steps at the knee
+# and two failed at the rate that broke it, in the shape sweep writes, so
+# that the knee has repeats whatever this machine managed.
+read -r n_twice held_twice failed_twice knee_twice <<<"$(sweep_counts "$W/twice.json")"
+check "a sweep of one rate twice: written (sanitizer build: no report)" \
+    to "$W/twice_plot.log" "$S" plot "$W/twice.json" -o "$W/out/twice.svg"
+check "a sweep of one rate twice: a point per rate, a mark per step, the knee ringed once" \
+    svg_ok "$W/out/twice.svg" class=series:4 "points=$NONE: delivered:1" "points=$NONE: p99:1" \
+    class=step:$n_twice "class=held:$held_twice" "class=failed:$failed_twice" class=knee:$knee_twice \
+    class=knee-label:$knee_twice
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+held = [s for s in d['steps'] if s['offered_per_s'] == 20][0]
+broke = dict(held, offered_per_s=40, delivered_per_s=30, held=False, reason='fell_behind', reason_text='delivered 75 % of offered (under 99 %)')
+d['steps'] = [held, dict(held), broke, dict(held, delivered_per_s=19.5), dict(broke)]
+d['knee_per_s'], d['broke_per_s'] = 20, 40
+json.dump(d, open(sys.argv[2], 'w'))" "$W/none.json" "$W/repeats.json"
+check "a sweep with the knee's rate held three times: written (sanitizer build: no report)" \
+    to "$W/repeats.log" "$S" plot "$W/repeats.json" -o "$W/out/repeats.svg"
+check "its picture: two points a line, five marks, one knee ring and label, the failure said" \
+    svg_ok "$W/out/repeats.svg" class=series:4 "points=$NONE: delivered:2" "points=$NONE: p50:2" \
+    class=step:5 class=held:3 class=failed:2 class=knee:1 class=knee-label:1 "text=knee 20/s" \
+    "hastext=broke at 40 msgs/s (step 3): delivered 75 % of offered"
 
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); [s.update(p50_ms=5e-324) for s in d['steps']]; json.dump(d, open(sys.argv[2],'w'))" \
     "$W/none.json" "$W/subnormal.json"

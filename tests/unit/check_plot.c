@@ -648,15 +648,75 @@ START_TEST(test_draw_sweep)
 }
 END_TEST
 
+/*
+ * A rate run more than once (--rates 20,20,40,20: a repeatability check),
+ * the knee among the repeats: a mark per step, the line through each
+ * rate's median, one ring and one label for the knee.
+ */
+static const char repeat_text[] =
+    "{\"steps\": ["
+    "{\"offered_per_s\": 20, \"delivered_per_s\": 19, \"p50_ms\": 2, \"p99_ms\": 4, "
+    "\"reason\": \"held\"},"
+    "{\"offered_per_s\": 20, \"delivered_per_s\": 20, \"p50_ms\": 4, \"p99_ms\": null, "
+    "\"reason\": \"held\"},"
+    "{\"offered_per_s\": 40, \"delivered_per_s\": 30, \"p50_ms\": 9, \"p99_ms\": 90, "
+    "\"reason\": \"slo\"},"
+    "{\"offered_per_s\": 20, \"delivered_per_s\": 18, \"p50_ms\": 3, \"p99_ms\": 8, "
+    "\"reason\": \"held\"}], \"knee_per_s\": 20, \"broke_per_s\": 40}";
+
+START_TEST(test_sweep_repeated)
+{
+    struct plot_sweep sw;
+    char err[128];
+    double x[4], y[4];
+    struct svg s;
+
+    ck_assert_int_eq(plot_read_sweep(repeat_text, &sw, err, sizeof(err)), 0);
+    ck_assert_uint_eq(sw.n, 4);
+    ck_assert(sw.step[0] == 1 && sw.step[1] == 2 && sw.step[2] == 4 && sw.step[3] == 3);
+    ck_assert_uint_eq(plot_sweep_line(&sw, sw.delivered, x, y), 2);
+    ck_assert(x[0] == 20 && y[0] == 19 && x[1] == 40 && y[1] == 30);
+    ck_assert_uint_eq(plot_sweep_line(&sw, sw.p99, x, y), 2);
+    ck_assert(y[0] == 6 && y[1] == 90); /* the median of the two with a value */
+    sw.p99[0] = sw.p99[2] = NAN;
+    ck_assert_uint_eq(plot_sweep_line(&sw, sw.p99, x, y), 2);
+    ck_assert(isnan(y[0])); /* none at 20 has one: a gap */
+
+    svg_init(&s);
+    ck_assert(plot_draw_sweep(&s, 0, PLOT_WIDTH, &sw, 1) > 0);
+    ck_assert_uint_eq(count_of(s.buf, "class=\"step held\""), 3);
+    ck_assert_uint_eq(count_of(s.buf, "class=\"step failed\""), 1);
+    ck_assert_uint_eq(count_of(s.buf, "class=\"knee\""), 1);
+    ck_assert_uint_eq(count_of(s.buf, ">knee 20/s</text>"), 1);
+    svg_free(&s);
+    plot_sweep_free(&sw);
+}
+END_TEST
+
 int main(void)
 {
-    const TTest *const tests[] = {test_escape,       test_numbers,         test_polyline_gaps,
-                                  test_document,     test_text_width,      test_nice_number,
-                                  test_ticks_linear, test_format_tick,     test_log_scale,
-                                  test_ticks_log,    test_ticks_subnormal, test_percentile_axis,
-                                  test_curve,        test_timeline,        test_ab,
-                                  test_sweep,        test_sweep_limits,    test_sweep_labels,
-                                  test_draw_series,  test_draw_sweep,      NULL};
+    const TTest *const tests[] = {test_escape,
+                                  test_numbers,
+                                  test_polyline_gaps,
+                                  test_document,
+                                  test_text_width,
+                                  test_nice_number,
+                                  test_ticks_linear,
+                                  test_format_tick,
+                                  test_log_scale,
+                                  test_ticks_log,
+                                  test_ticks_subnormal,
+                                  test_percentile_axis,
+                                  test_curve,
+                                  test_timeline,
+                                  test_ab,
+                                  test_sweep,
+                                  test_sweep_limits,
+                                  test_sweep_labels,
+                                  test_draw_series,
+                                  test_draw_sweep,
+                                  test_sweep_repeated,
+                                  NULL};
 
     return check_run_tests("plot", tests);
 }
