@@ -266,7 +266,7 @@ check "not JSON: exit 2, no picture" fails_cleanly "notjson.json: not a JSON res
 head -c 300 "$W/raw.json" >"$W/cut.json"
 check "a result cut short: exit 2" fails_cleanly "cut.json: not a JSON result" "$W/out/x2.svg" \
     "$S" plot "$W/cut.json" -o "$W/out/x2.svg"
-echo '{"program": "spoolsim raw", "delivered": 5}' >"$W/empty.json"
+echo '{"schema_version": 1, "program": "spoolsim raw", "delivered": 5}' >"$W/empty.json"
 check "nothing to plot: exit 2" fails_cleanly "empty.json: nothing to plot" "$W/out/x3.svg" \
     "$S" plot "$W/empty.json" -o "$W/out/x3.svg"
 check "--kind timeline of an ab result: exit 2" fails_cleanly "ab.json: no timeline to plot" "$W/out/x4.svg" \
@@ -292,6 +292,39 @@ check "--kind sweep of a raw result: exit 2" fails_cleanly "raw.json: no sweep t
     "$S" plot --kind sweep "$W/none.json" "$W/raw.json" -o "$W/out/x14.svg"
 check "--kind timeline of a sweep: exit 2" fails_cleanly "none.json: no timeline to plot" "$W/out/x15.svg" \
     "$S" plot --kind timeline "$W/none.json" -o "$W/out/x15.svg"
+# A schema_version this reader does not know, a seed ab does not take, a
+# figure too large for an axis: each named, not drawn (the seed's cast and
+# the ticks of such figures were undefined: UBSan, "-nanM").
+edit() { # EXPR SRC DST: DST is SRC's result after the Python statement EXPR on d
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $1; json.dump(d, open(sys.argv[2],'w'))" "$2" "$3"
+}
+n=20
+for case in "del d['schema_version']|no schema_version" "d['schema_version']=0|schema_version 0: not one this program reads (1)" \
+    "d['schema_version']=-1|schema_version -1: not one" "d['schema_version']='1'|schema_version is not a number" \
+    "d['schema_version']=2|schema_version 2: not one"; do
+    n=$((n + 1))
+    edit "${case%%|*}" "$W/raw.json" "$W/schema$n.json"
+    check "${case%%|*}: exit 2" fails_cleanly "schema$n.json: ${case#*|}" "$W/out/x$n.svg" \
+        "$S" plot "$W/schema$n.json" -o "$W/out/x$n.svg"
+done
+for case in "d['seed']=-1|seed -1: not a seed spoolsim ab takes" "d['seed']=1e300|seed 1e+300: not a seed" \
+    "d['seed']='x'|seed is not a number" "d['sides']['A']['runs'][0]=1e308|sides.A.runs.0 1e+308 is out of range" \
+    "d['ci_low']=-1e308|ci_low -1e+308 is out of range"; do
+    n=$((n + 1))
+    edit "${case%%|*}" "$W/ab.json" "$W/ab$n.json"
+    check "ab with ${case%%|*}: exit 2" fails_cleanly "ab$n.json: no A/B comparison to plot: ${case#*|}" \
+        "$W/out/x$n.svg" "$S" plot "$W/ab$n.json" -o "$W/out/x$n.svg"
+done
+edit "d['seed']=2**64-1" "$W/ab.json" "$W/abmaxseed.json"
+check "ab with the largest seed ab takes: drawn" to "$W/abmax.log" "$S" plot "$W/abmaxseed.json" -o "$W/out/abmax.svg"
+edit "d['steps'][0]['delivered_per_s']=1.7e308" "$W/none.json" "$W/swbig.json"
+check "a sweep with a delivered rate of 1.7e308: exit 2" fails_cleanly \
+    "swbig.json: no sweep to plot: sweep step 1: delivered_per_s 1.7e+308 is out of range" \
+    "$W/out/x40.svg" "$S" plot "$W/swbig.json" -o "$W/out/x40.svg"
+edit "d['timeline'][1]['messages_in_per_s']=-1e300" "$W/raw.json" "$W/tlbig.json"
+check "a timeline with a rate of -1e300: exit 2" fails_cleanly \
+    "tlbig.json: no timeline to plot: timeline row 2: messages_in_per_s -1e+300 is out of range" \
+    "$W/out/x41.svg" "$S" plot --kind timeline "$W/tlbig.json" -o "$W/out/x41.svg"
 check "the sweeps' work directories are removed" test -z "$(ls -A "$W/sweeptmp")"
 check "-o into a missing directory: exit 2" fails_cleanly "-o $W/nope/x.svg" "$W/nope/x.svg" \
     "$S" plot "$W/raw.json" -o "$W/nope/x.svg"
