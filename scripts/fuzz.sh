@@ -16,13 +16,13 @@ set -eu
 cd "$(dirname "$0")/.."
 
 seconds=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-"smtp_line smtp_cmd smtp_data smtp_reply pf_qfile pm_command json_read msglog smtp_input"}
+targets=${FUZZ_TARGETS:-"smtp_line smtp_cmd smtp_data smtp_reply pf_qfile pm_command json_read msglog smtp_input plot_read"}
 
 # The longest input worth trying: a command or reply is at most a few kB; a
 # DATA stream or a queue file needs room for lines over 2048 bytes and more.
 max_len() {
     case $1 in
-    smtp_data | pf_qfile | smtp_input) echo 65536 ;;
+    smtp_data | pf_qfile | smtp_input | plot_read) echo 65536 ;;
     *) echo 4096 ;;
     esac
 }

@@ -134,7 +134,7 @@ static char *default_output(const char *path)
 
 static void read_result(const char *path, struct result *r)
 {
-    char key[8];
+    char key[8], err[128];
 
     r->path = path;
     if ((r->text = file_read_all(path, NULL)) == NULL)
@@ -142,6 +142,8 @@ static void read_result(const char *path, struct result *r)
     /* Every result is one JSON object; json_read_* check the whole text. */
     if (json_read_key(r->text, NULL, 0, key, sizeof(key)) != 0)
         msg_usage("%s: not a JSON result (one JSON object, as --json writes)", path);
+    if (plot_check_schema(r->text, err, sizeof(err)) != 0)
+        msg_usage("%s: %s", path, err);
     plot_label(r->text, path, r->label, sizeof(r->label));
     if (json_read_string(r->text, "program", r->program, sizeof(r->program)) != 0)
         r->program[0] = '\0';
@@ -236,7 +238,7 @@ static void collect(const struct result *r, size_t n, enum plot_kind kind, struc
             if (plot_read_ab(r[i].text, &pic->ab[pic->nab], err, sizeof(err)) == 0) {
                 snprintf(pic->ab[pic->nab++].label, PLOT_LABEL_MAX, "%s", r[i].label);
                 held = 1;
-            } else if (kind == KIND_AB) {
+            } else if (kind == KIND_AB || plot_has_ab(r[i].text)) {
                 msg_usage("%s: no A/B comparison to plot: %s", r[i].path, err);
             }
         }

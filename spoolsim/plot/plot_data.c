@@ -11,11 +11,38 @@
 
 #include "ab_stats.h"
 #include "histogram.h"
+#include "json_meta.h"
 #include "json_read.h"
 #include "msg.h"
 #include "plot_axis.h"
 #include "plot_data.h"
 #include "xalloc.h"
+
+/* Whether the object text has a member key (of any value). */
+static int has_member(const char *text, const char *key)
+{
+    char name[64];
+
+    for (size_t i = 0; json_read_key(text, NULL, i, name, sizeof(name)) == 0; i++)
+        if (strcmp(name, key) == 0)
+            return 1;
+    return 0;
+}
+
+int plot_check_schema(const char *text, char *err, size_t errlen)
+{
+    double v;
+
+    if (json_read_number(text, "schema_version", &v) != 0)
+        return msg_set_error(err, errlen,
+                             has_member(text, "schema_version")
+                                 ? "schema_version is not a number"
+                                 : "no schema_version (every result spoolsim writes has one)");
+    if (!(v >= 1 && v <= JSON_SCHEMA_VERSION && v == floor(v)))
+        return msg_set_error(err, errlen, "schema_version %.6g: not one this program reads (%d)", v,
+                             JSON_SCHEMA_VERSION);
+    return 0;
+}
 
 void plot_label(const char *text, const char *path, char *out, size_t len)
 {
@@ -29,6 +56,38 @@ void plot_label(const char *text, const char *path, char *out, size_t len)
     n = strlen(out);
     if (n > 5 && strcmp(out + n - 5, ".json") == 0)
         out[n - 5] = '\0';
+}
+
+/* Whether v is a figure (not NAN, which is no figure) larger than PLOT_MAX_VALUE in size. */
+static int out_of_range(double v)
+{
+    return fabs(v) > PLOT_MAX_VALUE;
+}
+
+/* -1 and the message for figure v of what, out of range. */
+static int range_error(char *err, size_t errlen, const char *what, double v)
+{
+    return msg_set_error(err, errlen, "%s %.6g is out of range (larger than %.0e in size)", what, v,
+                         PLOT_MAX_VALUE);
+}
+
+/*
+ * The first figure of a table (rows of nkeys, NAN where none) out of
+ * range, as -1 and a message naming its row (from 1 in what's words) and
+ * key; or 0.
+ */
+static int table_in_range(const double *cells, size_t rows, const char *const *keys, size_t nkeys,
+                          const char *what, char *err, size_t errlen)
+{
+    char name[96];
+
+    for (size_t i = 0; i < rows; i++)
+        for (size_t j = 0; j < nkeys; j++)
+            if (out_of_range(cells[i * nkeys + j])) {
+                snprintf(name, sizeof(name), "%s %zu: %s", what, i + 1, keys[j]);
+                return range_error(err, errlen, name, cells[i * nkeys + j]);
+            }
+    return 0;
 }
 
 int plot_read_timeline(const char *text, struct plot_timeline *tl, char *err, size_t errlen)
@@ -48,6 +107,10 @@ int plot_read_timeline(const char *text, struct plot_timeline *tl, char *err, si
     if (json_read_table(text, "timeline", keys, NKEYS, cells, (size_t)rows) != rows) {
         free(cells);
         return msg_set_error(err, errlen, "a timeline that is not an array of objects");
+    }
+    if (table_in_range(cells, (size_t)rows, keys, NKEYS, "timeline row", err, errlen) != 0) {
+        free(cells);
+        return -1;
     }
     /* Column by column, so that each series is an array of its own. */
     cols = xmalloc((size_t)rows * NKEYS * sizeof(*cols));
@@ -150,21 +213,57 @@ static double number_or_nan(const char *text, const char *path)
     return json_read_number(text, path, &v) == 0 ? v : NAN;
 }
 
+/* number_or_nan() into *v: 0, or -1 and a message naming path when it is out of range. */
+static int read_figure(const char *text, const char *path, double *v, char *err, size_t errlen)
+{
+    *v = number_or_nan(text, path);
+    return out_of_range(*v) ? range_error(err, errlen, path, *v) : 0;
+}
+
+/*
+ * The seed ab's bootstrap used (1, ab's default, when there is none): 0,
+ * or -1 when it is not one ab's --seed takes. 2^64 itself is a seed near
+ * 2^64 - 1 rounded to a double, not one out of range.
+ */
+static int read_seed(const char *text, uint64_t *seed, char *err, size_t errlen)
+{
+    double v;
+
+    *seed = 1; /* ab's default */
+    if (json_read_number(text, "seed", &v) != 0)
+        return has_member(text, "seed") ? msg_set_error(err, errlen, "seed is not a number") : 0;
+    if (!(v >= 0 && v <= 0x1p64 && v == floor(v)))
+        return msg_set_error(err, errlen,
+                             "seed %.6g: not a seed spoolsim ab takes (a whole number from 0 to "
+                             "2^64 - 1)",
+                             v);
+    *seed = v < 0x1p64 ? (uint64_t)v : UINT64_MAX;
+    return 0;
+}
+
+int plot_has_ab(const char *text)
+{
+    return json_read_array_length(text, "sides.A.runs") >= 0 &&
+           json_read_array_length(text, "sides.B.runs") >= 0;
+}
+
 int plot_read_ab(const char *text, struct plot_ab *ab, char *err, size_t errlen)
 {
     static const char *const names[2] = {"A", "B"};
     char path[64];
-    double seed = number_or_nan(text, "seed");
+    uint64_t seed;
 
-    if (json_read_array_length(text, "sides.A.runs") < 0 ||
-        json_read_array_length(text, "sides.B.runs") < 0)
+    if (!plot_has_ab(text))
         return msg_set_error(err, errlen, "no A/B comparison (sides.A.runs, sides.B.runs)");
+    if (read_seed(text, &seed, err, errlen) != 0)
+        return -1;
     if (json_read_string(text, "metric", ab->metric, sizeof(ab->metric)) != 0)
         snprintf(ab->metric, sizeof(ab->metric), "figure");
     if (json_read_string(text, "unit", ab->unit, sizeof(ab->unit)) != 0)
         ab->unit[0] = '\0';
     if (json_read_string(text, "verdict", ab->verdict, sizeof(ab->verdict)) != 0)
         ab->verdict[0] = '\0';
+    ab->runs[0] = ab->runs[1] = NULL; /* for plot_ab_free() on an error */
     for (int k = 0; k < 2; k++) {
         long runs;
 
@@ -176,31 +275,39 @@ int plot_read_ab(const char *text, struct plot_ab *ab, char *err, size_t errlen)
             double v;
 
             snprintf(path, sizeof(path), "sides.%s.runs.%ld", names[k], i);
-            if (json_read_number(text, path, &v) == 0 && isfinite(v))
-                ab->runs[k][ab->n[k]++] = v;
-            else
+            if (json_read_number(text, path, &v) != 0)
                 ab->failed[k]++;
+            else if (out_of_range(v)) {
+                range_error(err, errlen, path, v);
+                goto bad;
+            } else
+                ab->runs[k][ab->n[k]++] = v;
         }
         snprintf(path, sizeof(path), "sides.%s.spool.path", names[k]);
         if (json_read_string(text, path, ab->spool[k], sizeof(ab->spool[k])) != 0)
             ab->spool[k][0] = '\0';
         snprintf(path, sizeof(path), "sides.%s.median", names[k]);
-        ab->median[k] = number_or_nan(text, path); /* what ab reported */
+        if (read_figure(text, path, &ab->median[k], err, errlen) != 0) /* what ab reported */
+            goto bad;
         if (!isfinite(ab->median[k]) && ab->n[k])
             ab->median[k] = ab_median(ab->runs[k], ab->n[k]);
         /* The interval as ab would draw it: its resampling, its seed. */
-        if (ab_median_interval(ab->runs[k], ab->n[k], isfinite(seed) ? (uint64_t)seed : 1,
-                               &ab->low[k], &ab->high[k]) != 0)
+        if (ab_median_interval(ab->runs[k], ab->n[k], seed, &ab->low[k], &ab->high[k]) != 0)
             ab->low[k] = ab->high[k] = NAN;
     }
-    ab->ratio = number_or_nan(text, "ratio");
-    ab->ci_low = number_or_nan(text, "ci_low");
-    ab->ci_high = number_or_nan(text, "ci_high");
+    if (read_figure(text, "ratio", &ab->ratio, err, errlen) != 0 ||
+        read_figure(text, "ci_low", &ab->ci_low, err, errlen) != 0 ||
+        read_figure(text, "ci_high", &ab->ci_high, err, errlen) != 0)
+        goto bad;
     if (ab->n[0] + ab->n[1] == 0) {
         plot_ab_free(ab);
         return msg_set_error(err, errlen, "an A/B comparison without a successful run");
     }
     return 0;
+
+bad:
+    plot_ab_free(ab);
+    return -1;
 }
 
 void plot_ab_free(struct plot_ab *ab)
@@ -245,17 +352,6 @@ static double positive_or_nan(double v)
     return isfinite(v) && v > 0 ? v : NAN;
 }
 
-/* Whether the object text has a member key (of any value). */
-static int has_member(const char *text, const char *key)
-{
-    char name[64];
-
-    for (size_t i = 0; json_read_key(text, NULL, i, name, sizeof(name)) == 0; i++)
-        if (strcmp(name, key) == 0)
-            return 1;
-    return 0;
-}
-
 /*
  * The strings of each step are read from the step's own text, copied out of
  * the result: a path from the top of the result per value would scan it all
@@ -278,7 +374,7 @@ int plot_read_sweep(const char *text, struct plot_sweep *sw, char *err, size_t e
                                        "p99_ms",        "p99_9_ms",        "max_ms"};
     enum { NKEYS = sizeof(keys) / sizeof(keys[0]) };
     long rows = json_read_array_length(text, "steps");
-    double *cells, *cols;
+    double *cells, *cols, knee, broke, slo_s;
     size_t *order, *off, *len, n, has_p999 = 0, has_max = 0, longest = 0;
     char reason[32], *buf;
 
@@ -298,6 +394,14 @@ int plot_read_sweep(const char *text, struct plot_sweep *sw, char *err, size_t e
         free(off);
         free(cells);
         return msg_set_error(err, errlen, "sweep steps that are not an array of objects");
+    }
+    if (table_in_range(cells, n, keys, NKEYS, "sweep step", err, errlen) != 0 ||
+        read_figure(text, "knee_per_s", &knee, err, errlen) != 0 ||
+        read_figure(text, "broke_per_s", &broke, err, errlen) != 0 ||
+        read_figure(text, "slo_s", &slo_s, err, errlen) != 0) {
+        free(off);
+        free(cells);
+        return -1;
     }
     for (size_t i = 0; i < n; i++)
         longest = len[i] > longest ? len[i] : longest;
@@ -343,9 +447,9 @@ int plot_read_sweep(const char *text, struct plot_sweep *sw, char *err, size_t e
     sw->tail = cols + 4 * n;
     sw->held = xmalloc(n * sizeof(*sw->held));
     sw->step = xmalloc(n * sizeof(*sw->step));
-    sw->knee = number_or_nan(text, "knee_per_s");
-    sw->broke = number_or_nan(text, "broke_per_s");
-    sw->slo_ms = number_or_nan(text, "slo_s") * 1e3;
+    sw->knee = knee;
+    sw->broke = broke;
+    sw->slo_ms = slo_s * 1e3;
     for (size_t k = 0; k < n; k++) {
         const double *row = cells + order[k] * NKEYS;
 
@@ -379,6 +483,25 @@ void plot_sweep_free(struct plot_sweep *sw)
     sw->held = NULL;
     sw->step = NULL;
     sw->n = 0;
+}
+
+size_t plot_sweep_line(const struct plot_sweep *sw, const double *v, double *x, double *y)
+{
+    double *vals = xmalloc((sw->n ? sw->n : 1) * sizeof(*vals));
+    size_t points = 0;
+
+    /* The steps are in the order of their rate: the repeats of one rate are neighbours. */
+    for (size_t i = 0, j; i < sw->n; i = j) {
+        size_t nv = 0;
+
+        for (j = i; j < sw->n && sw->offered[j] == sw->offered[i]; j++)
+            if (isfinite(v[j]))
+                vals[nv++] = v[j];
+        x[points] = sw->offered[i];
+        y[points++] = nv ? ab_median(vals, nv) : NAN;
+    }
+    free(vals);
+    return points;
 }
 
 void plot_sweep_distinct_labels(struct plot_sweep *sw, const char *const *names, size_t n)

@@ -18,6 +18,22 @@ struct histogram;
 #define PLOT_LABEL_MAX 128
 
 /*
+ * The largest size of a figure the readers take (a time, a rate, a depth,
+ * a latency, an A/B figure), of either sign: far beyond any run's, and
+ * small enough that an axis over such figures keeps its arithmetic
+ * finite (no tick of inf or nan). A larger one is an error naming it.
+ */
+#define PLOT_MAX_VALUE 1e15
+
+/*
+ * 0 when the result's schema_version (docs/json.md) is one this reader
+ * knows, 1 to JSON_SCHEMA_VERSION; -1 with a message naming the problem
+ * when it is missing, not a number, or not such a version (0, negative, a
+ * fraction, a later one).
+ */
+int plot_check_schema(const char *text, char *err, size_t errlen);
+
+/*
  * The name a result goes by in a legend: its "label" string if it has
  * one, else the file's base name without ".json".
  */
@@ -62,7 +78,12 @@ int plot_read_latency(const char *text, const char *label, struct plot_curve **c
                       char *err, size_t errlen);
 void plot_curve_free(struct plot_curve *c);
 
-/* A `spoolsim ab' result; side 0 is A, 1 is B. */
+/*
+ * A `spoolsim ab' result; side 0 is A, 1 is B. Its "seed" (1 when missing)
+ * must be a whole number from 0 to 2^64 - 1, as ab's --seed is:
+ * the intervals are redrawn with it. A seed above 2^53 reads rounded to a
+ * double, so its intervals may differ a little from the ones ab drew.
+ */
 struct plot_ab {
     char label[PLOT_LABEL_MAX];
     char metric[64], unit[32], verdict[256];
@@ -76,6 +97,10 @@ struct plot_ab {
 };
 
 int plot_read_ab(const char *text, struct plot_ab *ab, char *err, size_t errlen);
+
+/* Whether the text holds an A/B comparison, readable or not: plot_read_ab()'s -1 is then an error.
+ */
+int plot_has_ab(const char *text);
 void plot_ab_free(struct plot_ab *ab);
 
 /*
@@ -98,6 +123,16 @@ struct plot_sweep {
     unsigned broke_step;         /* the step at broke, 0 when none */
     char broke_why[160];         /* its reason_text */
 };
+
+/*
+ * The line through a sweep's series v (one of sw's columns): a point per
+ * offered rate, at the median of the steps run at that rate that have a
+ * value (NAN, a gap, when none has), so that a rate run again (--rates
+ * 20,20: a repeatability check) is one point of the line, not a line that
+ * doubles back on itself; each step keeps its own mark. x and y hold sw->n;
+ * returns the number of points.
+ */
+size_t plot_sweep_line(const struct plot_sweep *sw, const double *v, double *x, double *y);
 
 /*
  * What a sweep result swept, for its legend: its "label" string if it has

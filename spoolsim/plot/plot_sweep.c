@@ -67,6 +67,31 @@ static void draw_knee_label(struct svg *s, const struct panel *p, double x, doub
     placed[(*np)++] = b;
 }
 
+/*
+ * The step whose mark the knee's ring goes round: the first held step at
+ * the knee's rate, one for each sweep however often that rate was run;
+ * sw->n when there is none.
+ */
+static size_t knee_step(const struct plot_sweep *sw)
+{
+    for (size_t i = 0; i < sw->n; i++)
+        if (sw->held[i] && sw->offered[i] == sw->knee)
+            return i;
+    return sw->n;
+}
+
+/* Series v of sweep sw as a line through each rate's median (plot_sweep_line). */
+static void draw_sweep_series(struct svg *s, const struct panel *p, const struct plot_sweep *sw,
+                              const double *v, const struct legend_item *it)
+{
+    double *x = xmalloc((sw->n ? sw->n : 1) * sizeof(*x)),
+           *y = xmalloc((sw->n ? sw->n : 1) * sizeof(*y));
+
+    plot_draw_series(s, p, x, y, plot_sweep_line(sw, v, x, y), it);
+    free(x);
+    free(y);
+}
+
 /* A log axis of milliseconds labelled "5 ms", "1 s", "20 s": not "0.1M". */
 static void label_ms_ticks(struct plot_ticks *t)
 {
@@ -113,6 +138,7 @@ double plot_draw_sweep(struct svg *s, double y0, double width, const struct plot
     const struct svg_font note = {.size = FONT, .cls = "verdict"};
     struct legend_item *load_items = xcalloc(n + 4, sizeof(*load_items));
     struct legend_item lat_items[4];
+    /* What the knees' labels must not cover: a ring and a label per sweep at most (knee_step). */
     struct box *placed = xcalloc(2 * n + 1, sizeof(*placed));
     size_t nload = 0, nlat = 0, nplaced = 0;
     double hi = 0, lo_ms = INFINITY, hi_ms = 0, lw = LEGEND_W, w, y, legend_h;
@@ -176,21 +202,23 @@ double plot_draw_sweep(struct svg *s, double y0, double width, const struct plot
              plot_px_y(&load, load.xt.hi),
              &(struct svg_style){.stroke = "#999999", .dash = "5 4", .cls = "reference"});
     /* The knees' rings first, so that no knee's label covers another's ring. */
-    for (size_t r = 0; r < n; r++)
-        for (size_t i = 0; i < sw[r].n; i++)
-            if (sw[r].held[i] && sw[r].offered[i] == sw[r].knee &&
-                isfinite(plot_px_y(&load, sw[r].delivered[i]))) {
-                double x = plot_px_x(&load, sw[r].offered[i]),
-                       yy = plot_px_y(&load, sw[r].delivered[i]);
+    for (size_t r = 0; r < n; r++) {
+        size_t i = knee_step(&sw[r]);
 
-                placed[nplaced++] = (struct box){x - 8, yy - 8, x + 8, yy + 8};
-            }
+        if (i < sw[r].n && isfinite(plot_px_y(&load, sw[r].delivered[i]))) {
+            double x = plot_px_x(&load, sw[r].offered[i]),
+                   yy = plot_px_y(&load, sw[r].delivered[i]);
+
+            placed[nplaced++] = (struct box){x - 8, yy - 8, x + 8, yy + 8};
+        }
+    }
     for (size_t r = 0; r < n; r++) {
         struct legend_item it = load_items[r];
+        size_t knee = knee_step(&sw[r]);
 
         snprintf(it.label, sizeof(it.label), "%s: delivered", sw[r].label);
         svg_group_begin(s, "sweep-load");
-        plot_draw_series(s, &load, sw[r].offered, sw[r].delivered, sw[r].n, &it);
+        draw_sweep_series(s, &load, &sw[r], sw[r].delivered, &it);
         for (size_t i = 0; i < sw[r].n; i++) {
             double x = plot_px_x(&load, sw[r].offered[i]),
                    yy = plot_px_y(&load, sw[r].delivered[i]);
@@ -205,7 +233,7 @@ double plot_draw_sweep(struct svg *s, double y0, double width, const struct plot
                 plot_draw_cross(s, x, yy,
                                 &(struct svg_style){
                                     .stroke = it.color, .stroke_width = 2, .cls = "step failed"});
-            if (sw[r].held[i] && sw[r].offered[i] == sw[r].knee) {
+            if (i == knee) {
                 svg_circle(
                     s, x, yy, 8,
                     &(struct svg_style){.stroke = "#222222", .stroke_width = 2, .cls = "knee"});
@@ -263,7 +291,7 @@ double plot_draw_sweep(struct svg *s, double y0, double width, const struct plot
                 continue;
             snprintf(it.label, sizeof(it.label), "%s: %s", sw[r].label,
                      k < 2 ? pct_name[k] : sw[r].tail_name);
-            plot_draw_series(s, &lat, sw[r].offered, pct[k], sw[r].n, &it);
+            draw_sweep_series(s, &lat, &sw[r], pct[k], &it);
         }
         /* The p99 is what the SLO judges: its failed steps marked as above. */
         for (size_t i = 0; i < sw[r].n; i++)

@@ -116,6 +116,9 @@ check "sweep of a relay (--model none), two steps" to "$W/sweep_none.log" env TM
 check "sweep of a slowed relay, three steps" to "$W/sweep_slow.log" env TMPDIR="$W/sweeptmp" \
     timeout 60 "$S" sweep -q --rates 10,200,40 --warmup 0.2s --window 0.5s --slo 500ms \
     --sink-delay 30ms --json "$W/slow.json" -- --model none --concurrency 1
+# A rate run twice, as a repeatability check does.
+check "sweep of a relay, one rate twice" to "$W/sweep_twice.log" env TMPDIR="$W/sweeptmp" \
+    timeout 60 "$S" sweep -q --rates 20,20 --warmup 0.2s --window 0.5s --json "$W/twice.json" -- --model none
 
 # --- timeline
 rows=$(py 'len(d["timeline"])' "$W/raw.json")
@@ -197,6 +200,33 @@ check "two sweeps of one command line: told apart by their files" \
 check "two sweeps of one command line: both labels in the legend" \
     svg_ok "$W/out/same.svg" "text=$NONE (none)" "text=$NONE (again)" "title=$NONE (again): delivered"
 
+# Rates run again: a mark per step, the line through each rate's median
+# (a point per rate), one ring and one label for the knee however often its
+# rate held. The real sweep of 20,20; then three held steps at the knee
+# and two failed at the rate that broke it, in the shape sweep writes, so
+# that the knee has repeats whatever this machine managed.
+read -r n_twice held_twice failed_twice knee_twice <<<"$(sweep_counts "$W/twice.json")"
+check "a sweep of one rate twice: written (sanitizer build: no report)" \
+    to "$W/twice_plot.log" "$S" plot "$W/twice.json" -o "$W/out/twice.svg"
+check "a sweep of one rate twice: a point per rate, a mark per step, the knee ringed once" \
+    svg_ok "$W/out/twice.svg" class=series:4 "points=$NONE: delivered:1" "points=$NONE: p99:1" \
+    class=step:$n_twice "class=held:$held_twice" "class=failed:$failed_twice" class=knee:$knee_twice \
+    class=knee-label:$knee_twice
+python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+held = [s for s in d['steps'] if s['offered_per_s'] == 20][0]
+broke = dict(held, offered_per_s=40, delivered_per_s=30, held=False, reason='fell_behind', reason_text='delivered 75 % of offered (under 99 %)')
+d['steps'] = [held, dict(held), broke, dict(held, delivered_per_s=19.5), dict(broke)]
+d['knee_per_s'], d['broke_per_s'] = 20, 40
+json.dump(d, open(sys.argv[2], 'w'))" "$W/none.json" "$W/repeats.json"
+check "a sweep with the knee's rate held three times: written (sanitizer build: no report)" \
+    to "$W/repeats.log" "$S" plot "$W/repeats.json" -o "$W/out/repeats.svg"
+check "its picture: two points a line, five marks, one knee ring and label, the failure said" \
+    svg_ok "$W/out/repeats.svg" class=series:4 "points=$NONE: delivered:2" "points=$NONE: p50:2" \
+    class=step:5 class=held:3 class=failed:2 class=knee:1 class=knee-label:1 "text=knee 20/s" \
+    "hastext=broke at 40 msgs/s (step 3): delivered 75 % of offered"
+
 python3 -c "import json,sys; d=json.load(open(sys.argv[1])); [s.update(p50_ms=5e-324) for s in d['steps']]; json.dump(d, open(sys.argv[2],'w'))" \
     "$W/none.json" "$W/subnormal.json"
 check "a subnormal p50 (5e-324 ms): plotted, sane tick labels (sanitizer build: no report)" \
@@ -236,7 +266,7 @@ check "not JSON: exit 2, no picture" fails_cleanly "notjson.json: not a JSON res
 head -c 300 "$W/raw.json" >"$W/cut.json"
 check "a result cut short: exit 2" fails_cleanly "cut.json: not a JSON result" "$W/out/x2.svg" \
     "$S" plot "$W/cut.json" -o "$W/out/x2.svg"
-echo '{"program": "spoolsim raw", "delivered": 5}' >"$W/empty.json"
+echo '{"schema_version": 1, "program": "spoolsim raw", "delivered": 5}' >"$W/empty.json"
 check "nothing to plot: exit 2" fails_cleanly "empty.json: nothing to plot" "$W/out/x3.svg" \
     "$S" plot "$W/empty.json" -o "$W/out/x3.svg"
 check "--kind timeline of an ab result: exit 2" fails_cleanly "ab.json: no timeline to plot" "$W/out/x4.svg" \
@@ -262,6 +292,39 @@ check "--kind sweep of a raw result: exit 2" fails_cleanly "raw.json: no sweep t
     "$S" plot --kind sweep "$W/none.json" "$W/raw.json" -o "$W/out/x14.svg"
 check "--kind timeline of a sweep: exit 2" fails_cleanly "none.json: no timeline to plot" "$W/out/x15.svg" \
     "$S" plot --kind timeline "$W/none.json" -o "$W/out/x15.svg"
+# A schema_version this reader does not know, a seed ab does not take, a
+# figure too large for an axis: each named, not drawn (the seed's cast and
+# the ticks of such figures were undefined: UBSan, "-nanM").
+edit() { # EXPR SRC DST: DST is SRC's result after the Python statement EXPR on d
+    python3 -c "import json,sys; d=json.load(open(sys.argv[1])); $1; json.dump(d, open(sys.argv[2],'w'))" "$2" "$3"
+}
+n=20
+for case in "del d['schema_version']|no schema_version" "d['schema_version']=0|schema_version 0: not one this program reads (1)" \
+    "d['schema_version']=-1|schema_version -1: not one" "d['schema_version']='1'|schema_version is not a number" \
+    "d['schema_version']=2|schema_version 2: not one"; do
+    n=$((n + 1))
+    edit "${case%%|*}" "$W/raw.json" "$W/schema$n.json"
+    check "${case%%|*}: exit 2" fails_cleanly "schema$n.json: ${case#*|}" "$W/out/x$n.svg" \
+        "$S" plot "$W/schema$n.json" -o "$W/out/x$n.svg"
+done
+for case in "d['seed']=-1|seed -1: not a seed spoolsim ab takes" "d['seed']=1e300|seed 1e+300: not a seed" \
+    "d['seed']='x'|seed is not a number" "d['sides']['A']['runs'][0]=1e308|sides.A.runs.0 1e+308 is out of range" \
+    "d['ci_low']=-1e308|ci_low -1e+308 is out of range"; do
+    n=$((n + 1))
+    edit "${case%%|*}" "$W/ab.json" "$W/ab$n.json"
+    check "ab with ${case%%|*}: exit 2" fails_cleanly "ab$n.json: no A/B comparison to plot: ${case#*|}" \
+        "$W/out/x$n.svg" "$S" plot "$W/ab$n.json" -o "$W/out/x$n.svg"
+done
+edit "d['seed']=2**64-1" "$W/ab.json" "$W/abmaxseed.json"
+check "ab with the largest seed ab takes: drawn" to "$W/abmax.log" "$S" plot "$W/abmaxseed.json" -o "$W/out/abmax.svg"
+edit "d['steps'][0]['delivered_per_s']=1.7e308" "$W/none.json" "$W/swbig.json"
+check "a sweep with a delivered rate of 1.7e308: exit 2" fails_cleanly \
+    "swbig.json: no sweep to plot: sweep step 1: delivered_per_s 1.7e+308 is out of range" \
+    "$W/out/x40.svg" "$S" plot "$W/swbig.json" -o "$W/out/x40.svg"
+edit "d['timeline'][1]['messages_in_per_s']=-1e300" "$W/raw.json" "$W/tlbig.json"
+check "a timeline with a rate of -1e300: exit 2" fails_cleanly \
+    "tlbig.json: no timeline to plot: timeline row 2: messages_in_per_s -1e+300 is out of range" \
+    "$W/out/x41.svg" "$S" plot --kind timeline "$W/tlbig.json" -o "$W/out/x41.svg"
 check "the sweeps' work directories are removed" test -z "$(ls -A "$W/sweeptmp")"
 check "-o into a missing directory: exit 2" fails_cleanly "-o $W/nope/x.svg" "$W/nope/x.svg" \
     "$S" plot "$W/raw.json" -o "$W/nope/x.svg"

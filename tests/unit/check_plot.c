@@ -648,15 +648,143 @@ START_TEST(test_draw_sweep)
 }
 END_TEST
 
+/*
+ * A rate run more than once (--rates 20,20,40,20: a repeatability check),
+ * the knee among the repeats: a mark per step, the line through each
+ * rate's median, one ring and one label for the knee.
+ */
+static const char repeat_text[] =
+    "{\"steps\": ["
+    "{\"offered_per_s\": 20, \"delivered_per_s\": 19, \"p50_ms\": 2, \"p99_ms\": 4, "
+    "\"reason\": \"held\"},"
+    "{\"offered_per_s\": 20, \"delivered_per_s\": 20, \"p50_ms\": 4, \"p99_ms\": null, "
+    "\"reason\": \"held\"},"
+    "{\"offered_per_s\": 40, \"delivered_per_s\": 30, \"p50_ms\": 9, \"p99_ms\": 90, "
+    "\"reason\": \"slo\"},"
+    "{\"offered_per_s\": 20, \"delivered_per_s\": 18, \"p50_ms\": 3, \"p99_ms\": 8, "
+    "\"reason\": \"held\"}], \"knee_per_s\": 20, \"broke_per_s\": 40}";
+
+START_TEST(test_sweep_repeated)
+{
+    struct plot_sweep sw;
+    char err[128];
+    double x[4], y[4];
+    struct svg s;
+
+    ck_assert_int_eq(plot_read_sweep(repeat_text, &sw, err, sizeof(err)), 0);
+    ck_assert_uint_eq(sw.n, 4);
+    ck_assert(sw.step[0] == 1 && sw.step[1] == 2 && sw.step[2] == 4 && sw.step[3] == 3);
+    ck_assert_uint_eq(plot_sweep_line(&sw, sw.delivered, x, y), 2);
+    ck_assert(x[0] == 20 && y[0] == 19 && x[1] == 40 && y[1] == 30);
+    ck_assert_uint_eq(plot_sweep_line(&sw, sw.p99, x, y), 2);
+    ck_assert(y[0] == 6 && y[1] == 90); /* the median of the two with a value */
+    sw.p99[0] = sw.p99[2] = NAN;
+    ck_assert_uint_eq(plot_sweep_line(&sw, sw.p99, x, y), 2);
+    ck_assert(isnan(y[0])); /* none at 20 has one: a gap */
+
+    svg_init(&s);
+    ck_assert(plot_draw_sweep(&s, 0, PLOT_WIDTH, &sw, 1) > 0);
+    ck_assert_uint_eq(count_of(s.buf, "class=\"step held\""), 3);
+    ck_assert_uint_eq(count_of(s.buf, "class=\"step failed\""), 1);
+    ck_assert_uint_eq(count_of(s.buf, "class=\"knee\""), 1);
+    ck_assert_uint_eq(count_of(s.buf, ">knee 20/s</text>"), 1);
+    svg_free(&s);
+    plot_sweep_free(&sw);
+}
+END_TEST
+
+/* What a reader refuses: a schema_version it does not know, a seed ab does not take, a figure too
+ * large. */
+START_TEST(test_reader_limits)
+{
+    static const char *const bad_schema[][2] = {
+        {"{}", "no schema_version (every result spoolsim writes has one)"},
+        {"{\"schema_version\": \"1\"}", "schema_version is not a number"},
+        {"{\"schema_version\": 0}", "schema_version 0: not one this program reads (1)"},
+        {"{\"schema_version\": -3}", "schema_version -3: not one this program reads (1)"},
+        {"{\"schema_version\": 1.5}", "schema_version 1.5: not one this program reads (1)"},
+        {"{\"schema_version\": 2}", "schema_version 2: not one this program reads (1)"}};
+    static const char *const bad_seed[][2] = {
+        {"-1", "seed -1: not a seed spoolsim ab takes (a whole number from 0 to 2^64 - 1)"},
+        {"1e300", "seed 1e+300: not a seed spoolsim ab takes (a whole number from 0 to 2^64 - 1)"},
+        {"0.5", "seed 0.5: not a seed spoolsim ab takes (a whole number from 0 to 2^64 - 1)"},
+        {"\"7\"", "seed is not a number"}};
+    struct plot_ab ab;
+    struct plot_sweep sw;
+    struct plot_timeline tl;
+    char err[160], text[256];
+
+    ck_assert_int_eq(plot_check_schema("{\"schema_version\": 1}", err, sizeof(err)), 0);
+    for (size_t i = 0; i < sizeof(bad_schema) / sizeof(bad_schema[0]); i++) {
+        ck_assert_int_eq(plot_check_schema(bad_schema[i][0], err, sizeof(err)), -1);
+        ck_assert_str_eq(err, bad_schema[i][1]);
+    }
+    for (size_t i = 0; i < sizeof(bad_seed) / sizeof(bad_seed[0]); i++) {
+        snprintf(text, sizeof(text),
+                 "{\"seed\": %s, \"sides\": {\"A\": {\"runs\": [1, 2]}, \"B\": {\"runs\": [3]}}}",
+                 bad_seed[i][0]);
+        ck_assert_int_eq(plot_read_ab(text, &ab, err, sizeof(err)), -1);
+        ck_assert_str_eq(err, bad_seed[i][1]);
+    }
+    /* the largest seeds ab takes, 2^64 - 1 read as the double 2^64 among them */
+    ck_assert_int_eq(plot_read_ab("{\"seed\": 18446744073709551615, \"sides\": {\"A\": {\"runs\": "
+                                  "[1, 2]}, \"B\": {\"runs\": [3, 4]}}}",
+                                  &ab, err, sizeof(err)),
+                     0);
+    plot_ab_free(&ab);
+    ck_assert_int_eq(plot_read_ab("{\"sides\": {\"A\": {\"runs\": [1, -2e15]}, \"B\": {\"runs\": "
+                                  "[3]}}}",
+                                  &ab, err, sizeof(err)),
+                     -1);
+    ck_assert_str_eq(err, "sides.A.runs.1 -2e+15 is out of range (larger than 1e+15 in size)");
+    ck_assert_int_eq(plot_read_ab("{\"ci_high\": 1e308, \"sides\": {\"A\": {\"runs\": [1]}, "
+                                  "\"B\": {\"runs\": [3]}}}",
+                                  &ab, err, sizeof(err)),
+                     -1);
+    ck_assert_str_eq(err, "ci_high 1e+308 is out of range (larger than 1e+15 in size)");
+    ck_assert_int_eq(plot_read_sweep("{\"steps\": [{\"offered_per_s\": 5}, {\"offered_per_s\": 9, "
+                                     "\"p99_ms\": 1e16}]}",
+                                     &sw, err, sizeof(err)),
+                     -1);
+    ck_assert_str_eq(err, "sweep step 2: p99_ms 1e+16 is out of range (larger than 1e+15 in size)");
+    ck_assert_int_eq(plot_read_sweep("{\"steps\": [{\"offered_per_s\": 5}], \"slo_s\": -1e300}",
+                                     &sw, err, sizeof(err)),
+                     -1);
+    ck_assert_str_eq(err, "slo_s -1e+300 is out of range (larger than 1e+15 in size)");
+    ck_assert_int_eq(plot_read_timeline("{\"timeline\": [{\"t\": 0, \"interval_s\": 1, "
+                                        "\"deferred\": 1e200}]}",
+                                        &tl, err, sizeof(err)),
+                     -1);
+    ck_assert_str_eq(err,
+                     "timeline row 1: deferred 1e+200 is out of range (larger than 1e+15 in size)");
+}
+END_TEST
+
 int main(void)
 {
-    const TTest *const tests[] = {test_escape,       test_numbers,         test_polyline_gaps,
-                                  test_document,     test_text_width,      test_nice_number,
-                                  test_ticks_linear, test_format_tick,     test_log_scale,
-                                  test_ticks_log,    test_ticks_subnormal, test_percentile_axis,
-                                  test_curve,        test_timeline,        test_ab,
-                                  test_sweep,        test_sweep_limits,    test_sweep_labels,
-                                  test_draw_series,  test_draw_sweep,      NULL};
+    const TTest *const tests[] = {test_escape,
+                                  test_numbers,
+                                  test_polyline_gaps,
+                                  test_document,
+                                  test_text_width,
+                                  test_nice_number,
+                                  test_ticks_linear,
+                                  test_format_tick,
+                                  test_log_scale,
+                                  test_ticks_log,
+                                  test_ticks_subnormal,
+                                  test_percentile_axis,
+                                  test_curve,
+                                  test_timeline,
+                                  test_ab,
+                                  test_sweep,
+                                  test_sweep_limits,
+                                  test_sweep_labels,
+                                  test_draw_series,
+                                  test_draw_sweep,
+                                  test_sweep_repeated,
+                                  test_reader_limits,
+                                  NULL};
 
     return check_run_tests("plot", tests);
 }
