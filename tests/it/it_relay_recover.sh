@@ -6,6 +6,8 @@
 # in active/ so, is marked again, with a warning, and delivered once; what
 # is not a queue file (another name, a link) is left where it is, with a
 # warning naming it; only incoming/'s unmarked queue files are removed.
+# Then a bounce log that cannot be read: the message waits with that reason
+# and one warning.
 . "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 SP=$WORK/spool
@@ -54,4 +56,25 @@ check "a warning names it" grep -qF "$hashdir/ABCDEF0123: a symbolic link, not f
 check "a file that is no queue file stays in incoming/" test "$(cat "$SP/incoming/notes")" = notes
 check "a warning names it" grep -qF "$SP/incoming/notes: not a queue ID; left alone" "$WORK/relay.err"
 check "an unmarked queue file in incoming/ is removed" test ! -e "$SP/incoming/ABCDEF99"
+
+# A bounce log that cannot be read (a directory in its place): the message
+# waits for it, saying why, and the warning comes once, not at every retry.
+SP2=$WORK/spool2
+check "a message deferred" defer_one "$SP2" relay3
+id3=$(basename "$(find "$SP2/deferred" -type f)")
+mkdir "$SP2/bounce/$id3"
+start_sink sink2 --msg-log "$WORK/sink2.log" 127.0.0.1:0 100 || exit 1
+start_relay relay4 -v --spool "$SP2" --next-hop "127.0.0.1:$sink2_PORT" --min-backoff 100ms \
+    --max-backoff 100ms || exit 1
+# retried: at least 3 deferrals after the delivery, each failing on the log
+retried() { test "$(grep -c "$id3: deferred (" "$WORK/relay4.err")" -ge 3; }
+check "the message is retried" wait_until 30 retried
+stop "$relay4_PID"
+stop "$sink2_PID"
+check "its recipient was delivered, once" test "$(wc -l <"$WORK/sink2.log")" = 1
+check "the reason it waits is the log" \
+    grep -q "$id3: deferred (cannot send the notification of its bounce log: reading bounce/$id3" "$WORK/relay4.err"
+check "no deferral without a reason" sh -c "! grep -q '$id3: deferred ()' '$WORK/relay4.err'"
+check "one warning about the log, for all the retries" \
+    test "$(grep -c "warning: $id3: cannot send the notification" "$WORK/relay4.err")" = 1
 finish
