@@ -221,17 +221,37 @@ int pf_spool_path(const struct pf_spool *sp, const char *queue, const char *id, 
 
 /*
  * Recovery at start (docs/spool-profiles.md E.2), before anything else uses the
- * spool: files left in active/ go back to incoming/; temporary files and
- * files without the 0700 mark are incomplete and removed; what remains in
- * incoming/ and deferred/ is reported to `found' (queue, ID, mtime) in
- * that order. Defer and bounce logs whose message is gone are removed.
+ * spool: files left in active/ go back to incoming/; in incoming/ the
+ * relay's temporary files and queue files without the owner's execute
+ * bit were never acknowledged and are removed; a queue file elsewhere
+ * that has lost its 0700 mark was, and is marked again (with a warning);
+ * what is not a queue file where its name puts it is left alone, with a
+ * warning naming it. What remains in incoming/ and deferred/ is reported
+ * to `found' (queue, ID, mtime) in that order. Defer and bounce logs whose
+ * message is gone are removed.
  */
 struct pf_recovery {
-    unsigned requeued, incomplete, removed_logs, found_incoming, found_deferred;
+    unsigned requeued, incomplete, marked, skipped, removed_logs, found_incoming, found_deferred;
 };
 typedef void (*pf_spool_found_fn)(void *ctx, const char *queue, const char *id, long mtime);
 int pf_spool_recover(const struct pf_spool *sp, pf_spool_found_fn found, void *ctx,
                      struct pf_recovery *rec, char *err, size_t errlen);
+
+/*
+ * Recovery's rule for one entry of `queue' ("incoming", "active",
+ * "deferred", "defer", "bounce") named `name', whose lstat() gave `mode'
+ * (type and permissions), `placed' when it is where its name as a queue
+ * ID would put it (its hash directory). No I/O; *why says, for SKIP and
+ * MARK, what is wrong with it.
+ */
+enum pf_recover_verdict {
+    PF_RECOVER_KEEP,   /* a queue file (or log) to keep: delivered, or its message looked for */
+    PF_RECOVER_MARK,   /* acknowledged, but its 0700 lost: marked again, then kept */
+    PF_RECOVER_REMOVE, /* incoming/ only: never acknowledged */
+    PF_RECOVER_SKIP    /* not ours to judge: left alone, with a warning */
+};
+enum pf_recover_verdict pf_recover_verdict(const char *queue, const char *name, mode_t mode,
+                                           int placed, const char **why);
 
 const char *pf_sync_name(enum pf_sync sync);
 int pf_sync_parse(const char *name, enum pf_sync *sync);

@@ -160,10 +160,18 @@ static void flush_done(struct io_job *job)
                      m->job_status == RELAY_BOUNCE_POSTMASTER ? "postmaster" : "sender", dsn->id);
     }
     if (m->job_status < 0) {
+        char why[sizeof(m->reason)];
+
         /* as Postfix's qmgr: the message waits, its log kept, and the notice is tried again */
         m->flush_failed = 1;
-        msg_warn("%s: cannot send the notification of its %s log: %s: %s; the message is deferred",
-                 m->id, log, m->job_err, strerror(m->job_errno));
+        snprintf(why, sizeof(why), "cannot send the notification of its %s log: %s: %s", log,
+                 m->job_err, strerror(m->job_errno));
+        /* A log that stays unreadable (a directory, say) fails at every retry: one warning. */
+        if (strcmp(why, m->reason) != 0)
+            msg_warn("%s: %s; the message is deferred until it can", m->id, why);
+        /* With nothing left for the next hop, this is why it waits, not an empty reason. */
+        if (!relay_msg_any(m, RCPT_DEFERRED))
+            snprintf(m->reason, sizeof(m->reason), "%s", why);
     } else if (m->job_status == RELAY_BOUNCE_DISCARDED) {
         r->stats.bounces_discarded++;
         msg_info("%s: %s", m->id, m->job_err);

@@ -42,12 +42,12 @@ static void pf_recover(struct relay *r)
         msg_fatal("recovery of %s: %s", r->spool.dir, err);
     if (r->opts->quiet)
         return;
-    if (rec.requeued || rec.incomplete || rec.removed_logs || rec.found_incoming ||
-        rec.found_deferred)
-        msg_info("recovered %s: %u back from active/, %u incomplete removed, %u stale logs "
-                 "removed; %u to deliver, %u deferred",
-                 r->spool.dir, rec.requeued, rec.incomplete, rec.removed_logs, rec.found_incoming,
-                 rec.found_deferred);
+    if (rec.requeued || rec.incomplete || rec.marked || rec.skipped || rec.removed_logs ||
+        rec.found_incoming || rec.found_deferred)
+        msg_info("recovered %s: %u back from active/, %u incomplete removed, %u marked complete "
+                 "again, %u left alone, %u stale logs removed; %u to deliver, %u deferred",
+                 r->spool.dir, rec.requeued, rec.incomplete, rec.marked, rec.skipped,
+                 rec.removed_logs, rec.found_incoming, rec.found_deferred);
 }
 
 static void pf_close(struct relay *r)

@@ -308,6 +308,29 @@ wait_spool_empty() {
     return 1
 }
 
+# files_in DIR N [FIND-ARGS...]: DIR holds N files (as find counts them with FIND-ARGS).
+files_in() {
+    local dir=$1 n=$2
+    shift 2
+    [ "$(find "$dir" "$@" -type f | wc -l)" = "$n" ]
+}
+
+# defer_one SPOOL NAME [RELAY-OPTION...]: one more message queued in SPOOL
+# and deferred (its next hop is down, its retry an hour away), its client's
+# --msg-log in $WORK/NAME.log; the relay is then stopped.
+defer_one() {
+    local spool=$1 name=$2 before
+    shift 2
+    before=$(find "$spool/deferred" -type f 2>/dev/null | wc -l)
+    start_relay "$name" --spool "$spool" --next-hop "127.0.0.1:$(free_port)" --min-backoff 1h \
+        --max-backoff 1h "$@" || return 1
+    to "$WORK/$name.src" timeout 30 "$SOURCE" -m 1 --msg-log "$WORK/$name.log" \
+        "127.0.0.1:$(eval echo \$${name}_PORT)" || return 1
+    wait_until 10 files_in "$spool/deferred" $((before + 1))
+    stop "$(eval echo \$${name}_PID)"
+    files_in "$spool/deferred" $((before + 1))
+}
+
 # exactly_once SRC_LOG SINK_LOG: every message the client saw acknowledged
 # arrived intact, none twice. Prints "acked N, lost L, duplicated D".
 delivery_report() {

@@ -12,27 +12,6 @@
 #     so or its deferred mail shows it.
 . "${top_srcdir:-.}/tests/helpers/lib.sh"
 
-# defer_one SPOOL NAME: a message queued in SPOOL and deferred (its next
-# hop is down, its retry an hour away); the relay is then stopped.
-defer_one() {
-    local spool=$1 name=$2
-    shift 2
-    start_relay "$name" --spool "$spool" --next-hop "127.0.0.1:$(free_port)" --min-backoff 1h \
-        --max-backoff 1h "$@" || return 1
-    to "$WORK/$name.src" timeout 30 "$SOURCE" -m 1 --msg-log "$WORK/$name.log" \
-        "127.0.0.1:$(eval echo \$${name}_PORT)" || return 1
-    wait_until 10 files_in "$spool/deferred" 1
-    stop "$(eval echo \$${name}_PID)"
-    files_in "$spool/deferred" 1
-}
-
-# files_in DIR N [FIND-ARGS...]: DIR holds N files (as find counts them with FIND-ARGS).
-files_in() {
-    local dir=$1 n=$2
-    shift 2
-    [ "$(find "$dir" "$@" -type f | wc -l)" = "$n" ]
-}
-
 real_pid() { pgrep -P "$1" spoolsim || echo "$1"; }
 hwm_kib() { awk '$1 == "VmHWM:" { print $2 }' "/proc/$1/status"; }
 

@@ -559,6 +559,97 @@ START_TEST(test_recover_skips_links)
 }
 END_TEST
 
+/* Recovery's rule, entry by entry: only incoming/'s unmarked files go, nothing odd is touched. */
+START_TEST(test_recover_verdict)
+{
+    static const struct {
+        const char *queue, *name;
+        mode_t mode;
+        int placed;
+        enum pf_recover_verdict v;
+        const char *why; /* a word of the reason, for SKIP */
+    } cases[] = {
+        {"incoming", "ABCDEF12", S_IFREG | 0700, 1, PF_RECOVER_KEEP, NULL},
+        {"incoming", "ABCDEF12", S_IFREG | 0600, 1, PF_RECOVER_REMOVE, NULL},
+        {"incoming", "ABCDEF12", S_IFREG | 0500, 1, PF_RECOVER_MARK, NULL},
+        {"incoming", "123456.789", S_IFREG | 0600, 1, PF_RECOVER_REMOVE, NULL},
+        {"incoming", "123456.789.7f3a", S_IFREG | 0600, 1, PF_RECOVER_REMOVE, NULL},
+        {"incoming", "123456.789", S_IFREG | 0700, 1, PF_RECOVER_SKIP, "queue ID"},
+        {"incoming", "123456.789.x", S_IFREG | 0600, 1, PF_RECOVER_SKIP, "queue ID"},
+        {"incoming", "notes", S_IFREG | 0644, 1, PF_RECOVER_SKIP, "queue ID"},
+        {"incoming", "ABCDE", S_IFREG | 0600, 1, PF_RECOVER_SKIP, "queue ID"},
+        {"incoming", "ABCDEF12", S_IFLNK | 0777, 1, PF_RECOVER_SKIP, "symbolic link"},
+        {"incoming", "ABCDEF12", S_IFDIR | 0700, 1, PF_RECOVER_SKIP, "regular"},
+        {"active", "ABCDEF12", S_IFREG | 0700, 1, PF_RECOVER_KEEP, NULL},
+        {"active", "ABCDEF12", S_IFREG | 0644, 1, PF_RECOVER_MARK, NULL},
+        {"active", "123456.789", S_IFREG | 0600, 1, PF_RECOVER_SKIP, "queue ID"},
+        {"deferred", "ABCDEF12", S_IFREG | 0700, 1, PF_RECOVER_KEEP, NULL},
+        {"deferred", "ABCDEF12", S_IFREG | 0600, 1, PF_RECOVER_MARK, NULL},
+        {"deferred", "ABCDEF12", S_IFREG | 0000, 1, PF_RECOVER_MARK, NULL},
+        {"deferred", "ABCDEF12", S_IFREG | 0700, 0, PF_RECOVER_SKIP, "where"},
+        {"deferred", "README", S_IFREG | 0600, 0, PF_RECOVER_SKIP, "queue ID"},
+        {"deferred", "README.txt", S_IFREG | 0700, 0, PF_RECOVER_SKIP, "queue ID"},
+        {"deferred", "ABCDEF12", S_IFLNK | 0777, 1, PF_RECOVER_SKIP, "symbolic link"},
+        {"deferred", "ABCDEF12", S_IFIFO | 0600, 1, PF_RECOVER_SKIP, "regular"},
+        {"defer", "ABCDEF12", S_IFREG | 0600, 1, PF_RECOVER_KEEP, NULL},
+        {"bounce", "ABCDEF12", S_IFREG | 0600, 0, PF_RECOVER_SKIP, "where"},
+        {"bounce", "core", S_IFREG | 0600, 1, PF_RECOVER_SKIP, "queue ID"},
+    };
+    char long_id[PF_QUEUE_ID_MAX];
+    const char *why;
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        enum pf_recover_verdict v =
+            pf_recover_verdict(cases[i].queue, cases[i].name, cases[i].mode, cases[i].placed, &why);
+
+        ck_assert_msg(v == cases[i].v, "%s/%s %o: %d", cases[i].queue, cases[i].name,
+                      (unsigned)cases[i].mode, (int)v);
+        if (cases[i].why)
+            ck_assert_msg(why && strstr(why, cases[i].why), "%s/%s: %s", cases[i].queue,
+                          cases[i].name, why ? why : "(none)");
+    }
+    /* A long queue ID is one too; its inode starts after the last 'z'. */
+    pf_queue_id_long(long_id, sizeof(long_id), 1700000000, 123456, 98765);
+    ck_assert_int_eq(pf_recover_verdict("deferred", long_id, S_IFREG | 0600, 1, &why),
+                     PF_RECOVER_MARK);
+    ck_assert_int_eq(pf_recover_verdict("incoming", long_id, S_IFREG | 0600, 1, &why),
+                     PF_RECOVER_REMOVE);
+    ck_assert_int_eq(pf_recover_verdict("incoming", "BCDFGHJKLMNzX", S_IFREG | 0600, 1, &why),
+                     PF_RECOVER_REMOVE);
+    ck_assert_int_eq(pf_recover_verdict("deferred", "BCDFGHzz", S_IFREG | 0700, 1, &why),
+                     PF_RECOVER_SKIP);
+}
+END_TEST
+
+/* A deferred file that lost its mark, even every permission: marked again and reported. */
+START_TEST(test_recover_marks_again)
+{
+    struct pf_spool sp = {0};
+    struct pf_spool_stats st = {0};
+    struct pf_recovery rec;
+    struct pf_qfile q;
+    char id[PF_QUEUE_ID_MAX], path[256], err[256];
+    struct stat sb;
+    int found = 0;
+
+    one_active(&sp, 1, &q, id, &st);
+    ck_assert_int_eq(pf_spool_defer(&sp, id, 1700000000, &st), 0);
+    ck_assert_int_eq(pf_spool_path(&sp, "deferred", id, path, sizeof(path)), 0);
+    ck_assert_int_eq(chmod(path, 0), 0);
+    ck_assert_int_eq(pf_spool_recover(&sp, count_found, &found, &rec, err, sizeof(err)), 0);
+    ck_assert_int_eq(found, 1);
+    ck_assert_uint_eq(rec.found_deferred, 1);
+    ck_assert_uint_eq(rec.marked, 1);
+    ck_assert_uint_eq(rec.incomplete + rec.skipped, 0);
+    ck_assert_int_eq(stat(path, &sb), 0);
+    ck_assert_uint_eq(sb.st_mode & 07777, 0700);
+    ck_assert_int_eq(pf_spool_activate(&sp, id, 1, &st), 0);
+    pf_qfile_free(&q);
+    pf_spool_close(&sp);
+    remove_tmp();
+}
+END_TEST
+
 /* As root (in the forked test process): become nobody for good. */
 START_TEST(test_drop_privileges)
 {
@@ -606,6 +697,8 @@ int main(void)
     tcase_add_test(tc, test_refuses_bad_hash_dir);
     tcase_add_test(tc, test_lock);
     tcase_add_test(tc, test_recover_skips_links);
+    tcase_add_test(tc, test_recover_verdict);
+    tcase_add_test(tc, test_recover_marks_again);
     tcase_add_test(tc, test_drop_privileges);
     suite_add_tcase(s, tc);
     tc = tcase_create("layout");
