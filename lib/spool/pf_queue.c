@@ -79,7 +79,8 @@ int pf_queue_id_ok(const char *id)
 int pf_queue_hash(const char *id, int depth, char *out, size_t len)
 {
     char hex[16];
-    const char *z = strchr(id, 'z');
+    /* 'z' is a digit of the seconds and microseconds (base 52), never of the inode (base 51) */
+    const char *z = strrchr(id, 'z');
     size_t n = 0;
 
     if (!pf_queue_id_ok(id) || depth < 0 || len < (size_t)depth * 2 + 1)

@@ -44,7 +44,7 @@ END_TEST
 
 START_TEST(test_hash)
 {
-    char dir[8];
+    char dir[8], id[32];
 
     ck_assert_int_eq(pf_queue_hash("5361932", 1, dir, sizeof(dir)), 0);
     ck_assert_str_eq(dir, "5");
@@ -55,6 +55,11 @@ START_TEST(test_hash)
     ck_assert_str_eq(dir, "D");
     ck_assert_int_eq(pf_queue_hash("4SqTFD6TVpz4w4n", 0, dir, sizeof(dir)), 0);
     ck_assert_str_eq(dir, "");
+    /* a 'z' among the seconds' digits is not the separator (it was taken for it: -1) */
+    pf_queue_id_long(id, sizeof(id), 51, 912642, 7);
+    ck_assert_str_eq(id, "00000z6TVpz7");
+    ck_assert_int_eq(pf_queue_hash(id, 1, dir, sizeof(dir)), 0);
+    ck_assert_str_eq(dir, "D");
     ck_assert_int_eq(pf_queue_hash("../etc", 1, dir, sizeof(dir)), -1);
     ck_assert_int_eq(pf_queue_hash("12", 1, dir, sizeof(dir)), -1);
     ck_assert_int_eq(pf_queue_hash("4S!TFD6TVpz4w4n", 1, dir, sizeof(dir)), -1);
