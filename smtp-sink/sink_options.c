@@ -396,7 +396,7 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
             opts->no_xforward = 1;
             break;
         case 'h':
-            opts->hostname = optarg;
+            opts->hostname = optarg_hostname(optarg, "-h");
             break;
         case 'H':
             opts->read_delay = optarg_seconds(optarg, "-H");

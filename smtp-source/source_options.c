@@ -83,18 +83,6 @@ static void usage(FILE *fp)
                 "usage errors.\n");
 }
 
-/*
- * An address or HELO name goes into a command line as it is: a CR or LF in
- * it would put a bare line end on the wire (docs/security.md item 4), and a CR
- * LF would inject a command of its own. Refused, as no valid one has them.
- */
-static const char *no_line_end(const char *arg, const char *opt)
-{
-    if (strpbrk(arg, "\r\n") != NULL)
-        msg_usage("%s: a CR or LF is not allowed here", opt);
-    return arg;
-}
-
 enum {
     OPT_TLS = 256,
     OPT_PIPELINING,
@@ -185,7 +173,7 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             opts->reuse = 1;
             break;
         case 'f':
-            opts->from = no_line_end(optarg, "-f");
+            opts->from = optarg_one_line(optarg, "-f");
             break;
         case 'F':
             opts->message_file = optarg;
@@ -203,7 +191,7 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             messages_given = 1;
             break;
         case 'M':
-            opts->helo_name = no_line_end(optarg, "-M");
+            opts->helo_name = optarg_one_line(optarg, "-M");
             break;
         case 'N':
             opts->number_rcpts = 1;
@@ -228,7 +216,7 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             opts->subject = optarg;
             break;
         case 't':
-            opts->to = no_line_end(optarg, "-t");
+            opts->to = optarg_one_line(optarg, "-t");
             break;
         case 'T':
             opts->tcp_window = (int)optarg_count(optarg, "-T", 1, INT_MAX);

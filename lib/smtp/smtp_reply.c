@@ -33,6 +33,22 @@ void smtp_reply_init(struct smtp_reply *reply)
     reply->text[0] = 0;
 }
 
+int smtp_reply_names(const struct smtp_reply *reply, const char *name)
+{
+    const char *word = reply->text;
+    size_t len, name_len = strlen(name);
+
+    if (strlen(word) < 4 || (word[3] != ' ' && word[3] != '-'))
+        return 0;
+    word += 4;
+    word += strspn(word, " \t");
+    len = strcspn(word, " \t=");
+    /* a word that reaches the end of a full buffer may have been cut */
+    if (word[len] == 0 && word + len == reply->text + SMTP_REPLY_TEXT_MAX - 1)
+        return 0;
+    return len == name_len && len > 0 && strncasecmp(word, name, len) == 0;
+}
+
 static void parse_extension(struct smtp_reply *reply, const char *p, size_t len)
 {
     size_t word = 0;

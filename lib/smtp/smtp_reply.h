@@ -37,6 +37,14 @@ struct smtp_reply {
 void smtp_reply_init(struct smtp_reply *reply);
 enum smtp_reply_status smtp_reply_line(struct smtp_reply *reply, const char *line, size_t len);
 
+/*
+ * The first line's first word after the code ("220 mx.example ESMTP",
+ * "250-mx.example") is `name', in any case: a server that calls itself by
+ * our name, which Postfix's smtp client takes for a mail loop. A name cut
+ * off with the text (SMTP_REPLY_TEXT_MAX) does not match.
+ */
+int smtp_reply_names(const struct smtp_reply *reply, const char *name);
+
 /* Reply class: 2, 3, 4 or 5. */
 #define SMTP_REPLY_CLASS(code) ((code) / 100)
 

@@ -3,12 +3,14 @@
  */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -101,6 +103,68 @@ void optarg_size_dist(const char *text, const char *what, struct size_dist *out)
     if (largest > OPTARG_SIZE_MAX)
         msg_usage("%s: \"%s\" allows sizes larger than the maximum, %s", what, text,
                   OPTARG_SIZE_MAX_TEXT);
+}
+
+const char *optarg_one_line(const char *text, const char *what)
+{
+    if (strpbrk(text, "\r\n") != NULL)
+        msg_usage("%s: a CR or LF is not allowed here", what);
+    return text;
+}
+
+/* [192.0.2.1] or [IPv6:2001:db8::1], as an SMTP address literal (RFC 5321 4.1.3). */
+static int is_address_literal(const char *text, size_t len)
+{
+    char addr[INET6_ADDRSTRLEN + 8];
+    unsigned char bin[sizeof(struct in6_addr)];
+    int v6;
+
+    if (len < 3 || text[0] != '[' || text[len - 1] != ']' || len - 2 >= sizeof(addr))
+        return 0;
+    memcpy(addr, text + 1, len - 2);
+    addr[len - 2] = 0;
+    v6 = strncasecmp(addr, "IPv6:", 5) == 0;
+    return inet_pton(v6 ? AF_INET6 : AF_INET, addr + (v6 ? 5 : 0), bin) == 1;
+}
+
+int optarg_is_hostname(const char *text)
+{
+    size_t len = strlen(text), label = 0;
+
+    if (len > 0 && text[0] == '[')
+        return is_address_literal(text, len);
+    if (len == 0 || len > 253)
+        return 0;
+    for (size_t i = 0; i <= len; i++) {
+        unsigned char c = (unsigned char)text[i];
+
+        if (c == '.' || c == 0) {
+            /* an empty label, or one that starts or ends with a hyphen */
+            if (label == 0 || text[i - label] == '-' || text[i - 1] == '-')
+                return 0;
+            label = 0;
+            continue;
+        }
+        /* ASCII alone, whatever the locale; the underscore as Postfix's valid_hostname() */
+        if (!(c >= 'a' && c <= 'z') && !(c >= 'A' && c <= 'Z') && !(c >= '0' && c <= '9') &&
+            c != '-' && c != '_')
+            return 0;
+        if (++label > 63)
+            return 0;
+    }
+    return 1;
+}
+
+const char *optarg_hostname(const char *text, const char *what)
+{
+    optarg_one_line(text, what);
+    if (*text == 0)
+        msg_usage("%s: the host name is empty", what);
+    if (!optarg_is_hostname(text))
+        msg_usage("%s: \"%s\" is not a host name (letters, digits, hyphens and dots, or an "
+                  "address literal such as [192.0.2.1])",
+                  what, text);
+    return text;
 }
 
 double optarg_rate(const char *text, const char *what)

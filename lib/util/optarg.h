@@ -48,6 +48,25 @@ uint64_t optarg_size(const char *text, const char *what, uint64_t min);
 /* A size distribution (workload.h) none of whose sizes exceeds OPTARG_SIZE_MAX. */
 void optarg_size_dist(const char *text, const char *what, struct size_dist *out);
 
+/*
+ * A value that goes into an SMTP line as it is (an address, a HELO name):
+ * a CR or LF in it would put a bare line end on the wire, and a CR LF a
+ * command of its own (docs/security.md item 4), so either is a usage error.
+ */
+const char *optarg_one_line(const char *text, const char *what);
+
+/*
+ * A host name for greetings, EHLO and Received: headers: one line (as
+ * above), then a domain name (labels of letters, digits, hyphens and
+ * underscores, none empty, none starting or ending in a hyphen, at most 63
+ * bytes each and 253 in all) or an address literal such as [192.0.2.1] or
+ * [IPv6:2001:db8::1]. Anything else is a usage error naming `what'.
+ */
+const char *optarg_hostname(const char *text, const char *what);
+
+/* The test behind optarg_hostname(), for a name already on one line: 1 if it is one. */
+int optarg_is_hostname(const char *text);
+
 /* A rate in messages per second: a number greater than 0, at most 10 million. */
 double optarg_rate(const char *text, const char *what);
 

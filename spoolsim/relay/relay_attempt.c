@@ -203,8 +203,10 @@ static void retire_done(struct io_job *job)
         !m->ever_bounced) {
         m->ever_bounced = 1;
         /* a notification that fails is counted as discarded (or re-sent), not as bounced mail */
-        if (!m->is_dsn)
+        if (!m->is_dsn) {
             r->stats.bounced++;
+            r->stats.loops += m->looped != 0;
+        }
         if (!relay_bounces(r))
             r->stats.bounces_dropped++;
     }

@@ -382,7 +382,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             opts->backlog = (unsigned)optarg_count(optarg, "--backlog", 1, 65535);
             break;
         case OPT_HOSTNAME:
-            opts->hostname = optarg;
+            opts->hostname = optarg_hostname(optarg, "--hostname");
             break;
         case OPT_STATS_INTERVAL:
             common.interval = optarg_interval(optarg, "--stats-interval");

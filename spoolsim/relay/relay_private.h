@@ -85,8 +85,12 @@ struct relay_msg {
     enum relay_rcpt_result *results;     /* per view.rcpts, this attempt */
     char reason[600];                    /* the next hop's words for a deferral or bounce */
     char hop_reply[SMTP_REPLY_TEXT_MAX]; /* the reply behind `reason'; "" when there was none */
+    const char *own_status;              /* a failure of our own (a mail loop: "5.4.6"); NULL:
+                                            the status is the hop's reply's */
     char **rcpt_reason, **rcpt_reply;    /* per view.rcpts: the above when it failed; or NULL */
+    const char **rcpt_status;            /* and own_status */
     int ever_bounced;                    /* a bounce log may exist; counted as bounced */
+    int looped;                          /* bounced as a mail loop (stats.loops) */
 
     /* the bounce service, as Postfix's qmgr asks it at the end of an attempt */
     int is_dsn;       /* a notification this relay made */
@@ -122,6 +126,7 @@ struct relay_msg {
 
 struct relay_stats {
     uint64_t received, delivered, bounced, deferrals, corrupt, recovered, expired;
+    uint64_t loops; /* of the bounced: mail loops (5.4.6), never counted as delivered */
     _Atomic uint64_t rejected_storage, rejected_other; /* sessions count them on any loop */
     /* notifications: posted, delivered, discarded (failed ones), not made (--no-bounces) */
     uint64_t bounces_sent, bounces_delivered, bounces_discarded, bounces_dropped;

@@ -64,7 +64,9 @@ static void free_notes(struct relay_msg *m)
     }
     free(m->rcpt_reason);
     free(m->rcpt_reply);
+    free(m->rcpt_status);
     m->rcpt_reason = m->rcpt_reply = NULL;
+    m->rcpt_status = NULL;
 }
 
 void relay_msg_note(struct relay_msg *m, unsigned i)
@@ -72,11 +74,13 @@ void relay_msg_note(struct relay_msg *m, unsigned i)
     if (m->rcpt_reason == NULL) {
         m->rcpt_reason = xcalloc(m->view.rcpt_count, sizeof(*m->rcpt_reason));
         m->rcpt_reply = xcalloc(m->view.rcpt_count, sizeof(*m->rcpt_reply));
+        m->rcpt_status = xcalloc(m->view.rcpt_count, sizeof(*m->rcpt_status));
     }
     free(m->rcpt_reason[i]);
     free(m->rcpt_reply[i]);
     m->rcpt_reason[i] = xstrdup(m->reason);
     m->rcpt_reply[i] = m->hop_reply[0] ? xstrdup(m->hop_reply) : NULL;
+    m->rcpt_status[i] = m->own_status;
 }
 
 int relay_bounces(const struct relay *r)
@@ -443,6 +447,7 @@ struct relay_msg *relay_qmgr_next_ready(struct relay *r)
         q->n_ready--;
         q->n_delivering++;
         m->t_deliver = clock_now_ns();
+        m->own_status = NULL; /* the hop's replies speak for this attempt */
     }
     pthread_mutex_unlock(&q->ready_lock);
     return m;

@@ -273,6 +273,35 @@ static void conn_fail(struct relay_conn *c, const char *why)
     conn_close(c);
 }
 
+/*
+ * The hop answered EHLO with our own name: what it takes comes back to us
+ * (Postfix's smtp client: "mail for X loops back to myself"). Everything
+ * waiting for the hop bounces with 5.4.6, as a loop and not as delivered
+ * mail, and the connection says QUIT: a notification that goes the same
+ * way bounces in its turn and, from the null sender, is discarded.
+ */
+static void loop_back(struct relay_conn *c)
+{
+    struct relay *r = c->relay;
+    struct relay_msg *m;
+
+    msg_warn("next hop %s replied to EHLO with my own hostname %s", r->hop_desc, r->opts->hostname);
+    while ((m = relay_qmgr_next_ready(r)) != NULL) {
+        snprintf(m->reason, sizeof(m->reason), "mail for %s loops back to myself", r->hop_desc);
+        m->hop_reply[0] = 0;
+        m->own_status = "5.4.6";
+        m->looped = 1;
+        settle(m, RCPT_UNTRIED, RCPT_BOUNCED);
+        msg_info("%s: from=<%.*s>, status=bounced 5.4.6 (%s)", m->id, (int)m->view.sender_len,
+                 m->view.sender, m->reason);
+        hand_back(c->loop, m);
+    }
+    c->loop->conn_starting--; /* no longer starting, never idle: conn_close() counts neither */
+    conn_send(c, "QUIT");
+    expect(c, CONN_QUIT);
+    conn_flush(c);
+}
+
 /* The next recipient not yet marked done, from index `i'. */
 static unsigned next_rcpt(const struct relay_msg *m, unsigned i)
 {
@@ -525,6 +554,9 @@ static void handle_reply(struct relay_conn *c)
             conn_fail(c, c->reply.text);
             return;
         }
+        if (smtp_reply_names(&c->reply, r->opts->hostname)) /* only EHLO's decides, as Postfix */
+            msg_warn("next hop %s greeted me with my own hostname %s", r->hop_desc,
+                     r->opts->hostname);
         conn_send(c, "EHLO %s", r->opts->hostname);
         expect(c, CONN_EHLO);
         conn_flush(c);
@@ -532,6 +564,10 @@ static void handle_reply(struct relay_conn *c)
     case CONN_EHLO:
         if (class != 2) {
             conn_fail(c, c->reply.text);
+            return;
+        }
+        if (smtp_reply_names(&c->reply, r->opts->hostname)) {
+            loop_back(c);
             return;
         }
         c->extensions = c->reply.extensions;

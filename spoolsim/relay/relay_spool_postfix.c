@@ -201,7 +201,7 @@ static char *log_text(const struct relay_msg *m, enum relay_rcpt_result which, c
     hop_host(m->relay, host, sizeof(host));
     for (unsigned i = 0; i < m->view.rcpt_count; i++) {
         const struct pf_qfile_rcpt *rc = &m->view.rcpts[i];
-        const char *reason = m->reason, *reply = m->hop_reply;
+        const char *reason = m->reason, *reply = m->hop_reply, *own = m->own_status;
         char *addr, *block, status[DSN_STATUS_MAX];
         struct dsn_entry e = {0};
         size_t n;
@@ -211,10 +211,14 @@ static char *log_text(const struct relay_msg *m, enum relay_rcpt_result which, c
         if (m->rcpt_reason && m->rcpt_reason[i]) {
             reason = m->rcpt_reason[i];
             reply = m->rcpt_reply[i];
+            own = m->rcpt_status[i];
         }
         if (reply && !*reply)
             reply = NULL;
-        dsn_status_of_reply(reply, which == RCPT_BOUNCED, status);
+        if (own)
+            snprintf(status, sizeof(status), "%s", own);
+        else
+            dsn_status_of_reply(reply, which == RCPT_BOUNCED, status);
         addr = xstrndup(rc->addr, rc->addr_len);
         e.recipient = addr;
         e.offset = (long)rc->offset;

@@ -261,6 +261,9 @@ static void print_report(const struct relay *r, FILE *fp)
             (unsigned long long)st->delivered, per_sec(st->delivered, window), window,
             (unsigned long long)st->deferrals, (unsigned long long)st->bounced,
             (unsigned long long)st->recovered, (unsigned long long)st->corrupt);
+    if (st->loops)
+        fprintf(fp, "mail loops: %llu of the bounced messages (5.4.6), none delivered\n",
+                (unsigned long long)st->loops);
     if (!r->backend->bounces)
         fprintf(fp, "bounces: not modelled for %s; %llu bounced messages dropped without notice\n",
                 r->profile->name, (unsigned long long)st->bounces_dropped);
@@ -424,6 +427,7 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     json_uint(&w, "recipients_delivered", st->rcpts_sent);
     json_uint(&w, "deferrals", st->deferrals);
     json_uint(&w, "bounced", st->bounced);
+    json_uint(&w, "mail_loops", st->loops);
     json_uint(&w, "expired", st->expired);
     json_bool(&w, "bounces_modelled", relay_bounces(r));
     json_uint(&w, "bounces_sent", st->bounces_sent);

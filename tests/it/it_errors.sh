@@ -41,6 +41,24 @@ usage relay-max-size 'max-size: "2000m" is larger than the maximum, 1024m' \
 usage sink-max-size 'max-size: "2000m" is larger than the maximum' "$SINK" --max-size 2000m 127.0.0.1:0 1
 check "a size of 1024m is allowed" sh -c "'$SOURCE' -l 1024m --help >/dev/null"
 
+# --- a host name goes on the wire as it is: a domain name or an address literal, nothing else
+# bad_hostname NAME VALUE PATTERN: the relay's --hostname and smtp-sink's -h refuse VALUE.
+bad_hostname() {
+    usage "relay-hostname-$1" "usage error: --hostname: $3" "$RELAY" relay --spool "$T/s" --hostname "$2"
+    usage "sink-hostname-$1" "usage error: -h: $3" "$SINK" -h "$2" 127.0.0.1:0 1
+}
+bad_hostname space "a b" '"a b" is not a host name'
+bad_hostname crlf $'x\r\ny' 'a CR or LF is not allowed here'
+bad_hostname lf $'x\ny' 'a CR or LF is not allowed here'
+bad_hostname empty "" 'the host name is empty'
+bad_hostname hyphen -x.example '"-x.example" is not a host name'
+bad_hostname dots a..b '"a..b" is not a host name'
+bad_hostname literal "[300.1.1.1]" '"\[300.1.1.1\]" is not a host name'
+for good in mx-1.example.com "[192.0.2.1]" "[IPv6:2001:db8::1]" spoolsim_test; do
+    check "--hostname $good is a host name" sh -c "'$RELAY' relay --hostname '$good' --help >/dev/null"
+    check "smtp-sink -h $good is a host name" sh -c "'$SINK' -h '$good' --help >/dev/null"
+done
+
 # --- the label of a missing value
 usage missing-value 'usage error: option -m requires a value' "$RELAY" bench -m
 check "  ... and not \"unknown option\"" sh -c "! grep -q 'unknown option' '$WORK/missing-value.err'"

@@ -90,6 +90,40 @@ START_TEST(test_long_text_truncated)
 }
 END_TEST
 
+/* The name a greeting or an EHLO reply gives, for the relay's loop check. */
+START_TEST(test_names)
+{
+    struct smtp_reply r;
+    char line[SMTP_REPLY_TEXT_MAX + 10];
+
+    smtp_reply_init(&r);
+    feed(&r, "220 MX.Example ESMTP Postfix");
+    ck_assert(smtp_reply_names(&r, "mx.example"));
+    ck_assert(!smtp_reply_names(&r, "mx.example.org"));
+    ck_assert(!smtp_reply_names(&r, "mx"));
+    ck_assert(!smtp_reply_names(&r, "ESMTP"));
+    smtp_reply_init(&r);
+    feed(&r, "250-mx.example");
+    feed(&r, "250 PIPELINING");
+    ck_assert(smtp_reply_names(&r, "mx.example")); /* the first line's */
+    ck_assert(!smtp_reply_names(&r, "PIPELINING"));
+    smtp_reply_init(&r);
+    feed(&r, "250 mx.example=x");
+    ck_assert(smtp_reply_names(&r, "mx.example"));
+    smtp_reply_init(&r);
+    feed(&r, "220");
+    ck_assert(!smtp_reply_names(&r, ""));
+    ck_assert(!smtp_reply_names(&r, "220"));
+    /* a name that fills the kept text may be longer on the wire: no match */
+    memcpy(line, "220 ", 4);
+    memset(line + 4, 'a', sizeof(line) - 5);
+    line[sizeof(line) - 1] = 0;
+    smtp_reply_init(&r);
+    feed(&r, line);
+    ck_assert(!smtp_reply_names(&r, r.text + 4));
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("smtp_reply");
@@ -100,6 +134,7 @@ int main(void)
     tcase_add_test(tc, test_first_line_not_extension);
     tcase_add_test(tc, test_malformed);
     tcase_add_test(tc, test_long_text_truncated);
+    tcase_add_test(tc, test_names);
     suite_add_tcase(s, tc);
     return check_run_suite(s);
 }

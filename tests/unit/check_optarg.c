@@ -1,0 +1,100 @@
+/*
+ * check_optarg - the host-name test behind optarg_hostname(): what goes
+ * into a greeting, an EHLO reply or a Received: header as it is. (The
+ * usage errors themselves end the process: tests/it/it_errors.sh.)
+ */
+#include "config.h"
+
+#include <check.h>
+#include <string.h>
+
+#include "check_main.h"
+#include "optarg.h"
+
+START_TEST(test_domain_names)
+{
+    static const char *const good[] = {
+        "localhost", "spoolsim.localdomain",  "mx-1.example.com",  "a",
+        "1a",        "xn--bcher-kva.example", "host_name.example", /* the underscore, as Postfix
+                                                                      allows */
+        "192.0.2.1",                                               /* digits alone are labels too */
+    };
+
+    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+        ck_assert_msg(optarg_is_hostname(good[i]), "%s refused", good[i]);
+}
+END_TEST
+
+START_TEST(test_not_domain_names)
+{
+    static const char *const bad[] = {
+        "",
+        "a b",
+        "x\r\ny",
+        "x\ny",
+        "x\ty",
+        "a..b",
+        ".a",
+        "a.",
+        "-a",
+        "a-",
+        "a.-b.c",
+        "a-.b",
+        "a:b",
+        "a@b",
+        "<a>",
+        "a/b",
+        "h\xc3\xa9.example",
+        "[a]",
+        "[]",
+        "[1.2.3]",
+        "[300.1.1.1]",
+        "[IPv6:1.2.3.4]",
+        "[192.0.2.1",
+        "192.0.2.1]",
+        "[192.0.2.1]x",
+    };
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+        ck_assert_msg(!optarg_is_hostname(bad[i]), "\"%s\" taken", bad[i]);
+}
+END_TEST
+
+START_TEST(test_lengths)
+{
+    char name[300];
+
+    memset(name, 'a', 63);
+    name[63] = 0;
+    ck_assert(optarg_is_hostname(name)); /* a label of 63 */
+    name[63] = 'a';
+    name[64] = 0;
+    ck_assert(!optarg_is_hostname(name)); /* of 64 */
+    /* 253 in all: four labels of 63 and dots, less two */
+    memset(name, 'a', 253);
+    for (int i = 63; i < 253; i += 64)
+        name[i] = '.';
+    name[253] = 0;
+    ck_assert(optarg_is_hostname(name));
+    name[253] = 'a';
+    name[254] = 0;
+    ck_assert(!optarg_is_hostname(name));
+}
+END_TEST
+
+START_TEST(test_address_literals)
+{
+    ck_assert(optarg_is_hostname("[192.0.2.1]"));
+    ck_assert(optarg_is_hostname("[IPv6:2001:db8::1]"));
+    ck_assert(optarg_is_hostname("[ipv6:::1]"));
+    ck_assert(!optarg_is_hostname("[2001:db8::1]")); /* RFC 5321 wants the tag */
+}
+END_TEST
+
+int main(void)
+{
+    const TTest *const tests[] = {test_domain_names, test_not_domain_names, test_lengths,
+                                  test_address_literals, NULL};
+
+    return check_run_tests("optarg", tests);
+}
