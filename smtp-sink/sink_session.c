@@ -1,7 +1,7 @@
 /*
  * sink_session - one smtp-sink session on a libevent loop; see sink_session.h.
  *
- * The connection is lib/net's smtp_server core; this file is the policy it
+ * The connection is common/net's smtp_server core; this file is the policy it
  * calls back: command lines go through smtp_cmd / smtp_seq here, message
  * text to sink_message.c. Replies
  * that must wait (-w, -W, faults with delays) park the session on a timer;

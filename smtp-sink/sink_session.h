@@ -5,7 +5,7 @@
  * the options, the event base, the TLS context, the prebuilt replies and
  * the statistics. sink_session_start() takes a connected socket and owns
  * it from then on. A session never blocks: delays and faults are timers,
- * and input is parsed by the pure SMTP modules in lib/smtp/ as it arrives.
+ * and input is parsed by the pure SMTP modules in common/smtp/ as it arrives.
  *
  * The server calls back into smtp-sink.c (on_session_end, claim_message)
  * so that connection limits and exit conditions stay in one place.

@@ -40,7 +40,7 @@
  * --threads N: N workers, each an event loop with its own base, sessions
  * and statistics. One listener, on the main thread, deals the accepted
  * connections to them in turn, each posted to the worker's mailbox
- * (lib/net/mailbox, as the relay's loops use). Not a listener per
+ * (common/net/mailbox, as the relay's loops use). Not a listener per
  * thread with SO_REUSEPORT: the kernel hashes connections over those by
  * address and port, so a handful of long sessions (-d) can land on one
  * thread; unix: sockets have no SO_REUSEPORT; and -m (concurrent

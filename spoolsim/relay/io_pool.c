@@ -2,7 +2,7 @@
  * io_pool - blocking work off the event loop; see io_pool.h.
  *
  * Finished jobs are posted back to the loop through a mailbox
- * (lib/net/mailbox.h), so a burst of completions costs one wake-up, not
+ * (common/net/mailbox.h), so a burst of completions costs one wake-up, not
  * one per job.
  *
  * Submitting does not wake a thread. The loop wakes them once per pass

@@ -2,7 +2,7 @@
  * relay_smtpd - the relay's SMTP server side.
  *
  * The connection (input loop, flushing, STARTTLS, deferred free) is
- * lib/net's smtp_server core, shared with smtp-sink; this file is the
+ * common/net's smtp_server core, shared with smtp-sink; this file is the
  * relay's policy: commands through smtp_cmd / smtp_seq, the message text
  * into the queue. With the
  * postfix profile the queue file is Postfix's: the first accepted RCPT

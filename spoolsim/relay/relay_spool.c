@@ -1,6 +1,6 @@
 /*
  * relay_spool - which of the relay's backends keeps a profile's messages;
- * see relay_spool.h. Pure: the relay follows lib/spool's choice of backend
+ * see relay_spool.h. Pure: the relay follows common/spool's choice of backend
  * for the profile, so that raw and the relay can never disagree on it.
  */
 #include "config.h"

@@ -6,7 +6,7 @@
  * queue_backend.c picks fs, ram or proc): `postfix' (relay_spool_postfix.c)
  * keeps it in a Postfix queue file through pf_spool, with bounce and defer
  * logs and recovery after a crash; `profile' (relay_spool_profile.c) makes
- * another MTA's file work through lib/spool's table runner and keeps the
+ * another MTA's file work through common/spool's table runner and keeps the
  * message itself in memory. The queue manager calls the table and never
  * asks which profile it is.
  *
@@ -88,7 +88,7 @@ struct relay_spool {
 extern const struct relay_spool relay_spool_postfix;
 extern const struct relay_spool relay_spool_profile;
 
-/* The backend that keeps profile p's messages (lib/spool's choice for it). */
+/* The backend that keeps profile p's messages (common/spool's choice for it). */
 const struct relay_spool *relay_spool_of(const struct profile *p);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * fuzz_smtp_input - the servers' input path: lib/net's smtp_server core.
+ * fuzz_smtp_input - the servers' input path: common/net's smtp_server core.
  *
  * The input is written into one end of a bufferevent pair whose other end
  * is a smtp_server_conn, so the core's own read callback and input loop

@@ -7,7 +7,7 @@ The folders are the architecture (docs/design.md, "Layers"). The build
 gives each folder's sources -I flags for only its own folder and the
 folders below it, so an include from above does not compile; this check
 says the same from the table, and also covers what -I flags cannot: the
-system libraries a layer may use (lib/smtp must stay usable without
+system libraries a layer may use (common/smtp must stay usable without
 libevent and OpenSSL, which pkg-config finds in /usr/include anyway),
 includes that spell a path, headers named twice, and folders with C in
 them that the table does not know.
@@ -20,11 +20,11 @@ import os
 import re
 import sys
 
-UTIL = "lib/util"
-REPORT = "lib/report"
-SMTP = "lib/smtp"
-NET = "lib/net"
-SPOOL = "lib/spool"
+UTIL = "common/util"
+REPORT = "common/report"
+SMTP = "common/smtp"
+NET = "common/net"
+SPOOL = "common/spool"
 LIBS = (SPOOL, NET, SMTP, REPORT, UTIL)
 
 # System header families that only some folders may use. Any other system

@@ -13,7 +13,7 @@
 #  - every "see FILE" must exist (a bare header or source name such as
 #    "see pf_qfile.h" may be anywhere in the tree);
 #  - every path under one of the tree's own top-level directories
-#    ("tests/it/it_raw.sh", "lib/spool/pf_qfile.c") must exist.
+#    ("tests/it/it_raw.sh", "common/spool/pf_qfile.c") must exist.
 # Another project's file is written PROJECT:PATH (notqmail:INTERNALS.md)
 # and is not looked up. A scan of a small tree made here, with one broken
 # reference of each kind, shows that the check can fail.
@@ -29,7 +29,7 @@ root = os.path.abspath(sys.argv[1])
 SELF = os.path.join("tests", "it", "it_docs.sh")
 SKIP_DIRS = {".git", "autom4te.cache", "build-aux", "m4", ".deps", "corpus", "_build", "_inst"}
 SCAN_EXT = (".c", ".h", ".sh", ".py", ".md", ".1", ".am", ".ac")
-GENERATED = {os.path.join("spoolsim", "relay", "cost_model_postfix.c"), os.path.join("lib", "report", "version.h"),
+GENERATED = {os.path.join("spoolsim", "relay", "cost_model_postfix.c"), os.path.join("common", "report", "version.h"),
              os.path.join("spoolsim", "programs.h")}
 REF_EXT = r"(?:c|h|md|sh|py|1|am|ac)"
 

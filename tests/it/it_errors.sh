@@ -154,7 +154,7 @@ check "  ... says the run failed" grep -q "file operations failed" $W/fail.err
 printf 'set location %s\nset number 20\nset transactions 20\nrun\nquit\n' "$D" >$W/good.pm
 check "postmark with a good file: exit 0" to $W/good.out "$RELAY" postmark -q $W/good.pm
 
-# --- the option groups (lib/util/optgroup.c): one check, one message, in every command
+# --- the option groups (common/util/optgroup.c): one check, one message, in every command
 # that takes them; the others refuse them as unknown
 usage grp-bench-d0 'usage error: --duration must be positive' "$RELAY" bench -d 0
 usage grp-raw-d0 'usage error: --duration must be positive' "$RELAY" raw --dir "$T" -d 0

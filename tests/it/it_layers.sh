@@ -22,8 +22,8 @@ check "every #include of the source tree keeps to the layer table" test "$status
 # The control: a copy of the C folders, then one violation of each kind.
 T=$WORK/tree
 mkdir -p "$T"
-(cd "$top_srcdir" && tar cf - lib smtp-source smtp-sink spoolsim tests/unit tests/fuzz/*.[ch]) | (cd "$T" && tar xf -)
-rm -f "$T/lib/report/version.h" "$T/spoolsim/relay/cost_model_postfix.c"
+(cd "$top_srcdir" && tar cf - common smtp-source smtp-sink spoolsim tests/unit tests/fuzz/*.[ch]) | (cd "$T" && tar xf -)
+rm -f "$T/common/report/version.h" "$T/spoolsim/relay/cost_model_postfix.c"
 python3 "$LAYERS" "$T" >"$WORK/copy.out" 2>&1
 check "the copy passes before anything is added" test $? -eq 0
 
@@ -33,14 +33,14 @@ add() {
     printf '%s\n' "$2" >>"$T/$1"
     echo "$1:$(wc -l <"$T/$1")"
 }
-at_event=$(add lib/smtp/smtp_line.c '#include <event2/buffer.h>')
-at_openssl=$(add lib/report/json.c '#include <openssl/ssl.h>')
-at_check=$(add lib/util/clock.c '#include <check.h>')
-at_up=$(add lib/util/msg.c '#include "json.h"')
-at_net=$(add lib/spool/pf_queue.c '#include "endpoint.h"')
+at_event=$(add common/smtp/smtp_line.c '#include <event2/buffer.h>')
+at_openssl=$(add common/report/json.c '#include <openssl/ssl.h>')
+at_check=$(add common/util/clock.c '#include <check.h>')
+at_up=$(add common/util/msg.c '#include "json.h"')
+at_net=$(add common/spool/pf_queue.c '#include "endpoint.h"')
 at_sibling=$(add spoolsim/raw/raw.c '#include "relay_private.h"')
-at_path=$(add lib/net/tls.c '#include "lib/util/msg.h"')
-at_none=$(add lib/smtp/smtp_cmd.c '#include "nosuch.h"')
+at_path=$(add common/net/tls.c '#include "common/util/msg.h"')
+at_none=$(add common/smtp/smtp_cmd.c '#include "nosuch.h"')
 at_folder=$(add extra/extra.c '#include "msg.h"')
 : >"$T/spoolsim/raw/xalloc.h"
 python3 "$LAYERS" "$T" >"$WORK/control.out" 2>&1
@@ -48,16 +48,16 @@ control=$?
 cat "$WORK/control.out"
 check "the copy with violations fails the check" test "$control" -eq 1
 named() { grep -q -F "$1" "$WORK/control.out"; }
-check "  <event2/...> in lib/smtp" named "$at_event: <event2/buffer.h>: lib/smtp may not use event2"
-check "  <openssl/...> in lib/report" named "$at_openssl: <openssl/ssl.h>: lib/report may not use openssl"
-check "  <check.h> in lib/util" named "$at_check: <check.h>: lib/util may not use check"
-check "  lib/util including lib/report" named "$at_up: \"json.h\" is in lib/report, which lib/util may not use"
-check "  lib/spool including lib/net" named "$at_net: \"endpoint.h\" is in lib/net, which lib/spool may not use"
+check "  <event2/...> in common/smtp" named "$at_event: <event2/buffer.h>: common/smtp may not use event2"
+check "  <openssl/...> in common/report" named "$at_openssl: <openssl/ssl.h>: common/report may not use openssl"
+check "  <check.h> in common/util" named "$at_check: <check.h>: common/util may not use check"
+check "  common/util including common/report" named "$at_up: \"json.h\" is in common/report, which common/util may not use"
+check "  common/spool including common/net" named "$at_net: \"endpoint.h\" is in common/net, which common/spool may not use"
 check "  raw including relay" named "$at_sibling: \"relay_private.h\" is in spoolsim/relay, which spoolsim/raw may not use"
-check "  a path instead of a name" named "$at_path: \"lib/util/msg.h\": a project include names a header, not a path"
+check "  a path instead of a name" named "$at_path: \"common/util/msg.h\": a project include names a header, not a path"
 check "  a header that is nowhere" named "$at_none: \"nosuch.h\" is in no folder of the tree"
 check "  a folder the table does not know" named "${at_folder%:*}:1: folder extra is not in the layer table"
-check "  a header name in two folders" named "lib/util/xalloc.h: header named in spoolsim/raw too"
+check "  a header name in two folders" named "common/util/xalloc.h: header named in spoolsim/raw too"
 check "  and nothing else" test "$(wc -l <"$WORK/control.out")" -eq 10
 
 # Usage errors.

@@ -6,7 +6,7 @@
 # table of the options source file, and check that the program's man page
 # mentions each one (-x or --name, written \-x, \fB\-x\fR, \-\-name ...).
 # The options the spoolsim subcommands share are those of the option
-# groups (lib/util/optgroup.c's entries[] table): each of them too.
+# groups (common/util/optgroup.c's entries[] table): each of them too.
 # Prints one line per missing option and exits 1 if any is missing, 0
 # otherwise. Files are found through $top_srcdir (default: the directory
 # above this script), as automake's AM_TESTS_ENVIRONMENT sets it.
@@ -160,7 +160,7 @@ check_program spoolsim spoolsim/drive/ab_options.c
 check_program spoolsim spoolsim/postmark/postmark.c
 check_program spoolsim spoolsim/plot/plot.c
 check_program spoolsim spoolsim/merge/merge.c
-check_groups spoolsim lib/util/optgroup.c
+check_groups spoolsim common/util/optgroup.c
 
 if [ "$missing" -gt 0 ]; then
     echo "it_man_options: $missing problem(s) found" >&2

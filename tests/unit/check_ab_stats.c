@@ -1,5 +1,5 @@
 /*
- * Unit tests for lib/report/ab_stats.c: medians, the bootstrap interval of
+ * Unit tests for common/report/ab_stats.c: medians, the bootstrap interval of
  * the ratio of medians, and the verdict text of `spoolsim ab'.
  */
 #include "config.h"

@@ -1,5 +1,5 @@
 /*
- * Unit tests for lib/net/endpoint.c: client and server endpoint syntax, and
+ * Unit tests for common/net/endpoint.c: client and server endpoint syntax, and
  * the socket helpers on loopback and a unix socket.
  */
 #include "config.h"

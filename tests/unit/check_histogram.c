@@ -1,5 +1,5 @@
 /*
- * Unit tests for lib/report/histogram.c: percentiles against the exact
+ * Unit tests for common/report/histogram.c: percentiles against the exact
  * nearest-rank values of the sorted input.
  */
 #include "config.h"

@@ -1,5 +1,5 @@
 /*
- * Unit tests for lib/report/json.c: exact output text, escaping, commas,
+ * Unit tests for common/report/json.c: exact output text, escaping, commas,
  * indentation and the panics on misuse.
  */
 #include "config.h"

@@ -1,7 +1,7 @@
 /*
- * Unit tests for lib/report/json_read.c: lookups by path, unescaping, number
+ * Unit tests for common/report/json_read.c: lookups by path, unescaping, number
  * forms, the checks on malformed and truncated texts, and a round trip
- * through our writer (lib/report/json.c).
+ * through our writer (common/report/json.c).
  */
 #include "config.h"
 

@@ -1,6 +1,6 @@
 /*
  * check_json_text - a JSON document written into memory, for the unit
- * tests that read back what a writer (lib/report/json.c) wrote.
+ * tests that read back what a writer (common/report/json.c) wrote.
  *
  * json_text_begin() gives the writer with the top-level object begun;
  * json_text_end() ends it, checks that the stream did not fail, and

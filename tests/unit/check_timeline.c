@@ -1,5 +1,5 @@
 /*
- * Unit tests for lib/report/timeline.c: rows from points, the JSON and CSV
+ * Unit tests for common/report/timeline.c: rows from points, the JSON and CSV
  * forms of them, and the JSON read back.
  */
 #include "config.h"

@@ -1,5 +1,5 @@
 /*
- * Unit tests for lib/net/tls.c: the self-signed server context, file loading
+ * Unit tests for common/net/tls.c: the self-signed server context, file loading
  * and its error messages, and real in-process handshakes over a socketpair.
  */
 #include "config.h"

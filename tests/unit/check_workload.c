@@ -1,5 +1,5 @@
 /*
- * Unit tests for lib/util/workload.c: PRNG determinism and ranges, size spec
+ * Unit tests for common/util/workload.c: PRNG determinism and ranges, size spec
  * parsing, distribution statistics, and duration parsing.
  */
 #include "config.h"

@@ -1,7 +1,7 @@
 /*
  * pf_spool_impl - what pf_spool.c (the tree) and pf_spool_file.c (the
  * message files) share and no caller may use: the queue table's lookup and
- * the one way a name inside a queue is built. Private to lib/spool's
+ * the one way a name inside a queue is built. Private to common/spool's
  * pf_spool*.c; the contract is pf_spool.h.
  */
 #ifndef SPOOLSIM_PF_SPOOL_IMPL_H
