@@ -332,20 +332,28 @@ START_TEST(test_timeline_on_the_wall_clock)
 }
 END_TEST
 
+/* A run of one message from 100 s to 110 s, its latency in h. */
+static struct spec one_message(const char *id, const struct histogram *h)
+{
+    struct spec s = {.program = "smtp-source",
+                     .id = id,
+                     .start = 100,
+                     .end = 110,
+                     .interval = 1,
+                     .attempted = 1,
+                     .delivered = 1,
+                     .txn = h};
+
+    return s;
+}
+
 /* What must be refused, and a word the message must have. */
 START_TEST(test_refused)
 {
     struct histogram h;
     struct merge m;
     char err[512], *text, *bits;
-    const struct spec ok = {.program = "smtp-source",
-                            .id = "a",
-                            .start = 100,
-                            .end = 110,
-                            .interval = 1,
-                            .attempted = 1,
-                            .delivered = 1,
-                            .txn = &h};
+    const struct spec ok = one_message("a", &h);
     struct spec s;
 
     histogram_init(&h);
@@ -487,9 +495,24 @@ END_TEST
 /* A window that is not its run's, or an interval no smtp-source writes. */
 START_TEST(test_window_bounded)
 {
+    static const struct {
+        const char *from[2], *to[2], *want;
+    } bad[] = {
+        /* a window of a billion seconds: elapsed_s says otherwise (and a billion rows) */
+        {{"\"start_time\": 100.000000", "\"end_time\": 110.000000"},
+         {"\"start_time\": 0", "\"end_time\": 1e9"},
+         "not the window"},
+        /* a rows' worth of one (1e5 s) with elapsed_s to match: the timeline's ten rows do not */
+        {{"\"end_time\": 110.000000", "\"elapsed_s\": 10"},
+         {"\"end_time\": 100100", "\"elapsed_s\": 1e5"},
+         "timeline of"},
+        /* an interval out of smtp-source's range */
+        {{"\"interval_s\": 1,", NULL}, {"\"interval_s\": 1e-300,", NULL}, "interval_s"},
+        {{"\"interval_s\": 1,", NULL}, {"\"interval_s\": 7200,", NULL}, "interval_s"},
+    };
     struct histogram h;
     struct spec s = {.program = "smtp-source", .start = 100, .end = 110, .interval = 1, .txn = &h};
-    char err[512], *text, *edited, *twice;
+    char err[512], *text, *edited;
 
     histogram_init(&h);
     /* elapsed_s that is not end_time - start_time */
@@ -501,29 +524,15 @@ START_TEST(test_window_bounded)
     s.elapsed = 0;
     text = result_text(&s);
     ck_assert_msg(add_alone(text, "ok.json", err, sizeof(err)) == 0, "%s", err);
-    /* a window of a billion seconds: elapsed_s says otherwise (and a billion rows) */
-    edited = edit(text, "\"start_time\": 100.000000", "\"start_time\": 0");
-    twice = edit(edited, "\"end_time\": 110.000000", "\"end_time\": 1e9");
-    ck_assert_int_eq(add_alone(twice, "w.json", err, sizeof(err)), -1);
-    ck_assert_msg(strstr(err, "w.json") && strstr(err, "not the window"), "%s", err);
-    free(edited);
-    /* ... and a rows' worth of one (1e5 s) with elapsed_s to match: the timeline's ten rows */
-    free(twice);
-    twice = edit(text, "\"end_time\": 110.000000", "\"end_time\": 100100");
-    edited = edit(twice, "\"elapsed_s\": 10", "\"elapsed_s\": 1e5");
-    ck_assert_int_eq(add_alone(edited, "t.json", err, sizeof(err)), -1);
-    ck_assert_msg(strstr(err, "t.json") && strstr(err, "timeline of"), "%s", err);
-    free(edited);
-    free(twice);
-    /* an interval out of smtp-source's range */
-    edited = edit(text, "\"interval_s\": 1,", "\"interval_s\": 1e-300,");
-    ck_assert_int_eq(add_alone(edited, "i.json", err, sizeof(err)), -1);
-    ck_assert_msg(strstr(err, "i.json: interval_s"), "%s", err);
-    free(edited);
-    edited = edit(text, "\"interval_s\": 1,", "\"interval_s\": 7200,");
-    ck_assert_int_eq(add_alone(edited, "i.json", err, sizeof(err)), -1);
-    ck_assert_msg(strstr(err, "i.json: interval_s"), "%s", err);
-    free(edited);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char *once = edit(text, bad[i].from[0], bad[i].to[0]);
+
+        edited = bad[i].from[1] ? edit(once, bad[i].from[1], bad[i].to[1]) : xstrdup(once);
+        ck_assert_int_eq(add_alone(edited, "w.json", err, sizeof(err)), -1);
+        ck_assert_msg(strstr(err, "w.json: ") && strstr(err, bad[i].want), "%zu: %s", i, err);
+        free(edited);
+        free(once);
+    }
     /* a row placed far beyond the window is put in the last one, not converted out of range */
     edited = edit(text, "\"t\": 9,", "\"t\": 1e300,");
     {
@@ -544,13 +553,7 @@ END_TEST
 START_TEST(test_same_run_twice)
 {
     struct histogram h;
-    struct spec s = {.program = "smtp-source",
-                     .start = 100,
-                     .end = 110,
-                     .interval = 1,
-                     .attempted = 1,
-                     .delivered = 1,
-                     .txn = &h};
+    struct spec s = one_message(NULL, &h);
     struct merge m;
     char err[512], *text;
 
