@@ -638,3 +638,51 @@ long json_read_table(const char *text, const char *path, const char *const keys[
 {
     return read_rows(text, path, nkeys, keys, out, max_rows);
 }
+
+int json_members_begin(struct json_members *it, const char *text, const char *path)
+{
+    const char *p = find_value(text, path);
+
+    it->text = text;
+    it->next = NULL;
+    if (p == NULL || *p != '{')
+        return -1;
+    p = skip_ws(p + 1);
+    it->next = *p == '}' ? NULL : p;
+    return 0;
+}
+
+int json_members_next(struct json_members *it, char *key, size_t len, size_t *value_off,
+                      size_t *value_len)
+{
+    struct str_sink o = {.buf = key, .len = len};
+    const char *p = it->next, *value, *end;
+
+    key[0] = '\0';
+    it->next = NULL;
+    /* The text was checked whole by json_members_begin(), but a scan still stops at anything
+     * unexpected rather than trust that. */
+    if (p == NULL || (p = scan_string(p, &o)) == NULL)
+        return -1;
+    p = skip_ws(p);
+    if (*p != ':')
+        return -1;
+    value = skip_ws(p + 1);
+    if ((end = scan_value(value, 1)) == NULL)
+        return -1;
+    p = skip_ws(end);
+    if (*p == ',')
+        it->next = skip_ws(p + 1);
+    else if (*p != '}')
+        return -1;
+    *value_off = (size_t)(value - it->text);
+    *value_len = (size_t)(end - value);
+    if (o.has_nul) {
+        key[0] = '\0';
+        return 0;
+    }
+    if (o.truncated)
+        sink_trim_utf8(&o);
+    key[o.used] = '\0';
+    return o.truncated ? 0 : 1;
+}

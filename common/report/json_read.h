@@ -2,7 +2,7 @@
  * json_read - look up one value in a JSON text by path (no I/O).
  *
  * Enough for one program to read another's JSON report (see json.h for the
- * writer); not a general parser. Every call checks the whole text first: it
+ * writer); not a general parser. Every lookup checks the whole text first: it
  * must be exactly one JSON value (RFC 8259 grammar) with optional white
  * space around it, nested at most JSON_READ_MAX_DEPTH deep. Anything else,
  * including a report cut short by a writer that died, gives -1, so a value
@@ -89,5 +89,35 @@ long json_read_number_rows(const char *text, const char *path, size_t width, dou
  */
 long json_read_table(const char *text, const char *path, const char *const keys[], size_t nkeys,
                      double *out, size_t max_rows);
+
+/*
+ * The members of the object at path, one after another, with the text
+ * checked once (by json_members_begin) rather than at every lookup: a
+ * reader of an object of many members, or of a text too long to check
+ * again for each value, walks it so in time linear in the text, and reads
+ * a value from its span (copied out with a NUL: a small text of its own).
+ * The walk holds no memory of its own; the text must not change during it.
+ */
+struct json_members {
+    const char *text;
+    const char *next; /* the next member's key; NULL after the last */
+};
+
+/*
+ * 0 and it at the first member, or -1 (it then at the end) if the text is
+ * malformed or the value at path is not an object.
+ */
+int json_members_begin(struct json_members *it, const char *text, const char *path);
+
+/*
+ * The next member: its key unescaped into key as json_read_key() does
+ * (len > 0), and its value as a span, *value_len bytes at
+ * text + *value_off with no white space around it. 1 when the key is
+ * whole; 0 when it did not fit in len bytes (key holds its start) or held
+ * \u0000 (key ""), so that a cut key is never taken for a shorter name;
+ * -1 after the last member (key "").
+ */
+int json_members_next(struct json_members *it, char *key, size_t len, size_t *value_off,
+                      size_t *value_len);
 
 #endif

@@ -4,9 +4,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fileutil.h"
@@ -62,6 +65,47 @@ int write_all(int fd, const void *buf, size_t n, size_t piece, uint64_t *calls, 
         p += done;
         n -= (size_t)done;
     }
+    return 0;
+}
+
+int file_write_whole(const char *path, const void *doc, size_t len)
+{
+    size_t n = strlen(path);
+    char *tmp;
+    mode_t mask;
+    struct stat st;
+    int fd, saved;
+
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+        if ((fd = open(path, O_WRONLY | O_NOCTTY)) < 0)
+            return -1;
+        if (write_all(fd, doc, len, 0, NULL, NULL) != 0) {
+            saved = errno;
+            close(fd);
+            errno = saved;
+            return -1;
+        }
+        return close(fd);
+    }
+    tmp = xmalloc(n + 8);
+    mask = umask(0);
+    umask(mask);
+    memcpy(tmp, path, n);
+    memcpy(tmp + n, ".XXXXXX", 8);
+    if ((fd = mkstemp(tmp)) < 0) {
+        free(tmp);
+        return -1;
+    }
+    if (fchmod(fd, 0666 & ~mask) != 0 || write_all(fd, doc, len, 0, NULL, NULL) != 0 ||
+        close(fd) != 0 || rename(tmp, path) != 0) {
+        saved = errno;
+        close(fd); /* EBADF after a close that failed: harmless */
+        unlink(tmp);
+        free(tmp);
+        errno = saved;
+        return -1;
+    }
+    free(tmp);
     return 0;
 }
 

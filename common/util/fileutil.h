@@ -3,9 +3,10 @@
  *
  * file_read_all() reads a whole (small) file, /proc files included, as a
  * NUL-terminated string; write_all() writes a buffer whole, in the
- * write(2) calls a simulated MTA would make; private_dir_make() makes
- * the private directory a run works in, and tree_remove() removes it (or
- * any tree) without following symbolic links.
+ * write(2) calls a simulated MTA would make; file_write_whole() puts a
+ * document in place whole or not at all; private_dir_make() makes the
+ * private directory a run works in, and tree_remove() removes it (or any
+ * tree) without following symbolic links.
  */
 #ifndef SPOOLSIM_FILEUTIL_H
 #define SPOOLSIM_FILEUTIL_H
@@ -24,6 +25,17 @@ char *file_read_all(const char *path, size_t *len);
  * wrote, also when a later call fails: a simulator counts what it did.
  */
 int write_all(int fd, const void *buf, size_t n, size_t piece, uint64_t *calls, uint64_t *bytes);
+
+/*
+ * The len bytes at doc as the file at path, whole or not at all: written
+ * to a temporary file beside it and renamed over it, so that a full disk
+ * or a crash leaves the previous file (or none), never half of one. The
+ * new file is as readable as the umask allows (mkstemp makes it 0600). A
+ * path that is a device or a FIFO (/dev/null, /dev/stdout, a pipe) is
+ * written in place: a rename would replace the node itself. 0, or -1
+ * with errno set and no temporary file left.
+ */
+int file_write_whole(const char *path, const void *doc, size_t len);
 
 /* $TMPDIR if it is set and not empty, else /tmp. */
 const char *tmp_dir(void);

@@ -39,7 +39,7 @@ static void usage(FILE *fp, const struct optgroup *g)
                 "union of the windows on the wall clock, timeline rows added by wall-clock\n"
                 "interval. Results that cannot be merged are refused: not smtp-source's,\n"
                 "histograms of another layout, another --interval, windows that do not\n"
-                "overlap, the same --id twice.\n"
+                "overlap, the same result twice (one file, one --id, or one run).\n"
                 "\n"
                 "Options:\n"
                 "  -o, --output FILE   the merged result as JSON (- = stdout)\n"
@@ -182,12 +182,12 @@ static void write_json(FILE *fp, const struct merge *m, const struct json_run *r
     json_finish(&w);
 }
 
-/* The JSON whole at path, or no file there: 0, or -1 with errno. */
+/* The JSON whole at path (through a temporary file renamed into place), or none there: 0, or -1. */
 static int save_json(const char *path, const struct merge *m, const struct json_run *run)
 {
     char *doc = NULL;
     size_t len = 0;
-    FILE *mem = open_memstream(&doc, &len), *fp;
+    FILE *mem = open_memstream(&doc, &len);
     int saved;
 
     if (mem == NULL)
@@ -197,24 +197,12 @@ static int save_json(const char *path, const struct merge *m, const struct json_
         free(doc);
         return -1;
     }
-    if (strcmp(path, "-") == 0) {
+    if (strcmp(path, "-") == 0)
         saved = fwrite(doc, 1, len, stdout) == len && fflush(stdout) == 0 ? 0 : -1;
-        free(doc);
-        return saved;
-    }
-    if ((fp = fopen(path, "w")) == NULL) {
-        free(doc);
-        return -1;
-    }
-    if (fwrite(doc, 1, len, fp) != len || fclose(fp) != 0) {
-        saved = errno;
-        unlink(path);
-        free(doc);
-        errno = saved;
-        return -1;
-    }
+    else
+        saved = file_write_whole(path, doc, len);
     free(doc);
-    return 0;
+    return saved;
 }
 
 int spoolsim_merge(int argc, char **argv)
@@ -233,8 +221,12 @@ int spoolsim_merge(int argc, char **argv)
 
         if (text == NULL)
             msg_usage("%s: cannot read: %s", argv[i], strerror(errno));
-        if (o.output && strcmp(o.output, argv[i]) == 0)
-            msg_usage("-o %s: that is a result to merge", o.output);
+        /* By device and inode: ./r.json, a link to it and r.json are one file. */
+        if (o.output && optarg_same_output(o.output, argv[i]))
+            msg_usage("-o %s: that is a result to merge (%s)", o.output, argv[i]);
+        for (int j = optind; j < i; j++)
+            if (optarg_same_output(argv[j], argv[i]))
+                msg_usage("%s and %s are the same file: the same result twice", argv[j], argv[i]);
         if (merge_add(&m, text, argv[i], err, sizeof(err)) != 0)
             msg_usage("%s", err);
         free(text);

@@ -29,8 +29,10 @@ static void counts_free(struct merge_counts *c)
 
 void merge_free(struct merge *m)
 {
-    for (size_t i = 0; i < m->n; i++)
+    for (size_t i = 0; i < m->n; i++) {
         timeline_free(&m->inputs[i].timeline);
+        free(m->inputs[i].identity);
+    }
     free(m->inputs);
     free(m->latency);
     counts_free(&m->failures);
@@ -63,6 +65,95 @@ static int read_count(const char *text, const char *path, uint64_t *out)
     return 0;
 }
 
+/* The len bytes of a JSON value at value as a document of its own, {"v": VALUE} (malloc'd). */
+static char *wrap(const char *value, size_t len)
+{
+    char *doc = xmalloc(len + 8);
+
+    memcpy(doc, "{\"v\": ", 6);
+    memcpy(doc + 6, value, len);
+    memcpy(doc + 6 + len, "}", 2);
+    return doc;
+}
+
+/*
+ * The top-level members a result is read by, each copied out as a document
+ * of its own ({"v": VALUE}, NULL where the result has none): the text is
+ * checked once, and each lookup after that costs only its own member, not
+ * the whole text again (a long label or a large object anywhere made every
+ * lookup as long as the text, and reading it quadratic).
+ */
+enum {
+    K_PROGRAM,
+    K_SCHEMA,
+    K_ID,
+    K_TARGET,
+    K_DATE,
+    K_COMMAND_LINE,
+    K_HOST,
+    K_ELAPSED,
+    K_START,
+    K_END,
+    K_ATTEMPTED,
+    K_DELIVERED,
+    K_FAILED,
+    K_BYTES,
+    K_RECIPIENTS,
+    K_CONNECTIONS,
+    K_TLS_SESSIONS,
+    K_LATENCY,
+    K_INTERVAL,
+    K_TIMELINE,
+    K_TIMELINE_LATENCY,
+    K_FAILURES,
+    K_CONNECT_ERRORS,
+    K_BY_CODE,
+    K_COUNT
+};
+
+static const char *const view_keys[K_COUNT] = {
+    "program",     "schema_version", "id",
+    "target",      "date",           "command_line",
+    "host",        "elapsed_s",      "start_time",
+    "end_time",    "attempted",      "delivered",
+    "failed",      "bytes",          "recipients",
+    "connections", "tls_sessions",   "latency",
+    "interval_s",  "timeline",       "timeline_latency",
+    "failures",    "connect_errors", "failures_by_code",
+};
+
+struct view {
+    char *doc[K_COUNT];
+};
+
+static void view_free(struct view *v)
+{
+    for (size_t k = 0; k < K_COUNT; k++)
+        free(v->doc[k]);
+}
+
+/* 0, or -1 if text is not one whole JSON object. */
+static int view_open(struct view *v, const char *text)
+{
+    struct json_members it;
+    char key[32];
+    size_t off, len;
+    int whole;
+
+    memset(v, 0, sizeof(*v));
+    if (json_members_begin(&it, text, NULL) != 0)
+        return -1;
+    while ((whole = json_members_next(&it, key, sizeof(key), &off, &len)) >= 0) {
+        for (size_t k = 0; whole && k < K_COUNT; k++) {
+            if (v->doc[k] == NULL && strcmp(key, view_keys[k]) == 0) { /* the first of a key */
+                v->doc[k] = wrap(text + off, len);
+                break;
+            }
+        }
+    }
+    return 0;
+}
+
 static void counts_add(struct merge_counts *c, const char *key, uint64_t v)
 {
     for (size_t i = 0; i < c->n; i++) {
@@ -77,19 +168,53 @@ static void counts_add(struct merge_counts *c, const char *key, uint64_t v)
     c->value[c->n++] = v;
 }
 
-/* Every member of the object at path into c (which starts empty here): 0, or -1. */
-static int read_counts(const char *text, const char *path, struct merge_counts *c)
+static int counts_has(const struct merge_counts *c, const char *key)
 {
-    char key[MERGE_NAME_MAX], member[2 * MERGE_NAME_MAX];
+    for (size_t i = 0; i < c->n; i++)
+        if (strcmp(c->key[i], key) == 0)
+            return 1;
+    return 0;
+}
+
+/*
+ * Every member of the object in doc (a view's) into c, which starts empty
+ * here, in one walk: 0, or -1 (with what in err) for a value that is not
+ * a count, a key twice, more than MERGE_COUNTS_MAX keys, or no object.
+ */
+static int read_counts(const char *doc, struct merge_counts *c, char *err, size_t errlen)
+{
+    struct json_members it;
+    char key[MERGE_NAME_MAX], number[64];
+    size_t off, len;
     uint64_t v;
 
-    for (size_t i = 0; json_read_key(text, path, i, key, sizeof(key)) == 0; i++) {
-        snprintf(member, sizeof(member), "%s.%s", path, key);
-        if (read_count(text, member, &v) != 0)
-            return -1;
+    if (json_members_begin(&it, doc, "v") != 0)
+        return fail(err, errlen, "not an object");
+    while (json_members_next(&it, key, sizeof(key), &off, &len) >= 0) {
+        if (len >= sizeof(number))
+            return fail(err, errlen, "\"%s\" is not a count", key);
+        memcpy(number, doc + off, len);
+        number[len] = '\0';
+        if (read_count(number, NULL, &v) != 0)
+            return fail(err, errlen, "\"%s\" is not a count", key);
+        /* A key twice would be counted twice (or, cut to MERGE_NAME_MAX, two kinds as one). */
+        if (counts_has(c, key))
+            return fail(err, errlen, "\"%s\" twice", key);
+        if (c->n == MERGE_COUNTS_MAX)
+            return fail(err, errlen, "more than %d kinds", MERGE_COUNTS_MAX);
         counts_add(c, key, v);
     }
     return 0;
+}
+
+/* How many keys of src dst lacks. */
+static size_t counts_new(const struct merge_counts *dst, const struct merge_counts *src)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < src->n; i++)
+        n += !counts_has(dst, src->key[i]);
+    return n;
 }
 
 static void counts_merge(struct merge_counts *dst, const struct merge_counts *src)
@@ -112,108 +237,209 @@ struct staged {
 static void staged_free(struct staged *s)
 {
     timeline_free(&s->in.timeline);
+    free(s->in.identity);
     counts_free(&s->failures);
     counts_free(&s->connect_errors);
     counts_free(&s->by_code);
 }
 
 /*
- * The layout of the histogram buckets at path (a stage's "latency.txn.buckets",
- * or "timeline_latency"), said before a reader of them says only "no".
+ * The layout of the histogram buckets at path at in doc (shown as the
+ * result's own path, "latency.txn.buckets" or "timeline_latency"), said
+ * before a reader of them says only "no".
  */
-static int check_layout(const char *text, const char *name, const char *at, char *err,
-                        size_t errlen)
+static int check_layout(const char *doc, const char *at, const char *shown, const char *name,
+                        char *err, size_t errlen)
 {
     char path[160], word[32];
     double bits = NAN;
 
     snprintf(path, sizeof(path), "%s.unit", at);
-    if (json_read_string(text, path, word, sizeof(word)) != 0 || strcmp(word, "ns") != 0)
-        return fail(err, errlen, "%s: %s: a histogram in another unit (\"%s\"; merged: ns)", name,
-                    path, word);
+    if (json_read_string(doc, path, word, sizeof(word)) != 0 || strcmp(word, "ns") != 0)
+        return fail(err, errlen, "%s: %s.unit: a histogram in another unit (\"%s\"; merged: ns)",
+                    name, shown, word);
     snprintf(path, sizeof(path), "%s.scheme", at);
-    if (json_read_string(text, path, word, sizeof(word)) != 0 || strcmp(word, "log-linear") != 0)
+    if (json_read_string(doc, path, word, sizeof(word)) != 0 || strcmp(word, "log-linear") != 0)
         return fail(err, errlen,
-                    "%s: %s: a histogram of another layout (\"%s\"; merged: log-linear)", name,
-                    path, word);
+                    "%s: %s.scheme: a histogram of another layout (\"%s\"; merged: log-linear)",
+                    name, shown, word);
     snprintf(path, sizeof(path), "%s.sub_bucket_bits", at);
-    if (json_read_number(text, path, &bits) != 0 || bits != HISTOGRAM_SUB_BITS)
+    if (json_read_number(doc, path, &bits) != 0 || bits != HISTOGRAM_SUB_BITS)
         return fail(err, errlen,
-                    "%s: %s: a histogram of another layout (sub_bucket_bits %g; merged: %d): its "
-                    "buckets cannot be added to these",
-                    name, path, bits, HISTOGRAM_SUB_BITS);
+                    "%s: %s.sub_bucket_bits: a histogram of another layout (sub_bucket_bits %g; "
+                    "merged: %d): its buckets cannot be added to these",
+                    name, shown, bits, HISTOGRAM_SUB_BITS);
     return 0;
 }
 
-static int stage_in(const char *text, const char *name, struct staged *s, char *err, size_t errlen)
+/* schema_version: a whole number from 1 to the one this program writes. */
+static int check_schema(const struct view *v, const char *name, char *err, size_t errlen)
 {
-    char word[MERGE_NAME_MAX], path[160];
-    double v;
+    double version;
 
-    if (json_read_string(text, "program", word, sizeof(word)) != 0)
-        return fail(err, errlen, "%s: not a spoolsim result (no \"program\"; or not whole JSON)",
+    if (json_read_number(v->doc[K_SCHEMA], "v", &version) != 0)
+        return fail(err, errlen,
+                    "%s: no schema_version (or not a number): not a spoolsim result, or not whole",
                     name);
+    if (!(version >= 1 && version <= JSON_SCHEMA_VERSION && version == floor(version)))
+        return fail(err, errlen, "%s: schema_version %g, not one this program reads (1 to %d)",
+                    name, version, JSON_SCHEMA_VERSION);
+    return 0;
+}
+
+/*
+ * What tells one run from another when it has no --id: where (the host),
+ * when (the date, start_time, end_time to the microsecond) and how (the
+ * command line, as its JSON). Two results alike in all of these are one run
+ * read twice, and merged would count it twice.
+ */
+static char *identity(const struct view *v, const struct merge_input *in)
+{
+    char host[256], date[64], *out;
+    const char *cmd = v->doc[K_COMMAND_LINE] ? v->doc[K_COMMAND_LINE] : "";
+    size_t len = strlen(cmd) + sizeof(host) + sizeof(date) + 128;
+
+    if (json_read_string(v->doc[K_HOST], "v.name", host, sizeof(host)) != 0)
+        host[0] = '\0';
+    if (json_read_string(v->doc[K_DATE], "v", date, sizeof(date)) != 0)
+        date[0] = '\0';
+    out = xmalloc(len);
+    snprintf(out, len, "%s\n%s\n%.6f\n%.6f\n%s", host, date, in->start, in->end, cmd);
+    return out;
+}
+
+/*
+ * The window on the wall clock against the run's own length and its
+ * timeline: a window far longer than either is no run's (and would ask the
+ * merged timeline for rows by the billion).
+ */
+static int check_window(const struct view *v, const char *name, struct staged *s, char *err,
+                        size_t errlen)
+{
+    double elapsed, window = s->in.end - s->in.start;
+
+    if (json_read_number(v->doc[K_ELAPSED], "v", &elapsed) != 0 || !(elapsed >= 0))
+        return fail(err, errlen, "%s: no elapsed_s", name);
+    if (!(s->in.start >= 0) || fabs(window - elapsed) > MERGE_SLACK_S + 1e-6 * elapsed)
+        return fail(err, errlen,
+                    "%s: start_time %.6f to end_time %.6f is %.3f s, but elapsed_s is %.3f s: "
+                    "not the window of the run",
+                    name, s->in.start, s->in.end, window, elapsed);
+    if (!(s->interval_s >= MERGE_INTERVAL_MIN_S - 1e-9 &&
+          s->interval_s <= MERGE_INTERVAL_MAX_S + 1e-9))
+        return fail(err, errlen,
+                    "%s: interval_s %g, not one smtp-source writes (--interval %g s to %g s)", name,
+                    s->interval_s, MERGE_INTERVAL_MIN_S, MERGE_INTERVAL_MAX_S);
+    if (window / s->interval_s > MERGE_ROWS_MAX)
+        return fail(err, errlen, "%s: a window of %.3f s is more than %d rows of interval_s %g",
+                    name, window, MERGE_ROWS_MAX, s->interval_s);
+    return 0;
+}
+
+static int stage_latency(const struct view *v, const char *name, struct staged *s, char *err,
+                         size_t errlen)
+{
+    struct json_members it;
+    char stage[MERGE_NAME_MAX], shown[MERGE_NAME_MAX + 32];
+    size_t off, len;
+    int whole;
+
+    if (json_members_begin(&it, v->doc[K_LATENCY], "v") != 0)
+        return fail(err, errlen, "%s: no latency histograms", name);
+    for (s->stages = 0; (whole = json_members_next(&it, stage, sizeof(stage), &off, &len)) >= 0;
+         s->stages++) {
+        char *doc;
+        int rc;
+
+        if (!whole)
+            return fail(err, errlen, "%s: a latency stage's name is too long", name);
+        if (s->stages == MERGE_STAGES_MAX)
+            return fail(err, errlen, "%s: more than %d latency stages", name, MERGE_STAGES_MAX);
+        snprintf(s->stage[s->stages], sizeof(s->stage[0]), "%s", stage);
+        snprintf(shown, sizeof(shown), "latency.%s.buckets", stage);
+        doc = wrap(v->doc[K_LATENCY] + off, len);
+        rc = check_layout(doc, "v.buckets", shown, name, err, errlen);
+        if (rc == 0 && histogram_read_json(doc, "v", &s->latency[s->stages]) != 0)
+            rc = fail(err, errlen,
+                      "%s: %s is not a whole histogram (its counts do not add up, or a bucket "
+                      "is out of place)",
+                      name, shown);
+        free(doc);
+        if (rc != 0)
+            return -1;
+    }
+    if (s->stages == 0)
+        return fail(err, errlen, "%s: no latency histograms", name);
+    return 0;
+}
+
+static int stage_in(const struct view *v, const char *name, struct staged *s, char *err,
+                    size_t errlen)
+{
+    static const struct {
+        int key;
+        const char *name;
+    } count_objects[] = {
+        {K_FAILURES, "failures"},
+        {K_CONNECT_ERRORS, "connect_errors"},
+        {K_BY_CODE, "failures_by_code"},
+    };
+    struct merge_counts *counts[] = {&s->failures, &s->connect_errors, &s->by_code};
+    char word[MERGE_NAME_MAX], why[MERGE_NAME_MAX + 64];
+
+    if (json_read_string(v->doc[K_PROGRAM], "v", word, sizeof(word)) != 0)
+        return fail(err, errlen, "%s: not a spoolsim result (no \"program\")", name);
     if (strcmp(word, "smtp-source") != 0)
         return fail(err, errlen,
                     "%s: a result of %s, not of smtp-source: only smtp-source "
                     "results are merged",
                     name, word);
-    if (json_read_number(text, "schema_version", &v) != 0 || v > JSON_SCHEMA_VERSION)
-        return fail(err, errlen, "%s: schema_version %g, not one this program reads (%d)", name, v,
-                    JSON_SCHEMA_VERSION);
+    if (check_schema(v, name, err, errlen) != 0)
+        return -1;
     snprintf(s->in.name, sizeof(s->in.name), "%s", name);
-    if (json_read_string(text, "id", s->in.id, sizeof(s->in.id)) != 0)
+    if (json_read_string(v->doc[K_ID], "v", s->in.id, sizeof(s->in.id)) != 0)
         s->in.id[0] = 0;
-    if (json_read_string(text, "target", s->in.target, sizeof(s->in.target)) != 0)
+    if (json_read_string(v->doc[K_TARGET], "v", s->in.target, sizeof(s->in.target)) != 0)
         s->in.target[0] = 0;
-    if (json_read_number(text, "start_time", &s->in.start) != 0 ||
-        json_read_number(text, "end_time", &s->in.end) != 0 || !(s->in.end >= s->in.start))
+    if (json_read_number(v->doc[K_START], "v", &s->in.start) != 0 ||
+        json_read_number(v->doc[K_END], "v", &s->in.end) != 0 || !(s->in.end >= s->in.start))
         return fail(err, errlen,
                     "%s: no start_time and end_time: a result of an older smtp-source cannot be "
                     "placed on the wall clock",
                     name);
-    if (read_count(text, "attempted", &s->in.attempted) ||
-        read_count(text, "delivered", &s->in.delivered) ||
-        read_count(text, "failed", &s->in.failed) || read_count(text, "bytes", &s->bytes) ||
-        read_count(text, "recipients", &s->recipients) ||
-        read_count(text, "connections", &s->connections) ||
-        read_count(text, "tls_sessions", &s->tls_sessions))
+    if (read_count(v->doc[K_ATTEMPTED], "v", &s->in.attempted) ||
+        read_count(v->doc[K_DELIVERED], "v", &s->in.delivered) ||
+        read_count(v->doc[K_FAILED], "v", &s->in.failed) ||
+        read_count(v->doc[K_BYTES], "v", &s->bytes) ||
+        read_count(v->doc[K_RECIPIENTS], "v", &s->recipients) ||
+        read_count(v->doc[K_CONNECTIONS], "v", &s->connections) ||
+        read_count(v->doc[K_TLS_SESSIONS], "v", &s->tls_sessions))
         return fail(err, errlen,
                     "%s: a count (attempted, delivered, failed, bytes, recipients, "
                     "connections, tls_sessions) is missing or not a count",
                     name);
-    if (json_read_number(text, "interval_s", &s->interval_s) != 0 || !(s->interval_s > 0))
+    if (json_read_number(v->doc[K_INTERVAL], "v", &s->interval_s) != 0 || !(s->interval_s > 0))
         return fail(err, errlen, "%s: no interval_s", name);
-    for (s->stages = 0; json_read_key(text, "latency", s->stages, word, sizeof(word)) == 0;
-         s->stages++) {
-        if (s->stages == MERGE_STAGES_MAX)
-            return fail(err, errlen, "%s: more than %d latency stages", name, MERGE_STAGES_MAX);
-        snprintf(s->stage[s->stages], sizeof(s->stage[0]), "%s", word);
-        snprintf(path, sizeof(path), "latency.%s.buckets", word);
-        if (check_layout(text, name, path, err, errlen) != 0)
-            return -1;
-        snprintf(path, sizeof(path), "latency.%s", word);
-        if (histogram_read_json(text, path, &s->latency[s->stages]) != 0)
-            return fail(err, errlen,
-                        "%s: %s.buckets is not a whole histogram (its counts do not add up, or "
-                        "a bucket is out of place)",
-                        name, path);
-    }
-    if (s->stages == 0)
-        return fail(err, errlen, "%s: no latency histograms", name);
-    if (read_counts(text, "failures", &s->failures) != 0 ||
-        read_counts(text, "connect_errors", &s->connect_errors) != 0 ||
-        read_counts(text, "failures_by_code", &s->by_code) != 0)
-        return fail(err, errlen, "%s: failures, connect_errors or failures_by_code unreadable",
-                    name);
-    if (timeline_read_json(&s->in.timeline, text, "timeline") != 0)
-        return fail(err, errlen, "%s: no timeline", name);
-    /* Rows' histograms: an older result has none (its rows then merge without percentiles). */
-    if (json_read_key(text, "timeline_latency", 0, word, sizeof(word)) != 0)
-        return 0;
-    if (check_layout(text, name, "timeline_latency", err, errlen) != 0)
+    if (check_window(v, name, s, err, errlen) != 0 || stage_latency(v, name, s, err, errlen) != 0)
         return -1;
-    if (timeline_read_latency_json(&s->in.timeline, text, "timeline_latency") != 0)
+    for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+        if (read_counts(v->doc[count_objects[i].key], counts[i], why, sizeof(why)) != 0)
+            return fail(err, errlen, "%s: %s: %s", name, count_objects[i].name, why);
+    if (timeline_read_json(&s->in.timeline, v->doc[K_TIMELINE], "v") != 0)
+        return fail(err, errlen, "%s: no timeline", name);
+    /* Its rows must cover the window (the last one may end a little short of it). */
+    if (s->in.end - s->in.start > (double)s->in.timeline.n * s->interval_s + MERGE_SLACK_S)
+        return fail(err, errlen,
+                    "%s: a window of %.3f s, but a timeline of %zu rows of %g s: not the window "
+                    "of the run",
+                    name, s->in.end - s->in.start, s->in.timeline.n, s->interval_s);
+    s->in.identity = identity(v, &s->in);
+    /* Rows' histograms: an older result has none (its rows then merge without percentiles). */
+    if (json_read_key(v->doc[K_TIMELINE_LATENCY], "v", 0, word, sizeof(word)) != 0)
+        return 0;
+    if (check_layout(v->doc[K_TIMELINE_LATENCY], "v", "timeline_latency", name, err, errlen) != 0)
+        return -1;
+    if (timeline_read_latency_json(&s->in.timeline, v->doc[K_TIMELINE_LATENCY], "v") != 0)
         return fail(err, errlen,
                     "%s: timeline_latency does not agree with the timeline's rows (a row out of "
                     "range, or counts that do not add up)",
@@ -238,20 +464,40 @@ static int compatible(const struct merge *m, const struct staged *s, char *err, 
                     "%s: interval_s %g, %s has %g: timelines of other intervals cannot be added "
                     "row by row",
                     s->in.name, s->interval_s, first, m->interval_s);
-    for (size_t i = 0; i < m->n; i++)
-        if (s->in.id[0] && strcmp(s->in.id, m->inputs[i].id) == 0)
+    for (size_t i = 0; i < m->n; i++) {
+        const struct merge_input *in = &m->inputs[i];
+
+        if (s->in.id[0] && strcmp(s->in.id, in->id) == 0)
             return fail(err, errlen, "%s: id \"%s\" again (in %s): the same result twice?",
-                        s->in.name, s->in.id, m->inputs[i].name);
+                        s->in.name, s->in.id, in->name);
+        if (!s->in.id[0] && !in->id[0] && strcmp(s->in.identity, in->identity) == 0)
+            return fail(err, errlen,
+                        "%s: the same run as %s (no --id; the same host, date, command line, "
+                        "start_time and end_time): the same result twice?",
+                        s->in.name, in->name);
+    }
+    if (m->failures.n + counts_new(&m->failures, &s->failures) > MERGE_COUNTS_MAX ||
+        m->connect_errors.n + counts_new(&m->connect_errors, &s->connect_errors) >
+            MERGE_COUNTS_MAX ||
+        m->by_code.n + counts_new(&m->by_code, &s->by_code) > MERGE_COUNTS_MAX)
+        return fail(err, errlen, "%s: with it, more than %d kinds of failure", s->in.name,
+                    MERGE_COUNTS_MAX);
     return 0;
 }
 
 int merge_add(struct merge *m, const char *text, const char *name, char *err, size_t errlen)
 {
-    struct staged *s = xcalloc(1, sizeof(*s));
+    struct staged *s;
+    struct view v;
+    int rc;
 
+    if (view_open(&v, text) != 0)
+        return fail(err, errlen, "%s: not a spoolsim result (not one whole JSON object)", name);
+    s = xcalloc(1, sizeof(*s));
     timeline_init(&s->in.timeline, 0);
-    if (stage_in(text, name, s, err, errlen) != 0 ||
-        (m->n > 0 && compatible(m, s, err, errlen) != 0)) {
+    rc = stage_in(&v, name, s, err, errlen);
+    view_free(&v);
+    if (rc != 0 || (m->n > 0 && compatible(m, s, err, errlen) != 0)) {
         staged_free(s);
         free(s);
         return -1;
@@ -322,6 +568,12 @@ int merge_finish(struct merge *m, char *err, size_t errlen)
                     m->inputs[latest].name, last_start);
 
     span = merge_window_s(m);
+    /* Each window is bounded (check_window), and they overlap: so is their union, but a union
+     * of many is checked too. */
+    if (span / m->interval_s > MERGE_ROWS_MAX)
+        return fail(err, errlen,
+                    "the merged window of %.3f s is more than %d rows of interval_s %g", span,
+                    MERGE_ROWS_MAX, m->interval_s);
     bins = (size_t)ceil(span / m->interval_s - 1e-9);
     if (bins == 0)
         bins = 1;
@@ -345,10 +597,9 @@ int merge_finish(struct merge *m, char *err, size_t errlen)
         for (size_t r = 0; r < in->timeline.n; r++) {
             const struct timeline_row *row = &in->timeline.rows[r];
             double at = (in->start - m->start + row->t) / m->interval_s;
-            size_t b = at <= 0 ? 0 : (size_t)llround(at);
+            /* a row's t is the file's: compared before it is converted */
+            size_t b = at <= 0 ? 0 : at >= (double)bins - 0.5 ? bins - 1 : (size_t)llround(at);
 
-            if (b >= bins)
-                b = bins - 1;
             timeline_row_add(&m->timeline, b, &in->timeline, r);
         }
     }

@@ -15,11 +15,17 @@
  * (null).
  *
  * Refused, with a message naming the result and the problem: a text that
- * is not an smtp-source result (or of a later schema), a histogram of
- * another layout (unit, scheme, sub_bucket_bits) or that does not add up,
- * results with other latency stages or another --interval, a result
- * without start_time, the same --id twice, and windows that do not all
- * overlap (a merged rate over a gap would be no host's load).
+ * is not an smtp-source result (or has no schema_version, or one this
+ * program does not read), a histogram of another layout (unit, scheme,
+ * sub_bucket_bits) or that does not add up, results with other latency
+ * stages or another --interval, a result without start_time, a window
+ * that is not its run's (longer or shorter than elapsed_s, or than its
+ * timeline's rows; an interval_s smtp-source cannot write), the same run
+ * twice (the same --id, or without ids the same host, date, command line
+ * and window), and windows that do not all overlap (a merged rate over a
+ * gap would be no host's load).
+ *
+ * A result is read in time linear in its text, whatever it holds.
  */
 #ifndef SPOOLSIM_MERGE_DATA_H
 #define SPOOLSIM_MERGE_DATA_H
@@ -32,6 +38,11 @@
 
 #define MERGE_NAME_MAX 80
 #define MERGE_STAGES_MAX 16
+#define MERGE_COUNTS_MAX 4096     /* kinds of failure, connect error, code: smtp-source has ~1500 */
+#define MERGE_INTERVAL_MIN_S 0.01 /* smtp-source --interval's range */
+#define MERGE_INTERVAL_MAX_S 3600.0
+#define MERGE_ROWS_MAX 4000000 /* a window's rows, merged or not: 11 hours at 10 ms */
+#define MERGE_SLACK_S 0.01     /* a window against elapsed_s and its timeline's rows */
 
 /* Counts by name, as in "failures", "connect_errors", "failures_by_code". */
 struct merge_counts {
@@ -45,6 +56,7 @@ struct merge_input {
     char name[MERGE_NAME_MAX];   /* the caller's (a file name) */
     char id[MERGE_NAME_MAX];     /* --id, "" without one */
     char target[MERGE_NAME_MAX]; /* as given to that smtp-source */
+    char *identity;              /* host, date, window, command line: the run without an id */
     double start, end;           /* the window, Unix seconds */
     uint64_t attempted, delivered, failed;
     struct timeline timeline; /* its rows, t from its own start */

@@ -11,12 +11,10 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "fileutil.h"
@@ -147,14 +145,6 @@ static void read_result(const char *path, struct result *r)
     plot_label(r->text, path, r->label, sizeof(r->label));
     if (json_read_string(r->text, "program", r->program, sizeof(r->program)) != 0)
         r->program[0] = '\0';
-}
-
-/* Whether path names the file the result at r was read from (another spelling included). */
-static int same_file(const char *path, const struct stat *r)
-{
-    struct stat st;
-
-    return stat(path, &st) == 0 && st.st_dev == r->st_dev && st.st_ino == r->st_ino;
 }
 
 /* The picture's title when --title gives none: the results' names, and one's program. */
@@ -312,53 +302,6 @@ static char *draw(const struct picture *pic, const char *title, size_t *len, cha
     return doc;
 }
 
-/*
- * The whole document at path, or nothing there: 0, or -1 with errno set.
- * A path that is a device or a FIFO (/dev/null, /dev/stdout, a pipe) is
- * written in place: renaming over it would replace the node itself.
- */
-static int write_whole(const char *path, const char *doc, size_t len)
-{
-    size_t n = strlen(path);
-    char *tmp;
-    mode_t mask;
-    struct stat st;
-    int fd, saved;
-
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
-        if ((fd = open(path, O_WRONLY | O_NOCTTY)) < 0)
-            return -1;
-        if (write_all(fd, doc, len, 0, NULL, NULL) != 0) {
-            saved = errno;
-            close(fd);
-            errno = saved;
-            return -1;
-        }
-        return close(fd);
-    }
-    tmp = xmalloc(n + 8);
-    mask = umask(0);
-    umask(mask);
-    memcpy(tmp, path, n);
-    memcpy(tmp + n, ".XXXXXX", 8);
-    if ((fd = mkstemp(tmp)) < 0) {
-        free(tmp);
-        return -1;
-    }
-    /* mkstemp makes the file 0600; a picture is as readable as any file the user makes. */
-    if (fchmod(fd, 0666 & ~mask) != 0 || write_all(fd, doc, len, 0, NULL, NULL) != 0 ||
-        close(fd) != 0 || rename(tmp, path) != 0) {
-        saved = errno;
-        close(fd); /* EBADF after a close that failed: harmless */
-        unlink(tmp);
-        free(tmp);
-        errno = saved;
-        return -1;
-    }
-    free(tmp);
-    return 0;
-}
-
 int spoolsim_plot(int argc, char **argv)
 {
     struct plot_options o;
@@ -373,10 +316,8 @@ int spoolsim_plot(int argc, char **argv)
     optarg_output_file(output, "-o");
     r = xcalloc(n, sizeof(*r));
     for (size_t i = 0; i < n; i++) {
-        struct stat st;
-
         read_result(argv[optind + i], &r[i]);
-        if (strcmp(output, "-") != 0 && stat(r[i].path, &st) == 0 && same_file(output, &st))
+        if (optarg_same_output(output, r[i].path))
             msg_usage("-o %s: that is a result to plot", output);
     }
     collect(r, n, o.kind, &pic);
@@ -389,7 +330,7 @@ int spoolsim_plot(int argc, char **argv)
         if (fwrite(doc, 1, len, stdout) != len || fflush(stdout) != 0)
             msg_fatal("standard output: %s", strerror(errno));
     } else {
-        if (write_whole(output, doc, len) != 0)
+        if (file_write_whole(output, doc, len) != 0)
             msg_fatal("%s: cannot write: %s", output, strerror(errno));
         printf("%s: %s\n", output, what);
     }

@@ -11,6 +11,8 @@
  * boundary (never more than the 3 bytes of an unfinished sequence short)
  * and always NUL-terminated; -1 leaves an empty string; and if any path
  * can be read, the text is well-formed, so the top level can be read too.
+ * A walk over the top-level members (json_members_*) gives the keys
+ * json_read_key() gives, in order, each value a span inside the text.
  */
 #include "config.h"
 
@@ -84,6 +86,28 @@ static int check_path(const char *text, const char *path, char *big, size_t big_
     return 1;
 }
 
+static void check_members(const char *text)
+{
+    struct json_members it;
+    size_t off, len, n = 0, text_len = strlen(text);
+    char key[16], by_index[16];
+    int whole;
+
+    if (json_members_begin(&it, text, NULL) != 0) {
+        FUZZ_CHECK(json_read_key(text, NULL, 0, key, sizeof(key)) == -1);
+        return;
+    }
+    while ((whole = json_members_next(&it, key, sizeof(key), &off, &len)) >= 0) {
+        int rc = json_read_key(text, NULL, n, by_index, sizeof(by_index));
+
+        FUZZ_CHECK(off < text_len && len > 0 && off + len <= text_len);
+        if (whole)
+            FUZZ_CHECK(rc == 0 && strcmp(key, by_index) == 0);
+        n++;
+    }
+    FUZZ_CHECK(json_read_key(text, NULL, n, key, sizeof(key)) == -1);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char *const paths[] = {
@@ -120,6 +144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
         any |= check_path(text, paths[i], big, big_len);
+    check_members(text);
     if (any) {
         /* Well-formed: the top level is a number, a string or a container. */
         double d;

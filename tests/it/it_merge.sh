@@ -6,7 +6,10 @@
 # are what the sink received, count for count, and the merged histograms
 # are the three added bucket by bucket (recomputed here independently, in
 # Python), so the merged percentiles are those of all the samples. And
-# what cannot be merged is refused with exit status 2, leaving no file.
+# what cannot be merged is refused with exit status 2, leaving no file:
+# the same result twice by any name, -o an input, a window that is not its
+# run's, a schema_version that is not one; a failed write leaves the
+# previous output; and a large result is read in linear time.
 . "${top_srcdir:-.}/tests/helpers/lib.sh"
 S="$top_builddir/spoolsim/spoolsim"
 
@@ -183,12 +186,121 @@ json.dump(r, open(w + "/bits.json", "w"))
 PY
 bad "no time overlap" "do not overlap" "$WORK/r1.json" "$WORK/later.json"
 bad "another histogram layout" "another layout" "$WORK/r1.json" "$WORK/bits.json"
-bad "the same result twice" "again" "$WORK/r1.json" "$WORK/r1.json"
+bad "the same result twice" "the same" "$WORK/r1.json" "$WORK/r1.json"
 bad "a missing file" "cannot read" "$WORK/r1.json" "$WORK/none.json"
 head -c 300 "$WORK/r1.json" >"$WORK/cut.json"
 bad "a result cut short" "not a spoolsim result" "$WORK/cut.json"
 bad "no results" "no results" 
 to "$WORK/opt.out" "$S" merge --bogus "$WORK/r1.json"
 check "an unknown option: exit 2" test $? = 2
+
+# The same result twice is refused whatever its names: another spelling, a
+# link, a copy (with --id or without: then host, date, command line and
+# window tell one run from another). Merged, it would count every message twice.
+python3 - "$WORK" <<'PY'
+import json, sys
+w = sys.argv[1]
+r = json.load(open(w + "/r1.json"))
+r["id"] = None
+json.dump(r, open(w + "/noid.json", "w"))
+json.dump(r, open(w + "/noid-copy.json", "w"))
+r["start_time"] += 0.25; r["end_time"] += 0.25
+json.dump(r, open(w + "/noid-later.json", "w"))
+PY
+ln -s noid.json "$WORK/noid-link.json"
+ln "$WORK/r1.json" "$WORK/r1-hard.json"
+bad "the same file by another spelling" "the same file" "$WORK/r1.json" "$WORK/./r1.json"
+bad "  ... through a symbolic link" "the same file" "$WORK/noid.json" "$WORK/noid-link.json"
+bad "  ... through a hard link" "the same file" "$WORK/r1-hard.json" "$WORK/r2.json" "$WORK/r1.json"
+bad "a copy of a result without --id" "noid-copy.json: the same run as .*noid.json" \
+    "$WORK/noid.json" "$WORK/noid-copy.json"
+check "  ... the message names both" grep -q "noid-copy.json.*noid.json" "$WORK/bad.out"
+check "a run without --id at another time merges" to "$WORK/later.out" \
+    "$S" merge --no-summary "$WORK/noid.json" "$WORK/noid-later.json"
+
+# -o one of the inputs, by any name: refused, and the input left as it was.
+cp "$WORK/r1.json" "$WORK/r1.saved"
+ln -s r1.json "$WORK/r1-link.json"
+for out in "$WORK/./r1.json" "$WORK/r1-link.json" "$WORK/r1-hard.json"; do
+    to "$WORK/self.out" "$S" merge -o "$out" "$WORK/r1.json" "$WORK/r2.json"
+    st=$?
+    check "-o $(basename "$out") (an input): exit 2" test $st = 2
+    check "  ... saying so" grep -q "that is a result to merge" "$WORK/self.out"
+    check "  ... and the input unchanged" cmp -s "$WORK/r1.json" "$WORK/r1.saved"
+    cp "$WORK/r1.saved" "$WORK/r1.json" # for the checks that follow, should this one fail
+done
+rm -f "$WORK/r1-hard.json" "$WORK/r1-link.json"
+
+# A write that fails (here a file size limit: EFBIG, as a full disk gives
+# ENOSPC) leaves the previous output whole, and no temporary file.
+check "merge to out.json" to "$WORK/out1.out" "$S" merge -o "$WORK/out.json" "$WORK/r1.json" "$WORK/r2.json"
+cp "$WORK/out.json" "$WORK/out.saved"
+(
+    trap '' XFSZ
+    ulimit -f 1
+    exec "$S" merge -o "$WORK/out.json" "$WORK"/r?.json
+) >"$WORK/full.out" 2>&1
+check "a write that fails: exit 1" test $? = 1
+check "  ... saying why" grep -q "cannot write .*out.json" "$WORK/full.out"
+check "  ... the previous output whole" cmp -s "$WORK/out.json" "$WORK/out.saved"
+check "  ... and no temporary file" test -z "$(ls "$WORK" | grep '^out\.json\.')"
+
+# A window that is not its run's: refused at once, never rows by the billion.
+python3 - "$WORK" <<'PY'
+import json, sys
+w = sys.argv[1]
+def edit(name, **kw):
+    r = json.load(open(w + "/r2.json"))
+    r["id"] = name
+    for k, v in kw.items():
+        if v is None: del r[k]
+        else: r[k] = v
+    json.dump(r, open("%s/%s.json" % (w, name), "w"))
+edit("wide", start_time=0, end_time=1e9)
+r = json.load(open(w + "/r2.json"))
+edit("wide2", start_time=r["end_time"] - 2e6, elapsed_s=2e6, interval_s=0.25)
+edit("tiny", interval_s=1e-300)
+edit("schema0", schema_version=0)
+edit("schema_neg", schema_version=-1)
+edit("schema_str", schema_version="1")
+edit("schema_none", schema_version=None)
+PY
+bad_fast() {
+    local what=$1 word=$2
+    shift 2
+    rm -f "$WORK/bad.json"
+    timeout 20 "$S" merge -o "$WORK/bad.json" "$@" >"$WORK/bad.out" 2>&1
+    local st=$?
+    check "refused, $what: exit 2 (in 20 s)" test $st = 2
+    check "  ... saying \"$word\"" grep -q "$word" "$WORK/bad.out"
+    check "  ... and no output file" test ! -e "$WORK/bad.json"
+}
+bad_fast "a window of 1e9 s" "wide.json.*not the window" "$WORK/wide.json"
+bad_fast "a window of 2e6 s at 0.25 s" "wide2.json: " "$WORK/wide2.json"
+bad_fast "interval_s 1e-300" "tiny.json: interval_s" "$WORK/tiny.json"
+for v in 0 _neg _str _none; do
+    bad_fast "schema_version$v" "schema$v.json: .*schema_version" "$WORK/r1.json" "$WORK/schema$v.json"
+done
+
+# Reading is linear in the text: a 5 MB result (a long label before
+# everything, and a failures object of 3000 kinds) merges well within the
+# bound; each lookup checking the whole text again took minutes.
+python3 - "$WORK" <<'PY'
+import json, sys
+w = sys.argv[1]
+r = json.load(open(w + "/r2.json"))
+r["id"] = "big"
+r["failures"].update(("kind%d" % i, 1) for i in range(3000))
+big = {"label": "x" * (5 << 20)}
+big.update(r)
+json.dump(big, open(w + "/big.json", "w"))
+PY
+timeout 20 "$S" merge --no-summary -o "$WORK/big-merged.json" "$WORK/r1.json" "$WORK/big.json" \
+    >"$WORK/big.out" 2>&1
+check "a 5 MB result merges within 20 s" test $? = 0
+check "  ... its 3000 kinds of failure in the merge" test "$(python3 -c '
+import json, sys
+m = json.load(open(sys.argv[1]))
+print(sum(1 for k in m["failures"] if k.startswith("kind")))' "$WORK/big-merged.json")" = 3000
 
 finish

@@ -582,6 +582,54 @@ START_TEST(test_keys)
 }
 END_TEST
 
+/* A walk over an object's members: keys as json_read_key() gives them, values as spans. */
+START_TEST(test_members)
+{
+    static const char text[] = "{\"a\": 1, \"b\\u00e9\" : [1, {\"x\": 2}] ,\"long key\": \"s\", "
+                               "\"n\\u0000\": null, \"o\": {\"p\": {}}}";
+    struct json_members it;
+    char key[8];
+    size_t off, len;
+
+    ck_assert_int_eq(json_members_begin(&it, text, NULL), 0);
+    ck_assert_int_eq(json_members_next(&it, key, sizeof(key), &off, &len), 1);
+    ck_assert_str_eq(key, "a");
+    ck_assert_int_eq(len, 1);
+    ck_assert_int_eq(text[off], '1');
+    ck_assert_int_eq(json_members_next(&it, key, sizeof(key), &off, &len), 1);
+    ck_assert_str_eq(key, "b\xc3\xa9");
+    ck_assert_int_eq(strncmp(text + off, "[1, {\"x\": 2}]", len), 0);
+    ck_assert_int_eq(len, strlen("[1, {\"x\": 2}]"));
+    /* cut: its start, and 0, never taken for a key "long ke" */
+    ck_assert_int_eq(json_members_next(&it, key, sizeof(key), &off, &len), 0);
+    ck_assert_str_eq(key, "long ke");
+    ck_assert_int_eq(json_members_next(&it, key, sizeof(key), &off, &len), 0);
+    ck_assert_str_eq(key, "");
+    ck_assert_int_eq(strncmp(text + off, "null", len), 0);
+    ck_assert_int_eq(json_members_next(&it, key, sizeof(key), &off, &len), 1);
+    ck_assert_str_eq(key, "o");
+    ck_assert_int_eq(json_members_next(&it, key, sizeof(key), &off, &len), -1);
+    ck_assert_str_eq(key, "");
+    ck_assert_int_eq(json_members_next(&it, key, sizeof(key), &off, &len), -1);
+
+    /* nested, empty */
+    ck_assert_int_eq(json_members_begin(&it, text, "o"), 0);
+    ck_assert_int_eq(json_members_next(&it, key, sizeof(key), &off, &len), 1);
+    ck_assert_str_eq(key, "p");
+    ck_assert_int_eq(json_members_next(&it, key, sizeof(key), &off, &len), -1);
+    ck_assert_int_eq(json_members_begin(&it, text, "o.p"), 0);
+    ck_assert_int_eq(json_members_next(&it, key, sizeof(key), &off, &len), -1);
+
+    /* not an object, missing, or a text not whole: no walk at all */
+    ck_assert_int_eq(json_members_begin(&it, text, "a"), -1);
+    ck_assert_int_eq(json_members_next(&it, key, sizeof(key), &off, &len), -1);
+    ck_assert_int_eq(json_members_begin(&it, text, "none"), -1);
+    ck_assert_int_eq(json_members_begin(&it, "{\"a\": 1, \"b\": ", NULL), -1);
+    ck_assert_int_eq(json_members_begin(&it, "{\"a\": 1} x", NULL), -1);
+    ck_assert_int_eq(json_members_begin(&it, NULL, NULL), -1);
+}
+END_TEST
+
 static Suite *json_read_suite(void)
 {
     Suite *s = suite_create("json_read");
@@ -603,6 +651,7 @@ static Suite *json_read_suite(void)
     tcase_add_test(tc, test_number_rows);
     tcase_add_test(tc, test_table);
     tcase_add_test(tc, test_keys);
+    tcase_add_test(tc, test_members);
     suite_add_tcase(s, tc);
 
     tcase_add_test(tm, test_malformed);

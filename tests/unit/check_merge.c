@@ -26,6 +26,7 @@ struct spec {
     const char *stage2; /* a second stage's name ("connect"), or NULL */
     uint64_t refused;   /* failures_by_code "450@rcpt" */
     int no_start;
+    double elapsed; /* elapsed_s when not 0, else end - start */
 };
 
 static char *result_text(const struct spec *s)
@@ -43,6 +44,7 @@ static char *result_text(const struct spec *s)
     json_meta_write_with(w, &run, &host, 0);
     json_string(w, "id", s->id);
     json_string(w, "target", "192.0.2.1:25");
+    json_double(w, "elapsed_s", s->elapsed != 0 ? s->elapsed : s->end - s->start);
     if (!s->no_start) {
         json_time(w, "start_time", s->start);
         json_time(w, "end_time", s->end);
@@ -118,6 +120,30 @@ static int add(struct merge *m, const struct spec *s, const char *name, char *er
     int rc = merge_add(m, text, name, err, len);
 
     free(text);
+    return rc;
+}
+
+/* text with the first from made to (malloc'd); from must be there. */
+static char *edit(const char *text, const char *from, const char *to)
+{
+    const char *at = strstr(text, from);
+    size_t n = strlen(text) + strlen(to) + 1;
+    char *out = xmalloc(n);
+
+    ck_assert_msg(at != NULL, "no %s", from);
+    snprintf(out, n, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+    return out;
+}
+
+/* merge_add() of text as name to a new merge: 0, or -1 with the reason in err. */
+static int add_alone(const char *text, const char *name, char *err, size_t len)
+{
+    struct merge m;
+    int rc;
+
+    merge_init(&m);
+    rc = merge_add(&m, text, name, err, len);
+    merge_free(&m);
     return rc;
 }
 
@@ -306,20 +332,28 @@ START_TEST(test_timeline_on_the_wall_clock)
 }
 END_TEST
 
+/* A run of one message from 100 s to 110 s, its latency in h. */
+static struct spec one_message(const char *id, const struct histogram *h)
+{
+    struct spec s = {.program = "smtp-source",
+                     .id = id,
+                     .start = 100,
+                     .end = 110,
+                     .interval = 1,
+                     .attempted = 1,
+                     .delivered = 1,
+                     .txn = h};
+
+    return s;
+}
+
 /* What must be refused, and a word the message must have. */
 START_TEST(test_refused)
 {
     struct histogram h;
     struct merge m;
     char err[512], *text, *bits;
-    const struct spec ok = {.program = "smtp-source",
-                            .id = "a",
-                            .start = 100,
-                            .end = 110,
-                            .interval = 1,
-                            .attempted = 1,
-                            .delivered = 1,
-                            .txn = &h};
+    const struct spec ok = one_message("a", &h);
     struct spec s;
 
     histogram_init(&h);
@@ -430,10 +464,162 @@ START_TEST(test_refused)
 }
 END_TEST
 
+/* schema_version: a whole number from 1 to JSON_SCHEMA_VERSION, or the result is refused. */
+START_TEST(test_schema_version)
+{
+    static const char *const bad[] = {"0", "-1", "\"1\"", "1.5", "null", "2", "1e300"};
+    struct histogram h;
+    const struct spec ok = {
+        .program = "smtp-source", .start = 100, .end = 102, .interval = 1, .txn = &h};
+    char err[512], *text, *edited, value[32];
+
+    histogram_init(&h);
+    text = result_text(&ok);
+    ck_assert_msg(add_alone(text, "ok.json", err, sizeof(err)) == 0, "%s", err);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        snprintf(value, sizeof(value), "\"schema_version\": %s", bad[i]);
+        edited = edit(text, "\"schema_version\": 1", value);
+        ck_assert_int_eq(add_alone(edited, "v.json", err, sizeof(err)), -1);
+        ck_assert_msg(strstr(err, "v.json: ") && strstr(err, "schema_version"), "%s: %s", bad[i],
+                      err);
+        free(edited);
+    }
+    edited = edit(text, "\"schema_version\"", "\"schema\"");
+    ck_assert_int_eq(add_alone(edited, "none.json", err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, "none.json: no schema_version"), "%s", err);
+    free(edited);
+    free(text);
+}
+END_TEST
+
+/* A window that is not its run's, or an interval no smtp-source writes. */
+START_TEST(test_window_bounded)
+{
+    static const struct {
+        const char *from[2], *to[2], *want;
+    } bad[] = {
+        /* a window of a billion seconds: elapsed_s says otherwise (and a billion rows) */
+        {{"\"start_time\": 100.000000", "\"end_time\": 110.000000"},
+         {"\"start_time\": 0", "\"end_time\": 1e9"},
+         "not the window"},
+        /* a rows' worth of one (1e5 s) with elapsed_s to match: the timeline's ten rows do not */
+        {{"\"end_time\": 110.000000", "\"elapsed_s\": 10"},
+         {"\"end_time\": 100100", "\"elapsed_s\": 1e5"},
+         "timeline of"},
+        /* an interval out of smtp-source's range */
+        {{"\"interval_s\": 1,", NULL}, {"\"interval_s\": 1e-300,", NULL}, "interval_s"},
+        {{"\"interval_s\": 1,", NULL}, {"\"interval_s\": 7200,", NULL}, "interval_s"},
+    };
+    struct histogram h;
+    struct spec s = {.program = "smtp-source", .start = 100, .end = 110, .interval = 1, .txn = &h};
+    char err[512], *text, *edited;
+
+    histogram_init(&h);
+    /* elapsed_s that is not end_time - start_time */
+    s.elapsed = 5;
+    text = result_text(&s);
+    ck_assert_int_eq(add_alone(text, "e.json", err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, "e.json") && strstr(err, "elapsed_s"), "%s", err);
+    free(text);
+    s.elapsed = 0;
+    text = result_text(&s);
+    ck_assert_msg(add_alone(text, "ok.json", err, sizeof(err)) == 0, "%s", err);
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        char *once = edit(text, bad[i].from[0], bad[i].to[0]);
+
+        edited = bad[i].from[1] ? edit(once, bad[i].from[1], bad[i].to[1]) : xstrdup(once);
+        ck_assert_int_eq(add_alone(edited, "w.json", err, sizeof(err)), -1);
+        ck_assert_msg(strstr(err, "w.json: ") && strstr(err, bad[i].want), "%zu: %s", i, err);
+        free(edited);
+        free(once);
+    }
+    /* a row placed far beyond the window is put in the last one, not converted out of range */
+    edited = edit(text, "\"t\": 9,", "\"t\": 1e300,");
+    {
+        struct merge m;
+
+        merge_init(&m);
+        ck_assert_msg(merge_add(&m, edited, "far.json", err, sizeof(err)) == 0, "%s", err);
+        ck_assert_int_eq(merge_finish(&m, err, sizeof(err)), 0);
+        ck_assert_uint_eq(m.timeline.n, 10);
+        merge_free(&m);
+    }
+    free(edited);
+    free(text);
+}
+END_TEST
+
+/* The same run twice without --id: its host, date, command line and window are what tell. */
+START_TEST(test_same_run_twice)
+{
+    struct histogram h;
+    struct spec s = one_message(NULL, &h);
+    struct merge m;
+    char err[512], *text;
+
+    histogram_init(&h);
+    histogram_record(&h, 1000);
+    merge_init(&m);
+    ck_assert_msg(add(&m, &s, "a.json", err, sizeof(err)) == 0, "%s", err);
+    ck_assert_int_eq(add(&m, &s, "b.json", err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, "b.json: the same run as a.json"), "%s", err);
+    /* another window: another run, though all else is alike */
+    s.start = 100.5;
+    ck_assert_msg(add(&m, &s, "c.json", err, sizeof(err)) == 0, "%s", err);
+    /* another host */
+    s.start = 100;
+    text = result_text(&s);
+    {
+        char *other = edit(text, "\"name\": \"h\"", "\"name\": \"h2\"");
+
+        ck_assert_msg(merge_add(&m, other, "d.json", err, sizeof(err)) == 0, "%s", err);
+        free(other);
+    }
+    free(text);
+    ck_assert_uint_eq(m.n, 3);
+    ck_assert_uint_eq(m.delivered, 3);
+    merge_free(&m);
+}
+END_TEST
+
+/* Counts objects: a key twice, or more kinds than MERGE_COUNTS_MAX, are refused. */
+START_TEST(test_counts_refused)
+{
+    struct histogram h;
+    const struct spec s = {
+        .program = "smtp-source", .start = 100, .end = 102, .interval = 1, .txn = &h};
+    char err[512], *text, *edited, *many;
+    size_t n = (MERGE_COUNTS_MAX + 1) * 24, used = 0;
+
+    histogram_init(&h);
+    text = result_text(&s);
+    edited = edit(text, "\"failures\": {", "\"failures\": {\"x\": 1, \"x\": 2, ");
+    ck_assert_int_eq(add_alone(edited, "d.json", err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, "d.json: failures: \"x\" twice"), "%s", err);
+    free(edited);
+    edited = edit(text, "\"failures\": {", "\"failures\": {\"x\": \"1\", ");
+    ck_assert_int_eq(add_alone(edited, "s.json", err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, "s.json: failures: \"x\" is not a count"), "%s", err);
+    free(edited);
+    many = xmalloc(n);
+    used = (size_t)snprintf(many, n, "\"failures\": {");
+    for (int i = 0; i < MERGE_COUNTS_MAX + 1; i++)
+        used += (size_t)snprintf(many + used, n - used, "\"e%d\": 0, ", i);
+    edited = edit(text, "\"failures\": {", many);
+    ck_assert_int_eq(add_alone(edited, "m.json", err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, "m.json: failures: more than"), "%s", err);
+    free(edited);
+    free(many);
+    free(text);
+}
+END_TEST
+
 int main(void)
 {
-    const TTest *const tests[] = {test_histograms_exact, test_counts_and_window,
-                                  test_timeline_on_the_wall_clock, test_refused, NULL};
+    const TTest *const tests[] = {
+        test_histograms_exact, test_counts_and_window, test_timeline_on_the_wall_clock,
+        test_refused,          test_schema_version,    test_window_bounded,
+        test_same_run_twice,   test_counts_refused,    NULL};
 
     return check_run_tests("merge", tests);
 }
