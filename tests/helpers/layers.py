@@ -51,8 +51,8 @@ TABLE = {
     "spoolsim/drive": (("spoolsim", "spoolsim/postmark", "spoolsim/relay", SPOOL, REPORT, UTIL), ()),
     "spoolsim/plot": (("spoolsim", REPORT, UTIL), ()),
     "spoolsim/merge": (("spoolsim", REPORT, UTIL), ()),
-    # libfuse3 for spoolsim-recorder alone
-    "spoolsim/crash": (("spoolsim", UTIL), ("fuse",)),
+    # spoolsim/drive for the children and the message logs; libfuse3 for spoolsim-recorder alone
+    "spoolsim/crash": (("spoolsim", "spoolsim/drive", SPOOL, REPORT, UTIL), ("fuse",)),
 }
 # The tests see everything they test.
 _EVERYTHING = tuple(TABLE)
