@@ -458,7 +458,8 @@ static void run_load(struct crash *c)
 {
     struct crash_options *o = c->o;
     char spool[PATH_MAX + 8], portfile[PATH_MAX], json[PATH_MAX], hop[64], log[PATH_MAX];
-    char sessions[16], rcpts[16], amount[32], target[64];
+    char target[64];
+    struct drive_load_text load;
     char *argv[48];
     int n, sink_port, relay_port;
 
@@ -483,33 +484,18 @@ static void run_load(struct crash *c)
         drive_show_errors(&c->d, "relay", "relay");
         fail(c, NULL, "spoolsim relay did not start");
     }
-    snprintf(sessions, sizeof(sessions), "%u", o->common.sessions);
-    snprintf(rcpts, sizeof(rcpts), "%u", o->common.rcpts);
     snprintf(target, sizeof(target), "127.0.0.1:%d", relay_port);
     drive_path(&c->d, "source.log", log);
     n = 0;
     argv[n++] = c->source_path;
-    argv[n++] = "-s";
-    argv[n++] = sessions;
-    argv[n++] = "-r";
-    argv[n++] = rcpts;
-    argv[n++] = "--size";
-    argv[n++] = (char *)o->common.size;
-    if (o->common.messages) {
-        snprintf(amount, sizeof(amount), "%llu", (unsigned long long)o->common.messages);
-        argv[n++] = "-m";
-    } else {
-        snprintf(amount, sizeof(amount), "%.3fs", o->common.duration);
-        argv[n++] = "--duration";
-    }
-    argv[n++] = amount;
+    n += drive_source_load_args(argv + n, &o->common, &load);
     argv[n++] = "--ignore-failures";
     argv[n++] = "--msg-log";
     argv[n++] = log;
     argv[n++] = target;
     argv[n] = NULL;
-    notice(c, "load: %s for %s on %s -o %s", o->profile, o->common.messages ? amount : amount,
-           o->type, o->mount_opts[0] ? o->mount_opts : "(none)");
+    notice(c, "load: %s, %s %s, on %s -o %s", o->profile, o->common.messages ? "-m" : "for",
+           load.amount, o->type, o->mount_opts[0] ? o->mount_opts : "(none)");
     o->t_load = clock_now_ns();
     if (drive_spawn(&c->d, &c->source, "source", argv) != 0)
         fail(c, NULL, "smtp-source did not start");
