@@ -2,7 +2,8 @@
 # install-deps.sh - apt-install what spoolsim needs on Debian (12 or later).
 #
 #   scripts/install-deps.sh            the build: compilers, autotools,
-#                                      pkg-config, libevent, OpenSSL, Check
+#                                      pkg-config, libevent, OpenSSL, Check,
+#                                      libfuse3 (spoolsim-recorder) and fuse3
 #   scripts/install-deps.sh --test     the build, and the test tools that are
 #                                      not mail systems: swaks (with the Perl
 #                                      TLS modules its STARTTLS needs),
@@ -22,7 +23,8 @@
 # is there. Needs root or sudo only when something is missing.
 set -eu
 
-BUILD_PACKAGES="build-essential autoconf automake pkg-config libevent-dev libssl-dev check"
+BUILD_PACKAGES="build-essential autoconf automake pkg-config libevent-dev libssl-dev check
+                libfuse3-dev fuse3"
 TEST_PACKAGES="swaks libnet-ssleay-perl libio-socket-ssl-perl postmark
                python3 openssl procps strace e2fsprogs iproute2"
 

@@ -110,10 +110,11 @@ static void log_message(struct sink_session *s, uint64_t id)
 
     sink_text_message_id(s->header, s->header_len, message_id, sizeof(message_id));
     fprintf(s->server->msg_log,
-            "id=%08llX size=%llu sum=%016llx rcpts=%u message-id=%s from=%s client=%s\n",
+            "id=%08llX size=%llu sum=%016llx rcpts=%u message-id=%s mono_ns=%llu from=%s "
+            "client=%s\n",
             (unsigned long long)id, (unsigned long long)s->msg_bytes,
             (unsigned long long)s->checksum, s->rcpt_count, message_id,
-            s->mail_args ? s->mail_args : "", s->conn.peer);
+            (unsigned long long)clock_now_ns(), s->mail_args ? s->mail_args : "", s->conn.peer);
 }
 
 void sink_message_finish(void *arg)

@@ -132,9 +132,11 @@ static void message_done(struct source_session *s)
     st->recipients += s->rcpt_ok;
     record(s, PHASE_TXN, s->start_ns);
     if (s->ctx->msg_log)
-        fprintf(s->ctx->msg_log, "id=%s size=%llu sum=%016llx rcpts=%u message-id=%s\n",
+        fprintf(s->ctx->msg_log,
+                "id=%s size=%llu sum=%016llx rcpts=%u message-id=%s mono_ns=%llu\n",
                 s->queue_id[0] ? s->queue_id : "-", (unsigned long long)s->content_len,
-                (unsigned long long)s->checksum, s->rcpt_ok, s->msgid);
+                (unsigned long long)s->checksum, s->rcpt_ok, s->msgid,
+                (unsigned long long)clock_now_ns());
 }
 
 /* ------------------------------------------------------------- connection */

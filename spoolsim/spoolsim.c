@@ -28,6 +28,7 @@ static const struct {
     {"plot", spoolsim_plot,
      "pictures of results: timelines, latency percentiles, A/B bars, sweeps"},
     {"merge", spoolsim_merge, "smtp-source results of several load hosts as one, exactly"},
+    {"crash", spoolsim_crash, "what a power cut loses: the spool's crash points on a real fs"},
 };
 
 static void usage(FILE *fp)

@@ -18,6 +18,7 @@ int spoolsim_raw(int argc, char **argv);
 int spoolsim_calibrate(int argc, char **argv);
 int spoolsim_plot(int argc, char **argv);
 int spoolsim_merge(int argc, char **argv);
+int spoolsim_crash(int argc, char **argv);
 
 /*
  * companion.c: where spoolsim finds itself and the programs and scripts it

@@ -485,7 +485,8 @@ static void start_relay(struct bench *b, int sink_port, int *port)
 static void start_source(struct bench *b, int relay_port)
 {
     const struct bench_options *o = b->opts;
-    char json[PATH_MAX], log[PATH_MAX], target[64], sessions[16], rcpts[16], amount[32];
+    char json[PATH_MAX], log[PATH_MAX], target[64];
+    struct drive_load_text load;
     char threads[16];
     char *argv[40];
     int n = 0;
@@ -494,8 +495,6 @@ static void start_source(struct bench *b, int relay_port)
     drive_path(&b->d, "source.log", log);
     snprintf(target, sizeof(target), "%s:%d",
              b->client.made ? b->client.plan.addr_host : "127.0.0.1", relay_port);
-    snprintf(sessions, sizeof(sessions), "%u", o->common.sessions);
-    snprintf(rcpts, sizeof(rcpts), "%u", o->common.rcpts);
     if (b->client.made) {
         /* ip netns exec execs the source: the PID bench waits for is the source's */
         argv[n++] = (char *)b->client.plan.ip;
@@ -504,23 +503,10 @@ static void start_source(struct bench *b, int relay_port)
         argv[n++] = b->client.plan.ns;
     }
     argv[n++] = b->source_path;
-    argv[n++] = "-s";
-    argv[n++] = sessions;
+    n += drive_source_load_args(argv + n, &o->common, &load);
     snprintf(threads, sizeof(threads), "%u", o->harness_threads);
     argv[n++] = "--threads";
     argv[n++] = threads;
-    argv[n++] = "-r";
-    argv[n++] = rcpts;
-    argv[n++] = "--size";
-    argv[n++] = (char *)o->common.size;
-    if (o->common.messages) {
-        snprintf(amount, sizeof(amount), "%llu", (unsigned long long)o->common.messages);
-        argv[n++] = "-m";
-    } else {
-        snprintf(amount, sizeof(amount), "%.3fs", o->common.duration);
-        argv[n++] = "--duration";
-    }
-    argv[n++] = amount;
     if (o->reuse)
         argv[n++] = "-d";
     if (o->rate) {

@@ -322,3 +322,26 @@ _Noreturn void drive_give_up(struct drive *d, struct drive_child *const children
     }
     msg_fatal("%s did not start", what);
 }
+
+int drive_source_load_args(char *argv[], const struct optgroup_values *v, struct drive_load_text *t)
+{
+    int n = 0;
+
+    snprintf(t->sessions, sizeof(t->sessions), "%u", v->sessions);
+    snprintf(t->rcpts, sizeof(t->rcpts), "%u", v->rcpts);
+    argv[n++] = "-s";
+    argv[n++] = t->sessions;
+    argv[n++] = "-r";
+    argv[n++] = t->rcpts;
+    argv[n++] = "--size";
+    argv[n++] = (char *)v->size;
+    if (v->messages) {
+        snprintf(t->amount, sizeof(t->amount), "%llu", (unsigned long long)v->messages);
+        argv[n++] = "-m";
+    } else {
+        snprintf(t->amount, sizeof(t->amount), "%.3fs", v->duration);
+        argv[n++] = "--duration";
+    }
+    argv[n++] = t->amount;
+    return n;
+}

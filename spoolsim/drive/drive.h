@@ -33,6 +33,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "optgroup.h"
+
 #define DRIVE_SHORT_PATH 2048 /* room to append names to these and stay within PATH_MAX */
 
 struct drive_child {
@@ -121,6 +123,19 @@ int drive_start_sink(const struct drive *d, struct drive_child *c, const char *s
 #define DRIVE_RELAY_ARGS 16
 int drive_relay_args(char *argv[], const struct drive *d, const char *portfile, const char *spool,
                      const char *next_hop, const char *json);
+
+/*
+ * The load of an smtp-source command line from the shared workload
+ * options (optgroup.h): -s N -r N --size DIST, then -m N or --duration
+ * Ns, into argv; their numbers are written in t, which must outlive
+ * argv. The count of arguments put there, DRIVE_LOAD_ARGS at most.
+ */
+#define DRIVE_LOAD_ARGS 8
+struct drive_load_text {
+    char sessions[16], rcpts[16], amount[32];
+};
+int drive_source_load_args(char *argv[], const struct optgroup_values *v,
+                           struct drive_load_text *t);
 
 /* Stop the n children (NULL entries skipped), then remove the work directory. */
 void drive_abandon(struct drive *d, struct drive_child *const children[], size_t n);

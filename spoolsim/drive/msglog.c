@@ -75,7 +75,7 @@ static int field_is(const char *key, size_t key_len, const char *name)
 int msglog_parse_line(const char *line, struct msglog_entry *e)
 {
     struct msglog_entry tmp;
-    int have_size = 0, have_sum = 0, have_id = 0, have_qid = 0;
+    int have_size = 0, have_sum = 0, have_id = 0, have_qid = 0, have_mono = 0;
     const char *p = line, *end = line + strlen(line);
 
     if (end > line && end[-1] == '\n')
@@ -108,6 +108,9 @@ int msglog_parse_line(const char *line, struct msglog_entry *e)
         } else if (field_is(tok, key_len, "message-id")) {
             if (have_id++ ||
                 parse_message_id(eq + 1, val_len, tmp.message_id, sizeof(tmp.message_id)) < 0)
+                return -1;
+        } else if (field_is(tok, key_len, "mono_ns")) {
+            if (have_mono++ || parse_dec(eq + 1, val_len, &tmp.mono_ns) < 0)
                 return -1;
         } else if (field_is(tok, key_len, "id") && !have_qid++) {
             /* Informational only, so a long one is cut rather than refused. */

@@ -17,7 +17,10 @@
  *               programs write when a message has none, and which would
  *               match every other message without one), and if it starts
  *               with '<' it ends with '>' (so a line cut inside it is bad).
- * Each may appear once. id= is optional and cut to fit queue_id. Fields
+ * Each may appear once. id= is optional and cut to fit queue_id. So is
+ * mono_ns= (decimal, once): the CLOCK_MONOTONIC time in nanoseconds when
+ * smtp-source read the final reply or smtp-sink sent it, 0 when absent
+ * (spoolsim crash compares it with a block-write log's times). Fields
  * without '=' and unknown keys are ignored. A Message-ID holding a space
  * cannot be logged unambiguously: it is read only up to the space, so
  * "<a b>" makes the line bad (it looks cut).
@@ -33,6 +36,7 @@ struct msglog_entry {
     uint64_t size;
     uint64_t sum;
     char queue_id[64]; /* the id= field, "" if there was none */
+    uint64_t mono_ns;  /* the mono_ns= field, 0 if there was none */
 };
 
 /* Parse one line (with or without its "\n" or "\r\n"); 0, or -1 (e untouched) if it is bad. */

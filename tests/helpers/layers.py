@@ -29,7 +29,7 @@ LIBS = (SPOOL, NET, SMTP, REPORT, UTIL)
 
 # System header families that only some folders may use. Any other system
 # header (libc, POSIX, <linux/...>) is allowed everywhere.
-RESTRICTED = ("event2", "openssl", "check")
+RESTRICTED = ("event2", "openssl", "check", "fuse")
 EVENT_TLS = ("event2", "openssl")
 
 # folder: (the folders it may include from, besides itself; the restricted
@@ -51,6 +51,8 @@ TABLE = {
     "spoolsim/drive": (("spoolsim", "spoolsim/postmark", "spoolsim/relay", SPOOL, REPORT, UTIL), ()),
     "spoolsim/plot": (("spoolsim", REPORT, UTIL), ()),
     "spoolsim/merge": (("spoolsim", REPORT, UTIL), ()),
+    # spoolsim/drive for the children and the message logs; libfuse3 for spoolsim-recorder alone
+    "spoolsim/crash": (("spoolsim", "spoolsim/drive", SPOOL, REPORT, UTIL), ("fuse",)),
 }
 # The tests see everything they test.
 _EVERYTHING = tuple(TABLE)

@@ -160,6 +160,7 @@ check_program spoolsim spoolsim/drive/ab_options.c
 check_program spoolsim spoolsim/postmark/postmark.c
 check_program spoolsim spoolsim/plot/plot.c
 check_program spoolsim spoolsim/merge/merge.c
+check_program spoolsim spoolsim/crash/crash.c
 check_groups spoolsim common/util/optgroup.c
 
 if [ "$missing" -gt 0 ]; then

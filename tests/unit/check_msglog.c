@@ -111,6 +111,23 @@ START_TEST(test_parse_missing_and_bad)
 }
 END_TEST
 
+/* mono_ns=: optional, decimal, once; lines without it read as before. */
+START_TEST(test_parse_mono_ns)
+{
+    struct msglog_entry e;
+
+    ck_assert_int_eq(msglog_parse_line(source_line, &e), 0);
+    ck_assert_uint_eq(e.mono_ns, 0);
+    ck_assert_int_eq(msglog_parse_line("size=1 sum=1 message-id=<a@b> mono_ns=123456789012", &e),
+                     0);
+    ck_assert_uint_eq(e.mono_ns, 123456789012ULL);
+    ck_assert_int_eq(msglog_parse_line("size=1 sum=1 message-id=<a@b> mono_ns=12x", &e), -1);
+    ck_assert_int_eq(msglog_parse_line("size=1 sum=1 message-id=<a@b> mono_ns=", &e), -1);
+    ck_assert_int_eq(msglog_parse_line("size=1 sum=1 message-id=<a@b> mono_ns=1 mono_ns=2", &e),
+                     -1);
+}
+END_TEST
+
 START_TEST(test_parse_huge_line)
 {
     size_t big = 1 << 20;
@@ -424,6 +441,7 @@ static Suite *msglog_suite(void)
     tcase_add_test(tp, test_parse_source_line);
     tcase_add_test(tp, test_parse_sink_line);
     tcase_add_test(tp, test_parse_variants);
+    tcase_add_test(tp, test_parse_mono_ns);
     tcase_add_test(tp, test_parse_missing_and_bad);
     tcase_add_test(tp, test_parse_huge_line);
     suite_add_tcase(s, tp);

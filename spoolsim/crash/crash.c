@@ -1,0 +1,677 @@
+/*
+ * crash - `spoolsim crash': what a power cut loses, on a real filesystem.
+ *
+ * It makes an image of the filesystem type and mount options asked for
+ * (or those of --like DIR), serves it through spoolsim-recorder and a loop
+ * device with direct I/O, mounts it, and runs `spoolsim relay' on a spool
+ * there under smtp-source's load, with smtp-sink as the next hop; both log
+ * every message with its CLOCK_MONOTONIC time, the recorder's clock. Then
+ * it takes the stack apart and checks crash points in the recorder's log
+ * (crash_plan.h: every flush, and random cuts with a random subset of the
+ * writes not yet flushed): the crash image, the filesystem's repair, the
+ * relay's restart (crash_point.h), and what the cut cost in acknowledged
+ * mail (crash_tally.h). One verdict line, and JSON.
+ *
+ * It works only on images it made, in its own work directory, and it is
+ * root's: loop devices, mounts and FUSE. What it set up is taken apart in
+ * the reverse order on every way out, SIGINT and SIGTERM included: the
+ * load's children, the mount, the loop device, the recorder (by unmounting
+ * its FUSE mount), then the work directory, which is never removed while
+ * anything is still mounted in it.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "blklog.h"
+#include "clock.h"
+#include "crash.h"
+#include "crash_opts.h"
+#include "crash_plan.h"
+#include "crash_point.h"
+#include "crash_report.h"
+#include "crash_sys.h"
+#include "crash_tally.h"
+#include "drive.h"
+#include "fileutil.h"
+#include "fsinfo.h"
+#include "interrupt.h"
+#include "json_meta.h"
+#include "msg.h"
+#include "msglog.h"
+#include "optarg.h"
+#include "optgroup.h"
+#include "profile.h"
+#include "progress.h"
+#include "progress_out.h"
+#include "spoolsim.h"
+#include "workload.h"
+
+#define interrupted (interrupt_signal() != 0)
+
+struct crash {
+    struct crash_options *o;
+    struct drive d;
+    char recorder_path[PATH_MAX], sink_path[PATH_MAX], source_path[PATH_MAX];
+    char base[PATH_MAX], served[PATH_MAX], log[PATH_MAX], fuse_dir[PATH_MAX], mnt[PATH_MAX];
+    char loop[64];
+    int mounted, fuse_up;
+    struct drive_child recorder, sink, relay, source;
+    struct progress_out progress;
+    struct crash_checker checker;
+};
+
+static void usage(FILE *fp, const struct optgroup *g)
+{
+    fprintf(fp,
+            "Usage: spoolsim crash [options]\n"
+            "\n"
+            "What a power cut loses: the relay's spool on an image of a real filesystem,\n"
+            "every block write and flush recorded under load, then N crash points checked\n"
+            "(every flush, and random cuts with a random subset of the unflushed writes):\n"
+            "the filesystem's repair, the relay's restart, and the acknowledged messages\n"
+            "lost. Root only (FUSE, loop devices, mounts); works on images it makes.\n"
+            "\n"
+            "Options:\n"
+            "  -t, --type TYPE       the filesystem: %s (ext4)\n"
+            "  -o, --options OPTS    its mount options, as mount -o takes them\n"
+            "  --like DIR            the type and the durability options of DIR's mount\n"
+            "  --image-size SIZE     the image (the type's default: 128M for ext*)\n"
+            "  -n, --points N        crash points to check (200)\n"
+            "  --seed N              the crash points' seed (1)\n"
+            "  --profile NAME        the relay's spool profile: postfix or null (postfix)\n"
+            "  --sync POLICY         the relay's fsync, fdatasync or none (the profile's)\n"
+            "  --hop-delay TIME      the sink holds each reply to the data so long, so that\n"
+            "                        messages wait in the queue (50ms)\n"
+            "  --work-dir DIR        where the images and logs go ($TMPDIR or /tmp)\n",
+            crash_fs_names());
+    optgroup_help(fp, g, OPTGROUP_WORKLOAD, 21);
+    optgroup_help(
+        fp, g, OPTGROUP_JSON | OPTGROUP_KEEP | OPTGROUP_PROGRESS | OPTGROUP_QUIET | OPTGROUP_HELP,
+        21);
+    fprintf(fp, "\n"
+                "Exit status: 0 durable, 1 acknowledged mail lost (or a failure), 2 bad input.\n"
+                "SIGINT or SIGTERM takes everything apart and removes the images; 130 or 143.\n");
+}
+
+enum {
+    OPT_LIKE = 256,
+    OPT_IMAGE_SIZE,
+    OPT_SEED,
+    OPT_PROFILE,
+    OPT_SYNC,
+    OPT_HOP_DELAY,
+    OPT_WORK_DIR,
+};
+
+static void parse_options(struct crash_options *o, int argc, char **argv)
+{
+    static const struct option long_options[] = {
+        {"type", required_argument, NULL, 't'},
+        {"options", required_argument, NULL, 'o'},
+        {"like", required_argument, NULL, OPT_LIKE},
+        {"image-size", required_argument, NULL, OPT_IMAGE_SIZE},
+        {"points", required_argument, NULL, 'n'},
+        {"seed", required_argument, NULL, OPT_SEED},
+        {"profile", required_argument, NULL, OPT_PROFILE},
+        {"sync", required_argument, NULL, OPT_SYNC},
+        {"hop-delay", required_argument, NULL, OPT_HOP_DELAY},
+        {"work-dir", required_argument, NULL, OPT_WORK_DIR},
+        {NULL, 0, NULL, 0},
+    };
+    struct optgroup g;
+    const char *type = NULL, *given_opts = NULL;
+    int ch;
+
+    memset(o, 0, sizeof(*o));
+    optgroup_init(&g, &o->common,
+                  OPTGROUP_NO_OPERANDS | OPTGROUP_WORKLOAD | OPTGROUP_JSON | OPTGROUP_KEEP |
+                      OPTGROUP_PROGRESS | OPTGROUP_QUIET | OPTGROUP_HELP,
+                  "t:o:n:", long_options, "spoolsim crash", usage);
+    o->common.duration = 3;
+    o->common.sessions = 4;
+    o->points = 200;
+    o->seed = 1;
+    o->profile = "postfix";
+    o->hop_delay = "0.05";
+    while ((ch = optgroup_getopt(&g, argc, argv)) != -1) {
+        switch (ch) {
+        case 't':
+            type = optarg;
+            break;
+        case 'o':
+            given_opts = optarg;
+            break;
+        case OPT_LIKE:
+            o->like = optarg;
+            break;
+        case OPT_IMAGE_SIZE:
+            o->image_size = optarg_size(optarg, "--image-size", 1);
+            break;
+        case 'n':
+            o->points = (unsigned)optarg_count(optarg, "--points", 1, 100000);
+            break;
+        case OPT_SEED:
+            o->seed = optarg_count(optarg, "--seed", 0, UINT64_MAX);
+            break;
+        case OPT_PROFILE:
+            if (profile_find(optarg) == NULL)
+                msg_usage("unknown --profile \"%s\" (see spoolsim raw --list)", optarg);
+            o->profile = optarg;
+            break;
+        case OPT_SYNC:
+            if (strcmp(optarg, "fsync") && strcmp(optarg, "fdatasync") && strcmp(optarg, "none"))
+                msg_usage("bad --sync \"%s\" (fsync, fdatasync or none)", optarg);
+            o->sync = optarg;
+            break;
+        case OPT_HOP_DELAY:
+            if (optarg_seconds(optarg, "--hop-delay") > 10)
+                msg_usage("--hop-delay %s: more than 10 s would keep the load from the queue",
+                          optarg);
+            o->hop_delay = optarg;
+            break;
+        case OPT_WORK_DIR:
+            o->work_parent = optarg;
+            break;
+        default:
+            msg_panic("option %d not handled", ch);
+        }
+    }
+    optgroup_end(&g);
+    if (strcmp(o->profile, "postfix") != 0 && strcmp(o->profile, "null") != 0)
+        msg_usage("--profile %s: the relay keeps that profile's messages in memory and recovers "
+                  "nothing from its files after a restart, so a crash test would measure that, not "
+                  "the filesystem: postfix or null",
+                  o->profile);
+    if (o->like) {
+        struct fsinfo fs;
+
+        if (access(o->like, F_OK) != 0 || fsinfo_lookup(o->like, &fs) != 0)
+            msg_usage("--like %s: no mount of it in /proc/self/mountinfo", o->like);
+        if (type && strcmp(type, fs.fstype) != 0)
+            msg_usage("-t %s and --like %s (%s) disagree", type, o->like, fs.fstype);
+        snprintf(o->type, sizeof(o->type), "%s", fs.fstype);
+        crash_opts_like(fs.options, o->mount_opts, sizeof(o->mount_opts), o->dropped,
+                        sizeof(o->dropped));
+    } else {
+        snprintf(o->type, sizeof(o->type), "%s", type ? type : "ext4");
+    }
+    if (given_opts) {
+        size_t have = strlen(o->mount_opts);
+
+        if (have + 1 + strlen(given_opts) >= sizeof(o->mount_opts))
+            msg_usage("-o %s: too long", given_opts);
+        snprintf(o->mount_opts + have, sizeof(o->mount_opts) - have, "%s%s", have ? "," : "",
+                 given_opts);
+    }
+}
+
+/* ------------------------------------------------ what the machine lacks */
+
+static void need_program(const char *name, const char *why)
+{
+    char path[PATH_MAX];
+
+    if (crash_which(name, path, sizeof(path)) != 0)
+        msg_usage("no %s on this machine (%s)", name, why);
+}
+
+static int kernel_has(const char *type)
+{
+    char *text = file_read_all("/proc/filesystems", NULL), *line, *save = NULL;
+    int found = 0;
+
+    if (text == NULL)
+        return 0;
+    for (line = strtok_r(text, "\n", &save); line && !found; line = strtok_r(NULL, "\n", &save)) {
+        char *name = strrchr(line, '\t');
+
+        found = strcmp(name ? name + 1 : line, type) == 0;
+    }
+    free(text);
+    return found;
+}
+
+/* Everything that can be known before any work: exit 2 naming what is missing. */
+static void preflight(struct crash *c)
+{
+    struct crash_options *o = c->o;
+    const char *parent = o->work_parent ? o->work_parent : tmp_dir();
+    struct statvfs vfs;
+
+    if (geteuid() != 0)
+        msg_usage("needs root: it makes loop devices, FUSE and filesystem mounts");
+    o->fs = crash_fs_find(o->type);
+    if (o->fs == NULL)
+        msg_usage("filesystem type \"%s\": spoolsim crash makes %s", o->type, crash_fs_names());
+    if (!kernel_has(o->type))
+        msg_usage("this kernel has no %s (not in /proc/filesystems)", o->type);
+    if (access("/dev/fuse", R_OK | W_OK) != 0)
+        msg_usage("no /dev/fuse: the recorder needs FUSE");
+    if (access("/dev/loop-control", F_OK) != 0)
+        msg_usage("no loop devices (/dev/loop-control)");
+#ifndef HAVE_FUSE3
+    msg_usage("built without libfuse3, so there is no spoolsim-recorder (Debian: libfuse3-dev, "
+              "then configure and make again)");
+#endif
+    need_program(o->fs->mkfs, "to make the image");
+    need_program(o->fs->repair, "to repair crash images");
+    need_program("losetup", "loop devices");
+    need_program("mount", "mounts");
+    need_program("umount", "mounts");
+    if (o->image_size == 0)
+        o->image_size = o->fs->default_size;
+    if (o->image_size < o->fs->min_size)
+        msg_usage("--image-size: %s needs at least %llu MiB", o->type,
+                  (unsigned long long)(o->fs->min_size >> 20));
+    if (o->image_size > (64ULL << 30))
+        msg_usage("--image-size: at most 64 GiB (a crash image is copied at every point)");
+    if (statvfs(parent, &vfs) != 0)
+        msg_usage("--work-dir %s: %s", parent, strerror(errno));
+    if ((uint64_t)vfs.f_bavail * vfs.f_frsize < 3 * o->image_size)
+        msg_usage("%s has %llu MiB free: the images need 3 x %llu MiB and more for the log", parent,
+                  (unsigned long long)((uint64_t)vfs.f_bavail * vfs.f_frsize >> 20),
+                  (unsigned long long)(o->image_size >> 20));
+    spoolsim_find_program(c->d.self, "spoolsim-recorder", "SPOOLSIM_RECORDER", c->recorder_path,
+                          sizeof(c->recorder_path));
+    spoolsim_find_program(c->d.self, "smtp-sink", "SPOOLSIM_SMTP_SINK", c->sink_path,
+                          sizeof(c->sink_path));
+    spoolsim_find_program(c->d.self, "smtp-source", "SPOOLSIM_SMTP_SOURCE", c->source_path,
+                          sizeof(c->source_path));
+}
+
+/* ------------------------------------------------------------ the stack */
+
+static void notice(const struct crash *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void notice(const struct crash *c, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (c->o->common.quiet)
+        return;
+    progress_out_clear(&c->progress);
+    va_start(ap, fmt);
+    fprintf(stderr, "spoolsim crash: ");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n");
+    va_end(ap);
+}
+
+/* Take apart what is up, children first; 0 if nothing is left mounted. */
+static int take_down(struct crash *c)
+{
+    drive_stop(&c->source);
+    drive_stop(&c->relay);
+    drive_stop(&c->sink);
+    crash_point_teardown(&c->checker);
+    if (c->mounted && crash_umount(&c->d, c->mnt) == 0)
+        c->mounted = 0;
+    if (c->loop[0] && !c->mounted && crash_loop_detach(&c->d, c->loop) == 0)
+        c->loop[0] = '\0';
+    if (c->fuse_up && !c->loop[0] && crash_umount(&c->d, c->fuse_dir) == 0)
+        c->fuse_up = 0;
+    if (!c->fuse_up)
+        drive_reap(&c->recorder); /* it ends when its mount goes */
+    if (c->mounted || c->loop[0] || c->fuse_up || c->checker.mounted || c->checker.loop[0]) {
+        msg_warn("could not take everything apart: %s%s%s%s left as it is",
+                 c->mounted ? c->mnt : "", c->loop[0] ? c->loop : "", c->fuse_up ? c->fuse_dir : "",
+                 c->checker.mounted ? c->checker.mnt : "");
+        return -1;
+    }
+    return 0;
+}
+
+static _Noreturn void finish_now(struct crash *c, int status)
+{
+    progress_out_clear(&c->progress);
+    if (take_down(c) == 0) {
+        if (c->o->common.keep)
+            fprintf(stderr, "spoolsim crash: kept %s\n", c->d.work);
+        drive_remove_work(&c->d);
+    } else {
+        msg_warn("the work directory %s stays: something is still mounted in it", c->d.work);
+    }
+    if (interrupted) {
+        interrupt_print_partial(stderr);
+        exit(interrupt_exit_status());
+    }
+    exit(status);
+}
+
+static _Noreturn void fail(struct crash *c, const char *name, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* A step failed: say what (and what the program NAME said), take down, exit 1. */
+static _Noreturn void fail(struct crash *c, const char *name, const char *fmt, ...)
+{
+    char said[256] = "";
+    char text[512];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    if (name)
+        crash_cmd_said(&c->d, name, said, sizeof(said));
+    if (!interrupted)
+        msg_warn("%s%s%s", text, said[0] ? ": " : "", said);
+    finish_now(c, 1);
+}
+
+static void make_image(struct crash *c)
+{
+    struct crash_options *o = c->o;
+    char *mkfs[] = {(char *)o->fs->mkfs, o->fs->how == CRASH_REPAIR_E2FSCK ? "-F" : "-f", "-q",
+                    c->base, NULL};
+    char said[256];
+    int fd;
+
+    fd = open(c->base, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 || ftruncate(fd, (off_t)o->image_size) != 0 || close(fd) != 0)
+        fail(c, NULL, "cannot make %s: %s", c->base, strerror(errno));
+    if (crash_cmd(&c->d, "mkfs", mkfs) != 0)
+        fail(c, "mkfs", "%s did not make the image", o->fs->mkfs);
+    /* the options are tried once on the plain image: the kernel is the judge */
+    if (crash_loop_attach(&c->d, c->base, 0, c->loop, sizeof(c->loop)) != 0)
+        fail(c, "losetup", "no loop device for the image");
+    if (crash_mount(&c->d, c->loop, c->mnt, o->type, o->mount_opts) != 0) {
+        crash_cmd_said(&c->d, "mount", said, sizeof(said));
+        crash_loop_detach(&c->d, c->loop);
+        c->loop[0] = '\0';
+        take_down(c);
+        drive_remove_work(&c->d);
+        msg_usage("the kernel will not mount %s with -o %s (%s)", o->type,
+                  o->mount_opts[0] ? o->mount_opts : "(none)", said);
+    }
+    c->mounted = 1;
+    if (crash_umount(&c->d, c->mnt) != 0)
+        fail(c, "umount", "cannot unmount the trial mount");
+    c->mounted = 0;
+    if (crash_loop_detach(&c->d, c->loop) != 0)
+        fail(c, "losetup-d", "cannot detach %s", c->loop);
+    c->loop[0] = '\0';
+}
+
+static void build_stack(struct crash *c)
+{
+    char *argv[] = {c->recorder_path, c->served, c->log, c->fuse_dir, NULL};
+    char err[512], image[PATH_MAX + 8];
+    struct stat sb;
+    int dio;
+
+    if (crash_copy_sparse(c->base, c->served, err, sizeof(err)) != 0)
+        fail(c, NULL, "%s", err);
+    if (drive_spawn(&c->d, &c->recorder, "recorder", argv) != 0)
+        fail(c, NULL, "spoolsim-recorder did not start");
+    c->fuse_up = 1;
+    snprintf(image, sizeof(image), "%s/image", c->fuse_dir);
+    for (int i = 0; i < 500 && stat(image, &sb) != 0; i++) {
+        if (interrupted)
+            finish_now(c, 1);
+        usleep(10000);
+    }
+    if (stat(image, &sb) != 0) {
+        drive_show_errors(&c->d, "recorder", "recorder");
+        fail(c, NULL, "spoolsim-recorder did not serve the image");
+    }
+    if (crash_loop_attach(&c->d, image, 1, c->loop, sizeof(c->loop)) != 0)
+        fail(c, "losetup", "no loop device with direct I/O on the recorder's image");
+    if ((dio = crash_loop_dio(c->loop)) != 1)
+        fail(c, NULL,
+             "%s does not do direct I/O on the recorder's image (%s): the log would not "
+             "hold every write in order",
+             c->loop, dio == 0 ? "the kernel turned it off" : "cannot tell");
+    if (crash_mount(&c->d, c->loop, c->mnt, c->o->type, c->o->mount_opts) != 0)
+        fail(c, "mount", "cannot mount the recorded image");
+    c->mounted = 1;
+}
+
+/* ------------------------------------------------------------- the load */
+
+static void show_load(void *arg)
+{
+    struct crash *c = arg;
+    struct progress_stats ps = {.label = "crash load", .eta_s = -1};
+    char text[PROGRESS_LINE_MAX];
+
+    ps.elapsed_s = (double)(clock_now_ns() - c->o->t_load) / 1e9;
+    if (!c->o->common.messages)
+        ps.eta_s = progress_eta_time(ps.elapsed_s, c->o->common.duration);
+    progress_format(&ps, text, sizeof(text));
+    progress_out_show(&c->progress, text);
+}
+
+static void run_load(struct crash *c)
+{
+    struct crash_options *o = c->o;
+    char spool[PATH_MAX + 8], portfile[PATH_MAX], json[PATH_MAX], hop[64], log[PATH_MAX];
+    char target[64];
+    struct drive_load_text load;
+    char *argv[48];
+    int n, sink_port, relay_port;
+
+    sink_port = drive_start_sink(&c->d, &c->sink, c->sink_path, "sink", "127.0.0.1:0", 0,
+                                 strcmp(o->hop_delay, "0") ? o->hop_delay : NULL);
+    if (sink_port < 0)
+        fail(c, NULL, "smtp-sink did not start");
+    snprintf(spool, sizeof(spool), "%s/spool", c->mnt);
+    drive_path(&c->d, "relay.port", portfile);
+    drive_path(&c->d, "relay.json", json);
+    snprintf(hop, sizeof(hop), "127.0.0.1:%d", sink_port);
+    n = drive_relay_args(argv, &c->d, portfile, spool, hop, json);
+    argv[n++] = "--profile";
+    argv[n++] = (char *)o->profile;
+    if (o->sync) {
+        argv[n++] = "--sync";
+        argv[n++] = (char *)o->sync;
+    }
+    argv[n] = NULL;
+    if (drive_spawn(&c->d, &c->relay, "relay", argv) != 0 ||
+        (relay_port = drive_wait_port(&c->d, &c->relay, "relay.port")) < 0) {
+        drive_show_errors(&c->d, "relay", "relay");
+        fail(c, NULL, "spoolsim relay did not start");
+    }
+    snprintf(target, sizeof(target), "127.0.0.1:%d", relay_port);
+    drive_path(&c->d, "source.log", log);
+    n = 0;
+    argv[n++] = c->source_path;
+    n += drive_source_load_args(argv + n, &o->common, &load);
+    argv[n++] = "--ignore-failures";
+    argv[n++] = "--msg-log";
+    argv[n++] = log;
+    argv[n++] = target;
+    argv[n] = NULL;
+    notice(c, "load: %s, %s %s, on %s -o %s", o->profile, o->common.messages ? "-m" : "for",
+           load.amount, o->type, o->mount_opts[0] ? o->mount_opts : "(none)");
+    o->t_load = clock_now_ns();
+    if (drive_spawn(&c->d, &c->source, "source", argv) != 0)
+        fail(c, NULL, "smtp-source did not start");
+    if (progress_out_on(&c->progress))
+        drive_reap_every(&c->source, 1.0, show_load, c);
+    else
+        drive_reap(&c->source);
+    o->load_s = (double)(clock_now_ns() - o->t_load) / 1e9;
+    progress_out_clear(&c->progress);
+    if (interrupted)
+        finish_now(c, 1);
+    if (drive_exit_status(drive_stop(&c->relay)) != 0) {
+        drive_show_errors(&c->d, "relay", "relay");
+        fail(c, NULL, "spoolsim relay failed");
+    }
+    drive_stop(&c->sink);
+    /* the rest goes down in order; the unmount's writes are in the log too */
+    if (crash_umount(&c->d, c->mnt) != 0)
+        fail(c, "umount", "cannot unmount the recorded image");
+    c->mounted = 0;
+    if (crash_loop_detach(&c->d, c->loop) != 0)
+        fail(c, "losetup-d", "cannot detach %s", c->loop);
+    c->loop[0] = '\0';
+    if (crash_umount(&c->d, c->fuse_dir) != 0)
+        fail(c, "umount", "cannot unmount the recorder");
+    c->fuse_up = 0;
+    if (drive_exit_status(drive_reap(&c->recorder)) != 0) {
+        drive_show_errors(&c->d, "recorder", "recorder");
+        fail(c, NULL, "spoolsim-recorder failed: its log is not whole");
+    }
+}
+
+/* ------------------------------------------------------------ the check */
+
+static void load_msglog(struct crash *c, const char *name, struct msglog_set *s)
+{
+    char path[PATH_MAX];
+
+    drive_path(&c->d, name, path);
+    msglog_set_init(s);
+    if (msglog_set_load(s, path) != 0)
+        fail(c, NULL, "cannot read %s: %s", path, strerror(errno));
+    for (size_t i = 0; i < s->n; i++)
+        if (s->v[i].mono_ns == 0)
+            fail(c, NULL,
+                 "%s has a message with no mono_ns= time: a smtp-sink or smtp-source "
+                 "older than this spoolsim?",
+                 path);
+}
+
+static void show_check(const struct crash *c, size_t done, size_t total, uint64_t t0)
+{
+    struct progress_stats ps = {
+        .label = "crash check", .done = done, .total = total, .count_noun = "points"};
+    char text[PROGRESS_LINE_MAX];
+
+    ps.elapsed_s = (double)(clock_now_ns() - t0) / 1e9;
+    ps.eta_s = progress_eta_count(ps.elapsed_s, done, total);
+    progress_format(&ps, text, sizeof(text));
+    progress_out_show(&c->progress, text);
+}
+
+static void check_points(struct crash *c, struct crash_report *rep)
+{
+    struct crash_options *o = c->o;
+    struct msglog_set acked, sunk;
+    struct blklog log;
+    struct crash_plan plan;
+    struct stat sb;
+    unsigned char *buf;
+    char err[512];
+    uint64_t t0 = clock_now_ns();
+    int fd;
+
+    if ((fd = open(c->log, O_RDONLY | O_CLOEXEC)) < 0 || fstat(fd, &sb) != 0)
+        fail(c, NULL, "cannot read the log %s: %s", c->log, strerror(errno));
+    buf = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    close(fd);
+    if (buf == MAP_FAILED)
+        fail(c, NULL, "cannot map the log %s: %s", c->log, strerror(errno));
+    blklog_init(&log);
+    if (blklog_parse(buf, (size_t)sb.st_size, &log, err, sizeof(err)) != 0)
+        fail(c, NULL, "the log %s: %s", c->log, err);
+    load_msglog(c, "source.log", &acked);
+    load_msglog(c, "sink.log", &sunk);
+    crash_plan_make(&log, o->points, o->seed, &plan);
+    crash_report_begin(rep, o, &log, &plan, acked.n);
+    notice(c, "recorded %zu writes and %zu flushes; checking %zu crash points", log.writes,
+           log.flushes, plan.n);
+
+    c->checker.d = &c->d;
+    c->checker.fs = o->fs;
+    c->checker.options = o->mount_opts;
+    c->checker.recover_spool = strcmp(o->profile, "postfix") == 0;
+    c->checker.spool_rel = "spool";
+    c->checker.log = &log;
+    c->checker.log_buf = buf;
+    drive_path(&c->d, "cursor.img", c->checker.cursor);
+    drive_path(&c->d, "crash.img", c->checker.image);
+    drive_path(&c->d, "crash-mnt", c->checker.mnt);
+    if (mkdir(c->checker.mnt, 0700) != 0 ||
+        crash_checker_open(&c->checker, c->base, err, sizeof(err)) != 0)
+        fail(c, NULL, "%s", err[0] ? err : strerror(errno));
+    for (size_t i = 0; i < plan.n && !interrupted; i++) {
+        struct crash_result r;
+        struct crash_tally t;
+
+        if (progress_out_on(&c->progress))
+            show_check(c, i, plan.n, t0);
+        if (crash_point_check(&c->checker, &plan.v[i], &r, err, sizeof(err)) != 0) {
+            crash_result_free(&r);
+            fail(c, NULL, "crash point %zu: %s", i + 1, err);
+        }
+        crash_tally_point(&acked, &sunk, &r.recovered, plan.v[i].t_ns, &t);
+        crash_report_add(rep, &plan.v[i], &r, &t, o->t_load);
+        crash_result_free(&r);
+    }
+    progress_out_clear(&c->progress);
+    rep->check_s = (double)(clock_now_ns() - t0) / 1e9;
+    crash_checker_close(&c->checker);
+    crash_plan_free(&plan);
+    blklog_free(&log);
+    msglog_set_free(&acked);
+    msglog_set_free(&sunk);
+    munmap(buf, (size_t)sb.st_size);
+}
+
+int spoolsim_crash(int argc, char **argv)
+{
+    struct crash_options opts;
+    struct crash c;
+    struct crash_report rep;
+    struct json_run run;
+    int status;
+
+    json_run_init(&run, "spoolsim crash", "spoolsim", argc, argv);
+    parse_options(&opts, argc, argv);
+    opts.run = &run;
+    memset(&c, 0, sizeof(c));
+    c.o = &opts;
+    c.checker.cursor_fd = -1;
+    c.d.keep = opts.common.keep;
+    drive_find_self(&c.d);
+    preflight(&c);
+    interrupt_install();
+    progress_out_init(&c.progress, stderr, opts.common.progress);
+    progress_out_hook_messages(&c.progress);
+
+    drive_make_work_dir(&c.d, opts.work_parent, "--work-dir", "crash");
+    drive_path(&c.d, "base.img", c.base);
+    drive_path(&c.d, "served.img", c.served);
+    drive_path(&c.d, "blocks.log", c.log);
+    drive_path(&c.d, "fuse", c.fuse_dir);
+    drive_path(&c.d, "mnt", c.mnt);
+    if (mkdir(c.fuse_dir, 0700) != 0 || mkdir(c.mnt, 0700) != 0)
+        fail(&c, NULL, "cannot make directories in %s: %s", c.d.work, strerror(errno));
+    notice(&c, "work directory %s", c.d.work);
+    make_image(&c);
+    if (interrupted)
+        finish_now(&c, 1);
+    build_stack(&c);
+    run_load(&c);
+    memset(&rep, 0, sizeof(rep));
+    check_points(&c, &rep);
+    if (interrupted) {
+        crash_report_free(&rep);
+        json_run_free(&run);
+        finish_now(&c, 1);
+    }
+    crash_report_print(&rep, stdout);
+    if (opts.common.json && crash_report_json(&rep, opts.common.json) != 0)
+        msg_warn("cannot write %s: %s", opts.common.json, strerror(errno));
+    status = crash_report_durable(&rep) ? 0 : 1;
+    crash_report_free(&rep);
+    json_run_free(&run);
+    if (interrupt_flush_stdout() != 0)
+        status = 1;
+    finish_now(&c, status);
+}

@@ -1,0 +1,34 @@
+/*
+ * crash - `spoolsim crash', what a power cut loses: its options, which
+ * crash.c parses and the report (crash_report.h) prints.
+ */
+#ifndef SPOOLSIM_CRASH_H
+#define SPOOLSIM_CRASH_H
+
+#include <stdint.h>
+
+#include "crash_opts.h"
+#include "optgroup.h"
+
+struct json_run;
+
+struct crash_options {
+    struct optgroup_values common;
+    char type[64];
+    char mount_opts[512];
+    char dropped[512]; /* --like: the options not carried over */
+    const char *like;
+    const struct crash_fs *fs;
+    uint64_t image_size;
+    unsigned points;
+    uint64_t seed;
+    const char *profile;
+    const char *sync; /* NULL: the profile's own */
+    const char *hop_delay;
+    const char *work_parent;
+    const struct json_run *run;
+    uint64_t t_load; /* when the load began (CLOCK_MONOTONIC) */
+    double load_s;
+};
+
+#endif

@@ -1,0 +1,61 @@
+/*
+ * crash_plan - which crash points spoolsim crash checks in a block-write
+ * log, and what the disk holds at each (no I/O).
+ *
+ * The crash model: a disk that honours flushes, whose writes not yet
+ * flushed may each have reached the medium or not, in any subset, and
+ * that tears no sector (a write is there whole or not at all).
+ *
+ * A point is a cut after log record `end' - 1. Every write before
+ * `barrier' (one past the last flush before the cut, 0 with none) is on
+ * the disk; each write from `barrier' to the cut is there or not as the
+ * point's own seed decides, independently, one chance in two. Two kinds:
+ *
+ * - a flush point: the cut right after a flush record (barrier == end):
+ *   exactly what the filesystem had made durable, nothing more;
+ * - a random point: the cut after a randomly drawn write, with a random
+ *   subset of the unflushed writes before it.
+ *
+ * Its time is that of the record it cuts after: a message is owed at the
+ * point when its 250 came before that time.
+ *
+ * crash_plan_make() picks at most `n' points from a seed, the same points
+ * for the same log, n and seed: every flush when there are at most n / 2
+ * (else n / 2 of them spread evenly over the log, the last included),
+ * and random points for the rest, drawn only where there are writes to
+ * draw. The points come sorted by barrier, then end, so that a replayer
+ * can keep one image rolled forward from point to point.
+ */
+#ifndef SPOOLSIM_CRASH_PLAN_H
+#define SPOOLSIM_CRASH_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "blklog.h"
+
+struct crash_point {
+    size_t end;     /* records [0, end) are before the cut */
+    size_t barrier; /* writes in [0, barrier) are all on the disk */
+    uint64_t t_ns;  /* the cut's time: the time of record end - 1 */
+    uint64_t seed;  /* decides the writes in [barrier, end) */
+    int is_flush;
+};
+
+struct crash_plan {
+    struct crash_point *v;
+    size_t n;
+    size_t flush_points, random_points;
+};
+
+void crash_plan_make(const struct blklog *log, unsigned n, uint64_t seed, struct crash_plan *out);
+void crash_plan_free(struct crash_plan *p);
+
+/* Whether write record i (i < p->end) is on the disk at point p. */
+int crash_point_has(const struct crash_point *p, size_t i);
+
+/* How many writes of [barrier, end) point p keeps, and of how many. */
+void crash_point_unflushed(const struct blklog *log, const struct crash_point *p, size_t *kept,
+                           size_t *of);
+
+#endif

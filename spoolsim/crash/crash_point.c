@@ -1,0 +1,317 @@
+/*
+ * crash_point - one power cut, checked; see crash_point.h.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "checksum.h"
+#include "crash_point.h"
+#include "crash_sys.h"
+#include "fileutil.h"
+#include "msg.h"
+#include "pf_qfile.h"
+#include "pf_spool.h"
+#include "xalloc.h"
+
+static int pwrite_all(int fd, const unsigned char *buf, uint64_t len, uint64_t off)
+{
+    while (len > 0) {
+        ssize_t n = pwrite(fd, buf, (size_t)len, (off_t)off);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return -1;
+        buf += n;
+        len -= (uint64_t)n;
+        off += (uint64_t)n;
+    }
+    return 0;
+}
+
+static int apply(const struct crash_checker *c, int fd, size_t i)
+{
+    const struct blklog_rec *r = &c->log->v[i];
+
+    return r->type != BLKLOG_WRITE ? 0 : pwrite_all(fd, c->log_buf + r->data, r->length, r->offset);
+}
+
+int crash_checker_open(struct crash_checker *c, const char *base, char *err, size_t errlen)
+{
+    if (crash_copy_sparse(base, c->cursor, err, errlen) != 0)
+        return -1;
+    c->cursor_fd = open(c->cursor, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if (c->cursor_fd < 0)
+        return msg_set_error(err, errlen, "cannot open %s: %s", c->cursor, strerror(errno));
+    c->cursor_at = 0;
+    return 0;
+}
+
+void crash_checker_close(struct crash_checker *c)
+{
+    crash_point_teardown(c);
+    if (c->cursor_fd >= 0)
+        close(c->cursor_fd);
+    c->cursor_fd = -1;
+}
+
+void crash_point_teardown(struct crash_checker *c)
+{
+    if (c->mounted && crash_umount(c->d, c->mnt) == 0)
+        c->mounted = 0;
+    if (c->loop[0] && !c->mounted && crash_loop_detach(c->d, c->loop) == 0)
+        c->loop[0] = '\0';
+}
+
+void crash_result_free(struct crash_result *r)
+{
+    msglog_set_free(&r->recovered);
+}
+
+/* ------------------------------------------------------------ the image */
+
+static int build_image(struct crash_checker *c, const struct crash_point *p, char *err,
+                       size_t errlen)
+{
+    int fd;
+
+    for (; c->cursor_at < p->barrier; c->cursor_at++)
+        if (apply(c, c->cursor_fd, c->cursor_at) != 0)
+            return msg_set_error(err, errlen, "cannot write %s: %s", c->cursor, strerror(errno));
+    if (crash_copy_sparse(c->cursor, c->image, err, errlen) != 0)
+        return -1;
+    if ((fd = open(c->image, O_RDWR | O_CLOEXEC | O_NOFOLLOW)) < 0)
+        return msg_set_error(err, errlen, "cannot open %s: %s", c->image, strerror(errno));
+    for (size_t i = p->barrier; i < p->end; i++) {
+        if (crash_point_has(p, i) && apply(c, fd, i) != 0) {
+            close(fd);
+            return msg_set_error(err, errlen, "cannot write %s: %s", c->image, strerror(errno));
+        }
+    }
+    return close(fd) == 0
+               ? 0
+               : msg_set_error(err, errlen, "cannot write %s: %s", c->image, strerror(errno));
+}
+
+/* --------------------------------------------------------- the repair */
+
+static int mount_image(struct crash_checker *c, const char *opts)
+{
+    if (crash_loop_attach(c->d, c->image, 0, c->loop, sizeof(c->loop)) != 0)
+        return -1;
+    if (crash_mount(c->d, c->loop, c->mnt, c->fs->type, opts) != 0) {
+        crash_loop_detach(c->d, c->loop);
+        c->loop[0] = '\0';
+        return -1;
+    }
+    c->mounted = 1;
+    return 0;
+}
+
+/*
+ * e2fsck's exit status: 0 clean, 1 errors corrected, 2 corrected and a
+ * reboot wanted, 4 left uncorrected, 8 and up its own trouble. A journal
+ * replayed is 1 as well, and so are the free counts ext4 leaves stale
+ * (e2fsprogs 1.47): what it fixed is read from its output instead.
+ */
+static void repair_e2fsck(struct crash_checker *c, struct crash_result *r)
+{
+    char *argv[] = {"e2fsck", "-f", "-y", c->image, NULL};
+    int rc = crash_cmd(c->d, "repair", argv);
+    char path[PATH_MAX];
+    char *out;
+
+    drive_path(c->d, "repair.out", path);
+    out = file_read_all(path, NULL);
+    r->repaired = rc > 0 && (rc & 3) != 0 && (out == NULL || crash_e2fsck_fixes(out) > 0);
+    free(out);
+    r->repair_failed = rc < 0 || (rc & ~3) != 0;
+    if (r->repair_failed)
+        crash_cmd_said(c->d, "repair", r->note, sizeof(r->note));
+}
+
+static void repair_xfs(struct crash_checker *c, struct crash_result *r)
+{
+    char *zero_log[] = {"xfs_repair", "-L", c->image, NULL};
+    char *look[] = {"xfs_repair", "-n", c->image, NULL};
+    char *fix[] = {"xfs_repair", c->image, NULL};
+    int rc;
+
+    if (mount_image(c, c->options) == 0) {
+        crash_point_teardown(c); /* the log is replayed */
+    } else {
+        r->repaired = 1;
+        if (crash_cmd(c->d, "repair", zero_log) != 0)
+            r->repair_failed = 1;
+    }
+    if ((rc = crash_cmd(c->d, "repair-look", look)) != 0) {
+        r->repaired = 1;
+        if (rc < 0 || crash_cmd(c->d, "repair", fix) != 0) {
+            r->repair_failed = 1;
+            crash_cmd_said(c->d, "repair", r->note, sizeof(r->note));
+        }
+    }
+}
+
+static void repair_btrfs(struct crash_checker *c, struct crash_result *r)
+{
+    char *argv[] = {"btrfs", "check", "--readonly", c->image, NULL};
+
+    if (crash_cmd(c->d, "repair", argv) != 0) {
+        r->repair_failed = 1; /* found damage, and --repair is not to be trusted */
+        crash_cmd_said(c->d, "repair", r->note, sizeof(r->note));
+    }
+}
+
+/* -------------------------------------------------------- the restart */
+
+/* The Message-ID header's value in the header block of text, or "-". */
+static void header_message_id(const char *text, size_t len, char *out, size_t outlen)
+{
+    const char *line = text, *end = text + len;
+
+    snprintf(out, outlen, "-");
+    while (line < end) {
+        const char *nl = memchr(line, '\n', (size_t)(end - line));
+        const char *stop = nl ? nl : end, *v;
+
+        if (stop > line && stop[-1] == '\r')
+            stop--;
+        if (stop == line)
+            return; /* the blank line ends the header */
+        if ((size_t)(stop - line) > 11 && strncasecmp(line, "Message-ID:", 11) == 0) {
+            for (v = line + 11; v < stop && (*v == ' ' || *v == '\t');)
+                v++;
+            if (v < stop)
+                snprintf(out, outlen, "%.*s", (int)(stop - v), v);
+            return;
+        }
+        if (nl == NULL)
+            return;
+        line = nl + 1;
+    }
+}
+
+struct found_list {
+    struct found_one {
+        char id[64];
+        int deferred;
+    } * v;
+    size_t n, cap;
+};
+
+static void found(void *ctx, const char *queue, const char *id, long mtime)
+{
+    struct found_list *l = ctx;
+
+    (void)mtime;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 64;
+        l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
+    }
+    snprintf(l->v[l->n].id, sizeof(l->v[l->n].id), "%s", id);
+    l->v[l->n++].deferred = strcmp(queue, "deferred") == 0;
+}
+
+/* One queue file the relay would deliver: recovered, corrupt, or done already. */
+static void take_file(const struct pf_spool *sp, const struct found_one *f, struct crash_result *r)
+{
+    struct pf_spool_stats st;
+    struct pf_qfile_view v;
+    struct msglog_entry e;
+    char *buf = NULL, *text, why[128];
+    size_t len = 0, text_len;
+
+    memset(&st, 0, sizeof(st));
+    if (pf_spool_activate(sp, f->id, f->deferred, &st) != 0 ||
+        pf_spool_read(sp, f->id, &buf, &len, &st) != 0) {
+        r->corrupt++;
+        free(buf);
+        return;
+    }
+    if (pf_qfile_read(buf, len, &v, why, sizeof(why)) != 0) {
+        r->corrupt++;
+        free(buf);
+        return;
+    }
+    if (v.rcpt_pending > 0) {
+        memset(&e, 0, sizeof(e));
+        text = pf_qfile_content_text(buf, &v, &text_len);
+        header_message_id(text, text_len, e.message_id, sizeof(e.message_id));
+        e.size = text_len;
+        e.sum = checksum_update(CHECKSUM_INIT, text, text_len);
+        snprintf(e.queue_id, sizeof(e.queue_id), "%s", f->id);
+        msglog_set_add(&r->recovered, &e);
+        free(text);
+    }
+    pf_qfile_view_free(&v);
+    free(buf);
+}
+
+static void restart_postfix(struct crash_checker *c, struct crash_result *r)
+{
+    struct pf_spool sp;
+    struct pf_recovery rec;
+    struct found_list l = {0};
+    char dir[PATH_MAX * 2], err[512];
+
+    snprintf(dir, sizeof(dir), "%s/%s", c->mnt, c->spool_rel);
+    if (access(dir, F_OK) != 0)
+        return; /* the spool was never made durable: nothing to find */
+    memset(&sp, 0, sizeof(sp));
+    sp.hash_depth = 1;
+    if (pf_spool_open(&sp, dir, err, sizeof(err)) != 0 ||
+        pf_spool_recover(&sp, found, &l, &rec, err, sizeof(err)) != 0) {
+        snprintf(r->note, sizeof(r->note), "the relay could not open its spool: %.200s", err);
+        r->unmountable = 1;
+    } else {
+        for (size_t i = 0; i < l.n; i++)
+            take_file(&sp, &l.v[i], r);
+    }
+    if (sp.opened)
+        pf_spool_close(&sp);
+    free(l.v);
+}
+
+int crash_point_check(struct crash_checker *c, const struct crash_point *p, struct crash_result *r,
+                      char *err, size_t errlen)
+{
+    char said[200];
+
+    memset(r, 0, sizeof(*r));
+    msglog_set_init(&r->recovered);
+    crash_point_unflushed(c->log, p, &r->kept, &r->unflushed);
+    if (build_image(c, p, err, errlen) != 0)
+        return -1;
+    switch (c->fs->how) {
+    case CRASH_REPAIR_E2FSCK:
+        repair_e2fsck(c, r);
+        break;
+    case CRASH_REPAIR_XFS:
+        repair_xfs(c, r);
+        break;
+    case CRASH_REPAIR_BTRFS:
+        repair_btrfs(c, r);
+        break;
+    }
+    if (mount_image(c, c->options) != 0) {
+        r->unmountable = 1;
+        crash_cmd_said(c->d, "mount", said, sizeof(said));
+        snprintf(r->note, sizeof(r->note), "cannot mount the repaired image: %s", said);
+        return 0;
+    }
+    if (c->recover_spool)
+        restart_postfix(c, r);
+    crash_point_teardown(c);
+    if (c->mounted || c->loop[0])
+        return msg_set_error(err, errlen, "cannot take the crash image's mount apart (%s)", c->mnt);
+    return 0;
+}

@@ -1,0 +1,36 @@
+# crash_lib.sh - what the spoolsim crash tests share (sourced after lib.sh).
+
+# crash_need_machine: skip (77) unless this machine can run spoolsim crash.
+crash_need_machine() {
+    [ "$(id -u)" = 0 ] || skip "spoolsim crash needs root (loop devices, FUSE, mounts)"
+    [ -x "$top_builddir/spoolsim/crash/spoolsim-recorder" ] ||
+        skip "no spoolsim-recorder (configure found no libfuse3)"
+    [ -c /dev/fuse ] || skip "no /dev/fuse"
+    [ -e /dev/loop-control ] || skip "no loop devices"
+    command -v mkfs.ext4 >/dev/null || skip "no mkfs.ext4"
+    command -v python3 >/dev/null || skip "no python3"
+}
+
+# crash_nothing_left DIR: no mount under DIR, no loop device on a file
+# under it, no spoolsim-recorder, relay, sink or source running with it
+# in their command line, and nothing left in DIR.
+crash_nothing_left() {
+    local dir=$1 ok=0
+    if grep -q " $dir/" /proc/self/mountinfo; then
+        echo "# still mounted: $(grep " $dir/" /proc/self/mountinfo)"
+        ok=1
+    fi
+    if losetup -l -n -O BACK-FILE 2>/dev/null | grep -q "$dir/"; then
+        echo "# loop devices left: $(losetup -l -n | grep "$dir/")"
+        ok=1
+    fi
+    if pgrep -f -- "$dir/" >/dev/null; then
+        echo "# processes left: $(pgrep -a -f -- "$dir/")"
+        ok=1
+    fi
+    if [ -n "$(ls -A "$dir")" ]; then
+        echo "# files left: $(ls -A "$dir")"
+        ok=1
+    fi
+    return $ok
+}

@@ -1,0 +1,72 @@
+#!/bin/bash
+# Integration: spoolsim crash refuses what it cannot do, and an interrupt
+# takes everything apart (root, /dev/fuse, loop devices; skipped elsewhere).
+#
+# 1. Bad input exits 2 before any work, naming the problem: not root (run
+#    as nobody), no /dev/fuse (a private mount namespace with an empty
+#    /dev), a filesystem type it does not make, an image too small for the
+#    type, a mount option the kernel refuses, a profile whose messages the
+#    relay keeps in memory. Nothing is left in the work directory.
+# 2. SIGINT during the load and during the check of crash points: exit
+#    130, and no mount, loop device, process or file is left.
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
+. "$top_srcdir/tests/helpers/crash_lib.sh"
+
+crash_need_machine
+mkdir -m 0777 "$WORK/w"
+
+# bad NAME PATTERN ARGS...: exit 2, PATTERN in the message, nothing left
+bad() {
+    local name=$1 pattern=$2
+    shift 2
+    timeout 60 "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
+    local rc=$?
+    check "$name: exit 2 (got $rc)" test $rc = 2
+    check "$name: says \"$pattern\"" grep -q -- "$pattern" "$WORK/$name.err"
+    check "$name: nothing left" crash_nothing_left "$WORK/w"
+}
+C="$RELAY crash -q -d 1 -n 4 --work-dir $WORK/w"
+
+if command -v setpriv >/dev/null; then
+    bad not-root "needs root" setpriv --reuid=65534 --regid=65534 --clear-groups $C
+fi
+if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
+    bad no-fuse "no /dev/fuse" unshare -m sh -c 'mount -t tmpfs none /dev && exec "$@"' sh $C
+fi
+bad bad-type 'filesystem type "ntfs"' $C -t ntfs
+bad small-image "needs at least" $C -t ext4 --image-size 1M
+bad bad-option "will not mount ext4 with -o data=bogus" $C -t ext4 -o data=bogus
+bad memory-profile "recovers nothing" $C --profile qmail
+bad bad-points "points" $C -n 0
+
+# interrupt NAME FILE: SIGINT once FILE (a glob under the work directory) exists
+interrupt() {
+    local name=$1 file=$2 pid rc
+    timeout 300 $RELAY crash -q -d 20 -n 200 --work-dir "$WORK/w" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+    pid=$!
+    PIDS="$PIDS $pid"
+    if ! wait_until 60 sh -c "ls $WORK/w/*/$file >/dev/null 2>&1"; then
+        check "$name: reached $file" false
+        return
+    fi
+    kill -INT "$pid"
+    wait "$pid"
+    rc=$?
+    check "$name: exit 130 (got $rc)" test $rc = 130
+    check "$name: nothing left" crash_nothing_left "$WORK/w"
+}
+interrupt sigint-load source.log
+# the check phase: a load of a fraction of a second, then the points
+timeout 300 $RELAY crash -q -m 50 -n 400 --work-dir "$WORK/w" >"$WORK/sigint-check.out" 2>"$WORK/sigint-check.err" &
+pid=$!
+PIDS="$PIDS $pid"
+if wait_until 120 sh -c "ls $WORK/w/*/crash.img >/dev/null 2>&1"; then
+    kill -INT "$pid"
+    wait "$pid"
+    rc=$?
+    check "sigint-check: exit 130 (got $rc)" test $rc = 130
+    check "sigint-check: nothing left" crash_nothing_left "$WORK/w"
+else
+    check "sigint-check: reached the check" false
+fi
+finish
