@@ -4,8 +4,10 @@
 #
 # Usage: bench/fidelity.sh [-m MESSAGES] [-r REPS] [-f "FS..."] [-l "LOAD..."] [-M "MODEL..."]
 #   as root, after `make'. Postfix comes from scripts/fetch-peer.sh.
-#   FS:   tmpfs, ext4, ext4-dirsync, xfs (default: all four); each but tmpfs
-#         a fresh 2 GiB loop image made here and removed afterwards.
+#   FS:   tmpfs, ext4, ext4-dirsync, xfs (default: these four), here; each
+#         of the first four but tmpfs a fresh 2 GiB loop image made here and
+#         removed afterwards; here: a directory in $TMPDIR (or /tmp), the
+#         filesystem spoolsim bench (scripts/demo.sh) measures by default.
 #   LOAD: SESSIONSxBYTES (default: "20x15360 20x1024": the seed's load and a
 #         small one), one message per connection, as Postfix's smtp-source.
 #   MESSAGES per run (2000), REPS runs of each system per cell (3).
@@ -68,7 +70,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'echo "interrupted" >&2; exit 130' INT TERM
-TMP=$(mktemp -d /tmp/spoolsim-fidelity.XXXXXX) && chmod 755 "$TMP" || exit 1
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/spoolsim-fidelity.XXXXXX") && chmod 755 "$TMP" || exit 1
 MNT=$TMP/mnt
 mkdir -p "$MNT"
 SINK_PORT=$(free_port)
