@@ -28,7 +28,10 @@
 #   CPU us = base + per_kib * KiB + per_rcpt * (recipients - 1)
 # over the four loads, for Postfix's class and for the relay's role.
 # The model also records the CPU's reference speed (`spoolsim calibrate
-# --speed'), so that another CPU scales the costs.
+# --speed') and the machine it was measured on: its identity and what
+# system work costs there (`spoolsim calibrate --machine', measured first,
+# on a quiet machine), so that a relay elsewhere can say how far it is
+# from this one (docs/fidelity.md).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SPOOLSIM=${SPOOLSIM:-$ROOT/spoolsim/spoolsim}
@@ -77,6 +80,7 @@ trap 'echo "interrupted" >&2; exit 130' INT TERM
 
 TMP=$(mktemp -d /tmp/spoolsim-calibrate.XXXXXX) && chmod 755 "$TMP" || exit 1
 mkdir -p "$TMP/wrap" "$TMP/queue" "$TMP/spool" "$CG" || exit 1
+"$SPOOLSIM" calibrate --machine >"$TMP/machine.json" || exit 1
 mount -t tmpfs -o size=4g,mode=755 tmpfs "$TMP/queue" && mount -t tmpfs -o size=4g tmpfs "$TMP/spool" || exit 1
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
@@ -158,7 +162,7 @@ for load in $LOADS; do
 done
 
 SPEED=$("$SPOOLSIM" calibrate --speed) || exit 1
-python3 - "$TMP/points" "$OUT" "$PFI_VERSION" "$SPEED" "$(getconf CLK_TCK)" <<'EOF'
+python3 - "$TMP/points" "$OUT" "$PFI_VERSION" "$SPEED" "$(getconf CLK_TCK)" "$TMP/machine.json" <<'EOF'
 import json, sys, time, os, platform
 points, out, version, speed, hz = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), int(sys.argv[5])
 
@@ -221,6 +225,7 @@ model = {
     "measured_on": f"{cpu}, {os.cpu_count()} CPUs, Linux {platform.release()}",
     "date": time.strftime("%Y-%m-%d"),
     "reference_speed": speed,
+    "machine": json.load(open(sys.argv[6])),
     "method": "bench/calibrate-postfix.sh: cgroup cpuacct per Postfix daemon class, queue on tmpfs; "
               "loads 20x1KiB, 20x15KiB, 5x1KiB, 20x1KiB x5 recipients, one message per connection",
     "measurements": [
@@ -233,5 +238,9 @@ text = json.dumps(model, indent=2) + "\n"
 if out == "-":
     sys.stdout.write(text)
 else:
-    open(out, "w").write(text)
+    # a full disk or an interrupt must not leave half a model where the relay looks
+    with open(out + ".tmp", "w") as f:
+        f.write(text)
+    os.replace(out + ".tmp", out)
+    print(f"calibrate: wrote {out}", file=sys.stderr)
 EOF

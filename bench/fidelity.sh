@@ -2,19 +2,24 @@
 # fidelity.sh - benchmark (not a test): does spoolsim predict a real
 # Postfix's rate on a filesystem it was not calibrated on?
 #
-# Usage: bench/fidelity.sh [-m MESSAGES] [-r REPS] [-f "FS..."] [-l "LOAD..."]
+# Usage: bench/fidelity.sh [-m MESSAGES] [-r REPS] [-f "FS..."] [-l "LOAD..."] [-M "MODEL..."]
 #   as root, after `make'. Postfix comes from scripts/fetch-peer.sh.
-#   FS:   tmpfs, ext4, ext4-dirsync, xfs (default: all four); each but tmpfs
-#         a fresh 2 GiB loop image made here and removed afterwards.
+#   FS:   tmpfs, ext4, ext4-dirsync, xfs (default: these four), here; each
+#         of the first four but tmpfs a fresh 2 GiB loop image made here and
+#         removed afterwards; here: a directory in $TMPDIR (or /tmp), the
+#         filesystem spoolsim bench (scripts/demo.sh) measures by default.
 #   LOAD: SESSIONSxBYTES (default: "20x15360 20x1024": the seed's load and a
 #         small one), one message per connection, as Postfix's smtp-source.
 #   MESSAGES per run (2000), REPS runs of each system per cell (3).
+#   MODEL: what `spoolsim relay --model' takes (default: "postfix none");
+#         several compare models in one go, e.g. a model calibrated on
+#         another machine against one calibrated here.
 #
 # In every cell the same smtp-source, the same smtp-sink and the same load
 # go, alternating run by run, through
 #   actual     a private Postfix (bench/postfix-instance.sh), its queue on FS
-#   predicted  spoolsim relay --model postfix, its spool on FS
-#   bare       spoolsim relay --model none (what the spool alone allows)
+#   predicted  spoolsim relay --model MODEL, its spool on FS, for each MODEL
+#              (none: the bare relay, what the spool alone allows)
 # Rate = MESSAGES / (the time from smtp-source's start until it has exited
 # and the queue is empty), polled every 10 ms by one small process. The
 # model was calibrated on tmpfs only (spoolsim calibrate postfix): every
@@ -25,14 +30,15 @@ set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/bench/scratch-fs.sh"
 SPOOLSIM=$ROOT/spoolsim/spoolsim SRC=$ROOT/smtp-source/smtp-source SINK=$ROOT/smtp-sink/smtp-sink
-M=2000 REPS=3 FSES="tmpfs ext4 ext4-dirsync xfs" LOADS="20x15360 20x1024"
-usage() { echo "usage: $0 [-m MESSAGES] [-r REPS] [-f \"FS...\"] [-l \"SESSIONSxBYTES...\"]" >&2; exit 2; }
-while getopts m:r:f:l:h opt; do
+M=2000 REPS=3 FSES="tmpfs ext4 ext4-dirsync xfs" LOADS="20x15360 20x1024" MODELS="postfix none"
+usage() { echo "usage: $0 [-m MESSAGES] [-r REPS] [-f \"FS...\"] [-l \"SESSIONSxBYTES...\"] [-M \"MODEL...\"]" >&2; exit 2; }
+while getopts m:r:f:l:M:h opt; do
     case $opt in
     m) M=$OPTARG ;;
     r) REPS=$OPTARG ;;
     f) FSES=$OPTARG ;;
     l) LOADS=$OPTARG ;;
+    M) MODELS=$OPTARG ;;
     *) usage ;;
     esac
 done
@@ -41,6 +47,9 @@ shift $((OPTIND - 1))
 [[ $M =~ ^[1-9][0-9]*$ && $REPS =~ ^[1-9][0-9]*$ ]] || usage
 for fs in $FSES; do
     scratch_fs_known "$fs" || { echo "$0: unknown filesystem $fs" >&2; exit 2; }
+done
+for model in $MODELS; do
+    case $model in postfix | none) ;; *) [ -r "$model" ] || { echo "$0: cannot read model $model" >&2; exit 2; } ;; esac
 done
 for load in $LOADS; do [[ $load =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] || { echo "$0: bad load $load" >&2; exit 2; }; done
 [ "$(id -u)" = 0 ] || { echo "$0: must run as root (Postfix, loop mounts)" >&2; exit 2; }
@@ -61,7 +70,7 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'echo "interrupted" >&2; exit 130' INT TERM
-TMP=$(mktemp -d /tmp/spoolsim-fidelity.XXXXXX) && chmod 755 "$TMP" || exit 1
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/spoolsim-fidelity.XXXXXX") && chmod 755 "$TMP" || exit 1
 MNT=$TMP/mnt
 mkdir -p "$MNT"
 SINK_PORT=$(free_port)
@@ -102,7 +111,9 @@ relay_start() {  # MODEL: a fresh relay on $MNT/ss; sets RELAY_PID RELAY_PORT
 relay_stop() { kill "$RELAY_PID" && wait "$RELAY_PID" 2>/dev/null; RELAY_PID=; }
 
 : >"$TMP/results"
-echo "fidelity: Postfix $PFI_VERSION against spoolsim relay --model postfix; $M messages a run, $REPS runs each" >&2
+echo "fidelity: Postfix $PFI_VERSION against spoolsim relay --model $MODELS; $M messages a run, $REPS runs each" >&2
+echo "fidelity: on $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 1), $(nproc) CPUs, Linux $(uname -r)" >&2
+printf '%s\n' $MODELS >"$TMP/models"
 for fs in $FSES; do
     scratch_fs_mount "$fs" "$MNT" "$TMP/img" || { echo "$0: cannot make $fs" >&2; exit 1; }
     PORT=$(free_port)
@@ -115,23 +126,24 @@ for fs in $FSES; do
             [ "$rep" = 1 ] && timed "$PORT" "$MNT/pq" "$s" "$l" 300 >/dev/null  # warm-up
             actual=$(timed "$PORT" "$MNT/pq" "$s" "$l" "$M")
             pfi_stop
-            for model in postfix none; do
+            rates=''
+            for model in $MODELS; do
                 relay_start "$model"
                 timed "$RELAY_PORT" "$MNT/ss" "$s" "$l" 300 >/dev/null  # warm-up
-                rate=$(timed "$RELAY_PORT" "$MNT/ss" "$s" "$l" "$M")
+                rates="$rates $(timed "$RELAY_PORT" "$MNT/ss" "$s" "$l" "$M")"
                 relay_stop
-                [ "$model" = postfix ] && predicted=$rate || bare=$rate
             done
-            echo "$fs $load $actual $predicted $bare" >>"$TMP/results"
-            echo "fidelity: $fs $load run $rep: Postfix $actual, model $predicted, bare $bare msgs/s" >&2
+            echo "$fs $load $actual$rates" >>"$TMP/results"
+            echo "fidelity: $fs $load run $rep: Postfix $actual, models ($MODELS):$rates msgs/s" >&2
         done
     done
     pfi_stop
     rm -rf "$MNT/pq" "$MNT/ss"
 done
 
-python3 - "$TMP/results" <<'EOF'
-import statistics, sys
+python3 - "$TMP/results" "$TMP/models" <<'EOF'
+import os, statistics, sys
+models = open(sys.argv[2]).read().split()
 cells = {}
 for line in open(sys.argv[1]):
     fs, load, *rates = line.split()
@@ -142,18 +154,22 @@ def med(xs):
 def span(xs):
     xs = [x for x in xs if x is not None]
     return f"{min(xs):.0f}-{max(xs):.0f}" if xs else "-"
-print(f"{'filesystem':<13} {'load':<9} {'Postfix':>16} {'model':>16} {'bare':>16} {'model/Postfix':>14} {'bare/Postfix':>13}")
+for i, m in enumerate(models):
+    print(f"model {i + 1}: {m}")
+print(f"{'filesystem':<13} {'load':<9} {'Postfix':>16} "
+      + " ".join(f"{'model ' + str(i + 1):>16}" for i in range(len(models)))
+      + " " + " ".join(f"{'m' + str(i + 1) + '/Postfix':>11}" for i in range(len(models))))
 meds = {}
 for (fs, load), runs in cells.items():
     cols = list(zip(*runs))
-    a, p, b = (med(c) for c in cols)
-    meds[(fs, load)] = (a, p, b)
-    print(f"{fs:<13} {load:<9} " + " ".join(f"{m:>6.0f} ({span(c):>9})" for m, c in zip((a, p, b), cols))
-          + f" {p / a:>14.2f} {b / a:>13.2f}")
+    m = [med(c) for c in cols]
+    meds[(fs, load)] = m
+    print(f"{fs:<13} {load:<9} " + " ".join(f"{x:>6.0f} ({span(c):>9})" for x, c in zip(m, cols))
+          + " " + " ".join(f"{x / m[0]:>11.2f}" for x in m[1:]))
 for load in sorted({l for _, l in cells}):
     if ("ext4", load) in meds and ("ext4-dirsync", load) in meds:
         d, s = meds[("ext4", load)], meds[("ext4-dirsync", load)]
-        ra, rp, rb = d[0] / s[0], d[1] / s[1], d[2] / s[2]
-        print(f"A/B {load}: ext4 default / dirsync: Postfix {ra:.2f}x, model {rp:.2f}x "
-              f"(predicted/actual {rp / ra:.2f}), bare {rb:.2f}x (bare/actual {rb / ra:.2f})")
+        r = [a / b for a, b in zip(d, s)]
+        print(f"A/B {load}: ext4 default / dirsync: Postfix {r[0]:.2f}x, "
+              + ", ".join(f"model {i + 1} {x:.2f}x (predicted/actual {x / r[0]:.2f})" for i, x in enumerate(r[1:])))
 EOF

@@ -100,20 +100,22 @@ void bench_read_reports(const struct drive *d, struct bench_results *res)
         snprintf(key, sizeof(key), "failures.%s", failure_kinds[i]);
         res->failures[i] = number(source, key);
     }
-    res->model[0] = res->bottleneck[0] = 0;
+    res->model[0] = res->model_warning[0] = res->bottleneck[0] = 0;
     if (relay && json_read_string(relay, "model", res->model, sizeof(res->model)) != 0) {
         char mta[64] = "", version[32] = "", origin[256] = "";
-        double scale = 0, us = 0;
+        double us = 0;
 
         json_read_string(relay, "model.mta", mta, sizeof(mta));
         json_read_string(relay, "model.mta_version", version, sizeof(version));
         json_read_string(relay, "model.origin", origin, sizeof(origin));
-        json_read_number(relay, "model.scale", &scale);
         json_read_number(relay, "model.mta_us_per_1kib_message", &us);
+        if (json_read_string(relay, "model.warning", res->model_warning,
+                             sizeof(res->model_warning)) != 0)
+            res->model_warning[0] = 0;
         if (mta[0])
-            snprintf(res->model, sizeof(res->model),
-                     "%s %s (%s), CPU scaled by %.2f; %.0f us per 1 KiB message", mta, version,
-                     origin, scale, us);
+            snprintf(res->model, sizeof(res->model), "%s %s (%s), %.0f us per 1 KiB message; %s",
+                     mta, version, origin, us,
+                     res->model_warning[0] ? "NOT MEASURED ON THIS MACHINE" : "this machine's");
     }
     if (relay)
         json_read_string(relay, "utilization.bottleneck", res->bottleneck, sizeof(res->bottleneck));
@@ -272,6 +274,8 @@ static void print_report(const struct bench_options *o, const char *spool,
               res->client_where);
     if (res->model[0])
         fprintf(fp, "model:      %s\n", res->model);
+    if (res->model_warning[0])
+        fprintf(fp, "WARNING:    %s\n", res->model_warning);
     fprintf(fp, "load:       %u session%s, %s, size %s, %u recipient%s, %s\n", o->common.sessions,
             o->common.sessions == 1 ? "" : "s",
             o->reuse ? "reused connections" : "a new connection per message", o->common.size,
@@ -444,6 +448,7 @@ int bench_write_json(const struct bench_options *o, const char *spool,
     json_double(&w, "fsyncs", res->fsyncs);
     json_double(&w, "fsyncs_per_s", rate(res->fsyncs, res->total_s));
     json_string(&w, "cost_model", res->model[0] ? res->model : "none");
+    json_string(&w, "cost_model_warning", res->model_warning[0] ? res->model_warning : NULL);
     json_begin_object(&w, "cpu_s"); /* each program's user + system time (wait4) */
     json_double(&w, "relay", res->cpu_relay_s);
     json_double(&w, "source", res->cpu_source_s);

@@ -34,6 +34,7 @@ struct bench_options {
     const char *qmgr;
     const char *profile;
     const char *model; /* NULL: the relay's default */
+    enum { BENCH_CALIBRATE_NEVER, BENCH_CALIBRATE_IF_NEEDED, BENCH_CALIBRATE_AGAIN } calibrate;
     const char *cleanup_threads;
     const char *relay_threads; /* the relay's --threads; NULL: its default */
     const char *concurrency;
@@ -74,10 +75,11 @@ struct bench_results {
     double cpu_relay_s, cpu_source_s, cpu_sink_s; /* each child's, from wait4() */
     /* each program's own CPU (its JSON's cpu_s; the relay's roles added), < 0: no report */
     double own_relay_s, own_source_s, own_sink_s;
-    unsigned cores;       /* the machine's, as the relay counted them */
-    double machine_busy;  /* over the relay's busy window, 0..1; < 0: unknown */
-    char model[400];      /* the relay's cost model, as its JSON names it */
-    char bottleneck[600]; /* the relay's verdict on what limited the run */
+    unsigned cores;           /* the machine's, as the relay counted them */
+    double machine_busy;      /* over the relay's busy window, 0..1; < 0: unknown */
+    char model[400];          /* the relay's cost model, as its JSON names it */
+    char model_warning[1200]; /* why its rates may not be this machine's; "" if they are */
+    char bottleneck[600];     /* the relay's verdict on what limited the run */
 };
 
 const char *bench_sync_name(const struct bench_options *o);

@@ -3,11 +3,13 @@
  *
  * `spoolsim calibrate postfix [-o FILE] [-m N]' runs a real Postfix (from
  * scripts/fetch-peer.sh, never installed) and the bare relay at the same
- * loads and writes a cost model for `spoolsim relay --model FILE'. The
+ * loads and writes a cost model: by default into this machine's place in
+ * the cache (model_cache.h), where `--model postfix' finds it. The
  * measuring is a script, bench/calibrate-postfix.sh, since it drives another
  * program's daemons and cgroups; this command finds it and runs it with this
- * spoolsim. `spoolsim calibrate --speed' prints this CPU's reference speed,
- * which a model carries so that its costs can be scaled to another CPU.
+ * spoolsim. `spoolsim calibrate --machine' prints what the model records of
+ * the machine (identity and micro-benchmarks, machine_probe.h);
+ * `--speed' only the integer loop's speed.
  */
 #include "config.h"
 
@@ -16,35 +18,111 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cpu_burn.h"
+#include "json.h"
+#include "machine_probe.h"
+#include "model_cache.h"
 #include "msg.h"
 #include "optarg.h"
+#include "relay_model.h"
 #include "spoolsim.h"
 
 #define SCRIPT "calibrate-postfix.sh"
 
 static void usage(FILE *fp)
 {
-    fprintf(fp, "Usage: spoolsim calibrate postfix [-o MODEL.json] [-m MESSAGES]\n"
-                "       spoolsim calibrate --speed\n"
+    fprintf(fp, "Usage: spoolsim calibrate postfix [--if-needed] [-o MODEL.json] [-m MESSAGES]\n"
+                "       spoolsim calibrate --machine | --speed | --cache-path\n"
                 "\n"
                 "Measures a real Postfix relay's CPU per message for each of its process\n"
                 "classes (smtpd, cleanup, qmgr, trivial-rewrite, smtp, ...), and the bare\n"
-                "relay's at the same loads, on tmpfs, and writes a cost model for\n"
-                "spoolsim relay --model FILE (standard output without -o). Needs root;\n"
+                "relay's at the same loads, on tmpfs, and writes a cost model. Without -o\n"
+                "it goes to this machine's file in the cache (see --cache-path), which\n"
+                "spoolsim relay --model postfix then uses on this machine. Needs root;\n"
                 "Postfix is fetched by scripts/fetch-peer.sh, never installed.\n"
                 "\n"
-                "  -o FILE     write the model here\n"
-                "  -m N        messages per load (2000)\n"
-                "  --speed     print this CPU's reference speed and exit\n"
+                "  --if-needed   only if --model postfix has no model measured on this\n"
+                "                machine (exit 0 at once if it has; 1 if not and not root)\n"
+                "  -o FILE       write the model here (- for standard output)\n"
+                "  -m N          messages per load (2000)\n"
+                "  --machine     print this machine's identity and what system work costs\n"
+                "                on it (the micro-benchmarks a model records), as JSON\n"
+                "  --speed       print this CPU's integer loop speed and exit\n"
+                "  --cache-path  print where this machine's model is kept and exit\n"
                 "  -h, --help, --version\n");
+}
+
+/* --machine: what a model records of the machine it was measured on. */
+static int print_machine(const char *self)
+{
+    struct cost_machine mc;
+    struct json_writer w;
+    char err[200];
+
+    machine_probe_identity(&mc);
+    if (machine_probe_costs(self, &mc.costs, err, sizeof(err)) != 0)
+        msg_fatal("cannot measure this machine: %s", err);
+    json_init(&w, stdout);
+    json_begin_object(&w, NULL);
+    json_string(&w, "cpu_model", mc.cpu_model);
+    json_int(&w, "cpus", mc.cpus);
+    json_string(&w, "kernel", mc.kernel);
+    machine_cost_json(&mc.costs, &w, "costs");
+    json_end_object(&w);
+    return json_finish(&w) == 0 ? 0 : 1;
+}
+
+static void cache_path(char *out, size_t len)
+{
+    struct cost_machine here;
+
+    machine_probe_identity(&here);
+    if (model_cache_path("postfix", &here, out, len) != 0)
+        msg_fatal("no cache directory: set SPOOLSIM_CACHE_DIR, XDG_CACHE_HOME or HOME, or use -o");
+}
+
+/* mkdir -p of the cache file's directory, owner-writable only. */
+static void make_parent(const char *path)
+{
+    char dir[PATH_MAX];
+
+    snprintf(dir, sizeof(dir), "%s", path);
+    for (char *p = dir + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = 0;
+        if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+            msg_fatal("cannot make %s: %s", dir, strerror(errno));
+        *p = '/';
+    }
+}
+
+/* --if-needed: does --model postfix lack a model measured on this machine? Says which. */
+static int needed(const char *self)
+{
+    struct relay_model *rm;
+    char err[300];
+    const char *why;
+
+    if (relay_model_open("postfix", self, &rm, err, sizeof(err)) != 0)
+        msg_fatal("%s", err);
+    why = relay_model_warning(rm);
+    if (why)
+        msg_info("%s: calibrating here first", why);
+    else
+        msg_info("the Postfix model is this machine's already (%s)", relay_model_origin(rm));
+    relay_model_free(rm);
+    return why != NULL;
 }
 
 int spoolsim_calibrate(int argc, char **argv)
 {
-    char self[PATH_MAX], script[PATH_MAX];
+    char self[PATH_MAX], script[PATH_MAX], cache[PATH_MAX];
+    char **args;
+    int has_o = 0, if_needed = 0, n = 0;
 
     if (argc < 2)
         msg_usage("which MTA? (spoolsim calibrate postfix; see --help)");
@@ -56,29 +134,66 @@ int spoolsim_calibrate(int argc, char **argv)
         printf("spoolsim calibrate %s\n", PACKAGE_VERSION);
         return 0;
     }
-    if (strcmp(argv[1], "--speed") == 0) {
+    if (strcmp(argv[1], "--speed") == 0 || strcmp(argv[1], "--machine") == 0 ||
+        strcmp(argv[1], "--cache-path") == 0) {
         if (argc > 2)
-            msg_usage("--speed takes no arguments");
-        printf("%.1f\n", cpu_burn_speed());
+            msg_usage("%s takes no arguments", argv[1]);
+        if (strcmp(argv[1], "--speed") == 0) {
+            printf("%.1f\n", cpu_burn_speed());
+            return 0;
+        }
+        spoolsim_self(self, sizeof(self));
+        if (strcmp(argv[1], "--machine") == 0)
+            return print_machine(self);
+        cache_path(cache, sizeof(cache));
+        printf("%s\n", cache);
         return 0;
     }
     if (strcmp(argv[1], "postfix") != 0)
         msg_usage("cannot calibrate \"%s\": only postfix has a calibration", argv[1]);
     /* the script writes the model at its very end: a bad -o must not cost a calibration */
     for (int i = 2; i < argc; i++) {
-        if (strcmp(argv[i], "-o") == 0 && i + 1 < argc)
-            optarg_output_file(argv[++i], "-o");
-        else if (strncmp(argv[i], "-o", 2) == 0 && argv[i][2])
-            optarg_output_file(argv[i] + 2, "-o");
+        const char *o = strcmp(argv[i], "-o") == 0 && i + 1 < argc     ? argv[++i]
+                        : strncmp(argv[i], "-o", 2) == 0 && argv[i][2] ? argv[i] + 2
+                                                                       : NULL;
+
+        if (strcmp(argv[i], "--if-needed") == 0)
+            if_needed = 1;
+        if (o == NULL)
+            continue;
+        has_o = 1;
+        if (strcmp(o, "-") != 0)
+            optarg_output_file(o, "-o");
     }
     spoolsim_self(self, sizeof(self));
+    if (if_needed && !needed(self))
+        return 0;
+    if (if_needed && geteuid() != 0) {
+        msg_warn("calibrating here needs root: the rates of --model postfix stay another "
+                 "machine's");
+        return 1;
+    }
     if (spoolsim_find_script(self, SCRIPT, "SPOOLSIM_CALIBRATE_SCRIPT", script, sizeof(script)) !=
         0)
         msg_fatal("cannot find %s next to %s or in its build tree (set SPOOLSIM_CALIBRATE_SCRIPT "
                   "to its path)",
                   SCRIPT, self);
     setenv("SPOOLSIM", self, 1);
-    argv[1] = script;
-    execv(script, argv + 1);
+    args = calloc((size_t)argc + 3, sizeof(*args));
+    if (args == NULL)
+        msg_fatal("out of memory");
+    args[n++] = script;
+    for (int i = 2; i < argc; i++)
+        if (strcmp(argv[i], "--if-needed") != 0)
+            args[n++] = argv[i];
+    if (!has_o) {
+        cache_path(cache, sizeof(cache));
+        make_parent(cache);
+        args[n++] = "-o";
+        args[n++] = cache;
+        msg_info("the model goes to %s (this machine's place in the cache)", cache);
+    }
+    args[n] = NULL;
+    execv(script, args);
     msg_fatal("cannot run %s: %s", script, strerror(errno));
 }

@@ -4,10 +4,21 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cost_model.h"
 #include "json_read.h"
+
+/* The last ", " of s, or NULL. */
+static const char *strrstr_sep(const char *s)
+{
+    const char *last = NULL;
+
+    for (const char *p = strstr(s, ", "); p; p = strstr(p + 1, ", "))
+        last = p;
+    return last;
+}
 
 static const struct {
     const char *name;
@@ -63,6 +74,53 @@ static int read_fit(const char *json, const char *prefix, struct cost_fit *f, ch
     return 0;
 }
 
+/*
+ * Models written before "machine" say it in measured_on only, as the
+ * calibration script wrote it: "CPU MODEL, N CPUs, KERNEL".
+ */
+static void machine_from_measured_on(const char *text, struct cost_machine *mc)
+{
+    const char *kernel = strrstr_sep(text), *count;
+    char head[sizeof(mc->cpu_model)];
+
+    if (kernel == NULL)
+        return;
+    snprintf(mc->kernel, sizeof(mc->kernel), "%s", kernel + 2);
+    snprintf(head, sizeof(head), "%.*s", (int)(kernel - text), text);
+    if ((count = strrstr_sep(head)) == NULL || strstr(count, " CPUs") == NULL)
+        return;
+    mc->cpus = strtol(count + 2, NULL, 10);
+    snprintf(mc->cpu_model, sizeof(mc->cpu_model), "%.*s", (int)(count - head), head);
+}
+
+static int read_machine(const char *json, struct cost_machine *mc, char *err, size_t errlen)
+{
+    double cpus, v;
+    char path[64], cpu[sizeof(mc->cpu_model)];
+
+    if (json_read_string(json, "machine.cpu_model", cpu, sizeof(cpu)) != 0)
+        return 0; /* an older model: measured_on it is */
+    memset(mc, 0, sizeof(*mc));
+    snprintf(mc->cpu_model, sizeof(mc->cpu_model), "%s", cpu);
+    json_read_string(json, "machine.kernel", mc->kernel, sizeof(mc->kernel));
+    if (json_read_number(json, "machine.cpus", &cpus) == 0 && cpus >= 0 && cpus < 1e6)
+        mc->cpus = (long)cpus;
+    mc->has_costs = 1;
+    for (int k = 0; k < MACHINE_COST_KINDS; k++) {
+        snprintf(path, sizeof(path), "machine.costs.%s", machine_cost_names[k]);
+        if (json_read_number(json, path, &v) != 0) {
+            mc->has_costs = 0; /* an identity without costs is still an identity */
+            break;
+        }
+        if (!(v > 0) || v > 1e9) {
+            snprintf(err, errlen, "%s is not a positive figure", path);
+            return -1;
+        }
+        machine_cost_set(&mc->costs, k, v);
+    }
+    return 0;
+}
+
 int cost_model_parse(const char *json, struct cost_model *m, char *err, size_t errlen)
 {
     char path[64];
@@ -75,6 +133,9 @@ int cost_model_parse(const char *json, struct cost_model *m, char *err, size_t e
     }
     json_read_string(json, "mta_version", m->mta_version, sizeof(m->mta_version));
     json_read_string(json, "measured_on", m->measured_on, sizeof(m->measured_on));
+    machine_from_measured_on(m->measured_on, &m->machine);
+    if (read_machine(json, &m->machine, err, errlen) != 0)
+        return -1;
     json_read_string(json, "date", m->date, sizeof(m->date));
     if (json_read_number(json, "reference_speed", &m->reference_speed) != 0 ||
         !(m->reference_speed > 0)) {
@@ -136,4 +197,27 @@ double cost_model_mta_us(const struct cost_model *m, uint64_t bytes, unsigned rc
     for (unsigned i = 0; i < m->stage_count; i++)
         us += cost_fit_us(&m->stages[i].mta, bytes, rcpts);
     return us;
+}
+
+int cost_machine_same(const struct cost_machine *model, const struct cost_machine *here, char *why,
+                      size_t len)
+{
+    size_t used = 0;
+
+    if (len)
+        why[0] = 0;
+    if (!model->cpu_model[0])
+        return -1;
+    if (strcmp(model->cpu_model, here->cpu_model) != 0)
+        used +=
+            (size_t)snprintf(why + used, len - used, "CPU %s here, %s there",
+                             here->cpu_model[0] ? here->cpu_model : "unknown", model->cpu_model);
+    if (used < len && model->cpus && here->cpus && model->cpus != here->cpus)
+        used += (size_t)snprintf(why + used, len - used, "%s%ld CPUs here, %ld there",
+                                 used ? "; " : "", here->cpus, model->cpus);
+    if (used < len && model->kernel[0] && strcmp(model->kernel, here->kernel) != 0)
+        used +=
+            (size_t)snprintf(why + used, len - used, "%skernel %s here, %s there", used ? "; " : "",
+                             here->kernel[0] ? here->kernel : "unknown", model->kernel);
+    return used == 0;
 }

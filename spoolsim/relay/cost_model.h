@@ -21,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "machine_cost.h"
+
 #define COST_MAX_STAGES 16
 
 /* Where a stage's CPU is spent in the relay, after Postfix's process model. */
@@ -43,10 +45,23 @@ struct cost_stage {
     struct cost_fit relay; /* the bare relay, in the same role (0 where it has none) */
 };
 
+/*
+ * The machine a model was measured on. A model's costs are that machine's:
+ * on another, its rates can be off by a factor of 3 (docs/fidelity.md).
+ */
+struct cost_machine {
+    char cpu_model[160]; /* /proc/cpuinfo's model name */
+    long cpus;           /* online CPUs; 0 if unknown */
+    char kernel[96];     /* "Linux 6.1.0-18-amd64" */
+    int has_costs;       /* costs were recorded (models before them have none) */
+    struct machine_cost costs;
+};
+
 struct cost_model {
-    char mta[32];          /* "postfix" */
-    char mta_version[32];  /* "3.7.11" */
-    char measured_on[160]; /* the CPU model and core count of the calibration host */
+    char mta[32];                /* "postfix" */
+    char mta_version[32];        /* "3.7.11" */
+    char measured_on[160];       /* the CPU model and core count of the calibration host */
+    struct cost_machine machine; /* "machine", or what measured_on says */
     char date[32];
     double reference_speed; /* cpu_burn_speed() of the calibration host */
     double scale;           /* set by the caller: reference_speed / this host's speed */
@@ -60,6 +75,15 @@ const char *cost_place_name(enum cost_place place);
 
 /* 0, or -1 with a message naming what is wrong (missing field, negative cost, ...). */
 int cost_model_parse(const char *json, struct cost_model *m, char *err, size_t errlen);
+
+/*
+ * Is `here' the machine the model was measured on: the same CPU model, CPU
+ * count and kernel? 1, or 0 and, in why, what differs ("CPU AMD EPYC here,
+ * Intel(R) Xeon(R) Processor there; kernel ..."). -1 when the model does
+ * not say where it was measured.
+ */
+int cost_machine_same(const struct cost_machine *model, const struct cost_machine *here, char *why,
+                      size_t len);
 
 /* CPU microseconds of one fit for a message of `bytes' and `rcpts' recipients. */
 double cost_fit_us(const struct cost_fit *f, uint64_t bytes, unsigned rcpts);

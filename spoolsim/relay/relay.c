@@ -240,7 +240,7 @@ int spoolsim_relay(int argc, char **argv)
     struct event *sigint, *sigterm, *sighup, *sigusr1;
     sigset_t held_signals;
     struct timeval interval;
-    char err[8192];
+    char err[8192], self[4096];
     struct stat st;
     struct endpoint_file listen_file;
     int listen_fd, lock_fd, made_spool;
@@ -293,12 +293,15 @@ int spoolsim_relay(int argc, char **argv)
                       r.profile->name);
     if (opts.model == NULL)
         opts.model = r.backend->default_model;
-    if (relay_model_open(opts.model, &r.model, err, sizeof(err)) != 0)
+    spoolsim_self(self, sizeof(self));
+    if (relay_model_open(opts.model, self, &r.model, err, sizeof(err)) != 0)
         listen_failed(&listen_file, 1, "--model %s", err);
     if (r.model && !r.backend->takes_model)
         listen_failed(&listen_file, 1,
                       "--model %s: a model is a Postfix's CPU; it goes with --profile postfix only",
                       opts.model);
+    if (relay_model_warning(r.model))
+        msg_warn("--model %s: %s", opts.model, relay_model_warning(r.model));
     /*
      * The loops and their threads before the spool: what runs out of
      * descriptors or threads (a pipe, an event base each) fails here, with

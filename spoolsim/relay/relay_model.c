@@ -12,6 +12,8 @@
 
 #include "cpu_burn.h"
 #include "fileutil.h"
+#include "machine_probe.h"
+#include "model_cache.h"
 #include "relay_model.h"
 #include "xalloc.h"
 
@@ -19,23 +21,97 @@
 
 struct relay_model {
     struct cost_model model;
-    char origin[256];  /* "built-in" or the file's path */
+    char origin[4200]; /* "built-in", "calibrated here, PATH" or the file's path */
     double here_speed; /* cpu_burn_speed() on this machine */
+    struct cost_machine here;
+    int same_machine;   /* cost_machine_same(): 1, 0, or -1 when the model does not say */
+    char warning[1200]; /* why its rates may not be this machine's; "" when they are */
     pthread_mutex_t serial[COST_MAX_STAGES];
     _Atomic uint64_t spent_ns[PLACES];
     _Atomic uint64_t messages[PLACES];
 };
 
-int relay_model_open(const char *spec, struct relay_model **out, char *err, size_t errlen)
+/*
+ * This machine's own model from the cache, if there is one that parses and
+ * was measured here: 1 (and the model in rm), else 0.
+ */
+static int open_cached(struct relay_model *rm, const char *mta)
+{
+    char path[4096], err[300], why[2];
+    char *text;
+    int ok;
+
+    if (model_cache_path(mta, &rm->here, path, sizeof(path)) != 0 ||
+        (text = file_read_all(path, NULL)) == NULL)
+        return 0;
+    /* another machine's file under this machine's name is not taken (its costs: below) */
+    ok = cost_model_parse(text, &rm->model, err, sizeof(err)) == 0 &&
+         cost_machine_same(&rm->model.machine, &rm->here, why, sizeof(why)) == 1;
+    free(text);
+    if (ok)
+        snprintf(rm->origin, sizeof(rm->origin), "calibrated on this machine, %s", path);
+    return ok;
+}
+
+/*
+ * Is the model this machine's? Its identity must be this machine's, and
+ * so must its costs: two VMs with the same CPU model name and kernel were
+ * seen to differ by a factor of 2 in Postfix's CPU per message, and by as
+ * much in process round trips (docs/fidelity.md). A model that records no
+ * costs cannot be checked, and is not taken for this machine's. Sets
+ * same_machine, and the warning that says why not and what to do.
+ */
+static void check_machine(struct relay_model *rm, const char *self)
+{
+    char why[600] = "", dir[4096] = "", costs[300] = "", err[200];
+    struct machine_cost here_costs;
+    const struct cost_machine *there = &rm->model.machine;
+    int measured = 0;
+
+    rm->same_machine = cost_machine_same(there, &rm->here, why, sizeof(why));
+    if (rm->same_machine >= 0 && there->has_costs) {
+        measured = machine_probe_costs(self, &here_costs, err, sizeof(err)) == 0;
+    }
+    if (rm->same_machine == 1) {
+        if (!there->has_costs) {
+            rm->same_machine = 0;
+            snprintf(why, sizeof(why), "it records no costs to check this machine against");
+        } else if (measured &&
+                   !machine_cost_agree(&here_costs, &there->costs, costs, sizeof(costs))) {
+            rm->same_machine = 0;
+            snprintf(why, sizeof(why),
+                     "the same CPU and kernel, but system work costs differ: here against "
+                     "there %s",
+                     costs);
+        }
+        if (rm->same_machine == 1)
+            return;
+        costs[0] = 0;
+    } else if (measured) {
+        machine_cost_compare(&here_costs, &there->costs, costs, sizeof(costs));
+    }
+    if (model_cache_dir(dir, sizeof(dir)) != 0)
+        snprintf(dir, sizeof(dir), "the cache directory");
+    snprintf(rm->warning, sizeof(rm->warning),
+             "the model was not measured on this machine (%s)%s%s: its rates can be off by a "
+             "factor of 2 to 3 here (docs/fidelity.md); calibrate here with `spoolsim calibrate "
+             "%s' (about a minute, kept in %s and used from then on)",
+             rm->same_machine < 0 ? "it does not say where it was measured" : why,
+             costs[0] ? "; system work here against there: " : "", costs, rm->model.mta, dir);
+}
+
+int relay_model_open(const char *spec, const char *self, struct relay_model **out, char *err,
+                     size_t errlen)
 {
     struct relay_model *rm;
     char *text = NULL;
     const char *json = cost_model_postfix_json;
+    int builtin = strcmp(spec, "postfix") == 0;
 
     *out = NULL;
     if (strcmp(spec, "none") == 0)
         return 0;
-    if (strcmp(spec, "postfix") != 0) {
+    if (!builtin) {
         if ((text = file_read_all(spec, NULL)) == NULL) {
             snprintf(err, errlen, "cannot read the model %s: %s", spec, strerror(errno));
             return -1;
@@ -43,24 +119,37 @@ int relay_model_open(const char *spec, struct relay_model **out, char *err, size
         json = text;
     }
     rm = xcalloc(1, sizeof(*rm));
-    if (cost_model_parse(json, &rm->model, err, errlen) != 0) {
-        char why[200];
+    machine_probe_identity(&rm->here);
+    if (!(builtin && open_cached(rm, spec))) {
+        if (cost_model_parse(json, &rm->model, err, errlen) != 0) {
+            char why[200];
 
-        snprintf(why, sizeof(why), "%s", err);
-        snprintf(err, errlen, "%s: %s", text ? spec : "the built-in model", why);
-        free(text);
-        free(rm);
-        return -1;
+            snprintf(why, sizeof(why), "%s", err);
+            snprintf(err, errlen, "%s: %s", text ? spec : "the built-in model", why);
+            free(text);
+            free(rm);
+            return -1;
+        }
+        snprintf(rm->origin, sizeof(rm->origin), "%s", builtin ? "built-in" : spec);
     }
     free(text);
-    snprintf(rm->origin, sizeof(rm->origin), "%s",
-             strcmp(spec, "postfix") == 0 ? "built-in" : spec);
+    check_machine(rm, self);
     rm->here_speed = cpu_burn_speed();
     rm->model.scale = rm->model.reference_speed / rm->here_speed;
     for (unsigned i = 0; i < rm->model.stage_count; i++)
         pthread_mutex_init(&rm->serial[i], NULL);
     *out = rm;
     return 0;
+}
+
+const char *relay_model_warning(const struct relay_model *rm)
+{
+    return rm && rm->warning[0] ? rm->warning : NULL;
+}
+
+const char *relay_model_origin(const struct relay_model *rm)
+{
+    return rm ? rm->origin : "none";
 }
 
 void relay_model_free(struct relay_model *rm)
@@ -161,10 +250,11 @@ void relay_model_describe(const struct relay_model *rm, char *buf, size_t len)
         return;
     }
     m = &rm->model;
-    snprintf(buf, len,
-             "%s %s (%s, measured on %s, %s), CPU scaled by %.2f; %.0f us per 1 KiB message",
-             m->mta, m->mta_version, rm->origin, m->measured_on[0] ? m->measured_on : "?",
-             m->date[0] ? m->date : "?", m->scale, cost_model_mta_us(m, 1024, 1));
+    snprintf(buf, len, "%s %s (%s, measured on %s, %s), %.0f us per 1 KiB message%s", m->mta,
+             m->mta_version, rm->origin, m->measured_on[0] ? m->measured_on : "?",
+             m->date[0] ? m->date : "?", cost_model_mta_us(m, 1024, 1),
+             rm->same_machine == 1 ? "; this machine"
+                                   : "; NOT THIS MACHINE: its rates may not be this machine's");
 }
 
 void relay_model_json(const struct relay_model *rm, struct json_writer *w)
@@ -185,6 +275,9 @@ void relay_model_json(const struct relay_model *rm, struct json_writer *w)
     json_double(w, "reference_speed", m->reference_speed);
     json_double(w, "this_host_speed", rm->here_speed);
     json_double(w, "scale", m->scale);
+    json_bool(w, "this_machine", rm->same_machine == 1);
+    if (rm->warning[0])
+        json_string(w, "warning", rm->warning);
     json_double(w, "mta_us_per_1kib_message", cost_model_mta_us(m, 1024, 1));
     json_begin_object(w, "spent_cpu_s");
     for (int p = 0; p < PLACES; p++)

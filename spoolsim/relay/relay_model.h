@@ -25,10 +25,25 @@
 struct relay_model;
 
 /*
- * "none" (NULL model, 0), "postfix" (the built-in model) or a model file.
- * -1 and a message for a file that cannot be read or is not a model.
+ * "none" (NULL model, 0), "postfix" (the model calibrated on this machine
+ * if the cache has one, model_cache.h; else the built-in model) or a model
+ * file. -1 and a message for a file that cannot be read or is not a model.
+ * A model measured on another machine opens, with a warning (below); `self'
+ * is this program, which the check of the machine's costs runs (see
+ * machine_probe.h).
  */
-int relay_model_open(const char *spec, struct relay_model **out, char *err, size_t errlen);
+int relay_model_open(const char *spec, const char *self, struct relay_model **out, char *err,
+                     size_t errlen);
+
+/*
+ * Why the model's rates may not be this machine's (measured elsewhere,
+ * what differs, how far this machine's costs are from the model's, how to
+ * calibrate here), or NULL when it was measured on this machine.
+ */
+const char *relay_model_warning(const struct relay_model *rm);
+
+/* Where the model came from: "built-in", "calibrated on this machine, PATH" or its file. */
+const char *relay_model_origin(const struct relay_model *rm);
 void relay_model_free(struct relay_model *rm);
 
 /* Spend the stages of `place' for a message of `bytes' bytes and `rcpts' recipients. */

@@ -4,8 +4,10 @@
 # is counted on the relay's threads' own clocks, so a loaded machine does
 # not change it); with --model none it spends only its own. A model file
 # puts a stage's CPU on the thread of its place (here: all on the queue
-# manager). Bad models and a model with another MTA's profile are usage
-# errors.
+# manager). A model measured on another machine is used with a warning
+# that names what differs; a model calibrated on this machine, in the
+# cache, is what --model postfix takes, with no warning. Bad models and a
+# model with another MTA's profile are usage errors.
 . "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 # relay_cpu NAME ARGS...: 400 messages of 1 KiB through a relay to discard,
@@ -86,6 +88,76 @@ else
         grep -Eq "^(limited by|close to) (the queue manager|CPU|the CPU limit|the limit of the queue)" \
         <<<"$verdict"
 fi
+# Which machine a model is: the built-in one says where it was measured, and a
+# model from the cache of this machine replaces it.
+"$RELAY" calibrate --machine >"$WORK/machine.json"
+check "calibrate --machine names this CPU and the costs it measured" python3 -c "
+import json, sys
+m = json.load(open(sys.argv[1]))
+c = m['costs']
+sys.exit(not (m['cpus'] >= 1 and m['kernel'] and all(c[k] > 0 for k in
+    ('burn_speed', 'syscall_ns', 'round_trip_us', 'spawn_us', 'fault_ns'))))" "$WORK/machine.json"
+cache=$("$RELAY" calibrate --cache-path)
+check "this machine's model lives in the test's cache directory ($cache)" \
+    test "${cache#"$SPOOLSIM_CACHE_DIR"/postfix-model-}" != "$cache"
+# model_with MACHINE-JSON OUT: the built-in model's figures, said to be measured on MACHINE.
+model_with() {
+    python3 - "$1" "$2" "$top_srcdir/data/postfix-model.json" <<'PY'
+import json, sys
+model = json.load(open(sys.argv[3]))
+model["machine"] = json.load(open(sys.argv[1]))
+json.dump(model, open(sys.argv[2], "w"))
+PY
+}
+python3 - "$WORK/machine.json" "$WORK/other.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["cpu_model"] = "Imaginary CPU 9000"
+m["costs"]["round_trip_us"] /= 3  # a machine where round trips were 3 times cheaper
+json.dump(m, open(sys.argv[2], "w"))
+PY
+model_with "$WORK/other.json" "$WORK/elsewhere.json"
+read -r _ _ _ _ <<<"$(relay_cpu elsewhere --model "$WORK/elsewhere.json")"
+check "a model from another machine is used with a warning naming the CPUs" \
+    grep -q "warning: --model .*elsewhere.json: the model was not measured on this machine (CPU .* here, Imaginary CPU 9000 there)" "$WORK/elsewhere.err"
+check "and how far this machine's costs are from the model's" \
+    grep -q "system work here against there: .*process round trip [0-9.]*x" "$WORK/elsewhere.err"
+check "the summary says it is not this machine's" grep -q "NOT THIS MACHINE" "$WORK/elsewhere.err"
+check "so does the JSON" python3 -c "
+import json, sys
+m = json.load(open(sys.argv[1]))['model']
+sys.exit(not (m['this_machine'] is False and 'calibrate here' in m['warning']))" "$WORK/elsewhere.json"
+mkdir -p "$SPOOLSIM_CACHE_DIR"
+model_with "$WORK/machine.json" "$cache"
+read -r _ _ _ _ <<<"$(relay_cpu cached --model postfix)"
+check "--model postfix takes this machine's model from the cache" \
+    grep -q "cost model: postfix 3.* (calibrated on this machine, $cache" "$WORK/cached.err"
+check "without a warning" sh -c "! grep -q 'warning: --model' '$WORK/cached.err'"
+check "and the JSON says it is this machine's" python3 -c "
+import json, sys
+m = json.load(open(sys.argv[1]))['model']
+sys.exit(not (m['this_machine'] is True and 'warning' not in m))" "$WORK/cached.json"
+check "calibrate --if-needed has nothing to do then" \
+    sh -c "'$RELAY' calibrate postfix --if-needed 2>'$WORK/ifneeded.err'"
+check "and says why" grep -q "is this machine's already" "$WORK/ifneeded.err"
+# The same file under this machine's name but measured elsewhere is not taken.
+model_with "$WORK/other.json" "$cache"
+read -r _ _ _ _ <<<"$(relay_cpu stale --model postfix)"
+check "a cached model of another machine is not taken for this one's" \
+    grep -q "cost model: postfix 3.* (built-in" "$WORK/stale.err"
+# The same CPU and kernel, but round trips 3 times cheaper: another machine all the same.
+python3 - "$WORK/machine.json" "$WORK/twin.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["costs"]["round_trip_us"] /= 3
+json.dump(m, open(sys.argv[2], "w"))
+PY
+model_with "$WORK/twin.json" "$cache"
+read -r _ _ _ _ <<<"$(relay_cpu twin --model postfix)"
+check "a twin machine whose costs differ is not this one" \
+    grep -q "the same CPU and kernel, but system work costs differ: here against there process round trip" "$WORK/twin.err"
+rm -f "$cache"
+
 check "a missing model file is a usage error" \
     sh -c "'$RELAY' relay --spool '$WORK/x' --model '$WORK/nothing.json' 2>'$WORK/e1'; test \$? = 2"
 check "naming the file" grep -q "nothing.json" "$WORK/e1"

@@ -10,6 +10,8 @@
 
 #include "check_main.h"
 #include "cost_model.h"
+#include "machine_cost.h"
+#include "model_cache.h"
 
 #define FIT(a, b, c) "{\"base_us\": " #a ", \"per_kib_us\": " #b ", \"per_rcpt_us\": " #c "}"
 #define STAGE(name, mta, relay) "{\"name\": \"" name "\", \"mta\": " mta ", \"relay\": " relay "}"
@@ -116,6 +118,168 @@ START_TEST(test_builtin)
 }
 END_TEST
 
+/* A model from before "machine": where it was measured is read from measured_on. */
+START_TEST(test_machine_from_measured_on)
+{
+    struct cost_model m;
+    char err[200], json[1024];
+
+    snprintf(json, sizeof(json),
+             "{\"mta\": \"postfix\", \"reference_speed\": 400, \"measured_on\": \"Intel(R) "
+             "Xeon(R) Processor, 2 CPUs, Linux 6.18.44-fc-v657\", \"stages\": [%s]}",
+             STAGE("smtpd", FIT(400, 4, 100), FIT(50, 2, 10)));
+    ck_assert_int_eq(cost_model_parse(json, &m, err, sizeof(err)), 0);
+    ck_assert_str_eq(m.machine.cpu_model, "Intel(R) Xeon(R) Processor");
+    ck_assert_int_eq(m.machine.cpus, 2);
+    ck_assert_str_eq(m.machine.kernel, "Linux 6.18.44-fc-v657");
+    ck_assert_int_eq(m.machine.has_costs, 0);
+    /* a CPU name with commas of its own keeps them */
+    snprintf(json, sizeof(json),
+             "{\"mta\": \"postfix\", \"reference_speed\": 400, \"measured_on\": \"Acme, Inc. "
+             "X1, 64 CPUs, Linux 6.1\", \"stages\": [%s]}",
+             STAGE("smtpd", FIT(400, 4, 100), FIT(50, 2, 10)));
+    ck_assert_int_eq(cost_model_parse(json, &m, err, sizeof(err)), 0);
+    ck_assert_str_eq(m.machine.cpu_model, "Acme, Inc. X1");
+    ck_assert_int_eq(m.machine.cpus, 64);
+    /* nothing to read: no identity, and then no machine is called the same */
+    ck_assert_int_eq(cost_model_parse(two_stages, &m, err, sizeof(err)), 0);
+    ck_assert_str_eq(m.machine.cpu_model, "");
+    ck_assert_int_eq(cost_machine_same(&m.machine, &m.machine, err, sizeof(err)), -1);
+}
+END_TEST
+
+#define MACHINE(costs)                                                                             \
+    "\"machine\": {\"cpu_model\": \"AMD EPYC\", \"cpus\": 2, \"kernel\": \"Linux 6.1\"" costs "}"
+#define COSTS                                                                                      \
+    ", \"costs\": {\"burn_speed\": 450, \"syscall_ns\": 130, \"round_trip_us\": 9.5,"              \
+    " \"spawn_us\": 700, \"fault_ns\": 1400}"
+
+START_TEST(test_machine_object)
+{
+    struct cost_model m;
+    struct cost_machine here;
+    char err[300], json[1024];
+
+    snprintf(json, sizeof(json),
+             "{\"mta\": \"postfix\", \"reference_speed\": 400, \"measured_on\": \"x, 9 CPUs, "
+             "y\", " MACHINE(COSTS) ", \"stages\": [%s]}",
+             STAGE("smtpd", FIT(400, 4, 100), FIT(50, 2, 10)));
+    ck_assert_int_eq(cost_model_parse(json, &m, err, sizeof(err)), 0);
+    ck_assert_str_eq(m.machine.cpu_model, "AMD EPYC"); /* the object wins over measured_on */
+    ck_assert_int_eq(m.machine.cpus, 2);
+    ck_assert_int_eq(m.machine.has_costs, 1);
+    ck_assert(fabs(m.machine.costs.round_trip_us - 9.5) < 1e-9);
+    ck_assert(fabs(m.machine.costs.burn_speed - 450) < 1e-9);
+
+    here = m.machine;
+    ck_assert_int_eq(cost_machine_same(&m.machine, &here, err, sizeof(err)), 1);
+    ck_assert_str_eq(err, "");
+    snprintf(here.cpu_model, sizeof(here.cpu_model), "Intel(R) Xeon(R) Processor");
+    here.cpus = 4;
+    ck_assert_int_eq(cost_machine_same(&m.machine, &here, err, sizeof(err)), 0);
+    ck_assert_str_eq(err,
+                     "CPU Intel(R) Xeon(R) Processor here, AMD EPYC there; 4 CPUs here, 2 there");
+    here = m.machine;
+    snprintf(here.kernel, sizeof(here.kernel), "Linux 6.18");
+    ck_assert_int_eq(cost_machine_same(&m.machine, &here, err, sizeof(err)), 0);
+    ck_assert_str_eq(err, "kernel Linux 6.18 here, Linux 6.1 there");
+
+    /* an identity without all the costs is kept, the costs are not */
+    snprintf(json, sizeof(json),
+             "{\"mta\": \"postfix\", \"reference_speed\": 400, " MACHINE(
+                 ", \"costs\": {\"burn_speed\": 450}") ", \"stages\": [%s]}",
+             STAGE("smtpd", FIT(400, 4, 100), FIT(50, 2, 10)));
+    ck_assert_int_eq(cost_model_parse(json, &m, err, sizeof(err)), 0);
+    ck_assert_str_eq(m.machine.cpu_model, "AMD EPYC");
+    ck_assert_int_eq(m.machine.has_costs, 0);
+    /* a cost that is not a positive figure is an error */
+    snprintf(json, sizeof(json),
+             "{\"mta\": \"postfix\", \"reference_speed\": 400, " MACHINE(
+                 ", \"costs\": {\"burn_speed\": 450, \"syscall_ns\": -1, \"round_trip_us\": 9.5,"
+                 " \"spawn_us\": 700, \"fault_ns\": 1400}") ", \"stages\": [%s]}",
+             STAGE("smtpd", FIT(400, 4, 100), FIT(50, 2, 10)));
+    ck_assert_int_eq(cost_model_parse(json, &m, err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "machine.costs.syscall_ns is not a positive figure");
+}
+END_TEST
+
+START_TEST(test_machine_compare)
+{
+    struct machine_cost there = {400, 100, 4, 500, 200}, here = {500, 110, 12, 1000, 200};
+    char out[300];
+
+    machine_cost_compare(&here, &there, out, sizeof(out));
+    /* largest first; a faster integer loop is a ratio below 1 */
+    ck_assert_str_eq(out, "process round trip 3.0x, spawn 2.0x, system call 1.1x, page fault "
+                          "1.0x, integer work 0.8x");
+    ck_assert(fabs(machine_cost_worst_ratio(&here, &there) - 3.0) < 1e-9);
+    here.round_trip_us = 0; /* not measured: left out */
+    machine_cost_compare(&here, &there, out, sizeof(out));
+    ck_assert_str_eq(out, "spawn 2.0x, system call 1.1x, page fault 1.0x, integer work 0.8x");
+    machine_cost_compare(&here, &there, out, 12); /* a short buffer is cut, not overrun */
+    ck_assert_uint_eq(strlen(out), 11);
+    memset(&here, 0, sizeof(here));
+    machine_cost_compare(&here, &there, out, sizeof(out));
+    ck_assert_str_eq(out, "");
+    ck_assert(machine_cost_worst_ratio(&here, &there) == 0);
+}
+END_TEST
+
+START_TEST(test_machine_agree)
+{
+    struct machine_cost there = {400, 100, 4, 500, 200}, here = there;
+    char why[200];
+
+    ck_assert_int_eq(machine_cost_agree(&here, &there, why, sizeof(why)), 1);
+    ck_assert_str_eq(why, "");
+    here.spawn_us = 5000; /* spawn follows the load: not a verdict */
+    here.syscall_ns = 149;
+    ck_assert_int_eq(machine_cost_agree(&here, &there, why, sizeof(why)), 1);
+    here.burn_speed = 200; /* half as fast: integer work 2.0x dearer */
+    here.round_trip_us = 1;
+    ck_assert_int_eq(machine_cost_agree(&here, &there, why, sizeof(why)), 0);
+    ck_assert_str_eq(why,
+                     "integer work 2.0x, process round trip 0.2x"); /* cheaper is different too */
+    here = there;
+    here.fault_ns = 301;
+    ck_assert_int_eq(machine_cost_agree(&here, &there, why, sizeof(why)), 0);
+    ck_assert_str_eq(why, "page fault 1.5x");
+}
+END_TEST
+
+START_TEST(test_cache_key)
+{
+    struct cost_machine mc = {.cpu_model = "Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz",
+                              .cpus = 2,
+                              .kernel = "Linux 6.1.0-18-amd64"};
+    char key[200], path[300];
+
+    model_cache_key(&mc, key, sizeof(key));
+    ck_assert_str_eq(key, "intel-r-xeon-r-gold-6230-cpu-2.10ghz-2cpus-linux-6.1.0-18-amd64");
+    /* no slash, space or dot-dot can reach the file name from a hostile cpuinfo */
+    snprintf(mc.cpu_model, sizeof(mc.cpu_model), "../../etc/x y");
+    model_cache_key(&mc, key, sizeof(key));
+    ck_assert_ptr_null(strchr(key, '/'));
+    ck_assert_ptr_null(strchr(key, ' '));
+    model_cache_key(&mc, key, 8);
+    ck_assert_uint_eq(strlen(key), 7);
+    memset(&mc, 0, sizeof(mc));
+    model_cache_key(&mc, key, sizeof(key));
+    ck_assert_str_eq(key, "unknown-cpu-0cpus-unknown-kernel");
+
+    setenv("SPOOLSIM_CACHE_DIR", "/var/cache/x", 1);
+    ck_assert_int_eq(model_cache_path("postfix", &mc, path, sizeof(path)), 0);
+    ck_assert_str_eq(path, "/var/cache/x/postfix-model-unknown-cpu-0cpus-unknown-kernel.json");
+    unsetenv("SPOOLSIM_CACHE_DIR");
+    setenv("XDG_CACHE_HOME", "/c", 1);
+    ck_assert_int_eq(model_cache_dir(path, sizeof(path)), 0);
+    ck_assert_str_eq(path, "/c/spoolsim");
+    unsetenv("XDG_CACHE_HOME");
+    setenv("HOME", "relative", 1); /* not a place to write to */
+    ck_assert_int_eq(model_cache_dir(path, sizeof(path)), -1);
+}
+END_TEST
+
 static Suite *cost_model_suite(void)
 {
     Suite *s = suite_create("cost_model");
@@ -126,6 +290,11 @@ static Suite *cost_model_suite(void)
     tcase_add_test(tc, test_places);
     tcase_add_test(tc, test_errors);
     tcase_add_test(tc, test_builtin);
+    tcase_add_test(tc, test_machine_from_measured_on);
+    tcase_add_test(tc, test_machine_object);
+    tcase_add_test(tc, test_machine_compare);
+    tcase_add_test(tc, test_machine_agree);
+    tcase_add_test(tc, test_cache_key);
     suite_add_tcase(s, tc);
     return s;
 }
