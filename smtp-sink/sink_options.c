@@ -167,7 +167,7 @@ static void parse_cmd_delay(const char *arg, struct sink_options *opts)
         *odds++ = 0;
         opts->cmd[cmd].odds = (int)optarg_count(odds, "-W odds", 1, 99);
     }
-    opts->cmd[cmd].delay = optarg_seconds(colon, "-W");
+    opts->cmd[cmd].delay = optarg_seconds_in(colon, "-W", 0, OPTARG_DELAY_MAX);
     free(copy);
 }
 
@@ -356,7 +356,7 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
             opts->no_auth = 1;
             break;
         case 'A':
-            opts->abort_delay = optarg_seconds(optarg, "-A");
+            opts->abort_delay = optarg_seconds_in(optarg, "-A", 0, OPTARG_DELAY_MAX);
             break;
         case 'b':
         case 'B':
@@ -399,7 +399,7 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
             opts->hostname = optarg_hostname(optarg, "-h");
             break;
         case 'H':
-            opts->read_delay = optarg_seconds(optarg, "-H");
+            opts->read_delay = optarg_seconds_in(optarg, "-H", 0, OPTARG_DELAY_MAX);
             break;
         case 'L':
             opts->lmtp = 1;
@@ -429,7 +429,7 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
             opts->dump_start = expand_escapes(optarg);
             break;
         case 't':
-            opts->timeout = optarg_seconds(optarg, "-t");
+            opts->timeout = optarg_seconds_in(optarg, "-t", OPTARG_TIMEOUT_MIN, OPTARG_LONG_MAX);
             break;
         case 'T':
             opts->tcp_window = (int)optarg_count(optarg, "-T", 1, INT_MAX);
@@ -441,7 +441,7 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
             opts->verbose++;
             break;
         case 'w':
-            opts->data_delay = optarg_seconds(optarg, "-w");
+            opts->data_delay = optarg_seconds_in(optarg, "-w", 0, OPTARG_DELAY_MAX);
             break;
         case 'W':
             parse_cmd_delay(optarg, opts);
@@ -473,7 +473,7 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
             opts->min_data_rate = (double)optarg_count(optarg, "--min-data-rate", 1, 1u << 30);
             break;
         case OPT_GREET_DELAY:
-            opts->greet_delay = optarg_seconds(optarg, "--greet-delay");
+            opts->greet_delay = optarg_seconds_in(optarg, "--greet-delay", 0, OPTARG_DELAY_MAX);
             break;
         case OPT_FAULT:
             parse_fault(optarg, opts);

@@ -572,7 +572,7 @@ int main(int argc, char **argv)
     static struct sink_server proto;
     static struct sink_server total; /* the workers' statistics added (and its opts) */
     struct sink_run r;
-    struct event *sigint, *sigterm, *counter = NULL;
+    struct event *sigint, *sigterm, *sighup, *counter = NULL;
     struct json_run run;
     struct endpoint_file listen_file;
     char err[256];
@@ -618,8 +618,11 @@ int main(int argc, char **argv)
     r.accept_pause = evtimer_new(r.base, on_resume_accept, &r);
     sigint = evsignal_new(r.base, SIGINT, on_signal, &r);
     sigterm = evsignal_new(r.base, SIGTERM, on_signal, &r);
+    /* A hangup (its terminal gone, a reload) ends the run as SIGTERM does, with its reports. */
+    sighup = evsignal_new(r.base, SIGHUP, on_signal, &r);
     evsignal_add(sigint, NULL);
     evsignal_add(sigterm, NULL);
+    evsignal_add(sighup, NULL);
     if (opts.counters) {
         struct timeval tick = {0, 200000};
 
@@ -656,6 +659,7 @@ int main(int argc, char **argv)
         fclose(proto.msg_log);
     event_free(sigint);
     event_free(sigterm);
+    event_free(sighup);
     /* The socket file (unix:) goes with the sink, unless it was replaced meanwhile. */
     if (endpoint_file_remove(&listen_file, err, sizeof(err)) != 0)
         msg_warn("%s", err);

@@ -203,7 +203,7 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             opts->rcpts = (unsigned)optarg_count(optarg, "-r", 1, 100000);
             break;
         case 'R':
-            opts->random_wait = optarg_seconds(optarg, "-R");
+            opts->random_wait = optarg_seconds_in(optarg, "-R", 0, OPTARG_DELAY_MAX);
             break;
         case 's':
             opts->sessions = (unsigned)optarg_count(optarg, "-s", 1, 100000);
@@ -225,7 +225,7 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             opts->verbose++;
             break;
         case 'w':
-            opts->fixed_wait = optarg_seconds(optarg, "-w");
+            opts->fixed_wait = optarg_seconds_in(optarg, "-w", 0, OPTARG_DELAY_MAX);
             break;
         case OPT_TLS:
             opts->tls = 1;
@@ -245,7 +245,7 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
                 msg_usage("--arrivals: expected fixed or poisson, got \"%s\"", optarg);
             break;
         case OPT_DURATION:
-            opts->duration = optarg_seconds(optarg, "--duration");
+            opts->duration = optarg_seconds_in(optarg, "--duration", 0, OPTARG_LONG_MAX);
             if (opts->duration <= 0)
                 msg_usage("--duration must be positive");
             break;
@@ -254,9 +254,8 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             opts->size_given = 1;
             break;
         case OPT_TIMEOUT:
-            opts->timeout = optarg_seconds(optarg, "--timeout");
-            if (opts->timeout <= 0)
-                msg_usage("--timeout must be positive");
+            opts->timeout =
+                optarg_seconds_in(optarg, "--timeout", OPTARG_TIMEOUT_MIN, OPTARG_LONG_MAX);
             break;
         case OPT_JSON:
             optarg_output_file(optarg, "--json");

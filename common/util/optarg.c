@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,13 +70,44 @@ double optarg_seconds(const char *text, const char *what)
     return (double)ns / 1e9;
 }
 
-double optarg_interval(const char *text, const char *what)
+void optarg_seconds_text(double s, char *buf, size_t len)
+{
+    static const struct {
+        const char *name;
+        double s;
+    } units[] = {{"d", 86400}, {"h", 3600}, {"m", 60}, {"s", 1}, {"ms", 1e-3}, {"us", 1e-6}};
+
+    if (s <= 0) {
+        snprintf(buf, len, "0");
+        return;
+    }
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        double n = s / units[i].s;
+
+        if (n >= 1 && fabs(n - round(n)) < 1e-9 * n) {
+            snprintf(buf, len, "%.0f%s", n, units[i].name);
+            return;
+        }
+    }
+    snprintf(buf, len, "%gs", s);
+}
+
+double optarg_seconds_in(const char *text, const char *what, double min_s, double max_s)
 {
     double s = optarg_seconds(text, what);
+    char lo[32], hi[32];
 
-    if (s < 0.01 || s > 3600)
-        msg_usage("%s: \"%s\" is out of range (10ms to 1h)", what, text);
+    if (s < min_s || s > max_s) {
+        optarg_seconds_text(min_s, lo, sizeof(lo));
+        optarg_seconds_text(max_s, hi, sizeof(hi));
+        msg_usage("%s: \"%s\" is out of range (%s to %s)", what, text, lo, hi);
+    }
     return s;
+}
+
+double optarg_interval(const char *text, const char *what)
+{
+    return optarg_seconds_in(text, what, 0.01, 3600);
 }
 
 uint64_t optarg_size(const char *text, const char *what, uint64_t min)

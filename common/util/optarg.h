@@ -11,6 +11,7 @@
 #define SPOOLSIM_OPTARG_H
 
 #include <getopt.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "workload.h"
@@ -35,6 +36,22 @@ uint64_t optarg_count(const char *text, const char *what, uint64_t min, uint64_t
 
 /* A time such as 2, 0.5, 250ms or 2m, in seconds. */
 double optarg_seconds(const char *text, const char *what);
+
+/*
+ * A time as above in [min_s, max_s], else a usage error naming the option
+ * and both bounds. Every duration option has its bounds: 0 or a few
+ * nanoseconds where a timer repeats makes a hot loop (a retry, a timeout
+ * that reconnects), and a huge value overflows the deadline it is added to.
+ */
+double optarg_seconds_in(const char *text, const char *what, double min_s, double max_s);
+
+/* The usual bounds: a delay held per reply or step, a timeout, a run or a retry. */
+#define OPTARG_DELAY_MAX 3600.0        /* 1h */
+#define OPTARG_TIMEOUT_MIN 0.1         /* 100ms: no reply comes back sooner */
+#define OPTARG_LONG_MAX (30 * 86400.0) /* 30d: a run, a timeout, a retry */
+
+/* `s' seconds as an option would say it, in its largest whole unit: 0, 100ms, 1h, 30d. */
+void optarg_seconds_text(double s, char *buf, size_t len);
 
 /*
  * A timeline's interval (--interval), in seconds: a time as above from

@@ -167,7 +167,7 @@ int optgroup_getopt(struct optgroup *g, int argc, char *const argv[])
         case 'd':
             if (!(g->groups & OPTGROUP_LENGTH))
                 return ch;
-            v->duration = optarg_seconds(optarg, "--duration");
+            v->duration = optarg_seconds_in(optarg, "--duration", 0, OPTARG_LONG_MAX);
             if (v->duration <= 0)
                 msg_usage("--duration must be positive");
             g->duration_given = 1;

@@ -241,7 +241,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
             o->discard = 1;
             break;
         case OPT_DRAIN:
-            o->drain_timeout = optarg_seconds(optarg, "--drain-timeout");
+            o->drain_timeout = optarg_seconds_in(optarg, "--drain-timeout", 0, OPTARG_LONG_MAX);
             break;
         case OPT_HOP_DELAY:
             o->hop.delay_s = optarg_seconds(optarg, "--hop-delay");
@@ -249,7 +249,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
                 msg_usage("--hop-delay %s: more than a minute is no network", optarg);
             break;
         case OPT_HOP_JITTER:
-            o->hop.jitter_s = optarg_seconds(optarg, "--hop-jitter");
+            o->hop.jitter_s = optarg_seconds_in(optarg, "--hop-jitter", 0, 60);
             break;
         case OPT_HOP_LOSS:
             if (netem_parse_loss(optarg, &o->hop.loss_pct) != 0)
@@ -265,7 +265,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
                 msg_usage("--client-delay %s: more than a minute is no network", optarg);
             break;
         case OPT_CLIENT_JITTER:
-            o->client.jitter_s = optarg_seconds(optarg, "--client-jitter");
+            o->client.jitter_s = optarg_seconds_in(optarg, "--client-jitter", 0, 60);
             break;
         default:
             msg_panic("option %d not handled", ch);

@@ -159,15 +159,17 @@ void sweep_parse_options(struct sweep_options *o, int argc, char **argv)
             o->max_steps = (unsigned)optarg_count(optarg, "--max-steps", 1, SWEEP_MAX_RATES);
             break;
         case OPT_WARMUP:
-            o->warmup = optarg_seconds(optarg, "--warmup");
+            o->warmup = optarg_seconds_in(optarg, "--warmup", 0, OPTARG_DELAY_MAX);
             break;
         case OPT_WINDOW:
             o->window = optarg_seconds(optarg, "--window");
             if (o->window < 0.1)
                 msg_usage("--window must be at least 100ms");
+            if (o->window > OPTARG_DELAY_MAX)
+                msg_usage("--window must be at most 1h");
             break;
         case OPT_SLO:
-            o->slo = optarg_seconds(optarg, "--slo");
+            o->slo = optarg_seconds_in(optarg, "--slo", 0, OPTARG_DELAY_MAX);
             if (o->slo <= 0)
                 msg_usage("--slo must be positive");
             break;

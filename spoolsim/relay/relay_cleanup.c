@@ -97,6 +97,8 @@ static void committed(struct relay_msg *m)
         return;
     }
     r->stats.received++;
+    if (m->t_data_end > r->stats.last_in_ns) /* the loops hand commits over out of order */
+        r->stats.last_in_ns = m->t_data_end;
     if (r->stats.first_in_ns == 0) {
         r->stats.first_in_ns = m->t_data_end;
         relay_usage_mark(r); /* the busy window starts */

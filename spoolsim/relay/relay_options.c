@@ -144,9 +144,15 @@ static void usage(FILE *fp, const struct optgroup *g)
                 "TIME is a number with s, ms, m, h or d (e.g. 500ms, 10s).\n");
 }
 
-static uint64_t duration(const char *text, const char *what)
+/*
+ * A retry delay under 100ms is a hot loop (at 0 the doubling stays at 0);
+ * Postfix's minimal_backoff_time has a floor of 1s, but tests retry sooner.
+ */
+#define BACKOFF_MIN 0.1
+
+static uint64_t duration(const char *text, const char *what, double min_s, double max_s)
 {
-    return (uint64_t)(optarg_seconds(text, what) * 1e9);
+    return (uint64_t)(optarg_seconds_in(text, what, min_s, max_s) * 1e9);
 }
 
 static void parse_next_hop(struct relay_options *opts, const char *hop)
@@ -304,19 +310,19 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             opts->active_limit = (unsigned)optarg_count(optarg, "--active-limit", 1, 10000000);
             break;
         case OPT_MIN_BACKOFF:
-            opts->min_backoff_ns = duration(optarg, "--min-backoff");
+            opts->min_backoff_ns = duration(optarg, "--min-backoff", BACKOFF_MIN, OPTARG_LONG_MAX);
             break;
         case OPT_MAX_BACKOFF:
-            opts->max_backoff_ns = duration(optarg, "--max-backoff");
+            opts->max_backoff_ns = duration(optarg, "--max-backoff", BACKOFF_MIN, OPTARG_LONG_MAX);
             break;
         case OPT_MAX_LIFETIME:
-            opts->max_lifetime_ns = duration(optarg, "--max-lifetime");
+            opts->max_lifetime_ns = duration(optarg, "--max-lifetime", 0, 100 * 86400.0);
             break;
         case OPT_MAX_SIZE:
             opts->max_size = optarg_size(optarg, "--max-size", 1);
             break;
         case OPT_IN_FLOW_DELAY:
-            opts->in_flow_delay = optarg_seconds(optarg, "--in-flow-delay");
+            opts->in_flow_delay = optarg_seconds_in(optarg, "--in-flow-delay", 0, 10);
             break;
         case OPT_IN_FLOW_LIMIT:
             opts->in_flow_limit = (unsigned)optarg_count(optarg, "--in-flow-limit", 1, 1000000);
@@ -335,7 +341,8 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             opts->bounce_to_postmaster = optarg;
             break;
         case OPT_TIMEOUT:
-            opts->timeout = optarg_seconds(optarg, "--timeout");
+            opts->timeout =
+                optarg_seconds_in(optarg, "--timeout", OPTARG_TIMEOUT_MIN, OPTARG_LONG_MAX);
             break;
         case OPT_MIN_DATA_RATE:
             opts->min_data_rate = (double)optarg_count(optarg, "--min-data-rate", 1, 1u << 30);
@@ -357,7 +364,8 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             opts->tls_key = optarg;
             break;
         case OPT_HOP_TIMEOUT:
-            opts->hop_timeout = optarg_seconds(optarg, "--hop-timeout");
+            opts->hop_timeout =
+                optarg_seconds_in(optarg, "--hop-timeout", OPTARG_TIMEOUT_MIN, OPTARG_LONG_MAX);
             break;
         case OPT_REPLY_DELAY:
             opts->reply_delay = optarg_seconds(optarg, "--reply-delay");
@@ -416,8 +424,6 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         msg_usage("--tls-key needs --tls-cert");
     if (opts->min_backoff_ns > opts->max_backoff_ns)
         msg_usage("--min-backoff is longer than --max-backoff");
-    if (opts->timeout <= 0 || opts->hop_timeout <= 0)
-        msg_usage("timeouts must be positive");
     if (opts->threads > opts->cleanup_threads)
         msg_usage("--threads %u: each loop needs a cleanup thread of its own, and "
                   "--cleanup-threads is %u",

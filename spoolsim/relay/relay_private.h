@@ -131,7 +131,8 @@ struct relay_stats {
     /* notifications: posted, delivered, discarded (failed ones), not made (--no-bounces) */
     uint64_t bounces_sent, bounces_delivered, bounces_discarded, bounces_dropped;
     uint64_t rcpts_sent;
-    uint64_t first_in_ns, last_out_ns; /* the busy window */
+    uint64_t first_in_ns, last_in_ns, last_out_ns; /* arrivals, deliveries: their windows */
+    uint64_t recovered_ns; /* when recovery found the first message: it opens the busy window */
     struct pf_spool_stats spool; /* under the relay's stats_lock: every loop's jobs add to it */
     struct pf_spool_stats maildir;
     struct histogram receive, commit, queue_wait, delivery, end_to_end;
@@ -244,5 +245,7 @@ void relay_stats_print(const struct relay *r, FILE *fp);
 void relay_stats_progress(struct relay *r);
 void relay_stats_print_start(const struct relay *r, int listen_fd, FILE *fp); /* one line */
 int relay_stats_write_json(const struct relay *r, const char *path);
+/* The busy window's ends (first in to the last in or out), or -1 if it has none yet. */
+int relay_stats_busy_span(const struct relay *r, uint64_t *from, uint64_t *to);
 
 #endif

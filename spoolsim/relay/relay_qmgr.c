@@ -364,8 +364,8 @@ void relay_qmgr_found(void *ctx, const char *queue, const char *id, long mtime)
 
     snprintf(m->id, sizeof(m->id), "%s", id);
     r->stats.recovered++;
-    if (r->stats.first_in_ns == 0)
-        r->stats.first_in_ns = clock_now_ns();
+    if (r->stats.recovered_ns == 0)
+        r->stats.recovered_ns = clock_now_ns();
     if (strcmp(queue, "deferred") == 0) {
         long wait = mtime - relay_qmgr_wall_s();
         uint64_t delay = wait > 0 ? (uint64_t)wait * CLOCK_NS_PER_SEC : 0;

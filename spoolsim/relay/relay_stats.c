@@ -1,11 +1,12 @@
 /*
  * relay_stats - what the relay counts, and its summary as text and JSON.
  *
- * Rates are over the busy window, from the first message received (or
- * recovered) to the last one delivered, so that idle time before the load
- * and after the drain does not dilute them. Every report names the sync
- * policy and the queue manager's shape: results under different policies
- * must never be compared without seeing it.
+ * Each rate is over its own window, so that idle time before the load and
+ * after the drain does not dilute it, and a stage that stopped early (a next
+ * hop that fails, clients that are done) does not squeeze another's into its
+ * own: see struct windows. Every report names the sync policy and the queue
+ * manager's shape: results under different policies must never be compared
+ * without seeing it.
  */
 #include "config.h"
 
@@ -153,14 +154,49 @@ static double elapsed(const struct relay *r)
     return (double)(end - r->start_ns) / 1e9;
 }
 
-/* The busy window: first arrival to last delivery; the whole run if none. */
-static double busy(const struct relay *r)
+/* Recovery or the first arrival, whichever came first: mail to deliver from then on. */
+static uint64_t opened(const struct relay_stats *st)
+{
+    if (st->recovered_ns && (st->first_in_ns == 0 || st->recovered_ns < st->first_in_ns))
+        return st->recovered_ns;
+    return st->first_in_ns;
+}
+
+int relay_stats_busy_span(const struct relay *r, uint64_t *from, uint64_t *to)
 {
     const struct relay_stats *st = &r->stats;
 
-    if (st->first_in_ns && st->last_out_ns > st->first_in_ns)
-        return (double)(st->last_out_ns - st->first_in_ns) / 1e9;
-    return elapsed(r);
+    *from = opened(st);
+    *to = st->last_in_ns > st->last_out_ns ? st->last_in_ns : st->last_out_ns;
+    return *from && *to > *from ? 0 : -1;
+}
+
+/*
+ * Arrivals from the first to the last; deliveries from the first message in
+ * (or recovered) to the last out; the spool's syncs, which both make, over
+ * the busy window, from the first in (or recovered) to the last in or out.
+ * A window without length (no event yet, or a single one) is the whole run.
+ */
+struct windows {
+    double in, out, busy;
+};
+
+static double span(const struct relay *r, uint64_t from, uint64_t to)
+{
+    return from && to > from ? (double)(to - from) / 1e9 : elapsed(r);
+}
+
+static struct windows windows(const struct relay *r)
+{
+    const struct relay_stats *st = &r->stats;
+    uint64_t from, to;
+
+    relay_stats_busy_span(r, &from, &to);
+    return (struct windows){
+        .in = span(r, st->first_in_ns, st->last_in_ns),
+        .out = span(r, opened(st), st->last_out_ns),
+        .busy = span(r, from, to),
+    };
 }
 
 static double per_sec(uint64_t n, double seconds)
@@ -215,7 +251,7 @@ static void print_report(const struct relay *r, FILE *fp)
     const struct relay_stats *st = &r->stats;
     uint64_t ops[OP_KIND_COUNT];
     const struct pf_spool_stats spool = spool_counts(r), *sp = &spool;
-    double window = busy(r);
+    const struct windows win = windows(r);
     struct fsinfo fs;
     char where[1200], model[400], verdict[600];
     struct utilization usage;
@@ -254,13 +290,15 @@ static void print_report(const struct relay *r, FILE *fp)
                 (double)(r->cpu_loop_ns + r->cpu_cleanup_ns + r->cpu_qmgr_ns) / 1e3 /
                     (double)st->received);
     fprintf(fp, "\n");
-    fprintf(fp,
-            "received %llu (%.1f msgs/s), delivered %llu (%.1f msgs/s) in %.3f s; "
-            "deferrals %llu, bounced %llu, recovered %llu, corrupt %llu\n",
-            (unsigned long long)st->received, per_sec(st->received, window),
-            (unsigned long long)st->delivered, per_sec(st->delivered, window), window,
-            (unsigned long long)st->deferrals, (unsigned long long)st->bounced,
-            (unsigned long long)st->recovered, (unsigned long long)st->corrupt);
+    fprintf(
+        fp,
+        "received %llu (%.1f msgs/s over %.3f s, first in to last in), delivered %llu (%.1f msgs/s "
+        "over %.3f s, first in to last out); busy %.3f s (first in to last in or out); "
+        "deferrals %llu, bounced %llu, recovered %llu, corrupt %llu\n",
+        (unsigned long long)st->received, per_sec(st->received, win.in), win.in,
+        (unsigned long long)st->delivered, per_sec(st->delivered, win.out), win.out, win.busy,
+        (unsigned long long)st->deferrals, (unsigned long long)st->bounced,
+        (unsigned long long)st->recovered, (unsigned long long)st->corrupt);
     if (st->loops)
         fprintf(fp, "mail loops: %llu of the bounced messages (5.4.6), none delivered\n",
                 (unsigned long long)st->loops);
@@ -292,12 +330,12 @@ static void print_report(const struct relay *r, FILE *fp)
                 (unsigned long long)st->rejected_storage, (unsigned long long)st->rejected_other);
     fprintf(fp,
             "spool operations: %llu creates, %llu renames, %llu unlinks, %llu probes, "
-            "%llu stats, %llu fsyncs (%.1f/s), %llu chmods, %llu utimes, %llu mkdirs, %llu writes, "
-            "%llu bytes\n",
+            "%llu stats, %llu fsyncs (%.1f/s over the busy window), %llu chmods, %llu utimes, "
+            "%llu mkdirs, %llu writes, %llu bytes\n",
             (unsigned long long)sp->creates, (unsigned long long)sp->renames,
             (unsigned long long)sp->unlinks, (unsigned long long)sp->probes,
             (unsigned long long)sp->stat_probes, (unsigned long long)sp->fsyncs,
-            per_sec(sp->fsyncs, window), (unsigned long long)sp->chmods,
+            per_sec(sp->fsyncs, win.busy), (unsigned long long)sp->chmods,
             (unsigned long long)sp->utimes, (unsigned long long)sp->mkdirs,
             (unsigned long long)sp->writes, (unsigned long long)sp->bytes);
     if (r->backend->profile_ops(r, ops)) {
@@ -306,7 +344,7 @@ static void print_report(const struct relay *r, FILE *fp)
             if (ops[k])
                 fprintf(fp, " %s %llu", profile_op_name((enum profile_op_kind)k),
                         (unsigned long long)ops[k]);
-        fprintf(fp, "; syncs %.1f/s\n", per_sec(profile_syncs(ops), window));
+        fprintf(fp, "; syncs %.1f/s over the busy window\n", per_sec(profile_syncs(ops), win.busy));
     }
     if (r->opts->hop_kind == RELAY_HOP_SMTP)
         fprintf(fp, "next hop: %llu connections (%llu with TLS), %llu failures\n",
@@ -382,7 +420,7 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     const struct relay_stats *st = &r->stats;
     const struct pf_spool_stats spool = spool_counts(r);
     uint64_t ops[OP_KIND_COUNT];
-    double window = busy(r);
+    const struct windows win = windows(r);
     struct json_writer w;
     struct fsinfo fs;
     FILE *fp = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
@@ -419,11 +457,13 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     json_end_array(&w);
     json_string(&w, "next_hop", r->opts->next_hop);
     json_double(&w, "elapsed_s", elapsed(r));
-    json_double(&w, "busy_s", window);
+    json_double(&w, "busy_s", win.busy);
+    json_double(&w, "in_window_s", win.in);
+    json_double(&w, "out_window_s", win.out);
     json_uint(&w, "messages_in", st->received);
     json_uint(&w, "messages_out", st->delivered);
-    json_double(&w, "messages_in_per_s", per_sec(st->received, window));
-    json_double(&w, "messages_out_per_s", per_sec(st->delivered, window));
+    json_double(&w, "messages_in_per_s", per_sec(st->received, win.in));
+    json_double(&w, "messages_out_per_s", per_sec(st->delivered, win.out));
     json_uint(&w, "recipients_delivered", st->rcpts_sent);
     json_uint(&w, "deferrals", st->deferrals);
     json_uint(&w, "bounced", st->bounced);
@@ -445,7 +485,7 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     json_uint(&w, "session_limit_waits", st->session_limit_waits);
     json_uint(&w, "max_concurrent_sessions", st->max_concurrent);
     json_uint(&w, "fsyncs", spool.fsyncs);
-    json_double(&w, "fsyncs_per_s", per_sec(spool.fsyncs, window));
+    json_double(&w, "fsyncs_per_s", per_sec(spool.fsyncs, win.busy));
     write_ops(&w, "spool_ops", &spool);
     if (r->backend->profile_ops(r, ops)) {
         json_begin_object(&w, "profile_ops");
@@ -453,7 +493,7 @@ int relay_stats_write_json(const struct relay *r, const char *path)
             json_uint(&w, profile_op_name((enum profile_op_kind)k), ops[k]);
         json_end_object(&w);
         json_uint(&w, "profile_syncs", profile_syncs(ops));
-        json_double(&w, "profile_syncs_per_s", per_sec(profile_syncs(ops), window));
+        json_double(&w, "profile_syncs_per_s", per_sec(profile_syncs(ops), win.busy));
     }
     if (r->opts->hop_kind == RELAY_HOP_MAILDIR)
         write_ops(&w, "maildir_ops", &st->maildir);

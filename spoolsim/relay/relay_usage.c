@@ -76,15 +76,16 @@ int relay_usage_busy(const struct relay *r, struct utilization *u, double *qmgr_
     const struct relay_stats *st = &r->stats;
     const struct relay_sample *a, *b;
     size_t ia, ib;
+    uint64_t from, to;
     double dt, hz = (double)sysusage_hz(), total;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
 
     utilization_init(u);
     if (st->sample_count < 2)
         return -1;
-    if (st->first_in_ns && st->last_out_ns > st->first_in_ns) {
-        ia = nearest(st, st->first_in_ns);
-        ib = nearest(st, st->last_out_ns);
+    if (relay_stats_busy_span(r, &from, &to) == 0) {
+        ia = nearest(st, from);
+        ib = nearest(st, to);
     } else
         ia = 0, ib = st->sample_count - 1;
     if (ib <= ia)

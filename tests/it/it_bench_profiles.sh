@@ -8,7 +8,7 @@
 # at least 0.75 s to deliver, whatever the disk. Injection is quicker, so
 # the queue still holds messages when the client is done, and bench's
 # drain must cover them. Tolerance of bench's delivered rate against the
-# relay's (delivered over its busy window, first message in to last out):
+# relay's (delivered over its delivery window, first message in to last out):
 # bench's window also holds the client's start and a 10 ms poll, so its
 # rate may be lower by up to 20 %, and higher by 5 % at most.
 . "${top_srcdir:-.}/tests/helpers/lib.sh"
@@ -41,7 +41,7 @@ PY
 import json, sys
 b, r = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 ours, theirs = b["delivered_per_s"], r["messages_out_per_s"]
-print(f"  bench {ours:.1f} msgs/s, relay {theirs:.1f} msgs/s over {r['busy_s']:.3f} s")
+print(f"  bench {ours:.1f} msgs/s, relay {theirs:.1f} msgs/s over {r['out_window_s']:.3f} s")
 assert r["messages_out"] == b["delivered"] == int(sys.argv[3]), (r["messages_out"], b["delivered"])
 assert 0.80 * theirs <= ours <= 1.05 * theirs, (ours, theirs)
 PY

@@ -8,7 +8,8 @@
 # made when a later step fails; ab checks its directories and PostMark
 # command file first; PostMark command files name FILE:LINE and do not
 # run; a run whose file operations fail exits 1; every program and
-# subcommand answers -h and `spoolsim help CMD'; the flags mean one thing.
+# subcommand answers -h and `spoolsim help CMD'; the flags mean one thing;
+# every duration option has a floor and a ceiling.
 . "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 T=$WORK/tmp
@@ -153,6 +154,47 @@ check "postmark whose file operations fail: exit 1" sh -c "'$RELAY' postmark -q 
 check "  ... says the run failed" grep -q "file operations failed" $W/fail.err
 printf 'set location %s\nset number 20\nset transactions 20\nrun\nquit\n' "$D" >$W/good.pm
 check "postmark with a good file: exit 0" to $W/good.out "$RELAY" postmark -q $W/good.pm
+
+# --- durations have bounds (issue 23 item 5): 0 or a few nanoseconds where a timer repeats is
+# a hot loop (--min-backoff 0: 5 deferred messages made 5,510 deferrals in 6 s), a huge one
+# overflows the deadline it is added to (--drain-timeout 200000d wrapped to no drain at all)
+# duration NAME VALUE RANGE COMMAND... OPTION: COMMAND with OPTION VALUE is refused, naming both bounds.
+duration() {
+    local name=$1 value=$2 range=$3
+    shift 3
+    local option=${*: -1}
+    usage "duration-$name" "usage error: $option: \"$value\" is out of range ($range)" "${@}" "$value"
+}
+R=("$RELAY" relay --listen 127.0.0.1:0 --spool "$T/s")
+duration relay-min-backoff-0 0 "100ms to 30d" "${R[@]}" --min-backoff
+duration relay-min-backoff-1ns 1ns "100ms to 30d" "${R[@]}" --min-backoff
+duration relay-max-backoff-0 0 "100ms to 30d" "${R[@]}" --max-backoff
+duration relay-max-backoff-huge 200000d "100ms to 30d" "${R[@]}" --max-backoff
+duration relay-max-lifetime-huge 101d "0 to 100d" "${R[@]}" --max-lifetime
+duration relay-in-flow-delay 11s "0 to 10s" "${R[@]}" --in-flow-delay
+duration relay-timeout-1ns 1ns "100ms to 30d" "${R[@]}" --timeout
+duration relay-hop-timeout-huge 200000d "100ms to 30d" "${R[@]}" --hop-timeout
+duration sink-t-0 0 "100ms to 30d" "$SINK" 127.0.0.1:0 1 -t
+duration sink-t-huge 200000d "100ms to 30d" "$SINK" 127.0.0.1:0 1 -t
+duration sink-w-huge 2h "0 to 1h" "$SINK" 127.0.0.1:0 1 -w
+duration sink-A-huge 2h "0 to 1h" "$SINK" 127.0.0.1:0 1 -A
+duration sink-H-huge 2h "0 to 1h" "$SINK" 127.0.0.1:0 1 -H
+duration sink-greet-huge 2h "0 to 1h" "$SINK" 127.0.0.1:0 1 --greet-delay
+usage duration-sink-W-huge 'usage error: -W: "2h" is out of range (0 to 1h)' "$SINK" -W rcpt:2h 127.0.0.1:0 1
+duration source-timeout-1ns 1ns "100ms to 30d" "$SOURCE" 127.0.0.1:1 --timeout
+duration source-w-huge 2h "0 to 1h" "$SOURCE" 127.0.0.1:1 -w
+duration source-R-huge 2h "0 to 1h" "$SOURCE" 127.0.0.1:1 -R
+duration source-duration-huge 200000d "0 to 30d" "$SOURCE" 127.0.0.1:1 --duration
+duration bench-duration-huge 200000d "0 to 30d" "$RELAY" bench --duration
+duration raw-duration-huge 31d "0 to 30d" "$RELAY" raw --dir "$T" --duration
+duration bench-drain-huge 200000d "0 to 30d" "$RELAY" bench -m 1 --drain-timeout
+duration bench-hop-jitter 61s "0 to 1m" "$RELAY" bench -m 1 --hop-jitter
+duration bench-client-jitter 61s "0 to 1m" "$RELAY" bench -m 1 --client-jitter
+duration sweep-warmup 2h "0 to 1h" "$RELAY" sweep --rates 1 --warmup
+duration sweep-slo 2h "0 to 1h" "$RELAY" sweep --rates 1 --slo
+usage duration-sweep-window 'usage error: --window must be at most 1h' "$RELAY" sweep --rates 1 --window 2h
+check "--min-backoff 100ms --max-backoff 30d are allowed" \
+    sh -c "'$RELAY' relay --min-backoff 100ms --max-backoff 30d --max-lifetime 0 --help >/dev/null"
 
 # --- the option groups (common/util/optgroup.c): one check, one message, in every command
 # that takes them; the others refuse them as unknown

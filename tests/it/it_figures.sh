@@ -2,11 +2,13 @@
 # Integration: the figures the programs print are the right ones: rates
 # over the offered window at low open-loop rates, the reason of a failed
 # connection, plurals, one mount option once, a note for a spool in
-# memory, the relay saying where it listens and relays, and -m with
-# --duration refused instead of one silently winning.
+# memory, the relay saying where it listens and relays, the relay's rates
+# each over its own window (clients at a steady rate and a next hop that
+# starts failing early: the arrival rate is still the clients'), and -m
+# with --duration refused instead of one silently winning.
 . "${top_srcdir:-.}/tests/helpers/lib.sh"
 
-start_sink sink --quiet --json "$WORK/sink.json" 127.0.0.1:0 100 || { finish; }
+start_sink sink --no-summary --json "$WORK/sink.json" 127.0.0.1:0 100 || exit 1
 T=127.0.0.1:$sink_PORT
 
 # -- rates over the offered window
@@ -74,6 +76,46 @@ check "the relay's first line: where it listens and relays" \
     <(head -1 "$WORK/relay.err")
 stop "$relay_PID"
 check "  and only once" test "$(grep -c "listening on" "$WORK/relay.err")" = 1
+
+# -- the relay's rates, each over its own window: clients at 100 msgs/s for
+# 3 s, a next hop that defers every recipient after its 60th message. The
+# rate in is the clients' (not 300 over the 0.6 s until the last delivery),
+# in the report at SIGUSR1 mid-run as at the end (before: 500/s and more).
+# The bounds are wide: a stalled machine delays arrivals and bunches them.
+start_sink failing --fault rcpt:450@60 127.0.0.1:0 100
+start_relay rates --spool "$WORK/rates.spool" --next-hop "127.0.0.1:$failing_PORT" \
+    --min-backoff 1h --max-backoff 1h --json "$WORK/rates.json"
+timeout 60 "$SOURCE" -s 4 --rate 100 -m 300 "127.0.0.1:$rates_PORT" >"$WORK/rates.src" 2>&1 &
+src=$!
+PIDS="$PIDS $src"
+relay=$(pgrep -P "$rates_PID" spoolsim || echo "$rates_PID")
+deferred_100() { [ "$(find "$WORK/rates.spool/deferred" -type f | wc -l)" -ge 100 ]; }
+wait_until 30 deferred_100
+kill -USR1 "$relay"
+wait_until 10 test -s "$WORK/rates.json"
+rates_ok() { # JSON, what the run has done by then
+    python3 - "$@" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+rin, rout = r["messages_in_per_s"], r["messages_out_per_s"]
+print(f"  {sys.argv[2]}: in {r['messages_in']} at {rin:.1f}/s over {r['in_window_s']:.3f} s, "
+      f"out {r['messages_out']} at {rout:.1f}/s over {r['out_window_s']:.3f} s, busy {r['busy_s']:.3f} s")
+assert 50 <= rin <= 150, "the rate in is not the clients' 100/s"
+assert rout <= 150, "more out than could come in"
+assert 0 < r["messages_out"] < r["messages_in"]
+assert r["busy_s"] >= r["in_window_s"] >= r["out_window_s"] > 0
+assert abs(rin * r["in_window_s"] - r["messages_in"]) < 1e-6 * r["messages_in"]
+PY
+}
+check "SIGUSR1 mid-run, the hop failing: the rate in is the clients'" rates_ok "$WORK/rates.json" "mid-run"
+check "the clients are done" wait "$src"
+stop "$rates_PID"
+stop "$failing_PID"
+check "at the end: the rate in is the clients'" rates_ok "$WORK/rates.json" "at the end"
+check "  all 300 came in" test "$(json_get "$WORK/rates.json" messages_in)" = 300
+check "  the text names each window" \
+    grep -Eq "^received 300 \(([5-9][0-9]|1[0-4][0-9])\.[0-9] msgs/s over [0-9.]+ s, first in to last in\), delivered [0-9]+ \([0-9.]+ msgs/s over [0-9.]+ s, first in to last out\); busy [0-9.]+ s " \
+    "$WORK/rates.err"
 
 # -- each mount option once; a note for a spool in memory
 options_once() { # report: the options in "(...)" after the file system type, none twice

@@ -104,4 +104,21 @@ check "duration run lasted about 1 s" python3 -c "
 import json; r = json.load(open('$WORK/dur.json'))
 assert 0.9 < r['elapsed_s'] < 3, r['elapsed_s']; assert r['delivered'] > 0"
 stop "$sink2_PID"
+
+# SIGHUP (a terminal gone) ends smtp-sink as SIGTERM does: its summary, its
+# JSON, exit 0 (issue 23 item 9; before, the signal killed it with neither).
+# The signal goes to the sink itself, not to the timeout(1) that runs it.
+for threads in 1 2; do
+    start_sink "hup$threads" --threads "$threads" --json "$WORK/hup$threads.json" 127.0.0.1:0 100 ||
+        exit 1
+    pid=$(eval echo "\$hup${threads}_PID")
+    check "SIGHUP, $threads loop(s): three messages in" to "$WORK/hup$threads.src" timeout 30 "$SOURCE" \
+        -m 3 "127.0.0.1:$(eval echo "\$hup${threads}_PORT")"
+    kill -HUP "$(pgrep -P "$pid" smtp-sink || echo "$pid")"
+    wait "$pid"
+    status=$?
+    check "SIGHUP, $threads loop(s): exit status 0 (got $status)" test "$status" = 0
+    check "  its summary" grep -q "^smtp-sink: 3 messages" "$WORK/hup$threads.err"
+    check "  its JSON, with the three" test "$(json_get "$WORK/hup$threads.json" messages 2>/dev/null)" = 3
+done
 finish

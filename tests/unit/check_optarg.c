@@ -1,6 +1,7 @@
 /*
  * check_optarg - the host-name test behind optarg_hostname(): what goes
- * into a greeting, an EHLO reply or a Received: header as it is. (The
+ * into a greeting, an EHLO reply or a Received: header as it is; a
+ * duration's bounds as a usage error words them. (The
  * usage errors themselves end the process: tests/it/it_errors.sh.)
  */
 #include "config.h"
@@ -91,10 +92,27 @@ START_TEST(test_address_literals)
 }
 END_TEST
 
+START_TEST(test_seconds_text)
+{
+    static const struct {
+        double s;
+        const char *text;
+    } cases[] = {{0, "0"},     {0.01, "10ms"}, {0.1, "100ms"}, {1, "1s"},     {1.5, "1500ms"},
+                 {60, "1m"},   {90, "90s"},    {3600, "1h"},   {86400, "1d"}, {30 * 86400.0, "30d"},
+                 {2e-6, "2us"}};
+    char buf[32];
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        optarg_seconds_text(cases[i].s, buf, sizeof(buf));
+        ck_assert_str_eq(buf, cases[i].text);
+    }
+}
+END_TEST
+
 int main(void)
 {
-    const TTest *const tests[] = {test_domain_names, test_not_domain_names, test_lengths,
-                                  test_address_literals, NULL};
+    const TTest *const tests[] = {test_domain_names,     test_not_domain_names, test_lengths,
+                                  test_address_literals, test_seconds_text,     NULL};
 
     return check_run_tests("optarg", tests);
 }
