@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,38 +260,6 @@ fail:
     return -1;
 }
 
-int pf_spool_read(const struct pf_spool *sp, const char *id, char **buf, size_t *len,
-                  struct pf_spool_stats *st)
-{
-    char path[4096];
-    off_t size;
-    int at, fd, saved;
-
-    *buf = NULL;
-    *len = 0;
-    if (pf_spool_locate(sp, "active", id, &at, path, sizeof(path), NULL) != 0)
-        return -1;
-    if ((fd = open_sized(sp, at, path, O_RDWR, &size)) < 0) {
-        if (errno == EFBIG)
-            *len = (size_t)size;
-        return -1;
-    }
-    /* qmgr locks the file it works on; a lock held by another says it is busy */
-    if (flock(fd, LOCK_EX | LOCK_NB) != 0)
-        goto fail;
-    st->locks++;
-    if (read_rest(fd, size, buf, len) != 0)
-        goto fail;
-    close(fd);
-    return 0;
-
-fail:
-    saved = errno;
-    close(fd);
-    errno = saved;
-    return -1;
-}
-
 /* `want' bytes at `off', short only at the end of the file: the count, or -1. */
 static ssize_t pread_full(int fd, char *buf, size_t want, off_t off)
 {
@@ -382,6 +351,14 @@ fail:
     close(fd);
     errno = saved;
     return -1;
+}
+
+int pf_spool_read(const struct pf_spool *sp, const char *id, char **buf, size_t *len,
+                  struct pf_spool_stats *st)
+{
+    uint64_t gap;
+
+    return pf_spool_read_envelope(sp, id, SIZE_MAX, buf, len, &gap, st); /* a window of all */
 }
 
 int pf_spool_reader_open(const struct pf_spool *sp, const char *id, uint64_t start, uint64_t end,
