@@ -51,8 +51,9 @@ for tls in plain tls; do
     small=${HWM[${tls}16]:-0} big=${HWM[${tls}64]:-0}
     check "$tls: 48 MB more of message, peak RSS $((big - small)) KiB more (< $GROWTH_KIB KiB)" \
         test $((big - small)) -lt $GROWTH_KIB
-    check "$tls: peak RSS with 64 MB (${big} KiB) far below the message ($((64 * MB / 1024 / 4)) KiB)" \
-        test "$big" -gt 0 -a "$big" -lt $((64 * MB / 1024 / 4))
+    # (half, not less: a sanitizer build starts at some 20 MiB of shadow memory)
+    check "$tls: peak RSS with 64 MB (${big} KiB) below half the message ($((64 * MB / 1024 / 2)) KiB)" \
+        test "$big" -gt 0 -a "$big" -lt $((64 * MB / 1024 / 2))
 done
 
 # A queue file damaged in the middle of its content: the delivery has sent a part when it finds
