@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,10 +318,32 @@ static int add_rcpt(struct pf_qfile_view *v, size_t *cap, int type, const char *
 
 enum segment { SEG_ENVELOPE, SEG_CONTENT, SEG_EXTRACTED };
 
-int pf_qfile_read(const char *buf, size_t len, struct pf_qfile_view *v, char *err, size_t errlen)
+int pf_qfile_layout(const char *buf, size_t len, uint64_t *content_offset, uint64_t *content_size)
+{
+    long size[6];
+    int type;
+    const char *data;
+    size_t data_len;
+
+    if (pf_qfile_parse(buf, len, &type, &data, &data_len) != PF_SIZE_RECORD_LEN ||
+        type != PF_REC_SIZE || data_len != PF_SIZE_RECORD_LEN - 2 ||
+        parse_size_record(data, size) != 0)
+        return -1;
+    *content_offset = (uint64_t)size[1];
+    *content_size = (uint64_t)size[0];
+    return 0;
+}
+
+/*
+ * `gap': the content section's bytes left out of buf after the M record
+ * (0: buf is the whole file). Offsets in the view and in errors are the
+ * file's: `shift' is what is added to an offset in buf past the gap.
+ */
+static int read_file(const char *buf, size_t len, uint64_t gap, struct pf_qfile_view *v, char *err,
+                     size_t errlen)
 {
     enum segment seg = SEG_ENVELOPE;
-    size_t off, rcpt_cap = 0;
+    size_t off, rcpt_cap = 0, shift = 0;
     long size[6];
     int type, have_time = 0, have_sender = 0;
     const char *data;
@@ -358,19 +381,24 @@ int pf_qfile_read(const char *buf, size_t len, struct pf_qfile_view *v, char *er
             goto malformed;
         if (seg == SEG_CONTENT) {
             if (type == PF_REC_XTRA) {
-                v->content_end = off;
+                if (gap > SIZE_MAX - off) {
+                    pf_qfile_view_free(v);
+                    return msg_set_error(err, errlen, "bad size record");
+                }
+                shift = (size_t)gap;
+                v->content_end = off + shift;
                 seg = SEG_EXTRACTED;
-            } else if (type != PF_REC_NORM && type != PF_REC_CONT) {
-                goto misplaced;
+            } else if (gap > 0 || (type != PF_REC_NORM && type != PF_REC_CONT)) {
+                goto misplaced; /* with the content left out, X follows M */
             }
             continue;
         }
         switch (type) {
         case PF_REC_RCPT:
         case PF_REC_DONE:
-            if (add_rcpt(v, &rcpt_cap, type, data, data_len, off) != 0) {
+            if (add_rcpt(v, &rcpt_cap, type, data, data_len, off + shift) != 0) {
                 pf_qfile_view_free(v);
-                return msg_set_error(err, errlen, "too many recipients at offset %zu", off);
+                return msg_set_error(err, errlen, "too many recipients at offset %zu", off + shift);
             }
             break;
         case PF_REC_TIME:
@@ -378,7 +406,7 @@ int pf_qfile_read(const char *buf, size_t len, struct pf_qfile_view *v, char *er
                 goto misplaced;
             if (parse_time(data, data_len, &v->arrival_sec, &v->arrival_usec) != 0) {
                 pf_qfile_view_free(v);
-                return msg_set_error(err, errlen, "bad T record at offset %zu", off);
+                return msg_set_error(err, errlen, "bad T record at offset %zu", off + shift);
             }
             have_time = 1;
             break;
@@ -414,7 +442,8 @@ int pf_qfile_read(const char *buf, size_t len, struct pf_qfile_view *v, char *er
 end:
     if (off + used != len) {
         pf_qfile_view_free(v);
-        return msg_set_error(err, errlen, "trailing garbage after E at offset %zu", off + used);
+        return msg_set_error(err, errlen, "trailing garbage after E at offset %zu",
+                             off + shift + used);
     }
     if (!have_time || !have_sender) {
         pf_qfile_view_free(v);
@@ -426,14 +455,26 @@ end:
         pf_qfile_view_free(v);
         return msg_set_error(err, errlen, "bad size record");
     }
+    v->content_unread = gap > 0;
     return 0;
 
 malformed:
     pf_qfile_view_free(v);
-    return msg_set_error(err, errlen, "malformed record at offset %zu", off);
+    return msg_set_error(err, errlen, "malformed record at offset %zu", off + shift);
 misplaced:
     pf_qfile_view_free(v);
-    return msg_set_error(err, errlen, "unexpected %c record at offset %zu", type, off);
+    return msg_set_error(err, errlen, "unexpected %c record at offset %zu", type, off + shift);
+}
+
+int pf_qfile_read(const char *buf, size_t len, struct pf_qfile_view *v, char *err, size_t errlen)
+{
+    return read_file(buf, len, 0, v, err, errlen);
+}
+
+int pf_qfile_read_envelope(const char *buf, size_t len, uint64_t gap, struct pf_qfile_view *v,
+                           char *err, size_t errlen)
+{
+    return read_file(buf, len, gap, v, err, errlen);
 }
 
 void pf_qfile_view_free(struct pf_qfile_view *v)
@@ -448,8 +489,8 @@ int pf_qfile_content_next(const char *buf, const struct pf_qfile_view *v, size_t
     int type;
     size_t used;
 
-    if (*off >= v->content_end)
-        return 0;
+    if (*off >= v->content_end || v->content_unread)
+        return 0; /* the content is not in buf */
     used = pf_qfile_parse(buf + *off, v->content_end - *off, &type, data, len);
     if (used == 0)
         return 0; /* not a view of this buffer; pf_qfile_read() has ruled it out */
@@ -463,10 +504,29 @@ int pf_qfile_content_next(const char *buf, const struct pf_qfile_view *v, size_t
  * while each record takes at least two bytes of the file, so the text is
  * never longer than the content section: one allocation, no second pass.
  */
+enum pf_qfile_piece pf_qfile_content_piece(const char *buf, size_t len, uint64_t at,
+                                           uint64_t content_end, const char **data,
+                                           size_t *data_len, int *line_end, size_t *used)
+{
+    uint64_t left = content_end > at ? content_end - at : 0;
+    size_t avail = len < left ? len : (size_t)left;
+    int type;
+
+    if (at >= content_end)
+        return at == content_end ? PF_PIECE_END : PF_PIECE_BAD;
+    *used = pf_qfile_parse(buf, avail, &type, data, data_len);
+    if (*used == 0)
+        return len >= left ? PF_PIECE_BAD : PF_PIECE_MORE; /* cut by X, or by the window */
+    if (type != PF_REC_NORM && type != PF_REC_CONT)
+        return PF_PIECE_BAD;
+    *line_end = type == PF_REC_NORM;
+    return PF_PIECE_RECORD;
+}
+
 char *pf_qfile_content_text(const char *buf, const struct pf_qfile_view *v, size_t *len)
 {
     size_t off = v->content_start, n = 0, data_len;
-    char *text = xmalloc(v->content_end - v->content_start + 1);
+    char *text = xmalloc(v->content_unread ? 1 : v->content_end - v->content_start + 1);
     const char *data;
     int line_end;
 

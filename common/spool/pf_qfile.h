@@ -110,6 +110,7 @@ struct pf_qfile_view {
     unsigned rcpt_count, rcpt_pending; /* pending = not done */
     size_t content_start, content_end; /* offset of the first record after M; offset of X */
     uint64_t content_bytes;            /* from the C record's content-length field */
+    int content_unread; /* pf_qfile_read_envelope(): the content is in the file, not the buffer */
 };
 
 /*
@@ -122,11 +123,29 @@ int pf_qfile_read(const char *buf, size_t len, struct pf_qfile_view *v, char *er
 void pf_qfile_view_free(struct pf_qfile_view *v);
 
 /*
+ * Where the content section of a file lies, from its C record at `buf'
+ * (the file's first bytes): 0, or -1 if there is no good C record.
+ */
+int pf_qfile_layout(const char *buf, size_t len, uint64_t *content_offset, uint64_t *content_size);
+
+/*
+ * pf_qfile_read() of a file whose content section, `gap' bytes as its C
+ * record says, was left out of buf: the bytes up to the M record's end,
+ * then from the X record on. The same checks but those of the content,
+ * which its reader makes as it goes (pf_qfile_content_piece()); offsets
+ * are the file's; v->content_unread says the content is not in buf. As
+ * Postfix's qmgr reads the envelope and seeks over the content.
+ */
+int pf_qfile_read_envelope(const char *buf, size_t len, uint64_t gap, struct pf_qfile_view *v,
+                           char *err, size_t errlen);
+
+/*
  * The message content as text with CR LF line ends: each N record is its
  * data and CR LF, each L record its data alone (the line goes on in the
  * next record). Returns a malloc'd buffer, NUL-terminated for convenience,
  * and its length (without that NUL) in *len; buf and v as pf_qfile_read()
- * accepted them.
+ * accepted them. Empty, as pf_qfile_content_next() gives nothing, when
+ * the content was left out of buf (v->content_unread).
  */
 char *pf_qfile_content_text(const char *buf, const struct pf_qfile_view *v, size_t *len);
 
@@ -138,5 +157,19 @@ char *pf_qfile_content_text(const char *buf, const struct pf_qfile_view *v, size
  */
 int pf_qfile_content_next(const char *buf, const struct pf_qfile_view *v, size_t *off,
                           const char **data, size_t *len, int *line_end);
+
+/*
+ * The content of a file a window at a time, trusting nothing: `buf' holds
+ * `len' bytes of the file from offset `at', and the content ends at
+ * `content_end' (the X record's offset). RECORD: an N or L record, its
+ * bytes in *data and *data_len, *line_end as above, *used bytes of buf;
+ * MORE: the window ends inside a record (read on, keeping it); END: `at'
+ * is the content's end; BAD: damage (another record type, a record across
+ * X, a length that does not parse), which no reading will mend.
+ */
+enum pf_qfile_piece { PF_PIECE_BAD = -1, PF_PIECE_MORE, PF_PIECE_RECORD, PF_PIECE_END };
+enum pf_qfile_piece pf_qfile_content_piece(const char *buf, size_t len, uint64_t at,
+                                           uint64_t content_end, const char **data,
+                                           size_t *data_len, int *line_end, size_t *used);
 
 #endif

@@ -157,6 +157,52 @@ int pf_spool_read(const struct pf_spool *sp, const char *id, char **buf, size_t 
                   struct pf_spool_stats *st);
 
 /*
+ * pf_spool_read() for a file that may hold a large message: one no longer
+ * than `window' is read whole (*gap 0), as before; of a longer one only
+ * the envelope, the bytes before the content section and those after it
+ * (*gap the content's length, pf_qfile_read_envelope()), as Postfix's qmgr
+ * seeks over the content. The same lock, bounds and errors.
+ */
+int pf_spool_read_envelope(const struct pf_spool *sp, const char *id, size_t window, char **buf,
+                           size_t *len, uint64_t *gap, struct pf_spool_stats *st);
+
+/*
+ * The content of active/ID in windows, as Postfix's delivery agents read
+ * it through a VSTREAM: opened again (never through a link, a regular
+ * file within the bound), under a shared lock, from `start' to `end' (the
+ * view's content_start and content_end), at most `window' bytes held.
+ * Take records from buf[pos, len), which starts at file offset at + pos,
+ * with pf_qfile_content_piece(), advancing pos; _fill() keeps what was
+ * not taken and reads on. Open and fill give 0; -1 with errno for a
+ * failed system call (the file may be fine); -2 for damage, named in
+ * `damage' (a file shorter than its content, a record longer than a
+ * window). Blocking: pool threads only. Close it in any case.
+ */
+struct pf_spool_reader {
+    int fd;
+    uint64_t at, next, end; /* the file offsets of buf[0], of the next read, of X */
+    char *buf;
+    size_t cap, len, pos;
+    const char *damage;
+};
+int pf_spool_reader_open(const struct pf_spool *sp, const char *id, uint64_t start, uint64_t end,
+                         size_t window, struct pf_spool_reader *rd, struct pf_spool_stats *st);
+int pf_spool_reader_fill(struct pf_spool_reader *rd);
+void pf_spool_reader_close(struct pf_spool_reader *rd);
+
+/*
+ * The content of active/ID as text with CR LF line ends (as
+ * pf_qfile_content_text() makes it), through a reader of `window' bytes:
+ * `each' gets each window's text, and stops the reading by returning
+ * non-zero. 0 at the end, 1 when `each' stopped it; -1 (errno) or -2 as
+ * the reader, with the reason in `why'. Blocking: pool threads only.
+ */
+typedef int pf_spool_text_fn(void *ctx, const char *text, size_t len);
+int pf_spool_content_each(const struct pf_spool *sp, const char *id, const struct pf_qfile_view *v,
+                          size_t window, pf_spool_text_fn *each, void *ctx, char *why,
+                          size_t whylen, struct pf_spool_stats *st);
+
+/*
  * A deferral as Postfix's qmgr makes it: the next retry time becomes the
  * file's mtime, then active/ID -> deferred/X/ID (X made on first use).
  */

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -259,15 +260,72 @@ fail:
     return -1;
 }
 
-int pf_spool_read(const struct pf_spool *sp, const char *id, char **buf, size_t *len,
-                  struct pf_spool_stats *st)
+/* `want' bytes at `off', short only at the end of the file: the count, or -1. */
+static ssize_t pread_full(int fd, char *buf, size_t want, off_t off)
+{
+    size_t got = 0;
+
+    while (got < want) {
+        ssize_t n = pread(fd, buf + got, want - got, off + (off_t)got);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return -1;
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    return (ssize_t)got;
+}
+
+/*
+ * The envelope of a file longer than a window, as qmgr reads one: the head
+ * up to the content, a seek over it, the rest. A C record that does not
+ * say where the content lies within the file leaves the first window
+ * alone in buf, for the reader to call damaged.
+ */
+static int read_envelope_apart(int fd, off_t size, size_t window, char **buf, size_t *len,
+                               uint64_t *gap)
+{
+    uint64_t coff, csize, tail;
+    ssize_t n;
+
+    *buf = xmalloc(window + 1);
+    if ((n = pread_full(fd, *buf, window, 0)) < 0)
+        goto fail;
+    *len = (size_t)n;
+    if (pf_qfile_layout(*buf, *len, &coff, &csize) != 0 || coff > (uint64_t)size ||
+        csize > (uint64_t)size - coff)
+        return 0;
+    tail = (uint64_t)size - coff - csize;
+    *buf = xrealloc(*buf, (size_t)(coff + tail) + 1);
+    /* the head goes on past the window only when the envelope does (a long sender, say) */
+    if (coff > *len && pread_full(fd, *buf + *len, (size_t)coff - *len, (off_t)*len) < 0)
+        goto fail;
+    if ((n = pread_full(fd, *buf + coff, (size_t)tail, (off_t)(coff + csize))) < 0)
+        goto fail;
+    *len = (size_t)(coff + (uint64_t)n);
+    *gap = csize;
+    return 0;
+
+fail:
+    free(*buf);
+    *buf = NULL;
+    *len = 0;
+    return -1;
+}
+
+int pf_spool_read_envelope(const struct pf_spool *sp, const char *id, size_t window, char **buf,
+                           size_t *len, uint64_t *gap, struct pf_spool_stats *st)
 {
     char path[4096];
     off_t size;
-    int at, fd, saved;
+    int at, fd, saved, status;
 
     *buf = NULL;
     *len = 0;
+    *gap = 0;
     if (pf_spool_locate(sp, "active", id, &at, path, sizeof(path), NULL) != 0)
         return -1;
     if ((fd = open_sized(sp, at, path, O_RDWR, &size)) < 0) {
@@ -279,7 +337,11 @@ int pf_spool_read(const struct pf_spool *sp, const char *id, char **buf, size_t 
     if (flock(fd, LOCK_EX | LOCK_NB) != 0)
         goto fail;
     st->locks++;
-    if (read_rest(fd, size, buf, len) != 0)
+    if ((uint64_t)size <= window)
+        status = read_rest(fd, size, buf, len);
+    else
+        status = read_envelope_apart(fd, size, window, buf, len, gap);
+    if (status != 0)
         goto fail;
     close(fd);
     return 0;
@@ -289,6 +351,140 @@ fail:
     close(fd);
     errno = saved;
     return -1;
+}
+
+int pf_spool_read(const struct pf_spool *sp, const char *id, char **buf, size_t *len,
+                  struct pf_spool_stats *st)
+{
+    uint64_t gap;
+
+    return pf_spool_read_envelope(sp, id, SIZE_MAX, buf, len, &gap, st); /* a window of all */
+}
+
+int pf_spool_reader_open(const struct pf_spool *sp, const char *id, uint64_t start, uint64_t end,
+                         size_t window, struct pf_spool_reader *rd, struct pf_spool_stats *st)
+{
+    char path[4096];
+    off_t size;
+    int at;
+
+    memset(rd, 0, sizeof(*rd));
+    rd->fd = -1;
+    rd->at = rd->next = start;
+    rd->end = end;
+    rd->cap = window;
+    if (pf_spool_locate(sp, "active", id, &at, path, sizeof(path), NULL) != 0)
+        return -1;
+    if ((rd->fd = open_sized(sp, at, path, O_RDONLY, &size)) < 0)
+        return -1;
+    /* the delivery agent's shared lock, as mark_done takes it: not having it stops nothing */
+    if (flock(rd->fd, LOCK_SH | LOCK_NB) == 0)
+        st->locks++;
+    if ((uint64_t)size < end) {
+        rd->damage = "the file is shorter than its content";
+        return -2;
+    }
+    rd->buf = xmalloc(window);
+    return 0;
+}
+
+int pf_spool_reader_fill(struct pf_spool_reader *rd)
+{
+    size_t keep = rd->len - rd->pos, want;
+    ssize_t n;
+
+    if (rd->next >= rd->end)
+        return 0; /* all of it is in the window */
+    if (keep == rd->cap) {
+        rd->damage = "a content record longer than the reading window";
+        return -2;
+    }
+    memmove(rd->buf, rd->buf + rd->pos, keep);
+    rd->at += rd->pos;
+    rd->pos = 0;
+    rd->len = keep;
+    want = rd->cap - keep;
+    if ((uint64_t)want > rd->end - rd->next)
+        want = (size_t)(rd->end - rd->next);
+    if ((n = pread_full(rd->fd, rd->buf + keep, want, (off_t)rd->next)) < 0)
+        return -1;
+    if ((size_t)n < want) {
+        rd->damage = "the file was cut short";
+        return -2;
+    }
+    rd->len += (size_t)n;
+    rd->next += (uint64_t)n;
+    return 0;
+}
+
+void pf_spool_reader_close(struct pf_spool_reader *rd)
+{
+    if (rd->fd >= 0)
+        close(rd->fd);
+    free(rd->buf);
+    rd->fd = -1;
+    rd->buf = NULL;
+}
+
+int pf_spool_content_each(const struct pf_spool *sp, const char *id, const struct pf_qfile_view *v,
+                          size_t window, pf_spool_text_fn *each, void *ctx, char *why,
+                          size_t whylen, struct pf_spool_stats *st)
+{
+    struct pf_spool_reader rd;
+    /* a record's text is never longer than the record: a window of text holds a window's */
+    char *text = NULL;
+    int status, saved;
+
+    if ((status =
+             pf_spool_reader_open(sp, id, v->content_start, v->content_end, window, &rd, st)) != 0)
+        goto out;
+    text = xmalloc(window);
+    for (;;) {
+        enum pf_qfile_piece piece;
+        size_t n = 0;
+
+        if ((status = pf_spool_reader_fill(&rd)) != 0)
+            goto out;
+        for (;;) {
+            const char *data;
+            size_t len, used;
+            int line_end;
+
+            piece = pf_qfile_content_piece(rd.buf + rd.pos, rd.len - rd.pos, rd.at + rd.pos, rd.end,
+                                           &data, &len, &line_end, &used);
+            if (piece != PF_PIECE_RECORD)
+                break;
+            memcpy(text + n, data, len);
+            n += len;
+            if (line_end) {
+                text[n++] = '\r';
+                text[n++] = '\n';
+            }
+            rd.pos += used;
+        }
+        if (piece == PF_PIECE_BAD) {
+            rd.damage = "not a content record";
+            status = -2;
+            goto out;
+        }
+        if (n > 0 && each(ctx, text, n) != 0) {
+            status = 1;
+            goto out;
+        }
+        if (piece == PF_PIECE_END)
+            break;
+    }
+out:
+    if (status == -2)
+        snprintf(why, whylen, "queue file content at offset %llu: %s",
+                 (unsigned long long)(rd.at + rd.pos), rd.damage);
+    else if (status == -1)
+        snprintf(why, whylen, "cannot read the queue file: %s", strerror(errno));
+    saved = errno;
+    pf_spool_reader_close(&rd);
+    free(text);
+    errno = saved;
+    return status;
 }
 
 int pf_spool_log_read(const struct pf_spool *sp, const char *log, const char *id, char **buf,

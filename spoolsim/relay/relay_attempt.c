@@ -252,6 +252,29 @@ static void agent_done(struct io_job *job)
     qmgr_submit(r->qmgr, m, r->backend->retire, retire_done);
 }
 
+/*
+ * Out of the queue into corrupt/, as a file found damaged at activation:
+ * no log, no notice, no D mark (the hop got no end of data, so nothing
+ * was delivered). A move that fails leaves the file in active/, for the
+ * next start's recovery to bring back; either way it is not tried again.
+ */
+static void quarantine_done(struct io_job *job)
+{
+    struct relay_msg *m = MSG_OF(job);
+    struct relay *r = m->relay;
+
+    qmgr_take_stats(r, m);
+    r->qm->n_active--;
+    r->stats.corrupt++;
+    if (m->job_status == 0)
+        msg_warn("%s: corrupt queue file moved to corrupt/: %s", m->id, m->reason);
+    else
+        msg_warn("%s: corrupt queue file (%s) left in active/: cannot move it to corrupt/: %s",
+                 m->id, m->reason, strerror(m->job_errno));
+    relay_msg_free(m);
+    relay_qmgr_kick(r);
+}
+
 void relay_qmgr_delivered(struct relay_msg *m)
 {
     struct relay *r = m->relay;
@@ -262,6 +285,10 @@ void relay_qmgr_delivered(struct relay_msg *m)
     q->n_delivering--;
     m->attempts++;
     histogram_record(&r->stats.delivery, m->t_delivered - m->t_deliver);
+    if (m->damaged && r->backend->quarantine) {
+        qmgr_submit(r->qmgr, m, r->backend->quarantine, quarantine_done);
+        return;
+    }
     if (m->attempts == 1 && m->t_committed)
         histogram_record(&r->stats.queue_wait, m->t_deliver - m->t_committed);
     m->expired = m->flushed = m->flush_failed = 0;

@@ -29,18 +29,66 @@
 
 #include "dsn.h"
 #include "relay_private.h"
+#include "xalloc.h"
 
-/* The original's text, as the bounce daemon reads it from active/; m's own copy if that fails. */
+/*
+ * The most of a large original's text read for its headers: the notice
+ * carries only the header section (dsn_header_length()), and Postfix's
+ * header_size_limit is 100 KiB.
+ */
+#define HEADER_READ_MAX (4 * RELAY_TEXT_WINDOW)
+
+struct head_text {
+    char *text;
+    size_t len;
+};
+
+/* Windows of the text until its header section has ended (an empty line) or is too long. */
+static int take_head(void *ctx, const char *text, size_t len)
+{
+    struct head_text *h = ctx;
+    size_t from = h->len >= 3 ? h->len - 3 : 0;
+
+    h->text = xrealloc(h->text, h->len + len + 1);
+    memcpy(h->text + h->len, text, len);
+    h->len += len;
+    h->text[h->len] = 0;
+    if (h->len >= HEADER_READ_MAX || (h->len >= 2 && memcmp(h->text, "\r\n", 2) == 0))
+        return 1;
+    for (size_t i = from; i + 4 <= h->len; i++)
+        if (memcmp(h->text + i, "\r\n\r\n", 4) == 0)
+            return 1;
+    return 0;
+}
+
+/*
+ * The original's text, as the bounce daemon reads it from active/ (of a
+ * large one, its beginning, enough for the headers); m's own copy if that
+ * fails.
+ */
 static char *original_text(struct relay_msg *m, size_t *len, long *arrival)
 {
     const struct pf_spool *sp = &m->relay->spool;
     struct pf_qfile_view view;
-    char *file, *text = NULL, err[100];
+    char *file, *text = NULL, err[200];
     size_t file_len;
+    uint64_t gap;
 
-    if (pf_spool_read(sp, m->id, &file, &file_len, &m->st) == 0) {
-        if (pf_qfile_read(file, file_len, &view, err, sizeof(err)) == 0) {
-            text = pf_qfile_content_text(file, &view, len);
+    if (pf_spool_read_envelope(sp, m->id, RELAY_TEXT_WINDOW, &file, &file_len, &gap, &m->st) == 0) {
+        if (pf_qfile_read_envelope(file, file_len, gap, &view, err, sizeof(err)) == 0) {
+            if (view.content_unread) {
+                struct head_text h = {xstrdup(""), 0};
+
+                if (pf_spool_content_each(sp, m->id, &view, RELAY_TEXT_WINDOW, take_head, &h, err,
+                                          sizeof(err), &m->st) >= 0) {
+                    text = h.text;
+                    *len = h.len;
+                } else {
+                    free(h.text);
+                }
+            } else {
+                text = pf_qfile_content_text(file, &view, len);
+            }
             *arrival = view.arrival_sec;
             pf_qfile_view_free(&view);
         }

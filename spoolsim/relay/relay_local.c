@@ -57,14 +57,49 @@ int relay_local_init(struct relay *r, char *err, size_t errlen)
     return 0;
 }
 
+struct maildir_copy {
+    int fd;
+    int failed; /* a write failed: errno says why */
+};
+
+static int copy_window(void *ctx, const char *text, size_t len)
+{
+    struct maildir_copy *copy = ctx;
+
+    if (write_all(copy->fd, text, len, 0, NULL, NULL) != 0)
+        copy->failed = 1;
+    return copy->failed;
+}
+
+/*
+ * The text into the open file: from memory, or from a large queue file a
+ * window at a time. 0; -1 with errno; -2 when the queue file turns out
+ * damaged (the reason in m->job_err).
+ */
+static int write_text(struct relay_msg *m, int fd)
+{
+    struct maildir_copy copy = {.fd = fd};
+    char *text;
+    size_t len;
+    int status;
+
+    if (m->view.content_unread) {
+        status = pf_spool_content_each(&m->relay->spool, m->id, &m->view, RELAY_TEXT_WINDOW,
+                                       copy_window, &copy, m->job_err, sizeof(m->job_err), &m->st);
+        return status == 1 ? -1 : status; /* stopped: by a failed write */
+    }
+    text = pf_qfile_content_text(m->file, &m->view, &len);
+    status = write_all(fd, text, len, 0, NULL, NULL);
+    free(text);
+    return status;
+}
+
 static void maildir_work(struct io_job *job)
 {
     struct relay_msg *m = MSG_OF(job);
     const char *dir = m->relay->opts->hop_arg;
     char tmp[4096], new[4096];
-    size_t len;
-    char *text = pf_qfile_content_text(m->file, &m->view, &len);
-    int fd;
+    int fd, written = -1;
 
     snprintf(tmp, sizeof(tmp), "%s/tmp/%s", dir, m->maildir_name);
     snprintf(new, sizeof(new), "%s/new/%s", dir, m->maildir_name);
@@ -72,7 +107,7 @@ static void maildir_work(struct io_job *job)
     fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd >= 0) {
         m->hop_st.creates++;
-        if (write_all(fd, text, len, 0, NULL, NULL) == 0 && (m->hop_st.fsyncs++, fsync(fd) == 0) &&
+        if ((written = write_text(m, fd)) == 0 && (m->hop_st.fsyncs++, fsync(fd) == 0) &&
             close(fd) == 0) {
             fd = -1;
             if (rename(tmp, new) == 0) {
@@ -85,10 +120,11 @@ static void maildir_work(struct io_job *job)
             close(fd);
         if (m->job_status != 0)
             unlink(tmp);
+        if (written == -2)
+            m->job_status = -2;
     } else {
         m->job_errno = errno;
     }
-    free(text);
 }
 
 static void maildir_done(struct io_job *job)
@@ -100,6 +136,11 @@ static void maildir_done(struct io_job *job)
     memset(&m->hop_st, 0, sizeof(m->hop_st));
     if (m->job_status == 0) {
         set_pending(m, RCPT_SENT, "delivered to maildir");
+    } else if (m->job_status == -2) {
+        set_pending(m, RCPT_DEFERRED, m->job_err);
+        m->damaged = 1; /* to corrupt/, as the queue manager does with what it cannot read */
+    } else if (m->job_err[0]) {
+        set_pending(m, RCPT_DEFERRED, m->job_err); /* the queue file could not be read */
     } else {
         char reason[300];
 
@@ -121,6 +162,7 @@ void relay_local_deliver(struct relay *r, struct relay_msg *m)
     gettimeofday(&tv, NULL);
     snprintf(m->maildir_name, sizeof(m->maildir_name), "%ld.M%ldP%ldQ%lu.%s", (long)tv.tv_sec,
              (long)tv.tv_usec, (long)getpid(), ++r->maildir_sequence, r->opts->hostname);
+    m->job_err[0] = 0;
     m->job.work = maildir_work;
     m->job.done = maildir_done;
     io_pool_submit(r->cleanup, &m->job);

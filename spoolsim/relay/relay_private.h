@@ -91,6 +91,7 @@ struct relay_msg {
     const char **rcpt_status;            /* and own_status */
     int ever_bounced;                    /* a bounce log may exist; counted as bounced */
     int looped;                          /* bounced as a mail loop (stats.loops) */
+    int damaged; /* its content was found damaged in delivery (m->reason): to corrupt/ */
 
     /* the bounce service, as Postfix's qmgr asks it at the end of an attempt */
     int is_dsn;       /* a notification this relay made */
@@ -120,6 +121,14 @@ struct relay_msg {
 
 /* The message whose file step an io_pool job is: the pool hands back only the job. */
 #define MSG_OF(job) ((struct relay_msg *)((char *)(job)-offsetof(struct relay_msg, job)))
+
+/*
+ * A queue file longer than this is read as its envelope at activation;
+ * its delivery reads the content this much at a time and stuffs it into
+ * the connection's output only when the output is down to as much again,
+ * so a delivery holds a few windows whatever the message's size.
+ */
+#define RELAY_TEXT_WINDOW 65536
 
 #define RELAY_FLUSH_BOUNCE 1 /* bounce/ID: recipients that failed */
 #define RELAY_FLUSH_DEFER 2  /* defer/X/ID: recipients that expired */

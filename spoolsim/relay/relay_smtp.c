@@ -24,6 +24,16 @@
  * answers something the hop never received: the connection is broken and
  * the message deferred.
  *
+ * The text goes out a window at a time (RELAY_TEXT_WINDOW), as Postfix's
+ * smtp copies the queue file's records to the socket through VSTREAM
+ * buffers: the content of a large queue file is read on the connection's
+ * cleanup threads while the connection waits, and the next piece is put in
+ * the output only once the output has drained to its low-water mark; a
+ * message kept in memory is stuffed the same way. A file found damaged
+ * half-way (a record that does not read, a file cut short) drops the
+ * connection before the dot, so the hop discards what it got, and the
+ * message goes to corrupt/; a read that fails defers it.
+ *
  * With --hop-tls the connection says STARTTLS after EHLO when the hop
  * offers it (may) or defers the mail when it does not (encrypt). Whatever
  * the hop sent behind its 220 is discarded (CVE-2011-0411), and EHLO is
@@ -72,14 +82,18 @@ enum conn_state {
     CONN_MAIL,
     CONN_RCPT,
     CONN_DATA,
+    CONN_TEXT, /* no reply owed: the text is on its way */
     CONN_DOT,
     CONN_RSET,
     CONN_QUIT,
 };
 
-static const char *const state_names[] = {"connect",       "greeting",    "EHLO",      "STARTTLS",
-                                          "TLS handshake", "idle",        "MAIL FROM", "RCPT TO",
-                                          "DATA",          "end of data", "RSET",      "QUIT"};
+static const char *const state_names[] = {
+    "connect",     "greeting",  "EHLO",    "STARTTLS", "TLS handshake",
+    "idle",        "MAIL FROM", "RCPT TO", "DATA",     "sending message body",
+    "end of data", "RSET",      "QUIT"};
+
+struct text_stream;
 
 struct relay_conn {
     struct relay *relay;
@@ -107,6 +121,29 @@ struct relay_conn {
      * that is a list append, not a heap operation.
      */
     struct timeval io_timeout, cache_time;
+    /* the text under way: its stuffing state, and where it is taken from */
+    struct smtp_stuffer stuffer;
+    uint64_t text_off;          /* a message in memory: the file offset of its next record */
+    struct text_stream *stream; /* a file read a window at a time; NULL for one in memory */
+};
+
+/*
+ * A large message's content on its way from the queue file: the reading
+ * runs on the connection's loop's cleanup threads, one window per job. It
+ * outlives a connection that ends while a job is under way (`conn' is
+ * then NULL, and the job's done() frees it).
+ */
+struct text_stream {
+    struct io_job job;
+    struct relay_conn *conn;
+    struct relay *relay;
+    const struct pf_spool *spool;
+    char id[PF_QUEUE_ID_MAX];
+    uint64_t start, end; /* the content's file offsets */
+    int opened, busy;
+    int status, err; /* the last job's: 0, -1 with err (errno), -2 damage (rd.damage) */
+    struct pf_spool_reader rd;
+    struct pf_spool_stats st; /* what the reading cost, for the relay's counts */
 };
 
 static void conn_close(struct relay_conn *c);
@@ -421,37 +458,209 @@ static void stuff_out(struct out_room *r, struct smtp_stuffer *st, const char *d
     }
 }
 
+/* The dot after the last of the text: its reply is the one that counts. */
+static void text_end(struct relay_conn *c, struct out_room *r)
+{
+    r->used +=
+        smtp_stuff_finish(&c->stuffer, room_get(r, SMTP_STUFF_FINISH_MAX, SMTP_STUFF_FINISH_MAX));
+    room_commit(r);
+    bufferevent_setwatermark(c->bev, EV_WRITE, 0, 0);
+    c->pending++;
+    expect(c, CONN_DOT);
+}
+
+/* The output has room for more text: over its low-water mark, it waits for on_write. */
+static int output_low(const struct relay_conn *c)
+{
+    return evbuffer_get_length(bufferevent_get_output(c->bev)) <= RELAY_TEXT_WINDOW;
+}
+
+/*
+ * A message in memory, up to a window's worth of records into the output
+ * each time, until the dot. A small one (the file within a window) goes
+ * whole, with its dot, in one write, as before.
+ */
+static void text_from_memory(struct relay_conn *c)
+{
+    struct relay_msg *m = c->msg;
+
+    while (c->state == CONN_TEXT && output_low(c)) {
+        struct out_room r = {.out = bufferevent_get_output(c->bev)};
+        size_t start = c->text_off, len, end = m->view.content_end;
+        /* Stuffing at most doubles the records (their headers included). */
+        size_t want = end >= start ? 2 * (end - start) + SMTP_STUFF_FINISH_MAX : TEXT_ROOM;
+        const char *data;
+        int line_end;
+
+        if (want > TEXT_ROOM)
+            want = TEXT_ROOM;
+        while (c->text_off - start < RELAY_TEXT_WINDOW &&
+               pf_qfile_content_next(m->file, &m->view, &c->text_off, &data, &len, &line_end)) {
+            stuff_out(&r, &c->stuffer, data, len, want);
+            if (line_end)
+                stuff_out(&r, &c->stuffer, "\r\n", 2, want);
+        }
+        if (c->text_off - start < RELAY_TEXT_WINDOW)
+            text_end(c, &r); /* no record left: pf_qfile_read() has seen them all */
+        room_commit(&r);
+        conn_flush(c);
+    }
+}
+
+static void stream_free(struct relay *r, struct text_stream *ts)
+{
+    pf_spool_reader_close(&ts->rd);
+    pthread_mutex_lock(&r->stats_lock);
+    pf_spool_stats_add(&r->stats.spool, &ts->st);
+    pthread_mutex_unlock(&r->stats_lock);
+    free(ts);
+}
+
+/* Pool thread: open the file the first time, then read the next window. */
+static void stream_work(struct io_job *job)
+{
+    struct text_stream *ts = (struct text_stream *)job;
+
+    if (!ts->opened) {
+        ts->opened = 1;
+        ts->status = pf_spool_reader_open(ts->spool, ts->id, ts->start, ts->end, RELAY_TEXT_WINDOW,
+                                          &ts->rd, &ts->st);
+        ts->err = errno;
+        if (ts->status != 0)
+            return;
+    }
+    ts->status = pf_spool_reader_fill(&ts->rd);
+    ts->err = errno;
+}
+
+/*
+ * The text cannot go on: the connection is dropped before the dot, so
+ * the hop discards what it has. A damaged file goes to corrupt/, a file
+ * that could not be read waits for its retry.
+ */
+static void text_abort(struct relay_conn *c, int damaged, const char *why)
+{
+    struct relay_msg *m = c->msg;
+
+    msg_warn("%s: %s; dropping the connection to %s before the end of data", m->id, why,
+             c->relay->hop_desc);
+    snprintf(m->reason, sizeof(m->reason), "%s", why);
+    m->hop_reply[0] = 0;
+    m->damaged = damaged;
+    settle(m, RCPT_UNTRIED, RCPT_DEFERRED);
+    settle(m, RCPT_SENT, RCPT_DEFERRED);
+    message_done(c);
+    conn_close(c);
+}
+
+static void stream_submit(struct relay_conn *c)
+{
+    c->stream->busy = 1;
+    io_pool_submit(c->loop->cleanup, &c->stream->job);
+}
+
+/* Loop: a window has been read; its whole records go into the output. */
+static void stream_done(struct io_job *job)
+{
+    struct text_stream *ts = (struct text_stream *)job;
+    struct relay_conn *c = ts->conn;
+    struct pf_spool_reader *rd = &ts->rd;
+    struct out_room r;
+    enum pf_qfile_piece piece = PF_PIECE_MORE;
+    char why[300];
+
+    ts->busy = 0;
+    if (c == NULL) {
+        stream_free(ts->relay, ts); /* the connection has ended meanwhile */
+        return;
+    }
+    if (ts->status == -1) {
+        snprintf(why, sizeof(why), "cannot read the queue file: %s", strerror(ts->err));
+        text_abort(c, 0, why);
+        return;
+    }
+    if (ts->status == -2) {
+        snprintf(why, sizeof(why), "queue file content at offset %llu: %s",
+                 (unsigned long long)(rd->at + rd->pos), rd->damage);
+        text_abort(c, 1, why);
+        return;
+    }
+    r = (struct out_room){.out = bufferevent_get_output(c->bev)};
+    for (;;) {
+        const char *data;
+        size_t len, used;
+        int line_end;
+
+        piece = pf_qfile_content_piece(rd->buf + rd->pos, rd->len - rd->pos, rd->at + rd->pos,
+                                       rd->end, &data, &len, &line_end, &used);
+        if (piece != PF_PIECE_RECORD)
+            break;
+        stuff_out(&r, &c->stuffer, data, len, TEXT_ROOM);
+        if (line_end)
+            stuff_out(&r, &c->stuffer, "\r\n", 2, TEXT_ROOM);
+        rd->pos += used;
+    }
+    if (piece == PF_PIECE_BAD) {
+        room_commit(&r);
+        snprintf(why, sizeof(why), "queue file content at offset %llu: not a content record",
+                 (unsigned long long)(rd->at + rd->pos));
+        text_abort(c, 1, why);
+        return;
+    }
+    if (piece == PF_PIECE_END) {
+        text_end(c, &r);
+        c->stream = NULL;
+        stream_free(c->relay, ts);
+    }
+    room_commit(&r);
+    conn_flush(c);
+    if (c->state == CONN_TEXT && output_low(c))
+        stream_submit(c);
+}
+
+/* The output has drained to its low-water mark: the next piece of text. */
+static void text_resume(struct relay_conn *c)
+{
+    if (c->state != CONN_TEXT || c->closed || !output_low(c))
+        return;
+    if (c->stream == NULL)
+        text_from_memory(c);
+    else if (!c->stream->busy)
+        stream_submit(c);
+}
+
+/* After the hop's 354: the text, then the dot. */
 static void send_text(struct relay_conn *c)
 {
     struct relay_msg *m = c->msg;
-    struct out_room r = {.out = bufferevent_get_output(c->bev)};
-    struct smtp_stuffer st;
-    size_t off = m->view.content_start, len;
-    /* Stuffing at most doubles the records (their headers included): room for all of a small one.
-     */
-    size_t want = 2 * (m->view.content_end - m->view.content_start) + SMTP_STUFF_FINISH_MAX;
-    const char *data;
-    int line_end;
+    struct text_stream *ts;
 
     if (hop_spoke_early(c)) {
         /* A reply to a dot not yet sent (a hop that answers ahead, or a liar). */
         conn_fail(c, "reply before the message text was sent");
         return;
     }
-    if (m->view.content_end < m->view.content_start || want > TEXT_ROOM)
-        want = TEXT_ROOM;
-    /* Stuffed record by record into the output: the text is not copied whole on the way. */
-    smtp_stuff_init(&st);
-    while (pf_qfile_content_next(m->file, &m->view, &off, &data, &len, &line_end)) {
-        stuff_out(&r, &st, data, len, want);
-        if (line_end)
-            stuff_out(&r, &st, "\r\n", 2, want);
+    smtp_stuff_init(&c->stuffer);
+    c->text_off = m->view.content_start;
+    expect(c, CONN_TEXT);
+    /* on_write is called once the output is down to a window, not only when it is empty */
+    bufferevent_setwatermark(c->bev, EV_WRITE, RELAY_TEXT_WINDOW, 0);
+    if (!m->view.content_unread) {
+        text_from_memory(c);
+        return;
     }
-    r.used += smtp_stuff_finish(&st, room_get(&r, SMTP_STUFF_FINISH_MAX, SMTP_STUFF_FINISH_MAX));
-    room_commit(&r);
-    c->pending++;
-    expect(c, CONN_DOT);
-    conn_flush(c);
+    ts = xcalloc(1, sizeof(*ts));
+    ts->job.work = stream_work;
+    ts->job.done = stream_done;
+    ts->conn = c;
+    ts->relay = c->relay;
+    ts->spool = &c->relay->spool;
+    snprintf(ts->id, sizeof(ts->id), "%s", m->id);
+    ts->start = m->view.content_start;
+    ts->end = m->view.content_end;
+    ts->rd.fd = -1;
+    c->stream = ts;
+    stream_submit(c);
 }
 
 /* After MAIL or a RCPT reply: the next RCPT's reply, or DATA's. */
@@ -772,6 +981,7 @@ static void on_write(struct bufferevent *bev, void *arg)
 
     if (!c->tls)
         bev_out_written(bev);
+    text_resume(c);
 }
 
 static void on_idle_timer(evutil_socket_t fd, short what, void *arg)
@@ -840,6 +1050,13 @@ static void conn_close(struct relay_conn *c)
     event_del(c->idle_timer);
     if (c->rd)
         event_del(c->rd);
+    if (c->stream) {
+        if (c->stream->busy)
+            c->stream->conn = NULL; /* its job's done() frees it */
+        else
+            stream_free(c->relay, c->stream);
+        c->stream = NULL;
+    }
     if (c->bev) {
         bufferevent_disable(c->bev, EV_READ | EV_WRITE);
         bufferevent_setcb(c->bev, NULL, NULL, NULL, NULL);

@@ -83,6 +83,11 @@ struct relay_spool {
     /* A retry of a message still in active/: read its file again first (then `reread')? */
     int (*must_reread)(const struct relay_msg *m);
     relay_spool_step *reread; /* pool */
+    /*
+     * pool, where a delivery reads the file (NULL elsewhere): its content
+     * was found damaged on the way (m->reason says how); out of the queue
+     */
+    relay_spool_step *quarantine;
 };
 
 extern const struct relay_spool relay_spool_postfix;

@@ -130,8 +130,10 @@ static enum relay_spool_next pf_committed(struct relay_msg *m)
 static int read_active(struct relay_msg *m, char **file, size_t *len, struct pf_qfile_view *view)
 {
     const struct pf_spool *sp = &m->relay->spool;
+    uint64_t gap;
 
-    if (pf_spool_read(sp, m->id, file, len, &m->st) != 0) {
+    /* A large file's content stays on disk: its delivery reads it a window at a time. */
+    if (pf_spool_read_envelope(sp, m->id, RELAY_TEXT_WINDOW, file, len, &gap, &m->st) != 0) {
         m->job_errno = errno;
         if (errno != EFBIG && errno != EINVAL && errno != ELOOP)
             return -1; /* out of descriptors, say: the file is fine, try again later */
@@ -147,7 +149,7 @@ static int read_active(struct relay_msg *m, char **file, size_t *len, struct pf_
         pf_spool_corrupt(sp, "active", m->id);
         return -2;
     }
-    if (pf_qfile_read(*file, *len, view, m->job_err, sizeof(m->job_err)) != 0) {
+    if (pf_qfile_read_envelope(*file, *len, gap, view, m->job_err, sizeof(m->job_err)) != 0) {
         /* qmgr keeps what it cannot read in corrupt/, for a human to look at */
         free(*file);
         *file = NULL;
@@ -172,6 +174,14 @@ static void pf_activate(struct relay_msg *m, unsigned thread)
         relay_model_spend(m->relay->model, COST_QMGR, m->view.content_bytes, m->view.rcpt_count);
     if (m->job_status == -1)
         m->job_status = RELAY_JOB_UNREAD;
+}
+
+/* Its content turned out damaged while it was delivered: kept for a human, as at activation. */
+static void pf_quarantine(struct relay_msg *m, unsigned thread)
+{
+    (void)thread;
+    m->job_status = pf_spool_corrupt(&m->relay->spool, "active", m->id);
+    m->job_errno = errno;
 }
 
 /* ------------------------------------------------ after the next hop spoke */
@@ -402,4 +412,5 @@ const struct relay_spool relay_spool_postfix = {
     .retry = pf_retry,
     .must_reread = pf_must_reread,
     .reread = pf_reread,
+    .quarantine = pf_quarantine,
 };

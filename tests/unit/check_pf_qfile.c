@@ -902,6 +902,164 @@ START_TEST(test_bound_empty)
 }
 END_TEST
 
+/* A file of long lines, with its content section cut out: what pf_spool_read_envelope() keeps. */
+static char *cut_content(const struct pf_qfile *q, size_t *len, uint64_t *gap)
+{
+    uint64_t coff, csize;
+    char *env;
+
+    ck_assert_int_eq(pf_qfile_layout(q->buf, q->len, &coff, &csize), 0);
+    ck_assert_uint_eq(coff, q->content_start);
+    ck_assert_uint_eq(csize, q->content_end - q->content_start);
+    *len = q->len - (size_t)csize;
+    env = malloc(*len);
+    memcpy(env, q->buf, (size_t)coff);
+    memcpy(env + coff, q->buf + coff + csize, q->len - (size_t)(coff + csize));
+    *gap = csize;
+    return env;
+}
+
+START_TEST(test_read_envelope)
+{
+    struct pf_qfile q;
+    struct pf_qfile_view whole, v;
+    char err[128] = "", *content = malloc(20000), *env, *text;
+    size_t len, text_len;
+    uint64_t gap;
+
+    for (size_t i = 0; i < 20000; i++)
+        content[i] = i % 100 == 99 ? '\n' : 'a' + (char)(i % 26);
+    build(&q, content, 20000);
+    ck_assert_int_eq(pf_qfile_read(q.buf, q.len, &whole, err, sizeof(err)), 0);
+    env = cut_content(&q, &len, &gap);
+    ck_assert_int_eq(pf_qfile_read_envelope(env, len, gap, &v, err, sizeof(err)), 0);
+    ck_assert_int_eq(v.content_unread, 1);
+    ck_assert_int_eq(whole.content_unread, 0);
+    /* the same view, offsets of the file, pointers into the cut buffer */
+    ck_assert_uint_eq(v.content_start, whole.content_start);
+    ck_assert_uint_eq(v.content_end, whole.content_end);
+    ck_assert_uint_eq(v.content_bytes, whole.content_bytes);
+    ck_assert_uint_eq(v.rcpt_count, 2);
+    for (unsigned i = 0; i < 2; i++) {
+        ck_assert_uint_eq(v.rcpts[i].offset, q.rcpt_offsets[i]);
+        ck_assert(memcmp(v.rcpts[i].addr, rcpts[i], v.rcpts[i].addr_len) == 0);
+    }
+    /* no content in the buffer: nothing is read from it */
+    text = pf_qfile_content_text(env, &v, &text_len);
+    ck_assert_uint_eq(text_len, 0);
+    free(text);
+    pf_qfile_view_free(&v);
+    /* a gap the C record does not say is damage */
+    ck_assert_int_eq(pf_qfile_read_envelope(env, len, gap + 1, &v, err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "bad size record");
+    /* with the content left in, X must follow M */
+    ck_assert_int_eq(pf_qfile_read_envelope(q.buf, q.len, gap, &v, err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, "unexpected N record") != NULL, "%s", err);
+    pf_qfile_view_free(&whole);
+    free(env);
+    free(content);
+    pf_qfile_free(&q);
+}
+END_TEST
+
+/* The content through windows of every size from 16 bytes: the same text as
+ * pf_qfile_content_text(). */
+START_TEST(test_content_pieces)
+{
+    struct pf_qfile q;
+    struct pf_qfile_view v;
+    char err[128] = "", *content = malloc(9000), *expect, *got;
+    size_t elen, window;
+
+    for (size_t i = 0; i < 9000; i++)
+        content[i] = i % 3001 == 3000 ? '\n' : 'A' + (char)(i % 26); /* with L records */
+    build(&q, content, 9000);
+    ck_assert_int_eq(pf_qfile_read(q.buf, q.len, &v, err, sizeof(err)), 0);
+    expect = pf_qfile_content_text(q.buf, &v, &elen);
+    got = malloc(elen + 1);
+    for (window = 16; window < 2200; window += 97) {
+        uint64_t at = v.content_start; /* the file offset of the window's start */
+        size_t n = 0, have = 0, pos = 0;
+        enum pf_qfile_piece piece;
+
+        for (;;) {
+            const char *data;
+            size_t len, used;
+            int line_end;
+
+            piece = pf_qfile_content_piece(q.buf + at + pos, have - pos, at + pos, v.content_end,
+                                           &data, &len, &line_end, &used);
+            if (piece == PF_PIECE_RECORD) {
+                memcpy(got + n, data, len);
+                n += len;
+                if (line_end) {
+                    memcpy(got + n, "\r\n", 2);
+                    n += 2;
+                }
+                pos += used;
+                continue;
+            }
+            if (piece != PF_PIECE_MORE)
+                break;
+            /* keep the rest, read on: a 2048-byte record needs a window that holds it */
+            at += pos;
+            have -= pos;
+            pos = 0;
+            if (have == window || at + have >= v.content_end)
+                break;
+            have = at + window > v.content_end ? (size_t)(v.content_end - at) : window;
+        }
+        if (window < PF_LINE_LIMIT + 3) {
+            ck_assert_int_eq(piece, PF_PIECE_MORE); /* a record longer than the window */
+            continue;
+        }
+        ck_assert_int_eq(piece, PF_PIECE_END);
+        ck_assert_uint_eq(n, elen);
+        ck_assert(memcmp(got, expect, elen) == 0);
+    }
+    free(got);
+    free(expect);
+    pf_qfile_view_free(&v);
+    pf_qfile_free(&q);
+    free(content);
+}
+END_TEST
+
+/* Damage in the content: another record type, a record across X. */
+START_TEST(test_content_piece_damage)
+{
+    struct pf_qfile q;
+    struct pf_qfile_view v;
+    char err[128] = "";
+    const char *data;
+    size_t len, used;
+    int line_end;
+
+    build(&q, "one\ntwo\n", 8);
+    ck_assert_int_eq(pf_qfile_read(q.buf, q.len, &v, err, sizeof(err)), 0);
+    ck_assert_int_eq(pf_qfile_content_piece(q.buf + v.content_start, q.len - v.content_start,
+                                            v.content_start, v.content_end, &data, &len, &line_end,
+                                            &used),
+                     PF_PIECE_RECORD);
+    ck_assert_uint_eq(len, 3);
+    /* X one byte earlier: the second record runs across it */
+    ck_assert_int_eq(pf_qfile_content_piece(q.buf + v.content_start + used,
+                                            q.len - v.content_start - used, v.content_start + used,
+                                            v.content_end - 1, &data, &len, &line_end, &used),
+                     PF_PIECE_BAD);
+    q.buf[v.content_start] = 'Z';
+    ck_assert_int_eq(pf_qfile_content_piece(q.buf + v.content_start, q.len - v.content_start,
+                                            v.content_start, v.content_end, &data, &len, &line_end,
+                                            &used),
+                     PF_PIECE_BAD);
+    ck_assert_int_eq(pf_qfile_content_piece(q.buf, q.len, v.content_end, v.content_end, &data, &len,
+                                            &line_end, &used),
+                     PF_PIECE_END);
+    pf_qfile_view_free(&v);
+    pf_qfile_free(&q);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("pf_qfile");
@@ -931,6 +1089,9 @@ int main(void)
     tcase_add_test(tc, test_read_size_record_short_data);
     tcase_add_test(tc, test_read_missing_records);
     tcase_add_test(tc, test_read_random_damage);
+    tcase_add_test(tc, test_read_envelope);
+    tcase_add_test(tc, test_content_pieces);
+    tcase_add_test(tc, test_content_piece_damage);
     suite_add_tcase(s, tc);
     return check_run_suite(s);
 }
