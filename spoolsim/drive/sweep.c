@@ -448,6 +448,40 @@ static void run_step(struct sweep *s, unsigned i, double rate, struct sweep_step
     st->reason = sweep_judge(&st->m, o->slo);
 }
 
+/*
+ * The relay's options after -- are the relay's to judge: ask it, with
+ * --check-options, before a work directory is made, so that a bad one is a
+ * usage error (exit 2) and leaves nothing behind.
+ */
+static void check_relay_args(const struct sweep *s)
+{
+    const struct sweep_options *o = s->opts;
+    char *argv[RELAY_ARGS_MAX + 8];
+    int n = 0, status;
+    pid_t pid;
+
+    argv[n++] = (char *)s->d.self;
+    argv[n++] = "relay";
+    argv[n++] = "--check-options";
+    argv[n++] = "--spool";
+    argv[n++] = "/nonexistent/spoolsim-sweep-check"; /* parsed, never made */
+    for (size_t i = 0; i < o->n_relay_args; i++)
+        argv[n++] = o->relay_args[i];
+    argv[n] = NULL;
+    fflush(NULL);
+    if ((pid = fork()) < 0)
+        msg_fatal("fork: %s", strerror(errno));
+    if (pid == 0) {
+        execv(s->d.self, argv);
+        _exit(127);
+    }
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            msg_fatal("waitpid: %s", strerror(errno));
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        msg_usage("the relay's options after -- are not valid (see above)");
+}
+
 int spoolsim_sweep(int argc, char **argv)
 {
     struct sweep_options opts;
@@ -470,6 +504,8 @@ int spoolsim_sweep(int argc, char **argv)
                               sizeof(s->sink_path));
     spoolsim_find_program(s->d.self, "smtp-source", "SPOOLSIM_SMTP_SOURCE", s->source_path,
                           sizeof(s->source_path));
+    if (!opts.target)
+        check_relay_args(s);
     interrupt_install();
     drive_make_work_dir(&s->d, opts.spool_parent, "--spool", "sweep");
     notice(s, "work directory %s", s->d.work);

@@ -70,6 +70,32 @@ enum {
     OPT_SINK_DELAY,
 };
 
+int sweep_target_ok(const char *t)
+{
+    const char *colon = strrchr(t, ':');
+    size_t len = strlen(t);
+
+    if (len == 0 || len > 255)
+        return 0;
+    for (const char *p = t; *p; p++)
+        if ((unsigned char)*p <= ' ' || *p == 0x7f)
+            return 0;
+    if (strncmp(t, "unix:", 5) == 0)
+        return t[5] != 0;
+    if (colon == NULL || colon == t || colon[1] == 0)
+        return 0;
+    if (t[0] == '[' && colon[-1] != ']')
+        return 0; /* [v6]:port: the bracket closes right before the port */
+    if (strspn(colon + 1, "0123456789") == strlen(colon + 1)) {
+        long port = strtol(colon + 1, NULL, 10);
+
+        return strlen(colon + 1) <= 5 && port >= 1 && port <= 65535;
+    }
+    /* a service name, as getaddrinfo takes it */
+    return strspn(colon + 1, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-") ==
+           strlen(colon + 1);
+}
+
 /* The relay options sweep sets itself: given after --, they would contradict it. */
 static const char *const reserved[] = {"--listen", "--port-file", "--spool", "--next-hop",
                                        "--json"};
@@ -185,8 +211,8 @@ void sweep_parse_options(struct sweep_options *o, int argc, char **argv)
             o->spool_parent = optarg;
             break;
         case OPT_TARGET:
-            if (strchr(optarg, ':') == NULL || strlen(optarg) > 255)
-                msg_usage("bad --target \"%s\" (HOST:PORT)", optarg);
+            if (!sweep_target_ok(optarg))
+                msg_usage("bad --target \"%s\" (HOST:PORT, [IPv6]:PORT or unix:PATH)", optarg);
             o->target = optarg;
             break;
         case OPT_SINK_PORT:

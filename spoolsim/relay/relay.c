@@ -247,6 +247,8 @@ int spoolsim_relay(int argc, char **argv)
 
     json_run_init(&run, "spoolsim relay", "spoolsim", argc, argv);
     relay_options_parse(&opts, argc, argv);
+    if (opts.check_only)
+        return 0; /* sweep asks before it makes anything */
     /*
      * The stop and report signals wait until the loop can take them: one
      * that comes while the relay sets up (once the port file is there, a

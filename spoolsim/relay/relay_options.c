@@ -19,6 +19,7 @@
 
 enum {
     OPT_SPOOL = 256,
+    OPT_CHECK_OPTIONS,
     OPT_NEXT_HOP,
     OPT_SYNC,
     OPT_PROFILE,
@@ -72,6 +73,8 @@ static void usage(FILE *fp, const struct optgroup *g)
             "\n"
             "Options:\n"
             "  --spool DIR             the queue directory (made, with its queues, if missing)\n"
+            "  --check-options         check the options and exit 0 (or 2 naming the problem)\n"
+            "                          without making or starting anything\n"
             "  -u, --user USER         run as USER once listening (root only); the spool must\n"
             "                          be USER's (it is made so), as Postfix's mail_owner\n"
             "  -l, --listen ADDR       where to accept SMTP (127.0.0.1:2525; port 0 = any)\n"
@@ -176,6 +179,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
 {
     static const struct option long_options[] = {
         {"spool", required_argument, NULL, OPT_SPOOL},
+        {"check-options", no_argument, NULL, OPT_CHECK_OPTIONS},
         {"user", required_argument, NULL, 'u'},
         {"listen", required_argument, NULL, 'l'},
         {"next-hop", required_argument, NULL, OPT_NEXT_HOP},
@@ -260,6 +264,9 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             msg_usage("-n is --runs in spoolsim ab: say --next-hop %s", optarg);
         case OPT_SPOOL:
             opts->spool = optarg;
+            break;
+        case OPT_CHECK_OPTIONS:
+            opts->check_only = 1;
             break;
         case 'u':
             opts->user = optarg;

@@ -35,6 +35,7 @@ enum relay_qmgr_shape {
 };
 
 struct relay_options {
+    int check_only; /* --check-options: parse, report a usage error or exit 0 */
     const char *listen;
     const char *spool;
     const char *user; /* -u: run as this user once listening; the spool is theirs */

@@ -172,5 +172,13 @@ bad "--sink-port without --target" --sink-port 2525
 bad "relay options with --target" --target 127.0.0.1:25 -- --model none
 bad "the relay's --spool after --" -- --spool /tmp
 bad "a stray argument" 100
+# The relay's own options and --target are judged before anything is made
+# (before, these made the work directory and failed with 1 at the first step).
+bad "an unknown relay option after --" --rates 20 -- --frobnicate
+bad "a relay option out of range after --" --rates 20 -- --min-backoff 0
+check "naming the relay's problem" grep -q "min-backoff" "$WORK/bad.err"
+bad "a --target port out of range" --rates 20 --target 127.0.0.1:99999
+bad "a --target with no host" --rates 20 --target :25
+bad "a --target with a space" --rates 20 --target "a b:25"
 check "and nothing was started or left" test -z "$(ls -A "$TMP")"
 finish
