@@ -42,6 +42,13 @@ sum() {
     echo "$total"
 }
 
+# usage: the limit's bounds, as Postfix's (at least 1), and not absurd
+for bad in 0 1001 x; do
+    out=$(timeout 10 "$RELAY" relay --hopcount-limit $bad --spool "$WORK/bad.spool" 2>&1 >/dev/null)
+    rc=$?
+    check "--hopcount-limit $bad: exit 2, the option named, no spool made" \
+        test "$rc,$(echo "$out" | grep -c -- '--hopcount-limit'),$([ -e "$WORK/bad.spool" ] && echo made)" = 2,1,
+done
 # --- one relay in front of a sink: the limit and its edge
 start_sink sink --msg-log "$WORK/sink.log" 127.0.0.1:0 100 || exit 1
 start_relay one --spool "$WORK/one.spool" --next-hop "127.0.0.1:$sink_PORT" \
