@@ -48,7 +48,7 @@ void sink_message_begin(struct sink_session *s)
     s->server->next_id += s->server->id_stride;
     s->msg_bytes = 0;
     s->oversize = 0;
-    s->checksum = CHECKSUM_INIT;
+    content_sum_init(&s->sum);
     s->header_len = 0;
     if (opts->msg_log && s->header == NULL)
         s->header = xmalloc(HEADER_KEEP);
@@ -72,6 +72,19 @@ void sink_message_begin(struct sink_session *s)
     }
 }
 
+/* The start of what the message log sums, where its Message-ID is looked for. */
+static void keep_header(void *arg, const char *buf, size_t len)
+{
+    struct sink_session *s = arg;
+
+    if (s->header && s->header_len < HEADER_KEEP) {
+        size_t keep = HEADER_KEEP - s->header_len < len ? HEADER_KEEP - s->header_len : len;
+
+        memcpy(s->header + s->header_len, buf, keep);
+        s->header_len += keep;
+    }
+}
+
 void sink_message_content(void *arg, const char *buf, size_t len)
 {
     struct sink_session *s = arg;
@@ -81,13 +94,7 @@ void sink_message_content(void *arg, const char *buf, size_t len)
     if (opts->max_size && s->msg_bytes > opts->max_size)
         s->oversize = 1;
     if (s->server->msg_log)
-        s->checksum = checksum_update(s->checksum, buf, len);
-    if (s->header && s->header_len < HEADER_KEEP) {
-        size_t keep = HEADER_KEEP - s->header_len < len ? HEADER_KEEP - s->header_len : len;
-
-        memcpy(s->header + s->header_len, buf, keep);
-        s->header_len += keep;
-    }
+        content_sum_update(&s->sum, buf, len, keep_header, s);
     if (s->dump && !s->oversize)
         sink_dump_write(s->dump, buf, len);
     if (s->dump_append && !s->oversize)
@@ -108,13 +115,14 @@ static void log_message(struct sink_session *s, uint64_t id)
 {
     char message_id[300];
 
+    content_sum_end(&s->sum, keep_header, s);
     sink_text_message_id(s->header, s->header_len, message_id, sizeof(message_id));
     fprintf(s->server->msg_log,
             "id=%08llX size=%llu sum=%016llx rcpts=%u message-id=%s mono_ns=%llu from=%s "
             "client=%s\n",
-            (unsigned long long)id, (unsigned long long)s->msg_bytes,
-            (unsigned long long)s->checksum, s->rcpt_count, message_id,
-            (unsigned long long)clock_now_ns(), s->mail_args ? s->mail_args : "", s->conn.peer);
+            (unsigned long long)id, (unsigned long long)s->sum.size, (unsigned long long)s->sum.sum,
+            s->rcpt_count, message_id, (unsigned long long)clock_now_ns(),
+            s->mail_args ? s->mail_args : "", s->conn.peer);
 }
 
 void sink_message_finish(void *arg)

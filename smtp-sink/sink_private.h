@@ -12,6 +12,7 @@
 #include <event2/bufferevent.h>
 #include <stdint.h>
 
+#include "checksum.h"
 #include "data_deadline.h"
 #include "sink_dump.h"
 #include "sink_options.h"
@@ -21,7 +22,7 @@
 #include "smtp_seq.h"
 #include "smtp_server.h"
 
-#define HEADER_KEEP 2048 /* header bytes kept to find the Message-ID */
+#define HEADER_KEEP 2048 /* header bytes kept to find the Message-ID (trace fields left out) */
 
 enum after_reply { AFTER_NONE, AFTER_CLOSE, AFTER_STARTTLS, AFTER_DATA_BEGIN };
 
@@ -47,8 +48,8 @@ struct sink_session {
     uint64_t msg_id;
     uint64_t msg_bytes;
     int oversize;
-    uint64_t checksum;
-    char *header; /* first HEADER_KEEP content bytes, with --msg-log */
+    struct content_sum sum; /* the message log's size and checksum */
+    char *header;           /* first HEADER_KEEP content bytes the sum keeps, with --msg-log */
     size_t header_len;
     struct sink_dump *dump;        /* -d */
     struct sink_dump *dump_append; /* -D */

@@ -33,6 +33,7 @@ static void load_file(struct source_message *m, const char *path)
 {
     FILE *fp = fopen(path, "r");
     struct smtp_stuffer st;
+    struct content_sum sum;
     char buf[8192];
     size_t n, cap = 16384, len = 0;
     char *wire = xmalloc(cap);
@@ -40,7 +41,6 @@ static void load_file(struct source_message *m, const char *path)
     if (fp == NULL)
         msg_usage("-F: cannot open %s: %s", path, strerror(errno));
     smtp_stuff_init(&st);
-    m->file_checksum = CHECKSUM_INIT;
     while ((n = fread(buf, 1, sizeof(buf), fp)) > 0) {
         size_t start = len;
 
@@ -63,15 +63,19 @@ static void load_file(struct source_message *m, const char *path)
     m->file_wire_len = len;
     /* Un-stuff the wire form once: that is the content the sink will see. */
     m->file_content_len = 0;
+    content_sum_init(&sum);
     for (size_t i = 0; i < len;) {
         const char *eol = memchr(wire + i, '\n', len - i);
         size_t line_end = (size_t)(eol - wire) + 1;
         size_t skip = wire[i] == '.' ? 1 : 0;
 
-        m->file_checksum = checksum_update(m->file_checksum, wire + i + skip, line_end - i - skip);
+        content_sum_update(&sum, wire + i + skip, line_end - i - skip, NULL, NULL);
         m->file_content_len += line_end - i - skip;
         i = line_end;
     }
+    content_sum_end(&sum, NULL, NULL);
+    m->file_log_size = sum.size;
+    m->file_checksum = sum.sum;
 }
 
 static char *line_of(size_t *len, const char *verb, const char *arg, const char *end)

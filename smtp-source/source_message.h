@@ -33,7 +33,7 @@ struct source_message {
     char *file_wire; /* -F: stuffed message without the final "." line */
     size_t file_wire_len;
     size_t file_content_len;
-    uint64_t file_checksum;
+    uint64_t file_log_size, file_checksum; /* the message log's key (checksum.h) */
     char date[64];
     long date_second;
     unsigned long run_tag; /* makes Message-Ids unique across runs */

@@ -74,7 +74,7 @@ struct source_session {
     uint64_t seq;
     uint64_t start_ns;
     uint64_t content_len;
-    uint64_t checksum;
+    uint64_t log_size, checksum; /* the message log's key (checksum.h) */
     unsigned rcpt_done;
     unsigned rcpt_ok;
     unsigned dot_replies_left;
@@ -134,7 +134,7 @@ static void message_done(struct source_session *s)
     if (s->ctx->msg_log)
         fprintf(s->ctx->msg_log,
                 "id=%s size=%llu sum=%016llx rcpts=%u message-id=%s mono_ns=%llu\n",
-                s->queue_id[0] ? s->queue_id : "-", (unsigned long long)s->content_len,
+                s->queue_id[0] ? s->queue_id : "-", (unsigned long long)s->log_size,
                 (unsigned long long)s->checksum, s->rcpt_ok, s->msgid,
                 (unsigned long long)clock_now_ns());
 }
@@ -348,8 +348,10 @@ static void send_content(struct source_session *s)
     if (ctx->opts->message_file) {
         evbuffer_add_reference(out, ctx->msg.file_wire, ctx->msg.file_wire_len, NULL, NULL);
         s->content_len = header_len + ctx->msg.file_content_len;
-        if (ctx->msg_log)
+        if (ctx->msg_log) { /* -F sends no header of ours: the file is the content */
+            s->log_size = ctx->msg.file_log_size;
             s->checksum = ctx->msg.file_checksum;
+        }
     } else {
         struct source_body body;
         size_t body_len =
@@ -360,10 +362,15 @@ static void send_content(struct source_session *s)
         evbuffer_add_reference(out, body.tail, body.tail_len, NULL, NULL);
         s->content_len = header_len + body_len;
         if (ctx->msg_log) {
-            uint64_t sum = checksum_update(CHECKSUM_INIT, header, header_len);
+            struct content_sum sum;
 
-            sum = checksum_update(sum, body.lines, body.lines_len);
-            s->checksum = checksum_update(sum, body.tail, body.tail_len);
+            content_sum_init(&sum);
+            content_sum_update(&sum, header, header_len, NULL, NULL);
+            content_sum_update(&sum, body.lines, body.lines_len, NULL, NULL);
+            content_sum_update(&sum, body.tail, body.tail_len, NULL, NULL);
+            content_sum_end(&sum, NULL, NULL);
+            s->log_size = sum.size;
+            s->checksum = sum.sum;
         }
     }
     evbuffer_add(out, ".\r\n", 3);

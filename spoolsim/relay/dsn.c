@@ -249,11 +249,13 @@ void dsn_status_of_reply(const char *reply, int failed, char out[DSN_STATUS_MAX]
     snprintf(out, DSN_STATUS_MAX, "%d.0.0", class);
 }
 
+static const char *const day_names[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+static const char *const month_names[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                          "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+
+/* Names of our own in both: strftime's %a and %b follow the locale. */
 void dsn_date(long t, char *out, size_t len)
 {
-    static const char *const days[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
-    static const char *const months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
-                                         "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
     time_t tt = (time_t)t;
     struct tm tm;
 
@@ -261,9 +263,34 @@ void dsn_date(long t, char *out, size_t len)
         snprintf(out, len, "Thu, 01 Jan 1970 00:00:00 +0000");
         return;
     }
-    /* Names of our own: strftime's %a and %b follow the locale. */
-    snprintf(out, len, "%s, %02d %s %04d %02d:%02d:%02d +0000", days[tm.tm_wday % 7], tm.tm_mday,
-             months[tm.tm_mon % 12], tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
+    snprintf(out, len, "%s, %02d %s %04d %02d:%02d:%02d +0000", day_names[tm.tm_wday % 7],
+             tm.tm_mday, month_names[tm.tm_mon % 12], tm.tm_year + 1900, tm.tm_hour, tm.tm_min,
+             tm.tm_sec);
+}
+
+void dsn_mail_date(long t, char *out, size_t len)
+{
+    time_t tt = (time_t)t;
+    struct tm lt, gmt;
+    char zone[64];
+    long off;
+
+    if (localtime_r(&tt, &lt) == NULL || gmtime_r(&tt, &gmt) == NULL) {
+        dsn_date(t, out, len);
+        return;
+    }
+    /* The offset from the two clocks, as tm_gmtoff is not POSIX: they differ by a day at most. */
+    off = (lt.tm_hour - gmt.tm_hour) * 60L + lt.tm_min - gmt.tm_min;
+    if (lt.tm_year != gmt.tm_year)
+        off += lt.tm_year < gmt.tm_year ? -1440 : 1440;
+    else if (lt.tm_yday != gmt.tm_yday)
+        off += lt.tm_yday < gmt.tm_yday ? -1440 : 1440;
+    if (strftime(zone, sizeof(zone), "%Z", &lt) == 0)
+        zone[0] = 0;
+    snprintf(out, len, "%s, %2d %s %04d %02d:%02d:%02d %c%02ld%02ld%s%s%s",
+             day_names[lt.tm_wday % 7], lt.tm_mday, month_names[lt.tm_mon % 12], lt.tm_year + 1900,
+             lt.tm_hour, lt.tm_min, lt.tm_sec, off < 0 ? '-' : '+', labs(off) / 60, labs(off) % 60,
+             *zone ? " (" : "", zone, *zone ? ")" : "");
 }
 
 /* ------------------------------------------------------------- headers */

@@ -76,6 +76,13 @@ void dsn_status_of_reply(const char *reply, int failed, char out[DSN_STATUS_MAX]
 void dsn_date(long t, char *out, size_t len);
 
 /*
+ * The date as Postfix's mail_date() writes it (in Received: headers): local
+ * time, the day padded with a space, the zone's name after the offset:
+ * "Wed,  2 Dec 2026 03:19:42 +0100 (CET)"; 64 bytes are enough.
+ */
+void dsn_mail_date(long t, char *out, size_t len);
+
+/*
  * How many bytes of `text' (CR LF or LF lines) are its header section:
  * the lines up to the first that is neither "name:" nor a continuation.
  */

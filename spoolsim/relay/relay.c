@@ -28,6 +28,7 @@
 #include "cpu_burn.h"
 #include "msg.h"
 #include "relay_loop.h"
+#include "received.h"
 #include "relay_private.h"
 #include "relay_qmgr.h"
 #include "relay_spool.h"
@@ -285,8 +286,12 @@ int spoolsim_relay(int argc, char **argv)
     r.spool.long_ids = opts.long_ids;
     r.spool.hash_depth = opts.hash_depth;
     r.spool.sync = opts.sync;
-    /* A queue file larger than our limits make is read by nobody: it goes to corrupt/. */
-    r.spool.max_file = pf_qfile_bound(opts.max_size, opts.max_rcpt, SMTP_COMMAND_LINE_LIMIT);
+    /*
+     * A queue file larger than our limits make is read by nobody: it goes to
+     * corrupt/. The text is the client's and our Received: header.
+     */
+    r.spool.max_file =
+        pf_qfile_bound(opts.max_size + RECEIVED_MAX, opts.max_rcpt, SMTP_COMMAND_LINE_LIMIT);
     if (opts.user && pf_spool_set_user(&r.spool, opts.user, err, sizeof(err)) != 0)
         listen_failed(&listen_file, 1, "-u %s: %s", opts.user, err);
     r.profile = profile_find(opts.profile);

@@ -150,7 +150,6 @@ static void commit_done(struct io_job *job)
 
 void qmgr_commit_here(struct relay *r, struct relay_msg *m)
 {
-    r->backend->assign_id(r, m);
     qmgr_submit(m->loop->cleanup, m, r->backend->commit, commit_done);
 }
 

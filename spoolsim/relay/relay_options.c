@@ -36,6 +36,7 @@ enum {
     OPT_MAX_LIFETIME,
     OPT_MAX_SIZE,
     OPT_MAX_RCPT,
+    OPT_HOPCOUNT_LIMIT,
     OPT_NO_BOUNCES,
     OPT_BOUNCE_TO_POSTMASTER,
     OPT_IN_FLOW_DELAY,
@@ -106,6 +107,9 @@ static void usage(FILE *fp, const struct optgroup *g)
             "  --max-size BYTES        message size limit, SIZE advertised (10240000; at\n"
             "                          most 1024m)\n"
             "  --max-rcpt N            recipients per message (1000)\n"
+            "  --hopcount-limit N      Received: headers (ours included) from which a\n"
+            "                          message is refused as a mail loop, 554 5.4.0 at\n"
+            "                          the end of data, as Postfix's hopcount_limit (50)\n"
             "  --no-bounces            a failed message is removed without a notification\n"
             "                          to its sender (counted in the summary); default: a\n"
             "                          delivery status notification, as Postfix's bounce\n"
@@ -198,6 +202,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         {"max-lifetime", required_argument, NULL, OPT_MAX_LIFETIME},
         {"max-size", required_argument, NULL, OPT_MAX_SIZE},
         {"max-rcpt", required_argument, NULL, OPT_MAX_RCPT},
+        {"hopcount-limit", required_argument, NULL, OPT_HOPCOUNT_LIMIT},
         {"no-bounces", no_argument, NULL, OPT_NO_BOUNCES},
         {"bounce-to-postmaster", required_argument, NULL, OPT_BOUNCE_TO_POSTMASTER},
         {"in-flow-delay", required_argument, NULL, OPT_IN_FLOW_DELAY},
@@ -248,6 +253,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
     opts->max_lifetime_ns = 5ULL * 86400 * CLOCK_NS_PER_SEC;
     opts->max_size = 10240000;
     opts->max_rcpt = 1000;
+    opts->hopcount_limit = 50; /* Postfix's hopcount_limit */
     opts->in_flow_delay = 1;
     opts->in_flow_limit = 100;
     opts->timeout = 300;
@@ -336,6 +342,9 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             break;
         case OPT_MAX_RCPT:
             opts->max_rcpt = (unsigned)optarg_count(optarg, "--max-rcpt", 1, 100000);
+            break;
+        case OPT_HOPCOUNT_LIMIT:
+            opts->hopcount_limit = (unsigned)optarg_count(optarg, "--hopcount-limit", 1, 1000);
             break;
         case OPT_NO_BOUNCES:
             opts->no_bounces = 1;

@@ -137,6 +137,7 @@ struct relay_stats {
     uint64_t received, delivered, bounced, deferrals, corrupt, recovered, expired;
     uint64_t loops; /* of the bounced: mail loops (5.4.6), never counted as delivered */
     _Atomic uint64_t rejected_storage, rejected_other; /* sessions count them on any loop */
+    _Atomic uint64_t rejected_hops; /* 554 5.4.0: Received: fields at --hopcount-limit */
     /* notifications: posted, delivered, discarded (failed ones), not made (--no-bounces) */
     uint64_t bounces_sent, bounces_delivered, bounces_discarded, bounces_dropped;
     uint64_t rcpts_sent;

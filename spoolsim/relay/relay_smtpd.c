@@ -14,8 +14,10 @@
  * in memory and hand it over at the end of data. Either way the session
  * then reads nothing more until the file is committed (fsync'ed and
  * marked 0700), and only then answers 250 with the queue ID, like
- * Postfix's smtpd waiting for its cleanup. RSET, a lost client, a 552 or a
- * timeout remove the file; a full disk gets 452 4.3.1 and leaves no file
+ * Postfix's smtpd waiting for its cleanup. At DATA the text starts with
+ * our Received: header, and the client's are counted against
+ * --hopcount-limit (received.h). RSET, a lost client, a 552, a 554 for
+ * too many hops or a timeout remove the file; a full disk gets 452 4.3.1 and leaves no file
  * behind.
  *
  * With --tls the session offers STARTTLS; what the client sent behind the
@@ -50,13 +52,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 
 #include "clock.h"
 #include "data_deadline.h"
 #include "msg.h"
+#include "received.h"
 #include "relay_loop.h"
 #include "relay_private.h"
 #include "relay_qmgr.h"
+#include "relay_spool.h"
 #include "smtp_cmd.h"
 #include "smtp_data.h"
 #include "smtp_line.h"
@@ -81,6 +86,8 @@ struct relay_session {
     struct data_deadline data_deadline; /* --min-data-rate */
     unsigned errors;
     char *helo;
+    int esmtp; /* the client said EHLO, not HELO: "with ESMTP" in the Received: header */
+    struct received_counter hops; /* the client's Received: fields, against --hopcount-limit */
     char *sender;
     char **rcpts;
     unsigned rcpt_count, rcpt_alloc;
@@ -298,6 +305,7 @@ static void on_content(void *arg, const char *buf, size_t len)
     s->message_bytes += len;
     if (s->message_bytes > s->relay->opts->max_size)
         s->oversize = 1;
+    received_counter_feed(&s->hops, buf, len);
     if (!s->oversize && !s->stream_errno)
         pf_qfile_content(&s->msg->qf, buf, len);
 }
@@ -342,6 +350,12 @@ static void on_data_too_slow(void *arg)
     session_flush(s);
 }
 
+/* No DNS here: the loopback's name is known, any other client's is not. */
+static const char *client_name(const struct relay_session *s)
+{
+    return strcmp(s->conn.peer, "127.0.0.1") == 0 ? "localhost" : "unknown";
+}
+
 static struct relay_msg *new_message(struct relay_session *s)
 {
     struct relay_msg *m = relay_msg_new(s->relay);
@@ -350,9 +364,8 @@ static struct relay_msg *new_message(struct relay_session *s)
     m->loop = s->loop;
     gettimeofday(&now, NULL);
     m->t_mail = s->t_mail;
-    pf_qfile_begin(&m->qf, (long)now.tv_sec, (long)now.tv_usec, s->sender,
-                   strcmp(s->conn.peer, "127.0.0.1") == 0 ? "localhost" : "unknown", s->conn.peer,
-                   s->helo);
+    pf_qfile_begin(&m->qf, (long)now.tv_sec, (long)now.tv_usec, s->sender, client_name(s),
+                   s->conn.peer, s->helo);
     s->msg = m;
     return m;
 }
@@ -368,10 +381,37 @@ static void open_message(struct relay_session *s, const struct smtp_cmd *cmd)
     relay_cleanup_open(m);
 }
 
+/*
+ * Our Received: header goes first, as Postfix's smtpd sends it to cleanup
+ * at DATA: it names the queue ID, so the ID is given now (a streaming
+ * spool named the file at the first RCPT already).
+ */
+static void add_received(struct relay_session *s, struct relay_msg *m)
+{
+    char addr[sizeof(s->conn.peer) + 8], text[RECEIVED_MAX + 1];
+    struct received_info ri = {0};
+    size_t len;
+
+    s->relay->backend->assign_id(s->relay, m);
+    snprintf(addr, sizeof(addr), "%s%s", strchr(s->conn.peer, ':') ? "IPv6:" : "", s->conn.peer);
+    ri.helo = s->helo;
+    ri.client_name = client_name(s);
+    ri.client_addr = addr;
+    ri.hostname = s->relay->opts->hostname;
+    ri.protocol = !s->esmtp ? "SMTP" : s->conn.tls ? "ESMTPS" : "ESMTP";
+    ri.queue_id = m->id;
+    ri.rcpt = s->rcpt_count == 1 ? s->rcpts[0] : NULL;
+    ri.time = (long)time(NULL);
+    len = received_header(&ri, text);
+    pf_qfile_content(&m->qf, text, len);
+}
+
 static void begin_message(struct relay_session *s)
 {
     if (s->msg == NULL) /* a profile that takes the whole message at the end */
         new_message(s);
+    add_received(s, s->msg);
+    received_counter_init(&s->hops);
     s->conn.in_data = 1;
     smtp_data_init(&s->conn.data, s->relay->opts->bare_lf);
     data_deadline_start(&s->data_deadline, &s->conn.data);
@@ -386,6 +426,20 @@ static void end_message(struct relay_session *s)
     data_deadline_stop(&s->data_deadline);
     if (rejected || s->oversize) {
         reply(s, rejected ? rejected : "552 5.3.4 Error: message file too big");
+        transaction_reset(s);
+        return;
+    }
+    /*
+     * A mail loop between hosts that do not know each other's names ends
+     * here, as in Postfix: its cleanup counts the Received: fields, ours
+     * among them, and its smtpd refuses the message at their limit. The
+     * client (a relay of ours too) bounces it.
+     */
+    if (s->hops.count + 1 >= s->relay->opts->hopcount_limit) {
+        msg_info("%s: reject: too many hops (%u Received: headers, limit %u)", m->id,
+                 s->hops.count + 1, s->relay->opts->hopcount_limit);
+        s->relay->stats.rejected_hops++;
+        reply(s, "554 5.4.0 Error: too many hops");
         transaction_reset(s);
         return;
     }
@@ -506,6 +560,7 @@ static void handle_command(struct relay_session *s, const char *line, size_t len
     case SMTP_VERB_EHLO:
         free(s->helo);
         s->helo = xstrndup(cmd.arg.ptr, cmd.arg.len);
+        s->esmtp = cmd.verb == SMTP_VERB_EHLO;
         transaction_reset(s);
         smtp_seq_commit(&s->seq, cmd.verb);
         if (cmd.verb == SMTP_VERB_EHLO) {
@@ -617,6 +672,7 @@ static void on_tls_started(void *arg)
     smtp_seq_tls_started(&s->seq);
     free(s->helo);
     s->helo = NULL;
+    s->esmtp = 0;
 }
 
 static void session_free(struct relay_session *s);

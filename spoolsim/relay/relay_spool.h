@@ -61,8 +61,9 @@ struct relay_spool {
     relay_spool_step *stream_write;
     relay_spool_step *stream_abort;
     /*
-     * The message's ID before its commit (a streaming spool named it at its
-     * creation); on the event loop of the message's session, any of them.
+     * The message's ID at DATA, for the Received: header (a streaming spool
+     * named it at its creation); on the event loop of the message's
+     * session, any of them.
      */
     void (*assign_id)(struct relay *r, struct relay_msg *m);
     /* pool: the end of data made durable, before the 250 */

@@ -104,7 +104,7 @@ void relay_stats_tick(struct relay *r)
         .t = (double)(clock_now_ns() - r->start_ns) / 1e9,
         .in = st->received,
         .out = st->delivered,
-        .failures = st->rejected_storage + st->rejected_other + st->bounced,
+        .failures = st->rejected_storage + st->rejected_other + st->rejected_hops + st->bounced,
         .fsyncs = st->spool.fsyncs,
         .incoming = d.incoming,
         .active = d.active,
@@ -139,7 +139,7 @@ void relay_stats_progress(struct relay *r)
         .has_latency = histogram_count(&st->end_to_end) > 0,
         .p99_ns = histogram_percentile(&st->end_to_end, 99),
         .has_failures = 1,
-        .failures = st->rejected_storage + st->rejected_other + st->bounced,
+        .failures = st->rejected_storage + st->rejected_other + st->rejected_hops + st->bounced,
     };
 
     progress_rate_update(&r->progress_r, ps.elapsed_s, st->received, st->delivered, &ps.in_per_s,
@@ -328,6 +328,9 @@ static void print_report(const struct relay *r, FILE *fp)
     if (st->rejected_storage || st->rejected_other)
         fprintf(fp, "refused: %llu for lack of storage (452), %llu for other errors (451)\n",
                 (unsigned long long)st->rejected_storage, (unsigned long long)st->rejected_other);
+    if (st->rejected_hops)
+        fprintf(fp, "refused: %llu for too many hops (554 5.4.0, --hopcount-limit %u)\n",
+                (unsigned long long)st->rejected_hops, r->opts->hopcount_limit);
     fprintf(fp,
             "spool operations: %llu creates, %llu renames, %llu unlinks, %llu probes, "
             "%llu stats, %llu fsyncs (%.1f/s over the busy window), %llu chmods, %llu utimes, "
@@ -478,6 +481,7 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     json_uint(&w, "corrupt", st->corrupt);
     json_uint(&w, "refused_storage", st->rejected_storage);
     json_uint(&w, "refused_other", st->rejected_other);
+    json_uint(&w, "refused_hops", st->rejected_hops);
     json_uint(&w, "sessions", st->sessions);
     json_uint(&w, "tls_sessions", st->tls_sessions);
     json_uint(&w, "session_timeouts", st->timeouts);
