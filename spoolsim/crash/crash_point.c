@@ -243,11 +243,17 @@ static void take_file(const struct pf_spool *sp, const struct found_one *f, stru
         return;
     }
     if (v.rcpt_pending > 0) {
+        struct content_sum cs;
+
         memset(&e, 0, sizeof(e));
         text = pf_qfile_content_text(buf, &v, &text_len);
         header_message_id(text, text_len, e.message_id, sizeof(e.message_id));
-        e.size = text_len;
-        e.sum = checksum_update(CHECKSUM_INIT, text, text_len);
+        /* the message logs' key: without the relay's own Received: header (checksum.h) */
+        content_sum_init(&cs);
+        content_sum_update(&cs, text, text_len, NULL, NULL);
+        content_sum_end(&cs, NULL, NULL);
+        e.size = cs.size;
+        e.sum = cs.sum;
         snprintf(e.queue_id, sizeof(e.queue_id), "%s", f->id);
         msglog_set_add(&r->recovered, &e);
         free(text);
