@@ -64,6 +64,16 @@ void progress_out_clear(const struct progress_out *o)
     fflush(o->fp);
 }
 
+void progress_out_vnotice(const struct progress_out *o, const char *who, const char *fmt,
+                          va_list ap)
+{
+    if (o)
+        progress_out_clear(o);
+    fprintf(stderr, "%s: ", who);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+}
+
 void progress_out_stats(const struct progress_out *o, const struct progress_stats *s)
 {
     char text[PROGRESS_LINE_MAX];

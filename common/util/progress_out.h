@@ -16,6 +16,7 @@
 #ifndef SPOOLSIM_PROGRESS_OUT_H
 #define SPOOLSIM_PROGRESS_OUT_H
 
+#include <stdarg.h>
 #include <stdio.h>
 
 #include "progress.h"
@@ -33,6 +34,13 @@ void progress_out_show(const struct progress_out *o, const char *text);
 void progress_out_clear(const struct progress_out *o);
 /* The line as progress_format() makes it, shown. */
 void progress_out_stats(const struct progress_out *o, const struct progress_stats *s);
+/*
+ * A notice of a program's own ("spoolsim bench: work directory ..."), on a
+ * line of its own on standard error, after erasing the status line (o may
+ * be NULL where there is none).
+ */
+void progress_out_vnotice(const struct progress_out *o, const char *who, const char *fmt,
+                          va_list ap);
 /* Erase the line before every message of msg.h, until the program exits. */
 void progress_out_hook_messages(const struct progress_out *o);
 

@@ -302,11 +302,8 @@ static void notice(const struct crash *c, const char *fmt, ...)
 
     if (c->o->common.quiet)
         return;
-    progress_out_clear(&c->progress);
     va_start(ap, fmt);
-    fprintf(stderr, "spoolsim crash: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
+    progress_out_vnotice(&c->progress, "spoolsim crash", fmt, ap);
     va_end(ap);
 }
 

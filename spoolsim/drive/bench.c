@@ -623,11 +623,8 @@ static void notice(const struct bench *b, const char *fmt, ...)
 
     if (b->opts->common.quiet)
         return;
-    progress_out_clear(&b->progress);
     va_start(ap, fmt);
-    fprintf(stderr, "spoolsim bench: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
+    progress_out_vnotice(&b->progress, "spoolsim bench", fmt, ap);
     va_end(ap);
 }
 

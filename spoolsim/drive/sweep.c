@@ -34,6 +34,7 @@
 #include "json_read.h"
 #include "msg.h"
 #include "msglog.h"
+#include "progress_out.h"
 #include "spoolsim.h"
 #include "sweep.h"
 #include "sweep_search.h"
@@ -55,9 +56,7 @@ static void notice(const struct sweep *s, const char *fmt, ...)
     if (s->opts->common.quiet)
         return;
     va_start(ap, fmt);
-    fprintf(stderr, "spoolsim sweep: ");
-    vfprintf(stderr, fmt, ap);
-    fprintf(stderr, "\n");
+    progress_out_vnotice(NULL, "spoolsim sweep", fmt, ap);
     va_end(ap);
 }
 
