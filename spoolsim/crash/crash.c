@@ -509,6 +509,7 @@ static void run_load(struct crash *c)
         fail(c, NULL, "spoolsim relay failed");
     }
     drive_stop(&c->sink);
+    o->t_stopped = clock_now_ns(); /* nothing is acknowledged or delivered after it */
     /* the rest goes down in order; the unmount's writes are in the log too */
     if (crash_umount(&c->d, c->mnt) != 0)
         fail(c, "umount", "cannot unmount the recorded image");
@@ -578,7 +579,7 @@ static void check_points(struct crash *c, struct crash_report *rep)
         fail(c, NULL, "the log %s: %s", c->log, err);
     load_msglog(c, "source.log", &acked);
     load_msglog(c, "sink.log", &sunk);
-    crash_plan_make(&log, o->points, o->seed, &plan);
+    crash_plan_make(&log, o->points, o->seed, o->t_stopped, &plan);
     crash_report_begin(rep, o, &log, &plan, acked.n);
     notice(c, "recorded %zu writes and %zu flushes; checking %zu crash points", log.writes,
            log.flushes, plan.n);

@@ -28,6 +28,7 @@ struct crash_options {
     const char *work_parent;
     const struct json_run *run;
     uint64_t t_load; /* when the load began (CLOCK_MONOTONIC) */
+    uint64_t t_stopped; /* when the relay and the sink had stopped */
     double load_s;
 };
 

@@ -49,7 +49,19 @@ static int point_cmp(const void *a, const void *b)
     return x->is_flush - y->is_flush;
 }
 
-void crash_plan_make(const struct blklog *log, unsigned n, uint64_t seed, struct crash_plan *out)
+/* A time in [record end - 1, the next record), or up to end_ns after the last, from the seed. */
+static uint64_t cut_time(const struct blklog *log, size_t end, uint64_t seed, uint64_t end_ns)
+{
+    uint64_t from = log->v[end - 1].t_ns;
+    uint64_t to = end < log->n ? log->v[end].t_ns : end_ns;
+
+    if (to <= from)
+        return from;
+    return from + mix(seed ^ 0x7469) % (to - from);
+}
+
+void crash_plan_make(const struct blklog *log, unsigned n, uint64_t seed, uint64_t end_ns,
+                     struct crash_plan *out)
 {
     size_t *flush_at = xcalloc(log->flushes + 1, sizeof(*flush_at));
     size_t *write_at = xcalloc(log->writes + 1, sizeof(*write_at));
@@ -78,9 +90,9 @@ void crash_plan_make(const struct blklog *log, unsigned n, uint64_t seed, struct
         struct crash_point *p = &out->v[out->n++];
 
         p->end = p->barrier = i + 1;
-        p->t_ns = log->v[i].t_ns;
         p->is_flush = 1;
         p->seed = prng_next(&rng);
+        p->t_ns = cut_time(log, p->end, p->seed, end_ns);
     }
     out->flush_points = out->n;
     for (size_t k = 0; k < want_random; k++) {
@@ -89,8 +101,8 @@ void crash_plan_make(const struct blklog *log, unsigned n, uint64_t seed, struct
 
         p->end = i + 1;
         p->barrier = barrier_of[i];
-        p->t_ns = log->v[i].t_ns;
         p->seed = prng_next(&rng);
+        p->t_ns = cut_time(log, p->end, p->seed, end_ns);
     }
     out->random_points = out->n - out->flush_points;
     if (out->n > 1)

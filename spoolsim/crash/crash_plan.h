@@ -16,8 +16,12 @@
  * - a random point: the cut after a randomly drawn write, with a random
  *   subset of the unflushed writes before it.
  *
- * Its time is that of the record it cuts after: a message is owed at the
- * point when its 250 came before that time.
+ * What the disk holds at a point holds from the record it cuts after
+ * until the next record arrives (after the last one: until `end_ns', when
+ * the load had stopped). The point's time is drawn, from its seed, in that
+ * interval: a message is owed at the point when its 250 came before that
+ * time. A cut right at a record would miss every power cut while nothing
+ * reaches the disk: with no fsync, the whole load runs between two records.
  *
  * crash_plan_make() picks at most `n' points from a seed, the same points
  * for the same log, n and seed: every flush when there are at most n / 2
@@ -37,7 +41,7 @@
 struct crash_point {
     size_t end;     /* records [0, end) are before the cut */
     size_t barrier; /* writes in [0, barrier) are all on the disk */
-    uint64_t t_ns;  /* the cut's time: the time of record end - 1 */
+    uint64_t t_ns;  /* the cut's time: from record end - 1's to the next record's */
     uint64_t seed;  /* decides the writes in [barrier, end) */
     int is_flush;
 };
@@ -48,7 +52,8 @@ struct crash_plan {
     size_t flush_points, random_points;
 };
 
-void crash_plan_make(const struct blklog *log, unsigned n, uint64_t seed, struct crash_plan *out);
+void crash_plan_make(const struct blklog *log, unsigned n, uint64_t seed, uint64_t end_ns,
+                     struct crash_plan *out);
 void crash_plan_free(struct crash_plan *p);
 
 /* Whether write record i (i < p->end) is on the disk at point p. */

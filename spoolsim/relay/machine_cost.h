@@ -24,7 +24,7 @@
 struct machine_cost {
     double burn_speed;    /* cpu_burn_speed(): integer work, iterations per microsecond */
     double syscall_ns;    /* one trivial system call */
-    double round_trip_us; /* a byte to another process and back, over a unix socket */
+    double round_trip_us; /* a byte to another process and back, over a unix socket, one CPU */
     double spawn_us;      /* fork, exec of this program, its exit, the wait */
     double fault_ns;      /* one minor fault on fresh anonymous memory */
 };

@@ -248,8 +248,10 @@ int spoolsim_relay(int argc, char **argv)
 
     json_run_init(&run, "spoolsim relay", "spoolsim", argc, argv);
     relay_options_parse(&opts, argc, argv);
-    if (opts.check_only)
-        return 0; /* sweep asks before it makes anything */
+    if (opts.check_only) { /* sweep asks before it makes anything */
+        json_run_free(&run);
+        return 0;
+    }
     /*
      * The stop and report signals wait until the loop can take them: one
      * that comes while the relay sets up (once the port file is there, a

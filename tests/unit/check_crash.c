@@ -17,7 +17,7 @@
 #include "crash_plan.h"
 #include "crash_tally.h"
 
-/* A log of `n' records in memory: F for a flush, W for a write, at times 1, 2, ... */
+/* A log of `n' records in memory: F for a flush, W for a write, at times 1000, 2000, ... */
 static void fake_log(struct blklog *l, const char *shape)
 {
     blklog_init(l);
@@ -26,7 +26,7 @@ static void fake_log(struct blklog *l, const char *shape)
     l->v = calloc(l->n, sizeof(*l->v));
     for (size_t i = 0; i < l->n; i++) {
         l->v[i].type = shape[i] == 'F' ? BLKLOG_FLUSH : BLKLOG_WRITE;
-        l->v[i].t_ns = i + 1;
+        l->v[i].t_ns = (i + 1) * 1000;
         l->v[i].length = shape[i] == 'F' ? 0 : 512;
         l->v[i].offset = 512 * i;
         if (shape[i] == 'F')
@@ -42,7 +42,7 @@ START_TEST(test_plan_points)
     struct crash_plan p, q;
 
     fake_log(&l, "WWFWWWFWFWW");
-    crash_plan_make(&l, 10, 7, &p);
+    crash_plan_make(&l, 10, 7, 1000000, &p);
     ck_assert_uint_eq(p.flush_points, 3); /* all three: 3 <= 10 / 2 */
     ck_assert_uint_eq(p.random_points, 7);
     ck_assert_uint_eq(p.n, 10);
@@ -52,7 +52,12 @@ START_TEST(test_plan_points)
         if (i > 0)
             ck_assert(pt->barrier >= p.v[i - 1].barrier);
         ck_assert(pt->barrier <= pt->end);
-        ck_assert_uint_eq(pt->t_ns, l.v[pt->end - 1].t_ns);
+        /* the cut is while the disk holds what it holds: up to the next record */
+        ck_assert(pt->t_ns >= l.v[pt->end - 1].t_ns);
+        if (pt->end < l.n)
+            ck_assert(pt->t_ns < l.v[pt->end].t_ns || l.v[pt->end].t_ns == l.v[pt->end - 1].t_ns);
+        else
+            ck_assert(pt->t_ns < 1000000);
         if (pt->is_flush) {
             ck_assert_int_eq(l.v[pt->end - 1].type, BLKLOG_FLUSH);
             ck_assert_uint_eq(pt->barrier, pt->end);
@@ -66,8 +71,16 @@ START_TEST(test_plan_points)
         for (size_t j = 0; j < pt->barrier; j++)
             ck_assert_int_eq(crash_point_has(pt, j), 1);
     }
+    /* cut times spread over their intervals, not pinned to the records (before: all were) */
+    {
+        size_t later = 0;
+
+        for (size_t i = 0; i < p.n; i++)
+            later += p.v[i].t_ns > l.v[p.v[i].end - 1].t_ns;
+        ck_assert_uint_ge(later, p.n / 2);
+    }
     /* the same seed, the same points */
-    crash_plan_make(&l, 10, 7, &q);
+    crash_plan_make(&l, 10, 7, 1000000, &q);
     ck_assert_int_eq(memcmp(p.v, q.v, p.n * sizeof(*p.v)), 0);
     crash_plan_free(&p);
     crash_plan_free(&q);
@@ -83,7 +96,7 @@ START_TEST(test_plan_limits)
 
     /* more flushes than half the points: half of them, the last among them */
     fake_log(&l, "WFWFWFWFWFWFWFWF");
-    crash_plan_make(&l, 6, 1, &p);
+    crash_plan_make(&l, 6, 1, 1000000, &p);
     ck_assert_uint_eq(p.flush_points, 3);
     ck_assert_uint_eq(p.random_points, 3);
     for (size_t i = 0; i < p.n; i++)
@@ -95,7 +108,7 @@ START_TEST(test_plan_limits)
 
     /* no flush at all (barrier=0): random points only, from the start */
     fake_log(&l, "WWWW");
-    crash_plan_make(&l, 4, 1, &p);
+    crash_plan_make(&l, 4, 1, 1000000, &p);
     ck_assert_uint_eq(p.flush_points, 0);
     ck_assert_uint_eq(p.n, 4);
     for (size_t i = 0; i < p.n; i++)
@@ -105,7 +118,7 @@ START_TEST(test_plan_limits)
 
     /* no write: nothing to cut */
     fake_log(&l, "");
-    crash_plan_make(&l, 4, 1, &p);
+    crash_plan_make(&l, 4, 1, 1000000, &p);
     ck_assert_uint_eq(p.n, 0);
     crash_plan_free(&p);
     blklog_free(&l);
