@@ -327,11 +327,19 @@ int spoolsim_plot(int argc, char **argv)
         default_title(r, n, title, sizeof(title));
     doc = draw(&pic, title, &len, what, sizeof(what));
     if (strcmp(output, "-") == 0) {
-        if (fwrite(doc, 1, len, stdout) != len || fflush(stdout) != 0)
-            msg_fatal("standard output: %s", strerror(errno));
+        if (fwrite(doc, 1, len, stdout) != len || fflush(stdout) != 0) {
+            int e = errno;
+
+            free(doc); /* the picture is the one large block: not left to the exit */
+            msg_fatal("standard output: %s", strerror(e));
+        }
     } else {
-        if (file_write_whole(output, doc, len) != 0)
-            msg_fatal("%s: cannot write: %s", output, strerror(errno));
+        if (file_write_whole(output, doc, len) != 0) {
+            int e = errno;
+
+            free(doc);
+            msg_fatal("%s: cannot write: %s", output, strerror(e));
+        }
         printf("%s: %s\n", output, what);
     }
     free(doc);
