@@ -26,6 +26,7 @@ struct crash_options {
     const char *sync; /* NULL: the profile's own */
     const char *hop_delay;
     const char *work_parent;
+    int dry_run; /* --dry-run: the preflight only */
     const struct json_run *run;
     uint64_t t_load; /* when the load began (CLOCK_MONOTONIC) */
     double load_s;
