@@ -90,7 +90,9 @@ static void usage(FILE *fp, const struct optgroup *g)
             "  --image-size SIZE     the image (the type's default: 128M for ext*)\n"
             "  -n, --points N        crash points to check (200)\n"
             "  --seed N              the crash points' seed (1)\n"
-            "  --profile NAME        the relay's spool profile: postfix or null (postfix)\n"
+            "  --profile NAME        the relay's spool profile, and the MTA whose restart\n"
+            "                        is judged: postfix, sendmail, qmail, exim, exim-4.98,\n"
+            "                        opensmtpd or null (postfix)\n"
             "  --sync POLICY         the relay's fsync, fdatasync or none (the profile's)\n"
             "  --hop-delay TIME      the sink holds each reply to the data so long, so that\n"
             "                        messages wait in the queue (50ms)\n"
@@ -196,10 +198,9 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
         }
     }
     optgroup_end(&g);
-    if (strcmp(o->profile, "postfix") != 0 && strcmp(o->profile, "null") != 0)
-        msg_usage("--profile %s: the relay keeps that profile's messages in memory and recovers "
-                  "nothing from its files after a restart, so a crash test would measure that, not "
-                  "the filesystem: postfix or null",
+    if (crash_restart_of(o->profile, &o->restart) != 0)
+        msg_usage("--profile %s: the crash test knows no restart of that MTA (postfix, sendmail, "
+                  "qmail, exim, exim-4.98, opensmtpd or null)",
                   o->profile);
     if (o->like) {
         struct fsinfo fs;
@@ -596,7 +597,7 @@ static void check_points(struct crash *c, struct crash_report *rep)
     c->checker.d = &c->d;
     c->checker.fs = o->fs;
     c->checker.options = o->mount_opts;
-    c->checker.recover_spool = strcmp(o->profile, "postfix") == 0;
+    c->checker.restart = o->restart;
     c->checker.spool_rel = "spool";
     c->checker.log = &log;
     c->checker.log_buf = buf;

@@ -5,8 +5,8 @@
 # 1. Bad input exits 2 before any work, naming the problem: not root (run
 #    as nobody), no /dev/fuse (a private mount namespace with an empty
 #    /dev), a filesystem type it does not make, an image too small for the
-#    type, a mount option the kernel refuses, a profile whose messages the
-#    relay keeps in memory. Nothing is left in the work directory. The
+#    type, a mount option the kernel refuses, a profile the
+#    relay does not have. Nothing is left in the work directory. The
 #    same with --dry-run, which exits 0 where the machine can run it.
 # 2. SIGINT during the load and during the check of crash points: exit
 #    130, and no mount, loop device, process or file is left.
@@ -37,7 +37,7 @@ fi
 bad bad-type 'filesystem type "ntfs"' $C -t ntfs
 bad small-image "needs at least" $C -t ext4 --image-size 1M
 bad bad-option "will not mount ext4 with -o data=bogus" $C -t ext4 -o data=bogus
-bad memory-profile "recovers nothing" $C --profile qmail
+bad unknown-profile "unknown --profile" $C --profile courier
 bad bad-points "points" $C -n 0
 bad dry-run-type 'filesystem type "tmpfs"' $C --dry-run -t tmpfs
 if command -v setpriv >/dev/null; then
