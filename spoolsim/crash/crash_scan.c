@@ -205,13 +205,25 @@ struct scan {
     size_t *corrupt;
 };
 
-/* The data file at path, for the message the MTA calls qid: recovered, done, or corrupt. */
-static void take_data(struct scan *s, const char *path, const char *qid)
+/* Whether envelope f (not NULL) is message id's, whole; one that is not is counted corrupt. */
+static int whole(struct scan *s, const struct scan_file *f, uint64_t id,
+                 struct spool_envelope_view *v)
+{
+    if (envelope(f, id, v) == 1)
+        return 1;
+    (*s->corrupt)++;
+    return 0;
+}
+
+/* The data file at path, of message id: recovered, done, or corrupt. */
+static void take_data(struct scan *s, const char *path, uint64_t id)
 {
     const struct scan_file *f = scan_tree_get(s->t, path);
     struct msglog_entry e;
+    char qid[32];
     int k;
 
+    snprintf(qid, sizeof(qid), "%llu", (unsigned long long)id);
     if (f == NULL)
         return; /* gone: a loss if it was owed, which the tally finds */
     k = crash_scan_key(f->data, f->len, qid, &e);
@@ -224,21 +236,17 @@ static void take_data(struct scan *s, const char *path, const char *qid)
 static void scan_sendmail(struct scan *s)
 {
     struct spool_envelope_view v;
-    char path[96], qid[32];
+    char path[96];
     uint64_t id;
 
     for (size_t i = 0; i < s->t->n; i++) {
         const struct scan_file *f = &s->t->v[i];
 
-        if (id_in(f->path, "mqueue/qf", "", &id) != 0)
+        /* a qf cut short: readqf's premature EOF, the file goes to Qf */
+        if (id_in(f->path, "mqueue/qf", "", &id) != 0 || !whole(s, f, id, &v))
             continue;
-        if (envelope(f, id, &v) < 0) {
-            (*s->corrupt)++; /* readqf: premature EOF, the file goes to Qf */
-            continue;
-        }
         snprintf(path, sizeof(path), "mqueue/df%llu", (unsigned long long)id);
-        snprintf(qid, sizeof(qid), "%llu", (unsigned long long)id);
-        take_data(s, path, qid);
+        take_data(s, path, id);
     }
 }
 
@@ -268,7 +276,7 @@ static int qmail_in_progress(struct scan *s, uint64_t id)
 static void scan_qmail(struct scan *s)
 {
     struct spool_envelope_view v;
-    char path[96], qid[32];
+    char path[96];
     uint64_t id, h;
 
     for (size_t i = 0; i < s->t->n; i++) {
@@ -276,11 +284,7 @@ static void scan_qmail(struct scan *s)
         int take = 0;
 
         if (id_in(f->path, "todo/", "", &id) == 0) {
-            /* todo/ID is intd/ID's link: the envelope */
-            if (envelope(f, id, &v) < 0)
-                (*s->corrupt)++;
-            else
-                take = 1;
+            take = whole(s, f, id, &v); /* todo/ID is intd/ID's link: the envelope */
         } else if (depth(f->path) == 2 &&
                    sscanf(f->path, "info/%llu/", (unsigned long long *)&h) == 1) {
             const char *name = strrchr(f->path, '/') + 1;
@@ -290,23 +294,19 @@ static void scan_qmail(struct scan *s)
             snprintf(path, sizeof(path), "todo/%llu", (unsigned long long)id);
             if (scan_tree_get(s->t, path))
                 continue; /* found by its todo/ entry; qmail-send redoes it from there */
-            if (envelope(f, id, &v) < 0)
-                (*s->corrupt)++;
-            else
-                take = qmail_in_progress(s, id);
+            take = whole(s, f, id, &v) && qmail_in_progress(s, id);
         }
         if (!take)
             continue;
         snprintf(path, sizeof(path), "mess/%u/%llu", (unsigned)(id % 23), (unsigned long long)id);
-        snprintf(qid, sizeof(qid), "%llu", (unsigned long long)id);
-        take_data(s, path, qid);
+        take_data(s, path, id);
     }
 }
 
 static void scan_exim(struct scan *s)
 {
     struct spool_envelope_view v;
-    char path[96], qid[32];
+    char path[96];
     uint64_t id;
 
     for (size_t i = 0; i < s->t->n; i++) {
@@ -314,33 +314,29 @@ static void scan_exim(struct scan *s)
         char data[96];
         unsigned rcpts;
 
-        if (id_in(f->path, "input/", "-H", &id) != 0)
+        /* a -H not whole: a spool format error, the message is not delivered */
+        if (id_in(f->path, "input/", "-H", &id) != 0 || !whole(s, f, id, &v))
             continue;
-        if (envelope(f, id, &v) < 0) {
-            (*s->corrupt)++; /* a spool format error: the message is not delivered */
-            continue;
-        }
         snprintf(data, sizeof(data), "input/%llu-D", (unsigned long long)id);
         snprintf(path, sizeof(path), "input/%llu-J", (unsigned long long)id);
         rcpts = rcpts_of(scan_tree_get(s->t, data));
         /* a journal naming every recipient: the delivery was done, only its clean-up was cut */
         if (envelope(scan_tree_get(s->t, path), id, &v) == 1 && rcpts > 0 && v.chunks >= rcpts)
             continue;
-        snprintf(qid, sizeof(qid), "%llu", (unsigned long long)id);
-        take_data(s, data, qid);
+        take_data(s, data, id);
     }
 }
 
 static void scan_opensmtpd(struct scan *s)
 {
     struct spool_envelope_view v;
-    char dir[96], qid[32];
+    char dir[96];
     uint64_t id;
 
     for (size_t i = 0; i < s->t->n; i++) {
         const struct scan_file *f = &s->t->v[i];
         size_t len = strlen(f->path), dlen;
-        int whole = 0;
+        int found = 0;
 
         /* queue/HH/ID/message */
         if (depth(f->path) != 3 || strncmp(f->path, "queue/", 6) != 0 || f->path[8] != '/' ||
@@ -359,15 +355,10 @@ static void scan_opensmtpd(struct scan *s)
                 break;
             if (strcmp(e->path + dlen, "message") == 0 || strchr(e->path + dlen, '/'))
                 continue;
-            if (envelope(e, id, &v) == 1)
-                whole = 1;
-            else
-                (*s->corrupt)++; /* moved to corrupt/ by the queue */
+            found |= whole(s, e, id, &v); /* one not whole: moved to corrupt/ by the queue */
         }
-        if (!whole)
-            continue;
-        snprintf(qid, sizeof(qid), "%llu", (unsigned long long)id);
-        take_data(s, f->path, qid);
+        if (found)
+            take_data(s, f->path, id);
     }
 }
 

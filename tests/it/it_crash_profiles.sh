@@ -17,15 +17,6 @@
 
 crash_need_machine
 
-# run NAME ARGS...: spoolsim crash with a small load; exit status in WORK/NAME.rc
-run() {
-    local name=$1
-    shift
-    timeout 300 "$RELAY" crash -q -d 1 -s 4 -n 12 --seed 5 --work-dir "$WORK/w" \
-        --json "$WORK/$name.json" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
-    echo $? >"$WORK/$name.rc"
-    sed 's/^/# /' "$WORK/$name.out" | tail -1
-}
 # found NAME: some cut recovered messages from the spool
 found() {
     python3 -c '
@@ -37,19 +28,19 @@ assert any(c["recovered"] > 0 for c in j["cuts"]), [c["recovered"] for c in j["c
 }
 mkdir "$WORK/w"
 
-run exim -t ext4 --profile exim
+crash_run exim -t ext4 --profile exim
 check "exim on ext4: exit 0" test "$(cat "$WORK/exim.rc")" = 0
 check "... says durable" grep -q "^durable: 0 of [0-9,]* acknowledged messages lost over 12 power cuts" "$WORK/exim.out"
 check "... its restart found messages in the spool" found exim
 check "... left nothing behind" crash_nothing_left "$WORK/w"
 
-run exim-nosync -t ext4 --profile exim --sync none
+crash_run exim-nosync -t ext4 --profile exim --sync none
 check "exim --sync none on ext4: exit 1" test "$(cat "$WORK/exim-nosync.rc")" = 1
 check "... says LOSES" grep -q "^LOSES acknowledged mail: up to [0-9,]* per cut.*profile exim, sync none" "$WORK/exim-nosync.out"
 check "... left nothing behind" crash_nothing_left "$WORK/w"
 
 for p in sendmail qmail opensmtpd; do
-    run "$p" -t ext4 --profile "$p"
+    crash_run "$p" -t ext4 --profile "$p"
     check "$p on ext4: a verdict" sh -c "rc=\$(cat '$WORK/$p.rc'); [ \$rc = 0 ] || [ \$rc = 1 ]"
     check "... a verdict line" grep -Eq "^(durable: 0 of|LOSES acknowledged mail)" "$WORK/$p.out"
     check "... its restart found messages in the spool" found "$p"

@@ -102,168 +102,170 @@ START_TEST(test_restart_of)
 }
 END_TEST
 
-START_TEST(test_sendmail)
+/* One file of a spool in a case: an envelope, a data file, or raw bytes. */
+struct file_spec {
+    char kind; /* 'E' envelope, 'M' data file (message), 'B' bytes */
+    const char *path;
+    unsigned long long id; /* E: whose; 0 for ID */
+    size_t n;              /* E: chunk size; B: length */
+    unsigned count;        /* E: chunks; M: recipients */
+    char mark;             /* E: T or D */
+    const char *bytes;     /* B */
+};
+
+struct scan_case {
+    const char *what;
+    enum crash_restart how;
+    struct file_spec files[6];
+    size_t recovered, corrupt;
+};
+
+#define Q "1700000000000042"
+#define E(path, n, count, mark)                                                                    \
+    {                                                                                              \
+        'E', path, 0, n, count, mark, NULL                                                         \
+    }
+#define M(path, rcpts)                                                                             \
+    {                                                                                              \
+        'M', path, 0, 0, rcpts, 0, NULL                                                            \
+    }
+#define B(path, bytes, len)                                                                        \
+    {                                                                                              \
+        'B', path, 0, len, 0, 0, bytes                                                             \
+    }
+
+/* 1700000000000042 % 23 == 16: qmail's split directory */
+static const struct scan_case cases[] = {
+    {"sendmail: qf whole, df",
+     CRASH_RESTART_SENDMAIL,
+     {E("mqueue/qf" Q, 480, 1, 'T'), M("mqueue/df" Q, 1), E("mqueue/tf" Q, 450, 1, 'T')},
+     1,
+     0},
+    {"sendmail: qf cut short",
+     CRASH_RESTART_SENDMAIL,
+     {B("mqueue/qf" Q, "T17", 3), M("mqueue/df" Q, 1)},
+     0,
+     1},
+    {"sendmail: df gone", CRASH_RESTART_SENDMAIL, {E("mqueue/qf" Q, 480, 1, 'T')}, 0, 0},
+    {"sendmail: df zeros",
+     CRASH_RESTART_SENDMAIL,
+     {E("mqueue/qf" Q, 480, 1, 'T'), B("mqueue/df" Q, "\0\0\0\0", 4)},
+     0,
+     1},
+    {"sendmail: another message's qf (stale blocks)",
+     CRASH_RESTART_SENDMAIL,
+     {{'E', "mqueue/qf" Q, 1700000000000043ULL, 480, 1, 'T', NULL}, M("mqueue/df" Q, 1)},
+     0,
+     1},
+    {"qmail: todo, mess",
+     CRASH_RESTART_QMAIL,
+     {E("todo/" Q, 80, 1, 'T'), E("intd/" Q, 80, 1, 'T'), M("mess/16/" Q, 1)},
+     1,
+     0},
+    {"qmail: intd without todo (never committed)",
+     CRASH_RESTART_QMAIL,
+     {E("intd/" Q, 80, 1, 'T'), M("mess/16/" Q, 1)},
+     0,
+     0},
+    {"qmail: info, remote T, mess",
+     CRASH_RESTART_QMAIL,
+     {E("info/16/" Q, 40, 1, 'T'), E("remote/16/" Q, 40, 1, 'T'), M("mess/16/" Q, 1)},
+     1,
+     0},
+    {"qmail: todo and info both: once",
+     CRASH_RESTART_QMAIL,
+     {E("todo/" Q, 80, 1, 'T'), E("info/16/" Q, 40, 1, 'T'), E("remote/16/" Q, 40, 1, 'T'),
+      M("mess/16/" Q, 1)},
+     1,
+     0},
+    {"qmail: remote marked D (delivered)",
+     CRASH_RESTART_QMAIL,
+     {E("info/16/" Q, 40, 1, 'T'), E("remote/16/" Q, 40, 1, 'D'), M("mess/16/" Q, 1)},
+     0,
+     0},
+    {"qmail: todo empty", CRASH_RESTART_QMAIL, {B("todo/" Q, "", 0), M("mess/16/" Q, 1)}, 0, 1},
+    {"qmail: mess gone", CRASH_RESTART_QMAIL, {E("todo/" Q, 80, 1, 'T')}, 0, 0},
+    {"exim: -H whole, -D",
+     CRASH_RESTART_EXIM,
+     {E("input/" Q "-H", 360, 2, 'T'), M("input/" Q "-D", 2),
+      B("input/hdr.1700000000000043", "x", 1)},
+     1,
+     0},
+    {"exim: a journal of one of two recipients",
+     CRASH_RESTART_EXIM,
+     {E("input/" Q "-H", 360, 2, 'T'), M("input/" Q "-D", 2), E("input/" Q "-J", 40, 1, 'T')},
+     1,
+     0},
+    {"exim: a journal of both (delivered)",
+     CRASH_RESTART_EXIM,
+     {E("input/" Q "-H", 360, 2, 'T'), M("input/" Q "-D", 2), E("input/" Q "-J", 40, 2, 'T')},
+     0,
+     0},
+    {"exim: -H zeros",
+     CRASH_RESTART_EXIM,
+     {B("input/" Q "-H", "\0\0\0\0", 4), M("input/" Q "-D", 1)},
+     0,
+     1},
+    {"opensmtpd: message, envelope",
+     CRASH_RESTART_OPENSMTPD,
+     {E("queue/3c/" Q "/" Q "0", 250, 1, 'T'),
+      M("queue/3c/" Q "/message", 1),
+      {'E', "incoming/1700000000000043/17000000000000430", 1700000000000043ULL, 250, 1, 'T', NULL}},
+     1,
+     0},
+    {"opensmtpd: no envelope left (delivered)",
+     CRASH_RESTART_OPENSMTPD,
+     {M("queue/3c/" Q "/message", 1)},
+     0,
+     0},
+    {"opensmtpd: an empty envelope",
+     CRASH_RESTART_OPENSMTPD,
+     {B("queue/3c/" Q "/" Q "0", "", 0), M("queue/3c/" Q "/message", 1)},
+     0,
+     1},
+    {"opensmtpd: an envelope without its message",
+     CRASH_RESTART_OPENSMTPD,
+     {E("queue/3c/" Q "/" Q "0", 250, 1, 'T')},
+     0,
+     0},
+};
+
+static void add_spec(struct scan_tree *t, const struct file_spec *f)
 {
-    struct scan_tree t;
-    size_t corrupt;
-
-    scan_tree_init(&t);
-    add_envelope(&t, "mqueue/qf1700000000000042", ID, 480, 1, 'T');
-    add_data(&t, "mqueue/df1700000000000042", 1);
-    add_envelope(&t, "mqueue/tf1700000000000042", ID, 450, 1, 'T'); /* a rewrite, never read */
-    ck_assert_uint_eq(scan(CRASH_RESTART_SENDMAIL, &t, &corrupt), 1);
-    ck_assert_uint_eq(corrupt, 0);
-
-    /* qf cut short: set aside */
-    scan_tree_init(&t);
-    add_envelope(&t, "mqueue/qf1700000000000042", ID, 480, 1, 'T');
-    t.v[0].len = 200;
-    add_data(&t, "mqueue/df1700000000000042", 1);
-    ck_assert_uint_eq(scan(CRASH_RESTART_SENDMAIL, &t, &corrupt), 0);
-    ck_assert_uint_eq(corrupt, 1);
-
-    /* df gone: nothing, and no corruption; df zeros: corrupt */
-    scan_tree_init(&t);
-    add_envelope(&t, "mqueue/qf1700000000000042", ID, 480, 1, 'T');
-    ck_assert_uint_eq(scan(CRASH_RESTART_SENDMAIL, &t, &corrupt), 0);
-    ck_assert_uint_eq(corrupt, 0);
-    scan_tree_init(&t);
-    add_envelope(&t, "mqueue/qf1700000000000042", ID, 480, 1, 'T');
-    add_bytes(&t, "mqueue/df1700000000000042", "\0\0\0\0\0\0\0\0", 8);
-    ck_assert_uint_eq(scan(CRASH_RESTART_SENDMAIL, &t, &corrupt), 0);
-    ck_assert_uint_eq(corrupt, 1);
-
-    /* another message's envelope under this name (stale blocks): not this message */
-    scan_tree_init(&t);
-    add_envelope(&t, "mqueue/qf1700000000000042", ID + 1, 480, 1, 'T');
-    add_data(&t, "mqueue/df1700000000000042", 1);
-    ck_assert_uint_eq(scan(CRASH_RESTART_SENDMAIL, &t, &corrupt), 0);
-    ck_assert_uint_eq(corrupt, 1);
+    switch (f->kind) {
+    case 'E':
+        add_envelope(t, f->path, f->id ? f->id : ID, f->n, f->count, f->mark);
+        break;
+    case 'M':
+        add_data(t, f->path, f->count);
+        break;
+    default:
+        add_bytes(t, f->path, f->bytes, f->n);
+    }
 }
-END_TEST
 
-START_TEST(test_qmail)
+START_TEST(test_cases)
 {
-    struct scan_tree t;
-    size_t corrupt;
-
-    /* 1700000000000042 % 23 == 16 */
     ck_assert_uint_eq(ID % 23, 16);
-    scan_tree_init(&t);
-    add_envelope(&t, "todo/1700000000000042", ID, 80, 1, 'T');
-    add_envelope(&t, "intd/1700000000000042", ID, 80, 1, 'T');
-    add_data(&t, "mess/16/1700000000000042", 1);
-    ck_assert_uint_eq(scan(CRASH_RESTART_QMAIL, &t, &corrupt), 1);
-    ck_assert_uint_eq(corrupt, 0);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        const struct scan_case *c = &cases[i];
+        struct scan_tree t;
+        size_t corrupt, got;
 
-    /* intd without todo: never committed, qmail-clean removes it */
-    scan_tree_init(&t);
-    add_envelope(&t, "intd/1700000000000042", ID, 80, 1, 'T');
-    add_data(&t, "mess/16/1700000000000042", 1);
-    ck_assert_uint_eq(scan(CRASH_RESTART_QMAIL, &t, &corrupt), 0);
-
-    /* preprocessed: info and remote with T; also still in todo: once */
-    scan_tree_init(&t);
-    add_envelope(&t, "info/16/1700000000000042", ID, 40, 1, 'T');
-    add_envelope(&t, "remote/16/1700000000000042", ID, 40, 1, 'T');
-    add_data(&t, "mess/16/1700000000000042", 1);
-    ck_assert_uint_eq(scan(CRASH_RESTART_QMAIL, &t, &corrupt), 1);
-    scan_tree_init(&t);
-    add_envelope(&t, "todo/1700000000000042", ID, 80, 1, 'T');
-    add_envelope(&t, "info/16/1700000000000042", ID, 40, 1, 'T');
-    add_envelope(&t, "remote/16/1700000000000042", ID, 40, 1, 'T');
-    add_data(&t, "mess/16/1700000000000042", 1);
-    ck_assert_uint_eq(scan(CRASH_RESTART_QMAIL, &t, &corrupt), 1);
-
-    /* delivered: remote marked D */
-    scan_tree_init(&t);
-    add_envelope(&t, "info/16/1700000000000042", ID, 40, 1, 'T');
-    add_envelope(&t, "remote/16/1700000000000042", ID, 40, 1, 'D');
-    add_data(&t, "mess/16/1700000000000042", 1);
-    ck_assert_uint_eq(scan(CRASH_RESTART_QMAIL, &t, &corrupt), 0);
-    ck_assert_uint_eq(corrupt, 0);
-
-    /* todo cut short; mess missing */
-    scan_tree_init(&t);
-    add_bytes(&t, "todo/1700000000000042", "", 0);
-    add_data(&t, "mess/16/1700000000000042", 1);
-    ck_assert_uint_eq(scan(CRASH_RESTART_QMAIL, &t, &corrupt), 0);
-    ck_assert_uint_eq(corrupt, 1);
-    scan_tree_init(&t);
-    add_envelope(&t, "todo/1700000000000042", ID, 80, 1, 'T');
-    ck_assert_uint_eq(scan(CRASH_RESTART_QMAIL, &t, &corrupt), 0);
-    ck_assert_uint_eq(corrupt, 0);
-}
-END_TEST
-
-START_TEST(test_exim)
-{
-    struct scan_tree t;
-    size_t corrupt;
-
-    scan_tree_init(&t);
-    add_envelope(&t, "input/1700000000000042-H", ID, 360, 2, 'T');
-    add_data(&t, "input/1700000000000042-D", 2);
-    add_bytes(&t, "input/hdr.1700000000000043", "x", 1); /* never renamed: not a message */
-    ck_assert_uint_eq(scan(CRASH_RESTART_EXIM, &t, &corrupt), 1);
-    ck_assert_uint_eq(corrupt, 0);
-
-    /* a journal of one of two recipients: delivered again; of both: done */
-    scan_tree_init(&t);
-    add_envelope(&t, "input/1700000000000042-H", ID, 360, 2, 'T');
-    add_data(&t, "input/1700000000000042-D", 2);
-    add_envelope(&t, "input/1700000000000042-J", ID, 40, 1, 'T');
-    ck_assert_uint_eq(scan(CRASH_RESTART_EXIM, &t, &corrupt), 1);
-    scan_tree_init(&t);
-    add_envelope(&t, "input/1700000000000042-H", ID, 360, 2, 'T');
-    add_data(&t, "input/1700000000000042-D", 2);
-    add_envelope(&t, "input/1700000000000042-J", ID, 40, 2, 'T');
-    ck_assert_uint_eq(scan(CRASH_RESTART_EXIM, &t, &corrupt), 0);
-    ck_assert_uint_eq(corrupt, 0);
-
-    /* -H in zeros: a spool format error */
-    scan_tree_init(&t);
-    add_bytes(&t, "input/1700000000000042-H", "\0\0\0\0", 4);
-    add_data(&t, "input/1700000000000042-D", 1);
-    ck_assert_uint_eq(scan(CRASH_RESTART_EXIM, &t, &corrupt), 0);
-    ck_assert_uint_eq(corrupt, 1);
-}
-END_TEST
-
-START_TEST(test_opensmtpd)
-{
-    struct scan_tree t;
-    size_t corrupt;
-
-    scan_tree_init(&t);
-    add_envelope(&t, "queue/3c/1700000000000042/17000000000000420", ID, 250, 1, 'T');
-    add_data(&t, "queue/3c/1700000000000042/message", 1);
-    add_envelope(&t, "incoming/1700000000000043/17000000000000430", ID + 1, 250, 1, 'T');
-    ck_assert_uint_eq(scan(CRASH_RESTART_OPENSMTPD, &t, &corrupt), 1);
-    ck_assert_uint_eq(corrupt, 0);
-
-    /* envelopes all gone: delivered; an empty one (unallocated blocks): corrupt */
-    scan_tree_init(&t);
-    add_data(&t, "queue/3c/1700000000000042/message", 1);
-    ck_assert_uint_eq(scan(CRASH_RESTART_OPENSMTPD, &t, &corrupt), 0);
-    ck_assert_uint_eq(corrupt, 0);
-    scan_tree_init(&t);
-    add_bytes(&t, "queue/3c/1700000000000042/17000000000000420", "", 0);
-    add_data(&t, "queue/3c/1700000000000042/message", 1);
-    ck_assert_uint_eq(scan(CRASH_RESTART_OPENSMTPD, &t, &corrupt), 0);
-    ck_assert_uint_eq(corrupt, 1);
-
-    /* an envelope without its message: nothing to deliver */
-    scan_tree_init(&t);
-    add_envelope(&t, "queue/3c/1700000000000042/17000000000000420", ID, 250, 1, 'T');
-    ck_assert_uint_eq(scan(CRASH_RESTART_OPENSMTPD, &t, &corrupt), 0);
+        scan_tree_init(&t);
+        for (size_t k = 0; k < 6 && c->files[k].path; k++)
+            add_spec(&t, &c->files[k]);
+        got = scan(c->how, &t, &corrupt);
+        ck_assert_msg(got == c->recovered && corrupt == c->corrupt,
+                      "%s: %zu recovered (want %zu), %zu corrupt (want %zu)", c->what, got,
+                      c->recovered, corrupt, c->corrupt);
+    }
 }
 END_TEST
 
 int main(void)
 {
-    const TTest *const tests[] = {test_restart_of, test_sendmail,  test_qmail,
-                                  test_exim,       test_opensmtpd, NULL};
+    const TTest *const tests[] = {test_restart_of, test_cases, NULL};
 
     return check_run_tests("crash_scan", tests);
 }
