@@ -20,6 +20,7 @@
 #include "pf_qfile.h"
 #include "profile_run.h"
 #include "spool_backend.h"
+#include "spool_envelope.h"
 #include "xalloc.h"
 
 #define WRITE_PIECE 4096
@@ -141,6 +142,7 @@ void profile_runner_free(struct profile_runner *pr)
 {
     close_slots(pr);
     free(pr->body);
+    free(pr->envelope);
     if (pr->backend->runner_free)
         pr->backend->runner_free(pr);
 }
@@ -264,8 +266,13 @@ static int run_op(struct profile_runner *pr, const struct profile_op *op, struct
             status = write_all(*slot, m->content ? m->content : pr->body, m->size, WRITE_PIECE,
                                &writes, NULL);
         } else {
-            body_of(pr, op->arg > m->size ? op->arg : m->size);
-            status = write_all(*slot, pr->body, op->arg, WRITE_PIECE, &writes, NULL);
+            /* where the MTA writes an envelope: one that names its message (spool_envelope.h) */
+            if (pr->envelope_cap < op->arg) {
+                pr->envelope_cap = op->arg;
+                pr->envelope = xrealloc(pr->envelope, pr->envelope_cap);
+            }
+            spool_envelope_fill(pr->envelope, op->arg, m->id);
+            status = write_all(*slot, pr->envelope, op->arg, WRITE_PIECE, &writes, NULL);
         }
         count(pr, OP_WRITE, writes);
         return status == 0 ? 0 : fail(pr, "write", NULL);

@@ -54,6 +54,8 @@ struct profile_runner {
     int fd[PROFILE_SLOTS]; /* the phase's open files, by slot */
     char *body;
     size_t body_cap;
+    char *envelope; /* a table's envelope write (spool_envelope.h) */
+    size_t envelope_cap;
     struct pf_spool pf; /* postfix profile */
     struct pf_spool_stats pf_stats;
     struct histogram latency[MEASURE_COUNT];

@@ -90,11 +90,15 @@ static void usage(FILE *fp, const struct optgroup *g)
             "  --image-size SIZE     the image (the type's default: 128M for ext*)\n"
             "  -n, --points N        crash points to check (200)\n"
             "  --seed N              the crash points' seed (1)\n"
-            "  --profile NAME        the relay's spool profile: postfix or null (postfix)\n"
+            "  --profile NAME        the relay's spool profile, and the MTA whose restart\n"
+            "                        is judged: postfix, sendmail, qmail, exim, exim-4.98,\n"
+            "                        opensmtpd or null (postfix)\n"
             "  --sync POLICY         the relay's fsync, fdatasync or none (the profile's)\n"
             "  --hop-delay TIME      the sink holds each reply to the data so long, so that\n"
             "                        messages wait in the queue (50ms)\n"
-            "  --work-dir DIR        where the images and logs go ($TMPDIR or /tmp)\n",
+            "  --work-dir DIR        where the images and logs go ($TMPDIR or /tmp)\n"
+            "  --dry-run             check that this machine can run it (root, FUSE, loop\n"
+            "                        devices, the filesystem's tools) and exit: 0, or 2\n",
             crash_fs_names());
     optgroup_help(fp, g, OPTGROUP_WORKLOAD, 21);
     optgroup_help(
@@ -113,6 +117,7 @@ enum {
     OPT_SYNC,
     OPT_HOP_DELAY,
     OPT_WORK_DIR,
+    OPT_DRY_RUN,
 };
 
 static void parse_options(struct crash_options *o, int argc, char **argv)
@@ -128,6 +133,7 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
         {"sync", required_argument, NULL, OPT_SYNC},
         {"hop-delay", required_argument, NULL, OPT_HOP_DELAY},
         {"work-dir", required_argument, NULL, OPT_WORK_DIR},
+        {"dry-run", no_argument, NULL, OPT_DRY_RUN},
         {NULL, 0, NULL, 0},
     };
     struct optgroup g;
@@ -184,15 +190,17 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
         case OPT_WORK_DIR:
             o->work_parent = optarg;
             break;
+        case OPT_DRY_RUN:
+            o->dry_run = 1;
+            break;
         default:
             msg_panic("option %d not handled", ch);
         }
     }
     optgroup_end(&g);
-    if (strcmp(o->profile, "postfix") != 0 && strcmp(o->profile, "null") != 0)
-        msg_usage("--profile %s: the relay keeps that profile's messages in memory and recovers "
-                  "nothing from its files after a restart, so a crash test would measure that, not "
-                  "the filesystem: postfix or null",
+    if (crash_restart_of(o->profile, &o->restart) != 0)
+        msg_usage("--profile %s: the crash test knows no restart of that MTA (postfix, sendmail, "
+                  "qmail, exim, exim-4.98, opensmtpd or null)",
                   o->profile);
     if (o->like) {
         struct fsinfo fs;
@@ -587,7 +595,7 @@ static void check_points(struct crash *c, struct crash_report *rep)
     c->checker.d = &c->d;
     c->checker.fs = o->fs;
     c->checker.options = o->mount_opts;
-    c->checker.recover_spool = strcmp(o->profile, "postfix") == 0;
+    c->checker.restart = o->restart;
     c->checker.spool_rel = "spool";
     c->checker.log = &log;
     c->checker.log_buf = buf;
@@ -638,6 +646,12 @@ int spoolsim_crash(int argc, char **argv)
     c.d.keep = opts.common.keep;
     drive_find_self(&c.d);
     preflight(&c);
+    if (opts.dry_run) {
+        /* what spoolsim ab --crash asks before its first run, so that a side it cannot crash-test
+         * is said before the hours of speed runs, not after */
+        json_run_free(&run);
+        return 0;
+    }
     interrupt_install();
     progress_out_init(&c.progress, stderr, opts.common.progress);
     progress_out_hook_messages(&c.progress);

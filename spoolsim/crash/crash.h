@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "crash_opts.h"
+#include "crash_scan.h"
 #include "optgroup.h"
 
 struct json_run;
@@ -23,9 +24,11 @@ struct crash_options {
     unsigned points;
     uint64_t seed;
     const char *profile;
-    const char *sync; /* NULL: the profile's own */
+    enum crash_restart restart; /* the profile's MTA's restart */
+    const char *sync;           /* NULL: the profile's own */
     const char *hop_delay;
     const char *work_parent;
+    int dry_run; /* --dry-run: the preflight only */
     const struct json_run *run;
     uint64_t t_load; /* when the load began (CLOCK_MONOTONIC) */
     uint64_t t_stopped; /* when the relay and the sink had stopped */

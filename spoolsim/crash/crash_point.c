@@ -9,15 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
-#include "checksum.h"
 #include "crash_point.h"
+#include "crash_scan.h"
 #include "crash_sys.h"
+#include "crash_walk.h"
 #include "fileutil.h"
 #include "msg.h"
-#include "pf_qfile.h"
 #include "pf_spool.h"
 #include "xalloc.h"
 
@@ -173,33 +172,6 @@ static void repair_btrfs(struct crash_checker *c, struct crash_result *r)
 
 /* -------------------------------------------------------- the restart */
 
-/* The Message-ID header's value in the header block of text, or "-". */
-static void header_message_id(const char *text, size_t len, char *out, size_t outlen)
-{
-    const char *line = text, *end = text + len;
-
-    snprintf(out, outlen, "-");
-    while (line < end) {
-        const char *nl = memchr(line, '\n', (size_t)(end - line));
-        const char *stop = nl ? nl : end, *v;
-
-        if (stop > line && stop[-1] == '\r')
-            stop--;
-        if (stop == line)
-            return; /* the blank line ends the header */
-        if ((size_t)(stop - line) > 11 && strncasecmp(line, "Message-ID:", 11) == 0) {
-            for (v = line + 11; v < stop && (*v == ' ' || *v == '\t');)
-                v++;
-            if (v < stop)
-                snprintf(out, outlen, "%.*s", (int)(stop - v), v);
-            return;
-        }
-        if (nl == NULL)
-            return;
-        line = nl + 1;
-    }
-}
-
 struct found_list {
     struct found_one {
         char id[64];
@@ -225,40 +197,21 @@ static void found(void *ctx, const char *queue, const char *id, long mtime)
 static void take_file(const struct pf_spool *sp, const struct found_one *f, struct crash_result *r)
 {
     struct pf_spool_stats st;
-    struct pf_qfile_view v;
     struct msglog_entry e;
-    char *buf = NULL, *text, why[128];
-    size_t len = 0, text_len;
+    char *buf = NULL;
+    size_t len = 0;
+    int k;
 
     memset(&st, 0, sizeof(st));
     if (pf_spool_activate(sp, f->id, f->deferred, &st) != 0 ||
-        pf_spool_read(sp, f->id, &buf, &len, &st) != 0) {
+        pf_spool_read(sp, f->id, &buf, &len, &st) != 0)
+        k = -1;
+    else
+        k = crash_scan_key(buf, len, f->id, &e);
+    if (k < 0)
         r->corrupt++;
-        free(buf);
-        return;
-    }
-    if (pf_qfile_read(buf, len, &v, why, sizeof(why)) != 0) {
-        r->corrupt++;
-        free(buf);
-        return;
-    }
-    if (v.rcpt_pending > 0) {
-        struct content_sum cs;
-
-        memset(&e, 0, sizeof(e));
-        text = pf_qfile_content_text(buf, &v, &text_len);
-        header_message_id(text, text_len, e.message_id, sizeof(e.message_id));
-        /* the message logs' key: without the relay's own Received: header (checksum.h) */
-        content_sum_init(&cs);
-        content_sum_update(&cs, text, text_len, NULL, NULL);
-        content_sum_end(&cs, NULL, NULL);
-        e.size = cs.size;
-        e.sum = cs.sum;
-        snprintf(e.queue_id, sizeof(e.queue_id), "%s", f->id);
+    else if (k > 0)
         msglog_set_add(&r->recovered, &e);
-        free(text);
-    }
-    pf_qfile_view_free(&v);
     free(buf);
 }
 
@@ -285,6 +238,24 @@ static void restart_postfix(struct crash_checker *c, struct crash_result *r)
     if (sp.opened)
         pf_spool_close(&sp);
     free(l.v);
+}
+
+/* Another MTA's restart: its spool's files, read, then judged as that MTA reads them. */
+static void restart_scan(struct crash_checker *c, struct crash_result *r)
+{
+    struct scan_tree t;
+    char dir[PATH_MAX * 2], err[512];
+    int rc;
+
+    snprintf(dir, sizeof(dir), "%s/%s", c->mnt, c->spool_rel);
+    if ((rc = crash_walk(dir, &t, err, sizeof(err))) < 0) {
+        snprintf(r->note, sizeof(r->note), "cannot read the spool: %.200s", err);
+        r->unmountable = 1;
+        return;
+    }
+    if (rc == 0)
+        crash_scan(c->restart, &t, &r->recovered, &r->corrupt);
+    scan_tree_free(&t);
 }
 
 int crash_point_check(struct crash_checker *c, const struct crash_point *p, struct crash_result *r,
@@ -314,8 +285,10 @@ int crash_point_check(struct crash_checker *c, const struct crash_point *p, stru
         snprintf(r->note, sizeof(r->note), "cannot mount the repaired image: %s", said);
         return 0;
     }
-    if (c->recover_spool)
+    if (c->restart == CRASH_RESTART_POSTFIX)
         restart_postfix(c, r);
+    else if (c->restart != CRASH_RESTART_NONE)
+        restart_scan(c, r);
     crash_point_teardown(c);
     if (c->mounted || c->loop[0])
         return msg_set_error(err, errlen, "cannot take the crash image's mount apart (%s)", c->mnt);

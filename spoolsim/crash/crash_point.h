@@ -25,8 +25,10 @@
  * does; a file that does not parse is `corrupt', one that does is
  * recovered with the key the sink would log for it (Message-ID, size,
  * checksum of the text the relay would send). A file whose recipients are
- * all marked done is not delivered again and counts as neither. The null
- * profile keeps its queue in memory: nothing is recovered.
+ * all marked done is not delivered again and counts as neither. The other
+ * MTAs' profiles: the spool's files read (crash_walk.h) and judged as that
+ * MTA's restart would find them (crash_scan.h). The null profile keeps its
+ * queue in memory: nothing is recovered.
  */
 #ifndef SPOOLSIM_CRASH_POINT_H
 #define SPOOLSIM_CRASH_POINT_H
@@ -37,15 +39,16 @@
 #include "blklog.h"
 #include "crash_opts.h"
 #include "crash_plan.h"
+#include "crash_scan.h"
 #include "drive.h"
 #include "msglog.h"
 
 struct crash_checker {
     const struct drive *d;
     const struct crash_fs *fs;
-    const char *options;   /* the mount options, "" for none */
-    int recover_spool;     /* 0: the profile keeps nothing on disk */
-    const char *spool_rel; /* the spool, relative to the filesystem's root */
+    const char *options;        /* the mount options, "" for none */
+    enum crash_restart restart; /* how the profile's MTA restarts (crash_scan.h) */
+    const char *spool_rel;      /* the spool, relative to the filesystem's root */
     const struct blklog *log;
     const unsigned char *log_buf; /* the log's bytes, which log's records point into */
     char cursor[PATH_MAX], image[PATH_MAX], mnt[PATH_MAX];

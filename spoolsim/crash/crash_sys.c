@@ -157,18 +157,42 @@ int crash_loop_dio(const char *dev)
     return c == '1' ? 1 : c == '0' ? 0 : -1;
 }
 
+/* The file the loop device serves, as sysfs names it, into out ("" if none). */
+static void backing_file(const char *dev, char *out, size_t len)
+{
+    char path[PATH_MAX];
+    FILE *fp;
+
+    out[0] = '\0';
+    sys_path(dev, "backing_file", path, sizeof(path));
+    if ((fp = fopen(path, "r")) == NULL)
+        return;
+    if (fgets(out, (int)len, fp) == NULL)
+        out[0] = '\0';
+    fclose(fp);
+}
+
 int crash_loop_detach(const struct drive *d, const char *dev)
 {
     char *argv[] = {"losetup", "-d", (char *)dev, NULL};
-    char path[PATH_MAX];
+    char ours[PATH_MAX + 2], now[PATH_MAX + 2];
 
+    backing_file(dev, ours, sizeof(ours));
     if (crash_cmd(d, "losetup-d", argv) != 0)
         return -1;
-    /* the device lets go of its file from a work queue, a moment later */
-    sys_path(dev, "backing_file", path, sizeof(path));
-    for (int i = 0; i < 500 && access(path, F_OK) == 0; i++)
+    /*
+     * The device lets go of its file from a work queue, a moment later.
+     * Then another program may take the free device at once (losetup
+     * --find, on a machine where others make loop devices too): what is
+     * waited for is that it no longer serves our file.
+     */
+    for (int i = 0; i < 500; i++) {
+        backing_file(dev, now, sizeof(now));
+        if (now[0] == '\0' || strcmp(now, ours) != 0)
+            return 0;
         usleep(10000);
-    return access(path, F_OK) == 0 ? -1 : 0;
+    }
+    return -1;
 }
 
 int crash_mount(const struct drive *d, const char *dev, const char *dir, const char *type,

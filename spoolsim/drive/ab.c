@@ -22,12 +22,19 @@
  * the comparison, since the runs after it would measure a setting nobody
  * knows.
  *
+ * With --crash N (MODE relay), each side's durability beside its speed:
+ * after the runs, `spoolsim crash' on an image made like the side's
+ * filesystem, with the side's set-up first (ab_crash.h); asked with
+ * --dry-run before the first run whether it can run at all.
+ *
  * Everything that can be found wrong before a run is: the directories
  * (that they are writable directories; the same one twice is warned of),
  * the --json file, a PostMark command file (checked line by line).
  *
  * Exit status: 2 for a usage error, including arguments the child
- * refused; 1 if any run failed (after the rest ran and the report is
+ * refused and a side spoolsim crash cannot take; 1 if any run or crash
+ * test failed (a crash test that finds mail lost is a measurement, not a
+ * failure) (after the rest ran and the report is
  * printed); 130 or 143 on SIGINT or SIGTERM, which stop the running child
  * (it removes its own files), remove what ab made and print the report of
  * the runs so far, marked partial; 141 when standard output or error is
@@ -51,6 +58,7 @@
 #include <unistd.h>
 
 #include "ab.h"
+#include "ab_crash.h"
 #include "clock.h"
 #include "drive.h"
 #include "fsinfo.h"
@@ -180,6 +188,10 @@ static char *read_commands(const char *path)
 
 #define AB_ENV_PREFIX "SPOOLSIM_AB_"
 
+/* What a set-up comes before: SPOOLSIM_AB_PHASE tells the command. */
+enum phase { PHASE_MEASURED, PHASE_WARMUP, PHASE_CRASH };
+static const char *const phase_names[] = {"measured", "warmup", "crash"};
+
 /*
  * This program's environment without any SPOOLSIM_AB_ variable (an outer
  * ab's would mislead), then the n of add; free() it alone, the strings
@@ -211,17 +223,17 @@ static char **env_with(char *const add[], size_t n)
  * it would measure a setting nobody knows, and a report would read as if
  * they did not.
  */
-static int run_command(struct ab *ab, const struct side *s, unsigned i, int warm, const char *what,
-                       const char *cmd, const char *label)
+static int run_command(struct ab *ab, const struct side *s, unsigned i, enum phase phase,
+                       const char *what, const char *cmd, const char *label)
 {
-    char side[64], phase[64], run[64], dir[PATH_MAX + 64], why[64];
-    char *add[] = {side, phase, run, dir};
+    char side[64], phase_var[64], run[64], dir[PATH_MAX + 64], why[64];
+    char *add[] = {side, phase_var, run, dir};
     char *argv[] = {"/bin/sh", "-c", (char *)cmd, NULL};
     char **env;
     int started, status = -1;
 
     snprintf(side, sizeof(side), AB_ENV_PREFIX "SIDE=%s", s->name);
-    snprintf(phase, sizeof(phase), AB_ENV_PREFIX "PHASE=%s", warm ? "warmup" : "measured");
+    snprintf(phase_var, sizeof(phase_var), AB_ENV_PREFIX "PHASE=%s", phase_names[phase]);
     snprintf(run, sizeof(run), AB_ENV_PREFIX "RUN=%u", i + 1);
     snprintf(dir, sizeof(dir), AB_ENV_PREFIX "DIR=%s", s->dir);
     env = env_with(add, sizeof(add) / sizeof(add[0]));
@@ -250,23 +262,23 @@ static int run_command(struct ab *ab, const struct side *s, unsigned i, int warm
  * Before a run of side `which': its set-up, then --prepare, then what the
  * directory is on now, which the run is recorded with. -1 if interrupted.
  */
-static int set_up(struct ab *ab, int which, unsigned i, int warm, const char *label)
+static int set_up(struct ab *ab, int which, unsigned i, enum phase phase, const char *label)
 {
     const struct ab_options *o = ab->opts;
     struct side *s = &ab->side[which];
     struct fsinfo fs;
 
     if (o->setup[which] &&
-        run_command(ab, s, i, warm, which ? "--setup-b" : "--setup-a", o->setup[which], label))
+        run_command(ab, s, i, phase, which ? "--setup-b" : "--setup-a", o->setup[which], label))
         return -1;
-    if (o->prepare && run_command(ab, s, i, warm, "--prepare", o->prepare, label))
+    if (o->prepare && run_command(ab, s, i, phase, "--prepare", o->prepare, label))
         return -1;
     memset(&fs, 0, sizeof(fs));
     if (fsinfo_lookup(s->dir, &fs) == 0) {
         s->fs = fs; /* the side's line in the report: as its runs found it, the last one */
         s->fs_known = 1;
     }
-    if (!warm)
+    if (phase == PHASE_MEASURED)
         s->run_fs[i] = fs;
     return 0;
 }
@@ -449,7 +461,7 @@ static void measure(struct ab *ab, int which, unsigned i, int warm)
         fprintf(stderr, "spoolsim ab: %s/%u on %s...\n", label, total, s->dir);
     if (fflush(stderr) != 0 && errno == EPIPE)
         interrupt_note(SIGPIPE);
-    if (interrupted || set_up(ab, which, i, warm, label) != 0)
+    if (interrupted || set_up(ab, which, i, warm ? PHASE_WARMUP : PHASE_MEASURED, label) != 0)
         return;
     ab->run_start_ns = clock_now_ns();
     figure = run_one(ab, s, label);
@@ -469,6 +481,87 @@ static void measure(struct ab *ab, int which, unsigned i, int warm)
         if (!isnan(figure))
             s->good[s->ngood++] = figure;
     }
+}
+
+/* ------------------------------------------------------------ --crash */
+
+/*
+ * Before any run: spoolsim crash --dry-run on each side (after its set-up,
+ * which decides the mount options the crash test copies), so that a side
+ * it cannot take (tmpfs, no FUSE, not root) is a usage error now and not
+ * after the speed runs.
+ */
+static void crash_preflight(struct ab *ab)
+{
+    struct ab_crash_argv a;
+    char label[64];
+    int status;
+
+    for (int k = 0; k < 2 && !interrupted; k++) {
+        struct side *s = &ab->side[k];
+
+        snprintf(label, sizeof(label), "%s crash test", s->name);
+        if (set_up(ab, k, 0, PHASE_CRASH, label) != 0)
+            return;
+        ab_crash_argv(ab, s, 1, NULL, 0, &a);
+        if (drive_spawn(&ab->d, &ab->child, "crash", a.v) != 0) {
+            drive_remove_work(&ab->d);
+            msg_fatal("--crash: spoolsim crash did not start");
+        }
+        status = drive_reap(&ab->child);
+        if (interrupted)
+            return;
+        if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+            continue;
+        drive_show_errors(&ab->d, "crash", "crash");
+        drive_remove_work(&ab->d);
+        if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 2)
+            msg_usage("--crash: side %s (%s) cannot be crash-tested here (see above); no run was "
+                      "made",
+                      s->name, s->dir);
+        msg_fatal("--crash: spoolsim crash --dry-run failed on side %s; no run was made", s->name);
+    }
+}
+
+/* After the speed runs: side `which''s crash test, its verdict kept in the side. */
+static void crash_test(struct ab *ab, int which)
+{
+    struct side *s = &ab->side[which];
+    struct ab_crash_argv a;
+    char json[PATH_MAX], label[64];
+    int status = -1, started;
+
+    snprintf(label, sizeof(label), "%s crash test", s->name);
+    snprintf(ab->run_label, sizeof(ab->run_label), "%s crash", s->name);
+    progress_out_clear(&ab->progress);
+    if (!ab->opts->common.quiet)
+        fprintf(stderr, "spoolsim ab: %s, %u crash points on an image like %s...\n", label,
+                ab->opts->crash, s->dir);
+    if (set_up(ab, which, 0, PHASE_CRASH, label) != 0)
+        return;
+    drive_path(&ab->d, "crash.json", json);
+    unlink(json);
+    ab_crash_argv(ab, s, 0, json, progress_out_on(&ab->progress), &a);
+    ab->run_start_ns = clock_now_ns();
+    started = drive_spawn(&ab->d, &ab->child, "run", a.v) == 0;
+    if (started && progress_out_on(&ab->progress))
+        status = drive_reap_every(&ab->child, 0.25, show_progress, ab);
+    else if (started)
+        status = drive_reap(&ab->child);
+    ab->runs_done++;
+    progress_out_clear(&ab->progress);
+    if (interrupted) {
+        unlink(json);
+        return;
+    }
+    if (ab_crash_read(&s->crash, started ? status : -1, json) != 0) {
+        ab->crash_failures++;
+        msg_warn("%s failed: %s", label, s->crash.why);
+        drive_show_errors(&ab->d, "run", "crash");
+    } else if (!ab->opts->common.quiet) {
+        fprintf(stderr, "spoolsim ab: %s: %s\n", label, s->crash.verdict);
+    }
+    unlink(json);
 }
 
 /* ------------------------------------------------------------ the command */
@@ -513,12 +606,14 @@ int spoolsim_ab(int argc, char **argv)
 
     progress_out_init(&ab.progress, stderr, opts.common.progress);
     progress_out_hook_messages(&ab.progress);
-    ab.runs_total = 2 * (opts.warmup + opts.runs);
+    ab.runs_total = 2 * (opts.warmup + opts.runs) + (opts.crash ? 2 : 0);
     ab.start_ns = clock_now_ns();
     drive_make_work_dir(&ab.d, NULL, "TMPDIR", "ab");
     if (!opts.common.quiet)
         fprintf(stderr, "spoolsim ab: %s, %u warm-up%s and %u runs per side, alternating A B\n",
                 opts.mode->name, opts.warmup, opts.warmup == 1 ? "" : "s", opts.runs);
+    if (opts.crash)
+        crash_preflight(&ab);
     for (unsigned i = 0; i < opts.warmup && !interrupted; i++) {
         measure(&ab, 0, i, 1);
         if (!interrupted)
@@ -529,6 +624,8 @@ int spoolsim_ab(int argc, char **argv)
         if (!interrupted)
             measure(&ab, 1, i, 0);
     }
+    for (int k = 0; k < 2 && opts.crash && !interrupted; k++)
+        crash_test(&ab, k);
     drive_remove_work(&ab.d);
 
     compared = ab_compare(ab.side[0].good, ab.side[0].ngood, ab.side[1].good, ab.side[1].ngood,
@@ -561,5 +658,5 @@ int spoolsim_ab(int argc, char **argv)
     json_run_free(&run);
     if (interrupted)
         return interrupt_exit_status();
-    return ab.failures ? 1 : status;
+    return ab.failures || ab.crash_failures ? 1 : status;
 }

@@ -44,9 +44,24 @@ struct ab_options {
     int one_dir;          /* DIR: both sides in one directory, told apart by their set-ups */
     const char *setup[2]; /* --setup-a, --setup-b: NULL for none */
     const char *prepare;  /* --prepare: NULL for none */
+    unsigned crash;       /* --crash N: crash points per side, 0 for no crash test */
+    const char *crash_profile, *crash_sync; /* --profile and --sync of relay's ARGS, or NULL */
     const struct mode *mode;
     char **args; /* MODE's arguments: the tail of argv */
     int nargs;
+};
+
+/*
+ * A side's `spoolsim crash' (--crash): run on an image made like the side's
+ * filesystem (--like DIR, after the side's set-up), its verdict read back.
+ */
+struct side_crash {
+    int done;    /* 1: it ran and wrote its report; 0: not run or failed (why says) */
+    int durable; /* its exit status was 0 */
+    double points, acknowledged, max_lost, points_losing, check_s;
+    char verdict[512];
+    char fstype[64], mount_options[512], not_carried_over[512];
+    char why[256]; /* when !done: what went wrong */
 };
 
 struct side {
@@ -61,6 +76,7 @@ struct side {
     struct fsinfo *run_fs; /* what each measured run ran on, after its set-up; zeroed if unknown */
     size_t ngood;
     unsigned done; /* measured runs made, failed or not: fewer after an interrupt */
+    struct side_crash crash;
 };
 
 struct ab {
@@ -69,6 +85,7 @@ struct ab {
     char *commands; /* postmark: the user's command file, filtered */
     struct side side[2];
     unsigned failures;          /* failed runs, warm-ups included */
+    unsigned crash_failures;    /* --crash: crash tests that gave no verdict */
     struct drive_child child;   /* the run going on */
     const struct json_run *run; /* the command line, for the JSON report */
 

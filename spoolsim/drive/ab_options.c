@@ -53,13 +53,18 @@ static void usage(FILE *fp, const struct optgroup *g)
           "                   succeed (e.g. mount -o remount,nodirsync DIR)\n"
           "  --setup-b CMD    the same for B; both or neither\n"
           "  --prepare CMD    run CMD before every run of either side, after its set-up\n"
-          "                   (e.g. sync; echo 3 > /proc/sys/vm/drop_caches)\n",
+          "                   (e.g. sync; echo 3 > /proc/sys/vm/drop_caches)\n"
+          "  --crash N        MODE relay only: after the runs, spoolsim crash on each\n"
+          "                   side, N crash points on an image made like the side's\n"
+          "                   filesystem and mount options (--like DIR, after its\n"
+          "                   set-up), with ARGS' --profile and --sync; root only\n",
           fp);
     optgroup_help(fp, g, OPTGROUP_OUTPUT, 16);
     fputs("\n"
-          "Exit status: 0 when every run worked, whichever side is faster; 1 if a run\n"
-          "or a set-up failed; 2 for a usage error; 130 or 143 after SIGINT or SIGTERM\n"
-          "(the runs so far are reported, marked partial).\n",
+          "Exit status: 0 when every run worked, whichever side is faster (and\n"
+          "whichever loses mail); 1 if a run, a crash test or a set-up failed; 2 for\n"
+          "a usage error; 130 or 143 after SIGINT or SIGTERM (the runs so far are\n"
+          "reported, marked partial).\n",
           fp);
 }
 
@@ -71,6 +76,7 @@ enum {
     OPT_SETUP_A,
     OPT_SETUP_B,
     OPT_PREPARE,
+    OPT_CRASH,
 };
 
 /* Whether arg is option `name', as --name or --name=VALUE. */
@@ -110,6 +116,41 @@ static void parse_mode(struct ab_options *o, int argc, char **argv, int dashes)
         msg_usage("postmark: give exactly one PostMark command file after the MODE");
 }
 
+/*
+ * The value of option `name' in ARGS (--name VALUE or --name=VALUE), the
+ * last one given as getopt would take it; NULL if absent.
+ */
+static const char *args_value(const struct ab_options *o, const char *name)
+{
+    const char *value = NULL;
+    size_t len = strlen(name);
+
+    for (int i = 0; i < o->nargs; i++) {
+        if (strncmp(o->args[i], name, len) != 0)
+            continue;
+        if (o->args[i][len] == '=')
+            value = o->args[i] + len + 1;
+        else if (o->args[i][len] == 0 && i + 1 < o->nargs)
+            value = o->args[++i];
+    }
+    return value;
+}
+
+/*
+ * --crash: the crash test runs the relay as MODE relay's bench does, so it
+ * takes that run's profile and sync policy; the load is spoolsim crash's
+ * own (a short one: each crash point is checked on a copy of the image).
+ */
+static void crash_options(struct ab_options *o)
+{
+    if (strcmp(o->mode->name, "relay") != 0)
+        msg_usage("--crash needs MODE relay: the crash test runs spoolsim relay on each side's "
+                  "filesystem (MODE %s runs no relay)",
+                  o->mode->name);
+    o->crash_profile = args_value(o, "--profile");
+    o->crash_sync = args_value(o, "--sync");
+}
+
 void ab_parse_options(struct ab_options *o, int argc, char **argv)
 {
     static const struct option long_options[] = {
@@ -121,6 +162,7 @@ void ab_parse_options(struct ab_options *o, int argc, char **argv)
         {"setup-a", required_argument, NULL, OPT_SETUP_A},
         {"setup-b", required_argument, NULL, OPT_SETUP_B},
         {"prepare", required_argument, NULL, OPT_PREPARE},
+        {"crash", required_argument, NULL, OPT_CRASH},
         {NULL, 0, NULL, 0},
     };
     struct optgroup g;
@@ -169,6 +211,9 @@ void ab_parse_options(struct ab_options *o, int argc, char **argv)
         case OPT_PREPARE:
             o->prepare = command_option(optarg, "--prepare");
             break;
+        case OPT_CRASH:
+            o->crash = (unsigned)optarg_count(optarg, "--crash", 1, 100000);
+            break;
         default:
             msg_panic("option %d not handled", ch);
         }
@@ -195,5 +240,7 @@ void ab_parse_options(struct ab_options *o, int argc, char **argv)
     o->dir[0] = argv[optind];
     o->dir[1] = argv[optind + ndirs - 1];
     parse_mode(o, argc, argv, dashes);
+    if (o->crash)
+        crash_options(o);
     optgroup_end(&g);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "ab.h"
+#include "ab_crash.h"
 #include "ab_export.h"
 #include "ab_stats.h"
 #include "interrupt.h"
@@ -195,6 +196,9 @@ void ab_print_report(const struct ab *ab, const struct ab_result *r, int compare
         fprintf(fp, "warning: %.*s\n", (int)(end - line), line);
     verdict_text(ab, r, compared, verdict, sizeof(verdict));
     fprintf(fp, "verdict: %s\n", verdict);
+    /* the durability beside the speed; none after an interrupt stopped the runs before it */
+    for (int k = 0; k < 2 && o->crash && !interrupted; k++)
+        ab_crash_print(&ab->side[k], fp);
 }
 
 int ab_write_json(const struct ab *ab, const struct ab_result *r, int compared)
@@ -220,6 +224,7 @@ int ab_write_json(const struct ab *ab, const struct ab_result *r, int compared)
     json_uint(&w, "seed", o->seed);
     json_uint(&w, "resamples", AB_RESAMPLES);
     json_string(&w, "prepare", o->prepare);
+    json_uint(&w, "crash_points", o->crash);
     json_bool(&w, "same_filesystem", ab_same_filesystem(&ab->side[0], &ab->side[1]));
     json_begin_object(&w, "sides");
     for (int k = 0; k < 2; k++) {
@@ -248,6 +253,7 @@ int ab_write_json(const struct ab *ab, const struct ab_result *r, int compared)
         json_double(&w, "stddev", s->ngood ? sum[k].sd : NAN);
         json_double(&w, "min", s->ngood ? sum[k].min : NAN);
         json_double(&w, "max", s->ngood ? sum[k].max : NAN);
+        ab_crash_json(&w, ab, s);
         json_end_object(&w);
     }
     json_end_object(&w);

@@ -34,3 +34,16 @@ crash_nothing_left() {
     fi
     return $ok
 }
+
+# crash_run NAME ARGS...: spoolsim crash with a small load (1 s from 4
+# sessions, 12 points, seed 5) in $WORK/w, its report in WORK/NAME.out
+# and WORK/NAME.json, its exit status in WORK/NAME.rc; the report's last
+# lines shown as comments.
+crash_run() {
+    local name=$1
+    shift
+    timeout 300 "$RELAY" crash -q -d 1 -s 4 -n 12 --seed 5 --work-dir "$WORK/w" \
+        --json "$WORK/$name.json" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
+    echo $? >"$WORK/$name.rc"
+    sed 's/^/# /' "$WORK/$name.out" | tail -3
+}

@@ -141,6 +141,8 @@ check "usage: --discard is not allowed in relay ARGS" usage_error "--discard is 
 check "usage: postmark needs one file" usage_error "exactly one" "$A" "$B" -- postmark
 check "usage: unreadable postmark file" usage_error "cannot read" "$A" "$B" -- postmark "$WORK/nonexistent"
 check "usage: arguments the child refuses" usage_error "refused its arguments" --warmup 0 "$A" "$B" -- relay --frobnicate
+check "usage: --crash with MODE raw" usage_error "--crash needs MODE relay" --crash 4 "$A" "$B" -- raw -m 10
+check "usage: --crash 0" usage_error "--crash" --crash 0 "$A" "$B" -- relay
 check "and nothing left behind" clean
 check "--help: exit 0" sh -c "'$RELAY' ab --help | grep -q '^Usage: spoolsim ab'"
 

@@ -20,18 +20,9 @@
 
 crash_need_machine
 
-# run NAME ARGS...: spoolsim crash with a small load; exit status in WORK/NAME.rc
-run() {
-    local name=$1
-    shift
-    timeout 300 "$RELAY" crash -q -d 1 -s 4 -n 12 --seed 5 --work-dir "$WORK/w" \
-        --json "$WORK/$name.json" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
-    echo $? >"$WORK/$name.rc"
-    sed 's/^/# /' "$WORK/$name.out" | tail -3
-}
 mkdir "$WORK/w"
 
-run durable -t ext4 -o data=ordered
+crash_run durable -t ext4 -o data=ordered
 check "postfix on ext4 data=ordered: exit 0" test "$(cat "$WORK/durable.rc")" = 0
 check "... says durable" grep -q "^durable: 0 of [0-9,]* acknowledged messages lost over 12 power cuts" "$WORK/durable.out"
 check "... JSON: durable, nothing lost" python3 -c '
@@ -43,7 +34,7 @@ assert j["flush_points"] > 0 and j["random_points"] > 0
 ' "$WORK/durable.json"
 check "... left nothing behind" crash_nothing_left "$WORK/w"
 
-run nosync -t ext4 --sync none
+crash_run nosync -t ext4 --sync none
 check "--sync none on ext4: exit 1" test "$(cat "$WORK/nosync.rc")" = 1
 check "... says LOSES" grep -q "^LOSES acknowledged mail: up to [0-9,]* per cut" "$WORK/nosync.out"
 check "... JSON: lost some" python3 -c '
@@ -54,7 +45,7 @@ assert any(c["lost"] > 0 for c in j["cuts"])
 ' "$WORK/nosync.json"
 check "... left nothing behind" crash_nothing_left "$WORK/w"
 
-SPOOLSIM_RECORDER_BREAK=drop-flush run broken -t ext4 -o data=ordered
+SPOOLSIM_RECORDER_BREAK=drop-flush crash_run broken -t ext4 -o data=ordered
 check "a recorder that drops flushes: the checker reports loss (exit 1)" test "$(cat "$WORK/broken.rc")" = 1
 check "... LOSES" grep -q "^LOSES acknowledged mail" "$WORK/broken.out"
 check "... and it saw no flush" python3 -c '

@@ -5,8 +5,9 @@
 # 1. Bad input exits 2 before any work, naming the problem: not root (run
 #    as nobody), no /dev/fuse (a private mount namespace with an empty
 #    /dev), a filesystem type it does not make, an image too small for the
-#    type, a mount option the kernel refuses, a profile whose messages the
-#    relay keeps in memory. Nothing is left in the work directory.
+#    type, a mount option the kernel refuses, a profile the
+#    relay does not have. Nothing is left in the work directory. The
+#    same with --dry-run, which exits 0 where the machine can run it.
 # 2. SIGINT during the load and during the check of crash points: exit
 #    130, and no mount, loop device, process or file is left.
 . "${top_srcdir:-.}/tests/helpers/lib.sh"
@@ -36,8 +37,14 @@ fi
 bad bad-type 'filesystem type "ntfs"' $C -t ntfs
 bad small-image "needs at least" $C -t ext4 --image-size 1M
 bad bad-option "will not mount ext4 with -o data=bogus" $C -t ext4 -o data=bogus
-bad memory-profile "recovers nothing" $C --profile qmail
+bad unknown-profile "unknown --profile" $C --profile courier
 bad bad-points "points" $C -n 0
+bad dry-run-type 'filesystem type "tmpfs"' $C --dry-run -t tmpfs
+if command -v setpriv >/dev/null; then
+    bad dry-run-not-root "needs root" setpriv --reuid=65534 --regid=65534 --clear-groups $C --dry-run
+fi
+check "--dry-run on a machine that can: exit 0" $C --dry-run -t ext4
+check "... and it made nothing" crash_nothing_left "$WORK/w"
 
 # interrupt NAME FILE: SIGINT once FILE (a glob under the work directory) exists
 interrupt() {

@@ -4,16 +4,20 @@
  * OpenSMTPD; tests/it/it_profile_daemons.sh runs the daemons) or what its
  * source says (qmail); every table must open and close its files in order;
  * sync policies must change the syncs and nothing else; path templates
- * must expand as documented and refuse what they cannot expand.
+ * must expand as documented and refuse what they cannot expand; an
+ * envelope write must read back whole for its message only, and every
+ * table's must be large enough to be one.
  */
 #include "config.h"
 
 #include <check.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "check_main.h"
 #include "profile.h"
 #include "spool_backend.h"
+#include "spool_envelope.h"
 
 /* Accept + deliver for one recipient, as A.6 counts a message's life. */
 static void life(const char *name, enum profile_sync sync, struct profile_counts *c)
@@ -265,6 +269,54 @@ START_TEST(test_expand)
 }
 END_TEST
 
+START_TEST(test_envelope)
+{
+    struct spool_envelope_view v;
+    char buf[200], zero[80] = {0};
+
+    spool_envelope_fill(buf, 80, 1234567);
+    spool_envelope_fill(buf + 80, 40, 1234567);
+    ck_assert_int_eq(spool_envelope_read(buf, 80, 1234567, &v), 1);
+    ck_assert_uint_eq(v.chunks, 1);
+    ck_assert_int_eq(v.first_done, 0);
+    ck_assert_int_eq(spool_envelope_read(buf, 120, 1234567, &v), 1);
+    ck_assert_uint_eq(v.chunks, 2);
+    /* another message's, cut short, cut long, zeros, empty */
+    ck_assert_int_eq(spool_envelope_read(buf, 80, 1234568, &v), 0);
+    ck_assert_int_eq(spool_envelope_read(buf, 79, 1234567, &v), 0);
+    ck_assert_int_eq(spool_envelope_read(buf, 100, 1234567, &v), 0);
+    ck_assert_int_eq(spool_envelope_read(zero, 80, 1234567, &v), 0);
+    ck_assert_int_eq(spool_envelope_read(buf, 0, 1234567, &v), 0);
+    /* a block of zeros inside the padding */
+    buf[40] = '\0';
+    ck_assert_int_eq(spool_envelope_read(buf, 80, 1234567, &v), 0);
+    buf[40] = '-';
+    /* qmail's done mark, written in place */
+    buf[0] = 'D';
+    ck_assert_int_eq(spool_envelope_read(buf, 120, 1234567, &v), 1);
+    ck_assert_int_eq(v.first_done, 1);
+    /* too small for its head: filler, never whole */
+    spool_envelope_fill(buf, 8, 1234567);
+    ck_assert_int_eq(spool_envelope_read(buf, 8, 1234567, &v), 0);
+}
+END_TEST
+
+/* Every envelope write of every table holds a whole chunk for the largest message number. */
+START_TEST(test_envelope_sizes)
+{
+    const struct profile *p;
+
+    for (size_t i = 0; (p = profile_at(i)) != NULL; i++)
+        for (int ph = 0; ph < PHASE_COUNT; ph++)
+            for (size_t k = 0; k < p->phase_len[ph]; k++) {
+                const struct profile_op *op = &p->phase[ph][k];
+
+                if (op->kind == OP_WRITE && op->arg > 0)
+                    ck_assert_uint_ge(op->arg, spool_envelope_min(UINT64_MAX));
+            }
+}
+END_TEST
+
 static Suite *profile_suite(void)
 {
     Suite *s = suite_create("profile");
@@ -280,6 +332,8 @@ static Suite *profile_suite(void)
     tcase_add_test(tc, test_sync_policies);
     tcase_add_test(tc, test_special_profiles);
     tcase_add_test(tc, test_expand);
+    tcase_add_test(tc, test_envelope);
+    tcase_add_test(tc, test_envelope_sizes);
     suite_add_tcase(s, tc);
     return s;
 }
