@@ -38,8 +38,12 @@ for phase in helo mail rcpt data dot; do
     check "$phase: at least one round trip" \
         at_least "$(pyget "$WORK/held.json" "d['latency']['$phase']['min_ms']")" "$(rtts 1)"
 done
+# The banner phase starts when the client's loop sees the connection made,
+# which a loaded machine can delay while the relay's hold already runs (seen
+# once in CI's fresh root): so not every banner can be asked for the whole
+# hold, but the slowest must have it, and txn below counts from the connect.
 check "banner: two round trips (the handshake, then the greeting)" \
-    at_least "$(pyget "$WORK/held.json" "d['latency']['banner']['min_ms']")" "$(rtts 2)"
+    at_least "$(pyget "$WORK/held.json" "d['latency']['banner']['max_ms']")" "$(rtts 2)"
 check "txn: seven round trips" \
     at_least "$(pyget "$WORK/held.json" "d['latency']['txn']['min_ms']")" "$(rtts 7)"
 stop "$held_PID"
