@@ -115,7 +115,7 @@ exi_ns() {
     rm -f /etc/exim4/exim4.conf.template /etc/exim4/update-exim4.conf.conf
     cp -P "$d/exim4" /usr/sbin/exim4 || exit 1
     [ -z "$cg" ] || echo $$ >"$cg/daemon/cgroup.procs" || exit 1
-    exec ${EXI_STRACE:+strace -f -tt -o $EXI_STRACE} "$bin" -bdf -q30m
+    exec "$bin" -bdf -q30m
 }
 
 exi_start() {

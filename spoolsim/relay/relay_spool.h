@@ -44,8 +44,6 @@ struct relay_spool {
     int streams;               /* the file is made at the first RCPT, written as the text comes */
     int bounces;               /* Postfix's bounce and defer logs and notifications */
     int fsyncs_live;           /* its fsyncs are counted on the loop thread: on the timeline */
-    int takes_model;           /* a --model (a Postfix's CPU) may go with it */
-    const char *default_model; /* the model without --model */
 
     /* Set-up before service (-1 and err on failure), the state left by a crash, tear-down. */
     int (*open)(struct relay *r, char *err, size_t errlen);

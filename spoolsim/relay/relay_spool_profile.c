@@ -9,7 +9,9 @@
  * manager's thread once the next hop has answered. The message itself is
  * delivered from memory, so these profiles measure the spool's cost, not
  * a queue that survives a crash: after a restart nothing is recovered
- * from such a spool, and there are no bounce notices.
+ * from such a spool, and there are no bounce notices. With a model of the
+ * MTA (--model exim), its receiving side's CPU goes with the accept phase,
+ * its delivery's with the delivery agent's record step.
  */
 #include "config.h"
 
@@ -122,6 +124,8 @@ static void table_commit(struct relay_msg *m, unsigned thread)
     /* Refused (452 on a full disk): none of its files may stay. */
     if (m->job_status != 0)
         profile_undo(pr, &m->pmsg);
+    else /* the receiving side's CPU (Exim's receive), before the 250 */
+        relay_model_spend(m->relay->model, COST_RECEIVE, m->qf.content_bytes, m->qf.rcpt_count);
 }
 
 static enum relay_spool_next table_committed(struct relay_msg *m)
@@ -140,7 +144,8 @@ static enum relay_spool_next table_committed(struct relay_msg *m)
 static void table_record(struct relay_msg *m, unsigned thread)
 {
     (void)thread;
-    (void)m; /* the profile's deliver phase has its own per-recipient work */
+    /* The profile's deliver phase has its own per-recipient work; the delivery's CPU goes here. */
+    relay_model_spend(m->relay->model, COST_DELIVER, m->view.content_bytes, m->view.rcpt_count);
 }
 
 static void table_retire(struct relay_msg *m, unsigned thread)
@@ -219,7 +224,6 @@ static void table_reread(struct relay_msg *m, unsigned thread)
 /* Nothing streams, nothing waits in incoming/: those stay NULL. */
 const struct relay_spool relay_spool_profile = {
     .name = "profile",
-    .default_model = "none",
     .open = table_open,
     .recover = table_recover,
     .close = table_close,
