@@ -5,10 +5,11 @@
  * Exim (from scripts/fetch-peer.sh, never installed) and the bare relay at
  * the same loads and writes a cost model: by default into this machine's
  * place in the cache (model_cache.h), where `--model postfix' (or exim)
- * finds it. The measuring is a script, bench/calibrate-MTA.sh, since it
- * drives another program's daemons and cgroups; this command finds it and
- * runs it with this spoolsim. `spoolsim calibrate --machine' prints what the model records of
- * the machine (identity and micro-benchmarks, machine_probe.h);
+ * finds it. The measuring is a script, bench/calibrate-postfix.sh or
+ * bench/calibrate-exim.sh, since it drives another program's daemons and
+ * cgroups; this command finds it and runs it with this spoolsim.
+ * `spoolsim calibrate --machine' prints what the model records of the
+ * machine (identity and micro-benchmarks, machine_probe.h);
  * `--speed' only the integer loop's speed.
  */
 #include "config.h"
