@@ -37,18 +37,8 @@
 # bench/calibrate-postfix.sh (bench/calibrate-lib.sh).
 set -u
 . "$(dirname "$0")/calibrate-lib.sh"
-cal_init calibrate-exim "$@"
 . "$CAL_ROOT/bench/exim-instance.sh"
-SINK_PID=''
-cleanup() {
-    trap '' INT TERM
-    [ -n "$RELAY_PID" ] && kill "$RELAY_PID" 2>/dev/null && wait "$RELAY_PID" 2>/dev/null
-    exi_stop
-    [ -n "$SINK_PID" ] && kill "$SINK_PID" 2>/dev/null && wait "$SINK_PID" 2>/dev/null
-    cal_cleanup
-}
-trap cleanup EXIT
-trap 'echo "interrupted" >&2; exit 130' INT TERM
+cal_init calibrate-exim exi_stop "$@"
 exi_init "$CAL_ROOT" || exit 1
 CAL_SOURCE_OPTS=(--skip-quit-reply)
 mkdir -p "$CG/daemon" "$CG/delivery" "$CG/probe" "$CG/probe-moved" || exit 1
@@ -85,9 +75,8 @@ EOF
 ) || { echo "$0: cannot measure the wrapper's cost" >&2; exit 1; }
 echo "calibrate: the delivery wrapper costs $((WRAP_NS / 1000)) us before it moves" >&2
 
-SINK_PORT=$(free_port) PORT=$(free_port)
-"$SINK" 127.0.0.1:"$SINK_PORT" 1000 >/dev/null 2>"$TMP/sink.err" &
-SINK_PID=$!
+cal_sink
+PORT=$(free_port)
 exi_setup "$TMP/exim" "$TMP/queue" "$SINK_PORT" "$PORT" "$CG" && exi_start || exit 1
 
 # Idle: the spool empty and every receiving and delivery process gone (their

@@ -3,12 +3,13 @@
 # share: the options, the cgroup, the loads, the bare relay's CPU by role,
 # and the fit that turns both into a cost model (docs/fidelity.md).
 #
-#   cal_init NAME "$@"         parse -o FILE -m N; check root, the binaries, python3,
+#   cal_init NAME STOP "$@"    parse -o FILE -m N; check root, the binaries, python3,
 #                              cgroups; sets OUT, M, CG (a new cgroup directory of
 #                              NAME), CG_V (1: cpuacct, 2: unified), TMP (a new
-#                              directory with tmpfs mounts queue/ and spool/)
-#   cal_cleanup                stop the relay, remove the cgroups and TMP (the
-#                              caller's EXIT trap, after stopping the MTA)
+#                              directory with tmpfs mounts queue/ and spool/), and
+#                              the traps: at exit the relay, the MTA (the function
+#                              STOP), the sink, the cgroups and TMP go
+#   cal_sink                   smtp-sink on a free port: SINK_PORT, SINK_PID
 #   cg_usage CLASS             CPU nanoseconds of the cgroup CG/CLASS so far
 #   cal_send PORT EMPTY QUEUE SESSIONS SIZE MESSAGES RCPTS
 #                              the load by smtp-source ($CAL_SOURCE_OPTS too),
@@ -34,11 +35,12 @@ SINK=${SPOOLSIM_SMTP_SINK:-$CAL_ROOT/smtp-sink/smtp-sink}
 . "$CAL_ROOT/bench/scratch-fs.sh" # free_port
 LOADS="20:1024:1 20:15360:1 5:1024:1 20:1024:5"
 CAL_SOURCE_OPTS=()
-TMP='' RELAY_PID='' CG=''
+TMP='' RELAY_PID='' CG='' SINK_PID='' CAL_STOP=:
 
 cal_init() {
     local name=$1 opt
-    shift
+    CAL_STOP=$2
+    shift 2
     OUT=- M=2000
     OPTIND=1
     while getopts o:m:h opt; do
@@ -61,6 +63,8 @@ cal_init() {
     else
         echo "$0: neither cgroup v1 cpuacct nor cgroup v2 is mounted" >&2; exit 1
     fi
+    trap cal_cleanup EXIT
+    trap 'echo "interrupted" >&2; exit 130' INT TERM
     TMP=$(mktemp -d /tmp/spoolsim-$name.XXXXXX) && chmod 755 "$TMP" || exit 1
     mkdir -p "$TMP/queue" "$TMP/spool" "$CG" || exit 1
     "$SPOOLSIM" calibrate --machine >"$TMP/machine.json" || exit 1
@@ -70,7 +74,10 @@ cal_init() {
 
 cal_cleanup() {
     local d m
+    trap '' INT TERM
     [ -n "$RELAY_PID" ] && kill "$RELAY_PID" 2>/dev/null && wait "$RELAY_PID" 2>/dev/null
+    "$CAL_STOP"
+    [ -n "$SINK_PID" ] && kill "$SINK_PID" 2>/dev/null && wait "$SINK_PID" 2>/dev/null
     if [ -n "$CG" ]; then
         for d in "$CG"/*/; do [ -d "$d" ] && rmdir "$d"; done 2>/dev/null
         [ -d "$CG" ] && rmdir "$CG" 2>/dev/null
@@ -79,6 +86,12 @@ cal_cleanup() {
         for m in "$TMP/queue" "$TMP/spool"; do mountpoint -q "$m" && umount "$m"; done
         rm -rf "$TMP"
     fi
+}
+
+cal_sink() {
+    SINK_PORT=$(free_port)
+    "$SINK" 127.0.0.1:"$SINK_PORT" 1000 >/dev/null 2>"$TMP/sink.err" &
+    SINK_PID=$!
 }
 
 cg_usage() {

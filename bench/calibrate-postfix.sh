@@ -34,18 +34,8 @@
 # from this one (docs/fidelity.md).
 set -u
 . "$(dirname "$0")/calibrate-lib.sh"
-cal_init calibrate "$@"
 . "$CAL_ROOT/bench/postfix-instance.sh"
-SINK_PID=''
-cleanup() {
-    trap '' INT TERM
-    [ -n "$RELAY_PID" ] && kill "$RELAY_PID" 2>/dev/null && wait "$RELAY_PID" 2>/dev/null
-    pfi_stop
-    [ -n "$SINK_PID" ] && kill "$SINK_PID" 2>/dev/null && wait "$SINK_PID" 2>/dev/null
-    cal_cleanup
-}
-trap cleanup EXIT
-trap 'echo "interrupted" >&2; exit 130' INT TERM
+cal_init calibrate pfi_stop "$@"
 pfi_init "$CAL_ROOT" || exit 1
 mkdir -p "$TMP/wrap" || exit 1
 
@@ -60,9 +50,8 @@ for d in "$PFI_DAEMONS"/*; do
     chmod 755 "$TMP/wrap/$n"
 done
 
-SINK_PORT=$(free_port) PORT=$(free_port)
-"$SINK" 127.0.0.1:"$SINK_PORT" 1000 >/dev/null 2>"$TMP/sink.err" &
-SINK_PID=$!
+cal_sink
+PORT=$(free_port)
 pfi_setup "$TMP" "$TMP/queue" "$SINK_PORT" "$PORT" "$TMP/wrap" && pfi_start || exit 1
 
 classes() { for d in "$CG"/*/; do basename "$d"; done; }

@@ -15,6 +15,9 @@
 # a message is accepted.
 #
 #   exi_init ROOT                  find (or fetch) Exim; sets EXI_BIN, EXI_VERSION
+#   exi_config SPOOL LOGDIR PORT SINKPORT
+#                                  print its configuration (also for
+#                                  tests/it/it_profile_daemons.sh)
 #   exi_setup DIR QUEUE SINKPORT PORT [CGROUP]
 #                                  write DIR's configuration for a spool at
 #                                  QUEUE, the daemon on 127.0.0.1:PORT; with
@@ -48,20 +51,17 @@ exi_free_id() {
     echo "$id"
 }
 
-exi_setup() {
-    local dir=$1 queue=$2 sink_port=$3 port=$4 cg=${5:-} id
-    EXI_DIR=$dir EXI_PORT=$port EXI_CG=$cg
-    id=$(getent passwd Debian-exim | cut -d: -f3)
-    [ -n "$id" ] || id=$(exi_free_id)
-    mkdir -p "$dir/log" "$queue" && chmod 755 "$dir" "$queue" && chown "$id:$id" "$queue" "$dir/log" ||
-        return 1
-    echo "$id" >"$dir/uid"
-    # Debian's defaults where a relay meets them; no DNS, no ident, no TLS.
-    cat >"$dir/exim4.conf" <<EOF
+# exi_config SPOOL LOGDIR PORT SINKPORT: the configuration of a relay from
+# 127.0.0.1 for any domain to 127.0.0.1:SINKPORT; Debian's defaults where a
+# relay meets them; no DNS, no ident, no TLS. smtp_accept_max is 100, not
+# 20: with 20 sessions a new connection can come while the last one's
+# process still exits, and would get a 421.
+exi_config() {
+    cat <<EOF
 primary_hostname = bench.localdomain
-spool_directory = $queue
-log_file_path = $dir/log/%slog
-daemon_smtp_ports = $port
+spool_directory = $1
+log_file_path = $2/%slog
+daemon_smtp_ports = $3
 local_interfaces = 127.0.0.1
 smtp_accept_max = 100
 hostlist relay_from_hosts = 127.0.0.1
@@ -81,11 +81,22 @@ smarthost:
 begin transports
 remote_smtp:
   driver = smtp
-  port = $sink_port
+  port = $4
   hosts_avoid_tls = *
 begin retry
 * * F,1h,15m
 EOF
+}
+
+exi_setup() {
+    local dir=$1 queue=$2 sink_port=$3 port=$4 cg=${5:-} id
+    EXI_DIR=$dir EXI_PORT=$port EXI_CG=$cg
+    id=$(getent passwd Debian-exim | cut -d: -f3)
+    [ -n "$id" ] || id=$(exi_free_id)
+    mkdir -p "$dir/log" "$queue" && chmod 755 "$dir" "$queue" && chown "$id:$id" "$queue" "$dir/log" ||
+        return 1
+    echo "$id" >"$dir/uid"
+    exi_config "$queue" "$dir/log" "$port" "$sink_port" >"$dir/exim4.conf" || return 1
     if [ -n "$cg" ]; then
         # The receiving process runs as Debian-exim; the wrapper moves itself before the real
         # exim (set-user-ID root) takes root back: the exim user may write the PID (and, in
