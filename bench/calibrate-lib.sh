@@ -65,7 +65,7 @@ cal_init() {
     fi
     trap cal_cleanup EXIT
     trap 'echo "interrupted" >&2; exit 130' INT TERM
-    TMP=$(mktemp -d /tmp/spoolsim-$name.XXXXXX) && chmod 755 "$TMP" || exit 1
+    TMP=$(mktemp -d "/tmp/spoolsim-$name.XXXXXX") && chmod 755 "$TMP" || exit 1
     mkdir -p "$TMP/queue" "$TMP/spool" "$CG" || exit 1
     "$SPOOLSIM" calibrate --machine >"$TMP/machine.json" || exit 1
     mount -t tmpfs -o size=4g,mode=755 tmpfs "$TMP/queue" && mount -t tmpfs -o size=4g tmpfs "$TMP/spool" || exit 1
