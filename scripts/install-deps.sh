@@ -11,9 +11,8 @@
 #                                      (pgrep), strace, e2fsprogs (mkfs.ext4),
 #                                      iproute2 (ip, tc: bench --hop-delay)
 #   scripts/install-deps.sh --only PACKAGE...
-#                                      just those (scripts/fetch-peer.sh: the
-#                                      shared libraries of a fetched peer;
-#                                      .ci/run: mmdebstrap, clang for make fuzz)
+#                                      just those (.ci/run: mmdebstrap, clang
+#                                      for make fuzz)
 #
 # Nothing here installs an MTA: Postfix's smtp-source, smtp-sink and postcat
 # come from scripts/fetch-peer.sh, extracted into a private directory. Before
