@@ -9,6 +9,14 @@
 #include "cpu_burn.h"
 
 #define CHUNK 4096 /* iterations between looks at the clock: a few microseconds */
+/*
+ * The speed is the loop's alone: reading a thread's CPU clock is a system
+ * call (no vDSO for it), which costs 0.1 us on one machine and several on
+ * another (mitigations, a hypervisor, bench/syscall-tax.py). Looked at every
+ * CHUNK iterations it was 2 % of the figure, and a third of it with system
+ * calls 20 times dearer; every SPEED_CHUNK it is a few thousandths at most.
+ */
+#define SPEED_CHUNK (64 * CHUNK)
 #define SPEED_RUNS 15
 #define SPEED_RUN_NS 10000000ULL /* 10 ms of CPU per run */
 
@@ -60,8 +68,8 @@ double cpu_burn_speed(void)
         double speed;
 
         do {
-            x = spin(x, CHUNK);
-            iterations += CHUNK;
+            x = spin(x, SPEED_CHUNK);
+            iterations += SPEED_CHUNK;
             now = cpu_thread_ns();
         } while (now - start < SPEED_RUN_NS);
         speed = (double)iterations / ((double)(now - start) / 1000.0);
