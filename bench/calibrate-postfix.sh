@@ -31,12 +31,16 @@
 # --speed') and the machine it was measured on: its identity and what
 # system work costs there (`spoolsim calibrate --machine', measured first,
 # on a quiet machine), so that a relay elsewhere can say how far it is
-# from this one (docs/fidelity.md).
+# from this one (docs/fidelity.md). Each stage also gets the system calls
+# its class makes per message, and the model the bare relay's, from
+# data/postfix-syscalls.json (counted once by bench/count-postfix.sh: they
+# are the program's, not the machine's), which the relay makes for real.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SPOOLSIM=${SPOOLSIM:-$ROOT/spoolsim/spoolsim}
 SRC=${SPOOLSIM_SMTP_SOURCE:-$ROOT/smtp-source/smtp-source}
 SINK=${SPOOLSIM_SMTP_SINK:-$ROOT/smtp-sink/smtp-sink}
+SYSCALLS=${SPOOLSIM_DATA_DIR:-$ROOT/data}/postfix-syscalls.json
 OUT=- M=2000
 usage() { echo "usage: $0 [-o MODEL.json] [-m MESSAGES]" >&2; exit 2; }
 while getopts o:m:h opt; do
@@ -162,7 +166,8 @@ for load in $LOADS; do
 done
 
 SPEED=$("$SPOOLSIM" calibrate --speed) || exit 1
-python3 - "$TMP/points" "$OUT" "$PFI_VERSION" "$SPEED" "$(getconf CLK_TCK)" "$TMP/machine.json" <<'EOF'
+[ -f "$SYSCALLS" ] || echo "calibrate: no $SYSCALLS: the model's system calls will be burned, not made" >&2
+python3 - "$TMP/points" "$OUT" "$PFI_VERSION" "$SPEED" "$(getconf CLK_TCK)" "$TMP/machine.json" "$SYSCALLS" <<'EOF'
 import json, sys, time, os, platform
 points, out, version, speed, hz = sys.argv[1], sys.argv[2], sys.argv[3], float(sys.argv[4]), int(sys.argv[5])
 
@@ -234,6 +239,18 @@ model = {
         for system in ("postfix", "relay") for k, r, c in rows[system]],
     "stages": stages,
 }
+# What each class does in system calls is Postfix's, not the machine's:
+# counted once, it is made for real by the relay (docs/fidelity.md).
+if os.path.exists(sys.argv[7]):
+    counts = json.load(open(sys.argv[7]))
+    if counts.get("postfix_version") != version:
+        print(f"calibrate: {sys.argv[7]} counted Postfix {counts.get('postfix_version')}, "
+              f"this is {version}: its counts are used all the same", file=sys.stderr)
+    for st in stages:
+        if st["name"] in counts["classes"]:
+            st["syscalls"] = counts["classes"][st["name"]]
+    model["relay_syscalls"] = counts["relay"]
+    model["syscalls_from"] = counts["method"]
 text = json.dumps(model, indent=2) + "\n"
 if out == "-":
     sys.stdout.write(text)

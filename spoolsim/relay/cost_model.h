@@ -14,6 +14,12 @@
  * A model is read from a JSON text (the format is in docs/fidelity.md) and
  * carries the reference speed of the CPU it was measured on; the caller sets
  * `scale' to that speed over this machine's, so a faster CPU burns less.
+ *
+ * Part of the difference is done rather than burned: the system calls the
+ * MTA's class makes per message beyond the relay's own ("syscalls", counted
+ * from the real daemons), entered for real, so that what entering the
+ * kernel costs on this machine is what they cost; the burn is what is left
+ * once they are priced at the model's machine's system call cost.
  */
 #ifndef SPOOLSIM_COST_MODEL_H
 #define SPOOLSIM_COST_MODEL_H
@@ -38,11 +44,17 @@ struct cost_fit {
     double base_us, per_kib_us, per_rcpt_us;
 };
 
+/* System calls for one message: base + per_kib * KiB + per_rcpt * (recipients - 1). */
+struct cost_count {
+    double base, per_kib, per_rcpt;
+};
+
 struct cost_stage {
     char name[32];
     enum cost_place place;
-    struct cost_fit mta;   /* the real MTA's process class */
-    struct cost_fit relay; /* the bare relay, in the same role (0 where it has none) */
+    struct cost_fit mta;        /* the real MTA's process class */
+    struct cost_fit relay;      /* the bare relay, in the same role (0 where it has none) */
+    struct cost_count syscalls; /* the class's system calls; 0 where the model has none */
 };
 
 /*
@@ -67,6 +79,7 @@ struct cost_model {
     double scale;           /* set by the caller: reference_speed / this host's speed */
     unsigned stage_count;
     struct cost_stage stages[COST_MAX_STAGES];
+    struct cost_count relay_syscalls; /* the bare relay's, all roles together */
 };
 
 /* Where a stage of this name runs: known Postfix names, else COST_SERIAL. */
@@ -88,7 +101,18 @@ int cost_machine_same(const struct cost_machine *model, const struct cost_machin
 /* CPU microseconds of one fit for a message of `bytes' and `rcpts' recipients. */
 double cost_fit_us(const struct cost_fit *f, uint64_t bytes, unsigned rcpts);
 
-/* What stage `i' must burn for this message: (mta - relay) * scale, never below 0. */
+/*
+ * The system calls stage `i' makes for real for this message: the class's
+ * count less its share of the relay's own (the relay's total in proportion
+ * to the classes'). 0 when the model records no system call cost to price
+ * them with (they would then be spent twice).
+ */
+unsigned cost_model_syscalls(const struct cost_model *m, unsigned i, uint64_t bytes, unsigned rcpts);
+
+/*
+ * What stage `i' must burn for this message: (mta - relay - its system calls
+ * at the model's machine's price) * scale, never below 0.
+ */
 uint64_t cost_model_burn_ns(const struct cost_model *m, unsigned i, uint64_t bytes, unsigned rcpts);
 
 /* The sum of the real MTA's stages for one message, unscaled: its CPU per message. */

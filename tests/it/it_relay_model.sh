@@ -171,6 +171,26 @@ if "${tax[@]}" true 2>"$WORK/tax.err"; then
 else
     echo "SKIP: no seccomp filters here ($(cat "$WORK/tax.err")): the taxed machine is not checked"
 fi
+# A model that counts its classes' system calls has the relay make them for
+# real: 300 a message for cleanup, none of the relay's own to take off.
+python3 - "$WORK/machine.json" "$WORK/calls-model.json" "$top_srcdir/data/postfix-model.json" <<'PY'
+import json, sys
+model = json.load(open(sys.argv[3]))
+model["machine"] = json.load(open(sys.argv[1]))
+for s in model["stages"]:
+    if s["name"] == "cleanup":
+        s["syscalls"] = {"base": 300}
+model["relay_syscalls"] = {"base": 0}
+json.dump(model, open(sys.argv[2], "w"))
+PY
+read -r _ _ _ _ <<<"$(relay_cpu calls --model "$WORK/calls-model.json")"
+check "a model's system calls are made for real, 300 a message" python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d['model']
+sys.exit(not (m['syscalls_per_1kib_message'] == 300 and m['syscalls_made'] == 300 * d['messages_in']))" \
+    "$WORK/calls.json"
+check "and the summary says so" grep -q "(300 system calls of it made for real)" "$WORK/calls.err"
 # The same file under this machine's name but measured elsewhere is not taken.
 model_with "$WORK/other.json" "$cache"
 read -r _ _ _ _ <<<"$(relay_cpu stale --model postfix)"

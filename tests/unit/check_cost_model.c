@@ -203,6 +203,53 @@ START_TEST(test_machine_object)
 }
 END_TEST
 
+/*
+ * Two classes making 300 and 100 system calls a message (plus 10 a KiB in
+ * the first), the bare relay 100 of its own: each class makes its calls
+ * less its share of the relay's, and burns what is left once they are
+ * priced at the model's machine's 130 ns.
+ */
+START_TEST(test_syscalls)
+{
+    struct cost_model m;
+    char err[300], json[1400];
+
+    snprintf(json, sizeof(json),
+             "{\"mta\": \"postfix\", \"reference_speed\": 400, " MACHINE(COSTS) ", \"stages\": ["
+             "{\"name\": \"smtpd\", \"mta\": " FIT(400, 0, 0) ", \"relay\": " FIT(50, 0, 0) ","
+             " \"syscalls\": {\"base\": 290, \"per_kib\": 10}},"
+             "{\"name\": \"qmgr\", \"mta\": " FIT(100, 0, 0) ", \"relay\": " FIT(0, 0, 0) ","
+             " \"syscalls\": {\"base\": 100}}],"
+             " \"relay_syscalls\": {\"base\": 100}}");
+    ck_assert_int_eq(cost_model_parse(json, &m, err, sizeof(err)), 0);
+    /* 1 KiB: 300 + 100 calls, the relay's 100 are a quarter: 225 and 75 made */
+    ck_assert_uint_eq(cost_model_syscalls(&m, 0, 1024, 1), 225);
+    ck_assert_uint_eq(cost_model_syscalls(&m, 1, 1024, 1), 75);
+    /* burned: 350 us - 225 * 0.13 = 320.75 us; 100 - 75 * 0.13 = 90.25 */
+    ck_assert_uint_eq(cost_model_burn_ns(&m, 0, 1024, 1), 320750);
+    ck_assert_uint_eq(cost_model_burn_ns(&m, 1, 1024, 1), 90250);
+    /* the scale is the loop's: it applies to the burn, not to the calls */
+    m.scale = 2;
+    ck_assert_uint_eq(cost_model_burn_ns(&m, 1, 1024, 1), 180500);
+    ck_assert_uint_eq(cost_model_syscalls(&m, 1, 1024, 1), 75);
+    /* a model with no system call price makes none (the burn would count them twice) */
+    m.machine.has_costs = 0;
+    ck_assert_uint_eq(cost_model_syscalls(&m, 0, 1024, 1), 0);
+    ck_assert_uint_eq(cost_model_burn_ns(&m, 1, 1024, 1), 200000);
+    /* nor does one whose relay makes more calls than the classes */
+    m.machine.has_costs = 1;
+    m.relay_syscalls.base = 1000;
+    ck_assert_uint_eq(cost_model_syscalls(&m, 0, 1024, 1), 0);
+    /* a count that is not one is an error */
+    snprintf(json, sizeof(json),
+             "{\"mta\": \"postfix\", \"reference_speed\": 400, \"stages\": ["
+             "{\"name\": \"smtpd\", \"mta\": " FIT(400, 0, 0) ", \"relay\": " FIT(50, 0, 0) ","
+             " \"syscalls\": {\"base\": -3}}]}");
+    ck_assert_int_eq(cost_model_parse(json, &m, err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "stages.0.syscalls.base is not a count of system calls");
+}
+END_TEST
+
 START_TEST(test_machine_compare)
 {
     struct machine_cost there = {400, 100, 4, 500, 200}, here = {500, 110, 12, 1000, 200};
@@ -292,6 +339,7 @@ static Suite *cost_model_suite(void)
     tcase_add_test(tc, test_builtin);
     tcase_add_test(tc, test_machine_from_measured_on);
     tcase_add_test(tc, test_machine_object);
+    tcase_add_test(tc, test_syscalls);
     tcase_add_test(tc, test_machine_compare);
     tcase_add_test(tc, test_machine_agree);
     tcase_add_test(tc, test_cache_key);
