@@ -652,6 +652,10 @@ int spoolsim_crash(int argc, char **argv)
         json_run_free(&run);
         return 0;
     }
+    if (crash_private_mounts() != 0)
+        msg_warn("no mount namespace of its own (%s): a namespace made meanwhile by another "
+                 "program could keep an image busy",
+                 strerror(errno));
     interrupt_install();
     progress_out_init(&c.progress, stderr, opts.common.progress);
     progress_out_hook_messages(&c.progress);

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -212,6 +214,14 @@ int crash_mount(const struct drive *d, const char *dev, const char *dir, const c
     argv[n++] = (char *)dir;
     argv[n] = NULL;
     return crash_cmd(d, "mount", argv) == 0 ? 0 : -1;
+}
+
+int crash_private_mounts(void)
+{
+    if (unshare(CLONE_NEWNS) != 0)
+        return -1;
+    /* a shared / would still propagate our mounts back to the namespace we left */
+    return mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL);
 }
 
 int crash_umount(const struct drive *d, const char *dir)

@@ -16,6 +16,16 @@
 
 #include "drive.h"
 
+/*
+ * Move this process into a mount namespace of its own, private from the
+ * root down: the mounts it and its children make are then in no other
+ * namespace, so that another program that makes a namespace meanwhile
+ * (unshare -m, a container, ip netns) cannot take a copy that keeps the
+ * image busy after our umount, and they vanish with the process whatever
+ * happens to it. 0, or -1 with errno (no CAP_SYS_ADMIN, or no namespaces).
+ */
+int crash_private_mounts(void);
+
 /* The path of program `name' in PATH, else /usr/sbin or /sbin: 0, or -1. */
 int crash_which(const char *name, char *out, size_t len);
 
