@@ -3,7 +3,8 @@
 # without installing the package: `apt-get download' its .deb and `dpkg -x'
 # it into a private directory. Made for the real MTAs the tests compare
 # against (postfix; later exim4-daemon-light, opensmtpd, sendmail-bin), and
-# for openssh-server, openssh-client and parallel (tests/it/it_multi_host_ssh.sh): a
+# for openssh-server, openssh-client and parallel (tests/it/it_multi_host_ssh.sh)
+# and python3-kubernetes (its API schema, tests/it/it_multi_host_k8s.sh): a
 # mail host keeps its own mail system, and nothing outside the private
 # directory changes except the shared libraries the programs need, which
 # are apt-installed through scripts/install-deps.sh --only (it refuses
