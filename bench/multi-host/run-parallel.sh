@@ -61,7 +61,8 @@ case $delay in '' | *[!0-9]*) die "-d: whole seconds, got \"$delay\"" ;; esac
 # --id in the merge, which refuses the same one twice.
 hosts=()
 while IFS= read -r line || [ -n "$line" ]; do
-    line=${line%%[[:space:]]}
+    line=${line#"${line%%[![:space:]]*}"} # blanks around it (a \r too) are no part of it
+    line=${line%"${line##*[![:space:]]}"}
     case $line in '' | '#'*) continue ;; esac
     # (not starting with -, which ssh would take for an option)
     [[ $line =~ ^[A-Za-z0-9:][A-Za-z0-9._@:-]*$ ]] ||

@@ -144,9 +144,9 @@ stop "$sink1_PID"
 start_sink sink --json "$WORK/sink.json" "$NET.1:0" 100 || exit 1
 {
     echo "# the load hosts: network namespaces"
+    # blanks around a login (a CRLF file's \r too) are no part of it
     for i in $(seq 1 $N); do
-        echo "$NET.$((10 + i))"
-        echo
+        printf '  %s \r\n\n' "$NET.$((10 + i))"
     done
 } >"$WORK/hosts"
 t0=$SECONDS
