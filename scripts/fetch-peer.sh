@@ -2,7 +2,9 @@
 # fetch-peer.sh - a Debian package's programs for the tests and benchmarks,
 # without installing the package: `apt-get download' its .deb and `dpkg -x'
 # it into a private directory. Made for the real MTAs the tests compare
-# against (postfix; later exim4-daemon-light, opensmtpd, sendmail-bin): a
+# against (postfix; later exim4-daemon-light, opensmtpd, sendmail-bin), and
+# for openssh-server, openssh-client and parallel (tests/it/it_multi_host_ssh.sh)
+# and python3-kubernetes (its API schema, tests/it/it_multi_host_k8s.sh): a
 # mail host keeps its own mail system, and nothing outside the private
 # directory changes: the shared libraries the programs need that the host
 # lacks (Postfix: libicu72, libdb5.3, libsasl2-2, ...) are downloaded and
@@ -58,7 +60,7 @@ program_dirs() {
 # colon-separated, with ROOT's path written as AS (where it will be).
 lib_path() {
     local d
-    find "$1" -name '*.so*' -type f -printf '%h\n' | sort -u | while IFS= read -r d; do
+    find "$1" \( -name '*.so' -o -name '*.so.*' \) -type f -printf '%h\n' | sort -u | while IFS= read -r d; do
         echo "${2:-$1}${d#"$1"}"
     done | paste -sd:
 }
@@ -70,7 +72,7 @@ unresolved() {
         head -c 4 "$f" 2>/dev/null | grep -q ELF || continue
         out=$(LD_LIBRARY_PATH=$(lib_path "$1") ldd "$f" 2>/dev/null) || continue
         echo "$out" | sed -n "s|^[[:space:]]*\([^ ]*\) => not found|${f#"$1"/}: \1|p"
-    done < <(find "$1" -type f \( -perm -u+x -o -name '*.so*' \))
+    done < <(find "$1" -type f \( -perm -u+x -o -name '*.so' -o -name '*.so.*' \))
 }
 # usable DIR: a complete peer whose programs find their libraries.
 usable() {
