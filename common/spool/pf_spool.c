@@ -28,9 +28,10 @@
 #include "pf_spool_impl.h"
 #include "xalloc.h"
 
-static const char *const queues[PF_SPOOL_QUEUES] = {"incoming", "active", "deferred", "defer",
-                                                    "bounce",   "trace",  "hold",     "maildrop",
-                                                    "corrupt",  "flush",  "saved"};
+static const char *const queues[PF_SPOOL_QUEUES] = {
+    PF_QUEUE_INCOMING, PF_QUEUE_ACTIVE, PF_QUEUE_DEFERRED, PF_QUEUE_DEFER,
+    PF_QUEUE_BOUNCE,   PF_QUEUE_TRACE,  PF_QUEUE_HOLD,     PF_QUEUE_MAILDROP,
+    PF_QUEUE_CORRUPT,  PF_QUEUE_FLUSH,  PF_QUEUE_SAVED};
 
 static const char *const sync_names[] = {"fsync", "fdatasync", "none"};
 
@@ -196,7 +197,7 @@ int pf_spool_in_queue(const struct pf_spool *sp, int qi, const char *rel, int *a
 
 static int hashed(const char *queue)
 {
-    return strcmp(queue, "deferred") == 0 || strcmp(queue, "defer") == 0;
+    return strcmp(queue, PF_QUEUE_DEFERRED) == 0 || strcmp(queue, PF_QUEUE_DEFER) == 0;
 }
 
 int pf_spool_locate(const struct pf_spool *sp, const char *queue, const char *id, int *at,
@@ -389,7 +390,7 @@ fail:
  */
 static int check_layout(const struct pf_spool *sp, char *err, size_t errlen)
 {
-    static const char *const hashed_queues[] = {"deferred", "defer"};
+    static const char *const hashed_queues[] = {PF_QUEUE_DEFERRED, PF_QUEUE_DEFER};
     char path[4096], text[PF_QUEUE_LAYOUT_MAX], why[200];
     struct stat st;
     ssize_t n;

@@ -56,7 +56,7 @@ int pf_spool_create(const struct pf_spool *sp, struct pf_spool_file *f, char *id
                     struct pf_spool_stats *st)
 {
     char rel[128], path[sizeof(f->name)], probe[4096];
-    static const char *const probes[] = {"defer", "bounce", "trace"};
+    static const char *const probes[] = {PF_QUEUE_DEFER, PF_QUEUE_BOUNCE, PF_QUEUE_TRACE};
     int to, probe_at;
     struct timeval tv;
     struct stat sb;
@@ -65,7 +65,7 @@ int pf_spool_create(const struct pf_spool *sp, struct pf_spool_file *f, char *id
     f->buf_len = 0;
     gettimeofday(&tv, NULL);
     snprintf(rel, sizeof(rel), "%ld.%ld", (long)tv.tv_usec, sp->pid);
-    if (pf_spool_in_queue(sp, pf_spool_queue_index("incoming"), rel, &f->at, f->name,
+    if (pf_spool_in_queue(sp, pf_spool_queue_index(PF_QUEUE_INCOMING), rel, &f->at, f->name,
                           sizeof(f->name), NULL) != 0)
         return -1;
     /* Threads of one process share the pid: O_EXCL tells us to try another name. */
@@ -75,7 +75,7 @@ int pf_spool_create(const struct pf_spool *sp, struct pf_spool_file *f, char *id
         gettimeofday(&tv, NULL);
         snprintf(rel, sizeof(rel), "%ld.%ld.%lx", (long)tv.tv_usec, sp->pid,
                  (unsigned long)random());
-        if (pf_spool_in_queue(sp, pf_spool_queue_index("incoming"), rel, &f->at, f->name,
+        if (pf_spool_in_queue(sp, pf_spool_queue_index(PF_QUEUE_INCOMING), rel, &f->at, f->name,
                               sizeof(f->name), NULL) != 0)
             return -1;
     }
@@ -90,7 +90,7 @@ int pf_spool_create(const struct pf_spool *sp, struct pf_spool_file *f, char *id
                          (unsigned long)sb.st_ino);
     else
         pf_queue_id_short(id, idlen, (unsigned long)tv.tv_usec, (unsigned long)sb.st_ino);
-    if (pf_spool_locate(sp, "incoming", id, &to, path, sizeof(path), NULL) != 0 ||
+    if (pf_spool_locate(sp, PF_QUEUE_INCOMING, id, &to, path, sizeof(path), NULL) != 0 ||
         renameat(f->at, f->name, to, path) != 0)
         return fail_file(f);
     f->at = to;
@@ -180,9 +180,9 @@ int pf_spool_activate(const struct pf_spool *sp, const char *id, int from_deferr
     int from_at, to_at;
     struct stat sb;
 
-    if (pf_spool_locate(sp, from_deferred ? "deferred" : "incoming", id, &from_at, from,
-                        sizeof(from), NULL) != 0 ||
-        pf_spool_locate(sp, "active", id, &to_at, to, sizeof(to), NULL) != 0)
+    if (pf_spool_locate(sp, from_deferred ? PF_QUEUE_DEFERRED : PF_QUEUE_INCOMING, id, &from_at,
+                        from, sizeof(from), NULL) != 0 ||
+        pf_spool_locate(sp, PF_QUEUE_ACTIVE, id, &to_at, to, sizeof(to), NULL) != 0)
         return -1;
     /* qmgr looks before it moves: only a file marked complete (0700) goes on. */
     st->stat_probes++;
@@ -326,7 +326,7 @@ int pf_spool_read_envelope(const struct pf_spool *sp, const char *id, size_t win
     *buf = NULL;
     *len = 0;
     *gap = 0;
-    if (pf_spool_locate(sp, "active", id, &at, path, sizeof(path), NULL) != 0)
+    if (pf_spool_locate(sp, PF_QUEUE_ACTIVE, id, &at, path, sizeof(path), NULL) != 0)
         return -1;
     if ((fd = open_sized(sp, at, path, O_RDWR, &size)) < 0) {
         if (errno == EFBIG)
@@ -373,7 +373,7 @@ int pf_spool_reader_open(const struct pf_spool *sp, const char *id, uint64_t sta
     rd->at = rd->next = start;
     rd->end = end;
     rd->cap = window;
-    if (pf_spool_locate(sp, "active", id, &at, path, sizeof(path), NULL) != 0)
+    if (pf_spool_locate(sp, PF_QUEUE_ACTIVE, id, &at, path, sizeof(path), NULL) != 0)
         return -1;
     if ((rd->fd = open_sized(sp, at, path, O_RDONLY, &size)) < 0)
         return -1;
@@ -544,8 +544,8 @@ int pf_spool_defer(const struct pf_spool *sp, const char *id, long retry_sec,
     int from_at, to_at;
     size_t rel_off;
 
-    if (pf_spool_locate(sp, "active", id, &from_at, from, sizeof(from), NULL) != 0 ||
-        pf_spool_locate(sp, "deferred", id, &to_at, to, sizeof(to), &rel_off) != 0)
+    if (pf_spool_locate(sp, PF_QUEUE_ACTIVE, id, &from_at, from, sizeof(from), NULL) != 0 ||
+        pf_spool_locate(sp, PF_QUEUE_DEFERRED, id, &to_at, to, sizeof(to), &rel_off) != 0)
         return -1;
     times[0].tv_sec = times[1].tv_sec = retry_sec;
     times[0].tv_nsec = times[1].tv_nsec = 0;
@@ -633,7 +633,7 @@ int pf_spool_corrupt(const struct pf_spool *sp, const char *queue, const char *i
     int from_at, to_at;
 
     if (pf_spool_locate(sp, queue, id, &from_at, from, sizeof(from), NULL) != 0 ||
-        pf_spool_locate(sp, "corrupt", id, &to_at, to, sizeof(to), NULL) != 0)
+        pf_spool_locate(sp, PF_QUEUE_CORRUPT, id, &to_at, to, sizeof(to), NULL) != 0)
         return -1;
     return renameat(from_at, from, to_at, to);
 }
@@ -644,7 +644,7 @@ int pf_spool_mark_done(const struct pf_spool *sp, const char *id, size_t offset,
     char path[4096];
     int at, fd, status = 0;
 
-    if (pf_spool_locate(sp, "active", id, &at, path, sizeof(path), NULL) != 0)
+    if (pf_spool_locate(sp, PF_QUEUE_ACTIVE, id, &at, path, sizeof(path), NULL) != 0)
         return -1;
     if ((fd = openat(at, path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) < 0)
         return -1;
@@ -665,7 +665,7 @@ int pf_spool_remove(const struct pf_spool *sp, const char *id, struct pf_spool_s
     char path[4096];
     int at;
 
-    if (pf_spool_locate(sp, "active", id, &at, path, sizeof(path), NULL) != 0)
+    if (pf_spool_locate(sp, PF_QUEUE_ACTIVE, id, &at, path, sizeof(path), NULL) != 0)
         return -1;
     if (unlinkat(at, path, 0) != 0)
         return -1;

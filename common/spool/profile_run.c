@@ -566,7 +566,7 @@ static int pf_activate(struct profile_runner *pr, struct profile_msg *m, char **
     }
     timed(pr, MEASURE_PF_READ, t0);
     t0 = clock_now_ns();
-    pf_spool_log_remove(&pr->pf, "defer", m->qid, &pr->pf_stats);
+    pf_spool_log_remove(&pr->pf, PF_QUEUE_DEFER, m->qid, &pr->pf_stats);
     timed(pr, MEASURE_PF_LOG, t0);
     return 0;
 }
@@ -588,7 +588,7 @@ static int pf_deliver(struct profile_runner *pr, struct profile_msg *m)
         timed(pr, MEASURE_PF_MARK, t0);
     }
     t0 = clock_now_ns();
-    pf_spool_log_exists(&pr->pf, "bounce", m->qid, &pr->pf_stats);
+    pf_spool_log_exists(&pr->pf, PF_QUEUE_BOUNCE, m->qid, &pr->pf_stats);
     if (status == 0 && pf_spool_remove(&pr->pf, m->qid, &pr->pf_stats) != 0)
         status = fail(pr, "remove", m->qid);
     timed(pr, MEASURE_PF_REMOVE, t0);
@@ -609,7 +609,7 @@ static int pf_defer(struct profile_runner *pr, struct profile_msg *m)
     if (pf_activate(pr, m, &file, &len, &view) != 0)
         return -1;
     t0 = clock_now_ns();
-    if (pf_spool_log_append(&pr->pf, "defer", m->qid,
+    if (pf_spool_log_append(&pr->pf, PF_QUEUE_DEFER, m->qid,
                             "recipient=r0@example.org\noffset=0\nstatus=4.0.0\naction=delayed\n"
                             "reason=host said: 450 4.3.0 try again later\n\n",
                             &pr->pf_stats) != 0)

@@ -8,7 +8,8 @@
 
 #include "spool_backend.h"
 
-static const char *const postfix_queues[] = {"incoming", "active", "deferred", NULL};
+static const char *const postfix_queues[] = {PF_QUEUE_INCOMING, PF_QUEUE_ACTIVE, PF_QUEUE_DEFERRED,
+                                             NULL};
 
 const struct spool_backend *spool_backend_of(const struct profile *p)
 {

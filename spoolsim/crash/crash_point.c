@@ -190,7 +190,7 @@ static void found(void *ctx, const char *queue, const char *id, long mtime)
         l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
     }
     snprintf(l->v[l->n].id, sizeof(l->v[l->n].id), "%s", id);
-    l->v[l->n++].deferred = strcmp(queue, "deferred") == 0;
+    l->v[l->n++].deferred = strcmp(queue, PF_QUEUE_DEFERRED) == 0;
 }
 
 /* One queue file the relay would deliver: recovered, corrupt, or done already. */

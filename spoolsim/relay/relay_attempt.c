@@ -141,7 +141,7 @@ static void flush_done(struct io_job *job)
     struct relay_msg *m = MSG_OF(job);
     struct relay *r = m->relay;
     struct relay_qmgr *q = r->qm;
-    const char *log = m->flush == RELAY_FLUSH_BOUNCE ? "bounce" : "defer";
+    const char *log = m->flush == RELAY_FLUSH_BOUNCE ? PF_QUEUE_BOUNCE : PF_QUEUE_DEFER;
 
     qmgr_take_stats(r, m);
     m->flushed |= m->flush;

@@ -106,7 +106,7 @@ void relay_bounce_flush_work(struct relay_msg *m)
 {
     struct relay *r = m->relay;
     const struct relay_options *opts = r->opts;
-    const char *log_name = m->flush == RELAY_FLUSH_DEFER ? "defer" : "bounce";
+    const char *log_name = m->flush == RELAY_FLUSH_DEFER ? PF_QUEUE_DEFER : PF_QUEUE_BOUNCE;
     char *log_text, *text, *dsn, sender[1024], double_bounce[300];
     size_t log_len, text_len, dsn_len;
     struct dsn_log log;

@@ -366,7 +366,7 @@ void relay_qmgr_found(void *ctx, const char *queue, const char *id, long mtime)
     r->stats.recovered++;
     if (r->stats.recovered_ns == 0)
         r->stats.recovered_ns = clock_now_ns();
-    if (strcmp(queue, "deferred") == 0) {
+    if (strcmp(queue, PF_QUEUE_DEFERRED) == 0) {
         long wait = mtime - relay_qmgr_wall_s();
         uint64_t delay = wait > 0 ? (uint64_t)wait * CLOCK_NS_PER_SEC : 0;
 

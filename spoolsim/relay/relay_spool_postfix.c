@@ -146,18 +146,18 @@ static int read_active(struct relay_msg *m, char **file, size_t *len, struct pf_
         else
             snprintf(m->job_err, sizeof(m->job_err), "not a regular file; not opened");
         *len = 0;
-        pf_spool_corrupt(sp, "active", m->id);
+        pf_spool_corrupt(sp, PF_QUEUE_ACTIVE, m->id);
         return -2;
     }
     if (pf_qfile_read_envelope(*file, *len, gap, view, m->job_err, sizeof(m->job_err)) != 0) {
         /* qmgr keeps what it cannot read in corrupt/, for a human to look at */
         free(*file);
         *file = NULL;
-        pf_spool_corrupt(sp, "active", m->id);
+        pf_spool_corrupt(sp, PF_QUEUE_ACTIVE, m->id);
         return -2;
     }
     /* A new attempt: the old defer log goes (for a new message, an ENOENT), as in qmgr. */
-    pf_spool_log_remove(sp, "defer", m->id, &m->st);
+    pf_spool_log_remove(sp, PF_QUEUE_DEFER, m->id, &m->st);
     return 0;
 }
 
@@ -180,7 +180,7 @@ static void pf_activate(struct relay_msg *m, unsigned thread)
 static void pf_quarantine(struct relay_msg *m, unsigned thread)
 {
     (void)thread;
-    m->job_status = pf_spool_corrupt(&m->relay->spool, "active", m->id);
+    m->job_status = pf_spool_corrupt(&m->relay->spool, PF_QUEUE_ACTIVE, m->id);
     m->job_errno = errno;
 }
 
@@ -267,7 +267,7 @@ static void pf_record(struct relay_msg *m, unsigned thread)
     relay_model_spend(m->relay->model, COST_DELIVER, m->view.content_bytes, m->view.rcpt_count);
     if (relay_msg_any(m, RCPT_BOUNCED)) {
         text = log_text(m, RCPT_BOUNCED, "failed");
-        if (pf_spool_log_append(sp, "bounce", m->id, text, &m->st) == 0) {
+        if (pf_spool_log_append(sp, PF_QUEUE_BOUNCE, m->id, text, &m->st) == 0) {
             bounce_logged = 1;
         } else {
             /* As Postfix's agents do: a bounce that cannot be logged is deferred instead. */
@@ -281,7 +281,7 @@ static void pf_record(struct relay_msg *m, unsigned thread)
     }
     if (relay_msg_any(m, RCPT_DEFERRED)) {
         text = log_text(m, RCPT_DEFERRED, "delayed");
-        if (pf_spool_log_append(sp, "defer", m->id, text, &m->st) != 0) {
+        if (pf_spool_log_append(sp, PF_QUEUE_DEFER, m->id, text, &m->st) != 0) {
             m->job_status = -1;
             m->job_errno = errno;
         }
@@ -314,12 +314,12 @@ static void pf_retire(struct relay_msg *m, unsigned thread)
         off_t size;
 
         if (!(m->flushed & RELAY_FLUSH_BOUNCE) &&
-            pf_spool_log_stat(sp, "bounce", m->id, &size, &m->st)) {
+            pf_spool_log_stat(sp, PF_QUEUE_BOUNCE, m->id, &size, &m->st)) {
             if (size > 0) {
                 m->flush = RELAY_FLUSH_BOUNCE;
                 return;
             }
-            pf_spool_log_remove(sp, "bounce", m->id, &m->st); /* an append that failed */
+            pf_spool_log_remove(sp, PF_QUEUE_BOUNCE, m->id, &m->st); /* an append that failed */
         }
         m->flushed |= RELAY_FLUSH_BOUNCE;
         if (m->expired && !m->flush_failed && !(m->flushed & RELAY_FLUSH_DEFER)) {
@@ -336,8 +336,8 @@ static void pf_retire(struct relay_msg *m, unsigned thread)
         return;
     }
     /* --no-bounces: the file and its bounce log go, and no notification is made */
-    if (!relay_bounces(m->relay) && pf_spool_log_exists(sp, "bounce", m->id, &m->st))
-        pf_spool_log_remove(sp, "bounce", m->id, &m->st);
+    if (!relay_bounces(m->relay) && pf_spool_log_exists(sp, PF_QUEUE_BOUNCE, m->id, &m->st))
+        pf_spool_log_remove(sp, PF_QUEUE_BOUNCE, m->id, &m->st);
     m->job_status = pf_spool_remove(sp, m->id, &m->st);
     m->job_errno = errno;
 }
