@@ -5,8 +5,8 @@
  * backends, chosen once from the profile when a program starts (as
  * OpenSMTPD's queue_backend chooses fs, ram or proc): the postfix
  * backend runs pf_spool, the relay's own queue code; the table backend
- * runs a profile's table of file operations (profile.h) for qmail, exim,
- * sendmail, opensmtpd, courier and null. Callers (raw, bench's drain, the
+ * runs a profile's table of file operations (profile.h) for sendmail,
+ * qmail, exim, exim-4.98, opensmtpd and null. Callers (raw, bench's drain, the
  * report) go through the table and never ask which profile it is.
  *
  * The accounting functions (totals, queues, lasting) are pure; the rest

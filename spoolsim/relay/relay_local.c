@@ -147,7 +147,7 @@ static void maildir_done(struct io_job *job)
         snprintf(reason, sizeof(reason), "cannot write to maildir: %s", strerror(m->job_errno));
         set_pending(m, RCPT_DEFERRED, reason);
     }
-    relay_qmgr_delivered(m);
+    relay_attempt_delivered(m);
 }
 
 void relay_local_deliver(struct relay *r, struct relay_msg *m)
@@ -156,7 +156,7 @@ void relay_local_deliver(struct relay *r, struct relay_msg *m)
 
     if (r->opts->hop_kind == RELAY_HOP_DISCARD) {
         set_pending(m, RCPT_SENT, "discarded");
-        relay_qmgr_delivered(m);
+        relay_attempt_delivered(m);
         return;
     }
     gettimeofday(&tv, NULL);

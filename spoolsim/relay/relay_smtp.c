@@ -239,14 +239,15 @@ static void set_reason(struct relay_msg *m, const struct relay_conn *c, const ch
 
 static void on_delivered_post(struct mailbox_item *item)
 {
-    relay_qmgr_delivered((struct relay_msg *)((char *)item - offsetof(struct relay_msg, posted)));
+    relay_attempt_delivered(
+        (struct relay_msg *)((char *)item - offsetof(struct relay_msg, posted)));
 }
 
 /* m's attempt is over: to the queue manager, on loop 0. */
 static void hand_back(struct relay_loop *loop, struct relay_msg *m)
 {
     if (loop->index == 0) {
-        relay_qmgr_delivered(m);
+        relay_attempt_delivered(m);
         return;
     }
     m->posted.run = on_delivered_post;
@@ -270,7 +271,7 @@ static void settle(struct relay_msg *m, enum relay_rcpt_result from, enum relay_
         if (!m->view.rcpts[i].done && m->results[i] == from) {
             m->results[i] = to;
             if (to != RCPT_SENT)
-                relay_msg_note(m, i);
+                relay_qmgr_msg_note(m, i);
         }
 }
 
@@ -820,7 +821,7 @@ static void handle_reply(struct relay_conn *c)
         } else {
             set_reason(m, c, c->reply.text);
             m->results[c->rcpt] = failure;
-            relay_msg_note(m, c->rcpt);
+            relay_qmgr_msg_note(m, c->rcpt);
         }
         c->rcpt = next_rcpt(m, c->rcpt + 1);
         after_envelope_reply(c);

@@ -472,7 +472,7 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     json_uint(&w, "bounced", st->bounced);
     json_uint(&w, "mail_loops", st->loops);
     json_uint(&w, "expired", st->expired);
-    json_bool(&w, "bounces_modelled", relay_bounces(r));
+    json_bool(&w, "bounces_modelled", relay_qmgr_bounces(r));
     json_uint(&w, "bounces_sent", st->bounces_sent);
     json_uint(&w, "bounces_delivered", st->bounces_delivered);
     json_uint(&w, "bounces_discarded", st->bounces_discarded);
