@@ -19,7 +19,7 @@
  *   queue/HH/ID/ (incoming/ is purged at start).
  *
  * The data file (df, mess, -D, message) holds the message as the relay's
- * queue-file records (relay_spool_profile.c writes that image there):
+ * queue-file records (relay_spool_runner.c writes that image there):
  * parsed as the relay's queue manager parses its own, it gives the key
  * the sink logged for the message (Message-ID, size, checksum of the text
  * the relay sends), so that what is found can be matched to what was

@@ -117,7 +117,7 @@ size_t bench_drain_pending(struct bench_drain *d)
 {
     size_t sent, received;
 
-    if (!d->profile->no_io)
+    if (!spool_backend_of(d->profile)->no_io)
         return queued_files(d->profile, d->spool);
     if (d->sink_log == NULL)
         return 0; /* in memory and discarded at once: nothing to wait for */

@@ -35,6 +35,7 @@
 #include "msg.h"
 #include "msglog.h"
 #include "progress_out.h"
+#include "spool_backend.h"
 #include "spoolsim.h"
 #include "sweep.h"
 #include "sweep_search.h"
@@ -411,7 +412,7 @@ static void run_step(struct sweep *s, unsigned i, double rate, struct sweep_step
         give_up(s, src_name, "smtp-source");
     if (have_sink)
         sunk_start = (double)line_tally_update(&sunk, sink_log);
-    if (!o->target && !profile_find(o->profile)->no_io) {
+    if (!o->target && !spool_backend_of(profile_find(o->profile))->no_io) {
         st->m.queue_known = 1;
         st->m.queue_start = (double)bench_drain_pending(&drain);
     }

@@ -13,7 +13,7 @@
 #include "json_meta.h"
 #include "histogram.h"
 #include "pf_spool.h"
-#include "profile_run.h"
+#include "spool_runner.h"
 #include "timeline.h"
 
 struct raw_options {

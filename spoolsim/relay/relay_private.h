@@ -16,8 +16,9 @@
  *                    the retry; its file steps in order on its own thread
  * relay_spool.c      which spool table keeps the profile's messages
  *                    (relay_spool.h): relay_spool_postfix.c, Postfix queue
- *                    files through pf_spool; relay_spool_profile.c, the
- *                    message in memory, its file work another MTA's
+ *                    files through pf_spool; relay_spool_runner.c, the
+ *                    message in memory, its file work the profile's
+ *                    backend's (common/spool's runner)
  * relay_smtp.c       delivery over SMTP to the next hop, with a connection
  *                    limit, connection reuse and TLS
  * relay_local.c      the other next hops: discard and maildir:DIR
@@ -56,7 +57,7 @@
 #include "json_meta.h"
 #include "pf_qfile.h"
 #include "pf_spool.h"
-#include "profile_run.h"
+#include "spool_runner.h"
 #include "progress_out.h"
 #include "relay_model.h"
 #include "relay_options.h"
@@ -127,7 +128,7 @@ struct relay_msg {
     struct pf_spool_stats st;     /* what the current job did to the spool */
     struct pf_spool_stats hop_st; /* and to a Maildir next hop */
     char maildir_name[128];
-    struct profile_msg pmsg; /* another MTA's profile: the message's numbers */
+    struct spool_msg pmsg; /* the runner table: the message's numbers */
 };
 
 /* The message whose file step an io_pool job is: the pool hands back only the job. */
