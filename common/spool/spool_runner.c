@@ -116,11 +116,8 @@ void spool_runner_timed(struct spool_runner *pr, unsigned measure, uint64_t t0)
 
 int spool_runner_run(struct spool_runner *pr, enum profile_phase phase, struct spool_msg *m)
 {
-    int status;
+    int status = pr->backend->phase[phase](pr, m);
 
-    if (pr->backend->no_io)
-        return 0;
-    status = pr->backend->phase[phase](pr, m);
     if (status == 0 && phase == PHASE_DEFER)
         m->deferred = 1;
     else if (status == 0 && phase == PHASE_DELIVER)
