@@ -35,7 +35,7 @@
 #include "msg.h"
 #include "pf_spool.h"
 
-/* The relay's temporary names in incoming/ (pf_spool_create()): USEC.PID or USEC.PID.HEX. */
+/* The relay's temporary names in incoming/ (pf_spool_file_create()): USEC.PID or USEC.PID.HEX. */
 static int temporary_name(const char *name)
 {
     const char *p = name;
@@ -313,7 +313,7 @@ static int remove_orphan_log(struct walk *w, int at, const char *path, const cha
     return 0;
 }
 
-int pf_spool_recover(const struct pf_spool *sp, pf_spool_found_fn found, void *ctx,
+int pf_recover_spool(const struct pf_spool *sp, pf_spool_found_fn found, void *ctx,
                      struct pf_recovery *rec, char *err, size_t errlen)
 {
     struct walk w = {sp, NULL, found, ctx, rec, err, errlen};

@@ -2,7 +2,7 @@
  * pf_spool_file - the message files of a Postfix-style queue on disk; see pf_spool.h.
  *
  * A message's life in files, one system call at a time: cleanup's create,
- * append and commit (or pf_spool_enqueue() for all three), the queue
+ * append and commit (or pf_spool_file_enqueue() for all three), the queue
  * manager's activation, read and deferral, the logs beside a message, the
  * delivery agent's D marks and the last unlink. Every name comes from
  * pf_spool_locate() (pf_spool.c), so nothing here walks out of its queue
@@ -34,7 +34,7 @@ static int sync_file(const struct pf_spool *sp, int fd, struct pf_spool_stats *s
     return sp->sync == PF_SYNC_FSYNC ? fsync(fd) : fdatasync(fd);
 }
 
-void pf_spool_abort(struct pf_spool_file *f)
+void pf_spool_file_abort(struct pf_spool_file *f)
 {
     int saved = errno;
 
@@ -48,12 +48,12 @@ void pf_spool_abort(struct pf_spool_file *f)
 
 static int fail_file(struct pf_spool_file *f)
 {
-    pf_spool_abort(f);
+    pf_spool_file_abort(f);
     return -1;
 }
 
-int pf_spool_create(const struct pf_spool *sp, struct pf_spool_file *f, char *id, size_t idlen,
-                    struct pf_spool_stats *st)
+int pf_spool_file_create(const struct pf_spool *sp, struct pf_spool_file *f, char *id, size_t idlen,
+                         struct pf_spool_stats *st)
 {
     char rel[128], path[sizeof(f->name)], probe[4096];
     static const char *const probes[] = {PF_QUEUE_DEFER, PF_QUEUE_BOUNCE, PF_QUEUE_TRACE};
@@ -107,8 +107,8 @@ int pf_spool_create(const struct pf_spool *sp, struct pf_spool_file *f, char *id
     return 0;
 }
 
-int pf_spool_append(struct pf_spool_file *f, const char *data, size_t len,
-                    struct pf_spool_stats *st)
+int pf_spool_file_append(struct pf_spool_file *f, const char *data, size_t len,
+                         struct pf_spool_stats *st)
 {
     while (len > 0) {
         size_t take = sizeof(f->buf) - f->buf_len;
@@ -129,8 +129,8 @@ int pf_spool_append(struct pf_spool_file *f, const char *data, size_t len,
     return 0;
 }
 
-int pf_spool_commit(const struct pf_spool *sp, struct pf_spool_file *f,
-                    const char size_record[PF_SIZE_RECORD_LEN], struct pf_spool_stats *st)
+int pf_spool_file_commit(const struct pf_spool *sp, struct pf_spool_file *f,
+                         const char size_record[PF_SIZE_RECORD_LEN], struct pf_spool_stats *st)
 {
     int fd = f->fd;
 
@@ -157,24 +157,25 @@ int pf_spool_commit(const struct pf_spool *sp, struct pf_spool_file *f,
     return 0;
 }
 
-int pf_spool_enqueue(const struct pf_spool *sp, const struct pf_qfile *q, char *id, size_t idlen,
-                     struct pf_spool_stats *st)
+int pf_spool_file_enqueue(const struct pf_spool *sp, const struct pf_qfile *q, char *id,
+                          size_t idlen, struct pf_spool_stats *st)
 {
     struct pf_spool_file *f = xmalloc(sizeof(*f));
     char size_record[PF_SIZE_RECORD_LEN];
     int status = -1, saved;
 
     pf_qfile_size_record(q, size_record);
-    if (pf_spool_create(sp, f, id, idlen, st) == 0 && pf_spool_append(f, q->buf, q->len, st) == 0)
-        status = pf_spool_commit(sp, f, size_record, st);
+    if (pf_spool_file_create(sp, f, id, idlen, st) == 0 &&
+        pf_spool_file_append(f, q->buf, q->len, st) == 0)
+        status = pf_spool_file_commit(sp, f, size_record, st);
     saved = errno;
     free(f);
     errno = saved;
     return status;
 }
 
-int pf_spool_activate(const struct pf_spool *sp, const char *id, int from_deferred,
-                      struct pf_spool_stats *st)
+int pf_spool_file_activate(const struct pf_spool *sp, const char *id, int from_deferred,
+                           struct pf_spool_stats *st)
 {
     char from[4096], to[4096];
     int from_at, to_at;
@@ -316,8 +317,8 @@ fail:
     return -1;
 }
 
-int pf_spool_read_envelope(const struct pf_spool *sp, const char *id, size_t window, char **buf,
-                           size_t *len, uint64_t *gap, struct pf_spool_stats *st)
+int pf_spool_file_read_envelope(const struct pf_spool *sp, const char *id, size_t window,
+                                char **buf, size_t *len, uint64_t *gap, struct pf_spool_stats *st)
 {
     char path[4096];
     off_t size;
@@ -353,16 +354,17 @@ fail:
     return -1;
 }
 
-int pf_spool_read(const struct pf_spool *sp, const char *id, char **buf, size_t *len,
-                  struct pf_spool_stats *st)
+int pf_spool_file_read(const struct pf_spool *sp, const char *id, char **buf, size_t *len,
+                       struct pf_spool_stats *st)
 {
     uint64_t gap;
 
-    return pf_spool_read_envelope(sp, id, SIZE_MAX, buf, len, &gap, st); /* a window of all */
+    return pf_spool_file_read_envelope(sp, id, SIZE_MAX, buf, len, &gap, st); /* a window of all */
 }
 
-int pf_spool_reader_open(const struct pf_spool *sp, const char *id, uint64_t start, uint64_t end,
-                         size_t window, struct pf_spool_reader *rd, struct pf_spool_stats *st)
+int pf_spool_file_reader_open(const struct pf_spool *sp, const char *id, uint64_t start,
+                              uint64_t end, size_t window, struct pf_spool_reader *rd,
+                              struct pf_spool_stats *st)
 {
     char path[4096];
     off_t size;
@@ -388,7 +390,7 @@ int pf_spool_reader_open(const struct pf_spool *sp, const char *id, uint64_t sta
     return 0;
 }
 
-int pf_spool_reader_fill(struct pf_spool_reader *rd)
+int pf_spool_file_reader_fill(struct pf_spool_reader *rd)
 {
     size_t keep = rd->len - rd->pos, want;
     ssize_t n;
@@ -417,7 +419,7 @@ int pf_spool_reader_fill(struct pf_spool_reader *rd)
     return 0;
 }
 
-void pf_spool_reader_close(struct pf_spool_reader *rd)
+void pf_spool_file_reader_close(struct pf_spool_reader *rd)
 {
     if (rd->fd >= 0)
         close(rd->fd);
@@ -426,24 +428,24 @@ void pf_spool_reader_close(struct pf_spool_reader *rd)
     rd->buf = NULL;
 }
 
-int pf_spool_content_each(const struct pf_spool *sp, const char *id, const struct pf_qfile_view *v,
-                          size_t window, pf_spool_text_fn *each, void *ctx, char *why,
-                          size_t whylen, struct pf_spool_stats *st)
+int pf_spool_file_content_each(const struct pf_spool *sp, const char *id,
+                               const struct pf_qfile_view *v, size_t window, pf_spool_text_fn *each,
+                               void *ctx, char *why, size_t whylen, struct pf_spool_stats *st)
 {
     struct pf_spool_reader rd;
     /* a record's text is never longer than the record: a window of text holds a window's */
     char *text = NULL;
     int status, saved;
 
-    if ((status =
-             pf_spool_reader_open(sp, id, v->content_start, v->content_end, window, &rd, st)) != 0)
+    if ((status = pf_spool_file_reader_open(sp, id, v->content_start, v->content_end, window, &rd,
+                                            st)) != 0)
         goto out;
     text = xmalloc(window);
     for (;;) {
         enum pf_qfile_piece piece;
         size_t n = 0;
 
-        if ((status = pf_spool_reader_fill(&rd)) != 0)
+        if ((status = pf_spool_file_reader_fill(&rd)) != 0)
             goto out;
         for (;;) {
             const char *data;
@@ -481,20 +483,20 @@ out:
     else if (status == -1)
         snprintf(why, whylen, "cannot read the queue file: %s", strerror(errno));
     saved = errno;
-    pf_spool_reader_close(&rd);
+    pf_spool_file_reader_close(&rd);
     free(text);
     errno = saved;
     return status;
 }
 
-int pf_spool_log_read(const struct pf_spool *sp, const char *log, const char *id, char **buf,
-                      size_t *len, struct pf_spool_stats *st)
+int pf_spool_file_log_read(const struct pf_spool *sp, const char *log, const char *id, char **buf,
+                           size_t *len, struct pf_spool_stats *st)
 {
     char path[4096];
     off_t size;
     int at, fd, status;
 
-    (void)st; /* reads are not counted, as pf_spool_read()'s are not */
+    (void)st; /* reads are not counted, as pf_spool_file_read()'s are not */
     *buf = NULL;
     *len = 0;
     if (pf_spool_locate(sp, log, id, &at, path, sizeof(path), NULL) != 0)
@@ -536,8 +538,8 @@ static int make_levels(int at, const char *name, size_t from, struct pf_spool_st
     return 0;
 }
 
-int pf_spool_defer(const struct pf_spool *sp, const char *id, long retry_sec,
-                   struct pf_spool_stats *st)
+int pf_spool_file_defer(const struct pf_spool *sp, const char *id, long retry_sec,
+                        struct pf_spool_stats *st)
 {
     char from[4096], to[4096];
     struct timespec times[2];
@@ -560,8 +562,8 @@ int pf_spool_defer(const struct pf_spool *sp, const char *id, long retry_sec,
     return 0;
 }
 
-int pf_spool_log_append(const struct pf_spool *sp, const char *log, const char *id,
-                        const char *text, struct pf_spool_stats *st)
+int pf_spool_file_log_append(const struct pf_spool *sp, const char *log, const char *id,
+                             const char *text, struct pf_spool_stats *st)
 {
     const int flags = O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC;
     char path[4096];
@@ -584,8 +586,8 @@ int pf_spool_log_append(const struct pf_spool *sp, const char *log, const char *
     return status;
 }
 
-int pf_spool_log_remove(const struct pf_spool *sp, const char *log, const char *id,
-                        struct pf_spool_stats *st)
+int pf_spool_file_log_remove(const struct pf_spool *sp, const char *log, const char *id,
+                             struct pf_spool_stats *st)
 {
     char path[4096];
     int at;
@@ -602,8 +604,8 @@ int pf_spool_log_remove(const struct pf_spool *sp, const char *log, const char *
     return 0;
 }
 
-int pf_spool_log_stat(const struct pf_spool *sp, const char *log, const char *id, off_t *size,
-                      struct pf_spool_stats *st)
+int pf_spool_file_log_stat(const struct pf_spool *sp, const char *log, const char *id, off_t *size,
+                           struct pf_spool_stats *st)
 {
     char path[4096];
     struct stat sb;
@@ -619,15 +621,15 @@ int pf_spool_log_stat(const struct pf_spool *sp, const char *log, const char *id
     return 1;
 }
 
-int pf_spool_log_exists(const struct pf_spool *sp, const char *log, const char *id,
-                        struct pf_spool_stats *st)
+int pf_spool_file_log_exists(const struct pf_spool *sp, const char *log, const char *id,
+                             struct pf_spool_stats *st)
 {
     off_t size;
 
-    return pf_spool_log_stat(sp, log, id, &size, st);
+    return pf_spool_file_log_stat(sp, log, id, &size, st);
 }
 
-int pf_spool_corrupt(const struct pf_spool *sp, const char *queue, const char *id)
+int pf_spool_file_corrupt(const struct pf_spool *sp, const char *queue, const char *id)
 {
     char from[4096], to[4096];
     int from_at, to_at;
@@ -638,8 +640,8 @@ int pf_spool_corrupt(const struct pf_spool *sp, const char *queue, const char *i
     return renameat(from_at, from, to_at, to);
 }
 
-int pf_spool_mark_done(const struct pf_spool *sp, const char *id, size_t offset,
-                       struct pf_spool_stats *st)
+int pf_spool_file_mark_done(const struct pf_spool *sp, const char *id, size_t offset,
+                            struct pf_spool_stats *st)
 {
     char path[4096];
     int at, fd, status = 0;
@@ -660,7 +662,7 @@ int pf_spool_mark_done(const struct pf_spool *sp, const char *id, size_t offset,
     return status;
 }
 
-int pf_spool_remove(const struct pf_spool *sp, const char *id, struct pf_spool_stats *st)
+int pf_spool_file_remove(const struct pf_spool *sp, const char *id, struct pf_spool_stats *st)
 {
     char path[4096];
     int at;

@@ -65,7 +65,7 @@ static int phase_accept(struct spool_runner *pr, struct spool_msg *m)
     }
     pf_qfile_finish(&q, (const char *const *)rcpts, m->rcpts);
     t0 = clock_now_ns();
-    status = pf_spool_enqueue(&pr->pf, &q, m->qid, sizeof(m->qid), &pr->pf_stats);
+    status = pf_spool_file_enqueue(&pr->pf, &q, m->qid, sizeof(m->qid), &pr->pf_stats);
     if (status != 0)
         spool_runner_fail(pr, "enqueue in", pr->root);
     else
@@ -84,11 +84,11 @@ static int activate(struct spool_runner *pr, struct spool_msg *m, char **file, s
     char err[200];
     uint64_t t0 = clock_now_ns();
 
-    if (pf_spool_activate(&pr->pf, m->qid, m->deferred, &pr->pf_stats) != 0)
+    if (pf_spool_file_activate(&pr->pf, m->qid, m->deferred, &pr->pf_stats) != 0)
         return spool_runner_fail(pr, "activate", m->qid);
     spool_runner_timed(pr, MEASURE_PF_ACTIVATE, t0);
     t0 = clock_now_ns();
-    if (pf_spool_read(&pr->pf, m->qid, file, len, &pr->pf_stats) != 0)
+    if (pf_spool_file_read(&pr->pf, m->qid, file, len, &pr->pf_stats) != 0)
         return spool_runner_fail(pr, "read", m->qid);
     if (pf_qfile_read(*file, *len, view, err, sizeof(err)) != 0) {
         snprintf(pr->err, sizeof(pr->err), "queue file %s: %s", m->qid, err);
@@ -97,7 +97,7 @@ static int activate(struct spool_runner *pr, struct spool_msg *m, char **file, s
     }
     spool_runner_timed(pr, MEASURE_PF_READ, t0);
     t0 = clock_now_ns();
-    pf_spool_log_remove(&pr->pf, PF_QUEUE_DEFER, m->qid, &pr->pf_stats);
+    pf_spool_file_log_remove(&pr->pf, PF_QUEUE_DEFER, m->qid, &pr->pf_stats);
     spool_runner_timed(pr, MEASURE_PF_LOG, t0);
     return 0;
 }
@@ -114,13 +114,13 @@ static int phase_deliver(struct spool_runner *pr, struct spool_msg *m)
         return -1;
     for (unsigned i = 0; i < view.rcpt_count && status == 0; i++) {
         t0 = clock_now_ns();
-        if (pf_spool_mark_done(&pr->pf, m->qid, view.rcpts[i].offset, &pr->pf_stats) != 0)
+        if (pf_spool_file_mark_done(&pr->pf, m->qid, view.rcpts[i].offset, &pr->pf_stats) != 0)
             status = spool_runner_fail(pr, "mark done", m->qid);
         spool_runner_timed(pr, MEASURE_PF_MARK, t0);
     }
     t0 = clock_now_ns();
-    pf_spool_log_exists(&pr->pf, PF_QUEUE_BOUNCE, m->qid, &pr->pf_stats);
-    if (status == 0 && pf_spool_remove(&pr->pf, m->qid, &pr->pf_stats) != 0)
+    pf_spool_file_log_exists(&pr->pf, PF_QUEUE_BOUNCE, m->qid, &pr->pf_stats);
+    if (status == 0 && pf_spool_file_remove(&pr->pf, m->qid, &pr->pf_stats) != 0)
         status = spool_runner_fail(pr, "remove", m->qid);
     spool_runner_timed(pr, MEASURE_PF_REMOVE, t0);
     pf_qfile_view_free(&view);
@@ -140,15 +140,17 @@ static int phase_defer(struct spool_runner *pr, struct spool_msg *m)
     if (activate(pr, m, &file, &len, &view) != 0)
         return -1;
     t0 = clock_now_ns();
-    if (pf_spool_log_append(&pr->pf, PF_QUEUE_DEFER, m->qid,
-                            "recipient=r0@example.org\noffset=0\nstatus=4.0.0\naction=delayed\n"
-                            "reason=host said: 450 4.3.0 try again later\n\n",
-                            &pr->pf_stats) != 0)
+    if (pf_spool_file_log_append(
+            &pr->pf, PF_QUEUE_DEFER, m->qid,
+            "recipient=r0@example.org\noffset=0\nstatus=4.0.0\naction=delayed\n"
+            "reason=host said: 450 4.3.0 try again later\n\n",
+            &pr->pf_stats) != 0)
         status = spool_runner_fail(pr, "defer log", m->qid);
     spool_runner_timed(pr, MEASURE_PF_LOG, t0);
     gettimeofday(&now, NULL);
     t0 = clock_now_ns();
-    if (status == 0 && pf_spool_defer(&pr->pf, m->qid, (long)now.tv_sec + 300, &pr->pf_stats) != 0)
+    if (status == 0 &&
+        pf_spool_file_defer(&pr->pf, m->qid, (long)now.tv_sec + 300, &pr->pf_stats) != 0)
         status = spool_runner_fail(pr, "defer", m->qid);
     spool_runner_timed(pr, MEASURE_PF_DEFER, t0);
     pf_qfile_view_free(&view);

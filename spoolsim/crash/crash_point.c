@@ -203,8 +203,8 @@ static void take_file(const struct pf_spool *sp, const struct found_one *f, stru
     int k;
 
     memset(&st, 0, sizeof(st));
-    if (pf_spool_activate(sp, f->id, f->deferred, &st) != 0 ||
-        pf_spool_read(sp, f->id, &buf, &len, &st) != 0)
+    if (pf_spool_file_activate(sp, f->id, f->deferred, &st) != 0 ||
+        pf_spool_file_read(sp, f->id, &buf, &len, &st) != 0)
         k = -1;
     else
         k = crash_scan_key(buf, len, f->id, &e);
@@ -228,7 +228,7 @@ static void restart_postfix(struct crash_checker *c, struct crash_result *r)
     memset(&sp, 0, sizeof(sp));
     sp.hash_depth = 1;
     if (pf_spool_open(&sp, dir, err, sizeof(err)) != 0 ||
-        pf_spool_recover(&sp, found, &l, &rec, err, sizeof(err)) != 0) {
+        pf_recover_spool(&sp, found, &l, &rec, err, sizeof(err)) != 0) {
         snprintf(r->note, sizeof(r->note), "the relay could not open its spool: %.200s", err);
         r->unmountable = 1;
     } else {

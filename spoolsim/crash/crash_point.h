@@ -19,7 +19,7 @@
  * something beyond replaying a journal; `repair_failed' that it said it
  * could not fix everything.
  *
- * The restart, postfix profile: the relay's own recovery (pf_spool_recover:
+ * The restart, postfix profile: the relay's own recovery (pf_recover_spool:
  * active/ back to incoming/, unmarked and temporary files removed), then
  * every queue file it would deliver, read and parsed as the queue manager
  * does; a file that does not parse is `corrupt', one that does is

@@ -84,7 +84,8 @@ static int write_text(struct relay_msg *m, int fd)
     int status;
 
     if (m->view.content_unread) {
-        status = pf_spool_content_each(&m->relay->spool, m->id, &m->view, RELAY_TEXT_WINDOW,
+        status =
+            pf_spool_file_content_each(&m->relay->spool, m->id, &m->view, RELAY_TEXT_WINDOW,
                                        copy_window, &copy, m->job_err, sizeof(m->job_err), &m->st);
         return status == 1 ? -1 : status; /* stopped: by a failed write */
     }

@@ -135,7 +135,7 @@ void relay_qmgr_msg_free(struct relay_msg *m)
     pthread_mutex_unlock(&q->all_lock);
     pf_qfile_free(&m->qf);
     if (m->out) {
-        pf_spool_abort(m->out); /* only at exit can a file still be open here */
+        pf_spool_file_abort(m->out); /* only at exit can a file still be open here */
         free(m->out);
     }
     relay_qmgr_msg_release(m);

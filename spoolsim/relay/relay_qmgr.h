@@ -38,7 +38,7 @@ void relay_cleanup_write(struct relay_msg *m); /* m->qf's records so far */
 void relay_cleanup_abort(struct relay_msg *m); /* no job of m under way */
 /* The end of data: a flow token, then the commit on a cleanup thread. */
 void relay_qmgr_enqueue(struct relay *r, struct relay_msg *m);
-/* Recovery found a queued file (pf_spool_recover's callback; ctx is the relay). */
+/* Recovery found a queued file (pf_recover_spool's callback; ctx is the relay). */
 void relay_qmgr_found(void *ctx, const char *queue, const char *id, long mtime);
 void relay_attempt_delivered(struct relay_msg *m); /* the next hop's answers are in m->results */
 /* At exit, a delivery given up halfway: the message stays queued for the next start. */

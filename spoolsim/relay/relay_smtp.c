@@ -510,7 +510,7 @@ static void text_from_memory(struct relay_conn *c)
 
 static void stream_free(struct relay *r, struct text_stream *ts)
 {
-    pf_spool_reader_close(&ts->rd);
+    pf_spool_file_reader_close(&ts->rd);
     pthread_mutex_lock(&r->stats_lock);
     pf_spool_stats_add(&r->stats.spool, &ts->st);
     pthread_mutex_unlock(&r->stats_lock);
@@ -524,13 +524,13 @@ static void stream_work(struct io_job *job)
 
     if (!ts->opened) {
         ts->opened = 1;
-        ts->status = pf_spool_reader_open(ts->spool, ts->id, ts->start, ts->end, RELAY_TEXT_WINDOW,
-                                          &ts->rd, &ts->st);
+        ts->status = pf_spool_file_reader_open(ts->spool, ts->id, ts->start, ts->end,
+                                               RELAY_TEXT_WINDOW, &ts->rd, &ts->st);
         ts->err = errno;
         if (ts->status != 0)
             return;
     }
-    ts->status = pf_spool_reader_fill(&ts->rd);
+    ts->status = pf_spool_file_reader_fill(&ts->rd);
     ts->err = errno;
 }
 
