@@ -579,7 +579,7 @@ int main(int argc, char **argv)
     int fd;
 
     msg_init(argv[0]);
-    json_run_init(&run, "smtp-sink", NULL, argc, argv);
+    json_meta_run_init(&run, "smtp-sink", NULL, argc, argv);
     sink_options_parse(argc, argv, &opts);
     msg_set_verbose(opts.verbose);
     signal(SIGPIPE, SIG_IGN);
@@ -673,6 +673,6 @@ int main(int argc, char **argv)
     if (proto.tls_ctx)
         SSL_CTX_free(proto.tls_ctx);
     free(opts.dump_start);
-    json_run_free(&run);
+    json_meta_run_free(&run);
     return 0;
 }

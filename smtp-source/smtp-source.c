@@ -597,7 +597,7 @@ int main(int argc, char **argv)
     int status;
 
     msg_init(argv[0]);
-    json_run_init(&run, "smtp-source", NULL, argc, argv);
+    json_meta_run_init(&run, "smtp-source", NULL, argc, argv);
     source_options_parse(argc, argv, &opts);
     msg_set_verbose(opts.verbose);
     signal(SIGPIPE, SIG_IGN);
@@ -695,6 +695,6 @@ int main(int argc, char **argv)
         SSL_CTX_free(proto.tls_ctx);
     source_message_free(&proto.msg);
     source_stats_free(&total);
-    json_run_free(&run);
+    json_meta_run_free(&run);
     return status;
 }

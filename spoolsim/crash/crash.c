@@ -637,7 +637,7 @@ int spoolsim_crash(int argc, char **argv)
     struct json_run run;
     int status;
 
-    json_run_init(&run, "spoolsim crash", "spoolsim", argc, argv);
+    json_meta_run_init(&run, "spoolsim crash", "spoolsim", argc, argv);
     parse_options(&opts, argc, argv);
     opts.run = &run;
     memset(&c, 0, sizeof(c));
@@ -649,7 +649,7 @@ int spoolsim_crash(int argc, char **argv)
     if (opts.dry_run) {
         /* what spoolsim ab --crash asks before its first run, so that a side it cannot crash-test
          * is said before the hours of speed runs, not after */
-        json_run_free(&run);
+        json_meta_run_free(&run);
         return 0;
     }
     interrupt_install();
@@ -674,7 +674,7 @@ int spoolsim_crash(int argc, char **argv)
     check_points(&c, &rep);
     if (interrupted) {
         crash_report_free(&rep);
-        json_run_free(&run);
+        json_meta_run_free(&run);
         finish_now(&c, 1);
     }
     crash_report_print(&rep, stdout);
@@ -682,7 +682,7 @@ int spoolsim_crash(int argc, char **argv)
         msg_warn("cannot write %s: %s", opts.common.json, strerror(errno));
     status = crash_report_durable(&rep) ? 0 : 1;
     crash_report_free(&rep);
-    json_run_free(&run);
+    json_meta_run_free(&run);
     if (interrupt_flush_stdout() != 0)
         status = 1;
     finish_now(&c, status);

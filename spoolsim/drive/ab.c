@@ -590,7 +590,7 @@ int spoolsim_ab(int argc, char **argv)
     struct json_run run;
     int compared, status = 0;
 
-    json_run_init(&run, "spoolsim ab", "spoolsim", argc, argv);
+    json_meta_run_init(&run, "spoolsim ab", "spoolsim", argc, argv);
     ab_parse_options(&opts, argc, argv);
     memset(&ab, 0, sizeof(ab));
     memset(&result, 0, sizeof(result));
@@ -628,8 +628,8 @@ int spoolsim_ab(int argc, char **argv)
         crash_test(&ab, k);
     drive_remove_work(&ab.d);
 
-    compared = ab_compare(ab.side[0].good, ab.side[0].ngood, ab.side[1].good, ab.side[1].ngood,
-                          opts.seed, &result) == 0;
+    compared = ab_stats_compare(ab.side[0].good, ab.side[0].ngood, ab.side[1].good,
+                                ab.side[1].ngood, opts.seed, &result) == 0;
     if (interrupt_signal() != SIGPIPE)
         ab_print_report(&ab, &result, compared, stdout);
     /* A partial comparison's JSON would read as a whole one: none is written. */
@@ -655,7 +655,7 @@ int spoolsim_ab(int argc, char **argv)
         free(ab.side[k].run_fs);
     }
     free(ab.commands);
-    json_run_free(&run);
+    json_meta_run_free(&run);
     if (interrupted)
         return interrupt_exit_status();
     return ab.failures || ab.crash_failures ? 1 : status;

@@ -639,7 +639,7 @@ int spoolsim_bench(int argc, char **argv)
     char sent_log[PATH_MAX], sink_log[PATH_MAX], hop_err[PATH_MAX];
     int sink_port, relay_port, status;
 
-    json_run_init(&run, "spoolsim bench", "spoolsim", argc, argv);
+    json_meta_run_init(&run, "spoolsim bench", "spoolsim", argc, argv);
     parse_options(&opts, argc, argv);
     check_harness_threads(&opts);
     opts.run = &run;
@@ -733,7 +733,7 @@ int spoolsim_bench(int argc, char **argv)
     if (opts.common.keep)
         fprintf(stderr, "spoolsim bench: kept %s\n", b.d.work);
     drive_remove_work(&b.d);
-    json_run_free(&run);
+    json_meta_run_free(&run);
     status = interrupt_flush_stdout();
     if (interrupted)
         return interrupt_exit_status();

@@ -335,7 +335,7 @@ void bench_print_report(const struct bench_options *o, const char *spool,
     }
     print_report(o, spool, res, mem);
     fclose(mem);
-    report_print_marked(fp, report_sync_mark(bench_sync_name(o)), text);
+    report_mark_print(fp, report_mark_sync(bench_sync_name(o)), text);
     free(text);
 }
 

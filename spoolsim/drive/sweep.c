@@ -493,7 +493,7 @@ int spoolsim_sweep(int argc, char **argv)
 
     if (s == NULL)
         msg_fatal("out of memory");
-    json_run_init(&run, "spoolsim sweep", "spoolsim", argc, argv);
+    json_meta_run_init(&run, "spoolsim sweep", "spoolsim", argc, argv);
     sweep_parse_options(&opts, argc, argv);
     opts.run = &run;
     s->opts = &opts;
@@ -535,7 +535,7 @@ int spoolsim_sweep(int argc, char **argv)
     if (opts.common.keep)
         fprintf(stderr, "spoolsim sweep: kept %s\n", s->d.work);
     drive_remove_work(&s->d);
-    json_run_free(&run);
+    json_meta_run_free(&run);
     free(s);
     status = interrupt_flush_stdout();
     if (interrupted)

@@ -213,7 +213,7 @@ int spoolsim_merge(int argc, char **argv)
     char err[512];
     int status = 0;
 
-    json_run_init(&run, "spoolsim merge", "spoolsim", argc, argv);
+    json_meta_run_init(&run, "spoolsim merge", "spoolsim", argc, argv);
     parse_options(argc, argv, &o);
     merge_init(&m);
     for (int i = optind; i < argc; i++) {
@@ -240,6 +240,6 @@ int spoolsim_merge(int argc, char **argv)
         status = 1;
     }
     merge_free(&m);
-    json_run_free(&run);
+    json_meta_run_free(&run);
     return status;
 }

@@ -141,9 +141,9 @@ static int view_open(struct view *v, const char *text)
     int whole;
 
     memset(v, 0, sizeof(*v));
-    if (json_members_begin(&it, text, NULL) != 0)
+    if (json_read_members_begin(&it, text, NULL) != 0)
         return -1;
-    while ((whole = json_members_next(&it, key, sizeof(key), &off, &len)) >= 0) {
+    while ((whole = json_read_members_next(&it, key, sizeof(key), &off, &len)) >= 0) {
         for (size_t k = 0; whole && k < K_COUNT; k++) {
             if (v->doc[k] == NULL && strcmp(key, view_keys[k]) == 0) { /* the first of a key */
                 v->doc[k] = wrap(text + off, len);
@@ -188,9 +188,9 @@ static int read_counts(const char *doc, struct merge_counts *c, char *err, size_
     size_t off, len;
     uint64_t v;
 
-    if (json_members_begin(&it, doc, "v") != 0)
+    if (json_read_members_begin(&it, doc, "v") != 0)
         return fail(err, errlen, "not an object");
-    while (json_members_next(&it, key, sizeof(key), &off, &len) >= 0) {
+    while (json_read_members_next(&it, key, sizeof(key), &off, &len) >= 0) {
         if (len >= sizeof(number))
             return fail(err, errlen, "\"%s\" is not a count", key);
         memcpy(number, doc + off, len);
@@ -344,9 +344,10 @@ static int stage_latency(const struct view *v, const char *name, struct staged *
     size_t off, len;
     int whole;
 
-    if (json_members_begin(&it, v->doc[K_LATENCY], "v") != 0)
+    if (json_read_members_begin(&it, v->doc[K_LATENCY], "v") != 0)
         return fail(err, errlen, "%s: no latency histograms", name);
-    for (s->stages = 0; (whole = json_members_next(&it, stage, sizeof(stage), &off, &len)) >= 0;
+    for (s->stages = 0;
+         (whole = json_read_members_next(&it, stage, sizeof(stage), &off, &len)) >= 0;
          s->stages++) {
         char *doc;
         int rc;

@@ -290,9 +290,9 @@ int plot_read_ab(const char *text, struct plot_ab *ab, char *err, size_t errlen)
         if (read_figure(text, path, &ab->median[k], err, errlen) != 0) /* what ab reported */
             goto bad;
         if (!isfinite(ab->median[k]) && ab->n[k])
-            ab->median[k] = ab_median(ab->runs[k], ab->n[k]);
+            ab->median[k] = ab_stats_median(ab->runs[k], ab->n[k]);
         /* The interval as ab would draw it: its resampling, its seed. */
-        if (ab_median_interval(ab->runs[k], ab->n[k], seed, &ab->low[k], &ab->high[k]) != 0)
+        if (ab_stats_median_interval(ab->runs[k], ab->n[k], seed, &ab->low[k], &ab->high[k]) != 0)
             ab->low[k] = ab->high[k] = NAN;
     }
     if (read_figure(text, "ratio", &ab->ratio, err, errlen) != 0 ||
@@ -498,7 +498,7 @@ size_t plot_sweep_line(const struct plot_sweep *sw, const double *v, double *x, 
             if (isfinite(v[j]))
                 vals[nv++] = v[j];
         x[points] = sw->offered[i];
-        y[points++] = nv ? ab_median(vals, nv) : NAN;
+        y[points++] = nv ? ab_stats_median(vals, nv) : NAN;
     }
     free(vals);
     return points;

@@ -88,7 +88,7 @@ int spoolsim_postmark(int argc, char **argv)
     struct progress_out status_line;
     int ch, quit = 0, status;
 
-    json_run_init(&run, "spoolsim postmark", "spoolsim", argc, argv);
+    json_meta_run_init(&run, "spoolsim postmark", "spoolsim", argc, argv);
     optgroup_init(&g, &common, OPTGROUP_PROGRESS | OPTGROUP_QUIET | OPTGROUP_HELP, "", long_options,
                   "spoolsim postmark", usage);
     g.progress_what = "done of total of the phase (files created, transactions), its ETA";
@@ -135,6 +135,6 @@ int spoolsim_postmark(int argc, char **argv)
     progress_out_clear(&status_line);
     msg_set_hook(NULL, NULL);
     pm_session_free(&session);
-    json_run_free(&run);
+    json_meta_run_free(&run);
     return status;
 }

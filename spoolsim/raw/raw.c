@@ -484,7 +484,7 @@ int spoolsim_raw(int argc, char **argv)
     char err[PATH_MAX + 256];
     int status, out_status;
 
-    json_run_init(&run, "spoolsim raw", "spoolsim", argc, argv);
+    json_meta_run_init(&run, "spoolsim raw", "spoolsim", argc, argv);
     parse_options(&opts, argc, argv);
     opts.run = &run;
     memset(&raw, 0, sizeof(raw));
@@ -527,7 +527,7 @@ int spoolsim_raw(int argc, char **argv)
         timeline_save_csv(&res.timeline, opts.common.csv) != 0)
         msg_warn("cannot write %s: %s", opts.common.csv, strerror(errno));
     timeline_free(&res.timeline);
-    json_run_free(&run);
+    json_meta_run_free(&run);
     out_status = interrupt_flush_stdout();
     if (interrupt_signal())
         return interrupt_exit_status();

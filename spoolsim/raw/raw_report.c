@@ -98,7 +98,7 @@ void raw_print_report(const struct raw_options *o, const struct profile *p,
                       const struct raw_result *res, FILE *fp)
 {
     const char *mark =
-        o->sync == PROFILE_SYNC_AS_PROFILE ? "" : report_sync_mark(profile_sync_name(o->sync));
+        o->sync == PROFILE_SYNC_AS_PROFILE ? "" : report_mark_sync(profile_sync_name(o->sync));
     char *text = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&text, &len);
@@ -109,7 +109,7 @@ void raw_print_report(const struct raw_options *o, const struct profile *p,
     }
     print_report(o, p, res, mem);
     fclose(mem);
-    report_print_marked(fp, mark, text);
+    report_mark_print(fp, mark, text);
     free(text);
 }
 

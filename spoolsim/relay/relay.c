@@ -246,10 +246,10 @@ int spoolsim_relay(int argc, char **argv)
     struct endpoint_file listen_file;
     int listen_fd, lock_fd, made_spool;
 
-    json_run_init(&run, "spoolsim relay", "spoolsim", argc, argv);
+    json_meta_run_init(&run, "spoolsim relay", "spoolsim", argc, argv);
     relay_options_parse(&opts, argc, argv);
     if (opts.check_only) { /* sweep asks before it makes anything */
-        json_run_free(&run);
+        json_meta_run_free(&run);
         return 0;
     }
     /*
@@ -424,6 +424,6 @@ int spoolsim_relay(int argc, char **argv)
     pthread_mutex_destroy(&r.stats_lock);
     pf_spool_close(&r.spool);
     close(lock_fd);
-    json_run_free(&run);
+    json_meta_run_free(&run);
     return 0;
 }

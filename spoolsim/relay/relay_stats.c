@@ -396,7 +396,7 @@ void relay_stats_print(const struct relay *r, FILE *fp)
     }
     print_report(r, mem);
     fclose(mem);
-    report_print_marked(fp, report_sync_mark(sync_name(r)), text);
+    report_mark_print(fp, report_mark_sync(sync_name(r)), text);
     free(text);
 }
 
