@@ -19,22 +19,22 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
-int crash_point_has(const struct crash_point *p, size_t i)
+int crash_plan_has(const struct crash_point *p, size_t i)
 {
     if (i < p->barrier)
         return 1;
     return (mix(p->seed ^ mix((uint64_t)i)) >> 63) != 0;
 }
 
-void crash_point_unflushed(const struct blklog *log, const struct crash_point *p, size_t *kept,
-                           size_t *of)
+void crash_plan_unflushed(const struct blklog *log, const struct crash_point *p, size_t *kept,
+                          size_t *of)
 {
     *kept = *of = 0;
     for (size_t i = p->barrier; i < p->end; i++) {
         if (log->v[i].type != BLKLOG_WRITE)
             continue;
         (*of)++;
-        *kept += (size_t)crash_point_has(p, i);
+        *kept += (size_t)crash_plan_has(p, i);
     }
 }
 

@@ -591,7 +591,7 @@ int spoolsim_ab(int argc, char **argv)
     int compared, status = 0;
 
     json_meta_run_init(&run, "spoolsim ab", "spoolsim", argc, argv);
-    ab_parse_options(&opts, argc, argv);
+    ab_options_parse(&opts, argc, argv);
     memset(&ab, 0, sizeof(ab));
     memset(&result, 0, sizeof(result));
     ab.opts = &opts;
@@ -631,19 +631,19 @@ int spoolsim_ab(int argc, char **argv)
     compared = ab_stats_compare(ab.side[0].good, ab.side[0].ngood, ab.side[1].good,
                                 ab.side[1].ngood, opts.seed, &result) == 0;
     if (interrupt_signal() != SIGPIPE)
-        ab_print_report(&ab, &result, compared, stdout);
+        ab_report_print(&ab, &result, compared, stdout);
     /* A partial comparison's JSON would read as a whole one: none is written. */
-    if (opts.common.json && !interrupted && ab_write_json(&ab, &result, compared) != 0) {
+    if (opts.common.json && !interrupted && ab_report_write_json(&ab, &result, compared) != 0) {
         msg_warn("cannot write %s: %s", opts.common.json, strerror(errno));
         status = 1;
     }
     if (opts.export_markdown && !interrupted &&
-        ab_write_export(&ab, &result, compared, opts.export_markdown, 1) != 0) {
+        ab_report_write_export(&ab, &result, compared, opts.export_markdown, 1) != 0) {
         msg_warn("cannot write %s: %s", opts.export_markdown, strerror(errno));
         status = 1;
     }
     if (opts.export_csv && !interrupted &&
-        ab_write_export(&ab, &result, compared, opts.export_csv, 0) != 0) {
+        ab_report_write_export(&ab, &result, compared, opts.export_csv, 0) != 0) {
         msg_warn("cannot write %s: %s", opts.export_csv, strerror(errno));
         status = 1;
     }

@@ -121,7 +121,7 @@ static void all_warnings(const struct ab *ab, const struct ab_summary sum[2],
     setup_warnings(ab, buf, len);
 }
 
-void ab_print_report(const struct ab *ab, const struct ab_result *r, int compared, FILE *fp)
+void ab_report_print(const struct ab *ab, const struct ab_result *r, int compared, FILE *fp)
 {
     const struct ab_options *o = ab->opts;
     const char *unit = o->mode->unit;
@@ -201,7 +201,7 @@ void ab_print_report(const struct ab *ab, const struct ab_result *r, int compare
         ab_crash_print(&ab->side[k], fp);
 }
 
-int ab_write_json(const struct ab *ab, const struct ab_result *r, int compared)
+int ab_report_write_json(const struct ab *ab, const struct ab_result *r, int compared)
 {
     const struct ab_options *o = ab->opts;
     FILE *fp = strcmp(o->common.json, "-") == 0 ? stdout : fopen(o->common.json, "w");
@@ -282,8 +282,8 @@ int ab_write_json(const struct ab *ab, const struct ab_result *r, int compared)
 }
 
 /* --export-markdown or --export-csv: 0, or -1 with errno. */
-int ab_write_export(const struct ab *ab, const struct ab_result *r, int compared, const char *path,
-                    int markdown)
+int ab_report_write_export(const struct ab *ab, const struct ab_result *r, int compared,
+                           const char *path, int markdown)
 {
     struct ab_export e = {.unit = ab->opts->mode->unit, .result = compared ? r : NULL};
     FILE *fp;

@@ -31,7 +31,7 @@ extern char **environ;
 
 void drive_find_self(struct drive *d)
 {
-    spoolsim_self(d->self, sizeof(d->self));
+    companion_self(d->self, sizeof(d->self));
 }
 
 void drive_make_work_dir(struct drive *d, const char *parent, const char *what, const char *tag)

@@ -411,14 +411,15 @@ static void run_step(struct sweep *s, unsigned i, double rate, struct sweep_step
     if (start_source(s, &s->source, src_name, target, rate, o->window) != 0)
         give_up(s, src_name, "smtp-source");
     if (have_sink)
-        sunk_start = (double)line_tally_update(&sunk, sink_log);
+        sunk_start = (double)bench_drain_tally_update(&sunk, sink_log);
     if (!o->target && !spool_backend_of(profile_find(o->profile))->no_io) {
         st->m.queue_known = 1;
         st->m.queue_start = (double)bench_drain_pending(&drain);
     }
     wait_until(t0 + (uint64_t)((o->warmup + o->window) * 1e9));
     if (have_sink)
-        st->arrived_per_s = ((double)line_tally_update(&sunk, sink_log) - sunk_start) / o->window;
+        st->arrived_per_s =
+            ((double)bench_drain_tally_update(&sunk, sink_log) - sunk_start) / o->window;
     if (st->m.queue_known)
         st->m.queue_end = (double)bench_drain_pending(&drain);
     /* the clients' last replies: at most the SLO and a second more, then stopped */
@@ -445,7 +446,7 @@ static void run_step(struct sweep *s, unsigned i, double rate, struct sweep_step
         read_relay(s, relay_name, st);
     if (!o->common.keep)
         tree_remove(spool);
-    st->reason = sweep_judge(&st->m, o->slo);
+    st->reason = sweep_search_judge(&st->m, o->slo);
 }
 
 /*
@@ -494,16 +495,16 @@ int spoolsim_sweep(int argc, char **argv)
     if (s == NULL)
         msg_fatal("out of memory");
     json_meta_run_init(&run, "spoolsim sweep", "spoolsim", argc, argv);
-    sweep_parse_options(&opts, argc, argv);
+    sweep_options_parse(&opts, argc, argv);
     opts.run = &run;
     s->opts = &opts;
     s->d.keep = opts.common.keep;
     drive_find_self(&s->d);
     if (!opts.target || opts.sink_port)
-        spoolsim_find_program(s->d.self, "smtp-sink", "SPOOLSIM_SMTP_SINK", s->sink_path,
-                              sizeof(s->sink_path));
-    spoolsim_find_program(s->d.self, "smtp-source", "SPOOLSIM_SMTP_SOURCE", s->source_path,
-                          sizeof(s->source_path));
+        companion_find_program(s->d.self, "smtp-sink", "SPOOLSIM_SMTP_SINK", s->sink_path,
+                               sizeof(s->sink_path));
+    companion_find_program(s->d.self, "smtp-source", "SPOOLSIM_SMTP_SOURCE", s->source_path,
+                           sizeof(s->source_path));
     if (!opts.target)
         check_relay_args(s);
     interrupt_install();
@@ -529,8 +530,8 @@ int spoolsim_sweep(int argc, char **argv)
     stop_all(s);
     if (interrupted)
         interrupt_print_partial(stdout);
-    sweep_print_report(s, &search, stdout);
-    if (opts.common.json && !interrupted && sweep_write_json(s, &search) != 0)
+    sweep_report_print(s, &search, stdout);
+    if (opts.common.json && !interrupted && sweep_report_write_json(s, &search) != 0)
         msg_warn("cannot write %s: %s", opts.common.json, strerror(errno));
     if (opts.common.keep)
         fprintf(stderr, "spoolsim sweep: kept %s\n", s->d.work);

@@ -95,7 +95,7 @@ static void print_counts(FILE *fp, const char *label, const struct merge_counts 
 
 static void report_text(FILE *fp, const struct merge *m)
 {
-    double secs = merge_window_s(m);
+    double secs = merge_data_window_s(m);
 
     fprintf(fp,
             "spoolsim merge: %zu results, %llu message%s delivered, %llu failed, of %llu "
@@ -135,7 +135,7 @@ static void write_counts(struct json_writer *w, const char *key, const struct me
 static void write_json(FILE *fp, const struct merge *m, const struct json_run *run)
 {
     struct json_writer w;
-    double secs = merge_window_s(m);
+    double secs = merge_data_window_s(m);
 
     json_init(&w, fp);
     json_begin_object(&w, NULL);
@@ -215,7 +215,7 @@ int spoolsim_merge(int argc, char **argv)
 
     json_meta_run_init(&run, "spoolsim merge", "spoolsim", argc, argv);
     parse_options(argc, argv, &o);
-    merge_init(&m);
+    merge_data_init(&m);
     for (int i = optind; i < argc; i++) {
         char *text = file_read_all(argv[i], NULL);
 
@@ -227,11 +227,11 @@ int spoolsim_merge(int argc, char **argv)
         for (int j = optind; j < i; j++)
             if (optarg_same_output(argv[j], argv[i]))
                 msg_usage("%s and %s are the same file: the same result twice", argv[j], argv[i]);
-        if (merge_add(&m, text, argv[i], err, sizeof(err)) != 0)
+        if (merge_data_add(&m, text, argv[i], err, sizeof(err)) != 0)
             msg_usage("%s", err);
         free(text);
     }
-    if (merge_finish(&m, err, sizeof(err)) != 0)
+    if (merge_data_finish(&m, err, sizeof(err)) != 0)
         msg_usage("%s", err);
     if (!o.no_summary && !(o.output && strcmp(o.output, "-") == 0))
         report_text(stdout, &m);
@@ -239,7 +239,7 @@ int spoolsim_merge(int argc, char **argv)
         msg_warn("cannot write %s: %s", o.output, strerror(errno));
         status = 1;
     }
-    merge_free(&m);
+    merge_data_free(&m);
     json_meta_run_free(&run);
     return status;
 }

@@ -14,7 +14,7 @@
 #include "merge_data.h"
 #include "xalloc.h"
 
-void merge_init(struct merge *m)
+void merge_data_init(struct merge *m)
 {
     memset(m, 0, sizeof(*m));
     timeline_init(&m->timeline, TIMELINE_IN | TIMELINE_OUT | TIMELINE_FAILURES);
@@ -27,7 +27,7 @@ static void counts_free(struct merge_counts *c)
     memset(c, 0, sizeof(*c));
 }
 
-void merge_free(struct merge *m)
+void merge_data_free(struct merge *m)
 {
     for (size_t i = 0; i < m->n; i++) {
         timeline_free(&m->inputs[i].timeline);
@@ -486,7 +486,7 @@ static int compatible(const struct merge *m, const struct staged *s, char *err, 
     return 0;
 }
 
-int merge_add(struct merge *m, const char *text, const char *name, char *err, size_t errlen)
+int merge_data_add(struct merge *m, const char *text, const char *name, char *err, size_t errlen)
 {
     struct staged *s;
     struct view v;
@@ -532,12 +532,12 @@ int merge_add(struct merge *m, const char *text, const char *name, char *err, si
     return 0;
 }
 
-double merge_window_s(const struct merge *m)
+double merge_data_window_s(const struct merge *m)
 {
     return m->end > m->start ? m->end - m->start : 0;
 }
 
-int merge_finish(struct merge *m, char *err, size_t errlen)
+int merge_data_finish(struct merge *m, char *err, size_t errlen)
 {
     double last_start = 0, first_end = 0, span;
     size_t bins, latest = 0, earliest = 0;
@@ -568,7 +568,7 @@ int merge_finish(struct merge *m, char *err, size_t errlen)
                     m->inputs[earliest].name, first_end, last_start - first_end,
                     m->inputs[latest].name, last_start);
 
-    span = merge_window_s(m);
+    span = merge_data_window_s(m);
     /* Each window is bounded (check_window), and they overlap: so is their union, but a union
      * of many is checked too. */
     if (span / m->interval_s > MERGE_ROWS_MAX)

@@ -502,7 +502,7 @@ int spoolsim_raw(int argc, char **argv)
         tree_remove(raw.work);
         msg_fatal("%s", err);
     }
-    raw_result_init(&res);
+    raw_report_init(&res);
     fsinfo_lookup(raw.work, &res.fs);
     if (!opts.common.quiet)
         fprintf(stderr, "spoolsim raw: profile %s, %u workers, in %s\n", raw.profile->name,
@@ -519,9 +519,10 @@ int spoolsim_raw(int argc, char **argv)
         fprintf(stderr, "spoolsim raw: kept %s\n", raw.work);
     if (interrupt_signal())
         interrupt_print_partial(stdout);
-    raw_print_report(&opts, raw.profile, &res, stdout);
+    raw_report_print(&opts, raw.profile, &res, stdout);
     /* A partial run's JSON would read as a whole one: none is written. */
-    if (opts.common.json && !interrupt_signal() && raw_write_json(&opts, raw.profile, &res) != 0)
+    if (opts.common.json && !interrupt_signal() &&
+        raw_report_write_json(&opts, raw.profile, &res) != 0)
         msg_warn("cannot write %s: %s", opts.common.json, strerror(errno));
     if (opts.common.csv && !interrupt_signal() &&
         timeline_save_csv(&res.timeline, opts.common.csv) != 0)

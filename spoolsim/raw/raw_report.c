@@ -16,7 +16,7 @@
 #include "report_mark.h"
 #include "spool_backend.h"
 
-void raw_result_init(struct raw_result *res)
+void raw_report_init(struct raw_result *res)
 {
     memset(res, 0, sizeof(*res));
     for (unsigned i = 0; i < MEASURE_COUNT; i++)
@@ -94,7 +94,7 @@ static void print_report(const struct raw_options *o, const struct profile *p,
     }
 }
 
-void raw_print_report(const struct raw_options *o, const struct profile *p,
+void raw_report_print(const struct raw_options *o, const struct profile *p,
                       const struct raw_result *res, FILE *fp)
 {
     const char *mark =
@@ -113,8 +113,8 @@ void raw_print_report(const struct raw_options *o, const struct profile *p,
     free(text);
 }
 
-int raw_write_json(const struct raw_options *o, const struct profile *p,
-                   const struct raw_result *res)
+int raw_report_write_json(const struct raw_options *o, const struct profile *p,
+                          const struct raw_result *res)
 {
     FILE *fp = strcmp(o->common.json, "-") == 0 ? stdout : fopen(o->common.json, "w");
     struct spool_op_totals t;

@@ -302,7 +302,7 @@ int spoolsim_relay(int argc, char **argv)
                       r.profile->name);
     if (opts.model == NULL)
         opts.model = r.backend->default_model;
-    spoolsim_self(self, sizeof(self));
+    companion_self(self, sizeof(self));
     if (relay_model_open(opts.model, self, &r.model, err, sizeof(err)) != 0)
         listen_failed(&listen_file, 1, "--model %s", err);
     if (r.model && !r.backend->takes_model)
