@@ -53,7 +53,7 @@ static double quantile_sorted(const double *v, size_t n, double p)
 static double resampled_median(const double *v, size_t n, double *scratch, struct prng *p)
 {
     for (size_t i = 0; i < n; i++)
-        scratch[i] = v[prng_range(p, 0, n - 1)];
+        scratch[i] = v[workload_prng_range(p, 0, n - 1)];
     return median_in_place(scratch, n);
 }
 
@@ -78,7 +78,7 @@ int ab_stats_compare(const double *a, size_t na, const double *b, size_t nb, uin
     ratios = xmalloc(AB_RESAMPLES * sizeof(*ratios));
     sa = xmalloc(na * sizeof(*sa));
     sb = xmalloc(nb * sizeof(*sb));
-    prng_seed(&p, seed);
+    workload_prng_seed(&p, seed);
     for (size_t k = 0; k < AB_RESAMPLES; k++) {
         /* A's draws first, then B's: the order is part of the determinism promise. */
         double ma = resampled_median(a, na, sa, &p);
@@ -118,7 +118,7 @@ int ab_stats_median_interval(const double *v, size_t n, uint64_t seed, double *l
             return -1;
     medians = xmalloc(AB_RESAMPLES * sizeof(*medians));
     scratch = xmalloc(n * sizeof(*scratch));
-    prng_seed(&p, seed);
+    workload_prng_seed(&p, seed);
     for (size_t k = 0; k < AB_RESAMPLES; k++)
         medians[k] = resampled_median(v, n, scratch, &p);
     qsort(medians, AB_RESAMPLES, sizeof(*medians), cmp_double);

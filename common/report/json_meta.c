@@ -110,11 +110,11 @@ void json_meta_host_lookup(struct json_host *h)
     h->cpus = sysconf(_SC_NPROCESSORS_ONLN);
     if (h->cpus < 0)
         h->cpus = 0;
-    if ((text = file_read_all("/proc/cpuinfo", NULL)) != NULL) {
+    if ((text = fileutil_read_all("/proc/cpuinfo", NULL)) != NULL) {
         json_meta_cpu_model(text, h->cpu_model, sizeof(h->cpu_model));
         free(text);
     }
-    if ((text = file_read_all("/proc/meminfo", NULL)) != NULL) {
+    if ((text = fileutil_read_all("/proc/meminfo", NULL)) != NULL) {
         json_meta_mem_total(text, &h->memory_bytes);
         free(text);
     }

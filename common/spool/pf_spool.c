@@ -51,12 +51,12 @@ void pf_spool_stats_add(struct pf_spool_stats *to, const struct pf_spool_stats *
     to->locks += from->locks;
 }
 
-const char *pf_sync_name(enum pf_sync sync)
+const char *pf_spool_sync_name(enum pf_sync sync)
 {
     return sync_names[sync];
 }
 
-int pf_sync_parse(const char *name, enum pf_sync *sync)
+int pf_spool_sync_parse(const char *name, enum pf_sync *sync)
 {
     for (int i = 0; i < 3; i++) {
         if (strcmp(name, sync_names[i]) == 0) {
@@ -358,7 +358,8 @@ static int write_layout(const struct pf_spool *sp, const char *path, char *err, 
     if ((fd = openat(sp->dir_fd, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                      0600)) < 0)
         goto fail;
-    if (write_all(fd, text, strlen(text), WRITE_PIECE, &ignored.writes, &ignored.bytes) != 0 ||
+    if (fileutil_write_all(fd, text, strlen(text), WRITE_PIECE, &ignored.writes, &ignored.bytes) !=
+            0 ||
         fsync(fd) != 0 || (sp->owner_set && fchown(fd, sp->owner_uid, sp->owner_gid) != 0)) {
         int saved = errno;
 

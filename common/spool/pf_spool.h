@@ -306,7 +306,7 @@ enum pf_recover_verdict {
 enum pf_recover_verdict pf_recover_verdict(const char *queue, const char *name, mode_t mode,
                                            int placed, const char **why);
 
-const char *pf_sync_name(enum pf_sync sync);
-int pf_sync_parse(const char *name, enum pf_sync *sync);
+const char *pf_spool_sync_name(enum pf_sync sync);
+int pf_spool_sync_parse(const char *name, enum pf_sync *sync);
 
 #endif

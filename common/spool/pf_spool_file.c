@@ -121,7 +121,8 @@ int pf_spool_file_append(struct pf_spool_file *f, const char *data, size_t len,
         len -= take;
         /* A full buffer goes out at once, as a VSTREAM's does: a write per 4 KiB. */
         if (f->buf_len == sizeof(f->buf)) {
-            if (write_all(f->fd, f->buf, f->buf_len, WRITE_PIECE, &st->writes, &st->bytes) != 0)
+            if (fileutil_write_all(f->fd, f->buf, f->buf_len, WRITE_PIECE, &st->writes,
+                                   &st->bytes) != 0)
                 return fail_file(f);
             f->buf_len = 0;
         }
@@ -134,7 +135,7 @@ int pf_spool_file_commit(const struct pf_spool *sp, struct pf_spool_file *f,
 {
     int fd = f->fd;
 
-    if (write_all(fd, f->buf, f->buf_len, WRITE_PIECE, &st->writes, &st->bytes) != 0)
+    if (fileutil_write_all(fd, f->buf, f->buf_len, WRITE_PIECE, &st->writes, &st->bytes) != 0)
         return fail_file(f);
     f->buf_len = 0;
     /* cleanup rewrites the size record in place once the file is complete */
@@ -578,7 +579,7 @@ int pf_spool_file_log_append(const struct pf_spool *sp, const char *log, const c
     if (fd < 0)
         return -1;
     st->creates++;
-    if (write_all(fd, text, len, WRITE_PIECE, &st->writes, &st->bytes) != 0 ||
+    if (fileutil_write_all(fd, text, len, WRITE_PIECE, &st->writes, &st->bytes) != 0 ||
         sync_file(sp, fd, st) != 0)
         status = -1;
     if (close(fd) != 0)

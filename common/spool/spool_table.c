@@ -147,8 +147,8 @@ static int run_op(struct spool_runner *pr, const struct profile_op *op, struct s
         int status;
 
         if (op->arg == 0) {
-            status = write_all(*slot, m->content ? m->content : pr->body, m->size, WRITE_PIECE,
-                               &writes, NULL);
+            status = fileutil_write_all(*slot, m->content ? m->content : pr->body, m->size,
+                                        WRITE_PIECE, &writes, NULL);
         } else {
             /* where the MTA writes an envelope: one that names its message (spool_envelope.h) */
             if (pr->envelope_cap < op->arg) {
@@ -156,7 +156,7 @@ static int run_op(struct spool_runner *pr, const struct profile_op *op, struct s
                 pr->envelope = xrealloc(pr->envelope, pr->envelope_cap);
             }
             spool_envelope_fill(pr->envelope, op->arg, m->id);
-            status = write_all(*slot, pr->envelope, op->arg, WRITE_PIECE, &writes, NULL);
+            status = fileutil_write_all(*slot, pr->envelope, op->arg, WRITE_PIECE, &writes, NULL);
         }
         spool_runner_count(pr, OP_WRITE, writes);
         return status == 0 ? 0 : spool_runner_fail(pr, "write", NULL);
@@ -322,7 +322,7 @@ static void remove_path(const char *tmpl, const struct spool_runner *pr, const s
     if (lstat(path, &sb) != 0)
         return;
     if (S_ISDIR(sb.st_mode))
-        tree_remove(path);
+        fileutil_tree_remove(path);
     else
         unlink(path);
 }

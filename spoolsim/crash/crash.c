@@ -237,7 +237,7 @@ static void need_program(const char *name, const char *why)
 
 static int kernel_has(const char *type)
 {
-    char *text = file_read_all("/proc/filesystems", NULL), *line, *save = NULL;
+    char *text = fileutil_read_all("/proc/filesystems", NULL), *line, *save = NULL;
     int found = 0;
 
     if (text == NULL)
@@ -255,7 +255,7 @@ static int kernel_has(const char *type)
 static void preflight(struct crash *c)
 {
     struct crash_options *o = c->o;
-    const char *parent = o->work_parent ? o->work_parent : tmp_dir();
+    const char *parent = o->work_parent ? o->work_parent : fileutil_tmp_dir();
     struct statvfs vfs;
 
     if (geteuid() != 0)

@@ -129,7 +129,7 @@ static void repair_e2fsck(struct crash_checker *c, struct crash_result *r)
     char *out;
 
     drive_path(c->d, "repair.out", path);
-    out = file_read_all(path, NULL);
+    out = fileutil_read_all(path, NULL);
     r->repaired = rc > 0 && (rc & 3) != 0 && (out == NULL || crash_opts_e2fsck_fixes(out) > 0);
     free(out);
     r->repair_failed = rc < 0 || (rc & ~3) != 0;

@@ -143,9 +143,9 @@ int crash_scan_key(const char *buf, size_t len, const char *qid, struct msglog_e
 
         header_message_id(text, text_len, e->message_id, sizeof(e->message_id));
         /* the message logs' key: without the relay's own Received: header (checksum.h) */
-        content_sum_init(&cs);
-        content_sum_update(&cs, text, text_len, NULL, NULL);
-        content_sum_end(&cs, NULL, NULL);
+        checksum_content_init(&cs);
+        checksum_content_update(&cs, text, text_len, NULL, NULL);
+        checksum_content_end(&cs, NULL, NULL);
         e->size = cs.size;
         e->sum = cs.sum;
         snprintf(e->queue_id, sizeof(e->queue_id), "%s", qid);

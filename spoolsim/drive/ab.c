@@ -326,7 +326,7 @@ static int judge(const struct ab *ab, int status, const char *json, double *figu
         snprintf(why, len, "exit status %d", WEXITSTATUS(status));
         return -1;
     }
-    text = file_read_all(json, NULL);
+    text = fileutil_read_all(json, NULL);
     found = text && json_read_number(text, metric, figure) == 0;
     free(text);
     if (!found) {
@@ -409,7 +409,7 @@ static double run_one(struct ab *ab, const struct side *s, const char *label)
     argv[n] = NULL;
     snprintf(why, sizeof(why), "it did not start");
     if (m->dir_option == NULL) {
-        if (private_dir_make(location, sizeof(location), s->dir, "ab") != 0) {
+        if (fileutil_private_dir(location, sizeof(location), s->dir, "ab") != 0) {
             snprintf(why, sizeof(why), "cannot make a directory in %s: %s", s->dir,
                      strerror(errno));
         } else if (write_commands(ab, cmds, location, json) != 0) {
@@ -436,7 +436,7 @@ static double run_one(struct ab *ab, const struct side *s, const char *label)
     unlink(out);
     unlink(err);
     unlink(cmds);
-    tree_remove(location);
+    fileutil_tree_remove(location);
     free(argv);
     if (started && !interrupted && status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 2) {
         /* A usage error: the ARGS are wrong, and would be wrong for every run. */

@@ -74,11 +74,11 @@ void bench_report_read(const struct drive *d, struct bench_results *res)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
 
     drive_path(d, "relay.json", path);
-    relay = file_read_all(path, NULL);
+    relay = fileutil_read_all(path, NULL);
     drive_path(d, "source.json", path);
-    source = file_read_all(path, NULL);
+    source = fileutil_read_all(path, NULL);
     drive_path(d, "sink.json", path);
-    sink = file_read_all(path, NULL);
+    sink = fileutil_read_all(path, NULL);
     res->own_relay_s = relay_own_cpu(relay);
     res->own_source_s = number_or_unknown(source, "cpu_s");
     res->own_sink_s = number_or_unknown(sink, "cpu_s");
@@ -207,7 +207,7 @@ static int harness_line(const struct bench_options *o, const struct bench_result
     h.relay_s = c.relay;
     h.source_s = c.source;
     h.sink_s = c.sink;
-    return harness_verdict(&h, buf, len);
+    return bottleneck_harness_verdict(&h, buf, len);
 }
 
 static void print_us(FILE *fp, const char *name, double s)

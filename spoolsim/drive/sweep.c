@@ -292,7 +292,7 @@ static void read_client(struct sweep *s, const char *name, struct sweep_step *st
 
     snprintf(base, sizeof(base), "%s.json", name);
     drive_path(&s->d, base, path);
-    if ((json = file_read_all(path, NULL)) == NULL)
+    if ((json = fileutil_read_all(path, NULL)) == NULL)
         give_up(s, name, "smtp-source's report");
     st->sent = number(json, "attempted");
     st->accepted = number(json, "delivered");
@@ -324,7 +324,7 @@ static void read_relay(struct sweep *s, const char *name, struct sweep_step *st)
 
     snprintf(base, sizeof(base), "%s.json", name);
     drive_path(&s->d, base, path);
-    if ((json = file_read_all(path, NULL)) == NULL)
+    if ((json = fileutil_read_all(path, NULL)) == NULL)
         return;
     st->e2e_known = 1;
     st->e2e_count = number(json, "latency.end_to_end.count");
@@ -445,7 +445,7 @@ static void run_step(struct sweep *s, unsigned i, double rate, struct sweep_step
     if (!o->target)
         read_relay(s, relay_name, st);
     if (!o->common.keep)
-        tree_remove(spool);
+        fileutil_tree_remove(spool);
     st->reason = sweep_search_judge(&st->m, o->slo);
 }
 

@@ -200,7 +200,7 @@ static int save_json(const char *path, const struct merge *m, const struct json_
     if (strcmp(path, "-") == 0)
         saved = fwrite(doc, 1, len, stdout) == len && fflush(stdout) == 0 ? 0 : -1;
     else
-        saved = file_write_whole(path, doc, len);
+        saved = fileutil_write_whole(path, doc, len);
     free(doc);
     return saved;
 }
@@ -217,7 +217,7 @@ int spoolsim_merge(int argc, char **argv)
     parse_options(argc, argv, &o);
     merge_data_init(&m);
     for (int i = optind; i < argc; i++) {
-        char *text = file_read_all(argv[i], NULL);
+        char *text = fileutil_read_all(argv[i], NULL);
 
         if (text == NULL)
             msg_usage("%s: cannot read: %s", argv[i], strerror(errno));

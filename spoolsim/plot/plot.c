@@ -135,7 +135,7 @@ static void read_result(const char *path, struct result *r)
     char key[8], err[128];
 
     r->path = path;
-    if ((r->text = file_read_all(path, NULL)) == NULL)
+    if ((r->text = fileutil_read_all(path, NULL)) == NULL)
         msg_usage("%s: cannot read: %s", path, strerror(errno));
     /* Every result is one JSON object; json_read_* check the whole text. */
     if (json_read_key(r->text, NULL, 0, key, sizeof(key)) != 0)
@@ -334,7 +334,7 @@ int spoolsim_plot(int argc, char **argv)
             msg_fatal("standard output: %s", strerror(e));
         }
     } else {
-        if (file_write_whole(output, doc, len) != 0) {
+        if (fileutil_write_whole(output, doc, len) != 0) {
             int e = errno;
 
             free(doc);

@@ -248,7 +248,7 @@ static int move_on(struct raw_worker *w, int draining)
     struct spool_msg m = queue_pop(w);
 
     if (!draining && !m.deferred && w->raw->opts->defer_pct &&
-        prng_range(&w->rng, 0, 99) < w->raw->opts->defer_pct) {
+        workload_prng_range(&w->rng, 0, 99) < w->raw->opts->defer_pct) {
         if (spool_runner_run(&w->runner, PHASE_DEFER, &m) != 0)
             return -1;
         w->deferred++;
@@ -276,7 +276,7 @@ static void *worker_main(void *arg)
         memset(m, 0, sizeof(*m));
         m->id = ((uint64_t)(w->index + 1) << 32) | ++seq;
         m->rcpts = raw->opts->common.rcpts;
-        m->size = (size_t)size_dist_sample(&raw->size, &w->rng);
+        m->size = (size_t)workload_size_sample(&raw->size, &w->rng);
         t0 = clock_now_ns();
         if (spool_runner_run(&w->runner, PHASE_ACCEPT, m) != 0) {
             w->len--;
@@ -440,7 +440,7 @@ static int run_profile(struct raw *raw, struct raw_result *res)
         w->index = i;
         w->cap = o->depth + 2;
         w->queue = xcalloc(w->cap, sizeof(*w->queue));
-        prng_seed(&w->rng, o->seed * 1000003 + i);
+        workload_prng_seed(&w->rng, o->seed * 1000003 + i);
         spool_runner_init(&w->runner, raw->profile, raw->spool, o->sync, i);
         pthread_mutex_init(&w->lock, NULL);
         histogram_init(&w->pub_latency);
@@ -490,16 +490,16 @@ int spoolsim_raw(int argc, char **argv)
     memset(&raw, 0, sizeof(raw));
     raw.opts = &opts;
     raw.profile = profile_find(opts.profile);
-    if (size_dist_parse(opts.common.size, &raw.size, err, sizeof(err)) != 0)
+    if (workload_size_parse(opts.common.size, &raw.size, err, sizeof(err)) != 0)
         msg_usage("--size: %s", err);
     if (strlen(opts.dir) > sizeof(raw.work) - 32)
         msg_usage("--dir: the path is too long");
     interrupt_install();
-    if (private_dir_make(raw.work, sizeof(raw.work), opts.dir, "raw") != 0)
+    if (fileutil_private_dir(raw.work, sizeof(raw.work), opts.dir, "raw") != 0)
         msg_fatal("cannot make a directory in %s: %s", opts.dir, strerror(errno));
     snprintf(raw.spool, sizeof(raw.spool), "%s/spool", raw.work);
     if (spool_runner_setup(raw.profile, raw.spool, err, sizeof(err)) != 0) {
-        tree_remove(raw.work);
+        fileutil_tree_remove(raw.work);
         msg_fatal("%s", err);
     }
     raw_report_init(&res);
@@ -514,7 +514,7 @@ int spoolsim_raw(int argc, char **argv)
         status = raw_ceiling(&opts, raw.work, res.elapsed_s, &res);
     }
     if (!opts.common.keep || interrupt_signal())
-        tree_remove(raw.work); /* an interrupted run is not worth keeping */
+        fileutil_tree_remove(raw.work); /* an interrupted run is not worth keeping */
     else if (!opts.common.quiet)
         fprintf(stderr, "spoolsim raw: kept %s\n", raw.work);
     if (interrupt_signal())

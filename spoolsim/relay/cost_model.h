@@ -70,8 +70,8 @@ struct cost_model {
 };
 
 /* Where a stage of this name runs: known Postfix names, else COST_SERIAL. */
-enum cost_place cost_place_of(const char *stage);
-const char *cost_place_name(enum cost_place place);
+enum cost_place cost_model_place_of(const char *stage);
+const char *cost_model_place_name(enum cost_place place);
 
 /* 0, or -1 with a message naming what is wrong (missing field, negative cost, ...). */
 int cost_model_parse(const char *json, struct cost_model *m, char *err, size_t errlen);
@@ -82,11 +82,11 @@ int cost_model_parse(const char *json, struct cost_model *m, char *err, size_t e
  * Intel(R) Xeon(R) Processor there; kernel ..."). -1 when the model does
  * not say where it was measured.
  */
-int cost_machine_same(const struct cost_machine *model, const struct cost_machine *here, char *why,
-                      size_t len);
+int cost_model_machine_same(const struct cost_machine *model, const struct cost_machine *here,
+                            char *why, size_t len);
 
 /* CPU microseconds of one fit for a message of `bytes' and `rcpts' recipients. */
-double cost_fit_us(const struct cost_fit *f, uint64_t bytes, unsigned rcpts);
+double cost_model_fit_us(const struct cost_fit *f, uint64_t bytes, unsigned rcpts);
 
 /* What stage `i' must burn for this message: (mta - relay) * scale, never below 0. */
 uint64_t cost_model_burn_ns(const struct cost_model *m, unsigned i, uint64_t bytes, unsigned rcpts);

@@ -97,7 +97,7 @@ static _Noreturn void setup_failed(const char *spool, int made, struct endpoint_
                                    const char *err)
 {
     if (made)
-        tree_remove(spool);
+        fileutil_tree_remove(spool);
     listen_failed(listen_file, 0, "%s", err);
 }
 
@@ -186,7 +186,7 @@ static void on_stop_timer(evutil_socket_t fd, short what, void *arg)
 /* The CPU by role so far: on loop 0's thread, which is where this runs. */
 static void take_cpu(struct relay *r)
 {
-    r->loops[0].cpu_ns = cpu_thread_ns() - r->cpu_loop_start_ns;
+    r->loops[0].cpu_ns = cpu_burn_thread_ns() - r->cpu_loop_start_ns;
     r->cpu_loop_ns = r->loops[0].cpu_ns + relay_loop_take_cpu(r);
     r->cpu_cleanup_ns = relay_loop_pool_cpu_ns(r);
     r->cpu_qmgr_ns = r->qmgr != r->cleanup ? io_pool_cpu_ns(r->qmgr) : 0;
@@ -339,7 +339,8 @@ int spoolsim_relay(int argc, char **argv)
 
     relay_usage_init(&r);
     r.start_ns = clock_now_ns();
-    r.cpu_loop_start_ns = cpu_thread_ns(); /* set-up (and the model's speed test) is not service */
+    r.cpu_loop_start_ns =
+        cpu_burn_thread_ns(); /* set-up (and the model's speed test) is not service */
     relay_qmgr_new(&r);
     r.backend->recover(&r);
     r.listener =

@@ -66,7 +66,7 @@ static int copy_window(void *ctx, const char *text, size_t len)
 {
     struct maildir_copy *copy = ctx;
 
-    if (write_all(copy->fd, text, len, 0, NULL, NULL) != 0)
+    if (fileutil_write_all(copy->fd, text, len, 0, NULL, NULL) != 0)
         copy->failed = 1;
     return copy->failed;
 }
@@ -90,7 +90,7 @@ static int write_text(struct relay_msg *m, int fd)
         return status == 1 ? -1 : status; /* stopped: by a failed write */
     }
     text = pf_qfile_content_text(m->file, &m->view, &len);
-    status = write_all(fd, text, len, 0, NULL, NULL);
+    status = fileutil_write_all(fd, text, len, 0, NULL, NULL);
     free(text);
     return status;
 }

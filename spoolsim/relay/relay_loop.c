@@ -60,7 +60,7 @@ static void on_exit_item(struct mailbox_item *item)
 {
     struct relay_loop *loop = LOOP_OF(item, exit_item);
 
-    loop->cpu_ns = cpu_thread_ns(); /* a thread's clock goes with it */
+    loop->cpu_ns = cpu_burn_thread_ns(); /* a thread's clock goes with it */
     event_base_loopbreak(loop->base);
 }
 

@@ -57,7 +57,7 @@ static void pf_close(struct relay *r)
 
 static const char *pf_sync_name_of(const struct relay_options *opts)
 {
-    return pf_sync_name(opts->sync);
+    return pf_spool_sync_name(opts->sync);
 }
 
 static int pf_profile_ops(const struct relay *r, uint64_t ops[OP_KIND_COUNT])

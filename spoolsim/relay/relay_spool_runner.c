@@ -82,7 +82,7 @@ static void runner_close(struct relay *r)
 /* Another MTA's profile syncs as that MTA unless told. */
 static const char *runner_sync_name(const struct relay_options *opts)
 {
-    return opts->sync_given ? pf_sync_name(opts->sync) : "profile";
+    return opts->sync_given ? pf_spool_sync_name(opts->sync) : "profile";
 }
 
 static int runner_profile_ops(const struct relay *r, uint64_t ops[OP_KIND_COUNT])

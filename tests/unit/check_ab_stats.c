@@ -22,9 +22,9 @@ static void around(double *v, size_t n, double centre, double spread, uint64_t s
 {
     struct prng p;
 
-    prng_seed(&p, seed);
+    workload_prng_seed(&p, seed);
     for (size_t i = 0; i < n; i++)
-        v[i] = centre + spread * (2 * prng_uniform01(&p) - 1);
+        v[i] = centre + spread * (2 * workload_prng_uniform01(&p) - 1);
 }
 
 static int starts_with(const char *text, const char *prefix)
