@@ -109,132 +109,184 @@ static int read_dir(const char *path)
     return closedir(d);
 }
 
+/* The operation's path and path2 under the spool, for recipient r ("" where it has none). */
+static int op_paths(struct spool_runner *pr, const struct profile_op *op, const struct spool_msg *m,
+                    unsigned r, char *path, char *path2, size_t len)
+{
+    const char *tmpl[2] = {op->path, op->path2};
+    char *out[2] = {path, path2}, rel[1024];
+
+    for (int i = 0; i < 2; i++) {
+        out[i][0] = 0;
+        if (tmpl[i] == NULL)
+            continue;
+        if (profile_expand(tmpl[i], m->id, pr->worker, r, rel, sizeof(rel)) != 0)
+            return spool_runner_fail(pr, "bad path template", tmpl[i]);
+        snprintf(out[i], len, "%s/%s", pr->root, rel);
+    }
+    return 0;
+}
+
+/* create, open or append: the file goes into the operation's slot. */
+static int open_slot(struct spool_runner *pr, const struct profile_op *op, const char *path)
+{
+    int fd = op->kind == OP_CREATE
+                 ? open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, (mode_t)op->arg)
+             : op->kind == OP_OPEN ? open(path, O_RDWR | O_CLOEXEC)
+                                   : open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+
+    if (fd < 0)
+        return spool_runner_fail(pr, profile_op_name(op->kind), path);
+    spool_runner_count(pr, op->kind, 1);
+    pr->fd[op->slot] = fd;
+    return 0;
+}
+
+/* The message's bytes (arg 0), or an envelope of arg bytes that names the message. */
+static int write_slot(struct spool_runner *pr, const struct profile_op *op,
+                      const struct spool_msg *m)
+{
+    uint64_t writes = 0;
+    int status;
+
+    if (op->arg == 0) {
+        status = fileutil_write_all(pr->fd[op->slot], m->content ? m->content : pr->body, m->size,
+                                    WRITE_PIECE, &writes, NULL);
+    } else {
+        /* where the MTA writes an envelope: one that names its message (spool_envelope.h) */
+        if (pr->envelope_cap < op->arg) {
+            pr->envelope_cap = op->arg;
+            pr->envelope = xrealloc(pr->envelope, pr->envelope_cap);
+        }
+        spool_envelope_fill(pr->envelope, op->arg, m->id);
+        status =
+            fileutil_write_all(pr->fd[op->slot], pr->envelope, op->arg, WRITE_PIECE, &writes, NULL);
+    }
+    spool_runner_count(pr, OP_WRITE, writes);
+    return status == 0 ? 0 : spool_runner_fail(pr, "write", NULL);
+}
+
+static int sync_dir(struct spool_runner *pr, const char *path)
+{
+    int fd;
+
+    if (pr->sync == PROFILE_SYNC_NONE)
+        return 0;
+    if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+        return spool_runner_fail(pr, "open directory", path);
+    spool_runner_count(pr, OP_FSYNC_DIR, 1);
+    if (fsync(fd) != 0 && errno != EINVAL) {
+        close(fd);
+        return spool_runner_fail(pr, "fsync directory", path);
+    }
+    close(fd);
+    return 0;
+}
+
+/* A shared lock file is waited for (arg 1), as the MTA's processes wait for each other. */
+static int lock_slot(struct spool_runner *pr, const struct profile_op *op)
+{
+    spool_runner_count(pr, OP_LOCK, 1);
+    while (flock(pr->fd[op->slot], op->arg == 1 ? LOCK_EX : LOCK_EX | LOCK_NB) != 0)
+        if (errno != EINTR)
+            return spool_runner_fail(pr, "flock", NULL);
+    return 0;
+}
+
+static int close_slot(struct spool_runner *pr, const struct profile_op *op)
+{
+    int fd = pr->fd[op->slot];
+
+    pr->fd[op->slot] = -1;
+    spool_runner_count(pr, OP_CLOSE, 1);
+    return close(fd) == 0 ? 0 : spool_runner_fail(pr, "close", NULL);
+}
+
+/* With arg 1, a bucket made when first needed, as OpenSMTPD and Postfix make theirs. */
+static int rename_into(struct spool_runner *pr, const struct profile_op *op, const char *path,
+                       const char *path2)
+{
+    spool_runner_count(pr, OP_RENAME, 1);
+    if (rename(path, path2) == 0)
+        return 0;
+    if (errno == ENOENT && op->arg == 1 && make_parent(path2) == 0) {
+        spool_runner_count(pr, OP_MKDIR, 1);
+        if (rename(path, path2) == 0)
+            return 0;
+    }
+    return spool_runner_fail(pr, "rename", path);
+}
+
+/* The time of the next retry, 300 s from now, as a deferral sets it. */
+static int touch_later(struct spool_runner *pr, const char *path)
+{
+    struct timeval times[2];
+
+    gettimeofday(&times[0], NULL);
+    times[0].tv_sec += 300;
+    times[1] = times[0];
+    spool_runner_count(pr, OP_UTIME, 1);
+    return utimes(path, times) == 0 ? 0 : spool_runner_fail(pr, "utimes", path);
+}
+
+/* Count one call of kind, and say whether it did what it should (ok). */
+static int counted(struct spool_runner *pr, enum profile_op_kind kind, int ok, const char *what,
+                   const char *path)
+{
+    spool_runner_count(pr, kind, 1);
+    return ok ? 0 : spool_runner_fail(pr, what, path);
+}
+
 static int run_op(struct spool_runner *pr, const struct profile_op *op, struct spool_msg *m,
                   unsigned r)
 {
-    char path[4096], path2[4096], rel[1024];
-    struct timeval times[2];
+    char path[4096], path2[4096];
+    int fd = pr->fd[op->slot];
     struct stat sb;
-    int *slot = &pr->fd[op->slot];
-    int fd;
 
-    path[0] = path2[0] = 0;
-    if (op->path) {
-        if (profile_expand(op->path, m->id, pr->worker, r, rel, sizeof(rel)) != 0)
-            return spool_runner_fail(pr, "bad path template", op->path);
-        snprintf(path, sizeof(path), "%s/%s", pr->root, rel);
-    }
-    if (op->path2) {
-        if (profile_expand(op->path2, m->id, pr->worker, r, rel, sizeof(rel)) != 0)
-            return spool_runner_fail(pr, "bad path template", op->path2);
-        snprintf(path2, sizeof(path2), "%s/%s", pr->root, rel);
-    }
+    if (op_paths(pr, op, m, r, path, path2, sizeof(path)) != 0)
+        return -1;
     switch (op->kind) {
     case OP_CREATE:
     case OP_OPEN:
     case OP_APPEND:
-        fd = op->kind == OP_CREATE
-                 ? open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, (mode_t)op->arg)
-             : op->kind == OP_OPEN ? open(path, O_RDWR | O_CLOEXEC)
-                                   : open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-        if (fd < 0)
-            return spool_runner_fail(pr, profile_op_name(op->kind), path);
-        spool_runner_count(pr, op->kind, 1);
-        *slot = fd;
-        return 0;
-    case OP_WRITE: {
-        uint64_t writes = 0;
-        int status;
-
-        if (op->arg == 0) {
-            status = fileutil_write_all(*slot, m->content ? m->content : pr->body, m->size,
-                                        WRITE_PIECE, &writes, NULL);
-        } else {
-            /* where the MTA writes an envelope: one that names its message (spool_envelope.h) */
-            if (pr->envelope_cap < op->arg) {
-                pr->envelope_cap = op->arg;
-                pr->envelope = xrealloc(pr->envelope, pr->envelope_cap);
-            }
-            spool_envelope_fill(pr->envelope, op->arg, m->id);
-            status = fileutil_write_all(*slot, pr->envelope, op->arg, WRITE_PIECE, &writes, NULL);
-        }
-        spool_runner_count(pr, OP_WRITE, writes);
-        return status == 0 ? 0 : spool_runner_fail(pr, "write", NULL);
-    }
-    case OP_PWRITE:
-        spool_runner_count(pr, OP_PWRITE, 1);
-        return pwrite(*slot, "D", 1, 0) == 1 ? 0 : spool_runner_fail(pr, "pwrite", NULL);
+        return open_slot(pr, op, path);
+    case OP_WRITE:
+        return write_slot(pr, op, m);
     case OP_FSYNC:
     case OP_FDATASYNC:
-        return do_sync(pr, *slot, op->kind) == 0 ? 0 : spool_runner_fail(pr, "fsync", NULL);
+        return do_sync(pr, fd, op->kind) == 0 ? 0 : spool_runner_fail(pr, "fsync", NULL);
     case OP_FSYNC_DIR:
-        if (pr->sync == PROFILE_SYNC_NONE)
-            return 0;
-        if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-            return spool_runner_fail(pr, "open directory", path);
-        spool_runner_count(pr, OP_FSYNC_DIR, 1);
-        if (fsync(fd) != 0 && errno != EINVAL) {
-            close(fd);
-            return spool_runner_fail(pr, "fsync directory", path);
-        }
-        close(fd);
-        return 0;
-    case OP_FCHMOD:
-        spool_runner_count(pr, OP_FCHMOD, 1);
-        return fchmod(*slot, (mode_t)op->arg) == 0 ? 0 : spool_runner_fail(pr, "fchmod", NULL);
-    case OP_FCHOWN:
-        spool_runner_count(pr, OP_FCHOWN, 1);
-        return fchown(*slot, geteuid(), getegid()) == 0 ? 0 : spool_runner_fail(pr, "fchown", NULL);
+        return sync_dir(pr, path);
     case OP_LOCK:
-        spool_runner_count(pr, OP_LOCK, 1);
-        /* a shared lock file is waited for, as the MTA's processes wait for each other */
-        while (flock(*slot, op->arg == 1 ? LOCK_EX : LOCK_EX | LOCK_NB) != 0)
-            if (errno != EINTR)
-                return spool_runner_fail(pr, "flock", NULL);
-        return 0;
+        return lock_slot(pr, op);
     case OP_CLOSE:
-        fd = *slot;
-        *slot = -1;
-        spool_runner_count(pr, OP_CLOSE, 1);
-        return close(fd) == 0 ? 0 : spool_runner_fail(pr, "close", NULL);
-    case OP_LINK:
-        spool_runner_count(pr, OP_LINK, 1);
-        return link(path, path2) == 0 ? 0 : spool_runner_fail(pr, "link", path2);
+        return close_slot(pr, op);
     case OP_RENAME:
-        spool_runner_count(pr, OP_RENAME, 1);
-        if (rename(path, path2) == 0)
-            return 0;
-        /* A bucket made when first needed, as OpenSMTPD and Postfix make theirs. */
-        if (errno == ENOENT && op->arg == 1 && make_parent(path2) == 0) {
-            spool_runner_count(pr, OP_MKDIR, 1);
-            if (rename(path, path2) == 0)
-                return 0;
-        }
-        return spool_runner_fail(pr, "rename", path);
-    case OP_UNLINK:
-        spool_runner_count(pr, OP_UNLINK, 1);
-        return unlink(path) == 0 ? 0 : spool_runner_fail(pr, "unlink", path);
-    case OP_PROBE:
-        spool_runner_count(pr, OP_PROBE, 1);
-        return unlink(path) == 0 || errno == ENOENT ? 0 : spool_runner_fail(pr, "unlink", path);
-    case OP_STAT:
-        spool_runner_count(pr, OP_STAT, 1);
-        return stat(path, &sb) == 0 || errno == ENOENT ? 0 : spool_runner_fail(pr, "stat", path);
-    case OP_MKDIR:
-        spool_runner_count(pr, OP_MKDIR, 1);
-        return mkdir(path, 0700) == 0 ? 0 : spool_runner_fail(pr, "mkdir", path);
-    case OP_RMDIR:
-        spool_runner_count(pr, OP_RMDIR, 1);
-        return rmdir(path) == 0 ? 0 : spool_runner_fail(pr, "rmdir", path);
-    case OP_READDIR:
-        spool_runner_count(pr, OP_READDIR, 1);
-        return read_dir(path) == 0 ? 0 : spool_runner_fail(pr, "read directory", path);
+        return rename_into(pr, op, path, path2);
     case OP_UTIME:
-        gettimeofday(&times[0], NULL);
-        times[0].tv_sec += 300;
-        times[1] = times[0];
-        spool_runner_count(pr, OP_UTIME, 1);
-        return utimes(path, times) == 0 ? 0 : spool_runner_fail(pr, "utimes", path);
+        return touch_later(pr, path);
+    /* The others: one call, counted whether it succeeds or not. */
+    case OP_PWRITE:
+        return counted(pr, op->kind, pwrite(fd, "D", 1, 0) == 1, "pwrite", NULL);
+    case OP_FCHMOD:
+        return counted(pr, op->kind, fchmod(fd, (mode_t)op->arg) == 0, "fchmod", NULL);
+    case OP_FCHOWN:
+        return counted(pr, op->kind, fchown(fd, geteuid(), getegid()) == 0, "fchown", NULL);
+    case OP_LINK:
+        return counted(pr, op->kind, link(path, path2) == 0, "link", path2);
+    case OP_UNLINK:
+        return counted(pr, op->kind, unlink(path) == 0, "unlink", path);
+    case OP_PROBE:
+        return counted(pr, op->kind, unlink(path) == 0 || errno == ENOENT, "unlink", path);
+    case OP_STAT:
+        return counted(pr, op->kind, stat(path, &sb) == 0 || errno == ENOENT, "stat", path);
+    case OP_MKDIR:
+        return counted(pr, op->kind, mkdir(path, 0700) == 0, "mkdir", path);
+    case OP_RMDIR:
+        return counted(pr, op->kind, rmdir(path) == 0, "rmdir", path);
+    case OP_READDIR:
+        return counted(pr, op->kind, read_dir(path) == 0, "read directory", path);
     default:
         return spool_runner_fail(pr, "unknown operation", NULL);
     }
