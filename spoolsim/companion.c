@@ -40,7 +40,7 @@ static const struct program *program_find(const char *name)
     return NULL;
 }
 
-void spoolsim_self(char *out, size_t len)
+void companion_self(char *out, size_t len)
 {
     ssize_t n = readlink("/proc/self/exe", out, len - 1);
 
@@ -133,8 +133,8 @@ static int search_path(const struct program *p, char *out, size_t len)
     return -1;
 }
 
-void spoolsim_find_program(const char *self, const char *name, const char *env, char *out,
-                           size_t len)
+void companion_find_program(const char *self, const char *name, const char *env, char *out,
+                            size_t len)
 {
     const struct program *p = program_find(name);
     const char *given = getenv(env), *slash = strrchr(self, '/');
@@ -160,7 +160,8 @@ void spoolsim_find_program(const char *self, const char *name, const char *env, 
               p->installed, self, env);
 }
 
-int spoolsim_find_script(const char *self, const char *name, const char *env, char *out, size_t len)
+int companion_find_script(const char *self, const char *name, const char *env, char *out,
+                          size_t len)
 {
     const char *given = getenv(env), *slash = strrchr(self, '/');
 

@@ -24,10 +24,10 @@ int spoolsim_crash(int argc, char **argv);
  * companion.c: where spoolsim finds itself and the programs and scripts it
  * runs, as man/spoolsim.1 says ("Finding smtp-sink and smtp-source").
  *
- * spoolsim_self(): this program's path (/proc/self/exe) in out (len
+ * companion_self(): this program's path (/proc/self/exe) in out (len
  * bytes); fatal if /proc cannot say or the path does not fit.
  *
- * spoolsim_find_program(): the path of the build's program `name'
+ * companion_find_program(): the path of the build's program `name'
  * ("smtp-sink", "smtp-source") into out: the environment variable env if
  * it is set and not empty; else next to `self', where they are installed
  * together, under its installed name (--program-prefix) or its own; else,
@@ -37,15 +37,15 @@ int spoolsim_crash(int argc, char **argv);
  * installs an smtp-sink and an smtp-source of its own). Fatal, naming env,
  * if there is none.
  *
- * spoolsim_find_script(): the same for a script of the source tree
+ * companion_find_script(): the same for a script of the source tree
  * ("calibrate-postfix.sh", in bench/): env; next to self; for the build
  * tree's spoolsim, the build's source tree (a VPATH build has no bench/
  * beside its binaries). 0, or -1 when none is executable.
  */
-void spoolsim_self(char *out, size_t len);
-void spoolsim_find_program(const char *self, const char *name, const char *env, char *out,
-                           size_t len);
-int spoolsim_find_script(const char *self, const char *name, const char *env, char *out,
-                         size_t len);
+void companion_self(char *out, size_t len);
+void companion_find_program(const char *self, const char *name, const char *env, char *out,
+                            size_t len);
+int companion_find_script(const char *self, const char *name, const char *env, char *out,
+                          size_t len);
 
 #endif

@@ -260,7 +260,7 @@ static int run(const char *const argv[], const char *err_path)
 /* why = "WHAT: the first line of the tool's error" */
 static void say_why(struct netem_hop *hop, const char *what, const char *err_path)
 {
-    char *text = file_read_all(err_path, NULL);
+    char *text = fileutil_read_all(err_path, NULL);
     char *nl = text ? strchr(text, '\n') : NULL;
 
     if (nl)

@@ -142,7 +142,7 @@ int spoolsim_calibrate(int argc, char **argv)
             printf("%.1f\n", cpu_burn_speed());
             return 0;
         }
-        spoolsim_self(self, sizeof(self));
+        companion_self(self, sizeof(self));
         if (strcmp(argv[1], "--machine") == 0)
             return print_machine(self);
         cache_path(cache, sizeof(cache));
@@ -165,7 +165,7 @@ int spoolsim_calibrate(int argc, char **argv)
         if (strcmp(o, "-") != 0)
             optarg_output_file(o, "-o");
     }
-    spoolsim_self(self, sizeof(self));
+    companion_self(self, sizeof(self));
     if (if_needed && !needed(self))
         return 0;
     if (if_needed && geteuid() != 0) {
@@ -173,7 +173,7 @@ int spoolsim_calibrate(int argc, char **argv)
                  "machine's");
         return 1;
     }
-    if (spoolsim_find_script(self, SCRIPT, "SPOOLSIM_CALIBRATE_SCRIPT", script, sizeof(script)) !=
+    if (companion_find_script(self, SCRIPT, "SPOOLSIM_CALIBRATE_SCRIPT", script, sizeof(script)) !=
         0)
         msg_fatal("cannot find %s next to %s or in its build tree (set SPOOLSIM_CALIBRATE_SCRIPT "
                   "to its path)",

@@ -30,7 +30,7 @@ static const struct {
     {"smtp", COST_DELIVER},
 };
 
-enum cost_place cost_place_of(const char *stage)
+enum cost_place cost_model_place_of(const char *stage)
 {
     for (size_t i = 0; i < sizeof(known_places) / sizeof(known_places[0]); i++)
         if (strcmp(known_places[i].name, stage) == 0)
@@ -38,7 +38,7 @@ enum cost_place cost_place_of(const char *stage)
     return COST_SERIAL; /* Postfix's other daemons each run as one process */
 }
 
-const char *cost_place_name(enum cost_place place)
+const char *cost_model_place_name(enum cost_place place)
 {
     switch (place) {
     case COST_RECEIVE:
@@ -179,7 +179,7 @@ int cost_model_parse(const char *json, struct cost_model *m, char *err, size_t e
         s = &m->stages[i];
         if (json_read_string(json, path, s->name, sizeof(s->name)) != 0)
             break;
-        s->place = cost_place_of(s->name);
+        s->place = cost_model_place_of(s->name);
         snprintf(path, sizeof(path), "stages.%u.mta", i);
         if (read_fit(json, path, &s->mta, err, errlen) != 0)
             return -1;
@@ -198,7 +198,7 @@ int cost_model_parse(const char *json, struct cost_model *m, char *err, size_t e
     return read_count(json, "relay_syscalls", &m->relay_syscalls, err, errlen);
 }
 
-double cost_fit_us(const struct cost_fit *f, uint64_t bytes, unsigned rcpts)
+double cost_model_fit_us(const struct cost_fit *f, uint64_t bytes, unsigned rcpts)
 {
     double us = f->base_us + f->per_kib_us * ((double)bytes / 1024.0) +
                 f->per_rcpt_us * (rcpts > 1 ? (double)(rcpts - 1) : 0.0);
@@ -233,7 +233,8 @@ unsigned cost_model_syscalls(const struct cost_model *m, unsigned i, uint64_t by
 uint64_t cost_model_burn_ns(const struct cost_model *m, unsigned i, uint64_t bytes, unsigned rcpts)
 {
     const struct cost_stage *s = &m->stages[i];
-    double us = cost_fit_us(&s->mta, bytes, rcpts) - cost_fit_us(&s->relay, bytes, rcpts);
+    double us =
+        cost_model_fit_us(&s->mta, bytes, rcpts) - cost_model_fit_us(&s->relay, bytes, rcpts);
 
     us -= cost_model_syscalls(m, i, bytes, rcpts) * m->machine.costs.syscall_ns / 1000.0;
     return us > 0 ? (uint64_t)(us * m->scale * 1000.0) : 0;
@@ -244,12 +245,12 @@ double cost_model_mta_us(const struct cost_model *m, uint64_t bytes, unsigned rc
     double us = 0;
 
     for (unsigned i = 0; i < m->stage_count; i++)
-        us += cost_fit_us(&m->stages[i].mta, bytes, rcpts);
+        us += cost_model_fit_us(&m->stages[i].mta, bytes, rcpts);
     return us;
 }
 
-int cost_machine_same(const struct cost_machine *model, const struct cost_machine *here, char *why,
-                      size_t len)
+int cost_model_machine_same(const struct cost_machine *model, const struct cost_machine *here,
+                            char *why, size_t len)
 {
     size_t used = 0;
 

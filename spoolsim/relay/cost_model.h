@@ -83,8 +83,8 @@ struct cost_model {
 };
 
 /* Where a stage of this name runs: known Postfix names, else COST_SERIAL. */
-enum cost_place cost_place_of(const char *stage);
-const char *cost_place_name(enum cost_place place);
+enum cost_place cost_model_place_of(const char *stage);
+const char *cost_model_place_name(enum cost_place place);
 
 /* 0, or -1 with a message naming what is wrong (missing field, negative cost, ...). */
 int cost_model_parse(const char *json, struct cost_model *m, char *err, size_t errlen);
@@ -95,11 +95,11 @@ int cost_model_parse(const char *json, struct cost_model *m, char *err, size_t e
  * Intel(R) Xeon(R) Processor there; kernel ..."). -1 when the model does
  * not say where it was measured.
  */
-int cost_machine_same(const struct cost_machine *model, const struct cost_machine *here, char *why,
-                      size_t len);
+int cost_model_machine_same(const struct cost_machine *model, const struct cost_machine *here,
+                            char *why, size_t len);
 
 /* CPU microseconds of one fit for a message of `bytes' and `rcpts' recipients. */
-double cost_fit_us(const struct cost_fit *f, uint64_t bytes, unsigned rcpts);
+double cost_model_fit_us(const struct cost_fit *f, uint64_t bytes, unsigned rcpts);
 
 /*
  * The system calls stage `i' makes for real for this message: the class's

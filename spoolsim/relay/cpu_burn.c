@@ -20,7 +20,7 @@
 #define SPEED_RUNS 15
 #define SPEED_RUN_NS 10000000ULL /* 10 ms of CPU per run */
 
-uint64_t cpu_thread_ns(void)
+uint64_t cpu_burn_thread_ns(void)
 {
     struct timespec ts;
 
@@ -51,10 +51,10 @@ void cpu_burn_ns(uint64_t ns)
 
     if (ns == 0)
         return;
-    end = cpu_thread_ns() + ns;
+    end = cpu_burn_thread_ns() + ns;
     do
         x = spin(x, CHUNK);
-    while (cpu_thread_ns() < end);
+    while (cpu_burn_thread_ns() < end);
     atomic_store_explicit(&sink, x, memory_order_relaxed);
 }
 
@@ -64,13 +64,13 @@ double cpu_burn_speed(void)
     uint64_t x = 88172645463325252ULL;
 
     for (int r = 0; r < SPEED_RUNS; r++) {
-        uint64_t start = cpu_thread_ns(), now, iterations = 0;
+        uint64_t start = cpu_burn_thread_ns(), now, iterations = 0;
         double speed;
 
         do {
             x = spin(x, SPEED_CHUNK);
             iterations += SPEED_CHUNK;
-            now = cpu_thread_ns();
+            now = cpu_burn_thread_ns();
         } while (now - start < SPEED_RUN_NS);
         speed = (double)iterations / ((double)(now - start) / 1000.0);
         if (speed > best)

@@ -25,7 +25,7 @@ struct relay_model {
     char origin[4200]; /* "built-in", "calibrated here, PATH" or the file's path */
     double here_speed; /* cpu_burn_speed() on this machine */
     struct cost_machine here;
-    int same_machine;   /* cost_machine_same(): 1, 0, or -1 when the model does not say */
+    int same_machine;   /* cost_model_machine_same(): 1, 0, or -1 when the model does not say */
     char warning[1200]; /* why its rates may not be this machine's; "" when they are */
     pthread_mutex_t serial[COST_MAX_STAGES];
     _Atomic uint64_t spent_ns[PLACES];
@@ -44,11 +44,11 @@ static int open_cached(struct relay_model *rm, const char *mta)
     int ok;
 
     if (model_cache_path(mta, &rm->here, path, sizeof(path)) != 0 ||
-        (text = file_read_all(path, NULL)) == NULL)
+        (text = fileutil_read_all(path, NULL)) == NULL)
         return 0;
     /* another machine's file under this machine's name is not taken (its costs: below) */
     ok = cost_model_parse(text, &rm->model, err, sizeof(err)) == 0 &&
-         cost_machine_same(&rm->model.machine, &rm->here, why, sizeof(why)) == 1;
+         cost_model_machine_same(&rm->model.machine, &rm->here, why, sizeof(why)) == 1;
     free(text);
     if (ok)
         snprintf(rm->origin, sizeof(rm->origin), "calibrated on this machine, %s", path);
@@ -70,7 +70,7 @@ static void check_machine(struct relay_model *rm, const char *self)
     const struct cost_machine *there = &rm->model.machine;
     int measured = 0;
 
-    rm->same_machine = cost_machine_same(there, &rm->here, why, sizeof(why));
+    rm->same_machine = cost_model_machine_same(there, &rm->here, why, sizeof(why));
     if (rm->same_machine >= 0 && there->has_costs) {
         measured = machine_probe_costs(self, &here_costs, err, sizeof(err)) == 0;
     }
@@ -114,7 +114,7 @@ int relay_model_open(const char *spec, const char *self, struct relay_model **ou
     if (strcmp(spec, "none") == 0)
         return 0;
     if (!builtin) {
-        if ((text = file_read_all(spec, NULL)) == NULL) {
+        if ((text = fileutil_read_all(spec, NULL)) == NULL) {
             snprintf(err, errlen, "cannot read the model %s: %s", spec, strerror(errno));
             return -1;
         }
@@ -190,10 +190,10 @@ uint64_t relay_model_command_ns(const struct relay_model *rm, int extra_rcpt)
 
 void relay_model_burn_command(struct relay_model *rm, uint64_t ns)
 {
-    uint64_t start = cpu_thread_ns();
+    uint64_t start = cpu_burn_thread_ns();
 
     cpu_burn_ns(ns);
-    atomic_fetch_add(&rm->spent_ns[COST_RECEIVE], cpu_thread_ns() - start);
+    atomic_fetch_add(&rm->spent_ns[COST_RECEIVE], cpu_burn_thread_ns() - start);
 }
 
 /* What is left of smtpd's cost at the end of data, after the commands' shares. */
@@ -228,7 +228,7 @@ void relay_model_spend(struct relay_model *rm, enum cost_place place, uint64_t b
     if (rm == NULL)
         return;
     m = &rm->model;
-    start = cpu_thread_ns();
+    start = cpu_burn_thread_ns();
     for (unsigned i = 0; i < m->stage_count; i++) {
         uint64_t ns;
         unsigned calls;
@@ -250,7 +250,7 @@ void relay_model_spend(struct relay_model *rm, enum cost_place place, uint64_t b
             pthread_mutex_unlock(&rm->serial[i]);
         atomic_fetch_add(&rm->syscalls, calls);
     }
-    atomic_fetch_add(&rm->spent_ns[place], cpu_thread_ns() - start);
+    atomic_fetch_add(&rm->spent_ns[place], cpu_burn_thread_ns() - start);
     atomic_fetch_add(&rm->messages[place], 1);
 }
 
@@ -310,7 +310,7 @@ void relay_model_json(const struct relay_model *rm, struct json_writer *w)
     json_uint(w, "syscalls_made", atomic_load(&rm->syscalls));
     json_begin_object(w, "spent_cpu_s");
     for (int p = 0; p < PLACES; p++)
-        json_double(w, cost_place_name((enum cost_place)p), (double)rm->spent_ns[p] / 1e9);
+        json_double(w, cost_model_place_name((enum cost_place)p), (double)rm->spent_ns[p] / 1e9);
     json_end_object(w);
     json_end_object(w);
 }

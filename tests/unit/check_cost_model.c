@@ -52,17 +52,17 @@ START_TEST(test_burn)
     ck_assert_uint_eq(cost_model_burn_ns(&m, 0, 2048, 3), 267000);
     ck_assert(fabs(cost_model_mta_us(&m, 1024, 1) - 504) < 1e-9);
     /* one recipient or none: no per-recipient cost */
-    ck_assert(fabs(cost_fit_us(&m.stages[0].mta, 0, 0) - 400) < 1e-9);
+    ck_assert(fabs(cost_model_fit_us(&m.stages[0].mta, 0, 0) - 400) < 1e-9);
 }
 END_TEST
 
 START_TEST(test_places)
 {
-    ck_assert_int_eq(cost_place_of("cleanup"), COST_RECEIVE);
-    ck_assert_int_eq(cost_place_of("smtp"), COST_DELIVER);
-    ck_assert_int_eq(cost_place_of("trivial-rewrite"), COST_SERIAL);
-    ck_assert_int_eq(cost_place_of("postscreen"), COST_SERIAL);
-    ck_assert_str_eq(cost_place_name(COST_QMGR), "qmgr");
+    ck_assert_int_eq(cost_model_place_of("cleanup"), COST_RECEIVE);
+    ck_assert_int_eq(cost_model_place_of("smtp"), COST_DELIVER);
+    ck_assert_int_eq(cost_model_place_of("trivial-rewrite"), COST_SERIAL);
+    ck_assert_int_eq(cost_model_place_of("postscreen"), COST_SERIAL);
+    ck_assert_str_eq(cost_model_place_name(COST_QMGR), "qmgr");
 }
 END_TEST
 
@@ -144,7 +144,7 @@ START_TEST(test_machine_from_measured_on)
     /* nothing to read: no identity, and then no machine is called the same */
     ck_assert_int_eq(cost_model_parse(two_stages, &m, err, sizeof(err)), 0);
     ck_assert_str_eq(m.machine.cpu_model, "");
-    ck_assert_int_eq(cost_machine_same(&m.machine, &m.machine, err, sizeof(err)), -1);
+    ck_assert_int_eq(cost_model_machine_same(&m.machine, &m.machine, err, sizeof(err)), -1);
 }
 END_TEST
 
@@ -172,16 +172,16 @@ START_TEST(test_machine_object)
     ck_assert(fabs(m.machine.costs.burn_speed - 450) < 1e-9);
 
     here = m.machine;
-    ck_assert_int_eq(cost_machine_same(&m.machine, &here, err, sizeof(err)), 1);
+    ck_assert_int_eq(cost_model_machine_same(&m.machine, &here, err, sizeof(err)), 1);
     ck_assert_str_eq(err, "");
     snprintf(here.cpu_model, sizeof(here.cpu_model), "Intel(R) Xeon(R) Processor");
     here.cpus = 4;
-    ck_assert_int_eq(cost_machine_same(&m.machine, &here, err, sizeof(err)), 0);
+    ck_assert_int_eq(cost_model_machine_same(&m.machine, &here, err, sizeof(err)), 0);
     ck_assert_str_eq(err,
                      "CPU Intel(R) Xeon(R) Processor here, AMD EPYC there; 4 CPUs here, 2 there");
     here = m.machine;
     snprintf(here.kernel, sizeof(here.kernel), "Linux 6.18");
-    ck_assert_int_eq(cost_machine_same(&m.machine, &here, err, sizeof(err)), 0);
+    ck_assert_int_eq(cost_model_machine_same(&m.machine, &here, err, sizeof(err)), 0);
     ck_assert_str_eq(err, "kernel Linux 6.18 here, Linux 6.1 there");
 
     /* an identity without all the costs is kept, the costs are not */
