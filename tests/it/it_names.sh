@@ -15,9 +15,14 @@ command -v "${CC:-cc}" >/dev/null || skip "no C compiler for the control"
 
 # misnamed DIR...: "FILE.c: FUNCTION" for every exported function not named for its file.
 misnamed() {
+    local o base src
     find "$@" -name '*.o' | sort | while read -r o; do
         base=$(basename "$o" .o)
         base=${base#*-} # automake's prefix: libspool_a-pf_queue.o
+        # an object whose source is gone is a stale one of an older build
+        src=$(dirname "$o")
+        case $o in "$top_builddir"/*) src=$top_srcdir/$(dirname "${o#"$top_builddir"/}") ;; esac
+        [ -f "$src/$base.c" ] || continue
         base=${base//-/_}
         nm -g --defined-only "$o" | awk -v b="$base" '$2 == "T" {
             s = $3
