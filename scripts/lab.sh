@@ -19,7 +19,8 @@
 #   --memory MB     the machine's memory (3072); --cpus N (2)
 #   --timeout S     stop the machine after S seconds (3600): exit 124
 # CMD runs as root with bash -c in the machine, in the current directory if
-# it is inside the shared tree, else in the tree (or /root). Its output
+# it is inside the shared tree, else in the tree (or /root), with
+# SPOOLSIM_LAB_ACCEL set to kvm or tcg. Its output
 # comes out on lab.sh's standard output as it runs, and lab.sh exits with
 # its status; 125 when the machine could not run it (see the console).
 # /tmp, /run and /dev/shm in the machine are tmpfs; the root image is
@@ -92,6 +93,7 @@ done
 
 # ------------------------------------------------------------- clean-up
 RUN='' QEMU_PID='' BIND=''
+# shellcheck disable=SC2317 # the EXIT trap
 cleanup() {
     local status=$?
     if [ -n "$QEMU_PID" ]; then
@@ -176,6 +178,7 @@ make_root() {
     read -ra mirrors <<<"${CI_MIRROR:-$(host_mirrors | paste -sd' ')}"
     tmp=$(mktemp -d "$LAB/root.new.XXXXXX")
     say "making the root image once, in $LAB (mmdebstrap)"
+    # shellcheck disable=SC2016 # mmdebstrap's hooks expand $1, the root
     if mmdebstrap --quiet --variant=minbase --include=ca-certificates bookworm "$tmp/root" \
         "${mirrors[@]}" \
         --customize-hook="copy-in $here/install-deps.sh $here/fetch-peer.sh /tmp" \
@@ -215,6 +218,7 @@ elif [ -z "$image" ]; then
 fi
 [ -n "$console" ] || console=$LAB/console.log
 
+# ------------------------------------------------------------- the run
 if [ -z "$accel" ]; then
     accel=tcg
     if [ -r /dev/kvm ] && [ -w /dev/kvm ] && grep -Eqw 'vmx|svm' /proc/cpuinfo; then
@@ -224,7 +228,6 @@ fi
 cpu=max
 [ "$accel" = kvm ] && cpu=host
 
-# ------------------------------------------------------------- the run
 # The command, and where it runs: the caller's directory when it is inside
 # the tree (the same path in the machine), else the tree, else /root.
 dir=/root
@@ -232,6 +235,7 @@ if [ -n "$tree" ]; then
     case $PWD/ in "$tree"/*) dir=$PWD ;; *) dir=$tree ;; esac
 fi
 {
+    echo "export SPOOLSIM_LAB_ACCEL=$accel"
     printf 'cd %q || exit 125\n' "$dir"
     printf 'exec bash -c %q' "$*"
     echo
@@ -296,6 +300,7 @@ append="console=ttyS0 quiet panic=-1"
 share=()
 if [ -n "$tree" ]; then
     append="$append lab.tree=$tree"
+    # shellcheck disable=SC2054 # qemu's commas
     share=(-fsdev "local,id=tree,path=$tree,security_model=passthrough"
         -device virtio-9p-pci,fsdev=tree,mount_tag=tree)
 fi
