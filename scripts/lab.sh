@@ -25,11 +25,13 @@
 # its status; 125 when the machine could not run it (see the console).
 # /tmp, /run and /dev/shm in the machine are tmpfs; the root image is
 # opened with snapshot=on, so what CMD writes outside the shared tree is
-# gone when it ends. The loaded modules: virtio, 9p, ext4, xfs, loop, veth,
-# sch_netem, dm-mod, dm-log-writes, dm-flakey, dm-delay (and what they need).
+# gone when it ends. The loaded modules: virtio, 9p, ext4, xfs, loop, fuse,
+# veth, sch_netem, dm-mod, dm-log-writes, dm-flakey, dm-delay (and what they
+# need).
 #
 # Env: SPOOLSIM_LAB_DIR (/var/tmp/spoolsim-lab): the cache: kernel/ (the
-# kernel, busybox and the modules, from apt-get download and dpkg -x) and
+# kernel, busybox and the modules, from apt-get download and dpkg -x; made
+# again when the list of modules changes) and
 # root.img (mmdebstrap minbase of bookworm, with the build's and the tests'
 # packages from scripts/install-deps.sh --test, Postfix's libraries and
 # dmsetup, xfsprogs); each made when missing. Remove the directory to make
@@ -42,7 +44,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 top=$(dirname "$here")
 LAB=${SPOOLSIM_LAB_DIR:-/var/tmp/spoolsim-lab}
 # The modules loaded at boot, with what each needs (modprobe --show-depends).
-MODULES="virtio_pci virtio_blk ext4 9p 9pnet_virtio xfs loop veth sch_netem dm_mod
+MODULES="virtio_pci virtio_blk ext4 9p 9pnet_virtio xfs loop fuse veth sch_netem dm_mod
          dm_log_writes dm_flakey dm_delay"
 
 usage() {
@@ -144,7 +146,9 @@ make_kernel() {
             basename "$f" >>out/mods/order
         done
         echo "$pkg $kver" >out/version
+        printf '%s\n' "$MODULES" >out/modules
     ) || { rm -rf "$tmp"; return 1; }
+    rm -rf "$LAB/kernel"
     mv "$tmp/out" "$LAB/kernel"
     rm -rf "$tmp"
 }
@@ -196,7 +200,9 @@ make_root() {
 }
 
 mkdir -p "$LAB"
-[ -f "$LAB/kernel/version" ] || make_kernel
+if [ ! -f "$LAB/kernel/version" ] || [ "$(cat "$LAB/kernel/modules" 2>/dev/null)" != "$MODULES" ]; then
+    make_kernel
+fi
 RUN=$(mktemp -d "${TMPDIR:-/tmp}/spoolsim-lab.XXXXXX")
 if [ -n "$root_dir" ]; then
     # A bind mount of DIR alone: what is mounted below DIR (CI's /proc,
