@@ -94,7 +94,7 @@ done
 "$here/install-deps.sh" --only qemu-system-x86 kmod cpio e2fsprogs >&2
 
 # ------------------------------------------------------------- clean-up
-RUN='' QEMU_PID='' BIND=''
+RUN='' QEMU_PID='' BIND='' CACHE_TMP=''
 # shellcheck disable=SC2317 # the EXIT trap
 cleanup() {
     local status=$?
@@ -107,6 +107,8 @@ cleanup() {
     if [ -n "$BIND" ] && mountpoint -q "$BIND"; then
         umount "$BIND" 2>/dev/null || umount -l "$BIND"
     fi
+    # A cache entry cut short (an interrupt while it was made) goes too.
+    [ -z "$CACHE_TMP" ] || rm -rf --one-file-system "$CACHE_TMP"
     # Never remove through a mount.
     if [ -n "$RUN" ] && ! awk -v r="$RUN" 'index($5, r "/") == 1 { f = 1 } END { exit !f }' \
         /proc/self/mountinfo; then
@@ -124,6 +126,7 @@ trap 'say interrupted; exit 130' INT TERM HUP
 make_kernel() {
     local tmp pkg kver m f
     tmp=$(mktemp -d "$LAB/kernel.new.XXXXXX")
+    CACHE_TMP=$tmp
     (
         cd "$tmp"
         pkg=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
@@ -151,6 +154,7 @@ make_kernel() {
     rm -rf "$LAB/kernel"
     mv "$tmp/out" "$LAB/kernel"
     rm -rf "$tmp"
+    CACHE_TMP=''
 }
 
 # host_mirrors as .ci/run has it: the host's sources when it runs bookworm.
@@ -181,6 +185,7 @@ make_root() {
     "$here/install-deps.sh" --only mmdebstrap >&2
     read -ra mirrors <<<"${CI_MIRROR:-$(host_mirrors | paste -sd' ')}"
     tmp=$(mktemp -d "$LAB/root.new.XXXXXX")
+    CACHE_TMP=$tmp
     say "making the root image once, in $LAB (mmdebstrap)"
     # shellcheck disable=SC2016 # mmdebstrap's hooks expand $1, the root
     if mmdebstrap --quiet --variant=minbase --include=ca-certificates bookworm "$tmp/root" \
@@ -192,11 +197,11 @@ make_root() {
         --customize-hook='rm -rf "$1"/tmp/peers "$1"/tmp/install-deps.sh "$1"/tmp/fetch-peer.sh' >&2 &&
         make_image "$tmp/root" "$tmp/root.img"; then
         mv "$tmp/root.img" "$LAB/root.img"
-        rm -rf --one-file-system "$tmp"
     else
-        rm -rf --one-file-system "$tmp"
-        return 1
+        return 1 # the trap removes $tmp
     fi
+    rm -rf --one-file-system "$tmp"
+    CACHE_TMP=''
 }
 
 mkdir -p "$LAB"
