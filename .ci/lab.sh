@@ -7,9 +7,9 @@
 # it_bench_hop.sh and it_bench_client_delay.sh with SPOOLSIM_REQUIRE_NETEM=1
 # (their emulated path is then a failure), and under qemu's emulation (no
 # KVM) with SPOOLSIM_FLOORS_ONLY=1 (their floors checked, the comparisons
-# between runs only shown: the machine is slow beside a round trip). The kernel and busybox are
-# fetched into a directory of this step's own, removed afterwards; the lab
-# prints its boot time, and this step its own.
+# between runs only shown: the machine is slow beside a round trip). The
+# kernel and busybox are fetched into a directory of this step's own,
+# removed afterwards; the lab prints its boot time, and this step its own.
 set -eu
 cd "$(dirname "$0")/.."
 if [ $# != 1 ] || [ ! -d "$1/root/spoolsim" ]; then

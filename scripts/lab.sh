@@ -123,15 +123,19 @@ trap 'say interrupted; exit 130' INT TERM HUP
 # kernel/: vmlinuz, busybox, mods/ (the modules, in the order to load them)
 # and version, from Debian's packages; made in a directory beside it and
 # renamed into place, so a half-made one is never used.
+# The package linux-image-amd64 depends on: the kernel itself.
+kernel_package() {
+    apt-cache depends linux-image-amd64 2>/dev/null |
+        awk '/Depends: linux-image-[0-9]/ { print $2; exit }'
+}
 make_kernel() {
     local tmp pkg kver m f
     tmp=$(mktemp -d "$LAB/kernel.new.XXXXXX")
     CACHE_TMP=$tmp
     (
         cd "$tmp"
-        pkg=$(apt-cache depends linux-image-amd64 | awk '/Depends: linux-image-[0-9]/ { print $2; exit }')
-        [ -n "$pkg" ] || { apt-get update -qq && pkg=$(apt-cache depends linux-image-amd64 |
-            awk '/Depends: linux-image-[0-9]/ { print $2; exit }'); }
+        pkg=$(kernel_package)
+        [ -n "$pkg" ] || { apt-get update -qq && pkg=$(kernel_package); }
         [ -n "$pkg" ] || { say "apt knows no linux-image-amd64"; exit 1; }
         apt-get download -q "$pkg" busybox-static >/dev/null 2>&1 ||
             apt-get download "$pkg" busybox-static >&2
