@@ -100,8 +100,9 @@ static void plan_make(struct netem_plan *p, enum netem_side side, unsigned id,
         p->loss[0] = 0;
     if (s->jitter_s <= 0)
         p->jitter[0] = 0;
-    p->ip = ip;
-    p->tc = tc;
+    /* copies: netem_down() runs long after the caller's buffers are gone */
+    snprintf(p->ip, sizeof(p->ip), "%s", ip);
+    snprintf(p->tc, sizeof(p->tc), "%s", tc);
 }
 
 void netem_plan_make(struct netem_plan *p, unsigned id, const struct netem_spec *s, const char *ip,
