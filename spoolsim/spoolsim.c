@@ -75,6 +75,13 @@ int main(int argc, char **argv)
         argv = help_argv;
         argc = 3;
     }
+    if (strcmp(argv[1], "--list-options") == 0 && argc == 2) {
+        /* For the shell completion, as optarg_getopt() lists a command's options. */
+        for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+            printf("%s\n", subcommands[i].name);
+        printf("help\n-h\n--help\n--version\n");
+        return ferror(stdout) || fflush(stdout) != 0;
+    }
     if (strcmp(argv[1], "--version") == 0) {
 #ifdef SPOOLSIM_PACKAGE_VERSION
         printf("spoolsim %s (package %s)\n", PACKAGE_VERSION, SPOOLSIM_PACKAGE_VERSION);
