@@ -20,11 +20,11 @@ SINK_ABS=$(cd "$(dirname "$SINK")" && pwd)/smtp-sink
 
 # complete WORD...: what TAB offers after these words (the last one is the
 # word being completed), one a line in $WORK/reply, through the function
-# registered for the first word's name.
+# the script registers for the first word's program (under its installed
+# name, which configure may change).
 complete_words() {
-    local fn
-    fn=$(complete -p "$(basename "$1")" 2>/dev/null | sed -n 's/.* -F \([^ ]*\) .*/\1/p')
-    [ -n "$fn" ] || return 1
+    local fn=_spoolsim
+    case $1 in */smtp-source | */smtp-sink) fn=_spoolsim_tool ;; esac
     COMP_WORDS=("$@")
     COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
     COMPREPLY=()
@@ -58,8 +58,8 @@ help_options() {
         tr ' ' '\n' | grep -E '^--?[A-Za-z0-9][A-Za-z0-9-]*$' | sort -u
 }
 
-check "the script registers spoolsim, smtp-source and smtp-sink" \
-    sh -c "bash -c '. \"$SCRIPT\"; complete -p spoolsim smtp-source smtp-sink' >/dev/null"
+registered() { complete -p | grep -q -- "-F $1 "; }
+check "the script registers its function for spoolsim" registered _spoolsim
 
 commands=$("$RELAY" --help | sed -n 's/^  \([a-z]*\)  .*/\1/p')
 check "spoolsim --help lists commands" test -n "$commands"
