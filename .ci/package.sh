@@ -55,7 +55,8 @@ cd "$work"
 { [ -f "$deb" ] && [ -f "spoolsim_${version}.dsc" ]; } || fail "no $deb or spoolsim_${version}.dsc"
 phase "dpkg-buildpackage (source and binary)"
 
-apt-get install -y -qq --no-install-recommends lintian >/dev/null
+apt-get install -y -qq --no-install-recommends lintian >"$work/lintian-install.log" 2>&1 ||
+    { cat "$work/lintian-install.log"; fail "cannot install lintian"; }
 lintian_ok=1
 lintian --fail-on error,warning "spoolsim_${version}_${arch}.changes" >lintian.out 2>&1 || lintian_ok=0
 echo "   lintian: $(grep -vc '^running with root privileges' lintian.out) tags"
@@ -93,7 +94,8 @@ run timeout 300 spoolsim bench -d 2 -q >bench.out 2>&1 || { cat bench.out; fail 
 grep -q '^exactly once: yes' bench.out || { cat bench.out; fail "spoolsim bench: not exactly once"; }
 mkdir raw
 run timeout 300 spoolsim raw --dir "$work/run/raw" -m 200 -q >raw.out 2>&1 || { cat raw.out; fail "spoolsim raw -m 200 failed"; }
-sed 's/^/   /' bench.out raw.out | grep -E 'exactly once|messages/s' | head -4
+grep -q '^messages: *200 delivered' raw.out || { cat raw.out; fail "spoolsim raw: not 200 delivered"; }
+grep -hE '^(exactly once|messages):' bench.out raw.out | sed 's/^/   /'
 offered=$(run bash -c '. /usr/share/bash-completion/completions/spoolsim
     COMP_WORDS=(spoolsim bench --hop-d); COMP_CWORD=2; _spoolsim; echo "${COMPREPLY[*]}"')
 [ "$offered" = --hop-delay ] || fail "the installed completion offers \"$offered\" for spoolsim bench --hop-d"
