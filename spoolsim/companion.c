@@ -5,8 +5,9 @@
  * places in (SPOOLSIM_BUILDDIR, SPOOLSIM_SRCDIR; the programs' own list is
  * the generated programs.h), so that neither the folder layout nor a VPATH
  * build is guessed here; a package keeps smtp-source and smtp-sink out of
- * PATH, in the configured PKGLIBEXECDIR. Those places are used only by the build's own
- * spoolsim: an installed or copied one never runs what a build tree left.
+ * PATH, in the configured PKGLIBEXECDIR. The build tree's places are used
+ * only by the build's own spoolsim: an installed or copied one never runs
+ * what a build tree left.
  */
 #include "config.h"
 
