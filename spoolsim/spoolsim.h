@@ -32,10 +32,15 @@ int spoolsim_crash(int argc, char **argv);
  * it is set and not empty; else next to `self', where they are installed
  * together, under its installed name (--program-prefix) or its own; else,
  * when self is the build tree's own spoolsim, where the build put it (from
- * the build's list of programs, generated into programs.h); else the first
- * of that name in PATH whose --version says it is spoolsim's (Postfix
- * installs an smtp-sink and an smtp-source of its own). Fatal, naming env,
- * if there is none.
+ * the build's list of programs, generated into programs.h); else in the
+ * configured PKGLIBEXECDIR, outside PATH, where --enable-private-tools
+ * installs them; else the first of that name in PATH whose --version says
+ * it is spoolsim's (Postfix installs an smtp-sink and an smtp-source of
+ * its own). Fatal, naming env, if there is none.
+ *
+ * companion_run_program(): spoolsim source and spoolsim sink: runs the
+ * program found as above with the arguments after argv[0] (exec, so the
+ * exit status is the program's own); returns only by a fatal error.
  *
  * companion_find_script(): the same for a script of the source tree
  * ("calibrate-postfix.sh", in bench/): env; next to self; for the build
@@ -45,6 +50,7 @@ int spoolsim_crash(int argc, char **argv);
 void companion_self(char *out, size_t len);
 void companion_find_program(const char *self, const char *name, const char *env, char *out,
                             size_t len);
+int companion_run_program(const char *name, const char *env, int argc, char **argv);
 int companion_find_script(const char *self, const char *name, const char *env, char *out,
                           size_t len);
 

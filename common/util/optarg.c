@@ -19,6 +19,20 @@
 #include "optarg.h"
 #include "workload.h"
 
+/* --list-options: the table itself, so that the completion cannot drift from it. */
+static void list_options(const char *shortopts, const struct option *longopts)
+{
+    for (const char *p = shortopts; *p; p++)
+        if (*p != ':' && *p != '+' && *p != '-')
+            printf("-%c%s\n", *p, p[1] != ':' ? "" : p[2] == ':' ? "[=]" : "=");
+    for (const struct option *o = longopts; o && o->name; o++)
+        printf("--%s%s\n", o->name,
+               o->has_arg == required_argument   ? "="
+               : o->has_arg == optional_argument ? "[=]"
+                                                 : "");
+    exit(ferror(stdout) || fflush(stdout) != 0);
+}
+
 int optarg_getopt(int argc, char *const argv[], const char *shortopts,
                   const struct option *longopts)
 {
@@ -26,6 +40,8 @@ int optarg_getopt(int argc, char *const argv[], const char *shortopts,
     const char *arg;
     int ch;
 
+    if (optind <= 1 && argc == 2 && strcmp(argv[1], "--list-options") == 0)
+        list_options(shortopts, longopts);
     /* A leading ':' tells a missing value (':') from an unknown option ('?'). */
     snprintf(spec, sizeof(spec), ":%s", shortopts);
     opterr = 0;

@@ -118,6 +118,15 @@ static int needed(const char *self)
     return why != NULL;
 }
 
+/*
+ * The words the command line takes, for --list-options as optarg.h lists
+ * a table (this one has none): the MTA, then the options ("=": a value).
+ */
+static const char *const list_words[] = {
+    "postfix", "--if-needed",  "-o=", "-m=",    "--machine",
+    "--speed", "--cache-path", "-h",  "--help", "--version",
+};
+
 int spoolsim_calibrate(int argc, char **argv)
 {
     char self[PATH_MAX], script[PATH_MAX], cache[PATH_MAX];
@@ -129,6 +138,11 @@ int spoolsim_calibrate(int argc, char **argv)
     if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
         usage(stdout);
         return 0;
+    }
+    if (strcmp(argv[1], "--list-options") == 0 && argc == 2) {
+        for (size_t i = 0; i < sizeof(list_words) / sizeof(list_words[0]); i++)
+            printf("%s\n", list_words[i]);
+        return ferror(stdout) || fflush(stdout) != 0;
     }
     if (strcmp(argv[1], "--version") == 0) {
         printf("spoolsim calibrate %s\n", PACKAGE_VERSION);
