@@ -22,12 +22,15 @@
 #                              every load, its CPU by role, into TMP/points (its
 #                              spool has the MTA's layout: EMPTY as the MTA's)
 #   free_port                  (bench/scratch-fs.sh)
-#   cal_write MTA VERSION ROLES METHOD
+#   cal_write MTA VERSION ROLES METHOD [SYSCALLS]
 #                              fit every class and write the model to OUT. ROLES
 #                              (JSON) names, per MTA class, the relay's roles
 #                              (loop, cleanup, qmgr) that do its work; a role
 #                              named by several classes is shared among them as
-#                              the MTA's CPU is.
+#                              the MTA's CPU is. SYSCALLS, where it exists, is the
+#                              system calls each class makes per message
+#                              (bench/count-postfix.sh), which the relay makes for
+#                              real: they are the program's, not the machine's
 CAL_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SPOOLSIM=${SPOOLSIM:-$CAL_ROOT/spoolsim/spoolsim}
 SRC=${SPOOLSIM_SMTP_SOURCE:-$CAL_ROOT/smtp-source/smtp-source}
@@ -162,10 +165,11 @@ cal_relay() {
 cal_write() {
     local speed
     speed=$("$SPOOLSIM" calibrate --speed) || return 1
-    python3 - "$TMP/points" "$OUT" "$1" "$2" "$3" "$4" "$speed" "$(getconf CLK_TCK)" "$TMP/machine.json" <<'EOF'
+    python3 - "$TMP/points" "$OUT" "$1" "$2" "$3" "$4" "$speed" "$(getconf CLK_TCK)" "$TMP/machine.json" \
+        "${5:-}" <<'EOF'
 import json, sys, time, os, platform
 points, out, mta, version, roles, method = sys.argv[1:7]
-speed, hz, machine = float(sys.argv[7]), int(sys.argv[8]), sys.argv[9]
+speed, hz, machine, syscalls = float(sys.argv[7]), int(sys.argv[8]), sys.argv[9], sys.argv[10]
 roles = json.loads(roles)
 
 def parse(words):
@@ -238,6 +242,16 @@ model = {
         for system in (mta, "relay") for k, r, c in rows[system]],
     "stages": stages,
 }
+if syscalls and os.path.exists(syscalls):
+    counts = json.load(open(syscalls))
+    if counts.get(f"{mta}_version") != version:
+        print(f"calibrate: {syscalls} counted {mta} {counts.get(f'{mta}_version')}, "
+              f"this is {version}: its counts are used all the same", file=sys.stderr)
+    for st in stages:
+        if st["name"] in counts["classes"]:
+            st["syscalls"] = counts["classes"][st["name"]]
+    model["relay_syscalls"] = counts["relay"]
+    model["syscalls_from"] = counts["method"]
 text = json.dumps(model, indent=2) + "\n"
 if out == "-":
     sys.stdout.write(text)

@@ -31,11 +31,15 @@
 # --speed') and the machine it was measured on: its identity and what
 # system work costs there (`spoolsim calibrate --machine', measured first,
 # on a quiet machine), so that a relay elsewhere can say how far it is
-# from this one (docs/fidelity.md).
+# from this one (docs/fidelity.md). Each stage also gets the system calls
+# its class makes per message, and the model the bare relay's, from
+# data/postfix-syscalls.json (counted once by bench/count-postfix.sh: they
+# are the program's, not the machine's), which the relay makes for real.
 set -u
 . "$(dirname "$0")/calibrate-lib.sh"
 . "$CAL_ROOT/bench/postfix-instance.sh"
 cal_init calibrate pfi_stop "$@"
+SYSCALLS=${SPOOLSIM_DATA_DIR:-$CAL_ROOT/data}/postfix-syscalls.json
 pfi_init "$CAL_ROOT" || exit 1
 mkdir -p "$TMP/wrap" || exit 1
 
@@ -61,7 +65,8 @@ pfi_stop
 cal_relay postfix pfi_queue_empty || exit 1
 # The relay's cleanup threads do cleanup's work, its qmgr thread qmgr's; its
 # event loop is smtpd's and smtp's.
+[ -f "$SYSCALLS" ] || echo "calibrate: no $SYSCALLS: the model's system calls will be burned, not made" >&2
 cal_write postfix "$PFI_VERSION" \
     '{"cleanup": ["cleanup"], "qmgr": ["qmgr"], "smtpd": ["loop"], "smtp": ["loop"]}' \
-    "bench/calibrate-postfix.sh: cgroup cpuacct per Postfix daemon class, queue on tmpfs; loads 20x1KiB, 20x15KiB, 5x1KiB, 20x1KiB x5 recipients, one message per connection" ||
-    exit 1
+    "bench/calibrate-postfix.sh: cgroup cpuacct per Postfix daemon class, queue on tmpfs; loads 20x1KiB, 20x15KiB, 5x1KiB, 20x1KiB x5 recipients, one message per connection" \
+    "$SYSCALLS" || exit 1

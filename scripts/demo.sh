@@ -9,7 +9,14 @@
 # empty. It prints injected and delivered messages/s, end-to-end latency,
 # fsyncs/s, the filesystem and its mount options, and whether every
 # message arrived exactly once; then it removes everything it made.
-# Arguments are passed to `spoolsim bench` (e.g. --spool /var/spool/test -d 30).
+# As root it first has Postfix's cost model measured on this machine, once
+# (`bench --calibrate`: Postfix's package unpacked into a private directory,
+# never installed; about a minute, then kept in the cache): a model measured
+# on another machine can be 2 to 3 times off, and the headline figure is the
+# rate a real Postfix would show here. Without root (or python3, which the
+# calibration's scripts use) the report warns instead.
+# Arguments are passed to `spoolsim bench` (e.g. --spool /var/spool/test -d 30);
+# SPOOLSIM_DEMO_CALIBRATE=0 skips the calibration.
 set -eu
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -18,4 +25,18 @@ if [ ! -x spoolsim/spoolsim ] || [ ! -x smtp-sink/smtp-sink ] || [ ! -x smtp-sou
     [ -f Makefile ] || ./configure
     make -j2 >/dev/null
 fi
-exec spoolsim/spoolsim bench "$@"
+calibrate=()
+if [ "$(id -u)" = 0 ] && [ "${SPOOLSIM_DEMO_CALIBRATE:-1}" != 0 ]; then
+    calibrate=(--calibrate)
+    # The calibration's scripts need python3, which the build does not:
+    # installing it is the tests' business (scripts/install-deps.sh --test).
+    if ! command -v python3 >/dev/null; then
+        echo "demo: not measuring Postfix's model here: python3 is missing" \
+            "(scripts/install-deps.sh --test installs it)" >&2
+        calibrate=()
+    fi
+    for arg in "$@"; do
+        case $arg in --calibrate | --recalibrate | --model | --model=*) calibrate=() ;; esac
+    done
+fi
+exec spoolsim/spoolsim bench "${calibrate[@]}" "$@"

@@ -2,11 +2,15 @@
 # fetch-peer.sh - a Debian package's programs for the tests and benchmarks,
 # without installing the package: `apt-get download' its .deb and `dpkg -x'
 # it into a private directory. Made for the real MTAs the tests compare
-# against (postfix; later exim4-daemon-light, opensmtpd, sendmail-bin): a
+# against (postfix; later exim4-daemon-light, opensmtpd, sendmail-bin), and
+# for openssh-server, openssh-client and parallel (tests/it/it_multi_host_ssh.sh)
+# and python3-kubernetes (its API schema, tests/it/it_multi_host_k8s.sh): a
 # mail host keeps its own mail system, and nothing outside the private
-# directory changes except the shared libraries the programs need, which
-# are apt-installed through scripts/install-deps.sh --only (it refuses
-# anything that provides mail-transport-agent or removes a package).
+# directory changes: the shared libraries the programs need that the host
+# lacks (Postfix: libicu72, libdb5.3, libsasl2-2, ...) are downloaded and
+# unpacked beside the package, and its wrappers find them through
+# LD_LIBRARY_PATH. So `scripts/demo.sh' can measure Postfix's cost model on
+# a fresh machine and still install only what the build needs.
 #
 # Usage: scripts/fetch-peer.sh [--refresh] PACKAGE...
 #
@@ -56,7 +60,7 @@ program_dirs() {
 # colon-separated, with ROOT's path written as AS (where it will be).
 lib_path() {
     local d
-    find "$1" -name '*.so*' -type f -printf '%h\n' | sort -u | while IFS= read -r d; do
+    find "$1" \( -name '*.so' -o -name '*.so.*' \) -type f -printf '%h\n' | sort -u | while IFS= read -r d; do
         echo "${2:-$1}${d#"$1"}"
     done | paste -sd:
 }
@@ -68,7 +72,7 @@ unresolved() {
         head -c 4 "$f" 2>/dev/null | grep -q ELF || continue
         out=$(LD_LIBRARY_PATH=$(lib_path "$1") ldd "$f" 2>/dev/null) || continue
         echo "$out" | sed -n "s|^[[:space:]]*\([^ ]*\) => not found|${f#"$1"/}: \1|p"
-    done < <(find "$1" -type f \( -perm -u+x -o -name '*.so*' \))
+    done < <(find "$1" -type f \( -perm -u+x -o -name '*.so' -o -name '*.so.*' \))
 }
 # usable DIR: a complete peer whose programs find their libraries.
 usable() {
@@ -80,6 +84,33 @@ usable() {
 lib_depends() {
     dpkg-deb -f "$1" Depends | tr ',' '\n' | sed -e 's/|.*//' -e 's/(.*)//' -e 's/:any//' -e 's/[[:space:]]//g' |
         grep -E '^lib' || true
+}
+
+# installed PACKAGE: whether the host has it.
+installed() {
+    [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null)" = "install ok installed" ]
+}
+
+# private_libs TMP ROOT PACKAGE...: unpack into ROOT every shared-library
+# package the host lacks among these, and theirs in turn.
+private_libs() {
+    local tmp=$1 root=$2 deb lib
+    shift 2
+    local todo=("$@") seen=" "
+    while [ ${#todo[@]} -gt 0 ]; do
+        lib=${todo[0]}
+        todo=("${todo[@]:1}")
+        case $seen in *" $lib "*) continue ;; esac
+        seen="$seen$lib "
+        installed "$lib" && continue
+        mkdir "$tmp/lib.$lib"
+        deb=$(download "$lib" "$tmp/lib.$lib") || return 1
+        dpkg-deb -x "$deb" "$root"
+        # shellcheck disable=SC2207 # one package a word
+        todo+=($(lib_depends "$deb"))
+        rm -rf "$tmp/lib.$lib"
+        echo "fetch-peer: $lib unpacked beside it (the host does not have it)"
+    done
 }
 
 # download PACKAGE DIR: its .deb into DIR; prints the file name.
@@ -173,10 +204,8 @@ fetch() {
     dpkg-deb -x "$deb" "$tmp/root"
     libs=$(lib_depends "$deb")
     rm -f "$deb" "$tmp/download.log"
-    if [ -n "$libs" ]; then
-        # shellcheck disable=SC2086 # one package a word
-        "$here/install-deps.sh" --only $libs || { echo "fetch-peer: cannot install $pkg's libraries" >&2; return 1; }
-    fi
+    # shellcheck disable=SC2086 # one package a word
+    private_libs "$tmp" "$tmp/root" $libs || { echo "fetch-peer: cannot fetch $pkg's libraries" >&2; return 1; }
     : >"$tmp/wrapper.env"
     case $pkg in
     postfix) postfix_setup "$tmp" "$dir" ;;

@@ -7,13 +7,14 @@
 #   scripts/install-deps.sh --test     the build, and the test tools that are
 #                                      not mail systems: swaks (with the Perl
 #                                      TLS modules its STARTTLS needs),
-#                                      PostMark, python3, openssl, procps
+#                                      PostMark, python3, python3-yaml
+#                                      (bench/multi-host/check-manifest.py),
+#                                      openssl, procps
 #                                      (pgrep), strace, e2fsprogs (mkfs.ext4),
 #                                      iproute2 (ip, tc: bench --hop-delay)
 #   scripts/install-deps.sh --only PACKAGE...
-#                                      just those (scripts/fetch-peer.sh: the
-#                                      shared libraries of a fetched peer;
-#                                      .ci/run: mmdebstrap, clang for make fuzz)
+#                                      just those (.ci/run: mmdebstrap, clang
+#                                      for make fuzz)
 #
 # Nothing here installs an MTA: Postfix's smtp-source, smtp-sink and postcat
 # come from scripts/fetch-peer.sh, extracted into a private directory. Before
@@ -26,7 +27,7 @@ set -eu
 BUILD_PACKAGES="build-essential autoconf automake pkg-config libevent-dev libssl-dev check
                 libfuse3-dev fuse3"
 TEST_PACKAGES="swaks libnet-ssleay-perl libio-socket-ssl-perl postmark
-               python3 openssl procps strace e2fsprogs iproute2"
+               python3 python3-yaml openssl procps strace e2fsprogs iproute2"
 
 usage() {
     echo "usage: $0 [--test | --only PACKAGE...]" >&2

@@ -6,6 +6,9 @@
 # config directory; no Postfix is installed. Set any of these beforehand to
 # use another copy (e.g. POSTFIX_SMTP_SOURCE=/usr/local/sbin/smtp-source).
 # swaks and PostMark are Debian packages (scripts/install-deps.sh --test).
+# OpenSSH's sshd, ssh and ssh-keygen and GNU parallel, for the SSH path of
+# bench/multi-host (tests/it/it_multi_host_ssh.sh), are fetched the same way
+# (scripts/fetch-peer.sh openssh-server openssh-client parallel).
 # Makefile.am sources it too, from /bin/sh, with SPOOLSIM_PEERS already set.
 SPOOLSIM_PEERS=${SPOOLSIM_PEERS:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/peers}
 PEER_POSTFIX=${PEER_POSTFIX:-$SPOOLSIM_PEERS/postfix}
@@ -14,3 +17,7 @@ POSTFIX_SMTP_SINK=${POSTFIX_SMTP_SINK:-$PEER_POSTFIX/bin/smtp-sink}
 POSTCAT=${POSTCAT:-$PEER_POSTFIX/bin/postcat}
 SWAKS=${SWAKS:-$(command -v swaks || true)}
 POSTMARK=${POSTMARK:-$(command -v postmark || true)}
+OPENSSH_SSHD=${OPENSSH_SSHD:-$SPOOLSIM_PEERS/openssh-server/bin/sshd}
+OPENSSH_SSH=${OPENSSH_SSH:-$SPOOLSIM_PEERS/openssh-client/bin/ssh}
+OPENSSH_KEYGEN=${OPENSSH_KEYGEN:-$SPOOLSIM_PEERS/openssh-client/bin/ssh-keygen}
+GNU_PARALLEL=${GNU_PARALLEL:-$SPOOLSIM_PEERS/parallel/bin/parallel}

@@ -2,8 +2,10 @@
 # test.sh - the README's test command: install the build's and the tests'
 # dependencies (scripts/install-deps.sh --test: no mail system), extract
 # Postfix's smtp-source, smtp-sink and postcat into tests/peers without
-# installing Postfix (scripts/fetch-peer.sh postfix), build with warnings as
-# errors, and run every unit and integration test (make check).
+# installing Postfix (scripts/fetch-peer.sh postfix), and OpenSSH's sshd and
+# ssh, GNU parallel and python3-kubernetes's API schema beside them (the
+# multi-host tests), build
+# with warnings as errors, and run every unit and integration test (make check).
 # Where Postfix's tools cannot be fetched, the tests that need them skip and
 # say so; SPOOLSIM_REQUIRE_PEERS=1 (CI) makes a missing peer a failure.
 set -eu
@@ -11,6 +13,10 @@ cd "$(dirname "$0")/.."
 scripts/install-deps.sh --test
 scripts/fetch-peer.sh postfix ||
     echo "test.sh: Postfix's tools could not be fetched: the tests that compare against them will skip" >&2
+scripts/fetch-peer.sh openssh-server openssh-client parallel ||
+    echo "test.sh: OpenSSH or GNU parallel could not be fetched: it_multi_host_ssh will skip" >&2
+scripts/fetch-peer.sh python3-kubernetes ||
+    echo "test.sh: python3-kubernetes could not be fetched: it_multi_host_k8s will skip" >&2
 [ -x configure ] || autoreconf -fi
 # A tree configured without -Werror (by scripts/demo.sh, say) is configured again.
 if [ ! -f Makefile ] || ! ./config.status --config | grep -q -- --enable-werror; then

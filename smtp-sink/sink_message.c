@@ -24,7 +24,7 @@
 #include "xalloc.h"
 
 /* --min-data-rate: the client fell behind (data_deadline.h). */
-void sink_data_too_slow(void *arg)
+void sink_message_too_slow(void *arg)
 {
     struct sink_session *s = arg;
     char text[300];
@@ -34,8 +34,8 @@ void sink_data_too_slow(void *arg)
     s->server->stats.timeouts++;
     snprintf(text, sizeof(text), "421 4.4.2 %s Error: data rate too low",
              s->server->opts->hostname);
-    sink_reply(s, text);
-    sink_close_after_flush(s);
+    sink_session_reply(s, text);
+    sink_session_close_after_flush(s);
 }
 
 void sink_message_begin(struct sink_session *s)
@@ -48,7 +48,7 @@ void sink_message_begin(struct sink_session *s)
     s->server->next_id += s->server->id_stride;
     s->msg_bytes = 0;
     s->oversize = 0;
-    content_sum_init(&s->sum);
+    checksum_content_init(&s->sum);
     s->header_len = 0;
     if (opts->msg_log && s->header == NULL)
         s->header = xmalloc(HEADER_KEEP);
@@ -66,7 +66,8 @@ void sink_message_begin(struct sink_session *s)
         };
 
         if (opts->dump_template)
-            s->dump = sink_dump_begin(opts->dump_template, NULL, &env, prng_next(&s->server->rng));
+            s->dump = sink_dump_begin(opts->dump_template, NULL, &env,
+                                      workload_prng_next(&s->server->rng));
         if (opts->dump_file)
             s->dump_append = sink_dump_begin(NULL, opts->dump_file, &env, 0);
     }
@@ -94,7 +95,7 @@ void sink_message_content(void *arg, const char *buf, size_t len)
     if (opts->max_size && s->msg_bytes > opts->max_size)
         s->oversize = 1;
     if (s->server->msg_log)
-        content_sum_update(&s->sum, buf, len, keep_header, s);
+        checksum_content_update(&s->sum, buf, len, keep_header, s);
     if (s->dump && !s->oversize)
         sink_dump_write(s->dump, buf, len);
     if (s->dump_append && !s->oversize)
@@ -115,7 +116,7 @@ static void log_message(struct sink_session *s, uint64_t id)
 {
     char message_id[300];
 
-    content_sum_end(&s->sum, keep_header, s);
+    checksum_content_end(&s->sum, keep_header, s);
     sink_text_message_id(s->header, s->header_len, message_id, sizeof(message_id));
     fprintf(s->server->msg_log,
             "id=%08llX size=%llu sum=%016llx rcpts=%u message-id=%s mono_ns=%llu from=%s "
@@ -138,11 +139,12 @@ void sink_message_finish(void *arg)
         msg_info("%s: . (%llu bytes)", s->conn.peer, (unsigned long long)s->msg_bytes);
     if (s->oversize) {
         reject = "552 5.3.4 Error: message too large";
-    } else if ((reject = smtp_data_reject(&s->conn.data)) == NULL && sink_policy(s, SINK_CMD_DOT)) {
+    } else if ((reject = smtp_data_reject(&s->conn.data)) == NULL &&
+               sink_session_policy(s, SINK_CMD_DOT)) {
         sink_message_end_dumps(s, 0);
         server->stats.rejected++;
         if (!s->conn.closing)
-            sink_transaction_reset(s);
+            sink_session_transaction_reset(s);
         return;
     }
     if (reject == NULL && server->claim_message && !server->claim_message(server)) {
@@ -155,15 +157,15 @@ void sink_message_finish(void *arg)
         server->stats.rejected++;
         snprintf(text, sizeof(text), "421 4.3.0 %s Error: message limit reached",
                  server->opts->hostname);
-        sink_reply(s, text);
-        sink_close_after_flush(s);
+        sink_session_reply(s, text);
+        sink_session_close_after_flush(s);
         return;
     }
     sink_message_end_dumps(s, reject == NULL);
     if (reject) {
         server->stats.rejected++;
-        sink_reply_to(s, SINK_CMD_DOT, reject, AFTER_NONE);
-        sink_transaction_reset(s);
+        sink_session_reply_to(s, SINK_CMD_DOT, reject, AFTER_NONE);
+        sink_session_transaction_reset(s);
         return;
     }
     server->stats.messages++;
@@ -176,8 +178,8 @@ void sink_message_finish(void *arg)
     if (server->opts->lmtp) {
         /* LMTP: one reply per accepted recipient (RFC 2033 4.2). */
         for (unsigned i = 1; i < s->rcpt_count; i++)
-            sink_reply(s, text);
+            sink_session_reply(s, text);
     }
-    sink_transaction_reset(s);
-    sink_reply_to(s, SINK_CMD_DOT, text, AFTER_NONE);
+    sink_session_transaction_reset(s);
+    sink_session_reply_to(s, SINK_CMD_DOT, text, AFTER_NONE);
 }

@@ -23,7 +23,7 @@ static const char *const cmd_names[SINK_CMD_COUNT] = {
     "DATA",    ".",    "RSET", "NOOP", "QUIT", "STARTTLS",
 };
 
-const char *sink_cmd_name(enum sink_cmd cmd)
+const char *sink_options_cmd_name(enum sink_cmd cmd)
 {
     return cmd_names[cmd];
 }
@@ -466,7 +466,7 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
             opts->error_limit = (unsigned)optarg_count(optarg, "--error-limit", 1, 1000000);
             break;
         case OPT_BARE_LF:
-            if (smtp_bare_lf_policy_parse(optarg, &opts->bare_lf) != 0)
+            if (smtp_data_bare_lf_parse(optarg, &opts->bare_lf) != 0)
                 msg_usage("--bare-lf: expected strict, normalize or lenient, got \"%s\"", optarg);
             break;
         case OPT_MIN_DATA_RATE:

@@ -101,6 +101,6 @@ struct sink_options {
 };
 
 void sink_options_parse(int argc, char **argv, struct sink_options *opts);
-const char *sink_cmd_name(enum sink_cmd cmd);
+const char *sink_options_cmd_name(enum sink_cmd cmd);
 
 #endif

@@ -56,17 +56,17 @@ struct sink_session {
 };
 
 /* sink_session.c */
-void sink_reply(struct sink_session *s, const char *text);
-void sink_reply_to(struct sink_session *s, enum sink_cmd cmd, const char *text,
-                   enum after_reply after);
-int sink_policy(struct sink_session *s, enum sink_cmd cmd);
-void sink_flush(struct sink_session *s);
-void sink_close_after_flush(struct sink_session *s);
-void sink_transaction_reset(struct sink_session *s);
+void sink_session_reply(struct sink_session *s, const char *text);
+void sink_session_reply_to(struct sink_session *s, enum sink_cmd cmd, const char *text,
+                           enum after_reply after);
+int sink_session_policy(struct sink_session *s, enum sink_cmd cmd);
+void sink_session_flush(struct sink_session *s);
+void sink_session_close_after_flush(struct sink_session *s);
+void sink_session_transaction_reset(struct sink_session *s);
 
 /* sink_message.c */
 void sink_message_begin(struct sink_session *s);
-void sink_data_too_slow(void *session); /* the data_deadline callback */
+void sink_message_too_slow(void *session); /* the data_deadline callback */
 void sink_message_content(void *session, const char *buf, size_t len);
 void sink_message_finish(void *session); /* the end of data */
 void sink_message_end_dumps(struct sink_session *s, int keep);

@@ -37,7 +37,7 @@ static void session_free(struct sink_session *s);
 
 /* ---------------------------------------------------------------- replies */
 
-void sink_reply(struct sink_session *s, const char *text)
+void sink_session_reply(struct sink_session *s, const char *text)
 {
     struct evbuffer *out = bufferevent_get_output(s->conn.bev);
     int code = sink_text_code(text);
@@ -83,19 +83,19 @@ static void send_any_reply(struct sink_session *s, const char *text)
     if (strchr(text, '\n'))
         send_raw_reply(s, text);
     else
-        sink_reply(s, text);
+        sink_session_reply(s, text);
 }
 
 /* Send what the session has to say (smtp_server.h); a closing session then goes. */
-void sink_flush(struct sink_session *s)
+void sink_session_flush(struct sink_session *s)
 {
     smtp_server_flush(&s->conn);
 }
 
-void sink_close_after_flush(struct sink_session *s)
+void sink_session_close_after_flush(struct sink_session *s)
 {
     smtp_server_close_after_flush(&s->conn);
-    sink_flush(s);
+    sink_session_flush(s);
 }
 
 /*
@@ -118,7 +118,7 @@ static double cmd_delay(struct sink_session *s, enum sink_cmd cmd)
     if (pol->odds > 0 && delay > 0) {
         unsigned rolls = 0;
 
-        while ((int)prng_range(&s->server->rng, 0, 99) < pol->odds && rolls < 1000)
+        while ((int)workload_prng_range(&s->server->rng, 0, 99) < pol->odds && rolls < 1000)
             rolls++;
         delay *= rolls;
     }
@@ -147,7 +147,7 @@ static void after_reply(struct sink_session *s, enum after_reply after)
     case AFTER_NONE:
         break;
     case AFTER_CLOSE:
-        sink_close_after_flush(s);
+        sink_session_close_after_flush(s);
         break;
     case AFTER_STARTTLS:
         begin_tls(s);
@@ -164,8 +164,8 @@ static void after_reply(struct sink_session *s, enum after_reply after)
 }
 
 /* Reply now, or after the command's configured delay. */
-void sink_reply_to(struct sink_session *s, enum sink_cmd cmd, const char *text,
-                   enum after_reply after)
+void sink_session_reply_to(struct sink_session *s, enum sink_cmd cmd, const char *text,
+                           enum after_reply after)
 {
     double delay = cmd_delay(s, cmd);
 
@@ -188,8 +188,8 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
     (void)what;
     s->paused = 0;
     if (s->abort_after_pause) {
-        sink_reply(s, "550 5.3.0 Error: DATA aborted");
-        sink_close_after_flush(s);
+        sink_session_reply(s, "550 5.3.0 Error: DATA aborted");
+        sink_session_close_after_flush(s);
         return;
     }
     if (s->pending_reply) {
@@ -200,13 +200,13 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
         free(text);
         after_reply(s, s->pending_after);
         if (s->conn.closing || s->paused) {
-            sink_flush(s);
+            sink_session_flush(s);
             return;
         }
     }
     smtp_server_read(&s->conn, 1);
     smtp_server_process(&s->conn);
-    sink_flush(s);
+    sink_session_flush(s);
 }
 
 /* ------------------------------------------------------------- protocol */
@@ -219,14 +219,14 @@ static void protocol_error(struct sink_session *s, const char *reply)
 
         snprintf(text, sizeof(text), "421 4.7.0 %s Error: too many errors",
                  s->server->opts->hostname);
-        sink_reply(s, text);
-        sink_close_after_flush(s);
+        sink_session_reply(s, text);
+        sink_session_close_after_flush(s);
         return;
     }
-    sink_reply(s, reply);
+    sink_session_reply(s, reply);
 }
 
-void sink_transaction_reset(struct sink_session *s)
+void sink_session_transaction_reset(struct sink_session *s)
 {
     free(s->mail_args);
     s->mail_args = NULL;
@@ -240,7 +240,7 @@ void sink_transaction_reset(struct sink_session *s)
  * Faults decided by options: -q, -Q, -f, -r and --fault. Returns 1 when
  * the command was answered (or the session dropped) here.
  */
-int sink_policy(struct sink_session *s, enum sink_cmd cmd)
+int sink_session_policy(struct sink_session *s, enum sink_cmd cmd)
 {
     const struct sink_cmd_policy *pol = &s->server->opts->cmd[cmd];
     const struct sink_fault *fault = &pol->fault;
@@ -251,23 +251,24 @@ int sink_policy(struct sink_session *s, enum sink_cmd cmd)
         return 1;
     }
     if (pol->drop_421) {
-        sink_reply(s, "421 4.3.0 Error: closing connection");
-        sink_close_after_flush(s);
+        sink_session_reply(s, "421 4.3.0 Error: closing connection");
+        sink_session_close_after_flush(s);
         return 1;
     }
     if (pol->hard_reject) {
-        sink_reply_to(s, cmd, s->server->opts->hard_reply, AFTER_NONE);
+        sink_session_reply_to(s, cmd, s->server->opts->hard_reply, AFTER_NONE);
         return 1;
     }
     if (pol->soft_reject) {
-        sink_reply_to(s, cmd, s->server->opts->soft_reply, AFTER_NONE);
+        sink_session_reply_to(s, cmd, s->server->opts->soft_reply, AFTER_NONE);
         return 1;
     }
     if (fault->code && s->server->stats.messages >= fault->after &&
-        (fault->percent >= 100 || prng_uniform01(&s->server->rng) * 100 < fault->percent)) {
+        (fault->percent >= 100 ||
+         workload_prng_uniform01(&s->server->rng) * 100 < fault->percent)) {
         snprintf(text, sizeof(text), "%d %d.%d.0 Error: injected fault", fault->code,
                  fault->code / 100, fault->code == 552 ? 3 : 7);
-        sink_reply_to(s, cmd, text, fault->code == 421 ? AFTER_CLOSE : AFTER_NONE);
+        sink_session_reply_to(s, cmd, text, fault->code == 421 ? AFTER_CLOSE : AFTER_NONE);
         return 1;
     }
     return 0;
@@ -313,16 +314,16 @@ static int handle_extra_verb(struct sink_session *s, const char *line, size_t le
     (len >= strlen(v) && strncasecmp(line, v, strlen(v)) == 0 &&                                   \
      (len == strlen(v) || line[strlen(v)] == ' '))
     if (VERB_IS("AUTH") && !opts->no_auth && !opts->no_esmtp) {
-        sink_reply(s, "235 2.0.0 Authentication successful");
+        sink_session_reply(s, "235 2.0.0 Authentication successful");
         return 1;
     }
     if (VERB_IS("XCLIENT") && !opts->no_xclient && !opts->no_esmtp) {
         snprintf(text, sizeof(text), "220 %s ESMTP", opts->hostname);
-        sink_reply(s, text);
+        sink_session_reply(s, text);
         return 1;
     }
     if (VERB_IS("XFORWARD") && !opts->no_xforward && !opts->no_esmtp) {
-        sink_reply(s, "250 2.0.0 Ok");
+        sink_session_reply(s, "250 2.0.0 Ok");
         return 1;
     }
 #undef VERB_IS
@@ -374,45 +375,45 @@ static void handle_command(struct sink_session *s, const char *line, size_t len)
     if (cmd.verb == SMTP_VERB_DATA && evbuffer_get_length(bufferevent_get_input(s->conn.bev)) > 0) {
         /* Message text sent before our 354: an early talker (docs/security.md item 6). */
         s->server->stats.protocol_errors++;
-        sink_reply(s, "554 5.5.0 Error: SMTP protocol synchronization");
-        sink_close_after_flush(s);
+        sink_session_reply(s, "554 5.5.0 Error: SMTP protocol synchronization");
+        sink_session_close_after_flush(s);
         return;
     }
-    if (sc != SINK_CMD_COUNT && sink_policy(s, sc))
+    if (sc != SINK_CMD_COUNT && sink_session_policy(s, sc))
         return;
 
     switch (cmd.verb) {
     case SMTP_VERB_HELO:
         free(s->helo);
         s->helo = xstrndup(cmd.arg.ptr, cmd.arg.len);
-        sink_transaction_reset(s);
+        sink_session_transaction_reset(s);
         smtp_seq_commit(&s->seq, cmd.verb);
         snprintf(text, sizeof(text), "250 %s", opts->hostname);
-        sink_reply_to(s, sc, text, AFTER_NONE);
+        sink_session_reply_to(s, sc, text, AFTER_NONE);
         break;
     case SMTP_VERB_EHLO:
     case SMTP_VERB_LHLO:
         free(s->helo);
         s->helo = xstrndup(cmd.arg.ptr, cmd.arg.len);
-        sink_transaction_reset(s);
+        sink_session_transaction_reset(s);
         smtp_seq_commit(&s->seq, cmd.verb);
         s->proto = opts->lmtp ? "LMTP" : s->conn.tls ? "ESMTPS" : "ESMTP";
-        sink_reply_to(s, sc, s->conn.tls ? s->server->ehlo_reply_tls : s->server->ehlo_reply,
-                      AFTER_NONE);
+        sink_session_reply_to(
+            s, sc, s->conn.tls ? s->server->ehlo_reply_tls : s->server->ehlo_reply, AFTER_NONE);
         break;
     case SMTP_VERB_MAIL:
         if (opts->max_size && cmd.has_size && cmd.size > opts->max_size) {
-            sink_reply_to(s, sc, "552 5.3.4 Message size exceeds fixed limit", AFTER_NONE);
+            sink_session_reply_to(s, sc, "552 5.3.4 Message size exceeds fixed limit", AFTER_NONE);
             break;
         }
         smtp_seq_commit(&s->seq, cmd.verb);
         free(s->mail_args);
         s->mail_args = xstrndup(cmd.arg.ptr + 5, cmd.arg.len - 5);
-        sink_reply_to(s, sc, "250 2.1.0 Ok", AFTER_NONE);
+        sink_session_reply_to(s, sc, "250 2.1.0 Ok", AFTER_NONE);
         break;
     case SMTP_VERB_RCPT:
         if (s->rcpt_count >= opts->max_rcpt) {
-            sink_reply_to(s, sc, "452 4.5.3 Error: too many recipients", AFTER_NONE);
+            sink_session_reply_to(s, sc, "452 4.5.3 Error: too many recipients", AFTER_NONE);
             break;
         }
         smtp_seq_commit(&s->seq, cmd.verb);
@@ -421,30 +422,30 @@ static void handle_command(struct sink_session *s, const char *line, size_t len)
             s->rcpts = xrealloc(s->rcpts, s->rcpt_alloc * sizeof(*s->rcpts));
         }
         s->rcpts[s->rcpt_count++] = xstrndup(cmd.arg.ptr + 3, cmd.arg.len - 3);
-        sink_reply_to(s, sc, "250 2.1.5 Ok", AFTER_NONE);
+        sink_session_reply_to(s, sc, "250 2.1.5 Ok", AFTER_NONE);
         break;
     case SMTP_VERB_DATA:
         sink_message_begin(s);
-        sink_reply_to(s, sc, "354 End data with <CR><LF>.<CR><LF>", AFTER_DATA_BEGIN);
+        sink_session_reply_to(s, sc, "354 End data with <CR><LF>.<CR><LF>", AFTER_DATA_BEGIN);
         break;
     case SMTP_VERB_RSET:
-        sink_transaction_reset(s);
-        sink_reply_to(s, sc, "250 2.0.0 Ok", AFTER_NONE);
+        sink_session_transaction_reset(s);
+        sink_session_reply_to(s, sc, "250 2.0.0 Ok", AFTER_NONE);
         break;
     case SMTP_VERB_NOOP:
-        sink_reply_to(s, sc, "250 2.0.0 Ok", AFTER_NONE);
+        sink_session_reply_to(s, sc, "250 2.0.0 Ok", AFTER_NONE);
         break;
     case SMTP_VERB_VRFY:
-        sink_reply_to(s, sc, "252 2.0.0 Send mail to find out", AFTER_NONE);
+        sink_session_reply_to(s, sc, "252 2.0.0 Send mail to find out", AFTER_NONE);
         break;
     case SMTP_VERB_HELP:
-        sink_reply(s, "214 2.0.0 See RFC 5321");
+        sink_session_reply(s, "214 2.0.0 See RFC 5321");
         break;
     case SMTP_VERB_QUIT:
-        sink_reply_to(s, sc, "221 2.0.0 Bye", AFTER_CLOSE);
+        sink_session_reply_to(s, sc, "221 2.0.0 Bye", AFTER_CLOSE);
         break;
     case SMTP_VERB_STARTTLS:
-        sink_reply_to(s, sc, "220 2.0.0 Ready to start TLS", AFTER_STARTTLS);
+        sink_session_reply_to(s, sc, "220 2.0.0 Ready to start TLS", AFTER_STARTTLS);
         break;
     default:
         protocol_error(s, "502 5.5.2 Error: command not recognized");
@@ -479,8 +480,8 @@ static void on_timeout(void *arg)
 
     s->server->stats.timeouts++;
     snprintf(text, sizeof(text), "421 4.4.2 %s Error: timeout exceeded", s->server->opts->hostname);
-    sink_reply(s, text);
-    sink_close_after_flush(s);
+    sink_session_reply(s, text);
+    sink_session_close_after_flush(s);
 }
 
 /*
@@ -490,7 +491,7 @@ static void on_timeout(void *arg)
 static void begin_tls(struct sink_session *s)
 {
     smtp_server_begin_tls(&s->conn);
-    sink_flush(s);
+    sink_session_flush(s);
 }
 
 static void on_tls_started(void *arg)
@@ -535,7 +536,7 @@ static void session_free(struct sink_session *s)
     struct sink_server *server = s->server;
 
     sink_message_end_dumps(s, 0);
-    sink_transaction_reset(s);
+    sink_session_transaction_reset(s);
     if (s->timer)
         event_free(s->timer);
     data_deadline_free(&s->data_deadline);
@@ -559,9 +560,9 @@ static void session_free(struct sink_session *s)
 
 static void greet(struct sink_session *s)
 {
-    if (!sink_policy(s, SINK_CMD_CONNECT))
-        sink_reply_to(s, SINK_CMD_CONNECT, s->server->greeting, AFTER_NONE);
-    sink_flush(s);
+    if (!sink_session_policy(s, SINK_CMD_CONNECT))
+        sink_session_reply_to(s, SINK_CMD_CONNECT, s->server->greeting, AFTER_NONE);
+    sink_session_flush(s);
 }
 
 /* --greet-delay is over: greet, unless the client spoke first (docs/security.md item 6). */
@@ -576,8 +577,8 @@ static void on_greet_timer(evutil_socket_t fd, short what, void *arg)
     s->timer = NULL;
     if (evbuffer_get_length(bufferevent_get_input(s->conn.bev)) > 0) {
         s->server->stats.protocol_errors++;
-        sink_reply(s, "554 5.5.0 Error: talked before the greeting");
-        sink_close_after_flush(s);
+        sink_session_reply(s, "554 5.5.0 Error: talked before the greeting");
+        sink_session_close_after_flush(s);
         return;
     }
     greet(s);
@@ -603,7 +604,7 @@ void sink_session_start(struct sink_server *server, int fd, const struct sockadd
     smtp_server_direct_read(&s->conn);
     smtp_seq_init(&s->seq);
     data_deadline_init(&s->data_deadline, server->base, opts->timeout, opts->min_data_rate,
-                       sink_data_too_slow, s);
+                       sink_message_too_slow, s);
     s->next = server->sessions;
     if (s->next)
         s->next->prev = s;
@@ -631,7 +632,7 @@ void sink_session_start(struct sink_server *server, int fd, const struct sockadd
     greet(s);
 }
 
-void sink_server_close_all(struct sink_server *server)
+void sink_session_close_all(struct sink_server *server)
 {
     server->on_session_end = NULL;
     while (server->sessions)
@@ -640,14 +641,14 @@ void sink_server_close_all(struct sink_server *server)
 
 /* -------------------------------------------------------- prebuilt replies */
 
-void sink_server_init_replies(struct sink_server *server)
+void sink_session_init_replies(struct sink_server *server)
 {
     server->greeting = sink_text_greeting(server->opts);
     server->ehlo_reply = sink_text_ehlo(server->opts, server->tls_ctx != NULL);
     server->ehlo_reply_tls = sink_text_ehlo(server->opts, 0);
 }
 
-void sink_server_free_replies(struct sink_server *server)
+void sink_session_free_replies(struct sink_server *server)
 {
     free(server->greeting);
     free(server->ehlo_reply);

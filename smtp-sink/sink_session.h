@@ -60,12 +60,12 @@ struct sink_server {
     struct sink_session *sessions; /* all live sessions, to free at exit */
 };
 
-void sink_server_init_replies(struct sink_server *server);
-void sink_server_free_replies(struct sink_server *server);
+void sink_session_init_replies(struct sink_server *server);
+void sink_session_free_replies(struct sink_server *server);
 struct sink_session;
 
 /* Free every live session (at exit, so that nothing leaks). */
-void sink_server_close_all(struct sink_server *server);
+void sink_session_close_all(struct sink_server *server);
 void sink_session_start(struct sink_server *server, int fd, const struct sockaddr *addr,
                         int addrlen);
 

@@ -425,7 +425,7 @@ static void write_json(const char *path, const struct sink_server *server,
     json_uint(&w, "tls_sessions", st->tls_sessions);
     json_uint(&w, "timeouts", st->timeouts);
     json_uint(&w, "protocol_errors", st->protocol_errors);
-    json_string(&w, "bare_lf_policy", smtp_bare_lf_policy_name(server->opts->bare_lf));
+    json_string(&w, "bare_lf_policy", smtp_data_bare_lf_name(server->opts->bare_lf));
     json_begin_object(&w, "replies");
     for (int code = 0; code < SINK_MAX_CODE; code++) {
         char key[8];
@@ -495,12 +495,12 @@ static void worker_init(struct sink_run *r, unsigned i, const struct sink_server
     server->tls_ctx = proto->tls_ctx;
     server->msg_log = proto->msg_log;
     /* Thread 0 draws what a run without threads draws; the others, streams of their own. */
-    prng_seed(&server->rng, r->opts->seed + i * 0x9e3779b97f4a7c15ULL);
+    workload_prng_seed(&server->rng, r->opts->seed + i * 0x9e3779b97f4a7c15ULL);
     server->next_id = proto->next_id + i;
     server->id_stride = r->n;
     server->on_session_end = on_session_end;
     server->claim_message = claim_message;
-    sink_server_init_replies(server);
+    sink_session_init_replies(server);
     if ((server->base = event_base_new()) == NULL)
         msg_fatal("cannot create an event base");
     if (r->n > 1) {
@@ -527,7 +527,7 @@ static void *worker_thread(void *arg)
 
     event_base_dispatch(w->server.base);
     w->stopped = 1; /* connections still posted are closed, not served */
-    sink_server_close_all(&w->server);
+    sink_session_close_all(&w->server);
     finish_frees(w->server.base);
     tell(w->run->notify[1], "D", 1);
     return NULL;
@@ -541,7 +541,7 @@ static void worker_free(struct sink_worker *w)
         mailbox_free(w->mailbox);
     }
     event_base_free(w->server.base);
-    sink_server_free_replies(&w->server);
+    sink_session_free_replies(&w->server);
 }
 
 /* The workers from start to end (more than one: see struct sink_worker). */
@@ -579,7 +579,7 @@ int main(int argc, char **argv)
     int fd;
 
     msg_init(argv[0]);
-    json_run_init(&run, "smtp-sink", NULL, argc, argv);
+    json_meta_run_init(&run, "smtp-sink", NULL, argc, argv);
     sink_options_parse(argc, argv, &opts);
     msg_set_verbose(opts.verbose);
     signal(SIGPIPE, SIG_IGN);
@@ -634,7 +634,7 @@ int main(int argc, char **argv)
         event_base_dispatch(r.base);
         r.draining = 1; /* the pass below must not take new connections */
         evconnlistener_disable(r.listener);
-        sink_server_close_all(&r.workers[0].server);
+        sink_session_close_all(&r.workers[0].server);
         finish_frees(r.base);
     } else {
         run_threads(&r);
@@ -673,6 +673,6 @@ int main(int argc, char **argv)
     if (proto.tls_ctx)
         SSL_CTX_free(proto.tls_ctx);
     free(opts.dump_start);
-    json_run_free(&run);
+    json_meta_run_free(&run);
     return 0;
 }

@@ -149,7 +149,8 @@ static void schedule_arrival(struct source_worker *m)
 
     if (opts->arrivals == ARRIVAL_POISSON) {
         if (m->arrivals > 0) /* the first was drawn at the start (worker_run) */
-            m->next_arrival_ns += (uint64_t)prng_exponential(&m->ctx.rng, 1e9 / opts->rate);
+            m->next_arrival_ns +=
+                (uint64_t)workload_prng_exponential(&m->ctx.rng, 1e9 / opts->rate);
     } else {
         uint64_t k = m->index + m->arrivals * m->run->n;
 
@@ -177,7 +178,7 @@ static void on_arrival(evutil_socket_t fd, short what, void *arg)
         m->arrivals++;
         schedule_arrival(m);
     }
-    source_ctx_wake_idle(&m->ctx);
+    source_session_wake_idle(&m->ctx);
     if (!m->arrivals_done && !m->stopping) {
         uint64_t wait = m->next_arrival_ns - now;
         struct timeval tv = {(time_t)(wait / 1000000000ULL),
@@ -212,7 +213,7 @@ static void stop_issuing(struct source_worker *m)
         m->ctx.stats.offered_end_ns = now;
     m->stopping = 1;
     m->arrivals_done = 1;
-    source_ctx_wake_idle(&m->ctx);
+    source_session_wake_idle(&m->ctx);
     if (m->sessions_done == m->ctx.opts->sessions)
         event_base_loopexit(m->ctx.base, NULL); /* it was waiting out the window: no more */
 }
@@ -370,7 +371,7 @@ static void on_interval(evutil_socket_t fd, short what, void *arg)
 
     (void)fd;
     (void)what;
-    source_stats_tick(&m->ctx.stats, clock_now_ns());
+    source_report_tick(&m->ctx.stats, clock_now_ns());
 }
 
 static void on_worker_done(evutil_socket_t fd, short what, void *arg)
@@ -446,9 +447,9 @@ static void worker_init(struct source_run *r, unsigned i, const struct source_ct
     ctx->next_seq = i;
     ctx->next_rcpt = i + 1;
     ctx->stride = r->n;
-    source_stats_init(&ctx->stats);
+    source_report_init(&ctx->stats);
     /* Thread 0 draws what a run without threads draws; the others, streams of their own. */
-    prng_seed(&ctx->rng, opts->seed + i * 0x9e3779b97f4a7c15ULL);
+    workload_prng_seed(&ctx->rng, opts->seed + i * 0x9e3779b97f4a7c15ULL);
     if ((ctx->base = event_base_new()) == NULL)
         msg_fatal("cannot create an event base");
     ctx->next_message = opts->rate > 0 ? open_loop_next : closed_loop_next;
@@ -474,7 +475,7 @@ static void worker_run(struct source_worker *w)
     struct timeval interval_tv = clock_timeval(opts->interval);
 
     ctx->stats.start_ns = r->start_ns;
-    source_stats_tick(&ctx->stats, ctx->stats.start_ns);
+    source_report_tick(&ctx->stats, ctx->stats.start_ns);
     interval = event_new(ctx->base, -1, EV_PERSIST, on_interval, w);
     evtimer_add(interval, &interval_tv);
     if (w->published) {
@@ -502,7 +503,8 @@ static void worker_run(struct source_worker *w)
         if (opts->arrivals == ARRIVAL_POISSON)
             w->next_arrival_ns =
                 ctx->stats.start_ns +
-                (w->index > 0 ? (uint64_t)prng_exponential(&ctx->rng, 1e9 / opts->rate) : 0);
+                (w->index > 0 ? (uint64_t)workload_prng_exponential(&ctx->rng, 1e9 / opts->rate)
+                              : 0);
         if (opts->arrivals == ARRIVAL_FIXED && r->n > 1)
             w->offered_end_ns =
                 ctx->stats.start_ns + (uint64_t)((double)r->opts->messages * gap_ns);
@@ -521,7 +523,7 @@ static void worker_run(struct source_worker *w)
     event_base_dispatch(ctx->base);
     if (ctx->stats.end_ns == 0)
         ctx->stats.end_ns = clock_now_ns();
-    source_stats_tick(&ctx->stats, clock_now_ns());
+    source_report_tick(&ctx->stats, clock_now_ns());
     event_free(interval);
     if (deadline)
         event_free(deadline);
@@ -557,7 +559,7 @@ static void worker_free(struct source_worker *w)
     }
     free(w->published);
     event_base_free(w->ctx.base);
-    source_stats_free(&w->ctx.stats);
+    source_report_free(&w->ctx.stats);
     source_message_free_copy(&w->ctx.msg);
 }
 
@@ -597,7 +599,7 @@ int main(int argc, char **argv)
     int status;
 
     msg_init(argv[0]);
-    json_run_init(&run, "smtp-source", NULL, argc, argv);
+    json_meta_run_init(&run, "smtp-source", NULL, argc, argv);
     source_options_parse(argc, argv, &opts);
     msg_set_verbose(opts.verbose);
     signal(SIGPIPE, SIG_IGN);
@@ -652,7 +654,7 @@ int main(int argc, char **argv)
         evtimer_add(progress, &second);
     }
     r.start_ns = clock_now_ns();
-    source_stats_init(&total);
+    source_report_init(&total);
     total.start_wall_s = clock_wall_s();
     if (r.n == 1)
         worker_run(&r.workers[0]);
@@ -670,7 +672,7 @@ int main(int argc, char **argv)
     /* The run's statistics: every thread's added in. */
     total.start_ns = UINT64_MAX;
     for (unsigned i = 0; i < r.n; i++)
-        source_stats_merge(&total, &r.workers[i].ctx.stats);
+        source_report_merge(&total, &r.workers[i].ctx.stats);
 
     if (!opts.no_summary)
         source_report_text(stdout, &total, &opts);
@@ -694,7 +696,7 @@ int main(int argc, char **argv)
     if (proto.tls_ctx)
         SSL_CTX_free(proto.tls_ctx);
     source_message_free(&proto.msg);
-    source_stats_free(&total);
-    json_run_free(&run);
+    source_report_free(&total);
+    json_meta_run_free(&run);
     return status;
 }

@@ -63,17 +63,17 @@ static void load_file(struct source_message *m, const char *path)
     m->file_wire_len = len;
     /* Un-stuff the wire form once: that is the content the sink will see. */
     m->file_content_len = 0;
-    content_sum_init(&sum);
+    checksum_content_init(&sum);
     for (size_t i = 0; i < len;) {
         const char *eol = memchr(wire + i, '\n', len - i);
         size_t line_end = (size_t)(eol - wire) + 1;
         size_t skip = wire[i] == '.' ? 1 : 0;
 
-        content_sum_update(&sum, wire + i + skip, line_end - i - skip, NULL, NULL);
+        checksum_content_update(&sum, wire + i + skip, line_end - i - skip, NULL, NULL);
         m->file_content_len += line_end - i - skip;
         i = line_end;
     }
-    content_sum_end(&sum, NULL, NULL);
+    checksum_content_end(&sum, NULL, NULL);
     m->file_log_size = sum.size;
     m->file_checksum = sum.sum;
 }

@@ -19,17 +19,17 @@ static const char *const failure_names[FAIL_KINDS] = {
     "reply", "connect", "timeout", "disconnect", "protocol", "tls",
 };
 
-const char *source_phase_name(enum source_phase phase)
+const char *source_report_phase_name(enum source_phase phase)
 {
     return phase_names[phase];
 }
 
-const char *source_failure_name(enum source_failure kind)
+const char *source_report_failure_name(enum source_failure kind)
 {
     return failure_names[kind];
 }
 
-void source_stats_init(struct source_stats *st)
+void source_report_init(struct source_stats *st)
 {
     memset(st, 0, sizeof(*st));
     for (int i = 0; i < PHASE_COUNT; i++)
@@ -37,12 +37,12 @@ void source_stats_init(struct source_stats *st)
     timeline_init(&st->timeline, TIMELINE_IN | TIMELINE_OUT | TIMELINE_FAILURES | TIMELINE_LATENCY);
 }
 
-void source_stats_free(struct source_stats *st)
+void source_report_free(struct source_stats *st)
 {
     timeline_free(&st->timeline);
 }
 
-void source_stats_tick(struct source_stats *st, uint64_t now_ns)
+void source_report_tick(struct source_stats *st, uint64_t now_ns)
 {
     struct timeline_point p = {
         .t = now_ns > st->start_ns ? (double)(now_ns - st->start_ns) / 1e9 : 0,
@@ -54,7 +54,7 @@ void source_stats_tick(struct source_stats *st, uint64_t now_ns)
     timeline_add_cumulative(&st->timeline, &p, &st->latency[PHASE_TXN]);
 }
 
-void source_stats_merge(struct source_stats *dst, const struct source_stats *src)
+void source_report_merge(struct source_stats *dst, const struct source_stats *src)
 {
     if (src->start_ns < dst->start_ns)
         dst->start_ns = src->start_ns;
@@ -82,7 +82,7 @@ void source_stats_merge(struct source_stats *dst, const struct source_stats *src
     timeline_merge(&dst->timeline, &src->timeline);
 }
 
-void source_stats_connect_error(struct source_stats *st, int err)
+void source_report_connect_error(struct source_stats *st, int err)
 {
     st->connect_errors[err > 0 && err < SOURCE_MAX_ERRNO ? err : 0]++;
 }
@@ -128,7 +128,7 @@ static void print_connect_reasons(FILE *fp, const struct source_stats *st)
     fprintf(fp, ")");
 }
 
-double source_window_s(const struct source_stats *st)
+double source_report_window_s(const struct source_stats *st)
 {
     uint64_t end = st->offered_end_ns > st->end_ns ? st->offered_end_ns : st->end_ns;
 
@@ -137,7 +137,7 @@ double source_window_s(const struct source_stats *st)
 
 void source_report_text(FILE *fp, const struct source_stats *st, const struct source_options *opts)
 {
-    double secs = source_window_s(st);
+    double secs = source_report_window_s(st);
     char dist[128], on[32] = "";
 
     fprintf(fp, "smtp-source: %llu message%s delivered, %llu failed, of %llu attempted in %.3f s\n",
@@ -156,7 +156,7 @@ void source_report_text(FILE *fp, const struct source_stats *st, const struct so
             opts->tls ? ", STARTTLS" : "", opts->pipelining ? ", pipelining" : "",
             opts->skip_quit_reply ? ", QUIT reply skipped" : "",
             opts->message_file ? "from -F file"
-                               : size_dist_describe(&opts->size, dist, sizeof(dist)));
+                               : workload_size_describe(&opts->size, dist, sizeof(dist)));
     if (opts->rate > 0)
         fprintf(fp, ", open loop %.1f/s %s (max backlog %llu)", opts->rate,
                 opts->arrivals == ARRIVAL_POISSON ? "poisson" : "fixed",
@@ -187,7 +187,7 @@ int source_report_json(const char *path, const struct source_stats *st,
 {
     FILE *fp = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
     struct json_writer w;
-    double secs = source_window_s(st);
+    double secs = source_report_window_s(st);
     char dist[128];
 
     if (fp == NULL) {
@@ -207,7 +207,8 @@ int source_report_json(const char *path, const struct source_stats *st,
     json_bool(&w, "skip_quit_reply", opts->skip_quit_reply);
     json_uint(&w, "recipients_per_message", opts->rcpts);
     json_string(&w, "size",
-                opts->message_file ? "file" : size_dist_describe(&opts->size, dist, sizeof(dist)));
+                opts->message_file ? "file"
+                                   : workload_size_describe(&opts->size, dist, sizeof(dist)));
     json_double(&w, "rate", opts->rate);
     json_string(&w, "arrivals",
                 opts->rate == 0                     ? "closed"

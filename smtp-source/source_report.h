@@ -69,23 +69,23 @@ struct source_stats {
     struct timeline timeline;
 };
 
-const char *source_phase_name(enum source_phase phase);
-const char *source_failure_name(enum source_failure kind);
+const char *source_report_phase_name(enum source_phase phase);
+const char *source_report_failure_name(enum source_failure kind);
 /* Count a failed connection's reason (an errno; 0 if unknown). */
-void source_stats_connect_error(struct source_stats *st, int err);
-void source_stats_init(struct source_stats *st);
-void source_stats_free(struct source_stats *st);
+void source_report_connect_error(struct source_stats *st, int err);
+void source_report_init(struct source_stats *st);
+void source_report_free(struct source_stats *st);
 /* The timeline's point now (at the start, every --interval and at the end). */
-void source_stats_tick(struct source_stats *st, uint64_t now_ns);
+void source_report_tick(struct source_stats *st, uint64_t now_ns);
 /*
  * Another thread's statistics of the same run into dst: counts add,
  * histograms add bucket by bucket, timelines row by row (the threads tick
  * together); the window is the union. backlog_max adds too: each thread
  * has its own backlog, so the sum of their peaks bounds the run's.
  */
-void source_stats_merge(struct source_stats *dst, const struct source_stats *src);
+void source_report_merge(struct source_stats *dst, const struct source_stats *src);
 /* The window rates are over, in seconds (see struct source_stats). */
-double source_window_s(const struct source_stats *st);
+double source_report_window_s(const struct source_stats *st);
 void source_report_text(FILE *fp, const struct source_stats *st, const struct source_options *opts);
 int source_report_json(const char *path, const struct source_stats *st,
                        const struct source_options *opts, const struct json_run *run);

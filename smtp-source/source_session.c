@@ -110,8 +110,8 @@ static void fail(struct source_session *s, enum source_failure kind, int code,
         st->failures[kind]++;
     }
     if (s->ctx->opts->verbose)
-        msg_info("session %u: %s failure at %s%s%s", s->id, source_failure_name(kind),
-                 source_phase_name(phase), code ? ": " : "", code ? s->reply.text : "");
+        msg_info("session %u: %s failure at %s%s%s", s->id, source_report_failure_name(kind),
+                 source_report_phase_name(phase), code ? ": " : "", code ? s->reply.text : "");
 }
 
 static void message_done(struct source_session *s)
@@ -290,7 +290,7 @@ static void session_connect(struct source_session *s)
         if (ctx->opts->verbose)
             msg_info("session %u: connect: %s", s->id, strerror(err));
         close_connection(s);
-        source_stats_connect_error(&ctx->stats, err);
+        source_report_connect_error(&ctx->stats, err);
         fail(s, FAIL_CONNECT, 0, PHASE_CONNECT);
         message_done(s);
         start_timer(s, 0);
@@ -354,8 +354,8 @@ static void send_content(struct source_session *s)
         }
     } else {
         struct source_body body;
-        size_t body_len =
-            source_message_body(&ctx->msg, size_dist_sample(&ctx->opts->size, &ctx->rng), &body);
+        size_t body_len = source_message_body(
+            &ctx->msg, workload_size_sample(&ctx->opts->size, &ctx->rng), &body);
 
         /* The body template is shared and never changes: send it without copying. */
         evbuffer_add_reference(out, body.lines, body.lines_len, NULL, NULL);
@@ -364,11 +364,11 @@ static void send_content(struct source_session *s)
         if (ctx->msg_log) {
             struct content_sum sum;
 
-            content_sum_init(&sum);
-            content_sum_update(&sum, header, header_len, NULL, NULL);
-            content_sum_update(&sum, body.lines, body.lines_len, NULL, NULL);
-            content_sum_update(&sum, body.tail, body.tail_len, NULL, NULL);
-            content_sum_end(&sum, NULL, NULL);
+            checksum_content_init(&sum);
+            checksum_content_update(&sum, header, header_len, NULL, NULL);
+            checksum_content_update(&sum, body.lines, body.lines_len, NULL, NULL);
+            checksum_content_update(&sum, body.tail, body.tail_len, NULL, NULL);
+            checksum_content_end(&sum, NULL, NULL);
             s->log_size = sum.size;
             s->checksum = sum.sum;
         }
@@ -471,7 +471,7 @@ static void next_after_wait(struct source_session *s)
     double wait = opts->fixed_wait;
 
     if (opts->random_wait > 0)
-        wait += prng_uniform01(&s->ctx->rng) * opts->random_wait;
+        wait += workload_prng_uniform01(&s->ctx->rng) * opts->random_wait;
     if (wait > 0 && !s->finishing)
         start_timer(s, wait);
     else
@@ -760,8 +760,8 @@ static void handle_event(struct source_session *s, short what)
             start_timer(s, 0.01);
             return;
         }
-        source_stats_connect_error(&s->ctx->stats,
-                                   what & BEV_EVENT_TIMEOUT ? ETIMEDOUT : saved_errno);
+        source_report_connect_error(&s->ctx->stats,
+                                    what & BEV_EVENT_TIMEOUT ? ETIMEDOUT : saved_errno);
         fail(s, FAIL_CONNECT, 0, PHASE_CONNECT);
         message_done(s);
         session_next(s);
@@ -854,7 +854,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
     session_flush(s);
 }
 
-void source_ctx_wake_idle(struct source_ctx *ctx)
+void source_session_wake_idle(struct source_ctx *ctx)
 {
     while (ctx->idle) {
         struct source_session *s = ctx->idle;

@@ -58,7 +58,7 @@ struct source_ctx {
 struct source_session *source_session_new(struct source_ctx *ctx, unsigned id);
 void source_session_start(struct source_session *s);
 /* Wake every idle session: the scheduler has messages for them. */
-void source_ctx_wake_idle(struct source_ctx *ctx);
+void source_session_wake_idle(struct source_ctx *ctx);
 void source_session_free(struct source_session *s);
 
 #endif

@@ -4,8 +4,10 @@
  * tree each is where the build put it, and the build compiles the tree's
  * places in (SPOOLSIM_BUILDDIR, SPOOLSIM_SRCDIR; the programs' own list is
  * the generated programs.h), so that neither the folder layout nor a VPATH
- * build is guessed here. Those places are used only by the build's own
- * spoolsim: an installed or copied one never runs what a build tree left.
+ * build is guessed here; a package keeps smtp-source and smtp-sink out of
+ * PATH, in the configured PKGLIBEXECDIR. The build tree's places are used
+ * only by the build's own spoolsim: an installed or copied one never runs
+ * what a build tree left.
  */
 #include "config.h"
 
@@ -40,7 +42,7 @@ static const struct program *program_find(const char *name)
     return NULL;
 }
 
-void spoolsim_self(char *out, size_t len)
+void companion_self(char *out, size_t len)
 {
     ssize_t n = readlink("/proc/self/exe", out, len - 1);
 
@@ -133,8 +135,8 @@ static int search_path(const struct program *p, char *out, size_t len)
     return -1;
 }
 
-void spoolsim_find_program(const char *self, const char *name, const char *env, char *out,
-                           size_t len)
+void companion_find_program(const char *self, const char *name, const char *env, char *out,
+                            size_t len)
 {
     const struct program *p = program_find(name);
     const char *given = getenv(env), *slash = strrchr(self, '/');
@@ -154,13 +156,34 @@ void spoolsim_find_program(const char *self, const char *name, const char *env, 
     if (is_build_tree(self) &&
         try_path(SPOOLSIM_BUILDDIR, strlen(SPOOLSIM_BUILDDIR), p->build_path, out, len) == 0)
         return;
+    /* Kept out of PATH (--enable-private-tools), where the build installs them. */
+    if (try_path(SPOOLSIM_PKGLIBEXECDIR, strlen(SPOOLSIM_PKGLIBEXECDIR), name, out, len) == 0)
+        return;
     if (search_path(p, out, len) == 0)
         return;
-    msg_fatal("cannot find %s next to %s, in its build tree or in PATH (set %s to its path)",
-              p->installed, self, env);
+    msg_fatal("cannot find %s next to %s, in its build tree, in %s or in PATH (set %s to its "
+              "path)",
+              p->installed, self, SPOOLSIM_PKGLIBEXECDIR, env);
 }
 
-int spoolsim_find_script(const char *self, const char *name, const char *env, char *out, size_t len)
+int companion_run_program(const char *name, const char *env, int argc, char **argv)
+{
+    char self[PATH_MAX], path[PATH_MAX];
+    char **args = calloc((size_t)argc + 1, sizeof(*args));
+
+    if (args == NULL)
+        msg_fatal("out of memory");
+    companion_self(self, sizeof(self));
+    companion_find_program(self, name, env, path, sizeof(path));
+    args[0] = path;
+    for (int i = 1; i < argc; i++)
+        args[i] = argv[i];
+    execv(path, args);
+    msg_fatal("cannot run %s: %s", path, strerror(errno));
+}
+
+int companion_find_script(const char *self, const char *name, const char *env, char *out,
+                          size_t len)
 {
     const char *given = getenv(env), *slash = strrchr(self, '/');
 

@@ -12,6 +12,17 @@
 #include "msg.h"
 #include "spoolsim.h"
 
+/* A package keeps these two out of PATH, where Postfix's are: spoolsim reaches ours. */
+static int run_source(int argc, char **argv)
+{
+    return companion_run_program("smtp-source", "SPOOLSIM_SMTP_SOURCE", argc, argv);
+}
+
+static int run_sink(int argc, char **argv)
+{
+    return companion_run_program("smtp-sink", "SPOOLSIM_SMTP_SINK", argc, argv);
+}
+
 static const struct {
     const char *name;
     int (*run)(int argc, char **argv);
@@ -29,6 +40,8 @@ static const struct {
      "pictures of results: timelines, latency percentiles, A/B bars, sweeps"},
     {"merge", spoolsim_merge, "smtp-source results of several load hosts as one, exactly"},
     {"crash", spoolsim_crash, "what a power cut loses: the spool's crash points on a real fs"},
+    {"source", run_source, "smtp-source, the load client, wherever it is installed"},
+    {"sink", run_sink, "smtp-sink, the test server, wherever it is installed"},
 };
 
 static void usage(FILE *fp)
@@ -62,8 +75,19 @@ int main(int argc, char **argv)
         argv = help_argv;
         argc = 3;
     }
+    if (strcmp(argv[1], "--list-options") == 0 && argc == 2) {
+        /* For the shell completion, as optarg_getopt() lists a command's options. */
+        for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+            printf("%s\n", subcommands[i].name);
+        printf("help\n-h\n--help\n--version\n");
+        return ferror(stdout) || fflush(stdout) != 0;
+    }
     if (strcmp(argv[1], "--version") == 0) {
+#ifdef SPOOLSIM_PACKAGE_VERSION
+        printf("spoolsim %s (package %s)\n", PACKAGE_VERSION, SPOOLSIM_PACKAGE_VERSION);
+#else
         printf("spoolsim %s\n", PACKAGE_VERSION);
+#endif
         return 0;
     }
     for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {

@@ -24,28 +24,34 @@ int spoolsim_crash(int argc, char **argv);
  * companion.c: where spoolsim finds itself and the programs and scripts it
  * runs, as man/spoolsim.1 says ("Finding smtp-sink and smtp-source").
  *
- * spoolsim_self(): this program's path (/proc/self/exe) in out (len
+ * companion_self(): this program's path (/proc/self/exe) in out (len
  * bytes); fatal if /proc cannot say or the path does not fit.
  *
- * spoolsim_find_program(): the path of the build's program `name'
+ * companion_find_program(): the path of the build's program `name'
  * ("smtp-sink", "smtp-source") into out: the environment variable env if
  * it is set and not empty; else next to `self', where they are installed
  * together, under its installed name (--program-prefix) or its own; else,
  * when self is the build tree's own spoolsim, where the build put it (from
- * the build's list of programs, generated into programs.h); else the first
- * of that name in PATH whose --version says it is spoolsim's (Postfix
- * installs an smtp-sink and an smtp-source of its own). Fatal, naming env,
- * if there is none.
+ * the build's list of programs, generated into programs.h); else in the
+ * configured PKGLIBEXECDIR, outside PATH, where --enable-private-tools
+ * installs them; else the first of that name in PATH whose --version says
+ * it is spoolsim's (Postfix installs an smtp-sink and an smtp-source of
+ * its own). Fatal, naming env, if there is none.
  *
- * spoolsim_find_script(): the same for a script of the source tree
+ * companion_run_program(): spoolsim source and spoolsim sink: runs the
+ * program found as above with the arguments after argv[0] (exec, so the
+ * exit status is the program's own); returns only by a fatal error.
+ *
+ * companion_find_script(): the same for a script of the source tree
  * ("calibrate-postfix.sh", in bench/): env; next to self; for the build
  * tree's spoolsim, the build's source tree (a VPATH build has no bench/
  * beside its binaries). 0, or -1 when none is executable.
  */
-void spoolsim_self(char *out, size_t len);
-void spoolsim_find_program(const char *self, const char *name, const char *env, char *out,
-                           size_t len);
-int spoolsim_find_script(const char *self, const char *name, const char *env, char *out,
-                         size_t len);
+void companion_self(char *out, size_t len);
+void companion_find_program(const char *self, const char *name, const char *env, char *out,
+                            size_t len);
+int companion_run_program(const char *name, const char *env, int argc, char **argv);
+int companion_find_script(const char *self, const char *name, const char *env, char *out,
+                          size_t len);
 
 #endif

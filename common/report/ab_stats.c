@@ -27,7 +27,7 @@ static double median_in_place(double *v, size_t n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-double ab_median(const double *v, size_t n)
+double ab_stats_median(const double *v, size_t n)
 {
     double *copy = xmalloc(n * sizeof(*copy));
     double m;
@@ -53,7 +53,7 @@ static double quantile_sorted(const double *v, size_t n, double p)
 static double resampled_median(const double *v, size_t n, double *scratch, struct prng *p)
 {
     for (size_t i = 0; i < n; i++)
-        scratch[i] = v[prng_range(p, 0, n - 1)];
+        scratch[i] = v[workload_prng_range(p, 0, n - 1)];
     return median_in_place(scratch, n);
 }
 
@@ -67,8 +67,8 @@ static int usable(const double *v, size_t n)
     return 1;
 }
 
-int ab_compare(const double *a, size_t na, const double *b, size_t nb, uint64_t seed,
-               struct ab_result *out)
+int ab_stats_compare(const double *a, size_t na, const double *b, size_t nb, uint64_t seed,
+                     struct ab_result *out)
 {
     double *ratios, *sa, *sb;
     struct prng p;
@@ -78,7 +78,7 @@ int ab_compare(const double *a, size_t na, const double *b, size_t nb, uint64_t 
     ratios = xmalloc(AB_RESAMPLES * sizeof(*ratios));
     sa = xmalloc(na * sizeof(*sa));
     sb = xmalloc(nb * sizeof(*sb));
-    prng_seed(&p, seed);
+    workload_prng_seed(&p, seed);
     for (size_t k = 0; k < AB_RESAMPLES; k++) {
         /* A's draws first, then B's: the order is part of the determinism promise. */
         double ma = resampled_median(a, na, sa, &p);
@@ -87,8 +87,8 @@ int ab_compare(const double *a, size_t na, const double *b, size_t nb, uint64_t 
         ratios[k] = mb / ma;
     }
     qsort(ratios, AB_RESAMPLES, sizeof(*ratios), cmp_double);
-    out->median_a = ab_median(a, na);
-    out->median_b = ab_median(b, nb);
+    out->median_a = ab_stats_median(a, na);
+    out->median_b = ab_stats_median(b, nb);
     out->ratio = out->median_b / out->median_a;
     out->ci_low = quantile_sorted(ratios, AB_RESAMPLES, 0.025);
     out->ci_high = quantile_sorted(ratios, AB_RESAMPLES, 0.975);
@@ -106,7 +106,7 @@ int ab_compare(const double *a, size_t na, const double *b, size_t nb, uint64_t 
     return 0;
 }
 
-int ab_median_interval(const double *v, size_t n, uint64_t seed, double *low, double *high)
+int ab_stats_median_interval(const double *v, size_t n, uint64_t seed, double *low, double *high)
 {
     double *medians, *scratch;
     struct prng p;
@@ -118,7 +118,7 @@ int ab_median_interval(const double *v, size_t n, uint64_t seed, double *low, do
             return -1;
     medians = xmalloc(AB_RESAMPLES * sizeof(*medians));
     scratch = xmalloc(n * sizeof(*scratch));
-    prng_seed(&p, seed);
+    workload_prng_seed(&p, seed);
     for (size_t k = 0; k < AB_RESAMPLES; k++)
         medians[k] = resampled_median(v, n, scratch, &p);
     qsort(medians, AB_RESAMPLES, sizeof(*medians), cmp_double);
@@ -152,7 +152,7 @@ static void runs_phrase(const struct ab_result *r, char *buf, size_t len)
         snprintf(buf, len, "%zu runs of A, %zu of B", r->runs_a, r->runs_b);
 }
 
-void ab_verdict(const struct ab_result *r, char *buf, size_t len)
+void ab_stats_verdict(const struct ab_result *r, char *buf, size_t len)
 {
     double factor, low, high;
     char runs[64];
@@ -183,7 +183,7 @@ void ab_verdict(const struct ab_result *r, char *buf, size_t len)
              r->outcome == AB_B_SLOWER ? "slower" : "faster", d, low, d, high, runs);
 }
 
-void ab_summarize(const double *v, size_t n, struct ab_summary *out)
+void ab_stats_summarize(const double *v, size_t n, struct ab_summary *out)
 {
     double sum = 0, ss = 0;
 
@@ -201,11 +201,11 @@ void ab_summarize(const double *v, size_t n, struct ab_summary *out)
     for (size_t i = 0; i < n; i++)
         ss += (v[i] - out->mean) * (v[i] - out->mean);
     out->sd = n > 1 ? sqrt(ss / (double)(n - 1)) : 0;
-    out->median = ab_median(v, n);
+    out->median = ab_stats_median(v, n);
 }
 
-int ab_warnings(const struct ab_summary *a, const struct ab_summary *b, const struct ab_result *r,
-                char *buf, size_t len)
+int ab_stats_warnings(const struct ab_summary *a, const struct ab_summary *b,
+                      const struct ab_result *r, char *buf, size_t len)
 {
     const struct ab_summary *side[2] = {a, b};
     size_t used = 0;

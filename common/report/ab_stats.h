@@ -36,24 +36,24 @@ struct ab_result {
 };
 
 /* The median of v[0..n) (the mean of the middle two when n is even); v is not changed. n >= 1. */
-double ab_median(const double *v, size_t n);
+double ab_stats_median(const double *v, size_t n);
 
 /*
  * Compare A's and B's figures: 0 and *out filled, or -1 (*out untouched)
  * when a side has fewer than AB_MIN_RUNS figures or a figure is not a
  * positive finite number (a ratio of throughputs needs both > 0).
  */
-int ab_compare(const double *a, size_t na, const double *b, size_t nb, uint64_t seed,
-               struct ab_result *out);
+int ab_stats_compare(const double *a, size_t na, const double *b, size_t nb, uint64_t seed,
+                     struct ab_result *out);
 
 /*
  * The 95 % percentile-bootstrap interval of one side's median, as
- * ab_compare() resamples a side (AB_RESAMPLES times, from a prng seeded
+ * ab_stats_compare() resamples a side (AB_RESAMPLES times, from a prng seeded
  * with seed): 0 and [*low, *high], or -1 (both untouched) when v has fewer
  * than AB_MIN_RUNS figures or one is not finite. For the error bar of a
  * side beside the ratio's interval.
  */
-int ab_median_interval(const double *v, size_t n, uint64_t seed, double *low, double *high);
+int ab_stats_median_interval(const double *v, size_t n, uint64_t seed, double *low, double *high);
 
 /*
  * The one-line verdict, e.g. "B is 2.4× slower than A (95 % CI 2.2–2.6×,
@@ -62,7 +62,7 @@ int ab_median_interval(const double *v, size_t n, uint64_t seed, double *low, do
  * each)". A slower B is stated as the factor A/B, so that the number is
  * always above 1. UTF-8; truncated to fit len bytes.
  */
-void ab_verdict(const struct ab_result *r, char *buf, size_t len);
+void ab_stats_verdict(const struct ab_result *r, char *buf, size_t len);
 
 /* Beside the median: the spread of a side's successful runs. */
 struct ab_summary {
@@ -73,7 +73,7 @@ struct ab_summary {
 };
 
 /* v[0..n), n >= 1, into *out. */
-void ab_summarize(const double *v, size_t n, struct ab_summary *out);
+void ab_stats_summarize(const double *v, size_t n, struct ab_summary *out);
 
 /*
  * When a comparison deserves less trust than its verdict suggests: fewer
@@ -89,7 +89,7 @@ void ab_summarize(const double *v, size_t n, struct ab_summary *out);
  * The warnings for these sides (r NULL: not compared), each a sentence
  * ending in "\n", into buf (truncated to fit len bytes): how many.
  */
-int ab_warnings(const struct ab_summary *a, const struct ab_summary *b, const struct ab_result *r,
-                char *buf, size_t len);
+int ab_stats_warnings(const struct ab_summary *a, const struct ab_summary *b,
+                      const struct ab_result *r, char *buf, size_t len);
 
 #endif

@@ -175,7 +175,7 @@ int fsinfo_lookup(const char *path, struct fsinfo *out)
 
     memset(out, 0, sizeof(*out));
     if (realpath(path, resolved) == NULL ||
-        (text = file_read_all("/proc/self/mountinfo", NULL)) == NULL)
+        (text = fileutil_read_all("/proc/self/mountinfo", NULL)) == NULL)
         return -1;
     status = fsinfo_parse(text, resolved, out);
     free(text);

@@ -14,7 +14,7 @@
 #include "version.h"
 #include "xalloc.h"
 
-const char *spoolsim_version(void)
+const char *json_meta_version(void)
 {
     return SPOOLSIM_VERSION;
 }
@@ -94,7 +94,7 @@ void json_meta_date(time_t t, char *out, size_t len)
         snprintf(out, len, "unknown");
 }
 
-void json_host_lookup(struct json_host *h)
+void json_meta_host_lookup(struct json_host *h)
 {
     struct utsname u;
     char *text;
@@ -110,11 +110,11 @@ void json_host_lookup(struct json_host *h)
     h->cpus = sysconf(_SC_NPROCESSORS_ONLN);
     if (h->cpus < 0)
         h->cpus = 0;
-    if ((text = file_read_all("/proc/cpuinfo", NULL)) != NULL) {
+    if ((text = fileutil_read_all("/proc/cpuinfo", NULL)) != NULL) {
         json_meta_cpu_model(text, h->cpu_model, sizeof(h->cpu_model));
         free(text);
     }
-    if ((text = file_read_all("/proc/meminfo", NULL)) != NULL) {
+    if ((text = fileutil_read_all("/proc/meminfo", NULL)) != NULL) {
         json_meta_mem_total(text, &h->memory_bytes);
         free(text);
     }
@@ -124,8 +124,8 @@ void json_host_lookup(struct json_host *h)
 #endif
 }
 
-void json_run_init(struct json_run *run, const char *program, const char *prefix, int argc,
-                   char **argv)
+void json_meta_run_init(struct json_run *run, const char *program, const char *prefix, int argc,
+                        char **argv)
 {
     run->program = program;
     run->prefix = prefix;
@@ -135,7 +135,7 @@ void json_run_init(struct json_run *run, const char *program, const char *prefix
         run->argv[i] = argv[i];
 }
 
-void json_run_free(struct json_run *run)
+void json_meta_run_free(struct json_run *run)
 {
     free(run->argv);
     run->argv = NULL;
@@ -154,7 +154,7 @@ void json_meta_write_with(struct json_writer *w, const struct json_run *run,
 
     json_uint(w, "schema_version", JSON_SCHEMA_VERSION);
     json_string(w, "program", run->program);
-    json_string(w, "version", spoolsim_version());
+    json_string(w, "version", json_meta_version());
     json_begin_array(w, "command_line");
     if (run->prefix)
         json_string(w, NULL, run->prefix);
@@ -177,7 +177,7 @@ void json_meta_write(struct json_writer *w, const struct json_run *run)
 {
     struct json_host host;
 
-    json_host_lookup(&host);
+    json_meta_host_lookup(&host);
     json_meta_write_with(w, run, &host, time(NULL));
 }
 

@@ -8,7 +8,7 @@
  * path, device, filesystem, mount point and mount options. A result that
  * cannot say where and how it was obtained cannot be compared with
  * another. The parsers of /proc text and the date format are pure; only
- * json_host_lookup() reads the system.
+ * json_meta_host_lookup() reads the system.
  */
 #ifndef SPOOLSIM_JSON_META_H
 #define SPOOLSIM_JSON_META_H
@@ -24,7 +24,7 @@
 #define JSON_SCHEMA_VERSION 1
 
 /* What `git describe' said at build time, or PACKAGE_VERSION outside a git checkout. */
-const char *spoolsim_version(void);
+const char *json_meta_version(void);
 
 struct json_host {
     char name[256];
@@ -36,7 +36,7 @@ struct json_host {
 };
 
 /* The host as the system describes it; what cannot be found stays empty or 0. */
-void json_host_lookup(struct json_host *h);
+void json_meta_host_lookup(struct json_host *h);
 
 /*
  * The CPU model from the text of /proc/cpuinfo: the first "model name"
@@ -61,11 +61,11 @@ struct json_run {
 
 /*
  * Keep the command line as given: call before getopt, which reorders argv
- * (the strings stay; the copy is of the pointers). json_run_free() frees it.
+ * (the strings stay; the copy is of the pointers). json_meta_run_free() frees it.
  */
-void json_run_init(struct json_run *run, const char *program, const char *prefix, int argc,
-                   char **argv);
-void json_run_free(struct json_run *run);
+void json_meta_run_init(struct json_run *run, const char *program, const char *prefix, int argc,
+                        char **argv);
+void json_meta_run_free(struct json_run *run);
 
 /* The header keys, at the start of the top-level object; host is looked up now. */
 void json_meta_write(struct json_writer *w, const struct json_run *run);

@@ -639,7 +639,7 @@ long json_read_table(const char *text, const char *path, const char *const keys[
     return read_rows(text, path, nkeys, keys, out, max_rows);
 }
 
-int json_members_begin(struct json_members *it, const char *text, const char *path)
+int json_read_members_begin(struct json_members *it, const char *text, const char *path)
 {
     const char *p = find_value(text, path);
 
@@ -652,15 +652,15 @@ int json_members_begin(struct json_members *it, const char *text, const char *pa
     return 0;
 }
 
-int json_members_next(struct json_members *it, char *key, size_t len, size_t *value_off,
-                      size_t *value_len)
+int json_read_members_next(struct json_members *it, char *key, size_t len, size_t *value_off,
+                           size_t *value_len)
 {
     struct str_sink o = {.buf = key, .len = len};
     const char *p = it->next, *value, *end;
 
     key[0] = '\0';
     it->next = NULL;
-    /* The text was checked whole by json_members_begin(), but a scan still stops at anything
+    /* The text was checked whole by json_read_members_begin(), but a scan still stops at anything
      * unexpected rather than trust that. */
     if (p == NULL || (p = scan_string(p, &o)) == NULL)
         return -1;

@@ -92,7 +92,7 @@ long json_read_table(const char *text, const char *path, const char *const keys[
 
 /*
  * The members of the object at path, one after another, with the text
- * checked once (by json_members_begin) rather than at every lookup: a
+ * checked once (by json_read_members_begin) rather than at every lookup: a
  * reader of an object of many members, or of a text too long to check
  * again for each value, walks it so in time linear in the text, and reads
  * a value from its span (copied out with a NUL: a small text of its own).
@@ -107,7 +107,7 @@ struct json_members {
  * 0 and it at the first member, or -1 (it then at the end) if the text is
  * malformed or the value at path is not an object.
  */
-int json_members_begin(struct json_members *it, const char *text, const char *path);
+int json_read_members_begin(struct json_members *it, const char *text, const char *path);
 
 /*
  * The next member: its key unescaped into key as json_read_key() does
@@ -117,7 +117,7 @@ int json_members_begin(struct json_members *it, const char *text, const char *pa
  * \u0000 (key ""), so that a cut key is never taken for a shorter name;
  * -1 after the last member (key "").
  */
-int json_members_next(struct json_members *it, char *key, size_t len, size_t *value_off,
-                      size_t *value_len);
+int json_read_members_next(struct json_members *it, char *key, size_t len, size_t *value_off,
+                           size_t *value_len);
 
 #endif

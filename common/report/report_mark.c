@@ -7,7 +7,7 @@
 
 #include "report_mark.h"
 
-const char *report_sync_mark(const char *sync)
+const char *report_mark_sync(const char *sync)
 {
     if (strcmp(sync, "none") == 0)
         return "[sync none] ";
@@ -16,7 +16,7 @@ const char *report_sync_mark(const char *sync)
     return "";
 }
 
-void report_print_marked(FILE *fp, const char *mark, const char *text)
+void report_mark_print(FILE *fp, const char *mark, const char *text)
 {
     while (*text) {
         size_t len = strcspn(text, "\n");

@@ -13,9 +13,9 @@
 #include <stdio.h>
 
 /* "[sync none] " or "[sync fdatasync] ", or "" for fsync. */
-const char *report_sync_mark(const char *sync);
+const char *report_mark_sync(const char *sync);
 
 /* Print `text' to `fp' with `mark' before each of its lines. */
-void report_print_marked(FILE *fp, const char *mark, const char *text);
+void report_mark_print(FILE *fp, const char *mark, const char *text);
 
 #endif

@@ -41,7 +41,7 @@ static const char bad_body_reply[] = "501 5.5.4 Bad BODY parameter";
 static const char path_long_reply[] = "501 5.1.3 Address too long";
 static const char control_reply[] = "501 5.5.2 Syntax error: control character in command";
 
-const char *smtp_verb_name(enum smtp_verb verb)
+const char *smtp_cmd_verb_name(enum smtp_verb verb)
 {
     for (size_t i = 0; i < VERB_TABLE_LEN; i++)
         if (verb_table[i].verb == verb)
@@ -83,7 +83,7 @@ static const struct verb_entry *find_verb(const char *name, size_t len)
     return NULL;
 }
 
-enum smtp_verb smtp_verb_lookup(const char *name, size_t len)
+enum smtp_verb smtp_cmd_verb_lookup(const char *name, size_t len)
 {
     const struct verb_entry *entry = find_verb(name, len);
 

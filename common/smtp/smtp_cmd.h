@@ -56,9 +56,9 @@ struct smtp_cmd {
 int smtp_cmd_parse(const char *line, size_t len, struct smtp_cmd *cmd);
 
 /* Upper-case verb name, e.g. "MAIL"; "UNKNOWN" for SMTP_VERB_UNKNOWN. */
-const char *smtp_verb_name(enum smtp_verb verb);
+const char *smtp_cmd_verb_name(enum smtp_verb verb);
 
 /* Verb by name, case-insensitive, as used in option lists; UNKNOWN if none. */
-enum smtp_verb smtp_verb_lookup(const char *name, size_t len);
+enum smtp_verb smtp_cmd_verb_lookup(const char *name, size_t len);
 
 #endif

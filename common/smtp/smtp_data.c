@@ -207,7 +207,7 @@ double smtp_data_time_left(const struct smtp_data_reader *rd, double timeout, do
     return timeout + (double)rd->content_bytes / min_rate - spent;
 }
 
-int smtp_bare_lf_policy_parse(const char *name, enum smtp_bare_lf_policy *policy)
+int smtp_data_bare_lf_parse(const char *name, enum smtp_bare_lf_policy *policy)
 {
     for (int i = 0; i < 3; i++) {
         if (strcmp(name, policy_names[i]) == 0) {
@@ -218,7 +218,7 @@ int smtp_bare_lf_policy_parse(const char *name, enum smtp_bare_lf_policy *policy
     return -1;
 }
 
-const char *smtp_bare_lf_policy_name(enum smtp_bare_lf_policy policy)
+const char *smtp_data_bare_lf_name(enum smtp_bare_lf_policy policy)
 {
     return policy_names[policy];
 }

@@ -60,7 +60,7 @@ const char *smtp_data_reject(const struct smtp_data_reader *rd);
 double smtp_data_time_left(const struct smtp_data_reader *rd, double timeout, double min_rate,
                            double spent);
 
-int smtp_bare_lf_policy_parse(const char *name, enum smtp_bare_lf_policy *policy);
-const char *smtp_bare_lf_policy_name(enum smtp_bare_lf_policy policy);
+int smtp_data_bare_lf_parse(const char *name, enum smtp_bare_lf_policy *policy);
+const char *smtp_data_bare_lf_name(enum smtp_bare_lf_policy policy);
 
 #endif

@@ -165,7 +165,7 @@ int pf_queue_layout_parse(const char *text, size_t len, int *depth, char *err, s
             char q1[16], q2[16];
 
             if (sscanf(line, " %31s %15s %15s %1s", name, q1, q2, extra) != 3 ||
-                strcmp(q1, "deferred") != 0 || strcmp(q2, "defer") != 0) {
+                strcmp(q1, PF_QUEUE_DEFERRED) != 0 || strcmp(q2, PF_QUEUE_DEFER) != 0) {
                 snprintf(err, errlen, "line %d: hash_queues other than \"deferred defer\"", lineno);
                 return -1;
             }

@@ -17,6 +17,25 @@
 
 #define PF_QUEUE_ID_MAX 48
 
+/*
+ * The queue directories of a Postfix spool, as Postfix's mail_queue.h
+ * names them: every program names a queue through these, never a string
+ * of its own. incoming/ to active/ to deferred/ are a message's queue
+ * file; defer/ and bounce/ its per-recipient logs (hashed as deferred/);
+ * corrupt/ the files found damaged; the others exist for Postfix's tools.
+ */
+#define PF_QUEUE_INCOMING "incoming"
+#define PF_QUEUE_ACTIVE "active"
+#define PF_QUEUE_DEFERRED "deferred"
+#define PF_QUEUE_DEFER "defer"
+#define PF_QUEUE_BOUNCE "bounce"
+#define PF_QUEUE_TRACE "trace"
+#define PF_QUEUE_HOLD "hold"
+#define PF_QUEUE_MAILDROP "maildrop"
+#define PF_QUEUE_CORRUPT "corrupt"
+#define PF_QUEUE_FLUSH "flush"
+#define PF_QUEUE_SAVED "saved"
+
 void pf_queue_id_short(char *out, size_t len, unsigned long usec, unsigned long inode);
 void pf_queue_id_long(char *out, size_t len, unsigned long sec, unsigned long usec,
                       unsigned long inode);

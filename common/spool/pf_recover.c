@@ -35,7 +35,7 @@
 #include "msg.h"
 #include "pf_spool.h"
 
-/* The relay's temporary names in incoming/ (pf_spool_create()): USEC.PID or USEC.PID.HEX. */
+/* The relay's temporary names in incoming/ (pf_spool_file_create()): USEC.PID or USEC.PID.HEX. */
 static int temporary_name(const char *name)
 {
     const char *p = name;
@@ -78,7 +78,7 @@ static int queue_file_name(const char *name)
 
 static int is_log_queue(const char *queue)
 {
-    return strcmp(queue, "defer") == 0 || strcmp(queue, "bounce") == 0;
+    return strcmp(queue, PF_QUEUE_DEFER) == 0 || strcmp(queue, PF_QUEUE_BOUNCE) == 0;
 }
 
 enum pf_recover_verdict pf_recover_verdict(const char *queue, const char *name, mode_t mode,
@@ -95,7 +95,7 @@ enum pf_recover_verdict pf_recover_verdict(const char *queue, const char *name, 
         *why = "not a regular file";
         return PF_RECOVER_SKIP;
     }
-    if (strcmp(queue, "incoming") == 0 && !(mode & S_IXUSR) && (id || temporary_name(name)))
+    if (strcmp(queue, PF_QUEUE_INCOMING) == 0 && !(mode & S_IXUSR) && (id || temporary_name(name)))
         return PF_RECOVER_REMOVE; /* never marked complete, so never acknowledged */
     if (!id) {
         *why = "not a queue ID";
@@ -187,7 +187,9 @@ static int walk_dir(struct walk *w, int fd, const char *dir, int depth, entry_fn
 
 static int queue_depth(const struct pf_spool *sp, const char *queue)
 {
-    return strcmp(queue, "deferred") == 0 || strcmp(queue, "defer") == 0 ? sp->hash_depth : 0;
+    return strcmp(queue, PF_QUEUE_DEFERRED) == 0 || strcmp(queue, PF_QUEUE_DEFER) == 0
+               ? sp->hash_depth
+               : 0;
 }
 
 static int walk_queue(struct walk *w, const char *queue, entry_fn fn)
@@ -244,7 +246,7 @@ static int requeue_active(struct walk *w, int at, const char *path, const char *
 
     if (v == PF_RECOVER_MARK && mark_again(w, at, path, name) != 0)
         return 0;
-    if (pf_spool_locate(w->sp, "incoming", name, &to_at, to, sizeof(to), NULL) != 0)
+    if (pf_spool_locate(w->sp, PF_QUEUE_INCOMING, name, &to_at, to, sizeof(to), NULL) != 0)
         return 0; /* the verdict took a queue ID: cannot happen */
     /* Never over a file of that name in incoming/: both are kept, the second for a human. */
     if (faccessat(to_at, to, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
@@ -276,7 +278,7 @@ static int find_queued(struct walk *w, int at, const char *path, const char *nam
         return 0;
     if (fstatat(at, name, &sb, AT_SYMLINK_NOFOLLOW) != 0)
         return 0; /* gone meanwhile */
-    if (strcmp(w->queue, "incoming") == 0)
+    if (strcmp(w->queue, PF_QUEUE_INCOMING) == 0)
         w->rec->found_incoming++;
     else
         w->rec->found_deferred++;
@@ -286,7 +288,8 @@ static int find_queued(struct walk *w, int at, const char *path, const char *nam
 
 static int message_exists(const struct pf_spool *sp, const char *id)
 {
-    static const char *const queues[] = {"incoming", "active", "deferred", "hold"};
+    static const char *const queues[] = {PF_QUEUE_INCOMING, PF_QUEUE_ACTIVE, PF_QUEUE_DEFERRED,
+                                         PF_QUEUE_HOLD};
     char path[4096];
     struct stat sb;
     int at;
@@ -310,17 +313,17 @@ static int remove_orphan_log(struct walk *w, int at, const char *path, const cha
     return 0;
 }
 
-int pf_spool_recover(const struct pf_spool *sp, pf_spool_found_fn found, void *ctx,
+int pf_recover_spool(const struct pf_spool *sp, pf_spool_found_fn found, void *ctx,
                      struct pf_recovery *rec, char *err, size_t errlen)
 {
     struct walk w = {sp, NULL, found, ctx, rec, err, errlen};
 
     memset(rec, 0, sizeof(*rec));
-    if (walk_queue(&w, "active", requeue_active) != 0 ||
-        walk_queue(&w, "incoming", find_queued) != 0 ||
-        walk_queue(&w, "deferred", find_queued) != 0 ||
-        walk_queue(&w, "defer", remove_orphan_log) != 0 ||
-        walk_queue(&w, "bounce", remove_orphan_log) != 0)
+    if (walk_queue(&w, PF_QUEUE_ACTIVE, requeue_active) != 0 ||
+        walk_queue(&w, PF_QUEUE_INCOMING, find_queued) != 0 ||
+        walk_queue(&w, PF_QUEUE_DEFERRED, find_queued) != 0 ||
+        walk_queue(&w, PF_QUEUE_DEFER, remove_orphan_log) != 0 ||
+        walk_queue(&w, PF_QUEUE_BOUNCE, remove_orphan_log) != 0)
         return -1;
     return 0;
 }

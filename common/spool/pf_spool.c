@@ -28,9 +28,10 @@
 #include "pf_spool_impl.h"
 #include "xalloc.h"
 
-static const char *const queues[PF_SPOOL_QUEUES] = {"incoming", "active", "deferred", "defer",
-                                                    "bounce",   "trace",  "hold",     "maildrop",
-                                                    "corrupt",  "flush",  "saved"};
+static const char *const queues[PF_SPOOL_QUEUES] = {
+    PF_QUEUE_INCOMING, PF_QUEUE_ACTIVE, PF_QUEUE_DEFERRED, PF_QUEUE_DEFER,
+    PF_QUEUE_BOUNCE,   PF_QUEUE_TRACE,  PF_QUEUE_HOLD,     PF_QUEUE_MAILDROP,
+    PF_QUEUE_CORRUPT,  PF_QUEUE_FLUSH,  PF_QUEUE_SAVED};
 
 static const char *const sync_names[] = {"fsync", "fdatasync", "none"};
 
@@ -50,12 +51,12 @@ void pf_spool_stats_add(struct pf_spool_stats *to, const struct pf_spool_stats *
     to->locks += from->locks;
 }
 
-const char *pf_sync_name(enum pf_sync sync)
+const char *pf_spool_sync_name(enum pf_sync sync)
 {
     return sync_names[sync];
 }
 
-int pf_sync_parse(const char *name, enum pf_sync *sync)
+int pf_spool_sync_parse(const char *name, enum pf_sync *sync)
 {
     for (int i = 0; i < 3; i++) {
         if (strcmp(name, sync_names[i]) == 0) {
@@ -196,7 +197,7 @@ int pf_spool_in_queue(const struct pf_spool *sp, int qi, const char *rel, int *a
 
 static int hashed(const char *queue)
 {
-    return strcmp(queue, "deferred") == 0 || strcmp(queue, "defer") == 0;
+    return strcmp(queue, PF_QUEUE_DEFERRED) == 0 || strcmp(queue, PF_QUEUE_DEFER) == 0;
 }
 
 int pf_spool_locate(const struct pf_spool *sp, const char *queue, const char *id, int *at,
@@ -357,7 +358,8 @@ static int write_layout(const struct pf_spool *sp, const char *path, char *err, 
     if ((fd = openat(sp->dir_fd, temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
                      0600)) < 0)
         goto fail;
-    if (write_all(fd, text, strlen(text), WRITE_PIECE, &ignored.writes, &ignored.bytes) != 0 ||
+    if (fileutil_write_all(fd, text, strlen(text), WRITE_PIECE, &ignored.writes, &ignored.bytes) !=
+            0 ||
         fsync(fd) != 0 || (sp->owner_set && fchown(fd, sp->owner_uid, sp->owner_gid) != 0)) {
         int saved = errno;
 
@@ -389,7 +391,7 @@ fail:
  */
 static int check_layout(const struct pf_spool *sp, char *err, size_t errlen)
 {
-    static const char *const hashed_queues[] = {"deferred", "defer"};
+    static const char *const hashed_queues[] = {PF_QUEUE_DEFERRED, PF_QUEUE_DEFER};
     char path[4096], text[PF_QUEUE_LAYOUT_MAX], why[200];
     struct stat st;
     ssize_t n;

@@ -1,15 +1,16 @@
 /*
  * pf_spool - a Postfix-style queue on disk, one system call at a time.
  *
- * pf_spool_enqueue() is what Postfix's cleanup does to accept a message
- * (docs/spool-profiles.md A.1.3, docs/postfix-observed.md 5.2): create a temporary
- * file in incoming/ (O_EXCL, 0600), take the queue ID from the time and
- * the inode, rename the file to it, probe for stale defer/bounce/trace
- * logs (expected ENOENT), write the records in 4 KiB pieces, rewrite the
- * C record in place, fchmod 0700 (the "complete" mark), sync as the
- * policy says, close. Only after it returns 0 may a server answer 250.
- * On any failure the file is removed: no partial queue file stays behind,
- * and errno tells why (ENOSPC and EDQUOT mean "452 4.3.1").
+ * pf_spool_file_enqueue() is what Postfix's cleanup does to accept a
+ * message (docs/spool-profiles.md A.1.3, docs/postfix-observed.md 5.2):
+ * create a temporary file in incoming/ (O_EXCL, 0600), take the queue ID
+ * from the time and the inode, rename the file to it, probe for stale
+ * defer/bounce/trace logs (expected ENOENT), write the records in 4 KiB
+ * pieces, rewrite the C record in place, fchmod 0700 (the "complete"
+ * mark), sync as the policy says, close. Only after it returns 0 may a
+ * server answer 250. On any failure the file is removed: no partial queue
+ * file stays behind, and errno tells why (ENOSPC and EDQUOT mean "452
+ * 4.3.1").
  *
  * The queue manager's side moves files between queues, marks delivered
  * recipients with a one-byte pwrite, and unlinks. Everything here blocks;
@@ -31,6 +32,11 @@
  * A spool description that pf_spool_open() has not opened (a benchmark's
  * runner, which sets only dir) works by path, as a tool on its own
  * private directory.
+ *
+ * One contract, three files, each function named for its own: pf_spool.c
+ * the tree (pf_spool_*: open, lock, locate, privileges), pf_spool_file.c a
+ * message's files (pf_spool_file_*: create to remove, logs, done marks),
+ * pf_recover.c recovery after a crash (pf_recover_*).
  */
 #ifndef SPOOLSIM_PF_SPOOL_H
 #define SPOOLSIM_PF_SPOOL_H
@@ -51,7 +57,7 @@ struct pf_spool {
     int long_ids;
     int hash_depth; /* for deferred/ and defer/ (Postfix: 1); recorded in the spool */
     enum pf_sync sync;
-    uint64_t max_file; /* pf_spool_read() takes no longer file (EFBIG); 0: no bound */
+    uint64_t max_file; /* pf_spool_file_read() takes no longer file (EFBIG); 0: no bound */
 
     /* The spool's owner, whom the relay runs as: pf_spool_set_user(), else the process's. */
     int owner_set;
@@ -112,19 +118,19 @@ int pf_spool_lock(const struct pf_spool *sp, char *err, size_t errlen);
  */
 int pf_spool_drop_privileges(const struct pf_spool *sp, char *err, size_t errlen);
 
-int pf_spool_enqueue(const struct pf_spool *sp, const struct pf_qfile *q, char *id, size_t idlen,
-                     struct pf_spool_stats *st);
+int pf_spool_file_enqueue(const struct pf_spool *sp, const struct pf_qfile *q, char *id,
+                          size_t idlen, struct pf_spool_stats *st);
 
 /*
- * pf_spool_enqueue() in steps, for a message written as it arrives, as
- * Postfix's cleanup writes it: pf_spool_create() makes the file in
+ * pf_spool_file_enqueue() in steps, for a message written as it arrives, as
+ * Postfix's cleanup writes it: pf_spool_file_create() makes the file in
  * incoming/ (0600, renamed to its queue ID, the stale logs probed) when
- * smtpd opens its stream at the first accepted RCPT; pf_spool_append()
+ * smtpd opens its stream at the first accepted RCPT; pf_spool_file_append()
  * goes through a 4 KiB buffer as cleanup's VSTREAM does, so the writes
- * are the same 4 KiB pieces however the text is cut; pf_spool_commit()
+ * are the same 4 KiB pieces however the text is cut; pf_spool_file_commit()
  * writes what is left, rewrites the C record, marks the file complete,
  * syncs and closes. A step that fails has removed the file (errno says
- * why); pf_spool_abort() removes it too, for a message that will not be
+ * why); pf_spool_file_abort() removes it too, for a message that will not be
  * finished (RSET, a lost client, a 552). Each blocks: pool threads only.
  */
 struct pf_spool_file {
@@ -135,17 +141,17 @@ struct pf_spool_file {
     size_t buf_len;
 };
 
-int pf_spool_create(const struct pf_spool *sp, struct pf_spool_file *f, char *id, size_t idlen,
-                    struct pf_spool_stats *st);
-int pf_spool_append(struct pf_spool_file *f, const char *data, size_t len,
-                    struct pf_spool_stats *st);
-int pf_spool_commit(const struct pf_spool *sp, struct pf_spool_file *f,
-                    const char size_record[PF_SIZE_RECORD_LEN], struct pf_spool_stats *st);
-void pf_spool_abort(struct pf_spool_file *f);
+int pf_spool_file_create(const struct pf_spool *sp, struct pf_spool_file *f, char *id, size_t idlen,
+                         struct pf_spool_stats *st);
+int pf_spool_file_append(struct pf_spool_file *f, const char *data, size_t len,
+                         struct pf_spool_stats *st);
+int pf_spool_file_commit(const struct pf_spool *sp, struct pf_spool_file *f,
+                         const char size_record[PF_SIZE_RECORD_LEN], struct pf_spool_stats *st);
+void pf_spool_file_abort(struct pf_spool_file *f);
 
 /* incoming/ID (or deferred/X/ID with from_deferred) -> active/ID, if lstat shows it 0700. */
-int pf_spool_activate(const struct pf_spool *sp, const char *id, int from_deferred,
-                      struct pf_spool_stats *st);
+int pf_spool_file_activate(const struct pf_spool *sp, const char *id, int from_deferred,
+                           struct pf_spool_stats *st);
 
 /*
  * Read active/ID whole into a malloc'd buffer, under an exclusive flock as
@@ -153,18 +159,18 @@ int pf_spool_activate(const struct pf_spool *sp, const char *id, int from_deferr
  * then its size), nor one that is not a regular file (EINVAL) or is a
  * symbolic link (ELOOP).
  */
-int pf_spool_read(const struct pf_spool *sp, const char *id, char **buf, size_t *len,
-                  struct pf_spool_stats *st);
+int pf_spool_file_read(const struct pf_spool *sp, const char *id, char **buf, size_t *len,
+                       struct pf_spool_stats *st);
 
 /*
- * pf_spool_read() for a file that may hold a large message: one no longer
+ * pf_spool_file_read() for a file that may hold a large message: one no longer
  * than `window' is read whole (*gap 0), as before; of a longer one only
  * the envelope, the bytes before the content section and those after it
  * (*gap the content's length, pf_qfile_read_envelope()), as Postfix's qmgr
  * seeks over the content. The same lock, bounds and errors.
  */
-int pf_spool_read_envelope(const struct pf_spool *sp, const char *id, size_t window, char **buf,
-                           size_t *len, uint64_t *gap, struct pf_spool_stats *st);
+int pf_spool_file_read_envelope(const struct pf_spool *sp, const char *id, size_t window,
+                                char **buf, size_t *len, uint64_t *gap, struct pf_spool_stats *st);
 
 /*
  * The content of active/ID in windows, as Postfix's delivery agents read
@@ -185,10 +191,11 @@ struct pf_spool_reader {
     size_t cap, len, pos;
     const char *damage;
 };
-int pf_spool_reader_open(const struct pf_spool *sp, const char *id, uint64_t start, uint64_t end,
-                         size_t window, struct pf_spool_reader *rd, struct pf_spool_stats *st);
-int pf_spool_reader_fill(struct pf_spool_reader *rd);
-void pf_spool_reader_close(struct pf_spool_reader *rd);
+int pf_spool_file_reader_open(const struct pf_spool *sp, const char *id, uint64_t start,
+                              uint64_t end, size_t window, struct pf_spool_reader *rd,
+                              struct pf_spool_stats *st);
+int pf_spool_file_reader_fill(struct pf_spool_reader *rd);
+void pf_spool_file_reader_close(struct pf_spool_reader *rd);
 
 /*
  * The content of active/ID as text with CR LF line ends (as
@@ -198,36 +205,36 @@ void pf_spool_reader_close(struct pf_spool_reader *rd);
  * the reader, with the reason in `why'. Blocking: pool threads only.
  */
 typedef int pf_spool_text_fn(void *ctx, const char *text, size_t len);
-int pf_spool_content_each(const struct pf_spool *sp, const char *id, const struct pf_qfile_view *v,
-                          size_t window, pf_spool_text_fn *each, void *ctx, char *why,
-                          size_t whylen, struct pf_spool_stats *st);
+int pf_spool_file_content_each(const struct pf_spool *sp, const char *id,
+                               const struct pf_qfile_view *v, size_t window, pf_spool_text_fn *each,
+                               void *ctx, char *why, size_t whylen, struct pf_spool_stats *st);
 
 /*
  * A deferral as Postfix's qmgr makes it: the next retry time becomes the
  * file's mtime, then active/ID -> deferred/X/ID (X made on first use).
  */
-int pf_spool_defer(const struct pf_spool *sp, const char *id, long retry_sec,
-                   struct pf_spool_stats *st);
+int pf_spool_file_defer(const struct pf_spool *sp, const char *id, long retry_sec,
+                        struct pf_spool_stats *st);
 
 /*
  * Append `text' to the per-message log `log' ("defer" or "bounce") and
  * sync it, as Postfix's bounce service does: open O_APPEND (making the hash
  * directory on first use), write, fsync, close.
  */
-int pf_spool_log_append(const struct pf_spool *sp, const char *log, const char *id,
-                        const char *text, struct pf_spool_stats *st);
+int pf_spool_file_log_append(const struct pf_spool *sp, const char *log, const char *id,
+                             const char *text, struct pf_spool_stats *st);
 
 /* Remove a per-message log; a missing one is no error (and counts as a probe). */
-int pf_spool_log_remove(const struct pf_spool *sp, const char *log, const char *id,
-                        struct pf_spool_stats *st);
+int pf_spool_file_log_remove(const struct pf_spool *sp, const char *log, const char *id,
+                             struct pf_spool_stats *st);
 
 /* 1 if the per-message log exists (a stat, as qmgr's look at bounce/ID), else 0. */
-int pf_spool_log_exists(const struct pf_spool *sp, const char *log, const char *id,
-                        struct pf_spool_stats *st);
+int pf_spool_file_log_exists(const struct pf_spool *sp, const char *log, const char *id,
+                             struct pf_spool_stats *st);
 
 /* 1 and its size if the per-message log exists (the same stat), else 0. */
-int pf_spool_log_stat(const struct pf_spool *sp, const char *log, const char *id, off_t *size,
-                      struct pf_spool_stats *st);
+int pf_spool_file_log_stat(const struct pf_spool *sp, const char *log, const char *id, off_t *size,
+                           struct pf_spool_stats *st);
 
 /*
  * Read the per-message log whole into a malloc'd, NUL-terminated buffer,
@@ -235,18 +242,18 @@ int pf_spool_log_stat(const struct pf_spool *sp, const char *log, const char *id
  * (never following a link), read, close. EINVAL for what is not a regular
  * file, EFBIG for one over sp->max_file.
  */
-int pf_spool_log_read(const struct pf_spool *sp, const char *log, const char *id, char **buf,
-                      size_t *len, struct pf_spool_stats *st);
+int pf_spool_file_log_read(const struct pf_spool *sp, const char *log, const char *id, char **buf,
+                           size_t *len, struct pf_spool_stats *st);
 
 /* queue/ID -> corrupt/ID: a file the queue manager cannot read is kept, not delivered. */
-int pf_spool_corrupt(const struct pf_spool *sp, const char *queue, const char *id);
+int pf_spool_file_corrupt(const struct pf_spool *sp, const char *queue, const char *id);
 
 /* Overwrite the R of recipient record at `offset' with D, in active/ID. */
-int pf_spool_mark_done(const struct pf_spool *sp, const char *id, size_t offset,
-                       struct pf_spool_stats *st);
+int pf_spool_file_mark_done(const struct pf_spool *sp, const char *id, size_t offset,
+                            struct pf_spool_stats *st);
 
 /* unlink active/ID */
-int pf_spool_remove(const struct pf_spool *sp, const char *id, struct pf_spool_stats *st);
+int pf_spool_file_remove(const struct pf_spool *sp, const char *id, struct pf_spool_stats *st);
 
 /*
  * Where ID of `queue' is: *at, the queue's descriptor, and `name' relative
@@ -280,7 +287,7 @@ struct pf_recovery {
     unsigned requeued, incomplete, marked, skipped, removed_logs, found_incoming, found_deferred;
 };
 typedef void (*pf_spool_found_fn)(void *ctx, const char *queue, const char *id, long mtime);
-int pf_spool_recover(const struct pf_spool *sp, pf_spool_found_fn found, void *ctx,
+int pf_recover_spool(const struct pf_spool *sp, pf_spool_found_fn found, void *ctx,
                      struct pf_recovery *rec, char *err, size_t errlen);
 
 /*
@@ -299,7 +306,7 @@ enum pf_recover_verdict {
 enum pf_recover_verdict pf_recover_verdict(const char *queue, const char *name, mode_t mode,
                                            int placed, const char **why);
 
-const char *pf_sync_name(enum pf_sync sync);
-int pf_sync_parse(const char *name, enum pf_sync *sync);
+const char *pf_spool_sync_name(enum pf_sync sync);
+int pf_spool_sync_parse(const char *name, enum pf_sync *sync);
 
 #endif

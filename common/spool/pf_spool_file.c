@@ -2,7 +2,7 @@
  * pf_spool_file - the message files of a Postfix-style queue on disk; see pf_spool.h.
  *
  * A message's life in files, one system call at a time: cleanup's create,
- * append and commit (or pf_spool_enqueue() for all three), the queue
+ * append and commit (or pf_spool_file_enqueue() for all three), the queue
  * manager's activation, read and deferral, the logs beside a message, the
  * delivery agent's D marks and the last unlink. Every name comes from
  * pf_spool_locate() (pf_spool.c), so nothing here walks out of its queue
@@ -34,7 +34,7 @@ static int sync_file(const struct pf_spool *sp, int fd, struct pf_spool_stats *s
     return sp->sync == PF_SYNC_FSYNC ? fsync(fd) : fdatasync(fd);
 }
 
-void pf_spool_abort(struct pf_spool_file *f)
+void pf_spool_file_abort(struct pf_spool_file *f)
 {
     int saved = errno;
 
@@ -48,15 +48,15 @@ void pf_spool_abort(struct pf_spool_file *f)
 
 static int fail_file(struct pf_spool_file *f)
 {
-    pf_spool_abort(f);
+    pf_spool_file_abort(f);
     return -1;
 }
 
-int pf_spool_create(const struct pf_spool *sp, struct pf_spool_file *f, char *id, size_t idlen,
-                    struct pf_spool_stats *st)
+int pf_spool_file_create(const struct pf_spool *sp, struct pf_spool_file *f, char *id, size_t idlen,
+                         struct pf_spool_stats *st)
 {
     char rel[128], path[sizeof(f->name)], probe[4096];
-    static const char *const probes[] = {"defer", "bounce", "trace"};
+    static const char *const probes[] = {PF_QUEUE_DEFER, PF_QUEUE_BOUNCE, PF_QUEUE_TRACE};
     int to, probe_at;
     struct timeval tv;
     struct stat sb;
@@ -65,7 +65,7 @@ int pf_spool_create(const struct pf_spool *sp, struct pf_spool_file *f, char *id
     f->buf_len = 0;
     gettimeofday(&tv, NULL);
     snprintf(rel, sizeof(rel), "%ld.%ld", (long)tv.tv_usec, sp->pid);
-    if (pf_spool_in_queue(sp, pf_spool_queue_index("incoming"), rel, &f->at, f->name,
+    if (pf_spool_in_queue(sp, pf_spool_queue_index(PF_QUEUE_INCOMING), rel, &f->at, f->name,
                           sizeof(f->name), NULL) != 0)
         return -1;
     /* Threads of one process share the pid: O_EXCL tells us to try another name. */
@@ -75,7 +75,7 @@ int pf_spool_create(const struct pf_spool *sp, struct pf_spool_file *f, char *id
         gettimeofday(&tv, NULL);
         snprintf(rel, sizeof(rel), "%ld.%ld.%lx", (long)tv.tv_usec, sp->pid,
                  (unsigned long)random());
-        if (pf_spool_in_queue(sp, pf_spool_queue_index("incoming"), rel, &f->at, f->name,
+        if (pf_spool_in_queue(sp, pf_spool_queue_index(PF_QUEUE_INCOMING), rel, &f->at, f->name,
                               sizeof(f->name), NULL) != 0)
             return -1;
     }
@@ -90,7 +90,7 @@ int pf_spool_create(const struct pf_spool *sp, struct pf_spool_file *f, char *id
                          (unsigned long)sb.st_ino);
     else
         pf_queue_id_short(id, idlen, (unsigned long)tv.tv_usec, (unsigned long)sb.st_ino);
-    if (pf_spool_locate(sp, "incoming", id, &to, path, sizeof(path), NULL) != 0 ||
+    if (pf_spool_locate(sp, PF_QUEUE_INCOMING, id, &to, path, sizeof(path), NULL) != 0 ||
         renameat(f->at, f->name, to, path) != 0)
         return fail_file(f);
     f->at = to;
@@ -107,8 +107,8 @@ int pf_spool_create(const struct pf_spool *sp, struct pf_spool_file *f, char *id
     return 0;
 }
 
-int pf_spool_append(struct pf_spool_file *f, const char *data, size_t len,
-                    struct pf_spool_stats *st)
+int pf_spool_file_append(struct pf_spool_file *f, const char *data, size_t len,
+                         struct pf_spool_stats *st)
 {
     while (len > 0) {
         size_t take = sizeof(f->buf) - f->buf_len;
@@ -121,7 +121,8 @@ int pf_spool_append(struct pf_spool_file *f, const char *data, size_t len,
         len -= take;
         /* A full buffer goes out at once, as a VSTREAM's does: a write per 4 KiB. */
         if (f->buf_len == sizeof(f->buf)) {
-            if (write_all(f->fd, f->buf, f->buf_len, WRITE_PIECE, &st->writes, &st->bytes) != 0)
+            if (fileutil_write_all(f->fd, f->buf, f->buf_len, WRITE_PIECE, &st->writes,
+                                   &st->bytes) != 0)
                 return fail_file(f);
             f->buf_len = 0;
         }
@@ -129,12 +130,12 @@ int pf_spool_append(struct pf_spool_file *f, const char *data, size_t len,
     return 0;
 }
 
-int pf_spool_commit(const struct pf_spool *sp, struct pf_spool_file *f,
-                    const char size_record[PF_SIZE_RECORD_LEN], struct pf_spool_stats *st)
+int pf_spool_file_commit(const struct pf_spool *sp, struct pf_spool_file *f,
+                         const char size_record[PF_SIZE_RECORD_LEN], struct pf_spool_stats *st)
 {
     int fd = f->fd;
 
-    if (write_all(fd, f->buf, f->buf_len, WRITE_PIECE, &st->writes, &st->bytes) != 0)
+    if (fileutil_write_all(fd, f->buf, f->buf_len, WRITE_PIECE, &st->writes, &st->bytes) != 0)
         return fail_file(f);
     f->buf_len = 0;
     /* cleanup rewrites the size record in place once the file is complete */
@@ -157,32 +158,33 @@ int pf_spool_commit(const struct pf_spool *sp, struct pf_spool_file *f,
     return 0;
 }
 
-int pf_spool_enqueue(const struct pf_spool *sp, const struct pf_qfile *q, char *id, size_t idlen,
-                     struct pf_spool_stats *st)
+int pf_spool_file_enqueue(const struct pf_spool *sp, const struct pf_qfile *q, char *id,
+                          size_t idlen, struct pf_spool_stats *st)
 {
     struct pf_spool_file *f = xmalloc(sizeof(*f));
     char size_record[PF_SIZE_RECORD_LEN];
     int status = -1, saved;
 
     pf_qfile_size_record(q, size_record);
-    if (pf_spool_create(sp, f, id, idlen, st) == 0 && pf_spool_append(f, q->buf, q->len, st) == 0)
-        status = pf_spool_commit(sp, f, size_record, st);
+    if (pf_spool_file_create(sp, f, id, idlen, st) == 0 &&
+        pf_spool_file_append(f, q->buf, q->len, st) == 0)
+        status = pf_spool_file_commit(sp, f, size_record, st);
     saved = errno;
     free(f);
     errno = saved;
     return status;
 }
 
-int pf_spool_activate(const struct pf_spool *sp, const char *id, int from_deferred,
-                      struct pf_spool_stats *st)
+int pf_spool_file_activate(const struct pf_spool *sp, const char *id, int from_deferred,
+                           struct pf_spool_stats *st)
 {
     char from[4096], to[4096];
     int from_at, to_at;
     struct stat sb;
 
-    if (pf_spool_locate(sp, from_deferred ? "deferred" : "incoming", id, &from_at, from,
-                        sizeof(from), NULL) != 0 ||
-        pf_spool_locate(sp, "active", id, &to_at, to, sizeof(to), NULL) != 0)
+    if (pf_spool_locate(sp, from_deferred ? PF_QUEUE_DEFERRED : PF_QUEUE_INCOMING, id, &from_at,
+                        from, sizeof(from), NULL) != 0 ||
+        pf_spool_locate(sp, PF_QUEUE_ACTIVE, id, &to_at, to, sizeof(to), NULL) != 0)
         return -1;
     /* qmgr looks before it moves: only a file marked complete (0700) goes on. */
     st->stat_probes++;
@@ -316,8 +318,8 @@ fail:
     return -1;
 }
 
-int pf_spool_read_envelope(const struct pf_spool *sp, const char *id, size_t window, char **buf,
-                           size_t *len, uint64_t *gap, struct pf_spool_stats *st)
+int pf_spool_file_read_envelope(const struct pf_spool *sp, const char *id, size_t window,
+                                char **buf, size_t *len, uint64_t *gap, struct pf_spool_stats *st)
 {
     char path[4096];
     off_t size;
@@ -326,7 +328,7 @@ int pf_spool_read_envelope(const struct pf_spool *sp, const char *id, size_t win
     *buf = NULL;
     *len = 0;
     *gap = 0;
-    if (pf_spool_locate(sp, "active", id, &at, path, sizeof(path), NULL) != 0)
+    if (pf_spool_locate(sp, PF_QUEUE_ACTIVE, id, &at, path, sizeof(path), NULL) != 0)
         return -1;
     if ((fd = open_sized(sp, at, path, O_RDWR, &size)) < 0) {
         if (errno == EFBIG)
@@ -353,16 +355,17 @@ fail:
     return -1;
 }
 
-int pf_spool_read(const struct pf_spool *sp, const char *id, char **buf, size_t *len,
-                  struct pf_spool_stats *st)
+int pf_spool_file_read(const struct pf_spool *sp, const char *id, char **buf, size_t *len,
+                       struct pf_spool_stats *st)
 {
     uint64_t gap;
 
-    return pf_spool_read_envelope(sp, id, SIZE_MAX, buf, len, &gap, st); /* a window of all */
+    return pf_spool_file_read_envelope(sp, id, SIZE_MAX, buf, len, &gap, st); /* a window of all */
 }
 
-int pf_spool_reader_open(const struct pf_spool *sp, const char *id, uint64_t start, uint64_t end,
-                         size_t window, struct pf_spool_reader *rd, struct pf_spool_stats *st)
+int pf_spool_file_reader_open(const struct pf_spool *sp, const char *id, uint64_t start,
+                              uint64_t end, size_t window, struct pf_spool_reader *rd,
+                              struct pf_spool_stats *st)
 {
     char path[4096];
     off_t size;
@@ -373,7 +376,7 @@ int pf_spool_reader_open(const struct pf_spool *sp, const char *id, uint64_t sta
     rd->at = rd->next = start;
     rd->end = end;
     rd->cap = window;
-    if (pf_spool_locate(sp, "active", id, &at, path, sizeof(path), NULL) != 0)
+    if (pf_spool_locate(sp, PF_QUEUE_ACTIVE, id, &at, path, sizeof(path), NULL) != 0)
         return -1;
     if ((rd->fd = open_sized(sp, at, path, O_RDONLY, &size)) < 0)
         return -1;
@@ -388,7 +391,7 @@ int pf_spool_reader_open(const struct pf_spool *sp, const char *id, uint64_t sta
     return 0;
 }
 
-int pf_spool_reader_fill(struct pf_spool_reader *rd)
+int pf_spool_file_reader_fill(struct pf_spool_reader *rd)
 {
     size_t keep = rd->len - rd->pos, want;
     ssize_t n;
@@ -417,7 +420,7 @@ int pf_spool_reader_fill(struct pf_spool_reader *rd)
     return 0;
 }
 
-void pf_spool_reader_close(struct pf_spool_reader *rd)
+void pf_spool_file_reader_close(struct pf_spool_reader *rd)
 {
     if (rd->fd >= 0)
         close(rd->fd);
@@ -426,24 +429,24 @@ void pf_spool_reader_close(struct pf_spool_reader *rd)
     rd->buf = NULL;
 }
 
-int pf_spool_content_each(const struct pf_spool *sp, const char *id, const struct pf_qfile_view *v,
-                          size_t window, pf_spool_text_fn *each, void *ctx, char *why,
-                          size_t whylen, struct pf_spool_stats *st)
+int pf_spool_file_content_each(const struct pf_spool *sp, const char *id,
+                               const struct pf_qfile_view *v, size_t window, pf_spool_text_fn *each,
+                               void *ctx, char *why, size_t whylen, struct pf_spool_stats *st)
 {
     struct pf_spool_reader rd;
     /* a record's text is never longer than the record: a window of text holds a window's */
     char *text = NULL;
     int status, saved;
 
-    if ((status =
-             pf_spool_reader_open(sp, id, v->content_start, v->content_end, window, &rd, st)) != 0)
+    if ((status = pf_spool_file_reader_open(sp, id, v->content_start, v->content_end, window, &rd,
+                                            st)) != 0)
         goto out;
     text = xmalloc(window);
     for (;;) {
         enum pf_qfile_piece piece;
         size_t n = 0;
 
-        if ((status = pf_spool_reader_fill(&rd)) != 0)
+        if ((status = pf_spool_file_reader_fill(&rd)) != 0)
             goto out;
         for (;;) {
             const char *data;
@@ -481,20 +484,20 @@ out:
     else if (status == -1)
         snprintf(why, whylen, "cannot read the queue file: %s", strerror(errno));
     saved = errno;
-    pf_spool_reader_close(&rd);
+    pf_spool_file_reader_close(&rd);
     free(text);
     errno = saved;
     return status;
 }
 
-int pf_spool_log_read(const struct pf_spool *sp, const char *log, const char *id, char **buf,
-                      size_t *len, struct pf_spool_stats *st)
+int pf_spool_file_log_read(const struct pf_spool *sp, const char *log, const char *id, char **buf,
+                           size_t *len, struct pf_spool_stats *st)
 {
     char path[4096];
     off_t size;
     int at, fd, status;
 
-    (void)st; /* reads are not counted, as pf_spool_read()'s are not */
+    (void)st; /* reads are not counted, as pf_spool_file_read()'s are not */
     *buf = NULL;
     *len = 0;
     if (pf_spool_locate(sp, log, id, &at, path, sizeof(path), NULL) != 0)
@@ -536,16 +539,16 @@ static int make_levels(int at, const char *name, size_t from, struct pf_spool_st
     return 0;
 }
 
-int pf_spool_defer(const struct pf_spool *sp, const char *id, long retry_sec,
-                   struct pf_spool_stats *st)
+int pf_spool_file_defer(const struct pf_spool *sp, const char *id, long retry_sec,
+                        struct pf_spool_stats *st)
 {
     char from[4096], to[4096];
     struct timespec times[2];
     int from_at, to_at;
     size_t rel_off;
 
-    if (pf_spool_locate(sp, "active", id, &from_at, from, sizeof(from), NULL) != 0 ||
-        pf_spool_locate(sp, "deferred", id, &to_at, to, sizeof(to), &rel_off) != 0)
+    if (pf_spool_locate(sp, PF_QUEUE_ACTIVE, id, &from_at, from, sizeof(from), NULL) != 0 ||
+        pf_spool_locate(sp, PF_QUEUE_DEFERRED, id, &to_at, to, sizeof(to), &rel_off) != 0)
         return -1;
     times[0].tv_sec = times[1].tv_sec = retry_sec;
     times[0].tv_nsec = times[1].tv_nsec = 0;
@@ -560,8 +563,8 @@ int pf_spool_defer(const struct pf_spool *sp, const char *id, long retry_sec,
     return 0;
 }
 
-int pf_spool_log_append(const struct pf_spool *sp, const char *log, const char *id,
-                        const char *text, struct pf_spool_stats *st)
+int pf_spool_file_log_append(const struct pf_spool *sp, const char *log, const char *id,
+                             const char *text, struct pf_spool_stats *st)
 {
     const int flags = O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC;
     char path[4096];
@@ -576,7 +579,7 @@ int pf_spool_log_append(const struct pf_spool *sp, const char *log, const char *
     if (fd < 0)
         return -1;
     st->creates++;
-    if (write_all(fd, text, len, WRITE_PIECE, &st->writes, &st->bytes) != 0 ||
+    if (fileutil_write_all(fd, text, len, WRITE_PIECE, &st->writes, &st->bytes) != 0 ||
         sync_file(sp, fd, st) != 0)
         status = -1;
     if (close(fd) != 0)
@@ -584,8 +587,8 @@ int pf_spool_log_append(const struct pf_spool *sp, const char *log, const char *
     return status;
 }
 
-int pf_spool_log_remove(const struct pf_spool *sp, const char *log, const char *id,
-                        struct pf_spool_stats *st)
+int pf_spool_file_log_remove(const struct pf_spool *sp, const char *log, const char *id,
+                             struct pf_spool_stats *st)
 {
     char path[4096];
     int at;
@@ -602,8 +605,8 @@ int pf_spool_log_remove(const struct pf_spool *sp, const char *log, const char *
     return 0;
 }
 
-int pf_spool_log_stat(const struct pf_spool *sp, const char *log, const char *id, off_t *size,
-                      struct pf_spool_stats *st)
+int pf_spool_file_log_stat(const struct pf_spool *sp, const char *log, const char *id, off_t *size,
+                           struct pf_spool_stats *st)
 {
     char path[4096];
     struct stat sb;
@@ -619,32 +622,32 @@ int pf_spool_log_stat(const struct pf_spool *sp, const char *log, const char *id
     return 1;
 }
 
-int pf_spool_log_exists(const struct pf_spool *sp, const char *log, const char *id,
-                        struct pf_spool_stats *st)
+int pf_spool_file_log_exists(const struct pf_spool *sp, const char *log, const char *id,
+                             struct pf_spool_stats *st)
 {
     off_t size;
 
-    return pf_spool_log_stat(sp, log, id, &size, st);
+    return pf_spool_file_log_stat(sp, log, id, &size, st);
 }
 
-int pf_spool_corrupt(const struct pf_spool *sp, const char *queue, const char *id)
+int pf_spool_file_corrupt(const struct pf_spool *sp, const char *queue, const char *id)
 {
     char from[4096], to[4096];
     int from_at, to_at;
 
     if (pf_spool_locate(sp, queue, id, &from_at, from, sizeof(from), NULL) != 0 ||
-        pf_spool_locate(sp, "corrupt", id, &to_at, to, sizeof(to), NULL) != 0)
+        pf_spool_locate(sp, PF_QUEUE_CORRUPT, id, &to_at, to, sizeof(to), NULL) != 0)
         return -1;
     return renameat(from_at, from, to_at, to);
 }
 
-int pf_spool_mark_done(const struct pf_spool *sp, const char *id, size_t offset,
-                       struct pf_spool_stats *st)
+int pf_spool_file_mark_done(const struct pf_spool *sp, const char *id, size_t offset,
+                            struct pf_spool_stats *st)
 {
     char path[4096];
     int at, fd, status = 0;
 
-    if (pf_spool_locate(sp, "active", id, &at, path, sizeof(path), NULL) != 0)
+    if (pf_spool_locate(sp, PF_QUEUE_ACTIVE, id, &at, path, sizeof(path), NULL) != 0)
         return -1;
     if ((fd = openat(at, path, O_RDWR | O_NOFOLLOW | O_CLOEXEC)) < 0)
         return -1;
@@ -660,12 +663,12 @@ int pf_spool_mark_done(const struct pf_spool *sp, const char *id, size_t offset,
     return status;
 }
 
-int pf_spool_remove(const struct pf_spool *sp, const char *id, struct pf_spool_stats *st)
+int pf_spool_file_remove(const struct pf_spool *sp, const char *id, struct pf_spool_stats *st)
 {
     char path[4096];
     int at;
 
-    if (pf_spool_locate(sp, "active", id, &at, path, sizeof(path), NULL) != 0)
+    if (pf_spool_locate(sp, PF_QUEUE_ACTIVE, id, &at, path, sizeof(path), NULL) != 0)
         return -1;
     if (unlinkat(at, path, 0) != 0)
         return -1;

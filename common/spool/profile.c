@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "profile.h"
-#include "spool_backend.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -313,15 +312,14 @@ static const char *const opensmtpd_buckets[] = {"queue", NULL};
 
 static const char *const postfix_dirs[] = {NULL};
 
-#define PHASES(a, d, f)                                                                            \
-    .backend = &spool_backend_table, .phase = {a, d, f}, .phase_len = {N(a), N(d), N(f)}
+#define PHASES(a, d, f) .phase = {a, d, f}, .phase_len = {N(a), N(d), N(f)}
 
 static const struct profile profiles[] = {
     {.name = "postfix",
      .summary = "Postfix 3.7: the relay's own queue code (pf_spool)",
      .commit_marker = "fchmod 0700",
      .dirs = postfix_dirs,
-     .backend = &spool_backend_postfix},
+     .backend = PROFILE_BACKEND_POSTFIX},
     {.name = "sendmail",
      .summary = "Sendmail 8.17.1.9 (Debian 12), SuperSafe=True, a session per message",
      .commit_marker = "qf written and fsync'ed",
@@ -332,7 +330,6 @@ static const struct profile profiles[] = {
      .commit_marker = "link intd -> todo",
      .dirs = qmail_dirs,
      .splits = qmail_splits,
-     .backend = &spool_backend_table,
      .phase = {qmail_accept, qmail_deliver, NULL},
      .phase_len = {N(qmail_accept), N(qmail_deliver), 0}},
     {.name = "exim",
@@ -357,8 +354,7 @@ static const struct profile profiles[] = {
      .summary = "no disk I/O at all: the harness alone",
      .commit_marker = "none",
      .dirs = postfix_dirs,
-     .backend = &spool_backend_table,
-     .no_io = 1},
+     .backend = PROFILE_BACKEND_NULL},
 };
 
 static const char *const op_names[OP_KIND_COUNT] = {

@@ -72,7 +72,12 @@ enum profile_sync {
     PROFILE_SYNC_NONE,       /* no sync at all, directories included */
 };
 
-struct spool_backend;
+/* Who does a profile's file work: spool_backend_of() turns it into code. */
+enum profile_backend {
+    PROFILE_BACKEND_TABLE,   /* its tables of operations, run by spool_table.c */
+    PROFILE_BACKEND_POSTFIX, /* pf_spool, the relay's own queue code (spool_postfix.c) */
+    PROFILE_BACKEND_NULL,    /* no file work at all (spool_null.c) */
+};
 
 struct profile {
     const char *name;
@@ -84,8 +89,7 @@ struct profile {
     const char *const *files;   /* empty files made at set-up (lock files, hints databases) */
     const struct profile_op *phase[PHASE_COUNT];
     size_t phase_len[PHASE_COUNT];
-    const struct spool_backend *backend; /* who does its file work (spool_backend.h) */
-    int no_io;                           /* the null profile */
+    enum profile_backend backend;
 };
 
 const struct profile *profile_find(const char *name);

@@ -27,7 +27,7 @@ enum {
     CS_PASS   /* past the trace fields: everything counts */
 };
 
-void content_sum_init(struct content_sum *cs)
+void checksum_content_init(struct content_sum *cs)
 {
     memset(cs, 0, sizeof(*cs));
     cs->sum = CHECKSUM_INIT;
@@ -44,8 +44,8 @@ static void put(struct content_sum *cs, const char *p, size_t n, content_sum_kee
         keep(arg, p, n);
 }
 
-void content_sum_update(struct content_sum *cs, const void *data, size_t len,
-                        content_sum_keep *keep, void *arg)
+void checksum_content_update(struct content_sum *cs, const void *data, size_t len,
+                             content_sum_keep *keep, void *arg)
 {
     const char *p = data, *end = p + len;
 
@@ -94,7 +94,7 @@ void content_sum_update(struct content_sum *cs, const void *data, size_t len,
     }
 }
 
-void content_sum_end(struct content_sum *cs, content_sum_keep *keep, void *arg)
+void checksum_content_end(struct content_sum *cs, content_sum_keep *keep, void *arg)
 {
     if (cs->state == CS_NAME)
         put(cs, cs->hold, cs->held, keep, arg);

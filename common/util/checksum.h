@@ -34,13 +34,13 @@ struct content_sum {
 /* Told of each piece of content kept, in order (e.g. to find the Message-ID in). */
 typedef void content_sum_keep(void *arg, const char *piece, size_t len);
 
-void content_sum_init(struct content_sum *cs);
+void checksum_content_init(struct content_sum *cs);
 
 /* The next `len' bytes of content, in pieces of any size; `keep' may be NULL. */
-void content_sum_update(struct content_sum *cs, const void *data, size_t len,
-                        content_sum_keep *keep, void *arg);
+void checksum_content_update(struct content_sum *cs, const void *data, size_t len,
+                             content_sum_keep *keep, void *arg);
 
 /* The end of the content: what was held undecided is kept. */
-void content_sum_end(struct content_sum *cs, content_sum_keep *keep, void *arg);
+void checksum_content_end(struct content_sum *cs, content_sum_keep *keep, void *arg);
 
 #endif

@@ -15,7 +15,7 @@
 #include "fileutil.h"
 #include "xalloc.h"
 
-char *file_read_all(const char *path, size_t *len)
+char *fileutil_read_all(const char *path, size_t *len)
 {
     FILE *fp = fopen(path, "r");
     char *text = NULL;
@@ -44,7 +44,8 @@ char *file_read_all(const char *path, size_t *len)
     return text;
 }
 
-int write_all(int fd, const void *buf, size_t n, size_t piece, uint64_t *calls, uint64_t *bytes)
+int fileutil_write_all(int fd, const void *buf, size_t n, size_t piece, uint64_t *calls,
+                       uint64_t *bytes)
 {
     const char *p = buf;
 
@@ -68,7 +69,7 @@ int write_all(int fd, const void *buf, size_t n, size_t piece, uint64_t *calls, 
     return 0;
 }
 
-int file_write_whole(const char *path, const void *doc, size_t len)
+int fileutil_write_whole(const char *path, const void *doc, size_t len)
 {
     size_t n = strlen(path);
     char *tmp;
@@ -79,7 +80,7 @@ int file_write_whole(const char *path, const void *doc, size_t len)
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
         if ((fd = open(path, O_WRONLY | O_NOCTTY)) < 0)
             return -1;
-        if (write_all(fd, doc, len, 0, NULL, NULL) != 0) {
+        if (fileutil_write_all(fd, doc, len, 0, NULL, NULL) != 0) {
             saved = errno;
             close(fd);
             errno = saved;
@@ -96,7 +97,7 @@ int file_write_whole(const char *path, const void *doc, size_t len)
         free(tmp);
         return -1;
     }
-    if (fchmod(fd, 0666 & ~mask) != 0 || write_all(fd, doc, len, 0, NULL, NULL) != 0 ||
+    if (fchmod(fd, 0666 & ~mask) != 0 || fileutil_write_all(fd, doc, len, 0, NULL, NULL) != 0 ||
         close(fd) != 0 || rename(tmp, path) != 0) {
         saved = errno;
         close(fd); /* EBADF after a close that failed: harmless */
@@ -109,14 +110,14 @@ int file_write_whole(const char *path, const void *doc, size_t len)
     return 0;
 }
 
-const char *tmp_dir(void)
+const char *fileutil_tmp_dir(void)
 {
     const char *tmp = getenv("TMPDIR");
 
     return tmp && *tmp ? tmp : "/tmp";
 }
 
-int private_dir_make(char *out, size_t len, const char *parent, const char *tag)
+int fileutil_private_dir(char *out, size_t len, const char *parent, const char *tag)
 {
     int n = snprintf(out, len, "%s/spoolsim-%s.XXXXXX", parent, tag);
 
@@ -147,7 +148,7 @@ static int remove_entry(const char *path, const struct stat *sb, int type, struc
     return 0;
 }
 
-void tree_remove(const char *path)
+void fileutil_tree_remove(const char *path)
 {
     if (path[0])
         nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);

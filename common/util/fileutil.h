@@ -1,11 +1,11 @@
 /*
  * fileutil - small file-system chores the programs share.
  *
- * file_read_all() reads a whole (small) file, /proc files included, as a
- * NUL-terminated string; write_all() writes a buffer whole, in the
- * write(2) calls a simulated MTA would make; file_write_whole() puts a
- * document in place whole or not at all; private_dir_make() makes the
- * private directory a run works in, and tree_remove() removes it (or any
+ * fileutil_read_all() reads a whole (small) file, /proc files included, as a
+ * NUL-terminated string; fileutil_write_all() writes a buffer whole, in the
+ * write(2) calls a simulated MTA would make; fileutil_write_whole() puts a
+ * document in place whole or not at all; fileutil_private_dir() makes the
+ * private directory a run works in, and fileutil_tree_remove() removes it (or any
  * tree) without following symbolic links.
  */
 #ifndef SPOOLSIM_FILEUTIL_H
@@ -15,7 +15,7 @@
 #include <stdint.h>
 
 /* The file's contents (malloc'd, NUL-terminated) and its length in *len; NULL if unreadable. */
-char *file_read_all(const char *path, size_t *len);
+char *fileutil_read_all(const char *path, size_t *len);
 
 /*
  * Write all n bytes at buf to fd, in calls of at most `piece' bytes (0:
@@ -24,7 +24,8 @@ char *file_read_all(const char *path, size_t *len);
  * *bytes, where not NULL, grow by the calls that wrote and the bytes they
  * wrote, also when a later call fails: a simulator counts what it did.
  */
-int write_all(int fd, const void *buf, size_t n, size_t piece, uint64_t *calls, uint64_t *bytes);
+int fileutil_write_all(int fd, const void *buf, size_t n, size_t piece, uint64_t *calls,
+                       uint64_t *bytes);
 
 /*
  * The len bytes at doc as the file at path, whole or not at all: written
@@ -35,19 +36,19 @@ int write_all(int fd, const void *buf, size_t n, size_t piece, uint64_t *calls, 
  * written in place: a rename would replace the node itself. 0, or -1
  * with errno set and no temporary file left.
  */
-int file_write_whole(const char *path, const void *doc, size_t len);
+int fileutil_write_whole(const char *path, const void *doc, size_t len);
 
 /* $TMPDIR if it is set and not empty, else /tmp. */
-const char *tmp_dir(void);
+const char *fileutil_tmp_dir(void);
 
 /*
  * Make PARENT/spoolsim-TAG.XXXXXX, a new directory that only its owner
  * may enter (mkdtemp), its path in out. 0, or -1 with errno set:
  * ENAMETOOLONG if the path does not fit in len.
  */
-int private_dir_make(char *out, size_t len, const char *parent, const char *tag);
+int fileutil_private_dir(char *out, size_t len, const char *parent, const char *tag);
 
 /* Remove `path' and everything under it; what cannot be removed stays. */
-void tree_remove(const char *path);
+void fileutil_tree_remove(const char *path);
 
 #endif

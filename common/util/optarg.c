@@ -19,6 +19,20 @@
 #include "optarg.h"
 #include "workload.h"
 
+/* --list-options: the table itself, so that the completion cannot drift from it. */
+static void list_options(const char *shortopts, const struct option *longopts)
+{
+    for (const char *p = shortopts; *p; p++)
+        if (*p != ':' && *p != '+' && *p != '-')
+            printf("-%c%s\n", *p, p[1] != ':' ? "" : p[2] == ':' ? "[=]" : "=");
+    for (const struct option *o = longopts; o && o->name; o++)
+        printf("--%s%s\n", o->name,
+               o->has_arg == required_argument   ? "="
+               : o->has_arg == optional_argument ? "[=]"
+                                                 : "");
+    exit(ferror(stdout) || fflush(stdout) != 0);
+}
+
 int optarg_getopt(int argc, char *const argv[], const char *shortopts,
                   const struct option *longopts)
 {
@@ -26,6 +40,8 @@ int optarg_getopt(int argc, char *const argv[], const char *shortopts,
     const char *arg;
     int ch;
 
+    if (optind <= 1 && argc == 2 && strcmp(argv[1], "--list-options") == 0)
+        list_options(shortopts, longopts);
     /* A leading ':' tells a missing value (':') from an unknown option ('?'). */
     snprintf(spec, sizeof(spec), ":%s", shortopts);
     opterr = 0;
@@ -65,7 +81,7 @@ double optarg_seconds(const char *text, const char *what)
 {
     uint64_t ns;
 
-    if (parse_duration_ns(text, &ns) != 0)
+    if (workload_parse_duration_ns(text, &ns) != 0)
         msg_usage("%s: bad time \"%s\" (e.g. 2, 0.5, 250ms, 2m)", what, text);
     return (double)ns / 1e9;
 }
@@ -113,7 +129,7 @@ double optarg_interval(const char *text, const char *what)
 uint64_t optarg_size(const char *text, const char *what, uint64_t min)
 {
     uint64_t value = 0;
-    int rc = parse_size(text, &value);
+    int rc = workload_parse_size(text, &value);
 
     if (rc != 0 && errno != ERANGE)
         msg_usage("%s: bad size \"%s\" (e.g. 4096, 64k, 10m)", what, text);
@@ -129,7 +145,7 @@ void optarg_size_dist(const char *text, const char *what, struct size_dist *out)
     char err[256];
     uint64_t largest;
 
-    if (size_dist_parse(text, out, err, sizeof(err)) != 0)
+    if (workload_size_parse(text, out, err, sizeof(err)) != 0)
         msg_usage("%s: %s", what, err);
     largest = out->kind == SIZE_FIXED ? out->a : out->kind == SIZE_UNIFORM ? out->b : out->max;
     if (largest > OPTARG_SIZE_MAX)

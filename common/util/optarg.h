@@ -26,7 +26,11 @@
 
 /*
  * getopt_long(), except that a missing value or an unknown option ends
- * the program with msg_usage(), saying which of the two it is.
+ * the program with msg_usage(), saying which of the two it is. A command
+ * line of only --list-options prints the table instead, one option a
+ * line ("-x", "--name"; "=" after one that takes a value, "[=]" after one
+ * that may), and exits 0: what the shell completion offers
+ * (completion/spoolsim.bash), read from the program that runs.
  */
 int optarg_getopt(int argc, char *const argv[], const char *shortopts,
                   const struct option *longopts);

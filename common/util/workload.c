@@ -34,13 +34,13 @@ static uint64_t splitmix64(uint64_t *x)
     return z ^ (z >> 31);
 }
 
-void prng_seed(struct prng *p, uint64_t seed)
+void workload_prng_seed(struct prng *p, uint64_t seed)
 {
     for (int i = 0; i < 4; i++)
         p->s[i] = splitmix64(&seed);
 }
 
-uint64_t prng_next(struct prng *p)
+uint64_t workload_prng_next(struct prng *p)
 {
     uint64_t *s = p->s;
     uint64_t result = rotl(s[1] * 5, 7) * 9;
@@ -55,20 +55,20 @@ uint64_t prng_next(struct prng *p)
     return result;
 }
 
-double prng_uniform01(struct prng *p)
+double workload_prng_uniform01(struct prng *p)
 {
-    return (double)(prng_next(p) >> 11) * 0x1.0p-53;
+    return (double)(workload_prng_next(p) >> 11) * 0x1.0p-53;
 }
 
-uint64_t prng_range(struct prng *p, uint64_t lo, uint64_t hi)
+uint64_t workload_prng_range(struct prng *p, uint64_t lo, uint64_t hi)
 {
     uint64_t span, threshold, r;
 
     if (lo > hi)
-        msg_panic("prng_range: lo %" PRIu64 " > hi %" PRIu64, lo, hi);
+        msg_panic("workload_prng_range: lo %" PRIu64 " > hi %" PRIu64, lo, hi);
     span = hi - lo;
     if (span == UINT64_MAX)
-        return prng_next(p);
+        return workload_prng_next(p);
     span++;
     /*
      * Reject the 2^64 mod span lowest values so that every residue is
@@ -76,25 +76,25 @@ uint64_t prng_range(struct prng *p, uint64_t lo, uint64_t hi)
      */
     threshold = (0 - span) % span;
     do
-        r = prng_next(p);
+        r = workload_prng_next(p);
     while (r < threshold);
     return lo + r % span;
 }
 
-double prng_exponential(struct prng *p, double mean)
+double workload_prng_exponential(struct prng *p, double mean)
 {
     /* log1p(-u) with u in [0, 1) is finite, so the result is never inf. */
-    return -mean * log1p(-prng_uniform01(p));
+    return -mean * log1p(-workload_prng_uniform01(p));
 }
 
-double prng_normal(struct prng *p)
+double workload_prng_normal(struct prng *p)
 {
     /*
      * Box-Muller without caching the second value: struct prng stays pure
      * state, and every call advances the stream by the same two draws.
      */
-    double u1 = 1.0 - prng_uniform01(p); /* (0, 1]: log() stays finite */
-    double u2 = prng_uniform01(p);
+    double u1 = 1.0 - workload_prng_uniform01(p); /* (0, 1]: log() stays finite */
+    double u2 = workload_prng_uniform01(p);
 
     return sqrt(-2.0 * log(u1)) * cos(TWO_PI * u2);
 }
@@ -121,7 +121,7 @@ static const char *parse_digits(const char *p, uint64_t *v, int *overflow)
     return p;
 }
 
-int parse_size(const char *s, uint64_t *out)
+int workload_parse_size(const char *s, uint64_t *out)
 {
     uint64_t v, mult = 1;
     int overflow = 0;
@@ -148,7 +148,7 @@ int parse_size(const char *s, uint64_t *out)
     return 0;
 }
 
-int parse_duration_ns(const char *s, uint64_t *out_ns)
+int workload_parse_duration_ns(const char *s, uint64_t *out_ns)
 {
     static const struct {
         const char *name;
@@ -204,7 +204,7 @@ int parse_duration_ns(const char *s, uint64_t *out_ns)
 static int parse_size_field(const char *field, const char *what, const char *spec, uint64_t *out,
                             char *err, size_t errlen)
 {
-    if (parse_size(field, out) == 0)
+    if (workload_parse_size(field, out) == 0)
         return 0;
     if (errno == ERANGE)
         return msg_set_error(err, errlen, "%s \"%s\" in size spec \"%s\" is too large", what, field,
@@ -236,7 +236,7 @@ static int parse_sigma(const char *field, const char *spec, double *out, char *e
 
 #define SIZE_DIST_MAX_FIELDS 5
 
-int size_dist_parse(const char *spec, struct size_dist *out, char *err, size_t errlen)
+int workload_size_parse(const char *spec, struct size_dist *out, char *err, size_t errlen)
 {
     char *copy = xstrdup(spec);
     char *field[SIZE_DIST_MAX_FIELDS];
@@ -308,16 +308,16 @@ out:
     return rc;
 }
 
-uint64_t size_dist_sample(const struct size_dist *d, struct prng *p)
+uint64_t workload_size_sample(const struct size_dist *d, struct prng *p)
 {
     double x;
     uint64_t v;
 
     switch (d->kind) {
     case SIZE_UNIFORM:
-        return prng_range(p, d->a, d->b);
+        return workload_prng_range(p, d->a, d->b);
     case SIZE_LOGNORMAL:
-        x = exp(d->mu + d->sigma * prng_normal(p));
+        x = exp(d->mu + d->sigma * workload_prng_normal(p));
         /* Written so that NaN lands on 1 and inf on max. */
         if (!(x >= 1.0))
             return 1;
@@ -331,7 +331,7 @@ uint64_t size_dist_sample(const struct size_dist *d, struct prng *p)
     }
 }
 
-double size_dist_mean(const struct size_dist *d)
+double workload_size_mean(const struct size_dist *d)
 {
     switch (d->kind) {
     case SIZE_UNIFORM:
@@ -354,7 +354,7 @@ static void format_double(char *buf, size_t len, double v)
     }
 }
 
-const char *size_dist_describe(const struct size_dist *d, char *buf, size_t len)
+const char *workload_size_describe(const struct size_dist *d, char *buf, size_t len)
 {
     char sigma[32];
 

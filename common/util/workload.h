@@ -23,16 +23,16 @@ struct prng {
     uint64_t s[4];
 };
 
-void prng_seed(struct prng *p, uint64_t seed);
-uint64_t prng_next(struct prng *p);
+void workload_prng_seed(struct prng *p, uint64_t seed);
+uint64_t workload_prng_next(struct prng *p);
 /* In [0, 1) with 53 random bits. */
-double prng_uniform01(struct prng *p);
+double workload_prng_uniform01(struct prng *p);
 /* In [lo, hi] inclusive, without modulo bias; lo > hi is a caller bug (panic). */
-uint64_t prng_range(struct prng *p, uint64_t lo, uint64_t hi);
+uint64_t workload_prng_range(struct prng *p, uint64_t lo, uint64_t hi);
 /* Exponential with the given mean, e.g. Poisson inter-arrival times; >= 0. */
-double prng_exponential(struct prng *p, double mean);
+double workload_prng_exponential(struct prng *p, double mean);
 /* Standard normal (Box-Muller); always consumes exactly two draws. */
-double prng_normal(struct prng *p);
+double workload_prng_normal(struct prng *p);
 
 enum size_dist_kind { SIZE_FIXED, SIZE_UNIFORM, SIZE_LOGNORMAL };
 
@@ -43,23 +43,23 @@ struct size_dist {
     uint64_t max;     /* lognormal clamp; unused otherwise */
 };
 
-int size_dist_parse(const char *spec, struct size_dist *out, char *err, size_t errlen);
-uint64_t size_dist_sample(const struct size_dist *d, struct prng *p);
+int workload_size_parse(const char *spec, struct size_dist *out, char *err, size_t errlen);
+uint64_t workload_size_sample(const struct size_dist *d, struct prng *p);
 /* Analytic mean; for lognormal exp(mu + sigma^2/2), only capped at MAX. */
-double size_dist_mean(const struct size_dist *d);
-/* A spec that size_dist_parse() reads back to the same distribution. */
-const char *size_dist_describe(const struct size_dist *d, char *buf, size_t len);
+double workload_size_mean(const struct size_dist *d);
+/* A spec that workload_size_parse() reads back to the same distribution. */
+const char *workload_size_describe(const struct size_dist *d, char *buf, size_t len);
 
 /*
  * Digits with an optional k/K/m/M suffix. On failure returns -1 with errno
  * EINVAL (syntax) or ERANGE (does not fit in 64 bits).
  */
-int parse_size(const char *s, uint64_t *out);
+int workload_parse_size(const char *s, uint64_t *out);
 /*
  * A decimal number with an optional fraction and unit ns, us, ms, s, m, h;
  * no unit means seconds ("10", "1.5s", "250ms", "2m"). Rounded to the
  * nearest nanosecond. Returns -1 with errno EINVAL or ERANGE.
  */
-int parse_duration_ns(const char *s, uint64_t *out_ns);
+int workload_parse_duration_ns(const char *s, uint64_t *out_ns);
 
 #endif

@@ -99,7 +99,7 @@ static void usage(FILE *fp, const struct optgroup *g)
             "  --work-dir DIR        where the images and logs go ($TMPDIR or /tmp)\n"
             "  --dry-run             check that this machine can run it (root, FUSE, loop\n"
             "                        devices, the filesystem's tools) and exit: 0, or 2\n",
-            crash_fs_names());
+            crash_opts_fs_names());
     optgroup_help(fp, g, OPTGROUP_WORKLOAD, 21);
     optgroup_help(
         fp, g, OPTGROUP_JSON | OPTGROUP_KEEP | OPTGROUP_PROGRESS | OPTGROUP_QUIET | OPTGROUP_HELP,
@@ -198,7 +198,7 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
         }
     }
     optgroup_end(&g);
-    if (crash_restart_of(o->profile, &o->restart) != 0)
+    if (crash_scan_restart_of(o->profile, &o->restart) != 0)
         msg_usage("--profile %s: the crash test knows no restart of that MTA (postfix, sendmail, "
                   "qmail, exim, exim-4.98, opensmtpd or null)",
                   o->profile);
@@ -231,13 +231,13 @@ static void need_program(const char *name, const char *why)
 {
     char path[PATH_MAX];
 
-    if (crash_which(name, path, sizeof(path)) != 0)
+    if (crash_sys_which(name, path, sizeof(path)) != 0)
         msg_usage("no %s on this machine (%s)", name, why);
 }
 
 static int kernel_has(const char *type)
 {
-    char *text = file_read_all("/proc/filesystems", NULL), *line, *save = NULL;
+    char *text = fileutil_read_all("/proc/filesystems", NULL), *line, *save = NULL;
     int found = 0;
 
     if (text == NULL)
@@ -255,14 +255,15 @@ static int kernel_has(const char *type)
 static void preflight(struct crash *c)
 {
     struct crash_options *o = c->o;
-    const char *parent = o->work_parent ? o->work_parent : tmp_dir();
+    const char *parent = o->work_parent ? o->work_parent : fileutil_tmp_dir();
     struct statvfs vfs;
 
     if (geteuid() != 0)
         msg_usage("needs root: it makes loop devices, FUSE and filesystem mounts");
-    o->fs = crash_fs_find(o->type);
+    o->fs = crash_opts_fs_find(o->type);
     if (o->fs == NULL)
-        msg_usage("filesystem type \"%s\": spoolsim crash makes %s", o->type, crash_fs_names());
+        msg_usage("filesystem type \"%s\": spoolsim crash makes %s", o->type,
+                  crash_opts_fs_names());
     if (!kernel_has(o->type))
         msg_usage("this kernel has no %s (not in /proc/filesystems)", o->type);
     if (access("/dev/fuse", R_OK | W_OK) != 0)
@@ -291,12 +292,12 @@ static void preflight(struct crash *c)
         msg_usage("%s has %llu MiB free: the images need 3 x %llu MiB and more for the log", parent,
                   (unsigned long long)((uint64_t)vfs.f_bavail * vfs.f_frsize >> 20),
                   (unsigned long long)(o->image_size >> 20));
-    spoolsim_find_program(c->d.self, "spoolsim-recorder", "SPOOLSIM_RECORDER", c->recorder_path,
-                          sizeof(c->recorder_path));
-    spoolsim_find_program(c->d.self, "smtp-sink", "SPOOLSIM_SMTP_SINK", c->sink_path,
-                          sizeof(c->sink_path));
-    spoolsim_find_program(c->d.self, "smtp-source", "SPOOLSIM_SMTP_SOURCE", c->source_path,
-                          sizeof(c->source_path));
+    companion_find_program(c->d.self, "spoolsim-recorder", "SPOOLSIM_RECORDER", c->recorder_path,
+                           sizeof(c->recorder_path));
+    companion_find_program(c->d.self, "smtp-sink", "SPOOLSIM_SMTP_SINK", c->sink_path,
+                           sizeof(c->sink_path));
+    companion_find_program(c->d.self, "smtp-source", "SPOOLSIM_SMTP_SOURCE", c->source_path,
+                           sizeof(c->source_path));
 }
 
 /* ------------------------------------------------------------ the stack */
@@ -322,11 +323,11 @@ static int take_down(struct crash *c)
     drive_stop(&c->relay);
     drive_stop(&c->sink);
     crash_point_teardown(&c->checker);
-    if (c->mounted && crash_umount(&c->d, c->mnt) == 0)
+    if (c->mounted && crash_sys_umount(&c->d, c->mnt) == 0)
         c->mounted = 0;
-    if (c->loop[0] && !c->mounted && crash_loop_detach(&c->d, c->loop) == 0)
+    if (c->loop[0] && !c->mounted && crash_sys_loop_detach(&c->d, c->loop) == 0)
         c->loop[0] = '\0';
-    if (c->fuse_up && !c->loop[0] && crash_umount(&c->d, c->fuse_dir) == 0)
+    if (c->fuse_up && !c->loop[0] && crash_sys_umount(&c->d, c->fuse_dir) == 0)
         c->fuse_up = 0;
     if (!c->fuse_up)
         drive_reap(&c->recorder); /* it ends when its mount goes */
@@ -370,7 +371,7 @@ static _Noreturn void fail(struct crash *c, const char *name, const char *fmt, .
     vsnprintf(text, sizeof(text), fmt, ap);
     va_end(ap);
     if (name)
-        crash_cmd_said(&c->d, name, said, sizeof(said));
+        crash_sys_cmd_said(&c->d, name, said, sizeof(said));
     if (!interrupted)
         msg_warn("%s%s%s", text, said[0] ? ": " : "", said);
     finish_now(c, 1);
@@ -387,14 +388,14 @@ static void make_image(struct crash *c)
     fd = open(c->base, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     if (fd < 0 || ftruncate(fd, (off_t)o->image_size) != 0 || close(fd) != 0)
         fail(c, NULL, "cannot make %s: %s", c->base, strerror(errno));
-    if (crash_cmd(&c->d, "mkfs", mkfs) != 0)
+    if (crash_sys_cmd(&c->d, "mkfs", mkfs) != 0)
         fail(c, "mkfs", "%s did not make the image", o->fs->mkfs);
     /* the options are tried once on the plain image: the kernel is the judge */
-    if (crash_loop_attach(&c->d, c->base, 0, c->loop, sizeof(c->loop)) != 0)
+    if (crash_sys_loop_attach(&c->d, c->base, 0, c->loop, sizeof(c->loop)) != 0)
         fail(c, "losetup", "no loop device for the image");
-    if (crash_mount(&c->d, c->loop, c->mnt, o->type, o->mount_opts) != 0) {
-        crash_cmd_said(&c->d, "mount", said, sizeof(said));
-        crash_loop_detach(&c->d, c->loop);
+    if (crash_sys_mount(&c->d, c->loop, c->mnt, o->type, o->mount_opts) != 0) {
+        crash_sys_cmd_said(&c->d, "mount", said, sizeof(said));
+        crash_sys_loop_detach(&c->d, c->loop);
         c->loop[0] = '\0';
         take_down(c);
         drive_remove_work(&c->d);
@@ -402,10 +403,10 @@ static void make_image(struct crash *c)
                   o->mount_opts[0] ? o->mount_opts : "(none)", said);
     }
     c->mounted = 1;
-    if (crash_umount(&c->d, c->mnt) != 0)
+    if (crash_sys_umount(&c->d, c->mnt) != 0)
         fail(c, "umount", "cannot unmount the trial mount");
     c->mounted = 0;
-    if (crash_loop_detach(&c->d, c->loop) != 0)
+    if (crash_sys_loop_detach(&c->d, c->loop) != 0)
         fail(c, "losetup-d", "cannot detach %s", c->loop);
     c->loop[0] = '\0';
 }
@@ -417,7 +418,7 @@ static void build_stack(struct crash *c)
     struct stat sb;
     int dio;
 
-    if (crash_copy_sparse(c->base, c->served, err, sizeof(err)) != 0)
+    if (crash_sys_copy_sparse(c->base, c->served, err, sizeof(err)) != 0)
         fail(c, NULL, "%s", err);
     if (drive_spawn(&c->d, &c->recorder, "recorder", argv) != 0)
         fail(c, NULL, "spoolsim-recorder did not start");
@@ -432,14 +433,14 @@ static void build_stack(struct crash *c)
         drive_show_errors(&c->d, "recorder", "recorder");
         fail(c, NULL, "spoolsim-recorder did not serve the image");
     }
-    if (crash_loop_attach(&c->d, image, 1, c->loop, sizeof(c->loop)) != 0)
+    if (crash_sys_loop_attach(&c->d, image, 1, c->loop, sizeof(c->loop)) != 0)
         fail(c, "losetup", "no loop device with direct I/O on the recorder's image");
-    if ((dio = crash_loop_dio(c->loop)) != 1)
+    if ((dio = crash_sys_loop_dio(c->loop)) != 1)
         fail(c, NULL,
              "%s does not do direct I/O on the recorder's image (%s): the log would not "
              "hold every write in order",
              c->loop, dio == 0 ? "the kernel turned it off" : "cannot tell");
-    if (crash_mount(&c->d, c->loop, c->mnt, c->o->type, c->o->mount_opts) != 0)
+    if (crash_sys_mount(&c->d, c->loop, c->mnt, c->o->type, c->o->mount_opts) != 0)
         fail(c, "mount", "cannot mount the recorded image");
     c->mounted = 1;
 }
@@ -519,13 +520,13 @@ static void run_load(struct crash *c)
     drive_stop(&c->sink);
     o->t_stopped = clock_now_ns(); /* nothing is acknowledged or delivered after it */
     /* the rest goes down in order; the unmount's writes are in the log too */
-    if (crash_umount(&c->d, c->mnt) != 0)
+    if (crash_sys_umount(&c->d, c->mnt) != 0)
         fail(c, "umount", "cannot unmount the recorded image");
     c->mounted = 0;
-    if (crash_loop_detach(&c->d, c->loop) != 0)
+    if (crash_sys_loop_detach(&c->d, c->loop) != 0)
         fail(c, "losetup-d", "cannot detach %s", c->loop);
     c->loop[0] = '\0';
-    if (crash_umount(&c->d, c->fuse_dir) != 0)
+    if (crash_sys_umount(&c->d, c->fuse_dir) != 0)
         fail(c, "umount", "cannot unmount the recorder");
     c->fuse_up = 0;
     if (drive_exit_status(drive_reap(&c->recorder)) != 0) {
@@ -603,7 +604,7 @@ static void check_points(struct crash *c, struct crash_report *rep)
     drive_path(&c->d, "crash.img", c->checker.image);
     drive_path(&c->d, "crash-mnt", c->checker.mnt);
     if (mkdir(c->checker.mnt, 0700) != 0 ||
-        crash_checker_open(&c->checker, c->base, err, sizeof(err)) != 0)
+        crash_point_checker_open(&c->checker, c->base, err, sizeof(err)) != 0)
         fail(c, NULL, "%s", err[0] ? err : strerror(errno));
     for (size_t i = 0; i < plan.n && !interrupted; i++) {
         struct crash_result r;
@@ -612,16 +613,16 @@ static void check_points(struct crash *c, struct crash_report *rep)
         if (progress_out_on(&c->progress))
             show_check(c, i, plan.n, t0);
         if (crash_point_check(&c->checker, &plan.v[i], &r, err, sizeof(err)) != 0) {
-            crash_result_free(&r);
+            crash_point_result_free(&r);
             fail(c, NULL, "crash point %zu: %s", i + 1, err);
         }
         crash_tally_point(&acked, &sunk, &r.recovered, plan.v[i].t_ns, &t);
         crash_report_add(rep, &plan.v[i], &r, &t, o->t_load);
-        crash_result_free(&r);
+        crash_point_result_free(&r);
     }
     progress_out_clear(&c->progress);
     rep->check_s = (double)(clock_now_ns() - t0) / 1e9;
-    crash_checker_close(&c->checker);
+    crash_point_checker_close(&c->checker);
     crash_plan_free(&plan);
     blklog_free(&log);
     msglog_set_free(&acked);
@@ -637,7 +638,7 @@ int spoolsim_crash(int argc, char **argv)
     struct json_run run;
     int status;
 
-    json_run_init(&run, "spoolsim crash", "spoolsim", argc, argv);
+    json_meta_run_init(&run, "spoolsim crash", "spoolsim", argc, argv);
     parse_options(&opts, argc, argv);
     opts.run = &run;
     memset(&c, 0, sizeof(c));
@@ -649,9 +650,13 @@ int spoolsim_crash(int argc, char **argv)
     if (opts.dry_run) {
         /* what spoolsim ab --crash asks before its first run, so that a side it cannot crash-test
          * is said before the hours of speed runs, not after */
-        json_run_free(&run);
+        json_meta_run_free(&run);
         return 0;
     }
+    if (crash_sys_private_mounts() != 0)
+        msg_warn("no mount namespace of its own (%s): a namespace made meanwhile by another "
+                 "program could keep an image busy",
+                 strerror(errno));
     interrupt_install();
     progress_out_init(&c.progress, stderr, opts.common.progress);
     progress_out_hook_messages(&c.progress);
@@ -674,7 +679,7 @@ int spoolsim_crash(int argc, char **argv)
     check_points(&c, &rep);
     if (interrupted) {
         crash_report_free(&rep);
-        json_run_free(&run);
+        json_meta_run_free(&run);
         finish_now(&c, 1);
     }
     crash_report_print(&rep, stdout);
@@ -682,7 +687,7 @@ int spoolsim_crash(int argc, char **argv)
         msg_warn("cannot write %s: %s", opts.common.json, strerror(errno));
     status = crash_report_durable(&rep) ? 0 : 1;
     crash_report_free(&rep);
-    json_run_free(&run);
+    json_meta_run_free(&run);
     if (interrupt_flush_stdout() != 0)
         status = 1;
     finish_now(&c, status);

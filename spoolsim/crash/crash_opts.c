@@ -18,7 +18,7 @@ static const struct crash_fs filesystems[] = {
     {"btrfs", "mkfs.btrfs", "btrfs", CRASH_REPAIR_BTRFS, 128 * MIB, 256 * MIB},
 };
 
-const struct crash_fs *crash_fs_find(const char *type)
+const struct crash_fs *crash_opts_fs_find(const char *type)
 {
     for (size_t i = 0; i < sizeof(filesystems) / sizeof(filesystems[0]); i++)
         if (strcmp(type, filesystems[i].type) == 0)
@@ -26,7 +26,7 @@ const struct crash_fs *crash_fs_find(const char *type)
     return NULL;
 }
 
-const char *crash_fs_names(void)
+const char *crash_opts_fs_names(void)
 {
     return "ext2, ext3, ext4, xfs, btrfs";
 }
@@ -101,7 +101,7 @@ void crash_opts_like(const char *options, char *keep, size_t keep_len, char *dro
     }
 }
 
-unsigned crash_e2fsck_fixes(const char *output)
+unsigned crash_opts_e2fsck_fixes(const char *output)
 {
     const char *line = output, *prev = "";
     size_t prev_len = 0;

@@ -11,7 +11,7 @@
  * journal's checksum and async commit, delalloc and auto_da_alloc and
  * their negations, flushoncommit, wsync, logbufs= and logbsize=.
  *
- * crash_fs_find(): the filesystem types spoolsim crash can make, check
+ * crash_opts_fs_find(): the filesystem types spoolsim crash can make, check
  * and repair, with their tools and the smallest image each takes.
  */
 #ifndef SPOOLSIM_CRASH_OPTS_H
@@ -32,9 +32,9 @@ struct crash_fs {
 };
 
 /* The type's entry, or NULL for one spoolsim crash does not know. */
-const struct crash_fs *crash_fs_find(const char *type);
+const struct crash_fs *crash_opts_fs_find(const char *type);
 /* "ext2, ext3, ext4, xfs, btrfs" */
-const char *crash_fs_names(void);
+const char *crash_opts_fs_names(void);
 
 /*
  * The fixes e2fsck -fy made, from its output: every answered question
@@ -43,7 +43,7 @@ const char *crash_fs_names(void);
  * unclean stop by design (the kernel keeps the summary counts lazily) and
  * which are no damage.
  */
-unsigned crash_e2fsck_fixes(const char *output);
+unsigned crash_opts_e2fsck_fixes(const char *output);
 
 /* Kept options into keep, dropped ones into dropped, each comma-separated ("" if none). */
 void crash_opts_like(const char *options, char *keep, size_t keep_len, char *dropped,

@@ -19,22 +19,22 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 31);
 }
 
-int crash_point_has(const struct crash_point *p, size_t i)
+int crash_plan_has(const struct crash_point *p, size_t i)
 {
     if (i < p->barrier)
         return 1;
     return (mix(p->seed ^ mix((uint64_t)i)) >> 63) != 0;
 }
 
-void crash_point_unflushed(const struct blklog *log, const struct crash_point *p, size_t *kept,
-                           size_t *of)
+void crash_plan_unflushed(const struct blklog *log, const struct crash_point *p, size_t *kept,
+                          size_t *of)
 {
     *kept = *of = 0;
     for (size_t i = p->barrier; i < p->end; i++) {
         if (log->v[i].type != BLKLOG_WRITE)
             continue;
         (*of)++;
-        *kept += (size_t)crash_point_has(p, i);
+        *kept += (size_t)crash_plan_has(p, i);
     }
 }
 
@@ -83,7 +83,7 @@ void crash_plan_make(const struct blklog *log, unsigned n, uint64_t seed, uint64
     want_flush = nf <= n / 2 ? nf : n / 2;
     want_random = nw > 0 ? n - want_flush : 0;
     out->v = xcalloc(want_flush + want_random + 1, sizeof(*out->v));
-    prng_seed(&rng, seed);
+    workload_prng_seed(&rng, seed);
     for (size_t k = 0; k < want_flush; k++) {
         /* evenly spread, the last flush always among them */
         size_t i = flush_at[nf - 1 - (k * nf) / want_flush];
@@ -91,17 +91,17 @@ void crash_plan_make(const struct blklog *log, unsigned n, uint64_t seed, uint64
 
         p->end = p->barrier = i + 1;
         p->is_flush = 1;
-        p->seed = prng_next(&rng);
+        p->seed = workload_prng_next(&rng);
         p->t_ns = cut_time(log, p->end, p->seed, end_ns);
     }
     out->flush_points = out->n;
     for (size_t k = 0; k < want_random; k++) {
-        size_t i = write_at[prng_range(&rng, 0, nw - 1)];
+        size_t i = write_at[workload_prng_range(&rng, 0, nw - 1)];
         struct crash_point *p = &out->v[out->n++];
 
         p->end = i + 1;
         p->barrier = barrier_of[i];
-        p->seed = prng_next(&rng);
+        p->seed = workload_prng_next(&rng);
         p->t_ns = cut_time(log, p->end, p->seed, end_ns);
     }
     out->random_points = out->n - out->flush_points;

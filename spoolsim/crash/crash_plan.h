@@ -57,10 +57,10 @@ void crash_plan_make(const struct blklog *log, unsigned n, uint64_t seed, uint64
 void crash_plan_free(struct crash_plan *p);
 
 /* Whether write record i (i < p->end) is on the disk at point p. */
-int crash_point_has(const struct crash_point *p, size_t i);
+int crash_plan_has(const struct crash_point *p, size_t i);
 
 /* How many writes of [barrier, end) point p keeps, and of how many. */
-void crash_point_unflushed(const struct blklog *log, const struct crash_point *p, size_t *kept,
-                           size_t *of);
+void crash_plan_unflushed(const struct blklog *log, const struct crash_point *p, size_t *kept,
+                          size_t *of);
 
 #endif

@@ -43,9 +43,9 @@ static int apply(const struct crash_checker *c, int fd, size_t i)
     return r->type != BLKLOG_WRITE ? 0 : pwrite_all(fd, c->log_buf + r->data, r->length, r->offset);
 }
 
-int crash_checker_open(struct crash_checker *c, const char *base, char *err, size_t errlen)
+int crash_point_checker_open(struct crash_checker *c, const char *base, char *err, size_t errlen)
 {
-    if (crash_copy_sparse(base, c->cursor, err, errlen) != 0)
+    if (crash_sys_copy_sparse(base, c->cursor, err, errlen) != 0)
         return -1;
     c->cursor_fd = open(c->cursor, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
     if (c->cursor_fd < 0)
@@ -54,7 +54,7 @@ int crash_checker_open(struct crash_checker *c, const char *base, char *err, siz
     return 0;
 }
 
-void crash_checker_close(struct crash_checker *c)
+void crash_point_checker_close(struct crash_checker *c)
 {
     crash_point_teardown(c);
     if (c->cursor_fd >= 0)
@@ -64,13 +64,13 @@ void crash_checker_close(struct crash_checker *c)
 
 void crash_point_teardown(struct crash_checker *c)
 {
-    if (c->mounted && crash_umount(c->d, c->mnt) == 0)
+    if (c->mounted && crash_sys_umount(c->d, c->mnt) == 0)
         c->mounted = 0;
-    if (c->loop[0] && !c->mounted && crash_loop_detach(c->d, c->loop) == 0)
+    if (c->loop[0] && !c->mounted && crash_sys_loop_detach(c->d, c->loop) == 0)
         c->loop[0] = '\0';
 }
 
-void crash_result_free(struct crash_result *r)
+void crash_point_result_free(struct crash_result *r)
 {
     msglog_set_free(&r->recovered);
 }
@@ -85,12 +85,12 @@ static int build_image(struct crash_checker *c, const struct crash_point *p, cha
     for (; c->cursor_at < p->barrier; c->cursor_at++)
         if (apply(c, c->cursor_fd, c->cursor_at) != 0)
             return msg_set_error(err, errlen, "cannot write %s: %s", c->cursor, strerror(errno));
-    if (crash_copy_sparse(c->cursor, c->image, err, errlen) != 0)
+    if (crash_sys_copy_sparse(c->cursor, c->image, err, errlen) != 0)
         return -1;
     if ((fd = open(c->image, O_RDWR | O_CLOEXEC | O_NOFOLLOW)) < 0)
         return msg_set_error(err, errlen, "cannot open %s: %s", c->image, strerror(errno));
     for (size_t i = p->barrier; i < p->end; i++) {
-        if (crash_point_has(p, i) && apply(c, fd, i) != 0) {
+        if (crash_plan_has(p, i) && apply(c, fd, i) != 0) {
             close(fd);
             return msg_set_error(err, errlen, "cannot write %s: %s", c->image, strerror(errno));
         }
@@ -104,10 +104,10 @@ static int build_image(struct crash_checker *c, const struct crash_point *p, cha
 
 static int mount_image(struct crash_checker *c, const char *opts)
 {
-    if (crash_loop_attach(c->d, c->image, 0, c->loop, sizeof(c->loop)) != 0)
+    if (crash_sys_loop_attach(c->d, c->image, 0, c->loop, sizeof(c->loop)) != 0)
         return -1;
-    if (crash_mount(c->d, c->loop, c->mnt, c->fs->type, opts) != 0) {
-        crash_loop_detach(c->d, c->loop);
+    if (crash_sys_mount(c->d, c->loop, c->mnt, c->fs->type, opts) != 0) {
+        crash_sys_loop_detach(c->d, c->loop);
         c->loop[0] = '\0';
         return -1;
     }
@@ -124,17 +124,17 @@ static int mount_image(struct crash_checker *c, const char *opts)
 static void repair_e2fsck(struct crash_checker *c, struct crash_result *r)
 {
     char *argv[] = {"e2fsck", "-f", "-y", c->image, NULL};
-    int rc = crash_cmd(c->d, "repair", argv);
+    int rc = crash_sys_cmd(c->d, "repair", argv);
     char path[PATH_MAX];
     char *out;
 
     drive_path(c->d, "repair.out", path);
-    out = file_read_all(path, NULL);
-    r->repaired = rc > 0 && (rc & 3) != 0 && (out == NULL || crash_e2fsck_fixes(out) > 0);
+    out = fileutil_read_all(path, NULL);
+    r->repaired = rc > 0 && (rc & 3) != 0 && (out == NULL || crash_opts_e2fsck_fixes(out) > 0);
     free(out);
     r->repair_failed = rc < 0 || (rc & ~3) != 0;
     if (r->repair_failed)
-        crash_cmd_said(c->d, "repair", r->note, sizeof(r->note));
+        crash_sys_cmd_said(c->d, "repair", r->note, sizeof(r->note));
 }
 
 static void repair_xfs(struct crash_checker *c, struct crash_result *r)
@@ -148,14 +148,14 @@ static void repair_xfs(struct crash_checker *c, struct crash_result *r)
         crash_point_teardown(c); /* the log is replayed */
     } else {
         r->repaired = 1;
-        if (crash_cmd(c->d, "repair", zero_log) != 0)
+        if (crash_sys_cmd(c->d, "repair", zero_log) != 0)
             r->repair_failed = 1;
     }
-    if ((rc = crash_cmd(c->d, "repair-look", look)) != 0) {
+    if ((rc = crash_sys_cmd(c->d, "repair-look", look)) != 0) {
         r->repaired = 1;
-        if (rc < 0 || crash_cmd(c->d, "repair", fix) != 0) {
+        if (rc < 0 || crash_sys_cmd(c->d, "repair", fix) != 0) {
             r->repair_failed = 1;
-            crash_cmd_said(c->d, "repair", r->note, sizeof(r->note));
+            crash_sys_cmd_said(c->d, "repair", r->note, sizeof(r->note));
         }
     }
 }
@@ -164,9 +164,9 @@ static void repair_btrfs(struct crash_checker *c, struct crash_result *r)
 {
     char *argv[] = {"btrfs", "check", "--readonly", c->image, NULL};
 
-    if (crash_cmd(c->d, "repair", argv) != 0) {
+    if (crash_sys_cmd(c->d, "repair", argv) != 0) {
         r->repair_failed = 1; /* found damage, and --repair is not to be trusted */
-        crash_cmd_said(c->d, "repair", r->note, sizeof(r->note));
+        crash_sys_cmd_said(c->d, "repair", r->note, sizeof(r->note));
     }
 }
 
@@ -190,7 +190,7 @@ static void found(void *ctx, const char *queue, const char *id, long mtime)
         l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
     }
     snprintf(l->v[l->n].id, sizeof(l->v[l->n].id), "%s", id);
-    l->v[l->n++].deferred = strcmp(queue, "deferred") == 0;
+    l->v[l->n++].deferred = strcmp(queue, PF_QUEUE_DEFERRED) == 0;
 }
 
 /* One queue file the relay would deliver: recovered, corrupt, or done already. */
@@ -203,8 +203,8 @@ static void take_file(const struct pf_spool *sp, const struct found_one *f, stru
     int k;
 
     memset(&st, 0, sizeof(st));
-    if (pf_spool_activate(sp, f->id, f->deferred, &st) != 0 ||
-        pf_spool_read(sp, f->id, &buf, &len, &st) != 0)
+    if (pf_spool_file_activate(sp, f->id, f->deferred, &st) != 0 ||
+        pf_spool_file_read(sp, f->id, &buf, &len, &st) != 0)
         k = -1;
     else
         k = crash_scan_key(buf, len, f->id, &e);
@@ -228,7 +228,7 @@ static void restart_postfix(struct crash_checker *c, struct crash_result *r)
     memset(&sp, 0, sizeof(sp));
     sp.hash_depth = 1;
     if (pf_spool_open(&sp, dir, err, sizeof(err)) != 0 ||
-        pf_spool_recover(&sp, found, &l, &rec, err, sizeof(err)) != 0) {
+        pf_recover_spool(&sp, found, &l, &rec, err, sizeof(err)) != 0) {
         snprintf(r->note, sizeof(r->note), "the relay could not open its spool: %.200s", err);
         r->unmountable = 1;
     } else {
@@ -255,7 +255,7 @@ static void restart_scan(struct crash_checker *c, struct crash_result *r)
     }
     if (rc == 0)
         crash_scan(c->restart, &t, &r->recovered, &r->corrupt);
-    scan_tree_free(&t);
+    crash_scan_tree_free(&t);
 }
 
 int crash_point_check(struct crash_checker *c, const struct crash_point *p, struct crash_result *r,
@@ -265,7 +265,7 @@ int crash_point_check(struct crash_checker *c, const struct crash_point *p, stru
 
     memset(r, 0, sizeof(*r));
     msglog_set_init(&r->recovered);
-    crash_point_unflushed(c->log, p, &r->kept, &r->unflushed);
+    crash_plan_unflushed(c->log, p, &r->kept, &r->unflushed);
     if (build_image(c, p, err, errlen) != 0)
         return -1;
     switch (c->fs->how) {
@@ -281,7 +281,7 @@ int crash_point_check(struct crash_checker *c, const struct crash_point *p, stru
     }
     if (mount_image(c, c->options) != 0) {
         r->unmountable = 1;
-        crash_cmd_said(c->d, "mount", said, sizeof(said));
+        crash_sys_cmd_said(c->d, "mount", said, sizeof(said));
         snprintf(r->note, sizeof(r->note), "cannot mount the repaired image: %s", said);
         return 0;
     }

@@ -19,7 +19,7 @@
  * something beyond replaying a journal; `repair_failed' that it said it
  * could not fix everything.
  *
- * The restart, postfix profile: the relay's own recovery (pf_spool_recover:
+ * The restart, postfix profile: the relay's own recovery (pf_recover_spool:
  * active/ back to incoming/, unmarked and temporary files removed), then
  * every queue file it would deliver, read and parsed as the queue manager
  * does; a file that does not parse is `corrupt', one that does is
@@ -67,14 +67,14 @@ struct crash_result {
 };
 
 /* Opens the cursor (a copy of base); 0, or -1 with err. */
-int crash_checker_open(struct crash_checker *c, const char *base, char *err, size_t errlen);
-void crash_checker_close(struct crash_checker *c);
+int crash_point_checker_open(struct crash_checker *c, const char *base, char *err, size_t errlen);
+void crash_point_checker_close(struct crash_checker *c);
 
-/* Check point p; r is set up here (crash_result_free() it). 0, or -1 with err for a failure of
- * ours. */
+/* Check point p; r is set up here (crash_point_result_free() it). 0, or -1 with err for a failure
+ * of ours. */
 int crash_point_check(struct crash_checker *c, const struct crash_point *p, struct crash_result *r,
                       char *err, size_t errlen);
-void crash_result_free(struct crash_result *r);
+void crash_point_result_free(struct crash_result *r);
 
 /* Unmount and detach what a check left (after an interrupt); safe to call twice. */
 void crash_point_teardown(struct crash_checker *c);

@@ -16,12 +16,12 @@
 
 /* ------------------------------------------------------------ the tree */
 
-void scan_tree_init(struct scan_tree *t)
+void crash_scan_tree_init(struct scan_tree *t)
 {
     memset(t, 0, sizeof(*t));
 }
 
-void scan_tree_add(struct scan_tree *t, char *path, char *data, size_t len)
+void crash_scan_tree_add(struct scan_tree *t, char *path, char *data, size_t len)
 {
     if (t->n == t->cap) {
         t->cap = t->cap ? 2 * t->cap : 64;
@@ -35,13 +35,13 @@ static int by_path(const void *a, const void *b)
     return strcmp(((const struct scan_file *)a)->path, ((const struct scan_file *)b)->path);
 }
 
-void scan_tree_sort(struct scan_tree *t)
+void crash_scan_tree_sort(struct scan_tree *t)
 {
     if (t->n > 1)
         qsort(t->v, t->n, sizeof(*t->v), by_path);
 }
 
-const struct scan_file *scan_tree_get(const struct scan_tree *t, const char *path)
+const struct scan_file *crash_scan_tree_get(const struct scan_tree *t, const char *path)
 {
     struct scan_file key = {(char *)path, NULL, 0};
 
@@ -64,19 +64,19 @@ static size_t scan_tree_lower(const struct scan_tree *t, const char *prefix)
     return lo;
 }
 
-void scan_tree_free(struct scan_tree *t)
+void crash_scan_tree_free(struct scan_tree *t)
 {
     for (size_t i = 0; i < t->n; i++) {
         free(t->v[i].path);
         free(t->v[i].data);
     }
     free(t->v);
-    scan_tree_init(t);
+    crash_scan_tree_init(t);
 }
 
 /* ------------------------------------------------------------ profiles */
 
-int crash_restart_of(const char *name, enum crash_restart *how)
+int crash_scan_restart_of(const char *name, enum crash_restart *how)
 {
     static const struct {
         const char *name;
@@ -143,9 +143,9 @@ int crash_scan_key(const char *buf, size_t len, const char *qid, struct msglog_e
 
         header_message_id(text, text_len, e->message_id, sizeof(e->message_id));
         /* the message logs' key: without the relay's own Received: header (checksum.h) */
-        content_sum_init(&cs);
-        content_sum_update(&cs, text, text_len, NULL, NULL);
-        content_sum_end(&cs, NULL, NULL);
+        checksum_content_init(&cs);
+        checksum_content_update(&cs, text, text_len, NULL, NULL);
+        checksum_content_end(&cs, NULL, NULL);
         e->size = cs.size;
         e->sum = cs.sum;
         snprintf(e->queue_id, sizeof(e->queue_id), "%s", qid);
@@ -224,7 +224,7 @@ static int whole(struct scan *s, const struct scan_file *f, uint64_t id,
 /* The data file at path, of message id: recovered, done, or corrupt. */
 static void take_data(struct scan *s, const char *path, uint64_t id)
 {
-    const struct scan_file *f = scan_tree_get(s->t, path);
+    const struct scan_file *f = crash_scan_tree_get(s->t, path);
     struct msglog_entry e;
     char qid[32];
     int k;
@@ -267,7 +267,7 @@ static int qmail_in_progress(struct scan *s, uint64_t id)
     for (size_t k = 0; k < 2; k++) {
         snprintf(path, sizeof(path), "%s/%u/%llu", kinds[k], (unsigned)(id % 23),
                  (unsigned long long)id);
-        switch (envelope(scan_tree_get(s->t, path), id, &v)) {
+        switch (envelope(crash_scan_tree_get(s->t, path), id, &v)) {
         case 1:
             pending |= !v.first_done;
             break;
@@ -298,7 +298,7 @@ static void scan_qmail(struct scan *s)
             if (id_in(name, "", "", &id) != 0 || id % 23 != h)
                 continue;
             snprintf(path, sizeof(path), "todo/%llu", (unsigned long long)id);
-            if (scan_tree_get(s->t, path))
+            if (crash_scan_tree_get(s->t, path))
                 continue; /* found by its todo/ entry; qmail-send redoes it from there */
             take = whole(s, f, id, &v) && qmail_in_progress(s, id);
         }
@@ -325,9 +325,10 @@ static void scan_exim(struct scan *s)
             continue;
         snprintf(data, sizeof(data), "input/%llu-D", (unsigned long long)id);
         snprintf(path, sizeof(path), "input/%llu-J", (unsigned long long)id);
-        rcpts = rcpts_of(scan_tree_get(s->t, data));
+        rcpts = rcpts_of(crash_scan_tree_get(s->t, data));
         /* a journal naming every recipient: the delivery was done, only its clean-up was cut */
-        if (envelope(scan_tree_get(s->t, path), id, &v) == 1 && rcpts > 0 && v.chunks >= rcpts)
+        if (envelope(crash_scan_tree_get(s->t, path), id, &v) == 1 && rcpts > 0 &&
+            v.chunks >= rcpts)
             continue;
         take_data(s, data, id);
     }

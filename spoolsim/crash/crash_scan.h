@@ -19,7 +19,7 @@
  *   queue/HH/ID/ (incoming/ is purged at start).
  *
  * The data file (df, mess, -D, message) holds the message as the relay's
- * queue-file records (relay_spool_profile.c writes that image there):
+ * queue-file records (relay_spool_runner.c writes that image there):
  * parsed as the relay's queue manager parses its own, it gives the key
  * the sink logged for the message (Message-ID, size, checksum of the text
  * the relay sends), so that what is found can be matched to what was
@@ -43,19 +43,19 @@ struct scan_file {
     size_t len;
 };
 
-/* The spool's regular files; sorted by path once made (scan_tree_sort). */
+/* The spool's regular files; sorted by path once made (crash_scan_tree_sort). */
 struct scan_tree {
     struct scan_file *v;
     size_t n, cap;
 };
 
-void scan_tree_init(struct scan_tree *t);
+void crash_scan_tree_init(struct scan_tree *t);
 /* Takes path and data (malloc'ed) over. */
-void scan_tree_add(struct scan_tree *t, char *path, char *data, size_t len);
-void scan_tree_sort(struct scan_tree *t);
+void crash_scan_tree_add(struct scan_tree *t, char *path, char *data, size_t len);
+void crash_scan_tree_sort(struct scan_tree *t);
 /* The file at path, or NULL. */
-const struct scan_file *scan_tree_get(const struct scan_tree *t, const char *path);
-void scan_tree_free(struct scan_tree *t);
+const struct scan_file *crash_scan_tree_get(const struct scan_tree *t, const char *path);
+void crash_scan_tree_free(struct scan_tree *t);
 
 enum crash_restart {
     CRASH_RESTART_NONE, /* null: nothing on disk */
@@ -67,7 +67,7 @@ enum crash_restart {
 };
 
 /* How profile `name' restarts; -1 for a profile the crash test cannot judge. */
-int crash_restart_of(const char *name, enum crash_restart *how);
+int crash_scan_restart_of(const char *name, enum crash_restart *how);
 
 /*
  * A data file's message: 1 and e filled (queue_id set to qid) when it

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -30,7 +32,7 @@ static int executable_in(const char *dir, size_t dir_len, const char *name, char
     return stat(out, &sb) == 0 && S_ISREG(sb.st_mode) && access(out, X_OK) == 0 ? 0 : -1;
 }
 
-int crash_which(const char *name, char *out, size_t len)
+int crash_sys_which(const char *name, char *out, size_t len)
 {
     const char *path = getenv("PATH"), *extra = "/usr/sbin:/sbin";
 
@@ -49,7 +51,7 @@ int crash_which(const char *name, char *out, size_t len)
     return -1;
 }
 
-int crash_cmd(const struct drive *d, const char *name, char *const argv[])
+int crash_sys_cmd(const struct drive *d, const char *name, char *const argv[])
 {
     char prog[PATH_MAX], out[PATH_MAX], err[PATH_MAX];
     posix_spawn_file_actions_t fa;
@@ -57,7 +59,7 @@ int crash_cmd(const struct drive *d, const char *name, char *const argv[])
     pid_t pid;
     int rc, status;
 
-    if (crash_which(argv[0], prog, sizeof(prog)) != 0) {
+    if (crash_sys_which(argv[0], prog, sizeof(prog)) != 0) {
         msg_warn("no %s in PATH, /usr/sbin or /sbin", argv[0]);
         return -1;
     }
@@ -102,7 +104,7 @@ static int last_line(const char *path, char *out, size_t len)
     return out[0] ? 0 : -1;
 }
 
-void crash_cmd_said(const struct drive *d, const char *name, char *out, size_t len)
+void crash_sys_cmd_said(const struct drive *d, const char *name, char *out, size_t len)
 {
     char path[PATH_MAX];
 
@@ -115,7 +117,8 @@ void crash_cmd_said(const struct drive *d, const char *name, char *out, size_t l
     last_line(path, out, len);
 }
 
-int crash_loop_attach(const struct drive *d, const char *file, int direct_io, char *dev, size_t len)
+int crash_sys_loop_attach(const struct drive *d, const char *file, int direct_io, char *dev,
+                          size_t len)
 {
     char *argv[] = {"losetup",    "--find",
                     "--show",     direct_io ? "--direct-io=on" : "--direct-io=off",
@@ -124,7 +127,7 @@ int crash_loop_attach(const struct drive *d, const char *file, int direct_io, ch
     FILE *fp;
 
     dev[0] = '\0';
-    if (crash_cmd(d, "losetup", argv) != 0)
+    if (crash_sys_cmd(d, "losetup", argv) != 0)
         return -1;
     drive_path(d, "losetup.out", path);
     if ((fp = fopen(path, "r")) == NULL)
@@ -143,7 +146,7 @@ static void sys_path(const char *dev, const char *leaf, char *out, size_t len)
     snprintf(out, len, "/sys/block/%s/loop/%s", base ? base + 1 : dev, leaf);
 }
 
-int crash_loop_dio(const char *dev)
+int crash_sys_loop_dio(const char *dev)
 {
     char path[PATH_MAX];
     FILE *fp;
@@ -172,13 +175,13 @@ static void backing_file(const char *dev, char *out, size_t len)
     fclose(fp);
 }
 
-int crash_loop_detach(const struct drive *d, const char *dev)
+int crash_sys_loop_detach(const struct drive *d, const char *dev)
 {
     char *argv[] = {"losetup", "-d", (char *)dev, NULL};
     char ours[PATH_MAX + 2], now[PATH_MAX + 2];
 
     backing_file(dev, ours, sizeof(ours));
-    if (crash_cmd(d, "losetup-d", argv) != 0)
+    if (crash_sys_cmd(d, "losetup-d", argv) != 0)
         return -1;
     /*
      * The device lets go of its file from a work queue, a moment later.
@@ -195,8 +198,8 @@ int crash_loop_detach(const struct drive *d, const char *dev)
     return -1;
 }
 
-int crash_mount(const struct drive *d, const char *dev, const char *dir, const char *type,
-                const char *opts)
+int crash_sys_mount(const struct drive *d, const char *dev, const char *dir, const char *type,
+                    const char *opts)
 {
     char *argv[10];
     int n = 0;
@@ -211,22 +214,30 @@ int crash_mount(const struct drive *d, const char *dev, const char *dir, const c
     argv[n++] = (char *)dev;
     argv[n++] = (char *)dir;
     argv[n] = NULL;
-    return crash_cmd(d, "mount", argv) == 0 ? 0 : -1;
+    return crash_sys_cmd(d, "mount", argv) == 0 ? 0 : -1;
 }
 
-int crash_umount(const struct drive *d, const char *dir)
+int crash_sys_private_mounts(void)
+{
+    if (unshare(CLONE_NEWNS) != 0)
+        return -1;
+    /* a shared / would still propagate our mounts back to the namespace we left */
+    return mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL);
+}
+
+int crash_sys_umount(const struct drive *d, const char *dir)
 {
     char *argv[] = {"umount", (char *)dir, NULL};
 
     for (int i = 0; i < 50; i++) {
-        if (crash_cmd(d, "umount", argv) == 0)
+        if (crash_sys_cmd(d, "umount", argv) == 0)
             return 0;
         usleep(100000); /* busy: a child that has just gone may still hold it */
     }
     return -1;
 }
 
-int crash_copy_sparse(const char *from, const char *to, char *err, size_t errlen)
+int crash_sys_copy_sparse(const char *from, const char *to, char *err, size_t errlen)
 {
     int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, status = -1;
     struct stat sb;

@@ -16,34 +16,44 @@
 
 #include "drive.h"
 
-/* The path of program `name' in PATH, else /usr/sbin or /sbin: 0, or -1. */
-int crash_which(const char *name, char *out, size_t len);
+/*
+ * Move this process into a mount namespace of its own, private from the
+ * root down: the mounts it and its children make are then in no other
+ * namespace, so that another program that makes a namespace meanwhile
+ * (unshare -m, a container, ip netns) cannot take a copy that keeps the
+ * image busy after our umount, and they vanish with the process whatever
+ * happens to it. 0, or -1 with errno (no CAP_SYS_ADMIN, or no namespaces).
+ */
+int crash_sys_private_mounts(void);
 
-/* Run argv (argv[0] a name crash_which() finds) as NAME: its exit status, or -1 (not run, or
+/* The path of program `name' in PATH, else /usr/sbin or /sbin: 0, or -1. */
+int crash_sys_which(const char *name, char *out, size_t len);
+
+/* Run argv (argv[0] a name crash_sys_which() finds) as NAME: its exit status, or -1 (not run, or
  * killed). */
-int crash_cmd(const struct drive *d, const char *name, char *const argv[]);
+int crash_sys_cmd(const struct drive *d, const char *name, char *const argv[]);
 
 /* The last line of WORK/NAME.err (else of NAME.out) in out, for a message; "" if none. */
-void crash_cmd_said(const struct drive *d, const char *name, char *out, size_t len);
+void crash_sys_cmd_said(const struct drive *d, const char *name, char *out, size_t len);
 
 /* losetup --find --show [--direct-io=on] FILE: the device ("/dev/loop3") in dev; 0 or -1. */
-int crash_loop_attach(const struct drive *d, const char *file, int direct_io, char *dev,
-                      size_t len);
+int crash_sys_loop_attach(const struct drive *d, const char *file, int direct_io, char *dev,
+                          size_t len);
 /* 1 if the loop device does direct I/O, 0 if not, -1 if it cannot be told. */
-int crash_loop_dio(const char *dev);
+int crash_sys_loop_dio(const char *dev);
 /* losetup -d, then wait (5 s at most) until the device has let go of its file; 0 or -1. */
-int crash_loop_detach(const struct drive *d, const char *dev);
+int crash_sys_loop_detach(const struct drive *d, const char *dev);
 
-/* mount -t TYPE [-o OPTS] DEV DIR; 0 or -1 (crash_cmd_said(d, "mount") says why). */
-int crash_mount(const struct drive *d, const char *dev, const char *dir, const char *type,
-                const char *opts);
+/* mount -t TYPE [-o OPTS] DEV DIR; 0 or -1 (crash_sys_cmd_said(d, "mount") says why). */
+int crash_sys_mount(const struct drive *d, const char *dev, const char *dir, const char *type,
+                    const char *opts);
 /* umount DIR, again for up to 5 s while it is busy; 0 or -1. */
-int crash_umount(const struct drive *d, const char *dir);
+int crash_sys_umount(const struct drive *d, const char *dir);
 
 /*
  * Copy the file `from' to `to' (made 0600, or truncated), holes kept as
  * holes: an image is mostly holes. 0, or -1 with err set.
  */
-int crash_copy_sparse(const char *from, const char *to, char *err, size_t errlen);
+int crash_sys_copy_sparse(const char *from, const char *to, char *err, size_t errlen);
 
 #endif

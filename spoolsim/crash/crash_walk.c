@@ -54,7 +54,7 @@ static void take_file(int dirfd, const char *name, const char *rel, struct scan_
         data = read_fd(fd, (size_t)sb.st_size, &len);
     if (fd >= 0)
         close(fd);
-    scan_tree_add(t, xstrdup(rel), data, len);
+    crash_scan_tree_add(t, xstrdup(rel), data, len);
 }
 
 /* The directory fd (taken over, closed here), rel its path under the spool ("" at the top). */
@@ -96,15 +96,15 @@ int crash_walk(const char *dir, struct scan_tree *t, char *err, size_t errlen)
 {
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
-    scan_tree_init(t);
+    crash_scan_tree_init(t);
     if (fd < 0)
         return errno == ENOENT
                    ? 1
                    : msg_set_error(err, errlen, "cannot open %s: %s", dir, strerror(errno));
     if (walk_dir(fd, "", 0, t, err, errlen) != 0) {
-        scan_tree_free(t);
+        crash_scan_tree_free(t);
         return -1;
     }
-    scan_tree_sort(t);
+    crash_scan_tree_sort(t);
     return 0;
 }

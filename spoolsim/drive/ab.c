@@ -326,7 +326,7 @@ static int judge(const struct ab *ab, int status, const char *json, double *figu
         snprintf(why, len, "exit status %d", WEXITSTATUS(status));
         return -1;
     }
-    text = file_read_all(json, NULL);
+    text = fileutil_read_all(json, NULL);
     found = text && json_read_number(text, metric, figure) == 0;
     free(text);
     if (!found) {
@@ -409,7 +409,7 @@ static double run_one(struct ab *ab, const struct side *s, const char *label)
     argv[n] = NULL;
     snprintf(why, sizeof(why), "it did not start");
     if (m->dir_option == NULL) {
-        if (private_dir_make(location, sizeof(location), s->dir, "ab") != 0) {
+        if (fileutil_private_dir(location, sizeof(location), s->dir, "ab") != 0) {
             snprintf(why, sizeof(why), "cannot make a directory in %s: %s", s->dir,
                      strerror(errno));
         } else if (write_commands(ab, cmds, location, json) != 0) {
@@ -436,7 +436,7 @@ static double run_one(struct ab *ab, const struct side *s, const char *label)
     unlink(out);
     unlink(err);
     unlink(cmds);
-    tree_remove(location);
+    fileutil_tree_remove(location);
     free(argv);
     if (started && !interrupted && status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 2) {
         /* A usage error: the ARGS are wrong, and would be wrong for every run. */
@@ -590,8 +590,8 @@ int spoolsim_ab(int argc, char **argv)
     struct json_run run;
     int compared, status = 0;
 
-    json_run_init(&run, "spoolsim ab", "spoolsim", argc, argv);
-    ab_parse_options(&opts, argc, argv);
+    json_meta_run_init(&run, "spoolsim ab", "spoolsim", argc, argv);
+    ab_options_parse(&opts, argc, argv);
     memset(&ab, 0, sizeof(ab));
     memset(&result, 0, sizeof(result));
     ab.opts = &opts;
@@ -628,22 +628,22 @@ int spoolsim_ab(int argc, char **argv)
         crash_test(&ab, k);
     drive_remove_work(&ab.d);
 
-    compared = ab_compare(ab.side[0].good, ab.side[0].ngood, ab.side[1].good, ab.side[1].ngood,
-                          opts.seed, &result) == 0;
+    compared = ab_stats_compare(ab.side[0].good, ab.side[0].ngood, ab.side[1].good,
+                                ab.side[1].ngood, opts.seed, &result) == 0;
     if (interrupt_signal() != SIGPIPE)
-        ab_print_report(&ab, &result, compared, stdout);
+        ab_report_print(&ab, &result, compared, stdout);
     /* A partial comparison's JSON would read as a whole one: none is written. */
-    if (opts.common.json && !interrupted && ab_write_json(&ab, &result, compared) != 0) {
+    if (opts.common.json && !interrupted && ab_report_write_json(&ab, &result, compared) != 0) {
         msg_warn("cannot write %s: %s", opts.common.json, strerror(errno));
         status = 1;
     }
     if (opts.export_markdown && !interrupted &&
-        ab_write_export(&ab, &result, compared, opts.export_markdown, 1) != 0) {
+        ab_report_write_export(&ab, &result, compared, opts.export_markdown, 1) != 0) {
         msg_warn("cannot write %s: %s", opts.export_markdown, strerror(errno));
         status = 1;
     }
     if (opts.export_csv && !interrupted &&
-        ab_write_export(&ab, &result, compared, opts.export_csv, 0) != 0) {
+        ab_report_write_export(&ab, &result, compared, opts.export_csv, 0) != 0) {
         msg_warn("cannot write %s: %s", opts.export_csv, strerror(errno));
         status = 1;
     }
@@ -655,7 +655,7 @@ int spoolsim_ab(int argc, char **argv)
         free(ab.side[k].run_fs);
     }
     free(ab.commands);
-    json_run_free(&run);
+    json_meta_run_free(&run);
     if (interrupted)
         return interrupt_exit_status();
     return ab.failures || ab.crash_failures ? 1 : status;

@@ -100,7 +100,7 @@ struct ab {
 };
 
 /* ab_options.c: the command line into o, or a usage error (exit status 2). */
-void ab_parse_options(struct ab_options *o, int argc, char **argv);
+void ab_options_parse(struct ab_options *o, int argc, char **argv);
 
 /* ab.c: whether A and B are one filesystem mounted the same way. */
 int ab_same_filesystem(const struct side *a, const struct side *b);
@@ -109,9 +109,9 @@ int ab_same_filesystem(const struct side *a, const struct side *b);
  * ab_report.c: the text report on fp; --json (0, or -1 with errno);
  * --export-markdown (markdown 1) or --export-csv to path (0, or -1 with errno).
  */
-void ab_print_report(const struct ab *ab, const struct ab_result *r, int compared, FILE *fp);
-int ab_write_json(const struct ab *ab, const struct ab_result *r, int compared);
-int ab_write_export(const struct ab *ab, const struct ab_result *r, int compared, const char *path,
-                    int markdown);
+void ab_report_print(const struct ab *ab, const struct ab_result *r, int compared, FILE *fp);
+int ab_report_write_json(const struct ab *ab, const struct ab_result *r, int compared);
+int ab_report_write_export(const struct ab *ab, const struct ab_result *r, int compared,
+                           const char *path, int markdown);
 
 #endif

@@ -68,7 +68,7 @@ int ab_crash_read(struct side_crash *c, int status, const char *json)
     code = WEXITSTATUS(status);
     /* 1 is both "lost mail" and "failed": only the former writes a report */
     if (code == 0 || code == 1)
-        text = file_read_all(json, NULL);
+        text = fileutil_read_all(json, NULL);
     if (text == NULL || json_read_string(text, "verdict", c->verdict, sizeof(c->verdict)) != 0) {
         snprintf(c->why, sizeof(c->why), "spoolsim crash exit status %d%s", code,
                  code == 0 || code == 1 ? " without a report" : "");

@@ -151,7 +151,7 @@ static void crash_options(struct ab_options *o)
     o->crash_sync = args_value(o, "--sync");
 }
 
-void ab_parse_options(struct ab_options *o, int argc, char **argv)
+void ab_options_parse(struct ab_options *o, int argc, char **argv)
 {
     static const struct option long_options[] = {
         {"runs", required_argument, NULL, 'n'},

@@ -47,7 +47,7 @@ static void verdict_text(const struct ab *ab, const struct ab_result *r, int com
     const struct side *few = ab->side[0].ngood < AB_MIN_RUNS ? &ab->side[0] : &ab->side[1];
 
     if (compared)
-        ab_verdict(r, buf, len);
+        ab_stats_verdict(r, buf, len);
     else
         snprintf(buf, len, "cannot compare: %zu successful run%s of %s, at least %d needed",
                  few->ngood, few->ngood == 1 ? "" : "s", few->name, AB_MIN_RUNS);
@@ -59,7 +59,7 @@ static void summarize_sides(const struct ab *ab, struct ab_summary sum[2])
     for (int k = 0; k < 2; k++) {
         memset(&sum[k], 0, sizeof(sum[k]));
         if (ab->side[k].ngood)
-            ab_summarize(ab->side[k].good, ab->side[k].ngood, &sum[k]);
+            ab_stats_summarize(ab->side[k].good, ab->side[k].ngood, &sum[k]);
     }
 }
 
@@ -117,11 +117,11 @@ static void setup_warnings(const struct ab *ab, char *buf, size_t len)
 static void all_warnings(const struct ab *ab, const struct ab_summary sum[2],
                          const struct ab_result *r, int compared, char *buf, size_t len)
 {
-    ab_warnings(&sum[0], &sum[1], compared ? r : NULL, buf, len);
+    ab_stats_warnings(&sum[0], &sum[1], compared ? r : NULL, buf, len);
     setup_warnings(ab, buf, len);
 }
 
-void ab_print_report(const struct ab *ab, const struct ab_result *r, int compared, FILE *fp)
+void ab_report_print(const struct ab *ab, const struct ab_result *r, int compared, FILE *fp)
 {
     const struct ab_options *o = ab->opts;
     const char *unit = o->mode->unit;
@@ -173,8 +173,8 @@ void ab_print_report(const struct ab *ab, const struct ab_result *r, int compare
         if (s->ngood == 0)
             fprintf(fp, "%s median: none (no successful run)\n", s->name);
         else
-            fprintf(fp, "%s median: %.1f %s (%zu run%s)\n", s->name, ab_median(s->good, s->ngood),
-                    unit, s->ngood, s->ngood == 1 ? "" : "s");
+            fprintf(fp, "%s median: %.1f %s (%zu run%s)\n", s->name,
+                    ab_stats_median(s->good, s->ngood), unit, s->ngood, s->ngood == 1 ? "" : "s");
     }
     for (int k = 0; k < 2; k++) {
         const struct ab_summary *s = &sum[k];
@@ -201,7 +201,7 @@ void ab_print_report(const struct ab *ab, const struct ab_result *r, int compare
         ab_crash_print(&ab->side[k], fp);
 }
 
-int ab_write_json(const struct ab *ab, const struct ab_result *r, int compared)
+int ab_report_write_json(const struct ab *ab, const struct ab_result *r, int compared)
 {
     const struct ab_options *o = ab->opts;
     FILE *fp = strcmp(o->common.json, "-") == 0 ? stdout : fopen(o->common.json, "w");
@@ -282,8 +282,8 @@ int ab_write_json(const struct ab *ab, const struct ab_result *r, int compared)
 }
 
 /* --export-markdown or --export-csv: 0, or -1 with errno. */
-int ab_write_export(const struct ab *ab, const struct ab_result *r, int compared, const char *path,
-                    int markdown)
+int ab_report_write_export(const struct ab *ab, const struct ab_result *r, int compared,
+                           const char *path, int markdown)
 {
     struct ab_export e = {.unit = ab->opts->mode->unit, .result = compared ? r : NULL};
     FILE *fp;

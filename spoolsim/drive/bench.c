@@ -456,7 +456,7 @@ static void calibrate_first(struct bench *b)
     int status;
     pid_t pid;
 
-    cost_profile_mta(o->profile, mta, sizeof(mta));
+    cost_model_profile_mta(o->profile, mta, sizeof(mta));
     if (o->calibrate == BENCH_CALIBRATE_NEVER || cost_model_builtin(mta) == NULL ||
         (o->model && strcmp(o->model, mta) != 0))
         return;
@@ -607,7 +607,7 @@ static void show_progress(void *arg)
             char log[PATH_MAX];
 
             drive_path(&b->d, "source.log", log);
-            ps.done = line_tally_update(&b->acked, log);
+            ps.done = bench_drain_tally_update(&b->acked, log);
             ps.total = o->common.messages;
             ps.count_noun = "msgs";
             ps.eta_s = progress_eta_count(ps.elapsed_s, ps.done, ps.total);
@@ -645,7 +645,7 @@ int spoolsim_bench(int argc, char **argv)
     char sent_log[PATH_MAX], sink_log[PATH_MAX], hop_err[PATH_MAX];
     int sink_port, relay_port, status;
 
-    json_run_init(&run, "spoolsim bench", "spoolsim", argc, argv);
+    json_meta_run_init(&run, "spoolsim bench", "spoolsim", argc, argv);
     parse_options(&opts, argc, argv);
     check_harness_threads(&opts);
     opts.run = &run;
@@ -654,10 +654,10 @@ int spoolsim_bench(int argc, char **argv)
     b.opts = &opts;
     b.d.keep = opts.common.keep;
     drive_find_self(&b.d);
-    spoolsim_find_program(b.d.self, "smtp-sink", "SPOOLSIM_SMTP_SINK", b.sink_path,
-                          sizeof(b.sink_path));
-    spoolsim_find_program(b.d.self, "smtp-source", "SPOOLSIM_SMTP_SOURCE", b.source_path,
-                          sizeof(b.source_path));
+    companion_find_program(b.d.self, "smtp-sink", "SPOOLSIM_SMTP_SINK", b.sink_path,
+                           sizeof(b.sink_path));
+    companion_find_program(b.d.self, "smtp-source", "SPOOLSIM_SMTP_SOURCE", b.source_path,
+                           sizeof(b.source_path));
     interrupt_install();
     progress_out_init(&b.progress, stderr, opts.common.progress);
     progress_out_hook_messages(&b.progress);
@@ -722,16 +722,16 @@ int spoolsim_bench(int argc, char **argv)
     res.load_s = (double)(t_loaded - t_load) / 1e9;
     res.drain_s = (double)(t_drained - t_loaded) / 1e9;
     res.total_s = (double)(t_drained - t_load) / 1e9;
-    bench_read_reports(&b.d, &res);
+    bench_report_read(&b.d, &res);
     if (res.source_status != 0 || res.relay_status != 0) {
         drive_show_errors(&b.d, "source", "source");
         drive_show_errors(&b.d, "relay", "relay");
     }
     if (interrupted)
         interrupt_print_partial(stdout);
-    bench_print_report(&opts, b.spool, &res, stdout);
+    bench_report_print(&opts, b.spool, &res, stdout);
     /* A partial run's JSON would read as a whole one: none is written. */
-    if (opts.common.json && !interrupted && bench_write_json(&opts, b.spool, &res) != 0)
+    if (opts.common.json && !interrupted && bench_report_write_json(&opts, b.spool, &res) != 0)
         msg_warn("cannot write %s: %s", opts.common.json, strerror(errno));
     if (opts.common.csv && !interrupted && timeline_save_csv(&res.timeline, opts.common.csv) != 0)
         msg_warn("cannot write %s: %s", opts.common.csv, strerror(errno));
@@ -739,11 +739,11 @@ int spoolsim_bench(int argc, char **argv)
     if (opts.common.keep)
         fprintf(stderr, "spoolsim bench: kept %s\n", b.d.work);
     drive_remove_work(&b.d);
-    json_run_free(&run);
+    json_meta_run_free(&run);
     status = interrupt_flush_stdout();
     if (interrupted)
         return interrupt_exit_status();
     if (status != 0 || res.relay_status != 0 || res.source_status != 0)
         return 1;
-    return opts.discard || bench_exactly_once(&res) ? 0 : 1;
+    return opts.discard || bench_report_exactly_once(&res) ? 0 : 1;
 }

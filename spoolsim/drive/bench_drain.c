@@ -79,7 +79,7 @@ static size_t queued_files(const struct profile *p, const char *spool)
     return n;
 }
 
-size_t line_tally_update(struct line_tally *t, const char *path)
+size_t bench_drain_tally_update(struct line_tally *t, const char *path)
 {
     char buf[65536];
     ssize_t got;
@@ -117,11 +117,11 @@ size_t bench_drain_pending(struct bench_drain *d)
 {
     size_t sent, received;
 
-    if (!d->profile->no_io)
+    if (!spool_backend_of(d->profile)->no_io)
         return queued_files(d->profile, d->spool);
     if (d->sink_log == NULL)
         return 0; /* in memory and discarded at once: nothing to wait for */
-    sent = line_tally_update(&d->sent, d->sent_log);
-    received = line_tally_update(&d->received, d->sink_log);
+    sent = bench_drain_tally_update(&d->sent, d->sent_log);
+    received = bench_drain_tally_update(&d->received, d->sink_log);
     return sent > received ? sent - received : 0;
 }

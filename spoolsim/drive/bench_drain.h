@@ -42,6 +42,6 @@ void bench_drain_init(struct bench_drain *d, const struct profile *p, const char
 size_t bench_drain_pending(struct bench_drain *d);
 
 /* Count the lines added to path since the last call (a missing file has none); the total. */
-size_t line_tally_update(struct line_tally *t, const char *path);
+size_t bench_drain_tally_update(struct line_tally *t, const char *path);
 
 #endif

@@ -21,7 +21,7 @@
 #include "xalloc.h"
 
 /* The relay's sync policy: as given, or its profile's own. */
-const char *bench_sync_name(const struct bench_options *o)
+const char *bench_report_sync_name(const struct bench_options *o)
 {
     if (o->sync)
         return o->sync;
@@ -66,7 +66,7 @@ static const char *const failure_kinds[BENCH_FAILURE_KINDS] = {
     "reply", "connect", "timeout", "disconnect", "protocol", "tls",
 };
 
-void bench_read_reports(const struct drive *d, struct bench_results *res)
+void bench_report_read(const struct drive *d, struct bench_results *res)
 {
     char path[PATH_MAX], key[64];
     char *relay, *source, *sink;
@@ -74,11 +74,11 @@ void bench_read_reports(const struct drive *d, struct bench_results *res)
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
 
     drive_path(d, "relay.json", path);
-    relay = file_read_all(path, NULL);
+    relay = fileutil_read_all(path, NULL);
     drive_path(d, "source.json", path);
-    source = file_read_all(path, NULL);
+    source = fileutil_read_all(path, NULL);
     drive_path(d, "sink.json", path);
-    sink = file_read_all(path, NULL);
+    sink = fileutil_read_all(path, NULL);
     res->own_relay_s = relay_own_cpu(relay);
     res->own_source_s = number_or_unknown(source, "cpu_s");
     res->own_sink_s = number_or_unknown(sink, "cpu_s");
@@ -207,7 +207,7 @@ static int harness_line(const struct bench_options *o, const struct bench_result
     h.relay_s = c.relay;
     h.source_s = c.source;
     h.sink_s = c.sink;
-    return harness_verdict(&h, buf, len);
+    return bottleneck_harness_verdict(&h, buf, len);
 }
 
 static void print_us(FILE *fp, const char *name, double s)
@@ -218,7 +218,7 @@ static void print_us(FILE *fp, const char *name, double s)
         fprintf(fp, "%s n/a", name);
 }
 
-int bench_exactly_once(const struct bench_results *res)
+int bench_report_exactly_once(const struct bench_results *res)
 {
     return res->drained && res->cmp.lost == 0 && res->cmp.duplicated == 0 &&
            res->cmp.unexpected == 0;
@@ -265,7 +265,7 @@ static void print_report(const struct bench_options *o, const char *spool,
     if (fsinfo_note(&res->fs))
         fprintf(fp, "note:       %s\n", fsinfo_note(&res->fs));
     fprintf(fp, "relay:      profile %s, sync %s, queue manager %s, next hop %s%s\n", o->profile,
-            bench_sync_name(o), o->qmgr, o->discard ? "discard" : "smtp-sink",
+            bench_report_sync_name(o), o->qmgr, o->discard ? "discard" : "smtp-sink",
             !o->tls      ? ""
             : o->discard ? "; STARTTLS in"
                          : "; STARTTLS in and out");
@@ -317,12 +317,12 @@ static void print_report(const struct bench_options *o, const char *spool,
         fprintf(fp,
                 "exactly once: %s: %zu acknowledged, %zu delivered, %zu lost, %zu duplicated, "
                 "%zu unexpected%s\n",
-                bench_exactly_once(res) ? "yes" : "NO", res->cmp.acked, res->cmp.delivered,
+                bench_report_exactly_once(res) ? "yes" : "NO", res->cmp.acked, res->cmp.delivered,
                 res->cmp.lost, res->cmp.duplicated, res->cmp.unexpected,
                 res->drained ? "" : " (the queue did not drain in time)");
 }
 
-void bench_print_report(const struct bench_options *o, const char *spool,
+void bench_report_print(const struct bench_options *o, const char *spool,
                         const struct bench_results *res, FILE *fp)
 {
     char *text = NULL;
@@ -335,7 +335,7 @@ void bench_print_report(const struct bench_options *o, const char *spool,
     }
     print_report(o, spool, res, mem);
     fclose(mem);
-    report_print_marked(fp, report_sync_mark(bench_sync_name(o)), text);
+    report_mark_print(fp, report_mark_sync(bench_report_sync_name(o)), text);
     free(text);
 }
 
@@ -374,7 +374,7 @@ static void write_parameters(struct json_writer *w, const struct bench_options *
         json_double(w, "rate", strtod(o->rate, NULL));
     else
         json_string(w, "rate", NULL); /* closed loop */
-    json_string(w, "sync", bench_sync_name(o));
+    json_string(w, "sync", bench_report_sync_name(o));
     json_string(w, "qmgr", o->qmgr);
     json_string(w, "profile", o->profile);
     json_string(w, "model", o->model); /* null: the relay's default */
@@ -416,8 +416,8 @@ static void write_client(struct json_writer *w, const struct bench_options *o,
     json_end_object(w);
 }
 
-int bench_write_json(const struct bench_options *o, const char *spool,
-                     const struct bench_results *res)
+int bench_report_write_json(const struct bench_options *o, const char *spool,
+                            const struct bench_results *res)
 {
     FILE *fp = strcmp(o->common.json, "-") == 0 ? stdout : fopen(o->common.json, "w");
     double msgs = res->injected > 0 ? res->injected : 1;
@@ -486,7 +486,7 @@ int bench_write_json(const struct bench_options *o, const char *spool,
     if (o->discard) {
         json_string(&w, "exactly_once", NULL); /* nothing arrives anywhere to check */
     } else {
-        json_bool(&w, "exactly_once", bench_exactly_once(res));
+        json_bool(&w, "exactly_once", bench_report_exactly_once(res));
         json_uint(&w, "acknowledged", res->cmp.acked);
         json_uint(&w, "lost", res->cmp.lost);
         json_uint(&w, "duplicated", res->cmp.duplicated);

@@ -1,7 +1,7 @@
 /*
  * bench_report - the results of a `spoolsim bench' run.
  *
- * bench_read_reports() reads the three programs' JSON reports and the
+ * bench_report_read() reads the three programs' JSON reports and the
  * client's and sink's message logs from the run's work directory
  * (relay.json, source.json, sink.json, source.log, sink.log); the rest
  * prints what was found, with the harness verdict (bottleneck.h) from
@@ -82,12 +82,12 @@ struct bench_results {
     char bottleneck[600];     /* the relay's verdict on what limited the run */
 };
 
-const char *bench_sync_name(const struct bench_options *o);
-void bench_read_reports(const struct drive *d, struct bench_results *res);
-int bench_exactly_once(const struct bench_results *res);
-void bench_print_report(const struct bench_options *o, const char *spool,
+const char *bench_report_sync_name(const struct bench_options *o);
+void bench_report_read(const struct drive *d, struct bench_results *res);
+int bench_report_exactly_once(const struct bench_results *res);
+void bench_report_print(const struct bench_options *o, const char *spool,
                         const struct bench_results *res, FILE *fp);
-int bench_write_json(const struct bench_options *o, const char *spool,
-                     const struct bench_results *res);
+int bench_report_write_json(const struct bench_options *o, const char *spool,
+                            const struct bench_results *res);
 
 #endif

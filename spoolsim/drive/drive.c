@@ -31,16 +31,16 @@ extern char **environ;
 
 void drive_find_self(struct drive *d)
 {
-    spoolsim_self(d->self, sizeof(d->self));
+    companion_self(d->self, sizeof(d->self));
 }
 
 void drive_make_work_dir(struct drive *d, const char *parent, const char *what, const char *tag)
 {
     if (parent == NULL)
-        parent = tmp_dir();
+        parent = fileutil_tmp_dir();
     if (strlen(parent) > DRIVE_SHORT_PATH - 64)
         msg_usage("%s: the path %.60s... is too long", what, parent);
-    if (private_dir_make(d->work, sizeof(d->work), parent, tag) != 0)
+    if (fileutil_private_dir(d->work, sizeof(d->work), parent, tag) != 0)
         msg_fatal("cannot make a directory in %s: %s", parent, strerror(errno));
 }
 
@@ -52,7 +52,7 @@ void drive_path(const struct drive *d, const char *name, char *out)
 void drive_remove_work(struct drive *d)
 {
     if (d->work[0] && !d->keep) {
-        tree_remove(d->work);
+        fileutil_tree_remove(d->work);
         d->work[0] = 0;
     }
 }

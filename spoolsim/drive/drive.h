@@ -23,7 +23,7 @@
  *   directory; drive_give_up() does that and exits: with the interrupt's
  *   status when a signal was the reason, else 1 naming what did not start.
  * - The sibling programs (smtp-sink, smtp-source) are found by
- *   spoolsim_find_program() (spoolsim.h), which calibrate shares.
+ *   companion_find_program() (spoolsim.h), which calibrate shares.
  *
  * All the state is in struct drive and struct drive_child, the caller's.
  */

@@ -100,8 +100,9 @@ static void plan_make(struct netem_plan *p, enum netem_side side, unsigned id,
         p->loss[0] = 0;
     if (s->jitter_s <= 0)
         p->jitter[0] = 0;
-    p->ip = ip;
-    p->tc = tc;
+    /* copies: netem_down() runs long after the caller's buffers are gone */
+    snprintf(p->ip, sizeof(p->ip), "%s", ip);
+    snprintf(p->tc, sizeof(p->tc), "%s", tc);
 }
 
 void netem_plan_make(struct netem_plan *p, unsigned id, const struct netem_spec *s, const char *ip,
@@ -260,7 +261,7 @@ static int run(const char *const argv[], const char *err_path)
 /* why = "WHAT: the first line of the tool's error" */
 static void say_why(struct netem_hop *hop, const char *what, const char *err_path)
 {
-    char *text = file_read_all(err_path, NULL);
+    char *text = fileutil_read_all(err_path, NULL);
     char *nl = text ? strchr(text, '\n') : NULL;
 
     if (nl)

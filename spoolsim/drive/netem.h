@@ -59,7 +59,7 @@ struct netem_plan {
     char addr_host[16], addr_ns[16];                /* dotted quads */
     char cidr_host[20], cidr_ns[20];                /* with the /30 */
     char delay[24], jitter[24], loss[24], rate[32]; /* each end's netem words */
-    const char *ip, *tc;                            /* the programs' paths */
+    char ip[64], tc[64];                            /* the programs' paths, copied */
 };
 
 /* Which end of the relay the namespace is for: the next hop's sink, or the client. */

@@ -35,6 +35,7 @@
 #include "msg.h"
 #include "msglog.h"
 #include "progress_out.h"
+#include "spool_backend.h"
 #include "spoolsim.h"
 #include "sweep.h"
 #include "sweep_search.h"
@@ -291,7 +292,7 @@ static void read_client(struct sweep *s, const char *name, struct sweep_step *st
 
     snprintf(base, sizeof(base), "%s.json", name);
     drive_path(&s->d, base, path);
-    if ((json = file_read_all(path, NULL)) == NULL)
+    if ((json = fileutil_read_all(path, NULL)) == NULL)
         give_up(s, name, "smtp-source's report");
     st->sent = number(json, "attempted");
     st->accepted = number(json, "delivered");
@@ -323,7 +324,7 @@ static void read_relay(struct sweep *s, const char *name, struct sweep_step *st)
 
     snprintf(base, sizeof(base), "%s.json", name);
     drive_path(&s->d, base, path);
-    if ((json = file_read_all(path, NULL)) == NULL)
+    if ((json = fileutil_read_all(path, NULL)) == NULL)
         return;
     st->e2e_known = 1;
     st->e2e_count = number(json, "latency.end_to_end.count");
@@ -410,14 +411,15 @@ static void run_step(struct sweep *s, unsigned i, double rate, struct sweep_step
     if (start_source(s, &s->source, src_name, target, rate, o->window) != 0)
         give_up(s, src_name, "smtp-source");
     if (have_sink)
-        sunk_start = (double)line_tally_update(&sunk, sink_log);
-    if (!o->target && !profile_find(o->profile)->no_io) {
+        sunk_start = (double)bench_drain_tally_update(&sunk, sink_log);
+    if (!o->target && !spool_backend_of(profile_find(o->profile))->no_io) {
         st->m.queue_known = 1;
         st->m.queue_start = (double)bench_drain_pending(&drain);
     }
     wait_until(t0 + (uint64_t)((o->warmup + o->window) * 1e9));
     if (have_sink)
-        st->arrived_per_s = ((double)line_tally_update(&sunk, sink_log) - sunk_start) / o->window;
+        st->arrived_per_s =
+            ((double)bench_drain_tally_update(&sunk, sink_log) - sunk_start) / o->window;
     if (st->m.queue_known)
         st->m.queue_end = (double)bench_drain_pending(&drain);
     /* the clients' last replies: at most the SLO and a second more, then stopped */
@@ -443,8 +445,8 @@ static void run_step(struct sweep *s, unsigned i, double rate, struct sweep_step
     if (!o->target)
         read_relay(s, relay_name, st);
     if (!o->common.keep)
-        tree_remove(spool);
-    st->reason = sweep_judge(&st->m, o->slo);
+        fileutil_tree_remove(spool);
+    st->reason = sweep_search_judge(&st->m, o->slo);
 }
 
 /*
@@ -492,17 +494,17 @@ int spoolsim_sweep(int argc, char **argv)
 
     if (s == NULL)
         msg_fatal("out of memory");
-    json_run_init(&run, "spoolsim sweep", "spoolsim", argc, argv);
-    sweep_parse_options(&opts, argc, argv);
+    json_meta_run_init(&run, "spoolsim sweep", "spoolsim", argc, argv);
+    sweep_options_parse(&opts, argc, argv);
     opts.run = &run;
     s->opts = &opts;
     s->d.keep = opts.common.keep;
     drive_find_self(&s->d);
     if (!opts.target || opts.sink_port)
-        spoolsim_find_program(s->d.self, "smtp-sink", "SPOOLSIM_SMTP_SINK", s->sink_path,
-                              sizeof(s->sink_path));
-    spoolsim_find_program(s->d.self, "smtp-source", "SPOOLSIM_SMTP_SOURCE", s->source_path,
-                          sizeof(s->source_path));
+        companion_find_program(s->d.self, "smtp-sink", "SPOOLSIM_SMTP_SINK", s->sink_path,
+                               sizeof(s->sink_path));
+    companion_find_program(s->d.self, "smtp-source", "SPOOLSIM_SMTP_SOURCE", s->source_path,
+                           sizeof(s->source_path));
     if (!opts.target)
         check_relay_args(s);
     interrupt_install();
@@ -528,13 +530,13 @@ int spoolsim_sweep(int argc, char **argv)
     stop_all(s);
     if (interrupted)
         interrupt_print_partial(stdout);
-    sweep_print_report(s, &search, stdout);
-    if (opts.common.json && !interrupted && sweep_write_json(s, &search) != 0)
+    sweep_report_print(s, &search, stdout);
+    if (opts.common.json && !interrupted && sweep_report_write_json(s, &search) != 0)
         msg_warn("cannot write %s: %s", opts.common.json, strerror(errno));
     if (opts.common.keep)
         fprintf(stderr, "spoolsim sweep: kept %s\n", s->d.work);
     drive_remove_work(&s->d);
-    json_run_free(&run);
+    json_meta_run_free(&run);
     free(s);
     status = interrupt_flush_stdout();
     if (interrupted)

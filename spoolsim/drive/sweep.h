@@ -65,13 +65,13 @@ struct sweep {
 };
 
 /* sweep_options.c: the command line into o, or a usage error (exit status 2). */
-void sweep_parse_options(struct sweep_options *o, int argc, char **argv);
+void sweep_options_parse(struct sweep_options *o, int argc, char **argv);
 
 /* --target's form: HOST:PORT (a number 1 to 65535 or a service name), [IPv6]:PORT or unix:PATH. */
-int sweep_target_ok(const char *target);
+int sweep_options_target_ok(const char *target);
 
 /* sweep_report.c: the text report on fp; --json (0, or -1 with errno). */
-void sweep_print_report(const struct sweep *s, const struct sweep_search *search, FILE *fp);
-int sweep_write_json(const struct sweep *s, const struct sweep_search *search);
+void sweep_report_print(const struct sweep *s, const struct sweep_search *search, FILE *fp);
+int sweep_report_write_json(const struct sweep *s, const struct sweep_search *search);
 
 #endif

@@ -70,7 +70,7 @@ enum {
     OPT_SINK_DELAY,
 };
 
-int sweep_target_ok(const char *t)
+int sweep_options_target_ok(const char *t)
 {
     const char *colon = strrchr(t, ':');
     size_t len = strlen(t);
@@ -121,7 +121,7 @@ static void take_relay_args(struct sweep_options *o, int argc, char **argv, int 
     }
 }
 
-void sweep_parse_options(struct sweep_options *o, int argc, char **argv)
+void sweep_options_parse(struct sweep_options *o, int argc, char **argv)
 {
     static const struct option long_options[] = {
         {"rates", required_argument, NULL, OPT_RATES},
@@ -162,7 +162,7 @@ void sweep_parse_options(struct sweep_options *o, int argc, char **argv)
     while ((ch = optgroup_getopt(&g, argc, argv)) != -1) {
         switch (ch) {
         case OPT_RATES:
-            if ((n = sweep_parse_rates(optarg, o->rates, SWEEP_MAX_RATES)) < 0)
+            if ((n = sweep_search_parse_rates(optarg, o->rates, SWEEP_MAX_RATES)) < 0)
                 msg_usage("bad --rates \"%s\" (rates in messages/s, each > 0, comma-separated, "
                           "at most %d)",
                           optarg, SWEEP_MAX_RATES);
@@ -211,7 +211,7 @@ void sweep_parse_options(struct sweep_options *o, int argc, char **argv)
             o->spool_parent = optarg;
             break;
         case OPT_TARGET:
-            if (!sweep_target_ok(optarg))
+            if (!sweep_options_target_ok(optarg))
                 msg_usage("bad --target \"%s\" (HOST:PORT, [IPv6]:PORT or unix:PATH)", optarg);
             o->target = optarg;
             break;

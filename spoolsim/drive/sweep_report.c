@@ -31,7 +31,7 @@ static void describe(const struct sweep *s, char *out, size_t len)
         snprintf(out + used, len - used, ", next hop smtp-sink");
 }
 
-void sweep_print_report(const struct sweep *s, const struct sweep_search *search, FILE *fp)
+void sweep_report_print(const struct sweep *s, const struct sweep_search *search, FILE *fp)
 {
     const struct sweep_options *o = s->opts;
     char what[1024], where[1200], why[160];
@@ -65,13 +65,13 @@ void sweep_print_report(const struct sweep *s, const struct sweep_search *search
         if (st->m.queue_known) {
             snprintf(q0, sizeof(q0), "%.0f", st->m.queue_start);
             snprintf(q1, sizeof(q1), "%.0f", st->m.queue_end);
-            snprintf(g, sizeof(g), "%.1f", sweep_growth_per_s(&st->m));
+            snprintf(g, sizeof(g), "%.1f", sweep_search_growth_per_s(&st->m));
         }
         if (st->latency_known) {
             snprintf(p50, sizeof(p50), "%.1f", st->p50_s * 1e3);
             snprintf(p99, sizeof(p99), "%.1f", st->m.p99_s * 1e3);
         }
-        sweep_reason_text(st->reason, &st->m, o->slo, why, sizeof(why));
+        sweep_search_reason_text(st->reason, &st->m, o->slo, why, sizeof(why));
         fprintf(fp, "%4u %9.1f %9.1f %11.1f %9s %9s %9s %9s %7s %7s %8s %6.0f  %s\n", i + 1,
                 st->m.offered_per_s, st->sent_per_s, st->m.delivered_per_s, p50, p99, e50, e99, q0,
                 q1, g, st->m.failures, why);
@@ -94,7 +94,8 @@ void sweep_print_report(const struct sweep *s, const struct sweep_search *search
     if (broke > 0) {
         for (unsigned i = 0; i < s->n_steps; i++)
             if (s->steps[i].m.offered_per_s == broke && s->steps[i].reason != SWEEP_HELD) {
-                sweep_reason_text(s->steps[i].reason, &s->steps[i].m, o->slo, why, sizeof(why));
+                sweep_search_reason_text(s->steps[i].reason, &s->steps[i].m, o->slo, why,
+                                         sizeof(why));
                 fprintf(fp, "; broke at %.6g msgs/s (step %u): %s\n", broke, i + 1, why);
                 break;
             }
@@ -105,7 +106,7 @@ void sweep_print_report(const struct sweep *s, const struct sweep_search *search
 
 static const char *const reason_keys[] = {"held", "fell_behind", "queue_grew", "failures", "slo"};
 
-int sweep_write_json(const struct sweep *s, const struct sweep_search *search)
+int sweep_report_write_json(const struct sweep *s, const struct sweep_search *search)
 {
     const struct sweep_options *o = s->opts;
     FILE *fp = strcmp(o->common.json, "-") == 0 ? stdout : fopen(o->common.json, "w");
@@ -174,7 +175,7 @@ int sweep_write_json(const struct sweep *s, const struct sweep_search *search)
         if (st->m.queue_known) {
             json_double(&w, "queue_start", st->m.queue_start);
             json_double(&w, "queue_end", st->m.queue_end);
-            json_double(&w, "queue_growth_per_s", sweep_growth_per_s(&st->m));
+            json_double(&w, "queue_growth_per_s", sweep_search_growth_per_s(&st->m));
         } else {
             json_string(&w, "queue_start", NULL);
             json_string(&w, "queue_end", NULL);
@@ -182,7 +183,7 @@ int sweep_write_json(const struct sweep *s, const struct sweep_search *search)
         }
         json_bool(&w, "held", st->reason == SWEEP_HELD);
         json_string(&w, "reason", reason_keys[st->reason]);
-        sweep_reason_text(st->reason, &st->m, o->slo, why, sizeof(why));
+        sweep_search_reason_text(st->reason, &st->m, o->slo, why, sizeof(why));
         json_string(&w, "reason_text", why);
         json_string(&w, "no_mail", st->no_mail[0] ? st->no_mail : NULL);
         json_end_object(&w);

@@ -16,7 +16,7 @@ static double allowed_growth(const struct sweep_measure *m)
     return fraction > SWEEP_GROWTH_SLACK ? fraction : SWEEP_GROWTH_SLACK;
 }
 
-enum sweep_reason sweep_judge(const struct sweep_measure *m, double slo_s)
+enum sweep_reason sweep_search_judge(const struct sweep_measure *m, double slo_s)
 {
     if (m->delivered_per_s < SWEEP_DELIVERED_MIN * m->offered_per_s)
         return SWEEP_FELL_BEHIND;
@@ -29,15 +29,15 @@ enum sweep_reason sweep_judge(const struct sweep_measure *m, double slo_s)
     return SWEEP_HELD;
 }
 
-double sweep_growth_per_s(const struct sweep_measure *m)
+double sweep_search_growth_per_s(const struct sweep_measure *m)
 {
     if (!m->queue_known || m->window_s <= 0)
         return 0;
     return (m->queue_end - m->queue_start) / m->window_s;
 }
 
-void sweep_reason_text(enum sweep_reason r, const struct sweep_measure *m, double slo_s, char *out,
-                       size_t len)
+void sweep_search_reason_text(enum sweep_reason r, const struct sweep_measure *m, double slo_s,
+                              char *out, size_t len)
 {
     switch (r) {
     case SWEEP_HELD:
@@ -50,7 +50,7 @@ void sweep_reason_text(enum sweep_reason r, const struct sweep_measure *m, doubl
         break;
     case SWEEP_QUEUE_GREW:
         snprintf(out, len, "the queue grew from %.0f to %.0f (%.1f/s)", m->queue_start,
-                 m->queue_end, sweep_growth_per_s(m));
+                 m->queue_end, sweep_search_growth_per_s(m));
         break;
     case SWEEP_FAILURES:
         snprintf(out, len, "%.0f message%s failed", m->failures, m->failures == 1 ? "" : "s");
@@ -127,7 +127,7 @@ void sweep_search_record(struct sweep_search *s, double rate, int held)
     s->steps++;
 }
 
-int sweep_parse_rates(const char *text, double *v, size_t max)
+int sweep_search_parse_rates(const char *text, double *v, size_t max)
 {
     const char *p = text;
     size_t n = 0;

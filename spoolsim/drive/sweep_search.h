@@ -47,14 +47,14 @@ enum sweep_reason {
 };
 
 /* The verdict on one step against the SLO (seconds). */
-enum sweep_reason sweep_judge(const struct sweep_measure *m, double slo_s);
+enum sweep_reason sweep_search_judge(const struct sweep_measure *m, double slo_s);
 
 /* Why, in a few words ("held", "delivered 93.1 % of offered", ...), in out. */
-void sweep_reason_text(enum sweep_reason r, const struct sweep_measure *m, double slo_s, char *out,
-                       size_t len);
+void sweep_search_reason_text(enum sweep_reason r, const struct sweep_measure *m, double slo_s,
+                              char *out, size_t len);
 
 /* The queue's growth per second over the window; 0 when unknown. */
-double sweep_growth_per_s(const struct sweep_measure *m);
+double sweep_search_growth_per_s(const struct sweep_measure *m);
 
 struct sweep_search {
     /* the plan */
@@ -86,6 +86,6 @@ double sweep_search_knee(const struct sweep_search *s);
 double sweep_search_broke(const struct sweep_search *s);
 
 /* Parse "100,200,400" (each positive, ascending not required) into v; count, or -1. */
-int sweep_parse_rates(const char *text, double *v, size_t max);
+int sweep_search_parse_rates(const char *text, double *v, size_t max);
 
 #endif

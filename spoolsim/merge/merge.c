@@ -95,7 +95,7 @@ static void print_counts(FILE *fp, const char *label, const struct merge_counts 
 
 static void report_text(FILE *fp, const struct merge *m)
 {
-    double secs = merge_window_s(m);
+    double secs = merge_data_window_s(m);
 
     fprintf(fp,
             "spoolsim merge: %zu results, %llu message%s delivered, %llu failed, of %llu "
@@ -135,7 +135,7 @@ static void write_counts(struct json_writer *w, const char *key, const struct me
 static void write_json(FILE *fp, const struct merge *m, const struct json_run *run)
 {
     struct json_writer w;
-    double secs = merge_window_s(m);
+    double secs = merge_data_window_s(m);
 
     json_init(&w, fp);
     json_begin_object(&w, NULL);
@@ -200,7 +200,7 @@ static int save_json(const char *path, const struct merge *m, const struct json_
     if (strcmp(path, "-") == 0)
         saved = fwrite(doc, 1, len, stdout) == len && fflush(stdout) == 0 ? 0 : -1;
     else
-        saved = file_write_whole(path, doc, len);
+        saved = fileutil_write_whole(path, doc, len);
     free(doc);
     return saved;
 }
@@ -213,11 +213,11 @@ int spoolsim_merge(int argc, char **argv)
     char err[512];
     int status = 0;
 
-    json_run_init(&run, "spoolsim merge", "spoolsim", argc, argv);
+    json_meta_run_init(&run, "spoolsim merge", "spoolsim", argc, argv);
     parse_options(argc, argv, &o);
-    merge_init(&m);
+    merge_data_init(&m);
     for (int i = optind; i < argc; i++) {
-        char *text = file_read_all(argv[i], NULL);
+        char *text = fileutil_read_all(argv[i], NULL);
 
         if (text == NULL)
             msg_usage("%s: cannot read: %s", argv[i], strerror(errno));
@@ -227,11 +227,11 @@ int spoolsim_merge(int argc, char **argv)
         for (int j = optind; j < i; j++)
             if (optarg_same_output(argv[j], argv[i]))
                 msg_usage("%s and %s are the same file: the same result twice", argv[j], argv[i]);
-        if (merge_add(&m, text, argv[i], err, sizeof(err)) != 0)
+        if (merge_data_add(&m, text, argv[i], err, sizeof(err)) != 0)
             msg_usage("%s", err);
         free(text);
     }
-    if (merge_finish(&m, err, sizeof(err)) != 0)
+    if (merge_data_finish(&m, err, sizeof(err)) != 0)
         msg_usage("%s", err);
     if (!o.no_summary && !(o.output && strcmp(o.output, "-") == 0))
         report_text(stdout, &m);
@@ -239,7 +239,7 @@ int spoolsim_merge(int argc, char **argv)
         msg_warn("cannot write %s: %s", o.output, strerror(errno));
         status = 1;
     }
-    merge_free(&m);
-    json_run_free(&run);
+    merge_data_free(&m);
+    json_meta_run_free(&run);
     return status;
 }

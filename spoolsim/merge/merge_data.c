@@ -14,7 +14,7 @@
 #include "merge_data.h"
 #include "xalloc.h"
 
-void merge_init(struct merge *m)
+void merge_data_init(struct merge *m)
 {
     memset(m, 0, sizeof(*m));
     timeline_init(&m->timeline, TIMELINE_IN | TIMELINE_OUT | TIMELINE_FAILURES);
@@ -27,7 +27,7 @@ static void counts_free(struct merge_counts *c)
     memset(c, 0, sizeof(*c));
 }
 
-void merge_free(struct merge *m)
+void merge_data_free(struct merge *m)
 {
     for (size_t i = 0; i < m->n; i++) {
         timeline_free(&m->inputs[i].timeline);
@@ -141,9 +141,9 @@ static int view_open(struct view *v, const char *text)
     int whole;
 
     memset(v, 0, sizeof(*v));
-    if (json_members_begin(&it, text, NULL) != 0)
+    if (json_read_members_begin(&it, text, NULL) != 0)
         return -1;
-    while ((whole = json_members_next(&it, key, sizeof(key), &off, &len)) >= 0) {
+    while ((whole = json_read_members_next(&it, key, sizeof(key), &off, &len)) >= 0) {
         for (size_t k = 0; whole && k < K_COUNT; k++) {
             if (v->doc[k] == NULL && strcmp(key, view_keys[k]) == 0) { /* the first of a key */
                 v->doc[k] = wrap(text + off, len);
@@ -188,9 +188,9 @@ static int read_counts(const char *doc, struct merge_counts *c, char *err, size_
     size_t off, len;
     uint64_t v;
 
-    if (json_members_begin(&it, doc, "v") != 0)
+    if (json_read_members_begin(&it, doc, "v") != 0)
         return fail(err, errlen, "not an object");
-    while (json_members_next(&it, key, sizeof(key), &off, &len) >= 0) {
+    while (json_read_members_next(&it, key, sizeof(key), &off, &len) >= 0) {
         if (len >= sizeof(number))
             return fail(err, errlen, "\"%s\" is not a count", key);
         memcpy(number, doc + off, len);
@@ -344,9 +344,10 @@ static int stage_latency(const struct view *v, const char *name, struct staged *
     size_t off, len;
     int whole;
 
-    if (json_members_begin(&it, v->doc[K_LATENCY], "v") != 0)
+    if (json_read_members_begin(&it, v->doc[K_LATENCY], "v") != 0)
         return fail(err, errlen, "%s: no latency histograms", name);
-    for (s->stages = 0; (whole = json_members_next(&it, stage, sizeof(stage), &off, &len)) >= 0;
+    for (s->stages = 0;
+         (whole = json_read_members_next(&it, stage, sizeof(stage), &off, &len)) >= 0;
          s->stages++) {
         char *doc;
         int rc;
@@ -485,7 +486,7 @@ static int compatible(const struct merge *m, const struct staged *s, char *err, 
     return 0;
 }
 
-int merge_add(struct merge *m, const char *text, const char *name, char *err, size_t errlen)
+int merge_data_add(struct merge *m, const char *text, const char *name, char *err, size_t errlen)
 {
     struct staged *s;
     struct view v;
@@ -531,12 +532,12 @@ int merge_add(struct merge *m, const char *text, const char *name, char *err, si
     return 0;
 }
 
-double merge_window_s(const struct merge *m)
+double merge_data_window_s(const struct merge *m)
 {
     return m->end > m->start ? m->end - m->start : 0;
 }
 
-int merge_finish(struct merge *m, char *err, size_t errlen)
+int merge_data_finish(struct merge *m, char *err, size_t errlen)
 {
     double last_start = 0, first_end = 0, span;
     size_t bins, latest = 0, earliest = 0;
@@ -567,7 +568,7 @@ int merge_finish(struct merge *m, char *err, size_t errlen)
                     m->inputs[earliest].name, first_end, last_start - first_end,
                     m->inputs[latest].name, last_start);
 
-    span = merge_window_s(m);
+    span = merge_data_window_s(m);
     /* Each window is bounded (check_window), and they overlap: so is their union, but a union
      * of many is checked too. */
     if (span / m->interval_s > MERGE_ROWS_MAX)

@@ -72,25 +72,26 @@ struct merge {
     char stage[MERGE_STAGES_MAX][MERGE_NAME_MAX];
     struct histogram *latency; /* stages of them */
     struct merge_counts failures, connect_errors, by_code;
-    struct timeline timeline; /* merge_finish(): messages_in, messages_out, failures, latency */
+    struct timeline
+        timeline; /* merge_data_finish(): messages_in, messages_out, failures, latency */
 };
 
-void merge_init(struct merge *m);
-void merge_free(struct merge *m);
+void merge_data_init(struct merge *m);
+void merge_data_free(struct merge *m);
 
 /*
  * One result: 0, or -1 with the reason in err (naming name) and m as it
  * was.
  */
-int merge_add(struct merge *m, const char *text, const char *name, char *err, size_t errlen);
+int merge_data_add(struct merge *m, const char *text, const char *name, char *err, size_t errlen);
 
 /*
- * After the last merge_add(): the union window and the merged timeline.
+ * After the last merge_data_add(): the union window and the merged timeline.
  * 0, or -1 with the reason in err (no result, windows that do not overlap).
  */
-int merge_finish(struct merge *m, char *err, size_t errlen);
+int merge_data_finish(struct merge *m, char *err, size_t errlen);
 
 /* The union's length, seconds: what the merged rates are over. */
-double merge_window_s(const struct merge *m);
+double merge_data_window_s(const struct merge *m);
 
 #endif

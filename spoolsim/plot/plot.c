@@ -135,14 +135,14 @@ static void read_result(const char *path, struct result *r)
     char key[8], err[128];
 
     r->path = path;
-    if ((r->text = file_read_all(path, NULL)) == NULL)
+    if ((r->text = fileutil_read_all(path, NULL)) == NULL)
         msg_usage("%s: cannot read: %s", path, strerror(errno));
     /* Every result is one JSON object; json_read_* check the whole text. */
     if (json_read_key(r->text, NULL, 0, key, sizeof(key)) != 0)
         msg_usage("%s: not a JSON result (one JSON object, as --json writes)", path);
-    if (plot_check_schema(r->text, err, sizeof(err)) != 0)
+    if (plot_data_check_schema(r->text, err, sizeof(err)) != 0)
         msg_usage("%s: %s", path, err);
-    plot_label(r->text, path, r->label, sizeof(r->label));
+    plot_data_label(r->text, path, r->label, sizeof(r->label));
     if (json_read_string(r->text, "program", r->program, sizeof(r->program)) != 0)
         r->program[0] = '\0';
 }
@@ -194,7 +194,7 @@ static void collect(const struct result *r, size_t n, enum plot_kind kind, struc
 
         /* A sweep holds nothing else: its steps are its picture. */
         if (kind == KIND_AUTO || kind == KIND_SWEEP) {
-            if (plot_read_sweep(r[i].text, &pic->sw[pic->nsw], err, sizeof(err)) == 0) {
+            if (plot_data_read_sweep(r[i].text, &pic->sw[pic->nsw], err, sizeof(err)) == 0) {
                 if (pic->nsw++ == 0)
                     first_sweep = i;
                 continue;
@@ -206,7 +206,7 @@ static void collect(const struct result *r, size_t n, enum plot_kind kind, struc
         if (other == n)
             other = i;
         if (kind == KIND_AUTO || kind == KIND_TIMELINE) {
-            if (plot_read_timeline(r[i].text, &pic->tl[pic->ntl], err, sizeof(err)) == 0) {
+            if (plot_data_read_timeline(r[i].text, &pic->tl[pic->ntl], err, sizeof(err)) == 0) {
                 snprintf(pic->tl[pic->ntl++].label, PLOT_LABEL_MAX, "%s", r[i].label);
                 held = 1;
             } else if (kind == KIND_TIMELINE) {
@@ -214,8 +214,8 @@ static void collect(const struct result *r, size_t n, enum plot_kind kind, struc
             }
         }
         if (kind == KIND_AUTO || kind == KIND_LATENCY) {
-            if (plot_read_latency(r[i].text, r[i].label, &pic->curves, &pic->ncurves, err,
-                                  sizeof(err)) == 0) {
+            if (plot_data_read_latency(r[i].text, r[i].label, &pic->curves, &pic->ncurves, err,
+                                       sizeof(err)) == 0) {
                 pic->ncurve_results++;
                 held = 1;
             } else if (kind == KIND_LATENCY) {
@@ -225,10 +225,10 @@ static void collect(const struct result *r, size_t n, enum plot_kind kind, struc
             }
         }
         if (kind == KIND_AUTO || kind == KIND_AB) {
-            if (plot_read_ab(r[i].text, &pic->ab[pic->nab], err, sizeof(err)) == 0) {
+            if (plot_data_read_ab(r[i].text, &pic->ab[pic->nab], err, sizeof(err)) == 0) {
                 snprintf(pic->ab[pic->nab++].label, PLOT_LABEL_MAX, "%s", r[i].label);
                 held = 1;
-            } else if (kind == KIND_AB || plot_has_ab(r[i].text)) {
+            } else if (kind == KIND_AB || plot_data_has_ab(r[i].text)) {
                 msg_usage("%s: no A/B comparison to plot: %s", r[i].path, err);
             }
         }
@@ -245,20 +245,20 @@ static void collect(const struct result *r, size_t n, enum plot_kind kind, struc
     names = xcalloc(n, sizeof(*names));
     for (size_t i = 0; i < pic->nsw; i++)
         names[i] = r[i].label;
-    plot_sweep_distinct_labels(pic->sw, names, pic->nsw);
+    plot_data_sweep_distinct_labels(pic->sw, names, pic->nsw);
     free(names);
 }
 
 static void picture_free(struct picture *pic)
 {
     for (size_t i = 0; i < pic->ntl; i++)
-        plot_timeline_free(&pic->tl[i]);
+        plot_data_timeline_free(&pic->tl[i]);
     for (size_t i = 0; i < pic->ncurves; i++)
-        plot_curve_free(&pic->curves[i]);
+        plot_data_curve_free(&pic->curves[i]);
     for (size_t i = 0; i < pic->nab; i++)
-        plot_ab_free(&pic->ab[i]);
+        plot_data_ab_free(&pic->ab[i]);
     for (size_t i = 0; i < pic->nsw; i++)
-        plot_sweep_free(&pic->sw[i]);
+        plot_data_sweep_free(&pic->sw[i]);
     free(pic->sw);
     free(pic->tl);
     free(pic->curves);
@@ -293,7 +293,7 @@ static char *draw(const struct picture *pic, const char *title, size_t *len, cha
                                  used ? ", " : "", pic->nab, pic->nab == 1 ? "" : "s");
     }
     if (pic->nsw && used < what_len) {
-        y += plot_draw_sweep(&s, y, PLOT_WIDTH, pic->sw, pic->nsw);
+        y += plot_sweep_draw(&s, y, PLOT_WIDTH, pic->sw, pic->nsw);
         snprintf(what + used, what_len - used, "%ssweep of %zu result%s", used ? ", " : "",
                  pic->nsw, pic->nsw == 1 ? "" : "s");
     }
@@ -334,7 +334,7 @@ int spoolsim_plot(int argc, char **argv)
             msg_fatal("standard output: %s", strerror(e));
         }
     } else {
-        if (file_write_whole(output, doc, len) != 0) {
+        if (fileutil_write_whole(output, doc, len) != 0) {
             int e = errno;
 
             free(doc);

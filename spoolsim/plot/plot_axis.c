@@ -10,7 +10,7 @@
 
 #include "plot_axis.h"
 
-double plot_scale_map(const struct plot_scale *s, double v)
+double plot_axis_scale_map(const struct plot_scale *s, double v)
 {
     double a = s->lo, b = s->hi;
 
@@ -28,7 +28,7 @@ double plot_scale_map(const struct plot_scale *s, double v)
     return s->px0 + (v - a) / (b - a) * (s->px1 - s->px0);
 }
 
-double plot_nice_number(double x, int round)
+double plot_axis_nice_number(double x, int round)
 {
     double e = floor(log10(x)), f = x / pow(10, e), nice;
 
@@ -54,7 +54,7 @@ static int step_decimals(double step)
     return e <= 0 ? 0 : e >= PLOT_MAX_DECIMALS ? PLOT_MAX_DECIMALS : (int)e;
 }
 
-void plot_format_tick(char *buf, size_t len, double v, double step)
+void plot_axis_format_tick(char *buf, size_t len, double v, double step)
 {
     const char *suffix = "";
     char *comma;
@@ -88,11 +88,11 @@ static void add_tick(struct plot_ticks *t, double v, int labelled, double step)
     t->labelled[t->n] = labelled;
     t->label[t->n][0] = '\0';
     if (labelled)
-        plot_format_tick(t->label[t->n], sizeof(t->label[t->n]), v, step);
+        plot_axis_format_tick(t->label[t->n], sizeof(t->label[t->n]), v, step);
     t->n++;
 }
 
-void plot_ticks_linear(double lo, double hi, int target, struct plot_ticks *t)
+void plot_axis_ticks_linear(double lo, double hi, int target, struct plot_ticks *t)
 {
     double step, first, last;
     long long k0, k1;
@@ -107,9 +107,9 @@ void plot_ticks_linear(double lo, double hi, int target, struct plot_ticks *t)
         hi = (tiny ? 0 : lo) + pad;
         lo = tiny ? 0 : lo - pad;
     }
-    step = plot_nice_number(plot_nice_number(hi - lo, 0) / (target - 1), 1);
+    step = plot_axis_nice_number(plot_axis_nice_number(hi - lo, 0) / (target - 1), 1);
     while ((hi - lo) / step + 2 > PLOT_MAX_TICKS)
-        step = plot_nice_number(step * 2, 0);
+        step = plot_axis_nice_number(step * 2, 0);
     k0 = (long long)floor(lo / step + 1e-9);
     k1 = (long long)ceil(hi / step - 1e-9);
     first = (double)k0 * step;
@@ -121,7 +121,7 @@ void plot_ticks_linear(double lo, double hi, int target, struct plot_ticks *t)
     t->hi = last;
 }
 
-void plot_ticks_log(double lo, double hi, struct plot_ticks *t)
+void plot_axis_ticks_log(double lo, double hi, struct plot_ticks *t)
 {
     /* Within the normal doubles: 10^-324 is 0, no tick of a log axis. */
     double l0 = floor(log10(lo) + 1e-9), l1 = ceil(log10(hi) - 1e-9);
@@ -153,17 +153,17 @@ void plot_ticks_log(double lo, double hi, struct plot_ticks *t)
     t->hi = pow(10, d1);
 }
 
-double plot_nines(double pct)
+double plot_axis_nines(double pct)
 {
     return log10(100 / (100 - pct));
 }
 
-double plot_percent_of_nines(double n)
+double plot_axis_percent_of_nines(double n)
 {
     return 100 * (1 - pow(10, -n));
 }
 
-void plot_ticks_percentile(double max_nines, struct plot_ticks *t)
+void plot_axis_ticks_percentile(double max_nines, struct plot_ticks *t)
 {
     int top = (int)ceil(max_nines - 1e-9);
 
@@ -176,7 +176,7 @@ void plot_ticks_percentile(double max_nines, struct plot_ticks *t)
         int decimals = k > 2 ? k - 2 : 0;
 
         if (k == 1) {
-            t->value[t->n] = plot_nines(50);
+            t->value[t->n] = plot_axis_nines(50);
             t->labelled[t->n] = 1;
             snprintf(t->label[t->n], sizeof(t->label[t->n]), "50 %%");
             t->n++;
@@ -184,7 +184,7 @@ void plot_ticks_percentile(double max_nines, struct plot_ticks *t)
         t->value[t->n] = k;
         t->labelled[t->n] = 1;
         snprintf(t->label[t->n], sizeof(t->label[t->n]), "%.*f %%", decimals,
-                 plot_percent_of_nines(k));
+                 plot_axis_percent_of_nines(k));
         t->n++;
     }
     t->lo = 0;

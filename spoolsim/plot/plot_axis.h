@@ -22,7 +22,7 @@ struct plot_scale {
 };
 
 /* The pixel of v, or NAN where v is not finite or, on a log scale, not > 0. */
-double plot_scale_map(const struct plot_scale *s, double v);
+double plot_axis_scale_map(const struct plot_scale *s, double v);
 
 #define PLOT_MAX_TICKS 64
 /* The most decimals of a tick label (a step of 10^-15 or less). */
@@ -42,7 +42,7 @@ struct plot_ticks {
  * x rounded to a nice number, 1, 2, 5 or 10 times a power of ten: the
  * nearest one when round, else the smallest one >= x. x > 0.
  */
-double plot_nice_number(double x, int round);
+double plot_axis_nice_number(double x, int round);
 
 /*
  * About target (>= 2) labelled ticks covering [lo, hi] at a nice step,
@@ -50,7 +50,7 @@ double plot_nice_number(double x, int round);
  * interval (lo == hi) is widened around its value first (0 to 1 for 0, or
  * for one narrower than PLOT_MIN_SPAN at a value that small).
  */
-void plot_ticks_linear(double lo, double hi, int target, struct plot_ticks *t);
+void plot_axis_ticks_linear(double lo, double hi, int target, struct plot_ticks *t);
 
 /*
  * Ticks of a log axis covering [lo, hi] (0 < lo <= hi): the axis from the
@@ -58,24 +58,24 @@ void plot_ticks_linear(double lo, double hi, int target, struct plot_ticks *t);
  * three decades also at 2 and 5 times each, and the other multiples
  * unlabelled when the axis spans up to six.
  */
-void plot_ticks_log(double lo, double hi, struct plot_ticks *t);
+void plot_axis_ticks_log(double lo, double hi, struct plot_ticks *t);
 
 /* The nines of percentile pct (0 <= pct < 100): log10(100 / (100 - pct)). */
-double plot_nines(double pct);
+double plot_axis_nines(double pct);
 /* The percentile of nines n >= 0: 100 (1 - 10^-n). */
-double plot_percent_of_nines(double n);
+double plot_axis_percent_of_nines(double n);
 
 /*
  * Ticks of a percentile axis in nines from 0 to the first whole number
  * >= max_nines (at least 2): 0 %, 50 %, 90 %, 99 %, 99.9 %, ...
  */
-void plot_ticks_percentile(double max_nines, struct plot_ticks *t);
+void plot_axis_ticks_percentile(double max_nines, struct plot_ticks *t);
 
 /*
  * v as a tick label on an axis of ticks step apart: as many decimals as the
  * step needs and no more; in thousands, "12k", on a step of 1000 or more,
  * in millions, "2.5M", on one of 100000 or more. '.' is the decimal point.
  */
-void plot_format_tick(char *buf, size_t len, double v, double step);
+void plot_axis_format_tick(char *buf, size_t len, double v, double step);
 
 #endif

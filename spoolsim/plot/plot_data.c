@@ -29,7 +29,7 @@ static int has_member(const char *text, const char *key)
     return 0;
 }
 
-int plot_check_schema(const char *text, char *err, size_t errlen)
+int plot_data_check_schema(const char *text, char *err, size_t errlen)
 {
     double v;
 
@@ -44,7 +44,7 @@ int plot_check_schema(const char *text, char *err, size_t errlen)
     return 0;
 }
 
-void plot_label(const char *text, const char *path, char *out, size_t len)
+void plot_data_label(const char *text, const char *path, char *out, size_t len)
 {
     const char *base = strrchr(path, '/');
     size_t n;
@@ -90,7 +90,7 @@ static int table_in_range(const double *cells, size_t rows, const char *const *k
     return 0;
 }
 
-int plot_read_timeline(const char *text, struct plot_timeline *tl, char *err, size_t errlen)
+int plot_data_read_timeline(const char *text, struct plot_timeline *tl, char *err, size_t errlen)
 {
     static const char *const keys[] = {
         "t",        "interval_s", "messages_in_per_s", "messages_out_per_s",
@@ -138,14 +138,14 @@ int plot_read_timeline(const char *text, struct plot_timeline *tl, char *err, si
     return 0;
 }
 
-void plot_timeline_free(struct plot_timeline *tl)
+void plot_data_timeline_free(struct plot_timeline *tl)
 {
     free(tl->t);
     tl->t = NULL;
     tl->n = 0;
 }
 
-void plot_curve_from_histogram(const struct histogram *h, struct plot_curve *c)
+void plot_data_curve_from_histogram(const struct histogram *h, struct plot_curve *c)
 {
     double end = log10(2.0 * (double)histogram_count(h));
     size_t steps = (size_t)ceil(end / PLOT_CURVE_STEP - 1e-9);
@@ -159,11 +159,11 @@ void plot_curve_from_histogram(const struct histogram *h, struct plot_curve *c)
         double x = i == steps ? end : (double)i * PLOT_CURVE_STEP;
 
         c->nines[i] = x;
-        c->ms[i] = (double)histogram_percentile(h, plot_percent_of_nines(x)) / 1e6;
+        c->ms[i] = (double)histogram_percentile(h, plot_axis_percent_of_nines(x)) / 1e6;
     }
 }
 
-void plot_curve_free(struct plot_curve *c)
+void plot_data_curve_free(struct plot_curve *c)
 {
     free(c->nines);
     free(c->ms);
@@ -171,8 +171,8 @@ void plot_curve_free(struct plot_curve *c)
     c->n = 0;
 }
 
-int plot_read_latency(const char *text, const char *label, struct plot_curve **curves, size_t *n,
-                      char *err, size_t errlen)
+int plot_data_read_latency(const char *text, const char *label, struct plot_curve **curves,
+                           size_t *n, char *err, size_t errlen)
 {
     struct histogram *h = xmalloc(sizeof(*h));
     char stage[64], path[80];
@@ -196,7 +196,7 @@ int plot_read_latency(const char *text, const char *label, struct plot_curve **c
         memset(c, 0, sizeof(*c));
         snprintf(c->label, sizeof(c->label), "%s", label);
         snprintf(c->stage, sizeof(c->stage), "%s", stage);
-        plot_curve_from_histogram(h, c);
+        plot_data_curve_from_histogram(h, c);
         found++;
     }
     free(h);
@@ -241,19 +241,19 @@ static int read_seed(const char *text, uint64_t *seed, char *err, size_t errlen)
     return 0;
 }
 
-int plot_has_ab(const char *text)
+int plot_data_has_ab(const char *text)
 {
     return json_read_array_length(text, "sides.A.runs") >= 0 &&
            json_read_array_length(text, "sides.B.runs") >= 0;
 }
 
-int plot_read_ab(const char *text, struct plot_ab *ab, char *err, size_t errlen)
+int plot_data_read_ab(const char *text, struct plot_ab *ab, char *err, size_t errlen)
 {
     static const char *const names[2] = {"A", "B"};
     char path[64];
     uint64_t seed;
 
-    if (!plot_has_ab(text))
+    if (!plot_data_has_ab(text))
         return msg_set_error(err, errlen, "no A/B comparison (sides.A.runs, sides.B.runs)");
     if (read_seed(text, &seed, err, errlen) != 0)
         return -1;
@@ -263,7 +263,7 @@ int plot_read_ab(const char *text, struct plot_ab *ab, char *err, size_t errlen)
         ab->unit[0] = '\0';
     if (json_read_string(text, "verdict", ab->verdict, sizeof(ab->verdict)) != 0)
         ab->verdict[0] = '\0';
-    ab->runs[0] = ab->runs[1] = NULL; /* for plot_ab_free() on an error */
+    ab->runs[0] = ab->runs[1] = NULL; /* for plot_data_ab_free() on an error */
     for (int k = 0; k < 2; k++) {
         long runs;
 
@@ -290,9 +290,9 @@ int plot_read_ab(const char *text, struct plot_ab *ab, char *err, size_t errlen)
         if (read_figure(text, path, &ab->median[k], err, errlen) != 0) /* what ab reported */
             goto bad;
         if (!isfinite(ab->median[k]) && ab->n[k])
-            ab->median[k] = ab_median(ab->runs[k], ab->n[k]);
+            ab->median[k] = ab_stats_median(ab->runs[k], ab->n[k]);
         /* The interval as ab would draw it: its resampling, its seed. */
-        if (ab_median_interval(ab->runs[k], ab->n[k], seed, &ab->low[k], &ab->high[k]) != 0)
+        if (ab_stats_median_interval(ab->runs[k], ab->n[k], seed, &ab->low[k], &ab->high[k]) != 0)
             ab->low[k] = ab->high[k] = NAN;
     }
     if (read_figure(text, "ratio", &ab->ratio, err, errlen) != 0 ||
@@ -300,17 +300,17 @@ int plot_read_ab(const char *text, struct plot_ab *ab, char *err, size_t errlen)
         read_figure(text, "ci_high", &ab->ci_high, err, errlen) != 0)
         goto bad;
     if (ab->n[0] + ab->n[1] == 0) {
-        plot_ab_free(ab);
+        plot_data_ab_free(ab);
         return msg_set_error(err, errlen, "an A/B comparison without a successful run");
     }
     return 0;
 
 bad:
-    plot_ab_free(ab);
+    plot_data_ab_free(ab);
     return -1;
 }
 
-void plot_ab_free(struct plot_ab *ab)
+void plot_data_ab_free(struct plot_ab *ab)
 {
     for (int k = 0; k < 2; k++) {
         free(ab->runs[k]);
@@ -318,7 +318,7 @@ void plot_ab_free(struct plot_ab *ab)
     }
 }
 
-void plot_sweep_label(const char *text, char *out, size_t len)
+void plot_data_sweep_label(const char *text, char *out, size_t len)
 {
     char target[256], opt[128];
     double delay;
@@ -368,7 +368,7 @@ static void read_step_strings(const char *text, const size_t *off, const size_t 
         snprintf(why, why_len, "%s", reason);
 }
 
-int plot_read_sweep(const char *text, struct plot_sweep *sw, char *err, size_t errlen)
+int plot_data_read_sweep(const char *text, struct plot_sweep *sw, char *err, size_t errlen)
 {
     static const char *const keys[] = {"offered_per_s", "delivered_per_s", "p50_ms",
                                        "p99_ms",        "p99_9_ms",        "max_ms"};
@@ -436,7 +436,7 @@ int plot_read_sweep(const char *text, struct plot_sweep *sw, char *err, size_t e
         order[j] = i;
     }
     memset(sw, 0, sizeof(*sw));
-    plot_sweep_label(text, sw->label, sizeof(sw->label));
+    plot_data_sweep_label(text, sw->label, sizeof(sw->label));
     snprintf(sw->tail_name, sizeof(sw->tail_name), "%s", has_p999 ? "p99.9" : has_max ? "max" : "");
     sw->n = n;
     cols = xmalloc(5 * n * sizeof(*cols));
@@ -474,7 +474,7 @@ int plot_read_sweep(const char *text, struct plot_sweep *sw, char *err, size_t e
     return 0;
 }
 
-void plot_sweep_free(struct plot_sweep *sw)
+void plot_data_sweep_free(struct plot_sweep *sw)
 {
     free(sw->offered);
     free(sw->held);
@@ -485,7 +485,7 @@ void plot_sweep_free(struct plot_sweep *sw)
     sw->n = 0;
 }
 
-size_t plot_sweep_line(const struct plot_sweep *sw, const double *v, double *x, double *y)
+size_t plot_data_sweep_line(const struct plot_sweep *sw, const double *v, double *x, double *y)
 {
     double *vals = xmalloc((sw->n ? sw->n : 1) * sizeof(*vals));
     size_t points = 0;
@@ -498,13 +498,13 @@ size_t plot_sweep_line(const struct plot_sweep *sw, const double *v, double *x, 
             if (isfinite(v[j]))
                 vals[nv++] = v[j];
         x[points] = sw->offered[i];
-        y[points++] = nv ? ab_median(vals, nv) : NAN;
+        y[points++] = nv ? ab_stats_median(vals, nv) : NAN;
     }
     free(vals);
     return points;
 }
 
-void plot_sweep_distinct_labels(struct plot_sweep *sw, const char *const *names, size_t n)
+void plot_data_sweep_distinct_labels(struct plot_sweep *sw, const char *const *names, size_t n)
 {
     int *same = xcalloc(n ? n : 1, sizeof(*same));
 

@@ -31,13 +31,13 @@ struct histogram;
  * when it is missing, not a number, or not such a version (0, negative, a
  * fraction, a later one).
  */
-int plot_check_schema(const char *text, char *err, size_t errlen);
+int plot_data_check_schema(const char *text, char *err, size_t errlen);
 
 /*
  * The name a result goes by in a legend: its "label" string if it has
  * one, else the file's base name without ".json".
  */
-void plot_label(const char *text, const char *path, char *out, size_t len);
+void plot_data_label(const char *text, const char *path, char *out, size_t len);
 
 /* One result's timeline: row i covers [t[i], t[i] + dt[i]); NAN where the JSON has null. */
 struct plot_timeline {
@@ -47,12 +47,12 @@ struct plot_timeline {
     int has_depths; /* a row has a queue depth */
 };
 
-int plot_read_timeline(const char *text, struct plot_timeline *tl, char *err, size_t errlen);
-void plot_timeline_free(struct plot_timeline *tl);
+int plot_data_read_timeline(const char *text, struct plot_timeline *tl, char *err, size_t errlen);
+void plot_data_timeline_free(struct plot_timeline *tl);
 
 /*
  * A latency percentile curve: n points (nines[i], ms[i]), nines as
- * plot_nines() has them, from 0 (the minimum) to log10(2 count), where the
+ * plot_axis_nines() has them, from 0 (the minimum) to log10(2 count), where the
  * rank is count (the maximum), so every point is a percentile of the data.
  */
 struct plot_curve {
@@ -66,7 +66,7 @@ struct plot_curve {
 #define PLOT_CURVE_STEP 0.02 /* nines between two points: smooth at any width we draw */
 
 /* The curve of h (count > 0) into c (its labels untouched). */
-void plot_curve_from_histogram(const struct histogram *h, struct plot_curve *c);
+void plot_data_curve_from_histogram(const struct histogram *h, struct plot_curve *c);
 
 /*
  * A curve for every latency object of the text ("latency": {"STAGE":
@@ -74,9 +74,9 @@ void plot_curve_from_histogram(const struct histogram *h, struct plot_curve *c);
  * grown with realloc): 0, or -1 when there is no latency object with
  * values or one's buckets do not rebuild a histogram.
  */
-int plot_read_latency(const char *text, const char *label, struct plot_curve **curves, size_t *n,
-                      char *err, size_t errlen);
-void plot_curve_free(struct plot_curve *c);
+int plot_data_read_latency(const char *text, const char *label, struct plot_curve **curves,
+                           size_t *n, char *err, size_t errlen);
+void plot_data_curve_free(struct plot_curve *c);
 
 /*
  * A `spoolsim ab' result; side 0 is A, 1 is B. Its "seed" (1 when missing)
@@ -96,12 +96,13 @@ struct plot_ab {
     double ratio, ci_low, ci_high; /* B/A and its interval, NAN when not compared */
 };
 
-int plot_read_ab(const char *text, struct plot_ab *ab, char *err, size_t errlen);
+int plot_data_read_ab(const char *text, struct plot_ab *ab, char *err, size_t errlen);
 
-/* Whether the text holds an A/B comparison, readable or not: plot_read_ab()'s -1 is then an error.
+/* Whether the text holds an A/B comparison, readable or not: plot_data_read_ab()'s -1 is then an
+ * error.
  */
-int plot_has_ab(const char *text);
-void plot_ab_free(struct plot_ab *ab);
+int plot_data_has_ab(const char *text);
+void plot_data_ab_free(struct plot_ab *ab);
 
 /*
  * A `spoolsim sweep' result (docs/json.md "spoolsim sweep"): its steps in
@@ -111,7 +112,7 @@ void plot_ab_free(struct plot_ab *ab);
  * value <= 0: no message answered, nothing a log axis can show).
  */
 struct plot_sweep {
-    char label[PLOT_LABEL_MAX]; /* what was swept, plot_sweep_label()'s */
+    char label[PLOT_LABEL_MAX]; /* what was swept, plot_data_sweep_label()'s */
     size_t n;
     double *offered, *delivered; /* messages/s */
     double *p50, *p99, *tail;    /* ms; tail is p99.9 or, in older results, the maximum */
@@ -132,7 +133,7 @@ struct plot_sweep {
  * doubles back on itself; each step keeps its own mark. x and y hold sw->n;
  * returns the number of points.
  */
-size_t plot_sweep_line(const struct plot_sweep *sw, const double *v, double *x, double *y);
+size_t plot_data_sweep_line(const struct plot_sweep *sw, const double *v, double *x, double *y);
 
 /*
  * What a sweep result swept, for its legend: its "label" string if it has
@@ -140,7 +141,7 @@ size_t plot_sweep_line(const struct plot_sweep *sw, const double *v, double *x, 
  * options ("relay --model none"; "relay, its defaults" without any); and
  * ", sink delay 30 ms" for a --sink-delay.
  */
-void plot_sweep_label(const char *text, char *out, size_t len);
+void plot_data_sweep_label(const char *text, char *out, size_t len);
 
 /*
  * The most steps of a sweep result: SWEEP_MAX_RATES of spoolsim/drive (the
@@ -152,14 +153,14 @@ void plot_sweep_label(const char *text, char *out, size_t len);
  * 0, or -1 when there is no "steps" array, it is empty or longer than
  * PLOT_MAX_SWEEP_STEPS, or a step has no offered_per_s above 0.
  */
-int plot_read_sweep(const char *text, struct plot_sweep *sw, char *err, size_t errlen);
-void plot_sweep_free(struct plot_sweep *sw);
+int plot_data_read_sweep(const char *text, struct plot_sweep *sw, char *err, size_t errlen);
+void plot_data_sweep_free(struct plot_sweep *sw);
 
 /*
  * Sweeps whose labels are the same (two runs of one command line) told
  * apart: " (NAME)" added to each of them, names[i] being sweep i's file's
- * name as plot_label() gives it.
+ * name as plot_data_label() gives it.
  */
-void plot_sweep_distinct_labels(struct plot_sweep *sw, const char *const *names, size_t n);
+void plot_data_sweep_distinct_labels(struct plot_sweep *sw, const char *const *names, size_t n);
 
 #endif

@@ -98,18 +98,18 @@ static double draw_legend(struct svg *s, double x, double y, const struct legend
     return plot_draw_legend_in(s, x, y, LEGEND_W, items, n);
 }
 
-double plot_px_x(const struct panel *p, double v)
+double plot_draw_px_x(const struct panel *p, double v)
 {
-    return plot_scale_map(&p->xs, v);
+    return plot_axis_scale_map(&p->xs, v);
 }
 
-double plot_px_y(const struct panel *p, double v)
+double plot_draw_px_y(const struct panel *p, double v)
 {
-    return plot_scale_map(&p->ys, v);
+    return plot_axis_scale_map(&p->ys, v);
 }
 
 /* The scales of p from its ticks' axes, over its area. */
-void plot_panel_scales(struct panel *p, enum plot_scale_kind xkind, enum plot_scale_kind ykind)
+void plot_draw_panel_scales(struct panel *p, enum plot_scale_kind xkind, enum plot_scale_kind ykind)
 {
     p->xs = (struct plot_scale){xkind, p->xt.lo, p->xt.hi, p->x, p->x + p->w};
     p->ys = (struct plot_scale){ykind, p->yt.lo, p->yt.hi, p->y + p->h, p->y};
@@ -130,13 +130,13 @@ void plot_draw_axes(struct svg *s, const struct panel *p)
         svg_text(s, p->x, p->y - 10, &head, p->heading);
     svg_group_begin(s, "grid");
     for (size_t i = 0; i < p->yt.n; i++) {
-        double y = plot_px_y(p, p->yt.value[i]);
+        double y = plot_draw_px_y(p, p->yt.value[i]);
 
         svg_line(s, p->x, y, p->x + p->w, y,
                  &(struct svg_style){.stroke = p->yt.labelled[i] ? "#dddddd" : "#f0f0f0"});
     }
     for (size_t i = 0; i < p->xt.n; i++) {
-        double x = plot_px_x(p, p->xt.value[i]);
+        double x = plot_draw_px_x(p, p->xt.value[i]);
 
         svg_line(s, x, p->y, x, p->y + p->h,
                  &(struct svg_style){.stroke = p->xt.labelled[i] ? "#dddddd" : "#f0f0f0"});
@@ -146,9 +146,9 @@ void plot_draw_axes(struct svg *s, const struct panel *p)
     svg_group_begin(s, "ticks");
     for (size_t i = 0; i < p->yt.n; i++)
         if (p->yt.labelled[i])
-            svg_text(s, p->x - 6, plot_px_y(p, p->yt.value[i]) + 4, &tick_y, p->yt.label[i]);
+            svg_text(s, p->x - 6, plot_draw_px_y(p, p->yt.value[i]) + 4, &tick_y, p->yt.label[i]);
     for (size_t i = 0; i < p->xt.n; i++) {
-        double x = plot_px_x(p, p->xt.value[i]), half;
+        double x = plot_draw_px_x(p, p->xt.value[i]), half;
 
         if (!p->xt.labelled[i])
             continue;
@@ -187,8 +187,8 @@ void plot_draw_series(struct svg *s, const struct panel *p, const double *x, con
     double *px = xmalloc((n ? n : 1) * sizeof(*px)), *py = xmalloc((n ? n : 1) * sizeof(*py));
 
     for (size_t i = 0; i < n; i++) {
-        px[i] = plot_px_x(p, x[i]);
-        py[i] = plot_px_y(p, y[i]);
+        px[i] = plot_draw_px_x(p, x[i]);
+        py[i] = plot_draw_px_y(p, y[i]);
     }
     svg_polyline(s, px, py, n,
                  &(struct svg_style){
@@ -198,7 +198,7 @@ void plot_draw_series(struct svg *s, const struct panel *p, const double *x, con
     free(py);
 }
 
-double plot_max_of(double m, const double *v, size_t n)
+double plot_draw_max_of(double m, const double *v, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (isfinite(v[i]) && v[i] > m)
@@ -232,7 +232,7 @@ double plot_draw_timeline(struct svg *s, double y0, double width, const struct p
             if (end[f][i] > tmax)
                 tmax = end[f][i];
         }
-        rmax = plot_max_of(plot_max_of(rmax, t->in_per_s, t->n), t->out_per_s, t->n);
+        rmax = plot_draw_max_of(plot_draw_max_of(rmax, t->in_per_s, t->n), t->out_per_s, t->n);
         for (int k = 0; k < 2; k++) {
             struct legend_item *it = &rate_items[nrate++];
 
@@ -245,9 +245,9 @@ double plot_draw_timeline(struct svg *s, double y0, double width, const struct p
         }
         if (!t->has_depths)
             continue;
-        dmax = plot_max_of(dmax, t->incoming, t->n);
-        dmax = plot_max_of(dmax, t->active, t->n);
-        dmax = plot_max_of(dmax, t->deferred, t->n);
+        dmax = plot_draw_max_of(dmax, t->incoming, t->n);
+        dmax = plot_draw_max_of(dmax, t->active, t->n);
+        dmax = plot_draw_max_of(dmax, t->deferred, t->n);
         for (int k = 0; k < 3; k++) {
             struct legend_item *it = &depth_items[ndepth++];
 
@@ -269,9 +269,9 @@ double plot_draw_timeline(struct svg *s, double y0, double width, const struct p
                          .heading = "Throughput",
                          .ylabel = "messages/s",
                          .xlabel = ndepth ? NULL : "time since the start (s)"};
-    plot_ticks_linear(0, tmax, 10, &top.xt);
-    plot_ticks_linear(0, rmax, 6, &top.yt);
-    plot_panel_scales(&top, PLOT_LINEAR, PLOT_LINEAR);
+    plot_axis_ticks_linear(0, tmax, 10, &top.xt);
+    plot_axis_ticks_linear(0, rmax, 6, &top.yt);
+    plot_draw_panel_scales(&top, PLOT_LINEAR, PLOT_LINEAR);
     plot_draw_axes(s, &top);
     svg_group_begin(s, "timeline-rates");
     for (size_t f = 0, k = 0; f < n; f++) {
@@ -292,8 +292,8 @@ double plot_draw_timeline(struct svg *s, double y0, double width, const struct p
                                 .ylabel = "messages queued",
                                 .xlabel = "time since the start (s)"};
         bottom.xt = top.xt;
-        plot_ticks_linear(0, dmax, 5, &bottom.yt);
-        plot_panel_scales(&bottom, PLOT_LINEAR, PLOT_LINEAR);
+        plot_axis_ticks_linear(0, dmax, 5, &bottom.yt);
+        plot_draw_panel_scales(&bottom, PLOT_LINEAR, PLOT_LINEAR);
         plot_draw_axes(s, &bottom);
         svg_group_begin(s, "timeline-depths");
         for (size_t f = 0, k = 0; f < n; f++) {
@@ -355,18 +355,18 @@ double plot_draw_latency(struct svg *s, double y0, double width, const struct pl
                        .heading = "Latency by percentile",
                        .xlabel = "percentile (spaced by 1/(1\xe2\x88\x92p): each step is ten "
                                  "times rarer)"};
-    plot_ticks_percentile(max_nines, &p.xt);
+    plot_axis_ticks_percentile(max_nines, &p.xt);
     /* Stages that differ a hundredfold would lie flat on a linear axis. */
     if (isfinite(lo) && hi / lo > 100) {
         ykind = PLOT_LOG;
-        plot_ticks_log(lo, hi, &p.yt);
+        plot_axis_ticks_log(lo, hi, &p.yt);
         p.ylabel = "latency (ms, log scale)";
     } else {
         ykind = PLOT_LINEAR;
-        plot_ticks_linear(0, hi, 6, &p.yt);
+        plot_axis_ticks_linear(0, hi, 6, &p.yt);
         p.ylabel = "latency (ms)";
     }
-    plot_panel_scales(&p, PLOT_LINEAR, ykind);
+    plot_draw_panel_scales(&p, PLOT_LINEAR, ykind);
     plot_draw_axes(s, &p);
     svg_group_begin(s, "latency-curves");
     for (size_t i = 0; i < n; i++) {
@@ -395,15 +395,15 @@ static void draw_whisker(struct svg *s, const struct panel *p, double x, double 
     if (!isfinite(lo) || !isfinite(hi))
         return;
     svg_group_begin(s, "errorbar");
-    svg_line(s, x, plot_px_y(p, lo), x, plot_px_y(p, hi), &st);
-    svg_line(s, x - cap / 2, plot_px_y(p, lo), x + cap / 2, plot_px_y(p, lo), &st);
-    svg_line(s, x - cap / 2, plot_px_y(p, hi), x + cap / 2, plot_px_y(p, hi), &st);
+    svg_line(s, x, plot_draw_px_y(p, lo), x, plot_draw_px_y(p, hi), &st);
+    svg_line(s, x - cap / 2, plot_draw_px_y(p, lo), x + cap / 2, plot_draw_px_y(p, lo), &st);
+    svg_line(s, x - cap / 2, plot_draw_px_y(p, hi), x + cap / 2, plot_draw_px_y(p, hi), &st);
     svg_group_end(s);
 }
 
 /* text at (x, y), cut to fit width px. */
-void plot_fitted_text(struct svg *s, double x, double y, double width, const struct svg_font *f,
-                      const char *text)
+void plot_draw_fitted_text(struct svg *s, double x, double y, double width,
+                           const struct svg_font *f, const char *text)
 {
     char buf[PLOT_LABEL_MAX + 320];
 
@@ -430,7 +430,7 @@ double plot_draw_ab(struct svg *s, double y0, double width, const struct plot_ab
 
     for (size_t i = 0; i < n; i++) {
         for (int k = 0; k < 2; k++) {
-            hi = plot_max_of(hi, ab[i].runs[k], ab[i].n[k]);
+            hi = plot_draw_max_of(hi, ab[i].runs[k], ab[i].n[k]);
             hi = fmax(hi, isfinite(ab[i].high[k]) ? ab[i].high[k] : 0);
         }
         if (isfinite(ab[i].ci_low) && isfinite(ab[i].ci_high)) {
@@ -449,8 +449,8 @@ double plot_draw_ab(struct svg *s, double y0, double width, const struct plot_ab
                           .heading = "Each side: median, 95 % interval, every run",
                           .ylabel = ylabel};
     bars.xt = (struct plot_ticks){.n = 0, .lo = 0, .hi = (double)n};
-    plot_ticks_linear(0, hi, 6, &bars.yt);
-    plot_panel_scales(&bars, PLOT_LINEAR, PLOT_LINEAR);
+    plot_axis_ticks_linear(0, hi, 6, &bars.yt);
+    plot_draw_panel_scales(&bars, PLOT_LINEAR, PLOT_LINEAR);
     plot_draw_axes(s, &bars);
     group = bars.w / (double)n;
     bw = fmin(group * 0.3, 110);
@@ -460,7 +460,7 @@ double plot_draw_ab(struct svg *s, double y0, double width, const struct plot_ab
             const char *color = plot_palette[k];
 
             if (isfinite(ab[i].median[k])) {
-                y_med = plot_px_y(&bars, ab[i].median[k]);
+                y_med = plot_draw_px_y(&bars, ab[i].median[k]);
                 svg_rect(s, cx - bw / 2, y_med, bw, bars.y + bars.h - y_med,
                          &(struct svg_style){
                              .stroke = color, .fill = color, .opacity = 0.35, .cls = "bar"});
@@ -470,16 +470,16 @@ double plot_draw_ab(struct svg *s, double y0, double width, const struct plot_ab
                 /* Spread across the bar in run order, so that no dot hides another. */
                 double dx = ab[i].n[k] > 1 ? bw * 0.7 * ((double)j / (ab[i].n[k] - 1) - 0.5) : 0;
 
-                svg_circle(s, cx + dx, plot_px_y(&bars, ab[i].runs[k][j]), 4,
+                svg_circle(s, cx + dx, plot_draw_px_y(&bars, ab[i].runs[k][j]), 4,
                            &(struct svg_style){
                                .stroke = "#333333", .fill = color, .opacity = 0.8, .cls = "run"});
             }
             svg_text(s, cx, bars.y + bars.h + 16, &cat, side_name[k]);
-            plot_fitted_text(s, cx, bars.y + bars.h + 30, group * 0.48, &sub, ab[i].spool[k]);
+            plot_draw_fitted_text(s, cx, bars.y + bars.h + 30, group * 0.48, &sub, ab[i].spool[k]);
         }
         if (n > 1)
-            plot_fitted_text(s, bars.x + group * ((double)i + 0.5), bars.y + bars.h + 44,
-                             group * 0.95, &cat, ab[i].label);
+            plot_draw_fitted_text(s, bars.x + group * ((double)i + 0.5), bars.y + bars.h + 44,
+                                  group * 0.95, &cat, ab[i].label);
     }
 
     ratio = (struct panel){.x = LEFT + bars.w + LEFT,
@@ -489,10 +489,10 @@ double plot_draw_ab(struct svg *s, double y0, double width, const struct plot_ab
                            .heading = "B/A of the medians",
                            .ylabel = "ratio B/A"};
     ratio.xt = (struct plot_ticks){.n = 0, .lo = 0, .hi = (double)n};
-    plot_ticks_linear(rlo - 0.05 * (rhi - rlo), rhi + 0.05 * (rhi - rlo), 6, &ratio.yt);
-    plot_panel_scales(&ratio, PLOT_LINEAR, PLOT_LINEAR);
+    plot_axis_ticks_linear(rlo - 0.05 * (rhi - rlo), rhi + 0.05 * (rhi - rlo), 6, &ratio.yt);
+    plot_draw_panel_scales(&ratio, PLOT_LINEAR, PLOT_LINEAR);
     plot_draw_axes(s, &ratio);
-    svg_line(s, ratio.x, plot_px_y(&ratio, 1), ratio.x + ratio.w, plot_px_y(&ratio, 1),
+    svg_line(s, ratio.x, plot_draw_px_y(&ratio, 1), ratio.x + ratio.w, plot_draw_px_y(&ratio, 1),
              &(struct svg_style){.stroke = "#888888", .dash = "5 4", .cls = "reference"});
     for (size_t i = 0; i < n; i++) {
         double cx = ratio.x + ratio.w * ((double)i + 0.5) / (double)n;
@@ -501,12 +501,13 @@ double plot_draw_ab(struct svg *s, double y0, double width, const struct plot_ab
         if (!isfinite(ab[i].ratio))
             continue;
         draw_whisker(s, &ratio, cx, ab[i].ci_low, ab[i].ci_high, 16);
-        svg_circle(s, cx, plot_px_y(&ratio, ab[i].ratio), 5,
+        svg_circle(s, cx, plot_draw_px_y(&ratio, ab[i].ratio), 5,
                    &(struct svg_style){.stroke = "#222222", .fill = "#222222", .cls = "ratio"});
         snprintf(text, sizeof(text), "%.2f", ab[i].ratio);
-        svg_text(s, cx + 9, plot_px_y(&ratio, ab[i].ratio) + 4, &value, text);
+        svg_text(s, cx + 9, plot_draw_px_y(&ratio, ab[i].ratio) + 4, &value, text);
         if (n > 1)
-            plot_fitted_text(s, cx, ratio.y + ratio.h + 16, ratio.w / (double)n, &cat, ab[i].label);
+            plot_draw_fitted_text(s, cx, ratio.y + ratio.h + 16, ratio.w / (double)n, &cat,
+                                  ab[i].label);
     }
     draw_legend(s, LEFT + avail + GAP, y, items, 4);
 
@@ -521,9 +522,9 @@ double plot_draw_ab(struct svg *s, double y0, double width, const struct plot_ab
                      failed == 1 ? "" : "s");
         snprintf(text, sizeof(text), "%s%s%s%s", n > 1 ? ab[i].label : "", n > 1 ? ": " : "",
                  ab[i].verdict[0] ? ab[i].verdict : "no verdict", failures);
-        plot_fitted_text(s, LEFT + (width - LEFT - RIGHT) / 2, y, width - LEFT - RIGHT,
-                         &(struct svg_font){.size = FONT, .anchor = SVG_MIDDLE, .cls = note.cls},
-                         text);
+        plot_draw_fitted_text(
+            s, LEFT + (width - LEFT - RIGHT) / 2, y, width - LEFT - RIGHT,
+            &(struct svg_font){.size = FONT, .anchor = SVG_MIDDLE, .cls = note.cls}, text);
         y += 18;
     }
     svg_group_end(s);

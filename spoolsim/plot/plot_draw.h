@@ -41,7 +41,7 @@ double plot_draw_ab(struct svg *s, double y0, double width, const struct plot_ab
  * ("knee"); under it the client's p50, p99 and p99.9 against offered rate
  * on a log axis with the SLO ("slo"); a line per sweep saying what it found.
  */
-double plot_draw_sweep(struct svg *s, double y0, double width, const struct plot_sweep *sw,
+double plot_sweep_draw(struct svg *s, double y0, double width, const struct plot_sweep *sw,
                        size_t n);
 
 #endif

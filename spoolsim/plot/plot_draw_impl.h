@@ -53,11 +53,12 @@ double plot_draw_legend_in(struct svg *s, double x, double y, double lw,
                            const struct legend_item *items, size_t n);
 
 /* A value's pixel on p's x and y axes. */
-double plot_px_x(const struct panel *p, double v);
-double plot_px_y(const struct panel *p, double v);
+double plot_draw_px_x(const struct panel *p, double v);
+double plot_draw_px_y(const struct panel *p, double v);
 
 /* The scales of p from its ticks' axes, over its area. */
-void plot_panel_scales(struct panel *p, enum plot_scale_kind xkind, enum plot_scale_kind ykind);
+void plot_draw_panel_scales(struct panel *p, enum plot_scale_kind xkind,
+                            enum plot_scale_kind ykind);
 
 /* Heading, grid, frame, ticks and axis titles. xt may have no ticks (categories). */
 void plot_draw_axes(struct svg *s, const struct panel *p);
@@ -67,10 +68,10 @@ void plot_draw_series(struct svg *s, const struct panel *p, const double *x, con
                       size_t n, const struct legend_item *it);
 
 /* The largest of m and the finite v[i]. */
-double plot_max_of(double m, const double *v, size_t n);
+double plot_draw_max_of(double m, const double *v, size_t n);
 
 /* text at (x, y), cut to fit width px. */
-void plot_fitted_text(struct svg *s, double x, double y, double width, const struct svg_font *f,
-                      const char *text);
+void plot_draw_fitted_text(struct svg *s, double x, double y, double width,
+                           const struct svg_font *f, const char *text);
 
 #endif

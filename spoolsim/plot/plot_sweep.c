@@ -80,14 +80,14 @@ static size_t knee_step(const struct plot_sweep *sw)
     return sw->n;
 }
 
-/* Series v of sweep sw as a line through each rate's median (plot_sweep_line). */
+/* Series v of sweep sw as a line through each rate's median (plot_data_sweep_line). */
 static void draw_sweep_series(struct svg *s, const struct panel *p, const struct plot_sweep *sw,
                               const double *v, const struct legend_item *it)
 {
     double *x = xmalloc((sw->n ? sw->n : 1) * sizeof(*x)),
            *y = xmalloc((sw->n ? sw->n : 1) * sizeof(*y));
 
-    plot_draw_series(s, p, x, y, plot_sweep_line(sw, v, x, y), it);
+    plot_draw_series(s, p, x, y, plot_data_sweep_line(sw, v, x, y), it);
     free(x);
     free(y);
 }
@@ -131,7 +131,7 @@ static void sweep_verdict(const struct plot_sweep *sw, int named, char *head, si
         tail[0] = '\0';
 }
 
-double plot_draw_sweep(struct svg *s, double y0, double width, const struct plot_sweep *sw,
+double plot_sweep_draw(struct svg *s, double y0, double width, const struct plot_sweep *sw,
                        size_t n)
 {
     static const char *const pct_dash[] = {NULL, "7 4", "2 3"};
@@ -150,7 +150,8 @@ double plot_draw_sweep(struct svg *s, double y0, double width, const struct plot
     for (size_t r = 0; r < n; r++) {
         const double *const pct[] = {sw[r].p50, sw[r].p99, sw[r].tail};
 
-        hi = plot_max_of(plot_max_of(hi, sw[r].offered, sw[r].n), sw[r].delivered, sw[r].n);
+        hi = plot_draw_max_of(plot_draw_max_of(hi, sw[r].offered, sw[r].n), sw[r].delivered,
+                              sw[r].n);
         for (size_t k = 0; k < 3; k++)
             for (size_t i = 0; i < sw[r].n; i++)
                 if (isfinite(pct[k][i])) {
@@ -194,20 +195,20 @@ double plot_draw_sweep(struct svg *s, double y0, double width, const struct plot
                           .h = PANEL_H,
                           .heading = "Delivered against offered load",
                           .ylabel = "delivered (messages/s)"};
-    plot_ticks_linear(0, hi, 10, &load.xt);
-    plot_ticks_linear(0, hi, 10, &load.yt);
-    plot_panel_scales(&load, PLOT_LINEAR, PLOT_LINEAR);
+    plot_axis_ticks_linear(0, hi, 10, &load.xt);
+    plot_axis_ticks_linear(0, hi, 10, &load.yt);
+    plot_draw_panel_scales(&load, PLOT_LINEAR, PLOT_LINEAR);
     plot_draw_axes(s, &load);
-    svg_line(s, plot_px_x(&load, 0), plot_px_y(&load, 0), plot_px_x(&load, load.xt.hi),
-             plot_px_y(&load, load.xt.hi),
+    svg_line(s, plot_draw_px_x(&load, 0), plot_draw_px_y(&load, 0),
+             plot_draw_px_x(&load, load.xt.hi), plot_draw_px_y(&load, load.xt.hi),
              &(struct svg_style){.stroke = "#999999", .dash = "5 4", .cls = "reference"});
     /* The knees' rings first, so that no knee's label covers another's ring. */
     for (size_t r = 0; r < n; r++) {
         size_t i = knee_step(&sw[r]);
 
-        if (i < sw[r].n && isfinite(plot_px_y(&load, sw[r].delivered[i]))) {
-            double x = plot_px_x(&load, sw[r].offered[i]),
-                   yy = plot_px_y(&load, sw[r].delivered[i]);
+        if (i < sw[r].n && isfinite(plot_draw_px_y(&load, sw[r].delivered[i]))) {
+            double x = plot_draw_px_x(&load, sw[r].offered[i]),
+                   yy = plot_draw_px_y(&load, sw[r].delivered[i]);
 
             placed[nplaced++] = (struct box){x - 8, yy - 8, x + 8, yy + 8};
         }
@@ -220,8 +221,8 @@ double plot_draw_sweep(struct svg *s, double y0, double width, const struct plot
         svg_group_begin(s, "sweep-load");
         draw_sweep_series(s, &load, &sw[r], sw[r].delivered, &it);
         for (size_t i = 0; i < sw[r].n; i++) {
-            double x = plot_px_x(&load, sw[r].offered[i]),
-                   yy = plot_px_y(&load, sw[r].delivered[i]);
+            double x = plot_draw_px_x(&load, sw[r].offered[i]),
+                   yy = plot_draw_px_y(&load, sw[r].delivered[i]);
 
             if (!isfinite(yy))
                 continue;
@@ -258,9 +259,9 @@ double plot_draw_sweep(struct svg *s, double y0, double width, const struct plot
     lat.xt = load.xt;
     if (!isfinite(lo_ms))
         lo_ms = hi_ms = 1; /* no step with a latency: an empty axis */
-    plot_ticks_log(lo_ms, hi_ms, &lat.yt);
+    plot_axis_ticks_log(lo_ms, hi_ms, &lat.yt);
     label_ms_ticks(&lat.yt);
-    plot_panel_scales(&lat, PLOT_LINEAR, PLOT_LOG);
+    plot_draw_panel_scales(&lat, PLOT_LINEAR, PLOT_LOG);
     plot_draw_axes(s, &lat);
     for (size_t r = 0; r < n; r++) {
         static const char *const pct_name[] = {"p50", "p99"};
@@ -271,7 +272,7 @@ double plot_draw_sweep(struct svg *s, double y0, double width, const struct plot
             drawn |= sw[r2].slo_ms == sw[r].slo_ms;
         if (isfinite(sw[r].slo_ms) && sw[r].slo_ms > 0 && !drawn) {
             const struct svg_font f = {.size = FONT, .fill = "#c0392b", .cls = "slo-label"};
-            double yy = plot_px_y(&lat, sw[r].slo_ms);
+            double yy = plot_draw_px_y(&lat, sw[r].slo_ms);
 
             svg_line(
                 s, lat.x, yy, lat.x + lat.w, yy,
@@ -296,10 +297,10 @@ double plot_draw_sweep(struct svg *s, double y0, double width, const struct plot
         /* The p99 is what the SLO judges: its failed steps marked as above. */
         for (size_t i = 0; i < sw[r].n; i++)
             if (!sw[r].held[i] && isfinite(sw[r].p99[i]))
-                plot_draw_cross(s, plot_px_x(&lat, sw[r].offered[i]), plot_px_y(&lat, sw[r].p99[i]),
-                                &(struct svg_style){.stroke = load_items[r].color,
-                                                    .stroke_width = 2,
-                                                    .cls = "p99-failed"});
+                plot_draw_cross(
+                    s, plot_draw_px_x(&lat, sw[r].offered[i]), plot_draw_px_y(&lat, sw[r].p99[i]),
+                    &(struct svg_style){
+                        .stroke = load_items[r].color, .stroke_width = 2, .cls = "p99-failed"});
         svg_group_end(s);
     }
     lat_items[nlat++] = (struct legend_item){.label = "p50", .color = "#444444"};
@@ -325,15 +326,15 @@ double plot_draw_sweep(struct svg *s, double y0, double width, const struct plot
             snprintf(text + used, sizeof(text) - used, "; %s", tail_text);
             if (svg_text_width(text, FONT) > width - LEFT - RIGHT) {
                 text[used] = '\0';
-                plot_fitted_text(s, LEFT, y, width - LEFT - RIGHT, &note, text);
+                plot_draw_fitted_text(s, LEFT, y, width - LEFT - RIGHT, &note, text);
                 y += 16;
                 snprintf(text, sizeof(text), "%s", tail_text);
-                plot_fitted_text(s, LEFT + 24, y, width - LEFT - RIGHT - 24, &note, text);
+                plot_draw_fitted_text(s, LEFT + 24, y, width - LEFT - RIGHT - 24, &note, text);
                 y += 20;
                 continue;
             }
         }
-        plot_fitted_text(s, LEFT, y, width - LEFT - RIGHT, &note, text);
+        plot_draw_fitted_text(s, LEFT, y, width - LEFT - RIGHT, &note, text);
         y += 18;
     }
     svg_group_end(s);

@@ -226,7 +226,7 @@ static int set_location(struct pm_session *s, const char *param)
 
 static int set_sync(struct pm_session *s, const char *param)
 {
-    if (param == NULL || pm_sync_parse(param, &s->sync) != 0)
+    if (param == NULL || pm_fs_sync_parse(param, &s->sync) != 0)
         pm_error(s, "sync must be none, fsync, fdatasync or osync");
     return 0;
 }
@@ -378,10 +378,11 @@ static int cmd_show(struct pm_session *s, const char *param)
     fprintf(fp, "The base number of files is %u\n", c->number);
     fprintf(fp, "Transactions: %u\n", c->transactions);
     if (c->size_low == c->size_high)
-        fprintf(fp, "Files are %s in size\n", pm_scale(a, sizeof(a), c->size_low));
+        fprintf(fp, "Files are %s in size\n", pm_report_scale(a, sizeof(a), c->size_low));
     else
-        fprintf(fp, "Files range between %s and %s in size\n", pm_scale(a, sizeof(a), c->size_low),
-                pm_scale(b, sizeof(b), c->size_high));
+        fprintf(fp, "Files range between %s and %s in size\n",
+                pm_report_scale(a, sizeof(a), c->size_low),
+                pm_report_scale(b, sizeof(b), c->size_high));
     if (c->nlocations == 0)
         fprintf(fp, "Working directory: %s\n", getcwd(cwd, sizeof(cwd)) ? cwd : "?");
     else
@@ -392,13 +393,14 @@ static int cmd_show(struct pm_session *s, const char *param)
     if (c->subdirectories > 0)
         fprintf(fp, "%u subdirector%s will be used\n", c->subdirectories,
                 c->subdirectories == 1 ? "y" : "ies");
-    fprintf(fp, "Block sizes are: read=%s, write=%s\n", pm_scale(a, sizeof(a), c->read_block),
-            pm_scale(b, sizeof(b), c->write_block));
+    fprintf(fp, "Block sizes are: read=%s, write=%s\n",
+            pm_report_scale(a, sizeof(a), c->read_block),
+            pm_report_scale(b, sizeof(b), c->write_block));
     fprintf(fp, "Biases are: read/append=%d, create/delete=%d\n", c->bias_read, c->bias_create);
     fprintf(fp, "%s Unix buffered file I/O\n", c->buffered ? "Using" : "Not using");
     fprintf(fp, "Random number generator seed is %u\n", c->seed);
     fprintf(fp, "Report format is %s.\n", c->terse ? "terse" : "verbose");
-    fprintf(fp, "Sync before close: %s; directory sync: %s\n", pm_sync_name(s->sync),
+    fprintf(fp, "Sync before close: %s; directory sync: %s\n", pm_fs_sync_name(s->sync),
             s->dirsync ? "on" : "off");
     fprintf(fp, "Timing: %s\n", s->compat_timing ? "compat" : "precise");
     fprintf(fp, "Workers: %u\n", s->workers);
@@ -568,26 +570,26 @@ unsigned pm_command_check(FILE *in, const char *name, FILE *err)
     struct pm_session check;
     unsigned errors;
 
-    pm_session_init(&check, err, err);
+    pm_command_session_init(&check, err, err);
     check.check_only = 1;
     pm_command_file(&check, in, name);
     errors = check.errors;
-    pm_session_free(&check);
+    pm_command_session_free(&check);
     return errors;
 }
 
-void pm_session_init(struct pm_session *s, FILE *out, FILE *err)
+void pm_command_session_init(struct pm_session *s, FILE *out, FILE *err)
 {
     memset(s, 0, sizeof(*s));
-    pm_config_defaults(&s->cfg);
+    pm_engine_config_defaults(&s->cfg);
     s->out = out;
     s->err = err;
     s->progress = 1;
     s->workers = 1;
 }
 
-void pm_session_free(struct pm_session *s)
+void pm_command_session_free(struct pm_session *s)
 {
-    pm_config_free(&s->cfg);
+    pm_engine_config_free(&s->cfg);
     free(s->json_path);
 }

@@ -45,8 +45,8 @@ struct pm_session {
     unsigned failed_runs;       /* runs with no figure, or whose file operations failed */
 };
 
-void pm_session_init(struct pm_session *s, FILE *out, FILE *err);
-void pm_session_free(struct pm_session *s);
+void pm_command_session_init(struct pm_session *s, FILE *out, FILE *err);
+void pm_command_session_free(struct pm_session *s);
 
 /* Run one command line (no line end). 1 after quit, else 0. */
 int pm_command_line(struct pm_session *s, const char *line);

@@ -53,7 +53,7 @@ struct pm_run {
     size_t name_size;
 };
 
-void pm_config_defaults(struct pm_config *cfg)
+void pm_engine_config_defaults(struct pm_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
     cfg->size_low = 500;
@@ -72,7 +72,7 @@ void pm_config_defaults(struct pm_config *cfg)
     cfg->terse = 0;
 }
 
-void pm_config_free(struct pm_config *cfg)
+void pm_engine_config_free(struct pm_config *cfg)
 {
     for (unsigned i = 0; i < cfg->nlocations; i++)
         free(cfg->locations[i].dir);

@@ -37,8 +37,8 @@ struct pm_config {
 };
 
 /* Set PostMark's defaults: 500..10000 bytes, 500 files, seed 42, 500 transactions, ... */
-void pm_config_defaults(struct pm_config *cfg);
-void pm_config_free(struct pm_config *cfg);
+void pm_engine_config_defaults(struct pm_config *cfg);
+void pm_engine_config_free(struct pm_config *cfg);
 
 /*
  * The file system side. Every call returns 0 on success or -1 (the

@@ -24,12 +24,12 @@
 
 static const char *const sync_names[] = {"none", "fsync", "fdatasync", "osync"};
 
-const char *pm_sync_name(enum pm_sync sync)
+const char *pm_fs_sync_name(enum pm_sync sync)
 {
     return sync_names[sync];
 }
 
-int pm_sync_parse(const char *name, enum pm_sync *sync)
+int pm_fs_sync_parse(const char *name, enum pm_sync *sync)
 {
     for (int i = 0; i < 4; i++) {
         if (strcmp(name, sync_names[i]) == 0) {
@@ -95,7 +95,7 @@ static int write_blocks(struct pm_fs *fs, int fd, const char *data, uint32_t siz
 
         size -= piece;
         if (!fs->buffered) {
-            if (write_all(fd, data, piece, 0, NULL, NULL) != 0)
+            if (fileutil_write_all(fd, data, piece, 0, NULL, NULL) != 0)
                 return -1;
             continue;
         }
@@ -106,13 +106,13 @@ static int write_blocks(struct pm_fs *fs, int fd, const char *data, uint32_t siz
             staged += n;
             off += (uint32_t)n;
             if (staged == PM_FS_BUFFER) {
-                if (write_all(fd, fs->stage, staged, 0, NULL, NULL) != 0)
+                if (fileutil_write_all(fd, fs->stage, staged, 0, NULL, NULL) != 0)
                     return -1;
                 staged = 0;
             }
         }
     }
-    return staged ? write_all(fd, fs->stage, staged, 0, NULL, NULL) : 0;
+    return staged ? fileutil_write_all(fd, fs->stage, staged, 0, NULL, NULL) : 0;
 }
 
 /* Sync as asked, close: every error counts. */

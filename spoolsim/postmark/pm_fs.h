@@ -41,7 +41,7 @@ extern const struct pm_ops pm_fs_ops;
 void pm_fs_init(struct pm_fs *fs, const struct pm_config *cfg, enum pm_sync sync, int dirsync);
 void pm_fs_free(struct pm_fs *fs);
 
-const char *pm_sync_name(enum pm_sync sync);
-int pm_sync_parse(const char *name, enum pm_sync *sync);
+const char *pm_fs_sync_name(enum pm_sync sync);
+int pm_fs_sync_parse(const char *name, enum pm_sync *sync);
 
 #endif

@@ -14,7 +14,7 @@
 #define KB 1024.0
 #define MB 1048576.0
 
-const char *pm_scale(char *buf, size_t len, long value)
+const char *pm_report_scale(char *buf, size_t len, long value)
 {
     if (value >= 1048576)
         snprintf(buf, len, "%.2f megabytes", (double)value / MB);
@@ -25,7 +25,7 @@ const char *pm_scale(char *buf, size_t len, long value)
     return buf;
 }
 
-const char *pm_scalef(char *buf, size_t len, double value)
+const char *pm_report_scalef(char *buf, size_t len, double value)
 {
     if (value / MB > 1)
         snprintf(buf, len, "%.2f megabytes", value / MB);
@@ -123,13 +123,14 @@ void pm_report_verbose(FILE *fp, const struct pm_config *cfg, const struct pm_re
     fprintf(fp, "\t\tMixed with transactions: %.0f files (%s per second)\n", mixed_deleted,
             per_second(a, sizeof(a), c, mixed_deleted, p.trans));
     fprintf(fp, "\nData:\n");
-    fprintf(fp, "\t%s read (%s per second)\n", pm_scalef(a, sizeof(a), p.bytes_read),
-            pm_scalef(b, sizeof(b),
-                      c ? (float)p.bytes_read / (float)p.total : rate(p.bytes_read, p.total)));
     fprintf(
-        fp, "\t%s written (%s per second)\n", pm_scalef(a, sizeof(a), p.bytes_written),
-        pm_scalef(b, sizeof(b),
-                  c ? (float)p.bytes_written / (float)p.total : rate(p.bytes_written, p.total)));
+        fp, "\t%s read (%s per second)\n", pm_report_scalef(a, sizeof(a), p.bytes_read),
+        pm_report_scalef(b, sizeof(b),
+                         c ? (float)p.bytes_read / (float)p.total : rate(p.bytes_read, p.total)));
+    fprintf(fp, "\t%s written (%s per second)\n", pm_report_scalef(a, sizeof(a), p.bytes_written),
+            pm_report_scalef(b, sizeof(b),
+                             c ? (float)p.bytes_written / (float)p.total
+                               : rate(p.bytes_written, p.total)));
 }
 
 void pm_report_terse(FILE *fp, const struct pm_config *cfg, const struct pm_result *r,
@@ -164,7 +165,7 @@ static const char *const op_names[PM_OP_COUNT] = {"create", "read", "append", "d
 
 void pm_report_extras(FILE *fp, const struct pm_result *r, const struct pm_report_settings *how)
 {
-    fprintf(fp, "\nDurability: %s before close%s\n", pm_sync_name(how->sync),
+    fprintf(fp, "\nDurability: %s before close%s\n", pm_fs_sync_name(how->sync),
             how->dirsync ? ", directory fsync after create and delete" : "");
     fprintf(fp, "Timing: %s\n",
             how->compat_timing ? "compat (PostMark's whole seconds)" : "precise (monotonic clock)");
@@ -175,7 +176,7 @@ void pm_report_extras(FILE *fp, const struct pm_result *r, const struct pm_repor
             r->errors, r->append_skipped, r->create_skipped);
     fprintf(fp, "Workers: %u", how->workers);
     for (unsigned i = 0; how->workers > 1 && i < how->workers; i++)
-        fprintf(fp, "%s%u", i ? " " : ", seeds ", pm_worker_seed(how->seed, i));
+        fprintf(fp, "%s%u", i ? " " : ", seeds ", pm_workers_seed(how->seed, i));
     fprintf(fp, "\n");
 }
 
@@ -218,7 +219,7 @@ int pm_report_json(const char *path, const struct pm_config *cfg, const struct p
     json_bool(&w, "buffered", cfg->buffered);
     json_int(&w, "bias_read", cfg->bias_read);
     json_int(&w, "bias_create", cfg->bias_create);
-    json_string(&w, "sync", pm_sync_name(how->sync));
+    json_string(&w, "sync", pm_fs_sync_name(how->sync));
     json_bool(&w, "dirsync", how->dirsync);
     json_uint(&w, "workers", how->workers);
     json_end_object(&w);

@@ -36,7 +36,7 @@ int pm_report_json(const char *path, const struct pm_config *cfg, const struct p
                    const struct pm_report_settings *how);
 
 /* PostMark's scale() for integers and scalef() for floats, into buf. */
-const char *pm_scale(char *buf, size_t len, long value);
-const char *pm_scalef(char *buf, size_t len, double value);
+const char *pm_report_scale(char *buf, size_t len, long value);
+const char *pm_report_scalef(char *buf, size_t len, double value);
 
 #endif

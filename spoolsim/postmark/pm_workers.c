@@ -21,7 +21,7 @@ struct worker {
     pthread_t thread;
 };
 
-uint32_t pm_worker_seed(uint32_t seed, unsigned worker)
+uint32_t pm_workers_seed(uint32_t seed, unsigned worker)
 {
     uint64_t z;
 
@@ -50,7 +50,7 @@ static int make_worker_config(const struct pm_config *cfg, unsigned i, struct pm
     unsigned n = cfg->nlocations ? cfg->nlocations : 1;
 
     *out = *cfg;
-    out->seed = pm_worker_seed(cfg->seed, i);
+    out->seed = pm_workers_seed(cfg->seed, i);
     out->locations = xcalloc(n, sizeof(*out->locations));
     out->nlocations = n;
     for (unsigned l = 0; l < n; l++) {
@@ -149,7 +149,7 @@ int pm_workers_run(const struct pm_config *cfg, unsigned workers, enum pm_sync s
         for (unsigned l = 0; w[i].cfg.locations && l < w[i].cfg.nlocations; l++)
             if (w[i].cfg.locations[l].dir)
                 rmdir(w[i].cfg.locations[l].dir);
-        pm_config_free(&w[i].cfg);
+        pm_engine_config_free(&w[i].cfg);
         free(w[i].res);
     }
     free(w);

@@ -19,7 +19,7 @@
 
 #define PM_WORKERS_MAX 256
 
-uint32_t pm_worker_seed(uint32_t seed, unsigned worker);
+uint32_t pm_workers_seed(uint32_t seed, unsigned worker);
 
 /* 0, or -1 when a worker directory or thread could not be made (said on stderr). */
 int pm_workers_run(const struct pm_config *cfg, unsigned workers, enum pm_sync sync, int dirsync,

@@ -88,7 +88,7 @@ int spoolsim_postmark(int argc, char **argv)
     struct progress_out status_line;
     int ch, quit = 0, status;
 
-    json_run_init(&run, "spoolsim postmark", "spoolsim", argc, argv);
+    json_meta_run_init(&run, "spoolsim postmark", "spoolsim", argc, argv);
     optgroup_init(&g, &common, OPTGROUP_PROGRESS | OPTGROUP_QUIET | OPTGROUP_HELP, "", long_options,
                   "spoolsim postmark", usage);
     g.progress_what = "done of total of the phase (files created, transactions), its ETA";
@@ -108,7 +108,7 @@ int spoolsim_postmark(int argc, char **argv)
     if (fp)
         check_file(fp, file);
     interrupt_install();
-    pm_session_init(&session, stdout, stderr);
+    pm_command_session_init(&session, stdout, stderr);
     session.progress = !common.quiet;
     progress_out_init(&status_line, stderr, common.progress);
     progress_out_hook_messages(&status_line);
@@ -134,7 +134,7 @@ int spoolsim_postmark(int argc, char **argv)
         status = status != 0 || session.failed_runs ? 1 : 0;
     progress_out_clear(&status_line);
     msg_set_hook(NULL, NULL);
-    pm_session_free(&session);
-    json_run_free(&run);
+    pm_command_session_free(&session);
+    json_meta_run_free(&run);
     return status;
 }

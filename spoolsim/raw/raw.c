@@ -35,7 +35,7 @@
 #include "progress_out.h"
 #include "optarg.h"
 #include "optgroup.h"
-#include "profile_run.h"
+#include "spool_runner.h"
 #include "spool_backend.h"
 #include "raw_report.h"
 #include "spoolsim.h"
@@ -46,9 +46,9 @@ struct raw_worker {
     struct raw *raw;
     unsigned index;
     pthread_t thread;
-    struct profile_runner runner;
+    struct spool_runner runner;
     struct prng rng;
-    struct profile_msg *queue; /* a ring of depth + 2 */
+    struct spool_msg *queue; /* a ring of depth + 2 */
     size_t head, len, cap;
     uint64_t accepted, delivered, deferred;
     int failed;
@@ -191,17 +191,17 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
 
 /* ------------------------------------------------------------ workers */
 
-static struct profile_msg *queue_push(struct raw_worker *w)
+static struct spool_msg *queue_push(struct raw_worker *w)
 {
-    struct profile_msg *m = &w->queue[(w->head + w->len) % w->cap];
+    struct spool_msg *m = &w->queue[(w->head + w->len) % w->cap];
 
     w->len++;
     return m;
 }
 
-static struct profile_msg queue_pop(struct raw_worker *w)
+static struct spool_msg queue_pop(struct raw_worker *w)
 {
-    struct profile_msg m = w->queue[w->head];
+    struct spool_msg m = w->queue[w->head];
 
     w->head = (w->head + 1) % w->cap;
     w->len--;
@@ -211,13 +211,13 @@ static struct profile_msg queue_pop(struct raw_worker *w)
 /* Every sync the worker made: fsync, fdatasync and directory fsync. */
 static uint64_t worker_syncs(const struct raw_worker *w)
 {
-    const struct profile_runner *pr = &w->runner;
+    const struct spool_runner *pr = &w->runner;
     uint64_t ops[OP_KIND_COUNT] = {0};
     struct spool_op_totals t;
 
-    profile_runner_ops(pr, ops);
+    spool_runner_ops(pr, ops);
     pr->backend->totals(ops, &pr->pf_stats, &t);
-    return spool_op_syncs(&t);
+    return spool_backend_syncs(&t);
 }
 
 /* The counters after a phase, and the accept's latency (0: not an accept). */
@@ -245,17 +245,17 @@ static int more_to_accept(struct raw_worker *w)
 /* The oldest queued message: deferred once (as --defer says), or delivered. */
 static int move_on(struct raw_worker *w, int draining)
 {
-    struct profile_msg m = queue_pop(w);
+    struct spool_msg m = queue_pop(w);
 
     if (!draining && !m.deferred && w->raw->opts->defer_pct &&
-        prng_range(&w->rng, 0, 99) < w->raw->opts->defer_pct) {
-        if (profile_run(&w->runner, PHASE_DEFER, &m) != 0)
+        workload_prng_range(&w->rng, 0, 99) < w->raw->opts->defer_pct) {
+        if (spool_runner_run(&w->runner, PHASE_DEFER, &m) != 0)
             return -1;
         w->deferred++;
         *queue_push(w) = m;
         return 0;
     }
-    if (profile_run(&w->runner, PHASE_DELIVER, &m) != 0)
+    if (spool_runner_run(&w->runner, PHASE_DELIVER, &m) != 0)
         return -1;
     w->delivered++;
     publish(w, 0);
@@ -270,15 +270,15 @@ static void *worker_main(void *arg)
 
     /* An interrupt stops the workers where they are: the directory goes as a whole. */
     while (!w->failed && !interrupt_signal() && more_to_accept(w)) {
-        struct profile_msg *m = queue_push(w);
+        struct spool_msg *m = queue_push(w);
         uint64_t t0;
 
         memset(m, 0, sizeof(*m));
         m->id = ((uint64_t)(w->index + 1) << 32) | ++seq;
         m->rcpts = raw->opts->common.rcpts;
-        m->size = (size_t)size_dist_sample(&raw->size, &w->rng);
+        m->size = (size_t)workload_size_sample(&raw->size, &w->rng);
         t0 = clock_now_ns();
-        if (profile_run(&w->runner, PHASE_ACCEPT, m) != 0) {
+        if (spool_runner_run(&w->runner, PHASE_ACCEPT, m) != 0) {
             w->len--;
             w->failed = 1;
             break;
@@ -440,8 +440,8 @@ static int run_profile(struct raw *raw, struct raw_result *res)
         w->index = i;
         w->cap = o->depth + 2;
         w->queue = xcalloc(w->cap, sizeof(*w->queue));
-        prng_seed(&w->rng, o->seed * 1000003 + i);
-        profile_runner_init(&w->runner, raw->profile, raw->spool, o->sync, i);
+        workload_prng_seed(&w->rng, o->seed * 1000003 + i);
+        spool_runner_init(&w->runner, raw->profile, raw->spool, o->sync, i);
         pthread_mutex_init(&w->lock, NULL);
         histogram_init(&w->pub_latency);
         if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
@@ -459,13 +459,13 @@ static int run_profile(struct raw *raw, struct raw_result *res)
         res->deferred += w->deferred;
         for (unsigned k = 0; k < MEASURE_COUNT; k++)
             histogram_merge(&res->latency[k], &w->runner.latency[k]);
-        profile_runner_ops(&w->runner, res->ops);
+        spool_runner_ops(&w->runner, res->ops);
         pf_spool_stats_add(&res->pf, &w->runner.pf_stats);
         if (w->failed && status == 0) {
             snprintf(res->error, sizeof(res->error), "%s", w->runner.err);
             status = -1;
         }
-        profile_runner_free(&w->runner);
+        spool_runner_free(&w->runner);
         pthread_mutex_destroy(&w->lock);
         free(w->queue);
     }
@@ -484,25 +484,25 @@ int spoolsim_raw(int argc, char **argv)
     char err[PATH_MAX + 256];
     int status, out_status;
 
-    json_run_init(&run, "spoolsim raw", "spoolsim", argc, argv);
+    json_meta_run_init(&run, "spoolsim raw", "spoolsim", argc, argv);
     parse_options(&opts, argc, argv);
     opts.run = &run;
     memset(&raw, 0, sizeof(raw));
     raw.opts = &opts;
     raw.profile = profile_find(opts.profile);
-    if (size_dist_parse(opts.common.size, &raw.size, err, sizeof(err)) != 0)
+    if (workload_size_parse(opts.common.size, &raw.size, err, sizeof(err)) != 0)
         msg_usage("--size: %s", err);
     if (strlen(opts.dir) > sizeof(raw.work) - 32)
         msg_usage("--dir: the path is too long");
     interrupt_install();
-    if (private_dir_make(raw.work, sizeof(raw.work), opts.dir, "raw") != 0)
+    if (fileutil_private_dir(raw.work, sizeof(raw.work), opts.dir, "raw") != 0)
         msg_fatal("cannot make a directory in %s: %s", opts.dir, strerror(errno));
     snprintf(raw.spool, sizeof(raw.spool), "%s/spool", raw.work);
-    if (profile_setup(raw.profile, raw.spool, err, sizeof(err)) != 0) {
-        tree_remove(raw.work);
+    if (spool_runner_setup(raw.profile, raw.spool, err, sizeof(err)) != 0) {
+        fileutil_tree_remove(raw.work);
         msg_fatal("%s", err);
     }
-    raw_result_init(&res);
+    raw_report_init(&res);
     fsinfo_lookup(raw.work, &res.fs);
     if (!opts.common.quiet)
         fprintf(stderr, "spoolsim raw: profile %s, %u workers, in %s\n", raw.profile->name,
@@ -514,20 +514,21 @@ int spoolsim_raw(int argc, char **argv)
         status = raw_ceiling(&opts, raw.work, res.elapsed_s, &res);
     }
     if (!opts.common.keep || interrupt_signal())
-        tree_remove(raw.work); /* an interrupted run is not worth keeping */
+        fileutil_tree_remove(raw.work); /* an interrupted run is not worth keeping */
     else if (!opts.common.quiet)
         fprintf(stderr, "spoolsim raw: kept %s\n", raw.work);
     if (interrupt_signal())
         interrupt_print_partial(stdout);
-    raw_print_report(&opts, raw.profile, &res, stdout);
+    raw_report_print(&opts, raw.profile, &res, stdout);
     /* A partial run's JSON would read as a whole one: none is written. */
-    if (opts.common.json && !interrupt_signal() && raw_write_json(&opts, raw.profile, &res) != 0)
+    if (opts.common.json && !interrupt_signal() &&
+        raw_report_write_json(&opts, raw.profile, &res) != 0)
         msg_warn("cannot write %s: %s", opts.common.json, strerror(errno));
     if (opts.common.csv && !interrupt_signal() &&
         timeline_save_csv(&res.timeline, opts.common.csv) != 0)
         msg_warn("cannot write %s: %s", opts.common.csv, strerror(errno));
     timeline_free(&res.timeline);
-    json_run_free(&run);
+    json_meta_run_free(&run);
     out_status = interrupt_flush_stdout();
     if (interrupt_signal())
         return interrupt_exit_status();

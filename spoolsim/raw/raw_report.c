@@ -16,7 +16,7 @@
 #include "report_mark.h"
 #include "spool_backend.h"
 
-void raw_result_init(struct raw_result *res)
+void raw_report_init(struct raw_result *res)
 {
     memset(res, 0, sizeof(*res));
     for (unsigned i = 0; i < MEASURE_COUNT; i++)
@@ -64,12 +64,13 @@ static void print_report(const struct raw_options *o, const struct profile *p,
     fprintf(fp, "messages:    %llu delivered in %.2f s = %.1f msgs/s (%llu deferrals)\n",
             (unsigned long long)res->delivered, res->elapsed_s, rate,
             (unsigned long long)res->deferred);
-    fprintf(fp,
-            "syncs:       %.1f/s (%.2f per message: %.2f fsync, %.2f fdatasync, %.2f directory)\n",
-            per((double)spool_op_syncs(&t), res->elapsed_s), (double)spool_op_syncs(&t) / n,
-            (double)t.fsyncs / n, (double)t.fdatasyncs / n, (double)t.dir_fsyncs / n);
+    fprintf(
+        fp, "syncs:       %.1f/s (%.2f per message: %.2f fsync, %.2f fdatasync, %.2f directory)\n",
+        per((double)spool_backend_syncs(&t), res->elapsed_s), (double)spool_backend_syncs(&t) / n,
+        (double)t.fsyncs / n, (double)t.fdatasyncs / n, (double)t.dir_fsyncs / n);
     fprintf(fp, "metadata:    %.1f operations/s (%.2f per message)\n",
-            per((double)spool_op_metadata(&t), res->elapsed_s), (double)spool_op_metadata(&t) / n);
+            per((double)spool_backend_metadata(&t), res->elapsed_s),
+            (double)spool_backend_metadata(&t) / n);
     fprintf(fp,
             "per message: %.2f creates, %.2f writes, %.2f renames, %.2f links, %.2f unlinks, "
             "%.2f probes, %.2f stats, %.2f chmods, %.2f mkdirs, %.2f rmdirs, %.2f utimes, "
@@ -80,7 +81,7 @@ static void print_report(const struct raw_options *o, const struct profile *p,
     fprintf(fp, "latency:\n");
     for (unsigned k = 0; k < MEASURE_COUNT; k++)
         if (histogram_count(&res->latency[k]) > 0)
-            histogram_print_text(fp, profile_measure_name(k), &res->latency[k]);
+            histogram_print_text(fp, spool_runner_measure_name(k), &res->latency[k]);
     if (res->loop_ceiling > 0) {
         fprintf(fp,
                 "ceiling:     4 KiB write+fsync %.1f/s; create+write+fsync+rename+unlink "
@@ -93,11 +94,11 @@ static void print_report(const struct raw_options *o, const struct profile *p,
     }
 }
 
-void raw_print_report(const struct raw_options *o, const struct profile *p,
+void raw_report_print(const struct raw_options *o, const struct profile *p,
                       const struct raw_result *res, FILE *fp)
 {
     const char *mark =
-        o->sync == PROFILE_SYNC_AS_PROFILE ? "" : report_sync_mark(profile_sync_name(o->sync));
+        o->sync == PROFILE_SYNC_AS_PROFILE ? "" : report_mark_sync(profile_sync_name(o->sync));
     char *text = NULL;
     size_t len = 0;
     FILE *mem = open_memstream(&text, &len);
@@ -108,12 +109,12 @@ void raw_print_report(const struct raw_options *o, const struct profile *p,
     }
     print_report(o, p, res, mem);
     fclose(mem);
-    report_print_marked(fp, mark, text);
+    report_mark_print(fp, mark, text);
     free(text);
 }
 
-int raw_write_json(const struct raw_options *o, const struct profile *p,
-                   const struct raw_result *res)
+int raw_report_write_json(const struct raw_options *o, const struct profile *p,
+                          const struct raw_result *res)
 {
     FILE *fp = strcmp(o->common.json, "-") == 0 ? stdout : fopen(o->common.json, "w");
     struct spool_op_totals t;
@@ -149,10 +150,10 @@ int raw_write_json(const struct raw_options *o, const struct profile *p,
     json_uint(&w, "delivered", res->delivered);
     json_uint(&w, "deferrals", res->deferred);
     json_double(&w, "delivered_per_s", per((double)res->delivered, res->elapsed_s));
-    json_uint(&w, "syncs", spool_op_syncs(&t));
-    json_double(&w, "syncs_per_s", per((double)spool_op_syncs(&t), res->elapsed_s));
-    json_uint(&w, "metadata_ops", spool_op_metadata(&t));
-    json_double(&w, "metadata_ops_per_s", per((double)spool_op_metadata(&t), res->elapsed_s));
+    json_uint(&w, "syncs", spool_backend_syncs(&t));
+    json_double(&w, "syncs_per_s", per((double)spool_backend_syncs(&t), res->elapsed_s));
+    json_uint(&w, "metadata_ops", spool_backend_metadata(&t));
+    json_double(&w, "metadata_ops_per_s", per((double)spool_backend_metadata(&t), res->elapsed_s));
     json_begin_object(&w, "per_message");
     json_double(&w, "creates", (double)t.creates / n);
     json_double(&w, "writes", (double)t.writes / n);
@@ -173,7 +174,7 @@ int raw_write_json(const struct raw_options *o, const struct profile *p,
     json_begin_object(&w, "latency");
     for (unsigned k = 0; k < MEASURE_COUNT; k++)
         if (histogram_count(&res->latency[k]) > 0)
-            histogram_write_json(&w, profile_measure_name(k), &res->latency[k]);
+            histogram_write_json(&w, spool_runner_measure_name(k), &res->latency[k]);
     json_end_object(&w);
     json_double(&w, "interval_s", o->common.interval);
     timeline_write_json(&res->timeline, &w, "timeline");

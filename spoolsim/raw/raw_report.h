@@ -13,7 +13,7 @@
 #include "json_meta.h"
 #include "histogram.h"
 #include "pf_spool.h"
-#include "profile_run.h"
+#include "spool_runner.h"
 #include "timeline.h"
 
 struct raw_options {
@@ -44,15 +44,15 @@ struct raw_result {
     char error[512];
 };
 
-void raw_result_init(struct raw_result *res);
+void raw_report_init(struct raw_result *res);
 
 /* Measure the bare limits of `dir' with opts->workers threads for about `seconds'. */
 int raw_ceiling(const struct raw_options *opts, const char *dir, double seconds,
                 struct raw_result *res);
 
-void raw_print_report(const struct raw_options *o, const struct profile *p,
+void raw_report_print(const struct raw_options *o, const struct profile *p,
                       const struct raw_result *res, FILE *fp);
-int raw_write_json(const struct raw_options *o, const struct profile *p,
-                   const struct raw_result *res);
+int raw_report_write_json(const struct raw_options *o, const struct profile *p,
+                          const struct raw_result *res);
 
 #endif

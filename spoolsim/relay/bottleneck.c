@@ -8,7 +8,7 @@
 
 #include "bottleneck.h"
 
-void utilization_init(struct utilization *u)
+void bottleneck_utilization_init(struct utilization *u)
 {
     memset(u, 0, sizeof(*u));
     u->disk_busy = -1;
@@ -16,7 +16,7 @@ void utilization_init(struct utilization *u)
     u->serial_busy = -1;
 }
 
-void utilization_add(struct utilization *u, const char *name, double cores)
+void bottleneck_utilization_add(struct utilization *u, const char *name, double cores)
 {
     if (u->part_count == BOTTLENECK_MAX_PARTS)
         return;
@@ -101,7 +101,7 @@ static unsigned usable_cores(const struct harness_usage *h)
     return threads < cores ? threads : cores;
 }
 
-int harness_verdict(const struct harness_usage *h, char *buf, size_t len)
+int bottleneck_harness_verdict(const struct harness_usage *h, char *buf, size_t len)
 {
     static const char elsewhere[] = "run smtp-source and smtp-sink on other hosts "
                                     "(docs/multi-host.md)";

@@ -33,10 +33,10 @@ struct utilization {
     const char *serial_name; /* "the queue manager" */
 };
 
-void utilization_init(struct utilization *u);
+void bottleneck_utilization_init(struct utilization *u);
 
 /* Add a part's CPU (ignored beyond BOTTLENECK_MAX_PARTS). */
-void utilization_add(struct utilization *u, const char *name, double cores);
+void bottleneck_utilization_add(struct utilization *u, const char *name, double cores);
 
 /* One line: "limited by CPU: 2 of 2 cores 97 % busy (relay 48 %, ...)" and the like. */
 void bottleneck_verdict(const struct utilization *u, char *buf, size_t len);
@@ -68,6 +68,6 @@ struct harness_usage {
 };
 
 /* 1 and the line ("the harness is the limit: ..."), or 0 and the empty string. */
-int harness_verdict(const struct harness_usage *h, char *buf, size_t len);
+int bottleneck_harness_verdict(const struct harness_usage *h, char *buf, size_t len);
 
 #endif

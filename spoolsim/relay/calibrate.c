@@ -41,10 +41,10 @@ static void usage(FILE *fp)
             "process classes (Postfix: smtpd, cleanup, qmgr, trivial-rewrite, smtp, ...;\n"
             "Exim: its daemon, receiving and delivery processes), and the bare relay's\n"
             "with that MTA's profile at the same loads, on tmpfs, and writes a cost\n"
-            "model. Without -o it goes to this machine's file in the cache (see\n"
-            "--cache-path), which spoolsim relay --model postfix (or exim) then uses on\n"
-            "this machine. Needs root; the MTA is fetched by scripts/fetch-peer.sh,\n"
-            "never installed.\n"
+            "model. Without -o it goes to this machine's file in the cache (see the\n"
+            "option --cache-path), which spoolsim relay --model postfix (or exim) then\n"
+            "uses on this machine. Needs root; the MTA is fetched by\n"
+            "scripts/fetch-peer.sh, never installed.\n"
             "\n"
             "  --if-needed   only if --model MTA has no model measured on this machine\n"
             "                (exit 0 at once if it has; 1 if not and not root)\n"
@@ -121,6 +121,15 @@ static int needed(const char *self, const char *mta)
     return why != NULL;
 }
 
+/*
+ * The words the command line takes, for --list-options as optarg.h lists
+ * a table (this one has none): the MTA, then the options ("=": a value).
+ */
+static const char *const list_words[] = {
+    "postfix", "exim",         "--if-needed", "-o=",    "-m=",       "--machine",
+    "--speed", "--cache-path", "-h",          "--help", "--version",
+};
+
 int spoolsim_calibrate(int argc, char **argv)
 {
     char self[PATH_MAX], script[PATH_MAX], cache[PATH_MAX], name[64];
@@ -133,6 +142,11 @@ int spoolsim_calibrate(int argc, char **argv)
     if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
         usage(stdout);
         return 0;
+    }
+    if (strcmp(argv[1], "--list-options") == 0 && argc == 2) {
+        for (size_t i = 0; i < sizeof(list_words) / sizeof(list_words[0]); i++)
+            printf("%s\n", list_words[i]);
+        return ferror(stdout) || fflush(stdout) != 0;
     }
     if (strcmp(argv[1], "--version") == 0) {
         printf("spoolsim calibrate %s\n", PACKAGE_VERSION);
@@ -153,7 +167,7 @@ int spoolsim_calibrate(int argc, char **argv)
             printf("%.1f\n", cpu_burn_speed());
             return 0;
         }
-        spoolsim_self(self, sizeof(self));
+        companion_self(self, sizeof(self));
         return print_machine(self);
     }
     if ((mta = cost_model_builtin_name(argv[1])) == NULL)
@@ -173,7 +187,7 @@ int spoolsim_calibrate(int argc, char **argv)
         if (strcmp(o, "-") != 0)
             optarg_output_file(o, "-o");
     }
-    spoolsim_self(self, sizeof(self));
+    companion_self(self, sizeof(self));
     if (if_needed && !needed(self, mta))
         return 0;
     if (if_needed && geteuid() != 0) {
@@ -181,7 +195,7 @@ int spoolsim_calibrate(int argc, char **argv)
                  mta);
         return 1;
     }
-    if (spoolsim_find_script(self, name, "SPOOLSIM_CALIBRATE_SCRIPT", script, sizeof(script)) != 0)
+    if (companion_find_script(self, name, "SPOOLSIM_CALIBRATE_SCRIPT", script, sizeof(script)) != 0)
         msg_fatal("cannot find %s next to %s or in its build tree (set SPOOLSIM_CALIBRATE_SCRIPT "
                   "to its path)",
                   name, self);

@@ -32,7 +32,7 @@ static const struct {
 /* The SMTP server's own process: its CPU goes with the replies. */
 static const char *const session_stages[] = {"smtpd", "receive"};
 
-enum cost_place cost_place_of(const char *stage)
+enum cost_place cost_model_place_of(const char *stage)
 {
     for (size_t i = 0; i < sizeof(known_places) / sizeof(known_places[0]); i++)
         if (strcmp(known_places[i].name, stage) == 0)
@@ -73,12 +73,12 @@ const char *cost_model_builtin_name(const char *mta)
     return NULL;
 }
 
-void cost_profile_mta(const char *profile, char *out, size_t len)
+void cost_model_profile_mta(const char *profile, char *out, size_t len)
 {
     snprintf(out, len, "%.*s", (int)strcspn(profile, "-"), profile);
 }
 
-const char *cost_place_name(enum cost_place place)
+const char *cost_model_place_name(enum cost_place place)
 {
     switch (place) {
     case COST_RECEIVE:
@@ -110,6 +110,27 @@ static int read_fit(const char *json, const char *prefix, struct cost_fit *f, ch
     if (f->base_us < 0) {
         snprintf(err, errlen, "%s.base_us is negative", prefix);
         return -1;
+    }
+    return 0;
+}
+
+/* An optional count at prefix (absent: zero); -1 if present and not a count. */
+static int read_count(const char *json, const char *prefix, struct cost_count *c, char *err,
+                      size_t errlen)
+{
+    static const char *const keys[] = {"base", "per_kib", "per_rcpt"};
+    double *values[] = {&c->base, &c->per_kib, &c->per_rcpt};
+    char path[96];
+
+    memset(c, 0, sizeof(*c));
+    for (int k = 0; k < 3; k++) {
+        snprintf(path, sizeof(path), "%s.%s", prefix, keys[k]);
+        if (json_read_number(json, path, values[k]) != 0)
+            continue;
+        if (!(*values[k] >= 0) || *values[k] > 1e6) {
+            snprintf(err, errlen, "%s is not a count of system calls", path);
+            return -1;
+        }
     }
     return 0;
 }
@@ -198,12 +219,15 @@ int cost_model_parse(const char *json, struct cost_model *m, char *err, size_t e
         s = &m->stages[i];
         if (json_read_string(json, path, s->name, sizeof(s->name)) != 0)
             break;
-        s->place = cost_place_of(s->name);
+        s->place = cost_model_place_of(s->name);
         snprintf(path, sizeof(path), "stages.%u.mta", i);
         if (read_fit(json, path, &s->mta, err, errlen) != 0)
             return -1;
         snprintf(path, sizeof(path), "stages.%u.relay", i);
         if (read_fit(json, path, &s->relay, err, errlen) != 0)
+            return -1;
+        snprintf(path, sizeof(path), "stages.%u.syscalls", i);
+        if (read_count(json, path, &s->syscalls, err, errlen) != 0)
             return -1;
         m->stage_count = i + 1;
     }
@@ -211,10 +235,10 @@ int cost_model_parse(const char *json, struct cost_model *m, char *err, size_t e
         snprintf(err, errlen, "no stages");
         return -1;
     }
-    return 0;
+    return read_count(json, "relay_syscalls", &m->relay_syscalls, err, errlen);
 }
 
-double cost_fit_us(const struct cost_fit *f, uint64_t bytes, unsigned rcpts)
+double cost_model_fit_us(const struct cost_fit *f, uint64_t bytes, unsigned rcpts)
 {
     double us = f->base_us + f->per_kib_us * ((double)bytes / 1024.0) +
                 f->per_rcpt_us * (rcpts > 1 ? (double)(rcpts - 1) : 0.0);
@@ -222,11 +246,37 @@ double cost_fit_us(const struct cost_fit *f, uint64_t bytes, unsigned rcpts)
     return us > 0 ? us : 0;
 }
 
+static double count_of(const struct cost_count *c, uint64_t bytes, unsigned rcpts)
+{
+    double n = c->base + c->per_kib * ((double)bytes / 1024.0) +
+               c->per_rcpt * (rcpts > 1 ? (double)(rcpts - 1) : 0.0);
+
+    return n > 0 ? n : 0;
+}
+
+unsigned cost_model_syscalls(const struct cost_model *m, unsigned i, uint64_t bytes, unsigned rcpts)
+{
+    double all = 0, relay, n;
+
+    if (!m->machine.has_costs)
+        return 0;
+    for (unsigned k = 0; k < m->stage_count; k++)
+        all += count_of(&m->stages[k].syscalls, bytes, rcpts);
+    n = count_of(&m->stages[i].syscalls, bytes, rcpts);
+    if (!(all > 0) || !(n > 0))
+        return 0;
+    relay = count_of(&m->relay_syscalls, bytes, rcpts);
+    n *= relay < all ? 1.0 - relay / all : 0.0;
+    return (unsigned)(n + 0.5);
+}
+
 uint64_t cost_model_burn_ns(const struct cost_model *m, unsigned i, uint64_t bytes, unsigned rcpts)
 {
     const struct cost_stage *s = &m->stages[i];
-    double us = cost_fit_us(&s->mta, bytes, rcpts) - cost_fit_us(&s->relay, bytes, rcpts);
+    double us =
+        cost_model_fit_us(&s->mta, bytes, rcpts) - cost_model_fit_us(&s->relay, bytes, rcpts);
 
+    us -= cost_model_syscalls(m, i, bytes, rcpts) * m->machine.costs.syscall_ns / 1000.0;
     return us > 0 ? (uint64_t)(us * m->scale * 1000.0) : 0;
 }
 
@@ -235,12 +285,12 @@ double cost_model_mta_us(const struct cost_model *m, uint64_t bytes, unsigned rc
     double us = 0;
 
     for (unsigned i = 0; i < m->stage_count; i++)
-        us += cost_fit_us(&m->stages[i].mta, bytes, rcpts);
+        us += cost_model_fit_us(&m->stages[i].mta, bytes, rcpts);
     return us;
 }
 
-int cost_machine_same(const struct cost_machine *model, const struct cost_machine *here, char *why,
-                      size_t len)
+int cost_model_machine_same(const struct cost_machine *model, const struct cost_machine *here,
+                            char *why, size_t len)
 {
     size_t used = 0;
 

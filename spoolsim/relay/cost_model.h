@@ -14,6 +14,12 @@
  * A model is read from a JSON text (the format is in docs/fidelity.md) and
  * carries the reference speed of the CPU it was measured on; the caller sets
  * `scale' to that speed over this machine's, so a faster CPU burns less.
+ *
+ * Part of the difference is done rather than burned: the system calls the
+ * MTA's class makes per message beyond the relay's own ("syscalls", counted
+ * from the real daemons), entered for real, so that what entering the
+ * kernel costs on this machine is what they cost; the burn is what is left
+ * once they are priced at the model's machine's system call cost.
  */
 #ifndef SPOOLSIM_COST_MODEL_H
 #define SPOOLSIM_COST_MODEL_H
@@ -42,11 +48,17 @@ struct cost_fit {
     double base_us, per_kib_us, per_rcpt_us;
 };
 
+/* System calls for one message: base + per_kib * KiB + per_rcpt * (recipients - 1). */
+struct cost_count {
+    double base, per_kib, per_rcpt;
+};
+
 struct cost_stage {
     char name[32];
     enum cost_place place;
-    struct cost_fit mta;   /* the real MTA's process class */
-    struct cost_fit relay; /* the bare relay, in the same role (0 where it has none) */
+    struct cost_fit mta;        /* the real MTA's process class */
+    struct cost_fit relay;      /* the bare relay, in the same role (0 where it has none) */
+    struct cost_count syscalls; /* the class's system calls; 0 where the model has none */
 };
 
 /*
@@ -71,17 +83,18 @@ struct cost_model {
     double scale;           /* set by the caller: reference_speed / this host's speed */
     unsigned stage_count;
     struct cost_stage stages[COST_MAX_STAGES];
+    struct cost_count relay_syscalls; /* the bare relay's, all roles together */
 };
 
 /* Where a stage of this name runs: known Postfix and Exim names, else COST_SERIAL. */
-enum cost_place cost_place_of(const char *stage);
+enum cost_place cost_model_place_of(const char *stage);
 
 /*
  * The stage whose CPU the SMTP server spends command by command, each reply
  * waiting for its share (Postfix's smtpd, Exim's receive), or -1.
  */
 int cost_model_session_stage(const struct cost_model *m);
-const char *cost_place_name(enum cost_place place);
+const char *cost_model_place_name(enum cost_place place);
 
 /* 0, or -1 with a message naming what is wrong (missing field, negative cost, ...). */
 int cost_model_parse(const char *json, struct cost_model *m, char *err, size_t errlen);
@@ -92,13 +105,25 @@ int cost_model_parse(const char *json, struct cost_model *m, char *err, size_t e
  * Intel(R) Xeon(R) Processor there; kernel ..."). -1 when the model does
  * not say where it was measured.
  */
-int cost_machine_same(const struct cost_machine *model, const struct cost_machine *here, char *why,
-                      size_t len);
+int cost_model_machine_same(const struct cost_machine *model, const struct cost_machine *here,
+                            char *why, size_t len);
 
 /* CPU microseconds of one fit for a message of `bytes' and `rcpts' recipients. */
-double cost_fit_us(const struct cost_fit *f, uint64_t bytes, unsigned rcpts);
+double cost_model_fit_us(const struct cost_fit *f, uint64_t bytes, unsigned rcpts);
 
-/* What stage `i' must burn for this message: (mta - relay) * scale, never below 0. */
+/*
+ * The system calls stage `i' makes for real for this message: the class's
+ * count less its share of the relay's own (the relay's total in proportion
+ * to the classes'). 0 when the model records no system call cost to price
+ * them with (they would then be spent twice).
+ */
+unsigned cost_model_syscalls(const struct cost_model *m, unsigned i, uint64_t bytes,
+                             unsigned rcpts);
+
+/*
+ * What stage `i' must burn for this message: (mta - relay - its system calls
+ * at the model's machine's price) * scale, never below 0.
+ */
 uint64_t cost_model_burn_ns(const struct cost_model *m, unsigned i, uint64_t bytes, unsigned rcpts);
 
 /* The sum of the real MTA's stages for one message, unscaled: its CPU per message. */
@@ -115,6 +140,6 @@ const char *cost_model_builtin(const char *mta);
 const char *cost_model_builtin_name(const char *mta);
 
 /* The MTA whose spool a profile is: its name up to a '-' ("exim-4.98": "exim"). */
-void cost_profile_mta(const char *profile, char *out, size_t len);
+void cost_model_profile_mta(const char *profile, char *out, size_t len);
 
 #endif

@@ -9,10 +9,18 @@
 #include "cpu_burn.h"
 
 #define CHUNK 4096 /* iterations between looks at the clock: a few microseconds */
+/*
+ * The speed is the loop's alone: reading a thread's CPU clock is a system
+ * call (no vDSO for it), which costs 0.1 us on one machine and several on
+ * another (mitigations, a hypervisor, bench/syscall-tax.py). Looked at every
+ * CHUNK iterations it was 2 % of the figure, and a third of it with system
+ * calls 20 times dearer; every SPEED_CHUNK it is a few thousandths at most.
+ */
+#define SPEED_CHUNK (64 * CHUNK)
 #define SPEED_RUNS 15
 #define SPEED_RUN_NS 10000000ULL /* 10 ms of CPU per run */
 
-uint64_t cpu_thread_ns(void)
+uint64_t cpu_burn_thread_ns(void)
 {
     struct timespec ts;
 
@@ -43,10 +51,10 @@ void cpu_burn_ns(uint64_t ns)
 
     if (ns == 0)
         return;
-    end = cpu_thread_ns() + ns;
+    end = cpu_burn_thread_ns() + ns;
     do
         x = spin(x, CHUNK);
-    while (cpu_thread_ns() < end);
+    while (cpu_burn_thread_ns() < end);
     atomic_store_explicit(&sink, x, memory_order_relaxed);
 }
 
@@ -56,13 +64,13 @@ double cpu_burn_speed(void)
     uint64_t x = 88172645463325252ULL;
 
     for (int r = 0; r < SPEED_RUNS; r++) {
-        uint64_t start = cpu_thread_ns(), now, iterations = 0;
+        uint64_t start = cpu_burn_thread_ns(), now, iterations = 0;
         double speed;
 
         do {
-            x = spin(x, CHUNK);
-            iterations += CHUNK;
-            now = cpu_thread_ns();
+            x = spin(x, SPEED_CHUNK);
+            iterations += SPEED_CHUNK;
+            now = cpu_burn_thread_ns();
         } while (now - start < SPEED_RUN_NS);
         speed = (double)iterations / ((double)(now - start) / 1000.0);
         if (speed > best)

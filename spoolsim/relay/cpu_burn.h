@@ -18,7 +18,7 @@
 #include <stdint.h>
 
 /* This thread's CPU time in nanoseconds (CLOCK_THREAD_CPUTIME_ID). */
-uint64_t cpu_thread_ns(void);
+uint64_t cpu_burn_thread_ns(void);
 
 /* Spin until this thread has used `ns' more nanoseconds of CPU. */
 void cpu_burn_ns(uint64_t ns);

@@ -223,7 +223,7 @@ void machine_probe_identity(struct cost_machine *mc)
 {
     struct json_host host;
 
-    json_host_lookup(&host);
+    json_meta_host_lookup(&host);
     memset(mc, 0, sizeof(*mc));
     snprintf(mc->cpu_model, sizeof(mc->cpu_model), "%.159s", host.cpu_model);
     mc->cpus = host.cpus;

@@ -2,7 +2,7 @@
  * machine_probe - what this machine is, and what system work costs on it.
  *
  * The identity (CPU model, CPU count, kernel) is how a cost model knows
- * whether it was measured here (cost_machine_same()). The costs are the
+ * whether it was measured here (cost_model_machine_same()). The costs are the
  * micro-benchmarks of machine_cost.h, about a tenth of a second in all;
  * each figure is the best of several short runs, since other work on the
  * machine can only slow a run, never speed it up. The spawn benchmark runs

@@ -97,7 +97,7 @@ static _Noreturn void setup_failed(const char *spool, int made, struct endpoint_
                                    const char *err)
 {
     if (made)
-        tree_remove(spool);
+        fileutil_tree_remove(spool);
     listen_failed(listen_file, 0, "%s", err);
 }
 
@@ -186,9 +186,9 @@ static void on_stop_timer(evutil_socket_t fd, short what, void *arg)
 /* The CPU by role so far: on loop 0's thread, which is where this runs. */
 static void take_cpu(struct relay *r)
 {
-    r->loops[0].cpu_ns = cpu_thread_ns() - r->cpu_loop_start_ns;
-    r->cpu_loop_ns = r->loops[0].cpu_ns + relay_loops_take_cpu(r);
-    r->cpu_cleanup_ns = relay_loops_pool_cpu_ns(r);
+    r->loops[0].cpu_ns = cpu_burn_thread_ns() - r->cpu_loop_start_ns;
+    r->cpu_loop_ns = r->loops[0].cpu_ns + relay_loop_take_cpu(r);
+    r->cpu_cleanup_ns = relay_loop_pool_cpu_ns(r);
     r->cpu_qmgr_ns = r->qmgr != r->cleanup ? io_pool_cpu_ns(r->qmgr) : 0;
 }
 
@@ -226,7 +226,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
     r->stopping = 1;
     evconnlistener_disable(r->listener);
     relay_qmgr_flow_flush(r); /* their clients are waiting for an answer */
-    relay_loops_close_sessions(r);
+    relay_loop_close_sessions(r);
     r->stop_timer = evtimer_new(r->base, on_stop_timer, r);
     evtimer_add(r->stop_timer, &grace);
     r->stop_poll = event_new(r->base, -1, EV_PERSIST, on_stop_poll, r);
@@ -246,10 +246,10 @@ int spoolsim_relay(int argc, char **argv)
     struct endpoint_file listen_file;
     int listen_fd, lock_fd, made_spool;
 
-    json_run_init(&run, "spoolsim relay", "spoolsim", argc, argv);
+    json_meta_run_init(&run, "spoolsim relay", "spoolsim", argc, argv);
     relay_options_parse(&opts, argc, argv);
     if (opts.check_only) { /* sweep asks before it makes anything */
-        json_run_free(&run);
+        json_meta_run_free(&run);
         return 0;
     }
     /*
@@ -303,7 +303,7 @@ int spoolsim_relay(int argc, char **argv)
     /* What the profile's MTA would show, where there is a model of it. */
     if (opts.model == NULL)
         opts.model = relay_model_default(r.profile->name);
-    spoolsim_self(self, sizeof(self));
+    companion_self(self, sizeof(self));
     if (relay_model_open(opts.model, self, &r.model, err, sizeof(err)) != 0)
         listen_failed(&listen_file, 1, "--model %s", err);
     if (!relay_model_fits(r.model, r.profile->name, err, sizeof(err)))
@@ -318,7 +318,7 @@ int spoolsim_relay(int argc, char **argv)
     if ((r.base = event_base_new()) == NULL)
         listen_failed(&listen_file, 0, "cannot create an event base");
     pthread_mutex_init(&r.stats_lock, NULL);
-    relay_loops_start(&r);
+    relay_loop_start(&r);
     /* Its thread is numbered after every cleanup thread (a profile's runners). */
     r.qmgr = opts.qmgr == RELAY_QMGR_SINGLE ? io_pool_new(r.base, 1, opts.cleanup_threads, "qmgr")
                                             : r.cleanup;
@@ -338,7 +338,8 @@ int spoolsim_relay(int argc, char **argv)
 
     relay_usage_init(&r);
     r.start_ns = clock_now_ns();
-    r.cpu_loop_start_ns = cpu_thread_ns(); /* set-up (and the model's speed test) is not service */
+    r.cpu_loop_start_ns =
+        cpu_burn_thread_ns(); /* set-up (and the model's speed test) is not service */
     relay_qmgr_new(&r);
     r.backend->recover(&r);
     r.listener =
@@ -381,10 +382,10 @@ int spoolsim_relay(int argc, char **argv)
     r.stopping = 1;
     relay_stats_sample(&r);
     relay_stats_tick(&r);
-    relay_loops_join(&r); /* from here on this is the only thread but the pools' */
+    relay_loop_join(&r); /* from here on this is the only thread but the pools' */
     relay_smtp_close_all(&r);
     /* Let every file operation under way finish: none may be cut off halfway. */
-    relay_loops_drain(&r);
+    relay_loop_drain(&r);
     take_cpu(&r);
     progress_out_clear(&r.progress); /* no partial line before the summary */
     msg_set_hook(NULL, NULL);
@@ -395,11 +396,11 @@ int spoolsim_relay(int argc, char **argv)
     if (opts.csv && timeline_save_csv(&r.stats.timeline, opts.csv) != 0)
         msg_warn("cannot write %s: %s", opts.csv, strerror(errno));
     relay_smtpd_free_all(&r);
-    relay_loops_drain(&r); /* the files of messages left unfinished: removed */
+    relay_loop_drain(&r); /* the files of messages left unfinished: removed */
     relay_qmgr_free(&r);
     if (r.qmgr != r.cleanup)
         io_pool_free(r.qmgr);
-    relay_loops_free(&r);
+    relay_loop_free(&r);
     r.backend->close(&r);
     relay_model_free(r.model);
     event_free(sigint);
@@ -423,6 +424,6 @@ int spoolsim_relay(int argc, char **argv)
     pthread_mutex_destroy(&r.stats_lock);
     pf_spool_close(&r.spool);
     close(lock_fd);
-    json_run_free(&run);
+    json_meta_run_free(&run);
     return 0;
 }

@@ -3,7 +3,7 @@
  *
  * The queue manager moves the message to active/ and reads it
  * (activation); a delivery agent takes it (relay_smtp.c, relay_local.c)
- * and hands the next hop's answers back (relay_qmgr_delivered()); the
+ * and hands the next hop's answers back (relay_attempt_delivered()); the
  * agent's records go to the spool on a cleanup thread; the queue manager
  * retires the message, first letting the bounce service (relay_bounce.c)
  * turn a bounce or defer log into a notification, then removes it or
@@ -43,10 +43,10 @@ static void make_ready(struct relay *r, struct relay_msg *m)
         /* Every recipient is marked D (delivered before a crash): only the unlink is left. */
         r->qm->n_delivering++;
         m->t_deliver = clock_now_ns();
-        relay_qmgr_delivered(m);
+        relay_attempt_delivered(m);
         return;
     }
-    qmgr_ready(r, m);
+    relay_qmgr_ready(r, m);
 }
 
 /*
@@ -60,7 +60,7 @@ static void retry_later(struct relay *r, struct relay_msg *m, const char *what)
 
     msg_warn("%s: cannot %s: %s; trying again in %.1f s", m->id, what, strerror(m->job_errno),
              (double)delay / 1e9);
-    qmgr_schedule_retry(m, delay);
+    relay_attempt_schedule_retry(m, delay);
 }
 
 static void activate_done(struct io_job *job)
@@ -70,12 +70,12 @@ static void activate_done(struct io_job *job)
     struct relay_qmgr *q = r->qm;
     int from_deferred = m->queue == RELAY_Q_DEFERRED;
 
-    qmgr_take_stats(r, m);
+    relay_qmgr_take_stats(r, m);
     q->n_moving--;
     if (from_deferred)
         q->n_deferred--;
     else
-        qmgr_flow_put(r, 1); /* one fed from incoming/: one token */
+        relay_qmgr_flow_put(r, 1); /* one fed from incoming/: one token */
     if (m->job_status == RELAY_JOB_UNREAD) {
         /* in active/ now: the retry reads it there, as after a failed move to deferred/ */
         m->queue = RELAY_Q_ACTIVE;
@@ -97,7 +97,7 @@ static void activate_done(struct io_job *job)
     }
     if (m->job_status != 0) {
         warn_unreadable(r, m, "cannot activate");
-        relay_msg_free(m);
+        relay_qmgr_msg_free(m);
         relay_qmgr_kick(r);
         return;
     }
@@ -108,16 +108,16 @@ static void activate_done(struct io_job *job)
     make_ready(r, m);
 }
 
-void qmgr_activate(struct relay *r, struct relay_msg *m)
+void relay_attempt_activate(struct relay *r, struct relay_msg *m)
 {
-    qmgr_submit(r->qmgr, m, r->backend->activate, activate_done);
+    relay_qmgr_submit(r->qmgr, m, r->backend->activate, activate_done);
 }
 
 /* ------------------------------------------------ after the next hop spoke */
 
 static void on_retry(evutil_socket_t fd, short what, void *arg);
 
-void qmgr_schedule_retry(struct relay_msg *m, uint64_t delay_ns)
+void relay_attempt_schedule_retry(struct relay_msg *m, uint64_t delay_ns)
 {
     struct timeval tv = {(time_t)(delay_ns / CLOCK_NS_PER_SEC),
                          (suseconds_t)(delay_ns % CLOCK_NS_PER_SEC / 1000)};
@@ -141,19 +141,19 @@ static void flush_done(struct io_job *job)
     struct relay_msg *m = MSG_OF(job);
     struct relay *r = m->relay;
     struct relay_qmgr *q = r->qm;
-    const char *log = m->flush == RELAY_FLUSH_BOUNCE ? "bounce" : "defer";
+    const char *log = m->flush == RELAY_FLUSH_BOUNCE ? PF_QUEUE_BOUNCE : PF_QUEUE_DEFER;
 
-    qmgr_take_stats(r, m);
+    relay_qmgr_take_stats(r, m);
     m->flushed |= m->flush;
     m->flush = 0;
     if (m->dsn_id[0]) {
-        struct relay_msg *dsn = relay_msg_new(r);
+        struct relay_msg *dsn = relay_qmgr_msg_new(r);
 
         snprintf(dsn->id, sizeof(dsn->id), "%s", m->dsn_id);
         dsn->is_dsn = 1;
         dsn->queue = RELAY_Q_INCOMING;
         q->n_incoming++;
-        qmgr_push(&q->incoming_head, &q->incoming_tail, dsn);
+        relay_qmgr_push(&q->incoming_head, &q->incoming_tail, dsn);
         r->stats.bounces_sent++;
         if (r->opts->verbose)
             msg_info("%s: %s non-delivery notification: %s", m->id,
@@ -170,13 +170,13 @@ static void flush_done(struct io_job *job)
         if (strcmp(why, m->reason) != 0)
             msg_warn("%s: %s; the message is deferred until it can", m->id, why);
         /* With nothing left for the next hop, this is why it waits, not an empty reason. */
-        if (!relay_msg_any(m, RCPT_DEFERRED))
+        if (!relay_qmgr_msg_any(m, RCPT_DEFERRED))
             snprintf(m->reason, sizeof(m->reason), "%s", why);
     } else if (m->job_status == RELAY_BOUNCE_DISCARDED) {
         r->stats.bounces_discarded++;
         msg_info("%s: %s", m->id, m->job_err);
     }
-    qmgr_submit(r->qmgr, m, r->backend->retire, retire_done);
+    relay_qmgr_submit(r->qmgr, m, r->backend->retire, retire_done);
 }
 
 static void retire_done(struct io_job *job)
@@ -184,11 +184,12 @@ static void retire_done(struct io_job *job)
     struct relay_msg *m = MSG_OF(job);
     struct relay *r = m->relay;
     struct relay_qmgr *q = r->qm;
-    int deferred = relay_msg_must_wait(m); /* without bounce notices: a deferred recipient */
+    int deferred = relay_qmgr_msg_must_wait(m); /* without bounce notices: a deferred recipient */
 
-    qmgr_take_stats(r, m);
+    relay_qmgr_take_stats(r, m);
     if (m->flush) {
-        qmgr_submit(r->cleanup, m, flush_step, flush_done); /* the bounce service, then back here */
+        relay_qmgr_submit(r->cleanup, m, flush_step,
+                          flush_done); /* the bounce service, then back here */
         return;
     }
     q->n_active--;
@@ -196,10 +197,11 @@ static void retire_done(struct io_job *job)
         /* The file stays in active/ (a full disk, say): try the move again later. */
         msg_warn("%s: cannot %s: %s", m->id, deferred ? "defer" : "remove", strerror(m->job_errno));
         q->n_active++;
-        qmgr_schedule_retry(m, relay_qmgr_backoff_ns(r, m->attempts));
+        relay_attempt_schedule_retry(m, relay_qmgr_backoff_ns(r, m->attempts));
         return;
     }
-    if ((relay_msg_any(m, RCPT_BOUNCED) || (m->flushed & RELAY_FLUSH_DEFER && !m->flush_failed)) &&
+    if ((relay_qmgr_msg_any(m, RCPT_BOUNCED) ||
+         (m->flushed & RELAY_FLUSH_DEFER && !m->flush_failed)) &&
         !m->ever_bounced) {
         m->ever_bounced = 1;
         /* a notification that fails is counted as discarded (or re-sent), not as bounced mail */
@@ -207,7 +209,7 @@ static void retire_done(struct io_job *job)
             r->stats.bounced++;
             r->stats.loops += m->looped != 0;
         }
-        if (!relay_bounces(r))
+        if (!relay_qmgr_bounces(r))
             r->stats.bounces_dropped++;
     }
     if (deferred) {
@@ -217,20 +219,21 @@ static void retire_done(struct io_job *job)
         if (r->opts->verbose)
             msg_info("%s: deferred (%s), attempt %u", m->id, m->reason, m->attempts);
         r->backend->park(m);
-        qmgr_schedule_retry(m, relay_qmgr_backoff_ns(r, m->attempts));
+        relay_attempt_schedule_retry(m, relay_qmgr_backoff_ns(r, m->attempts));
     } else {
         uint64_t now = clock_now_ns();
 
         r->stats.last_out_ns = now;
         if (m->is_dsn)
-            r->stats.bounces_delivered += relay_msg_any(m, RCPT_SENT);
-        else if (relay_msg_any(m, RCPT_SENT) || (m->view.rcpt_pending == 0 && !m->ever_bounced))
+            r->stats.bounces_delivered += relay_qmgr_msg_any(m, RCPT_SENT);
+        else if (relay_qmgr_msg_any(m, RCPT_SENT) ||
+                 (m->view.rcpt_pending == 0 && !m->ever_bounced))
             r->stats.delivered++;
         if (m->t_mail)
             histogram_record(&r->stats.end_to_end, now - m->t_mail);
         if (r->opts->verbose)
             msg_info("%s: removed", m->id);
-        relay_msg_free(m);
+        relay_qmgr_msg_free(m);
         if (q->n_incoming + q->n_active + q->n_deferred == 0)
             relay_usage_mark(r); /* the busy window may end here */
     }
@@ -242,14 +245,14 @@ static void agent_done(struct io_job *job)
     struct relay_msg *m = MSG_OF(job);
     struct relay *r = m->relay;
 
-    qmgr_take_stats(r, m);
+    relay_qmgr_take_stats(r, m);
     /*
      * A lost D mark costs a duplicate, a lost log line a reason: neither
      * may hold the message up. The queue manager's move decides its fate.
      */
     if (m->job_status != 0)
         msg_warn("%s: cannot record the delivery: %s", m->id, strerror(m->job_errno));
-    qmgr_submit(r->qmgr, m, r->backend->retire, retire_done);
+    relay_qmgr_submit(r->qmgr, m, r->backend->retire, retire_done);
 }
 
 /*
@@ -263,7 +266,7 @@ static void quarantine_done(struct io_job *job)
     struct relay_msg *m = MSG_OF(job);
     struct relay *r = m->relay;
 
-    qmgr_take_stats(r, m);
+    relay_qmgr_take_stats(r, m);
     r->qm->n_active--;
     r->stats.corrupt++;
     if (m->job_status == 0)
@@ -271,11 +274,11 @@ static void quarantine_done(struct io_job *job)
     else
         msg_warn("%s: corrupt queue file (%s) left in active/: cannot move it to corrupt/: %s",
                  m->id, m->reason, strerror(m->job_errno));
-    relay_msg_free(m);
+    relay_qmgr_msg_free(m);
     relay_qmgr_kick(r);
 }
 
-void relay_qmgr_delivered(struct relay_msg *m)
+void relay_attempt_delivered(struct relay_msg *m)
 {
     struct relay *r = m->relay;
     struct relay_qmgr *q = r->qm;
@@ -286,7 +289,7 @@ void relay_qmgr_delivered(struct relay_msg *m)
     m->attempts++;
     histogram_record(&r->stats.delivery, m->t_delivered - m->t_deliver);
     if (m->damaged && r->backend->quarantine) {
-        qmgr_submit(r->qmgr, m, r->backend->quarantine, quarantine_done);
+        relay_qmgr_submit(r->qmgr, m, r->backend->quarantine, quarantine_done);
         return;
     }
     if (m->attempts == 1 && m->t_committed)
@@ -304,14 +307,14 @@ void relay_qmgr_delivered(struct relay_msg *m)
          */
         if (m->results[i] == RCPT_DEFERRED &&
             (uint64_t)(age > 0 ? age : 0) * CLOCK_NS_PER_SEC >= r->opts->max_lifetime_ns) {
-            if (relay_bounces(r))
+            if (relay_qmgr_bounces(r))
                 m->expired = 1;
             else
                 m->results[i] = RCPT_BOUNCED;
             r->stats.expired++;
         }
     }
-    qmgr_submit(r->cleanup, m, r->backend->record, agent_done);
+    relay_qmgr_submit(r->cleanup, m, r->backend->record, agent_done);
 }
 
 /* ---------------------------------------------------------------- retries */
@@ -322,7 +325,7 @@ static void reread_done(struct io_job *job)
     struct relay *r = m->relay;
     struct relay_qmgr *q = r->qm;
 
-    qmgr_take_stats(r, m);
+    relay_qmgr_take_stats(r, m);
     if (m->job_status == -1 && m->job_errno != ENOENT) {
         retry_later(r, m, "read"); /* still in active/, unreadable for now */
         return;
@@ -330,7 +333,7 @@ static void reread_done(struct io_job *job)
     if (m->job_status != 0) {
         warn_unreadable(r, m, "gone from active/");
         q->n_active--;
-        relay_msg_free(m);
+        relay_qmgr_msg_free(m);
         relay_qmgr_kick(r);
         return;
     }
@@ -351,19 +354,20 @@ static void on_retry(evutil_socket_t fd, short what, void *arg)
     if (m->queue == RELAY_Q_ACTIVE) {
         /* never read (its reading failed), or its move to deferred/ failed: read it again */
         if (r->backend->must_reread(m)) {
-            qmgr_submit(r->qmgr, m, r->backend->reread, reread_done);
+            relay_qmgr_submit(r->qmgr, m, r->backend->reread, reread_done);
             return;
         }
-        qmgr_submit(r->qmgr, m, r->backend->retire, retire_done); /* a removal that failed before */
+        relay_qmgr_submit(r->qmgr, m, r->backend->retire,
+                          retire_done); /* a removal that failed before */
         return;
     }
     if (r->backend->retry(m) == RELAY_NEXT_READY) {
         q->n_deferred--; /* the message never left memory */
         m->queue = RELAY_Q_ACTIVE;
         q->n_active++;
-        qmgr_ready(r, m);
+        relay_qmgr_ready(r, m);
         return;
     }
-    qmgr_push(&q->incoming_head, &q->incoming_tail, m);
+    relay_qmgr_push(&q->incoming_head, &q->incoming_tail, m);
     relay_qmgr_kick(r);
 }

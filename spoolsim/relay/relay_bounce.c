@@ -4,7 +4,7 @@
  * What Postfix's bounce daemon does when its qmgr flushes a message's
  * bounce log (bounce_notify_service.c), or its defer log once the message
  * is past its lifetime: read the log and the original's queue file, post
- * a notification through cleanup (here pf_spool_enqueue(), the very
+ * a notification through cleanup (here pf_spool_file_enqueue(), the very
  * function a received message goes through: a new file in incoming/,
  * created, renamed, written, fchmod'ed and synced), and only then remove
  * the log. A crash in between costs a duplicate notice, never a lost one.
@@ -74,13 +74,14 @@ static char *original_text(struct relay_msg *m, size_t *len, long *arrival)
     size_t file_len;
     uint64_t gap;
 
-    if (pf_spool_read_envelope(sp, m->id, RELAY_TEXT_WINDOW, &file, &file_len, &gap, &m->st) == 0) {
+    if (pf_spool_file_read_envelope(sp, m->id, RELAY_TEXT_WINDOW, &file, &file_len, &gap, &m->st) ==
+        0) {
         if (pf_qfile_read_envelope(file, file_len, gap, &view, err, sizeof(err)) == 0) {
             if (view.content_unread) {
                 struct head_text h = {xstrdup(""), 0};
 
-                if (pf_spool_content_each(sp, m->id, &view, RELAY_TEXT_WINDOW, take_head, &h, err,
-                                          sizeof(err), &m->st) >= 0) {
+                if (pf_spool_file_content_each(sp, m->id, &view, RELAY_TEXT_WINDOW, take_head, &h,
+                                               err, sizeof(err), &m->st) >= 0) {
                     text = h.text;
                     *len = h.len;
                 } else {
@@ -106,7 +107,7 @@ void relay_bounce_flush_work(struct relay_msg *m)
 {
     struct relay *r = m->relay;
     const struct relay_options *opts = r->opts;
-    const char *log_name = m->flush == RELAY_FLUSH_DEFER ? "defer" : "bounce";
+    const char *log_name = m->flush == RELAY_FLUSH_DEFER ? PF_QUEUE_DEFER : PF_QUEUE_BOUNCE;
     char *log_text, *text, *dsn, sender[1024], double_bounce[300];
     size_t log_len, text_len, dsn_len;
     struct dsn_log log;
@@ -116,7 +117,7 @@ void relay_bounce_flush_work(struct relay_msg *m)
     const char *to, *from;
 
     m->dsn_id[0] = 0;
-    if (pf_spool_log_read(&r->spool, log_name, m->id, &log_text, &log_len, &m->st) != 0) {
+    if (pf_spool_file_log_read(&r->spool, log_name, m->id, &log_text, &log_len, &m->st) != 0) {
         m->job_status = -1;
         m->job_errno = errno;
         snprintf(m->job_err, sizeof(m->job_err), "reading %s/%s", log_name, m->id);
@@ -165,7 +166,7 @@ void relay_bounce_flush_work(struct relay_msg *m)
         pf_qfile_content(&q, dsn, dsn_len);
         pf_qfile_finish(&q, &to, 1);
         free(dsn);
-        if (pf_spool_enqueue(&r->spool, &q, m->dsn_id, sizeof(m->dsn_id), &m->st) != 0) {
+        if (pf_spool_file_enqueue(&r->spool, &q, m->dsn_id, sizeof(m->dsn_id), &m->st) != 0) {
             m->job_status = -1;
             m->job_errno = errno;
             m->dsn_id[0] = 0;
@@ -176,7 +177,7 @@ void relay_bounce_flush_work(struct relay_msg *m)
     dsn_log_free(&log);
     free(text);
     /* Only a notice that was posted (or had nobody to go to) takes its log away. */
-    if (m->job_status >= 0 && pf_spool_log_remove(&r->spool, log_name, m->id, &m->st) != 0) {
+    if (m->job_status >= 0 && pf_spool_file_log_remove(&r->spool, log_name, m->id, &m->st) != 0) {
         /* a notice posted twice is better than none: the log stays, the message waits */
         m->job_status = -1;
         m->job_errno = errno;

@@ -40,7 +40,7 @@ static void stream_done(struct io_job *job)
 {
     struct relay_msg *m = MSG_OF(job);
 
-    qmgr_take_stats(m->relay, m);
+    relay_qmgr_take_stats(m->relay, m);
     if (m->job_status == 0)
         pf_qfile_drain(&m->qf);
     if (m->client == NULL) {
@@ -55,27 +55,27 @@ void relay_cleanup_open(struct relay_msg *m)
     /* made here, not on the thread: the session tests m->out while the job runs */
     m->out = xmalloc(sizeof(*m->out));
     m->out->fd = -1;
-    qmgr_submit(m->loop->cleanup, m, m->relay->backend->stream_open, stream_done);
+    relay_qmgr_submit(m->loop->cleanup, m, m->relay->backend->stream_open, stream_done);
 }
 
 void relay_cleanup_write(struct relay_msg *m)
 {
-    qmgr_submit(m->loop->cleanup, m, m->relay->backend->stream_write, stream_done);
+    relay_qmgr_submit(m->loop->cleanup, m, m->relay->backend->stream_write, stream_done);
 }
 
 static void abort_done(struct io_job *job)
 {
-    relay_msg_free(MSG_OF(job));
+    relay_qmgr_msg_free(MSG_OF(job));
 }
 
 void relay_cleanup_abort(struct relay_msg *m)
 {
     m->client = NULL;
     if (m->out && m->out->fd >= 0)
-        qmgr_submit(m->loop->cleanup, m, m->relay->backend->stream_abort,
-                    abort_done); /* an unlink: off the loop */
+        relay_qmgr_submit(m->loop->cleanup, m, m->relay->backend->stream_abort,
+                          abort_done); /* an unlink: off the loop */
     else
-        relay_msg_free(m);
+        relay_qmgr_msg_free(m);
 }
 
 #define MSG_OF_POST(item) ((struct relay_msg *)((char *)(item)-offsetof(struct relay_msg, posted)))
@@ -93,7 +93,7 @@ static void committed(struct relay_msg *m)
         else
             r->stats.rejected_other++;
         msg_warn("cannot queue a message in %s: %s", r->spool.dir, strerror(m->job_errno));
-        relay_msg_free(m);
+        relay_qmgr_msg_free(m);
         return;
     }
     r->stats.received++;
@@ -110,17 +110,17 @@ static void committed(struct relay_msg *m)
     switch (r->backend->committed(m)) {
     case RELAY_NEXT_FAILED:
         msg_warn("%s: %s", m->id, m->job_err);
-        relay_msg_free(m);
+        relay_qmgr_msg_free(m);
         return;
     case RELAY_NEXT_READY:
         m->queue = RELAY_Q_ACTIVE;
         q->n_active++;
-        qmgr_ready(r, m);
+        relay_qmgr_ready(r, m);
         return;
     case RELAY_NEXT_ACTIVATE:
         m->queue = RELAY_Q_INCOMING;
         q->n_incoming++;
-        qmgr_push(&q->incoming_head, &q->incoming_tail, m);
+        relay_qmgr_push(&q->incoming_head, &q->incoming_tail, m);
         relay_qmgr_kick(r);
         return;
     }
@@ -137,7 +137,7 @@ static void commit_done(struct io_job *job)
     struct relay_msg *m = MSG_OF(job);
 
     m->t_committed = clock_now_ns();
-    qmgr_take_stats(m->relay, m);
+    relay_qmgr_take_stats(m->relay, m);
     if (m->client)
         relay_smtpd_committed(m->client, m);
     if (m->loop->index == 0) {
@@ -148,22 +148,22 @@ static void commit_done(struct io_job *job)
     mailbox_post(m->relay->loops[0].inbox, &m->posted);
 }
 
-void qmgr_commit_here(struct relay *r, struct relay_msg *m)
+void relay_cleanup_commit_here(struct relay *r, struct relay_msg *m)
 {
-    qmgr_submit(m->loop->cleanup, m, r->backend->commit, commit_done);
+    relay_qmgr_submit(m->loop->cleanup, m, r->backend->commit, commit_done);
 }
 
 static void on_commit_post(struct mailbox_item *item)
 {
     struct relay_msg *m = MSG_OF_POST(item);
 
-    qmgr_commit_here(m->relay, m);
+    relay_cleanup_commit_here(m->relay, m);
 }
 
-void qmgr_commit(struct relay *r, struct relay_msg *m)
+void relay_cleanup_commit(struct relay *r, struct relay_msg *m)
 {
     if (m->loop->index == 0) {
-        qmgr_commit_here(r, m);
+        relay_cleanup_commit_here(r, m);
         return;
     }
     m->posted.run = on_commit_post;

@@ -66,7 +66,7 @@ static int copy_window(void *ctx, const char *text, size_t len)
 {
     struct maildir_copy *copy = ctx;
 
-    if (write_all(copy->fd, text, len, 0, NULL, NULL) != 0)
+    if (fileutil_write_all(copy->fd, text, len, 0, NULL, NULL) != 0)
         copy->failed = 1;
     return copy->failed;
 }
@@ -84,12 +84,13 @@ static int write_text(struct relay_msg *m, int fd)
     int status;
 
     if (m->view.content_unread) {
-        status = pf_spool_content_each(&m->relay->spool, m->id, &m->view, RELAY_TEXT_WINDOW,
+        status =
+            pf_spool_file_content_each(&m->relay->spool, m->id, &m->view, RELAY_TEXT_WINDOW,
                                        copy_window, &copy, m->job_err, sizeof(m->job_err), &m->st);
         return status == 1 ? -1 : status; /* stopped: by a failed write */
     }
     text = pf_qfile_content_text(m->file, &m->view, &len);
-    status = write_all(fd, text, len, 0, NULL, NULL);
+    status = fileutil_write_all(fd, text, len, 0, NULL, NULL);
     free(text);
     return status;
 }
@@ -147,7 +148,7 @@ static void maildir_done(struct io_job *job)
         snprintf(reason, sizeof(reason), "cannot write to maildir: %s", strerror(m->job_errno));
         set_pending(m, RCPT_DEFERRED, reason);
     }
-    relay_qmgr_delivered(m);
+    relay_attempt_delivered(m);
 }
 
 void relay_local_deliver(struct relay *r, struct relay_msg *m)
@@ -156,7 +157,7 @@ void relay_local_deliver(struct relay *r, struct relay_msg *m)
 
     if (r->opts->hop_kind == RELAY_HOP_DISCARD) {
         set_pending(m, RCPT_SENT, "discarded");
-        relay_qmgr_delivered(m);
+        relay_attempt_delivered(m);
         return;
     }
     gettimeofday(&tv, NULL);

@@ -60,7 +60,7 @@ static void on_exit_item(struct mailbox_item *item)
 {
     struct relay_loop *loop = LOOP_OF(item, exit_item);
 
-    loop->cpu_ns = cpu_thread_ns(); /* a thread's clock goes with it */
+    loop->cpu_ns = cpu_burn_thread_ns(); /* a thread's clock goes with it */
     event_base_loopbreak(loop->base);
 }
 
@@ -80,7 +80,7 @@ static void on_resume(struct mailbox_item *item)
     resume_accepting(r);
 }
 
-void relay_loops_start(struct relay *r)
+void relay_loop_start(struct relay *r)
 {
     unsigned n = r->opts->threads ? r->opts->threads : 1, total = r->opts->cleanup_threads;
     unsigned first = 0;
@@ -185,14 +185,14 @@ void relay_loop_session_ended(struct relay_loop *loop)
         mailbox_post(r->loops[0].inbox, &r->resume_item);
 }
 
-void relay_loops_close_sessions(struct relay *r)
+void relay_loop_close_sessions(struct relay *r)
 {
     relay_smtpd_close_all(&r->loops[0]);
     for (unsigned i = 1; i < r->loop_count; i++)
         mailbox_post(r->loops[i].inbox, &r->loops[i].close_item);
 }
 
-unsigned relay_loops_pending(const struct relay *r)
+unsigned relay_loop_pending(const struct relay *r)
 {
     unsigned pending = 0;
 
@@ -206,7 +206,7 @@ unsigned relay_loops_pending(const struct relay *r)
     return pending;
 }
 
-uint64_t relay_loops_take_cpu(struct relay *r)
+uint64_t relay_loop_take_cpu(struct relay *r)
 {
     uint64_t total = 0;
 
@@ -223,7 +223,7 @@ uint64_t relay_loops_take_cpu(struct relay *r)
     return total;
 }
 
-uint64_t relay_loops_pool_cpu_ns(const struct relay *r)
+uint64_t relay_loop_pool_cpu_ns(const struct relay *r)
 {
     uint64_t total = 0;
 
@@ -235,7 +235,7 @@ uint64_t relay_loops_pool_cpu_ns(const struct relay *r)
     return total;
 }
 
-void relay_loops_join(struct relay *r)
+void relay_loop_join(struct relay *r)
 {
     for (unsigned i = 1; i < r->loop_count; i++)
         mailbox_post(r->loops[i].inbox, &r->loops[i].exit_item);
@@ -244,7 +244,7 @@ void relay_loops_join(struct relay *r)
     r->loops_joined = 1;
 }
 
-void relay_loops_drain(struct relay *r)
+void relay_loop_drain(struct relay *r)
 {
     int busy;
 
@@ -271,7 +271,7 @@ void relay_loops_drain(struct relay *r)
     } while (busy);
 }
 
-void relay_loops_free(struct relay *r)
+void relay_loop_free(struct relay *r)
 {
     for (unsigned i = 0; i < r->loop_count; i++) {
         struct relay_loop *loop = &r->loops[i];

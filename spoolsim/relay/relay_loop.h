@@ -60,7 +60,7 @@ struct relay_loop {
  * After r->base and the options: loop 0 on r->base, the others with their
  * threads running. r->cleanup and r->smtpd become loop 0's pools.
  */
-void relay_loops_start(struct relay *r);
+void relay_loop_start(struct relay *r);
 
 /* The listener, on loop 0: a new client connection goes to a loop. */
 void relay_loop_deal(struct relay *r, int fd, const struct sockaddr *addr, int addrlen);
@@ -69,27 +69,27 @@ void relay_loop_deal(struct relay *r, int fd, const struct sockaddr *addr, int a
 void relay_loop_session_ended(struct relay_loop *loop);
 
 /* At a stop, on loop 0: every loop says 421 to its idle sessions. */
-void relay_loops_close_sessions(struct relay *r);
+void relay_loop_close_sessions(struct relay *r);
 
 /* Jobs and posts under way on any loop: the relay is idle only at 0. */
-unsigned relay_loops_pending(const struct relay *r);
+unsigned relay_loop_pending(const struct relay *r);
 
 /* On loop 0: the other loops' CPU so far into their cpu_ns, and its sum. */
-uint64_t relay_loops_take_cpu(struct relay *r);
+uint64_t relay_loop_take_cpu(struct relay *r);
 
 /* CPU of the loops' cleanup and smtpd threads so far. */
-uint64_t relay_loops_pool_cpu_ns(const struct relay *r);
+uint64_t relay_loop_pool_cpu_ns(const struct relay *r);
 
 /* On loop 0, its own loop over: stop the other loops' threads and wait for them. */
-void relay_loops_join(struct relay *r);
+void relay_loop_join(struct relay *r);
 
 /*
  * After the join, on the one thread left: run every job and post there is,
  * and what they start in turn, until nothing is left.
  */
-void relay_loops_drain(struct relay *r);
+void relay_loop_drain(struct relay *r);
 
 /* Last: the pools, the mailboxes and the other loops' bases (loop 0's is r->base). */
-void relay_loops_free(struct relay *r);
+void relay_loop_free(struct relay *r);
 
 #endif

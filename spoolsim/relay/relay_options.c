@@ -285,7 +285,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             parse_next_hop(opts, optarg);
             break;
         case OPT_SYNC:
-            if (pf_sync_parse(optarg, &opts->sync) != 0)
+            if (pf_spool_sync_parse(optarg, &opts->sync) != 0)
                 msg_usage("bad --sync \"%s\" (fsync, fdatasync or none)", optarg);
             opts->sync_given = 1;
             break;
@@ -400,7 +400,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
                 msg_usage("bad --hop-tls \"%s\" (none, may or encrypt)", optarg);
             break;
         case OPT_BARE_LF:
-            if (smtp_bare_lf_policy_parse(optarg, &opts->bare_lf) != 0)
+            if (smtp_data_bare_lf_parse(optarg, &opts->bare_lf) != 0)
                 msg_usage("bad --bare-lf \"%s\" (strict, normalize or lenient)", optarg);
             break;
         case OPT_BACKLOG:

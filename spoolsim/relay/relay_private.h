@@ -1,25 +1,37 @@
 /*
  * relay_private - what the modules of `spoolsim relay' share.
  *
- * relay.c          the daemon: set-up, signals, the summary
- * relay_smtpd.c    SMTP sessions from clients; a message becomes a queue
- *                  file on a cleanup thread before its 250 (postfix: from
- *                  the first RCPT on, written as the text arrives)
- * relay_qmgr*.c    the queue manager (relay_qmgr.h): activation, retries,
- *                  deferral, removal; its file work in order on its own
- * relay_cleanup.c  thread, through the spool table
- * relay_attempt.c
- * relay_spool*.c   the spool table (relay_spool.h): postfix, or another
- *                  MTA's profile
- * relay_smtp.c     delivery over SMTP to the next hop, with a connection
- *                  limit and connection reuse
- * relay_local.c    the other next hops: discard and maildir:DIR
- * relay_bounce.c   the bounce service: a notification made from a bounce
- *                  or defer log and posted as a new queue file
- * relay_stats.c    counters, latencies, queue depths; text and JSON
+ * relay.c            the daemon: start, the spool lock, recovery, signals,
+ *                    the stop
+ * relay_smtpd.c      SMTP sessions from clients, on their loop: a message
+ *                    is received, handed to the cleanup side, and answered
+ *                    250 once its commit is durable
+ * relay_qmgr.c       the queue manager (relay_qmgr.h): its lists, flow
+ *                    control, the life of a message (new, free, notes)
+ * relay_cleanup.c    its receiving side: a message's file from creation
+ *                    (postfix: at the first RCPT, written as the text
+ *                    arrives) to its commit, on a cleanup thread
+ * relay_attempt.c    its delivery side: one attempt, from activation to
+ *                    recording, retiring, the bounce service's turn and
+ *                    the retry; its file steps in order on its own thread
+ * relay_spool.c      which spool table keeps the profile's messages
+ *                    (relay_spool.h): relay_spool_postfix.c, Postfix queue
+ *                    files through pf_spool; relay_spool_runner.c, the
+ *                    message in memory, its file work the profile's
+ *                    backend's (common/spool's runner)
+ * relay_smtp.c       delivery over SMTP to the next hop, with a connection
+ *                    limit, connection reuse and TLS
+ * relay_local.c      the other next hops: discard and maildir:DIR
+ * relay_bounce.c     the bounce service: a notification made from a bounce
+ *                    or defer log and posted as a new queue file
+ * relay_stats.c      counters, latencies, queue depths; text and JSON
+ * relay_loop.c       the event loops (--threads; relay_loop.h): the
+ *                    listener deals sessions to them; loop 0 has the rest
+ * relay_usage.c      utilization over the busy window (relay_usage.h)
  *
- * relay_loop.c     the event loops (--threads): the listener deals
- *                  sessions to them; loop 0 has the rest
+ * The folder's other modules (relay_options, relay_model, io_pool, dsn,
+ * received, cost_model, sysusage, bottleneck, ...) have a header of their
+ * own and do not see struct relay.
  *
  * Everything here runs on loop 0's thread, except the work() functions of
  * io_pool jobs, which touch only their own message and the spool (whose
@@ -45,7 +57,7 @@
 #include "json_meta.h"
 #include "pf_qfile.h"
 #include "pf_spool.h"
-#include "profile_run.h"
+#include "spool_runner.h"
 #include "progress_out.h"
 #include "relay_model.h"
 #include "relay_options.h"
@@ -116,7 +128,7 @@ struct relay_msg {
     struct pf_spool_stats st;     /* what the current job did to the spool */
     struct pf_spool_stats hop_st; /* and to a Maildir next hop */
     char maildir_name[128];
-    struct profile_msg pmsg; /* another MTA's profile: the message's numbers */
+    struct spool_msg pmsg; /* the runner table: the message's numbers */
 };
 
 /* The message whose file step an io_pool job is: the pool hands back only the job. */
@@ -226,7 +238,7 @@ void relay_smtpd_close_all(struct relay_loop *loop);
 void relay_smtpd_free_all(struct relay *r); /* every loop's, once they have ended */
 void relay_smtpd_build_ehlo(struct relay *r);
 
-/* relay_smtp.c and relay_local.c: deliver m, then call relay_qmgr_delivered(m) on loop 0 */
+/* relay_smtp.c and relay_local.c: deliver m, then call relay_attempt_delivered(m) on loop 0 */
 int relay_smtp_init(struct relay *r, char *err, size_t errlen);
 /* On loop 0: start what the connection limits allow, on every loop. */
 void relay_smtp_deliver(struct relay *r);

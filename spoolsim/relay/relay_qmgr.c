@@ -8,7 +8,7 @@
  * it (relay_attempt.c). This file holds what decides who goes next: the
  * incoming list fed into active/ at the pace of Postfix's qmgr, the ready
  * list handed to the delivery agents, flow control, and every message's
- * life from relay_msg_new() to relay_msg_free().
+ * life from relay_qmgr_msg_new() to relay_qmgr_msg_free().
  *
  * The queue manager's file work runs on its own pool: one thread by
  * default, so that its renames and unlinks happen one at a time, in order,
@@ -39,7 +39,7 @@ void relay_qmgr_new(struct relay *r)
     r->qm->flow_tokens = r->opts->in_flow_limit;
 }
 
-struct relay_msg *relay_msg_new(struct relay *r)
+struct relay_msg *relay_qmgr_msg_new(struct relay *r)
 {
     struct relay_msg *m = xcalloc(1, sizeof(*m));
     struct relay_qmgr *q = r->qm;
@@ -69,7 +69,7 @@ static void free_notes(struct relay_msg *m)
     m->rcpt_status = NULL;
 }
 
-void relay_msg_note(struct relay_msg *m, unsigned i)
+void relay_qmgr_msg_note(struct relay_msg *m, unsigned i)
 {
     if (m->rcpt_reason == NULL) {
         m->rcpt_reason = xcalloc(m->view.rcpt_count, sizeof(*m->rcpt_reason));
@@ -83,12 +83,12 @@ void relay_msg_note(struct relay_msg *m, unsigned i)
     m->rcpt_status[i] = m->own_status;
 }
 
-int relay_bounces(const struct relay *r)
+int relay_qmgr_bounces(const struct relay *r)
 {
     return r->backend->bounces && !r->opts->no_bounces;
 }
 
-void relay_msg_release(struct relay_msg *m)
+void relay_qmgr_msg_release(struct relay_msg *m)
 {
     free_notes(m);
     pf_qfile_view_free(&m->view);
@@ -98,7 +98,7 @@ void relay_msg_release(struct relay_msg *m)
     m->results = NULL;
 }
 
-int relay_msg_any(const struct relay_msg *m, int which)
+int relay_qmgr_msg_any(const struct relay_msg *m, int which)
 {
     for (unsigned i = 0; i < m->view.rcpt_count; i++)
         if ((int)m->results[i] == which)
@@ -106,11 +106,11 @@ int relay_msg_any(const struct relay_msg *m, int which)
     return 0;
 }
 
-int relay_msg_must_wait(const struct relay_msg *m)
+int relay_qmgr_msg_must_wait(const struct relay_msg *m)
 {
     if (m->flushed & RELAY_FLUSH_DEFER)
         return m->flush_failed; /* the expired recipients were returned */
-    return relay_msg_any(m, RCPT_DEFERRED) || m->flush_failed;
+    return relay_qmgr_msg_any(m, RCPT_DEFERRED) || m->flush_failed;
 }
 
 long relay_qmgr_wall_s(void)
@@ -121,7 +121,7 @@ long relay_qmgr_wall_s(void)
     return (long)tv.tv_sec;
 }
 
-void relay_msg_free(struct relay_msg *m)
+void relay_qmgr_msg_free(struct relay_msg *m)
 {
     struct relay_qmgr *q = m->relay->qm;
 
@@ -135,10 +135,10 @@ void relay_msg_free(struct relay_msg *m)
     pthread_mutex_unlock(&q->all_lock);
     pf_qfile_free(&m->qf);
     if (m->out) {
-        pf_spool_abort(m->out); /* only at exit can a file still be open here */
+        pf_spool_file_abort(m->out); /* only at exit can a file still be open here */
         free(m->out);
     }
-    relay_msg_release(m);
+    relay_qmgr_msg_release(m);
     if (m->retry_timer)
         event_free(m->retry_timer);
     free(m);
@@ -149,7 +149,7 @@ void relay_qmgr_free(struct relay *r)
     if (r->qm == NULL)
         return;
     while (r->qm->all)
-        relay_msg_free(r->qm->all);
+        relay_qmgr_msg_free(r->qm->all);
     if (r->qm->flow_timer)
         event_free(r->qm->flow_timer);
     pthread_mutex_destroy(&r->qm->all_lock);
@@ -158,7 +158,7 @@ void relay_qmgr_free(struct relay *r)
     r->qm = NULL;
 }
 
-void qmgr_take_stats(struct relay *r, struct relay_msg *m)
+void relay_qmgr_take_stats(struct relay *r, struct relay_msg *m)
 {
     pthread_mutex_lock(&r->stats_lock);
     pf_spool_stats_add(&r->stats.spool, &m->st);
@@ -173,8 +173,8 @@ static void step_work(struct io_job *job)
     m->step(m, job->thread);
 }
 
-void qmgr_submit(struct io_pool *pool, struct relay_msg *m, relay_spool_step *step,
-                 void (*done)(struct io_job *))
+void relay_qmgr_submit(struct io_pool *pool, struct relay_msg *m, relay_spool_step *step,
+                       void (*done)(struct io_job *))
 {
     m->step = step;
     m->job.work = step_work;
@@ -185,7 +185,7 @@ void qmgr_submit(struct io_pool *pool, struct relay_msg *m, relay_spool_step *st
     io_pool_submit(pool, &m->job);
 }
 
-void qmgr_push(struct relay_msg **head, struct relay_msg **tail, struct relay_msg *m)
+void relay_qmgr_push(struct relay_msg **head, struct relay_msg **tail, struct relay_msg *m)
 {
     m->next = NULL;
     if (*tail)
@@ -262,7 +262,7 @@ static void flow_release(struct relay *r, int expired_only)
     while (q->flow_head) {
         if (!take_token(q) && (!expired_only || now - q->flow_head->t_flow < delay))
             break;
-        qmgr_commit(r, flow_pop(q));
+        relay_cleanup_commit(r, flow_pop(q));
     }
     if (q->flow_head == NULL)
         evtimer_del(q->flow_timer);
@@ -284,14 +284,14 @@ static void flow_wait(struct relay *r, struct relay_msg *m)
 
     if (q->flow_head == NULL && take_token(q)) {
         q->flow_waiting--;
-        qmgr_commit(r, m);
+        relay_cleanup_commit(r, m);
         return;
     }
     if (q->flow_timer == NULL)
         q->flow_timer = evtimer_new(r->base, on_flow_timer, r);
     r->stats.flow_waits++;
     m->t_flow = clock_now_ns();
-    qmgr_push(&q->flow_head, &q->flow_tail, m);
+    relay_qmgr_push(&q->flow_head, &q->flow_tail, m);
     if (q->flow_head == m)
         arm_flow_timer(r);
 }
@@ -313,11 +313,11 @@ void relay_qmgr_enqueue(struct relay *r, struct relay_msg *m)
     struct relay_qmgr *q = r->qm;
 
     if (r->opts->in_flow_delay <= 0) {
-        qmgr_commit_here(r, m);
+        relay_cleanup_commit_here(r, m);
         return;
     }
     if (q->flow_waiting == 0 && take_token(q)) {
-        qmgr_commit_here(r, m);
+        relay_cleanup_commit_here(r, m);
         return;
     }
     q->flow_waiting++; /* before the post: later messages queue behind it */
@@ -334,12 +334,12 @@ void relay_qmgr_flow_flush(struct relay *r)
     struct relay_qmgr *q = r->qm;
 
     while (q->flow_head)
-        qmgr_commit(r, flow_pop(q));
+        relay_cleanup_commit(r, flow_pop(q));
     if (q->flow_timer)
         evtimer_del(q->flow_timer);
 }
 
-void qmgr_flow_put(struct relay *r, unsigned tokens)
+void relay_qmgr_flow_put(struct relay *r, unsigned tokens)
 {
     struct relay_qmgr *q = r->qm;
     unsigned t, limit = r->opts->in_flow_limit;
@@ -360,24 +360,25 @@ void relay_qmgr_found(void *ctx, const char *queue, const char *id, long mtime)
 {
     struct relay *r = ctx;
     struct relay_qmgr *q = r->qm;
-    struct relay_msg *m = relay_msg_new(r);
+    struct relay_msg *m = relay_qmgr_msg_new(r);
 
     snprintf(m->id, sizeof(m->id), "%s", id);
     r->stats.recovered++;
     if (r->stats.recovered_ns == 0)
         r->stats.recovered_ns = clock_now_ns();
-    if (strcmp(queue, "deferred") == 0) {
+    if (strcmp(queue, PF_QUEUE_DEFERRED) == 0) {
         long wait = mtime - relay_qmgr_wall_s();
         uint64_t delay = wait > 0 ? (uint64_t)wait * CLOCK_NS_PER_SEC : 0;
 
         m->queue = RELAY_Q_DEFERRED;
         m->attempts = 1;
         q->n_deferred++;
-        qmgr_schedule_retry(m, delay < r->opts->max_backoff_ns ? delay : r->opts->max_backoff_ns);
+        relay_attempt_schedule_retry(m, delay < r->opts->max_backoff_ns ? delay
+                                                                        : r->opts->max_backoff_ns);
     } else {
         m->queue = RELAY_Q_INCOMING;
         q->n_incoming++;
-        qmgr_push(&q->incoming_head, &q->incoming_tail, m);
+        relay_qmgr_push(&q->incoming_head, &q->incoming_tail, m);
     }
 }
 
@@ -412,11 +413,11 @@ void relay_qmgr_kick(struct relay *r)
         if (m->queue == RELAY_Q_INCOMING)
             q->n_incoming--;
         q->n_moving++;
-        qmgr_activate(r, m);
+        relay_attempt_activate(r, m);
     }
     /* All tokens back when nothing waits in incoming/, as Postfix's qmgr gives them. */
     if (q->incoming_head == NULL)
-        qmgr_flow_put(r, r->opts->in_flow_limit);
+        relay_qmgr_flow_put(r, r->opts->in_flow_limit);
     if (r->opts->hop_kind == RELAY_HOP_SMTP) {
         relay_smtp_deliver(r);
         return;
@@ -425,10 +426,10 @@ void relay_qmgr_kick(struct relay *r)
         relay_local_deliver(r, m);
 }
 
-void qmgr_ready(struct relay *r, struct relay_msg *m)
+void relay_qmgr_ready(struct relay *r, struct relay_msg *m)
 {
     pthread_mutex_lock(&r->qm->ready_lock);
-    qmgr_push(&r->qm->ready_head, &r->qm->ready_tail, m);
+    relay_qmgr_push(&r->qm->ready_head, &r->qm->ready_tail, m);
     r->qm->n_ready++;
     pthread_mutex_unlock(&r->qm->ready_lock);
     relay_qmgr_kick(r);
@@ -475,5 +476,5 @@ void relay_qmgr_depths(const struct relay *r, struct relay_qmgr_depths *d)
 
 int relay_qmgr_idle(const struct relay *r)
 {
-    return relay_loops_pending(r) == 0 && io_pool_pending(r->qmgr) == 0 && r->qm->n_delivering == 0;
+    return relay_loop_pending(r) == 0 && io_pool_pending(r->qmgr) == 0 && r->qm->n_delivering == 0;
 }

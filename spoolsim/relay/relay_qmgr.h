@@ -38,9 +38,9 @@ void relay_cleanup_write(struct relay_msg *m); /* m->qf's records so far */
 void relay_cleanup_abort(struct relay_msg *m); /* no job of m under way */
 /* The end of data: a flow token, then the commit on a cleanup thread. */
 void relay_qmgr_enqueue(struct relay *r, struct relay_msg *m);
-/* Recovery found a queued file (pf_spool_recover's callback; ctx is the relay). */
+/* Recovery found a queued file (pf_recover_spool's callback; ctx is the relay). */
 void relay_qmgr_found(void *ctx, const char *queue, const char *id, long mtime);
-void relay_qmgr_delivered(struct relay_msg *m); /* the next hop's answers are in m->results */
+void relay_attempt_delivered(struct relay_msg *m); /* the next hop's answers are in m->results */
 /* At exit, a delivery given up halfway: the message stays queued for the next start. */
 void relay_qmgr_abandoned(struct relay_msg *m);
 void relay_qmgr_kick(struct relay *r);
@@ -58,18 +58,18 @@ void relay_qmgr_depths(const struct relay *r, struct relay_qmgr_depths *d);
 /* The wait before attempt number `attempts + 1': doubling from --min-backoff. */
 uint64_t relay_qmgr_backoff_ns(const struct relay *r, unsigned attempts);
 /* Postfix's bounce notices are modelled: a spool that has them, without --no-bounces. */
-int relay_bounces(const struct relay *r);
+int relay_qmgr_bounces(const struct relay *r);
 
-struct relay_msg *relay_msg_new(struct relay *r);
-void relay_msg_free(struct relay_msg *m);
+struct relay_msg *relay_qmgr_msg_new(struct relay *r);
+void relay_qmgr_msg_free(struct relay_msg *m);
 /* Recipient i failed for m->reason (and m->hop_reply): kept for its log entry. */
-void relay_msg_note(struct relay_msg *m, unsigned i);
+void relay_qmgr_msg_note(struct relay_msg *m, unsigned i);
 /* The file as read, its view and this attempt's results and notes: gone. */
-void relay_msg_release(struct relay_msg *m);
+void relay_qmgr_msg_release(struct relay_msg *m);
 /* Some recipient's result in this attempt is `which' (an enum relay_rcpt_result). */
-int relay_msg_any(const struct relay_msg *m, int which);
+int relay_qmgr_msg_any(const struct relay_msg *m, int which);
 /* Some recipients wait for a retry: deferred, or bounced with no notification posted yet. */
-int relay_msg_must_wait(const struct relay_msg *m);
+int relay_qmgr_msg_must_wait(const struct relay_msg *m);
 /* The wall clock in whole seconds, as queue files' times are. */
 long relay_qmgr_wall_s(void);
 

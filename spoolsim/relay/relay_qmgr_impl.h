@@ -43,20 +43,21 @@ struct relay_qmgr {
 
 /* relay_qmgr.c */
 /* m's next step on a pool thread; done() then runs on the loop thread. */
-void qmgr_submit(struct io_pool *pool, struct relay_msg *m, relay_spool_step *step,
-                 void (*done)(struct io_job *));
-void qmgr_push(struct relay_msg **head, struct relay_msg **tail, struct relay_msg *m);
-void qmgr_take_stats(struct relay *r, struct relay_msg *m); /* what the job did to the spool */
-void qmgr_flow_put(struct relay *r, unsigned tokens);
+void relay_qmgr_submit(struct io_pool *pool, struct relay_msg *m, relay_spool_step *step,
+                       void (*done)(struct io_job *));
+void relay_qmgr_push(struct relay_msg **head, struct relay_msg **tail, struct relay_msg *m);
+void relay_qmgr_take_stats(struct relay *r,
+                           struct relay_msg *m); /* what the job did to the spool */
+void relay_qmgr_flow_put(struct relay *r, unsigned tokens);
 /* m, in active/ and read, is ready for a delivery agent: one is sought at once. */
-void qmgr_ready(struct relay *r, struct relay_msg *m);
+void relay_qmgr_ready(struct relay *r, struct relay_msg *m);
 
 /* relay_cleanup.c: the commit of a message that has its flow token */
-void qmgr_commit(struct relay *r, struct relay_msg *m);      /* on loop 0 */
-void qmgr_commit_here(struct relay *r, struct relay_msg *m); /* on m's loop */
+void relay_cleanup_commit(struct relay *r, struct relay_msg *m);      /* on loop 0 */
+void relay_cleanup_commit_here(struct relay *r, struct relay_msg *m); /* on m's loop */
 
 /* relay_attempt.c */
-void qmgr_activate(struct relay *r, struct relay_msg *m); /* from the incoming list */
-void qmgr_schedule_retry(struct relay_msg *m, uint64_t delay_ns);
+void relay_attempt_activate(struct relay *r, struct relay_msg *m); /* from the incoming list */
+void relay_attempt_schedule_retry(struct relay_msg *m, uint64_t delay_ns);
 
 #endif

@@ -239,14 +239,15 @@ static void set_reason(struct relay_msg *m, const struct relay_conn *c, const ch
 
 static void on_delivered_post(struct mailbox_item *item)
 {
-    relay_qmgr_delivered((struct relay_msg *)((char *)item - offsetof(struct relay_msg, posted)));
+    relay_attempt_delivered(
+        (struct relay_msg *)((char *)item - offsetof(struct relay_msg, posted)));
 }
 
 /* m's attempt is over: to the queue manager, on loop 0. */
 static void hand_back(struct relay_loop *loop, struct relay_msg *m)
 {
     if (loop->index == 0) {
-        relay_qmgr_delivered(m);
+        relay_attempt_delivered(m);
         return;
     }
     m->posted.run = on_delivered_post;
@@ -270,7 +271,7 @@ static void settle(struct relay_msg *m, enum relay_rcpt_result from, enum relay_
         if (!m->view.rcpts[i].done && m->results[i] == from) {
             m->results[i] = to;
             if (to != RCPT_SENT)
-                relay_msg_note(m, i);
+                relay_qmgr_msg_note(m, i);
         }
 }
 
@@ -509,7 +510,7 @@ static void text_from_memory(struct relay_conn *c)
 
 static void stream_free(struct relay *r, struct text_stream *ts)
 {
-    pf_spool_reader_close(&ts->rd);
+    pf_spool_file_reader_close(&ts->rd);
     pthread_mutex_lock(&r->stats_lock);
     pf_spool_stats_add(&r->stats.spool, &ts->st);
     pthread_mutex_unlock(&r->stats_lock);
@@ -523,13 +524,13 @@ static void stream_work(struct io_job *job)
 
     if (!ts->opened) {
         ts->opened = 1;
-        ts->status = pf_spool_reader_open(ts->spool, ts->id, ts->start, ts->end, RELAY_TEXT_WINDOW,
-                                          &ts->rd, &ts->st);
+        ts->status = pf_spool_file_reader_open(ts->spool, ts->id, ts->start, ts->end,
+                                               RELAY_TEXT_WINDOW, &ts->rd, &ts->st);
         ts->err = errno;
         if (ts->status != 0)
             return;
     }
-    ts->status = pf_spool_reader_fill(&ts->rd);
+    ts->status = pf_spool_file_reader_fill(&ts->rd);
     ts->err = errno;
 }
 
@@ -820,7 +821,7 @@ static void handle_reply(struct relay_conn *c)
         } else {
             set_reason(m, c, c->reply.text);
             m->results[c->rcpt] = failure;
-            relay_msg_note(m, c->rcpt);
+            relay_qmgr_msg_note(m, c->rcpt);
         }
         c->rcpt = next_rcpt(m, c->rcpt + 1);
         after_envelope_reply(c);

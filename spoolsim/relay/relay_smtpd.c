@@ -358,7 +358,7 @@ static const char *client_name(const struct relay_session *s)
 
 static struct relay_msg *new_message(struct relay_session *s)
 {
-    struct relay_msg *m = relay_msg_new(s->relay);
+    struct relay_msg *m = relay_qmgr_msg_new(s->relay);
     struct timeval now;
 
     m->loop = s->loop;

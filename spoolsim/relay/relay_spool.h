@@ -1,14 +1,15 @@
 /*
  * relay_spool - the relay's spool behind one table of functions.
  *
- * Where the relay keeps a message is one of two backends, chosen once
- * from the profile at start (relay_spool_of(), as OpenSMTPD's
- * queue_backend.c picks fs, ram or proc): `postfix' (relay_spool_postfix.c)
+ * Where the relay keeps a message is one of two tables, chosen once from
+ * the profile at start (relay_spool_of()): `postfix' (relay_spool_postfix.c)
  * keeps it in a Postfix queue file through pf_spool, with bounce and defer
- * logs and recovery after a crash; `profile' (relay_spool_profile.c) makes
- * another MTA's file work through common/spool's table runner and keeps the
- * message itself in memory. The queue manager calls the table and never
- * asks which profile it is.
+ * logs and recovery after a crash; `runner' (relay_spool_runner.c) keeps
+ * the message itself in memory and makes its profile's file work through
+ * common/spool's backend for it (spool_backend.h: table or null). This is
+ * not a second choice of backend: the profile's backend is common/spool's,
+ * the relay only chooses whether it is its own queue. The queue manager
+ * calls the table and never asks which profile it is.
  *
  * Functions marked "pool" run on an io_pool thread and touch only their
  * message and the spool; they answer in m->job_status (and m->job_errno,
@@ -41,9 +42,9 @@ typedef void relay_spool_step(struct relay_msg *m, unsigned thread);
 
 struct relay_spool {
     const char *name;
-    int streams;               /* the file is made at the first RCPT, written as the text comes */
-    int bounces;               /* Postfix's bounce and defer logs and notifications */
-    int fsyncs_live;           /* its fsyncs are counted on the loop thread: on the timeline */
+    int streams;     /* the file is made at the first RCPT, written as the text comes */
+    int bounces;     /* Postfix's bounce and defer logs and notifications */
+    int fsyncs_live; /* its fsyncs are counted on the loop thread: on the timeline */
 
     /* Set-up before service (-1 and err on failure), the state left by a crash, tear-down. */
     int (*open)(struct relay *r, char *err, size_t errlen);
@@ -90,9 +91,9 @@ struct relay_spool {
 };
 
 extern const struct relay_spool relay_spool_postfix;
-extern const struct relay_spool relay_spool_profile;
+extern const struct relay_spool relay_spool_runner;
 
-/* The backend that keeps profile p's messages (common/spool's choice for it). */
+/* The table that keeps profile p's messages: postfix for the postfix backend, else runner. */
 const struct relay_spool *relay_spool_of(const struct profile *p);
 
 #endif

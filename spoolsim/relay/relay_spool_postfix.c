@@ -9,7 +9,7 @@
  * finished recipient D in place; at the end of the attempt the queue
  * manager sends a bounce log (or, past --max-lifetime, the defer log) to
  * the bounce service, then unlinks the file or stamps its retry time and
- * moves it to deferred/. At start pf_spool_recover() hands back what a
+ * moves it to deferred/. At start pf_recover_spool() hands back what a
  * previous run left.
  */
 #include "config.h"
@@ -38,7 +38,7 @@ static void pf_recover(struct relay *r)
     struct pf_recovery rec;
     char err[512];
 
-    if (pf_spool_recover(&r->spool, relay_qmgr_found, r, &rec, err, sizeof(err)) != 0)
+    if (pf_recover_spool(&r->spool, relay_qmgr_found, r, &rec, err, sizeof(err)) != 0)
         msg_fatal("recovery of %s: %s", r->spool.dir, err);
     if (r->opts->quiet)
         return;
@@ -57,7 +57,7 @@ static void pf_close(struct relay *r)
 
 static const char *pf_sync_name_of(const struct relay_options *opts)
 {
-    return pf_sync_name(opts->sync);
+    return pf_spool_sync_name(opts->sync);
 }
 
 static int pf_profile_ops(const struct relay *r, uint64_t ops[OP_KIND_COUNT])
@@ -73,29 +73,29 @@ static void pf_stream_open(struct relay_msg *m, unsigned thread)
 {
     (void)thread;
     /* The envelope's first records wait in the 4 KiB buffer, as in cleanup's VSTREAM. */
-    m->job_status = pf_spool_create(&m->relay->spool, m->out, m->id, sizeof(m->id), &m->st);
+    m->job_status = pf_spool_file_create(&m->relay->spool, m->out, m->id, sizeof(m->id), &m->st);
     if (m->job_status == 0)
-        m->job_status = pf_spool_append(m->out, m->qf.buf, m->qf.len, &m->st);
+        m->job_status = pf_spool_file_append(m->out, m->qf.buf, m->qf.len, &m->st);
     m->job_errno = errno;
 }
 
 static void pf_stream_write(struct relay_msg *m, unsigned thread)
 {
     (void)thread;
-    m->job_status = pf_spool_append(m->out, m->qf.buf, m->qf.len, &m->st);
+    m->job_status = pf_spool_file_append(m->out, m->qf.buf, m->qf.len, &m->st);
     m->job_errno = errno;
 }
 
 static void pf_stream_abort(struct relay_msg *m, unsigned thread)
 {
     (void)thread;
-    pf_spool_abort(m->out);
+    pf_spool_file_abort(m->out);
 }
 
 static void pf_assign_id(struct relay *r, struct relay_msg *m)
 {
     (void)r;
-    (void)m; /* pf_spool_create() named it after its inode at the first RCPT */
+    (void)m; /* pf_spool_file_create() named it after its inode at the first RCPT */
 }
 
 static void pf_commit(struct relay_msg *m, unsigned thread)
@@ -106,9 +106,9 @@ static void pf_commit(struct relay_msg *m, unsigned thread)
     relay_model_spend(m->relay->model, COST_RECEIVE, m->qf.content_bytes, m->qf.rcpt_count);
     /* The rest of the text and the end records, then the C record, the mark, the sync. */
     pf_qfile_size_record(&m->qf, size_record);
-    m->job_status = pf_spool_append(m->out, m->qf.buf, m->qf.len, &m->st);
+    m->job_status = pf_spool_file_append(m->out, m->qf.buf, m->qf.len, &m->st);
     if (m->job_status == 0)
-        m->job_status = pf_spool_commit(&m->relay->spool, m->out, size_record, &m->st);
+        m->job_status = pf_spool_file_commit(&m->relay->spool, m->out, size_record, &m->st);
     m->job_errno = errno;
 }
 
@@ -133,7 +133,7 @@ static int read_active(struct relay_msg *m, char **file, size_t *len, struct pf_
     uint64_t gap;
 
     /* A large file's content stays on disk: its delivery reads it a window at a time. */
-    if (pf_spool_read_envelope(sp, m->id, RELAY_TEXT_WINDOW, file, len, &gap, &m->st) != 0) {
+    if (pf_spool_file_read_envelope(sp, m->id, RELAY_TEXT_WINDOW, file, len, &gap, &m->st) != 0) {
         m->job_errno = errno;
         if (errno != EFBIG && errno != EINVAL && errno != ELOOP)
             return -1; /* out of descriptors, say: the file is fine, try again later */
@@ -146,25 +146,26 @@ static int read_active(struct relay_msg *m, char **file, size_t *len, struct pf_
         else
             snprintf(m->job_err, sizeof(m->job_err), "not a regular file; not opened");
         *len = 0;
-        pf_spool_corrupt(sp, "active", m->id);
+        pf_spool_file_corrupt(sp, PF_QUEUE_ACTIVE, m->id);
         return -2;
     }
     if (pf_qfile_read_envelope(*file, *len, gap, view, m->job_err, sizeof(m->job_err)) != 0) {
         /* qmgr keeps what it cannot read in corrupt/, for a human to look at */
         free(*file);
         *file = NULL;
-        pf_spool_corrupt(sp, "active", m->id);
+        pf_spool_file_corrupt(sp, PF_QUEUE_ACTIVE, m->id);
         return -2;
     }
     /* A new attempt: the old defer log goes (for a new message, an ENOENT), as in qmgr. */
-    pf_spool_log_remove(sp, "defer", m->id, &m->st);
+    pf_spool_file_log_remove(sp, PF_QUEUE_DEFER, m->id, &m->st);
     return 0;
 }
 
 static void pf_activate(struct relay_msg *m, unsigned thread)
 {
     (void)thread;
-    if (pf_spool_activate(&m->relay->spool, m->id, m->queue == RELAY_Q_DEFERRED, &m->st) != 0) {
+    if (pf_spool_file_activate(&m->relay->spool, m->id, m->queue == RELAY_Q_DEFERRED, &m->st) !=
+        0) {
         m->job_status = -1;
         m->job_errno = errno;
         return;
@@ -180,7 +181,7 @@ static void pf_activate(struct relay_msg *m, unsigned thread)
 static void pf_quarantine(struct relay_msg *m, unsigned thread)
 {
     (void)thread;
-    m->job_status = pf_spool_corrupt(&m->relay->spool, "active", m->id);
+    m->job_status = pf_spool_file_corrupt(&m->relay->spool, PF_QUEUE_ACTIVE, m->id);
     m->job_errno = errno;
 }
 
@@ -265,9 +266,9 @@ static void pf_record(struct relay_msg *m, unsigned thread)
     char *text;
 
     relay_model_spend(m->relay->model, COST_DELIVER, m->view.content_bytes, m->view.rcpt_count);
-    if (relay_msg_any(m, RCPT_BOUNCED)) {
+    if (relay_qmgr_msg_any(m, RCPT_BOUNCED)) {
         text = log_text(m, RCPT_BOUNCED, "failed");
-        if (pf_spool_log_append(sp, "bounce", m->id, text, &m->st) == 0) {
+        if (pf_spool_file_log_append(sp, PF_QUEUE_BOUNCE, m->id, text, &m->st) == 0) {
             bounce_logged = 1;
         } else {
             /* As Postfix's agents do: a bounce that cannot be logged is deferred instead. */
@@ -279,9 +280,9 @@ static void pf_record(struct relay_msg *m, unsigned thread)
         }
         free(text);
     }
-    if (relay_msg_any(m, RCPT_DEFERRED)) {
+    if (relay_qmgr_msg_any(m, RCPT_DEFERRED)) {
         text = log_text(m, RCPT_DEFERRED, "delayed");
-        if (pf_spool_log_append(sp, "defer", m->id, text, &m->st) != 0) {
+        if (pf_spool_file_log_append(sp, PF_QUEUE_DEFER, m->id, text, &m->st) != 0) {
             m->job_status = -1;
             m->job_errno = errno;
         }
@@ -291,7 +292,7 @@ static void pf_record(struct relay_msg *m, unsigned thread)
         int finished =
             m->results[i] == RCPT_SENT || (m->results[i] == RCPT_BOUNCED && bounce_logged);
 
-        if (finished && pf_spool_mark_done(sp, m->id, m->view.rcpts[i].offset, &m->st) != 0) {
+        if (finished && pf_spool_file_mark_done(sp, m->id, m->view.rcpts[i].offset, &m->st) != 0) {
             m->job_status = -1;
             m->job_errno = errno;
         }
@@ -310,16 +311,17 @@ static void pf_retire(struct relay_msg *m, unsigned thread)
 
     (void)thread;
     m->flush = 0;
-    if (relay_bounces(m->relay)) {
+    if (relay_qmgr_bounces(m->relay)) {
         off_t size;
 
         if (!(m->flushed & RELAY_FLUSH_BOUNCE) &&
-            pf_spool_log_stat(sp, "bounce", m->id, &size, &m->st)) {
+            pf_spool_file_log_stat(sp, PF_QUEUE_BOUNCE, m->id, &size, &m->st)) {
             if (size > 0) {
                 m->flush = RELAY_FLUSH_BOUNCE;
                 return;
             }
-            pf_spool_log_remove(sp, "bounce", m->id, &m->st); /* an append that failed */
+            pf_spool_file_log_remove(sp, PF_QUEUE_BOUNCE, m->id,
+                                     &m->st); /* an append that failed */
         }
         m->flushed |= RELAY_FLUSH_BOUNCE;
         if (m->expired && !m->flush_failed && !(m->flushed & RELAY_FLUSH_DEFER)) {
@@ -327,25 +329,26 @@ static void pf_retire(struct relay_msg *m, unsigned thread)
             return;
         }
     }
-    if (relay_msg_must_wait(m)) {
+    if (relay_qmgr_msg_must_wait(m)) {
         uint64_t backoff = relay_qmgr_backoff_ns(m->relay, m->attempts);
 
-        m->job_status = pf_spool_defer(
+        m->job_status = pf_spool_file_defer(
             sp, m->id, relay_qmgr_wall_s() + (long)(backoff / CLOCK_NS_PER_SEC), &m->st);
         m->job_errno = errno;
         return;
     }
     /* --no-bounces: the file and its bounce log go, and no notification is made */
-    if (!relay_bounces(m->relay) && pf_spool_log_exists(sp, "bounce", m->id, &m->st))
-        pf_spool_log_remove(sp, "bounce", m->id, &m->st);
-    m->job_status = pf_spool_remove(sp, m->id, &m->st);
+    if (!relay_qmgr_bounces(m->relay) &&
+        pf_spool_file_log_exists(sp, PF_QUEUE_BOUNCE, m->id, &m->st))
+        pf_spool_file_log_remove(sp, PF_QUEUE_BOUNCE, m->id, &m->st);
+    m->job_status = pf_spool_file_remove(sp, m->id, &m->st);
     m->job_errno = errno;
 }
 
 /* A deferred message is read again from deferred/ at its retry. */
 static void pf_park(struct relay_msg *m)
 {
-    relay_msg_release(m);
+    relay_qmgr_msg_release(m);
 }
 
 static enum relay_spool_next pf_retry(struct relay_msg *m)
@@ -359,7 +362,7 @@ static enum relay_spool_next pf_retry(struct relay_msg *m)
 /* Never read (its reading failed), or its move to deferred/ failed: read it again. */
 static int pf_must_reread(const struct relay_msg *m)
 {
-    return m->file == NULL || relay_msg_any(m, RCPT_DEFERRED);
+    return m->file == NULL || relay_qmgr_msg_any(m, RCPT_DEFERRED);
 }
 
 /*
@@ -381,7 +384,7 @@ static void pf_reread(struct relay_msg *m, unsigned thread)
 
     if ((m->job_status = read_active(m, &file, &len, &view)) != 0)
         return;
-    relay_msg_release(m);
+    relay_qmgr_msg_release(m);
     m->file = file;
     m->file_len = len;
     m->view = view;

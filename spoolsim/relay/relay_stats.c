@@ -83,7 +83,7 @@ void relay_stats_sample(struct relay *r)
     sysusage_sample(&s->sys, &r->kthreads, r->has_disk ? r->disk_stat : NULL);
     s->self_cpu_ns = self_cpu_ns();
     s->qmgr_busy_ns = r->qmgr && r->qmgr != r->cleanup ? io_pool_busy_ns(r->qmgr) : 0;
-    s->loop_cpu_ns = cpu_thread_ns();
+    s->loop_cpu_ns = cpu_burn_thread_ns();
 }
 
 /*
@@ -396,7 +396,7 @@ void relay_stats_print(const struct relay *r, FILE *fp)
     }
     print_report(r, mem);
     fclose(mem);
-    report_print_marked(fp, report_sync_mark(sync_name(r)), text);
+    report_mark_print(fp, report_mark_sync(sync_name(r)), text);
     free(text);
 }
 
@@ -472,7 +472,7 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     json_uint(&w, "bounced", st->bounced);
     json_uint(&w, "mail_loops", st->loops);
     json_uint(&w, "expired", st->expired);
-    json_bool(&w, "bounces_modelled", relay_bounces(r));
+    json_bool(&w, "bounces_modelled", relay_qmgr_bounces(r));
     json_uint(&w, "bounces_sent", st->bounces_sent);
     json_uint(&w, "bounces_delivered", st->bounces_delivered);
     json_uint(&w, "bounces_discarded", st->bounces_discarded);

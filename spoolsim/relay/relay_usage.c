@@ -80,7 +80,7 @@ int relay_usage_busy(const struct relay *r, struct utilization *u, double *qmgr_
     double dt, hz = (double)sysusage_hz(), total;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
 
-    utilization_init(u);
+    bottleneck_utilization_init(u);
     if (st->sample_count < 2)
         return -1;
     if (relay_stats_busy_span(r, &from, &to) == 0) {
@@ -104,9 +104,9 @@ int relay_usage_busy(const struct relay *r, struct utilization *u, double *qmgr_
         double kernel = (double)(b->sys.kernel_ticks - a->sys.kernel_ticks) / hz / dt;
         double others = u->machine_busy * u->cores - relay - kernel;
 
-        utilization_add(u, "relay", relay);
-        utilization_add(u, "kernel storage threads", kernel);
-        utilization_add(u, "everything else", others > 0 ? others : 0);
+        bottleneck_utilization_add(u, "relay", relay);
+        bottleneck_utilization_add(u, "kernel storage threads", kernel);
+        bottleneck_utilization_add(u, "everything else", others > 0 ? others : 0);
     }
     if (r->has_disk && a->sys.has_disk && b->sys.has_disk)
         u->disk_busy = (double)(b->sys.disk.busy_ms - a->sys.disk.busy_ms) / 1e3 / dt;

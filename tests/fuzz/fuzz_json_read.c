@@ -93,11 +93,11 @@ static void check_members(const char *text)
     char key[16], by_index[16];
     int whole;
 
-    if (json_members_begin(&it, text, NULL) != 0) {
+    if (json_read_members_begin(&it, text, NULL) != 0) {
         FUZZ_CHECK(json_read_key(text, NULL, 0, key, sizeof(key)) == -1);
         return;
     }
-    while ((whole = json_members_next(&it, key, sizeof(key), &off, &len)) >= 0) {
+    while ((whole = json_read_members_next(&it, key, sizeof(key), &off, &len)) >= 0) {
         int rc = json_read_key(text, NULL, n, by_index, sizeof(by_index));
 
         FUZZ_CHECK(off < text_len && len > 0 && off + len <= text_len);

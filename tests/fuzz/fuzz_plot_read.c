@@ -32,7 +32,7 @@ static void check_sweep_line(const struct plot_sweep *sw)
         FUZZ_CHECK(sw->offered[i - 1] <= sw->offered[i]);
         distinct += sw->offered[i - 1] != sw->offered[i];
     }
-    points = plot_sweep_line(sw, sw->delivered, x, y);
+    points = plot_data_sweep_line(sw, sw->delivered, x, y);
     FUZZ_CHECK(points == distinct);
     for (size_t i = 1; i < points; i++)
         FUZZ_CHECK(x[i - 1] < x[i]);
@@ -52,28 +52,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct svg s;
     char *doc;
 
-    (void)plot_check_schema(text, err, sizeof(err));
-    plot_label(text, "fuzz.json", label, sizeof(label));
+    (void)plot_data_check_schema(text, err, sizeof(err));
+    plot_data_label(text, "fuzz.json", label, sizeof(label));
     svg_init(&s);
-    if (plot_read_sweep(text, &sw[0], err, sizeof(err)) == 0) {
-        FUZZ_CHECK(plot_read_sweep(text, &sw[1], err, sizeof(err)) == 0);
+    if (plot_data_read_sweep(text, &sw[0], err, sizeof(err)) == 0) {
+        FUZZ_CHECK(plot_data_read_sweep(text, &sw[1], err, sizeof(err)) == 0);
         check_sweep_line(&sw[0]);
-        plot_draw_sweep(&s, 0, PLOT_WIDTH, sw, 2);
-        plot_sweep_free(&sw[0]);
-        plot_sweep_free(&sw[1]);
+        plot_sweep_draw(&s, 0, PLOT_WIDTH, sw, 2);
+        plot_data_sweep_free(&sw[0]);
+        plot_data_sweep_free(&sw[1]);
     }
-    if (plot_read_timeline(text, &tl, err, sizeof(err)) == 0) {
+    if (plot_data_read_timeline(text, &tl, err, sizeof(err)) == 0) {
         plot_draw_timeline(&s, 0, PLOT_WIDTH, &tl, 1);
-        plot_timeline_free(&tl);
+        plot_data_timeline_free(&tl);
     }
-    if (plot_read_latency(text, label, &curves, &ncurves, err, sizeof(err)) == 0)
+    if (plot_data_read_latency(text, label, &curves, &ncurves, err, sizeof(err)) == 0)
         plot_draw_latency(&s, 0, PLOT_WIDTH, curves, ncurves, 1);
     for (size_t i = 0; i < ncurves; i++)
-        plot_curve_free(&curves[i]);
+        plot_data_curve_free(&curves[i]);
     free(curves);
-    if (plot_read_ab(text, &ab, err, sizeof(err)) == 0) {
+    if (plot_data_read_ab(text, &ab, err, sizeof(err)) == 0) {
         plot_draw_ab(&s, 0, PLOT_WIDTH, &ab, 1);
-        plot_ab_free(&ab);
+        plot_data_ab_free(&ab);
     }
     doc = svg_document(&s, PLOT_WIDTH, 100, "fuzz", &len);
     FUZZ_CHECK(strlen(doc) == len);

@@ -87,7 +87,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fuzz_buf_put(&script, p, len);
         p += len;
     }
-    pm_session_init(&s, devnull, devnull);
+    pm_command_session_init(&s, devnull, devnull);
     s.progress = 0;
     if (script.len > 0) {
         in = fmemopen(script.data, script.len, "r");
@@ -96,7 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fclose(in);
     }
     check_session(&s);
-    pm_session_free(&s);
+    pm_command_session_free(&s);
     free(script.data);
     return 0;
 }

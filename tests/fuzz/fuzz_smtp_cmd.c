@@ -50,8 +50,8 @@ static void check_parse(const char *line, size_t len, struct smtp_cmd *cmd, int 
 {
     FUZZ_CHECK(rc == 0 || rc == 501 || rc == 502 || rc == 555);
     FUZZ_CHECK((rc == 502) == (cmd->verb == SMTP_VERB_UNKNOWN));
-    FUZZ_CHECK(smtp_verb_lookup(smtp_verb_name(cmd->verb), strlen(smtp_verb_name(cmd->verb))) ==
-               cmd->verb);
+    FUZZ_CHECK(smtp_cmd_verb_lookup(smtp_cmd_verb_name(cmd->verb),
+                                    strlen(smtp_cmd_verb_name(cmd->verb))) == cmd->verb);
     if (rc != 0) {
         char code[4];
 

@@ -13,7 +13,9 @@ crash_need_machine() {
 
 # crash_nothing_left DIR: no mount under DIR, no loop device on a file
 # under it, no spoolsim-recorder, relay, sink or source running with it
-# in their command line, and nothing left in DIR.
+# in their command line, and nothing left in DIR. (spoolsim crash mounts in
+# a namespace of its own, which the test's shell does not see: its mounts
+# are gone when no process of it is left, which pgrep checks.)
 crash_nothing_left() {
     local dir=$1 ok=0
     if grep -q " $dir/" /proc/self/mountinfo; then

@@ -65,6 +65,48 @@ small_tmpfs() {
     trap "unmount_and_cleanup '$1'" EXIT
 }
 
+# netns_hosts N: N network namespaces as hosts, each with its own address
+# on a bridge to this one, all removed at the test's exit (the EXIT trap
+# becomes netns_cleanup). Host I is namespace ${NETNS_TAG}I at
+# $NETNS_NET.$((10 + I)); this one is $NETNS_NET.1 on the bridge. Returns 1,
+# having made nothing, where it cannot (not root, no ip netns); 2 when a
+# step failed (its message above).
+NETNS=""
+NETNS_BR=""
+NETNS_TAG="ssm$$"
+netns_hosts() {
+    local n=$1 i try
+    [ "$(id -u)" = 0 ] && command -v ip >/dev/null && ip netns add "${NETNS_TAG}t" 2>/dev/null || return 1
+    ip netns del "${NETNS_TAG}t"
+    trap netns_cleanup EXIT
+    # a /24 of 10.x.y.0 from the PID, so that tests run at once do not collide;
+    # the next one if another test has it
+    for try in 0 1 2 3 4 5 6 7; do
+        NETNS_NET="10.$((200 + ($$ + try) % 50)).$(((($$ + try) / 50) % 250))"
+        ip -o addr show | grep -q " $NETNS_NET\." || break
+    done
+    NETNS_BR="${NETNS_TAG}br"
+    ip link add "$NETNS_BR" type bridge && ip addr add "$NETNS_NET.1/24" dev "$NETNS_BR" &&
+        ip link set "$NETNS_BR" up || return 2
+    for i in $(seq 1 "$n"); do
+        ip netns add "$NETNS_TAG$i" || return 2
+        NETNS="$NETNS $NETNS_TAG$i"
+        ip link add "${NETNS_TAG}h$i" type veth peer name eth0 netns "$NETNS_TAG$i" &&
+            ip link set "${NETNS_TAG}h$i" master "$NETNS_BR" up &&
+            ip -n "$NETNS_TAG$i" addr add "$NETNS_NET.$((10 + i))/24" dev eth0 &&
+            ip -n "$NETNS_TAG$i" link set eth0 up &&
+            ip -n "$NETNS_TAG$i" link set lo up || return 2
+    done
+}
+netns_cleanup() {
+    local ns
+    [ "$BASHPID" = "$MAIN_PID" ] || return 0
+    stop_all
+    for ns in $NETNS; do ip netns del "$ns" 2>/dev/null; done
+    [ -n "$NETNS_BR" ] && ip link del "$NETNS_BR" 2>/dev/null
+    cleanup
+}
+
 # check DESCRIPTION COMMAND...: run a check and count the result.
 check() {
     local what=$1

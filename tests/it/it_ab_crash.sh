@@ -59,8 +59,12 @@ check "... and why (tmpfs)" grep -q 'tmpfs' "$WORK/t.out"
 timeout 600 env TMPDIR="$WORK/tmp" "$RELAY" ab -n 2 --warmup 0 --crash 200 "$MNT_A" "$MNT_B" -- relay -d 1 \
     >"$WORK/int.out" 2>"$WORK/int.err" &
 pid=$!
-started() { grep -q " $WORK/tmp/" /proc/self/mountinfo; }
+# (its mounts are in a mount namespace of its own, out of sight: its loop device is not)
+started() { losetup -l -n -O BACK-FILE 2>/dev/null | grep -q "$WORK/tmp/"; }
 if wait_until 300 started; then
+    # (a namespace another program makes meanwhile must not take a copy of them)
+    check "its mounts are in a namespace of its own" \
+        sh -c "! grep -q ' $WORK/tmp/' /proc/self/mountinfo"
     kill -INT $pid
     wait $pid 2>/dev/null
     echo $? >"$WORK/int.rc"

@@ -4,7 +4,7 @@
 # --harness-threads: passed to smtp-source and smtp-sink as --threads (their
 # JSON says so), exactly once still, a bad value a usage error before
 # anything starts. When the harness is the limit is decided by
-# harness_verdict(), tested with fixed figures in tests/unit/check_bottleneck.c;
+# bottleneck_harness_verdict(), tested with fixed figures in tests/unit/check_bottleneck.c;
 # here only that a warning, if a run gives one, is the same in both reports.
 . "${top_srcdir:-.}/tests/helpers/lib.sh"
 

@@ -14,46 +14,23 @@
 S="$top_builddir/spoolsim/spoolsim"
 
 N=3
-NS=""  # the namespaces made, for the trap
-BR=""  # the bridge
-TAG="ssm$$"
-ns_cleanup() {
-    local ns
-    stop_all
-    for ns in $NS; do ip netns del "$ns" 2>/dev/null; done
-    [ -n "$BR" ] && ip link del "$BR" 2>/dev/null
-    cleanup
-}
-trap ns_cleanup EXIT
-
 # run_on I COMMAND...: COMMAND as host I (in its namespace, or here).
 run_on() {
     local i=$1
     shift
-    if [ -n "$NS" ]; then ip netns exec "$TAG$i" "$@"; else "$@"; fi
+    if [ -n "$NETNS" ]; then ip netns exec "$NETNS_TAG$i" "$@"; else "$@"; fi
 }
 
 LISTEN=127.0.0.1
-if [ "$(id -u)" = 0 ] && command -v ip >/dev/null && ip netns add "${TAG}t" 2>/dev/null; then
-    ip netns del "${TAG}t"
-    # a /24 of 10.x.y.0 from the PID, so that tests run at once do not collide
-    NET="10.$((200 + $$ % 50)).$((($$ / 50) % 250))"
-    BR="${TAG}br"
-    ip link add "$BR" type bridge && ip addr add "$NET.1/24" dev "$BR" && ip link set "$BR" up || exit 1
-    for i in $(seq 1 $N); do
-        ip netns add "$TAG$i" || exit 1
-        NS="$NS $TAG$i"
-        ip link add "${TAG}h$i" type veth peer name eth0 netns "$TAG$i" &&
-            ip link set "${TAG}h$i" master "$BR" up &&
-            ip -n "$TAG$i" addr add "$NET.$((10 + i))/24" dev eth0 &&
-            ip -n "$TAG$i" link set eth0 up &&
-            ip -n "$TAG$i" link set lo up || exit 1
-    done
-    LISTEN="$NET.1"
-    echo "# $N network namespaces as the hosts: $NET.11-$NET.$((10 + N)) on bridge $BR, sink at $LISTEN"
-else
-    echo "# SKIP (namespaces): not root, or no ip netns here: the $N sources all run on 127.0.0.1"
-fi
+netns_hosts $N
+case $? in
+0)
+    LISTEN="$NETNS_NET.1"
+    echo "# $N network namespaces as the hosts: $NETNS_NET.11-$NETNS_NET.$((10 + N)) on bridge $NETNS_BR, sink at $LISTEN"
+    ;;
+1) echo "# SKIP (namespaces): not root, or no ip netns here: the $N sources all run on 127.0.0.1" ;;
+*) exit 1 ;;
+esac
 
 # Bad options of smtp-source first: nothing may start.
 to "$WORK/past.out" "$SOURCE" --start-at 2001-01-01T00:00:00Z -m 1 127.0.0.1:1

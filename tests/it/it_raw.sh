@@ -22,6 +22,14 @@ check "deferrals and queue depth" to "$WORK/defer.out" timeout 60 "$RELAY" raw -
 deferrals=$(json_get "$WORK/defer.json" deferrals)
 check "about a quarter deferred ($deferrals of 400)" test "$deferrals" -ge 50 -a "$deferrals" -le 150
 check "all delivered in the end" test "$(json_get "$WORK/defer.json" delivered)" = 400
+# --defer defers a message once, whatever the backend: the null one, whose
+# phases do nothing, once deferred the same message again and again.
+for p in postfix null; do
+    check "$p: --defer 100 defers each message once" to "$WORK/$p.d100.out" timeout 30 "$RELAY" raw \
+        --dir "$DIR" -p "$p" -m 50 -w 2 --defer 100 -q --json "$WORK/$p.d100.json"
+    check "  $p: 50 deferrals" test "$(json_get "$WORK/$p.d100.json" deferrals)" = 50
+    check "  $p: 50 delivered" test "$(json_get "$WORK/$p.d100.json" delivered)" = 50
+done
 check "--sync none: marked on every line" to "$WORK/none.out" "$RELAY" raw --dir "$DIR" -p exim \
     -m 50 -w 2 --sync none -q
 check "  every line" test -z "$(grep -v '^\[sync none\] ' "$WORK/none.out")"

@@ -154,6 +154,44 @@ sys.exit(not (m['this_machine'] is True and 'warning' not in m))" "$WORK/cached.
 check "calibrate --if-needed has nothing to do then" \
     sh -c "SPOOLSIM_CALIBRATE_SCRIPT=/bin/false '$RELAY' calibrate postfix --if-needed 2>'$WORK/ifneeded.err'"
 check "and says why" grep -q "is this machine's already" "$WORK/ifneeded.err"
+# A machine that really changed: this one with every system call dearer
+# (bench/syscall-tax.py: seccomp filters of no-op instructions; the CPU's
+# name, the kernel and user-space speed stay as they were). The cached
+# model, whose costs are this machine's untaxed, is not taken for it.
+tax=(python3 "$top_srcdir/bench/syscall-tax.py" -n 12000)
+if "${tax[@]}" true 2>"$WORK/tax.err"; then
+    timeout 120 "${tax[@]}" "$RELAY" relay --listen 127.0.0.1:0 --port-file "$WORK/taxed.port" \
+        --spool "$WORK/taxed.spool" --next-hop discard --model postfix 2>"$WORK/taxed.err" &
+    taxed_pid=$!
+    PIDS="$PIDS $taxed_pid"
+    wait_until 100 test -s "$WORK/taxed.port"
+    stop "$taxed_pid"
+    check "the same host with dearer system calls is not the cached model's machine" \
+        grep -q "the same CPU and kernel, but system work costs differ: here against there .*system call [0-9.]*x" \
+        "$WORK/taxed.err"
+else
+    echo "SKIP: no seccomp filters here ($(cat "$WORK/tax.err")): the taxed machine is not checked"
+fi
+# A model that counts its classes' system calls has the relay make them for
+# real: 300 a message for cleanup, none of the relay's own to take off.
+python3 - "$WORK/machine.json" "$WORK/calls-model.json" "$top_srcdir/data/postfix-model.json" <<'PY'
+import json, sys
+model = json.load(open(sys.argv[3]))
+model["machine"] = json.load(open(sys.argv[1]))
+for s in model["stages"]:
+    if s["name"] == "cleanup":
+        s["syscalls"] = {"base": 300}
+model["relay_syscalls"] = {"base": 0}
+json.dump(model, open(sys.argv[2], "w"))
+PY
+read -r _ _ _ _ <<<"$(relay_cpu calls --model "$WORK/calls-model.json")"
+check "a model's system calls are made for real, 300 a message" python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d['model']
+sys.exit(not (m['syscalls_per_1kib_message'] == 300 and m['syscalls_made'] == 300 * d['messages_in']))" \
+    "$WORK/calls.json"
+check "and the summary says so" grep -q "(300 system calls of it made for real)" "$WORK/calls.err"
 # The same file under this machine's name but measured elsewhere is not taken.
 model_with "$WORK/other.json" "$cache"
 read -r _ _ _ _ <<<"$(relay_cpu stale --model postfix)"

@@ -22,9 +22,9 @@ static void around(double *v, size_t n, double centre, double spread, uint64_t s
 {
     struct prng p;
 
-    prng_seed(&p, seed);
+    workload_prng_seed(&p, seed);
     for (size_t i = 0; i < n; i++)
-        v[i] = centre + spread * (2 * prng_uniform01(&p) - 1);
+        v[i] = centre + spread * (2 * workload_prng_uniform01(&p) - 1);
 }
 
 static int starts_with(const char *text, const char *prefix)
@@ -40,18 +40,18 @@ START_TEST(test_median_odd)
     double copy[N(v)];
 
     memcpy(copy, v, sizeof(v));
-    ck_assert_double_eq(ab_median(v, N(v)), 3);
+    ck_assert_double_eq(ab_stats_median(v, N(v)), 3);
     ck_assert_mem_eq(copy, v, sizeof(v)); /* the caller's order is kept */
-    ck_assert_double_eq(ab_median((const double[]){7.5}, 1), 7.5);
+    ck_assert_double_eq(ab_stats_median((const double[]){7.5}, 1), 7.5);
 }
 END_TEST
 
 START_TEST(test_median_even)
 {
-    ck_assert_double_eq(ab_median((const double[]){4, 1, 3, 2}, 4), 2.5);
-    ck_assert_double_eq(ab_median((const double[]){10, 20}, 2), 15);
+    ck_assert_double_eq(ab_stats_median((const double[]){4, 1, 3, 2}, 4), 2.5);
+    ck_assert_double_eq(ab_stats_median((const double[]){10, 20}, 2), 15);
     /* Ties and an outlier the median ignores. */
-    ck_assert_double_eq(ab_median((const double[]){1000, 1000, 999, 1001, 1e9, 1}, 6), 1000);
+    ck_assert_double_eq(ab_stats_median((const double[]){1000, 1000, 999, 1001, 1e9, 1}, 6), 1000);
 }
 END_TEST
 
@@ -65,22 +65,22 @@ START_TEST(test_identical_samples)
 
     for (size_t i = 0; i < 5; i++)
         a[i] = b[i] = 1000;
-    ck_assert_int_eq(ab_compare(a, 5, b, 5, 1, &r), 0);
+    ck_assert_int_eq(ab_stats_compare(a, 5, b, 5, 1, &r), 0);
     ck_assert_double_eq(r.ratio, 1);
     ck_assert(r.ci_low <= 1 && r.ci_high >= 1);
     ck_assert_int_eq(r.outcome, AB_NO_DIFFERENCE);
-    ab_verdict(&r, text, sizeof(text));
+    ab_stats_verdict(&r, text, sizeof(text));
     ck_assert_str_eq(text, "no difference detectable at this sample size (B/A = 1.00, 95 % CI "
                            "1.00–1.00, 5 runs each)");
 
     /* The same spread-out figures on both sides: the interval straddles 1. */
     around(a, 5, 1000, 50, 7);
     memcpy(b, a, sizeof(a));
-    ck_assert_int_eq(ab_compare(a, 5, b, 5, 1, &r), 0);
+    ck_assert_int_eq(ab_stats_compare(a, 5, b, 5, 1, &r), 0);
     ck_assert_double_eq(r.ratio, 1);
     ck_assert(r.ci_low < 1 && r.ci_high > 1);
     ck_assert_int_eq(r.outcome, AB_NO_DIFFERENCE);
-    ab_verdict(&r, text, sizeof(text));
+    ab_stats_verdict(&r, text, sizeof(text));
     ck_assert_msg(
         starts_with(text, "no difference detectable at this sample size (B/A = 1.00, 95 % CI "),
         "got: %s", text);
@@ -95,12 +95,12 @@ START_TEST(test_b_clearly_slower)
 
     around(a, 10, 1000, 10, 1);
     around(b, 10, 400, 10, 2);
-    ck_assert_int_eq(ab_compare(a, 10, b, 10, 1, &r), 0);
+    ck_assert_int_eq(ab_stats_compare(a, 10, b, 10, 1, &r), 0);
     ck_assert_int_eq(r.outcome, AB_B_SLOWER);
     ck_assert(fabs(r.ratio - 0.4) < 0.02);
     ck_assert(r.ci_low > 0.37 && r.ci_low <= r.ratio);
     ck_assert(r.ci_high < 0.43 && r.ci_high >= r.ratio);
-    ab_verdict(&r, text, sizeof(text));
+    ab_stats_verdict(&r, text, sizeof(text));
     ck_assert_msg(starts_with(text, "B is 2.5× slower than A (95 % CI 2."), "got: %s", text);
     ck_assert_msg(strstr(text, "×, 10 runs each)") != NULL, "got: %s", text);
 }
@@ -115,10 +115,10 @@ START_TEST(test_b_clearly_faster)
     /* The same figures the other way round: the factor is the same 2.5. */
     around(a, 10, 400, 10, 2);
     around(b, 10, 1000, 10, 1);
-    ck_assert_int_eq(ab_compare(a, 10, b, 10, 1, &r), 0);
+    ck_assert_int_eq(ab_stats_compare(a, 10, b, 10, 1, &r), 0);
     ck_assert_int_eq(r.outcome, AB_B_FASTER);
     ck_assert(r.ci_low > 2.3 && r.ci_high < 2.7);
-    ab_verdict(&r, text, sizeof(text));
+    ab_stats_verdict(&r, text, sizeof(text));
     ck_assert_msg(starts_with(text, "B is 2.5× faster than A (95 % CI 2."), "got: %s", text);
 }
 END_TEST
@@ -129,22 +129,22 @@ START_TEST(test_verdict_texts)
     char text[256];
 
     /* Slower: A/B, the interval's ends swapped and inverted. */
-    ab_verdict(&r, text, sizeof(text));
+    ab_stats_verdict(&r, text, sizeof(text));
     ck_assert_str_eq(text, "B is 2.4× slower than A (95 % CI 2.2–2.6×, 10 runs each)");
     r = (struct ab_result){1000, 1300, 1.3, 1.21, 1.42, 5, 5, AB_B_FASTER};
-    ab_verdict(&r, text, sizeof(text));
+    ab_stats_verdict(&r, text, sizeof(text));
     ck_assert_str_eq(text, "B is 1.3× faster than A (95 % CI 1.2–1.4×, 5 runs each)");
     /* A small but real difference is not printed as "1.0". */
     r = (struct ab_result){1000, 1040, 1.04, 1.02, 1.06, 5, 5, AB_B_FASTER};
-    ab_verdict(&r, text, sizeof(text));
+    ab_stats_verdict(&r, text, sizeof(text));
     ck_assert_str_eq(text, "B is 1.04× faster than A (95 % CI 1.02–1.06×, 5 runs each)");
     r = (struct ab_result){1000, 980, 0.98, 0.91, 1.06, 5, 4, AB_NO_DIFFERENCE};
-    ab_verdict(&r, text, sizeof(text));
+    ab_stats_verdict(&r, text, sizeof(text));
     ck_assert_str_eq(text, "no difference detectable at this sample size (B/A = 0.98, 95 % CI "
                            "0.91–1.06, 5 runs of A, 4 of B)");
     /* Truncated, never overrun. */
     memset(text, 'x', sizeof(text));
-    ab_verdict(&r, text, 10);
+    ab_stats_verdict(&r, text, 10);
     ck_assert_str_eq(text, "no differ");
     ck_assert_int_eq(text[10], 'x');
 }
@@ -157,8 +157,8 @@ START_TEST(test_deterministic)
 
     around(a, 7, 1000, 100, 3);
     around(b, 7, 950, 100, 4);
-    ck_assert_int_eq(ab_compare(a, 7, b, 7, 42, &r1), 0);
-    ck_assert_int_eq(ab_compare(a, 7, b, 7, 42, &r2), 0);
+    ck_assert_int_eq(ab_stats_compare(a, 7, b, 7, 42, &r1), 0);
+    ck_assert_int_eq(ab_stats_compare(a, 7, b, 7, 42, &r2), 0);
     /* Field by field: the struct's padding is not part of the result. */
     ck_assert(r1.median_a == r2.median_a && r1.median_b == r2.median_b && r1.ratio == r2.ratio);
     ck_assert(r1.ci_low == r2.ci_low && r1.ci_high == r2.ci_high && r1.outcome == r2.outcome);
@@ -167,7 +167,7 @@ START_TEST(test_deterministic)
      * figures take few values, so its interval may well be the same: only
      * the point estimate is certain not to move, and the ends stay close.
      */
-    ck_assert_int_eq(ab_compare(a, 7, b, 7, 43, &r3), 0);
+    ck_assert_int_eq(ab_stats_compare(a, 7, b, 7, 43, &r3), 0);
     ck_assert_double_eq(r3.ratio, r1.ratio);
     ck_assert(fabs(r3.ci_low - r1.ci_low) < 0.05 && fabs(r3.ci_high - r1.ci_high) < 0.05);
 }
@@ -179,14 +179,14 @@ START_TEST(test_degenerate_two_runs)
     struct ab_result r;
     char text[256];
 
-    ck_assert_int_eq(ab_compare(a, 2, b, 2, 1, &r), 0);
+    ck_assert_int_eq(ab_stats_compare(a, 2, b, 2, 1, &r), 0);
     ck_assert_double_eq(r.median_a, 1005);
     ck_assert_double_eq(r.median_b, 405);
     /* Two draws from two figures: the interval lies within their extreme ratios. */
     ck_assert(r.ci_low >= 400.0 / 1010 && r.ci_high <= 410.0 / 1000);
     ck_assert(r.ci_low <= r.ci_high);
     ck_assert_int_eq(r.outcome, AB_B_SLOWER);
-    ab_verdict(&r, text, sizeof(text));
+    ab_stats_verdict(&r, text, sizeof(text));
     ck_assert_msg(strstr(text, "slower than A") && strstr(text, "2 runs each)"), "got: %s", text);
 }
 END_TEST
@@ -199,12 +199,13 @@ START_TEST(test_refused)
 
     memset(&r, 0x5a, sizeof(r));
     memset(&before, 0x5a, sizeof(before));
-    ck_assert_int_eq(ab_compare(good, 1, good, 3, 1, &r), -1); /* one run: nothing to resample */
-    ck_assert_int_eq(ab_compare(good, 3, good, 0, 1, &r), -1);
-    ck_assert_int_eq(ab_compare(zero, 3, good, 3, 1, &r), -1);
-    ck_assert_int_eq(ab_compare(good, 3, neg, 3, 1, &r), -1);
-    ck_assert_int_eq(ab_compare(nan_, 3, good, 3, 1, &r), -1);
-    ck_assert_int_eq(ab_compare(good, 3, inf, 3, 1, &r), -1);
+    ck_assert_int_eq(ab_stats_compare(good, 1, good, 3, 1, &r),
+                     -1); /* one run: nothing to resample */
+    ck_assert_int_eq(ab_stats_compare(good, 3, good, 0, 1, &r), -1);
+    ck_assert_int_eq(ab_stats_compare(zero, 3, good, 3, 1, &r), -1);
+    ck_assert_int_eq(ab_stats_compare(good, 3, neg, 3, 1, &r), -1);
+    ck_assert_int_eq(ab_stats_compare(nan_, 3, good, 3, 1, &r), -1);
+    ck_assert_int_eq(ab_stats_compare(good, 3, inf, 3, 1, &r), -1);
     ck_assert_mem_eq(&r, &before, sizeof(r));
 }
 END_TEST
@@ -216,21 +217,21 @@ START_TEST(test_median_interval)
     double v[40], low = -1, high = -1, low2, high2, m;
 
     /* Three runs: a resampled median is 1 or 3 with probability 7/27 each, far more than 2.5 %. */
-    ck_assert_int_eq(ab_median_interval((const double[]){3, 1, 2}, 3, 1, &low, &high), 0);
+    ck_assert_int_eq(ab_stats_median_interval((const double[]){3, 1, 2}, 3, 1, &low, &high), 0);
     ck_assert_double_eq(low, 1);
     ck_assert_double_eq(high, 3);
-    ck_assert_int_eq(ab_median_interval((const double[]){5, 5, 5, 5}, 4, 1, &low, &high), 0);
+    ck_assert_int_eq(ab_stats_median_interval((const double[]){5, 5, 5, 5}, 4, 1, &low, &high), 0);
     ck_assert(low == 5 && high == 5);
     around(v, N(v), 1000, 50, 7);
-    m = ab_median(v, N(v));
-    ck_assert_int_eq(ab_median_interval(v, N(v), 3, &low, &high), 0);
+    m = ab_stats_median(v, N(v));
+    ck_assert_int_eq(ab_stats_median_interval(v, N(v), 3, &low, &high), 0);
     ck_assert(950 < low && low < m && m < high && high < 1050);
-    ck_assert_int_eq(ab_median_interval(v, N(v), 3, &low2, &high2), 0);
+    ck_assert_int_eq(ab_stats_median_interval(v, N(v), 3, &low2, &high2), 0);
     ck_assert(low2 == low && high2 == high);
     /* Refused, and the outputs left alone. */
     low = high = -1;
-    ck_assert_int_eq(ab_median_interval((const double[]){5}, 1, 1, &low, &high), -1);
-    ck_assert_int_eq(ab_median_interval((const double[]){5, NAN}, 2, 1, &low, &high), -1);
+    ck_assert_int_eq(ab_stats_median_interval((const double[]){5}, 1, 1, &low, &high), -1);
+    ck_assert_int_eq(ab_stats_median_interval((const double[]){5, NAN}, 2, 1, &low, &high), -1);
     ck_assert(low == -1 && high == -1);
 }
 END_TEST
@@ -239,7 +240,7 @@ START_TEST(test_summarize)
 {
     struct ab_summary s;
 
-    ab_summarize((const double[]){2, 4, 4, 4, 5, 5, 7, 9}, 8, &s);
+    ab_stats_summarize((const double[]){2, 4, 4, 4, 5, 5, 7, 9}, 8, &s);
     ck_assert_uint_eq(s.runs, 8);
     ck_assert_double_eq(s.mean, 5);
     ck_assert_double_eq(s.median, 4.5);
@@ -247,7 +248,7 @@ START_TEST(test_summarize)
     ck_assert_double_eq(s.max, 9);
     /* the sample deviation: sqrt(32 / 7), not the population's 2 */
     ck_assert_double_eq_tol(s.sd, sqrt(32.0 / 7.0), 1e-12);
-    ab_summarize((const double[]){7.5}, 1, &s);
+    ab_stats_summarize((const double[]){7.5}, 1, &s);
     ck_assert_double_eq(s.sd, 0);
     ck_assert_double_eq(s.min, 7.5);
     ck_assert_double_eq(s.max, 7.5);
@@ -261,24 +262,24 @@ START_TEST(test_warnings)
     char buf[512];
 
     /* five runs and an interval of 19.9 % of the ratio: nothing to say */
-    ck_assert_int_eq(ab_warnings(&a, &b, &r, buf, sizeof(buf)), 0);
+    ck_assert_int_eq(ab_stats_warnings(&a, &b, &r, buf, sizeof(buf)), 0);
     ck_assert_str_eq(buf, "");
     r.ci_high = 1.151; /* 20.1 % */
-    ck_assert_int_eq(ab_warnings(&a, &b, &r, buf, sizeof(buf)), 1);
+    ck_assert_int_eq(ab_stats_warnings(&a, &b, &r, buf, sizeof(buf)), 1);
     ck_assert_str_eq(buf, "the 95 % interval is wide (0.950–1.151, 20 % of the ratio, more than "
                           "20 %): the runs scatter; run more or quieten the machine\n");
     /* relative to the ratio: the same width around 2 is narrow */
     r = (struct ab_result){.ratio = 2.0, .ci_low = 1.9, .ci_high = 2.2};
-    ck_assert_int_eq(ab_warnings(&a, &b, &r, buf, sizeof(buf)), 0);
+    ck_assert_int_eq(ab_stats_warnings(&a, &b, &r, buf, sizeof(buf)), 0);
     b.runs = 4;
-    ck_assert_int_eq(ab_warnings(&a, &b, &r, buf, sizeof(buf)), 1);
+    ck_assert_int_eq(ab_stats_warnings(&a, &b, &r, buf, sizeof(buf)), 1);
     ck_assert_str_eq(buf, "B has 4 successful runs, fewer than 5: take the verdict as a hint and "
                           "run more (-n)\n");
     a.runs = 1;
-    ck_assert_int_eq(ab_warnings(&a, &b, NULL, buf, sizeof(buf)), 2);
+    ck_assert_int_eq(ab_stats_warnings(&a, &b, NULL, buf, sizeof(buf)), 2);
     ck_assert(starts_with(buf, "A has 1 successful run, fewer"));
     /* truncated, never overrun */
-    ck_assert_int_eq(ab_warnings(&a, &b, NULL, buf, 10), 2);
+    ck_assert_int_eq(ab_stats_warnings(&a, &b, NULL, buf, 10), 2);
     ck_assert_uint_eq(strlen(buf), 9);
 }
 END_TEST
@@ -293,8 +294,8 @@ static void export_of(struct ab_export *e, struct ab_result *r)
     e->unit = "msgs/s";
     e->dir[0] = "/mnt/a";
     e->dir[1] = "/mnt/b, \"dirsync\"";
-    ab_summarize(a, N(a), &e->side[0]);
-    ab_summarize(b, N(b), &e->side[1]);
+    ab_stats_summarize(a, N(a), &e->side[0]);
+    ab_stats_summarize(b, N(b), &e->side[1]);
     *r =
         (struct ab_result){.ratio = 0.5, .ci_low = 0.45, .ci_high = 0.55, .runs_a = 5, .runs_b = 5};
     e->result = r;

@@ -13,15 +13,15 @@
 
 static void machine(struct utilization *u, double cpu, double disk, double serial)
 {
-    utilization_init(u);
+    bottleneck_utilization_init(u);
     u->cores = 2;
     u->machine_busy = cpu;
     u->disk_busy = disk;
     u->serial_busy = serial;
     u->serial_name = "the queue manager";
-    utilization_add(u, "relay", 0.96);
-    utilization_add(u, "source", 0.44);
-    utilization_add(u, "sink", 0.16);
+    bottleneck_utilization_add(u, "relay", 0.96);
+    bottleneck_utilization_add(u, "source", 0.44);
+    bottleneck_utilization_add(u, "sink", 0.16);
 }
 
 START_TEST(test_cpu_bound)
@@ -170,7 +170,7 @@ START_TEST(test_harness)
         .threads = c->threads,
     };
     char line[600] = "junk";
-    int got = harness_verdict(&h, line, sizeof(line));
+    int got = bottleneck_harness_verdict(&h, line, sizeof(line));
 
     ck_assert_msg(got == (c->want[0] != 0), "%s: returned %d, \"%s\"", c->what, got, line);
     if (c->part)

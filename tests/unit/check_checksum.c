@@ -31,10 +31,10 @@ static void sum_in_steps(const char *text, size_t step, struct content_sum *cs, 
     size_t len = strlen(text);
 
     memset(k, 0, sizeof(*k));
-    content_sum_init(cs);
+    checksum_content_init(cs);
     for (size_t off = 0; off < len; off += step)
-        content_sum_update(cs, text + off, len - off < step ? len - off : step, keep, k);
-    content_sum_end(cs, keep, k);
+        checksum_content_update(cs, text + off, len - off < step ? len - off : step, keep, k);
+    checksum_content_end(cs, keep, k);
 }
 
 /* What of `text' the sum keeps is `want', and its size and sum are that text's. */

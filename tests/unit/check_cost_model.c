@@ -52,17 +52,17 @@ START_TEST(test_burn)
     ck_assert_uint_eq(cost_model_burn_ns(&m, 0, 2048, 3), 267000);
     ck_assert(fabs(cost_model_mta_us(&m, 1024, 1) - 504) < 1e-9);
     /* one recipient or none: no per-recipient cost */
-    ck_assert(fabs(cost_fit_us(&m.stages[0].mta, 0, 0) - 400) < 1e-9);
+    ck_assert(fabs(cost_model_fit_us(&m.stages[0].mta, 0, 0) - 400) < 1e-9);
 }
 END_TEST
 
 START_TEST(test_places)
 {
-    ck_assert_int_eq(cost_place_of("cleanup"), COST_RECEIVE);
-    ck_assert_int_eq(cost_place_of("smtp"), COST_DELIVER);
-    ck_assert_int_eq(cost_place_of("trivial-rewrite"), COST_SERIAL);
-    ck_assert_int_eq(cost_place_of("postscreen"), COST_SERIAL);
-    ck_assert_str_eq(cost_place_name(COST_QMGR), "qmgr");
+    ck_assert_int_eq(cost_model_place_of("cleanup"), COST_RECEIVE);
+    ck_assert_int_eq(cost_model_place_of("smtp"), COST_DELIVER);
+    ck_assert_int_eq(cost_model_place_of("trivial-rewrite"), COST_SERIAL);
+    ck_assert_int_eq(cost_model_place_of("postscreen"), COST_SERIAL);
+    ck_assert_str_eq(cost_model_place_name(COST_QMGR), "qmgr");
 }
 END_TEST
 
@@ -165,9 +165,9 @@ START_TEST(test_builtin_by_name)
     {
         char mta[32];
 
-        cost_profile_mta("exim-4.98", mta, sizeof(mta));
+        cost_model_profile_mta("exim-4.98", mta, sizeof(mta));
         ck_assert_str_eq(mta, "exim");
-        cost_profile_mta("postfix", mta, sizeof(mta));
+        cost_model_profile_mta("postfix", mta, sizeof(mta));
         ck_assert_str_eq(mta, "postfix");
     }
     ck_assert_msg(cost_model_parse(cost_model_exim_json, &m, err, sizeof(err)) == 0, "%s", err);
@@ -203,7 +203,7 @@ START_TEST(test_machine_from_measured_on)
     /* nothing to read: no identity, and then no machine is called the same */
     ck_assert_int_eq(cost_model_parse(two_stages, &m, err, sizeof(err)), 0);
     ck_assert_str_eq(m.machine.cpu_model, "");
-    ck_assert_int_eq(cost_machine_same(&m.machine, &m.machine, err, sizeof(err)), -1);
+    ck_assert_int_eq(cost_model_machine_same(&m.machine, &m.machine, err, sizeof(err)), -1);
 }
 END_TEST
 
@@ -231,16 +231,16 @@ START_TEST(test_machine_object)
     ck_assert(fabs(m.machine.costs.burn_speed - 450) < 1e-9);
 
     here = m.machine;
-    ck_assert_int_eq(cost_machine_same(&m.machine, &here, err, sizeof(err)), 1);
+    ck_assert_int_eq(cost_model_machine_same(&m.machine, &here, err, sizeof(err)), 1);
     ck_assert_str_eq(err, "");
     snprintf(here.cpu_model, sizeof(here.cpu_model), "Intel(R) Xeon(R) Processor");
     here.cpus = 4;
-    ck_assert_int_eq(cost_machine_same(&m.machine, &here, err, sizeof(err)), 0);
+    ck_assert_int_eq(cost_model_machine_same(&m.machine, &here, err, sizeof(err)), 0);
     ck_assert_str_eq(err,
                      "CPU Intel(R) Xeon(R) Processor here, AMD EPYC there; 4 CPUs here, 2 there");
     here = m.machine;
     snprintf(here.kernel, sizeof(here.kernel), "Linux 6.18");
-    ck_assert_int_eq(cost_machine_same(&m.machine, &here, err, sizeof(err)), 0);
+    ck_assert_int_eq(cost_model_machine_same(&m.machine, &here, err, sizeof(err)), 0);
     ck_assert_str_eq(err, "kernel Linux 6.18 here, Linux 6.1 there");
 
     /* an identity without all the costs is kept, the costs are not */
@@ -259,6 +259,53 @@ START_TEST(test_machine_object)
              STAGE("smtpd", FIT(400, 4, 100), FIT(50, 2, 10)));
     ck_assert_int_eq(cost_model_parse(json, &m, err, sizeof(err)), -1);
     ck_assert_str_eq(err, "machine.costs.syscall_ns is not a positive figure");
+}
+END_TEST
+
+/*
+ * Two classes making 300 and 100 system calls a message (plus 10 a KiB in
+ * the first), the bare relay 100 of its own: each class makes its calls
+ * less its share of the relay's, and burns what is left once they are
+ * priced at the model's machine's 130 ns.
+ */
+START_TEST(test_syscalls)
+{
+    struct cost_model m;
+    char err[300], json[1400];
+
+    snprintf(json, sizeof(json),
+             "{\"mta\": \"postfix\", \"reference_speed\": 400, " MACHINE(COSTS) ", \"stages\": ["
+             "{\"name\": \"smtpd\", \"mta\": " FIT(400, 0, 0) ", \"relay\": " FIT(50, 0, 0) ","
+             " \"syscalls\": {\"base\": 290, \"per_kib\": 10}},"
+             "{\"name\": \"qmgr\", \"mta\": " FIT(100, 0, 0) ", \"relay\": " FIT(0, 0, 0) ","
+             " \"syscalls\": {\"base\": 100}}],"
+             " \"relay_syscalls\": {\"base\": 100}}");
+    ck_assert_int_eq(cost_model_parse(json, &m, err, sizeof(err)), 0);
+    /* 1 KiB: 300 + 100 calls, the relay's 100 are a quarter: 225 and 75 made */
+    ck_assert_uint_eq(cost_model_syscalls(&m, 0, 1024, 1), 225);
+    ck_assert_uint_eq(cost_model_syscalls(&m, 1, 1024, 1), 75);
+    /* burned: 350 us - 225 * 0.13 = 320.75 us; 100 - 75 * 0.13 = 90.25 */
+    ck_assert_uint_eq(cost_model_burn_ns(&m, 0, 1024, 1), 320750);
+    ck_assert_uint_eq(cost_model_burn_ns(&m, 1, 1024, 1), 90250);
+    /* the scale is the loop's: it applies to the burn, not to the calls */
+    m.scale = 2;
+    ck_assert_uint_eq(cost_model_burn_ns(&m, 1, 1024, 1), 180500);
+    ck_assert_uint_eq(cost_model_syscalls(&m, 1, 1024, 1), 75);
+    /* a model with no system call price makes none (the burn would count them twice) */
+    m.machine.has_costs = 0;
+    ck_assert_uint_eq(cost_model_syscalls(&m, 0, 1024, 1), 0);
+    ck_assert_uint_eq(cost_model_burn_ns(&m, 1, 1024, 1), 200000);
+    /* nor does one whose relay makes more calls than the classes */
+    m.machine.has_costs = 1;
+    m.relay_syscalls.base = 1000;
+    ck_assert_uint_eq(cost_model_syscalls(&m, 0, 1024, 1), 0);
+    /* a count that is not one is an error */
+    snprintf(json, sizeof(json),
+             "{\"mta\": \"postfix\", \"reference_speed\": 400, \"stages\": ["
+             "{\"name\": \"smtpd\", \"mta\": " FIT(400, 0, 0) ", \"relay\": " FIT(50, 0, 0) ","
+             " \"syscalls\": {\"base\": -3}}]}");
+    ck_assert_int_eq(cost_model_parse(json, &m, err, sizeof(err)), -1);
+    ck_assert_str_eq(err, "stages.0.syscalls.base is not a count of system calls");
 }
 END_TEST
 
@@ -353,6 +400,7 @@ static Suite *cost_model_suite(void)
     tcase_add_test(tc, test_builtin_by_name);
     tcase_add_test(tc, test_machine_from_measured_on);
     tcase_add_test(tc, test_machine_object);
+    tcase_add_test(tc, test_syscalls);
     tcase_add_test(tc, test_machine_compare);
     tcase_add_test(tc, test_machine_agree);
     tcase_add_test(tc, test_cache_key);

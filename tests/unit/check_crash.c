@@ -69,7 +69,7 @@ START_TEST(test_plan_points)
             ck_assert(pt->barrier == 0 || l.v[pt->barrier - 1].type == BLKLOG_FLUSH);
         }
         for (size_t j = 0; j < pt->barrier; j++)
-            ck_assert_int_eq(crash_point_has(pt, j), 1);
+            ck_assert_int_eq(crash_plan_has(pt, j), 1);
     }
     /* cut times spread over their intervals, not pinned to the records (before: all were) */
     {
@@ -134,7 +134,7 @@ START_TEST(test_plan_subsets)
     for (uint64_t s = 0; s < 100; s++) {
         pt.seed = s;
         for (size_t i = 0; i < pt.end; i++)
-            kept += (size_t)crash_point_has(&pt, i);
+            kept += (size_t)crash_plan_has(&pt, i);
     }
     ck_assert(kept > 64 * 100 * 4 / 10 && kept < 64 * 100 * 6 / 10);
 }
@@ -191,21 +191,22 @@ START_TEST(test_opts_like)
     crash_opts_like("", keep, sizeof(keep), dropped, sizeof(dropped));
     ck_assert_str_eq(keep, "");
     ck_assert_str_eq(dropped, "");
-    ck_assert_ptr_nonnull(crash_fs_find("ext4"));
-    ck_assert_ptr_null(crash_fs_find("ntfs"));
+    ck_assert_ptr_nonnull(crash_opts_fs_find("ext4"));
+    ck_assert_ptr_null(crash_opts_fs_find("ntfs"));
 }
 END_TEST
 
 START_TEST(test_e2fsck_fixes)
 {
-    ck_assert_uint_eq(crash_e2fsck_fixes("x: recovering journal\nPass 5: Checking\n"
-                                         "Free blocks count wrong (5, counted=4).\nFix? yes\n\n"
-                                         "Free inodes count wrong (9, counted=8).\nFix? yes\n"),
-                      0);
-    ck_assert_uint_eq(crash_e2fsck_fixes("Inode 12 has zero dtime.  Fix? yes\n\n"
-                                         "Free blocks count wrong (5, counted=4).\nFix? yes\n"
-                                         "Entry 'x' in / (2) has deleted/unused inode 13.\n"
-                                         "Clear? yes\n"),
+    ck_assert_uint_eq(
+        crash_opts_e2fsck_fixes("x: recovering journal\nPass 5: Checking\n"
+                                "Free blocks count wrong (5, counted=4).\nFix? yes\n\n"
+                                "Free inodes count wrong (9, counted=8).\nFix? yes\n"),
+        0);
+    ck_assert_uint_eq(crash_opts_e2fsck_fixes("Inode 12 has zero dtime.  Fix? yes\n\n"
+                                              "Free blocks count wrong (5, counted=4).\nFix? yes\n"
+                                              "Entry 'x' in / (2) has deleted/unused inode 13.\n"
+                                              "Clear? yes\n"),
                       2);
 }
 END_TEST

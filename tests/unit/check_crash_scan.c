@@ -48,7 +48,7 @@ static void add_data(struct scan_tree *t, const char *path, unsigned rcpts)
     size_t len;
     char *d = data_file(rcpts, &len);
 
-    scan_tree_add(t, xstrdup(path), d, len);
+    crash_scan_tree_add(t, xstrdup(path), d, len);
 }
 
 /* An envelope of `chunks' chunks of n bytes for message id; mark 'D' for done. */
@@ -60,12 +60,12 @@ static void add_envelope(struct scan_tree *t, const char *path, unsigned long lo
     for (unsigned i = 0; i < chunks; i++)
         spool_envelope_fill(d + i * n, n, id);
     d[0] = mark;
-    scan_tree_add(t, xstrdup(path), d, n * chunks);
+    crash_scan_tree_add(t, xstrdup(path), d, n * chunks);
 }
 
 static void add_bytes(struct scan_tree *t, const char *path, const char *bytes, size_t len)
 {
-    scan_tree_add(t, xstrdup(path), len ? memcpy(xmalloc(len), bytes, len) : NULL, len);
+    crash_scan_tree_add(t, xstrdup(path), len ? memcpy(xmalloc(len), bytes, len) : NULL, len);
 }
 
 /* Scan t as `how' (sorted here, freed here): how many recovered, *corrupt set. */
@@ -74,7 +74,7 @@ static size_t scan(enum crash_restart how, struct scan_tree *t, size_t *corrupt)
     struct msglog_set got;
     size_t n;
 
-    scan_tree_sort(t);
+    crash_scan_tree_sort(t);
     msglog_set_init(&got);
     *corrupt = 0;
     crash_scan(how, t, &got, corrupt);
@@ -86,7 +86,7 @@ static size_t scan(enum crash_restart how, struct scan_tree *t, size_t *corrupt)
         ck_assert_str_eq(got.v[i].queue_id, "1700000000000042");
     }
     msglog_set_free(&got);
-    scan_tree_free(t);
+    crash_scan_tree_free(t);
     return n;
 }
 
@@ -94,11 +94,11 @@ START_TEST(test_restart_of)
 {
     enum crash_restart how;
 
-    ck_assert_int_eq(crash_restart_of("exim-4.98", &how), 0);
+    ck_assert_int_eq(crash_scan_restart_of("exim-4.98", &how), 0);
     ck_assert_int_eq(how, CRASH_RESTART_EXIM);
-    ck_assert_int_eq(crash_restart_of("postfix", &how), 0);
+    ck_assert_int_eq(crash_scan_restart_of("postfix", &how), 0);
     ck_assert_int_eq(how, CRASH_RESTART_POSTFIX);
-    ck_assert_int_eq(crash_restart_of("courier", &how), -1);
+    ck_assert_int_eq(crash_scan_restart_of("courier", &how), -1);
 }
 END_TEST
 
@@ -252,7 +252,7 @@ START_TEST(test_cases)
         struct scan_tree t;
         size_t corrupt, got;
 
-        scan_tree_init(&t);
+        crash_scan_tree_init(&t);
         for (size_t k = 0; k < 6 && c->files[k].path; k++)
             add_spec(&t, &c->files[k]);
         got = scan(c->how, &t, &corrupt);

@@ -1,5 +1,5 @@
 /*
- * check_fileutil - write_all(): every byte written, in the pieces asked
+ * check_fileutil - fileutil_write_all(): every byte written, in the pieces asked
  * for, and counted as the simulators count their system calls.
  */
 #include "config.h"
@@ -43,7 +43,7 @@ START_TEST(test_pieces)
 
     for (size_t i = 0; i < sizeof(text); i++)
         text[i] = (char)('a' + i % 26);
-    ck_assert_int_eq(write_all(fd, text, sizeof(text), 4096, &calls, &bytes), 0);
+    ck_assert_int_eq(fileutil_write_all(fd, text, sizeof(text), 4096, &calls, &bytes), 0);
     ck_assert_uint_eq(calls, 5 + 3); /* 4096 + 4096 + 1808 */
     ck_assert_uint_eq(bytes, 7 + sizeof(text));
     assert_contents(fd, text, sizeof(text));
@@ -56,9 +56,9 @@ START_TEST(test_one_call)
     uint64_t calls = 0;
     int fd = scratch();
 
-    ck_assert_int_eq(write_all(fd, "hello, world\n", 13, 0, &calls, NULL), 0);
+    ck_assert_int_eq(fileutil_write_all(fd, "hello, world\n", 13, 0, &calls, NULL), 0);
     ck_assert_uint_eq(calls, 1);
-    ck_assert_int_eq(write_all(fd, "", 0, 0, &calls, NULL), 0);
+    ck_assert_int_eq(fileutil_write_all(fd, "", 0, 0, &calls, NULL), 0);
     ck_assert_uint_eq(calls, 1); /* nothing to write: no call */
     assert_contents(fd, "hello, world\n", 13);
     close(fd);
@@ -70,10 +70,10 @@ START_TEST(test_failure)
     uint64_t calls = 0, bytes = 0;
     int fd = open("/dev/full", O_WRONLY);
 
-    ck_assert_int_eq(write_all(-1, "x", 1, 0, &calls, &bytes), -1);
+    ck_assert_int_eq(fileutil_write_all(-1, "x", 1, 0, &calls, &bytes), -1);
     ck_assert_int_eq(errno, EBADF);
     if (fd >= 0) {
-        ck_assert_int_eq(write_all(fd, "abc", 3, 1, &calls, &bytes), -1);
+        ck_assert_int_eq(fileutil_write_all(fd, "abc", 3, 1, &calls, &bytes), -1);
         ck_assert_int_eq(errno, ENOSPC);
         close(fd);
     }

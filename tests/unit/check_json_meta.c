@@ -115,8 +115,8 @@ START_TEST(test_header)
 
     number_is(text, "schema_version", JSON_SCHEMA_VERSION);
     string_is(text, "program", "spoolsim bench");
-    string_is(text, "version", spoolsim_version());
-    ck_assert_int_gt(strlen(spoolsim_version()), 0);
+    string_is(text, "version", json_meta_version());
+    ck_assert_int_gt(strlen(json_meta_version()), 0);
     string_is(text, "command_line.0", "spoolsim");
     string_is(text, "command_line.1", "bench");
     string_is(text, "command_line.5", "/var/tmp");
@@ -159,7 +159,7 @@ START_TEST(test_host_lookup)
 {
     struct json_host h;
 
-    json_host_lookup(&h);
+    json_meta_host_lookup(&h);
     ck_assert_int_gt(strlen(h.name), 0);
     ck_assert_int_gt(strlen(h.kernel), 0);
     ck_assert_int_ge(h.cpus, 1);

@@ -591,42 +591,42 @@ START_TEST(test_members)
     char key[8];
     size_t off, len;
 
-    ck_assert_int_eq(json_members_begin(&it, text, NULL), 0);
-    ck_assert_int_eq(json_members_next(&it, key, sizeof(key), &off, &len), 1);
+    ck_assert_int_eq(json_read_members_begin(&it, text, NULL), 0);
+    ck_assert_int_eq(json_read_members_next(&it, key, sizeof(key), &off, &len), 1);
     ck_assert_str_eq(key, "a");
     ck_assert_int_eq(len, 1);
     ck_assert_int_eq(text[off], '1');
-    ck_assert_int_eq(json_members_next(&it, key, sizeof(key), &off, &len), 1);
+    ck_assert_int_eq(json_read_members_next(&it, key, sizeof(key), &off, &len), 1);
     ck_assert_str_eq(key, "b\xc3\xa9");
     ck_assert_int_eq(strncmp(text + off, "[1, {\"x\": 2}]", len), 0);
     ck_assert_int_eq(len, strlen("[1, {\"x\": 2}]"));
     /* cut: its start, and 0, never taken for a key "long ke" */
-    ck_assert_int_eq(json_members_next(&it, key, sizeof(key), &off, &len), 0);
+    ck_assert_int_eq(json_read_members_next(&it, key, sizeof(key), &off, &len), 0);
     ck_assert_str_eq(key, "long ke");
-    ck_assert_int_eq(json_members_next(&it, key, sizeof(key), &off, &len), 0);
+    ck_assert_int_eq(json_read_members_next(&it, key, sizeof(key), &off, &len), 0);
     ck_assert_str_eq(key, "");
     ck_assert_int_eq(strncmp(text + off, "null", len), 0);
-    ck_assert_int_eq(json_members_next(&it, key, sizeof(key), &off, &len), 1);
+    ck_assert_int_eq(json_read_members_next(&it, key, sizeof(key), &off, &len), 1);
     ck_assert_str_eq(key, "o");
-    ck_assert_int_eq(json_members_next(&it, key, sizeof(key), &off, &len), -1);
+    ck_assert_int_eq(json_read_members_next(&it, key, sizeof(key), &off, &len), -1);
     ck_assert_str_eq(key, "");
-    ck_assert_int_eq(json_members_next(&it, key, sizeof(key), &off, &len), -1);
+    ck_assert_int_eq(json_read_members_next(&it, key, sizeof(key), &off, &len), -1);
 
     /* nested, empty */
-    ck_assert_int_eq(json_members_begin(&it, text, "o"), 0);
-    ck_assert_int_eq(json_members_next(&it, key, sizeof(key), &off, &len), 1);
+    ck_assert_int_eq(json_read_members_begin(&it, text, "o"), 0);
+    ck_assert_int_eq(json_read_members_next(&it, key, sizeof(key), &off, &len), 1);
     ck_assert_str_eq(key, "p");
-    ck_assert_int_eq(json_members_next(&it, key, sizeof(key), &off, &len), -1);
-    ck_assert_int_eq(json_members_begin(&it, text, "o.p"), 0);
-    ck_assert_int_eq(json_members_next(&it, key, sizeof(key), &off, &len), -1);
+    ck_assert_int_eq(json_read_members_next(&it, key, sizeof(key), &off, &len), -1);
+    ck_assert_int_eq(json_read_members_begin(&it, text, "o.p"), 0);
+    ck_assert_int_eq(json_read_members_next(&it, key, sizeof(key), &off, &len), -1);
 
     /* not an object, missing, or a text not whole: no walk at all */
-    ck_assert_int_eq(json_members_begin(&it, text, "a"), -1);
-    ck_assert_int_eq(json_members_next(&it, key, sizeof(key), &off, &len), -1);
-    ck_assert_int_eq(json_members_begin(&it, text, "none"), -1);
-    ck_assert_int_eq(json_members_begin(&it, "{\"a\": 1, \"b\": ", NULL), -1);
-    ck_assert_int_eq(json_members_begin(&it, "{\"a\": 1} x", NULL), -1);
-    ck_assert_int_eq(json_members_begin(&it, NULL, NULL), -1);
+    ck_assert_int_eq(json_read_members_begin(&it, text, "a"), -1);
+    ck_assert_int_eq(json_read_members_next(&it, key, sizeof(key), &off, &len), -1);
+    ck_assert_int_eq(json_read_members_begin(&it, text, "none"), -1);
+    ck_assert_int_eq(json_read_members_begin(&it, "{\"a\": 1, \"b\": ", NULL), -1);
+    ck_assert_int_eq(json_read_members_begin(&it, "{\"a\": 1} x", NULL), -1);
+    ck_assert_int_eq(json_read_members_begin(&it, NULL, NULL), -1);
 }
 END_TEST
 

@@ -117,7 +117,7 @@ static int cmp_u64(const void *a, const void *b)
 static int add(struct merge *m, const struct spec *s, const char *name, char *err, size_t len)
 {
     char *text = result_text(s);
-    int rc = merge_add(m, text, name, err, len);
+    int rc = merge_data_add(m, text, name, err, len);
 
     free(text);
     return rc;
@@ -135,15 +135,15 @@ static char *edit(const char *text, const char *from, const char *to)
     return out;
 }
 
-/* merge_add() of text as name to a new merge: 0, or -1 with the reason in err. */
+/* merge_data_add() of text as name to a new merge: 0, or -1 with the reason in err. */
 static int add_alone(const char *text, const char *name, char *err, size_t len)
 {
     struct merge m;
     int rc;
 
-    merge_init(&m);
-    rc = merge_add(&m, text, name, err, len);
-    merge_free(&m);
+    merge_data_init(&m);
+    rc = merge_data_add(&m, text, name, err, len);
+    merge_data_free(&m);
     return rc;
 }
 
@@ -169,7 +169,7 @@ START_TEST(test_histograms_exact)
             raw[histogram_count(&all) - 1] = v;
         }
     }
-    merge_init(&m);
+    merge_data_init(&m);
     for (int i = 0; i < N; i++) {
         char id[8];
         struct spec s = {.program = "smtp-source",
@@ -184,7 +184,7 @@ START_TEST(test_histograms_exact)
         snprintf(id, sizeof(id), "h%d", i);
         ck_assert_msg(add(&m, &s, id, err, sizeof(err)) == 0, "%s", err);
     }
-    ck_assert_msg(merge_finish(&m, err, sizeof(err)) == 0, "%s", err);
+    ck_assert_msg(merge_data_finish(&m, err, sizeof(err)) == 0, "%s", err);
     ck_assert_uint_eq(m.stages, 1);
     ck_assert_str_eq(m.stage[0], "txn");
     /* the merged histogram is the histogram of all the samples, bucket for bucket */
@@ -214,7 +214,7 @@ START_TEST(test_histograms_exact)
         ck_assert(fabs(mean_p99 - (double)histogram_percentile(&all, 99)) >
                   (double)histogram_percentile(&all, 99) / 100);
     }
-    merge_free(&m);
+    merge_data_free(&m);
 }
 END_TEST
 
@@ -255,11 +255,11 @@ START_TEST(test_counts_and_window)
 
     histogram_init(&h);
     histogram_record(&h, 2000000);
-    merge_init(&m);
+    merge_data_init(&m);
     ck_assert_msg(add(&m, &a, "a.json", err, sizeof(err)) == 0, "%s", err);
     ck_assert_msg(add(&m, &b, "b.json", err, sizeof(err)) == 0, "%s", err);
     ck_assert_msg(add(&m, &c, "c.json", err, sizeof(err)) == 0, "%s", err);
-    ck_assert_msg(merge_finish(&m, err, sizeof(err)) == 0, "%s", err);
+    ck_assert_msg(merge_data_finish(&m, err, sizeof(err)) == 0, "%s", err);
     ck_assert_uint_eq(m.n, 3);
     ck_assert_uint_eq(m.attempted, 181);
     ck_assert_uint_eq(m.delivered, 177);
@@ -269,7 +269,7 @@ START_TEST(test_counts_and_window)
     ck_assert_uint_eq(m.latency[0].count, 3);
     /* the union of the windows: 1000.0 to 1010.5 */
     ck_assert(fabs(m.start - 1000.0) < 1e-6 && fabs(m.end - 1010.5) < 1e-6);
-    ck_assert(fabs(merge_window_s(&m) - 10.5) < 1e-6);
+    ck_assert(fabs(merge_data_window_s(&m) - 10.5) < 1e-6);
     ck_assert_uint_eq(m.by_code.n, 1);
     ck_assert_str_eq(m.by_code.key[0], "450@rcpt");
     ck_assert_uint_eq(m.by_code.value[0], 3);
@@ -291,7 +291,7 @@ START_TEST(test_counts_and_window)
     ck_assert_uint_eq(failed, 4);
     /* each host's first second lands in the first row, whatever its start skew */
     ck_assert_uint_eq(m.timeline.rows[0].messages_in, 10 + 4 + 3);
-    merge_free(&m);
+    merge_data_free(&m);
 }
 END_TEST
 
@@ -319,16 +319,16 @@ START_TEST(test_timeline_on_the_wall_clock)
                            .txn = &h};
 
     histogram_init(&h);
-    merge_init(&m);
+    merge_data_init(&m);
     ck_assert_msg(add(&m, &a, "a", err, sizeof(err)) == 0, "%s", err);
     ck_assert_msg(add(&m, &b, "b", err, sizeof(err)) == 0, "%s", err);
-    ck_assert_msg(merge_finish(&m, err, sizeof(err)) == 0, "%s", err);
+    ck_assert_msg(merge_data_finish(&m, err, sizeof(err)) == 0, "%s", err);
     ck_assert_uint_eq(m.timeline.n, 6);
     ck_assert_uint_eq(m.timeline.rows[0].messages_in, 1);
     ck_assert_uint_eq(m.timeline.rows[2].messages_in, 1);
     ck_assert_uint_eq(m.timeline.rows[3].messages_in, 1 + 10);
     ck_assert_uint_eq(m.timeline.rows[5].messages_in, 10);
-    merge_free(&m);
+    merge_data_free(&m);
 }
 END_TEST
 
@@ -358,7 +358,7 @@ START_TEST(test_refused)
 
     histogram_init(&h);
     histogram_record(&h, 1000000);
-    merge_init(&m);
+    merge_data_init(&m);
     ck_assert_msg(add(&m, &ok, "a.json", err, sizeof(err)) == 0, "%s", err);
 
     s = ok;
@@ -397,16 +397,16 @@ START_TEST(test_refused)
     bits = strstr(text, "\"sub_bucket_bits\": 7");
     ck_assert_ptr_nonnull(bits);
     bits[strlen("\"sub_bucket_bits\": ")] = '5';
-    ck_assert_int_eq(merge_add(&m, text, "l.json", err, sizeof(err)), -1);
+    ck_assert_int_eq(merge_data_add(&m, text, "l.json", err, sizeof(err)), -1);
     ck_assert_msg(strstr(err, "another layout") && strstr(err, "sub_bucket_bits 5"), "%s", err);
     /* counts that do not add up */
     bits[strlen("\"sub_bucket_bits\": ")] = '7';
-    ck_assert_int_eq(merge_add(&m, text, "l.json", err, sizeof(err)), 0);
+    ck_assert_int_eq(merge_data_add(&m, text, "l.json", err, sizeof(err)), 0);
     free(text);
     s.id = "cut";
     text = result_text(&s);
     text[strlen(text) / 2] = 0;
-    ck_assert_int_eq(merge_add(&m, text, "cut.json", err, sizeof(err)), -1);
+    ck_assert_int_eq(merge_data_add(&m, text, "cut.json", err, sizeof(err)), -1);
     free(text);
 
     /* timeline_latency of another layout: named as such, not as rows that disagree */
@@ -432,12 +432,12 @@ START_TEST(test_refused)
                      "%.*s, \"timeline_latency\": {\"unit\": %s, \"rows\": [], "
                      "\"counts\": []}}",
                      (int)(end - text), text, layouts[i][0]);
-            merge_init(&m2);
-            ck_assert_int_eq(merge_add(&m2, doc, "tl.json", err, sizeof(err)), -1);
+            merge_data_init(&m2);
+            ck_assert_int_eq(merge_data_add(&m2, doc, "tl.json", err, sizeof(err)), -1);
             ck_assert_msg(strstr(err, "tl.json: timeline_latency.") && strstr(err, layouts[i][1]) &&
                               !strstr(err, "does not agree"),
                           "%s", err);
-            merge_free(&m2);
+            merge_data_free(&m2);
             free(doc);
         }
         free(text);
@@ -454,13 +454,13 @@ START_TEST(test_refused)
     s.start = 111;
     s.end = 120;
     ck_assert_int_eq(add(&m, &s, "late.json", err, sizeof(err)), 0);
-    ck_assert_int_eq(merge_finish(&m, err, sizeof(err)), -1);
+    ck_assert_int_eq(merge_data_finish(&m, err, sizeof(err)), -1);
     ck_assert_msg(strstr(err, "do not overlap") && strstr(err, "late.json"), "%s", err);
-    merge_free(&m);
+    merge_data_free(&m);
 
-    merge_init(&m);
-    ck_assert_int_eq(merge_finish(&m, err, sizeof(err)), -1);
-    merge_free(&m);
+    merge_data_init(&m);
+    ck_assert_int_eq(merge_data_finish(&m, err, sizeof(err)), -1);
+    merge_data_free(&m);
 }
 END_TEST
 
@@ -538,11 +538,11 @@ START_TEST(test_window_bounded)
     {
         struct merge m;
 
-        merge_init(&m);
-        ck_assert_msg(merge_add(&m, edited, "far.json", err, sizeof(err)) == 0, "%s", err);
-        ck_assert_int_eq(merge_finish(&m, err, sizeof(err)), 0);
+        merge_data_init(&m);
+        ck_assert_msg(merge_data_add(&m, edited, "far.json", err, sizeof(err)) == 0, "%s", err);
+        ck_assert_int_eq(merge_data_finish(&m, err, sizeof(err)), 0);
         ck_assert_uint_eq(m.timeline.n, 10);
-        merge_free(&m);
+        merge_data_free(&m);
     }
     free(edited);
     free(text);
@@ -559,7 +559,7 @@ START_TEST(test_same_run_twice)
 
     histogram_init(&h);
     histogram_record(&h, 1000);
-    merge_init(&m);
+    merge_data_init(&m);
     ck_assert_msg(add(&m, &s, "a.json", err, sizeof(err)) == 0, "%s", err);
     ck_assert_int_eq(add(&m, &s, "b.json", err, sizeof(err)), -1);
     ck_assert_msg(strstr(err, "b.json: the same run as a.json"), "%s", err);
@@ -572,13 +572,13 @@ START_TEST(test_same_run_twice)
     {
         char *other = edit(text, "\"name\": \"h\"", "\"name\": \"h2\"");
 
-        ck_assert_msg(merge_add(&m, other, "d.json", err, sizeof(err)) == 0, "%s", err);
+        ck_assert_msg(merge_data_add(&m, other, "d.json", err, sizeof(err)) == 0, "%s", err);
         free(other);
     }
     free(text);
     ck_assert_uint_eq(m.n, 3);
     ck_assert_uint_eq(m.delivered, 3);
-    merge_free(&m);
+    merge_data_free(&m);
 }
 END_TEST
 

@@ -902,7 +902,8 @@ START_TEST(test_bound_empty)
 }
 END_TEST
 
-/* A file of long lines, with its content section cut out: what pf_spool_read_envelope() keeps. */
+/* A file of long lines, with its content section cut out: what pf_spool_file_read_envelope() keeps.
+ */
 static char *cut_content(const struct pf_qfile *q, size_t *len, uint64_t *gap)
 {
     uint64_t coff, csize;

@@ -74,8 +74,8 @@ static void one_active(struct pf_spool *sp, int depth, struct pf_qfile *q, char 
     sp->hash_depth = depth;
     ck_assert_msg(pf_spool_open(sp, path, err, sizeof(err)) == 0, "%s", err);
     message(q);
-    ck_assert_int_eq(pf_spool_enqueue(sp, q, id, PF_QUEUE_ID_MAX, st), 0);
-    ck_assert_int_eq(pf_spool_activate(sp, id, 0, st), 0);
+    ck_assert_int_eq(pf_spool_file_enqueue(sp, q, id, PF_QUEUE_ID_MAX, st), 0);
+    ck_assert_int_eq(pf_spool_file_activate(sp, id, 0, st), 0);
 }
 
 START_TEST(test_life_of_a_message)
@@ -93,7 +93,7 @@ START_TEST(test_life_of_a_message)
     ck_assert_int_eq(pf_spool_open(&sp, path, err, sizeof(err)), 0);
     ck_assert_int_eq(count_entries("deferred"), 0);
     message(&q);
-    ck_assert_int_eq(pf_spool_enqueue(&sp, &q, id, sizeof(id), &st), 0);
+    ck_assert_int_eq(pf_spool_file_enqueue(&sp, &q, id, sizeof(id), &st), 0);
     ck_assert(pf_queue_id_ok(id));
     /* Exactly one file in incoming/, named by its ID, complete (0700), whole. */
     ck_assert_int_eq(count_entries("incoming"), 1);
@@ -107,10 +107,10 @@ START_TEST(test_life_of_a_message)
     ck_assert_uint_eq(st.chmods, 1);
     ck_assert_uint_eq(st.fsyncs, 1);
     /* The queue manager's side. */
-    ck_assert_int_eq(pf_spool_activate(&sp, id, 0, &st), 0);
+    ck_assert_int_eq(pf_spool_file_activate(&sp, id, 0, &st), 0);
     ck_assert_int_eq(count_entries("incoming"), 0);
     ck_assert_int_eq(count_entries("active"), 1);
-    ck_assert_int_eq(pf_spool_mark_done(&sp, id, q.rcpt_offsets[1], &st), 0);
+    ck_assert_int_eq(pf_spool_file_mark_done(&sp, id, q.rcpt_offsets[1], &st), 0);
     ck_assert_int_eq(pf_spool_path(&sp, "active", id, path, sizeof(path)), 0);
     fd = open(path, O_RDONLY);
     ck_assert_int_eq(pread(fd, &byte, 1, (off_t)q.rcpt_offsets[1]), 1);
@@ -118,7 +118,7 @@ START_TEST(test_life_of_a_message)
     ck_assert_int_eq(pread(fd, &byte, 1, (off_t)q.rcpt_offsets[0]), 1);
     ck_assert_int_eq(byte, 'R');
     close(fd);
-    ck_assert_int_eq(pf_spool_remove(&sp, id, &st), 0);
+    ck_assert_int_eq(pf_spool_file_remove(&sp, id, &st), 0);
     ck_assert_int_eq(count_entries("active"), 0);
     ck_assert_uint_eq(st.renames, 2);
     ck_assert_uint_eq(st.unlinks, 1);
@@ -131,7 +131,7 @@ END_TEST
 /*
  * A message written as it arrives: the file exists (0600, by its ID) from
  * the create on, gets 4 KiB writes however the text is cut, and ends the
- * same file with the same system calls as pf_spool_enqueue() makes.
+ * same file with the same system calls as pf_spool_file_enqueue() makes.
  */
 START_TEST(test_streamed)
 {
@@ -155,19 +155,19 @@ START_TEST(test_streamed)
     pf_qfile_content(&q, text, 50000);
     pf_qfile_finish(&q, (const char *const[]){"a@example.org"}, 1);
 
-    ck_assert_int_eq(pf_spool_create(&sp, &f, id, sizeof(id), &st), 0);
+    ck_assert_int_eq(pf_spool_file_create(&sp, &f, id, sizeof(id), &st), 0);
     ck_assert_int_eq(pf_spool_path(&sp, "incoming", id, path, sizeof(path)), 0);
     ck_assert_int_eq(stat(path, &sb), 0);
     ck_assert_uint_eq(sb.st_mode & 07777, 0600);
     ck_assert_int_eq(sb.st_size, 0);
     for (size_t off = 0; off < q.len; off += 1000)
         ck_assert_int_eq(
-            pf_spool_append(&f, q.buf + off, off + 1000 < q.len ? 1000 : q.len - off, &st), 0);
+            pf_spool_file_append(&f, q.buf + off, off + 1000 < q.len ? 1000 : q.len - off, &st), 0);
     ck_assert_uint_eq(st.writes, q.len / 4096); /* the rest waits in the buffer */
     ck_assert_int_eq(stat(path, &sb), 0);
     ck_assert_int_eq(sb.st_size, (off_t)(q.len / 4096 * 4096));
     pf_qfile_size_record(&q, size_record);
-    ck_assert_int_eq(pf_spool_commit(&sp, &f, size_record, &st), 0);
+    ck_assert_int_eq(pf_spool_file_commit(&sp, &f, size_record, &st), 0);
     ck_assert_int_eq(f.fd, -1);
     ck_assert_int_eq(stat(path, &sb), 0);
     ck_assert_uint_eq(sb.st_mode & 07777, 0700);
@@ -176,18 +176,18 @@ START_TEST(test_streamed)
     close(fd);
     ck_assert(memcmp(back, q.buf, q.len) == 0);
 
-    ck_assert_int_eq(pf_spool_enqueue(&sp, &q, id2, sizeof(id2), &whole_st), 0);
+    ck_assert_int_eq(pf_spool_file_enqueue(&sp, &q, id2, sizeof(id2), &whole_st), 0);
     ck_assert(memcmp(&st, &whole_st, sizeof(st)) == 0);
 
     /* Abandoned: nothing stays. */
     ck_assert_int_eq(count_entries("incoming"), 2);
-    ck_assert_int_eq(pf_spool_create(&sp, &f, id, sizeof(id), &st), 0);
-    ck_assert_int_eq(pf_spool_append(&f, q.buf, 9000, &st), 0);
+    ck_assert_int_eq(pf_spool_file_create(&sp, &f, id, sizeof(id), &st), 0);
+    ck_assert_int_eq(pf_spool_file_append(&f, q.buf, 9000, &st), 0);
     ck_assert_int_eq(count_entries("incoming"), 3);
-    pf_spool_abort(&f);
+    pf_spool_file_abort(&f);
     ck_assert_int_eq(f.fd, -1);
     ck_assert_int_eq(count_entries("incoming"), 2);
-    pf_spool_abort(&f); /* twice is once */
+    pf_spool_file_abort(&f); /* twice is once */
     free(text);
     free(back);
     pf_qfile_free(&q);
@@ -231,7 +231,7 @@ START_TEST(test_failure_leaves_nothing)
     snprintf(path, sizeof(path), "%s/q/incoming", spool_dir);
     ck_assert_int_eq(rmdir(path), 0);
     message(&q);
-    ck_assert_int_eq(pf_spool_enqueue(&sp, &q, id, sizeof(id), &st), -1);
+    ck_assert_int_eq(pf_spool_file_enqueue(&sp, &q, id, sizeof(id), &st), -1);
     ck_assert_int_eq(errno, ENOENT);
     ck_assert_int_eq(count_entries("incoming"), -1);
     ck_assert_int_eq(count_entries("active"), 0);
@@ -400,18 +400,18 @@ START_TEST(test_hash_depth_two)
     struct stat sb;
 
     one_active(&sp, 2, &q, id, &st);
-    ck_assert_int_eq(pf_spool_log_append(&sp, "defer", id, "reason=x\n\n", &st), 0);
-    ck_assert_int_eq(pf_spool_defer(&sp, id, 1700000000, &st), 0);
+    ck_assert_int_eq(pf_spool_file_log_append(&sp, "defer", id, "reason=x\n\n", &st), 0);
+    ck_assert_int_eq(pf_spool_file_defer(&sp, id, 1700000000, &st), 0);
     ck_assert_uint_eq(st.mkdirs, 4);
     ck_assert_int_eq(pf_spool_path(&sp, "deferred", id, path, sizeof(path)), 0);
     ck_assert_msg(stat(path, &sb) == 0, "%s: %s", path, strerror(errno));
     ck_assert_int_eq((long)sb.st_mtime, 1700000000);
     ck_assert_int_eq(pf_spool_path(&sp, "defer", id, path, sizeof(path)), 0);
     ck_assert_msg(stat(path, &sb) == 0, "%s: %s", path, strerror(errno));
-    ck_assert(pf_spool_log_exists(&sp, "defer", id, &st));
+    ck_assert(pf_spool_file_log_exists(&sp, "defer", id, &st));
     /* and back, as a retry does */
-    ck_assert_int_eq(pf_spool_activate(&sp, id, 1, &st), 0);
-    ck_assert_int_eq(pf_spool_remove(&sp, id, &st), 0);
+    ck_assert_int_eq(pf_spool_file_activate(&sp, id, 1, &st), 0);
+    ck_assert_int_eq(pf_spool_file_remove(&sp, id, &st), 0);
     pf_qfile_free(&q);
     pf_spool_close(&sp);
     remove_tmp();
@@ -433,7 +433,7 @@ START_TEST(test_layout)
     refused(path, 2, layout, "--hash-depth 1, and this run asks for --hash-depth 2");
     refused(path, 0, layout, "--hash-depth 0");
     /* the message deferred one level deep, and the layout file lost */
-    ck_assert_int_eq(pf_spool_defer(&sp, id, 1700000000, &st), 0);
+    ck_assert_int_eq(pf_spool_file_defer(&sp, id, 1700000000, &st), 0);
     pf_spool_close(&sp);
     ck_assert_int_eq(unlink(layout), 0);
     refused(path, 2, "/deferred holds mail hashed 1 level deep", "--hash-depth 1");
@@ -466,13 +466,13 @@ START_TEST(test_read_bound)
 
     one_active(&sp, 1, &q, id, &st);
     sp.max_file = q.len - 1;
-    ck_assert_int_eq(pf_spool_read(&sp, id, &buf, &len, &st), -1);
+    ck_assert_int_eq(pf_spool_file_read(&sp, id, &buf, &len, &st), -1);
     ck_assert_int_eq(errno, EFBIG);
     ck_assert_ptr_null(buf);
     ck_assert_uint_eq(len, q.len);
     ck_assert_uint_eq(st.locks, 0); /* not even locked */
     sp.max_file = q.len;
-    ck_assert_int_eq(pf_spool_read(&sp, id, &buf, &len, &st), 0);
+    ck_assert_int_eq(pf_spool_file_read(&sp, id, &buf, &len, &st), 0);
     ck_assert_uint_eq(len, q.len);
     ck_assert_int_eq(memcmp(buf, q.buf, 4), 0);
     free(buf);
@@ -480,9 +480,9 @@ START_TEST(test_read_bound)
     ck_assert_int_eq(pf_spool_path(&sp, "active", id, path, sizeof(path)), 0);
     ck_assert_int_eq(unlink(path), 0);
     ck_assert_int_eq(symlink("/etc/passwd", path), 0);
-    ck_assert_int_eq(pf_spool_read(&sp, id, &buf, &len, &st), -1);
+    ck_assert_int_eq(pf_spool_file_read(&sp, id, &buf, &len, &st), -1);
     ck_assert_int_eq(errno, ELOOP);
-    ck_assert_int_eq(pf_spool_mark_done(&sp, id, 0, &st), -1);
+    ck_assert_int_eq(pf_spool_file_mark_done(&sp, id, 0, &st), -1);
     ck_assert_int_eq(errno, ELOOP);
     pf_qfile_free(&q);
     pf_spool_close(&sp);
@@ -550,7 +550,7 @@ START_TEST(test_recover_skips_links)
     ck_assert_int_eq(symlink(victim, entry), 0);
     sp.hash_depth = 1;
     ck_assert_int_eq(pf_spool_open(&sp, path, err, sizeof(err)), 0);
-    ck_assert_int_eq(pf_spool_recover(&sp, count_found, &found, &rec, err, sizeof(err)), 0);
+    ck_assert_int_eq(pf_recover_spool(&sp, count_found, &found, &rec, err, sizeof(err)), 0);
     ck_assert_int_eq(found, 0);
     ck_assert_uint_eq(rec.incomplete + rec.requeued, 0);
     ck_assert(same_text(victim, "precious"));
@@ -633,17 +633,17 @@ START_TEST(test_recover_marks_again)
     int found = 0;
 
     one_active(&sp, 1, &q, id, &st);
-    ck_assert_int_eq(pf_spool_defer(&sp, id, 1700000000, &st), 0);
+    ck_assert_int_eq(pf_spool_file_defer(&sp, id, 1700000000, &st), 0);
     ck_assert_int_eq(pf_spool_path(&sp, "deferred", id, path, sizeof(path)), 0);
     ck_assert_int_eq(chmod(path, 0), 0);
-    ck_assert_int_eq(pf_spool_recover(&sp, count_found, &found, &rec, err, sizeof(err)), 0);
+    ck_assert_int_eq(pf_recover_spool(&sp, count_found, &found, &rec, err, sizeof(err)), 0);
     ck_assert_int_eq(found, 1);
     ck_assert_uint_eq(rec.found_deferred, 1);
     ck_assert_uint_eq(rec.marked, 1);
     ck_assert_uint_eq(rec.incomplete + rec.skipped, 0);
     ck_assert_int_eq(stat(path, &sb), 0);
     ck_assert_uint_eq(sb.st_mode & 07777, 0700);
-    ck_assert_int_eq(pf_spool_activate(&sp, id, 1, &st), 0);
+    ck_assert_int_eq(pf_spool_file_activate(&sp, id, 1, &st), 0);
     pf_qfile_free(&q);
     pf_spool_close(&sp);
     remove_tmp();

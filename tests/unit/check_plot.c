@@ -140,12 +140,12 @@ END_TEST
 
 START_TEST(test_nice_number)
 {
-    ck_assert_double_eq_tol(plot_nice_number(7.3, 0), 10, 1e-12);
-    ck_assert_double_eq_tol(plot_nice_number(1.4, 1), 1, 1e-12);
-    ck_assert_double_eq_tol(plot_nice_number(2.9, 1), 2, 1e-12);
-    ck_assert_double_eq_tol(plot_nice_number(4, 1), 5, 1e-12);
-    ck_assert_double_eq_tol(plot_nice_number(0.031, 0), 0.05, 1e-12);
-    ck_assert_double_eq_tol(plot_nice_number(1800, 1), 2000, 1e-9);
+    ck_assert_double_eq_tol(plot_axis_nice_number(7.3, 0), 10, 1e-12);
+    ck_assert_double_eq_tol(plot_axis_nice_number(1.4, 1), 1, 1e-12);
+    ck_assert_double_eq_tol(plot_axis_nice_number(2.9, 1), 2, 1e-12);
+    ck_assert_double_eq_tol(plot_axis_nice_number(4, 1), 5, 1e-12);
+    ck_assert_double_eq_tol(plot_axis_nice_number(0.031, 0), 0.05, 1e-12);
+    ck_assert_double_eq_tol(plot_axis_nice_number(1800, 1), 2000, 1e-9);
 }
 END_TEST
 
@@ -153,29 +153,29 @@ START_TEST(test_ticks_linear)
 {
     struct plot_ticks t;
 
-    plot_ticks_linear(0, 7.3, 6, &t);
+    plot_axis_ticks_linear(0, 7.3, 6, &t);
     ck_assert_uint_eq(t.n, 5);
     ck_assert_str_eq(t.label[0], "0");
     ck_assert_str_eq(t.label[4], "8");
     ck_assert(t.lo == 0 && t.hi == 8);
-    plot_ticks_linear(0, 0.37, 6, &t);
+    plot_axis_ticks_linear(0, 0.37, 6, &t);
     ck_assert_uint_eq(t.n, 5);
     ck_assert_str_eq(t.label[0], "0.0");
     ck_assert_str_eq(t.label[3], "0.3"); /* not 0.30000000000000004 */
     ck_assert_double_eq_tol(t.hi, 0.4, 1e-12);
-    plot_ticks_linear(0, 12345, 6, &t);
+    plot_axis_ticks_linear(0, 12345, 6, &t);
     ck_assert_str_eq(t.label[0], "0");
     ck_assert_str_eq(t.label[1], "5k");
     ck_assert_str_eq(t.label[t.n - 1], "15k");
     /* Not from 0, and an interval that is one value. */
-    plot_ticks_linear(0.83, 2.35, 6, &t);
+    plot_axis_ticks_linear(0.83, 2.35, 6, &t);
     ck_assert(t.lo == 0.5 && t.hi == 2.5); /* step 0.5: the ticks just outside the data */
-    plot_ticks_linear(5, 5, 6, &t);
+    plot_axis_ticks_linear(5, 5, 6, &t);
     ck_assert(t.lo < 5 && t.hi > 5 && t.n >= 2);
-    plot_ticks_linear(0, 0, 6, &t);
+    plot_axis_ticks_linear(0, 0, 6, &t);
     ck_assert(t.lo == 0 && t.hi == 1);
     /* A huge range still fits the array. */
-    plot_ticks_linear(0, 1e6, 1000, &t);
+    plot_axis_ticks_linear(0, 1e6, 1000, &t);
     ck_assert(t.n <= PLOT_MAX_TICKS && t.n >= 2);
 }
 END_TEST
@@ -184,17 +184,17 @@ START_TEST(test_format_tick)
 {
     char buf[24];
 
-    plot_format_tick(buf, sizeof(buf), 2500, 500);
+    plot_axis_format_tick(buf, sizeof(buf), 2500, 500);
     ck_assert_str_eq(buf, "2500");
-    plot_format_tick(buf, sizeof(buf), 12000, 2000);
+    plot_axis_format_tick(buf, sizeof(buf), 12000, 2000);
     ck_assert_str_eq(buf, "12k");
-    plot_format_tick(buf, sizeof(buf), 2.5e6, 5e5);
+    plot_axis_format_tick(buf, sizeof(buf), 2.5e6, 5e5);
     ck_assert_str_eq(buf, "2.5M");
-    plot_format_tick(buf, sizeof(buf), 0, 5e5);
+    plot_axis_format_tick(buf, sizeof(buf), 0, 5e5);
     ck_assert_str_eq(buf, "0"); /* not "0.0M" */
-    plot_format_tick(buf, sizeof(buf), -1e-17, 0.1);
+    plot_axis_format_tick(buf, sizeof(buf), -1e-17, 0.1);
     ck_assert_str_eq(buf, "0.0");
-    plot_format_tick(buf, sizeof(buf), 0.05, 0.01);
+    plot_axis_format_tick(buf, sizeof(buf), 0.05, 0.01);
     ck_assert_str_eq(buf, "0.05");
 }
 END_TEST
@@ -204,16 +204,16 @@ START_TEST(test_log_scale)
     struct plot_scale s = {PLOT_LOG, 1, 1000, 0, 300};
     struct plot_scale up = {PLOT_LOG, 0.01, 100, 400, 0};
 
-    ck_assert_double_eq_tol(plot_scale_map(&s, 1), 0, 1e-9);
-    ck_assert_double_eq_tol(plot_scale_map(&s, 10), 100, 1e-9);
-    ck_assert_double_eq_tol(plot_scale_map(&s, sqrt(10)), 50, 1e-9);
-    ck_assert_double_eq_tol(plot_scale_map(&s, 1000), 300, 1e-9);
-    ck_assert(isnan(plot_scale_map(&s, 0)));
-    ck_assert(isnan(plot_scale_map(&s, -5)));
-    ck_assert(isnan(plot_scale_map(&s, INFINITY)));
+    ck_assert_double_eq_tol(plot_axis_scale_map(&s, 1), 0, 1e-9);
+    ck_assert_double_eq_tol(plot_axis_scale_map(&s, 10), 100, 1e-9);
+    ck_assert_double_eq_tol(plot_axis_scale_map(&s, sqrt(10)), 50, 1e-9);
+    ck_assert_double_eq_tol(plot_axis_scale_map(&s, 1000), 300, 1e-9);
+    ck_assert(isnan(plot_axis_scale_map(&s, 0)));
+    ck_assert(isnan(plot_axis_scale_map(&s, -5)));
+    ck_assert(isnan(plot_axis_scale_map(&s, INFINITY)));
     /* a y axis grows upwards: the larger value is nearer the top */
-    ck_assert_double_eq_tol(plot_scale_map(&up, 1), 200, 1e-9);
-    ck_assert(plot_scale_map(&up, 10) < plot_scale_map(&up, 1));
+    ck_assert_double_eq_tol(plot_axis_scale_map(&up, 1), 200, 1e-9);
+    ck_assert(plot_axis_scale_map(&up, 10) < plot_axis_scale_map(&up, 1));
 }
 END_TEST
 
@@ -222,7 +222,7 @@ START_TEST(test_ticks_log)
     struct plot_ticks t;
     size_t labelled = 0;
 
-    plot_ticks_log(1, 50, &t);
+    plot_axis_ticks_log(1, 50, &t);
     ck_assert(t.lo == 1 && t.hi == 100);
     for (size_t i = 0; i < t.n; i++)
         labelled += t.labelled[i];
@@ -230,7 +230,7 @@ START_TEST(test_ticks_log)
     ck_assert_uint_eq(t.n, 19);     /* and the other multiples, unlabelled */
     ck_assert_str_eq(t.label[1], "2");
     ck_assert_str_eq(t.label[t.n - 1], "100");
-    plot_ticks_log(0.0009, 45, &t);
+    plot_axis_ticks_log(0.0009, 45, &t);
     ck_assert_double_eq_tol(t.lo, 0.0001, 1e-12);
     ck_assert_double_eq_tol(t.hi, 100, 1e-9);
     labelled = 0;
@@ -240,7 +240,7 @@ START_TEST(test_ticks_log)
     ck_assert_str_eq(t.label[0], "0.0001");
     ck_assert_str_eq(t.label[t.n - 1], "100");
     /* Many decades: never more ticks than fit. */
-    plot_ticks_log(1e-6, 1e10, &t);
+    plot_axis_ticks_log(1e-6, 1e10, &t);
     ck_assert(t.n <= PLOT_MAX_TICKS);
     ck_assert_str_eq(t.label[t.n - 1], "10000M");
 }
@@ -254,21 +254,21 @@ START_TEST(test_ticks_subnormal)
     char buf[64];
 
     for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-        plot_format_tick(buf, sizeof(buf), 5e-324, steps[i]);
+        plot_axis_format_tick(buf, sizeof(buf), 5e-324, steps[i]);
         ck_assert_uint_le(strlen(buf), 2 + PLOT_MAX_DECIMALS);
         ck_assert_msg(buf[0] == '0' || buf[0] == '-', "%s", buf);
     }
-    plot_ticks_log(5e-324, 5e-324, &t);
+    plot_axis_ticks_log(5e-324, 5e-324, &t);
     ck_assert_uint_gt(t.n, 1);
     ck_assert(t.lo > 0 && t.hi > t.lo);
     for (size_t i = 0; i < t.n; i++) {
         ck_assert_msg(t.value[i] > 0, "log tick %zu is %g", i, t.value[i]);
         ck_assert_uint_le(strlen(t.label[i]), 2 + PLOT_MAX_DECIMALS);
     }
-    plot_ticks_linear(5e-324, 5e-324, 5, &t);
+    plot_axis_ticks_linear(5e-324, 5e-324, 5, &t);
     ck_assert_uint_gt(t.n, 1);
     ck_assert(t.lo == 0 && t.hi == 1);
-    plot_ticks_linear(0, 1e-320, 5, &t);
+    plot_axis_ticks_linear(0, 1e-320, 5, &t);
     ck_assert(t.lo == 0 && t.hi == 1);
 }
 END_TEST
@@ -278,18 +278,18 @@ START_TEST(test_percentile_axis)
     struct plot_ticks t;
     static const char *const want[] = {"0 %", "50 %", "90 %", "99 %", "99.9 %", "99.99 %"};
 
-    ck_assert_double_eq_tol(plot_nines(0), 0, 1e-12);
-    ck_assert_double_eq_tol(plot_nines(90), 1, 1e-12);
-    ck_assert_double_eq_tol(plot_nines(99.9), 3, 1e-9);
-    ck_assert_double_eq_tol(plot_percent_of_nines(2), 99, 1e-12);
-    ck_assert_double_eq_tol(plot_percent_of_nines(plot_nines(37.5)), 37.5, 1e-9);
-    plot_ticks_percentile(3.78, &t);
+    ck_assert_double_eq_tol(plot_axis_nines(0), 0, 1e-12);
+    ck_assert_double_eq_tol(plot_axis_nines(90), 1, 1e-12);
+    ck_assert_double_eq_tol(plot_axis_nines(99.9), 3, 1e-9);
+    ck_assert_double_eq_tol(plot_axis_percent_of_nines(2), 99, 1e-12);
+    ck_assert_double_eq_tol(plot_axis_percent_of_nines(plot_axis_nines(37.5)), 37.5, 1e-9);
+    plot_axis_ticks_percentile(3.78, &t);
     ck_assert_uint_eq(t.n, 6);
     for (size_t i = 0; i < t.n; i++)
         ck_assert_str_eq(t.label[i], want[i]);
     ck_assert_double_eq_tol(t.value[1], log10(2), 1e-12);
     ck_assert(t.lo == 0 && t.hi == 4);
-    plot_ticks_percentile(0.3, &t); /* at least up to 99 % */
+    plot_axis_ticks_percentile(0.3, &t); /* at least up to 99 % */
     ck_assert(t.hi == 2);
 }
 END_TEST
@@ -322,7 +322,7 @@ START_TEST(test_curve)
     for (uint64_t v = 1; v <= 1000; v++)
         histogram_record(&h, v * 1000000); /* 1 .. 1000 ms */
     text = latency_result(&h, &empty);
-    ck_assert_int_eq(plot_read_latency(text, "r", &c, &n, err, sizeof(err)), 0);
+    ck_assert_int_eq(plot_data_read_latency(text, "r", &c, &n, err, sizeof(err)), 0);
     ck_assert_uint_eq(n, 1); /* the empty stage has no curve */
     ck_assert_str_eq(c[0].stage, "txn");
     ck_assert_str_eq(c[0].label, "r");
@@ -338,25 +338,26 @@ START_TEST(test_curve)
     }
     /* At 1 nine, the 90th percentile: 900 ms within the histogram's resolution. */
     ck_assert_double_eq_tol(c[0].ms[(size_t)(1 / PLOT_CURVE_STEP + 0.5)], 900, 900 / 256.0);
-    plot_label(text, "dir/x.json", label, sizeof(label));
+    plot_data_label(text, "dir/x.json", label, sizeof(label));
     ck_assert_str_eq(label, "run <1>");
-    plot_label("{}", "dir/x.json", label, sizeof(label));
+    plot_data_label("{}", "dir/x.json", label, sizeof(label));
     ck_assert_str_eq(label, "x");
-    plot_label("{}", "result", label, sizeof(label));
+    plot_data_label("{}", "result", label, sizeof(label));
     ck_assert_str_eq(label, "result");
-    plot_curve_free(&c[0]);
+    plot_data_curve_free(&c[0]);
     free(c);
     free(text);
     /* Nothing with values, no latency, buckets that do not add up. */
     c = NULL;
     n = 0;
     text = latency_result(&empty, &empty);
-    ck_assert_int_eq(plot_read_latency(text, "r", &c, &n, err, sizeof(err)), -1);
+    ck_assert_int_eq(plot_data_read_latency(text, "r", &c, &n, err, sizeof(err)), -1);
     ck_assert_str_eq(err, "no latency with values");
     free(text);
-    ck_assert_int_eq(plot_read_latency("{\"latency\": {}}", "r", &c, &n, err, sizeof(err)), -1);
-    ck_assert_int_eq(plot_read_latency("{\"latency\": {\"a\": {\"count\": 3, \"p50_ms\": 1}}}", "r",
-                                       &c, &n, err, sizeof(err)),
+    ck_assert_int_eq(plot_data_read_latency("{\"latency\": {}}", "r", &c, &n, err, sizeof(err)),
+                     -1);
+    ck_assert_int_eq(plot_data_read_latency("{\"latency\": {\"a\": {\"count\": 3, \"p50_ms\": 1}}}",
+                                            "r", &c, &n, err, sizeof(err)),
                      -1);
     ck_assert_str_eq(err, "latency.a has no buckets a histogram can be rebuilt from");
     ck_assert_uint_eq(n, 0);
@@ -374,25 +375,26 @@ START_TEST(test_timeline)
                        "{\"t\": 1, \"interval_s\": 0.5, \"messages_in_per_s\": 6, "
                        "\"messages_out_per_s\": null, \"incoming\": 3, \"active\": 1}]}";
 
-    ck_assert_int_eq(plot_read_timeline(text, &tl, err, sizeof(err)), 0);
+    ck_assert_int_eq(plot_data_read_timeline(text, &tl, err, sizeof(err)), 0);
     ck_assert_uint_eq(tl.n, 2);
     ck_assert(tl.t[1] == 1 && tl.dt[1] == 0.5 && tl.in_per_s[1] == 6 && tl.out_per_s[0] == 4);
     ck_assert(isnan(tl.out_per_s[1]) && isnan(tl.incoming[0]) && tl.incoming[1] == 3);
     ck_assert(isnan(tl.deferred[0]) && isnan(tl.deferred[1])); /* missing: NAN */
     ck_assert_int_eq(tl.has_depths, 1);
-    plot_timeline_free(&tl);
-    ck_assert_int_eq(plot_read_timeline("{\"timeline\": [{\"t\": 0, \"interval_s\": 1}]}", &tl, err,
-                                        sizeof(err)),
+    plot_data_timeline_free(&tl);
+    ck_assert_int_eq(plot_data_read_timeline("{\"timeline\": [{\"t\": 0, \"interval_s\": 1}]}", &tl,
+                                             err, sizeof(err)),
                      0);
     ck_assert_int_eq(tl.has_depths, 0);
-    plot_timeline_free(&tl);
-    ck_assert_int_eq(plot_read_timeline("{\"a\": 1}", &tl, err, sizeof(err)), -1);
+    plot_data_timeline_free(&tl);
+    ck_assert_int_eq(plot_data_read_timeline("{\"a\": 1}", &tl, err, sizeof(err)), -1);
     ck_assert_str_eq(err, "no timeline");
-    ck_assert_int_eq(plot_read_timeline("{\"timeline\": []}", &tl, err, sizeof(err)), -1);
+    ck_assert_int_eq(plot_data_read_timeline("{\"timeline\": []}", &tl, err, sizeof(err)), -1);
     ck_assert_str_eq(err, "an empty timeline");
     ck_assert_int_eq(
-        plot_read_timeline("{\"timeline\": [{\"interval_s\": 1}]}", &tl, err, sizeof(err)), -1);
-    ck_assert_int_eq(plot_read_timeline("{\"timeline\": [1, 2]}", &tl, err, sizeof(err)), -1);
+        plot_data_read_timeline("{\"timeline\": [{\"interval_s\": 1}]}", &tl, err, sizeof(err)),
+        -1);
+    ck_assert_int_eq(plot_data_read_timeline("{\"timeline\": [1, 2]}", &tl, err, sizeof(err)), -1);
 }
 END_TEST
 
@@ -406,7 +408,7 @@ START_TEST(test_ab)
                        " \"ratio\": 2.5, \"ci_low\": 1.5, \"ci_high\": null,"
                        " \"verdict\": \"B is faster\"}";
 
-    ck_assert_int_eq(plot_read_ab(text, &ab, err, sizeof(err)), 0);
+    ck_assert_int_eq(plot_data_read_ab(text, &ab, err, sizeof(err)), 0);
     ck_assert_uint_eq(ab.n[0], 3);
     ck_assert_uint_eq(ab.failed[0], 1);
     ck_assert(ab.runs[0][0] == 3 && ab.runs[0][1] == 1 && ab.runs[0][2] == 2); /* run order */
@@ -418,11 +420,11 @@ START_TEST(test_ab)
     ck_assert_str_eq(ab.spool[1], "");
     ck_assert_str_eq(ab.unit, "msgs/s");
     ck_assert_str_eq(ab.verdict, "B is faster");
-    plot_ab_free(&ab);
-    ck_assert_int_eq(plot_read_ab("{\"timeline\": []}", &ab, err, sizeof(err)), -1);
-    ck_assert_int_eq(plot_read_ab("{\"sides\": {\"A\": {\"runs\": [null]}, \"B\": {\"runs\": "
-                                  "[]}}}",
-                                  &ab, err, sizeof(err)),
+    plot_data_ab_free(&ab);
+    ck_assert_int_eq(plot_data_read_ab("{\"timeline\": []}", &ab, err, sizeof(err)), -1);
+    ck_assert_int_eq(plot_data_read_ab("{\"sides\": {\"A\": {\"runs\": [null]}, \"B\": {\"runs\": "
+                                       "[]}}}",
+                                       &ab, err, sizeof(err)),
                      -1);
     ck_assert_str_eq(err, "an A/B comparison without a successful run");
 }
@@ -446,7 +448,7 @@ START_TEST(test_sweep)
     struct plot_sweep sw;
     char err[128], label[PLOT_LABEL_MAX];
 
-    ck_assert_int_eq(plot_read_sweep(sweep_text, &sw, err, sizeof(err)), 0);
+    ck_assert_int_eq(plot_data_read_sweep(sweep_text, &sw, err, sizeof(err)), 0);
     ck_assert_uint_eq(sw.n, 3);
     /* by offered rate, each step keeping its number in the order run */
     ck_assert(sw.offered[0] == 50 && sw.offered[1] == 75 && sw.offered[2] == 100);
@@ -460,38 +462,38 @@ START_TEST(test_sweep)
     ck_assert_uint_eq(sw.broke_step, 2);
     ck_assert_str_eq(sw.broke_why, "delivered 60 % of offered (under 99 %)");
     ck_assert_str_eq(sw.label, "relay --model none, sink delay 30 ms");
-    plot_sweep_free(&sw);
+    plot_data_sweep_free(&sw);
 
     /* an older result, without p99_9_ms: the maximum; no knee, nothing broke, no SLO */
-    ck_assert_int_eq(plot_read_sweep("{\"steps\": [{\"offered_per_s\": 10, \"max_ms\": 4, "
-                                     "\"reason\": \"slo\"}], \"knee_per_s\": null}",
-                                     &sw, err, sizeof(err)),
+    ck_assert_int_eq(plot_data_read_sweep("{\"steps\": [{\"offered_per_s\": 10, \"max_ms\": 4, "
+                                          "\"reason\": \"slo\"}], \"knee_per_s\": null}",
+                                          &sw, err, sizeof(err)),
                      0);
     ck_assert_str_eq(sw.tail_name, "max");
     ck_assert(sw.tail[0] == 4 && isnan(sw.p99[0]) && isnan(sw.delivered[0]) && !sw.held[0]);
     ck_assert(isnan(sw.knee) && isnan(sw.broke) && isnan(sw.slo_ms) && sw.broke_step == 0);
     ck_assert_str_eq(sw.label, "relay, its defaults");
-    plot_sweep_free(&sw);
+    plot_data_sweep_free(&sw);
 
-    ck_assert_int_eq(plot_read_sweep("{\"timeline\": []}", &sw, err, sizeof(err)), -1);
+    ck_assert_int_eq(plot_data_read_sweep("{\"timeline\": []}", &sw, err, sizeof(err)), -1);
     ck_assert_str_eq(err, "no sweep (no \"steps\" array)");
-    ck_assert_int_eq(plot_read_sweep("{\"steps\": []}", &sw, err, sizeof(err)), -1);
+    ck_assert_int_eq(plot_data_read_sweep("{\"steps\": []}", &sw, err, sizeof(err)), -1);
     ck_assert_str_eq(err, "a sweep with no steps");
-    ck_assert_int_eq(plot_read_sweep("{\"steps\": [{\"offered_per_s\": 5}, {\"p99_ms\": 1}]}", &sw,
-                                     err, sizeof(err)),
+    ck_assert_int_eq(plot_data_read_sweep("{\"steps\": [{\"offered_per_s\": 5}, {\"p99_ms\": 1}]}",
+                                          &sw, err, sizeof(err)),
                      -1);
     ck_assert_str_eq(err, "sweep step 2 has no offered_per_s");
-    ck_assert_int_eq(plot_read_sweep("{\"steps\": [3]}", &sw, err, sizeof(err)), -1);
+    ck_assert_int_eq(plot_data_read_sweep("{\"steps\": [3]}", &sw, err, sizeof(err)), -1);
     ck_assert_str_eq(err, "sweep steps that are not an array of objects");
 
-    plot_sweep_label("{\"target\": \"127.0.0.1:2525\", \"relay_options\": []}", label,
-                     sizeof(label));
+    plot_data_sweep_label("{\"target\": \"127.0.0.1:2525\", \"relay_options\": []}", label,
+                          sizeof(label));
     ck_assert_str_eq(label, "target 127.0.0.1:2525");
-    plot_sweep_label("{\"label\": \"mine\", \"target\": \"h:25\"}", label, sizeof(label));
+    plot_data_sweep_label("{\"label\": \"mine\", \"target\": \"h:25\"}", label, sizeof(label));
     ck_assert_str_eq(label, "mine");
-    plot_sweep_label("{\"label\": \"\", \"relay_options\": [\"--model\", \"postfix\"], "
-                     "\"sink_delay_s\": null}",
-                     label, sizeof(label));
+    plot_data_sweep_label("{\"label\": \"\", \"relay_options\": [\"--model\", \"postfix\"], "
+                          "\"sink_delay_s\": null}",
+                          label, sizeof(label));
     ck_assert_str_eq(label, "relay --model postfix");
 }
 END_TEST
@@ -512,15 +514,15 @@ START_TEST(test_sweep_limits)
                                     i ? ", " : "", steps - i, i % 2 ? "held" : "slo");
         sprintf(text + used, "]}");
         if (steps == PLOT_MAX_SWEEP_STEPS) {
-            ck_assert_int_eq(plot_read_sweep(text, &sw, err, sizeof(err)), 0);
+            ck_assert_int_eq(plot_data_read_sweep(text, &sw, err, sizeof(err)), 0);
             ck_assert_uint_eq(sw.n, (size_t)steps);
             /* by rate: rate 1 was the last step run, odd steps (from 0) held */
             ck_assert(sw.offered[0] == 1 && sw.step[0] == (unsigned)steps && sw.held[0]);
             ck_assert(sw.offered[steps - 1] == steps && sw.step[steps - 1] == 1 &&
                       !sw.held[steps - 1]);
-            plot_sweep_free(&sw);
+            plot_data_sweep_free(&sw);
         } else {
-            ck_assert_int_eq(plot_read_sweep(text, &sw, err, sizeof(err)), -1);
+            ck_assert_int_eq(plot_data_read_sweep(text, &sw, err, sizeof(err)), -1);
             ck_assert_str_eq(err, "a sweep of 65 steps: no sweep runs more than 64");
         }
         free(text);
@@ -531,7 +533,7 @@ START_TEST(test_sweep_limits)
 
         snprintf(doc, sizeof(doc), "{\"steps\": [{\"offered_per_s\": 5}, {\"offered_per_s\": %s}]}",
                  bad[i]);
-        ck_assert_int_eq(plot_read_sweep(doc, &sw, err, sizeof(err)), -1);
+        ck_assert_int_eq(plot_data_read_sweep(doc, &sw, err, sizeof(err)), -1);
         ck_assert_str_eq(err, "sweep step 2 has an offered_per_s out of range (not a number of "
                               "messages/s above 0)");
     }
@@ -545,7 +547,7 @@ START_TEST(test_sweep_labels)
                                {.label = "relay --model none"}};
     const char *const names[] = {"a", "b", "c"};
 
-    plot_sweep_distinct_labels(sw, names, 3);
+    plot_data_sweep_distinct_labels(sw, names, 3);
     ck_assert_str_eq(sw[0].label, "relay --model none (a)");
     ck_assert_str_eq(sw[1].label, "relay --model postfix"); /* unique: left alone */
     ck_assert_str_eq(sw[2].label, "relay --model none (c)");
@@ -617,11 +619,11 @@ START_TEST(test_draw_sweep)
     char err[128];
     struct svg s;
 
-    ck_assert_int_eq(plot_read_sweep(sweep_text, &sw[0], err, sizeof(err)), 0);
-    ck_assert_int_eq(plot_read_sweep(sweep_text, &sw[1], err, sizeof(err)), 0);
+    ck_assert_int_eq(plot_data_read_sweep(sweep_text, &sw[0], err, sizeof(err)), 0);
+    ck_assert_int_eq(plot_data_read_sweep(sweep_text, &sw[1], err, sizeof(err)), 0);
     snprintf(sw[1].label, sizeof(sw[1].label), "b");
     svg_init(&s);
-    ck_assert(plot_draw_sweep(&s, 0, PLOT_WIDTH, sw, 2) > 0);
+    ck_assert(plot_sweep_draw(&s, 0, PLOT_WIDTH, sw, 2) > 0);
     /* per sweep: delivered, p50, p99, p99.9; two steps held and one failed, one knee */
     ck_assert_uint_eq(count_of(s.buf, "class=\"series\""), 2 * 4);
     ck_assert_uint_eq(count_of(s.buf, "class=\"step held\""), 2 * 2);
@@ -639,12 +641,12 @@ START_TEST(test_draw_sweep)
     snprintf(sw[1].broke_why, sizeof(sw[1].broke_why), "%0150d", 0);
     s.len = 0;
     s.buf[0] = '\0';
-    plot_draw_sweep(&s, 0, PLOT_WIDTH, sw, 2);
+    plot_sweep_draw(&s, 0, PLOT_WIDTH, sw, 2);
     ck_assert_ptr_nonnull(strstr(s.buf, ">b: knee 75 msgs/s</text>"));
     ck_assert_ptr_nonnull(strstr(s.buf, ">broke at 100 msgs/s (step 2): 0000"));
     svg_free(&s);
-    plot_sweep_free(&sw[0]);
-    plot_sweep_free(&sw[1]);
+    plot_data_sweep_free(&sw[0]);
+    plot_data_sweep_free(&sw[1]);
 }
 END_TEST
 
@@ -671,25 +673,25 @@ START_TEST(test_sweep_repeated)
     double x[4], y[4];
     struct svg s;
 
-    ck_assert_int_eq(plot_read_sweep(repeat_text, &sw, err, sizeof(err)), 0);
+    ck_assert_int_eq(plot_data_read_sweep(repeat_text, &sw, err, sizeof(err)), 0);
     ck_assert_uint_eq(sw.n, 4);
     ck_assert(sw.step[0] == 1 && sw.step[1] == 2 && sw.step[2] == 4 && sw.step[3] == 3);
-    ck_assert_uint_eq(plot_sweep_line(&sw, sw.delivered, x, y), 2);
+    ck_assert_uint_eq(plot_data_sweep_line(&sw, sw.delivered, x, y), 2);
     ck_assert(x[0] == 20 && y[0] == 19 && x[1] == 40 && y[1] == 30);
-    ck_assert_uint_eq(plot_sweep_line(&sw, sw.p99, x, y), 2);
+    ck_assert_uint_eq(plot_data_sweep_line(&sw, sw.p99, x, y), 2);
     ck_assert(y[0] == 6 && y[1] == 90); /* the median of the two with a value */
     sw.p99[0] = sw.p99[2] = NAN;
-    ck_assert_uint_eq(plot_sweep_line(&sw, sw.p99, x, y), 2);
+    ck_assert_uint_eq(plot_data_sweep_line(&sw, sw.p99, x, y), 2);
     ck_assert(isnan(y[0])); /* none at 20 has one: a gap */
 
     svg_init(&s);
-    ck_assert(plot_draw_sweep(&s, 0, PLOT_WIDTH, &sw, 1) > 0);
+    ck_assert(plot_sweep_draw(&s, 0, PLOT_WIDTH, &sw, 1) > 0);
     ck_assert_uint_eq(count_of(s.buf, "class=\"step held\""), 3);
     ck_assert_uint_eq(count_of(s.buf, "class=\"step failed\""), 1);
     ck_assert_uint_eq(count_of(s.buf, "class=\"knee\""), 1);
     ck_assert_uint_eq(count_of(s.buf, ">knee 20/s</text>"), 1);
     svg_free(&s);
-    plot_sweep_free(&sw);
+    plot_data_sweep_free(&sw);
 }
 END_TEST
 
@@ -714,46 +716,50 @@ START_TEST(test_reader_limits)
     struct plot_timeline tl;
     char err[160], text[256];
 
-    ck_assert_int_eq(plot_check_schema("{\"schema_version\": 1}", err, sizeof(err)), 0);
+    ck_assert_int_eq(plot_data_check_schema("{\"schema_version\": 1}", err, sizeof(err)), 0);
     for (size_t i = 0; i < sizeof(bad_schema) / sizeof(bad_schema[0]); i++) {
-        ck_assert_int_eq(plot_check_schema(bad_schema[i][0], err, sizeof(err)), -1);
+        ck_assert_int_eq(plot_data_check_schema(bad_schema[i][0], err, sizeof(err)), -1);
         ck_assert_str_eq(err, bad_schema[i][1]);
     }
     for (size_t i = 0; i < sizeof(bad_seed) / sizeof(bad_seed[0]); i++) {
         snprintf(text, sizeof(text),
                  "{\"seed\": %s, \"sides\": {\"A\": {\"runs\": [1, 2]}, \"B\": {\"runs\": [3]}}}",
                  bad_seed[i][0]);
-        ck_assert_int_eq(plot_read_ab(text, &ab, err, sizeof(err)), -1);
+        ck_assert_int_eq(plot_data_read_ab(text, &ab, err, sizeof(err)), -1);
         ck_assert_str_eq(err, bad_seed[i][1]);
     }
     /* the largest seeds ab takes, 2^64 - 1 read as the double 2^64 among them */
-    ck_assert_int_eq(plot_read_ab("{\"seed\": 18446744073709551615, \"sides\": {\"A\": {\"runs\": "
-                                  "[1, 2]}, \"B\": {\"runs\": [3, 4]}}}",
-                                  &ab, err, sizeof(err)),
-                     0);
-    plot_ab_free(&ab);
-    ck_assert_int_eq(plot_read_ab("{\"sides\": {\"A\": {\"runs\": [1, -2e15]}, \"B\": {\"runs\": "
-                                  "[3]}}}",
-                                  &ab, err, sizeof(err)),
-                     -1);
+    ck_assert_int_eq(
+        plot_data_read_ab("{\"seed\": 18446744073709551615, \"sides\": {\"A\": {\"runs\": "
+                          "[1, 2]}, \"B\": {\"runs\": [3, 4]}}}",
+                          &ab, err, sizeof(err)),
+        0);
+    plot_data_ab_free(&ab);
+    ck_assert_int_eq(
+        plot_data_read_ab("{\"sides\": {\"A\": {\"runs\": [1, -2e15]}, \"B\": {\"runs\": "
+                          "[3]}}}",
+                          &ab, err, sizeof(err)),
+        -1);
     ck_assert_str_eq(err, "sides.A.runs.1 -2e+15 is out of range (larger than 1e+15 in size)");
-    ck_assert_int_eq(plot_read_ab("{\"ci_high\": 1e308, \"sides\": {\"A\": {\"runs\": [1]}, "
-                                  "\"B\": {\"runs\": [3]}}}",
-                                  &ab, err, sizeof(err)),
+    ck_assert_int_eq(plot_data_read_ab("{\"ci_high\": 1e308, \"sides\": {\"A\": {\"runs\": [1]}, "
+                                       "\"B\": {\"runs\": [3]}}}",
+                                       &ab, err, sizeof(err)),
                      -1);
     ck_assert_str_eq(err, "ci_high 1e+308 is out of range (larger than 1e+15 in size)");
-    ck_assert_int_eq(plot_read_sweep("{\"steps\": [{\"offered_per_s\": 5}, {\"offered_per_s\": 9, "
-                                     "\"p99_ms\": 1e16}]}",
-                                     &sw, err, sizeof(err)),
-                     -1);
+    ck_assert_int_eq(
+        plot_data_read_sweep("{\"steps\": [{\"offered_per_s\": 5}, {\"offered_per_s\": 9, "
+                             "\"p99_ms\": 1e16}]}",
+                             &sw, err, sizeof(err)),
+        -1);
     ck_assert_str_eq(err, "sweep step 2: p99_ms 1e+16 is out of range (larger than 1e+15 in size)");
-    ck_assert_int_eq(plot_read_sweep("{\"steps\": [{\"offered_per_s\": 5}], \"slo_s\": -1e300}",
-                                     &sw, err, sizeof(err)),
-                     -1);
+    ck_assert_int_eq(
+        plot_data_read_sweep("{\"steps\": [{\"offered_per_s\": 5}], \"slo_s\": -1e300}", &sw, err,
+                             sizeof(err)),
+        -1);
     ck_assert_str_eq(err, "slo_s -1e+300 is out of range (larger than 1e+15 in size)");
-    ck_assert_int_eq(plot_read_timeline("{\"timeline\": [{\"t\": 0, \"interval_s\": 1, "
-                                        "\"deferred\": 1e200}]}",
-                                        &tl, err, sizeof(err)),
+    ck_assert_int_eq(plot_data_read_timeline("{\"timeline\": [{\"t\": 0, \"interval_s\": 1, "
+                                             "\"deferred\": 1e200}]}",
+                                             &tl, err, sizeof(err)),
                      -1);
     ck_assert_str_eq(err,
                      "timeline row 1: deferred 1e+200 is out of range (larger than 1e+15 in size)");

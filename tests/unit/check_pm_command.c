@@ -22,7 +22,7 @@ static void cap_open(struct captured *c)
 {
     c->out_fp = open_memstream(&c->out, &c->out_len);
     c->err_fp = open_memstream(&c->err, &c->err_len);
-    pm_session_init(&c->s, c->out_fp, c->err_fp);
+    pm_command_session_init(&c->s, c->out_fp, c->err_fp);
 }
 
 static void cap_flush(struct captured *c)
@@ -33,7 +33,7 @@ static void cap_flush(struct captured *c)
 
 static void cap_close(struct captured *c)
 {
-    pm_session_free(&c->s);
+    pm_command_session_free(&c->s);
     fclose(c->out_fp);
     fclose(c->err_fp);
     free(c->out);

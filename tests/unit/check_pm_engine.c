@@ -188,7 +188,7 @@ static void make_config(struct pm_config *cfg, uint32_t number, uint32_t transac
     static const char *const dirs[] = {"a", "b"};
     static const unsigned weights[] = {3, 1};
 
-    pm_config_defaults(cfg);
+    pm_engine_config_defaults(cfg);
     cfg->number = number;
     cfg->transactions = transactions;
     cfg->size_low = low;
@@ -465,7 +465,7 @@ START_TEST(test_golden)
     /* Every run ends with every file deleted. */
     ck_assert_uint_eq(res->created, res->deleted);
     free(res);
-    pm_config_free(&cfg);
+    pm_engine_config_free(&cfg);
     nullfs_free(&fs);
 }
 END_TEST
@@ -511,7 +511,7 @@ START_TEST(test_trace)
     ck_assert_uint_eq(res->bytes_read, 891);
     ck_assert_uint_eq(res->bytes_written, 1335);
     free(res);
-    pm_config_free(&cfg);
+    pm_engine_config_free(&cfg);
     nullfs_free(&fs);
 }
 END_TEST
@@ -528,7 +528,7 @@ START_TEST(test_float_drift)
     ck_assert_uint_eq(res->bytes_written, 457377596U);
     ck_assert(res->bytes_written_f == 457372864.0f);
     free(res);
-    pm_config_free(&cfg);
+    pm_engine_config_free(&cfg);
     nullfs_free(&fs);
 }
 END_TEST
@@ -558,7 +558,7 @@ START_TEST(test_few_transactions)
                  (int)t, ".........");
         ck_assert_str_eq(sbuf_str(&fs.progress), want);
         free(res);
-        pm_config_free(&cfg);
+        pm_engine_config_free(&cfg);
         nullfs_free(&fs);
     }
 }
@@ -578,7 +578,7 @@ START_TEST(test_skips)
     ck_assert_uint_eq(res->read + res->append_skipped, 2000);
     ck_assert_uint_eq(res->create_skipped, 0);
     free(res);
-    pm_config_free(&cfg);
+    pm_engine_config_free(&cfg);
     nullfs_free(&fs);
 
     /* table-full: 20 slots, so all but 10 creates of the transactions find no slot. */
@@ -588,7 +588,7 @@ START_TEST(test_skips)
     ck_assert_uint_eq(res->created, 20);
     ck_assert_uint_eq(res->create_skipped, 2000 - 10);
     free(res);
-    pm_config_free(&cfg);
+    pm_engine_config_free(&cfg);
     nullfs_free(&fs);
 }
 END_TEST
@@ -604,7 +604,7 @@ START_TEST(test_empty_pool)
     ck_assert_int_eq(res->complete, 0);
     ck_assert_uint_eq(res->created, 0);
     free(res);
-    pm_config_free(&cfg);
+    pm_engine_config_free(&cfg);
     nullfs_free(&fs);
 }
 END_TEST
@@ -616,7 +616,7 @@ START_TEST(test_defaults_and_long_names)
     struct pm_result *res;
     char longdir[301], want[400];
 
-    pm_config_defaults(&cfg);
+    pm_engine_config_defaults(&cfg);
     ck_assert_uint_eq(cfg.size_low, 500);
     ck_assert_uint_eq(cfg.size_high, 10000);
     ck_assert_uint_eq(cfg.number, 500);
@@ -650,7 +650,7 @@ START_TEST(test_defaults_and_long_names)
     snprintf(want, sizeof(want), "rmdir %s/s1\n", longdir);
     ck_assert_ptr_nonnull(strstr(sbuf_str(&fs.trace), want));
     free(res);
-    pm_config_free(&cfg);
+    pm_engine_config_free(&cfg);
     ck_assert_ptr_null(cfg.locations);
     ck_assert_uint_eq(cfg.nlocations, 0);
     nullfs_free(&fs);
@@ -667,7 +667,7 @@ static struct pm_result *run_small(struct nullfs *fs)
     make_config(&cfg, 500, 2000, 500, 10000, 42, 0, 0, 5, 5);
     res = run(&cfg, fs);
     check_consistency(res, fs);
-    pm_config_free(&cfg);
+    pm_engine_config_free(&cfg);
     return res;
 }
 
@@ -749,7 +749,7 @@ START_TEST(test_fail_everything)
     ck_assert_uint_eq(fs.calls[C_RMDIR], 6);
     ck_assert_uint_eq(res->bytes_written + res->bytes_read, 0);
     free(res);
-    pm_config_free(&cfg);
+    pm_engine_config_free(&cfg);
     nullfs_free(&fs);
 }
 END_TEST

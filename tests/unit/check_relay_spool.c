@@ -23,11 +23,11 @@ START_TEST(test_choice)
 
         ck_assert_msg(b != NULL, "%s has no relay backend", p->name);
         if (strcmp(p->name, "postfix") != 0)
-            ck_assert_msg(b == &relay_spool_profile, "%s: %s", p->name, b->name);
+            ck_assert_msg(b == &relay_spool_runner, "%s: %s", p->name, b->name);
     }
     ck_assert_uint_ge(n, 7); /* postfix, sendmail, qmail, exim, exim-4.98, opensmtpd, null */
     ck_assert_str_eq(relay_spool_postfix.name, "postfix");
-    ck_assert_str_eq(relay_spool_profile.name, "profile");
+    ck_assert_str_eq(relay_spool_runner.name, "runner");
 }
 END_TEST
 
@@ -57,7 +57,7 @@ static void check_complete(const struct relay_spool *b)
 START_TEST(test_tables)
 {
     check_complete(&relay_spool_postfix);
-    check_complete(&relay_spool_profile);
+    check_complete(&relay_spool_runner);
     /* postfix sends messages to incoming/ and reads files back: it has those steps */
     ck_assert_ptr_nonnull(relay_spool_postfix.activate);
     ck_assert_ptr_nonnull(relay_spool_postfix.reread);
@@ -65,9 +65,9 @@ START_TEST(test_tables)
     ck_assert_int_eq(relay_spool_postfix.bounces, 1);
     ck_assert_int_eq(relay_spool_postfix.fsyncs_live, 1);
     /* another MTA's profile: the whole message at once, no notices */
-    ck_assert_int_eq(relay_spool_profile.streams, 0);
-    ck_assert_int_eq(relay_spool_profile.bounces, 0);
-    ck_assert_int_eq(relay_spool_profile.fsyncs_live, 0);
+    ck_assert_int_eq(relay_spool_runner.streams, 0);
+    ck_assert_int_eq(relay_spool_runner.bounces, 0);
+    ck_assert_int_eq(relay_spool_runner.fsyncs_live, 0);
 }
 END_TEST
 
@@ -78,11 +78,11 @@ START_TEST(test_sync_name)
     memset(&o, 0, sizeof(o));
     o.sync = PF_SYNC_FDATASYNC; /* not given: a profile syncs as its MTA does */
     ck_assert_str_eq(relay_spool_postfix.sync_name(&o), "fdatasync");
-    ck_assert_str_eq(relay_spool_profile.sync_name(&o), "profile");
+    ck_assert_str_eq(relay_spool_runner.sync_name(&o), "profile");
     o.sync_given = 1;
     o.sync = PF_SYNC_NONE;
     ck_assert_str_eq(relay_spool_postfix.sync_name(&o), "none");
-    ck_assert_str_eq(relay_spool_profile.sync_name(&o), "none");
+    ck_assert_str_eq(relay_spool_runner.sync_name(&o), "none");
 }
 END_TEST
 
@@ -99,7 +99,7 @@ START_TEST(test_retry)
     m.results = results;
     m.t_active = 42;
     /* kept in memory: the finished recipients are done, the others tried again */
-    ck_assert_int_eq(relay_spool_profile.retry(&m), RELAY_NEXT_READY);
+    ck_assert_int_eq(relay_spool_runner.retry(&m), RELAY_NEXT_READY);
     ck_assert_uint_eq(m.view.rcpt_pending, 2);
     ck_assert_int_eq(rcpts[0].done, 1);
     ck_assert_int_eq(rcpts[1].done, 0);
@@ -130,7 +130,7 @@ START_TEST(test_must_reread)
     /* its move to deferred/ failed: a new attempt reads the file again */
     results[1] = RCPT_DEFERRED;
     ck_assert_int_eq(relay_spool_postfix.must_reread(&m), 1);
-    ck_assert_int_eq(relay_spool_profile.must_reread(&m), 0);
+    ck_assert_int_eq(relay_spool_runner.must_reread(&m), 0);
 }
 END_TEST
 

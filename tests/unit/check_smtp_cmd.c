@@ -125,21 +125,21 @@ END_TEST
 
 START_TEST(test_verb_lookup)
 {
-    ck_assert_int_eq(smtp_verb_lookup("rcpt", 4), SMTP_VERB_RCPT);
-    ck_assert_int_eq(smtp_verb_lookup("RCP", 3), SMTP_VERB_UNKNOWN);
-    ck_assert_int_eq(smtp_verb_lookup("starttls", 8), SMTP_VERB_STARTTLS);
-    ck_assert_int_eq(smtp_verb_lookup("STARTTLSX", 9), SMTP_VERB_UNKNOWN);
-    ck_assert_int_eq(smtp_verb_lookup("RCPTX", 4), SMTP_VERB_RCPT);
-    ck_assert_int_eq(smtp_verb_lookup("", 0), SMTP_VERB_UNKNOWN);
+    ck_assert_int_eq(smtp_cmd_verb_lookup("rcpt", 4), SMTP_VERB_RCPT);
+    ck_assert_int_eq(smtp_cmd_verb_lookup("RCP", 3), SMTP_VERB_UNKNOWN);
+    ck_assert_int_eq(smtp_cmd_verb_lookup("starttls", 8), SMTP_VERB_STARTTLS);
+    ck_assert_int_eq(smtp_cmd_verb_lookup("STARTTLSX", 9), SMTP_VERB_UNKNOWN);
+    ck_assert_int_eq(smtp_cmd_verb_lookup("RCPTX", 4), SMTP_VERB_RCPT);
+    ck_assert_int_eq(smtp_cmd_verb_lookup("", 0), SMTP_VERB_UNKNOWN);
     /*
      * A NUL in the verb ends no name early: these read past the table's
      * names once (the sanitizer build saw it; found by the fuzzer).
      */
-    ck_assert_int_eq(smtp_verb_lookup("RCPT\0\0", 6), SMTP_VERB_UNKNOWN);
-    ck_assert_int_eq(smtp_verb_lookup("QUIT\0\0\0\0", 8), SMTP_VERB_UNKNOWN);
-    ck_assert_int_eq(smtp_verb_lookup("H\0", 2), SMTP_VERB_UNKNOWN);
-    ck_assert_int_eq(smtp_verb_lookup("DATA\0", 4), SMTP_VERB_DATA);
-    ck_assert_str_eq(smtp_verb_name(SMTP_VERB_STARTTLS), "STARTTLS");
+    ck_assert_int_eq(smtp_cmd_verb_lookup("RCPT\0\0", 6), SMTP_VERB_UNKNOWN);
+    ck_assert_int_eq(smtp_cmd_verb_lookup("QUIT\0\0\0\0", 8), SMTP_VERB_UNKNOWN);
+    ck_assert_int_eq(smtp_cmd_verb_lookup("H\0", 2), SMTP_VERB_UNKNOWN);
+    ck_assert_int_eq(smtp_cmd_verb_lookup("DATA\0", 4), SMTP_VERB_DATA);
+    ck_assert_str_eq(smtp_cmd_verb_name(SMTP_VERB_STARTTLS), "STARTTLS");
 }
 END_TEST
 

@@ -121,7 +121,7 @@ static void check_smuggle(enum smtp_bare_lf_policy policy, int i, size_t chunk)
 
     ck_assert_msg(rd.done, "ending %d: message never ended", i);
     ck_assert_msg(used == len, "ending %d (policy %s, chunk %zu): ended after %zu of %zu bytes", i,
-                  smtp_bare_lf_policy_name(policy), chunk, used, len);
+                  smtp_data_bare_lf_name(policy), chunk, used, len);
     ck_assert_msg(memmem(out.buf, out.len, "MAIL FROM:<evil@x>", 18) != NULL,
                   "ending %d: smuggled text not kept as content", i);
 }

@@ -17,7 +17,7 @@ static void opts_init(struct source_options *o)
     char err[128];
 
     memset(o, 0, sizeof(*o));
-    ck_assert_int_eq(size_dist_parse("1024", &o->size, err, sizeof(err)), 0);
+    ck_assert_int_eq(workload_size_parse("1024", &o->size, err, sizeof(err)), 0);
 }
 
 /* The header as the old snprintf made it, for message `seq' of `m'. */

@@ -24,7 +24,7 @@ static void opts_init(struct source_options *o, unsigned sessions)
     memset(o, 0, sizeof(*o));
     o->sessions = sessions;
     o->target = "127.0.0.1:25";
-    ck_assert_int_eq(size_dist_parse("1024", &o->size, err, sizeof(err)), 0);
+    ck_assert_int_eq(workload_size_parse("1024", &o->size, err, sizeof(err)), 0);
 }
 
 /* The text report of st under o, as a string the caller frees. */
@@ -43,27 +43,27 @@ static char *report(const struct source_options *o)
 /* Closed loop of -m N: start to last completion. */
 START_TEST(test_window_closed)
 {
-    source_stats_init(&st);
+    source_report_init(&st);
     st.start_ns = 5 * S;
     st.end_ns = 7 * S;
-    ck_assert_double_eq_tol(source_window_s(&st), 2.0, 1e-9);
+    ck_assert_double_eq_tol(source_report_window_s(&st), 2.0, 1e-9);
 }
 END_TEST
 
 /* One message at --rate 1 --duration 1, done in a millisecond: 1 s, not 1 ms. */
 START_TEST(test_window_offered)
 {
-    source_stats_init(&st);
+    source_report_init(&st);
     st.start_ns = 5 * S;
     st.end_ns = 5 * S + S / 1000;
     st.offered_end_ns = 6 * S;
-    ck_assert_double_eq_tol(source_window_s(&st), 1.0, 1e-9);
+    ck_assert_double_eq_tol(source_report_window_s(&st), 1.0, 1e-9);
     /* a server slower than the offer: up to the last completion */
     st.end_ns = 9 * S;
-    ck_assert_double_eq_tol(source_window_s(&st), 4.0, 1e-9);
+    ck_assert_double_eq_tol(source_report_window_s(&st), 4.0, 1e-9);
     /* nothing ran */
-    source_stats_init(&st);
-    ck_assert_double_eq(source_window_s(&st), 0);
+    source_report_init(&st);
+    ck_assert_double_eq(source_report_window_s(&st), 0);
 }
 END_TEST
 
@@ -75,7 +75,7 @@ START_TEST(test_text_rate_over_window)
 
     opts_init(&o, 1);
     o.rate = 10;
-    source_stats_init(&st);
+    source_report_init(&st);
     st.start_ns = S;
     st.end_ns = S + 4 * S / 10 + S / 1000; /* the 5th of 5 done 1 ms after its start at 0.4 s */
     st.offered_end_ns = S + 5 * S / 10;
@@ -94,7 +94,7 @@ START_TEST(test_plurals)
     char *text;
 
     opts_init(&o, 1);
-    source_stats_init(&st);
+    source_report_init(&st);
     st.start_ns = S;
     st.end_ns = 2 * S;
     st.attempted = st.delivered = st.connections = 1;
@@ -121,12 +121,12 @@ START_TEST(test_connect_reason)
     char *text, want[256];
 
     opts_init(&o, 1);
-    source_stats_init(&st);
+    source_report_init(&st);
     st.start_ns = S;
     st.end_ns = 2 * S;
     st.attempted = st.failed = st.failures[FAIL_CONNECT] = 5;
     for (int i = 0; i < 5; i++)
-        source_stats_connect_error(&st, ECONNREFUSED);
+        source_report_connect_error(&st, ECONNREFUSED);
     text = report(&o);
     snprintf(want, sizeof(want), "failures: connect=5 (%s)\n", strerror(ECONNREFUSED));
     ck_assert_ptr_nonnull(strstr(text, want));
@@ -134,9 +134,9 @@ START_TEST(test_connect_reason)
 
     /* several reasons: each with its count, the most frequent first; unknown (0, out of range) too
      */
-    source_stats_connect_error(&st, ENETUNREACH);
-    source_stats_connect_error(&st, 0);
-    source_stats_connect_error(&st, SOURCE_MAX_ERRNO + 7);
+    source_report_connect_error(&st, ENETUNREACH);
+    source_report_connect_error(&st, 0);
+    source_report_connect_error(&st, SOURCE_MAX_ERRNO + 7);
     st.failures[FAIL_CONNECT] = st.failed = 8;
     text = report(&o);
     snprintf(want, sizeof(want), "failures: connect=8 (5 %s, 2 unknown, 1 %s)\n",

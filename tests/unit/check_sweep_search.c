@@ -50,7 +50,7 @@ static double run_auto(enum model kind, double param, double start, double tol, 
     while ((r = sweep_search_next(s)) > 0) {
         struct sweep_measure m = kind == CAPPED ? capped(r, param) : slow_tail(r, param);
 
-        sweep_search_record(s, r, sweep_judge(&m, SLO) == SWEEP_HELD);
+        sweep_search_record(s, r, sweep_search_judge(&m, SLO) == SWEEP_HELD);
     }
     return sweep_search_knee(s);
 }
@@ -66,30 +66,30 @@ START_TEST(test_judge_reasons)
                               .p99_s = 0.1};
     char text[128];
 
-    ck_assert_int_eq(sweep_judge(&m, SLO), SWEEP_HELD);
+    ck_assert_int_eq(sweep_search_judge(&m, SLO), SWEEP_HELD);
     m.delivered_per_s = 98.9;
-    ck_assert_int_eq(sweep_judge(&m, SLO), SWEEP_FELL_BEHIND);
-    sweep_reason_text(SWEEP_FELL_BEHIND, &m, SLO, text, sizeof(text));
+    ck_assert_int_eq(sweep_search_judge(&m, SLO), SWEEP_FELL_BEHIND);
+    sweep_search_reason_text(SWEEP_FELL_BEHIND, &m, SLO, text, sizeof(text));
     ck_assert_str_eq(text, "delivered 98.9 % of offered (under 99 %)");
     m.delivered_per_s = 99;
-    ck_assert_int_eq(sweep_judge(&m, SLO), SWEEP_HELD);
+    ck_assert_int_eq(sweep_search_judge(&m, SLO), SWEEP_HELD);
     /* growth: 1 % of the 500 offered in the window is 5, the slack too */
     m.queue_end = 15;
-    ck_assert_int_eq(sweep_judge(&m, SLO), SWEEP_HELD);
+    ck_assert_int_eq(sweep_search_judge(&m, SLO), SWEEP_HELD);
     m.queue_end = 16;
-    ck_assert_int_eq(sweep_judge(&m, SLO), SWEEP_QUEUE_GREW);
-    ck_assert(fabs(sweep_growth_per_s(&m) - 1.2) < 1e-9);
-    sweep_reason_text(SWEEP_QUEUE_GREW, &m, SLO, text, sizeof(text));
+    ck_assert_int_eq(sweep_search_judge(&m, SLO), SWEEP_QUEUE_GREW);
+    ck_assert(fabs(sweep_search_growth_per_s(&m) - 1.2) < 1e-9);
+    sweep_search_reason_text(SWEEP_QUEUE_GREW, &m, SLO, text, sizeof(text));
     ck_assert_str_eq(text, "the queue grew from 10 to 16 (1.2/s)");
     m.queue_known = 0; /* --target: no spool, growth not judged */
-    ck_assert_int_eq(sweep_judge(&m, SLO), SWEEP_HELD);
-    ck_assert(sweep_growth_per_s(&m) == 0);
+    ck_assert_int_eq(sweep_search_judge(&m, SLO), SWEEP_HELD);
+    ck_assert(sweep_search_growth_per_s(&m) == 0);
     m.failures = 1;
-    ck_assert_int_eq(sweep_judge(&m, SLO), SWEEP_FAILURES);
+    ck_assert_int_eq(sweep_search_judge(&m, SLO), SWEEP_FAILURES);
     m.failures = 0;
     m.p99_s = 2.5;
-    ck_assert_int_eq(sweep_judge(&m, SLO), SWEEP_SLO);
-    sweep_reason_text(SWEEP_SLO, &m, SLO, text, sizeof(text));
+    ck_assert_int_eq(sweep_search_judge(&m, SLO), SWEEP_SLO);
+    sweep_search_reason_text(SWEEP_SLO, &m, SLO, text, sizeof(text));
     ck_assert_str_eq(text, "p99 2500 ms over the SLO of 2000 ms");
 }
 END_TEST
@@ -179,19 +179,19 @@ START_TEST(test_parse_rates)
 {
     double v[4];
 
-    ck_assert_int_eq(sweep_parse_rates("100,200,400", v, 4), 3);
+    ck_assert_int_eq(sweep_search_parse_rates("100,200,400", v, 4), 3);
     ck_assert(v[0] == 100 && v[1] == 200 && v[2] == 400);
-    ck_assert_int_eq(sweep_parse_rates("2.5", v, 4), 1);
+    ck_assert_int_eq(sweep_search_parse_rates("2.5", v, 4), 1);
     ck_assert(v[0] == 2.5);
-    ck_assert_int_eq(sweep_parse_rates("", v, 4), -1);
-    ck_assert_int_eq(sweep_parse_rates("100,", v, 4), -1);
-    ck_assert_int_eq(sweep_parse_rates("100,,200", v, 4), -1);
-    ck_assert_int_eq(sweep_parse_rates("0", v, 4), -1);
-    ck_assert_int_eq(sweep_parse_rates("-5", v, 4), -1);
-    ck_assert_int_eq(sweep_parse_rates("nan", v, 4), -1);
-    ck_assert_int_eq(sweep_parse_rates("inf", v, 4), -1);
-    ck_assert_int_eq(sweep_parse_rates("10x", v, 4), -1);
-    ck_assert_int_eq(sweep_parse_rates("1,2,3,4,5", v, 4), -1);
+    ck_assert_int_eq(sweep_search_parse_rates("", v, 4), -1);
+    ck_assert_int_eq(sweep_search_parse_rates("100,", v, 4), -1);
+    ck_assert_int_eq(sweep_search_parse_rates("100,,200", v, 4), -1);
+    ck_assert_int_eq(sweep_search_parse_rates("0", v, 4), -1);
+    ck_assert_int_eq(sweep_search_parse_rates("-5", v, 4), -1);
+    ck_assert_int_eq(sweep_search_parse_rates("nan", v, 4), -1);
+    ck_assert_int_eq(sweep_search_parse_rates("inf", v, 4), -1);
+    ck_assert_int_eq(sweep_search_parse_rates("10x", v, 4), -1);
+    ck_assert_int_eq(sweep_search_parse_rates("1,2,3,4,5", v, 4), -1);
 }
 END_TEST
 

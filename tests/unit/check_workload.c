@@ -21,14 +21,14 @@ START_TEST(test_same_seed_same_stream)
     struct prng a, b, c;
     int same = 1, differs = 0;
 
-    prng_seed(&a, 42);
-    prng_seed(&b, 42);
-    prng_seed(&c, 43);
+    workload_prng_seed(&a, 42);
+    workload_prng_seed(&b, 42);
+    workload_prng_seed(&c, 43);
     for (int i = 0; i < 1000; i++) {
-        uint64_t x = prng_next(&a);
+        uint64_t x = workload_prng_next(&a);
 
-        same &= x == prng_next(&b);
-        differs |= x != prng_next(&c);
+        same &= x == workload_prng_next(&b);
+        differs |= x != workload_prng_next(&c);
     }
     ck_assert(same);
     ck_assert(differs);
@@ -40,14 +40,14 @@ START_TEST(test_known_answer)
 {
     struct prng p;
 
-    prng_seed(&p, 42);
-    ck_assert_uint_eq(prng_next(&p), 1546998764402558742ULL);
-    ck_assert_uint_eq(prng_next(&p), 6990951692964543102ULL);
-    ck_assert_uint_eq(prng_next(&p), 12544586762248559009ULL);
+    workload_prng_seed(&p, 42);
+    ck_assert_uint_eq(workload_prng_next(&p), 1546998764402558742ULL);
+    ck_assert_uint_eq(workload_prng_next(&p), 6990951692964543102ULL);
+    ck_assert_uint_eq(workload_prng_next(&p), 12544586762248559009ULL);
     /* splitmix64 must turn even seed 0 into a usable, non-zero state. */
-    prng_seed(&p, 0);
+    workload_prng_seed(&p, 0);
     ck_assert(p.s[0] | p.s[1] | p.s[2] | p.s[3]);
-    ck_assert_uint_ne(prng_next(&p), prng_next(&p));
+    ck_assert_uint_ne(workload_prng_next(&p), workload_prng_next(&p));
 }
 END_TEST
 
@@ -57,9 +57,9 @@ START_TEST(test_uniform01_bounds)
     double sum = 0;
     int outside = 0;
 
-    prng_seed(&p, 7);
+    workload_prng_seed(&p, 7);
     for (int i = 0; i < DRAWS; i++) {
-        double u = prng_uniform01(&p);
+        double u = workload_prng_uniform01(&p);
 
         outside += !(u >= 0.0 && u < 1.0);
         sum += u;
@@ -75,9 +75,9 @@ START_TEST(test_range_bounds_and_uniformity)
     uint64_t counts[10] = {0};
     int outside = 0;
 
-    prng_seed(&p, 1);
+    workload_prng_seed(&p, 1);
     for (int i = 0; i < DRAWS; i++) {
-        uint64_t v = prng_range(&p, 10, 19);
+        uint64_t v = workload_prng_range(&p, 10, 19);
 
         if (v >= 10 && v <= 19)
             counts[v - 10]++;
@@ -90,8 +90,8 @@ START_TEST(test_range_bounds_and_uniformity)
         ck_assert_msg(counts[i] > 19000 && counts[i] < 21000, "bucket %d has %llu", i,
                       (unsigned long long)counts[i]);
     for (int i = 0; i < 1000; i++) {
-        outside += prng_range(&p, 5, 5) != 5;
-        outside += prng_range(&p, UINT64_MAX - 1, UINT64_MAX) < UINT64_MAX - 1;
+        outside += workload_prng_range(&p, 5, 5) != 5;
+        outside += workload_prng_range(&p, UINT64_MAX - 1, UINT64_MAX) < UINT64_MAX - 1;
     }
     ck_assert_int_eq(outside, 0);
 }
@@ -103,9 +103,9 @@ START_TEST(test_exponential_mean)
     double sum = 0;
     int outside = 0;
 
-    prng_seed(&p, 3);
+    workload_prng_seed(&p, 3);
     for (int i = 0; i < DRAWS; i++) {
-        double x = prng_exponential(&p, 250.0);
+        double x = workload_prng_exponential(&p, 250.0);
 
         outside += !(x >= 0 && isfinite(x));
         sum += x;
@@ -120,9 +120,9 @@ START_TEST(test_normal_moments)
     struct prng p;
     double sum = 0, sumsq = 0;
 
-    prng_seed(&p, 4);
+    workload_prng_seed(&p, 4);
     for (int i = 0; i < DRAWS; i++) {
-        double z = prng_normal(&p);
+        double z = workload_prng_normal(&p);
 
         sum += z;
         sumsq += z * z;
@@ -138,7 +138,7 @@ static const struct {
     enum size_dist_kind kind;
     uint64_t a, b, max;
     double sigma;
-    const char *describe; /* expected size_dist_describe() */
+    const char *describe; /* expected workload_size_describe() */
     const char *err_part; /* a substring the error must contain */
 } spec_cases[] = {
     {"1000", 1, SIZE_FIXED, 1000, 0, 0, 0, "fixed:1000", NULL},
@@ -190,7 +190,7 @@ START_TEST(test_size_dist_parse_table)
     int rc;
 
     memset(&d, 0xa5, sizeof(d));
-    rc = size_dist_parse(spec_cases[_i].spec, &d, err, sizeof(err));
+    rc = workload_size_parse(spec_cases[_i].spec, &d, err, sizeof(err));
     if (!spec_cases[_i].ok) {
         ck_assert_msg(rc == -1, "\"%s\" was accepted", spec_cases[_i].spec);
         ck_assert_msg(strstr(err, spec_cases[_i].err_part) != NULL,
@@ -208,12 +208,12 @@ START_TEST(test_size_dist_parse_table)
         ck_assert_double_eq(d.sigma, spec_cases[_i].sigma);
         ck_assert_double_eq_tol(d.mu, log((double)spec_cases[_i].a), 1e-12);
     }
-    ck_assert_str_eq(size_dist_describe(&d, buf, sizeof(buf)), spec_cases[_i].describe);
+    ck_assert_str_eq(workload_size_describe(&d, buf, sizeof(buf)), spec_cases[_i].describe);
     /* The description must read back as the same distribution. */
-    ck_assert_int_eq(size_dist_parse(buf, &again, err, sizeof(err)), 0);
+    ck_assert_int_eq(workload_size_parse(buf, &again, err, sizeof(err)), 0);
     ck_assert_int_eq(again.kind, d.kind);
     ck_assert_uint_eq(again.a, d.a);
-    ck_assert_double_eq(size_dist_mean(&again), size_dist_mean(&d));
+    ck_assert_double_eq(workload_size_mean(&again), workload_size_mean(&d));
 }
 END_TEST
 
@@ -224,12 +224,12 @@ START_TEST(test_fixed_always_n)
     char err[128];
     int wrong = 0;
 
-    ck_assert_int_eq(size_dist_parse("fixed:777", &d, err, sizeof(err)), 0);
-    prng_seed(&p, 9);
+    ck_assert_int_eq(workload_size_parse("fixed:777", &d, err, sizeof(err)), 0);
+    workload_prng_seed(&p, 9);
     for (int i = 0; i < 10000; i++)
-        wrong += size_dist_sample(&d, &p) != 777;
+        wrong += workload_size_sample(&d, &p) != 777;
     ck_assert_int_eq(wrong, 0);
-    ck_assert_double_eq(size_dist_mean(&d), 777.0);
+    ck_assert_double_eq(workload_size_mean(&d), 777.0);
 }
 END_TEST
 
@@ -241,10 +241,10 @@ START_TEST(test_uniform_stats)
     double sum = 0;
     uint64_t lo = UINT64_MAX, hi = 0;
 
-    ck_assert_int_eq(size_dist_parse("uniform:100:2000", &d, err, sizeof(err)), 0);
-    prng_seed(&p, 10);
+    ck_assert_int_eq(workload_size_parse("uniform:100:2000", &d, err, sizeof(err)), 0);
+    workload_prng_seed(&p, 10);
     for (int i = 0; i < DRAWS; i++) {
-        uint64_t v = size_dist_sample(&d, &p);
+        uint64_t v = workload_size_sample(&d, &p);
 
         lo = v < lo ? v : lo;
         hi = v > hi ? v : hi;
@@ -253,7 +253,7 @@ START_TEST(test_uniform_stats)
     /* With 200000 draws both ends are hit; neither is ever passed. */
     ck_assert_uint_eq(lo, 100);
     ck_assert_uint_eq(hi, 2000);
-    ck_assert_double_eq(size_dist_mean(&d), 1050.0);
+    ck_assert_double_eq(workload_size_mean(&d), 1050.0);
     ck_assert_double_eq_tol(sum / DRAWS, 1050.0, 1050.0 * 0.02);
 }
 END_TEST
@@ -274,20 +274,20 @@ START_TEST(test_lognormal_median_and_clamp)
     int at_min = 0, at_max = 0, outside = 0;
 
     ck_assert_ptr_nonnull(v);
-    ck_assert_int_eq(size_dist_parse("lognormal:4096:1.0", &d, err, sizeof(err)), 0);
-    prng_seed(&p, 11);
+    ck_assert_int_eq(workload_size_parse("lognormal:4096:1.0", &d, err, sizeof(err)), 0);
+    workload_prng_seed(&p, 11);
     for (int i = 0; i < DRAWS; i++)
-        v[i] = size_dist_sample(&d, &p);
+        v[i] = workload_size_sample(&d, &p);
     qsort(v, DRAWS, sizeof(*v), cmp_u64);
     ck_assert_uint_ge(v[0], 1);
     ck_assert_uint_le(v[DRAWS - 1], SIZE_DIST_DEFAULT_MAX);
     ck_assert_double_eq_tol((double)v[DRAWS / 2], 4096.0, 4096.0 * 0.03);
-    ck_assert_double_eq_tol(size_dist_mean(&d), 4096.0 * exp(0.5), 1e-6);
+    ck_assert_double_eq_tol(workload_size_mean(&d), 4096.0 * exp(0.5), 1e-6);
 
     /* A wide sigma with a low MAX must pile up on both clamps, never beyond. */
-    ck_assert_int_eq(size_dist_parse("lognormal:100:4:5000", &d, err, sizeof(err)), 0);
+    ck_assert_int_eq(workload_size_parse("lognormal:100:4:5000", &d, err, sizeof(err)), 0);
     for (int i = 0; i < DRAWS; i++) {
-        uint64_t x = size_dist_sample(&d, &p);
+        uint64_t x = workload_size_sample(&d, &p);
 
         outside += x < 1 || x > 5000;
         at_min += x == 1;
@@ -296,7 +296,7 @@ START_TEST(test_lognormal_median_and_clamp)
     ck_assert_int_eq(outside, 0);
     ck_assert_int_gt(at_min, 0);
     ck_assert_int_gt(at_max, 0);
-    ck_assert_double_le(size_dist_mean(&d), 5000.0);
+    ck_assert_double_le(workload_size_mean(&d), 5000.0);
     free(v);
 }
 END_TEST
@@ -305,18 +305,18 @@ START_TEST(test_parse_size_errno)
 {
     uint64_t v = 1;
 
-    ck_assert_int_eq(parse_size("1m", &v), 0);
+    ck_assert_int_eq(workload_parse_size("1m", &v), 0);
     ck_assert_uint_eq(v, 1048576);
-    ck_assert_int_eq(parse_size("16777215K", &v), 0);
+    ck_assert_int_eq(workload_parse_size("16777215K", &v), 0);
     errno = 0;
-    ck_assert_int_eq(parse_size("99999999999999999999", &v), -1);
+    ck_assert_int_eq(workload_parse_size("99999999999999999999", &v), -1);
     ck_assert_int_eq(errno, ERANGE);
     errno = 0;
-    ck_assert_int_eq(parse_size("+1", &v), -1);
+    ck_assert_int_eq(workload_parse_size("+1", &v), -1);
     ck_assert_int_eq(errno, EINVAL);
-    ck_assert_int_eq(parse_size("1 ", &v), -1);
-    ck_assert_int_eq(parse_size("k", &v), -1);
-    ck_assert_int_eq(parse_size("1g", &v), -1);
+    ck_assert_int_eq(workload_parse_size("1 ", &v), -1);
+    ck_assert_int_eq(workload_parse_size("k", &v), -1);
+    ck_assert_int_eq(workload_parse_size("1g", &v), -1);
 }
 END_TEST
 
@@ -349,7 +349,7 @@ START_TEST(test_duration_good)
 {
     uint64_t ns = 12345;
 
-    ck_assert_msg(parse_duration_ns(good_durations[_i].text, &ns) == 0, "\"%s\" rejected",
+    ck_assert_msg(workload_parse_duration_ns(good_durations[_i].text, &ns) == 0, "\"%s\" rejected",
                   good_durations[_i].text);
     ck_assert_uint_eq(ns, good_durations[_i].ns);
 }
@@ -359,7 +359,7 @@ START_TEST(test_duration_bad)
 {
     uint64_t ns = 12345;
 
-    ck_assert_msg(parse_duration_ns(bad_durations[_i], &ns) == -1, "\"%s\" accepted",
+    ck_assert_msg(workload_parse_duration_ns(bad_durations[_i], &ns) == -1, "\"%s\" accepted",
                   bad_durations[_i]);
     ck_assert_uint_eq(ns, 12345);
 }
