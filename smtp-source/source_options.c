@@ -50,6 +50,8 @@ static void usage(FILE *fp)
                 "spoolsim extensions:\n"
                 "  --tls               STARTTLS before the first transaction (EHLO again after)\n"
                 "  --pipelining        pipeline MAIL, RCPT and DATA when the server offers it\n"
+                "  --skip-quit-reply   close after sending QUIT, without waiting for its reply\n"
+                "                      (as Postfix's smtp client does by default)\n"
                 "  --rate N            open loop: start N messages per second, whatever the\n"
                 "                      server does; latency counts from the intended start\n"
                 "  --arrivals KIND     fixed (default) or poisson spacing for --rate\n"
@@ -86,6 +88,7 @@ static void usage(FILE *fp)
 enum {
     OPT_TLS = 256,
     OPT_PIPELINING,
+    OPT_SKIP_QUIT_REPLY,
     OPT_RATE,
     OPT_ARRIVALS,
     OPT_DURATION,
@@ -111,6 +114,7 @@ enum {
 static const struct option long_options[] = {
     {"tls", no_argument, NULL, OPT_TLS},
     {"pipelining", no_argument, NULL, OPT_PIPELINING},
+    {"skip-quit-reply", no_argument, NULL, OPT_SKIP_QUIT_REPLY},
     {"rate", required_argument, NULL, OPT_RATE},
     {"arrivals", required_argument, NULL, OPT_ARRIVALS},
     {"duration", required_argument, NULL, OPT_DURATION},
@@ -232,6 +236,9 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             break;
         case OPT_PIPELINING:
             opts->pipelining = 1;
+            break;
+        case OPT_SKIP_QUIT_REPLY:
+            opts->skip_quit_reply = 1;
             break;
         case OPT_RATE:
             opts->rate = optarg_rate(optarg, "--rate");

@@ -42,7 +42,8 @@ struct source_options {
     /* spoolsim extensions */
     int tls;
     int pipelining;
-    double rate; /* messages per second, 0 = closed loop */
+    int skip_quit_reply; /* close after QUIT without its reply, as Postfix's smtp client */
+    double rate;         /* messages per second, 0 = closed loop */
     enum arrival_kind arrivals;
     double duration; /* seconds, 0 = until -m messages */
     struct size_dist size;

@@ -149,11 +149,12 @@ void source_report_text(FILE *fp, const struct source_stats *st, const struct so
                 (double)st->recipients / secs);
     if (opts->threads > 1)
         snprintf(on, sizeof(on), " on %u threads", opts->threads);
-    fprintf(fp, "smtp-source: %u session%s%s, %s, %llu connection%s%s%s, size %s", opts->sessions,
+    fprintf(fp, "smtp-source: %u session%s%s, %s, %llu connection%s%s%s%s, size %s", opts->sessions,
             opts->sessions == 1 ? "" : "s", on,
             opts->reuse ? "connections reused (-d)" : "new connection per message",
             (unsigned long long)st->connections, st->connections == 1 ? "" : "s",
             opts->tls ? ", STARTTLS" : "", opts->pipelining ? ", pipelining" : "",
+            opts->skip_quit_reply ? ", QUIT reply skipped" : "",
             opts->message_file ? "from -F file"
                                : workload_size_describe(&opts->size, dist, sizeof(dist)));
     if (opts->rate > 0)
@@ -203,6 +204,7 @@ int source_report_json(const char *path, const struct source_stats *st,
     json_bool(&w, "reuse_connections", opts->reuse);
     json_bool(&w, "tls", opts->tls);
     json_bool(&w, "pipelining", opts->pipelining);
+    json_bool(&w, "skip_quit_reply", opts->skip_quit_reply);
     json_uint(&w, "recipients_per_message", opts->rcpts);
     json_string(&w, "size",
                 opts->message_file ? "file"

@@ -382,10 +382,35 @@ static void send_content(struct source_session *s)
     s->state = ST_DOT;
 }
 
+/*
+ * --skip-quit-reply: once QUIT has left, the connection closes with a
+ * FIN, the reply unread, as Postfix's smtp client does
+ * (smtp_skip_quit_response). A server that waits for the client to close
+ * first before it replies (Exim holds its 221 for up to 200 ms for that)
+ * costs such a client nothing.
+ */
+static void on_quit_written(struct bufferevent *bev, void *arg)
+{
+    struct source_session *s = arg;
+    struct linger orderly = {0, 0};
+    evutil_socket_t fd = bufferevent_getfd(bev);
+
+    if (s->state != ST_QUIT || evbuffer_get_length(bufferevent_get_output(bev)) != 0)
+        return;
+    if (fd >= 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &orderly, sizeof(orderly));
+    close_connection(s);
+    next_after_wait(s);
+}
+
 static void send_quit(struct source_session *s)
 {
     send_line(s, "QUIT\r\n", 6);
     s->state = ST_QUIT;
+    if (s->ctx->opts->skip_quit_reply) {
+        bufferevent_setcb(s->bev, on_read, on_quit_written, on_event, s);
+        bufferevent_enable(s->bev, EV_WRITE);
+    }
 }
 
 /* The transaction failed: RSET to go on with this connection, or QUIT. */

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "cost_model.h"
 #include "drive.h"
 #include "fsinfo.h"
 #include "interrupt.h"
@@ -86,11 +87,13 @@ static void usage(FILE *fp, const struct optgroup *g)
             "  --sync POLICY         the relay's fsync, fdatasync or none (fsync)\n"
             "  --qmgr single|pool    the relay's queue manager shape (single)\n"
             "  --profile NAME        the relay's spool profile (postfix; see spoolsim raw --list)\n"
-            "  --model MODEL         the relay's cost model: postfix, a FILE or none (postfix\n"
-            "                        with the postfix profile; see spoolsim relay --help)\n"
-            "  --calibrate           as root, before the run, measure Postfix's model on\n"
-            "                        this machine if the cache has none (spoolsim calibrate\n"
-            "                        postfix --if-needed: about a minute, once)\n"
+            "  --model MODEL         the relay's cost model: postfix, exim, a FILE or none\n"
+            "                        (the profile's MTA's: postfix with the postfix\n"
+            "                        profile, exim with exim; see spoolsim relay --help)\n"
+            "  --calibrate           as root, before the run, measure the model of the\n"
+            "                        profile's MTA on this machine if the cache has none\n"
+            "                        (spoolsim calibrate MTA --if-needed: a minute or two,\n"
+            "                        once)\n"
             "  --recalibrate         measure it anew before the run\n"
             "  --cleanup-threads N   the relay's cleanup threads (20)\n"
             "  --relay-threads N     the relay's event loops (--threads; 1)\n"
@@ -438,21 +441,24 @@ static void start_sink(struct bench *b, enum bench_hop_kind hop, int *port)
 }
 
 /*
- * A Postfix model measured on another machine can be 2 to 3 times off here
+ * A model measured on another machine can be 2 to 3 times off here
  * (docs/fidelity.md): with --calibrate, have `spoolsim calibrate' measure
- * this machine's before the run, unless the cache has it (--recalibrate:
- * anew). It is not the default: it takes a minute and fetches Postfix's
- * package; without it the report carries the relay's warning.
+ * this machine's model of the profile's MTA (Postfix, Exim) before the
+ * run, unless the cache has it (--recalibrate: anew). It is not the
+ * default: it takes a minute or two and fetches the MTA's package; without
+ * it the report carries the relay's warning.
  */
 static void calibrate_first(struct bench *b)
 {
     const struct bench_options *o = b->opts;
-    char *argv[] = {b->d.self, "calibrate", "postfix", "--if-needed", NULL};
+    char mta[32];
+    char *argv[] = {b->d.self, "calibrate", mta, "--if-needed", NULL};
     int status;
     pid_t pid;
 
-    if (o->calibrate == BENCH_CALIBRATE_NEVER || strcmp(o->profile, "postfix") != 0 ||
-        (o->model && strcmp(o->model, "postfix") != 0))
+    cost_model_profile_mta(o->profile, mta, sizeof(mta));
+    if (o->calibrate == BENCH_CALIBRATE_NEVER || cost_model_builtin(mta) == NULL ||
+        (o->model && strcmp(o->model, mta) != 0))
         return;
     if (o->calibrate == BENCH_CALIBRATE_AGAIN)
         argv[3] = NULL;

@@ -1,14 +1,15 @@
 /*
  * calibrate - `spoolsim calibrate': measure a real MTA's CPU per message.
  *
- * `spoolsim calibrate postfix [-o FILE] [-m N]' runs a real Postfix (from
- * scripts/fetch-peer.sh, never installed) and the bare relay at the same
- * loads and writes a cost model: by default into this machine's place in
- * the cache (model_cache.h), where `--model postfix' finds it. The
- * measuring is a script, bench/calibrate-postfix.sh, since it drives another
- * program's daemons and cgroups; this command finds it and runs it with this
- * spoolsim. `spoolsim calibrate --machine' prints what the model records of
- * the machine (identity and micro-benchmarks, machine_probe.h);
+ * `spoolsim calibrate postfix|exim [-o FILE] [-m N]' runs a real Postfix or
+ * Exim (from scripts/fetch-peer.sh, never installed) and the bare relay at
+ * the same loads and writes a cost model: by default into this machine's
+ * place in the cache (model_cache.h), where `--model postfix' (or exim)
+ * finds it. The measuring is a script, bench/calibrate-postfix.sh or
+ * bench/calibrate-exim.sh, since it drives another program's daemons and
+ * cgroups; this command finds it and runs it with this spoolsim.
+ * `spoolsim calibrate --machine' prints what the model records of the
+ * machine (identity and micro-benchmarks, machine_probe.h);
  * `--speed' only the integer loop's speed.
  */
 #include "config.h"
@@ -30,29 +31,31 @@
 #include "relay_model.h"
 #include "spoolsim.h"
 
-#define SCRIPT "calibrate-postfix.sh"
-
 static void usage(FILE *fp)
 {
-    fprintf(fp, "Usage: spoolsim calibrate postfix [--if-needed] [-o MODEL.json] [-m MESSAGES]\n"
-                "       spoolsim calibrate --machine | --speed | --cache-path\n"
-                "\n"
-                "Measures a real Postfix relay's CPU per message for each of its process\n"
-                "classes (smtpd, cleanup, qmgr, trivial-rewrite, smtp, ...), and the bare\n"
-                "relay's at the same loads, on tmpfs, and writes a cost model. Without -o\n"
-                "it goes to this machine's file in the cache (see --cache-path), which\n"
-                "spoolsim relay --model postfix then uses on this machine. Needs root;\n"
-                "Postfix is fetched by scripts/fetch-peer.sh, never installed.\n"
-                "\n"
-                "  --if-needed   only if --model postfix has no model measured on this\n"
-                "                machine (exit 0 at once if it has; 1 if not and not root)\n"
-                "  -o FILE       write the model here (- for standard output)\n"
-                "  -m N          messages per load (2000)\n"
-                "  --machine     print this machine's identity and what system work costs\n"
-                "                on it (the micro-benchmarks a model records), as JSON\n"
-                "  --speed       print this CPU's integer loop speed and exit\n"
-                "  --cache-path  print where this machine's model is kept and exit\n"
-                "  -h, --help, --version\n");
+    fprintf(fp,
+            "Usage: spoolsim calibrate postfix|exim [--if-needed] [-o MODEL.json] [-m MESSAGES]\n"
+            "       spoolsim calibrate --machine | --speed | --cache-path [MTA]\n"
+            "\n"
+            "Measures a real Postfix (or Exim) relay's CPU per message for each of its\n"
+            "process classes (Postfix: smtpd, cleanup, qmgr, trivial-rewrite, smtp, ...;\n"
+            "Exim: its daemon, receiving and delivery processes), and the bare relay's\n"
+            "with that MTA's profile at the same loads, on tmpfs, and writes a cost\n"
+            "model. Without -o it goes to this machine's file in the cache (see the\n"
+            "option --cache-path), which spoolsim relay --model postfix (or exim) then\n"
+            "uses on this machine. Needs root; the MTA is fetched by\n"
+            "scripts/fetch-peer.sh, never installed.\n"
+            "\n"
+            "  --if-needed   only if --model MTA has no model measured on this machine\n"
+            "                (exit 0 at once if it has; 1 if not and not root)\n"
+            "  -o FILE       write the model here (- for standard output)\n"
+            "  -m N          messages per load (2000)\n"
+            "  --machine     print this machine's identity and what system work costs\n"
+            "                on it (the micro-benchmarks a model records), as JSON\n"
+            "  --speed       print this CPU's integer loop speed and exit\n"
+            "  --cache-path  print where this machine's model of MTA (postfix) is kept\n"
+            "                and exit\n"
+            "  -h, --help, --version\n");
 }
 
 /* --machine: what a model records of the machine it was measured on. */
@@ -75,12 +78,12 @@ static int print_machine(const char *self)
     return json_finish(&w) == 0 ? 0 : 1;
 }
 
-static void cache_path(char *out, size_t len)
+static void cache_path(const char *mta, char *out, size_t len)
 {
     struct cost_machine here;
 
     machine_probe_identity(&here);
-    if (model_cache_path("postfix", &here, out, len) != 0)
+    if (model_cache_path(mta, &here, out, len) != 0)
         msg_fatal("no cache directory: set SPOOLSIM_CACHE_DIR, XDG_CACHE_HOME or HOME, or use -o");
 }
 
@@ -100,20 +103,20 @@ static void make_parent(const char *path)
     }
 }
 
-/* --if-needed: does --model postfix lack a model measured on this machine? Says which. */
-static int needed(const char *self)
+/* --if-needed: does --model MTA lack a model measured on this machine? Says which. */
+static int needed(const char *self, const char *mta)
 {
     struct relay_model *rm;
     char err[300];
     const char *why;
 
-    if (relay_model_open("postfix", self, &rm, err, sizeof(err)) != 0)
+    if (relay_model_open(mta, self, &rm, err, sizeof(err)) != 0)
         msg_fatal("%s", err);
     why = relay_model_warning(rm);
     if (why)
         msg_info("%s: calibrating here first", why);
     else
-        msg_info("the Postfix model is this machine's already (%s)", relay_model_origin(rm));
+        msg_info("the %s model is this machine's already (%s)", mta, relay_model_origin(rm));
     relay_model_free(rm);
     return why != NULL;
 }
@@ -123,18 +126,19 @@ static int needed(const char *self)
  * a table (this one has none): the MTA, then the options ("=": a value).
  */
 static const char *const list_words[] = {
-    "postfix", "--if-needed",  "-o=", "-m=",    "--machine",
-    "--speed", "--cache-path", "-h",  "--help", "--version",
+    "postfix", "exim",         "--if-needed", "-o=",    "-m=",       "--machine",
+    "--speed", "--cache-path", "-h",          "--help", "--version",
 };
 
 int spoolsim_calibrate(int argc, char **argv)
 {
-    char self[PATH_MAX], script[PATH_MAX], cache[PATH_MAX];
+    char self[PATH_MAX], script[PATH_MAX], cache[PATH_MAX], name[64];
     char **args;
+    const char *mta;
     int has_o = 0, if_needed = 0, n = 0;
 
     if (argc < 2)
-        msg_usage("which MTA? (spoolsim calibrate postfix; see --help)");
+        msg_usage("which MTA? (spoolsim calibrate postfix or exim; see --help)");
     if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
         usage(stdout);
         return 0;
@@ -148,8 +152,15 @@ int spoolsim_calibrate(int argc, char **argv)
         printf("spoolsim calibrate %s\n", PACKAGE_VERSION);
         return 0;
     }
-    if (strcmp(argv[1], "--speed") == 0 || strcmp(argv[1], "--machine") == 0 ||
-        strcmp(argv[1], "--cache-path") == 0) {
+    if (strcmp(argv[1], "--cache-path") == 0) {
+        mta = argc > 2 ? argv[2] : "postfix";
+        if (argc > 3 || cost_model_builtin(mta) == NULL)
+            msg_usage("--cache-path takes one MTA at most: postfix or exim");
+        cache_path(mta, cache, sizeof(cache));
+        printf("%s\n", cache);
+        return 0;
+    }
+    if (strcmp(argv[1], "--speed") == 0 || strcmp(argv[1], "--machine") == 0) {
         if (argc > 2)
             msg_usage("%s takes no arguments", argv[1]);
         if (strcmp(argv[1], "--speed") == 0) {
@@ -157,14 +168,11 @@ int spoolsim_calibrate(int argc, char **argv)
             return 0;
         }
         companion_self(self, sizeof(self));
-        if (strcmp(argv[1], "--machine") == 0)
-            return print_machine(self);
-        cache_path(cache, sizeof(cache));
-        printf("%s\n", cache);
-        return 0;
+        return print_machine(self);
     }
-    if (strcmp(argv[1], "postfix") != 0)
-        msg_usage("cannot calibrate \"%s\": only postfix has a calibration", argv[1]);
+    if ((mta = cost_model_builtin_name(argv[1])) == NULL)
+        msg_usage("cannot calibrate \"%s\": only postfix and exim have a calibration", argv[1]);
+    snprintf(name, sizeof(name), "calibrate-%s.sh", mta);
     /* the script writes the model at its very end: a bad -o must not cost a calibration */
     for (int i = 2; i < argc; i++) {
         const char *o = strcmp(argv[i], "-o") == 0 && i + 1 < argc     ? argv[++i]
@@ -180,18 +188,17 @@ int spoolsim_calibrate(int argc, char **argv)
             optarg_output_file(o, "-o");
     }
     companion_self(self, sizeof(self));
-    if (if_needed && !needed(self))
+    if (if_needed && !needed(self, mta))
         return 0;
     if (if_needed && geteuid() != 0) {
-        msg_warn("calibrating here needs root: the rates of --model postfix stay another "
-                 "machine's");
+        msg_warn("calibrating here needs root: the rates of --model %s stay another machine's",
+                 mta);
         return 1;
     }
-    if (companion_find_script(self, SCRIPT, "SPOOLSIM_CALIBRATE_SCRIPT", script, sizeof(script)) !=
-        0)
+    if (companion_find_script(self, name, "SPOOLSIM_CALIBRATE_SCRIPT", script, sizeof(script)) != 0)
         msg_fatal("cannot find %s next to %s or in its build tree (set SPOOLSIM_CALIBRATE_SCRIPT "
                   "to its path)",
-                  SCRIPT, self);
+                  name, self);
     setenv("SPOOLSIM", self, 1);
     args = calloc((size_t)argc + 3, sizeof(*args));
     if (args == NULL)
@@ -201,7 +208,7 @@ int spoolsim_calibrate(int argc, char **argv)
         if (strcmp(argv[i], "--if-needed") != 0)
             args[n++] = argv[i];
     if (!has_o) {
-        cache_path(cache, sizeof(cache));
+        cache_path(mta, cache, sizeof(cache));
         make_parent(cache);
         args[n++] = "-o";
         args[n++] = cache;

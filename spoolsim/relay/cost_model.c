@@ -24,18 +24,58 @@ static const struct {
     const char *name;
     enum cost_place place;
 } known_places[] = {
-    {"smtpd", COST_RECEIVE},
-    {"cleanup", COST_RECEIVE},
-    {"qmgr", COST_QMGR},
-    {"smtp", COST_DELIVER},
+    {"smtpd", COST_RECEIVE},    {"cleanup", COST_RECEIVE}, {"qmgr", COST_QMGR},
+    {"smtp", COST_DELIVER},     {"receive", COST_RECEIVE}, /* Exim's */
+    {"delivery", COST_DELIVER},
 };
+
+/* The SMTP server's own process: its CPU goes with the replies. */
+static const char *const session_stages[] = {"smtpd", "receive"};
 
 enum cost_place cost_model_place_of(const char *stage)
 {
     for (size_t i = 0; i < sizeof(known_places) / sizeof(known_places[0]); i++)
         if (strcmp(known_places[i].name, stage) == 0)
             return known_places[i].place;
-    return COST_SERIAL; /* Postfix's other daemons each run as one process */
+    return COST_SERIAL; /* Postfix's other daemons, Exim's daemon: each one process */
+}
+
+int cost_model_session_stage(const struct cost_model *m)
+{
+    for (unsigned i = 0; i < m->stage_count; i++)
+        for (size_t k = 0; k < sizeof(session_stages) / sizeof(session_stages[0]); k++)
+            if (strcmp(m->stages[i].name, session_stages[k]) == 0)
+                return (int)i;
+    return -1;
+}
+
+static const struct {
+    const char *mta;
+    const char *json;
+} builtins[] = {
+    {"postfix", cost_model_postfix_json},
+    {"exim", cost_model_exim_json},
+};
+
+const char *cost_model_builtin(const char *mta)
+{
+    for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
+        if (strcmp(builtins[i].mta, mta) == 0)
+            return builtins[i].json;
+    return NULL;
+}
+
+const char *cost_model_builtin_name(const char *mta)
+{
+    for (size_t i = 0; i < sizeof(builtins) / sizeof(builtins[0]); i++)
+        if (strcmp(builtins[i].mta, mta) == 0)
+            return builtins[i].mta;
+    return NULL;
+}
+
+void cost_model_profile_mta(const char *profile, char *out, size_t len)
+{
+    snprintf(out, len, "%.*s", (int)strcspn(profile, "-"), profile);
 }
 
 const char *cost_model_place_name(enum cost_place place)

@@ -31,12 +31,16 @@
 
 #define COST_MAX_STAGES 16
 
-/* Where a stage's CPU is spent in the relay, after Postfix's process model. */
+/*
+ * Where a stage's CPU is spent in the relay, after the MTA's process model:
+ * Postfix's classes, and Exim's (receive: the process forked per
+ * connection; delivery: the one forked per message; daemon: the listener).
+ */
 enum cost_place {
-    COST_RECEIVE, /* many in parallel before the 250 (smtpd, cleanup): cleanup threads */
+    COST_RECEIVE, /* many in parallel before the 250 (smtpd, cleanup; receive): cleanup threads */
     COST_QMGR,    /* the one queue manager, between its file operations: qmgr thread */
-    COST_DELIVER, /* many in parallel per delivery (smtp): delivery threads */
-    COST_SERIAL,  /* one process for everybody (trivial-rewrite, master, ...): one at a time */
+    COST_DELIVER, /* many in parallel per delivery (smtp; delivery): delivery threads */
+    COST_SERIAL,  /* one process for everybody (trivial-rewrite, master; daemon): one at a time */
 };
 
 /* Microseconds of CPU for one message: base + per_kib * KiB + per_rcpt * (recipients - 1). */
@@ -82,8 +86,14 @@ struct cost_model {
     struct cost_count relay_syscalls; /* the bare relay's, all roles together */
 };
 
-/* Where a stage of this name runs: known Postfix names, else COST_SERIAL. */
+/* Where a stage of this name runs: known Postfix and Exim names, else COST_SERIAL. */
 enum cost_place cost_model_place_of(const char *stage);
+
+/*
+ * The stage whose CPU the SMTP server spends command by command, each reply
+ * waiting for its share (Postfix's smtpd, Exim's receive), or -1.
+ */
+int cost_model_session_stage(const struct cost_model *m);
 const char *cost_model_place_name(enum cost_place place);
 
 /* 0, or -1 with a message naming what is wrong (missing field, negative cost, ...). */
@@ -107,7 +117,8 @@ double cost_model_fit_us(const struct cost_fit *f, uint64_t bytes, unsigned rcpt
  * to the classes'). 0 when the model records no system call cost to price
  * them with (they would then be spent twice).
  */
-unsigned cost_model_syscalls(const struct cost_model *m, unsigned i, uint64_t bytes, unsigned rcpts);
+unsigned cost_model_syscalls(const struct cost_model *m, unsigned i, uint64_t bytes,
+                             unsigned rcpts);
 
 /*
  * What stage `i' must burn for this message: (mta - relay - its system calls
@@ -118,7 +129,17 @@ uint64_t cost_model_burn_ns(const struct cost_model *m, unsigned i, uint64_t byt
 /* The sum of the real MTA's stages for one message, unscaled: its CPU per message. */
 double cost_model_mta_us(const struct cost_model *m, uint64_t bytes, unsigned rcpts);
 
-/* The model shipped with spoolsim (measured on the machine docs/fidelity.md names). */
+/* The models shipped with spoolsim (measured on the machines docs/fidelity.md names). */
 extern const char cost_model_postfix_json[];
+extern const char cost_model_exim_json[];
+
+/* The shipped model of this MTA ("postfix", "exim"), or NULL when there is none. */
+const char *cost_model_builtin(const char *mta);
+
+/* The same MTA's name as a constant string ("exim"), for a name known to cost_model_builtin(). */
+const char *cost_model_builtin_name(const char *mta);
+
+/* The MTA whose spool a profile is: its name up to a '-' ("exim-4.98": "exim"). */
+void cost_model_profile_mta(const char *profile, char *out, size_t len);
 
 #endif

@@ -300,15 +300,14 @@ int spoolsim_relay(int argc, char **argv)
     if ((r.backend = relay_spool_of(r.profile)) == NULL)
         listen_failed(&listen_file, 0, "profile %s: no spool backend of the relay serves it",
                       r.profile->name);
+    /* What the profile's MTA would show, where there is a model of it. */
     if (opts.model == NULL)
-        opts.model = r.backend->default_model;
+        opts.model = relay_model_default(r.profile->name);
     companion_self(self, sizeof(self));
     if (relay_model_open(opts.model, self, &r.model, err, sizeof(err)) != 0)
         listen_failed(&listen_file, 1, "--model %s", err);
-    if (r.model && !r.backend->takes_model)
-        listen_failed(&listen_file, 1,
-                      "--model %s: a model is a Postfix's CPU; it goes with --profile postfix only",
-                      opts.model);
+    if (!relay_model_fits(r.model, r.profile->name, err, sizeof(err)))
+        listen_failed(&listen_file, 1, "--model %s: %s", opts.model, err);
     if (relay_model_warning(r.model))
         msg_warn("--model %s: %s", opts.model, relay_model_warning(r.model));
     /*

@@ -107,8 +107,8 @@ int relay_model_open(const char *spec, const char *self, struct relay_model **ou
 {
     struct relay_model *rm;
     char *text = NULL;
-    const char *json = cost_model_postfix_json;
-    int builtin = strcmp(spec, "postfix") == 0;
+    const char *json = cost_model_builtin(spec);
+    int builtin = json != NULL;
 
     *out = NULL;
     if (strcmp(spec, "none") == 0)
@@ -149,6 +149,28 @@ const char *relay_model_warning(const struct relay_model *rm)
     return rm && rm->warning[0] ? rm->warning : NULL;
 }
 
+const char *relay_model_default(const char *profile)
+{
+    char mta[32];
+
+    cost_model_profile_mta(profile, mta, sizeof(mta));
+    return cost_model_builtin(mta) ? cost_model_builtin_name(mta) : "none";
+}
+
+int relay_model_fits(const struct relay_model *rm, const char *profile, char *why, size_t len)
+{
+    char mta[32];
+
+    if (rm == NULL)
+        return 1;
+    cost_model_profile_mta(profile, mta, sizeof(mta));
+    if (strcmp(mta, rm->model.mta) == 0)
+        return 1;
+    snprintf(why, len, "it is a model of %s's CPU, which goes with --profile %s, not --profile %s",
+             rm->model.mta, rm->model.mta, profile);
+    return 0;
+}
+
 const char *relay_model_origin(const struct relay_model *rm)
 {
     return rm ? rm->origin : "none";
@@ -165,21 +187,13 @@ void relay_model_free(struct relay_model *rm)
 
 #define SMTPD_STEPS 6 /* greeting, EHLO, MAIL, first RCPT, DATA, end of data */
 
-static int smtpd_stage(const struct cost_model *m)
-{
-    for (unsigned i = 0; i < m->stage_count; i++)
-        if (strcmp(m->stages[i].name, "smtpd") == 0)
-            return (int)i;
-    return -1;
-}
-
 /* smtpd's burn for a message of no bytes: what its commands share (its system calls come last). */
 uint64_t relay_model_command_ns(const struct relay_model *rm, int extra_rcpt)
 {
     uint64_t one, two;
     int i;
 
-    if (rm == NULL || (i = smtpd_stage(&rm->model)) < 0)
+    if (rm == NULL || (i = cost_model_session_stage(&rm->model)) < 0)
         return 0;
     one = cost_model_burn_ns(&rm->model, (unsigned)i, 0, 1);
     if (!extra_rcpt)
@@ -237,8 +251,8 @@ void relay_model_spend(struct relay_model *rm, enum cost_place place, uint64_t b
         /* The single-process daemons are paid for on the receiving side, one at a time. */
         if (m->stages[i].place != place && !(serial && place == COST_RECEIVE))
             continue;
-        ns = strcmp(m->stages[i].name, "smtpd") == 0 ? smtpd_rest_ns(rm, i, bytes, rcpts)
-                                                     : cost_model_burn_ns(m, i, bytes, rcpts);
+        ns = (int)i == cost_model_session_stage(m) ? smtpd_rest_ns(rm, i, bytes, rcpts)
+                                                   : cost_model_burn_ns(m, i, bytes, rcpts);
         calls = cost_model_syscalls(m, i, bytes, rcpts);
         if (ns == 0 && calls == 0)
             continue;

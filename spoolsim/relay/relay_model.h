@@ -8,6 +8,8 @@
  * around its moves (one at a time, in order), smtp's on the delivery
  * agent's job (many at once), and each single-process daemon's
  * (trivial-rewrite, master, ...) under its own lock, one message at a time.
+ * Exim's receiving process is spent as smtpd and cleanup are, its delivery
+ * process as smtp, its daemon as a single-process daemon.
  * What the bare relay already spends in a role is not spent twice.
  *
  * relay_model_spend() is called from pool threads; the totals it keeps are
@@ -25,9 +27,9 @@
 struct relay_model;
 
 /*
- * "none" (NULL model, 0), "postfix" (the model calibrated on this machine
- * if the cache has one, model_cache.h; else the built-in model) or a model
- * file. -1 and a message for a file that cannot be read or is not a model.
+ * "none" (NULL model, 0), "postfix" or "exim" (the model calibrated on this
+ * machine if the cache has one, model_cache.h; else the built-in model) or
+ * a model file. -1 and a message for a file that cannot be read or is not a model.
  * A model measured on another machine opens, with a warning (below); `self'
  * is this program, which the check of the machine's costs runs (see
  * machine_probe.h).
@@ -42,6 +44,16 @@ int relay_model_open(const char *spec, const char *self, struct relay_model **ou
  */
 const char *relay_model_warning(const struct relay_model *rm);
 
+/* The model a profile runs with by default: its MTA's built-in one, else "none". */
+const char *relay_model_default(const char *profile);
+
+/*
+ * Does the model go with the profile: a model of the MTA whose spool the
+ * profile is ("exim" with exim and exim-4.98)? 1 (also without a model),
+ * or 0 and, in why, what does not fit.
+ */
+int relay_model_fits(const struct relay_model *rm, const char *profile, char *why, size_t len);
+
 /* Where the model came from: "built-in", "calibrated on this machine, PATH" or its file. */
 const char *relay_model_origin(const struct relay_model *rm);
 void relay_model_free(struct relay_model *rm);
@@ -51,7 +63,7 @@ void relay_model_spend(struct relay_model *rm, enum cost_place place, uint64_t b
                        unsigned rcpts);
 
 /*
- * smtpd's CPU is spent command by command, as Postfix's smtpd spends it,
+ * smtpd's CPU (Exim's receive's) is spent command by command, as Postfix's smtpd spends it,
  * each reply waiting for its share: the greeting, EHLO, MAIL, the first
  * RCPT and DATA each take a sixth of smtpd's base cost (the last sixth and
  * the per-KiB cost go with the rest of the receiving side, at the end of

@@ -86,9 +86,10 @@ static void usage(FILE *fp, const struct optgroup *g)
             "                          exim, opensmtpd, null: their file operations per\n"
             "                          message, delivered from memory (postfix)\n"
             "  --model MODEL           a real MTA's CPU per message, spent where it spends\n"
-            "                          it: postfix (built in), a model FILE from spoolsim\n"
-            "                          calibrate, or none (the bare relay) (postfix;\n"
-            "                          none with another --profile)\n"
+            "                          it: postfix or exim (built in; with the profile of\n"
+            "                          that MTA), a model FILE from spoolsim calibrate, or\n"
+            "                          none (the bare relay) (the profile's MTA's model;\n"
+            "                          none for the profiles without one)\n"
             "  --long-ids              Postfix's long queue IDs (enable_long_queue_ids)\n"
             "  --hash-depth N          levels of hashing for deferred/ and defer/ (1)\n"
             "  --cleanup-threads N     threads that write new queue files, Postfix's cleanup\n"
@@ -241,7 +242,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
     opts->sync = PF_SYNC_FSYNC;
     opts->profile = "postfix";
     opts->max_sessions = 100; /* Postfix's default_process_limit */
-    opts->model = NULL;       /* postfix with the postfix profile, none with the others */
+    opts->model = NULL;       /* the profile's MTA's, where there is one (relay_model_default) */
     opts->hash_depth = 1;
     opts->cleanup_threads = 20;
     opts->threads = 1;

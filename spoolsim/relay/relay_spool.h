@@ -42,11 +42,9 @@ typedef void relay_spool_step(struct relay_msg *m, unsigned thread);
 
 struct relay_spool {
     const char *name;
-    int streams;               /* the file is made at the first RCPT, written as the text comes */
-    int bounces;               /* Postfix's bounce and defer logs and notifications */
-    int fsyncs_live;           /* its fsyncs are counted on the loop thread: on the timeline */
-    int takes_model;           /* a --model (a Postfix's CPU) may go with it */
-    const char *default_model; /* the model without --model */
+    int streams;     /* the file is made at the first RCPT, written as the text comes */
+    int bounces;     /* Postfix's bounce and defer logs and notifications */
+    int fsyncs_live; /* its fsyncs are counted on the loop thread: on the timeline */
 
     /* Set-up before service (-1 and err on failure), the state left by a crash, tear-down. */
     int (*open)(struct relay *r, char *err, size_t errlen);

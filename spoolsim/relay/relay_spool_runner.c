@@ -11,7 +11,9 @@
  * thread once the next hop has answered. The message itself is delivered
  * from memory, so these profiles measure the spool's cost, not a queue
  * that survives a crash: after a restart nothing is recovered from such a
- * spool, and there are no bounce notices.
+ * spool, and there are no bounce notices. With a model of the MTA
+ * (--model exim), its receiving side's CPU goes with the accept phase, its
+ * delivery's with the delivery agent's record step.
  */
 #include "config.h"
 
@@ -124,6 +126,8 @@ static void runner_commit(struct relay_msg *m, unsigned thread)
     /* Refused (452 on a full disk): none of its files may stay. */
     if (m->job_status != 0)
         spool_runner_undo(pr, &m->pmsg);
+    else /* the receiving side's CPU (Exim's receive), before the 250 */
+        relay_model_spend(m->relay->model, COST_RECEIVE, m->qf.content_bytes, m->qf.rcpt_count);
 }
 
 static enum relay_spool_next runner_committed(struct relay_msg *m)
@@ -142,7 +146,8 @@ static enum relay_spool_next runner_committed(struct relay_msg *m)
 static void runner_record(struct relay_msg *m, unsigned thread)
 {
     (void)thread;
-    (void)m; /* the profile's deliver phase has its own per-recipient work */
+    /* The profile's deliver phase has its own per-recipient work; the delivery's CPU goes here. */
+    relay_model_spend(m->relay->model, COST_DELIVER, m->view.content_bytes, m->view.rcpt_count);
 }
 
 static void runner_retire(struct relay_msg *m, unsigned thread)
@@ -221,7 +226,6 @@ static void runner_reread(struct relay_msg *m, unsigned thread)
 /* Nothing streams, nothing waits in incoming/: those stay NULL. */
 const struct relay_spool relay_spool_runner = {
     .name = "runner",
-    .default_model = "none",
     .open = runner_open,
     .recover = runner_recover,
     .close = runner_close,

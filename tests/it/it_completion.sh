@@ -116,7 +116,7 @@ check "bench --qmgr TAB: its two shapes" offers_only single pool
 complete_words "$SPOOLSIM" bench -m ""
 check "bench -m TAB: nothing (a count)" test ! -s "$WORK/reply"
 complete_words "$SPOOLSIM" calibrate ""
-check "calibrate TAB: postfix" offers_only postfix
+check "calibrate TAB: the MTAs it calibrates" offers_only exim postfix
 complete_words "$SPOOLSIM" ab spooldir spooldir -- ""
 check "ab DIR DIR -- TAB: the modes" offers_only raw relay postmark
 complete_words "$SPOOLSIM" ab spooldir spooldir -- raw --di

@@ -35,6 +35,7 @@
 # fetch-peer.sh may apt-install the shared libraries a daemon needs, as it
 # says; the daemons themselves are never installed.
 . "${top_srcdir:-.}/tests/helpers/lib.sh"
+. "$top_srcdir/bench/exim-instance.sh" # exi_config
 
 N=${PROFILE_DAEMONS_MESSAGES:-20}
 WARM=3
@@ -143,34 +144,8 @@ ns_exim() { # DIR PORT SINK_PORT PEERS ID
     ns_user Debian-exim "$id"
     mkdir -p /etc/exim4 /var/spool/exim4 /var/spool/exim4-log
     chown Debian-exim:Debian-exim /var/spool/exim4 /var/spool/exim4-log
-    cat >/etc/exim4/exim4.conf <<EOF
-primary_hostname = relay.test
-spool_directory = /var/spool/exim4
-log_file_path = /var/spool/exim4-log/%slog
-daemon_smtp_ports = $port
-local_interfaces = 127.0.0.1
-hostlist relay_from_hosts = 127.0.0.1
-acl_smtp_rcpt = acl_check_rcpt
-host_lookup =
-rfc1413_hosts =
-begin acl
-acl_check_rcpt:
-  accept hosts = +relay_from_hosts
-  deny
-begin routers
-smarthost:
-  driver = manualroute
-  route_list = * 127.0.0.1
-  transport = remote_smtp
-  self = send
-begin transports
-remote_smtp:
-  driver = smtp
-  port = $sink
-  hosts_avoid_tls = *
-begin retry
-* * F,1h,15m
-EOF
+    # the benchmarks' configuration (bench/exim-instance.sh)
+    exi_config /var/spool/exim4 /var/spool/exim4-log "$port" "$sink" >/etc/exim4/exim4.conf
     exec strace -f -ttt -y -qq -s 64 -o "$d/trace" /usr/sbin/exim4 -bdf -oX "$port"
 }
 
@@ -243,7 +218,7 @@ daemon_counts() {
     eval "sinkpid=\$${name}sink_PID sinkport=\$${name}sink_PORT"
     port=$(free_port)
     # unshare and bash exec strace: $! is strace's, the daemon its child
-    unshare -m bash -c "$(declare -f ns_common ns_overlay ns_user "$fn"); $fn \"\$@\"" ns \
+    unshare -m bash -c "$(declare -f ns_common ns_overlay ns_user exi_config "$fn"); $fn \"\$@\"" ns \
         "$d" "$port" "$sinkport" "$PEERS" "$@" >"$d/daemon.out" 2>&1 &
     pid=$!
     TRACED="$TRACED $pid"

@@ -6,8 +6,9 @@
 # puts a stage's CPU on the thread of its place (here: all on the queue
 # manager). A model measured on another machine is used with a warning
 # that names what differs; a model calibrated on this machine, in the
-# cache, is what --model postfix takes, with no warning. Bad models and a
-# model with another MTA's profile are usage errors.
+# cache, is what --model postfix takes, with no warning. The Exim profile
+# takes the built-in Exim model by default, and spends what it says. Bad
+# models and a model with another MTA's profile are usage errors.
 . "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 # relay_cpu NAME ARGS...: 400 messages of 1 KiB through a relay to discard,
@@ -20,7 +21,7 @@ relay_cpu() {
     start_relay "$name" --spool "$WORK/$name.spool" --next-hop discard --sync none \
         --json "$WORK/$name.json" "$@" || return 1
     local port_var="${name}_PORT" pid_var="${name}_PID"
-    to "$WORK/$name.src" timeout 60 "$SOURCE" -s 5 -m 400 -l 1024 "127.0.0.1:${!port_var}" ||
+    to "$WORK/$name.src" timeout 60 "$SOURCE" -s 5 -m "${MESSAGES:-400}" -l 1024 "127.0.0.1:${!port_var}" ||
         return 1
     wait_spool_empty "$WORK/$name.spool" 30 || return 1
     stop "${!pid_var}"
@@ -62,7 +63,7 @@ check "bare: the model adds nothing" test "$bare_burn" = 0
 
 # A model whose only stage is the queue manager's, 2 ms a message: 0.8 s on qmgr.
 cat >"$WORK/qmgr.json" <<'EOF2'
-{"mta": "test", "reference_speed": 1, "stages": [
+{"mta": "postfix", "reference_speed": 1, "stages": [
   {"name": "qmgr", "mta": {"base_us": 2000, "per_kib_us": 0, "per_rcpt_us": 0},
    "relay": {"base_us": 0, "per_kib_us": 0, "per_rcpt_us": 0}}]}
 EOF2
@@ -219,4 +220,38 @@ check "saying why" grep -q "reference_speed" "$WORK/e2"
 check "a Postfix model with another MTA's profile is refused" \
     sh -c "'$RELAY' relay --spool '$WORK/x' --profile qmail --model postfix 2>/dev/null; test \$? = 2"
 check "and nothing was made" test ! -e "$WORK/x"
+check "--model exim with --profile postfix is a usage error" \
+    sh -c "'$RELAY' relay --spool '$WORK/x' --profile postfix --model exim 2>'$WORK/e3'; test \$? = 2"
+check "  naming the model and the profile it goes with" \
+    grep -q -- "--model exim: .*exim's CPU, which goes with --profile exim, not --profile postfix" "$WORK/e3"
+check "  and nothing was made" test ! -e "$WORK/x"
+check "--model postfix with --profile exim is a usage error" \
+    sh -c "'$RELAY' relay --spool '$WORK/x' --profile exim --model postfix 2>/dev/null; test \$? = 2"
+
+# The Exim profile: Exim's model by default (its daemon, receiving and
+# delivery processes), and what it adds is what it says, as for Postfix's.
+"$RELAY" relay --profile exim --spool "$WORK/dflt.spool" --listen 127.0.0.1:0 --next-hop discard \
+    --port-file "$WORK/dflt.port" --json "$WORK/dflt.json" 2>"$WORK/dflt.err" &
+dflt_pid=$!
+wait_until 60 test -s "$WORK/dflt.port"
+stop "$dflt_pid"
+check "--profile exim runs with the Exim model by default" python3 -c "import json, sys
+sys.exit(json.load(open(sys.argv[1]))['model']['mta'] != 'exim')" "$WORK/dflt.json"
+read -r _ _ _ exim_burn <<<"$(MESSAGES=100 relay_cpu exim --profile exim --model exim)"
+check "  named in the summary" grep -q "cost model: exim 4" "$WORK/exim.err"
+read -r _ _ _ exim_burn2 <<<"$(MESSAGES=100 relay_cpu exim2 --profile exim-4.98 --model exim)"
+check "--model exim goes with --profile exim-4.98 too" grep -q "cost model: exim 4" "$WORK/exim2.err"
+exim_add=$(python3 - "$top_srcdir/data/exim-model.json" "$WORK/exim.json" <<'PY'
+import json, sys
+model = json.load(open(sys.argv[1]))
+scale = json.load(open(sys.argv[2]))["model"]["scale"]
+fit = lambda f: max(0.0, f["base_us"] + f["per_kib_us"] * 1.0)
+print(round(sum(max(0.0, fit(s["mta"]) - fit(s["relay"])) for s in model["stages"]) * scale))
+PY
+)
+check "exim: the model adds what it says ($exim_burn us, expected $exim_add us, within 15 %)" \
+    python3 -c "import sys; sys.exit(not 0.85 * $exim_add <= $exim_burn <= 1.15 * $exim_add + 20)"
+check "exim: its receiving and delivery sides both spent" python3 -c "import json, sys
+s = json.load(open(sys.argv[1]))['model']['spent_cpu_s']
+sys.exit(not (s['receive'] > 0 and s['deliver'] > 0))" "$WORK/exim.json"
 finish

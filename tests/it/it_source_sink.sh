@@ -121,4 +121,15 @@ for threads in 1 2; do
     check "  its summary" grep -q "^smtp-sink: 3 messages" "$WORK/hup$threads.err"
     check "  its JSON, with the three" test "$(json_get "$WORK/hup$threads.json" messages 2>/dev/null)" = 3
 done
+
+# --skip-quit-reply closes once QUIT has left, as Postfix's smtp client does:
+# a server that holds its QUIT reply (Exim waits up to 200 ms for the client
+# to close first) holds such a client no longer. The sink holds it 20 s
+# here, so that waiting for it (the default) cannot finish in the bound.
+start_sink quitdelay -W QUIT:20 127.0.0.1:0 10 || exit 1
+check "--skip-quit-reply: two messages, the QUIT reply not awaited" to "$WORK/skipquit.out" \
+    timeout 15 "$SOURCE" --skip-quit-reply -m 2 -s 2 --json "$WORK/skipquit.json" "127.0.0.1:$quitdelay_PORT"
+check "  ... both delivered" test "$(json_get "$WORK/skipquit.json" delivered)" = 2
+check "  ... the summary says so" grep -q "QUIT reply skipped" "$WORK/skipquit.out"
+stop "$quitdelay_PID"
 finish

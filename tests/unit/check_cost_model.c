@@ -118,6 +118,65 @@ START_TEST(test_builtin)
 }
 END_TEST
 
+/* Exim's classes: receive before the 250 and by command, delivery per delivery, the daemon alone.
+ */
+static const char exim_stages[] =
+    "{\"mta\": \"exim\", \"mta_version\": \"4.96\", \"reference_speed\": 400,"
+    " \"stages\": [" STAGE("daemon", FIT(600, 0, 0), FIT(0, 0, 0)) "," STAGE(
+        "delivery", FIT(9000, 4, 100), FIT(200, 2, 10)) "," STAGE("receive", FIT(2500, 8, 1),
+                                                                  FIT(80, 3, 3)) "]}";
+
+START_TEST(test_exim_stages)
+{
+    struct cost_model m;
+    char err[200];
+
+    ck_assert_msg(cost_model_parse(exim_stages, &m, err, sizeof(err)) == 0, "%s", err);
+    ck_assert_str_eq(m.mta, "exim");
+    ck_assert_uint_eq(m.stage_count, 3);
+    ck_assert_int_eq(m.stages[0].place, COST_SERIAL);
+    ck_assert_int_eq(m.stages[1].place, COST_DELIVER);
+    ck_assert_int_eq(m.stages[2].place, COST_RECEIVE);
+    /* the SMTP dialogue is receive's: its replies wait for its CPU */
+    ck_assert_int_eq(cost_model_session_stage(&m), 2);
+    /* delivery, 1 KiB, 1 recipient: 9004 - 202 */
+    ck_assert_uint_eq(cost_model_burn_ns(&m, 1, 1024, 1), 8802000);
+    ck_assert(fabs(cost_model_mta_us(&m, 1024, 1) - (600 + 9004 + 2508)) < 1e-9);
+    /* Postfix's session stage is smtpd; a model with neither has none */
+    ck_assert_int_eq(cost_model_parse(two_stages, &m, err, sizeof(err)), 0);
+    ck_assert_int_eq(cost_model_session_stage(&m), 0);
+    m.stage_count = 0;
+    ck_assert_int_eq(cost_model_session_stage(&m), -1);
+}
+END_TEST
+
+/* The shipped models, by the name --model takes. */
+START_TEST(test_builtin_by_name)
+{
+    struct cost_model m;
+    char err[200];
+
+    ck_assert_ptr_eq(cost_model_builtin("postfix"), cost_model_postfix_json);
+    ck_assert_ptr_eq(cost_model_builtin("exim"), cost_model_exim_json);
+    ck_assert_ptr_null(cost_model_builtin("sendmail"));
+    ck_assert_ptr_null(cost_model_builtin("exim-4.98"));
+    ck_assert_str_eq(cost_model_builtin_name("exim"), "exim");
+    ck_assert_ptr_null(cost_model_builtin_name("qmail"));
+    {
+        char mta[32];
+
+        cost_model_profile_mta("exim-4.98", mta, sizeof(mta));
+        ck_assert_str_eq(mta, "exim");
+        cost_model_profile_mta("postfix", mta, sizeof(mta));
+        ck_assert_str_eq(mta, "postfix");
+    }
+    ck_assert_msg(cost_model_parse(cost_model_exim_json, &m, err, sizeof(err)) == 0, "%s", err);
+    ck_assert_str_eq(m.mta, "exim");
+    ck_assert_int_ge(cost_model_session_stage(&m), 0);
+    ck_assert(m.machine.cpu_model[0] != 0); /* it says where it was measured */
+}
+END_TEST
+
 /* A model from before "machine": where it was measured is read from measured_on. */
 START_TEST(test_machine_from_measured_on)
 {
@@ -337,6 +396,8 @@ static Suite *cost_model_suite(void)
     tcase_add_test(tc, test_places);
     tcase_add_test(tc, test_errors);
     tcase_add_test(tc, test_builtin);
+    tcase_add_test(tc, test_exim_stages);
+    tcase_add_test(tc, test_builtin_by_name);
     tcase_add_test(tc, test_machine_from_measured_on);
     tcase_add_test(tc, test_machine_object);
     tcase_add_test(tc, test_syscalls);

@@ -47,7 +47,6 @@ static void check_complete(const struct relay_spool *b)
     ck_assert_ptr_nonnull(b->park);
     ck_assert_ptr_nonnull(b->retry);
     ck_assert_ptr_nonnull(b->must_reread);
-    ck_assert_ptr_nonnull(b->default_model);
     if (b->streams) {
         ck_assert_ptr_nonnull(b->stream_open);
         ck_assert_ptr_nonnull(b->stream_write);
@@ -65,14 +64,10 @@ START_TEST(test_tables)
     ck_assert_int_eq(relay_spool_postfix.streams, 1);
     ck_assert_int_eq(relay_spool_postfix.bounces, 1);
     ck_assert_int_eq(relay_spool_postfix.fsyncs_live, 1);
-    ck_assert_int_eq(relay_spool_postfix.takes_model, 1);
-    ck_assert_str_eq(relay_spool_postfix.default_model, "postfix");
-    /* another MTA's profile: the whole message at once, no notices, no Postfix model */
+    /* another MTA's profile: the whole message at once, no notices */
     ck_assert_int_eq(relay_spool_runner.streams, 0);
     ck_assert_int_eq(relay_spool_runner.bounces, 0);
     ck_assert_int_eq(relay_spool_runner.fsyncs_live, 0);
-    ck_assert_int_eq(relay_spool_runner.takes_model, 0);
-    ck_assert_str_eq(relay_spool_runner.default_model, "none");
 }
 END_TEST
 
