@@ -234,6 +234,12 @@ wait_port() {
     return 1
 }
 
+# json_complete FILE: FILE holds a whole JSON document (one written in place,
+# as the relay's at SIGUSR1, can be read half-written).
+json_complete() {
+    python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$1" 2>/dev/null
+}
+
 # json_get FILE KEY: a top-level number from a JSON report.
 json_get() {
     python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"
