@@ -242,11 +242,11 @@ print("# remount,dirsync: B ran under", b[-1]["spool"]["mount_options"],
 PY
 }
 if [ "$(id -u)" != 0 ]; then
-    echo "# SKIP: the ext4 remount test needs root (loop-mounting a filesystem)"
+    skip_part "the ext4 remount test needs root (loop-mounting a filesystem)"
 elif ! command -v mkfs.ext4 >/dev/null; then
-    echo "# SKIP: the ext4 remount test needs mkfs.ext4 (e2fsprogs)"
+    skip_part "the ext4 remount test needs mkfs.ext4 (e2fsprogs)"
 elif ! [ -e /dev/loop-control ] && ! [ -e /dev/loop0 ]; then
-    echo "# SKIP: the ext4 remount test needs loop devices"
+    skip_part "the ext4 remount test needs loop devices"
 else
     loop_test
 fi

@@ -103,7 +103,7 @@ id=$(grep -o -E '(ssc|spoolsim-c)[0-9]+' "$WORK/far.out" | head -1 | grep -o -E 
 gone() { [ -n "$id" ] && netns_gone "spoolsim-c$id" "ssc${id}h"; }
 
 if [ "$(id -u)" != 0 ]; then
-    echo "# not root: no network namespace, no netem; checking the fallback only"
+    skip_part "the client through a network namespace with netem needs root; the fallback only is checked"
     check "not root: the report says the client is emulated" \
         grep -q "^\[sync none\] client: *emulated by relay reply delays, not a network: 40.00 ms .*not root" "$WORK/far.out"
     check "not root: the JSON says why" \

@@ -37,7 +37,7 @@ if truncate -s 64G "$SP/incoming/ABCDE1234" 2>/dev/null && truncate -s 1G "$SP/i
     echo "big files: peak RSS ${hwm:-?} KiB"
     check "big files: read unread, peak RSS under 200 MiB (${hwm:-?} KiB)" test "${hwm:-999999}" -lt 204800
 else
-    echo "skip: this file system cannot hold a 64 GiB sparse file"
+    skip_part "big files: this file system cannot hold a 64 GiB sparse file"
 fi
 
 # 2. An activation that fails for want of descriptors is retried.

@@ -77,7 +77,7 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
         "127.0.0.1:$priv_PORT"
     stop "$priv_PID"
 else
-    echo "# not root: -u is not tested here"
+    skip_part "-u (dropping privileges) needs root and a user nobody"
 fi
 
 # A UNIX-domain socket instead of TCP.

@@ -116,7 +116,7 @@ if [ "$(id -u)" = 0 ]; then
     check "  ... and removed its socket at the stop, from inside the chroot" \
         test ! -e "$WORK/jailed.sock"
 else
-    echo "# not root: the chroot case (-R) is not run"
+    skip_part "the chroot case (-R) needs root"
 fi
 unix_sink sink4.err unix:relative.sock 10
 check "a sink on a relative path made its socket" wait_socket "$WORK/relative.sock" "$sink_pid"
