@@ -106,10 +106,7 @@ env TMPDIR="$TMP" timeout 60 "$RELAY" ab -n 2 --warmup 0 --setup-a "$SETUP_A" \
     --setup-b "echo started >>'$LOG'; exec sleep 30" "$D" -- raw -m 20 -w 1 >"$WORK/int.out" 2>&1 &
 pid=$!
 PIDS="$PIDS $pid"
-for _ in $(seq 1 200); do
-    grep -q started "$LOG" 2>/dev/null && break
-    sleep 0.05
-done
+check "B's set-up starts" wait_until 30 grep -q started "$LOG"
 kill -INT "$pid"
 wait "$pid"
 status=$?
