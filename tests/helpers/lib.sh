@@ -379,6 +379,11 @@ files_in() {
     [ "$(find "$dir" "$@" -type f | wc -l)" = "$n" ]
 }
 
+# lines_in FILE N: FILE has N lines or more (a file not there yet has none).
+lines_in() {
+    [ "$(cat "$1" 2>/dev/null | wc -l)" -ge "$2" ]
+}
+
 # defer_one SPOOL NAME [RELAY-OPTION...]: one more message queued in SPOOL
 # and deferred (its next hop is down, its retry an hour away), its client's
 # --msg-log in $WORK/NAME.log; the relay is then stopped.
