@@ -59,7 +59,10 @@ s = socket.create_connection(('127.0.0.1', int(sys.argv[1])))
 time.sleep(30)" "$slow_PORT" &
 client=$!
 PIDS="$PIDS $client"
-sleep 0.5 # connected, its greeting held
+slow_real=$(pgrep -P "$slow_PID" spoolsim || echo "$slow_PID")
+# accepted by the relay (not only in its backlog), its greeting held
+accepted() { ss -Htanp state established "( sport = :$slow_PORT )" | grep -q "pid=$slow_real,"; }
+check "the relay holds the client's connection" wait_until 10 accepted
 t0=$(date +%s)
 kill -TERM "$slow_PID"
 wait "$slow_PID"
