@@ -253,6 +253,17 @@ json_complete() {
     python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$1" 2>/dev/null
 }
 
+# json_so_far PID FILE: the relay PID (or the timeout(1) that runs it)
+# rewrites its --json FILE with the figures so far (SIGUSR1); until FILE
+# is whole again. Each signal adds a summary to the relay's standard error.
+json_so_far() {
+    local real
+    real=$(pgrep -P "$1" spoolsim || echo "$1")
+    rm -f "$2"
+    kill -USR1 "$real" || return 1
+    wait_until 10 json_complete "$2"
+}
+
 # json_get FILE KEY: a top-level number from a JSON report.
 json_get() {
     python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"
