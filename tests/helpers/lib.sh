@@ -212,11 +212,8 @@ start_sink() {
 started() {
     local name=$1 pid=$2 portfile="$WORK/$1.port"
     PIDS="$PIDS $pid"
-    for _ in $(seq 1 100); do
-        [ -s "$portfile" ] && break
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.05
-    done
+    # 10 s: a sanitizer build's start on a loaded machine can take several
+    wait_until 10 port_file_or_gone "$portfile" "$pid"
     if [ ! -s "$portfile" ]; then
         echo "$3 did not start:" >&2
         cat "$WORK/$name.err" >&2
@@ -225,6 +222,8 @@ started() {
     eval "${name}_PID=$pid"
     eval "${name}_PORT=$(cat "$portfile")"
 }
+
+port_file_or_gone() { [ -s "$1" ] || ! kill -0 "$2" 2>/dev/null; }
 
 # stop PID: SIGTERM, then wait for it (the sink writes its report on exit).
 stop() {
@@ -240,11 +239,7 @@ free_port() {
 
 # wait_port PORT: until something listens on 127.0.0.1:PORT (5 s at most).
 wait_port() {
-    for _ in $(seq 1 100); do
-        python3 -c "import socket,sys; s=socket.socket(); sys.exit(s.connect_ex(('127.0.0.1',$1)))" && return 0
-        sleep 0.05
-    done
-    return 1
+    wait_until 5 python3 -c "import socket,sys; s=socket.socket(); sys.exit(s.connect_ex(('127.0.0.1',$1)))"
 }
 
 # json_complete FILE: FILE holds a whole JSON document (one written in place,
@@ -374,14 +369,8 @@ wait_until() {
 }
 
 # wait_spool_empty DIR SECONDS: until no message is queued in DIR.
-wait_spool_empty() {
-    local deadline=$((SECONDS + $2))
-    while [ $SECONDS -lt "$deadline" ]; do
-        [ -z "$(spool_files "$1")" ] && return 0
-        sleep 0.1
-    done
-    return 1
-}
+spool_empty() { [ -z "$(spool_files "$1")" ]; }
+wait_spool_empty() { wait_until "$2" spool_empty "$1"; }
 
 # files_in DIR N [FIND-ARGS...]: DIR holds N files (as find counts them with FIND-ARGS).
 files_in() {
