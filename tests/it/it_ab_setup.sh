@@ -156,8 +156,8 @@ loop_test() {
     local mnt=$WORK/mnt img=$WORK/e4.img
     mkdir -p "$mnt"
     trap 'unmount_and_cleanup "$WORK/mnt"' EXIT
-    truncate -s 128M "$img" && mkfs.ext4 -q -F "$img" || { echo "# SKIP: mkfs.ext4 failed"; return; }
-    mount -o loop "$img" "$mnt" 2>/dev/null || { echo "# SKIP: cannot loop-mount here"; return; }
+    truncate -s 128M "$img" && mkfs.ext4 -q -F "$img" || { skip_part "the ext4 remount test: mkfs.ext4 failed"; return; }
+    mount -o loop "$img" "$mnt" 2>/dev/null || { skip_part "the ext4 remount test: cannot loop-mount here"; return; }
     rm -f "$LOG"
     check "ext4 default against dirsync, one image: exit 0" to "$WORK/e4.out" ab -n 3 --warmup 1 \
         --json "$WORK/e4.json" \
@@ -214,7 +214,7 @@ PY
 
     # The remount the kernel does not apply: whatever it did, ab must record
     # what the mount shows and warn exactly when both sides show the same.
-    umount "$mnt" && mount -o loop "$img" "$mnt" || { echo "# SKIP: cannot mount the image again"; return; }
+    umount "$mnt" && mount -o loop "$img" "$mnt" || { skip_part "the ext4 remount test, its end: cannot mount the image again"; return; }
     check "ext4 toggled by remount,dirsync: exit 0" to "$WORK/re.out" ab -q -n 2 --warmup 0 \
         --json "$WORK/re.json" --setup-a "mount -o remount '$mnt'" \
         --setup-b "mount -o remount,dirsync '$mnt'" "$mnt" -- raw -m 50 -w 2

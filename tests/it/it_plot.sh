@@ -256,7 +256,7 @@ if command -v rsvg-convert >/dev/null 2>&1; then
         check "rsvg-convert renders $f.svg" rsvg-convert -o "$W/out/$f.png" "$W/out/$f.svg"
     done
 else
-    echo "# SKIP: rsvg-convert not found (apt-get install librsvg2-bin): no rendering check"
+    skip_part "the rendering check: rsvg-convert not found (apt-get install librsvg2-bin)"
 fi
 
 # --- bad input: exit 2, a message naming the problem, no output file

@@ -86,6 +86,6 @@ if command -v openssl >/dev/null; then
     check "one TLS connection" test "$(json_get "$WORK/relay3.json" hop_tls_sessions)" = 1
     check "no deferrals" test "$(json_get "$WORK/relay3.json" deferrals)" = 0
 else
-    echo "SKIP: the openssl command is needed for the STARTTLS injection test"
+    skip_part "the STARTTLS injection test needs the openssl command"
 fi
 finish

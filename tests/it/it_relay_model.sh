@@ -169,7 +169,7 @@ if "${tax[@]}" true 2>"$WORK/tax.err"; then
         grep -q "the same CPU and kernel, but system work costs differ: here against there .*system call [0-9.]*x" \
         "$WORK/taxed.err"
 else
-    echo "SKIP: no seccomp filters here ($(cat "$WORK/tax.err")): the taxed machine is not checked"
+    skip_part "the taxed machine: no seccomp filters here ($(cat "$WORK/tax.err"))"
 fi
 # A model that counts its classes' system calls has the relay make them for
 # real: 300 a message for cleanup, none of the relay's own to take off.
