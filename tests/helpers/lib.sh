@@ -166,7 +166,7 @@ skip_part() {
 
 # have_peer WHAT HOW COMMAND...: whether a peer the test compares against is
 # there (COMMAND succeeds). If not, say so and how to get it, and return 1:
-# the caller skips those checks. Under SPOOLSIM_REQUIRE_PEERS=1 (CI, after
+# the caller skips those checks, a part skipped (skip_part). Under SPOOLSIM_REQUIRE_PEERS=1 (CI, after
 # scripts/test.sh has fetched them) a missing peer is a set-up defect: it
 # counts as a failed check.
 have_peer() {
@@ -178,7 +178,7 @@ have_peer() {
         FAILURES=$((FAILURES + 1))
         echo "FAIL - $what not found (SPOOLSIM_REQUIRE_PEERS=1): $how"
     elif [ -z "${PEER_WHOLE_TEST:-}" ]; then
-        echo "# SKIP: $what not found: $how"
+        skip_part "$what not found: $how"
     fi
     return 1
 }
