@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """pty_run.py - run a command with its standard error on a pseudo-terminal.
 
-  pty_run.py [--sigint-after S] [--timeout S] [--cols N] OUT -- COMMAND...
+  pty_run.py [--sigint-after S | --sigint-on FILE] [--timeout S] [--cols N] OUT -- COMMAND...
 
 The command's standard error is the slave side of a new pseudo-terminal
 (so isatty(2) is true, as for a person at a terminal); its standard input
 and output are this script's. Everything written to the terminal is copied
 byte for byte to OUT, carriage returns and escape sequences included, for
-the test to look at. With --sigint-after, SIGINT goes to the command (by
-PID) after S seconds, as a ^C would. --timeout (default 120 s) kills it
-with SIGKILL if it runs longer. The exit status is the command's (128 +
-the signal if a signal ended it).
+the test to look at, as it comes (a test may watch OUT for the command's
+progress). With --sigint-after, SIGINT goes to the command (by PID) after
+S seconds, as a ^C would; with --sigint-on, once FILE exists (the test
+makes it when what it waited for has happened). --timeout (default 120 s)
+kills it with SIGKILL if it runs longer. The exit status is the
+command's (128 + the signal if a signal ended it).
 """
 import argparse
 import fcntl
@@ -27,6 +29,7 @@ import time
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sigint-after", type=float)
+    ap.add_argument("--sigint-on")
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--cols", type=int, default=120)
     ap.add_argument("out")
@@ -56,7 +59,8 @@ def main():
     with open(a.out, "wb") as out:
         while status is None or not eof:
             now = time.monotonic() - start
-            if a.sigint_after is not None and not sent and now >= a.sigint_after:
+            if not sent and (a.sigint_after is not None and now >= a.sigint_after or
+                             a.sigint_on is not None and os.path.exists(a.sigint_on)):
                 os.kill(pid, signal.SIGINT)
                 sent = True
             if now >= a.timeout and status is None:
@@ -70,6 +74,7 @@ def main():
                         data = b""
                     if data:
                         out.write(data)
+                        out.flush()
                         continue
                     eof = True
                 elif status is not None:

@@ -106,10 +106,7 @@ env TMPDIR="$TMP" timeout 60 "$RELAY" ab -n 2 --warmup 0 --setup-a "$SETUP_A" \
     --setup-b "echo started >>'$LOG'; exec sleep 30" "$D" -- raw -m 20 -w 1 >"$WORK/int.out" 2>&1 &
 pid=$!
 PIDS="$PIDS $pid"
-for _ in $(seq 1 200); do
-    grep -q started "$LOG" 2>/dev/null && break
-    sleep 0.05
-done
+check "B's set-up starts" wait_until 30 grep -q started "$LOG"
 kill -INT "$pid"
 wait "$pid"
 status=$?
@@ -159,8 +156,8 @@ loop_test() {
     local mnt=$WORK/mnt img=$WORK/e4.img
     mkdir -p "$mnt"
     trap 'unmount_and_cleanup "$WORK/mnt"' EXIT
-    truncate -s 128M "$img" && mkfs.ext4 -q -F "$img" || { echo "# SKIP: mkfs.ext4 failed"; return; }
-    mount -o loop "$img" "$mnt" 2>/dev/null || { echo "# SKIP: cannot loop-mount here"; return; }
+    truncate -s 128M "$img" && mkfs.ext4 -q -F "$img" || { skip_part "the ext4 remount test: mkfs.ext4 failed"; return; }
+    mount -o loop "$img" "$mnt" 2>/dev/null || { skip_part "the ext4 remount test: cannot loop-mount here"; return; }
     rm -f "$LOG"
     check "ext4 default against dirsync, one image: exit 0" to "$WORK/e4.out" ab -n 3 --warmup 1 \
         --json "$WORK/e4.json" \
@@ -217,7 +214,7 @@ PY
 
     # The remount the kernel does not apply: whatever it did, ab must record
     # what the mount shows and warn exactly when both sides show the same.
-    umount "$mnt" && mount -o loop "$img" "$mnt" || { echo "# SKIP: cannot mount the image again"; return; }
+    umount "$mnt" && mount -o loop "$img" "$mnt" || { skip_part "the ext4 remount test, its end: cannot mount the image again"; return; }
     check "ext4 toggled by remount,dirsync: exit 0" to "$WORK/re.out" ab -q -n 2 --warmup 0 \
         --json "$WORK/re.json" --setup-a "mount -o remount '$mnt'" \
         --setup-b "mount -o remount,dirsync '$mnt'" "$mnt" -- raw -m 50 -w 2
@@ -242,11 +239,11 @@ print("# remount,dirsync: B ran under", b[-1]["spool"]["mount_options"],
 PY
 }
 if [ "$(id -u)" != 0 ]; then
-    echo "# SKIP: the ext4 remount test needs root (loop-mounting a filesystem)"
+    skip_part "the ext4 remount test needs root (loop-mounting a filesystem)"
 elif ! command -v mkfs.ext4 >/dev/null; then
-    echo "# SKIP: the ext4 remount test needs mkfs.ext4 (e2fsprogs)"
+    skip_part "the ext4 remount test needs mkfs.ext4 (e2fsprogs)"
 elif ! [ -e /dev/loop-control ] && ! [ -e /dev/loop0 ]; then
-    echo "# SKIP: the ext4 remount test needs loop devices"
+    skip_part "the ext4 remount test needs loop devices"
 else
     loop_test
 fi

@@ -67,7 +67,7 @@ id=$(grep -o -E '(ssv|spoolsim-)[0-9]+' "$WORK/hop.out" | head -1 | grep -o -E '
 gone() { [ -n "$id" ] && netns_gone "spoolsim-$id" "ssv${id}h"; }
 
 if [ "$(id -u)" != 0 ]; then
-    echo "# not root: no network namespace, no netem; checking the fallback only"
+    skip_part "the hop through a network namespace with netem needs root; the fallback only is checked"
     check "not root: the report says the hop is emulated" \
         grep -q "^\[sync none\] hop: *emulated by sink delays, not a network: 40.00 ms .*not root" "$WORK/hop.out"
 elif [ "$kind" = emulated ]; then

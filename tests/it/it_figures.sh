@@ -90,9 +90,8 @@ src=$!
 PIDS="$PIDS $src"
 relay=$(pgrep -P "$rates_PID" spoolsim || echo "$rates_PID")
 deferred_100() { [ "$(find "$WORK/rates.spool/deferred" -type f | wc -l)" -ge 100 ]; }
-wait_until 30 deferred_100
-kill -USR1 "$relay"
-wait_until 10 test -s "$WORK/rates.json"
+check "100 messages deferred, the clients still sending" wait_until 30 deferred_100
+check "SIGUSR1: the JSON so far, whole" json_so_far "$relay" "$WORK/rates.json"
 rates_ok() { # JSON, what the run has done by then
     python3 - "$@" <<'PY'
 import json, sys

@@ -9,16 +9,6 @@
 # reader goes away (`| head'): nothing left in DIR_A or $TMPDIR.
 . "${top_srcdir:-.}/tests/helpers/lib.sh"
 
-# until SECONDS COMMAND...: poll COMMAND every 0.05 s until it succeeds.
-until_true() {
-    local tries=$(($1 * 20))
-    shift
-    for _ in $(seq 1 "$tries"); do
-        "$@" && return 0
-        sleep 0.05
-    done
-    return 1
-}
 has_files() { [ -n "$(find "$1" -type f 2>/dev/null | head -1)" ]; }
 empty() { [ -z "$(ls -A "$1")" ]; }
 
@@ -32,7 +22,7 @@ interrupt() {
     "$@" >"$WORK/$name.out" 2>"$WORK/$name.err" &
     pid=$!
     PIDS="$PIDS $pid"
-    if ! until_true 30 $ready; then
+    if ! wait_until 30 $ready; then
         kill -KILL "$pid" 2>/dev/null
         wait "$pid" 2>/dev/null
         STATUS=999

@@ -22,11 +22,10 @@ hold() {
     PIDS="$PIDS $!"
     exec {fd}>"$WORK/$1.in"
     eval "${1}_FD=$fd"
-    for _ in $(seq 1 1200); do
-        [ -s "$WORK/$1.out" ] && break
-        sleep 0.1
-    done
+    wait_until 120 test -s "$WORK/$1.out"
 }
+# fds_back PID N: PID holds N descriptors or fewer.
+fds_back() { [ "$(fds "$1")" -le "$2" ]; }
 release() {
     local fd
     eval "fd=\$${1}_FD"
@@ -39,13 +38,13 @@ release() {
 start_sink sink -m $((SINK_CONNS + 100)) 127.0.0.1:0 4096 || exit 1
 sink=$(real_pid "$sink_PID")
 rss0=$(rss_kib "$sink") fds0=$(fds "$sink")
-hold idle "$sink_PORT" "$SINK_CONNS"
+check "sink: $SINK_CONNS connections held" hold idle "$sink_PORT" "$SINK_CONNS"
 rss1=$(rss_kib "$sink") fds1=$(fds "$sink")
 echo "smtp-sink: $(cat "$WORK/idle.out"); RSS $rss0 -> $rss1 KiB ($(( (rss1 - rss0) * 1024 / SINK_CONNS )) bytes per connection); fds $fds0 -> $fds1"
 check "sink greeted all $SINK_CONNS" grep -q "^greeted $SINK_CONNS refused 0 waiting 0" "$WORK/idle.out"
 check "sink RSS stays bounded (< 64 MiB)" test "$rss1" -lt 65536
 release idle
-sleep 1
+wait_until 30 fds_back "$sink" "$fds0"
 check "sink gave back every descriptor ($(fds "$sink") vs $fds0)" test "$(fds "$sink")" -le "$fds0"
 check "sink still serves" to "$WORK/after.out" timeout 30 "$SOURCE" -m 10 "127.0.0.1:$sink_PORT"
 stop "$sink_PID"
@@ -55,14 +54,14 @@ SPOOL=$WORK/spool
 start_relay relay --spool "$SPOOL" --backlog 4096 --max-sessions 3000 || exit 1
 relay=$(real_pid "$relay_PID")
 rss0=$(rss_kib "$relay") fds0=$(fds "$relay")
-hold ridle "$relay_PORT" "$RELAY_CONNS"
+check "relay: $RELAY_CONNS connections held" hold ridle "$relay_PORT" "$RELAY_CONNS"
 rss1=$(rss_kib "$relay") fds1=$(fds "$relay")
 echo "relay: $(cat "$WORK/ridle.out"); RSS $rss0 -> $rss1 KiB ($(( (rss1 - rss0) * 1024 / RELAY_CONNS )) bytes per connection); fds $fds0 -> $fds1"
 check "relay greeted all $RELAY_CONNS" grep -q "^greeted $RELAY_CONNS refused 0 waiting 0" "$WORK/ridle.out"
 check "relay RSS stays bounded (< 64 MiB)" test "$rss1" -lt 65536
 check "relay relays while holding them" to "$WORK/r1.out" timeout 30 "$SOURCE" -m 20 "127.0.0.1:$relay_PORT"
 release ridle
-sleep 1
+wait_until 30 fds_back "$relay" "$fds0"
 check "relay gave back every descriptor ($(fds "$relay") vs $fds0)" test "$(fds "$relay")" -le "$fds0"
 stop "$relay_PID"
 
@@ -71,18 +70,19 @@ stop "$relay_PID"
 # reached, must go on working; the rest wait in the backlog (or are
 # refused); the server neither dies nor spins; service returns after.
 at_limit() {
-    local name=$1 port pid early greeting reply line
+    local name=$1 port pid early greeting reply line base
     shift
     rm -f "$WORK/$name.port"
     (ulimit -n 64 && exec timeout 120 "$@" --port-file "$WORK/$name.port" 2>"$WORK/$name.err") &
     pid=$!
     PIDS="$PIDS $pid"
-    for _ in $(seq 1 100); do [ -s "$WORK/$name.port" ] && break; sleep 0.05; done
+    check "$name: started" wait_until 10 test -s "$WORK/$name.port" || return
     port=$(cat "$WORK/$name.port")
     exec {early}<>/dev/tcp/127.0.0.1/"$port"
     read -r -t 5 greeting <&"$early"
     check "$name: an early session is greeted" test "${greeting:0:3}" = 220
-    hold "${name}_full" "$port" 300 5
+    base=$(fds "$(real_pid "$pid")") # the early session's included: it goes before the others
+    check "$name: 300 connections asked for" hold "${name}_full" "$port" 300 5
     echo "$name at the limit: $(cat "$WORK/${name}_full.out")"
     check "$name: past the limit, connections wait (or are refused)" \
         sh -c "grep -q 'greeted [0-9]* refused [0-9]* waiting [1-9]' '$WORK/${name}_full.out'"
@@ -98,7 +98,7 @@ at_limit() {
         test "$(ps -o %cpu= -p "$(real_pid "$pid")" | cut -d. -f1)" -lt 50
     exec {early}>&-
     release "${name}_full"
-    sleep 1
+    check "$name: the descriptors come back ($base)" wait_until 30 fds_back "$(real_pid "$pid")" "$base"
     check "$name: service returns when descriptors do" to "$WORK/$name-back.out" timeout 30 \
         "$SOURCE" -m 5 "127.0.0.1:$port"
     kill "$pid"

@@ -28,7 +28,7 @@ case $? in
     LISTEN="$NETNS_NET.1"
     echo "# $N network namespaces as the hosts: $NETNS_NET.11-$NETNS_NET.$((10 + N)) on bridge $NETNS_BR, sink at $LISTEN"
     ;;
-1) echo "# SKIP (namespaces): not root, or no ip netns here: the $N sources all run on 127.0.0.1" ;;
+1) skip_part "sources on hosts of their own: not root, or no ip netns here; the $N sources all run on 127.0.0.1" ;;
 *) exit 1 ;;
 esac
 

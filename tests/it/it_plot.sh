@@ -256,7 +256,7 @@ if command -v rsvg-convert >/dev/null 2>&1; then
         check "rsvg-convert renders $f.svg" rsvg-convert -o "$W/out/$f.png" "$W/out/$f.svg"
     done
 else
-    echo "# SKIP: rsvg-convert not found (apt-get install librsvg2-bin): no rendering check"
+    skip_part "the rendering check: rsvg-convert not found (apt-get install librsvg2-bin)"
 fi
 
 # --- bad input: exit 2, a message naming the problem, no output file
@@ -347,7 +347,7 @@ if [ "$(id -u)" = 0 ] && mknod "$W/out/null" c 1 3 2>/dev/null && mknod "$W/out/
     check "and it is still the device" test -c "$W/out/full"
     rm -f "$W/out/null" "$W/out/full"
 else
-    echo "# SKIP: -o a device node: needs root and mknod"
+    skip_part "-o a device node: needs root and mknod"
 fi
 check "no result: exit 2" fails_cleanly "no result given" "$W/out/x10.svg" "$S" plot
 check "--help" sh -c "'$S' plot --help | grep -q -e '--kind KIND'"

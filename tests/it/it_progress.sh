@@ -40,6 +40,20 @@ sys.exit(0 if ok else 1)
 PY
 }
 
+# tty_count FILE LABEL N: FILE, still being written, holds at least N lines
+# "\r" LABEL ... "\033[K" (what tty_lines then checks whole).
+tty_count() {
+    python3 - "$@" <<'PY'
+import re, sys
+path, label, least = sys.argv[1], sys.argv[2], int(sys.argv[3])
+try:
+    data = open(path, "rb").read().decode("utf-8", "replace")
+except FileNotFoundError:
+    sys.exit(1)
+sys.exit(len(re.findall("\r" + re.escape(label) + r" [^\r\n\x1b]*\x1b\[K", data)) < least)
+PY
+}
+
 # no_control FILE: no carriage return and no escape in FILE.
 no_control() {
     ! grep -q "$(printf '[\r\033]')" "$1"
@@ -51,17 +65,20 @@ plain_lines() {
 }
 
 # ---------------------------------------------------------------- relay
-# A relay and a client; SIGINT after 3.5 s (as ^C) stops the relay.
+# A relay and a client; SIGINT (as ^C) stops the relay once the client is
+# done and the relay has shown three lines.
 mkdir -p "$WORK/r"
-start_sink sink 127.0.0.1:0 100
-$PTY --sigint-after 3.5 "$WORK/relay.tty" -- "$SPOOLSIM" relay --listen 127.0.0.1:0 \
+start_sink sink 127.0.0.1:0 100 || exit 1
+$PTY --sigint-on "$WORK/relay.stop" "$WORK/relay.tty" -- "$SPOOLSIM" relay --listen 127.0.0.1:0 \
     --port-file "$WORK/relay.port" --spool "$WORK/r/spool" --model none \
     --next-hop "127.0.0.1:$sink_PORT" >"$WORK/relay.out" &
 relay_pty=$!
 PIDS="$PIDS $relay_pty"
-wait_until 10 test -s "$WORK/relay.port"
-"$SOURCE" -s 2 --rate 100 --duration 2.5s "127.0.0.1:$(cat "$WORK/relay.port")" \
-    >"$WORK/relay-source.out" 2>&1
+check "relay on a terminal: it starts" wait_until 30 test -s "$WORK/relay.port"
+check "relay on a terminal: a client's 2.5 s of mail" to "$WORK/relay-source.out" \
+    "$SOURCE" -s 2 --rate 100 --duration 2.5s "127.0.0.1:$(cat "$WORK/relay.port")"
+check "relay on a terminal: three status lines come" wait_until 30 tty_count "$WORK/relay.tty" relay 3
+touch "$WORK/relay.stop"
 wait "$relay_pty"
 check "relay on a terminal: a line a second rewritten in place, with its fields" \
     tty_lines "$WORK/relay.tty" relay \
@@ -71,11 +88,12 @@ check "relay on a terminal: messages went through while it showed them" \
 check "relay: the summary follows the erased line (SIGINT)" \
     grep -q $'\r\033\\[Kspool ' "$WORK/relay.tty"
 
-start_relay plain --spool "$WORK/r/spool2" --progress
-sleep 2.5
+# The quiet relay runs for as long as the other takes to write its lines.
+start_relay quiet --spool "$WORK/r/spool3" || exit 1
+start_relay plain --spool "$WORK/r/spool2" --progress || exit 1
+check "relay --progress to a file: two lines come" \
+    wait_until 30 plain_lines "$WORK/plain.err" relay '' 2
 stop "$plain_PID"
-start_relay quiet --spool "$WORK/r/spool3"
-sleep 1.5
 stop "$quiet_PID"
 check "relay --progress to a file: plain lines" \
     plain_lines "$WORK/plain.err" relay '\| queue [0-9]+/[0-9]+/[0-9]+ \|' 2
@@ -114,7 +132,7 @@ check "raw on a terminal: the ETA of --duration, rates, p99" \
 "$SPOOLSIM" raw --dir "$WORK/raw" -m 100000000 -w 2 --progress >/dev/null 2>"$WORK/raw-plain.err" &
 raw_pid=$!
 PIDS="$PIDS $raw_pid"
-sleep 2.5
+check "raw --progress to a file: two lines come" wait_until 30 plain_lines "$WORK/raw-plain.err" raw '' 2
 kill -INT "$raw_pid"
 wait "$raw_pid"
 check "raw -m --progress to a file: done of total" \
@@ -155,14 +173,20 @@ check "ab --progress to a file: no control characters" no_control "$WORK/ab-plai
 mkdir -p "$WORK/pm"
 printf 'set location %s\nset number 200\nset transactions 100000000\nset sync fsync\nrun\nquit\n' \
     "$WORK/pm" >"$WORK/pm.cmd"
-$PTY --sigint-after 3 "$WORK/pm.tty" -- "$SPOOLSIM" postmark "$WORK/pm.cmd" >"$WORK/pm.out"
+$PTY --sigint-on "$WORK/pm.stop" "$WORK/pm.tty" -- "$SPOOLSIM" postmark "$WORK/pm.cmd" >"$WORK/pm.out" &
+pm_pty=$!
+PIDS="$PIDS $pm_pty"
+check "postmark on a terminal: two status lines come" wait_until 30 tty_count "$WORK/pm.tty" postmark 2
+touch "$WORK/pm.stop"
+wait "$pm_pty"
 check "postmark on a terminal: done of total of the phase" \
     tty_lines "$WORK/pm.tty" postmark \
     '^postmark [0-9]:[0-9]{2}( ETA [0-9:]+)? \| [0-9]+/(200 files created|100000000 transactions)$' 2
 "$SPOOLSIM" postmark --progress "$WORK/pm.cmd" >/dev/null 2>"$WORK/pm-plain.err" &
 pm_pid=$!
 PIDS="$PIDS $pm_pid"
-sleep 3
+check "postmark --progress to a file: two lines come" \
+    wait_until 30 plain_lines "$WORK/pm-plain.err" postmark '' 2
 kill -INT "$pm_pid"
 wait "$pm_pid"
 check "postmark --progress to a file: plain lines" \

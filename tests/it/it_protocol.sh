@@ -89,7 +89,7 @@ print("sent", sent, flush=True)
 time.sleep(20)
 PY
 held_client=$!
-for _ in $(seq 50); do [ -s "$WORK/held.out" ] && break; sleep 0.1; done
+check "the flooding client has sent what it could" wait_until 20 test -s "$WORK/held.out"
 # (Its summary, not its exit status, says it ended its own way: timeout(1)
 # passes the TERM on to its process group too, and a second TERM that
 # comes after the sink has let go of its signal events ends it with 143.)

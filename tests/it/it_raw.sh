@@ -73,6 +73,6 @@ if command -v strace >/dev/null && strace -f -o /dev/null true 2>/dev/null; then
     expect exim-4.98 "create=3 append=3 open=7 fsync=3 fdatasync=1 fsync_dir=1 rename=1 link=0 unlink=4 probe=0 mkdir=0 rmdir=0 stat=7 lock=5"
     expect opensmtpd "create=2 append=0 open=1 fsync=0 fdatasync=0 fsync_dir=0 rename=2 link=0 unlink=2 probe=1 mkdir=1 rmdir=1 stat=5 lock=0"
 else
-    echo "SKIP: strace counts (strace missing or not permitted)"
+    skip_part "strace counts (strace missing or not permitted)"
 fi
 finish

@@ -128,12 +128,8 @@ start_relay relaye --spool "$WORK/spool-enc" --next-hop "127.0.0.1:$psink2_PORT"
     --min-backoff 10s --json "$WORK/relaye.json" || exit 1
 check "encrypt: 5 messages accepted" to "$WORK/srce.out" timeout 30 "$SOURCE" -m 5 \
     --msg-log "$WORK/srce.log" "127.0.0.1:$relaye_PORT"
-for _ in $(seq 1 100); do
-    [ "$(find "$WORK/spool-enc/deferred" -type f | wc -l)" = 5 ] && break
-    sleep 0.1
-done
 check "encrypt: all 5 deferred, not sent in plain text" \
-    test "$(find "$WORK/spool-enc/deferred" -type f | wc -l)" = 5
+    wait_until 10 files_in "$WORK/spool-enc/deferred" 5
 check "encrypt: the defer log says why" grep -rq "TLS is required" "$WORK/spool-enc/defer"
 stop "$relaye_PID"
 check "encrypt: the sink got nothing" test ! -s "$WORK/plain.sink.log"
@@ -159,10 +155,8 @@ for profile in exim qmail; do
         --min-backoff 100ms --max-backoff 300ms --json "$WORK/$profile.json" || exit 1
     check "$profile profile: 300 messages relayed" to "$WORK/$profile.src.out" timeout 60 \
         "$SOURCE" -s 5 -m 300 --msg-log "$WORK/$profile.src.log" "127.0.0.1:$prelay_PORT"
-    for _ in $(seq 1 100); do
-        [ "$(wc -l <"$WORK/$profile.sink.log")" -ge 300 ] && break
-        sleep 0.1
-    done
+    check "$profile profile: the sink has them all" \
+        wait_until 30 lines_in "$WORK/$profile.sink.log" 300
     stop "$prelay_PID"
     stop "$psink_PID"
     report=$(delivery_report "$WORK/$profile.src.log" "$WORK/$profile.sink.log")
@@ -187,12 +181,8 @@ if have_peer "Postfix's postcat ($POSTCAT)" "run scripts/fetch-peer.sh postfix" 
         --max-backoff 1h || exit 1
     check "a message for a dead next hop is accepted" to "$WORK/src3.out" timeout 20 "$SOURCE" \
         -m 1 -r 2 -f sender@example.org -t rcpt@example.net "127.0.0.1:$relay3_PORT"
-    for _ in $(seq 1 50); do
-        qf=$(find "$SPOOL3/deferred" -type f | head -1)
-        [ -n "$qf" ] && break
-        sleep 0.1
-    done
-    check "it waits in deferred/X/ (hashed)" test -n "$qf"
+    check "it waits in deferred/X/ (hashed)" wait_until 10 files_in "$SPOOL3/deferred" 1 -mindepth 2
+    qf=$(find "$SPOOL3/deferred" -type f | head -1)
     check "with its defer log in defer/X/" test -n "$(find "$SPOOL3/defer" -type f)"
     check "mode 0700, the complete mark" test "$(stat -c %a "$qf")" = 700
     check "postcat reads it" to "$WORK/postcat.out" "$POSTCAT" "$qf"

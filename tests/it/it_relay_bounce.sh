@@ -188,7 +188,9 @@ start_relay relay5 --spool "$SPOOL5" --next-hop "127.0.0.1:$hop_PORT" --no-bounc
 check "a message to a refused recipient (--no-bounces)" \
     send "$relay5_PORT" alice@example.org "dropped" reject-bob@example.net
 check "the spool drains" wait_spool_empty "$SPOOL5" 30
-sleep 0.5
+# The file goes before the relay counts it: stop once it has.
+dropped() { json_so_far "$1" "$2" && test "$(json_get "$2" bounces_dropped)" = 1; }
+check "the relay counts it dropped" wait_until 30 dropped "$relay5_PID" "$WORK/relay5.json"
 stop "$relay5_PID"
 check "no notification" test "$(from_null "$WORK/hop.out")" = 0
 check "the summary counts the dropped message" \
@@ -199,13 +201,18 @@ check "nothing left in the spool" test -z "$(spool_files "$SPOOL5")"
 
 # Another profile: no bounce model, said once.
 SPOOL6=$WORK/spool6
-start_relay relay6 --spool "$SPOOL6" --profile qmail --next-hop "127.0.0.1:$hop_PORT" || exit 1
+start_relay relay6 --spool "$SPOOL6" --profile qmail --next-hop "127.0.0.1:$hop_PORT" \
+    --json "$WORK/relay6.json" || exit 1
 check "a message to a refused recipient (qmail profile)" \
     send "$relay6_PORT" alice@example.org "qmail" reject-bob@example.net
-sleep 1
+check "the relay counts it dropped (qmail profile)" wait_until 30 dropped "$relay6_PID" "$WORK/relay6.json"
 stop "$relay6_PID"
+# once in each summary: the one at the stop, and one a SIGUSR1 above
 check "the summary says bounces are not modelled, once" \
-    test "$(grep -c '^bounces: not modelled for qmail; 1 bounced messages dropped without notice' "$WORK/relay6.err")" = 1
+    test "$(grep -c '^bounces: not modelled for qmail; ' "$WORK/relay6.err")" \
+    = $(($(grep -c 'statistics so far (SIGUSR1)' "$WORK/relay6.err") + 1))
+check "  ... and, at the stop, the message dropped" sh -c "grep '^bounces: not modelled' '$WORK/relay6.err' |
+    tail -1 | grep -q '^bounces: not modelled for qmail; 1 bounced messages dropped without notice'"
 
 # Usage errors.
 check "--bounce-to-postmaster with <>: exit 2" \

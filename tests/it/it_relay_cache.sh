@@ -7,14 +7,7 @@
 . "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 count() { grep -c ": $1\$" "$WORK/sink.err" || true; }
-wait_quit() {
-    local deadline=$((SECONDS + $1))
-    while [ $SECONDS -lt "$deadline" ]; do
-        [ "$(count QUIT)" -ge 1 ] && return 0
-        sleep 0.05
-    done
-    return 1
-}
+quit_seen() { [ "$(count QUIT)" -ge 1 ]; }
 
 start_sink sink -s EHLO,QUIT 127.0.0.1:0 10 || exit 1
 SPOOL=$WORK/spool
@@ -25,7 +18,7 @@ check "a second one at once" to "$WORK/src2.out" timeout 30 "$SOURCE" -m 1 "127.
 check "delivered too" wait_spool_empty "$SPOOL" 30
 idle_from=$(date +%s.%N)
 check "on the same connection: one EHLO ($(count 'EHLO .*'))" test "$(count 'EHLO .*')" = 1
-check "the idle connection is closed with QUIT" wait_quit 15
+check "the idle connection is closed with QUIT" wait_until 15 quit_seen
 idle_s=$(python3 -c "import sys, time; print('%.2f' % (time.time() - float(sys.argv[1])))" "$idle_from")
 check "after the cache time, not long before (${idle_s} s idle)" \
     python3 -c "import sys; sys.exit(float(sys.argv[1]) < 1.5)" "$idle_s"

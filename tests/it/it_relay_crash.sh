@@ -58,12 +58,15 @@ start_relay relay2 --spool "$SPOOL2" --next-hop "127.0.0.1:$port2" --min-backoff
 timeout 60 "$SOURCE" -s 20 -m 3000 --msg-log "$WORK/src2.log" "127.0.0.1:$relay2_PORT" \
     >"$WORK/src2.out" 2>&1 &
 src_pid=$!
-sleep 0.5
+# Killed once mail is flowing through it, with most of the 3000 still to come.
+check "the sink takes mail before it dies" wait_until 60 test -s "$WORK/sink2.log"
 sink_real=$(pgrep -P "$sink2_PID" smtp-sink || echo "$sink2_PID")
 kill -KILL "$sink_real"
 wait "$sink2_PID" 2>/dev/null
 mv "$WORK/sink2.log" "$WORK/sink2a.log"
-sleep 0.5
+# Back only once the relay has found it gone: its next connection refused.
+check "the relay finds the sink gone" wait_until 60 \
+    grep -q "next hop 127.0.0.1:$port2: .*deferring mail until it answers" "$WORK/relay2.err"
 start_sink sink2 --msg-log "$WORK/sink2.log" "127.0.0.1:$port2" 100 || exit 1
 check "the client was served throughout" wait "$src_pid"
 check "the spool drains once the sink is back" wait_spool_empty "$SPOOL2" 60

@@ -189,7 +189,13 @@ check "accepted + refused = 30" test $((accepted + refused)) = 30
 check "every 452 says 4.3.1 (Insufficient system storage)" test "$texts" = "$refused"
 check "no partial or temporary file in the spool" test -z "$(unmarked "$SPOOL2" incoming active deferred)"
 check "every 0700 file ends with its E record" test "$(marks "$SPOOL2")" = 0
-sleep 1 # a few retries with the next hop still down, the inodes all taken
+# A few retries with the next hop still down, the inodes all taken.
+tried=$(json_so_far "$relay2_PID" "$WORK/relay2.json" && json_get "$WORK/relay2.json" hop_failures)
+retried() {
+    json_so_far "$relay2_PID" "$WORK/relay2.json" &&
+        [ "$(json_get "$WORK/relay2.json" hop_failures)" -ge $((tried + 2)) ]
+}
+check "the relay retries, the hop down and no inode free" wait_until 30 retried
 check "the relay keeps serving" banner "$relay2_PORT"
 
 start_sink sink2 --msg-log "$WORK/sink2.log" "127.0.0.1:$port2" 100 || exit 1

@@ -16,8 +16,7 @@ modes=longline,endless,early,stall,dropmail,dropdot,garbage,dropmail,early,dropd
 timeout 120 python3 "$top_srcdir/tests/helpers/hostile_hop.py" "$WORK/hop.port" "$sink_PORT" "$modes" \
     2>"$WORK/hop.err" &
 PIDS="$PIDS $!"
-for _ in $(seq 1 100); do [ -s "$WORK/hop.port" ] && break; sleep 0.05; done
-check "hostile hop started" test -s "$WORK/hop.port"
+check "hostile hop started" wait_until 10 test -s "$WORK/hop.port"
 SPOOL=$WORK/spool
 start_relay relay --spool "$SPOOL" --next-hop "127.0.0.1:$(cat "$WORK/hop.port")" \
     --concurrency 2 --hop-timeout 1 --min-backoff 100ms --max-backoff 300ms \
@@ -43,7 +42,7 @@ start_sink sink2 --msg-log "$WORK/sink2.log" 127.0.0.1:0 100 || exit 1
 timeout 120 python3 "$top_srcdir/tests/helpers/hostile_hop.py" "$WORK/sync.port" "$sink2_PORT" sync \
     2>"$WORK/sync.err" &
 PIDS="$PIDS $!"
-for _ in $(seq 1 100); do [ -s "$WORK/sync.port" ] && break; sleep 0.05; done
+check "the synchronization-checking hop started" wait_until 10 test -s "$WORK/sync.port"
 SYNC_PORT=$(cat "$WORK/sync.port")
 # The proxy must catch a client that pipelines, or its silence proves nothing.
 exec {probe}<>/dev/tcp/127.0.0.1/"$SYNC_PORT"
@@ -73,7 +72,7 @@ if command -v openssl >/dev/null; then
         "$WORK/cert.pem" "$WORK/key.pem" >"$WORK/fake.out" 2>&1 &
     fake_pid=$!
     PIDS="$PIDS $fake_pid"
-    for _ in $(seq 1 100); do [ -s "$WORK/fake.port" ] && break; sleep 0.05; done
+    check "the injecting hop started" wait_until 10 test -s "$WORK/fake.port"
     start_relay relay3 --spool "$WORK/spool3" --next-hop "127.0.0.1:$(cat "$WORK/fake.port")" \
         --hop-tls encrypt --concurrency 1 --json "$WORK/relay3.json" || exit 1
     check "3 messages for a hop that injects a reply with its 220" to "$WORK/src4.out" \
@@ -87,6 +86,6 @@ if command -v openssl >/dev/null; then
     check "one TLS connection" test "$(json_get "$WORK/relay3.json" hop_tls_sessions)" = 1
     check "no deferrals" test "$(json_get "$WORK/relay3.json" deferrals)" = 0
 else
-    echo "SKIP: the openssl command is needed for the STARTTLS injection test"
+    skip_part "the STARTTLS injection test needs the openssl command"
 fi
 finish

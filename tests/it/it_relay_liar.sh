@@ -22,8 +22,7 @@ liar_run() {
     timeout 120 python3 "$top_srcdir/tests/helpers/hostile_hop.py" "$WORK/$name.hop.port" \
         "${!sink_port_var}" "$modes" 2>"$WORK/$name.hop.err" &
     PIDS="$PIDS $!"
-    for _ in $(seq 1 100); do [ -s "$WORK/$name.hop.port" ] && break; sleep 0.05; done
-    check "$name: hop started" test -s "$WORK/$name.hop.port"
+    check "$name: hop started" wait_until 10 test -s "$WORK/$name.hop.port"
     start_relay "${name}_relay" --spool "$WORK/$name.spool" \
         --next-hop "127.0.0.1:$(cat "$WORK/$name.hop.port")" -v --concurrency 1 --hop-timeout 5 \
         --min-backoff 100ms --max-backoff 300ms --json "$WORK/$name.relay.json" || return 1
@@ -45,10 +44,15 @@ liar_run() {
 # reason and without -v, keeps the mail, and says so again when it answers.
 DEAD_PORT=$(free_port)
 start_relay dead_relay --spool "$WORK/dead.spool" --next-hop "127.0.0.1:$DEAD_PORT" \
-    --min-backoff 100ms --max-backoff 200ms || exit 1
+    --min-backoff 100ms --max-backoff 200ms --json "$WORK/dead.json" || exit 1
 check "dead hop: 5 messages accepted" to "$WORK/dead.src.out" timeout 30 \
     "$SOURCE" -m 5 --msg-log "$WORK/dead.src.log" "127.0.0.1:$dead_relay_PORT"
-sleep 1
+# "Once" means something after retries: wait until each message has been
+# deferred twice on average (the JSON so far, at SIGUSR1).
+retried() {
+    json_so_far "$dead_relay_PID" "$WORK/dead.json" && test "$(json_get "$WORK/dead.json" deferrals)" -ge 10
+}
+check "dead hop: every message deferred and retried" wait_until 60 retried
 check "dead hop: said once, with the reason" \
     test "$(grep -c "next hop 127.0.0.1:$DEAD_PORT: Connection refused" "$WORK/dead_relay.err")" = 1
 start_sink dead_sink --msg-log "$WORK/dead.sink.log" "127.0.0.1:$DEAD_PORT" 100 || exit 1

@@ -21,15 +21,14 @@ check "  ... and are served once the others leave" to "$WORK/cap.src" timeout 30
 relay=$(pgrep -P "$cap_PID" spoolsim || echo "$cap_PID")
 rm -f "$WORK/cap.json"
 kill -USR1 "$relay"
-for _ in $(seq 50); do [ -s "$WORK/cap.json" ] && break; sleep 0.1; done
+check "SIGUSR1: the JSON so far is written" wait_until 10 json_complete "$WORK/cap.json"
 check "SIGUSR1: the statistics so far on standard error" \
     grep -q "statistics so far (SIGUSR1)" "$WORK/cap.err"
 check "SIGUSR1: and the JSON so far" python3 -c "import json, sys
 d = json.load(open(sys.argv[1]))
 sys.exit(not (d['messages_in'] == 8 and d['session_limit_waits'] >= 1))" "$WORK/cap.json"
 kill -HUP "$relay"
-sleep 0.3
-check "SIGHUP: said and ignored" grep -q "SIGHUP: nothing to re-read" "$WORK/cap.err"
+check "SIGHUP: said and ignored" wait_until 10 grep -q "SIGHUP: nothing to re-read" "$WORK/cap.err"
 check "the relay is alive after both" kill -0 "$relay"
 check "and still serves" to "$WORK/cap.src2" timeout 30 "$SOURCE" -m 2 "127.0.0.1:$cap_PORT"
 kill "$cap_PID"

@@ -66,9 +66,10 @@ timeout 120 python3 "$HOLD" hold "$hold_PORT" "$sessions" "$each" <"$WORK/hold.i
 hold_client=$!
 PIDS="$PIDS $hold_client"
 exec 3>"$WORK/hold.in"
-wait_until 90 grep -q "^holding" "$WORK/hold.out"
+check "the sessions hold their unfinished DATA" wait_until 90 grep -q "^holding" "$WORK/hold.out"
 # The last 4 KiB of each session wait in the stream buffer, as in Postfix's cleanup.
-wait_until 30 on_disk_at_least "$WORK/hold.spool" $((sessions * (each - 65536)))
+check "their text reaches incoming/" \
+    wait_until 30 on_disk_at_least "$WORK/hold.spool" $((sessions * (each - 65536)))
 on_disk=$(incoming_bytes "$WORK/hold.spool")
 hwm=$(relay_kib hold VmHWM)
 rss=$(relay_kib hold VmRSS)

@@ -164,13 +164,13 @@ if "${tax[@]}" true 2>"$WORK/tax.err"; then
         --spool "$WORK/taxed.spool" --next-hop discard --model postfix 2>"$WORK/taxed.err" &
     taxed_pid=$!
     PIDS="$PIDS $taxed_pid"
-    wait_until 100 test -s "$WORK/taxed.port"
+    check "the relay on the taxed machine starts" wait_until 100 test -s "$WORK/taxed.port"
     stop "$taxed_pid"
     check "the same host with dearer system calls is not the cached model's machine" \
         grep -q "the same CPU and kernel, but system work costs differ: here against there .*system call [0-9.]*x" \
         "$WORK/taxed.err"
 else
-    echo "SKIP: no seccomp filters here ($(cat "$WORK/tax.err")): the taxed machine is not checked"
+    skip_part "the taxed machine: no seccomp filters here ($(cat "$WORK/tax.err"))"
 fi
 # A model that counts its classes' system calls has the relay make them for
 # real: 300 a message for cleanup, none of the relay's own to take off.

@@ -80,11 +80,11 @@ check "the refusal names it and its mode" says gw "$SP/deferred" "0770" "writabl
 check "and touched nothing (mode kept)" test "$(stat -c %a "$SP/deferred")" = 770
 
 if [ "$(id -u)" != 0 ]; then
-    echo "skip: the other users' spools and -u need root (running as uid $(id -u))"
+    skip_part "the other users' spools and -u need root (running as uid $(id -u))"
     finish
 fi
-command -v setpriv >/dev/null || skip "setpriv (util-linux) is needed to act as nobody"
-NOBODY=$(id -u nobody 2>/dev/null) || skip "no user nobody"
+command -v setpriv >/dev/null || { skip_part "acting as nobody needs setpriv (util-linux)"; finish; }
+NOBODY=$(id -u nobody 2>/dev/null) || { skip_part "acting as nobody needs a user nobody"; finish; }
 NOGROUP=$(id -g nobody)
 # nobody must reach the spools below: only $WORK/pub is open to it.
 chmod 0711 "$WORK"

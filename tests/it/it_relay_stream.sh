@@ -102,7 +102,7 @@ two_deferred() {
     eval "local port=\$d${1}_PORT pid=\$d${1}_PID"
     to "$WORK/d$1.src" timeout 60 "$SOURCE" -m 2 -l $((4 * MB)) --msg-log "$WORK/$1.src.log" \
         "127.0.0.1:$port" || return 1
-    wait_until 20 files_in "$spool/deferred" 2
+    wait_until 20 files_in "$spool/deferred" 2 || { stop "$pid"; return 1; }
     stop "$pid"
     python3 "$WORK/qfile.py" "$spool" "$WORK/$1.expected" >"$WORK/$1.damaged" || return 1
     find "$spool/deferred" -type f -exec touch -d "1 hour ago" {} +

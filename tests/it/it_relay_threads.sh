@@ -83,7 +83,7 @@ start_relay srl --threads 3 --concurrency 2 --spool "$WORK/slow.spool" \
 check "slow hop: two messages relayed" to "$WORK/slow.src.out" timeout 60 "$SOURCE" -s 1 -m 2 \
     "127.0.0.1:$srl_PORT"
 check "slow hop: both at the hop within 2 s" \
-    wait_until 2 sh -c "test \$(cat '$WORK/slow.sink.log' 2>/dev/null | wc -l) -ge 2"
+    wait_until 2 lines_in "$WORK/slow.sink.log" 2
 check "slow hop: the spool drains" wait_spool_empty "$WORK/slow.spool" 30
 stop "$srl_PID"
 stop "$slow_PID"
@@ -106,7 +106,7 @@ start_relay srelay --threads 3 --spool "$SPOOL" --next-hop "127.0.0.1:$ssink_POR
 timeout 120 "$SOURCE" -s 20 -m 100000 --msg-log "$WORK/stop.src.log" "127.0.0.1:$srelay_PORT" \
     >"$WORK/stop.src.out" 2>&1 &
 src_pid=$!
-wait_until 30 sh -c "test \$(wc -l <'$WORK/stop.src.log') -ge 500"
+check "500 messages acknowledged before the stop" wait_until 30 lines_in "$WORK/stop.src.log" 500
 # The relay itself, not its timeout(1) wrapper, which would pass the
 # signal on twice (to the child and to its group): a second signal means
 # "stop now", and deliveries cut off would be sent again after the restart.
@@ -139,7 +139,7 @@ timeout 120 "$SOURCE" -s 40 -m 100000 --msg-log "$WORK/held.src.log" "127.0.0.1:
     >"$WORK/held.src.out" 2>&1 &
 src_pid=$!
 # The first messages at the sink: queued and relayed, their 250s held for 200 ms.
-wait_until 30 test -s "$WORK/held.sink.log"
+check "held: the first messages reach the sink" wait_until 30 test -s "$WORK/held.sink.log"
 kill -TERM "$(pgrep -P "$hrelay_PID" spoolsim || echo "$hrelay_PID")"
 wait "$hrelay_PID"
 stop "$src_pid"
@@ -166,7 +166,7 @@ for i in 1 2 3; do
     "$RELAY" relay --listen 127.0.0.1:0 --port-file "$WORK/early.port" --spool "$WORK/early.spool" \
         --next-hop 127.0.0.1:9 --threads 4 --model none 2>"$WORK/early.err" &
     pid=$!
-    wait_until 10 test -s "$WORK/early.port"
+    wait_until 10 test -s "$WORK/early.port" || early="$early no-port-file"
     kill -TERM "$pid"
     wait "$pid"
     early="$early $?$(grep -q '^received ' "$WORK/early.err" && echo +summary)"

@@ -77,14 +77,14 @@ if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
         "127.0.0.1:$priv_PORT"
     stop "$priv_PID"
 else
-    echo "# not root: -u is not tested here"
+    skip_part "-u (dropping privileges) needs root and a user nobody"
 fi
 
 # A UNIX-domain socket instead of TCP.
 timeout 60 "$SINK" --json "$WORK/unix.json" "unix:$WORK/sink.sock" 10 2>"$WORK/unix.err" &
 unix_pid=$!
 PIDS="$PIDS $unix_pid"
-for _ in $(seq 1 100); do [ -S "$WORK/sink.sock" ] && break; sleep 0.05; done
+check "the sink makes its UNIX socket" wait_until 10 test -S "$WORK/sink.sock"
 check "source to a sink on a UNIX socket" to "$WORK/unix.out" timeout 60 "$SOURCE" -m 50 -s 2 \
     "unix:$WORK/sink.sock"
 stop "$unix_pid"

@@ -103,7 +103,9 @@ start_relay relay --spool "$WORK/spool" --next-hop "127.0.0.1:$sink_PORT" --inte
 check "relay: 60 messages in" timeout 60 "$SOURCE" -s 2 --rate 50 -m 60 --no-summary \
     "127.0.0.1:$relay_PORT"
 check "relay: and out" wait_spool_empty "$WORK/spool" 30
-sleep 0.3
+# A file leaves the spool before the relay counts it: stop once all 60 are.
+all_out() { json_so_far "$relay_PID" "$WORK/relay.json" && test "$(json_get "$WORK/relay.json" messages_out)" = 60; }
+check "relay: all 60 counted out" wait_until 10 all_out
 stop "$relay_PID"
 check "relay: rows adding up" timeline_ok "$WORK/relay.json" "$WORK/relay.csv" 0.25 \
     messages_in messages_out

@@ -13,18 +13,9 @@ stand_in() {
     python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "$1"
 }
 
-# logged N FILE: FILE (a --msg-log) has N lines or more.
-logged() { [ -f "$2" ] && [ "$(wc -l <"$2")" -ge "$1" ]; }
-
-# wait_socket PATH PID: until PATH is a socket, while PID runs.
-wait_socket() {
-    for _ in $(seq 1 100); do
-        [ -S "$1" ] && return 0
-        kill -0 "$2" 2>/dev/null || return 1
-        sleep 0.05
-    done
-    return 1
-}
+# wait_socket PATH PID: until PATH is a socket (10 s at most), while PID runs.
+socket_or_gone() { [ -S "$1" ] || ! kill -0 "$2" 2>/dev/null; }
+wait_socket() { wait_until 10 socket_or_gone "$1" "$2" && [ -S "$1" ]; }
 
 # unix_sink ERR ARGS...: smtp-sink ARGS in the background, started in
 # $WORK (a relative socket path is $WORK's), its errors in $WORK/ERR, its
@@ -46,13 +37,13 @@ start_relay relay --spool "$WORK/spool" --next-hop "127.0.0.1:$hop_PORT" --liste
 check "the relay made its socket" wait_socket "$RSOCK" "$relay_PID"
 check "smtp-source sends through the relay's unix socket" to "$WORK/src1.out" timeout 60 \
     "$SOURCE" -m 20 -s 2 "unix:$RSOCK"
-check "and the next hop has them" wait_until 30 logged 20 "$WORK/hop.log"
+check "and the next hop has them" wait_until 30 lines_in "$WORK/hop.log" 20
 stop "$relay_PID"
 check "the relay removed its socket at the stop" test ! -e "$RSOCK"
 
 # 2. Replaced while it ran: the other server's socket stays, and so does a plain file.
 start_relay relay2 --spool "$WORK/spool" --next-hop "127.0.0.1:$hop_PORT" --listen "unix:$RSOCK" || exit 1
-wait_socket "$RSOCK" "$relay2_PID"
+check "a second relay made its socket" wait_socket "$RSOCK" "$relay2_PID"
 mv "$RSOCK" "$WORK/relay.sock.moved"
 stand_in "$RSOCK"
 other=$(inode "$RSOCK")
@@ -62,7 +53,7 @@ check "  ... and the relay did not chase its own file elsewhere" test -S "$WORK/
 rm -f "$RSOCK" "$WORK/relay.sock.moved"
 
 start_relay relay3 --spool "$WORK/spool" --next-hop "127.0.0.1:$hop_PORT" --listen "unix:$RSOCK" || exit 1
-wait_socket "$RSOCK" "$relay3_PID"
+check "a third relay made its socket" wait_socket "$RSOCK" "$relay3_PID"
 rm -f "$RSOCK"
 echo "not a socket" >"$RSOCK"
 stop "$relay3_PID"
@@ -97,7 +88,7 @@ check "the sink removed its socket at the stop" test ! -e "$SSOCK"
 
 rm -f "$SSOCK"
 unix_sink sink2.err "unix:$SSOCK" 10
-wait_socket "$SSOCK" "$sink_pid"
+check "a second sink made its socket" wait_socket "$SSOCK" "$sink_pid"
 rm -f "$SSOCK"
 stand_in "$SSOCK"
 other=$(inode "$SSOCK")
@@ -116,7 +107,7 @@ if [ "$(id -u)" = 0 ]; then
     check "  ... and removed its socket at the stop, from inside the chroot" \
         test ! -e "$WORK/jailed.sock"
 else
-    echo "# not root: the chroot case (-R) is not run"
+    skip_part "the chroot case (-R) needs root"
 fi
 unix_sink sink4.err unix:relative.sock 10
 check "a sink on a relative path made its socket" wait_socket "$WORK/relative.sock" "$sink_pid"
