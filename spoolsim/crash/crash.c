@@ -94,6 +94,8 @@ static void usage(FILE *fp, const struct optgroup *g)
             "                        is judged: postfix, sendmail, qmail, exim, exim-4.98,\n"
             "                        opensmtpd or null (postfix)\n"
             "  --sync POLICY         the relay's fsync, fdatasync or none (the profile's)\n"
+            "  --model MODEL         the relay's cost model (the profile's MTA's, as the\n"
+            "                        relay's; none: the bare relay, a faster load)\n"
             "  --hop-delay TIME      the sink holds each reply to the data so long, so that\n"
             "                        messages wait in the queue (50ms)\n"
             "  --work-dir DIR        where the images and logs go ($TMPDIR or /tmp)\n"
@@ -115,6 +117,7 @@ enum {
     OPT_SEED,
     OPT_PROFILE,
     OPT_SYNC,
+    OPT_MODEL,
     OPT_HOP_DELAY,
     OPT_WORK_DIR,
     OPT_DRY_RUN,
@@ -131,6 +134,7 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
         {"seed", required_argument, NULL, OPT_SEED},
         {"profile", required_argument, NULL, OPT_PROFILE},
         {"sync", required_argument, NULL, OPT_SYNC},
+        {"model", required_argument, NULL, OPT_MODEL},
         {"hop-delay", required_argument, NULL, OPT_HOP_DELAY},
         {"work-dir", required_argument, NULL, OPT_WORK_DIR},
         {"dry-run", no_argument, NULL, OPT_DRY_RUN},
@@ -180,6 +184,9 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
             if (strcmp(optarg, "fsync") && strcmp(optarg, "fdatasync") && strcmp(optarg, "none"))
                 msg_usage("bad --sync \"%s\" (fsync, fdatasync or none)", optarg);
             o->sync = optarg;
+            break;
+        case OPT_MODEL:
+            o->model = optarg; /* the relay judges it, at its start */
             break;
         case OPT_HOP_DELAY:
             if (optarg_seconds(optarg, "--hop-delay") > 10)
@@ -483,6 +490,10 @@ static void run_load(struct crash *c)
     if (o->sync) {
         argv[n++] = "--sync";
         argv[n++] = (char *)o->sync;
+    }
+    if (o->model) {
+        argv[n++] = "--model";
+        argv[n++] = (char *)o->model;
     }
     argv[n] = NULL;
     if (drive_spawn(&c->d, &c->relay, "relay", argv) != 0 ||

@@ -26,11 +26,12 @@ struct crash_options {
     const char *profile;
     enum crash_restart restart; /* the profile's MTA's restart */
     const char *sync;           /* NULL: the profile's own */
+    const char *model;          /* the relay's --model; NULL: its default */
     const char *hop_delay;
     const char *work_parent;
     int dry_run; /* --dry-run: the preflight only */
     const struct json_run *run;
-    uint64_t t_load; /* when the load began (CLOCK_MONOTONIC) */
+    uint64_t t_load;    /* when the load began (CLOCK_MONOTONIC) */
     uint64_t t_stopped; /* when the relay and the sink had stopped */
     double load_s;
 };
