@@ -101,7 +101,12 @@ int relay_usage_busy(const struct relay *r, struct utilization *u, double *qmgr_
         total > 0 ? (double)(b->sys.cpu_busy_ticks - a->sys.cpu_busy_ticks) / total : 0;
     {
         double relay = (double)(b->self_cpu_ns - a->self_cpu_ns) / 1e9 / dt;
-        double kernel = (double)(b->sys.kernel_ticks - a->sys.kernel_ticks) / hz / dt;
+        /* a sum over the kernel threads alive at each sample: one that exits takes its
+         * ticks out of the later sum, which can then be the smaller (an unsigned
+         * difference gave "kernel storage threads -2147483648 %") */
+        double kernel = b->sys.kernel_ticks > a->sys.kernel_ticks
+                            ? (double)(b->sys.kernel_ticks - a->sys.kernel_ticks) / hz / dt
+                            : 0;
         double others = u->machine_busy * u->cores - relay - kernel;
 
         bottleneck_utilization_add(u, "relay", relay);
