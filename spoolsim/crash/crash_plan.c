@@ -60,6 +60,22 @@ static uint64_t cut_time(const struct blklog *log, size_t end, uint64_t seed, ui
     return from + mix(seed ^ 0x7469) % (to - from);
 }
 
+/* The last record at or before time t (the log is in time order; t >= the first's). */
+static size_t record_at(const struct blklog *log, uint64_t t)
+{
+    size_t lo = 0, hi = log->n - 1;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo + 1) / 2;
+
+        if (log->v[mid].t_ns <= t)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
 void crash_plan_make(const struct blklog *log, unsigned n, uint64_t seed, uint64_t end_ns,
                      struct crash_plan *out)
 {
@@ -96,9 +112,27 @@ void crash_plan_make(const struct blklog *log, unsigned n, uint64_t seed, uint64
     }
     out->flush_points = out->n;
     for (size_t k = 0; k < want_random; k++) {
-        size_t i = write_at[workload_prng_range(&rng, 0, nw - 1)];
         struct crash_point *p = &out->v[out->n++];
+        size_t i;
 
+        if (k % 2 == 1 && end_ns > log->v[0].t_ns) {
+            /*
+             * Every other one at a time drawn evenly over the run, as a power
+             * cut comes: drawn by write, a long stretch in which nothing
+             * reaches the disk (a load with no fsync) got no point but by
+             * luck, and the loss it hides went unseen.
+             */
+            uint64_t t = log->v[0].t_ns + workload_prng_range(&rng, 0, end_ns - log->v[0].t_ns - 1);
+
+            i = record_at(log, t);
+            p->end = i + 1;
+            p->barrier = barrier_of[i];
+            p->is_flush = p->barrier == p->end;
+            p->seed = workload_prng_next(&rng);
+            p->t_ns = t;
+            continue;
+        }
+        i = write_at[workload_prng_range(&rng, 0, nw - 1)];
         p->end = i + 1;
         p->barrier = barrier_of[i];
         p->seed = workload_prng_next(&rng);

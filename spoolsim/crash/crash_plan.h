@@ -14,7 +14,10 @@
  * - a flush point: the cut right after a flush record (barrier == end):
  *   exactly what the filesystem had made durable, nothing more;
  * - a random point: the cut after a randomly drawn write, with a random
- *   subset of the unflushed writes before it.
+ *   subset of the unflushed writes before it; every other one is instead
+ *   a cut at a time drawn evenly over the run, after whatever record came
+ *   last (a flush point when that is a flush), so that a long stretch in
+ *   which nothing reaches the disk is cut in proportion to its length.
  *
  * What the disk holds at a point holds from the record it cuts after
  * until the next record arrives (after the last one: until `end_ns', when
