@@ -229,7 +229,7 @@ int drive_wait_port(const struct drive *d, struct drive_child *c, const char *fi
     char path[PATH_MAX];
 
     drive_path(d, file, path);
-    for (int i = 0; i < 200 && interrupt_signal() == 0; i++) {
+    for (int i = 0; i < DRIVE_START_SECONDS * 40 && interrupt_signal() == 0; i++) {
         FILE *fp = fopen(path, "r");
         int port = 0, status;
 

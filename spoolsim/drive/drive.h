@@ -101,8 +101,13 @@ int drive_last_progress(const struct drive *d, const char *name, char *out, size
 
 /*
  * The port a child wrote to WORK/FILE (--port-file) once it listens: the
- * port, or -1 if the child died first, 5 s passed, or a signal came.
+ * port, or -1 if the child died first, DRIVE_START_SECONDS passed, or a
+ * signal came. The wait is long because a child that is alive is still
+ * starting: the relay measures the machine's system work before it
+ * listens when its model comes from elsewhere (7.6 s seen at a load of 28,
+ * where 5 s was the limit once).
  */
+#define DRIVE_START_SECONDS 60
 int drive_wait_port(const struct drive *d, struct drive_child *c, const char *file);
 
 /*
