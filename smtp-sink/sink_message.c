@@ -42,7 +42,7 @@ void sink_message_begin(struct sink_session *s)
 {
     const struct sink_options *opts = s->server->opts;
 
-    smtp_server_begin_data(&s->conn, opts->bare_lf);
+    smtp_server_begin_data(&s->conn, opts->server.bare_lf);
     data_deadline_start(&s->data_deadline, &s->conn.data);
     s->msg_id = s->server->next_id;
     s->server->next_id += s->server->id_stride;
@@ -92,7 +92,7 @@ void sink_message_content(void *arg, const char *buf, size_t len)
     const struct sink_options *opts = s->server->opts;
 
     s->msg_bytes += len;
-    if (opts->max_size && s->msg_bytes > opts->max_size)
+    if (opts->server.max_size && s->msg_bytes > opts->server.max_size)
         s->oversize = 1;
     if (s->server->msg_log)
         checksum_content_update(&s->sum, buf, len, keep_header, s);

@@ -36,7 +36,7 @@ static int cmd_lookup(const char *name, size_t len)
     return -1;
 }
 
-static void usage(FILE *fp)
+static void usage(FILE *fp, const struct sink_options *opts)
 {
     fprintf(fp,
             "Usage: smtp-sink [options] [inet:][host]:port backlog\n"
@@ -83,33 +83,23 @@ static void usage(FILE *fp)
             "Commands in lists: CONNECT HELO EHLO LHLO MAIL RCPT VRFY DATA . RSET NOOP QUIT\n"
             "STARTTLS, separated by commas or spaces, case-insensitive.\n"
             "\n"
-            "spoolsim extensions:\n"
-            "  --tls                 offer STARTTLS (self-signed certificate made in memory)\n"
-            "  --tls-cert FILE       certificate (PEM) for STARTTLS\n"
-            "  --tls-key FILE        private key (PEM); default: in the certificate file\n"
-            "  --max-size BYTES      announce SIZE; larger messages get 552 after DATA\n"
-            "                        (at most 1024m)\n"
-            "  --max-rcpt N          recipients per transaction (1000), then 452\n"
-            "  --error-limit N       421 and close after N errors in a session (20)\n"
-            "  --bare-lf POLICY      strict | normalize (default) | lenient\n"
-            "  --min-data-rate N     in DATA, a client gets -t seconds plus one second\n"
-            "                        per N bytes received, then 421 (as Postfix's\n"
-            "                        smtpd_min_data_rate); default: no such deadline\n"
-            "  --greet-delay T       wait T before the greeting; a client that talks\n"
-            "                        first gets 554 and is dropped (as postscreen)\n"
-            "  --fault CMD:CODE[:PERCENT][@AFTER]\n"
-            "                        reply CODE to PERCENT %% (default 100) of CMD, once\n"
-            "                        AFTER messages were accepted; 421 also closes.\n"
-            "                        Example: --fault rcpt:450:10 --fault connect:421@1000\n"
-            "  --seed N              seed for random faults and delays\n"
-            "  --threads N           N event loops (1 to 256), the connections dealt\n"
-            "                        among them in turn; one report (1)\n"
-            "  --msg-log FILE        one line per message: id, size, checksum, recipients,\n"
-            "                        Message-ID, sender, client (\"-\" for standard output)\n"
-            "  --json FILE           final statistics as JSON (\"-\" for standard output)\n"
-            "  --port-file FILE      write the bound TCP port to FILE (useful with port 0)\n"
-            "  --no-summary          no summary at exit (--quiet is no longer accepted)\n"
-            "  --help, --version     (-h alone is --help: with a value it is Postfix's -h)\n");
+            "spoolsim extensions:\n");
+    smtp_server_opts_help(fp, &opts->server, "-t seconds", 21);
+    fprintf(fp, "  --greet-delay T       wait T before the greeting; a client that talks\n"
+                "                        first gets 554 and is dropped (as postscreen)\n"
+                "  --fault CMD:CODE[:PERCENT][@AFTER]\n"
+                "                        reply CODE to PERCENT %% (default 100) of CMD, once\n"
+                "                        AFTER messages were accepted; 421 also closes.\n"
+                "                        Example: --fault rcpt:450:10 --fault connect:421@1000\n"
+                "  --seed N              seed for random faults and delays\n"
+                "  --threads N           N event loops (1 to 256), the connections dealt\n"
+                "                        among them in turn; one report (1)\n"
+                "  --msg-log FILE        one line per message: id, size, checksum, recipients,\n"
+                "                        Message-ID, sender, client (\"-\" for standard output)\n"
+                "  --json FILE           final statistics as JSON (\"-\" for standard output)\n"
+                "  --port-file FILE      write the bound TCP port to FILE (useful with port 0)\n"
+                "  --no-summary          no summary at exit (--quiet is no longer accepted)\n"
+                "  --help, --version     (-h alone is --help: with a value it is Postfix's -h)\n");
 }
 
 /* Mark every command named in a list like "rcpt,.,data" for option `opt'. */
@@ -268,15 +258,7 @@ static char *expand_escapes(const char *in)
 }
 
 enum {
-    OPT_TLS = 256,
-    OPT_TLS_CERT,
-    OPT_TLS_KEY,
-    OPT_MAX_SIZE,
-    OPT_MAX_RCPT,
-    OPT_ERROR_LIMIT,
-    OPT_BARE_LF,
-    OPT_MIN_DATA_RATE,
-    OPT_GREET_DELAY,
+    OPT_GREET_DELAY = 256,
     OPT_FAULT,
     OPT_SEED,
     OPT_THREADS,
@@ -290,14 +272,7 @@ enum {
 };
 
 static const struct option long_options[] = {
-    {"tls", no_argument, NULL, OPT_TLS},
-    {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
-    {"tls-key", required_argument, NULL, OPT_TLS_KEY},
-    {"max-size", required_argument, NULL, OPT_MAX_SIZE},
-    {"max-rcpt", required_argument, NULL, OPT_MAX_RCPT},
-    {"error-limit", required_argument, NULL, OPT_ERROR_LIMIT},
-    {"bare-lf", required_argument, NULL, OPT_BARE_LF},
-    {"min-data-rate", required_argument, NULL, OPT_MIN_DATA_RATE},
+    SMTP_SERVER_OPTS_LONG_OPTIONS,
     {"greet-delay", required_argument, NULL, OPT_GREET_DELAY},
     {"fault", required_argument, NULL, OPT_FAULT},
     {"seed", required_argument, NULL, OPT_SEED},
@@ -324,9 +299,8 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
     opts->abort_delay = -1;
     opts->max_conns = 256;
     opts->timeout = 100;
-    opts->max_rcpt = 1000;
-    opts->error_limit = 20;
-    opts->bare_lf = SMTP_BARE_LF_NORMALIZE;
+    smtp_server_opts_init(&opts->server);
+    opts->server.max_size = 0; /* Postfix's smtp-sink announces no SIZE */
     opts->seed = 1;
     opts->threads = 1;
 
@@ -336,7 +310,7 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
      * the help every spoolsim program gives for -h.
      */
     if (argc == 2 && strcmp(argv[1], "-h") == 0) {
-        usage(stdout);
+        usage(stdout, opts);
         exit(0);
     }
     while ((ch = optarg_getopt(argc, argv,
@@ -446,32 +420,6 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
         case 'W':
             parse_cmd_delay(optarg, opts);
             break;
-        case OPT_TLS:
-            opts->tls = 1;
-            break;
-        case OPT_TLS_CERT:
-            opts->tls_cert = optarg;
-            opts->tls = 1;
-            break;
-        case OPT_TLS_KEY:
-            opts->tls_key = optarg;
-            break;
-        case OPT_MAX_SIZE:
-            opts->max_size = optarg_size(optarg, "--max-size", 1);
-            break;
-        case OPT_MAX_RCPT:
-            opts->max_rcpt = (unsigned)optarg_count(optarg, "--max-rcpt", 1, 1000000);
-            break;
-        case OPT_ERROR_LIMIT:
-            opts->error_limit = (unsigned)optarg_count(optarg, "--error-limit", 1, 1000000);
-            break;
-        case OPT_BARE_LF:
-            if (smtp_data_bare_lf_parse(optarg, &opts->bare_lf) != 0)
-                msg_usage("--bare-lf: expected strict, normalize or lenient, got \"%s\"", optarg);
-            break;
-        case OPT_MIN_DATA_RATE:
-            opts->min_data_rate = (double)optarg_count(optarg, "--min-data-rate", 1, 1u << 30);
-            break;
         case OPT_GREET_DELAY:
             opts->greet_delay = optarg_seconds_in(optarg, "--greet-delay", 0, OPTARG_DELAY_MAX);
             break;
@@ -503,17 +451,17 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
             msg_usage("--quiet: say --no-summary (--quiet means \"no progress\" in spoolsim's "
                       "programs, and smtp-sink prints none)");
         case OPT_HELP:
-            usage(stdout);
+            usage(stdout, opts);
             exit(0);
         case OPT_VERSION:
             printf("smtp-sink (spoolsim) %s\n", PACKAGE_VERSION);
             exit(0);
         default:
-            msg_panic("option %d not handled", ch);
+            if (!smtp_server_opts_parse(&opts->server, ch, optarg))
+                msg_panic("option %d not handled", ch);
         }
     }
-    if (opts->tls_key && !opts->tls_cert)
-        msg_usage("--tls-key needs --tls-cert");
+    smtp_server_opts_end(&opts->server);
     if (argc - optind != 2)
         msg_usage("expected [inet:][host]:port backlog, or unix:path backlog");
     opts->listen_spec = argv[optind];

@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "smtp_data.h"
+#include "smtp_server_opts.h"
 
 enum sink_cmd {
     SINK_CMD_CONNECT,
@@ -84,14 +84,8 @@ struct sink_options {
     int verbose;               /* -v */
 
     /* spoolsim extensions */
-    int tls;
-    const char *tls_cert, *tls_key;
-    uint64_t max_size;    /* 0 = no limit */
-    unsigned max_rcpt;    /* recipients per transaction */
-    unsigned error_limit; /* hard error limit, then 421 */
-    double min_data_rate; /* bytes/s a client must keep up in DATA; 0 = off */
-    double greet_delay;   /* wait before the greeting; who talks first is refused */
-    enum smtp_bare_lf_policy bare_lf;
+    struct smtp_server_opts server; /* limits, --bare-lf, STARTTLS (max_size 0: none) */
+    double greet_delay;             /* wait before the greeting; who talks first is refused */
     const char *msg_log;   /* per-message log file, "-" = stdout */
     const char *json_file; /* final statistics */
     const char *port_file; /* write the bound port here */

@@ -214,7 +214,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 static void protocol_error(struct sink_session *s, const char *reply)
 {
     s->server->stats.protocol_errors++;
-    if (++s->errors >= s->server->opts->error_limit) {
+    if (++s->errors >= s->server->opts->server.error_limit) {
         char text[300];
 
         snprintf(text, sizeof(text), "421 4.7.0 %s Error: too many errors",
@@ -402,7 +402,7 @@ static void handle_command(struct sink_session *s, const char *line, size_t len)
             s, sc, s->conn.tls ? s->server->ehlo_reply_tls : s->server->ehlo_reply, AFTER_NONE);
         break;
     case SMTP_VERB_MAIL:
-        if (opts->max_size && cmd.has_size && cmd.size > opts->max_size) {
+        if (opts->server.max_size && cmd.has_size && cmd.size > opts->server.max_size) {
             sink_session_reply_to(s, sc, "552 5.3.4 Message size exceeds fixed limit", AFTER_NONE);
             break;
         }
@@ -412,7 +412,7 @@ static void handle_command(struct sink_session *s, const char *line, size_t len)
         sink_session_reply_to(s, sc, "250 2.1.0 Ok", AFTER_NONE);
         break;
     case SMTP_VERB_RCPT:
-        if (s->rcpt_count >= opts->max_rcpt) {
+        if (s->rcpt_count >= opts->server.max_rcpt) {
             sink_session_reply_to(s, sc, "452 4.5.3 Error: too many recipients", AFTER_NONE);
             break;
         }
@@ -603,7 +603,7 @@ void sink_session_start(struct sink_server *server, int fd, const struct sockadd
     }
     smtp_server_direct_read(&s->conn);
     smtp_seq_init(&s->seq);
-    data_deadline_init(&s->data_deadline, server->base, opts->timeout, opts->min_data_rate,
+    data_deadline_init(&s->data_deadline, server->base, opts->timeout, opts->server.min_data_rate,
                        sink_message_too_slow, s);
     s->next = server->sessions;
     if (s->next)

@@ -41,8 +41,9 @@ char *sink_text_ehlo(const struct sink_options *opts, int offer_starttls)
         msg_fatal("open_memstream: %s", strerror(errno));
     if (!opts->no_pipelining)
         lines[n++] = "PIPELINING";
-    if (opts->max_size) {
-        snprintf(size_line, sizeof(size_line), "SIZE %llu", (unsigned long long)opts->max_size);
+    if (opts->server.max_size) {
+        snprintf(size_line, sizeof(size_line), "SIZE %llu",
+                 (unsigned long long)opts->server.max_size);
         lines[n++] = size_line;
     }
     if (!opts->no_8bitmime)

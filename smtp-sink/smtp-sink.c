@@ -425,7 +425,7 @@ static void write_json(const char *path, const struct sink_server *server,
     json_uint(&w, "tls_sessions", st->tls_sessions);
     json_uint(&w, "timeouts", st->timeouts);
     json_uint(&w, "protocol_errors", st->protocol_errors);
-    json_string(&w, "bare_lf_policy", smtp_data_bare_lf_name(server->opts->bare_lf));
+    json_string(&w, "bare_lf_policy", smtp_data_bare_lf_name(server->opts->server.bare_lf));
     json_begin_object(&w, "replies");
     for (int code = 0; code < SINK_MAX_CODE; code++) {
         char key[8];
@@ -588,8 +588,9 @@ int main(int argc, char **argv)
     r.opts = &opts;
     r.n = opts.threads;
     proto.next_id = ((uint64_t)getpid() << 20) & 0xffffffffULL;
-    if (opts.tls) {
-        proto.tls_ctx = tls_server_ctx_new(opts.tls_cert, opts.tls_key, err, sizeof(err));
+    if (opts.server.tls) {
+        proto.tls_ctx =
+            tls_server_ctx_new(opts.server.tls_cert, opts.server.tls_key, err, sizeof(err));
         if (proto.tls_ctx == NULL)
             msg_fatal("%s", err);
     }

@@ -276,8 +276,7 @@ static void default_text(const struct optgroup *g, const struct entry *e, char *
     }
 }
 
-/* One --help entry: the label, then text wrapped to 79 columns from column 2 + width. */
-static void help_line(FILE *fp, const char *label, const char *text, int width)
+void optgroup_help_line(FILE *fp, const char *label, const char *text, int width)
 {
     const int right = 79, left = 2 + width + 1;
     int col;
@@ -322,6 +321,6 @@ void optgroup_help(FILE *fp, const struct optgroup *g, unsigned which, int width
             continue;
         default_text(g, e, dflt, sizeof(dflt));
         snprintf(text, sizeof(text), e->text ? e->text : "", dflt);
-        help_line(fp, e->label, text, width);
+        optgroup_help_line(fp, e->label, text, width);
     }
 }

@@ -113,4 +113,11 @@ void optgroup_end(struct optgroup *g);
  */
 void optgroup_help(FILE *fp, const struct optgroup *g, unsigned which, int width);
 
+/*
+ * One --help entry as optgroup_help() prints them: "  LABEL", then `text'
+ * wrapped to 79 columns from column 2 + width + 1 (on the next line when
+ * the label reaches that column).
+ */
+void optgroup_help_line(FILE *fp, const char *label, const char *text, int width);
+
 #endif

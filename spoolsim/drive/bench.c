@@ -42,6 +42,7 @@
 #include "bench_report.h"
 #include "profile.h"
 #include "progress_out.h"
+#include "relay_limits.h"
 #include "spoolsim.h"
 #include "xalloc.h"
 
@@ -95,9 +96,9 @@ static void usage(FILE *fp, const struct optgroup *g)
             "                        (spoolsim calibrate MTA --if-needed: a minute or two,\n"
             "                        once)\n"
             "  --recalibrate         measure it anew before the run\n"
-            "  --cleanup-threads N   the relay's cleanup threads (20)\n"
+            "  --cleanup-threads N   the relay's cleanup threads (%u)\n"
             "  --relay-threads N     the relay's event loops (--threads; 1)\n"
-            "  --concurrency N       the relay's connections to the sink (20)\n"
+            "  --concurrency N       the relay's connections to the sink (%u)\n"
             "  --harness-threads N   smtp-source's and smtp-sink's --threads, 1 to 256, at\n"
             "                        most -s (1: one core each, as Postfix's)\n"
             "  --discard             the relay discards instead of relaying to the sink\n"
@@ -115,7 +116,8 @@ static void usage(FILE *fp, const struct optgroup *g)
             "                        netem); else emulated by the relay holding each reply\n"
             "                        (its --reply-delay), as the report says\n"
             "  --client-jitter TIME  the client's round trip's jitter (netem only)\n"
-            "  --drain-timeout TIME  how long the queue may take to empty (120s)\n");
+            "  --drain-timeout TIME  how long the queue may take to empty (120s)\n",
+            RELAY_CLEANUP_THREADS_DEFAULT, RELAY_CONCURRENCY_DEFAULT);
     optgroup_help(fp, g, OPTGROUP_OUTPUT, 21);
     fprintf(fp, "\n"
                 "SIGINT or SIGTERM stops the run: the children are stopped, the work directory\n"
@@ -223,15 +225,15 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
             o->qmgr = optarg;
             break;
         case OPT_CLEANUP:
-            optarg_count(optarg, "--cleanup-threads", 1, 1000);
+            optarg_count(optarg, "--cleanup-threads", 1, RELAY_CLEANUP_THREADS_MAX);
             o->cleanup_threads = optarg;
             break;
         case OPT_RELAY_THREADS:
-            optarg_count(optarg, "--relay-threads", 1, 64);
+            optarg_count(optarg, "--relay-threads", 1, RELAY_THREADS_MAX);
             o->relay_threads = optarg;
             break;
         case OPT_CONCURRENCY:
-            optarg_count(optarg, "--concurrency", 1, 10000);
+            optarg_count(optarg, "--concurrency", 1, RELAY_CONCURRENCY_MAX);
             o->concurrency = optarg;
             break;
         case OPT_HARNESS_THREADS:
@@ -283,7 +285,8 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         msg_usage("--hop-delay and the other --hop options need a sink: not with --discard");
     /* the relay's own rule, said before anything starts */
     if (o->relay_threads && strtoul(o->relay_threads, NULL, 10) >
-                                (o->cleanup_threads ? strtoul(o->cleanup_threads, NULL, 10) : 20))
+                                (o->cleanup_threads ? strtoul(o->cleanup_threads, NULL, 10)
+                                                    : RELAY_CLEANUP_THREADS_DEFAULT))
         msg_usage("--relay-threads %s: each of the relay's loops needs a cleanup thread of its "
                   "own (--cleanup-threads)",
                   o->relay_threads);

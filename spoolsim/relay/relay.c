@@ -277,8 +277,9 @@ int spoolsim_relay(int argc, char **argv)
     listen_fd = open_listener(&opts, &listen_file);
     if (relay_smtp_init(&r, err, sizeof(err)) != 0)
         listen_failed(&listen_file, 1, "--next-hop %s: %s", opts.next_hop, err);
-    if (opts.tls &&
-        (r.tls_ctx = tls_server_ctx_new(opts.tls_cert, opts.tls_key, err, sizeof(err))) == NULL)
+    if (opts.server.tls &&
+        (r.tls_ctx = tls_server_ctx_new(opts.server.tls_cert, opts.server.tls_key, err,
+                                        sizeof(err))) == NULL)
         listen_failed(&listen_file, 0, "%s", err);
     if (opts.hop_tls != RELAY_HOP_TLS_NONE &&
         (r.hop_tls_ctx = tls_client_ctx_new(0, NULL, err, sizeof(err))) == NULL)
@@ -292,8 +293,8 @@ int spoolsim_relay(int argc, char **argv)
      * A queue file larger than our limits make is read by nobody: it goes to
      * corrupt/. The text is the client's and our Received: header.
      */
-    r.spool.max_file =
-        pf_qfile_bound(opts.max_size + RECEIVED_MAX, opts.max_rcpt, SMTP_COMMAND_LINE_LIMIT);
+    r.spool.max_file = pf_qfile_bound(opts.server.max_size + RECEIVED_MAX, opts.server.max_rcpt,
+                                      SMTP_COMMAND_LINE_LIMIT);
     if (opts.user && pf_spool_set_user(&r.spool, opts.user, err, sizeof(err)) != 0)
         listen_failed(&listen_file, 1, "-u %s: %s", opts.user, err);
     r.profile = profile_find(opts.profile);

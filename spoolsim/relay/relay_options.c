@@ -34,26 +34,18 @@ enum {
     OPT_MIN_BACKOFF,
     OPT_MAX_BACKOFF,
     OPT_MAX_LIFETIME,
-    OPT_MAX_SIZE,
-    OPT_MAX_RCPT,
     OPT_HOPCOUNT_LIMIT,
     OPT_NO_BOUNCES,
     OPT_BOUNCE_TO_POSTMASTER,
     OPT_IN_FLOW_DELAY,
     OPT_IN_FLOW_LIMIT,
     OPT_TIMEOUT,
-    OPT_MIN_DATA_RATE,
-    OPT_ERROR_LIMIT,
     OPT_MAX_SESSIONS,
-    OPT_TLS,
-    OPT_TLS_CERT,
-    OPT_TLS_KEY,
     OPT_HOP_TIMEOUT,
     OPT_REPLY_DELAY,
     OPT_HOP_TLS,
     OPT_STATS_INTERVAL,
     OPT_BACKLOG,
-    OPT_BARE_LF,
     OPT_HOSTNAME,
     OPT_PORT_FILE,
     OPT_NO_SUMMARY,
@@ -61,6 +53,9 @@ enum {
 
 static void usage(FILE *fp, const struct optgroup *g)
 {
+    struct smtp_server_opts server_defaults;
+
+    smtp_server_opts_init(&server_defaults);
     fprintf(fp,
             "Usage: spoolsim relay --spool DIR [options]\n"
             "\n"
@@ -93,21 +88,18 @@ static void usage(FILE *fp, const struct optgroup *g)
             "  --long-ids              Postfix's long queue IDs (enable_long_queue_ids)\n"
             "  --hash-depth N          levels of hashing for deferred/ and defer/ (1)\n"
             "  --cleanup-threads N     threads that write new queue files, Postfix's cleanup\n"
-            "                          processes: fsyncs in flight at once (20)\n"
+            "                          processes: fsyncs in flight at once (%u; at most %u)\n"
             "  --threads N             event loops, each with its client sessions and its\n"
             "                          share of the cleanup threads; the first runs the\n"
             "                          queue manager, the others share --concurrency (1;\n"
-            "                          at most 64 and --cleanup-threads)\n"
+            "                          at most %u and --cleanup-threads)\n"
             "  --qmgr single|pool      queue moves on one thread, in order, as Postfix's\n"
             "                          qmgr (single), or on the cleanup threads (pool)\n"
-            "  --concurrency N         connections to the next hop (20)\n"
+            "  --concurrency N         connections to the next hop (%u; at most %u)\n"
             "  --active-limit N        messages in active/ at once (20000)\n"
             "  --min-backoff TIME      first retry delay of a deferred message (1s)\n"
             "  --max-backoff TIME      longest retry delay; doubles up to it (10s)\n"
             "  --max-lifetime TIME     bounce what is still deferred after this (5d)\n"
-            "  --max-size BYTES        message size limit, SIZE advertised (10240000; at\n"
-            "                          most 1024m)\n"
-            "  --max-rcpt N            recipients per message (1000)\n"
             "  --hopcount-limit N      Received: headers (ours included) from which a\n"
             "                          message is refused as a mail loop, 554 5.4.0 at\n"
             "                          the end of data, as Postfix's hopcount_limit (50)\n"
@@ -121,29 +113,24 @@ static void usage(FILE *fp, const struct optgroup *g)
             "                          to catch up, as Postfix's in_flow_delay; 0 = never (1s)\n"
             "  --in-flow-limit N       flow tokens when the queue manager is idle (100)\n"
             "  --timeout SECONDS       client idle time before 421 (300)\n"
-            "  --min-data-rate N       in DATA, a client gets --timeout plus one second per\n"
-            "                          N bytes received, then 421 (Postfix's\n"
-            "                          smtpd_min_data_rate); default: no such deadline\n"
-            "  --error-limit N         protocol errors before 421 and close (20)\n"
             "  --max-sessions N        client sessions at once; more wait in the listen\n"
-            "                          backlog, as with Postfix's process limit (100)\n"
-            "  --tls                   offer STARTTLS (self-signed certificate made in memory)\n"
-            "  --tls-cert FILE         certificate chain (PEM) for STARTTLS\n"
-            "  --tls-key FILE          private key (PEM); default: in the certificate file\n"
-            "  --reply-delay TIME      hold each reply to a client TIME (the greeting twice\n"
-            "                          that): emulates clients a round trip of TIME away,\n"
-            "                          for bench --client-delay without netem (0)\n"
-            "  --hop-timeout SECONDS   next-hop reply time before deferral (30)\n"
-            "  --hop-tls LEVEL         STARTTLS to the next hop: none, may (when offered)\n"
-            "                          or encrypt (else defer), as smtp_tls_security_level\n"
-            "  --bare-lf POLICY        strict, normalize or lenient (normalize)\n"
-            "  --backlog N             listen backlog (1024)\n"
-            "  --hostname NAME         in the greeting and EHLO (spoolsim.localdomain)\n"
-            "  --stats-interval TIME   the same as --interval, which also sets how often the\n"
-            "                          queue depths are sampled\n"
-            "  --port-file FILE        write the port once listening (for port 0)\n"
-            "  --no-summary            no summary on standard error at exit\n"
-            "  -v, --verbose           log every message's path through the queue\n");
+            "                          backlog, as with Postfix's process limit (100)\n",
+            RELAY_CLEANUP_THREADS_DEFAULT, RELAY_CLEANUP_THREADS_MAX, RELAY_THREADS_MAX,
+            RELAY_CONCURRENCY_DEFAULT, RELAY_CONCURRENCY_MAX);
+    smtp_server_opts_help(fp, &server_defaults, "--timeout", 23);
+    fprintf(fp, "  --reply-delay TIME      hold each reply to a client TIME (the greeting twice\n"
+                "                          that): emulates clients a round trip of TIME away,\n"
+                "                          for bench --client-delay without netem (0)\n"
+                "  --hop-timeout SECONDS   next-hop reply time before deferral (30)\n"
+                "  --hop-tls LEVEL         STARTTLS to the next hop: none, may (when offered)\n"
+                "                          or encrypt (else defer), as smtp_tls_security_level\n"
+                "  --backlog N             listen backlog (1024)\n"
+                "  --hostname NAME         in the greeting and EHLO (spoolsim.localdomain)\n"
+                "  --stats-interval TIME   the same as --interval, which also sets how often the\n"
+                "                          queue depths are sampled\n"
+                "  --port-file FILE        write the port once listening (for port 0)\n"
+                "  --no-summary            no summary on standard error at exit\n"
+                "  -v, --verbose           log every message's path through the queue\n");
     optgroup_help(fp, g, OPTGROUP_OUTPUT, 23);
     fprintf(fp, "\n"
                 "The JSON summary and the CSV timeline are written at exit.\n"
@@ -201,30 +188,23 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         {"min-backoff", required_argument, NULL, OPT_MIN_BACKOFF},
         {"max-backoff", required_argument, NULL, OPT_MAX_BACKOFF},
         {"max-lifetime", required_argument, NULL, OPT_MAX_LIFETIME},
-        {"max-size", required_argument, NULL, OPT_MAX_SIZE},
-        {"max-rcpt", required_argument, NULL, OPT_MAX_RCPT},
         {"hopcount-limit", required_argument, NULL, OPT_HOPCOUNT_LIMIT},
         {"no-bounces", no_argument, NULL, OPT_NO_BOUNCES},
         {"bounce-to-postmaster", required_argument, NULL, OPT_BOUNCE_TO_POSTMASTER},
         {"in-flow-delay", required_argument, NULL, OPT_IN_FLOW_DELAY},
         {"in-flow-limit", required_argument, NULL, OPT_IN_FLOW_LIMIT},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
-        {"min-data-rate", required_argument, NULL, OPT_MIN_DATA_RATE},
-        {"error-limit", required_argument, NULL, OPT_ERROR_LIMIT},
         {"max-sessions", required_argument, NULL, OPT_MAX_SESSIONS},
-        {"tls", no_argument, NULL, OPT_TLS},
-        {"tls-cert", required_argument, NULL, OPT_TLS_CERT},
-        {"tls-key", required_argument, NULL, OPT_TLS_KEY},
         {"hop-timeout", required_argument, NULL, OPT_HOP_TIMEOUT},
         {"reply-delay", required_argument, NULL, OPT_REPLY_DELAY},
         {"hop-tls", required_argument, NULL, OPT_HOP_TLS},
-        {"bare-lf", required_argument, NULL, OPT_BARE_LF},
         {"backlog", required_argument, NULL, OPT_BACKLOG},
         {"hostname", required_argument, NULL, OPT_HOSTNAME},
         {"stats-interval", required_argument, NULL, OPT_STATS_INTERVAL},
         {"port-file", required_argument, NULL, OPT_PORT_FILE},
         {"no-summary", no_argument, NULL, OPT_NO_SUMMARY},
         {"verbose", no_argument, NULL, 'v'},
+        SMTP_SERVER_OPTS_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
     };
     struct optgroup_values common;
@@ -244,24 +224,21 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
     opts->max_sessions = 100; /* Postfix's default_process_limit */
     opts->model = NULL;       /* the profile's MTA's, where there is one (relay_model_default) */
     opts->hash_depth = 1;
-    opts->cleanup_threads = 20;
+    opts->cleanup_threads = RELAY_CLEANUP_THREADS_DEFAULT;
     opts->threads = 1;
     opts->qmgr = RELAY_QMGR_SINGLE;
-    opts->concurrency = 20;
+    opts->concurrency = RELAY_CONCURRENCY_DEFAULT;
     opts->active_limit = 20000;
     opts->min_backoff_ns = 1 * CLOCK_NS_PER_SEC;
     opts->max_backoff_ns = 10 * CLOCK_NS_PER_SEC;
     opts->max_lifetime_ns = 5ULL * 86400 * CLOCK_NS_PER_SEC;
-    opts->max_size = 10240000;
-    opts->max_rcpt = 1000;
+    smtp_server_opts_init(&opts->server);
     opts->hopcount_limit = 50; /* Postfix's hopcount_limit */
     opts->in_flow_delay = 1;
     opts->in_flow_limit = 100;
     opts->timeout = 300;
-    opts->error_limit = 20; /* Postfix's smtpd_hard_error_limit */
     opts->hop_timeout = 30;
     opts->backlog = 1024;
-    opts->bare_lf = SMTP_BARE_LF_NORMALIZE;
     opts->hostname = "spoolsim.localdomain";
     while ((ch = optgroup_getopt(&g, argc, argv)) != -1) {
         switch (ch) {
@@ -304,10 +281,11 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             opts->hash_depth = (int)optarg_count(optarg, "--hash-depth", 0, 4);
             break;
         case OPT_CLEANUP_THREADS:
-            opts->cleanup_threads = (unsigned)optarg_count(optarg, "--cleanup-threads", 1, 1000);
+            opts->cleanup_threads =
+                (unsigned)optarg_count(optarg, "--cleanup-threads", 1, RELAY_CLEANUP_THREADS_MAX);
             break;
         case OPT_THREADS:
-            opts->threads = (unsigned)optarg_count(optarg, "--threads", 1, 64);
+            opts->threads = (unsigned)optarg_count(optarg, "--threads", 1, RELAY_THREADS_MAX);
             break;
         case OPT_QMGR:
             if (strcmp(optarg, "single") == 0)
@@ -318,7 +296,8 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
                 msg_usage("bad --qmgr \"%s\" (single or pool)", optarg);
             break;
         case OPT_CONCURRENCY:
-            opts->concurrency = (unsigned)optarg_count(optarg, "--concurrency", 1, 10000);
+            opts->concurrency =
+                (unsigned)optarg_count(optarg, "--concurrency", 1, RELAY_CONCURRENCY_MAX);
             break;
         case OPT_ACTIVE_LIMIT:
             opts->active_limit = (unsigned)optarg_count(optarg, "--active-limit", 1, 10000000);
@@ -332,17 +311,11 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         case OPT_MAX_LIFETIME:
             opts->max_lifetime_ns = duration(optarg, "--max-lifetime", 0, 100 * 86400.0);
             break;
-        case OPT_MAX_SIZE:
-            opts->max_size = optarg_size(optarg, "--max-size", 1);
-            break;
         case OPT_IN_FLOW_DELAY:
             opts->in_flow_delay = optarg_seconds_in(optarg, "--in-flow-delay", 0, 10);
             break;
         case OPT_IN_FLOW_LIMIT:
             opts->in_flow_limit = (unsigned)optarg_count(optarg, "--in-flow-limit", 1, 1000000);
-            break;
-        case OPT_MAX_RCPT:
-            opts->max_rcpt = (unsigned)optarg_count(optarg, "--max-rcpt", 1, 100000);
             break;
         case OPT_HOPCOUNT_LIMIT:
             opts->hopcount_limit = (unsigned)optarg_count(optarg, "--hopcount-limit", 1, 1000);
@@ -361,24 +334,8 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             opts->timeout =
                 optarg_seconds_in(optarg, "--timeout", OPTARG_TIMEOUT_MIN, OPTARG_LONG_MAX);
             break;
-        case OPT_MIN_DATA_RATE:
-            opts->min_data_rate = (double)optarg_count(optarg, "--min-data-rate", 1, 1u << 30);
-            break;
         case OPT_MAX_SESSIONS:
             opts->max_sessions = (unsigned)optarg_count(optarg, "--max-sessions", 1, 1000000);
-            break;
-        case OPT_ERROR_LIMIT:
-            opts->error_limit = (unsigned)optarg_count(optarg, "--error-limit", 1, 100000);
-            break;
-        case OPT_TLS:
-            opts->tls = 1;
-            break;
-        case OPT_TLS_CERT:
-            opts->tls_cert = optarg;
-            opts->tls = 1;
-            break;
-        case OPT_TLS_KEY:
-            opts->tls_key = optarg;
             break;
         case OPT_HOP_TIMEOUT:
             opts->hop_timeout =
@@ -399,10 +356,6 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             else
                 msg_usage("bad --hop-tls \"%s\" (none, may or encrypt)", optarg);
             break;
-        case OPT_BARE_LF:
-            if (smtp_data_bare_lf_parse(optarg, &opts->bare_lf) != 0)
-                msg_usage("bad --bare-lf \"%s\" (strict, normalize or lenient)", optarg);
-            break;
         case OPT_BACKLOG:
             opts->backlog = (unsigned)optarg_count(optarg, "--backlog", 1, 65535);
             break;
@@ -422,10 +375,12 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             opts->verbose++;
             break;
         default:
-            msg_panic("option %d not handled", ch);
+            if (!smtp_server_opts_parse(&opts->server, ch, optarg))
+                msg_panic("option %d not handled", ch);
         }
     }
     optgroup_end(&g);
+    smtp_server_opts_end(&opts->server);
     opts->json = common.json;
     opts->stats_interval = common.interval;
     opts->csv = common.csv;
@@ -437,8 +392,6 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         msg_usage("-u needs the relay's own spool (--profile postfix)");
     if (opts->no_bounces && opts->bounce_to_postmaster)
         msg_usage("--bounce-to-postmaster has nothing to do with --no-bounces");
-    if (opts->tls_key && !opts->tls_cert)
-        msg_usage("--tls-key needs --tls-cert");
     if (opts->min_backoff_ns > opts->max_backoff_ns)
         msg_usage("--min-backoff is longer than --max-backoff");
     if (opts->threads > opts->cleanup_threads)

@@ -17,7 +17,8 @@
 #include <stdint.h>
 
 #include "pf_spool.h"
-#include "smtp_data.h"
+#include "relay_limits.h"
+#include "smtp_server_opts.h"
 
 enum relay_hop_kind { RELAY_HOP_DISCARD, RELAY_HOP_SMTP, RELAY_HOP_MAILDIR };
 
@@ -54,26 +55,20 @@ struct relay_options {
     unsigned concurrency;  /* connections to the next hop */
     unsigned active_limit; /* messages in active/ at once */
     uint64_t min_backoff_ns, max_backoff_ns, max_lifetime_ns;
-    uint64_t max_size;
-    unsigned max_rcpt;
     unsigned hopcount_limit; /* Received: headers (ours too) from which a message is refused */
     int no_bounces;                   /* --no-bounces: drop what fails, with no notification */
     const char *bounce_to_postmaster; /* where a failed notification goes; NULL: discarded */
     double in_flow_delay;             /* seconds; 0 disables flow control */
     unsigned in_flow_limit;           /* tokens, as Postfix's default_process_limit */
     double timeout;                   /* client idle time, seconds */
-    double min_data_rate;             /* bytes/s owed in DATA after the timeout; 0 = none */
-    unsigned error_limit;             /* protocol errors before 421 */
     unsigned max_sessions;            /* client sessions at once; the rest wait in the backlog */
-    int tls;                          /* offer STARTTLS */
-    const char *tls_cert, *tls_key;
+    struct smtp_server_opts server;   /* limits, --bare-lf, STARTTLS */
     double reply_delay; /* seconds each reply to a client is held: a client that far away; 0 none */
     double hop_timeout; /* next hop reply time, seconds */
     enum relay_hop_tls hop_tls;
     double stats_interval; /* --interval: the timeline's and the queue-depth samples' period */
     const char *csv;       /* --csv FILE: the timeline */
     unsigned backlog;
-    enum smtp_bare_lf_policy bare_lf;
     const char *hostname;
     const char *port_file;
     const char *json;

@@ -287,7 +287,7 @@ static void transaction_reset(struct relay_session *s)
 
 static void protocol_error(struct relay_session *s, const char *text)
 {
-    if (++s->errors >= s->relay->opts->error_limit) {
+    if (++s->errors >= s->relay->opts->server.error_limit) {
         s->relay->stats.error_closes++;
         reply(s, "421 4.7.0 Error: too many errors");
         close_after_flush(s);
@@ -303,7 +303,7 @@ static void on_content(void *arg, const char *buf, size_t len)
     struct relay_session *s = arg;
 
     s->message_bytes += len;
-    if (s->message_bytes > s->relay->opts->max_size)
+    if (s->message_bytes > s->relay->opts->server.max_size)
         s->oversize = 1;
     received_counter_feed(&s->hops, buf, len);
     if (!s->oversize && !s->stream_errno)
@@ -413,7 +413,7 @@ static void begin_message(struct relay_session *s)
     add_received(s, s->msg);
     received_counter_init(&s->hops);
     s->conn.in_data = 1;
-    smtp_data_init(&s->conn.data, s->relay->opts->bare_lf);
+    smtp_data_init(&s->conn.data, s->relay->opts->server.bare_lf);
     data_deadline_start(&s->data_deadline, &s->conn.data);
 }
 
@@ -572,7 +572,7 @@ static void handle_command(struct relay_session *s, const char *line, size_t len
         }
         break;
     case SMTP_VERB_MAIL:
-        if (cmd.has_size && cmd.size > opts->max_size) {
+        if (cmd.has_size && cmd.size > opts->server.max_size) {
             reply(s, "552 5.3.4 Message size exceeds fixed limit");
             break;
         }
@@ -582,7 +582,7 @@ static void handle_command(struct relay_session *s, const char *line, size_t len
         reply_spent(s, "250 2.1.0 Ok", relay_model_command_ns(s->relay->model, 0));
         break;
     case SMTP_VERB_RCPT:
-        if (s->rcpt_count >= opts->max_rcpt) {
+        if (s->rcpt_count >= opts->server.max_rcpt) {
             reply(s, "452 4.5.3 Error: too many recipients");
             break;
         }
@@ -747,8 +747,8 @@ void relay_smtpd_accept(struct relay_loop *loop, int fd, const struct sockaddr *
     }
     smtp_server_direct_read(&s->conn); /* one read() per event, as smtp-sink (bev_in.h) */
     smtp_seq_init(&s->seq);
-    data_deadline_init(&s->data_deadline, loop->base, r->opts->timeout, r->opts->min_data_rate,
-                       on_data_too_slow, s);
+    data_deadline_init(&s->data_deadline, loop->base, r->opts->timeout,
+                       r->opts->server.min_data_rate, on_data_too_slow, s);
     s->next = loop->sessions;
     if (loop->sessions)
         loop->sessions->prev = s;
@@ -784,9 +784,9 @@ void relay_smtpd_build_ehlo(struct relay *r)
         "250 8BITMIME\r\n";
 
     snprintf(r->ehlo_reply, sizeof(r->ehlo_reply), format, r->opts->hostname,
-             (unsigned long long)r->opts->max_size, r->tls_ctx ? "250-STARTTLS\r\n" : "");
+             (unsigned long long)r->opts->server.max_size, r->tls_ctx ? "250-STARTTLS\r\n" : "");
     snprintf(r->ehlo_reply_tls, sizeof(r->ehlo_reply_tls), format, r->opts->hostname,
-             (unsigned long long)r->opts->max_size, "");
+             (unsigned long long)r->opts->server.max_size, "");
 }
 
 void relay_smtpd_free_all(struct relay *r)

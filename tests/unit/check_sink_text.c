@@ -81,7 +81,7 @@ START_TEST(test_ehlo_reply)
 
     memset(&opts, 0, sizeof(opts));
     opts.hostname = "sink.test";
-    opts.max_size = 1000;
+    opts.server.max_size = 1000;
     ehlo = sink_text_ehlo(&opts, 1);
     ck_assert_ptr_nonnull(strstr(ehlo, "250-sink.test\r\n250-PIPELINING\r\n250-SIZE 1000\r\n"));
     ck_assert_ptr_nonnull(strstr(ehlo, "250-STARTTLS\r\n"));
@@ -89,7 +89,7 @@ START_TEST(test_ehlo_reply)
     free(ehlo);
     opts.no_pipelining = opts.no_dsn = opts.no_auth = opts.no_xclient = opts.no_xforward = 1;
     opts.no_8bitmime = opts.no_enhanced = 1;
-    opts.max_size = 0;
+    opts.server.max_size = 0;
     ehlo = sink_text_ehlo(&opts, 0);
     ck_assert_str_eq(ehlo, "250 sink.test\r\n");
     free(ehlo);
