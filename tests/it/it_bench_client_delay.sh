@@ -62,7 +62,7 @@ PIDS="$PIDS $client"
 slow_real=$(pgrep -P "$slow_PID" spoolsim || echo "$slow_PID")
 # accepted by the relay (not only in its backlog), its greeting held
 accepted() { ss -Htanp state established "( sport = :$slow_PORT )" | grep -q "pid=$slow_real,"; }
-check "the relay holds the client's connection" wait_until 10 accepted
+check "the relay holds the client's connection" wait_until 20 accepted
 t0=$(date +%s)
 kill -TERM "$slow_PID"
 wait "$slow_PID"

@@ -81,25 +81,33 @@ check "  and only once" test "$(grep -c "listening on" "$WORK/relay.err")" = 1
 # 3 s, a next hop that defers every recipient after its 60th message. The
 # rate in is the clients' (not 300 over the 0.6 s until the last delivery),
 # in the report at SIGUSR1 mid-run as at the end (before: 500/s and more).
-# The bounds are wide: a stalled machine delays arrivals and bunches them.
+# A busy machine's clients fall behind their 100/s (49/s seen at a load of
+# 28): mid-run the rate is held to at most 150/s, at the end to within 30 %
+# of the rate the clients themselves report.
 start_sink failing --fault rcpt:450@60 127.0.0.1:0 100
 start_relay rates --spool "$WORK/rates.spool" --next-hop "127.0.0.1:$failing_PORT" \
     --min-backoff 1h --max-backoff 1h --json "$WORK/rates.json"
-timeout 60 "$SOURCE" -s 4 --rate 100 -m 300 "127.0.0.1:$rates_PORT" >"$WORK/rates.src" 2>&1 &
+timeout 60 "$SOURCE" -s 4 --rate 100 -m 300 --json "$WORK/rates.src.json" "127.0.0.1:$rates_PORT" \
+    >"$WORK/rates.src" 2>&1 &
 src=$!
 PIDS="$PIDS $src"
 relay=$(pgrep -P "$rates_PID" spoolsim || echo "$rates_PID")
 deferred_100() { [ "$(find "$WORK/rates.spool/deferred" -type f | wc -l)" -ge 100 ]; }
 check "100 messages deferred, the clients still sending" wait_until 30 deferred_100
 check "SIGUSR1: the JSON so far, whole" json_so_far "$relay" "$WORK/rates.json"
-rates_ok() { # JSON, what the run has done by then
+rates_ok() { # JSON, what the run has done by then[, the clients' JSON]
     python3 - "$@" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 rin, rout = r["messages_in_per_s"], r["messages_out_per_s"]
 print(f"  {sys.argv[2]}: in {r['messages_in']} at {rin:.1f}/s over {r['in_window_s']:.3f} s, "
       f"out {r['messages_out']} at {rout:.1f}/s over {r['out_window_s']:.3f} s, busy {r['busy_s']:.3f} s")
-assert 50 <= rin <= 150, "the rate in is not the clients' 100/s"
+assert 0 < rin <= 150, "the rate in is above the clients' 100/s"
+if len(sys.argv) > 3:
+    src = json.load(open(sys.argv[3]))
+    sent = src["attempted"] / src["elapsed_s"]
+    print(f"  the clients: {src['attempted']} at {sent:.1f}/s over {src['elapsed_s']:.3f} s")
+    assert abs(rin / sent - 1) < 0.3, "the rate in is not the clients'"
 assert rout <= 150, "more out than could come in"
 assert 0 < r["messages_out"] < r["messages_in"]
 assert r["busy_s"] >= r["in_window_s"] >= r["out_window_s"] > 0
@@ -110,10 +118,11 @@ check "SIGUSR1 mid-run, the hop failing: the rate in is the clients'" rates_ok "
 check "the clients are done" wait "$src"
 stop "$rates_PID"
 stop "$failing_PID"
-check "at the end: the rate in is the clients'" rates_ok "$WORK/rates.json" "at the end"
+check "at the end: the rate in is the clients'" rates_ok "$WORK/rates.json" "at the end" \
+    "$WORK/rates.src.json"
 check "  all 300 came in" test "$(json_get "$WORK/rates.json" messages_in)" = 300
 check "  the text names each window" \
-    grep -Eq "^received 300 \(([5-9][0-9]|1[0-4][0-9])\.[0-9] msgs/s over [0-9.]+ s, first in to last in\), delivered [0-9]+ \([0-9.]+ msgs/s over [0-9.]+ s, first in to last out\); busy [0-9.]+ s " \
+    grep -Eq "^received 300 \([0-9]+\.[0-9] msgs/s over [0-9.]+ s, first in to last in\), delivered [0-9]+ \([0-9.]+ msgs/s over [0-9.]+ s, first in to last out\); busy [0-9.]+ s " \
     "$WORK/rates.err"
 
 # -- each mount option once; a note for a spool in memory

@@ -14,6 +14,9 @@
 S=$(realpath "$top_builddir/spoolsim/spoolsim")
 SRC=$(realpath "$SOURCE")
 RUN="$top_srcdir/bench/multi-host/run-parallel.sh"
+# How far ahead the hosts start: every ssh login must be done by then, and
+# on a busy machine (load 28) three took over 15 s.
+LEAD=20
 N=3
 
 [ "$(id -u)" = 0 ] || skip "needs root: the load hosts are network namespaces, each with an sshd run as root"
@@ -131,7 +134,7 @@ sessions() {
 # without a merge, naming it; the other host's result stays in DIR.
 start_sink sink1 --json "$WORK/sink1.json" "$NET.1:0" 100 || exit 1
 printf '%s\n' "$NET.11" "nobody@$NET.12" >"$WORK/fail.hosts"
-timeout 120 "$RUN" -d 5 -o "$WORK/out" "${ssh_opts[@]}" "$WORK/fail.hosts" "$NET.1:$sink1_PORT" "${LOAD[@]}" \
+timeout 120 "$RUN" -d "$LEAD" -o "$WORK/out" "${ssh_opts[@]}" "$WORK/fail.hosts" "$NET.1:$sink1_PORT" "${LOAD[@]}" \
     >"$WORK/fail.out" 2>&1
 check "a host refusing the login: exit 1" test $? = 1
 check "  ... saying so" grep -q "1 of 2 hosts failed" "$WORK/fail.out"
@@ -150,10 +153,10 @@ start_sink sink --json "$WORK/sink.json" "$NET.1:0" 100 || exit 1
     done
 } >"$WORK/hosts"
 t0=$SECONDS
-timeout 120 "$RUN" -d 5 -o "$WORK/out" "${ssh_opts[@]}" "$WORK/hosts" "$NET.1:$sink_PORT" "${LOAD[@]}" \
+timeout 120 "$RUN" -d "$LEAD" -o "$WORK/out" "${ssh_opts[@]}" "$WORK/hosts" "$NET.1:$sink_PORT" "${LOAD[@]}" \
     >"$WORK/run.out" 2>&1
 st=$?
-echo "# run-parallel.sh took $((SECONDS - t0)) s (a start 5 s ahead)"
+echo "# run-parallel.sh took $((SECONDS - t0)) s (a start $LEAD s ahead)"
 check "run-parallel.sh over $N hosts: exit 0" test $st = 0
 stop "$sink_PID"
 sed 's/^/# /' "$WORK/run.out"

@@ -65,7 +65,7 @@ fake() {
         "$WORK/cert.pem" "$WORK/key.pem" >"$WORK/fake.$mode" 2>&1 &
     local fpid=$!
     PIDS="$PIDS $fpid"
-    wait_until 10 test -s "$WORK/fake.port" || { echo "fake_server.py $mode did not start"; return 1; }
+    wait_until 30 test -s "$WORK/fake.port" || { echo "fake_server.py $mode did not start"; return 1; }
     timeout 30 "$SOURCE" "$@" -l 300 --json "$WORK/src.$mode.json" \
         "127.0.0.1:$(cat "$WORK/fake.port")" >"$WORK/src.$mode" 2>&1
     echo $? >"$WORK/src.$mode.status"
