@@ -212,8 +212,10 @@ start_sink() {
 started() {
     local name=$1 pid=$2 portfile="$WORK/$1.port"
     PIDS="$PIDS $pid"
-    # 10 s: a sanitizer build's start on a loaded machine can take several
-    wait_until 10 port_file_or_gone "$portfile" "$pid"
+    # 60 s, since a server that is alive is still starting: a sanitizer
+    # build on a loaded machine takes several, and a relay whose model
+    # comes from another machine first measures this one (7.6 s at load 28)
+    wait_until 60 port_file_or_gone "$portfile" "$pid"
     if [ ! -s "$portfile" ]; then
         echo "$3 did not start:" >&2
         cat "$WORK/$name.err" >&2
@@ -237,9 +239,10 @@ free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
-# wait_port PORT: until something listens on 127.0.0.1:PORT (5 s at most).
+# wait_port PORT: until something listens on 127.0.0.1:PORT (30 s at most:
+# Python helpers start slowly on a loaded machine).
 wait_port() {
-    wait_until 5 python3 -c "import socket,sys; s=socket.socket(); sys.exit(s.connect_ex(('127.0.0.1',$1)))"
+    wait_until 30 python3 -c "import socket,sys; s=socket.socket(); sys.exit(s.connect_ex(('127.0.0.1',$1)))"
 }
 
 # json_complete FILE: FILE holds a whole JSON document (one written in place,

@@ -76,7 +76,7 @@ at_limit() {
     (ulimit -n 64 && exec timeout 120 "$@" --port-file "$WORK/$name.port" 2>"$WORK/$name.err") &
     pid=$!
     PIDS="$PIDS $pid"
-    check "$name: started" wait_until 10 test -s "$WORK/$name.port" || return
+    check "$name: started" wait_until 30 test -s "$WORK/$name.port" || return
     port=$(cat "$WORK/$name.port")
     exec {early}<>/dev/tcp/127.0.0.1/"$port"
     read -r -t 5 greeting <&"$early"

@@ -15,8 +15,8 @@ S=$(realpath "$top_builddir/spoolsim/spoolsim")
 SRC=$(realpath "$SOURCE")
 RUN="$top_srcdir/bench/multi-host/run-parallel.sh"
 # How far ahead the hosts start: every ssh login must be done by then, and
-# on a busy machine (load 28) three took over 15 s.
-LEAD=20
+# on a busy machine (load 36) one took 23.6 s.
+LEAD=30
 N=3
 
 [ "$(id -u)" = 0 ] || skip "needs root: the load hosts are network namespaces, each with an sshd run as root"

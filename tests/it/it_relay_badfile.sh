@@ -60,8 +60,8 @@ PIDS="$PIDS $hold"
 exec 7>"$WORK/hold.in"
 # fd_failures N: the relay has said N times or more that descriptors were short.
 fd_failures() { [ "$(grep -Ec "cannot (activate|read).*Too many open files" "$WORK/fd.err")" -ge "$1" ]; }
-check "descriptors: the activation failed for want of them" wait_until 20 fd_failures 1
-check "descriptors: retried in vain while they are short, with back-off" wait_until 20 fd_failures 2
+check "descriptors: the activation failed for want of them" wait_until 60 fd_failures 1
+check "descriptors: retried in vain while they are short, with back-off" wait_until 60 fd_failures 2
 check "descriptors: the message waits in active/" test -n "$(find "$SP/active" -type f)"
 exec 7>&-
 wait "$hold"

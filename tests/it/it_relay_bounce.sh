@@ -237,7 +237,7 @@ ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
     --next-hop "127.0.0.1:$hop_PORT" -v 2>"$WORK/relay7.err" &
 relay7_PID=$!
 PIDS="$PIDS $relay7_PID"
-check "relay started under strace" wait_until 10 test -s "$portfile"
+check "relay started under strace" wait_until 30 test -s "$portfile"
 check "a message to a refused recipient (traced)" \
     send "$(cat "$portfile")" alice@example.org "traced" reject-bob@example.net
 check "the spool drains" wait_spool_empty "$SPOOL7" 30

@@ -20,6 +20,9 @@ for cycle in $(seq 1 "$CYCLES"); do
     timeout 60 "$SOURCE" -s 20 -m 5000 --ignore-failures --size uniform:500:8000 \
         --msg-log "$WORK/src.$cycle.log" "127.0.0.1:$relay_PORT" >"$WORK/src.$cycle.out" 2>&1 &
     src_pid=$!
+    # The kill comes at a random moment once mail is being acknowledged (on a
+    # busy machine a fixed delay could fall before the first 250).
+    wait_until 60 test -s "$WORK/src.$cycle.log" || echo "cycle $cycle: no message acknowledged in 60 s"
     sleep "0.$((RANDOM % 9 + 1))"
     kill -KILL "$relay_real"
     wait "$src_pid"

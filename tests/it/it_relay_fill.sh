@@ -41,7 +41,7 @@ trap 'unmount_and_cleanup "$MNT1" "$MNT2"' EXIT
 # banner PORT: wait for the relay's 220. The relay recovers its spool
 # before its event loop runs, so after the banner recovery is over.
 banner() {
-    timeout 10 python3 - "$1" <<'PY'
+    timeout 30 python3 - "$1" <<'PY'
 import socket, sys, time
 for _ in range(100):
     try:

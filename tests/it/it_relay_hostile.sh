@@ -16,7 +16,7 @@ modes=longline,endless,early,stall,dropmail,dropdot,garbage,dropmail,early,dropd
 timeout 120 python3 "$top_srcdir/tests/helpers/hostile_hop.py" "$WORK/hop.port" "$sink_PORT" "$modes" \
     2>"$WORK/hop.err" &
 PIDS="$PIDS $!"
-check "hostile hop started" wait_until 10 test -s "$WORK/hop.port"
+check "hostile hop started" wait_until 30 test -s "$WORK/hop.port"
 SPOOL=$WORK/spool
 start_relay relay --spool "$SPOOL" --next-hop "127.0.0.1:$(cat "$WORK/hop.port")" \
     --concurrency 2 --hop-timeout 1 --min-backoff 100ms --max-backoff 300ms \
@@ -42,7 +42,7 @@ start_sink sink2 --msg-log "$WORK/sink2.log" 127.0.0.1:0 100 || exit 1
 timeout 120 python3 "$top_srcdir/tests/helpers/hostile_hop.py" "$WORK/sync.port" "$sink2_PORT" sync \
     2>"$WORK/sync.err" &
 PIDS="$PIDS $!"
-check "the synchronization-checking hop started" wait_until 10 test -s "$WORK/sync.port"
+check "the synchronization-checking hop started" wait_until 30 test -s "$WORK/sync.port"
 SYNC_PORT=$(cat "$WORK/sync.port")
 # The proxy must catch a client that pipelines, or its silence proves nothing.
 exec {probe}<>/dev/tcp/127.0.0.1/"$SYNC_PORT"
@@ -72,7 +72,7 @@ if command -v openssl >/dev/null; then
         "$WORK/cert.pem" "$WORK/key.pem" >"$WORK/fake.out" 2>&1 &
     fake_pid=$!
     PIDS="$PIDS $fake_pid"
-    check "the injecting hop started" wait_until 10 test -s "$WORK/fake.port"
+    check "the injecting hop started" wait_until 30 test -s "$WORK/fake.port"
     start_relay relay3 --spool "$WORK/spool3" --next-hop "127.0.0.1:$(cat "$WORK/fake.port")" \
         --hop-tls encrypt --concurrency 1 --json "$WORK/relay3.json" || exit 1
     check "3 messages for a hop that injects a reply with its 220" to "$WORK/src4.out" \

@@ -22,7 +22,7 @@ liar_run() {
     timeout 120 python3 "$top_srcdir/tests/helpers/hostile_hop.py" "$WORK/$name.hop.port" \
         "${!sink_port_var}" "$modes" 2>"$WORK/$name.hop.err" &
     PIDS="$PIDS $!"
-    check "$name: hop started" wait_until 10 test -s "$WORK/$name.hop.port"
+    check "$name: hop started" wait_until 30 test -s "$WORK/$name.hop.port"
     start_relay "${name}_relay" --spool "$WORK/$name.spool" \
         --next-hop "127.0.0.1:$(cat "$WORK/$name.hop.port")" -v --concurrency 1 --hop-timeout 5 \
         --min-backoff 100ms --max-backoff 300ms --json "$WORK/$name.relay.json" || return 1

@@ -166,7 +166,7 @@ for i in 1 2 3; do
     "$RELAY" relay --listen 127.0.0.1:0 --port-file "$WORK/early.port" --spool "$WORK/early.spool" \
         --next-hop 127.0.0.1:9 --threads 4 --model none 2>"$WORK/early.err" &
     pid=$!
-    wait_until 10 test -s "$WORK/early.port" || early="$early no-port-file"
+    wait_until 30 test -s "$WORK/early.port" || early="$early no-port-file"
     kill -TERM "$pid"
     wait "$pid"
     early="$early $?$(grep -q '^received ' "$WORK/early.err" && echo +summary)"
