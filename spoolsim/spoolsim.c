@@ -50,7 +50,8 @@ static void usage(FILE *fp)
     for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
         fprintf(fp, "  %-10s %s\n", subcommands[i].name, subcommands[i].summary);
     fprintf(fp, "\nspoolsim help COMMAND (or spoolsim COMMAND --help, or -h) describes a "
-                "command.\n");
+                "command;\nits manual page is spoolsim-COMMAND(1), and spoolsim(1) is the "
+                "overview.\n");
 }
 
 int main(int argc, char **argv)

@@ -1,29 +1,38 @@
 #!/bin/sh
-# it_man_options.sh - every command-line option is documented.
+# it_man_options.sh - every command's options are in its own man page, and
+# its page documents no option it does not have.
 #
-# For each program and subcommand, read the option letters from the
-# getopt_long() string and the long option names from the long_options[]
-# table of the options source file, and check that the program's man page
-# mentions each one (-x or --name, written \-x, \fB\-x\fR, \-\-name ...).
-# The options the spoolsim subcommands share are those of the option
-# groups (common/util/optgroup.c's entries[] table): each of them too.
-# Prints one line per missing option and exits 1 if any is missing, 0
-# otherwise. Files are found through $top_srcdir (default: the directory
-# above this script), as automake's AM_TESTS_ENVIRONMENT sets it.
+# Each program, and each spoolsim command, prints its option table with
+# --list-options: one option a line (-x, --name, "=" after one that takes
+# a value), the table its option parser takes and the shell completion
+# reads. Each option must appear in the command's own page (smtp-source in
+# man/smtp-source.1, spoolsim relay in man/spoolsim-relay.1, ...) as -x or
+# --name (written \-x, \fB\-x\fR, \-\-name ...): not in another command's
+# page. The other way round, every option named in the tag of an item of
+# the page's OPTIONS section must be in the command's table, so that an
+# option the command dropped does not stay documented. spoolsim's own
+# table lists its commands: each must be named in spoolsim(1), the
+# overview, and each but source and sink (whose pages the build makes from
+# smtp-source.1 and smtp-sink.1) must have its page.
+# Before the real pages, a copy of man/spoolsim-relay.1 with one option
+# taken out, and one with an option added, show that both checks fail.
+# Prints one line per problem and exits 1 if there is any, 0 otherwise.
+# The programs are found through $top_builddir, the pages through
+# $top_srcdir (default: the top of this tree), as automake's
+# AM_TESTS_ENVIRONMENT sets them.
 
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
+top_builddir=${top_builddir:-$top_srcdir}
+SPOOLSIM=$top_builddir/spoolsim/spoolsim
 
-# Bytes, not characters: a source with UTF-8 text must not stop a pattern.
+# Bytes, not characters: a page with UTF-8 text must not stop a pattern.
 LC_ALL=C
 export LC_ALL
 
+work=$(mktemp -d "${TMPDIR:-/tmp}/it_man_options.XXXXXX") || exit 1
+trap 'rm -rf "$work"' EXIT
 checked=0
-missing=0
-
-fail() {
-    echo "it_man_options: $*" >&2
-    missing=$((missing + 1))
-}
+problems=0
 
 # The man page as plain text: comments dropped, font and other escapes
 # removed, \- and \(hy turned into "-".
@@ -40,133 +49,114 @@ man_text() {
         "$1"
 }
 
-# The getopt_long() option string of a C file: every string literal
-# between "getopt_long(" (or optarg_getopt(), its wrapper in optarg.h, or
-# optgroup_init(), which takes a command's own letters) and
-# "long_options", joined; GNU's leading "+", "-" and ":" flags and the ":"
-# argument markers dropped.
-short_options() {
-    tr '\n' ' ' <"$1" |
-        sed -n 's/.*\(getopt_long\|optarg_getopt\|optgroup_init\)(\(.*\)/\2/p' |
-        sed 's/long_options.*//' |
-        grep -o '"[^"]*"' |
-        tr -d '"\n' |
-        sed -e 's/^[-+:]*//' -e 's/://g'
-}
-
-# The names in the long_options[] table of a C file, one per line.
-long_options() {
-    sed -n '/long_options\[\][[:space:]]*=/,/};/p' "$1" |
-        grep -o '{[[:space:]]*"[^"]*"' |
-        sed -e 's/^{[[:space:]]*"//' -e 's/"$//'
-}
-
-# The option groups' entries (optgroup.c): one line each, "NAME LETTER",
-# LETTER "-" for an option with no letter.
-group_options() {
-    tr '\n' ' ' <"$1" |
-        grep -o '{OPTGROUP_[A-Z_]*,[[:space:]]*{"[^"]*",[^}]*}' |
-        sed -e 's/^{OPTGROUP_[A-Z_]*,[[:space:]]*{"\([^"]*\)",.*,[[:space:]]*\([^,}]*\)}$/\1 \2/' \
-            -e "s/ '\\(.\\)'\$/ \\1/" -e 's/ [A-Z_][A-Z_0-9]*$/ -/'
-}
-
-# mentions TEXTFILE OPTION: OPTION ("-x" or "--name") appears as a whole
-# word: not inside a longer option, not followed by more name characters.
+# mentions TEXTFILE WORD: WORD ("-x", "--name" or a command) appears
+# whole: not inside a longer option, not followed by more name characters.
 mentions() {
     pattern=$(printf '%s\n' "$2" | sed 's/[][\.*^$+?(){}|/]/\\&/g')
     grep -E -q -e "(^|[^A-Za-z0-9-])$pattern([^A-Za-z0-9-]|\$)" "$1"
 }
 
-check_program() {
-    program=$1
-    source_file=$top_srcdir/$2
-    man_page=$top_srcdir/man/$program.1
+# option_tags PAGE: the options named in the tags of the OPTIONS section's
+# items (the line after each .TP), one per line.
+option_tags() {
+    awk '/^\.SH/ { opts = ($0 ~ /^\.SH "?OPTIONS"?[[:space:]]*$/); tp = 0; next }
+         opts && tp { print; tp = 0; next }
+         opts && /^\.TP/ { tp = 1 }' "$1" >"$work/tags"
+    man_text "$work/tags" |
+        grep -oE '(^|[^A-Za-z0-9-])--?[A-Za-z0-9][A-Za-z0-9-]*' |
+        sed 's/^[^-]*//' | sort -u
+}
 
-    for f in "$source_file" "$man_page"; do
-        if [ ! -r "$f" ]; then
-            fail "cannot read $f"
-            return
-        fi
-    done
-    text=$(mktemp "${TMPDIR:-/tmp}/it_man_options.XXXXXX") || exit 1
-    man_text "$man_page" >"$text"
-
-    letters=$(short_options "$source_file")
-    names=$(long_options "$source_file")
-    # A command with option groups may have no options of its own.
-    if ! grep -q 'optgroup_init(' "$source_file"; then
-        if [ -z "$letters" ]; then
-            fail "no getopt_long() option string found in $source_file"
-        fi
-        if [ -z "$names" ]; then
-            fail "no long_options[] table found in $source_file"
-        fi
+# check_page NAME PAGE OPTIONS_FILE: print a line for each option of
+# OPTIONS_FILE (a --list-options output) that PAGE does not name, and for
+# each option PAGE documents that OPTIONS_FILE does not have.
+check_page() {
+    if [ ! -r "$2" ]; then
+        echo "$1: no page $2"
+        return
     fi
-
-    rest=$letters
-    while [ -n "$rest" ]; do
-        letter=$(printf '%s' "$rest" | cut -c1)
-        rest=$(printf '%s' "$rest" | cut -c2-)
+    man_text "$2" >"$work/text"
+    sed 's/=$//' "$3" >"$work/options"
+    while read -r option; do
         checked=$((checked + 1))
-        mentions "$text" "-$letter" ||
-            fail "$program: option -$letter is not documented in man/$program.1"
+        mentions "$work/text" "$option" ||
+            echo "$1: option $option is not documented in $2"
+    done <"$work/options"
+    for option in $(option_tags "$2"); do
+        grep -q -x -F -e "$option" "$work/options" ||
+            echo "$1: $2 documents $option, which $1 does not have"
     done
-    for name in $names; do
-        checked=$((checked + 1))
-        mentions "$text" "--$name" ||
-            fail "$program: option --$name is not documented in man/$program.1"
-    done
-    rm -f "$text"
 }
 
-# check_groups PROGRAM FILE: every option of the groups in FILE's entries[].
-check_groups() {
-    man_page=$top_srcdir/man/$1.1
-    text=$(mktemp "${TMPDIR:-/tmp}/it_man_options.XXXXXX") || exit 1
-    man_text "$man_page" >"$text"
-    entries=$(group_options "$top_srcdir/$2")
-    [ -n "$entries" ] || fail "no option groups found in $2"
-    printf '%s\n' "$entries" | {
-        n=0
-        bad=0
-        while read -r name letter; do
-            n=$((n + 2))
-            mentions "$text" "--$name" || {
-                echo "it_man_options: $1: option --$name ($2) is not documented in man/$1.1" >&2
-                bad=$((bad + 1))
-            }
-            if [ "$letter" != - ]; then
-                mentions "$text" "-$letter" || {
-                    echo "it_man_options: $1: option -$letter ($2) is not documented in man/$1.1" >&2
-                    bad=$((bad + 1))
-                }
-            fi
-        done
-        echo "$n $bad" >"$text.count"
-    }
-    read -r n bad <"$text.count"
-    checked=$((checked + n))
-    missing=$((missing + bad))
-    rm -f "$text" "$text.count"
+# run_check NAME PAGE COMMAND...: check_page on COMMAND's --list-options.
+run_check() {
+    name=$1
+    page=$2
+    shift 2
+    if ! "$@" --list-options >"$work/list" 2>"$work/err" || [ ! -s "$work/list" ]; then
+        echo "it_man_options: $name --list-options failed: $(cat "$work/err")" >&2
+        problems=$((problems + 1))
+        return
+    fi
+    check_page "$name" "$page" "$work/list" >"$work/found"
+    sed 's/^/it_man_options: /' "$work/found" >&2
+    problems=$((problems + $(wc -l <"$work/found")))
 }
 
-check_program smtp-source smtp-source/source_options.c
-check_program smtp-sink smtp-sink/sink_options.c
-check_program spoolsim spoolsim/relay/relay_options.c
-check_program spoolsim spoolsim/drive/bench.c
-check_program spoolsim spoolsim/drive/sweep_options.c
-check_program spoolsim spoolsim/raw/raw.c
-check_program spoolsim spoolsim/drive/ab_options.c
-check_program spoolsim spoolsim/postmark/postmark.c
-check_program spoolsim spoolsim/plot/plot.c
-check_program spoolsim spoolsim/merge/merge.c
-check_program spoolsim spoolsim/crash/crash.c
-check_groups spoolsim common/util/optgroup.c
+[ -x "$SPOOLSIM" ] || {
+    echo "it_man_options: $SPOOLSIM is not built" >&2
+    exit 1
+}
 
-if [ "$missing" -gt 0 ]; then
-    echo "it_man_options: $missing problem(s) found" >&2
-    echo "it_man_options: $checked options checked"
+# The controls: one option fewer in a copy of the relay's page, one more.
+"$SPOOLSIM" relay --list-options >"$work/relay.list"
+relay_page=$top_srcdir/man/spoolsim-relay.1
+grep -v -e 'check\\-options' "$relay_page" >"$work/fewer.1"
+check_page relay "$work/fewer.1" "$work/relay.list" >"$work/found"
+grep -q -e 'option --check-options is not documented' "$work/found" || {
+    echo "it_man_options: control: a page without --check-options passed" >&2
+    problems=$((problems + 1))
+}
+sed '/^\.SH OPTIONS/a\
+.TP\
+.BR \\-\\-no\\-such\\-option\
+Gone.' "$relay_page" >"$work/more.1"
+check_page relay "$work/more.1" "$work/relay.list" >"$work/found"
+grep -q -e 'documents --no-such-option, which relay does not have' "$work/found" || {
+    echo "it_man_options: control: a page with --no-such-option passed" >&2
+    problems=$((problems + 1))
+}
+checked=0
+
+run_check smtp-source "$top_srcdir/man/smtp-source.1" "$top_builddir/smtp-source/smtp-source"
+run_check smtp-sink "$top_srcdir/man/smtp-sink.1" "$top_builddir/smtp-sink/smtp-sink"
+
+# spoolsim: its commands in the overview, then each command in its page.
+"$SPOOLSIM" --list-options >"$work/commands" || exit 1
+commands=$(grep -v -e '^-' "$work/commands")
+grep -e '^-' "$work/commands" >"$work/top"
+check_page spoolsim "$top_srcdir/man/spoolsim.1" "$work/top" >"$work/found"
+man_text "$top_srcdir/man/spoolsim.1" >"$work/overview"
+for command in $commands; do
+    checked=$((checked + 1))
+    mentions "$work/overview" "$command" ||
+        echo "spoolsim: command $command is not in man/spoolsim.1" >>"$work/found"
+    [ "$command" = help ] || mentions "$work/overview" "spoolsim-$command" ||
+        echo "spoolsim: man/spoolsim.1 does not name spoolsim-$command(1)" >>"$work/found"
+done
+sed 's/^/it_man_options: /' "$work/found" >&2
+problems=$((problems + $(wc -l <"$work/found")))
+for command in $commands; do
+    case $command in
+    help | source | sink) continue ;; # help is spoolsim(1); source, sink: above
+    esac
+    run_check "spoolsim $command" "$top_srcdir/man/spoolsim-$command.1" "$SPOOLSIM" "$command"
+done
+
+if [ "$problems" -gt 0 ]; then
+    echo "it_man_options: $problems problem(s) found" >&2
+    echo "it_man_options: $checked options and commands checked"
     exit 1
 fi
-echo "it_man_options: $checked options checked"
+echo "it_man_options: $checked options and commands checked"
 exit 0
