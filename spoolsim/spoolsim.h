@@ -22,7 +22,7 @@ int spoolsim_crash(int argc, char **argv);
 
 /*
  * companion.c: where spoolsim finds itself and the programs and scripts it
- * runs, as man/spoolsim.1 says ("Finding smtp-sink and smtp-source").
+ * runs, as man/spoolsim-bench.1 says ("Finding smtp-sink and smtp-source").
  *
  * companion_self(): this program's path (/proc/self/exe) in out (len
  * bytes); fatal if /proc cannot say or the path does not fit.

@@ -33,10 +33,7 @@ struct entry {
     const char *text;  /* its description; a %s, if any, is the default (default_text()) */
 };
 
-/*
- * Every group option, in --help's order. One line per option starting
- * {OPTGROUP_..., {"name", ...}: tests/it/it_man_options.sh reads them.
- */
+/* Every group option, in --help's order. */
 static const struct entry entries[] = {
     {OPTGROUP_LENGTH,
      {"duration", required_argument, NULL, 'd'},

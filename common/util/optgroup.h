@@ -16,7 +16,8 @@
  *
  * An option means one thing in every command that takes it: the table in
  * optgroup.c is the only place its name, value and help text are written
- * (tests/it/it_man_options.sh reads it to check man/spoolsim.1).
+ * (--list-options prints it; tests/it/it_man_options.sh checks each
+ * command's page against that).
  */
 #ifndef SPOOLSIM_OPTGROUP_H
 #define SPOOLSIM_OPTGROUP_H

@@ -1,6 +1,6 @@
 /*
  * spoolsim merge - the results of smtp-source on several hosts as one
- * report (see spoolsim(1), MERGE, and docs/multi-host.md).
+ * report (see spoolsim-merge(1) and docs/multi-host.md).
  *
  * The I/O around merge_data: read each result, hand it in, write the
  * merged summary (text on standard output, as smtp-source prints its own)

@@ -1,7 +1,7 @@
 /*
  * spoolsim plot - pictures of results: a throughput and queue-depth
  * timeline, latency-percentile curves, A/B bars, sweeps' load and
- * latency against offered rate (see spoolsim(1)).
+ * latency against offered rate (see spoolsim-plot(1)).
  *
  * The I/O around the pure modules: read the result files, ask plot_data
  * what each holds, lay the kinds out one under another with plot_draw,

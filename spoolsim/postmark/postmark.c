@@ -2,7 +2,7 @@
  * postmark - `spoolsim postmark [FILE]': the PostMark 1.53 workload.
  *
  * Reads PostMark's command language from FILE, then from standard input
- * with the pm> prompt, as PostMark does; see spoolsim(1) and pm_command.h.
+ * with the pm> prompt, as PostMark does; see spoolsim-postmark(1) and pm_command.h.
  * Unlike PostMark, a FILE that cannot be read is an error (exit 2), not
  * silently ignored, and so is a FILE with any command in error: it is
  * checked whole, and nothing of it runs. Without FILE, ./.pmrc is read if
