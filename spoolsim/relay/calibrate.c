@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "calibrate_fit.h"
 #include "cpu_burn.h"
 #include "json.h"
 #include "machine_probe.h"
@@ -68,13 +69,9 @@ static int print_machine(const char *self)
     machine_probe_identity(&mc);
     if (machine_probe_costs(self, &mc.costs, err, sizeof(err)) != 0)
         msg_fatal("cannot measure this machine: %s", err);
+    mc.has_costs = 1;
     json_init(&w, stdout);
-    json_begin_object(&w, NULL);
-    json_string(&w, "cpu_model", mc.cpu_model);
-    json_int(&w, "cpus", mc.cpus);
-    json_string(&w, "kernel", mc.kernel);
-    machine_cost_json(&mc.costs, &w, "costs");
-    json_end_object(&w);
+    calibrate_fit_machine_json(&mc, &w, NULL);
     return json_finish(&w) == 0 ? 0 : 1;
 }
 
@@ -152,6 +149,11 @@ int spoolsim_calibrate(int argc, char **argv)
         printf("spoolsim calibrate %s\n", PACKAGE_VERSION);
         return 0;
     }
+    /* the calibration scripts' steps (calibrate_fit.h), not for users */
+    if (strcmp(argv[1], "--fit") == 0)
+        return calibrate_fit_run(argc - 1, argv + 1);
+    if (strcmp(argv[1], "--relay-cpu") == 0)
+        return calibrate_fit_relay_cpu(argc - 1, argv + 1);
     if (strcmp(argv[1], "--cache-path") == 0) {
         mta = argc > 2 ? argv[2] : "postfix";
         if (argc > 3 || cost_model_builtin(mta) == NULL)
