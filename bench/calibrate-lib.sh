@@ -45,10 +45,25 @@ LOADS="20:1024:1 20:15360:1 5:1024:1 20:1024:5"
 CAL_SOURCE_OPTS=()
 TMP='' RELAY_PID='' CG='' SINK_PID='' CAL_STOP=:
 
+# cal_own_cgroups: mount the CPU accounting cgroups in this (private) mount
+# namespace: cgroup v1's cpuacct hierarchy with the controllers it is
+# mounted with elsewhere (/proc/self/cgroup), else the unified one.
+cal_own_cgroups() {
+    local ctl
+    ctl=$(awk -F: '$2 ~ /(^|,)cpuacct(,|$)/ { print $2; exit }' /proc/self/cgroup)
+    if [ -n "$ctl" ]; then
+        mount -t tmpfs -o mode=755 cgroups /sys/fs/cgroup && mkdir /sys/fs/cgroup/cpuacct &&
+            mount -t cgroup -o "$ctl" cgroup /sys/fs/cgroup/cpuacct
+    else
+        mount -t cgroup2 cgroup2 /sys/fs/cgroup
+    fi
+}
+
 cal_init() {
     local name=$1 opt
     CAL_STOP=$2
     shift 2
+    local args=("$@")
     OUT=- M=2000
     OPTIND=1
     while getopts o:m:h opt; do
@@ -63,6 +78,15 @@ cal_init() {
     [[ $M =~ ^[1-9][0-9]*$ ]] && [ "$M" -ge 200 ] || { echo "$0: -m wants at least 200 messages" >&2; exit 2; }
     [ "$(id -u)" = 0 ] || { echo "$0: must run as root (the MTA, tmpfs mounts, cgroups)" >&2; exit 2; }
     for f in "$SPOOLSIM" "$SRC" "$SINK"; do [ -x "$f" ] || { echo "$0: missing $f: run make first" >&2; exit 2; }; done
+    # A chroot with /sys bound in without what is mounted below it (CI's fresh
+    # root), or a container, may show no cgroups: the script then runs again
+    # in a mount namespace of its own with them mounted there, gone at its exit.
+    if [ ! -d /sys/fs/cgroup/cpuacct ] && [ ! -f /sys/fs/cgroup/cgroup.controllers ]; then
+        if [ -z "${CAL_OWN_CGROUPS:-}" ] && command -v unshare >/dev/null; then
+            exec env CAL_OWN_CGROUPS=1 unshare -m --propagation private "$0" "${args[@]}"
+        fi
+        [ -n "${CAL_OWN_CGROUPS:-}" ] && cal_own_cgroups
+    fi
     if [ -d /sys/fs/cgroup/cpuacct ]; then
         CG=/sys/fs/cgroup/cpuacct/spoolsim-$name.$$ CG_V=1
     elif [ -f /sys/fs/cgroup/cgroup.controllers ]; then
