@@ -7,7 +7,10 @@
 # file that Debian's postfix package ships; then install the .deb with apt
 # (its dependencies resolved by apt, nothing by hand), run spoolsim bench
 # and spoolsim raw, the entry points and the completion from the installed
-# files, purge it, and check that nothing it installed is left. Prints the
+# files, and spoolsim calibrate: the machine's figures, then Postfix's
+# cost model measured by the installed scripts (Postfix fetched into the
+# run's cache; -m 300, the shortest calibration; CI_PACKAGE_CALIBRATE=0
+# skips it), purge it, and check that nothing it installed is left. Prints the
 # time of each part and of the whole.
 #
 # It installs and purges a package: run it on a throwaway system (it
@@ -101,6 +104,20 @@ offered=$(run bash -c '. /usr/share/bash-completion/completions/spoolsim
 [ "$offered" = --hop-delay ] || fail "the installed completion offers \"$offered\" for spoolsim bench --hop-d"
 cd "$work"
 phase "runs"
+
+cd "$work/run"
+run spoolsim calibrate --machine >machine.json 2>calibrate.err || { cat calibrate.err; fail "spoolsim calibrate --machine failed"; }
+grep -q '"syscall_ns": ' machine.json || { cat machine.json; fail "spoolsim calibrate --machine: no system call cost"; }
+if [ "${CI_PACKAGE_CALIBRATE:-1}" != 0 ]; then
+    run timeout 1200 spoolsim calibrate postfix -m 300 -o "$work/run/model.json" >calibrate.out 2>&1 ||
+        { cat calibrate.out; fail "spoolsim calibrate postfix failed"; }
+    grep -q '"name": "smtpd"' model.json || { cat calibrate.out model.json; fail "spoolsim calibrate postfix: no smtpd stage"; }
+    run timeout 300 spoolsim bench -d 1 -q --model "$work/run/model.json" >bench-model.out 2>&1 ||
+        { cat bench-model.out; fail "spoolsim bench --model (the calibrated one) failed"; }
+    echo "   calibrate postfix -m 300: $(grep -c '"name": ' model.json) stages"
+fi
+cd "$work"
+phase "calibrate"
 
 apt-get purge -y -qq spoolsim >"$work/purge.log" 2>&1 || { cat "$work/purge.log"; fail "apt-get purge failed"; }
 left=""

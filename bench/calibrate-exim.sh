@@ -48,31 +48,25 @@ mkdir -p "$CG/daemon" "$CG/delivery" "$CG/probe" "$CG/probe-moved" || exit 1
 # process in probe/; its per-run difference, with what ran after the move.
 printf '#!/bin/sh\necho $$ >%s/probe-moved/cgroup.procs || exit 1\nexec /bin/true "$@"\n' "$CG" \
     >"$TMP/probe-wrapper" && chmod 755 "$TMP/probe-wrapper" || exit 1
-WRAP_NS=$(sh -c 'echo $$ >"$1/probe/cgroup.procs" && exec python3 - "$@"' probe "$CG" "$CG_V" \
-    "$TMP/probe-wrapper" <<'EOF'
-import subprocess, sys
-cg, v, wrapper = sys.argv[1], sys.argv[2], sys.argv[3]
-def usage(name):
-    if v == "1":
-        return int(open(f"{cg}/{name}/cpuacct.usage").read())
-    for line in open(f"{cg}/{name}/cpu.stat"):
-        if line.startswith("usage_usec"):
-            return int(line.split()[1]) * 1000
-K, best = 200, None
-for _ in range(3):  # the least of three: the machine may be shared
-    t = usage("probe") + usage("probe-moved")
-    for _ in range(K):
-        subprocess.run([wrapper], check=True)
-    wrapped = usage("probe") + usage("probe-moved") - t
-    t = usage("probe")
-    for _ in range(K):
-        subprocess.run(["/bin/true"], check=True)
-    bare = usage("probe") - t
-    d = max(0, (wrapped - bare) // K)
-    best = d if best is None else min(best, d)
-print(best)
-EOF
-) || { echo "$0: cannot measure the wrapper's cost" >&2; exit 1; }
+# probe_runs: the least of three (the machine may be shared) per-run
+# differences, in nanoseconds; run from one shell in probe/, its own reads
+# of the counters counted to both sides alike.
+probe_runs() {
+    local k=200 best='' t wrapped bare d i
+    for _ in 1 2 3; do
+        t=$(($(cg_usage probe) + $(cg_usage probe-moved)))
+        for ((i = 0; i < k; i++)); do "$TMP/probe-wrapper" || return 1; done
+        wrapped=$(($(cg_usage probe) + $(cg_usage probe-moved) - t))
+        t=$(($(cg_usage probe) + $(cg_usage probe-moved)))
+        for ((i = 0; i < k; i++)); do /bin/true || return 1; done
+        bare=$(($(cg_usage probe) + $(cg_usage probe-moved) - t))
+        d=$(((wrapped - bare) / k))
+        [ "$d" -lt 0 ] && d=0
+        [ -z "$best" ] || [ "$d" -lt "$best" ] && best=$d
+    done
+    echo "$best"
+}
+WRAP_NS=$(echo "$BASHPID" >"$CG/probe/cgroup.procs" && probe_runs) || { echo "$0: cannot measure the wrapper's cost" >&2; exit 1; }
 echo "calibrate: the delivery wrapper costs $((WRAP_NS / 1000)) us before it moves" >&2
 
 cal_sink

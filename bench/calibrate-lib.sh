@@ -3,7 +3,7 @@
 # share: the options, the cgroup, the loads, the bare relay's CPU by role,
 # and the fit that turns both into a cost model (docs/fidelity.md).
 #
-#   cal_init NAME STOP "$@"    parse -o FILE -m N; check root, the binaries, python3,
+#   cal_init NAME STOP "$@"    parse -o FILE -m N; check root, the binaries,
 #                              cgroups; sets OUT, M, CG (a new cgroup directory of
 #                              NAME), CG_V (1: cpuacct, 2: unified), TMP (a new
 #                              directory with tmpfs mounts queue/ and spool/), and
@@ -31,6 +31,11 @@
 #                              system calls each class makes per message
 #                              (bench/count-postfix.sh), which the relay makes for
 #                              real: they are the program's, not the machine's
+# The fit and the model's JSON are spoolsim's own (`spoolsim calibrate --fit',
+# spoolsim/relay/calibrate_fit.h): a calibration needs no python3, so that a
+# fresh machine and the installed package can calibrate.
+# SPOOLSIM_CALIBRATE_POINTS=FILE keeps a copy of the points measured, which
+# `spoolsim calibrate --fit' can fit again.
 CAL_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SPOOLSIM=${SPOOLSIM:-$CAL_ROOT/spoolsim/spoolsim}
 SRC=${SPOOLSIM_SMTP_SOURCE:-$CAL_ROOT/smtp-source/smtp-source}
@@ -40,10 +45,25 @@ LOADS="20:1024:1 20:15360:1 5:1024:1 20:1024:5"
 CAL_SOURCE_OPTS=()
 TMP='' RELAY_PID='' CG='' SINK_PID='' CAL_STOP=:
 
+# cal_own_cgroups: mount the CPU accounting cgroups in this (private) mount
+# namespace: cgroup v1's cpuacct hierarchy with the controllers it is
+# mounted with elsewhere (/proc/self/cgroup), else the unified one.
+cal_own_cgroups() {
+    local ctl
+    ctl=$(awk -F: '$2 ~ /(^|,)cpuacct(,|$)/ { print $2; exit }' /proc/self/cgroup)
+    if [ -n "$ctl" ]; then
+        mount -t tmpfs -o mode=755 cgroups /sys/fs/cgroup && mkdir /sys/fs/cgroup/cpuacct &&
+            mount -t cgroup -o "$ctl" cgroup /sys/fs/cgroup/cpuacct
+    else
+        mount -t cgroup2 cgroup2 /sys/fs/cgroup
+    fi
+}
+
 cal_init() {
     local name=$1 opt
     CAL_STOP=$2
     shift 2
+    local args=("$@")
     OUT=- M=2000
     OPTIND=1
     while getopts o:m:h opt; do
@@ -58,7 +78,15 @@ cal_init() {
     [[ $M =~ ^[1-9][0-9]*$ ]] && [ "$M" -ge 200 ] || { echo "$0: -m wants at least 200 messages" >&2; exit 2; }
     [ "$(id -u)" = 0 ] || { echo "$0: must run as root (the MTA, tmpfs mounts, cgroups)" >&2; exit 2; }
     for f in "$SPOOLSIM" "$SRC" "$SINK"; do [ -x "$f" ] || { echo "$0: missing $f: run make first" >&2; exit 2; }; done
-    command -v python3 >/dev/null || { echo "$0: python3 is required" >&2; exit 2; }
+    # A chroot with /sys bound in without what is mounted below it (CI's fresh
+    # root), or a container, may show no cgroups: the script then runs again
+    # in a mount namespace of its own with them mounted there, gone at its exit.
+    if [ ! -d /sys/fs/cgroup/cpuacct ] && [ ! -f /sys/fs/cgroup/cgroup.controllers ]; then
+        if [ -z "${CAL_OWN_CGROUPS:-}" ] && command -v unshare >/dev/null; then
+            exec env CAL_OWN_CGROUPS=1 unshare -m --propagation private "$0" "${args[@]}"
+        fi
+        [ -n "${CAL_OWN_CGROUPS:-}" ] && cal_own_cgroups
+    fi
     if [ -d /sys/fs/cgroup/cpuacct ]; then
         CG=/sys/fs/cgroup/cpuacct/spoolsim-$name.$$ CG_V=1
     elif [ -f /sys/fs/cgroup/cgroup.controllers ]; then
@@ -146,8 +174,7 @@ cal_relay_cpu() {
     if [ "$3" -gt 0 ]; then cal_send "$(cat "$TMP/relay.port")" "$empty" "$TMP/spool/q" "$@" || return 1; fi
     kill "$RELAY_PID" && wait "$RELAY_PID"
     RELAY_PID=
-    python3 -c 'import json, sys; c = json.load(open(sys.argv[1]))["cpu_s"]
-print(" ".join(f"{k} {v * int(sys.argv[2])}" for k, v in c.items()))' "$TMP/relay.json" "$(getconf CLK_TCK)"
+    "$SPOOLSIM" calibrate --relay-cpu "$TMP/relay.json"
 }
 
 cal_relay() {
@@ -165,101 +192,9 @@ cal_relay() {
 cal_write() {
     local speed
     speed=$("$SPOOLSIM" calibrate --speed) || return 1
-    python3 - "$TMP/points" "$OUT" "$1" "$2" "$3" "$4" "$speed" "$(getconf CLK_TCK)" "$TMP/machine.json" \
-        "${5:-}" <<'EOF'
-import json, sys, time, os, platform
-points, out, mta, version, roles, method = sys.argv[1:7]
-speed, hz, machine, syscalls = float(sys.argv[7]), int(sys.argv[8]), sys.argv[9], sys.argv[10]
-roles = json.loads(roles)
-
-def parse(words):
-    it = iter(words)
-    return {k: float(v) for k, v in zip(it, it)}
-
-rows = {mta: [], "relay": []}
-for line in open(points):
-    head, after = line.split(" / ")
-    w = head.split()
-    system, s, l, r, n = w[0], int(w[1]), int(w[2]), int(w[3]), int(w[4])
-    before, after = parse(w[5:]), parse(after.split())
-    unit = 1e-3 if system == mta else 1e6 / hz   # -> microseconds
-    cpu = {k: (after[k] - before.get(k, 0)) * unit / n for k in after}
-    rows[system].append((l / 1024, r, cpu))
-
-def fit(samples):
-    """Least squares of us = a + b*kib + c*(rcpts-1): normal equations, 3x3."""
-    X = [(1.0, k, rc - 1.0) for k, rc, _ in samples]
-    y = [u for _, _, u in samples]
-    A = [[sum(x[i] * x[j] for x in X) for j in range(3)] for i in range(3)]
-    b = [sum(x[i] * v for x, v in zip(X, y)) for i in range(3)]
-    for i in range(3):  # Gauss-Jordan
-        p = max(range(i, 3), key=lambda k: abs(A[k][i]))
-        A[i], A[p], b[i], b[p] = A[p], A[i], b[p], b[i]
-        for k in range(3):
-            if k != i and A[i][i]:
-                f = A[k][i] / A[i][i]
-                A[k] = [a - f * c for a, c in zip(A[k], A[i])]
-                b[k] -= f * b[i]
-    a, c1, c2 = (b[i] / A[i][i] if A[i][i] else 0.0 for i in range(3))
-    return {"base_us": round(a, 2), "per_kib_us": round(c1, 3), "per_rcpt_us": round(c2, 2)}
-
-def relay_share(name, pc, rc):
-    """The relay's CPU in class `name''s role: each relay role it names, shared
-    among the classes that name that role as the MTA's CPU is shared."""
-    us = 0.0
-    for role in roles.get(name, []):
-        sharers = [c for c, rs in roles.items() if role in rs]
-        total = sum(pc.get(c, 0.0) for c in sharers)
-        if total > 0:
-            us += rc.get(role, 0.0) * pc.get(name, 0.0) / total
-    return us
-
-classes = sorted({k for _, _, c in rows[mta] for k in c})
-stages = []
-for name in classes:
-    pf = [(k, r, c.get(name, 0.0)) for k, r, c in rows[mta]]
-    if sum(u for _, _, u in pf) / len(pf) < 1.0:
-        continue  # a class that did nothing for this load
-    rel = [(k, r, relay_share(name, pc, rc))
-           for (k, r, pc), (_, _, rc) in zip(rows[mta], rows["relay"])]
-    stages.append({"name": name, "mta": fit(pf), "relay": fit(rel)})
-
-cpu = "?"
-for line in open("/proc/cpuinfo"):
-    if line.startswith("model name"):
-        cpu = line.split(":", 1)[1].strip()
-        break
-model = {
-    "mta": mta, "mta_version": version,
-    "measured_on": f"{cpu}, {os.cpu_count()} CPUs, Linux {platform.release()}",
-    "date": time.strftime("%Y-%m-%d"),
-    "reference_speed": speed,
-    "machine": json.load(open(machine)),
-    "method": method,
-    "measurements": [
-        {"system": system, "kib": round(k, 2), "rcpts": r,
-         "us_per_msg": {n: round(u, 1) for n, u in sorted(c.items()) if u >= 0.05}}
-        for system in (mta, "relay") for k, r, c in rows[system]],
-    "stages": stages,
-}
-if syscalls and os.path.exists(syscalls):
-    counts = json.load(open(syscalls))
-    if counts.get(f"{mta}_version") != version:
-        print(f"calibrate: {syscalls} counted {mta} {counts.get(f'{mta}_version')}, "
-              f"this is {version}: its counts are used all the same", file=sys.stderr)
-    for st in stages:
-        if st["name"] in counts["classes"]:
-            st["syscalls"] = counts["classes"][st["name"]]
-    model["relay_syscalls"] = counts["relay"]
-    model["syscalls_from"] = counts["method"]
-text = json.dumps(model, indent=2) + "\n"
-if out == "-":
-    sys.stdout.write(text)
-else:
-    # a full disk or an interrupt must not leave half a model where the relay looks
-    with open(out + ".tmp", "w") as f:
-        f.write(text)
-    os.replace(out + ".tmp", out)
-    print(f"calibrate: wrote {out}", file=sys.stderr)
-EOF
+    if [ -n "${SPOOLSIM_CALIBRATE_POINTS:-}" ]; then
+        cp "$TMP/points" "$SPOOLSIM_CALIBRATE_POINTS" && cp "$TMP/machine.json" "$SPOOLSIM_CALIBRATE_POINTS.machine" &&
+            echo "calibrate: the points are in $SPOOLSIM_CALIBRATE_POINTS (speed $speed)" >&2
+    fi
+    "$SPOOLSIM" calibrate --fit "$TMP/points" "$OUT" "$1" "$2" "$3" "$4" "$speed" "$TMP/machine.json" "${5:-}"
 }

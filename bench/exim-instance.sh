@@ -134,7 +134,7 @@ exi_start() {
         >>"$EXI_DIR/exim.out" 2>&1 &
     EXI_PID=$!
     for _ in $(seq 100); do
-        if python3 -c "import socket,sys; sys.exit(socket.socket().connect_ex(('127.0.0.1',$EXI_PORT)))"; then
+        if (exec 3<>"/dev/tcp/127.0.0.1/$EXI_PORT") 2>/dev/null; then
             EXI_NS=$(readlink "/proc/$EXI_PID/ns/mnt")
             return 0
         fi

@@ -68,8 +68,7 @@ pfi_start() {
     "$PFI_PF" -c "$PFI_CONF" start >>"$PFI_CONF/../postfix.out" 2>&1 ||
         { cat "$PFI_CONF/../postfix.out" >&2; return 1; }
     for _ in $(seq 100); do
-        python3 -c "import socket,sys; sys.exit(socket.socket().connect_ex(('127.0.0.1',$PFI_PORT)))" &&
-            return 0
+        (exec 3<>"/dev/tcp/127.0.0.1/$PFI_PORT") 2>/dev/null && return 0
         sleep 0.1
     done
     echo "Postfix does not listen on $PFI_PORT" >&2
@@ -78,17 +77,12 @@ pfi_start() {
 
 # The processes of this instance: MAIL_CONFIG=conf in their environment.
 pfi_pids() {
-    python3 - "$PFI_CONF" <<'EOF'
-import os, sys
-key = ("MAIL_CONFIG=" + sys.argv[1]).encode()
-for p in os.listdir("/proc"):
-    if p.isdigit() and int(p) != os.getpid():
-        try:
-            if key in open(f"/proc/{p}/environ", "rb").read().split(b"\0"):
-                print(p)
-        except OSError:
-            pass
-EOF
+    local p
+    for p in /proc/[0-9]*; do
+        [ "${p#/proc/}" != "$BASHPID" ] && grep -qzxF "MAIL_CONFIG=$PFI_CONF" "$p/environ" 2>/dev/null &&
+            echo "${p#/proc/}"
+    done
+    return 0
 }
 
 pfi_stop() {

@@ -33,6 +33,21 @@ scratch_fs_mount() {
     esac && chmod 755 "$mnt"
 }
 
+# A port of the kernel's ephemeral range that no TCP socket of this machine
+# has as its own (/proc/net/tcp and tcp6): the shell and awk alone, so that
+# a fresh machine without python3 can calibrate.
 free_port() {
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+    local lo hi tables=(/proc/net/tcp)
+    read -r lo hi </proc/sys/net/ipv4/ip_local_port_range || return 1
+    [ -r /proc/net/tcp6 ] && tables+=(/proc/net/tcp6)
+    awk -v lo="$lo" -v hi="$hi" -v seed="$$$RANDOM" '
+        FNR > 1 { split($2, a, ":"); used[a[2]] = 1 }
+        END {
+            srand(seed)
+            for (i = 0; i < 1000; i++) {
+                p = lo + int(rand() * (hi - lo + 1))
+                if (!(sprintf("%04X", p) in used)) { print p; exit 0 }
+            }
+            exit 1
+        }' "${tables[@]}"
 }

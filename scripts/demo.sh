@@ -13,8 +13,7 @@
 # (`bench --calibrate`: Postfix's package unpacked into a private directory,
 # never installed; about a minute, then kept in the cache): a model measured
 # on another machine can be 2 to 3 times off, and the headline figure is the
-# rate a real Postfix would show here. Without root (or python3, which the
-# calibration's scripts use) the report warns instead.
+# rate a real Postfix would show here. Without root the report warns instead.
 # Arguments are passed to `spoolsim bench` (e.g. --spool /var/spool/test -d 30);
 # SPOOLSIM_DEMO_CALIBRATE=0 skips the calibration.
 set -eu
@@ -28,13 +27,6 @@ fi
 calibrate=()
 if [ "$(id -u)" = 0 ] && [ "${SPOOLSIM_DEMO_CALIBRATE:-1}" != 0 ]; then
     calibrate=(--calibrate)
-    # The calibration's scripts need python3, which the build does not:
-    # installing it is the tests' business (scripts/install-deps.sh --test).
-    if ! command -v python3 >/dev/null; then
-        echo "demo: not measuring Postfix's model here: python3 is missing" \
-            "(scripts/install-deps.sh --test installs it)" >&2
-        calibrate=()
-    fi
     for arg in "$@"; do
         case $arg in --calibrate | --recalibrate | --model | --model=*) calibrate=() ;; esac
     done

@@ -5,7 +5,9 @@
  * places in (SPOOLSIM_BUILDDIR, SPOOLSIM_SRCDIR; the programs' own list is
  * the generated programs.h), so that neither the folder layout nor a VPATH
  * build is guessed here; a package keeps smtp-source and smtp-sink out of
- * PATH, in the configured PKGLIBEXECDIR. The build tree's places are used
+ * PATH, in the configured PKGLIBEXECDIR, and so do the scripts it runs
+ * (in their source folders: PKGLIBEXECDIR/bench/...), their data in
+ * PKGDATADIR. The build tree's places are used
  * only by the build's own spoolsim: an installed or copied one never runs
  * what a build tree left.
  */
@@ -53,8 +55,7 @@ void companion_self(char *out, size_t len)
     out[n] = 0;
 }
 
-/* Whether `self' is the spoolsim this build made (both as the kernel names them). */
-static int is_build_tree(const char *self)
+int companion_in_build_tree(const char *self)
 {
     const struct program *me = program_find("spoolsim");
     char built[PATH_MAX], real[PATH_MAX];
@@ -153,7 +154,7 @@ void companion_find_program(const char *self, const char *name, const char *env,
         return;
     if (slash && strcmp(p->installed, name) != 0 && try_path(self, dir_len, name, out, len) == 0)
         return;
-    if (is_build_tree(self) &&
+    if (companion_in_build_tree(self) &&
         try_path(SPOOLSIM_BUILDDIR, strlen(SPOOLSIM_BUILDDIR), p->build_path, out, len) == 0)
         return;
     /* Kept out of PATH (--enable-private-tools), where the build installs them. */
@@ -193,8 +194,16 @@ int companion_find_script(const char *self, const char *name, const char *env, c
     }
     if (slash && try_path(self, (size_t)(slash - self), name, out, len) == 0)
         return 0;
-    if (!is_build_tree(self))
-        return -1;
-    snprintf(out, len, "%s/bench/%s", SPOOLSIM_SRCDIR, name);
+    /* installed in the folder it has in the source tree, outside PATH */
+    snprintf(out, len, "%s/bench/%s",
+             companion_in_build_tree(self) ? SPOOLSIM_SRCDIR : SPOOLSIM_PKGLIBEXECDIR, name);
     return access(out, X_OK);
+}
+
+void companion_data_dir(const char *self, char *out, size_t len)
+{
+    if (companion_in_build_tree(self))
+        snprintf(out, len, "%s/data", SPOOLSIM_SRCDIR);
+    else
+        snprintf(out, len, "%s", SPOOLSIM_PKGDATADIR);
 }

@@ -45,7 +45,15 @@ int spoolsim_crash(int argc, char **argv);
  * companion_find_script(): the same for a script of the source tree
  * ("calibrate-postfix.sh", in bench/): env; next to self; for the build
  * tree's spoolsim, the build's source tree (a VPATH build has no bench/
- * beside its binaries). 0, or -1 when none is executable.
+ * beside its binaries); else where the build installs it, in the same
+ * folder under PKGLIBEXECDIR (PKGLIBEXECDIR/bench/calibrate-postfix.sh).
+ * 0, or -1 when none is executable.
+ *
+ * companion_in_build_tree(): whether self is the spoolsim this build made
+ * (both as the kernel names them), not an installed or copied one.
+ *
+ * companion_data_dir(): where the files of data/ are: the source tree's
+ * data/ for the build tree's spoolsim, else the configured PKGDATADIR.
  */
 void companion_self(char *out, size_t len);
 void companion_find_program(const char *self, const char *name, const char *env, char *out,
@@ -53,5 +61,7 @@ void companion_find_program(const char *self, const char *name, const char *env,
 int companion_run_program(const char *name, const char *env, int argc, char **argv);
 int companion_find_script(const char *self, const char *name, const char *env, char *out,
                           size_t len);
+int companion_in_build_tree(const char *self);
+void companion_data_dir(const char *self, char *out, size_t len);
 
 #endif

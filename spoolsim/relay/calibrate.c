@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "calibrate_fit.h"
 #include "cpu_burn.h"
 #include "json.h"
 #include "machine_probe.h"
@@ -68,13 +69,9 @@ static int print_machine(const char *self)
     machine_probe_identity(&mc);
     if (machine_probe_costs(self, &mc.costs, err, sizeof(err)) != 0)
         msg_fatal("cannot measure this machine: %s", err);
+    mc.has_costs = 1;
     json_init(&w, stdout);
-    json_begin_object(&w, NULL);
-    json_string(&w, "cpu_model", mc.cpu_model);
-    json_int(&w, "cpus", mc.cpus);
-    json_string(&w, "kernel", mc.kernel);
-    machine_cost_json(&mc.costs, &w, "costs");
-    json_end_object(&w);
+    calibrate_fit_machine_json(&mc, &w, NULL);
     return json_finish(&w) == 0 ? 0 : 1;
 }
 
@@ -122,6 +119,35 @@ static int needed(const char *self, const char *mta)
 }
 
 /*
+ * What the script needs, named for it as spoolsim finds it (companion.c):
+ * this spoolsim, its smtp-source and smtp-sink, the data; and, for an
+ * installed spoolsim, where the MTA is unpacked (fetch-peer.sh), beside
+ * the models in the cache, since an installed tree has no tests/peers.
+ * What the environment names already is kept.
+ */
+static void script_env(const char *self)
+{
+    char path[PATH_MAX];
+
+    setenv("SPOOLSIM", self, 1);
+    companion_find_program(self, "smtp-source", "SPOOLSIM_SMTP_SOURCE", path, sizeof(path));
+    setenv("SPOOLSIM_SMTP_SOURCE", path, 1);
+    companion_find_program(self, "smtp-sink", "SPOOLSIM_SMTP_SINK", path, sizeof(path));
+    setenv("SPOOLSIM_SMTP_SINK", path, 1);
+    companion_data_dir(self, path, sizeof(path));
+    setenv("SPOOLSIM_DATA_DIR", path, 0);
+    if (!companion_in_build_tree(self) && getenv("SPOOLSIM_PEERS") == NULL) {
+        char dir[PATH_MAX - 8];
+
+        if (model_cache_dir(dir, sizeof(dir)) != 0)
+            msg_fatal("no directory to unpack the MTA in: set SPOOLSIM_PEERS, SPOOLSIM_CACHE_DIR, "
+                      "XDG_CACHE_HOME or HOME");
+        snprintf(path, sizeof(path), "%s/peers", dir);
+        setenv("SPOOLSIM_PEERS", path, 1);
+    }
+}
+
+/*
  * The words the command line takes, for --list-options as optarg.h lists
  * a table (this one has none): the MTA, then the options ("=": a value).
  */
@@ -152,6 +178,11 @@ int spoolsim_calibrate(int argc, char **argv)
         printf("spoolsim calibrate %s\n", PACKAGE_VERSION);
         return 0;
     }
+    /* the calibration scripts' steps (calibrate_fit.h), not for users */
+    if (strcmp(argv[1], "--fit") == 0)
+        return calibrate_fit_run(argc - 1, argv + 1);
+    if (strcmp(argv[1], "--relay-cpu") == 0)
+        return calibrate_fit_relay_cpu(argc - 1, argv + 1);
     if (strcmp(argv[1], "--cache-path") == 0) {
         mta = argc > 2 ? argv[2] : "postfix";
         if (argc > 3 || cost_model_builtin(mta) == NULL)
@@ -196,10 +227,10 @@ int spoolsim_calibrate(int argc, char **argv)
         return 1;
     }
     if (companion_find_script(self, name, "SPOOLSIM_CALIBRATE_SCRIPT", script, sizeof(script)) != 0)
-        msg_fatal("cannot find %s next to %s or in its build tree (set SPOOLSIM_CALIBRATE_SCRIPT "
-                  "to its path)",
+        msg_fatal("cannot find %s next to %s, in its build tree or where it is installed (set "
+                  "SPOOLSIM_CALIBRATE_SCRIPT to its path)",
                   name, self);
-    setenv("SPOOLSIM", self, 1);
+    script_env(self);
     args = calloc((size_t)argc + 3, sizeof(*args));
     if (args == NULL)
         msg_fatal("out of memory");

@@ -154,27 +154,36 @@ static void machine_from_measured_on(const char *text, struct cost_machine *mc)
     snprintf(mc->cpu_model, sizeof(mc->cpu_model), "%.*s", (int)(count - head), head);
 }
 
-static int read_machine(const char *json, struct cost_machine *mc, char *err, size_t errlen)
+int cost_model_parse_machine(const char *json, const char *path, struct cost_machine *mc, char *err,
+                             size_t errlen)
 {
+    const char *dot = path && *path ? "." : "";
     double cpus, v;
-    char path[64], cpu[sizeof(mc->cpu_model)];
+    char at[96], cpu[sizeof(mc->cpu_model)];
 
-    if (json_read_string(json, "machine.cpu_model", cpu, sizeof(cpu)) != 0)
+    if (path == NULL)
+        path = "";
+    if (errlen)
+        *err = 0;
+    snprintf(at, sizeof(at), "%s%scpu_model", path, dot);
+    if (json_read_string(json, at, cpu, sizeof(cpu)) != 0)
         return 0; /* an older model: measured_on it is */
     memset(mc, 0, sizeof(*mc));
     snprintf(mc->cpu_model, sizeof(mc->cpu_model), "%s", cpu);
-    json_read_string(json, "machine.kernel", mc->kernel, sizeof(mc->kernel));
-    if (json_read_number(json, "machine.cpus", &cpus) == 0 && cpus >= 0 && cpus < 1e6)
+    snprintf(at, sizeof(at), "%s%skernel", path, dot);
+    json_read_string(json, at, mc->kernel, sizeof(mc->kernel));
+    snprintf(at, sizeof(at), "%s%scpus", path, dot);
+    if (json_read_number(json, at, &cpus) == 0 && cpus >= 0 && cpus < 1e6)
         mc->cpus = (long)cpus;
     mc->has_costs = 1;
     for (int k = 0; k < MACHINE_COST_KINDS; k++) {
-        snprintf(path, sizeof(path), "machine.costs.%s", machine_cost_names[k]);
-        if (json_read_number(json, path, &v) != 0) {
+        snprintf(at, sizeof(at), "%s%scosts.%s", path, dot, machine_cost_names[k]);
+        if (json_read_number(json, at, &v) != 0) {
             mc->has_costs = 0; /* an identity without costs is still an identity */
             break;
         }
         if (!(v > 0) || v > 1e9) {
-            snprintf(err, errlen, "%s is not a positive figure", path);
+            snprintf(err, errlen, "%s is not a positive figure", at);
             return -1;
         }
         machine_cost_set(&mc->costs, k, v);
@@ -195,7 +204,7 @@ int cost_model_parse(const char *json, struct cost_model *m, char *err, size_t e
     json_read_string(json, "mta_version", m->mta_version, sizeof(m->mta_version));
     json_read_string(json, "measured_on", m->measured_on, sizeof(m->measured_on));
     machine_from_measured_on(m->measured_on, &m->machine);
-    if (read_machine(json, &m->machine, err, errlen) != 0)
+    if (cost_model_parse_machine(json, "machine", &m->machine, err, errlen) != 0)
         return -1;
     json_read_string(json, "date", m->date, sizeof(m->date));
     if (json_read_number(json, "reference_speed", &m->reference_speed) != 0 ||

@@ -100,6 +100,15 @@ const char *cost_model_place_name(enum cost_place place);
 int cost_model_parse(const char *json, struct cost_model *m, char *err, size_t errlen);
 
 /*
+ * The machine at path in json ("machine" in a model; NULL or "" for the
+ * top level, as `spoolsim calibrate --machine' prints it) into mc: 0 with
+ * mc untouched when it names no cpu_model; -1 with the reason in err when
+ * a figure of its costs is not a positive number.
+ */
+int cost_model_parse_machine(const char *json, const char *path, struct cost_machine *mc, char *err,
+                             size_t errlen);
+
+/*
  * Is `here' the machine the model was measured on: the same CPU model, CPU
  * count and kernel? 1, or 0 and, in why, what differs ("CPU AMD EPYC here,
  * Intel(R) Xeon(R) Processor there; kernel ..."). -1 when the model does

@@ -45,5 +45,5 @@ check "with its arguments, and its exit status" sh -c "PATH='$BASE_PATH' '$WORK/
 check "spoolsim help sink is smtp-sink's --help" sh -c "'$WORK/together/spoolsim' help sink | grep -q '^Usage: smtp-sink '"
 check "alone, spoolsim sink says what is missing: exit 1" sh -c "PATH='$BASE_PATH' '$WORK/alone/spoolsim' sink --version 2>'$WORK/sink.err'; test \$? = 1 && grep -q 'cannot find smtp-sink' '$WORK/sink.err'"
 
-check "calibrate, not in its build tree: a clear error" sh -c "! '$WORK/alone/spoolsim' calibrate postfix 2>'$WORK/cal.err' && grep -q 'or in its build tree (set SPOOLSIM_CALIBRATE_SCRIPT' '$WORK/cal.err'"
+check "calibrate, not in its build tree: a clear error" sh -c "! '$WORK/alone/spoolsim' calibrate postfix 2>'$WORK/cal.err' && grep -q 'or where it is installed (set SPOOLSIM_CALIBRATE_SCRIPT' '$WORK/cal.err'"
 finish

@@ -1,0 +1,256 @@
+/*
+ * check_model_fit - the calibration's points, the least-squares fit and the
+ * stages it makes of them, against figures worked out by hand.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <string.h>
+
+#include "check_main.h"
+#include "model_fit.h"
+
+#define HZ 100
+
+static const char postfix_roles[] = "{\"cleanup\": [\"cleanup\"], \"qmgr\": [\"qmgr\"], \"smtpd\": "
+                                    "[\"loop\"], \"smtp\": [\"loop\"]}";
+
+static void row(struct model_fit_row *r, const char *line)
+{
+    char err[200] = "";
+
+    ck_assert_msg(model_fit_parse_line(line, "postfix", HZ, r, err, sizeof(err)) == 0, "%s: %s",
+                  line, err);
+}
+
+static void roles(struct model_fit_roles *r, const char *json)
+{
+    char err[200] = "";
+
+    ck_assert_msg(model_fit_parse_roles(json, r, err, sizeof(err)) == 0, "%s", err);
+}
+
+START_TEST(test_parse_line)
+{
+    struct model_fit_row r;
+
+    /* nanoseconds for the MTA: 2000 messages, 500000 ns more: 0.25 us each */
+    row(&r,
+        "postfix 20 15360 1 2000 smtpd 1000000 qmgr 7 / smtpd 1500000 qmgr 7 cleanup 4000000\n");
+    ck_assert_str_eq(r.system, "postfix");
+    ck_assert_double_eq_tol(r.kib, 15.0, 1e-12);
+    ck_assert_uint_eq(r.rcpts, 1);
+    ck_assert_uint_eq(r.count, 3);
+    ck_assert_double_eq_tol(model_fit_cpu_of(&r, "smtpd"), 0.25, 1e-12);
+    ck_assert_double_eq_tol(model_fit_cpu_of(&r, "qmgr"), 0.0, 1e-12);
+    /* absent from the first snapshot: counted from 0 */
+    ck_assert_double_eq_tol(model_fit_cpu_of(&r, "cleanup"), 2.0, 1e-12);
+    ck_assert_double_eq_tol(model_fit_cpu_of(&r, "smtp"), 0.0, 1e-12);
+
+    /* clock ticks for the relay: 3 ticks of 10 ms over 1000 messages, 30 us each */
+    row(&r, "relay 20 1024 5 1000 loop 2.5 cleanup 1 / loop 5.5 cleanup 1");
+    ck_assert_str_eq(r.system, "relay");
+    ck_assert_uint_eq(r.rcpts, 5);
+    ck_assert_double_eq_tol(model_fit_cpu_of(&r, "loop"), 30.0, 1e-9);
+    ck_assert_double_eq_tol(model_fit_cpu_of(&r, "cleanup"), 0.0, 1e-12);
+}
+END_TEST
+
+START_TEST(test_parse_line_bad)
+{
+    static const char *const bad[] = {
+        "",
+        "postfix 20 1024 1 0 a 1 / a 2",    /* no messages */
+        "postfix 20 1024 0 10 a 1 / a 2",   /* no recipients */
+        "postfix 20 1024 1 10 a 1 a 2",     /* no second snapshot */
+        "postfix 20 1024 1 10 a 1 / a",     /* a class without a value */
+        "postfix 20 1024 1 10 a 1 / a x",   /* not a number */
+        "postfix 20 1024 1.5 10 a 1 / a 2", /* half a recipient */
+        "postfix 20 1024 1 10 / a 1 / a 2", /* three snapshots */
+        "postfix 20 1024",                  /* cut short */
+    };
+    struct model_fit_row r;
+    char err[200];
+
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        err[0] = 0;
+        ck_assert_msg(model_fit_parse_line(bad[i], "postfix", HZ, &r, err, sizeof(err)) == -1,
+                      "accepted \"%s\"", bad[i]);
+        ck_assert_msg(err[0] != 0, "no reason for \"%s\"", bad[i]);
+    }
+}
+END_TEST
+
+START_TEST(test_parse_roles)
+{
+    struct model_fit_roles r;
+    char err[200];
+
+    roles(&r, "{\"daemon\": [], \"receive\": [\"loop\", \"cleanup\"], \"delivery\": [\"loop\", "
+              "\"qmgr\"]}");
+    ck_assert_uint_eq(r.count, 3);
+    ck_assert_str_eq(r.classes[0].name, "daemon");
+    ck_assert_uint_eq(r.classes[0].count, 0);
+    ck_assert_str_eq(r.classes[2].roles[1], "qmgr");
+    ck_assert_int_eq(model_fit_parse_roles("[\"loop\"]", &r, err, sizeof(err)), -1);
+    ck_assert_int_eq(model_fit_parse_roles("{\"a\": \"loop\"}", &r, err, sizeof(err)), -1);
+    ck_assert_int_eq(model_fit_parse_roles("{\"a\": [1]}", &r, err, sizeof(err)), -1);
+    ck_assert_int_eq(model_fit_parse_roles("{\"a\": [], \"a\": []}", &r, err, sizeof(err)), -1);
+    ck_assert_int_eq(model_fit_parse_roles("{\"a\": [", &r, err, sizeof(err)), -1);
+}
+END_TEST
+
+/*
+ * By hand: base alone at 0 KiB and 1 recipient sees 10 and 20, so base =
+ * 15; 2 KiB sees 40 = 15 + 2 * per_kib, per_kib = 12.5; 2 recipients see
+ * 30 = 15 + per_rcpt, per_rcpt = 15. Least squares leaves the two base
+ * loads 5 off each and the others exact.
+ */
+START_TEST(test_line_by_hand)
+{
+    static const double s[][3] = {{0, 1, 10}, {0, 1, 20}, {2, 1, 40}, {0, 2, 30}};
+    struct cost_fit f = model_fit_line(s, 4);
+
+    ck_assert_double_eq_tol(f.base_us, 15.0, 1e-9);
+    ck_assert_double_eq_tol(f.per_kib_us, 12.5, 1e-9);
+    ck_assert_double_eq_tol(f.per_rcpt_us, 15.0, 1e-9);
+}
+END_TEST
+
+/* The calibration's four loads on an exact line come back as that line. */
+START_TEST(test_line_exact)
+{
+    static const double s[][3] = {{1, 1, 55}, {15, 1, 125}, {1, 1, 55}, {1, 5, 135}};
+    struct cost_fit f = model_fit_line(s, 4);
+
+    ck_assert_double_eq_tol(f.base_us, 50.0, 1e-9);
+    ck_assert_double_eq_tol(f.per_kib_us, 5.0, 1e-9);
+    ck_assert_double_eq_tol(f.per_rcpt_us, 20.0, 1e-9);
+}
+END_TEST
+
+/* What the loads cannot tell is 0: one point is all base; no load with several recipients. */
+START_TEST(test_line_degenerate)
+{
+    static const double one[][3] = {{1, 1, 42}};
+    static const double no_rcpts[][3] = {{1, 1, 10}, {3, 1, 20}};
+    struct cost_fit f = model_fit_line(one, 1);
+
+    ck_assert_double_eq_tol(f.base_us, 42.0, 1e-9);
+    ck_assert_double_eq(f.per_kib_us, 0.0);
+    ck_assert_double_eq(f.per_rcpt_us, 0.0);
+    f = model_fit_line(no_rcpts, 2);
+    ck_assert_double_eq_tol(f.base_us, 5.0, 1e-9);
+    ck_assert_double_eq_tol(f.per_kib_us, 5.0, 1e-9);
+    ck_assert_double_eq(f.per_rcpt_us, 0.0);
+    f = model_fit_line(one, 0);
+    ck_assert_double_eq(f.base_us, 0.0);
+    ck_assert_double_eq(f.per_kib_us, 0.0);
+    ck_assert_double_eq(f.per_rcpt_us, 0.0);
+}
+END_TEST
+
+/*
+ * Two loads by hand. smtpd and smtp share the relay's loop 3 to 1 (300 us
+ * to 100 us); qmgr's relay role is its own; trivial-rewrite spends less
+ * than 1 us a message and is no stage; cleanup is missing from the second
+ * load (0 there) but averages 1.5 us.
+ */
+START_TEST(test_stages)
+{
+    struct model_fit_row mta[2], relay[2];
+    struct model_fit_roles r;
+    struct model_fit_stage st[8];
+    char err[200] = "";
+    int n;
+
+    /* 1000 messages: 300000 ns is 300 us each */
+    row(&mta[0], "postfix 20 1024 1 1000 / smtpd 300000000 smtp 100000000 qmgr 50000000 "
+                 "trivial-rewrite 500000 cleanup 3000000");
+    row(&mta[1], "postfix 20 1024 5 1000 / smtpd 500000000 smtp 100000000 qmgr 90000000 "
+                 "trivial-rewrite 500000");
+    /* 100 Hz: 4 ticks are 40 ms, 40 us a message */
+    row(&relay[0], "relay 20 1024 1 1000 loop 1 / loop 5 qmgr 1");
+    row(&relay[1], "relay 20 1024 5 1000 loop 1 / loop 7 qmgr 1");
+    roles(&r, postfix_roles);
+    n = model_fit_stages(mta, 2, relay, 2, &r, st, 8, err, sizeof(err));
+    ck_assert_msg(n == 4, "%d stages: %s", n, err);
+    /* sorted by name, trivial-rewrite left out */
+    ck_assert_str_eq(st[0].name, "cleanup");
+    ck_assert_str_eq(st[1].name, "qmgr");
+    ck_assert_str_eq(st[2].name, "smtp");
+    ck_assert_str_eq(st[3].name, "smtpd");
+    /* cleanup: 3 us at 1 recipient, 0 at 5: -0.75 us a recipient; no relay CPU in its role */
+    ck_assert_double_eq_tol(st[0].mta.base_us, 3.0, 1e-9);
+    ck_assert_double_eq_tol(st[0].mta.per_rcpt_us, -0.75, 1e-9);
+    ck_assert_double_eq(st[0].relay.base_us, 0.0);
+    /* qmgr: 50 -> 90 us (10 a recipient); the relay's qmgr 10 -> 10 us */
+    ck_assert_double_eq_tol(st[1].mta.base_us, 50.0, 1e-9);
+    ck_assert_double_eq_tol(st[1].mta.per_rcpt_us, 10.0, 1e-9);
+    ck_assert_double_eq_tol(st[1].relay.base_us, 10.0, 1e-9);
+    ck_assert_double_eq_tol(st[1].relay.per_rcpt_us, 0.0, 1e-9);
+    /* the loop, 40 then 60 us: smtp's share 100/400 then 100/600, smtpd's the rest */
+    ck_assert_double_eq_tol(st[2].relay.base_us, 10.0, 1e-9);
+    ck_assert_double_eq_tol(st[2].relay.per_rcpt_us, 0.0, 1e-9);
+    ck_assert_double_eq_tol(st[3].relay.base_us, 30.0, 1e-9);
+    ck_assert_double_eq_tol(st[3].relay.per_rcpt_us, 5.0, 1e-9);
+    ck_assert_double_eq_tol(st[3].mta.base_us, 300.0, 1e-9);
+    ck_assert_double_eq_tol(st[3].mta.per_rcpt_us, 50.0, 1e-9);
+    /* one load only: its figures as the base */
+    n = model_fit_stages(mta, 1, relay, 1, &r, st, 8, err, sizeof(err));
+    ck_assert_int_eq(n, 4);
+    ck_assert_double_eq_tol(st[3].mta.base_us, 300.0, 1e-9);
+    ck_assert_double_eq(st[3].mta.per_rcpt_us, 0.0);
+    ck_assert_double_eq_tol(st[3].relay.base_us, 30.0, 1e-9);
+    /* no relay loads: the relay's fits are 0 */
+    n = model_fit_stages(mta, 2, relay, 0, &r, st, 8, err, sizeof(err));
+    ck_assert_int_eq(n, 4);
+    ck_assert_double_eq(st[3].relay.base_us, 0.0);
+    /* too many stages for the room given */
+    ck_assert_int_eq(model_fit_stages(mta, 2, relay, 2, &r, st, 2, err, sizeof(err)), -1);
+}
+END_TEST
+
+/* The figures are rounded as the model keeps them: 2, 3 and 2 decimals. */
+START_TEST(test_stages_rounded)
+{
+    struct model_fit_row mta[1];
+    struct model_fit_roles r;
+    struct model_fit_stage st[2];
+    char err[200];
+
+    row(&mta[0], "postfix 20 1024 1 3 / smtpd 1000000");
+    roles(&r, postfix_roles);
+    ck_assert_int_eq(model_fit_stages(mta, 1, NULL, 0, &r, st, 2, err, sizeof(err)), 1);
+    ck_assert_double_eq(st[0].mta.base_us, 333.33);
+}
+END_TEST
+
+/* Zero CPU everywhere: no stage, and no error (the caller says there is nothing to model). */
+START_TEST(test_stages_zero)
+{
+    struct model_fit_row mta[2];
+    struct model_fit_roles r;
+    struct model_fit_stage st[2];
+    char err[200];
+
+    row(&mta[0], "postfix 20 1024 1 100 smtpd 5 / smtpd 5");
+    row(&mta[1], "postfix 20 1024 5 100 / smtpd 0");
+    roles(&r, "{}");
+    ck_assert_int_eq(model_fit_stages(mta, 2, NULL, 0, &r, st, 2, err, sizeof(err)), 0);
+    ck_assert_int_eq(model_fit_stages(mta, 0, NULL, 0, &r, st, 2, err, sizeof(err)), 0);
+}
+END_TEST
+
+int main(void)
+{
+    const TTest *const tests[] = {
+        test_parse_line,  test_parse_line_bad,
+        test_parse_roles, test_line_by_hand,
+        test_line_exact,  test_line_degenerate,
+        test_stages,      test_stages_rounded,
+        test_stages_zero, NULL,
+    };
+
+    return check_run_tests("model_fit", tests);
+}
