@@ -8,12 +8,10 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <event2/event.h>
 #include <event2/listener.h>
 #include <grp.h>
 #include <openssl/ssl.h>
-#include <pthread.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -26,10 +24,9 @@
 
 #include "clock.h"
 #include "endpoint.h"
-#include "interrupt.h"
 #include "json.h"
 #include "json_meta.h"
-#include "mailbox.h"
+#include "loops.h"
 #include "msg.h"
 #include "sink_options.h"
 #include "sink_session.h"
@@ -37,32 +34,22 @@
 #include "xalloc.h"
 
 /*
- * --threads N: N workers, each an event loop with its own base, sessions
- * and statistics. One listener, on the main thread, deals the accepted
- * connections to them in turn, each posted to the worker's mailbox
- * (common/net/mailbox, as the relay's loops use). Not a listener per
- * thread with SO_REUSEPORT: the kernel hashes connections over those by
- * address and port, so a handful of long sessions (-d) can land on one
- * thread; unix: sockets have no SO_REUSEPORT; and -m (concurrent
- * connections) pauses one accept queue, as Postfix's does, which N queues
- * could not share. The cost is at most one pipe write per connection
- * (none while the worker is awake), not per message. The run-wide
- * counts the limits need (-m, -M, -n) and -c shows are atomics; the rest
- * is the workers' own, added up at the end. With one thread the worker
- * runs on the main thread with the listener, as before threads existed.
+ * --threads N: N workers, each an event loop of a common/net/loops set
+ * with its own base, sessions and statistics. One listener, on the main
+ * thread, deals the accepted connections to the loop with the fewest
+ * sessions (loops.h says why not SO_REUSEPORT), each posted to its
+ * mailbox; the workers' word to the main thread (stop at a limit, accept
+ * again) is a post to the main one. The run-wide counts the limits need
+ * (-m, -M, -n) and -c shows are atomics; the rest is the workers' own,
+ * added up at the end. With one thread the worker runs on the main
+ * thread with the listener, as before threads existed.
  */
 struct sink_run;
 
 struct sink_worker {
     struct sink_server server; /* first: the hooks get a struct sink_server * */
     struct sink_run *run;
-    unsigned index;
-    pthread_t thread;
-    /* Connections and commands from the main thread (threads only). */
-    struct mailbox *mailbox;
-    struct mailbox_item drain, exit; /* each posted at most once (drain_posted, exit_posted) */
-    int drain_posted, exit_posted;   /* the main thread's */
-    int stopped;                     /* the loop is over: connections still posted are closed */
+    struct loop *loop;
 };
 
 /* A connection dealt to a worker: the main thread's allocation, freed by the worker. */
@@ -76,8 +63,9 @@ struct handoff {
 
 struct sink_run {
     const struct sink_options *opts;
-    unsigned n, next; /* workers; the one the next connection goes to */
+    unsigned n; /* workers */
     struct sink_worker *workers;
+    struct loops *loops;
     struct event_base *base; /* the listener's: worker 0's, or the main thread's own */
     struct evconnlistener *listener;
     int listener_paused;
@@ -89,38 +77,30 @@ struct sink_run {
     /* -n: sessions let in; the run takes no more than -n, as -M's claim. */
     _Atomic uint64_t sessions_claimed;
     _Atomic int paused; /* listener_paused, for the workers to read */
-    int notify[2];      /* 'S' stop (a limit), 'R' resume accepting, 'D' a worker ended */
-    struct event *notify_event;
-    unsigned workers_done;
+    /* A worker's word to the main thread: each on its way at most once (*_posted). */
+    struct mailbox_item stop_item, resume_item;
+    _Atomic int stop_posted, resume_posted;
 };
 
-static void tell(int fd, const void *what, size_t len)
+/* A worker's loop, told by the main thread: stop taking work, finish, exit. */
+static void on_drain(struct loop *loop)
 {
-    if (write(fd, what, len) != (ssize_t)len)
-        msg_fatal("cannot pass to a thread: %s", strerror(errno));
+    struct sink_worker *w = loop->owner;
+    struct timeval flush = {0, 100000};
+
+    /* Stop taking work, give the last replies a moment to leave, then exit. */
+    w->server.draining = 1;
+    event_base_loopexit(w->server.base, &flush);
 }
 
 /* The main thread: no more connections; every worker finishes what it has. */
 static void stop_soon(struct sink_run *r)
 {
-    struct timeval flush = {0, 100000};
-
     if (r->draining)
         return;
     r->draining = 1;
     evconnlistener_disable(r->listener);
-    if (r->n == 1) {
-        /* Stop taking work, give the last replies a moment to leave, then exit. */
-        r->workers[0].server.draining = 1;
-        event_base_loopexit(r->base, &flush);
-        return;
-    }
-    for (unsigned i = 0; i < r->n; i++) {
-        if (!r->workers[i].drain_posted) {
-            r->workers[i].drain_posted = 1;
-            mailbox_post(r->workers[i].mailbox, &r->workers[i].drain);
-        }
-    }
+    loops_each(r->loops, on_drain);
 }
 
 /*
@@ -145,6 +125,33 @@ static void resume_accepting(struct sink_run *r)
     }
 }
 
+static void on_resume_item(struct mailbox_item *item)
+{
+    struct sink_run *r = (struct sink_run *)((char *)item - offsetof(struct sink_run, resume_item));
+
+    atomic_store(&r->resume_posted, 0); /* a session that ends from now on posts again */
+    resume_accepting(r);
+}
+
+static void on_stop_item(struct mailbox_item *item)
+{
+    stop_soon((struct sink_run *)((char *)item - offsetof(struct sink_run, stop_item)));
+}
+
+/* Any thread: the main thread tries the listener again (at once, if this is it). */
+static void tell_resume(struct sink_run *r)
+{
+    if (!atomic_exchange(&r->resume_posted, 1))
+        loops_post_main(r->loops, &r->resume_item);
+}
+
+/* Any thread: a limit is reached; the main thread stops the run. */
+static void tell_stop(struct sink_run *r)
+{
+    if (!atomic_exchange(&r->stop_posted, 1))
+        loops_post_main(r->loops, &r->stop_item);
+}
+
 static void on_session_end(struct sink_server *server)
 {
     struct sink_worker *w = (struct sink_worker *)server;
@@ -153,16 +160,11 @@ static void on_session_end(struct sink_server *server)
     uint64_t ended = atomic_fetch_add(&r->sessions_ended, 1) + 1;
 
     atomic_fetch_sub(&r->active, 1);
-    if (r->n == 1) {
-        resume_accepting(r);
-        if (opts->max_sessions && ended >= opts->max_sessions)
-            stop_soon(r);
-        return;
-    }
+    loops_session_ended(w->loop);
     if (atomic_load(&r->paused))
-        tell(r->notify[1], "R", 1);
-    if (opts->max_sessions && ended == opts->max_sessions)
-        tell(r->notify[1], "S", 1);
+        tell_resume(r);
+    if (opts->max_sessions && ended >= opts->max_sessions)
+        tell_stop(r);
 }
 
 /*
@@ -181,71 +183,40 @@ static int claim_message(struct sink_server *server)
         if (max && seen >= max)
             return 0;
     } while (!atomic_compare_exchange_weak(&r->messages, &seen, seen + 1));
-    if (max && seen + 1 == max) {
-        if (r->n == 1)
-            stop_soon(r);
-        else
-            tell(r->notify[1], "S", 1);
-    }
+    if (max && seen + 1 == max)
+        tell_stop(r);
     return 1;
 }
 
-/* The main thread hears from a worker (threads only). */
-static void on_notify(evutil_socket_t fd, short what, void *arg)
+static void on_exit_now(struct loop *loop)
 {
-    struct sink_run *r = arg;
-    char note[64];
-    ssize_t n = read((int)fd, note, sizeof(note));
-
-    (void)what;
-    for (ssize_t i = 0; i < n; i++) {
-        if (note[i] == 'S')
-            stop_soon(r);
-        else if (note[i] == 'R')
-            resume_accepting(r);
-        else if (note[i] == 'D' && ++r->workers_done == r->n)
-            event_base_loopbreak(r->base);
-    }
+    event_base_loopexit(loop->base, NULL);
 }
 
-/* The worker's loop, told by the main thread: stop taking work, finish, exit. */
-static void on_drain(struct mailbox_item *item)
+/* A connection on the worker's loop: refused at the start, it will not end. */
+static void start_session(struct sink_worker *w, int fd, struct sockaddr *addr, int addrlen)
 {
-    struct sink_worker *w =
-        (struct sink_worker *)((char *)item - offsetof(struct sink_worker, drain));
-    struct timeval flush = {0, 100000};
-
-    w->server.draining = 1;
-    event_base_loopexit(w->server.base, &flush);
-}
-
-static void on_exit_now(struct mailbox_item *item)
-{
-    struct sink_worker *w =
-        (struct sink_worker *)((char *)item - offsetof(struct sink_worker, exit));
-
-    event_base_loopexit(w->server.base, NULL);
-}
-
-/* A connection dealt to this worker (threads only). */
-static void on_handoff(struct mailbox_item *item)
-{
-    struct handoff *h = (struct handoff *)item;
-    struct sink_worker *w = h->w;
     struct sink_server *server = &w->server;
     uint64_t before = server->stats.sessions;
 
-    if (w->stopped) {
-        close(h->fd); /* handed over after the worker's loop ended */
-        free(h);
-        return;
-    }
-    sink_session_start(server, h->fd, (struct sockaddr *)&h->addr, h->addrlen);
-    if (server->stats.sessions == before) { /* refused: it will not end */
+    sink_session_start(server, fd, addr, addrlen);
+    if (server->stats.sessions == before) {
         atomic_fetch_sub(&w->run->active, 1);
         atomic_fetch_sub(&w->run->sessions_claimed, 1);
-        tell(w->run->notify[1], "R", 1);
+        loops_session_ended(w->loop);
+        tell_resume(w->run);
     }
+}
+
+/* A connection dealt to a worker on a thread of its own. */
+static void on_handoff(struct mailbox_item *item)
+{
+    struct handoff *h = (struct handoff *)item;
+
+    if (h->w->loop->ended)
+        close(h->fd); /* handed over after the worker's loop ended */
+    else
+        start_session(h->w, h->fd, (struct sockaddr *)&h->addr, h->addrlen);
     free(h);
 }
 
@@ -254,29 +225,24 @@ static void on_accept(struct evconnlistener *listener, evutil_socket_t fd, struc
 {
     struct sink_run *r = arg;
     uint64_t active = atomic_fetch_add(&r->active, 1) + 1, max = atomic_load(&r->max_active);
+    struct loop *loop;
 
     while (active > max && !atomic_compare_exchange_weak(&r->max_active, &max, active))
         ;
     atomic_fetch_add(&r->sessions_claimed, 1);
-    if (r->n == 1) {
-        uint64_t before = r->workers[0].server.stats.sessions;
-
-        sink_session_start(&r->workers[0].server, fd, addr, addrlen);
-        if (r->workers[0].server.stats.sessions == before) {
-            atomic_fetch_sub(&r->active, 1);
-            atomic_fetch_sub(&r->sessions_claimed, 1);
-        }
+    loop = loops_pick(r->loops);
+    if (loop->on_main) {
+        start_session(loop->owner, fd, addr, addrlen);
     } else {
         struct handoff *h = xcalloc(1, sizeof(*h));
 
         h->item.run = on_handoff;
-        h->w = &r->workers[r->next];
+        h->w = loop->owner;
         h->fd = fd;
         h->addrlen = addrlen;
         memcpy(&h->addr, addr,
                (size_t)addrlen < sizeof(h->addr) ? (size_t)addrlen : sizeof(h->addr));
-        mailbox_post(h->w->mailbox, &h->item);
-        r->next = (r->next + 1) % r->n;
+        loops_post(loop, &h->item);
     }
     if (!may_accept(r)) {
         /* Excess connections wait in the listen queue, as with Postfix's -m. */
@@ -316,22 +282,11 @@ static void on_accept_error(struct evconnlistener *listener, void *arg)
         msg_warn("accept: %s", strerror(err));
 }
 
-static void on_signal(evutil_socket_t sig, short what, void *arg)
+static void on_signal(struct loops *loops, int sig, void *arg)
 {
-    struct sink_run *r = arg;
-
     (void)sig;
-    (void)what;
-    if (r->n == 1) {
-        event_base_loopexit(r->base, NULL);
-        return;
-    }
-    for (unsigned i = 0; i < r->n; i++) {
-        if (!r->workers[i].exit_posted) {
-            r->workers[i].exit_posted = 1;
-            mailbox_post(r->workers[i].mailbox, &r->workers[i].exit);
-        }
-    }
+    (void)arg;
+    loops_each(loops, on_exit_now);
 }
 
 static void on_counter_tick(evutil_socket_t fd, short what, void *arg)
@@ -490,7 +445,8 @@ static void worker_init(struct sink_run *r, unsigned i, const struct sink_server
     struct sink_server *server = &w->server;
 
     w->run = r;
-    w->index = i;
+    w->loop = loops_loop(r->loops, i);
+    w->loop->owner = w;
     server->opts = r->opts;
     server->tls_ctx = proto->tls_ctx;
     server->msg_log = proto->msg_log;
@@ -501,13 +457,7 @@ static void worker_init(struct sink_run *r, unsigned i, const struct sink_server
     server->on_session_end = on_session_end;
     server->claim_message = claim_message;
     sink_session_init_replies(server);
-    if ((server->base = event_base_new()) == NULL)
-        msg_fatal("cannot create an event base");
-    if (r->n > 1) {
-        w->mailbox = mailbox_new(server->base);
-        w->drain.run = on_drain;
-        w->exit.run = on_exit_now;
-    }
+    server->base = w->loop->base;
 }
 
 /*
@@ -521,49 +471,17 @@ static void finish_frees(struct event_base *base)
     event_base_loop(base, EVLOOP_NONBLOCK);
 }
 
-static void *worker_thread(void *arg)
+/* A worker's loop is over (connections still posted are closed, not served): its sessions go. */
+static void worker_end(struct loop *loop)
 {
-    struct sink_worker *w = arg;
+    struct sink_worker *w = loop->owner;
 
-    event_base_dispatch(w->server.base);
-    w->stopped = 1; /* connections still posted are closed, not served */
+    if (loop->on_main) {
+        w->run->draining = 1; /* the pass below must not take new connections */
+        evconnlistener_disable(w->run->listener);
+    }
     sink_session_close_all(&w->server);
     finish_frees(w->server.base);
-    tell(w->run->notify[1], "D", 1);
-    return NULL;
-}
-
-static void worker_free(struct sink_worker *w)
-{
-    if (w->mailbox) {
-        /* The thread has been joined: what is still posted closes its connection. */
-        mailbox_run(w->mailbox);
-        mailbox_free(w->mailbox);
-    }
-    event_base_free(w->server.base);
-    sink_session_free_replies(&w->server);
-}
-
-/* The workers from start to end (more than one: see struct sink_worker). */
-static void run_threads(struct sink_run *r)
-{
-    if (pipe(r->notify) != 0 || fcntl(r->notify[0], F_SETFL, O_NONBLOCK) != 0)
-        msg_fatal("pipe: %s", strerror(errno));
-    r->notify_event = event_new(r->base, r->notify[0], EV_READ | EV_PERSIST, on_notify, r);
-    event_add(r->notify_event, NULL);
-    /* Signals are the main thread's: its loop turns them into commands. */
-    for (unsigned i = 0; i < r->n; i++) {
-        int err = interrupt_thread_create(&r->workers[i].thread, worker_thread, &r->workers[i]);
-
-        if (err != 0)
-            msg_fatal("cannot start thread %u: %s", i, strerror(err));
-    }
-    event_base_dispatch(r->base);
-    for (unsigned i = 0; i < r->n; i++)
-        pthread_join(r->workers[i].thread, NULL);
-    event_free(r->notify_event);
-    close(r->notify[0]);
-    close(r->notify[1]);
 }
 
 int main(int argc, char **argv)
@@ -572,7 +490,8 @@ int main(int argc, char **argv)
     static struct sink_server proto;
     static struct sink_server total; /* the workers' statistics added (and its opts) */
     struct sink_run r;
-    struct event *sigint, *sigterm, *sighup, *counter = NULL;
+    const struct loops_hooks hooks = {NULL, worker_end};
+    struct event *counter = NULL;
     struct json_run run;
     struct endpoint_file listen_file;
     char err[256];
@@ -604,26 +523,24 @@ int main(int argc, char **argv)
     fd = open_listener(&opts, &listen_file);
     drop_privileges(&opts);
 
+    /* With one worker, its loop is the main thread's, listener and all. */
+    r.loops = loops_new(r.n, NULL, r.n == 1 ? LOOPS_FIRST_ON_MAIN : 0, &hooks);
+    r.base = loops_main_base(r.loops);
+    r.stop_item.run = on_stop_item;
+    r.resume_item.run = on_resume_item;
     r.workers = xcalloc(r.n, sizeof(*r.workers));
     for (unsigned i = 0; i < r.n; i++)
         worker_init(&r, i, &proto);
-    if (r.n == 1)
-        r.base = r.workers[0].server.base;
-    else if ((r.base = event_base_new()) == NULL)
-        msg_fatal("cannot create an event base");
     r.listener = evconnlistener_new(r.base, on_accept, &r, LEV_OPT_CLOSE_ON_FREE,
                                     0 /* listen() was called with the backlog asked for */, fd);
     if (r.listener == NULL)
         msg_fatal("cannot listen on %s", opts.listen_spec);
     evconnlistener_set_error_cb(r.listener, on_accept_error);
     r.accept_pause = evtimer_new(r.base, on_resume_accept, &r);
-    sigint = evsignal_new(r.base, SIGINT, on_signal, &r);
-    sigterm = evsignal_new(r.base, SIGTERM, on_signal, &r);
+    loops_catch(r.loops, SIGINT, on_signal, NULL);
+    loops_catch(r.loops, SIGTERM, on_signal, NULL);
     /* A hangup (its terminal gone, a reload) ends the run as SIGTERM does, with its reports. */
-    sighup = evsignal_new(r.base, SIGHUP, on_signal, &r);
-    evsignal_add(sigint, NULL);
-    evsignal_add(sigterm, NULL);
-    evsignal_add(sighup, NULL);
+    loops_catch(r.loops, SIGHUP, on_signal, NULL);
     if (opts.counters) {
         struct timeval tick = {0, 200000};
 
@@ -631,15 +548,8 @@ int main(int argc, char **argv)
         evtimer_add(counter, &tick);
     }
 
-    if (r.n == 1) {
-        event_base_dispatch(r.base);
-        r.draining = 1; /* the pass below must not take new connections */
-        evconnlistener_disable(r.listener);
-        sink_session_close_all(&r.workers[0].server);
-        finish_frees(r.base);
-    } else {
-        run_threads(&r);
-    }
+    loops_start(r.loops);
+    loops_run(r.loops);
 
     if (counter) {
         on_counter_tick(-1, 0, &r);
@@ -658,18 +568,14 @@ int main(int argc, char **argv)
         msg_warn("write error on message log %s", opts.msg_log);
     if (proto.msg_log && proto.msg_log != stdout)
         fclose(proto.msg_log);
-    event_free(sigint);
-    event_free(sigterm);
-    event_free(sighup);
     /* The socket file (unix:) goes with the sink, unless it was replaced meanwhile. */
     if (endpoint_file_remove(&listen_file, err, sizeof(err)) != 0)
         msg_warn("%s", err);
     evconnlistener_free(r.listener);
     event_free(r.accept_pause);
-    if (r.n > 1)
-        event_base_free(r.base);
+    loops_free(r.loops); /* what is still posted closes its connection */
     for (unsigned i = 0; i < r.n; i++)
-        worker_free(&r.workers[i]);
+        sink_session_free_replies(&r.workers[i].server);
     free(r.workers);
     if (proto.tls_ctx)
         SSL_CTX_free(proto.tls_ctx);

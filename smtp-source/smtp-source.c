@@ -24,7 +24,7 @@
 
 #include "clock.h"
 #include "endpoint.h"
-#include "interrupt.h"
+#include "loops.h"
 #include "msg.h"
 #include "progress_out.h"
 #include "source_session.h"
@@ -39,8 +39,10 @@
  * the total offered is exactly what was asked, whatever N). Nothing a
  * worker writes is read by another while they run, except its live_*
  * counters (atomics) and its published latency (under its lock); the
- * statistics merge once all have ended. With one thread the worker runs on
- * the main thread, as before threads existed.
+ * statistics merge once all have ended. The loops are a common/net/loops
+ * set; the main thread's commands (stop, stop now) reach each as a post.
+ * With one thread the worker runs on the main thread, as before threads
+ * existed.
  */
 struct source_run;
 
@@ -62,11 +64,9 @@ struct source_worker {
     uint64_t offered_end_ns; /* -m in a fixed open loop: the whole run's, not this share's */
     int arrivals_done;
     struct event *arrival_timer;
+    struct event *interval, *deadline;
 
-    /* Another thread's: commands from the main thread, down a pipe (see on_command). */
-    pthread_t thread;
-    int command[2];
-    struct event *command_event;
+    struct loop *loop;
     /* --progress with threads: this thread's latency so far, copied once a second. */
     pthread_mutex_t lock;
     struct histogram *published;
@@ -77,12 +77,11 @@ struct source_run {
     const struct source_options *opts;
     unsigned n;
     struct source_worker *workers;
+    struct loops *loops;
     struct event_base *base; /* signals and displays: worker 0's, or the main thread's own */
     uint64_t start_ns;
     int signals;
     uint64_t shown;
-    int done_pipe[2]; /* threads: a worker says it ended */
-    unsigned workers_done;
     struct progress_out progress; /* the status line (--progress) */
     struct progress_rate progress_r;
     struct histogram *txn; /* on_progress()'s: the threads' latency merged */
@@ -242,45 +241,28 @@ static void worker_break(struct source_worker *w)
     event_base_loopbreak(w->ctx.base);
 }
 
-/* A command from the main thread: 's' (worker_stop) or 'b' (worker_break). */
-static void on_command(evutil_socket_t fd, short what, void *arg)
+static void on_stop(struct loop *loop)
 {
-    char cmd[16];
-    ssize_t n = read((int)fd, cmd, sizeof(cmd));
-
-    (void)what;
-    for (ssize_t i = 0; i < n; i++) {
-        if (cmd[i] == 's')
-            worker_stop(arg);
-        else if (cmd[i] == 'b')
-            worker_break(arg);
-    }
+    worker_stop(loop->owner);
 }
 
-static void command_all(struct source_run *r, char cmd)
+static void on_break(struct loop *loop)
 {
-    for (unsigned i = 0; i < r->n; i++) {
-        if (r->n == 1) {
-            cmd == 's' ? worker_stop(&r->workers[i]) : worker_break(&r->workers[i]);
-        } else if (write(r->workers[i].command[1], &cmd, 1) != 1) {
-            msg_warn("cannot tell thread %u to stop: %s", i, strerror(errno));
-        }
-    }
+    worker_break(loop->owner);
 }
 
-static void on_signal(evutil_socket_t sig, short what, void *arg)
+static void on_signal(struct loops *loops, int sig, void *arg)
 {
     struct source_run *r = arg;
 
     (void)sig;
-    (void)what;
     /* First signal: finish what is in flight. Second: stop now. */
     if (r->signals++ > 0) {
-        command_all(r, 'b');
+        loops_each(loops, on_break);
         return;
     }
     msg_info("stopping: finishing messages in flight (signal again to stop at once)");
-    command_all(r, 's');
+    loops_each(loops, on_stop);
 }
 
 /* Delivered and failed so far, of every thread: what -c and --progress show. */
@@ -374,17 +356,6 @@ static void on_interval(evutil_socket_t fd, short what, void *arg)
     source_report_tick(&m->ctx.stats, clock_now_ns());
 }
 
-static void on_worker_done(evutil_socket_t fd, short what, void *arg)
-{
-    struct source_run *r = arg;
-    char done[64];
-    ssize_t n = read((int)fd, done, sizeof(done));
-
-    (void)what;
-    if (n > 0 && (r->workers_done += (unsigned)n) >= r->n)
-        event_base_loopbreak(r->base);
-}
-
 /*
  * --start-at: sleep until the instant on the wall clock, which is what N
  * hosts agree on. Said once, as a run that seems to hang must say why. A
@@ -434,6 +405,8 @@ static void worker_init(struct source_run *r, unsigned i, const struct source_ct
 
     w->run = r;
     w->index = i;
+    w->loop = loops_loop(r->loops, i);
+    w->loop->owner = w;
     w->opts = *opts;
     w->opts.sessions = (unsigned)share(opts->sessions, i, r->n);
     w->opts.messages = share(opts->messages, i, r->n);
@@ -450,34 +423,29 @@ static void worker_init(struct source_run *r, unsigned i, const struct source_ct
     source_report_init(&ctx->stats);
     /* Thread 0 draws what a run without threads draws; the others, streams of their own. */
     workload_prng_seed(&ctx->rng, opts->seed + i * 0x9e3779b97f4a7c15ULL);
-    if ((ctx->base = event_base_new()) == NULL)
-        msg_fatal("cannot create an event base");
+    ctx->base = w->loop->base;
     ctx->next_message = opts->rate > 0 ? open_loop_next : closed_loop_next;
     ctx->on_session_done = on_session_done;
     if (r->n > 1) {
-        if (pipe(w->command) != 0)
-            msg_fatal("pipe: %s", strerror(errno));
-        w->command_event = event_new(ctx->base, w->command[0], EV_READ | EV_PERSIST, on_command, w);
-        event_add(w->command_event, NULL);
         pthread_mutex_init(&w->lock, NULL);
         w->published = xmalloc(sizeof(*w->published));
         histogram_init(w->published);
     }
 }
 
-/* Start worker w's clocks and sessions at the run's start, then run its loop to the end. */
-static void worker_run(struct source_worker *w)
+/* On the worker's loop, before it runs: its clocks and sessions start at the run's start. */
+static void worker_begin(struct loop *loop)
 {
+    struct source_worker *w = loop->owner;
     struct source_run *r = w->run;
     const struct source_options *opts = &w->opts;
     struct source_ctx *ctx = &w->ctx;
-    struct event *interval, *deadline = NULL;
     struct timeval interval_tv = clock_timeval(opts->interval);
 
     ctx->stats.start_ns = r->start_ns;
     source_report_tick(&ctx->stats, ctx->stats.start_ns);
-    interval = event_new(ctx->base, -1, EV_PERSIST, on_interval, w);
-    evtimer_add(interval, &interval_tv);
+    w->interval = event_new(ctx->base, -1, EV_PERSIST, on_interval, w);
+    evtimer_add(w->interval, &interval_tv);
     if (w->published) {
         struct timeval second = {1, 0};
 
@@ -489,8 +457,8 @@ static void worker_run(struct source_worker *w)
 
         w->deadline_ns = ctx->stats.start_ns + (uint64_t)(opts->duration * 1e9);
         ctx->stats.offered_end_ns = w->deadline_ns;
-        deadline = evtimer_new(ctx->base, on_deadline, w);
-        evtimer_add(deadline, &tv);
+        w->deadline = evtimer_new(ctx->base, on_deadline, w);
+        evtimer_add(w->deadline, &tv);
     }
     if (opts->rate > 0) {
         double gap_ns = 1e9 / r->opts->rate; /* of the whole run's schedule */
@@ -519,14 +487,21 @@ static void worker_run(struct source_worker *w)
         source_session_start(w->sessions[i]);
     if (opts->rate > 0)
         on_arrival(-1, 0, w);
+}
 
-    event_base_dispatch(ctx->base);
+/* On the worker's loop, once it has ended. */
+static void worker_end(struct loop *loop)
+{
+    struct source_worker *w = loop->owner;
+    const struct source_options *opts = &w->opts;
+    struct source_ctx *ctx = &w->ctx;
+
     if (ctx->stats.end_ns == 0)
         ctx->stats.end_ns = clock_now_ns();
     source_report_tick(&ctx->stats, clock_now_ns());
-    event_free(interval);
-    if (deadline)
-        event_free(deadline);
+    event_free(w->interval);
+    if (w->deadline)
+        event_free(w->deadline);
     if (w->publish)
         event_free(w->publish);
     for (unsigned i = 0; i < opts->sessions; i++)
@@ -535,56 +510,16 @@ static void worker_run(struct source_worker *w)
     w->sessions = NULL;
 }
 
-static void *worker_thread(void *arg)
-{
-    struct source_worker *w = arg;
-    char done = 'd';
-
-    worker_run(w);
-    if (write(w->run->done_pipe[1], &done, 1) != 1)
-        msg_fatal("cannot say thread %u ended: %s", w->index, strerror(errno));
-    return NULL;
-}
-
 static void worker_free(struct source_worker *w)
 {
     free(w->backlog);
     if (w->arrival_timer)
         event_free(w->arrival_timer);
-    if (w->command_event) {
-        event_free(w->command_event);
-        close(w->command[0]);
-        close(w->command[1]);
+    if (w->published)
         pthread_mutex_destroy(&w->lock);
-    }
     free(w->published);
-    event_base_free(w->ctx.base);
     source_report_free(&w->ctx.stats);
     source_message_free_copy(&w->ctx.msg);
-}
-
-/* The threads, from the start to the last one's end (more than one: see struct source_worker). */
-static void run_threads(struct source_run *r)
-{
-    struct event *done;
-
-    if (pipe(r->done_pipe) != 0)
-        msg_fatal("pipe: %s", strerror(errno));
-    done = event_new(r->base, r->done_pipe[0], EV_READ | EV_PERSIST, on_worker_done, r);
-    event_add(done, NULL);
-    /* Signals are the main thread's: its loop turns them into commands. */
-    for (unsigned i = 0; i < r->n; i++) {
-        int err = interrupt_thread_create(&r->workers[i].thread, worker_thread, &r->workers[i]);
-
-        if (err != 0)
-            msg_fatal("cannot start thread %u: %s", i, strerror(err));
-    }
-    event_base_dispatch(r->base);
-    for (unsigned i = 0; i < r->n; i++)
-        pthread_join(r->workers[i].thread, NULL);
-    event_free(done);
-    close(r->done_pipe[0]);
-    close(r->done_pipe[1]);
 }
 
 int main(int argc, char **argv)
@@ -593,7 +528,8 @@ int main(int argc, char **argv)
     static struct source_stats total; /* large (histograms): keep it off the stack */
     struct source_options opts;
     struct source_run r;
-    struct event *sigint, *sigterm, *tick = NULL, *progress = NULL;
+    const struct loops_hooks hooks = {worker_begin, worker_end};
+    struct event *tick = NULL, *progress = NULL;
     char hostname[256], err[256];
     struct json_run run;
     int status;
@@ -620,21 +556,18 @@ int main(int argc, char **argv)
         if (proto.msg_log == NULL)
             msg_fatal("cannot open message log %s: %s", opts.msg_log, strerror(errno));
     }
+    /* With one worker, its loop is the main thread's, signals and displays too. */
+    r.loops = loops_new(r.n, NULL, r.n == 1 ? LOOPS_FIRST_ON_MAIN : 0, &hooks);
+    r.base = loops_main_base(r.loops);
     r.workers = xcalloc(r.n, sizeof(*r.workers));
     for (unsigned i = 0; i < r.n; i++)
         worker_init(&r, i, &proto);
-    if (r.n == 1)
-        r.base = r.workers[0].ctx.base;
-    else if ((r.base = event_base_new()) == NULL)
-        msg_fatal("cannot create an event base");
 
     /* before the signal events: until the start, a signal ends the program as usual */
     if (opts.start_at > 0)
         wait_for_start(&opts);
-    sigint = evsignal_new(r.base, SIGINT, on_signal, &r);
-    sigterm = evsignal_new(r.base, SIGTERM, on_signal, &r);
-    evsignal_add(sigint, NULL);
-    evsignal_add(sigterm, NULL);
+    loops_catch(r.loops, SIGINT, on_signal, &r);
+    loops_catch(r.loops, SIGTERM, on_signal, &r);
     if (opts.count_display) {
         struct timeval tv = {0, 200000};
 
@@ -656,10 +589,8 @@ int main(int argc, char **argv)
     r.start_ns = clock_now_ns();
     source_report_init(&total);
     total.start_wall_s = clock_wall_s();
-    if (r.n == 1)
-        worker_run(&r.workers[0]);
-    else
-        run_threads(&r);
+    loops_start(r.loops);
+    loops_run(r.loops);
     progress_out_clear(&r.progress); /* no partial line before the summary */
     if (progress)
         event_free(progress);
@@ -685,12 +616,9 @@ int main(int argc, char **argv)
         msg_warn("write error on message log %s", opts.msg_log);
 
     status = total.failed > 0 && !opts.ignore_failures ? 1 : 0;
-    event_free(sigint);
-    event_free(sigterm);
-    if (r.n > 1)
-        event_base_free(r.base);
     for (unsigned i = 0; i < r.n; i++)
-        worker_free(&r.workers[i]);
+        worker_free(&r.workers[i]); /* its events first, then the bases */
+    loops_free(r.loops);
     free(r.workers);
     free(r.txn);
     if (proto.tls_ctx)

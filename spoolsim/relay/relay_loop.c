@@ -1,20 +1,14 @@
 /*
  * relay_loop - the relay's event loops; see relay_loop.h.
  *
- * One listener deals connections to the loops rather than a listener per
- * loop with SO_REUSEPORT, as smtp-sink --threads does, for the same
- * reasons: the kernel spreads SO_REUSEPORT connections by a hash of their
- * addresses, so a few long sessions can pile onto one loop while another
- * idles, where the listener can pick the loop with the fewest sessions;
- * unix-domain sockets have no SO_REUSEPORT; and --max-sessions pauses one
- * accept queue, as Postfix's master does for its smtpd processes, which
- * several queues could not share (a connection hashed to a full loop
- * would wait while another has room). The price is one post per
- * connection to the loop that gets it.
+ * They are a common/net/loops set: loop 0 on the main thread, spared when
+ * a connection is dealt, and one listener for them all, for the reasons
+ * loops.h gives against SO_REUSEPORT. What is the relay's own here is
+ * each loop's pools, its share of the next hop, and the pause of the
+ * listener at --max-sessions.
  */
 #include "config.h"
 
-#include <errno.h>
 #include <event2/listener.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -24,15 +18,12 @@
 #include <unistd.h>
 
 #include "cpu_burn.h"
-#include "interrupt.h"
 #include "io_pool.h"
+#include "loops.h"
 #include "msg.h"
 #include "relay_loop.h"
 #include "relay_private.h"
 #include "xalloc.h"
-
-#define LOOP_OF(item, field)                                                                       \
-    ((struct relay_loop *)((char *)(item)-offsetof(struct relay_loop, field)))
 
 /* A connection on its way to the loop that will serve it. */
 struct dealt_conn {
@@ -42,26 +33,15 @@ struct dealt_conn {
     struct sockaddr_storage addr;
 };
 
-static void *loop_thread(void *arg)
+/* A loop on a thread of its own, as it ends: a thread's clock goes with it. */
+static void on_loop_end(struct loop *l)
 {
-    struct relay_loop *loop = arg;
-
-    /* Its mailbox's event is always there: the loop runs until told to stop. */
-    event_base_dispatch(loop->base);
-    return NULL;
+    ((struct relay_loop *)l->owner)->cpu_ns = cpu_burn_thread_ns();
 }
 
-static void on_close_item(struct mailbox_item *item)
+static void on_close(struct loop *l)
 {
-    relay_smtpd_close_all(LOOP_OF(item, close_item));
-}
-
-static void on_exit_item(struct mailbox_item *item)
-{
-    struct relay_loop *loop = LOOP_OF(item, exit_item);
-
-    loop->cpu_ns = cpu_burn_thread_ns(); /* a thread's clock goes with it */
-    event_base_loopbreak(loop->base);
+    relay_smtpd_close_all(l->owner);
 }
 
 static void resume_accepting(struct relay *r)
@@ -84,7 +64,10 @@ void relay_loop_start(struct relay *r)
 {
     unsigned n = r->opts->threads ? r->opts->threads : 1, total = r->opts->cleanup_threads;
     unsigned first = 0;
+    const struct loops_hooks hooks = {NULL, on_loop_end};
 
+    /* Loop 0 has the queue manager and the next hop besides: it gets a session only on a tie. */
+    r->loop_set = loops_new(n, r->base, LOOPS_FIRST_ON_MAIN | LOOPS_SPARE_FIRST, &hooks);
     r->loops = xcalloc(n, sizeof(*r->loops));
     r->loop_count = n;
     r->resume_item.run = on_resume;
@@ -95,16 +78,14 @@ void relay_loop_start(struct relay *r)
 
         loop->relay = r;
         loop->index = i;
-        atomic_init(&loop->load, 0);
-        if ((loop->base = i == 0 ? r->base : event_base_new()) == NULL)
-            msg_fatal("cannot create an event base");
-        loop->inbox = mailbox_new(loop->base);
+        loop->harness = loops_loop(r->loop_set, i);
+        loop->harness->owner = loop;
+        loop->base = loop->harness->base;
+        loop->inbox = loop->harness->mailbox;
         loop->cleanup = io_pool_new(loop->base, share, first, "cleanup");
         if (r->model) /* Postfix's smtpd processes, as many as the cleanup ones */
             loop->smtpd = io_pool_new(loop->base, share, first, "smtpd");
         first += share;
-        loop->close_item.run = on_close_item;
-        loop->exit_item.run = on_exit_item;
         /*
          * The next hop is the other loops' when there are others: the
          * first has the queue manager, whose one thread is the wall.
@@ -117,15 +98,7 @@ void relay_loop_start(struct relay *r)
     }
     r->cleanup = r->loops[0].cleanup;
     r->smtpd = r->loops[0].smtpd;
-    for (unsigned i = 1; i < n; i++) {
-        int err = interrupt_thread_create(&r->loops[i].thread, loop_thread, &r->loops[i]);
-
-        if (err != 0) {
-            errno = err;
-            msg_fatal("cannot start an event loop thread: %s", strerror(errno));
-        }
-        pthread_setname_np(r->loops[i].thread, "loop");
-    }
+    loops_start(r->loop_set);
 }
 
 static void on_dealt(struct mailbox_item *item)
@@ -138,16 +111,10 @@ static void on_dealt(struct mailbox_item *item)
 
 void relay_loop_deal(struct relay *r, int fd, const struct sockaddr *addr, int addrlen)
 {
-    struct relay_loop *best = &r->loops[0];
+    struct relay_loop *best = loops_pick(r->loop_set)->owner;
     struct dealt_conn *c;
-
-    /* Ties go to the last loop: loop 0 has the queue manager and the next hop besides. */
-    for (unsigned i = 1; i < r->loop_count; i++)
-        if (r->loops[i].load <= best->load)
-            best = &r->loops[i];
     unsigned total;
 
-    best->load++;
     if ((total = ++r->session_total) > r->stats.max_concurrent)
         r->stats.max_concurrent = total;
     if (total >= r->opts->max_sessions && !r->accept_paused) {
@@ -168,28 +135,26 @@ void relay_loop_deal(struct relay *r, int fd, const struct sockaddr *addr, int a
     c->fd = fd;
     memcpy(&c->addr, addr,
            addrlen > 0 && (size_t)addrlen < sizeof(c->addr) ? (size_t)addrlen : sizeof(c->addr));
-    mailbox_post(best->inbox, &c->item);
+    loops_post(best->harness, &c->item);
 }
 
 void relay_loop_session_ended(struct relay_loop *loop)
 {
     struct relay *r = loop->relay;
 
-    loop->load--;
+    loops_session_ended(loop->harness);
     r->session_total--;
     if (!r->accept_paused || r->stopping)
         return;
     if (loop->index == 0)
         resume_accepting(r);
     else if (!atomic_exchange(&r->resume_posted, 1))
-        mailbox_post(r->loops[0].inbox, &r->resume_item);
+        loops_post(r->loops[0].harness, &r->resume_item);
 }
 
 void relay_loop_close_sessions(struct relay *r)
 {
-    relay_smtpd_close_all(&r->loops[0]);
-    for (unsigned i = 1; i < r->loop_count; i++)
-        mailbox_post(r->loops[i].inbox, &r->loops[i].close_item);
+    loops_each(r->loop_set, on_close);
 }
 
 unsigned relay_loop_pending(const struct relay *r)
@@ -215,7 +180,7 @@ uint64_t relay_loop_take_cpu(struct relay *r)
         struct timespec ts;
 
         /* Once joined, the thread's clock is gone: its last word is in cpu_ns. */
-        if (!r->loops_joined && pthread_getcpuclockid(r->loops[i].thread, &clock) == 0 &&
+        if (!r->loops_joined && pthread_getcpuclockid(r->loops[i].harness->thread, &clock) == 0 &&
             clock_gettime(clock, &ts) == 0)
             r->loops[i].cpu_ns = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
         total += r->loops[i].cpu_ns;
@@ -237,10 +202,8 @@ uint64_t relay_loop_pool_cpu_ns(const struct relay *r)
 
 void relay_loop_join(struct relay *r)
 {
-    for (unsigned i = 1; i < r->loop_count; i++)
-        mailbox_post(r->loops[i].inbox, &r->loops[i].exit_item);
-    for (unsigned i = 1; i < r->loop_count; i++)
-        pthread_join(r->loops[i].thread, NULL);
+    loops_stop(r->loop_set);
+    loops_join(r->loop_set);
     r->loops_joined = 1;
 }
 
@@ -278,10 +241,9 @@ void relay_loop_free(struct relay *r)
 
         io_pool_free(loop->cleanup); /* the queue manager's too, in the pool shape */
         io_pool_free(loop->smtpd);
-        mailbox_free(loop->inbox);
-        if (i > 0)
-            event_base_free(loop->base);
     }
+    loops_free(r->loop_set); /* the mailboxes, and the bases but loop 0's, which is r->base */
+    r->loop_set = NULL;
     free(r->loops);
     r->loops = NULL;
     r->loop_count = 0;

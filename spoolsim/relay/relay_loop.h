@@ -1,16 +1,17 @@
 /*
  * relay_loop - the relay's event loops (--threads N).
  *
- * Loop 0 runs on the main thread: the listener, the signals, the queue
- * manager, the statistics. Every loop, loop 0 included, serves client
- * sessions: the listener deals each accepted connection to the loop with
- * the fewest sessions, and the session lives there to its end, with its
- * own cleanup threads (a share of --cleanup-threads) and, with --model, its
- * own smtpd threads, whose completions come back to it. The other loops
- * (loop 0 too when it is the only one) have the connections to the next
- * hop, a share of --concurrency each, which take messages from the queue
- * manager's ready list, under its lock, and post each one back to loop 0
- * once the hop has answered.
+ * A common/net/loops set (loops.h): loop 0 runs on the main thread with
+ * the listener, the signals, the queue manager, the statistics. Every
+ * loop, loop 0 included, serves client sessions: the listener deals each
+ * accepted connection to the loop with the fewest sessions, and the
+ * session lives there to its end, with its own cleanup threads (a share
+ * of --cleanup-threads) and, with --model, its own smtpd threads, whose
+ * completions come back to it. The other loops (loop 0 too when it is the
+ * only one) have the connections to the next hop, a share of
+ * --concurrency each, which take messages from the queue manager's ready
+ * list, under its lock, and post each one back to loop 0 once the hop has
+ * answered.
  * A message moves from a session's loop to loop 0 by a post to loop 0's
  * mailbox once committed (and, when it must wait for a flow token, for
  * the wait and back); nothing else a session does touches loop 0's state
@@ -29,6 +30,7 @@
 
 #include "mailbox.h"
 
+struct loop;
 struct relay;
 struct relay_conn;
 struct relay_session;
@@ -37,13 +39,12 @@ struct io_pool;
 struct relay_loop {
     struct relay *relay;
     unsigned index;
-    struct event_base *base;
-    pthread_t thread;        /* index > 0 */
-    struct mailbox *inbox;   /* posts from the other loops */
+    struct loop *harness;    /* its loop in r->loop_set (common/net/loops) */
+    struct event_base *base; /* harness->base */
+    struct mailbox *inbox;   /* harness->mailbox: posts from the other loops */
     struct io_pool *cleanup; /* this loop's sessions' file steps */
     struct io_pool *smtpd;   /* --model: smtpd's CPU per command; else NULL */
     struct relay_session *sessions;
-    _Atomic unsigned load;   /* sessions dealt to it and not yet ended */
     _Atomic uint64_t served; /* sessions it has started (a report reads it mid-run) */
     /* the next hop (relay_smtp.c): its own connections, its share of --concurrency */
     struct relay_conn *conns, *dead_conns;
@@ -53,7 +54,6 @@ struct relay_loop {
     _Atomic int deliver_posted;  /* deliver_item is on its way: ready messages to take */
     struct mailbox_item deliver_item;
     uint64_t cpu_ns; /* its thread's CPU: taken as it ended; loop 0's by take_cpu() */
-    struct mailbox_item close_item, exit_item;
 };
 
 /*

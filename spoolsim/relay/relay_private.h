@@ -65,6 +65,7 @@
 #include "sysusage.h"
 #include "timeline.h"
 
+struct loops; /* common/net/loops.h */
 struct relay;
 struct relay_loop; /* relay_loop.h */
 struct relay_session;
@@ -191,6 +192,7 @@ struct relay {
     struct io_pool *qmgr;    /* queue manager side: one thread, or == cleanup */
     struct io_pool *smtpd;   /* loop 0's, with --model: smtpd's CPU per command; else NULL */
     struct evconnlistener *listener;
+    struct loops *loop_set;   /* their threads and mailboxes (relay_loop.c) */
     struct relay_loop *loops; /* --threads of them; loops[0] runs on r->base */
     unsigned loop_count;
     int loops_joined;                /* the others' threads have ended */
