@@ -269,6 +269,8 @@ static void print_report(const struct relay *r, FILE *fp)
     if (relay_usage_window(r, &usage) == 0) {
         bottleneck_verdict(&usage, verdict, sizeof(verdict));
         fprintf(fp, "bottleneck: %s\n", verdict);
+    } else if (st->sample_count > 0 && !st->samples[0].sys.has_cpu) {
+        fprintf(fp, "bottleneck: unknown (this system does not say what its CPUs did)\n");
     }
     if (r->loop_count > 1) {
         fprintf(fp, "event loops: %u; sessions", r->loop_count);
