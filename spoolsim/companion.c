@@ -23,7 +23,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fileutil.h"
 #include "msg.h"
+#include "platform.h"
 #include "programs.h"
 #include "spoolsim.h"
 
@@ -44,15 +46,28 @@ static const struct program *program_find(const char *name)
     return NULL;
 }
 
+/*
+ * The argv[0] spoolsim was started with: set once, before any subcommand
+ * runs, and read only by companion_self(), as msg_init()'s name is; the
+ * subcommands' own argv[0] is their name, not the program.
+ */
+static const char *self_argv0;
+
+void companion_init(const char *argv0)
+{
+    self_argv0 = argv0;
+}
+
 void companion_self(char *out, size_t len)
 {
-    ssize_t n = readlink("/proc/self/exe", out, len - 1);
-
-    if (n <= 0)
-        msg_fatal("cannot find my own program: %s", strerror(errno));
-    if ((size_t)n >= len - 1)
-        msg_fatal("cannot find my own program: its path is too long");
-    out[n] = 0;
+    if (platform_self_path(out, len) == 0)
+        return;
+    /* Where the system cannot say: argv[0], as the shell found it (fileutil.h). */
+    if (fileutil_program_path(self_argv0, getenv("PATH"), out, len) == 0)
+        return;
+    msg_fatal("cannot find my own program: the system does not say, and argv[0] (\"%s\") is "
+              "not found in PATH",
+              self_argv0 ? self_argv0 : "");
 }
 
 int companion_in_build_tree(const char *self)
@@ -114,26 +129,31 @@ static int try_path(const char *dir, size_t dir_len, const char *file, char *out
     return n > 0 && (size_t)n < len && access(out, X_OK) == 0 ? 0 : -1;
 }
 
+/* What search_dir() looks for, and where it puts what it found. */
+struct search {
+    const struct program *p;
+    char *out;
+    size_t len;
+};
+
+static int search_dir(const char *dir, size_t dir_len, void *ctx)
+{
+    const struct search *s = ctx;
+    const struct program *p = s->p;
+
+    if (try_path(dir, dir_len, p->installed, s->out, s->len) == 0 && is_ours(s->out, p->name))
+        return 0;
+    if (strcmp(p->installed, p->name) != 0 &&
+        try_path(dir, dir_len, p->name, s->out, s->len) == 0 && is_ours(s->out, p->name))
+        return 0;
+    return -1;
+}
+
 static int search_path(const struct program *p, char *out, size_t len)
 {
-    const char *path = getenv("PATH"), *dir, *end;
+    struct search s = {p, out, len};
 
-    for (dir = path; dir && *dir; dir = *end ? end + 1 : end) {
-        size_t dir_len;
-
-        end = strchr(dir, ':');
-        if (end == NULL)
-            end = dir + strlen(dir);
-        dir_len = (size_t)(end - dir);
-        if (dir_len == 0) /* an empty entry is the current directory: not where a tool is */
-            continue;
-        if (try_path(dir, dir_len, p->installed, out, len) == 0 && is_ours(out, p->name))
-            return 0;
-        if (strcmp(p->installed, p->name) != 0 && try_path(dir, dir_len, p->name, out, len) == 0 &&
-            is_ours(out, p->name))
-            return 0;
-    }
-    return -1;
+    return fileutil_path_each(getenv("PATH"), search_dir, &s);
 }
 
 void companion_find_program(const char *self, const char *name, const char *env, char *out,

@@ -59,6 +59,7 @@ int main(int argc, char **argv)
     char *help_argv[3];
 
     msg_init("spoolsim");
+    companion_init(argv[0]);
     if (argc < 2)
         msg_usage("no command given (try: spoolsim bench, or spoolsim --help)");
     if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||

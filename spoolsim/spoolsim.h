@@ -24,8 +24,12 @@ int spoolsim_crash(int argc, char **argv);
  * companion.c: where spoolsim finds itself and the programs and scripts it
  * runs, as man/spoolsim-bench.1 says ("Finding smtp-sink and smtp-source").
  *
- * companion_self(): this program's path (/proc/self/exe) in out (len
- * bytes); fatal if /proc cannot say or the path does not fit.
+ * companion_init(): the argv[0] of main(), before any subcommand runs.
+ *
+ * companion_self(): this program's path in out (len bytes): as the system
+ * says (platform_self_path(), /proc/self/exe on Linux), else from
+ * argv[0] and PATH (fileutil_program_path()); fatal if neither finds it
+ * or the path does not fit.
  *
  * companion_find_program(): the path of the build's program `name'
  * ("smtp-sink", "smtp-source") into out: the environment variable env if
@@ -55,6 +59,7 @@ int spoolsim_crash(int argc, char **argv);
  * companion_data_dir(): where the files of data/ are: the source tree's
  * data/ for the build tree's spoolsim, else the configured PKGDATADIR.
  */
+void companion_init(const char *argv0);
 void companion_self(char *out, size_t len);
 void companion_find_program(const char *self, const char *name, const char *env, char *out,
                             size_t len);

@@ -3,26 +3,19 @@
  *
  * Every spoolsim report names the filesystem type and mount options of
  * the directory it measured, so that two results are never compared
- * without knowing what they were measured on. fsinfo_parse() is the pure
- * part: it picks, from the text of /proc/self/mountinfo, the mount whose
- * mount point is the longest prefix of a resolved path.
+ * without knowing what they were measured on. The system says which
+ * mount holds a path (platform_mount_of(), platform.h; on Linux from
+ * /proc/self/mountinfo); where it cannot, the report says "unknown
+ * filesystem".
  */
 #ifndef SPOOLSIM_FSINFO_H
 #define SPOOLSIM_FSINFO_H
 
 #include <stddef.h>
 
-struct fsinfo {
-    char mount_point[512];
-    char fstype[64];
-    char source[256];
-    char options[512]; /* per-mount then superblock options, comma-separated, each once */
-};
+#include "platform.h" /* struct fsinfo */
 
-/* 0 and `out' filled, or -1 when no line of `mountinfo' covers `path'. */
-int fsinfo_parse(const char *mountinfo, const char *path, struct fsinfo *out);
-
-/* Resolve `path' and look it up in /proc/self/mountinfo; -1 if unknown. */
+/* Resolve `path' and ask the system for its mount; -1, and out all empty, if unknown. */
 int fsinfo_lookup(const char *path, struct fsinfo *out);
 
 /*

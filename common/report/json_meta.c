@@ -9,81 +9,14 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "fileutil.h"
 #include "json_meta.h"
+#include "platform.h"
 #include "version.h"
 #include "xalloc.h"
 
 const char *json_meta_version(void)
 {
     return SPOOLSIM_VERSION;
-}
-
-/* The value of a "key : value" line whose key is exactly `key'; NULL if none. */
-static const char *field(const char *text, const char *key, size_t *len)
-{
-    size_t klen = strlen(key);
-
-    for (const char *line = text; line && *line;) {
-        const char *end = strchr(line, '\n'), *p = line;
-
-        if (end == NULL)
-            end = line + strlen(line);
-        if (strncmp(p, key, klen) == 0) {
-            p += klen;
-            while (p < end && (*p == ' ' || *p == '\t'))
-                p++;
-            if (p < end && *p == ':') {
-                p++;
-                while (p < end && (*p == ' ' || *p == '\t'))
-                    p++;
-                *len = (size_t)(end - p);
-                while (*len > 0 &&
-                       (p[*len - 1] == ' ' || p[*len - 1] == '\t' || p[*len - 1] == '\r'))
-                    (*len)--;
-                return p;
-            }
-        }
-        line = *end ? end + 1 : NULL;
-    }
-    return NULL;
-}
-
-int json_meta_cpu_model(const char *cpuinfo, char *out, size_t len)
-{
-    static const char *const keys[] = {"model name", "cpu model", "Model", "Hardware", "cpu", NULL};
-
-    if (len == 0)
-        return -1;
-    out[0] = 0;
-    for (size_t i = 0; keys[i]; i++) {
-        size_t n;
-        const char *v = field(cpuinfo, keys[i], &n);
-
-        if (v && n > 0) {
-            snprintf(out, len, "%.*s", (int)n, v);
-            return 0;
-        }
-    }
-    return -1;
-}
-
-int json_meta_mem_total(const char *meminfo, uint64_t *bytes)
-{
-    size_t n;
-    const char *v = field(meminfo, "MemTotal", &n);
-    char *end;
-    unsigned long long kib;
-
-    if (v == NULL || n == 0 || *v < '0' || *v > '9')
-        return -1;
-    kib = strtoull(v, &end, 10);
-    while (*end == ' ')
-        end++;
-    if (strncmp(end, "kB", 2) != 0 || kib > UINT64_MAX / 1024)
-        return -1;
-    *bytes = (uint64_t)kib * 1024;
-    return 0;
 }
 
 void json_meta_date(time_t t, char *out, size_t len)
@@ -97,7 +30,6 @@ void json_meta_date(time_t t, char *out, size_t len)
 void json_meta_host_lookup(struct json_host *h)
 {
     struct utsname u;
-    char *text;
 
     memset(h, 0, sizeof(*h));
     if (gethostname(h->name, sizeof(h->name)) != 0)
@@ -110,14 +42,9 @@ void json_meta_host_lookup(struct json_host *h)
     h->cpus = sysconf(_SC_NPROCESSORS_ONLN);
     if (h->cpus < 0)
         h->cpus = 0;
-    if ((text = fileutil_read_all("/proc/cpuinfo", NULL)) != NULL) {
-        json_meta_cpu_model(text, h->cpu_model, sizeof(h->cpu_model));
-        free(text);
-    }
-    if ((text = fileutil_read_all("/proc/meminfo", NULL)) != NULL) {
-        json_meta_mem_total(text, &h->memory_bytes);
-        free(text);
-    }
+    platform_cpu_model(h->cpu_model, sizeof(h->cpu_model));
+    if (platform_memory_bytes(&h->memory_bytes) != 0)
+        h->memory_bytes = 0;
 #if defined(_SC_PHYS_PAGES) && defined(_SC_PAGESIZE)
     if (h->memory_bytes == 0 && sysconf(_SC_PHYS_PAGES) > 0 && sysconf(_SC_PAGESIZE) > 0)
         h->memory_bytes = (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE);

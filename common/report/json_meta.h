@@ -7,8 +7,8 @@
  * CPU model and count, memory); and for a spool, one object with its
  * path, device, filesystem, mount point and mount options. A result that
  * cannot say where and how it was obtained cannot be compared with
- * another. The parsers of /proc text and the date format are pure; only
- * json_meta_host_lookup() reads the system.
+ * another. The date format is pure; only json_meta_host_lookup() reads
+ * the system, through platform.h where POSIX does not say.
  */
 #ifndef SPOOLSIM_JSON_META_H
 #define SPOOLSIM_JSON_META_H
@@ -37,16 +37,6 @@ struct json_host {
 
 /* The host as the system describes it; what cannot be found stays empty or 0. */
 void json_meta_host_lookup(struct json_host *h);
-
-/*
- * The CPU model from the text of /proc/cpuinfo: the first "model name"
- * (x86), else "cpu model" (MIPS), "Model" or "Hardware" (ARM) or "cpu"
- * (POWER); 0, or -1 and "" when none is there.
- */
-int json_meta_cpu_model(const char *cpuinfo, char *out, size_t len);
-
-/* MemTotal of the text of /proc/meminfo, in bytes; 0, or -1 if it is not there. */
-int json_meta_mem_total(const char *meminfo, uint64_t *bytes);
 
 /* t as "2026-12-01T08:30:33Z". */
 void json_meta_date(time_t t, char *out, size_t len);

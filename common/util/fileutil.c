@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -152,4 +153,57 @@ void fileutil_tree_remove(const char *path)
 {
     if (path[0])
         nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+int fileutil_path_each(const char *path, int (*try)(const char *dir, size_t dir_len, void *ctx),
+                       void *ctx)
+{
+    const char *dir, *end;
+
+    for (dir = path; dir && *dir; dir = *end ? end + 1 : end) {
+        end = strchr(dir, ':');
+        if (end == NULL)
+            end = dir + strlen(dir);
+        if (end > dir && try(dir, (size_t)(end - dir), ctx) == 0)
+            return 0;
+    }
+    return -1;
+}
+
+/* What program_in() looks for, and where it puts what it found. */
+struct program_search {
+    const char *name;
+    char found[PATH_MAX];
+};
+
+/* DIR/NAME, if it is an executable regular file. */
+static int program_in(const char *dir, size_t dir_len, void *ctx)
+{
+    struct program_search *s = ctx;
+    struct stat sb;
+    int n = snprintf(s->found, sizeof(s->found), "%.*s/%s", (int)dir_len, dir, s->name);
+
+    return n > 0 && (size_t)n < sizeof(s->found) && stat(s->found, &sb) == 0 &&
+                   S_ISREG(sb.st_mode) && access(s->found, X_OK) == 0
+               ? 0
+               : -1;
+}
+
+int fileutil_program_path(const char *argv0, const char *path, char *out, size_t len)
+{
+    struct program_search s = {.name = argv0};
+    char resolved[PATH_MAX];
+
+    if (argv0 == NULL || argv0[0] == 0)
+        return -1;
+    if (strchr(argv0, '/') != NULL) {
+        if (strlen(argv0) >= sizeof(s.found))
+            return -1;
+        memcpy(s.found, argv0, strlen(argv0) + 1);
+    } else if (fileutil_path_each(path, program_in, &s) != 0)
+        return -1;
+    if (realpath(s.found, resolved) == NULL || strlen(resolved) >= len)
+        return -1;
+    memcpy(out, resolved, strlen(resolved) + 1);
+    return 0;
 }

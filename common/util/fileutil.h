@@ -6,7 +6,8 @@
  * write(2) calls a simulated MTA would make; fileutil_write_whole() puts a
  * document in place whole or not at all; fileutil_private_dir() makes the
  * private directory a run works in, and fileutil_tree_remove() removes it (or any
- * tree) without following symbolic links.
+ * tree) without following symbolic links; fileutil_path_each() and
+ * fileutil_program_path() look for a program as the shell does, in PATH.
  */
 #ifndef SPOOLSIM_FILEUTIL_H
 #define SPOOLSIM_FILEUTIL_H
@@ -50,5 +51,24 @@ int fileutil_private_dir(char *out, size_t len, const char *parent, const char *
 
 /* Remove `path' and everything under it; what cannot be removed stays. */
 void fileutil_tree_remove(const char *path);
+
+/*
+ * Each directory of `path' (a PATH value, colon-separated; may be NULL)
+ * in turn, as try(dir, dir_len, ctx), until one returns 0: 0 then, -1 if
+ * none did. An empty entry means the current directory to the shell, which
+ * is no place to look for an installed program: it is skipped.
+ */
+int fileutil_path_each(const char *path, int (*try)(const char *dir, size_t dir_len, void *ctx),
+                       void *ctx);
+
+/*
+ * The program that argv0 started, as the shell found it, in out: argv0
+ * itself if it holds a slash, else the first executable file of that name
+ * in a directory of `path' (fileutil_path_each()); resolved by realpath(),
+ * so absolute and with no symbolic link in it. 0, or -1 if there is none
+ * or it does not fit in len. Only as true as argv0: whoever starts a
+ * program chooses it, so this is where the system cannot say.
+ */
+int fileutil_program_path(const char *argv0, const char *path, char *out, size_t len);
 
 #endif

@@ -212,8 +212,8 @@ struct relay {
     socklen_t hop_addr_len;
     char hop_desc[128];
     _Atomic int hop_unreachable; /* said once when the hop goes away, once when it is back */
-    int has_disk;                /* the spool is on a block device, whose stat file is: */
-    char disk_stat[64];
+    int has_disk;                /* the spool is on a block device, platform_disk_of() names: */
+    char disk_id[64];
     struct sysusage_kthreads kthreads;
     struct event *usage_timer; /* relay_usage_mark() when it comes too soon */
     unsigned long maildir_sequence;

@@ -80,7 +80,7 @@ void relay_stats_sample(struct relay *r)
     pthread_mutex_lock(&r->stats_lock);
     s->fsyncs = st->spool.fsyncs;
     pthread_mutex_unlock(&r->stats_lock);
-    sysusage_sample(&s->sys, &r->kthreads, r->has_disk ? r->disk_stat : NULL);
+    sysusage_sample(&s->sys, &r->kthreads, r->has_disk ? r->disk_id : NULL);
     s->self_cpu_ns = self_cpu_ns();
     s->qmgr_busy_ns = r->qmgr && r->qmgr != r->cleanup ? io_pool_busy_ns(r->qmgr) : 0;
     s->loop_cpu_ns = cpu_burn_thread_ns();
@@ -269,6 +269,8 @@ static void print_report(const struct relay *r, FILE *fp)
     if (relay_usage_window(r, &usage) == 0) {
         bottleneck_verdict(&usage, verdict, sizeof(verdict));
         fprintf(fp, "bottleneck: %s\n", verdict);
+    } else if (st->sample_count > 0 && !st->samples[0].sys.has_cpu) {
+        fprintf(fp, "bottleneck: unknown (this system does not say what its CPUs did)\n");
     }
     if (r->loop_count > 1) {
         fprintf(fp, "event loops: %u; sessions", r->loop_count);

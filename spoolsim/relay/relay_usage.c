@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "platform.h"
 #include "relay_private.h"
 #include "relay_usage.h"
 #include "sysusage.h"
@@ -16,7 +17,7 @@
 
 void relay_usage_init(struct relay *r)
 {
-    r->has_disk = sysusage_disk_of(r->spool.dir, r->disk_stat, sizeof(r->disk_stat)) == 0;
+    r->has_disk = platform_disk_of(r->spool.dir, r->disk_id, sizeof(r->disk_id)) == 0;
     sysusage_find_kthreads(&r->kthreads);
 }
 
@@ -38,7 +39,7 @@ void relay_usage_mark(struct relay *r)
         relay_stats_sample(r);
         return;
     }
-    /* Too soon for another look at /proc: take it once the gap has passed. */
+    /* Too soon for another look at the system: take it once the gap has passed. */
     if (r->usage_timer == NULL)
         r->usage_timer = evtimer_new(r->base, on_mark_timer, r);
     if (evtimer_pending(r->usage_timer, NULL))
@@ -77,7 +78,7 @@ int relay_usage_busy(const struct relay *r, struct utilization *u, double *qmgr_
     const struct relay_sample *a, *b;
     size_t ia, ib;
     uint64_t from, to;
-    double dt, hz = (double)sysusage_hz(), total;
+    double dt, hz = (double)platform_ticks_per_second(), total;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
 
     bottleneck_utilization_init(u);
@@ -93,8 +94,8 @@ int relay_usage_busy(const struct relay *r, struct utilization *u, double *qmgr_
     a = &st->samples[ia];
     b = &st->samples[ib];
     dt = (double)(b->sys.t_ns - a->sys.t_ns) / 1e9;
-    if (dt <= 0)
-        return -1;
+    if (dt <= 0 || !a->sys.has_cpu || !b->sys.has_cpu)
+        return -1; /* no machine CPU: the shares would be wrong, not unknown */
     u->cores = cores > 0 ? (unsigned)cores : 1;
     total = (double)(b->sys.cpu_total_ticks - a->sys.cpu_total_ticks);
     u->machine_busy =

@@ -9,6 +9,7 @@
 
 #include "bottleneck.h"
 #include "check_main.h"
+#include "procfs.h"
 #include "sysusage.h"
 
 static void machine(struct utilization *u, double cpu, double disk, double serial)
@@ -187,33 +188,33 @@ START_TEST(test_parsers)
     struct disk_counters d;
 
     ck_assert_int_eq(
-        sysusage_parse_cpu("cpu  100 5 50 800 40 3 2 0 0 0\ncpu0 1 2 3 4\n", &busy, &total), 0);
+        procfs_stat_cpu("cpu  100 5 50 800 40 3 2 0 0 0\ncpu0 1 2 3 4\n", &busy, &total), 0);
     ck_assert_uint_eq(total, 1000);
     ck_assert_uint_eq(busy, 160);
-    ck_assert_int_eq(sysusage_parse_cpu("intr 1 2 3", &busy, &total), -1);
+    ck_assert_int_eq(procfs_stat_cpu("intr 1 2 3", &busy, &total), -1);
     /* A command name with spaces and parentheses: the last ')' ends it. */
-    ck_assert_int_eq(sysusage_parse_pid_stat("42 (jbd2/loop0-8) S 2 0 0 0 -1 69238880 0 0 0 0 "
-                                             "17 25 0 0 20 0 1 0 100 0 0",
-                                             comm, sizeof(comm), &ticks),
+    ck_assert_int_eq(procfs_pid_stat("42 (jbd2/loop0-8) S 2 0 0 0 -1 69238880 0 0 0 0 "
+                                     "17 25 0 0 20 0 1 0 100 0 0",
+                                     comm, sizeof(comm), &ticks),
                      0);
     ck_assert_str_eq(comm, "jbd2/loop0-8");
     ck_assert_uint_eq(ticks, 42);
-    ck_assert_int_eq(sysusage_parse_pid_stat("7 (a (b) c) R 1 1 1 0 -1 0 0 0 0 0 3 4 0 0", comm,
-                                             sizeof(comm), &ticks),
-                     0);
+    ck_assert_int_eq(
+        procfs_pid_stat("7 (a (b) c) R 1 1 1 0 -1 0 0 0 0 0 3 4 0 0", comm, sizeof(comm), &ticks),
+        0);
     ck_assert_str_eq(comm, "a (b) c");
     ck_assert_uint_eq(ticks, 7);
-    ck_assert_int_eq(sysusage_parse_pid_stat("garbage", comm, sizeof(comm), &ticks), -1);
-    ck_assert_int_eq(
-        sysusage_parse_disk("  10 0 80 5 200 0 1600 300 0 450 305 0 0 0 0 77 12\n", &d), 0);
+    ck_assert_int_eq(procfs_pid_stat("garbage", comm, sizeof(comm), &ticks), -1);
+    ck_assert_int_eq(procfs_disk_stat("  10 0 80 5 200 0 1600 300 0 450 305 0 0 0 0 77 12\n", &d),
+                     0);
     ck_assert_uint_eq(d.reads, 10);
     ck_assert_uint_eq(d.writes, 200);
     ck_assert_uint_eq(d.busy_ms, 450);
     ck_assert_uint_eq(d.flushes, 77);
-    ck_assert_int_eq(sysusage_parse_disk("1 2 3", &d), -1);
-    ck_assert(sysusage_storage_thread("jbd2/vda1-8"));
-    ck_assert(sysusage_storage_thread("kworker/u4:2-ext4-rsv-conversion"));
-    ck_assert(!sysusage_storage_thread("smtpd"));
+    ck_assert_int_eq(procfs_disk_stat("1 2 3", &d), -1);
+    ck_assert(procfs_storage_thread("jbd2/vda1-8"));
+    ck_assert(procfs_storage_thread("kworker/u4:2-ext4-rsv-conversion"));
+    ck_assert(!procfs_storage_thread("smtpd"));
 }
 END_TEST
 

@@ -7,8 +7,11 @@
 #include <check.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "check_main.h"
@@ -82,9 +85,99 @@ START_TEST(test_failure)
 }
 END_TEST
 
+/* An empty file at DIR/NAME with mode `mode'; its resolved path in out. */
+static void make_file(const char *dir, const char *name, mode_t mode, char *out, size_t len)
+{
+    char path[PATH_MAX];
+    int fd;
+
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    ck_assert_int_ge(fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, mode), 0);
+    close(fd);
+    ck_assert_int_eq(chmod(path, mode), 0); /* whatever the umask */
+    ck_assert_ptr_nonnull(realpath(path, out));
+    ck_assert_uint_lt(strlen(out), len);
+}
+
+/* fileutil_path_each() callback: counts the directories it is shown, stops at "stop". */
+static int count_dirs(const char *dir, size_t dir_len, void *ctx)
+{
+    unsigned *n = ctx;
+
+    (*n)++;
+    return dir_len == 4 && memcmp(dir, "stop", 4) == 0 ? 0 : -1;
+}
+
+/*
+ * How spoolsim finds itself where the system cannot say: argv[0] as the
+ * shell found it, a path if it holds a slash, else the first executable
+ * file of that name in PATH.
+ */
+START_TEST(test_program_path)
+{
+    char top[512], a[600], b[600], path[1300], out[PATH_MAX], link[700], small[8];
+    char prog_a[PATH_MAX], prog_b[PATH_MAX], noexec[PATH_MAX];
+    unsigned n = 0;
+
+    ck_assert_int_eq(fileutil_private_dir(top, sizeof(top), fileutil_tmp_dir(), "check"), 0);
+    snprintf(a, sizeof(a), "%s/a", top);
+    snprintf(b, sizeof(b), "%s/b", top);
+    ck_assert_int_eq(mkdir(a, 0700), 0);
+    ck_assert_int_eq(mkdir(b, 0700), 0);
+    make_file(a, "notmine", 0600, noexec, sizeof(noexec));
+    make_file(b, "notmine", 0700, prog_b, sizeof(prog_b));
+    make_file(b, "prog", 0700, prog_a, sizeof(prog_a)); /* only in b for now */
+    snprintf(link, sizeof(link), "%s/dir", a);
+    ck_assert_int_eq(mkdir(link, 0700), 0);
+    snprintf(link, sizeof(link), "%s/dir", b);
+    ck_assert_int_eq(mkdir(link, 0700), 0);
+
+    /* The first directory with an executable file of the name: not a's unexecutable one. */
+    snprintf(path, sizeof(path), "::%s:%s", a, b);
+    ck_assert_int_eq(fileutil_program_path("notmine", path, out, sizeof(out)), 0);
+    ck_assert_str_eq(out, prog_b);
+    ck_assert_int_eq(fileutil_program_path("prog", path, out, sizeof(out)), 0);
+    ck_assert_str_eq(out, prog_a);
+    make_file(a, "prog", 0755, prog_a, sizeof(prog_a));
+    ck_assert_int_eq(fileutil_program_path("prog", path, out, sizeof(out)), 0);
+    ck_assert_str_eq(out, prog_a); /* now a's, which comes first */
+    /* A directory of the name is not a program; nor is anything outside PATH. */
+    ck_assert_int_eq(fileutil_program_path("dir", path, out, sizeof(out)), -1);
+    ck_assert_int_eq(fileutil_program_path("nosuch", path, out, sizeof(out)), -1);
+    ck_assert_int_eq(fileutil_program_path("prog", NULL, out, sizeof(out)), -1);
+    ck_assert_int_eq(fileutil_program_path("prog", "", out, sizeof(out)), -1);
+    ck_assert_int_eq(fileutil_program_path("", path, out, sizeof(out)), -1);
+    ck_assert_int_eq(fileutil_program_path(NULL, path, out, sizeof(out)), -1);
+
+    /* With a slash, argv[0] is the path (resolved), and PATH is not looked at. */
+    snprintf(link, sizeof(link), "%s/../b/./notmine", a);
+    ck_assert_int_eq(fileutil_program_path(link, "", out, sizeof(out)), 0);
+    ck_assert_str_eq(out, prog_b);
+    snprintf(link, sizeof(link), "%s/link", a);
+    ck_assert_int_eq(symlink(prog_b, link), 0);
+    ck_assert_int_eq(fileutil_program_path(link, path, out, sizeof(out)), 0);
+    ck_assert_str_eq(out, prog_b); /* no symbolic link in it, as the system says it */
+    ck_assert_int_eq(fileutil_program_path("link", path, out, sizeof(out)), 0);
+    ck_assert_str_eq(out, prog_b);
+    snprintf(link, sizeof(link), "%s/nosuch", a);
+    ck_assert_int_eq(fileutil_program_path(link, path, out, sizeof(out)), -1);
+    /* What does not fit is not cut. */
+    ck_assert_int_eq(fileutil_program_path("prog", path, small, sizeof(small)), -1);
+
+    /* Every entry, in order, the empty ones skipped, until one says stop. */
+    ck_assert_int_eq(fileutil_path_each("x::y:stop:z", count_dirs, &n), 0);
+    ck_assert_uint_eq(n, 3);
+    n = 0;
+    ck_assert_int_eq(fileutil_path_each(":x:", count_dirs, &n), -1);
+    ck_assert_uint_eq(n, 1);
+    fileutil_tree_remove(top);
+}
+END_TEST
+
 int main(void)
 {
-    const TTest *const tests[] = {test_pieces, test_one_call, test_failure, NULL};
+    const TTest *const tests[] = {test_pieces, test_one_call, test_failure, test_program_path,
+                                  NULL};
 
     return check_run_tests("fileutil", tests);
 }

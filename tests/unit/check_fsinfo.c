@@ -1,5 +1,5 @@
 /*
- * Unit tests: fsinfo_parse(), the mount that holds a path, picked from the
+ * Unit tests: procfs_mountinfo(), the mount that holds a path, picked from the
  * text of /proc/self/mountinfo (proc(5)): ID PARENT MAJ:MIN ROOT
  * MOUNT_POINT MOUNT_OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER_OPTIONS.
  */
@@ -10,8 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fsinfo.h"
 #include "check_main.h"
+#include "fsinfo.h"
+#include "procfs.h"
 
 /* A small machine: / on ext4, /mnt on xfs, /mnt/x on tmpfs, /mntx on btrfs. */
 static const char mounts[] =
@@ -24,26 +25,26 @@ START_TEST(test_longest_prefix)
 {
     struct fsinfo fs;
 
-    ck_assert_int_eq(fsinfo_parse(mounts, "/var/spool/postfix", &fs), 0);
+    ck_assert_int_eq(procfs_mountinfo(mounts, "/var/spool/postfix", &fs), 0);
     ck_assert_str_eq(fs.mount_point, "/");
     ck_assert_str_eq(fs.fstype, "ext4");
     ck_assert_str_eq(fs.source, "/dev/sda1");
 
-    ck_assert_int_eq(fsinfo_parse(mounts, "/mnt/spool", &fs), 0);
+    ck_assert_int_eq(procfs_mountinfo(mounts, "/mnt/spool", &fs), 0);
     ck_assert_str_eq(fs.mount_point, "/mnt");
     ck_assert_str_eq(fs.fstype, "xfs");
 
-    ck_assert_int_eq(fsinfo_parse(mounts, "/mnt/x/spool/incoming", &fs), 0);
+    ck_assert_int_eq(procfs_mountinfo(mounts, "/mnt/x/spool/incoming", &fs), 0);
     ck_assert_str_eq(fs.mount_point, "/mnt/x");
     ck_assert_str_eq(fs.fstype, "tmpfs");
     ck_assert_str_eq(fs.source, "tmpfs");
 
     /* A mount point itself is on its own filesystem. */
-    ck_assert_int_eq(fsinfo_parse(mounts, "/mnt/x", &fs), 0);
+    ck_assert_int_eq(procfs_mountinfo(mounts, "/mnt/x", &fs), 0);
     ck_assert_str_eq(fs.mount_point, "/mnt/x");
-    ck_assert_int_eq(fsinfo_parse(mounts, "/mnt", &fs), 0);
+    ck_assert_int_eq(procfs_mountinfo(mounts, "/mnt", &fs), 0);
     ck_assert_str_eq(fs.mount_point, "/mnt");
-    ck_assert_int_eq(fsinfo_parse(mounts, "/", &fs), 0);
+    ck_assert_int_eq(procfs_mountinfo(mounts, "/", &fs), 0);
     ck_assert_str_eq(fs.mount_point, "/");
 }
 END_TEST
@@ -56,11 +57,11 @@ START_TEST(test_longest_prefix_any_order)
                                    "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n";
     struct fsinfo fs;
 
-    ck_assert_int_eq(fsinfo_parse(reversed, "/mnt/x/y", &fs), 0);
+    ck_assert_int_eq(procfs_mountinfo(reversed, "/mnt/x/y", &fs), 0);
     ck_assert_str_eq(fs.mount_point, "/mnt/x");
-    ck_assert_int_eq(fsinfo_parse(reversed, "/mnt/y", &fs), 0);
+    ck_assert_int_eq(procfs_mountinfo(reversed, "/mnt/y", &fs), 0);
     ck_assert_str_eq(fs.mount_point, "/mnt");
-    ck_assert_int_eq(fsinfo_parse(reversed, "/home", &fs), 0);
+    ck_assert_int_eq(procfs_mountinfo(reversed, "/home", &fs), 0);
     ck_assert_str_eq(fs.mount_point, "/");
 }
 END_TEST
@@ -70,17 +71,17 @@ START_TEST(test_component_boundary)
 {
     struct fsinfo fs;
 
-    ck_assert_int_eq(fsinfo_parse(mounts, "/mntx/spool", &fs), 0);
+    ck_assert_int_eq(procfs_mountinfo(mounts, "/mntx/spool", &fs), 0);
     ck_assert_str_eq(fs.mount_point, "/mntx");
     ck_assert_str_eq(fs.fstype, "btrfs");
 
-    ck_assert_int_eq(fsinfo_parse(mounts, "/mnt/xy", &fs), 0);
+    ck_assert_int_eq(procfs_mountinfo(mounts, "/mnt/xy", &fs), 0);
     ck_assert_str_eq(fs.mount_point, "/mnt");
 
     /* Without a /mntx line, /mntx falls through to /, never to /mnt. */
-    ck_assert_int_eq(fsinfo_parse("22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
-                                  "23 22 8:2 / /mnt rw - xfs /dev/sda2 rw\n",
-                                  "/mntx", &fs),
+    ck_assert_int_eq(procfs_mountinfo("22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+                                      "23 22 8:2 / /mnt rw - xfs /dev/sda2 rw\n",
+                                      "/mntx", &fs),
                      0);
     ck_assert_str_eq(fs.mount_point, "/");
 }
@@ -94,14 +95,14 @@ START_TEST(test_later_line_wins)
                                   "30 23 0:40 / /mnt rw,relatime - tmpfs over rw,size=64k\n";
     struct fsinfo fs;
 
-    ck_assert_int_eq(fsinfo_parse(stacked, "/mnt/spool", &fs), 0);
+    ck_assert_int_eq(procfs_mountinfo(stacked, "/mnt/spool", &fs), 0);
     ck_assert_str_eq(fs.fstype, "tmpfs");
     ck_assert_str_eq(fs.source, "over");
     ck_assert_str_eq(fs.options, "rw,relatime,size=64k");
     /* ... but a later, shorter mount point does not beat a longer one. */
-    ck_assert_int_eq(fsinfo_parse("23 22 8:2 / /mnt rw - xfs /dev/sda2 rw\n"
-                                  "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n",
-                                  "/mnt/spool", &fs),
+    ck_assert_int_eq(procfs_mountinfo("23 22 8:2 / /mnt rw - xfs /dev/sda2 rw\n"
+                                      "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n",
+                                      "/mnt/spool", &fs),
                      0);
     ck_assert_str_eq(fs.fstype, "xfs");
 }
@@ -116,20 +117,20 @@ START_TEST(test_escaped_spaces)
                                "41 22 8:18 / /back\\134slash rw - ext2 /dev/sdc1 rw\n";
     struct fsinfo fs;
 
-    ck_assert_int_eq(fsinfo_parse(text, "/media/my disk/spool", &fs), 0);
+    ck_assert_int_eq(procfs_mountinfo(text, "/media/my disk/spool", &fs), 0);
     ck_assert_str_eq(fs.mount_point, "/media/my disk");
     ck_assert_str_eq(fs.fstype, "vfat");
     ck_assert_str_eq(fs.source, "/dev/my stick");
     ck_assert_str_eq(fs.options, "rw,nosuid,fmask=0022");
 
-    ck_assert_int_eq(fsinfo_parse(text, "/back\\slash", &fs), 0);
+    ck_assert_int_eq(procfs_mountinfo(text, "/back\\slash", &fs), 0);
     ck_assert_str_eq(fs.mount_point, "/back\\slash");
 
     /* The escaped form is not the name: "/media/my\040disk" is under /. */
-    ck_assert_int_eq(fsinfo_parse(text, "/media/my\\040disk", &fs), 0);
+    ck_assert_int_eq(procfs_mountinfo(text, "/media/my\\040disk", &fs), 0);
     ck_assert_str_eq(fs.mount_point, "/");
     /* Nor is a prefix of the unescaped name. */
-    ck_assert_int_eq(fsinfo_parse(text, "/media/my", &fs), 0);
+    ck_assert_int_eq(procfs_mountinfo(text, "/media/my", &fs), 0);
     ck_assert_str_eq(fs.mount_point, "/");
 }
 END_TEST
@@ -141,10 +142,10 @@ START_TEST(test_bad_escape)
                                "40 22 8:17 / /a\\09b rw - vfat /dev/x\\4 rw\n";
     struct fsinfo fs;
 
-    ck_assert_int_eq(fsinfo_parse(text, "/a\\09b/q", &fs), 0);
+    ck_assert_int_eq(procfs_mountinfo(text, "/a\\09b/q", &fs), 0);
     ck_assert_str_eq(fs.mount_point, "/a\\09b");
     ck_assert_str_eq(fs.source, "/dev/x\\4");
-    ck_assert_int_eq(fsinfo_parse(text, "/az", &fs), 0);
+    ck_assert_int_eq(procfs_mountinfo(text, "/az", &fs), 0);
     ck_assert_str_eq(fs.mount_point, "/");
 }
 END_TEST
@@ -164,7 +165,7 @@ START_TEST(test_long_mount_point)
     path[0] = '/';
     memset(path + 1, 'm', sizeof(fs.mount_point) - 2);
     strcpy(path + sizeof(fs.mount_point) - 1, "/spool");
-    ck_assert_int_eq(fsinfo_parse(text, path, &fs), 0);
+    ck_assert_int_eq(procfs_mountinfo(text, path, &fs), 0);
     ck_assert_str_eq(fs.mount_point, "/");
     free(text);
     free(path);
@@ -176,7 +177,7 @@ START_TEST(test_no_super_options)
 {
     struct fsinfo fs;
 
-    ck_assert_int_eq(fsinfo_parse("22 1 8:1 / / rw,relatime - ext4 /dev/sda1\n", "/x", &fs), 0);
+    ck_assert_int_eq(procfs_mountinfo("22 1 8:1 / / rw,relatime - ext4 /dev/sda1\n", "/x", &fs), 0);
     ck_assert_str_eq(fs.options, "rw,relatime");
     ck_assert_str_eq(fs.source, "/dev/sda1");
 }
@@ -197,7 +198,7 @@ START_TEST(test_optional_fields)
     for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
         struct fsinfo fs;
 
-        ck_assert_msg(fsinfo_parse(texts[i], "/mnt2/q", &fs) == 0, "line %zu not parsed", i);
+        ck_assert_msg(procfs_mountinfo(texts[i], "/mnt2/q", &fs) == 0, "line %zu not parsed", i);
         ck_assert_str_eq(fs.mount_point, "/mnt2");
         ck_assert_str_eq(fs.fstype, "ext3");
         ck_assert_str_eq(fs.source, "/dev/root");
@@ -211,9 +212,9 @@ START_TEST(test_options_joined)
 {
     struct fsinfo fs;
 
-    ck_assert_int_eq(fsinfo_parse(mounts, "/mnt/x/a", &fs), 0);
+    ck_assert_int_eq(procfs_mountinfo(mounts, "/mnt/x/a", &fs), 0);
     ck_assert_str_eq(fs.options, "rw,nosuid,nodev,size=1024k,mode=755");
-    ck_assert_int_eq(fsinfo_parse(mounts, "/etc", &fs), 0);
+    ck_assert_int_eq(procfs_mountinfo(mounts, "/etc", &fs), 0);
     ck_assert_str_eq(fs.options, "rw,relatime,errors=remount-ro");
 }
 END_TEST
@@ -223,17 +224,18 @@ START_TEST(test_options_once)
 {
     struct fsinfo fs;
 
-    ck_assert_int_eq(fsinfo_parse("22 1 8:1 / / rw,relatime - ext4 /dev/vda "
-                                  "rw,discard,relatime,resuid=65534,rw\n",
-                                  "/tmp", &fs),
+    ck_assert_int_eq(procfs_mountinfo("22 1 8:1 / / rw,relatime - ext4 /dev/vda "
+                                      "rw,discard,relatime,resuid=65534,rw\n",
+                                      "/tmp", &fs),
                      0);
     ck_assert_str_eq(fs.options, "rw,relatime,discard,resuid=65534");
     /* a prefix of another option is a different option */
-    ck_assert_int_eq(fsinfo_parse("22 1 8:1 / / r,rwx - ext4 /dev/vda rw,r,rwx,,x\n", "/", &fs), 0);
+    ck_assert_int_eq(procfs_mountinfo("22 1 8:1 / / r,rwx - ext4 /dev/vda rw,r,rwx,,x\n", "/", &fs),
+                     0);
     ck_assert_str_eq(fs.options, "r,rwx,rw,x");
     /* and the value is part of the option */
-    ck_assert_int_eq(fsinfo_parse("22 1 8:1 / / rw,size=1k - tmpfs t size=2k,size=1k\n", "/", &fs),
-                     0);
+    ck_assert_int_eq(
+        procfs_mountinfo("22 1 8:1 / / rw,size=1k - tmpfs t size=2k,size=1k\n", "/", &fs), 0);
     ck_assert_str_eq(fs.options, "rw,size=1k,size=2k");
 }
 END_TEST
@@ -249,7 +251,7 @@ START_TEST(test_options_full)
     for (int i = 0; i < 200; i++)
         n += (size_t)snprintf(line + n, sizeof(line) - n, "%sopt%03d", i ? "," : "", i);
     snprintf(line + n, sizeof(line) - n, "\n");
-    ck_assert_int_eq(fsinfo_parse(line, "/", &fs), 0);
+    ck_assert_int_eq(procfs_mountinfo(line, "/", &fs), 0);
     ck_assert_uint_lt(strlen(fs.options), sizeof(fs.options));
     /* every option in it is whole: "rw" then opt000, opt001, ... each 6 characters */
     ck_assert_uint_eq((strlen(fs.options) - 2) % 7, 0);
@@ -262,12 +264,12 @@ START_TEST(test_note)
 {
     struct fsinfo fs;
 
-    ck_assert_int_eq(fsinfo_parse(mounts, "/mnt/x/q", &fs), 0);
+    ck_assert_int_eq(procfs_mountinfo(mounts, "/mnt/x/q", &fs), 0);
     ck_assert_ptr_nonnull(fsinfo_note(&fs));
     ck_assert_ptr_nonnull(strstr(fsinfo_note(&fs), "not a disk"));
-    ck_assert_int_eq(fsinfo_parse("1 0 0:1 / / rw - ramfs none rw\n", "/r", &fs), 0);
+    ck_assert_int_eq(procfs_mountinfo("1 0 0:1 / / rw - ramfs none rw\n", "/r", &fs), 0);
     ck_assert_ptr_nonnull(fsinfo_note(&fs));
-    ck_assert_int_eq(fsinfo_parse(mounts, "/mnt/q", &fs), 0);
+    ck_assert_int_eq(procfs_mountinfo(mounts, "/mnt/q", &fs), 0);
     ck_assert_ptr_null(fsinfo_note(&fs));
     memset(&fs, 0, sizeof(fs));
     ck_assert_ptr_null(fsinfo_note(&fs));
@@ -280,13 +282,13 @@ START_TEST(test_not_covered)
                                   "24 23 0:30 / /mnt/x rw - tmpfs tmpfs rw\n";
     struct fsinfo fs;
 
-    ck_assert_int_eq(fsinfo_parse(no_root, "/var/spool", &fs), -1);
-    ck_assert_int_eq(fsinfo_parse(no_root, "/", &fs), -1);
-    ck_assert_int_eq(fsinfo_parse(no_root, "/mn", &fs), -1);
-    ck_assert_int_eq(fsinfo_parse(no_root, "/mntx", &fs), -1);
+    ck_assert_int_eq(procfs_mountinfo(no_root, "/var/spool", &fs), -1);
+    ck_assert_int_eq(procfs_mountinfo(no_root, "/", &fs), -1);
+    ck_assert_int_eq(procfs_mountinfo(no_root, "/mn", &fs), -1);
+    ck_assert_int_eq(procfs_mountinfo(no_root, "/mntx", &fs), -1);
     /* A relative path is under no mount point, not even /. */
-    ck_assert_int_eq(fsinfo_parse(mounts, "spool", &fs), -1);
-    ck_assert_int_eq(fsinfo_parse(mounts, "", &fs), -1);
+    ck_assert_int_eq(procfs_mountinfo(mounts, "spool", &fs), -1);
+    ck_assert_int_eq(procfs_mountinfo(mounts, "", &fs), -1);
 }
 END_TEST
 
@@ -308,17 +310,17 @@ START_TEST(test_garbage_ignored)
                                "23 22 8:2 / /mnt rw - xfs /dev/sda2 rw"; /* no final newline */
     struct fsinfo fs;
 
-    ck_assert_int_eq(fsinfo_parse(text, "/mnt/spool", &fs), 0);
+    ck_assert_int_eq(procfs_mountinfo(text, "/mnt/spool", &fs), 0);
     ck_assert_str_eq(fs.mount_point, "/mnt");
     ck_assert_str_eq(fs.source, "/dev/sda2");
-    ck_assert_int_eq(fsinfo_parse(text, "/var", &fs), 0);
+    ck_assert_int_eq(procfs_mountinfo(text, "/var", &fs), 0);
     ck_assert_str_eq(fs.mount_point, "/");
     ck_assert_str_eq(fs.source, "/dev/sda1");
-    ck_assert_int_eq(fsinfo_parse("garbage\n1 2 3\n\n", "/", &fs), -1);
+    ck_assert_int_eq(procfs_mountinfo("garbage\n1 2 3\n\n", "/", &fs), -1);
     /* Alone, the damaged lines cover nothing. */
-    ck_assert_int_eq(fsinfo_parse("1 2 3:4 /  rw - xfs /dev/empty rw\n", "/var", &fs), -1);
-    ck_assert_int_eq(fsinfo_parse("1 2 3:4 / mnt rw - xfs /dev/rel rw\n", "mnt", &fs), -1);
-    ck_assert_int_eq(fsinfo_parse("- - - - - - - - - -\n", "/", &fs), -1);
+    ck_assert_int_eq(procfs_mountinfo("1 2 3:4 /  rw - xfs /dev/empty rw\n", "/var", &fs), -1);
+    ck_assert_int_eq(procfs_mountinfo("1 2 3:4 / mnt rw - xfs /dev/rel rw\n", "mnt", &fs), -1);
+    ck_assert_int_eq(procfs_mountinfo("- - - - - - - - - -\n", "/", &fs), -1);
 }
 END_TEST
 
@@ -326,9 +328,9 @@ START_TEST(test_empty_text)
 {
     struct fsinfo fs;
 
-    ck_assert_int_eq(fsinfo_parse("", "/", &fs), -1);
-    ck_assert_int_eq(fsinfo_parse("\n", "/", &fs), -1);
-    ck_assert_int_eq(fsinfo_parse("", "/var/spool", &fs), -1);
+    ck_assert_int_eq(procfs_mountinfo("", "/", &fs), -1);
+    ck_assert_int_eq(procfs_mountinfo("\n", "/", &fs), -1);
+    ck_assert_int_eq(procfs_mountinfo("", "/var/spool", &fs), -1);
 }
 END_TEST
 
@@ -338,7 +340,7 @@ START_TEST(test_describe)
     struct fsinfo fs;
     char buf[1200];
 
-    ck_assert_int_eq(fsinfo_parse(mounts, "/mnt/x/q", &fs), 0);
+    ck_assert_int_eq(procfs_mountinfo(mounts, "/mnt/x/q", &fs), 0);
     fsinfo_describe(&fs, buf, sizeof(buf));
     ck_assert_str_eq(buf, "tmpfs (rw,nosuid,nodev,size=1024k,mode=755) on /mnt/x");
     memset(&fs, 0, sizeof(fs));

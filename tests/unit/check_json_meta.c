@@ -12,6 +12,7 @@
 #include "check_main.h"
 #include "json_meta.h"
 #include "json_read.h"
+#include "procfs.h"
 
 START_TEST(test_cpu_model)
 {
@@ -25,17 +26,17 @@ START_TEST(test_cpu_model)
                               "Model\t\t: Raspberry Pi 4 Model B Rev 1.4\n";
     char out[256];
 
-    ck_assert_int_eq(json_meta_cpu_model(x86, out, sizeof(out)), 0);
+    ck_assert_int_eq(procfs_cpu_model(x86, out, sizeof(out)), 0);
     ck_assert_str_eq(out, "Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz");
     /* "model" is not "model name": the x86 line is found, not the number */
-    ck_assert_int_eq(json_meta_cpu_model(arm, out, sizeof(out)), 0);
+    ck_assert_int_eq(procfs_cpu_model(arm, out, sizeof(out)), 0);
     ck_assert_str_eq(out, "Raspberry Pi 4 Model B Rev 1.4");
-    ck_assert_int_eq(json_meta_cpu_model("processor : 0\nflags : fpu\n", out, sizeof(out)), -1);
+    ck_assert_int_eq(procfs_cpu_model("processor : 0\nflags : fpu\n", out, sizeof(out)), -1);
     ck_assert_str_eq(out, "");
-    ck_assert_int_eq(json_meta_cpu_model("", out, sizeof(out)), -1);
-    ck_assert_int_eq(json_meta_cpu_model("model name\t:\n", out, sizeof(out)), -1);
+    ck_assert_int_eq(procfs_cpu_model("", out, sizeof(out)), -1);
+    ck_assert_int_eq(procfs_cpu_model("model name\t:\n", out, sizeof(out)), -1);
     /* cut to fit */
-    ck_assert_int_eq(json_meta_cpu_model(x86, out, 6), 0);
+    ck_assert_int_eq(procfs_cpu_model(x86, out, 6), 0);
     ck_assert_str_eq(out, "Intel");
 }
 END_TEST
@@ -44,15 +45,15 @@ START_TEST(test_mem_total)
 {
     uint64_t b = 7;
 
-    ck_assert_int_eq(json_meta_mem_total("MemTotal:       24684092 kB\nMemFree: 1 kB\n", &b), 0);
+    ck_assert_int_eq(procfs_mem_total("MemTotal:       24684092 kB\nMemFree: 1 kB\n", &b), 0);
     ck_assert_uint_eq(b, 24684092ULL * 1024);
-    ck_assert_int_eq(json_meta_mem_total("MemFree: 1 kB\nMemTotal: 2 kB", &b), 0);
+    ck_assert_int_eq(procfs_mem_total("MemFree: 1 kB\nMemTotal: 2 kB", &b), 0);
     ck_assert_uint_eq(b, 2048);
     b = 7;
-    ck_assert_int_eq(json_meta_mem_total("MemFree: 1 kB\n", &b), -1);
-    ck_assert_int_eq(json_meta_mem_total("MemTotal: lots\n", &b), -1);
-    ck_assert_int_eq(json_meta_mem_total("MemTotal: 12 MB\n", &b), -1);
-    ck_assert_int_eq(json_meta_mem_total("MemTotalX: 12 kB\n", &b), -1);
+    ck_assert_int_eq(procfs_mem_total("MemFree: 1 kB\n", &b), -1);
+    ck_assert_int_eq(procfs_mem_total("MemTotal: lots\n", &b), -1);
+    ck_assert_int_eq(procfs_mem_total("MemTotal: 12 MB\n", &b), -1);
+    ck_assert_int_eq(procfs_mem_total("MemTotalX: 12 kB\n", &b), -1);
     ck_assert_uint_eq(b, 7);
 }
 END_TEST

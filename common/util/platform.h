@@ -1,0 +1,86 @@
+/*
+ * platform - what spoolsim asks the operating system that POSIX does not say.
+ *
+ * Every read of a system's own interfaces (on Linux /proc, /sys and
+ * major()/minor()) is behind these calls, and one file implements them
+ * for one system: platform_linux.c, or platform_none.c, which knows
+ * nothing, for a system without a port of its own. configure picks the
+ * file from the host (--with-platform overrides it); a port to another
+ * system is one new file, platform_SYSTEM.c, and docs/portability.md says
+ * call by call what it must provide and which interfaces of FreeBSD do.
+ *
+ * "Not available" is a legal answer to every call (-1, or no threads):
+ * the caller then reports the figure as unknown, never as 0 or a guess.
+ * No call prints, exits, or keeps state between calls.
+ */
+#ifndef SPOOLSIM_PLATFORM_H
+#define SPOOLSIM_PLATFORM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The file system that holds a path, as a report names it (fsinfo.h). */
+struct fsinfo {
+    char mount_point[512];
+    char fstype[64];
+    char source[256];  /* the device, or what the mount was made from */
+    char options[512]; /* per-mount then superblock options, comma-separated, each once */
+};
+
+/* A block device's counters since it appeared; the difference of two is a window's. */
+struct disk_counters {
+    uint64_t reads, writes, flushes; /* requests completed (flushes: 0 where not counted) */
+    uint64_t busy_ms;                /* time with I/O in flight */
+};
+
+/*
+ * This program's file: absolute, with no symbolic link in it, NUL-ended
+ * in out. 0, or -1 if the system cannot say or it does not fit in len
+ * (the caller then looks at argv[0] and PATH: companion.c).
+ */
+int platform_self_path(char *out, size_t len);
+
+/*
+ * The mount of `path', an absolute path with no symbolic link in it
+ * (realpath's): its mount point, file system type, source and options
+ * into out. 0, or -1 if unknown.
+ */
+int platform_mount_of(const char *path, struct fsinfo *out);
+
+/* The CPU's model name, NUL-ended in out; 0, or -1 (out "") if unknown. */
+int platform_cpu_model(char *out, size_t len);
+
+/* The machine's memory in bytes; 0, or -1 if unknown. */
+int platform_memory_bytes(uint64_t *bytes);
+
+/*
+ * Since boot, over all CPUs: the clock ticks spent busy (neither idle nor
+ * waiting for I/O) and in all. 0, or -1 if unknown.
+ */
+int platform_cpu_ticks(uint64_t *busy, uint64_t *total);
+
+/* The user and system ticks of process (or kernel thread) pid, all its threads; 0, or -1. */
+int platform_process_ticks(pid_t pid, uint64_t *ticks);
+
+/*
+ * Up to max kernel threads that do file systems' and block devices' work
+ * (journal commits, writeback, loop devices), as ids for
+ * platform_process_ticks(); how many were found, 0 if none or unknown.
+ */
+unsigned platform_storage_threads(pid_t *pids, unsigned max);
+
+/* Ticks per second of the tick counts above; never 0. */
+long platform_ticks_per_second(void);
+
+/*
+ * The block device under path, as a name for platform_disk_read() in id.
+ * 0, or -1 where there is none (tmpfs, a network file system) or it
+ * cannot be read.
+ */
+int platform_disk_of(const char *path, char *id, size_t len);
+
+/* The counters of disk id (from platform_disk_of()); 0, or -1 if unreadable. */
+int platform_disk_read(const char *id, struct disk_counters *out);
+
+#endif
