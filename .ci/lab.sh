@@ -7,7 +7,10 @@
 # it_bench_hop.sh and it_bench_client_delay.sh with SPOOLSIM_REQUIRE_NETEM=1
 # (their emulated path is then a failure), and under qemu's emulation (no
 # KVM) with SPOOLSIM_FLOORS_ONLY=1 (their floors checked, the comparisons
-# between runs only shown: the machine is slow beside a round trip). The
+# between runs only shown: the machine is slow beside a round trip); and
+# one cell of the power-cut test recorded by dm-log-writes beside the FUSE
+# recorder on the same seed, by it_crash_dm.sh with SPOOLSIM_REQUIRE_DM=1
+# (postfix on ext4, 20 messages of load, 12 points each). The
 # kernel and busybox are fetched into a directory of this step's own,
 # removed afterwards; the lab prints its boot time, and this step its own.
 set -eu
@@ -22,14 +25,15 @@ export SPOOLSIM_LAB_DIR
 trap 'rm -rf --one-file-system "$SPOOLSIM_LAB_DIR"' EXIT
 status=0
 # shellcheck disable=SC2016 # expanded in the lab
-scripts/lab.sh --root "$1" --no-tree --console "$SPOOLSIM_LAB_DIR/console.log" --timeout 1200 '
+scripts/lab.sh --root "$1" --no-tree --console "$SPOOLSIM_LAB_DIR/console.log" --timeout 2400 '
     cd /root/spoolsim || exit 1
     export top_srcdir=. top_builddir=. SPOOLSIM_REQUIRE_PEERS=1 SPOOLSIM_REQUIRE_NETEM=1
+    export SPOOLSIM_REQUIRE_DM=1 SPOOLSIM_CRASH_DM_POINTS=12
     # under emulation the machine is slow beside a round trip: floors only
     if [ "$SPOOLSIM_LAB_ACCEL" = tcg ]; then export SPOOLSIM_FLOORS_ONLY=1; fi
     echo "kernel $(uname -r), qdisc netem: $(tc qdisc add dev lo root netem delay 1ms &&
         tc qdisc del dev lo root && echo yes)"
-    for t in tests/it/it_bench_hop.sh tests/it/it_bench_client_delay.sh; do
+    for t in tests/it/it_bench_hop.sh tests/it/it_bench_client_delay.sh tests/it/it_crash_dm.sh; do
         echo "== $t"
         s=$SECONDS
         bash "$t" || exit 1

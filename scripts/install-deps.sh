@@ -11,7 +11,9 @@
 #                                      (bench/multi-host/check-manifest.py),
 #                                      openssl, procps
 #                                      (pgrep), strace, e2fsprogs (mkfs.ext4),
-#                                      iproute2 (ip, tc: bench --hop-delay)
+#                                      iproute2 (ip, tc: bench --hop-delay),
+#                                      dmsetup (crash --recorder
+#                                      dm-log-writes, in the lab)
 #   scripts/install-deps.sh --only PACKAGE...
 #                                      just those (.ci/run: mmdebstrap, clang
 #                                      for make fuzz)
@@ -27,7 +29,7 @@ set -eu
 BUILD_PACKAGES="build-essential autoconf automake pkg-config libevent-dev libssl-dev check
                 libfuse3-dev fuse3"
 TEST_PACKAGES="swaks libnet-ssleay-perl libio-socket-ssl-perl postmark
-               python3 python3-yaml openssl procps strace e2fsprogs iproute2"
+               python3 python3-yaml openssl procps strace e2fsprogs iproute2 dmsetup"
 
 usage() {
     echo "usage: $0 [--test | --only PACKAGE...]" >&2

@@ -22,7 +22,7 @@ static void put64(unsigned char *p, uint64_t v)
         p[i] = (unsigned char)(v >> (8 * i));
 }
 
-static uint32_t get32(const unsigned char *p)
+uint32_t blklog_le32(const unsigned char *p)
 {
     uint32_t v = 0;
 
@@ -31,7 +31,7 @@ static uint32_t get32(const unsigned char *p)
     return v;
 }
 
-static uint64_t get64(const unsigned char *p)
+uint64_t blklog_le64(const unsigned char *p)
 {
     uint64_t v = 0;
 
@@ -70,13 +70,19 @@ void blklog_free(struct blklog *l)
     blklog_init(l);
 }
 
-static void add(struct blklog *l, const struct blklog_rec *r)
+void blklog_add(struct blklog *l, const struct blklog_rec *r)
 {
     if (l->n == l->cap) {
         l->cap = l->cap ? 2 * l->cap : 1024;
         l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
     }
     l->v[l->n++] = *r;
+    if (r->type == BLKLOG_WRITE) {
+        l->writes++;
+        l->bytes += r->length;
+    } else {
+        l->flushes++;
+    }
 }
 
 int blklog_parse(const unsigned char *buf, size_t len, struct blklog *l, char *err, size_t errlen)
@@ -88,12 +94,12 @@ int blklog_parse(const unsigned char *buf, size_t len, struct blklog *l, char *e
         snprintf(err, errlen, "not a block-write log (bad magic)");
         return -1;
     }
-    if (get32(buf + 8) != BLKLOG_VERSION || get32(buf + 12) != BLKLOG_HEADER_LEN) {
+    if (blklog_le32(buf + 8) != BLKLOG_VERSION || blklog_le32(buf + 12) != BLKLOG_HEADER_LEN) {
         snprintf(err, errlen, "block-write log version %u, header %u: this reads version %u",
-                 get32(buf + 8), get32(buf + 12), BLKLOG_VERSION);
+                 blklog_le32(buf + 8), blklog_le32(buf + 12), BLKLOG_VERSION);
         return -1;
     }
-    l->image_size = get64(buf + 16);
+    l->image_size = blklog_le64(buf + 16);
     for (at = BLKLOG_HEADER_LEN; at < len;) {
         struct blklog_rec r;
         uint32_t type;
@@ -102,10 +108,10 @@ int blklog_parse(const unsigned char *buf, size_t len, struct blklog *l, char *e
             l->truncated = 1;
             break;
         }
-        type = get32(buf + at);
-        r.t_ns = get64(buf + at + 8);
-        r.offset = get64(buf + at + 16);
-        r.length = get64(buf + at + 24);
+        type = blklog_le32(buf + at);
+        r.t_ns = blklog_le64(buf + at + 8);
+        r.offset = blklog_le64(buf + at + 16);
+        r.length = blklog_le64(buf + at + 24);
         r.data = at + BLKLOG_HEAD_LEN;
         if (type == BLKLOG_WRITE) {
             r.type = BLKLOG_WRITE;
@@ -136,13 +142,7 @@ int blklog_parse(const unsigned char *buf, size_t len, struct blklog *l, char *e
             break;
         }
         last_t = r.t_ns;
-        add(l, &r);
-        if (r.type == BLKLOG_WRITE) {
-            l->writes++;
-            l->bytes += r.length;
-        } else {
-            l->flushes++;
-        }
+        blklog_add(l, &r);
         at = r.data + (size_t)r.length;
     }
     return 0;

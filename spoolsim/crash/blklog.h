@@ -62,10 +62,22 @@ struct blklog {
     size_t writes, flushes;
     uint64_t bytes; /* written, all writes together */
     int truncated;  /* the buffer ended inside a record: that record is left out */
+    /*
+     * The times are not the records' own but those of the last mark before
+     * each (dmlog.h: dm-log-writes stamps nothing), so a cut after record i
+     * is timed as record i + 1 (crash_plan.h).
+     */
+    int mark_times;
 };
+
+/* Little-endian reads, for this format and dm-log-writes' (dmlog.h). */
+uint32_t blklog_le32(const unsigned char *p);
+uint64_t blklog_le64(const unsigned char *p);
 
 void blklog_init(struct blklog *l);
 void blklog_free(struct blklog *l);
+/* Append a record, counting it in writes, flushes and bytes (for another format's reader). */
+void blklog_add(struct blklog *l, const struct blklog_rec *r);
 
 /*
  * Parse a whole log held in buf (len bytes) into l (blklog_init()'d); the

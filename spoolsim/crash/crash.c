@@ -3,7 +3,10 @@
  *
  * It makes an image of the filesystem type and mount options asked for
  * (or those of --like DIR), serves it through spoolsim-recorder and a loop
- * device with direct I/O, mounts it, and runs `spoolsim relay' on a spool
+ * device with direct I/O (or, with --recorder dm-log-writes, through the
+ * kernel's log-writes target over a loop device, its log on another, with
+ * a mark in the log every 10 ms stamping the time: dmlog.h), mounts it,
+ * and runs `spoolsim relay' on a spool
  * there under smtp-source's load, with smtp-sink as the next hop; both log
  * every message with its CLOCK_MONOTONIC time, the recorder's clock. Then
  * it takes the stack apart and checks crash points in the recorder's log
@@ -16,8 +19,9 @@
  * root's: loop devices, mounts and FUSE. What it set up is taken apart in
  * the reverse order on every way out, SIGINT and SIGTERM included: the
  * load's children, the mount, the loop device, the recorder (by unmounting
- * its FUSE mount), then the work directory, which is never removed while
- * anything is still mounted in it.
+ * its FUSE mount; or the log-writes device, then its two loop devices),
+ * then the work directory, which is never removed while anything is still
+ * mounted in it.
  */
 #include "config.h"
 
@@ -43,6 +47,7 @@
 #include "crash_report.h"
 #include "crash_sys.h"
 #include "crash_tally.h"
+#include "dmlog.h"
 #include "drive.h"
 #include "fileutil.h"
 #include "fsinfo.h"
@@ -67,6 +72,12 @@ struct crash {
     char base[PATH_MAX], served[PATH_MAX], log[PATH_MAX], fuse_dir[PATH_MAX], mnt[PATH_MAX];
     char loop[64];
     int mounted, fuse_up;
+    /* --recorder dm-log-writes: the log's loop device, the target's name and node */
+    char log_loop[64], dm_name[64], dm_dev[PATH_MAX];
+    int dm_up, dm_control;
+    uint64_t t_built;   /* the stack's time: the records before the first mark have it */
+    uint64_t next_show; /* when the load's progress line is next due */
+    int mark_errno;     /* a mark the target refused, with the load running */
     struct drive_child recorder, sink, relay, source;
     struct progress_out progress;
     struct crash_checker checker;
@@ -81,7 +92,8 @@ static void usage(FILE *fp, const struct optgroup *g)
             "every block write and flush recorded under load, then N crash points checked\n"
             "(every flush, and random cuts with a random subset of the unflushed writes):\n"
             "the filesystem's repair, the relay's restart, and the acknowledged messages\n"
-            "lost. Root only (FUSE, loop devices, mounts); works on images it makes.\n"
+            "lost. Root only (FUSE or the device-mapper, loop devices, mounts); works on\n"
+            "images it makes.\n"
             "\n"
             "Options:\n"
             "  -t, --type TYPE       the filesystem: %s (ext4)\n"
@@ -98,9 +110,13 @@ static void usage(FILE *fp, const struct optgroup *g)
             "                        relay's; none: the bare relay, a faster load)\n"
             "  --hop-delay TIME      the sink holds each reply to the data so long, so that\n"
             "                        messages wait in the queue (50ms)\n"
+            "  --recorder NAME       what records the writes: fuse (spoolsim-recorder, FUSE\n"
+            "                        and a loop device with direct I/O) or dm-log-writes\n"
+            "                        (the kernel's target, marks timing the 250s) (fuse)\n"
             "  --work-dir DIR        where the images and logs go ($TMPDIR or /tmp)\n"
-            "  --dry-run             check that this machine can run it (root, FUSE, loop\n"
-            "                        devices, the filesystem's tools) and exit: 0, or 2\n",
+            "  --dry-run             check that this machine can run it (root, FUSE or the\n"
+            "                        device-mapper, loop devices, the filesystem's tools)\n"
+            "                        and exit: 0, or 2\n",
             crash_opts_fs_names());
     optgroup_help(fp, g, OPTGROUP_WORKLOAD, 21);
     optgroup_help(
@@ -121,6 +137,7 @@ enum {
     OPT_HOP_DELAY,
     OPT_WORK_DIR,
     OPT_DRY_RUN,
+    OPT_RECORDER,
 };
 
 static void parse_options(struct crash_options *o, int argc, char **argv)
@@ -138,6 +155,7 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
         {"hop-delay", required_argument, NULL, OPT_HOP_DELAY},
         {"work-dir", required_argument, NULL, OPT_WORK_DIR},
         {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+        {"recorder", required_argument, NULL, OPT_RECORDER},
         {NULL, 0, NULL, 0},
     };
     struct optgroup g;
@@ -199,6 +217,11 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
             break;
         case OPT_DRY_RUN:
             o->dry_run = 1;
+            break;
+        case OPT_RECORDER:
+            if (strcmp(optarg, "fuse") != 0 && strcmp(optarg, "dm-log-writes") != 0)
+                msg_usage("unknown --recorder \"%s\" (fuse or dm-log-writes)", optarg);
+            o->dm = strcmp(optarg, "dm-log-writes") == 0;
             break;
         default:
             msg_panic("option %d not handled", ch);
@@ -266,20 +289,28 @@ static void preflight(struct crash *c)
     struct statvfs vfs;
 
     if (geteuid() != 0)
-        msg_usage("needs root: it makes loop devices, FUSE and filesystem mounts");
+        msg_usage("needs root: it makes loop devices, %s and filesystem mounts",
+                  o->dm ? "device-mapper devices" : "FUSE");
     o->fs = crash_opts_fs_find(o->type);
     if (o->fs == NULL)
         msg_usage("filesystem type \"%s\": spoolsim crash makes %s", o->type,
                   crash_opts_fs_names());
     if (!kernel_has(o->type))
         msg_usage("this kernel has no %s (not in /proc/filesystems)", o->type);
-    if (access("/dev/fuse", R_OK | W_OK) != 0)
+    if (o->dm) {
+        if (access("/dev/mapper/control", R_OK | W_OK) != 0)
+            msg_usage("--recorder dm-log-writes: this kernel has no device-mapper "
+                      "(/dev/mapper/control); --recorder fuse needs none");
+        need_program("dmsetup", "the log-writes device");
+    } else if (access("/dev/fuse", R_OK | W_OK) != 0) {
         msg_usage("no /dev/fuse: the recorder needs FUSE");
+    }
     if (access("/dev/loop-control", F_OK) != 0)
         msg_usage("no loop devices (/dev/loop-control)");
 #ifndef HAVE_FUSE3
-    msg_usage("built without libfuse3, so there is no spoolsim-recorder (Debian: libfuse3-dev, "
-              "then configure and make again)");
+    if (!o->dm)
+        msg_usage("built without libfuse3, so there is no spoolsim-recorder (Debian: libfuse3-dev, "
+                  "then configure and make again; or --recorder dm-log-writes)");
 #endif
     need_program(o->fs->mkfs, "to make the image");
     need_program(o->fs->repair, "to repair crash images");
@@ -299,8 +330,9 @@ static void preflight(struct crash *c)
         msg_usage("%s has %llu MiB free: the images need 3 x %llu MiB and more for the log", parent,
                   (unsigned long long)((uint64_t)vfs.f_bavail * vfs.f_frsize >> 20),
                   (unsigned long long)(o->image_size >> 20));
-    companion_find_program(c->d.self, "spoolsim-recorder", "SPOOLSIM_RECORDER", c->recorder_path,
-                           sizeof(c->recorder_path));
+    if (!o->dm)
+        companion_find_program(c->d.self, "spoolsim-recorder", "SPOOLSIM_RECORDER",
+                               c->recorder_path, sizeof(c->recorder_path));
     companion_find_program(c->d.self, "smtp-sink", "SPOOLSIM_SMTP_SINK", c->sink_path,
                            sizeof(c->sink_path));
     companion_find_program(c->d.self, "smtp-source", "SPOOLSIM_SMTP_SOURCE", c->source_path,
@@ -323,6 +355,29 @@ static void notice(const struct crash *c, const char *fmt, ...)
     va_end(ap);
 }
 
+/*
+ * Remove the log-writes device (the target then logs what no flush had
+ * covered, and its end mark) and its node, which no udev removes here.
+ */
+static int dm_remove(struct crash *c)
+{
+    char *argv[] = {"dmsetup", "remove", "--noudevsync", c->dm_name, NULL};
+
+    if (c->dm_control >= 0) {
+        close(c->dm_control);
+        c->dm_control = -1;
+    }
+    for (int i = 0; i < 50; i++) {
+        if (crash_sys_cmd(&c->d, "dmsetup-remove", argv) == 0) {
+            if (unlink(c->dm_dev) != 0 && errno != ENOENT)
+                msg_warn("cannot remove %s: %s", c->dm_dev, strerror(errno));
+            return 0;
+        }
+        usleep(100000); /* busy for a moment after the unmount */
+    }
+    return -1;
+}
+
 /* Take apart what is up, children first; 0 if nothing is left mounted. */
 static int take_down(struct crash *c)
 {
@@ -332,16 +387,21 @@ static int take_down(struct crash *c)
     crash_point_teardown(&c->checker);
     if (c->mounted && crash_sys_umount(&c->d, c->mnt) == 0)
         c->mounted = 0;
-    if (c->loop[0] && !c->mounted && crash_sys_loop_detach(&c->d, c->loop) == 0)
+    if (c->dm_up && !c->mounted && dm_remove(c) == 0)
+        c->dm_up = 0;
+    if (c->loop[0] && !c->mounted && !c->dm_up && crash_sys_loop_detach(&c->d, c->loop) == 0)
         c->loop[0] = '\0';
+    if (c->log_loop[0] && !c->dm_up && crash_sys_loop_detach(&c->d, c->log_loop) == 0)
+        c->log_loop[0] = '\0';
     if (c->fuse_up && !c->loop[0] && crash_sys_umount(&c->d, c->fuse_dir) == 0)
         c->fuse_up = 0;
     if (!c->fuse_up)
         drive_reap(&c->recorder); /* it ends when its mount goes */
-    if (c->mounted || c->loop[0] || c->fuse_up || c->checker.mounted || c->checker.loop[0]) {
-        msg_warn("could not take everything apart: %s%s%s%s left as it is",
-                 c->mounted ? c->mnt : "", c->loop[0] ? c->loop : "", c->fuse_up ? c->fuse_dir : "",
-                 c->checker.mounted ? c->checker.mnt : "");
+    if (c->mounted || c->loop[0] || c->fuse_up || c->dm_up || c->log_loop[0] ||
+        c->checker.mounted || c->checker.loop[0]) {
+        msg_warn("could not take everything apart: %s %s %s %s %s %s left as it is",
+                 c->mounted ? c->mnt : "", c->dm_up ? c->dm_dev : "", c->loop, c->log_loop,
+                 c->fuse_up ? c->fuse_dir : "", c->checker.mounted ? c->checker.mnt : "");
         return -1;
     }
     return 0;
@@ -418,7 +478,7 @@ static void make_image(struct crash *c)
     c->loop[0] = '\0';
 }
 
-static void build_stack(struct crash *c)
+static void build_stack_fuse(struct crash *c)
 {
     char *argv[] = {c->recorder_path, c->served, c->log, c->fuse_dir, NULL};
     char err[512], image[PATH_MAX + 8];
@@ -452,6 +512,83 @@ static void build_stack(struct crash *c)
     c->mounted = 1;
 }
 
+/* Put a mark stamping time t in the log-writes device's log; 0 or -1 with errno. */
+static int dm_mark(struct crash *c, uint64_t t)
+{
+    char text[80];
+
+    memcpy(text, "mark ", 5);
+    dmlog_mark_name(text + 5, sizeof(text) - 5, t);
+    return crash_sys_dm_message(c->dm_control, c->dm_name, text);
+}
+
+/*
+ * The image behind the kernel's log-writes target: a loop device for a
+ * copy of it, one for the log (a sparse file as large as the work
+ * directory's room allows, since the target stops logging when it is
+ * full), and the device made by dmsetup with no udev to wait for (the lab
+ * runs none), its node made by dmsetup too.
+ */
+static void build_stack_dm(struct crash *c)
+{
+    struct crash_options *o = c->o;
+    char *mknodes[] = {"dmsetup", "mknodes", c->dm_name, NULL};
+    char err[512], table[256];
+    struct statvfs vfs;
+    struct stat sb;
+    uint64_t room;
+    int fd;
+
+    if (crash_sys_copy_sparse(c->base, c->served, err, sizeof(err)) != 0)
+        fail(c, NULL, "%s", err);
+    if (crash_sys_loop_attach(&c->d, c->served, 0, c->loop, sizeof(c->loop)) != 0)
+        fail(c, "losetup", "no loop device for the image");
+    if (statvfs(c->d.work, &vfs) != 0)
+        fail(c, NULL, "%s: %s", c->d.work, strerror(errno));
+    room = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+    room = room > 2 * o->image_size ? room - 2 * o->image_size : 0; /* the crash images' */
+    if (room > (64ULL << 30))
+        room = 64ULL << 30;
+    room &= ~(uint64_t)((1 << 20) - 1);
+    if (room < (64ULL << 20))
+        fail(c, NULL, "%s has no room for the log (%llu MiB besides the images)", c->d.work,
+             (unsigned long long)(room >> 20));
+    fd = open(c->log, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0 || ftruncate(fd, (off_t)room) != 0 || close(fd) != 0)
+        fail(c, NULL, "cannot make the log %s: %s", c->log, strerror(errno));
+    if (crash_sys_loop_attach(&c->d, c->log, 0, c->log_loop, sizeof(c->log_loop)) != 0)
+        fail(c, "losetup", "no loop device for the log");
+    snprintf(c->dm_name, sizeof(c->dm_name), "spoolsim-crash-%ld", (long)getpid());
+    snprintf(c->dm_dev, sizeof(c->dm_dev), "/dev/mapper/%s", c->dm_name);
+    snprintf(table, sizeof(table), "0 %llu log-writes %s %s",
+             (unsigned long long)(o->image_size >> 9), c->loop, c->log_loop);
+    {
+        char *create[] = {"dmsetup", "create", "--noudevsync", c->dm_name, "--table", table, NULL};
+
+        c->t_built = clock_now_ns();
+        if (crash_sys_cmd(&c->d, "dmsetup-create", create) != 0)
+            fail(c, "dmsetup-create",
+                 "dmsetup could not make the log-writes device (has the kernel dm-log-writes?)");
+    }
+    c->dm_up = 1;
+    if (crash_sys_cmd(&c->d, "dmsetup-mknodes", mknodes) != 0 || stat(c->dm_dev, &sb) != 0 ||
+        !S_ISBLK(sb.st_mode))
+        fail(c, "dmsetup-mknodes", "no device node %s", c->dm_dev);
+    if ((c->dm_control = crash_sys_dm_open()) < 0 || dm_mark(c, clock_now_ns()) != 0)
+        fail(c, NULL, "cannot put a mark in %s's log: %s", c->dm_name, strerror(errno));
+    if (crash_sys_mount(&c->d, c->dm_dev, c->mnt, o->type, o->mount_opts) != 0)
+        fail(c, "mount", "cannot mount the recorded image");
+    c->mounted = 1;
+}
+
+static void build_stack(struct crash *c)
+{
+    if (c->o->dm)
+        build_stack_dm(c);
+    else
+        build_stack_fuse(c);
+}
+
 /* ------------------------------------------------------------- the load */
 
 static void show_load(void *arg)
@@ -465,6 +602,78 @@ static void show_load(void *arg)
         ps.eta_s = progress_eta_time(ps.elapsed_s, c->o->common.duration);
     progress_format(&ps, text, sizeof(text));
     progress_out_show(&c->progress, text);
+}
+
+/*
+ * With dm-log-writes, every 10 ms: a mark stamping the time, so that a
+ * 250 read before it is owed at every cut after it (dmlog.h); the
+ * progress line once a second.
+ */
+static void load_tick(void *arg)
+{
+    struct crash *c = arg;
+    uint64_t now = clock_now_ns();
+
+    if (c->mark_errno == 0 && dm_mark(c, now) != 0)
+        c->mark_errno = errno;
+    if (progress_out_on(&c->progress) && now >= c->next_show) {
+        show_load(c);
+        c->next_show = now + 1000000000ULL;
+    }
+}
+
+/* Stop the recording: the stack taken down in order, the log whole or a failure. */
+static void stop_recording(struct crash *c)
+{
+    if (c->o->dm) {
+        char *status[] = {"dmsetup", "status", c->dm_name, NULL};
+        char path[PATH_MAX], *text;
+        int whole;
+
+        if (c->mark_errno != 0)
+            fail(c, NULL, "the log-writes target refused a mark: %s", strerror(c->mark_errno));
+        /* after the last acknowledgement: the unmount's records are owed everything */
+        if (dm_mark(c, c->o->t_stopped) != 0)
+            fail(c, NULL, "cannot put a mark in %s's log: %s", c->dm_name, strerror(errno));
+        if (crash_sys_umount(&c->d, c->mnt) != 0)
+            fail(c, "umount", "cannot unmount the recorded image");
+        c->mounted = 0;
+        if (crash_sys_cmd(&c->d, "dmsetup-status", status) != 0)
+            fail(c, "dmsetup-status", "dmsetup status %s failed", c->dm_name);
+        drive_path(&c->d, "dmsetup-status.out", path);
+        text = fileutil_read_all(path, NULL);
+        whole = text != NULL && strstr(text, "log-writes") != NULL &&
+                strstr(text, "logging_disabled") == NULL;
+        free(text);
+        if (!whole)
+            fail(c, NULL,
+                 "the log-writes target stopped logging (its log device full, or an error): "
+                 "the log is not whole; give --work-dir more room");
+        if (dm_remove(c) != 0)
+            fail(c, "dmsetup-remove", "cannot remove %s", c->dm_name);
+        c->dm_up = 0;
+        if (crash_sys_loop_detach(&c->d, c->loop) != 0)
+            fail(c, "losetup-d", "cannot detach %s", c->loop);
+        c->loop[0] = '\0';
+        if (crash_sys_loop_detach(&c->d, c->log_loop) != 0)
+            fail(c, "losetup-d", "cannot detach %s", c->log_loop);
+        c->log_loop[0] = '\0';
+        return;
+    }
+    /* the rest goes down in order; the unmount's writes are in the log too */
+    if (crash_sys_umount(&c->d, c->mnt) != 0)
+        fail(c, "umount", "cannot unmount the recorded image");
+    c->mounted = 0;
+    if (crash_sys_loop_detach(&c->d, c->loop) != 0)
+        fail(c, "losetup-d", "cannot detach %s", c->loop);
+    c->loop[0] = '\0';
+    if (crash_sys_umount(&c->d, c->fuse_dir) != 0)
+        fail(c, "umount", "cannot unmount the recorder");
+    c->fuse_up = 0;
+    if (drive_exit_status(drive_reap(&c->recorder)) != 0) {
+        drive_show_errors(&c->d, "recorder", "recorder");
+        fail(c, NULL, "spoolsim-recorder failed: its log is not whole");
+    }
 }
 
 static void run_load(struct crash *c)
@@ -516,7 +725,9 @@ static void run_load(struct crash *c)
     o->t_load = clock_now_ns();
     if (drive_spawn(&c->d, &c->source, "source", argv) != 0)
         fail(c, NULL, "smtp-source did not start");
-    if (progress_out_on(&c->progress))
+    if (o->dm)
+        drive_reap_every(&c->source, 0.01, load_tick, c);
+    else if (progress_out_on(&c->progress))
         drive_reap_every(&c->source, 1.0, show_load, c);
     else
         drive_reap(&c->source);
@@ -530,20 +741,7 @@ static void run_load(struct crash *c)
     }
     drive_stop(&c->sink);
     o->t_stopped = clock_now_ns(); /* nothing is acknowledged or delivered after it */
-    /* the rest goes down in order; the unmount's writes are in the log too */
-    if (crash_sys_umount(&c->d, c->mnt) != 0)
-        fail(c, "umount", "cannot unmount the recorded image");
-    c->mounted = 0;
-    if (crash_sys_loop_detach(&c->d, c->loop) != 0)
-        fail(c, "losetup-d", "cannot detach %s", c->loop);
-    c->loop[0] = '\0';
-    if (crash_sys_umount(&c->d, c->fuse_dir) != 0)
-        fail(c, "umount", "cannot unmount the recorder");
-    c->fuse_up = 0;
-    if (drive_exit_status(drive_reap(&c->recorder)) != 0) {
-        drive_show_errors(&c->d, "recorder", "recorder");
-        fail(c, NULL, "spoolsim-recorder failed: its log is not whole");
-    }
+    stop_recording(c);
 }
 
 /* ------------------------------------------------------------ the check */
@@ -595,8 +793,19 @@ static void check_points(struct crash *c, struct crash_report *rep)
     if (buf == MAP_FAILED)
         fail(c, NULL, "cannot map the log %s: %s", c->log, strerror(errno));
     blklog_init(&log);
-    if (blklog_parse(buf, (size_t)sb.st_size, &log, err, sizeof(err)) != 0)
+    if (o->dm) {
+        struct dmlog_info info;
+
+        if (dmlog_parse(buf, (size_t)sb.st_size, o->image_size, c->t_built, &log, &info, err,
+                        sizeof(err)) != 0)
+            fail(c, NULL, "the log %s: %s", c->log, err);
+        if (log.truncated || !info.ended)
+            fail(c, NULL, "the log %s does not end with the target's end mark: not whole", c->log);
+        notice(c, "dm-log-writes: %llu entries, %zu marks, %zu discards left out",
+               (unsigned long long)info.entries, info.marks, info.discards);
+    } else if (blklog_parse(buf, (size_t)sb.st_size, &log, err, sizeof(err)) != 0) {
         fail(c, NULL, "the log %s: %s", c->log, err);
+    }
     load_msglog(c, "source.log", &acked);
     load_msglog(c, "sink.log", &sunk);
     crash_plan_make(&log, o->points, o->seed, o->t_stopped, &plan);
@@ -655,6 +864,7 @@ int spoolsim_crash(int argc, char **argv)
     memset(&c, 0, sizeof(c));
     c.o = &opts;
     c.checker.cursor_fd = -1;
+    c.dm_control = -1;
     c.d.keep = opts.common.keep;
     drive_find_self(&c.d);
     preflight(&c);

@@ -30,6 +30,7 @@ struct crash_options {
     const char *hop_delay;
     const char *work_parent;
     int dry_run; /* --dry-run: the preflight only */
+    int dm;      /* --recorder dm-log-writes, not spoolsim-recorder's FUSE */
     const struct json_run *run;
     uint64_t t_load;    /* when the load began (CLOCK_MONOTONIC) */
     uint64_t t_stopped; /* when the relay and the sink had stopped */

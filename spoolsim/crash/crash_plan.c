@@ -57,6 +57,8 @@ static uint64_t cut_time(const struct blklog *log, size_t end, uint64_t seed, ui
 
     if (to <= from)
         return from;
+    if (log->mark_times)
+        return to; /* see crash_plan.h */
     return from + mix(seed ^ 0x7469) % (to - from);
 }
 
@@ -129,7 +131,7 @@ void crash_plan_make(const struct blklog *log, unsigned n, uint64_t seed, uint64
             p->barrier = barrier_of[i];
             p->is_flush = p->barrier == p->end;
             p->seed = workload_prng_next(&rng);
-            p->t_ns = t;
+            p->t_ns = log->mark_times ? cut_time(log, p->end, p->seed, end_ns) : t;
             continue;
         }
         i = write_at[workload_prng_range(&rng, 0, nw - 1)];

@@ -26,6 +26,15 @@
  * time. A cut right at a record would miss every power cut while nothing
  * reaches the disk: with no fsync, the whole load runs between two records.
  *
+ * A log whose times are its marks' (blklog.h's mark_times, dm-log-writes'
+ * log) knows of a record only that it came after its mark. What the disk
+ * holds after record i it holds until record i + 1 reached the log, after
+ * i + 1's mark: the point's time is that mark's (end_ns after the last
+ * record), whichever way the point was drawn. A message whose 250 came
+ * before the mark is owed there; one acknowledged later is not, even if
+ * the cut came after it: coarser than a recorder's own clock, never owing
+ * what the disk could not yet hold.
+ *
  * crash_plan_make() picks at most `n' points from a seed, the same points
  * for the same log, n and seed: every flush when there are at most n / 2
  * (else n / 2 of them spread evenly over the log, the last included),

@@ -126,8 +126,9 @@ void crash_report_print(const struct crash_report *r, FILE *fp)
     fprintf(fp, "\nrelay:        profile %s, sync %s; %s messages acknowledged in %.1f s\n",
             o->profile, o->sync ? o->sync : "as the profile", grouped(r->acked, a, sizeof(a)),
             o->load_s);
-    fprintf(fp, "recorded:     %zu writes (%.1f MiB), %zu flushes\n", r->writes,
-            (double)r->bytes / (1024.0 * 1024.0), r->flushes);
+    fprintf(fp, "recorded:     %zu writes (%.1f MiB), %zu flushes, by %s\n", r->writes,
+            (double)r->bytes / (1024.0 * 1024.0), r->flushes,
+            o->dm ? "dm-log-writes (times: its marks)" : "spoolsim-recorder");
     fprintf(fp,
             "checked:      %zu crash points in %.1f s (%zu at flushes, %zu random between "
             "them), seed %llu\n",
@@ -170,6 +171,7 @@ int crash_report_json(const struct crash_report *r, const char *path)
     json_string(&w, "profile", o->profile);
     json_string(&w, "sync", o->sync);
     json_uint(&w, "seed", o->seed);
+    json_string(&w, "recorder", o->dm ? "dm-log-writes" : "fuse");
     json_double(&w, "load_s", o->load_s);
     json_uint(&w, "acknowledged", r->acked);
     json_uint(&w, "writes", r->writes);

@@ -13,10 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <linux/dm-ioctl.h>
 
 #include "crash_sys.h"
 #include "msg.h"
@@ -279,4 +282,33 @@ done:
     if (out >= 0 && close(out) != 0 && status == 0)
         status = msg_set_error(err, errlen, "cannot write %s: %s", to, strerror(errno));
     return status;
+}
+
+int crash_sys_dm_open(void)
+{
+    return open("/dev/mapper/control", O_RDWR | O_CLOEXEC);
+}
+
+int crash_sys_dm_message(int control, const char *name, const char *text)
+{
+    union {
+        struct dm_ioctl io;
+        unsigned char bytes[sizeof(struct dm_ioctl) + sizeof(struct dm_target_msg) + 256];
+    } u;
+    struct dm_target_msg *m = (struct dm_target_msg *)(u.bytes + sizeof(struct dm_ioctl));
+    size_t room = sizeof(u) - sizeof(struct dm_ioctl) - sizeof(*m);
+
+    if (strlen(name) >= sizeof(u.io.name) || strlen(text) >= room) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    memset(&u, 0, sizeof(u));
+    /* the oldest interface of this major version: the kernel takes any minor up to its own */
+    u.io.version[0] = DM_VERSION_MAJOR;
+    u.io.data_size = sizeof(u);
+    u.io.data_start = sizeof(struct dm_ioctl);
+    memcpy(u.io.name, name, strlen(name) + 1);
+    m->sector = 0;
+    memcpy(m->message, text, strlen(text) + 1);
+    return ioctl(control, DM_TARGET_MSG, &u.io) == 0 ? 0 : -1;
 }

@@ -1,6 +1,7 @@
 /*
  * crash_sys - the system's programs spoolsim crash runs (mkfs, losetup,
- * mount, umount, the repairs) and the image copies it makes.
+ * mount, umount, dmsetup, the repairs), the device-mapper's messages, and
+ * the image copies it makes.
  *
  * Every program runs with no input, its output in WORK/NAME.out and
  * WORK/NAME.err (drive.h's work directory), in a process group of its own:
@@ -49,6 +50,19 @@ int crash_sys_mount(const struct drive *d, const char *dev, const char *dir, con
                     const char *opts);
 /* umount DIR, again for up to 5 s while it is busy; 0 or -1. */
 int crash_sys_umount(const struct drive *d, const char *dir);
+
+/*
+ * The device-mapper, for the dm-log-writes recorder: the devices are made
+ * and removed by dmsetup (crash_sys_cmd()); the marks go by ioctl, since
+ * the load asks for one every few milliseconds.
+ *
+ * crash_sys_dm_open(): the control device, close-on-exec; -1 with errno
+ * when the kernel has no device-mapper. crash_sys_dm_message(): what
+ * `dmsetup message NAME 0 TEXT' sends, to device NAME's target at sector
+ * 0; 0, or -1 with errno (the target refused it, or no such device).
+ */
+int crash_sys_dm_open(void);
+int crash_sys_dm_message(int control, const char *name, const char *text);
 
 /*
  * Copy the file `from' to `to' (made 0600, or truncated), holes kept as

@@ -6,7 +6,8 @@
 #    as nobody), no /dev/fuse (a private mount namespace with an empty
 #    /dev), a filesystem type it does not make, an image too small for the
 #    type, a mount option the kernel refuses, a profile the
-#    relay does not have. Nothing is left in the work directory. The
+#    relay does not have, a recorder it does not know, dm-log-writes on a
+#    kernel without the device-mapper. Nothing is left in the work directory. The
 #    same with --dry-run, which exits 0 where the machine can run it.
 # 2. SIGINT during the load and during the check of crash points: exit
 #    130, and no mount, loop device, process or file is left.
@@ -39,6 +40,11 @@ bad small-image "needs at least" $C -t ext4 --image-size 1M
 bad bad-option "will not mount ext4 with -o data=bogus" $C -t ext4 -o data=bogus
 bad unknown-profile "unknown --profile" $C --profile courier
 bad bad-points "points" $C -n 0
+bad bad-recorder 'unknown --recorder "lvm"' $C --recorder lvm
+if [ ! -e /dev/mapper/control ]; then
+    bad no-dm "this kernel has no device-mapper" $C --recorder dm-log-writes
+    bad dry-run-no-dm "this kernel has no device-mapper" $C --recorder dm-log-writes --dry-run
+fi
 bad dry-run-type 'filesystem type "tmpfs"' $C --dry-run -t tmpfs
 if command -v setpriv >/dev/null; then
     bad dry-run-not-root "needs root" setpriv --reuid=65534 --regid=65534 --clear-groups $C --dry-run
