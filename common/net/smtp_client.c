@@ -35,6 +35,14 @@ void smtp_client_init(struct smtp_client_conn *c, const struct smtp_client_confi
     c->ops = ops;
     c->ctx = ctx;
     c->family = AF_UNSPEC;
+    c->common_timeout = clock_timeval(cfg->timeout);
+    if (cfg->timeout > 0) {
+        const struct timeval *common =
+            event_base_init_common_timeout(cfg->base, &c->common_timeout);
+
+        if (common)
+            c->common_timeout = *common;
+    }
 }
 
 /*
@@ -47,14 +55,9 @@ void smtp_client_init(struct smtp_client_conn *c, const struct smtp_client_confi
 static void apply_timeouts(struct smtp_client_conn *c)
 {
     struct timeval tv = clock_timeval(c->cfg.timeout);
-    const struct timeval *common = NULL;
     int on = c->timeout_on && c->cfg.timeout > 0;
+    const struct timeval *common = on ? &c->common_timeout : NULL;
 
-    if (on) {
-        common = event_base_init_common_timeout(c->cfg.base, &tv);
-        if (common == NULL)
-            common = &tv;
-    }
     bufferevent_set_timeouts(c->bev, c->in.ev ? NULL : common, common);
     if (c->in.ev)
         bev_in_set_timeout(&c->in, on ? &tv : NULL);
@@ -108,6 +111,7 @@ static void up(struct smtp_client_conn *c)
 
 static int new_bev(struct smtp_client_conn *c, evutil_socket_t fd)
 {
+    smtp_client_close(c); /* a connection still open goes first */
     c->bev = bufferevent_socket_new(c->cfg.base, fd, BEV_OPT_CLOSE_ON_FREE);
     if (c->bev == NULL) {
         if (fd >= 0)
@@ -209,6 +213,16 @@ void smtp_client_close(struct smtp_client_conn *c)
     c->connected = c->tls = c->handshake = 0;
     c->owed = 0;
     c->dot_owed = 0;
+}
+
+void smtp_client_close_orderly(struct smtp_client_conn *c)
+{
+    struct linger orderly = {0, 0};
+    evutil_socket_t fd = c->bev ? bufferevent_getfd(c->bev) : -1;
+
+    if (fd >= 0)
+        setsockopt(fd, SOL_SOCKET, SO_LINGER, &orderly, sizeof(orderly));
+    smtp_client_close(c);
 }
 
 void smtp_client_send(struct smtp_client_conn *c, const char *line, size_t len)
@@ -454,16 +468,12 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
         up(c);
     } else if (!c->connected) {
         fail(c, SMTP_CLIENT_CONNECT, what & BEV_EVENT_TIMEOUT ? ETIMEDOUT : err);
-        return;
     } else if (what & BEV_EVENT_TIMEOUT) {
         fail(c, SMTP_CLIENT_TIMEOUT, 0);
-        return;
     } else if (what & BEV_EVENT_EOF) {
         fail(c, SMTP_CLIENT_CLOSED, 0);
-        return;
     } else {
         fail(c, SMTP_CLIENT_SOCKET, err);
-        return;
     }
-    smtp_client_flush(c);
+    smtp_client_flush(c); /* what the policy said meanwhile, on this connection or a new one */
 }

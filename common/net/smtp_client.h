@@ -88,6 +88,7 @@ struct smtp_client_conn {
     int timeout_on;      /* smtp_client_timeout() */
     int write_errno;     /* a write failed: reported from the loop */
     int family;          /* the socket's address family */
+    struct timeval common_timeout; /* cfg.timeout as a common timeout of the loop */
     struct smtp_client_config cfg;
     const struct smtp_client_ops *ops;
     void *ctx;
@@ -104,6 +105,8 @@ int smtp_client_connect(struct smtp_client_conn *c, const struct sockaddr *addr,
 int smtp_client_attach(struct smtp_client_conn *c, int fd);
 /* The connection goes now, with what it held; nothing more is called. Harmless when closed. */
 void smtp_client_close(struct smtp_client_conn *c);
+/* The same, ending with a FIN even with cfg.abort_close (a peer that waits for our close). */
+void smtp_client_close_orderly(struct smtp_client_conn *c);
 
 /* The idle timeout on (cfg.timeout) or off (a connection kept while nothing is owed). */
 void smtp_client_timeout(struct smtp_client_conn *c, int on);
