@@ -1,90 +1,59 @@
 /*
  * source_session - one smtp-source client session; see source_session.h.
  *
- * The session is a state machine driven by replies: each state names the
- * reply it waits for, and on_reply() moves to the next step. With
- * PIPELINING, MAIL, every RCPT and DATA leave in one write and their
- * replies are then taken in order through the same states.
+ * The session is a state machine driven by replies: each step names the
+ * reply it waits for, and on_reply() moves to the next one. The
+ * connection is smtp_client's (common/net), the transaction's order
+ * smtp_txn's (common/smtp): with PIPELINING, MAIL, every RCPT and DATA
+ * leave in one write and their replies are then taken in order.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <event2/buffer.h>
-#include <event2/bufferevent.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "bev_in.h"
 #include "checksum.h"
 #include "clock.h"
 #include "msg.h"
-#include "smtp_input.h"
-#include "smtp_line.h"
+#include "smtp_client.h"
 #include "smtp_reply.h"
+#include "smtp_txn.h"
 #include "source_session.h"
-#include "tls_bev.h"
 #include "xalloc.h"
-
-enum state {
-    ST_IDLE, /* no message; maybe connected (-d) */
-    ST_CONNECTING,
-    ST_BANNER,
-    ST_EHLO,
-    ST_HELO,
-    ST_STARTTLS,
-    ST_TLS, /* handshake in progress */
-    ST_MAIL,
-    ST_RCPT,
-    ST_DATA,
-    ST_DOT,
-    ST_RSET,
-    ST_QUIT,
-    ST_WAIT, /* timer: -w/-R wait or connect retry */
-    ST_DONE,
-};
 
 struct source_session {
     struct source_ctx *ctx;
     struct source_session *next_idle;
     unsigned id;
-    struct bufferevent *bev;
-    struct bev_in in; /* reads a plain connection (in.ev NULL: none, or TLS) */
+    struct smtp_client_conn conn;
     struct event *timer;
-    enum state state;
-    int connected;
-    int tls_bev; /* s->bev is an OpenSSL bufferevent */
+    /* whose reply comes next; IDLE: no message, maybe connected (-d); WAIT: -w/-R or a retry */
+    enum smtp_step state;
     int tls_active;
     int finishing; /* no more messages: QUIT and stop */
     unsigned extensions;
     unsigned retries_left;
-    struct smtp_line_reader lines;
-    struct smtp_reply reply;
-    uint64_t phase_ns; /* when the awaited command was sent */
+    const struct smtp_reply *reply; /* the one on_reply() is taking */
+    uint64_t phase_ns;              /* when the awaited command was sent */
 
     /* The message in progress. */
     int has_msg;
     int msg_failed;
-    int pipelined;
+    struct smtp_txn txn;
     uint64_t seq;
     uint64_t start_ns;
     uint64_t content_len;
     uint64_t log_size, checksum; /* the message log's key (checksum.h) */
-    unsigned rcpt_done;
     unsigned rcpt_ok;
-    unsigned dot_replies_left;
     char msgid[SOURCE_MSGID_MAX];
     char queue_id[64];
 };
 
 static void session_next(struct source_session *s);
-static void on_read(struct bufferevent *bev, void *arg);
-static void on_event(struct bufferevent *bev, short what, void *arg);
 
 /* ------------------------------------------------------------ bookkeeping */
 
@@ -111,7 +80,7 @@ static void fail(struct source_session *s, enum source_failure kind, int code,
     }
     if (s->ctx->opts->verbose)
         msg_info("session %u: %s failure at %s%s%s", s->id, source_report_failure_name(kind),
-                 source_report_phase_name(phase), code ? ": " : "", code ? s->reply.text : "");
+                 source_report_phase_name(phase), code ? ": " : "", code ? s->reply->text : "");
 }
 
 static void message_done(struct source_session *s)
@@ -143,23 +112,12 @@ static void message_done(struct source_session *s)
 
 static void set_timeouts(struct source_session *s, int active)
 {
-    struct timeval tv = clock_timeval(s->ctx->opts->timeout);
-    const struct timeval *t = active ? &tv : NULL;
-
-    bufferevent_set_timeouts(s->bev, s->in.ev ? NULL : t, t);
-    if (s->in.ev)
-        bev_in_set_timeout(&s->in, t);
+    smtp_client_timeout(&s->conn, active);
 }
 
 static void close_connection(struct source_session *s)
 {
-    bev_in_stop(&s->in);
-    if (s->bev) {
-        bufferevent_free(s->bev);
-        s->bev = NULL;
-    }
-    s->connected = 0;
-    s->tls_bev = 0;
+    smtp_client_close(&s->conn);
     s->tls_active = 0;
     s->extensions = 0;
 }
@@ -169,7 +127,7 @@ static void send_cmd(struct source_session *s, const char *fmt, ...)
 
 static void send_cmd(struct source_session *s, const char *fmt, ...)
 {
-    struct evbuffer *out = bufferevent_get_output(s->bev);
+    struct evbuffer *out = smtp_client_output(&s->conn);
     va_list ap;
 
     va_start(ap, fmt);
@@ -185,6 +143,7 @@ static void send_cmd(struct source_session *s, const char *fmt, ...)
     evbuffer_add_vprintf(out, fmt, ap);
     va_end(ap);
     evbuffer_add(out, "\r\n", 2);
+    smtp_client_owe(&s->conn, 1);
     s->phase_ns = clock_now_ns();
 }
 
@@ -193,7 +152,7 @@ static void send_line(struct source_session *s, const char *line, size_t len)
 {
     if (s->ctx->opts->verbose)
         msg_info("session %u: > %.*s", s->id, (int)(len - 2), line);
-    evbuffer_add(bufferevent_get_output(s->bev), line, len);
+    smtp_client_send(&s->conn, line, len);
     s->phase_ns = clock_now_ns();
 }
 
@@ -208,78 +167,18 @@ static void start_timer(struct source_session *s, double seconds)
     if (s->timer == NULL)
         s->timer = evtimer_new(s->ctx->base, on_timer, s);
     tv = clock_timeval(seconds);
-    s->state = ST_WAIT;
+    s->state = SMTP_STEP_WAIT;
     evtimer_add(s->timer, &tv);
-}
-
-static void handle_event(struct source_session *s, short what);
-
-/*
- * A TCP connect of our own. On loopback the handshake is over before a
- * non-blocking connect() returns, though it says EINPROGRESS: a poll()
- * that finds the socket writable saves the wait for EPOLLOUT (two
- * epoll_ctl calls, a getsockopt and a loop pass per connection). The
- * socket, or -1 when connect() failed at once (the bufferevent then tries
- * again, as it always did); *connected says whether it is up already.
- */
-static evutil_socket_t connect_now(const struct source_ctx *ctx, int *connected)
-{
-    evutil_socket_t fd = socket(ctx->addr.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-    struct pollfd pfd;
-
-    struct linger abort_close = {1, 0};
-
-    *connected = 0;
-    if (fd < 0)
-        return -1;
-    /*
-     * As Postfix's smtp-source: the connection ends with a reset once the
-     * reply to QUIT is in, not a FIN, so that neither host keeps a
-     * TIME_WAIT entry per connection for a minute (and the kernel has none
-     * to make and expire).
-     */
-    setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort_close, sizeof(abort_close));
-    if (connect(fd, (const struct sockaddr *)&ctx->addr, ctx->addrlen) == 0) {
-        *connected = 1;
-        return fd;
-    }
-    if (errno != EINPROGRESS && errno != EINTR) {
-        close(fd);
-        return -1;
-    }
-    pfd.fd = fd;
-    pfd.events = POLLOUT;
-    pfd.revents = 0;
-    *connected = poll(&pfd, 1, 0) == 1 && pfd.revents == POLLOUT;
-    return fd;
 }
 
 static void session_connect(struct source_session *s)
 {
     struct source_ctx *ctx = s->ctx;
-    evutil_socket_t fd = -1;
-    int connected = 0;
 
-    smtp_line_init(&s->lines, SMTP_REPLY_LINE_LIMIT);
-    smtp_reply_init(&s->reply);
-    s->state = ST_CONNECTING;
+    s->state = SMTP_STEP_CONNECT;
     s->phase_ns = clock_now_ns();
     ctx->stats.connections++;
-    if (ctx->addr.ss_family != AF_UNIX)
-        fd = connect_now(ctx, &connected);
-    s->bev = bufferevent_socket_new(ctx->base, fd, BEV_OPT_CLOSE_ON_FREE);
-    if (s->bev == NULL)
-        msg_fatal("cannot create a bufferevent");
-    bufferevent_setcb(s->bev, on_read, NULL, on_event, s);
-    set_timeouts(s, 1);
-    if (connected) {
-        bufferevent_disable(s->bev, EV_WRITE);
-        handle_event(s, BEV_EVENT_CONNECTED);
-        return;
-    }
-    /* With our socket, in progress, the bufferevent waits for it; else it connects. */
-    if (bufferevent_socket_connect(s->bev, fd < 0 ? (struct sockaddr *)&ctx->addr : NULL,
-                                   fd < 0 ? (int)ctx->addrlen : 0) != 0) {
+    if (smtp_client_connect(&s->conn, (const struct sockaddr *)&ctx->addr, ctx->addrlen) != 0) {
         /*
          * Immediate failures (no route, no local port, no such socket file)
          * come back here, not as events. The next message starts from the
@@ -302,14 +201,13 @@ static void session_connect(struct source_session *s)
 static void send_helo(struct source_session *s)
 {
     send_line(s, s->ctx->msg.helo_cmd, s->ctx->msg.helo_cmd_len);
-    s->state = ST_EHLO;
+    s->state = SMTP_STEP_EHLO;
 }
 
-static void send_rcpt(struct source_session *s, unsigned n)
+static void send_rcpt(struct source_session *s)
 {
     const struct source_options *opts = s->ctx->opts;
 
-    (void)n;
     if (opts->number_rcpts || opts->rcpts > 1) {
         send_cmd(s, "RCPT TO:<%llu%s>", (unsigned long long)s->ctx->next_rcpt, s->ctx->msg.to);
         s->ctx->next_rcpt += s->ctx->stride;
@@ -322,24 +220,25 @@ static void send_mail(struct source_session *s)
 {
     const struct source_options *opts = s->ctx->opts;
 
-    s->pipelined = opts->pipelining && (s->extensions & SMTP_EXT_PIPELINING);
-    s->rcpt_done = s->rcpt_ok = 0;
+    smtp_txn_begin(&s->txn, opts->rcpts, opts->pipelining && (s->extensions & SMTP_EXT_PIPELINING),
+                   opts->lmtp);
+    s->rcpt_ok = 0;
     s->queue_id[0] = 0;
     send_line(s, s->ctx->msg.mail_cmd, s->ctx->msg.mail_cmd_len);
-    if (s->pipelined) {
+    if (s->txn.pipelined) {
         for (unsigned i = 0; i < opts->rcpts; i++)
-            send_rcpt(s, i);
+            send_rcpt(s);
         send_line(s, "DATA\r\n", 6);
     }
     /* Every pipelined reply is timed from the one write. */
     s->phase_ns = clock_now_ns();
-    s->state = ST_MAIL;
+    s->state = SMTP_STEP_MAIL;
 }
 
 static void send_content(struct source_session *s)
 {
     struct source_ctx *ctx = s->ctx;
-    struct evbuffer *out = bufferevent_get_output(s->bev);
+    struct evbuffer *out = smtp_client_output(&s->conn);
     char header[SOURCE_HEADER_MAX];
     size_t header_len = source_message_header(&ctx->msg, s->seq, header, sizeof(header), s->msgid,
                                               sizeof(s->msgid));
@@ -374,12 +273,14 @@ static void send_content(struct source_session *s)
         }
     }
     evbuffer_add(out, ".\r\n", 3);
+    smtp_txn_text_sent(&s->txn);
+    smtp_client_dot(&s->conn);
+    smtp_client_owe(&s->conn, s->txn.dot_replies - 1); /* LMTP: one per recipient */
     if (ctx->opts->verbose)
         msg_info("session %u: > (%llu bytes of message content)", s->id,
                  (unsigned long long)s->content_len);
     s->phase_ns = clock_now_ns();
-    s->dot_replies_left = ctx->opts->lmtp ? s->rcpt_ok : 1;
-    s->state = ST_DOT;
+    s->state = SMTP_STEP_DOT;
 }
 
 /*
@@ -389,16 +290,14 @@ static void send_content(struct source_session *s)
  * first before it replies (Exim holds its 221 for up to 200 ms for that)
  * costs such a client nothing.
  */
-static void on_quit_written(struct bufferevent *bev, void *arg)
+static void on_output(void *arg)
 {
     struct source_session *s = arg;
-    struct linger orderly = {0, 0};
-    evutil_socket_t fd = bufferevent_getfd(bev);
 
-    if (s->state != ST_QUIT || evbuffer_get_length(bufferevent_get_output(bev)) != 0)
+    if (s->state != SMTP_STEP_QUIT || !s->ctx->opts->skip_quit_reply ||
+        evbuffer_get_length(smtp_client_output(&s->conn)) != 0)
         return;
-    if (fd >= 0)
-        setsockopt(fd, SOL_SOCKET, SO_LINGER, &orderly, sizeof(orderly));
+    smtp_client_close_orderly(&s->conn);
     close_connection(s);
     next_after_wait(s);
 }
@@ -406,11 +305,9 @@ static void on_quit_written(struct bufferevent *bev, void *arg)
 static void send_quit(struct source_session *s)
 {
     send_line(s, "QUIT\r\n", 6);
-    s->state = ST_QUIT;
-    if (s->ctx->opts->skip_quit_reply) {
-        bufferevent_setcb(s->bev, on_read, on_quit_written, on_event, s);
-        bufferevent_enable(s->bev, EV_WRITE);
-    }
+    s->state = SMTP_STEP_QUIT;
+    if (s->ctx->opts->skip_quit_reply)
+        smtp_client_notify_sent(&s->conn);
 }
 
 /* The transaction failed: RSET to go on with this connection, or QUIT. */
@@ -419,7 +316,7 @@ static void abandon_transaction(struct source_session *s)
     message_done(s);
     if (s->ctx->opts->reuse && !s->finishing) {
         send_line(s, "RSET\r\n", 6);
-        s->state = ST_RSET;
+        s->state = SMTP_STEP_RSET;
     } else {
         send_quit(s);
     }
@@ -436,30 +333,19 @@ static void connection_lost(struct source_session *s, enum source_failure kind,
     session_next(s);
 }
 
+/*
+ * After STARTTLS's 220: whatever the server sent behind it is not to be
+ * trusted (CVE-2011-0411); smtp_client throws it away with the plain
+ * connection.
+ */
 static void start_tls(struct source_session *s)
 {
-    /*
-     * Whatever the server sent after its 220 is not to be trusted
-     * (CVE-2011-0411): it goes with the plain bufferevent. Nothing of ours
-     * is pending: we waited for the 220.
-     */
-    struct bufferevent *tls;
-
-    bev_in_stop(&s->in); /* the TLS bufferevent reads for itself */
-    tls = tls_bev_upgrade(s->bev, s->ctx->tls_ctx, TLS_BEV_CLIENT);
-    s->bev = tls;
-    if (tls == NULL) {
+    if (smtp_client_start_tls(&s->conn) != 0) {
         connection_lost(s, FAIL_TLS, PHASE_TLS);
         return;
     }
-    s->tls_bev = 1;
-    bufferevent_setcb(tls, on_read, NULL, on_event, s);
-    set_timeouts(s, 1);
-    bufferevent_enable(tls, EV_READ | EV_WRITE);
-    smtp_line_init(&s->lines, SMTP_REPLY_LINE_LIMIT);
-    smtp_reply_init(&s->reply);
     s->phase_ns = clock_now_ns();
-    s->state = ST_TLS;
+    s->state = SMTP_STEP_HANDSHAKE;
 }
 
 /* ---------------------------------------------------------------- replies */
@@ -487,32 +373,126 @@ static void after_message(struct source_session *s)
     send_quit(s);
 }
 
-static void on_reply(struct source_session *s)
+/* A reply to MAIL, a RCPT, DATA or the dot: smtp_txn says what comes next. */
+static void on_txn_reply(struct source_session *s, int code)
 {
     const struct source_options *opts = s->ctx->opts;
-    int code = s->reply.code;
+    int ok = code / 100 == 2;
+    enum smtp_step step = s->state;
+    enum smtp_txn_next next;
+
+    switch (step) {
+    case SMTP_STEP_MAIL:
+        record(s, PHASE_MAIL, s->phase_ns);
+        if (!ok)
+            fail(s, FAIL_REPLY, code, PHASE_MAIL);
+        break;
+    case SMTP_STEP_RCPT:
+        record(s, PHASE_RCPT, s->phase_ns);
+        if (ok)
+            s->rcpt_ok++;
+        else if (code > 0 && code < SOURCE_MAX_CODE)
+            s->ctx->stats.by_code[code][PHASE_RCPT]++;
+        break;
+    case SMTP_STEP_DATA:
+        record(s, PHASE_DATA, s->phase_ns);
+        break;
+    default: /* the dot */
+        if (!ok)
+            fail(s, FAIL_REPLY, code, PHASE_DOT);
+        else if (s->queue_id[0] == 0) {
+            const char *q = strstr(s->reply->text, "queued as ");
+
+            if (q)
+                snprintf(s->queue_id, sizeof(s->queue_id), "%.*s", (int)strcspn(q + 10, " "),
+                         q + 10);
+        }
+        break;
+    }
+    next = smtp_txn_reply(&s->txn, code);
+    s->state = s->txn.step;
+    if (step == SMTP_STEP_RCPT && s->txn.rcpt_replies == opts->rcpts && s->rcpt_ok == 0 &&
+        !s->msg_failed) {
+        /* Counted by code above; the message fails as a whole. */
+        s->msg_failed = 1;
+        s->ctx->stats.failures[FAIL_REPLY]++;
+    }
+    switch (next) {
+    case SMTP_TXN_WAIT:
+        break;
+    case SMTP_TXN_SEND_RCPT:
+        send_rcpt(s);
+        break;
+    case SMTP_TXN_SEND_DATA:
+        send_line(s, "DATA\r\n", 6);
+        break;
+    case SMTP_TXN_SEND_TEXT:
+        send_content(s);
+        break;
+    case SMTP_TXN_EMPTY_354:
+        /* A server that says 354 with no valid recipient: end the empty message. */
+        send_cmd(s, ".");
+        smtp_txn_text_sent(&s->txn);
+        s->state = SMTP_STEP_DOT;
+        break;
+    case SMTP_TXN_FAILED:
+        if (step == SMTP_STEP_DATA && !s->msg_failed)
+            fail(s, FAIL_REPLY, code, PHASE_DATA);
+        abandon_transaction(s);
+        break;
+    case SMTP_TXN_DONE:
+        if (!s->msg_failed)
+            record(s, PHASE_DOT, s->phase_ns);
+        message_done(s);
+        after_message(s);
+        break;
+    }
+}
+
+/* The phase a 421 ends, by the reply it came for. */
+static enum source_phase phase_of(enum smtp_step step)
+{
+    switch (step) {
+    case SMTP_STEP_GREETING:
+        return PHASE_BANNER;
+    case SMTP_STEP_EHLO:
+    case SMTP_STEP_HELO:
+        return PHASE_HELO;
+    case SMTP_STEP_STARTTLS:
+        return PHASE_TLS;
+    case SMTP_STEP_MAIL:
+        return PHASE_MAIL;
+    case SMTP_STEP_RCPT:
+        return PHASE_RCPT;
+    case SMTP_STEP_DATA:
+        return PHASE_DATA;
+    case SMTP_STEP_DOT:
+        return PHASE_DOT;
+    default:
+        return PHASE_TXN;
+    }
+}
+
+static void on_reply(void *arg, const struct smtp_reply *reply)
+{
+    struct source_session *s = arg;
+    const struct source_options *opts = s->ctx->opts;
+    int code = reply->code;
     int ok = code / 100 == 2;
 
+    s->reply = reply;
     if (opts->verbose)
-        msg_info("session %u: < %s", s->id, s->reply.text);
-    if (code == 421 && s->state != ST_QUIT) {
+        msg_info("session %u: < %s", s->id, reply->text);
+    if (code == 421 && s->state != SMTP_STEP_QUIT) {
         /* The server is closing: no QUIT, no RSET. */
-        static const enum source_phase phase_of[] = {
-            [ST_BANNER] = PHASE_BANNER, [ST_EHLO] = PHASE_HELO, [ST_HELO] = PHASE_HELO,
-            [ST_STARTTLS] = PHASE_TLS,  [ST_MAIL] = PHASE_MAIL, [ST_RCPT] = PHASE_RCPT,
-            [ST_DATA] = PHASE_DATA,     [ST_DOT] = PHASE_DOT,
-        };
-        enum source_phase phase =
-            s->state < sizeof(phase_of) / sizeof(phase_of[0]) ? phase_of[s->state] : PHASE_TXN;
-
-        fail(s, FAIL_REPLY, code, phase);
+        fail(s, FAIL_REPLY, code, phase_of(s->state));
         message_done(s);
         close_connection(s);
         session_next(s);
         return;
     }
     switch (s->state) {
-    case ST_BANNER:
+    case SMTP_STEP_GREETING:
         record(s, PHASE_BANNER, s->phase_ns);
         if (code != 220) {
             fail(s, FAIL_REPLY, code, PHASE_BANNER);
@@ -524,31 +504,31 @@ static void on_reply(struct source_session *s)
             send_helo(s);
         }
         break;
-    case ST_EHLO:
-    case ST_HELO:
+    case SMTP_STEP_EHLO:
+    case SMTP_STEP_HELO:
         record(s, PHASE_HELO, s->phase_ns);
-        if (!ok && s->state == ST_EHLO && !opts->lmtp && code / 100 == 5 && !opts->tls) {
+        if (!ok && s->state == SMTP_STEP_EHLO && !opts->lmtp && code / 100 == 5 && !opts->tls) {
             send_cmd(s, "HELO %s", s->ctx->msg.helo_name);
-            s->state = ST_HELO;
+            s->state = SMTP_STEP_HELO;
         } else if (!ok) {
             fail(s, FAIL_REPLY, code, PHASE_HELO);
             abandon_transaction(s);
         } else {
-            s->extensions = s->state == ST_EHLO ? s->reply.extensions : 0;
+            s->extensions = s->state == SMTP_STEP_EHLO ? reply->extensions : 0;
             if (opts->tls && !s->tls_active) {
                 if (!(s->extensions & SMTP_EXT_STARTTLS)) {
                     fail(s, FAIL_TLS, 0, PHASE_TLS);
                     abandon_transaction(s);
                 } else {
                     send_cmd(s, "STARTTLS");
-                    s->state = ST_STARTTLS;
+                    s->state = SMTP_STEP_STARTTLS;
                 }
             } else {
                 send_mail(s);
             }
         }
         break;
-    case ST_STARTTLS:
+    case SMTP_STEP_STARTTLS:
         if (code != 220) {
             fail(s, FAIL_TLS, code, PHASE_TLS);
             abandon_transaction(s);
@@ -556,83 +536,16 @@ static void on_reply(struct source_session *s)
             start_tls(s);
         }
         break;
-    case ST_MAIL:
-        record(s, PHASE_MAIL, s->phase_ns);
-        if (!ok)
-            fail(s, FAIL_REPLY, code, PHASE_MAIL);
-        if (s->pipelined) {
-            s->state = ST_RCPT;
-        } else if (!ok) {
-            abandon_transaction(s);
-        } else {
-            send_rcpt(s, 0);
-            s->state = ST_RCPT;
-        }
+    case SMTP_STEP_MAIL:
+    case SMTP_STEP_RCPT:
+    case SMTP_STEP_DATA:
+    case SMTP_STEP_DOT:
+        on_txn_reply(s, code);
         break;
-    case ST_RCPT:
-        record(s, PHASE_RCPT, s->phase_ns);
-        s->rcpt_done++;
-        if (ok)
-            s->rcpt_ok++;
-        else if (code > 0 && code < SOURCE_MAX_CODE)
-            s->ctx->stats.by_code[code][PHASE_RCPT]++;
-        if (s->rcpt_done < opts->rcpts) {
-            if (!s->pipelined)
-                send_rcpt(s, s->rcpt_done);
-            break;
-        }
-        if (s->rcpt_ok == 0 && !s->msg_failed) {
-            /* Counted by code above; the message fails as a whole. */
-            s->msg_failed = 1;
-            s->ctx->stats.failures[FAIL_REPLY]++;
-        }
-        if (s->pipelined) {
-            s->state = ST_DATA;
-        } else if (s->msg_failed) {
-            abandon_transaction(s);
-        } else {
-            send_line(s, "DATA\r\n", 6);
-            s->state = ST_DATA;
-        }
-        break;
-    case ST_DATA:
-        record(s, PHASE_DATA, s->phase_ns);
-        if (code == 354 && !s->msg_failed) {
-            send_content(s);
-        } else if (code == 354) {
-            /* A server that says 354 with no valid recipient: end the empty message. */
-            send_cmd(s, ".");
-            s->dot_replies_left = 1;
-            s->state = ST_DOT;
-        } else {
-            if (!s->msg_failed)
-                fail(s, FAIL_REPLY, code, PHASE_DATA);
-            abandon_transaction(s);
-        }
-        break;
-    case ST_DOT:
-        if (!ok)
-            fail(s, FAIL_REPLY, code, PHASE_DOT);
-        else if (s->queue_id[0] == 0) {
-            const char *q = strstr(s->reply.text, "queued as ");
-
-            if (q)
-                snprintf(s->queue_id, sizeof(s->queue_id), "%.*s", (int)strcspn(q + 10, " "),
-                         q + 10);
-        }
-        if (s->dot_replies_left > 1) {
-            s->dot_replies_left--;
-            break;
-        }
-        if (!s->msg_failed)
-            record(s, PHASE_DOT, s->phase_ns);
-        message_done(s);
-        after_message(s);
-        break;
-    case ST_RSET:
+    case SMTP_STEP_RSET:
         next_after_wait(s);
         break;
-    case ST_QUIT:
+    case SMTP_STEP_QUIT:
         close_connection(s);
         next_after_wait(s);
         break;
@@ -641,144 +554,82 @@ static void on_reply(struct source_session *s)
     }
 }
 
-static void read_replies(struct source_session *s)
-{
-    while (s->connected && s->bev) {
-        char line[SMTP_REPLY_LINE_LIMIT];
-        size_t len;
-        enum smtp_line_status status =
-            smtp_input_line(&s->lines, bufferevent_get_input(s->bev), line, sizeof(line), &len);
-        enum smtp_reply_status reply_status;
-
-        if (status == SMTP_LINE_NEED_MORE)
-            return;
-        reply_status =
-            status == SMTP_LINE_OK ? smtp_reply_line(&s->reply, line, len) : SMTP_REPLY_MALFORMED;
-        if (reply_status == SMTP_REPLY_MALFORMED) {
-            if (s->ctx->opts->verbose)
-                msg_info("session %u: malformed reply", s->id);
-            connection_lost(s, FAIL_PROTOCOL, PHASE_TXN);
-            return;
-        }
-        if (reply_status == SMTP_REPLY_MORE)
-            continue;
-        if (s->state == ST_IDLE || s->state == ST_WAIT) {
-            /* A reply nobody asked for, e.g. 421 on an idle connection. */
-            smtp_reply_init(&s->reply);
-            close_connection(s);
-            return;
-        }
-        on_reply(s);
-        smtp_reply_init(&s->reply);
-    }
-}
-
-static void on_read(struct bufferevent *bev, void *arg)
+/* Up: TCP (the greeting comes next), or TLS's handshake done (greet again). */
+static void on_connected(void *arg)
 {
     struct source_session *s = arg;
 
-    (void)bev;
-    read_replies(s);
-    /*
-     * A lent read (bev_in.h): a connection closed or moved to TLS meanwhile
-     * stopped its bev_in, and a new connection's has lent nothing yet.
-     */
-    if (s->bev)
-        bev_in_settle(&s->in);
-    session_flush(s);
-}
-
-/*
- * Commands leave at the end of each event, all at once, written directly
- * on a plain connection: a bufferevent would turn its write event on and
- * off around every command, two epoll_ctl calls each time. EV_WRITE is
- * used only when the socket is full, and on TLS connections.
- */
-static void session_flush(struct source_session *s)
-{
-    struct evbuffer *out;
-
-    if (s->bev == NULL || !s->connected || s->tls_bev)
-        return;
-    out = bufferevent_get_output(s->bev);
-    if (evbuffer_get_length(out) == 0)
-        return;
-    evbuffer_unfreeze(out, 1); /* a bufferevent keeps its output's start frozen */
-    evbuffer_write(out, bufferevent_getfd(s->bev));
-    evbuffer_freeze(out, 1);
-    if (evbuffer_get_length(out) > 0)
-        bufferevent_enable(s->bev, EV_WRITE); /* it finishes, or reports the error */
-}
-
-static void on_event(struct bufferevent *bev, short what, void *arg)
-{
-    (void)bev;
-    handle_event(arg, what);
-    session_flush(arg);
-}
-
-static void handle_event(struct source_session *s, short what)
-{
-    int saved_errno = EVUTIL_SOCKET_ERROR();
-
-    if (what & BEV_EVENT_CONNECTED) {
-        if (s->state == ST_TLS) {
-            record(s, PHASE_TLS, s->phase_ns);
-            s->tls_active = 1;
-            s->ctx->stats.tls_sessions++;
-            /* RFC 3207: forget everything learned before TLS and greet again. */
-            send_helo(s);
-            return;
-        }
-        record(s, PHASE_CONNECT, s->phase_ns);
-        s->connected = 1;
-        if (s->ctx->addr.ss_family != AF_UNIX) {
-            int one = 1, fd = (int)bufferevent_getfd(s->bev);
-
-            setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-            if (s->ctx->opts->tcp_window) {
-                setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &s->ctx->opts->tcp_window, sizeof(int));
-                setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &s->ctx->opts->tcp_window, sizeof(int));
-            }
-        }
-        s->phase_ns = clock_now_ns();
-        s->state = ST_BANNER;
-        bufferevent_disable(s->bev, EV_WRITE);
-        if (bev_in_start(&s->in, s->bev, on_read, on_event, s) == 0) {
-            bev_in_lend(&s->in); /* on_read settles */
-            set_timeouts(s, 1);
-            bev_in_enable(&s->in);
-        } else {
-            bufferevent_enable(s->bev, EV_READ); /* slower, not wrong */
-        }
+    if (s->conn.tls) {
+        record(s, PHASE_TLS, s->phase_ns);
+        s->tls_active = 1;
+        s->ctx->stats.tls_sessions++;
+        /* RFC 3207: forget everything learned before TLS and greet again. */
+        send_helo(s);
         return;
     }
-    if (s->state == ST_CONNECTING) {
+    record(s, PHASE_CONNECT, s->phase_ns);
+    s->phase_ns = clock_now_ns();
+    s->state = SMTP_STEP_GREETING;
+}
+
+static void on_error(void *arg, enum smtp_client_error error, int err)
+{
+    struct source_session *s = arg;
+
+    switch (error) {
+    case SMTP_CLIENT_CONNECT:
         close_connection(s);
-        if (saved_errno == ECONNREFUSED && s->retries_left > 0) {
+        if (err == ECONNREFUSED && s->retries_left > 0) {
             s->retries_left--;
             start_timer(s, 0.01);
             return;
         }
-        source_report_connect_error(&s->ctx->stats,
-                                    what & BEV_EVENT_TIMEOUT ? ETIMEDOUT : saved_errno);
+        source_report_connect_error(&s->ctx->stats, err);
         fail(s, FAIL_CONNECT, 0, PHASE_CONNECT);
         message_done(s);
         session_next(s);
         return;
-    }
-    if (what & BEV_EVENT_TIMEOUT) {
+    case SMTP_CLIENT_TIMEOUT:
         connection_lost(s, FAIL_TIMEOUT, PHASE_TXN);
         return;
+    case SMTP_CLIENT_TOO_LONG:
+    case SMTP_CLIENT_MALFORMED:
+        if (s->ctx->opts->verbose)
+            msg_info("session %u: malformed reply", s->id);
+        connection_lost(s, FAIL_PROTOCOL, PHASE_TXN);
+        return;
+    case SMTP_CLIENT_UNASKED:
+        if (s->state == SMTP_STEP_IDLE || s->state == SMTP_STEP_WAIT) {
+            /* A reply nobody asked for, e.g. 421 on an idle connection. */
+            close_connection(s);
+            return;
+        }
+        connection_lost(s, FAIL_PROTOCOL, PHASE_TXN);
+        return;
+    default:
+        break;
     }
-    if (s->state == ST_QUIT || s->state == ST_IDLE || s->state == ST_WAIT) {
+    if (s->state == SMTP_STEP_QUIT || s->state == SMTP_STEP_IDLE || s->state == SMTP_STEP_WAIT) {
         /* Closing after QUIT, or an idle connection the server dropped: no failure. */
         close_connection(s);
-        if (s->state == ST_QUIT)
+        if (s->state == SMTP_STEP_QUIT)
             next_after_wait(s);
         return;
     }
-    connection_lost(s, s->state == ST_TLS ? FAIL_TLS : FAIL_DISCONNECT, PHASE_TXN);
+    connection_lost(s, s->state == SMTP_STEP_HANDSHAKE ? FAIL_TLS : FAIL_DISCONNECT, PHASE_TXN);
+}
+
+static const struct smtp_client_ops session_ops = {
+    .on_connected = on_connected,
+    .on_reply = on_reply,
+    .on_error = on_error,
+    .on_output = on_output,
+};
+
+/* Commands leave at the end of each event, all at once (smtp_client_flush()). */
+static void session_flush(struct source_session *s)
+{
+    smtp_client_flush(&s->conn);
 }
 
 /* --------------------------------------------------------------- schedule */
@@ -793,7 +644,7 @@ static void begin_message(struct source_session *s, uint64_t start_ns)
     s->retries_left = s->ctx->opts->connect_retries;
     s->ctx->stats.attempted++;
     atomic_store_explicit(&s->ctx->live_attempted, s->ctx->stats.attempted, memory_order_relaxed);
-    if (s->connected) {
+    if (s->conn.connected) {
         set_timeouts(s, 1);
         send_mail(s);
     } else {
@@ -803,7 +654,7 @@ static void begin_message(struct source_session *s, uint64_t start_ns)
 
 static void session_finished(struct source_session *s)
 {
-    s->state = ST_DONE;
+    s->state = SMTP_STEP_DONE;
     if (s->ctx->on_session_done)
         s->ctx->on_session_done(s->ctx);
 }
@@ -814,7 +665,7 @@ static void session_next(struct source_session *s)
     uint64_t start_ns;
 
     if (s->finishing) {
-        if (s->connected)
+        if (s->conn.connected)
             send_quit(s);
         else
             session_finished(s);
@@ -823,14 +674,14 @@ static void session_next(struct source_session *s)
     switch (ctx->next_message(ctx, &start_ns)) {
     case SOURCE_NEXT_DONE:
         s->finishing = 1;
-        if (s->connected)
+        if (s->conn.connected)
             send_quit(s);
         else
             session_finished(s);
         break;
     case SOURCE_NEXT_WAIT:
-        s->state = ST_IDLE;
-        if (s->connected)
+        s->state = SMTP_STEP_IDLE;
+        if (s->conn.connected)
             set_timeouts(s, 0);
         s->next_idle = ctx->idle;
         ctx->idle = s;
@@ -847,7 +698,7 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 
     (void)fd;
     (void)what;
-    if (s->has_msg && !s->connected)
+    if (s->has_msg && !s->conn.connected)
         session_connect(s); /* a connect retry */
     else
         session_next(s);
@@ -863,7 +714,7 @@ void source_session_wake_idle(struct source_ctx *ctx)
         s->next_idle = NULL;
         session_next(s);
         session_flush(s);
-        if (s->state == ST_IDLE)
+        if (s->state == SMTP_STEP_IDLE)
             break; /* it went back to sleep: nothing left to hand out */
     }
 }
@@ -872,9 +723,25 @@ struct source_session *source_session_new(struct source_ctx *ctx, unsigned id)
 {
     struct source_session *s = xcalloc(1, sizeof(*s));
 
+    struct smtp_client_config cfg = {
+        .base = ctx->base,
+        .tls_ctx = ctx->tls_ctx,
+        .timeout = ctx->opts->timeout,
+        /*
+         * As Postfix's smtp-source: the connection ends with a reset once the
+         * reply to QUIT is in, not a FIN, so that neither host keeps a
+         * TIME_WAIT entry per connection for a minute (and the kernel has none
+         * to make and expire).
+         */
+        .abort_close = 1,
+        .nodelay = 1,
+        .window = ctx->opts->tcp_window,
+    };
+
     s->ctx = ctx;
     s->id = id;
-    s->state = ST_IDLE;
+    s->state = SMTP_STEP_IDLE;
+    smtp_client_init(&s->conn, &cfg, &session_ops, s);
     return s;
 }
 

@@ -1,0 +1,150 @@
+/*
+ * Unit tests: smtp_txn, a client's mail transaction as its replies come back.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "smtp_txn.h"
+#include "check_main.h"
+
+START_TEST(test_pipelined_group)
+{
+    struct smtp_txn t;
+
+    smtp_txn_begin(&t, 3, 1, 0);
+    ck_assert_uint_eq(smtp_txn_group_size(&t), 5);
+    ck_assert_int_eq(smtp_txn_reply(&t, 250), SMTP_TXN_WAIT);
+    ck_assert_int_eq(t.step, SMTP_STEP_RCPT);
+    ck_assert_int_eq(smtp_txn_reply(&t, 250), SMTP_TXN_WAIT);
+    ck_assert_int_eq(smtp_txn_reply(&t, 550), SMTP_TXN_WAIT);
+    ck_assert_int_eq(t.step, SMTP_STEP_RCPT);
+    ck_assert_int_eq(smtp_txn_reply(&t, 251), SMTP_TXN_WAIT);
+    ck_assert_int_eq(t.step, SMTP_STEP_DATA);
+    ck_assert_uint_eq(t.rcpt_replies, 3);
+    ck_assert_uint_eq(t.accepted, 2);
+    ck_assert_int_eq(smtp_txn_reply(&t, 354), SMTP_TXN_SEND_TEXT);
+    ck_assert_int_eq(t.step, SMTP_STEP_TEXT);
+    smtp_txn_text_sent(&t);
+    ck_assert_int_eq(t.step, SMTP_STEP_DOT);
+    ck_assert_int_eq(smtp_txn_reply(&t, 250), SMTP_TXN_DONE);
+}
+END_TEST
+
+START_TEST(test_one_at_a_time)
+{
+    struct smtp_txn t;
+
+    smtp_txn_begin(&t, 2, 0, 0);
+    ck_assert_uint_eq(smtp_txn_group_size(&t), 1);
+    ck_assert_int_eq(smtp_txn_reply(&t, 250), SMTP_TXN_SEND_RCPT);
+    ck_assert_uint_eq(t.rcpt_replies, 0); /* the first RCPT */
+    ck_assert_int_eq(smtp_txn_reply(&t, 450), SMTP_TXN_SEND_RCPT);
+    ck_assert_uint_eq(t.rcpt_replies, 1);
+    ck_assert_int_eq(smtp_txn_reply(&t, 250), SMTP_TXN_SEND_DATA);
+    ck_assert_int_eq(t.step, SMTP_STEP_DATA);
+    ck_assert_int_eq(smtp_txn_reply(&t, 451), SMTP_TXN_FAILED);
+}
+END_TEST
+
+/* Without PIPELINING a refused MAIL or no recipient ends the transaction at once. */
+START_TEST(test_refusals_one_at_a_time)
+{
+    struct smtp_txn t;
+
+    smtp_txn_begin(&t, 2, 0, 0);
+    ck_assert_int_eq(smtp_txn_reply(&t, 550), SMTP_TXN_FAILED);
+    ck_assert_int_eq(t.mail_refused, 1);
+    smtp_txn_begin(&t, 2, 0, 0);
+    ck_assert_int_eq(smtp_txn_reply(&t, 250), SMTP_TXN_SEND_RCPT);
+    ck_assert_int_eq(smtp_txn_reply(&t, 550), SMTP_TXN_SEND_RCPT);
+    ck_assert_int_eq(smtp_txn_reply(&t, 550), SMTP_TXN_FAILED);
+    ck_assert_uint_eq(t.accepted, 0);
+}
+END_TEST
+
+/* A pipelined group is answered to its end; a refused MAIL makes a RCPT's 250 count for nothing. */
+START_TEST(test_refusals_pipelined)
+{
+    struct smtp_txn t;
+
+    smtp_txn_begin(&t, 1, 1, 0);
+    ck_assert_int_eq(smtp_txn_reply(&t, 550), SMTP_TXN_WAIT);
+    ck_assert_int_eq(smtp_txn_reply(&t, 250), SMTP_TXN_WAIT);
+    ck_assert_uint_eq(t.accepted, 0);
+    ck_assert_int_eq(smtp_txn_reply(&t, 354), SMTP_TXN_EMPTY_354);
+    smtp_txn_begin(&t, 1, 1, 0);
+    ck_assert_int_eq(smtp_txn_reply(&t, 250), SMTP_TXN_WAIT);
+    ck_assert_int_eq(smtp_txn_reply(&t, 550), SMTP_TXN_WAIT);
+    ck_assert_int_eq(smtp_txn_reply(&t, 554), SMTP_TXN_FAILED);
+}
+END_TEST
+
+START_TEST(test_lmtp_dot_replies)
+{
+    struct smtp_txn t;
+
+    smtp_txn_begin(&t, 3, 1, 1);
+    smtp_txn_reply(&t, 250);
+    smtp_txn_reply(&t, 250);
+    smtp_txn_reply(&t, 550);
+    smtp_txn_reply(&t, 250);
+    ck_assert_int_eq(smtp_txn_reply(&t, 354), SMTP_TXN_SEND_TEXT);
+    smtp_txn_text_sent(&t);
+    ck_assert_uint_eq(t.dot_replies, 2);
+    ck_assert_int_eq(smtp_txn_reply(&t, 250), SMTP_TXN_WAIT);
+    ck_assert_int_eq(smtp_txn_reply(&t, 452), SMTP_TXN_DONE);
+    /* SMTP: one reply to the dot, however many recipients */
+    smtp_txn_begin(&t, 2, 1, 0);
+    smtp_txn_reply(&t, 250);
+    smtp_txn_reply(&t, 250);
+    smtp_txn_reply(&t, 250);
+    smtp_txn_reply(&t, 354);
+    smtp_txn_text_sent(&t);
+    ck_assert_int_eq(smtp_txn_reply(&t, 250), SMTP_TXN_DONE);
+}
+END_TEST
+
+/* A reply while the text goes out, or outside a transaction, is owed to nothing here. */
+START_TEST(test_reply_out_of_step)
+{
+    struct smtp_txn t;
+
+    smtp_txn_begin(&t, 1, 1, 0);
+    smtp_txn_reply(&t, 250);
+    smtp_txn_reply(&t, 250);
+    ck_assert_int_eq(smtp_txn_reply(&t, 354), SMTP_TXN_SEND_TEXT);
+    ck_assert_int_eq(smtp_txn_reply(&t, 250), SMTP_TXN_FAILED);
+    t.step = SMTP_STEP_IDLE;
+    ck_assert_int_eq(smtp_txn_reply(&t, 250), SMTP_TXN_FAILED);
+}
+END_TEST
+
+START_TEST(test_step_names)
+{
+    ck_assert_str_eq(smtp_txn_step_name(SMTP_STEP_MAIL), "MAIL FROM");
+    ck_assert_str_eq(smtp_txn_step_name(SMTP_STEP_DOT), "end of data");
+    ck_assert_str_eq(smtp_txn_step_name(SMTP_STEP_HANDSHAKE), "TLS handshake");
+    for (int i = 0; i < SMTP_STEP_COUNT; i++)
+        ck_assert_ptr_nonnull(smtp_txn_step_name((enum smtp_step)i));
+    ck_assert_str_eq(smtp_txn_step_name(SMTP_STEP_COUNT), "?");
+}
+END_TEST
+
+int main(void)
+{
+    const TTest *const tests[] = {
+        test_pipelined_group,
+        test_one_at_a_time,
+        test_refusals_one_at_a_time,
+        test_refusals_pipelined,
+        test_lmtp_dot_replies,
+        test_reply_out_of_step,
+        test_step_names,
+        NULL,
+    };
+
+    return check_run_tests("smtp_txn", tests);
+}
