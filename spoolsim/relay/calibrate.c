@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@
 #include "model_cache.h"
 #include "msg.h"
 #include "optarg.h"
+#include "optgroup.h"
 #include "relay_model.h"
 #include "spoolsim.h"
 
@@ -50,7 +52,7 @@ static void usage(FILE *fp)
             "  --if-needed   only if --model MTA has no model measured on this machine\n"
             "                (exit 0 at once if it has; 1 if not and not root)\n"
             "  -o FILE       write the model here (- for standard output)\n"
-            "  -m N          messages per load (2000)\n"
+            "  -m N          messages per load, at least 200 (2000)\n"
             "  --machine     print this machine's identity and what system work costs\n"
             "                on it (the micro-benchmarks a model records), as JSON\n"
             "  --speed       print this CPU's integer loop speed and exit\n"
@@ -156,12 +158,20 @@ static const char *const list_words[] = {
     "--speed", "--cache-path", "-h",          "--help", "--version",
 };
 
+/* The options after the MTA; the script checks -m again, with the same bound. */
+enum { OPT_IF_NEEDED = 256 };
+static const struct option mta_options[] = {
+    {"if-needed", no_argument, NULL, OPT_IF_NEEDED},
+    {NULL, 0, NULL, 0},
+};
+#define CALIBRATE_MESSAGES_MIN 200
+
 int spoolsim_calibrate(int argc, char **argv)
 {
     char self[PATH_MAX], script[PATH_MAX], cache[PATH_MAX], name[64];
-    char **args;
-    const char *mta;
-    int has_o = 0, if_needed = 0, n = 0;
+    char *args[6];
+    const char *mta, *out = NULL, *messages = NULL;
+    int if_needed = 0, n = 0, ch;
 
     if (argc < 2)
         msg_usage("which MTA? (spoolsim calibrate postfix or exim; see --help)");
@@ -204,20 +214,28 @@ int spoolsim_calibrate(int argc, char **argv)
     if ((mta = cost_model_builtin_name(argv[1])) == NULL)
         msg_usage("cannot calibrate \"%s\": only postfix and exim have a calibration", argv[1]);
     snprintf(name, sizeof(name), "calibrate-%s.sh", mta);
-    /* the script writes the model at its very end: a bad -o must not cost a calibration */
-    for (int i = 2; i < argc; i++) {
-        const char *o = strcmp(argv[i], "-o") == 0 && i + 1 < argc     ? argv[++i]
-                        : strncmp(argv[i], "-o", 2) == 0 && argv[i][2] ? argv[i] + 2
-                                                                       : NULL;
-
-        if (strcmp(argv[i], "--if-needed") == 0)
+    /* after the MTA, getopt's argv[0] */
+    while ((ch = optarg_getopt(argc - 1, argv + 1, "o:m:", mta_options)) != -1) {
+        switch (ch) {
+        case 'o':
+            /* the script writes the model at its very end: a bad -o must not cost a calibration */
+            if (strcmp(optarg, "-") != 0)
+                optarg_output_file(optarg, "-o");
+            out = optarg;
+            break;
+        case 'm':
+            optarg_count(optarg, "-m", CALIBRATE_MESSAGES_MIN, OPTGROUP_MESSAGES_MAX);
+            messages = optarg;
+            break;
+        case OPT_IF_NEEDED:
             if_needed = 1;
-        if (o == NULL)
-            continue;
-        has_o = 1;
-        if (strcmp(o, "-") != 0)
-            optarg_output_file(o, "-o");
+            break;
+        default:
+            msg_panic("option %d not handled", ch);
+        }
     }
+    if (optind < argc - 1)
+        msg_usage("unexpected argument \"%s\"", argv[optind + 1]);
     companion_self(self, sizeof(self));
     if (if_needed && !needed(self, mta))
         return 0;
@@ -231,19 +249,18 @@ int spoolsim_calibrate(int argc, char **argv)
                   "SPOOLSIM_CALIBRATE_SCRIPT to its path)",
                   name, self);
     script_env(self);
-    args = calloc((size_t)argc + 3, sizeof(*args));
-    if (args == NULL)
-        msg_fatal("out of memory");
     args[n++] = script;
-    for (int i = 2; i < argc; i++)
-        if (strcmp(argv[i], "--if-needed") != 0)
-            args[n++] = argv[i];
-    if (!has_o) {
+    if (out == NULL) {
         cache_path(mta, cache, sizeof(cache));
         make_parent(cache);
-        args[n++] = "-o";
-        args[n++] = cache;
+        out = cache;
         msg_info("the model goes to %s (this machine's place in the cache)", cache);
+    }
+    args[n++] = "-o";
+    args[n++] = (char *)out;
+    if (messages) {
+        args[n++] = "-m";
+        args[n++] = (char *)messages;
     }
     args[n] = NULL;
     execv(script, args);

@@ -79,6 +79,10 @@ usage json-sink "--json $WORK/none/x: cannot create" "$SINK" --json "$WORK/none/
 # calibrate writes its model at the end of a long run: -o is checked first
 usage calibrate-o-dir "-o $WORK: is a directory" "$RELAY" calibrate postfix -o "$WORK"
 usage calibrate-o-missing "-o $WORK/none/m.json: cannot create" "$RELAY" calibrate postfix -o"$WORK/none/m.json"
+# ... and the rest of its command line, with the script's own bound for -m
+usage calibrate-m "-m: \"100\" is not a number from 200" "$RELAY" calibrate postfix -m 100
+usage calibrate-option "unknown option --frob" "$RELAY" calibrate exim --frob
+usage calibrate-extra "unexpected argument \"now\"" "$RELAY" calibrate postfix now
 # a symbolic link to a file in a missing directory: writing it would fail
 # after the run just the same
 ln -s "$WORK/none/target.json" "$WORK/dangling.json"
