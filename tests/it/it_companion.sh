@@ -14,12 +14,14 @@ SPOOLSIM=$top_builddir/spoolsim/spoolsim
 unset SPOOLSIM_SMTP_SINK SPOOLSIM_SMTP_SOURCE SPOOLSIM_CALIBRATE_SCRIPT
 
 # calibrate finds the build's script: it runs it, and the script refuses
-# -m 5 (before anything that needs root).
-"$SPOOLSIM" calibrate postfix -m 5 >"$WORK/cal.out" 2>"$WORK/cal.err"
+# an smtp-sink that is not there (or, not as root, to run at all) before
+# anything that needs root. calibrate hands on the one the variable names.
+SPOOLSIM_SMTP_SINK=$WORK/no-sink "$SPOOLSIM" calibrate postfix -m 200 -o - \
+    >"$WORK/cal.out" 2>"$WORK/cal.err"
 status=$?
 cat "$WORK/cal.err"
 check "calibrate runs the build's bench/calibrate-postfix.sh" \
-    grep -q "calibrate-postfix.sh: -m wants at least 200 messages" "$WORK/cal.err"
+    grep -Eq "calibrate-postfix.sh: (missing $WORK/no-sink|must run as root)" "$WORK/cal.err"
 check "  whose exit status is its own (2)" test "$status" -eq 2
 
 # A copy of spoolsim, with a build tree's layout around it made of fakes
@@ -37,7 +39,7 @@ cat "$WORK/copy.err"
 check "a copy without its programs: exit 1" test "$status" -eq 1
 check "  naming the program it looked for, and where" \
     grep -q "cannot find smtp-sink next to $T/x/spoolsim" "$WORK/copy.err"
-"$T/x/spoolsim" calibrate postfix -m 5 >"$WORK/copycal.out" 2>"$WORK/copycal.err"
+"$T/x/spoolsim" calibrate postfix -m 200 -o - >"$WORK/copycal.out" 2>"$WORK/copycal.err"
 status=$?
 cat "$WORK/copycal.err"
 check "a copy without the script: calibrate exits 1" test "$status" -eq 1
