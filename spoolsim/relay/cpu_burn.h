@@ -20,8 +20,14 @@
 /* This thread's CPU time in nanoseconds (CLOCK_THREAD_CPUTIME_ID). */
 uint64_t cpu_burn_thread_ns(void);
 
-/* Spin until this thread has used `ns' more nanoseconds of CPU. */
-void cpu_burn_ns(uint64_t ns);
+/*
+ * Spin until this thread's CPU clock reads `end' (cpu_burn_thread_ns()).
+ * `speed' is cpu_burn_speed()'s figure, or 0
+ * when not known: it sizes the first step, so that a burn of a few
+ * microseconds is not overshot by a whole step. A caller that burns several
+ * amounts in a row burns to a running end, so that the overshoots do not add up.
+ */
+void cpu_burn_until(uint64_t end, double speed);
 
 /*
  * Iterations of the burn loop per microsecond of CPU: the best of several

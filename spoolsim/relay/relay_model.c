@@ -206,7 +206,7 @@ void relay_model_burn_command(struct relay_model *rm, uint64_t ns)
 {
     uint64_t start = cpu_burn_thread_ns();
 
-    cpu_burn_ns(ns);
+    cpu_burn_until(start + ns, rm->here_speed);
     atomic_fetch_add(&rm->spent_ns[COST_RECEIVE], cpu_burn_thread_ns() - start);
 }
 
@@ -237,12 +237,12 @@ void relay_model_spend(struct relay_model *rm, enum cost_place place, uint64_t b
                        unsigned rcpts)
 {
     const struct cost_model *m;
-    uint64_t start;
+    uint64_t start, end;
 
     if (rm == NULL)
         return;
     m = &rm->model;
-    start = cpu_burn_thread_ns();
+    start = end = cpu_burn_thread_ns();
     for (unsigned i = 0; i < m->stage_count; i++) {
         uint64_t ns;
         unsigned calls;
@@ -258,8 +258,15 @@ void relay_model_spend(struct relay_model *rm, enum cost_place place, uint64_t b
             continue;
         if (serial)
             pthread_mutex_lock(&rm->serial[i]);
-        enter_kernel(calls);
-        cpu_burn_ns(ns);
+        /* the calls cost what they cost here; the burns run to one end (cpu_burn.h) */
+        if (calls > 0) {
+            uint64_t before = cpu_burn_thread_ns();
+
+            enter_kernel(calls);
+            end += cpu_burn_thread_ns() - before;
+        }
+        end += ns;
+        cpu_burn_until(end, rm->here_speed);
         if (serial)
             pthread_mutex_unlock(&rm->serial[i]);
         atomic_fetch_add(&rm->syscalls, calls);
