@@ -190,31 +190,40 @@ static int entry_cmp(const void *a, const void *b)
     return 0;
 }
 
-static void sort_set(struct msglog_set *s)
+/* The Message-ID alone: msglog_compare_ids(). */
+static int id_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct msglog_entry *)a)->message_id,
+                  ((const struct msglog_entry *)b)->message_id);
+}
+
+typedef int (*key_cmp_fn)(const void *, const void *);
+
+static void sort_set(struct msglog_set *s, key_cmp_fn key_cmp)
 {
     /* qsort() wants a valid pointer even for no items; an empty set has v == NULL. */
     if (s->n > 1)
-        qsort(s->v, s->n, sizeof(*s->v), entry_cmp);
+        qsort(s->v, s->n, sizeof(*s->v), key_cmp);
 }
 
 /* How many entries from v[i] on have the same key as v[i]. */
-static size_t run_length(const struct msglog_set *s, size_t i)
+static size_t run_length(const struct msglog_set *s, size_t i, key_cmp_fn key_cmp)
 {
     size_t j = i + 1;
 
-    while (j < s->n && entry_cmp(&s->v[i], &s->v[j]) == 0)
+    while (j < s->n && key_cmp(&s->v[i], &s->v[j]) == 0)
         j++;
     return j - i;
 }
 
-void msglog_compare(struct msglog_set *sent, struct msglog_set *received,
-                    struct msglog_compare *out)
+static void compare_by(struct msglog_set *sent, struct msglog_set *received,
+                       struct msglog_compare *out, key_cmp_fn key_cmp)
 {
     size_t i = 0, j = 0;
 
     memset(out, 0, sizeof(*out));
-    sort_set(sent);
-    sort_set(received);
+    sort_set(sent, key_cmp);
+    sort_set(received, key_cmp);
     out->acked = sent->n;
     /* One merge over both sorted sets, a run of equal keys at a time. */
     while (i < sent->n || j < received->n) {
@@ -226,11 +235,11 @@ void msglog_compare(struct msglog_set *sent, struct msglog_set *received,
         else if (j == received->n)
             c = -1;
         else
-            c = entry_cmp(&sent->v[i], &received->v[j]);
+            c = key_cmp(&sent->v[i], &received->v[j]);
         if (c <= 0)
-            ns = run_length(sent, i);
+            ns = run_length(sent, i, key_cmp);
         if (c >= 0)
-            nr = run_length(received, j);
+            nr = run_length(received, j, key_cmp);
         i += ns;
         j += nr;
         both = ns < nr ? ns : nr;
@@ -241,4 +250,16 @@ void msglog_compare(struct msglog_set *sent, struct msglog_set *received,
         else
             out->unexpected += nr;
     }
+}
+
+void msglog_compare(struct msglog_set *sent, struct msglog_set *received,
+                    struct msglog_compare *out)
+{
+    compare_by(sent, received, out, entry_cmp);
+}
+
+void msglog_compare_ids(struct msglog_set *sent, struct msglog_set *received,
+                        struct msglog_compare *out)
+{
+    compare_by(sent, received, out, id_cmp);
 }

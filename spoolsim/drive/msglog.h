@@ -80,5 +80,12 @@ struct msglog_compare {
 
 void msglog_compare(struct msglog_set *sent, struct msglog_set *received,
                     struct msglog_compare *out);
+/*
+ * The same with the Message-ID alone as the key: for mail relayed by a real
+ * MTA, which may add headers of its own (Date:, Return-Path:, ...) and so
+ * change the size and checksum; "arrived", not "arrived intact".
+ */
+void msglog_compare_ids(struct msglog_set *sent, struct msglog_set *received,
+                        struct msglog_compare *out);
 
 #endif

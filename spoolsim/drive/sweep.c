@@ -335,25 +335,39 @@ static void read_relay(struct sweep *s, const char *name, struct sweep_step *st)
 
 /*
  * The window's messages the sink has by now (the end of the grace after
- * the window): matched by Message-ID, size and checksum, so that the
- * warm-up's, arriving late, are not counted, and the window's edge loses
- * nothing to the latency.
+ * the window): matched by Message-ID, size and checksum (by Message-ID
+ * alone through a --target, a real MTA that may add headers of its own),
+ * so that the warm-up's, arriving late, are not counted, and the window's
+ * edge loses nothing to the latency. Counting arrivals in the window
+ * instead made a target that kept up at 20 a second fall behind: 29 of 30
+ * in a 1.5 s window, on a loaded machine.
  */
-static double window_delivered(const struct sweep *s, const char *src_name, const char *sink_log)
+static double window_delivered(const struct sweep *s, const char *src_name, const char *sink_log,
+                               double accepted, uint64_t grace_end)
 {
     char path[PATH_MAX], base[64];
-    struct msglog_set sent, received;
     struct msglog_compare cmp;
 
     snprintf(base, sizeof(base), "%s.log", src_name);
     drive_path(&s->d, base, path);
-    msglog_set_init(&sent);
-    msglog_set_init(&received);
-    msglog_set_load(&sent, path);
-    msglog_set_load(&received, sink_log);
-    msglog_compare(&sent, &received, &cmp);
-    msglog_set_free(&sent);
-    msglog_set_free(&received);
+    /* what is still on its way gets the rest of the grace */
+    for (;;) {
+        struct msglog_set sent, received;
+
+        msglog_set_init(&sent);
+        msglog_set_init(&received);
+        msglog_set_load(&sent, path);
+        msglog_set_load(&received, sink_log);
+        if (s->opts->target)
+            msglog_compare_ids(&sent, &received, &cmp);
+        else
+            msglog_compare(&sent, &received, &cmp);
+        msglog_set_free(&sent);
+        msglog_set_free(&received);
+        if ((double)cmp.delivered >= accepted || interrupted || clock_now_ns() >= grace_end)
+            break;
+        usleep(50000);
+    }
     return (double)cmp.delivered;
 }
 
@@ -366,7 +380,7 @@ static void run_step(struct sweep *s, unsigned i, double rate, struct sweep_step
     struct line_tally sunk = {0, 0};
     double sunk_start = 0;
     int sink_port = 0, have_sink = !o->target || o->sink_port;
-    uint64_t t0;
+    uint64_t t0, grace_end;
 
     memset(st, 0, sizeof(*st));
     st->m.offered_per_s = rate;
@@ -423,8 +437,8 @@ static void run_step(struct sweep *s, unsigned i, double rate, struct sweep_step
     if (st->m.queue_known)
         st->m.queue_end = (double)bench_drain_pending(&drain);
     /* the clients' last replies: at most the SLO and a second more, then stopped */
-    for (uint64_t end = clock_now_ns() + (uint64_t)((o->slo + 1) * 1e9);
-         !interrupted && s->source.pid > 0 && clock_now_ns() < end;)
+    grace_end = clock_now_ns() + (uint64_t)((o->slo + 1) * 1e9);
+    for (uint64_t end = grace_end; !interrupted && s->source.pid > 0 && clock_now_ns() < end;)
         if (waitpid(s->source.pid, NULL, WNOHANG) == s->source.pid)
             s->source.pid = 0;
         else
@@ -434,10 +448,9 @@ static void run_step(struct sweep *s, unsigned i, double rate, struct sweep_step
     if (interrupted)
         return;
     read_client(s, src_name, st);
-    if (!o->target)
-        st->m.delivered_per_s = window_delivered(s, src_name, sink_log) / o->window;
-    else if (have_sink)
-        st->m.delivered_per_s = st->arrived_per_s; /* a real MTA changes the messages it relays */
+    if (have_sink)
+        st->m.delivered_per_s = window_delivered(s, src_name, sink_log, st->accepted, grace_end) /
+                                o->window;
     else
         st->m.delivered_per_s = st->accepted / o->window; /* acceptance */
     drive_stop(&s->relay);

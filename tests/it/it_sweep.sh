@@ -65,7 +65,8 @@ for x in d['steps']:
     # a relay on loopback keeps up with 40 messages/s: most of the window's
     # messages are at the sink before it ends
     assert x['arrived_per_s'] > 0.5 * x['offered_per_s'], x
-    assert x['delivered_per_s'] == x['arrived_per_s'], x
+    # the window's own messages, known by Message-ID, at most what was accepted
+    assert 0.5 * x['offered_per_s'] < x['delivered_per_s'] <= x['sent_per_s'] + 1e-9, x
     assert x['end_to_end_count'] is None and x['queue_start'] is None, x
 assert d['steps'][0]['held'], d['steps'][0]
 "

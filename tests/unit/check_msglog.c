@@ -280,6 +280,27 @@ START_TEST(test_compare_altered_size)
 }
 END_TEST
 
+/* Through a real MTA, which adds headers: the Message-ID alone is the key. */
+START_TEST(test_compare_ids)
+{
+    add(&sent, "<a@vm>", 100, 0x1111);
+    add(&sent, "<b@vm>", 200, 0x2222);
+    add(&sent, "<c@vm>", 300, 0x3333);
+    add(&received, "<b@vm>", 260, 0x9999); /* grown by the MTA's headers */
+    add(&received, "<a@vm>", 100, 0x1111);
+    add(&received, "<a@vm>", 140, 0x7777); /* delivered twice */
+    add(&received, "<z@vm>", 300, 0x3333); /* not one of ours: its key is its id */
+    msglog_compare_ids(&sent, &received, &cmp);
+    ck_assert_uint_eq(cmp.acked, 3);
+    ck_assert_uint_eq(cmp.delivered, 2);
+    ck_assert_uint_eq(cmp.lost, 1);
+    ck_assert_uint_eq(cmp.duplicated, 1);
+    ck_assert_uint_eq(cmp.unexpected, 1);
+    /* the full key sees the altered and the extra copies for what they are */
+    expect(3, 1, 2, 0, 3);
+}
+END_TEST
+
 START_TEST(test_compare_unexpected)
 {
     add(&sent, "<a@vm>", 100, 1);
@@ -452,6 +473,7 @@ static Suite *msglog_suite(void)
     tcase_add_test(tc, test_compare_one_duplicated);
     tcase_add_test(tc, test_compare_altered);
     tcase_add_test(tc, test_compare_altered_size);
+    tcase_add_test(tc, test_compare_ids);
     tcase_add_test(tc, test_compare_unexpected);
     tcase_add_test(tc, test_compare_same_id_twice_in_sent);
     tcase_add_test(tc, test_compare_empty);
