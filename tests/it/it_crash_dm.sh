@@ -11,10 +11,11 @@
 #    the FUSE recorder finds on the same seed: both find nothing lost.
 # 2. --sync none recorded by both, the sink holding each message 5 s: the
 #    relay acknowledges mail that only the page cache holds, and both
-#    recorders' cuts lose some of it (exit 1, JSON max_lost > 0). The
-#    whole load runs between the mount's records and the unmount's, so
-#    this holds dm-log-writes' cuts to a time inside the load, not only at
-#    the next record's mark (crash_plan.h; docs/lab.md). The loss shows
+#    recorders' cuts lose some of it (exit 1, JSON max_lost > 0). Much of
+#    the run comes between two records (with the sink's 2 s, all of it
+#    between the mount's and the unmount's), so this holds dm-log-writes'
+#    cuts to times between records, not only at the next record's mark
+#    (crash_plan.h; docs/lab.md). The loss shows
 #    only at cuts timed after a 250 and before its delivery; with the
 #    sink's 2 s that was about half the run, and once in nine lab runs
 #    none of the FUSE recorder's three cuts drawn by time came there: so
