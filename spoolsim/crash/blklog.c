@@ -109,7 +109,7 @@ int blklog_parse(const unsigned char *buf, size_t len, struct blklog *l, char *e
             break;
         }
         type = blklog_le32(buf + at);
-        r.t_ns = blklog_le64(buf + at + 8);
+        r.t_ns = r.t_logged_ns = blklog_le64(buf + at + 8);
         r.offset = blklog_le64(buf + at + 16);
         r.length = blklog_le64(buf + at + 24);
         r.data = at + BLKLOG_HEAD_LEN;

@@ -51,6 +51,11 @@ void blklog_head_encode(unsigned char out[BLKLOG_HEAD_LEN], enum blklog_type typ
 struct blklog_rec {
     enum blklog_type type;
     uint64_t t_ns;
+    /*
+     * A time by which the record was surely in the log: t_ns here; with
+     * mark_times the first mark after it (UINT64_MAX when none came).
+     */
+    uint64_t t_logged_ns;
     uint64_t offset, length; /* a write's; 0 for a flush */
     size_t data;             /* where a write's bytes start in the parsed buffer */
 };
@@ -64,8 +69,9 @@ struct blklog {
     int truncated;  /* the buffer ended inside a record: that record is left out */
     /*
      * The times are not the records' own but those of the last mark before
-     * each (dmlog.h: dm-log-writes stamps nothing), so a cut after record i
-     * is timed as record i + 1 (crash_plan.h).
+     * each (dmlog.h: dm-log-writes stamps nothing), and t_logged_ns that of
+     * the first mark after each: a cut after record i is timed between
+     * record i's t_logged_ns and record i + 1's t_ns (crash_plan.h).
      */
     int mark_times;
 };

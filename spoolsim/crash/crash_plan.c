@@ -52,13 +52,13 @@ static int point_cmp(const void *a, const void *b)
 /* A time in [record end - 1, the next record), or up to end_ns after the last, from the seed. */
 static uint64_t cut_time(const struct blklog *log, size_t end, uint64_t seed, uint64_t end_ns)
 {
-    uint64_t from = log->v[end - 1].t_ns;
+    uint64_t from = log->mark_times ? log->v[end - 1].t_logged_ns : log->v[end - 1].t_ns;
     uint64_t to = end < log->n ? log->v[end].t_ns : end_ns;
 
+    if (log->mark_times && from >= to)
+        return to; /* no mark between the two records: see crash_plan.h */
     if (to <= from)
         return from;
-    if (log->mark_times)
-        return to; /* see crash_plan.h */
     return from + mix(seed ^ 0x7469) % (to - from);
 }
 
@@ -131,7 +131,9 @@ void crash_plan_make(const struct blklog *log, unsigned n, uint64_t seed, uint64
             p->barrier = barrier_of[i];
             p->is_flush = p->barrier == p->end;
             p->seed = workload_prng_next(&rng);
-            p->t_ns = log->mark_times ? cut_time(log, p->end, p->seed, end_ns) : t;
+            p->t_ns = log->mark_times && t < log->v[i].t_logged_ns
+                          ? cut_time(log, p->end, p->seed, end_ns)
+                          : t;
             continue;
         }
         i = write_at[workload_prng_range(&rng, 0, nw - 1)];

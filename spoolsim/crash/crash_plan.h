@@ -27,13 +27,19 @@
  * reaches the disk: with no fsync, the whole load runs between two records.
  *
  * A log whose times are its marks' (blklog.h's mark_times, dm-log-writes'
- * log) knows of a record only that it came after its mark. What the disk
- * holds after record i it holds until record i + 1 reached the log, after
- * i + 1's mark: the point's time is that mark's (end_ns after the last
- * record), whichever way the point was drawn. A message whose 250 came
- * before the mark is owed there; one acknowledged later is not, even if
- * the cut came after it: coarser than a recorder's own clock, never owing
- * what the disk could not yet hold.
+ * log) knows of a record only that it came after the mark before it (its
+ * t_ns) and before the mark after it (t_logged_ns). What the disk holds
+ * after record i it holds from record i's mark after to record i + 1's
+ * mark before (end_ns after the last record), and the point's time is
+ * drawn in that interval as above (a point drawn by time keeps its time
+ * when it lies there). Taking always the interval's end, as this once
+ * did, misses every loss of a load that runs between two records: with
+ * no fsync the whole load came between the mount's records and the
+ * unmount's, and by the unmount's mark the sink had every message, so
+ * the cut owed them all and lost none. A message whose 250 came before
+ * the time is owed; the disk held the state then, or within a mark's
+ * interval (10 ms) of it, never what came after the next record's mark.
+ * Two records with no mark between them time a cut at the second's mark.
  *
  * crash_plan_make() picks at most `n' points from a seed, the same points
  * for the same log, n and seed: every flush when there are at most n / 2

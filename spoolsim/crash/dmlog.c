@@ -36,8 +36,12 @@ static int stamp_of(const unsigned char *name, size_t len, uint64_t *t)
 static void add(struct blklog *l, enum blklog_type type, uint64_t t, uint64_t offset,
                 uint64_t length, size_t data)
 {
-    struct blklog_rec r = {
-        .type = type, .t_ns = t, .offset = offset, .length = length, .data = data};
+    struct blklog_rec r = {.type = type,
+                           .t_ns = t,
+                           .t_logged_ns = UINT64_MAX, /* until a mark comes after it */
+                           .offset = offset,
+                           .length = length,
+                           .data = data};
 
     blklog_add(l, &r);
 }
@@ -46,7 +50,7 @@ int dmlog_parse(const unsigned char *buf, size_t len, uint64_t image_size, uint6
                 struct blklog *l, struct dmlog_info *info, char *err, size_t errlen)
 {
     uint64_t t = t_start;
-    size_t at, ss;
+    size_t at, ss, unmarked = 0; /* the records no mark has followed yet start here */
 
     memset(info, 0, sizeof(*info));
     l->image_size = image_size;
@@ -106,6 +110,8 @@ int dmlog_parse(const unsigned char *buf, size_t len, uint64_t image_size, uint6
                 }
                 t = stamp;
                 info->stamps++;
+                for (; unmarked < l->n; unmarked++)
+                    l->v[unmarked].t_logged_ns = stamp;
             }
             info->ended = data_len == strlen(DMLOG_END_MARK) &&
                           memcmp(e + DMLOG_ENTRY_LEN, DMLOG_END_MARK, (size_t)data_len) == 0;

@@ -32,9 +32,11 @@
  *   time in nanoseconds (dmlog_mark_name()) stamps the records after it
  *   with that time, until the next such mark; those before the first get
  *   t_start. Other marks (the target's own "dm-log-writes-end", written
- *   when the device is removed) only count. The log's mark_times is set:
- *   a cut after record i is as late as record i + 1's mark (crash_plan.h),
- *   a time when every acknowledgement before that mark had been given.
+ *   when the device is removed) only count. A stamp also sets the
+ *   t_logged_ns of the records since the last one: they were in the log
+ *   by then (the target logs in the order things reach its list, a mark
+ *   at once). The log's mark_times is set: a cut after record i is timed
+ *   between record i's t_logged_ns and record i + 1's t_ns (crash_plan.h).
  *
  * A log whose bytes end before its nr_entries parses up to the last whole
  * entry and says so (truncated); the super's count is rewritten only at
