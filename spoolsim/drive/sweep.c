@@ -449,8 +449,8 @@ static void run_step(struct sweep *s, unsigned i, double rate, struct sweep_step
         return;
     read_client(s, src_name, st);
     if (have_sink)
-        st->m.delivered_per_s = window_delivered(s, src_name, sink_log, st->accepted, grace_end) /
-                                o->window;
+        st->m.delivered_per_s =
+            window_delivered(s, src_name, sink_log, st->accepted, grace_end) / o->window;
     else
         st->m.delivered_per_s = st->accepted / o->window; /* acceptance */
     drive_stop(&s->relay);
