@@ -696,53 +696,70 @@ static void txn_reply(struct relay_conn *c, const struct smtp_reply *reply)
     }
 }
 
+static enum smtp_tls_want tls_want(const struct relay *r)
+{
+    switch (r->opts->hop_tls) {
+    case RELAY_HOP_TLS_MAY:
+        return SMTP_TLS_MAY;
+    case RELAY_HOP_TLS_ENCRYPT:
+        return SMTP_TLS_MUST;
+    default:
+        return SMTP_TLS_NONE;
+    }
+}
+
+/*
+ * A reply to the greeting, EHLO or STARTTLS: a hop that calls itself by
+ * our name in its EHLO reply is a loop; then smtp_txn says what comes next.
+ */
+static void opening_reply(struct relay_conn *c, const struct smtp_reply *reply)
+{
+    struct relay *r = c->relay;
+
+    if (SMTP_REPLY_CLASS(reply->code) == 2 && c->state != SMTP_STEP_STARTTLS &&
+        smtp_reply_names(reply, r->opts->hostname)) {
+        if (c->state == SMTP_STEP_EHLO) {
+            loop_back(c);
+            return;
+        }
+        /* only EHLO's decides, as Postfix */
+        msg_warn("next hop %s greeted me with my own hostname %s", r->hop_desc, r->opts->hostname);
+    }
+    if (c->state == SMTP_STEP_EHLO)
+        c->extensions = reply->extensions;
+    switch (
+        smtp_txn_opening(c->state, reply->code, reply->extensions, tls_want(r), c->client.tls)) {
+    case SMTP_OPEN_SEND_EHLO:
+        send_ehlo(c);
+        return;
+    case SMTP_OPEN_SEND_STARTTLS:
+        command(c, SMTP_STEP_STARTTLS, "STARTTLS\r\n");
+        return;
+    case SMTP_OPEN_START_TLS:
+        start_tls(c);
+        return;
+    case SMTP_OPEN_READY:
+        session_ready(c); /* with TLS as wanted, or without it where it may */
+        return;
+    case SMTP_OPEN_REFUSED:
+        conn_fail(c, reply->text);
+        return;
+    case SMTP_OPEN_NO_TLS:
+        conn_fail(c, "TLS is required, but was not offered");
+        return;
+    }
+}
+
 /* smtp_client: a complete reply, to the command of c->state. */
 static void on_reply(void *arg, const struct smtp_reply *reply)
 {
     struct relay_conn *c = arg;
-    struct relay *r = c->relay;
-    int class = SMTP_REPLY_CLASS(reply->code);
 
     switch (c->state) {
     case SMTP_STEP_GREETING:
-        if (class != 2) {
-            conn_fail(c, reply->text);
-            return;
-        }
-        if (smtp_reply_names(reply, r->opts->hostname)) /* only EHLO's decides, as Postfix */
-            msg_warn("next hop %s greeted me with my own hostname %s", r->hop_desc,
-                     r->opts->hostname);
-        send_ehlo(c);
-        return;
     case SMTP_STEP_EHLO:
-        if (class != 2) {
-            conn_fail(c, reply->text);
-            return;
-        }
-        if (smtp_reply_names(reply, r->opts->hostname)) {
-            loop_back(c);
-            return;
-        }
-        c->extensions = reply->extensions;
-        if (!c->client.tls && r->opts->hop_tls != RELAY_HOP_TLS_NONE) {
-            if (c->extensions & SMTP_EXT_STARTTLS) {
-                command(c, SMTP_STEP_STARTTLS, "STARTTLS\r\n");
-                return;
-            }
-            if (r->opts->hop_tls == RELAY_HOP_TLS_ENCRYPT) {
-                conn_fail(c, "TLS is required, but was not offered");
-                return;
-            }
-        }
-        session_ready(c);
-        return;
     case SMTP_STEP_STARTTLS:
-        if (reply->code == 220)
-            start_tls(c);
-        else if (r->opts->hop_tls == RELAY_HOP_TLS_ENCRYPT)
-            conn_fail(c, reply->text);
-        else
-            session_ready(c); /* may: on in plain text */
+        opening_reply(c, reply);
         return;
     case SMTP_STEP_MAIL:
     case SMTP_STEP_RCPT:
@@ -751,7 +768,7 @@ static void on_reply(void *arg, const struct smtp_reply *reply)
         txn_reply(c, reply);
         return;
     case SMTP_STEP_RSET:
-        if (class != 2) {
+        if (SMTP_REPLY_CLASS(reply->code) != 2) {
             conn_fail(c, reply->text);
             return;
         }
