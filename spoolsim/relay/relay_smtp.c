@@ -30,15 +30,10 @@
  * earlier answers something the hop never received: the connection is
  * broken and the message deferred.
  *
- * The text goes out a window at a time (RELAY_TEXT_WINDOW), as Postfix's
- * smtp copies the queue file's records to the socket through VSTREAM
- * buffers: the content of a large queue file is read on the connection's
- * cleanup threads while the connection waits, and the next piece is put in
- * the output only once the output has drained to its low-water mark; a
- * message kept in memory is stuffed the same way. A file found damaged
- * half-way (a record that does not read, a file cut short) drops the
- * connection before the dot, so the hop discards what it got, and the
- * message goes to corrupt/; a read that fails defers it.
+ * The text goes out a window at a time, read from the queue file or
+ * memory as the output drains (relay_smtp_text.c); a file found damaged
+ * half-way drops the connection before the dot, so the hop discards what
+ * it got, and the message goes to corrupt/; a read that fails defers it.
  *
  * With --hop-tls the connection says STARTTLS after EHLO when the hop
  * offers it (may) or defers the mail when it does not (encrypt). Whatever
@@ -62,63 +57,12 @@
 #include "relay_loop.h"
 #include "relay_private.h"
 #include "relay_qmgr.h"
-#include "smtp_client.h"
+#include "relay_smtp_impl.h"
 #include "smtp_reply.h"
-#include "smtp_stuff.h"
-#include "smtp_txn.h"
 #include "xalloc.h"
 
 #define CACHE_TIME 2 /* seconds an idle connection is kept (smtp_connection_cache_time_limit) */
 #define MAX_REPLY_LINES 100 /* a reply that goes on longer is an attack, not an answer */
-
-struct text_stream;
-
-struct relay_conn {
-    struct smtp_client_conn client; /* the connection itself */
-    struct relay *relay;
-    struct relay_loop *loop; /* the one it runs on; its message is handed back to loop 0 */
-    struct relay_conn *prev, *next;
-    enum smtp_step state; /* whose reply comes next; in a transaction, txn.step */
-    struct smtp_txn txn;  /* the message's, from MAIL to the dot */
-    int pipelining;       /* the hop offered PIPELINING */
-    unsigned extensions;  /* what the last EHLO reply offered */
-    int closed;           /* freed at the next turn of the loop */
-    int counted_idle;     /* in its loop's idle_conns */
-    struct relay_msg *msg;
-    unsigned rcpt; /* index of the recipient whose RCPT reply comes next */
-    /*
-     * The cache time; once the connection is closed, the free at the next
-     * turn of the loop (an event of its own, which goes with it: nothing is
-     * left for a loop that ends first). The cache time is a libevent common
-     * timeout: the timer goes on and off with every message, and on a
-     * common timeout that is a list append, not a heap operation.
-     */
-    struct event *idle_timer;
-    struct timeval cache_time;
-    /* the text under way: its stuffing state, and where it is taken from */
-    struct smtp_stuffer stuffer;
-    uint64_t text_off;          /* a message in memory: the file offset of its next record */
-    struct text_stream *stream; /* a file read a window at a time; NULL for one in memory */
-};
-
-/*
- * A large message's content on its way from the queue file: the reading
- * runs on the connection's loop's cleanup threads, one window per job. It
- * outlives a connection that ends while a job is under way (`conn' is
- * then NULL, and the job's done() frees it).
- */
-struct text_stream {
-    struct io_job job;
-    struct relay_conn *conn;
-    struct relay *relay;
-    const struct pf_spool *spool;
-    char id[PF_QUEUE_ID_MAX];
-    uint64_t start, end; /* the content's file offsets */
-    int opened, busy;
-    int status, err; /* the last job's: 0, -1 with err (errno), -2 damage (rd.damage) */
-    struct pf_spool_reader rd;
-    struct pf_spool_stats st; /* what the reading cost, for the relay's counts */
-};
 
 static void conn_close(struct relay_conn *c);
 static void deliver_here(struct relay_loop *loop);
@@ -144,54 +88,15 @@ static void send_ehlo(struct relay_conn *c)
     conn_flush(c);
 }
 
-/*
- * Bytes written straight into space reserved at the end of an output
- * buffer: a command or the stuffed text is put together in place, with
- * no printf, staging copy or allocation of its own.
- */
-struct out_room {
-    struct evbuffer *out;
-    struct evbuffer_iovec v; /* v.iov_len: the size reserved */
-    size_t used;
-};
-
-static void room_commit(struct out_room *r)
-{
-    if (r->v.iov_base == NULL)
-        return;
-    r->v.iov_len = r->used;
-    evbuffer_commit_space(r->out, &r->v, 1);
-    r->v.iov_base = NULL;
-    r->used = 0;
-}
-
-/* At least `need' contiguous bytes free at r->v.iov_base + r->used; `want' if a new piece is taken.
- */
-static char *room_get(struct out_room *r, size_t need, size_t want)
-{
-    if (r->v.iov_base != NULL && r->used + need <= r->v.iov_len)
-        return (char *)r->v.iov_base + r->used;
-    room_commit(r);
-    if (evbuffer_reserve_space(r->out, (ev_ssize_t)(want > need ? want : need), &r->v, 1) != 1)
-        msg_fatal("out of memory for the next hop's output");
-    return r->v.iov_base;
-}
-
-static void room_put(struct out_room *r, const char *data, size_t len)
-{
-    memcpy(room_get(r, len, len), data, len);
-    r->used += len;
-}
-
 /* "<verb><address>\r\n": MAIL FROM and RCPT TO (their replies are owed by the caller). */
 static void put_path(struct out_room *r, const char *verb, const char *addr, size_t addr_len)
 {
     size_t verb_len = strlen(verb);
 
-    room_get(r, verb_len + addr_len + 3, 0);
-    room_put(r, verb, verb_len);
-    room_put(r, addr, addr_len);
-    room_put(r, ">\r\n", 3);
+    out_room_get(r, verb_len + addr_len + 3, 0);
+    out_room_put(r, verb, verb_len);
+    out_room_put(r, addr, addr_len);
+    out_room_put(r, ">\r\n", 3);
 }
 
 static void set_reason(struct relay_msg *m, const struct relay_conn *c, const char *what)
@@ -337,14 +242,14 @@ static void start_message(struct relay_conn *c, struct relay_msg *m)
         size += sizeof("DATA\r\n");
     smtp_txn_begin(&c->txn, rcpts, c->pipelining, 0);
     /* The whole group in one piece of the output, so that one write sends it. */
-    room_get(&r, size, size);
+    out_room_get(&r, size, size);
     put_path(&r, "MAIL FROM:<", m->view.sender, m->view.sender_len);
     if (c->pipelining) {
         for (unsigned i = c->rcpt; i < m->view.rcpt_count; i = next_rcpt(m, i + 1))
             put_path(&r, "RCPT TO:<", m->view.rcpts[i].addr, m->view.rcpts[i].addr_len);
-        room_put(&r, "DATA\r\n", 6);
+        out_room_put(&r, "DATA\r\n", 6);
     }
-    room_commit(&r);
+    out_room_commit(&r);
     smtp_client_owe(&c->client, smtp_txn_group_size(&c->txn));
     c->state = c->txn.step;
     conn_flush(c);
@@ -357,7 +262,7 @@ static void send_rcpt(struct relay_conn *c)
     struct out_room r = {.out = smtp_client_output(&c->client)};
 
     put_path(&r, "RCPT TO:<", rc->addr, rc->addr_len);
-    room_commit(&r);
+    out_room_commit(&r);
     smtp_client_owe(&c->client, 1);
     conn_flush(c);
 }
@@ -381,104 +286,12 @@ static void go_idle(struct relay_conn *c)
     event_add(c->idle_timer, &c->cache_time);
 }
 
-#define STUFF_PIECE 4096
-#define TEXT_ROOM 65536 /* the most reserved at once for the stuffed text */
-
-/* Stuff `len' bytes into the output a piece at a time, whatever a record's size. */
-static void stuff_out(struct out_room *r, struct smtp_stuffer *st, const char *data, size_t len,
-                      size_t want)
-{
-    while (len > 0) {
-        size_t piece = len < STUFF_PIECE ? len : STUFF_PIECE;
-
-        r->used += smtp_stuff(st, data, piece, room_get(r, SMTP_STUFF_BOUND(piece), want));
-        data += piece;
-        len -= piece;
-    }
-}
-
-/* The dot after the last of the text: its reply is the one that counts. */
-static void text_end(struct relay_conn *c, struct out_room *r)
-{
-    r->used +=
-        smtp_stuff_finish(&c->stuffer, room_get(r, SMTP_STUFF_FINISH_MAX, SMTP_STUFF_FINISH_MAX));
-    room_commit(r);
-    smtp_client_write_low(&c->client, 0);
-    smtp_client_dot(&c->client);
-    smtp_txn_text_sent(&c->txn);
-    c->state = c->txn.step;
-}
-
-/* The output has room for more text: over its low-water mark, it waits for on_output. */
-static int output_low(struct relay_conn *c)
-{
-    return evbuffer_get_length(smtp_client_output(&c->client)) <= RELAY_TEXT_WINDOW;
-}
-
-/*
- * A message in memory, up to a window's worth of records into the output
- * each time, until the dot. A small one (the file within a window) goes
- * whole, with its dot, in one write, as before.
- */
-static void text_from_memory(struct relay_conn *c)
-{
-    struct relay_msg *m = c->msg;
-
-    while (c->state == SMTP_STEP_TEXT && output_low(c)) {
-        struct out_room r = {.out = smtp_client_output(&c->client)};
-        size_t start = c->text_off, len, end = m->view.content_end;
-        /* Stuffing at most doubles the records (their headers included). */
-        size_t want = end >= start ? 2 * (end - start) + SMTP_STUFF_FINISH_MAX : TEXT_ROOM;
-        const char *data;
-        int line_end;
-
-        if (want > TEXT_ROOM)
-            want = TEXT_ROOM;
-        while (c->text_off - start < RELAY_TEXT_WINDOW &&
-               pf_qfile_content_next(m->file, &m->view, &c->text_off, &data, &len, &line_end)) {
-            stuff_out(&r, &c->stuffer, data, len, want);
-            if (line_end)
-                stuff_out(&r, &c->stuffer, "\r\n", 2, want);
-        }
-        if (c->text_off - start < RELAY_TEXT_WINDOW)
-            text_end(c, &r); /* no record left: pf_qfile_read() has seen them all */
-        room_commit(&r);
-        conn_flush(c);
-    }
-}
-
-static void stream_free(struct relay *r, struct text_stream *ts)
-{
-    pf_spool_file_reader_close(&ts->rd);
-    pthread_mutex_lock(&r->stats_lock);
-    pf_spool_stats_add(&r->stats.spool, &ts->st);
-    pthread_mutex_unlock(&r->stats_lock);
-    free(ts);
-}
-
-/* Pool thread: open the file the first time, then read the next window. */
-static void stream_work(struct io_job *job)
-{
-    struct text_stream *ts = (struct text_stream *)job;
-
-    if (!ts->opened) {
-        ts->opened = 1;
-        ts->status = pf_spool_file_reader_open(ts->spool, ts->id, ts->start, ts->end,
-                                               RELAY_TEXT_WINDOW, &ts->rd, &ts->st);
-        ts->err = errno;
-        if (ts->status != 0)
-            return;
-    }
-    ts->status = pf_spool_file_reader_fill(&ts->rd);
-    ts->err = errno;
-}
-
 /*
  * The text cannot go on: the connection is dropped before the dot, so
  * the hop discards what it has. A damaged file goes to corrupt/, a file
  * that could not be read waits for its retry.
  */
-static void text_abort(struct relay_conn *c, int damaged, const char *why)
+void relay_smtp_text_failed(struct relay_conn *c, int damaged, const char *why)
 {
     struct relay_msg *m = c->msg;
 
@@ -491,116 +304,6 @@ static void text_abort(struct relay_conn *c, int damaged, const char *why)
     settle(m, RCPT_SENT, RCPT_DEFERRED);
     message_done(c);
     conn_close(c);
-}
-
-static void stream_submit(struct relay_conn *c)
-{
-    c->stream->busy = 1;
-    io_pool_submit(c->loop->cleanup, &c->stream->job);
-}
-
-/* Loop: a window has been read; its whole records go into the output. */
-static void stream_done(struct io_job *job)
-{
-    struct text_stream *ts = (struct text_stream *)job;
-    struct relay_conn *c = ts->conn;
-    struct pf_spool_reader *rd = &ts->rd;
-    struct out_room r;
-    enum pf_qfile_piece piece = PF_PIECE_MORE;
-    char why[300];
-
-    ts->busy = 0;
-    if (c == NULL) {
-        stream_free(ts->relay, ts); /* the connection has ended meanwhile */
-        return;
-    }
-    if (ts->status == -1) {
-        snprintf(why, sizeof(why), "cannot read the queue file: %s", strerror(ts->err));
-        text_abort(c, 0, why);
-        return;
-    }
-    if (ts->status == -2) {
-        snprintf(why, sizeof(why), "queue file content at offset %llu: %s",
-                 (unsigned long long)(rd->at + rd->pos), rd->damage);
-        text_abort(c, 1, why);
-        return;
-    }
-    r = (struct out_room){.out = smtp_client_output(&c->client)};
-    for (;;) {
-        const char *data;
-        size_t len, used;
-        int line_end;
-
-        piece = pf_qfile_content_piece(rd->buf + rd->pos, rd->len - rd->pos, rd->at + rd->pos,
-                                       rd->end, &data, &len, &line_end, &used);
-        if (piece != PF_PIECE_RECORD)
-            break;
-        stuff_out(&r, &c->stuffer, data, len, TEXT_ROOM);
-        if (line_end)
-            stuff_out(&r, &c->stuffer, "\r\n", 2, TEXT_ROOM);
-        rd->pos += used;
-    }
-    if (piece == PF_PIECE_BAD) {
-        room_commit(&r);
-        snprintf(why, sizeof(why), "queue file content at offset %llu: not a content record",
-                 (unsigned long long)(rd->at + rd->pos));
-        text_abort(c, 1, why);
-        return;
-    }
-    if (piece == PF_PIECE_END) {
-        text_end(c, &r);
-        c->stream = NULL;
-        stream_free(c->relay, ts);
-    }
-    room_commit(&r);
-    conn_flush(c);
-    if (c->state == SMTP_STEP_TEXT && output_low(c))
-        stream_submit(c);
-}
-
-/* The output has drained to its low-water mark: the next piece of text. */
-static void text_resume(struct relay_conn *c)
-{
-    if (c->state != SMTP_STEP_TEXT || c->closed || !output_low(c))
-        return;
-    if (c->stream == NULL)
-        text_from_memory(c);
-    else if (!c->stream->busy)
-        stream_submit(c);
-}
-
-/* After the hop's 354: the text, then the dot. */
-static void send_text(struct relay_conn *c)
-{
-    struct relay_msg *m = c->msg;
-    struct text_stream *ts;
-
-    if (smtp_client_spoke_early(&c->client)) {
-        /* A reply to a dot not yet sent (a hop that answers ahead, or a liar). */
-        conn_fail(c, "reply before the message text was sent");
-        return;
-    }
-    smtp_stuff_init(&c->stuffer);
-    c->text_off = m->view.content_start;
-    c->state = SMTP_STEP_TEXT;
-    /* on_output is called once the output is down to a window, not only when it is empty */
-    smtp_client_write_low(&c->client, RELAY_TEXT_WINDOW);
-    if (!m->view.content_unread) {
-        text_from_memory(c);
-        return;
-    }
-    ts = xcalloc(1, sizeof(*ts));
-    ts->job.work = stream_work;
-    ts->job.done = stream_done;
-    ts->conn = c;
-    ts->relay = c->relay;
-    ts->spool = &c->relay->spool;
-    snprintf(ts->id, sizeof(ts->id), "%s", m->id);
-    ts->start = m->view.content_start;
-    ts->end = m->view.content_end;
-    ts->rd.fd = -1;
-    c->stream = ts;
-    stream_submit(c);
 }
 
 /* Past EHLO (and STARTTLS): the connection takes messages. */
@@ -678,7 +381,12 @@ static void txn_reply(struct relay_conn *c, const struct smtp_reply *reply)
         command(c, c->txn.step, "DATA\r\n");
         return;
     case SMTP_TXN_SEND_TEXT:
-        send_text(c); /* its step when it cannot go on is still DATA's */
+        if (smtp_client_spoke_early(&c->client)) {
+            /* A reply to a dot not yet sent (a hop that answers ahead, or a liar). */
+            conn_fail(c, "reply before the message text was sent"); /* still DATA's step */
+            return;
+        }
+        relay_smtp_text_start(c);
         return;
     case SMTP_TXN_EMPTY_354:
         /* A go-ahead with no recipient: the text cannot be taken back. */
@@ -814,7 +522,7 @@ static void on_error(void *arg, enum smtp_client_error error, int err)
 /* smtp_client: the output has drained to its low-water mark. */
 static void on_output(void *arg)
 {
-    text_resume(arg);
+    relay_smtp_text_resume(arg);
 }
 
 static const struct smtp_client_ops conn_ops = {
@@ -881,13 +589,7 @@ static void conn_close(struct relay_conn *c)
         loop->dead_conns->prev = c;
     loop->dead_conns = c;
     loop->conn_count--;
-    if (c->stream) {
-        if (c->stream->busy)
-            c->stream->conn = NULL; /* its job's done() frees it */
-        else
-            stream_free(c->relay, c->stream);
-        c->stream = NULL;
-    }
+    relay_smtp_text_drop(c);
     smtp_client_close(&c->client);
     event_del(c->idle_timer);
     event_active(c->idle_timer, EV_TIMEOUT, 1); /* on_idle_timer frees it */
