@@ -137,48 +137,44 @@ END_TEST
 /* The opening: greeting, EHLO, STARTTLS, as TLS is wanted. */
 START_TEST(test_opening)
 {
-    const unsigned tls = SMTP_EXT_STARTTLS | SMTP_EXT_PIPELINING, plain = SMTP_EXT_PIPELINING;
+    enum { T = SMTP_EXT_STARTTLS | SMTP_EXT_PIPELINING, P = SMTP_EXT_PIPELINING };
+    static const struct {
+        enum smtp_step step;
+        int code;
+        unsigned ext;
+        enum smtp_tls_want tls;
+        int in_tls;
+        enum smtp_open_next want;
+    } cases[] = {
+        /* any 2xx greets and answers EHLO; anything else refuses */
+        {SMTP_STEP_GREETING, 220, 0, SMTP_TLS_NONE, 0, SMTP_OPEN_SEND_EHLO},
+        {SMTP_STEP_GREETING, 554, 0, SMTP_TLS_NONE, 0, SMTP_OPEN_REFUSED},
+        {SMTP_STEP_GREETING, 421, 0, SMTP_TLS_MAY, 0, SMTP_OPEN_REFUSED},
+        {SMTP_STEP_EHLO, 250, T, SMTP_TLS_NONE, 0, SMTP_OPEN_READY},
+        {SMTP_STEP_EHLO, 502, 0, SMTP_TLS_NONE, 0, SMTP_OPEN_REFUSED},
+        {SMTP_STEP_EHLO, 421, T, SMTP_TLS_MAY, 0, SMTP_OPEN_REFUSED},
+        /* STARTTLS when offered and wanted, and not again inside TLS */
+        {SMTP_STEP_EHLO, 250, T, SMTP_TLS_MAY, 0, SMTP_OPEN_SEND_STARTTLS},
+        {SMTP_STEP_EHLO, 250, T, SMTP_TLS_MUST, 0, SMTP_OPEN_SEND_STARTTLS},
+        {SMTP_STEP_EHLO, 250, T, SMTP_TLS_MUST, 1, SMTP_OPEN_READY},
+        {SMTP_STEP_EHLO, 250, P, SMTP_TLS_MUST, 1, SMTP_OPEN_READY},
+        /* not offered: on in plain text when it may, the end when it must */
+        {SMTP_STEP_EHLO, 250, P, SMTP_TLS_MAY, 0, SMTP_OPEN_READY},
+        {SMTP_STEP_EHLO, 250, P, SMTP_TLS_MUST, 0, SMTP_OPEN_NO_TLS},
+        /* STARTTLS needs its 220; a refusal is the end only when TLS is a must */
+        {SMTP_STEP_STARTTLS, 220, 0, SMTP_TLS_MAY, 0, SMTP_OPEN_START_TLS},
+        {SMTP_STEP_STARTTLS, 250, 0, SMTP_TLS_MUST, 0, SMTP_OPEN_REFUSED},
+        {SMTP_STEP_STARTTLS, 454, 0, SMTP_TLS_MAY, 0, SMTP_OPEN_READY},
+        {SMTP_STEP_STARTTLS, 454, 0, SMTP_TLS_MUST, 0, SMTP_OPEN_REFUSED},
+        /* a step that is not the opening's */
+        {SMTP_STEP_MAIL, 250, 0, SMTP_TLS_NONE, 0, SMTP_OPEN_REFUSED},
+        {SMTP_STEP_IDLE, 220, 0, SMTP_TLS_NONE, 0, SMTP_OPEN_REFUSED},
+    };
 
-    /* any 2xx greets and answers EHLO; anything else refuses */
-    ck_assert_int_eq(smtp_txn_opening(SMTP_STEP_GREETING, 220, 0, SMTP_TLS_NONE, 0),
-                     SMTP_OPEN_SEND_EHLO);
-    ck_assert_int_eq(smtp_txn_opening(SMTP_STEP_GREETING, 554, 0, SMTP_TLS_NONE, 0),
-                     SMTP_OPEN_REFUSED);
-    ck_assert_int_eq(smtp_txn_opening(SMTP_STEP_GREETING, 421, 0, SMTP_TLS_MAY, 0),
-                     SMTP_OPEN_REFUSED);
-    ck_assert_int_eq(smtp_txn_opening(SMTP_STEP_EHLO, 250, tls, SMTP_TLS_NONE, 0), SMTP_OPEN_READY);
-    ck_assert_int_eq(smtp_txn_opening(SMTP_STEP_EHLO, 502, 0, SMTP_TLS_NONE, 0), SMTP_OPEN_REFUSED);
-    ck_assert_int_eq(smtp_txn_opening(SMTP_STEP_EHLO, 421, tls, SMTP_TLS_MAY, 0),
-                     SMTP_OPEN_REFUSED);
-
-    /* STARTTLS when offered and wanted, and not again inside TLS */
-    ck_assert_int_eq(smtp_txn_opening(SMTP_STEP_EHLO, 250, tls, SMTP_TLS_MAY, 0),
-                     SMTP_OPEN_SEND_STARTTLS);
-    ck_assert_int_eq(smtp_txn_opening(SMTP_STEP_EHLO, 250, tls, SMTP_TLS_MUST, 0),
-                     SMTP_OPEN_SEND_STARTTLS);
-    ck_assert_int_eq(smtp_txn_opening(SMTP_STEP_EHLO, 250, tls, SMTP_TLS_MUST, 1), SMTP_OPEN_READY);
-    ck_assert_int_eq(smtp_txn_opening(SMTP_STEP_EHLO, 250, plain, SMTP_TLS_MUST, 1),
-                     SMTP_OPEN_READY);
-
-    /* not offered: on in plain text when it may, the end when it must */
-    ck_assert_int_eq(smtp_txn_opening(SMTP_STEP_EHLO, 250, plain, SMTP_TLS_MAY, 0),
-                     SMTP_OPEN_READY);
-    ck_assert_int_eq(smtp_txn_opening(SMTP_STEP_EHLO, 250, plain, SMTP_TLS_MUST, 0),
-                     SMTP_OPEN_NO_TLS);
-
-    /* STARTTLS needs its 220; a refusal is the end only when TLS is a must */
-    ck_assert_int_eq(smtp_txn_opening(SMTP_STEP_STARTTLS, 220, 0, SMTP_TLS_MAY, 0),
-                     SMTP_OPEN_START_TLS);
-    ck_assert_int_eq(smtp_txn_opening(SMTP_STEP_STARTTLS, 250, 0, SMTP_TLS_MUST, 0),
-                     SMTP_OPEN_REFUSED);
-    ck_assert_int_eq(smtp_txn_opening(SMTP_STEP_STARTTLS, 454, 0, SMTP_TLS_MAY, 0),
-                     SMTP_OPEN_READY);
-    ck_assert_int_eq(smtp_txn_opening(SMTP_STEP_STARTTLS, 454, 0, SMTP_TLS_MUST, 0),
-                     SMTP_OPEN_REFUSED);
-
-    /* a step that is not the opening's */
-    ck_assert_int_eq(smtp_txn_opening(SMTP_STEP_MAIL, 250, 0, SMTP_TLS_NONE, 0), SMTP_OPEN_REFUSED);
-    ck_assert_int_eq(smtp_txn_opening(SMTP_STEP_IDLE, 220, 0, SMTP_TLS_NONE, 0), SMTP_OPEN_REFUSED);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        ck_assert_msg(smtp_txn_opening(cases[i].step, cases[i].code, cases[i].ext, cases[i].tls,
+                                       cases[i].in_tls) == cases[i].want,
+                      "case %zu: %s %d", i, smtp_txn_step_name(cases[i].step), cases[i].code);
 }
 END_TEST
 
