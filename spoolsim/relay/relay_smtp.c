@@ -43,7 +43,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <event2/buffer.h>
 #include <event2/event.h>
 #include <stddef.h>
 #include <stdatomic.h>
@@ -51,7 +50,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
 #include "endpoint.h"
 #include "msg.h"
 #include "relay_loop.h"
