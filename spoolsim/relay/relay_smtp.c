@@ -86,15 +86,41 @@ static void send_ehlo(struct relay_conn *c)
     conn_flush(c);
 }
 
+void relay_smtp_room_commit(struct out_room *r)
+{
+    if (r->v.iov_base == NULL)
+        return;
+    r->v.iov_len = r->used;
+    evbuffer_commit_space(r->out, &r->v, 1);
+    r->v.iov_base = NULL;
+    r->used = 0;
+}
+
+char *relay_smtp_room_get(struct out_room *r, size_t need, size_t want)
+{
+    if (r->v.iov_base != NULL && r->used + need <= r->v.iov_len)
+        return (char *)r->v.iov_base + r->used;
+    relay_smtp_room_commit(r);
+    if (evbuffer_reserve_space(r->out, (ev_ssize_t)(want > need ? want : need), &r->v, 1) != 1)
+        msg_fatal("out of memory for the next hop's output");
+    return r->v.iov_base;
+}
+
+void relay_smtp_room_put(struct out_room *r, const char *data, size_t len)
+{
+    memcpy(relay_smtp_room_get(r, len, len), data, len);
+    r->used += len;
+}
+
 /* "<verb><address>\r\n": MAIL FROM and RCPT TO (their replies are owed by the caller). */
 static void put_path(struct out_room *r, const char *verb, const char *addr, size_t addr_len)
 {
     size_t verb_len = strlen(verb);
 
-    out_room_get(r, verb_len + addr_len + 3, 0);
-    out_room_put(r, verb, verb_len);
-    out_room_put(r, addr, addr_len);
-    out_room_put(r, ">\r\n", 3);
+    relay_smtp_room_get(r, verb_len + addr_len + 3, 0);
+    relay_smtp_room_put(r, verb, verb_len);
+    relay_smtp_room_put(r, addr, addr_len);
+    relay_smtp_room_put(r, ">\r\n", 3);
 }
 
 static void set_reason(struct relay_msg *m, const struct relay_conn *c, const char *what)
@@ -240,14 +266,14 @@ static void start_message(struct relay_conn *c, struct relay_msg *m)
         size += sizeof("DATA\r\n");
     smtp_txn_begin(&c->txn, rcpts, c->pipelining, 0);
     /* The whole group in one piece of the output, so that one write sends it. */
-    out_room_get(&r, size, size);
+    relay_smtp_room_get(&r, size, size);
     put_path(&r, "MAIL FROM:<", m->view.sender, m->view.sender_len);
     if (c->pipelining) {
         for (unsigned i = c->rcpt; i < m->view.rcpt_count; i = next_rcpt(m, i + 1))
             put_path(&r, "RCPT TO:<", m->view.rcpts[i].addr, m->view.rcpts[i].addr_len);
-        out_room_put(&r, "DATA\r\n", 6);
+        relay_smtp_room_put(&r, "DATA\r\n", 6);
     }
-    out_room_commit(&r);
+    relay_smtp_room_commit(&r);
     smtp_client_owe(&c->client, smtp_txn_group_size(&c->txn));
     c->state = c->txn.step;
     conn_flush(c);
@@ -260,7 +286,7 @@ static void send_rcpt(struct relay_conn *c)
     struct out_room r = {.out = smtp_client_output(&c->client)};
 
     put_path(&r, "RCPT TO:<", rc->addr, rc->addr_len);
-    out_room_commit(&r);
+    relay_smtp_room_commit(&r);
     smtp_client_owe(&c->client, 1);
     conn_flush(c);
 }

@@ -49,9 +49,9 @@ struct relay_conn {
 };
 
 /*
- * Bytes written straight into space reserved at the end of an output
- * buffer: a command or the stuffed text is put together in place, with
- * no printf, staging copy or allocation of its own.
+ * relay_smtp.c: bytes written straight into space reserved at the end of
+ * an output buffer: a command or the stuffed text is put together in
+ * place, with no printf, staging copy or allocation of its own.
  */
 struct out_room {
     struct evbuffer *out;
@@ -60,10 +60,10 @@ struct out_room {
 };
 
 /* At least `need' bytes free at r->v.iov_base + r->used; `want' if a new piece is taken. */
-char *out_room_get(struct out_room *r, size_t need, size_t want);
-void out_room_put(struct out_room *r, const char *data, size_t len);
+char *relay_smtp_room_get(struct out_room *r, size_t need, size_t want);
+void relay_smtp_room_put(struct out_room *r, const char *data, size_t len);
 /* What was put goes into the output. */
-void out_room_commit(struct out_room *r);
+void relay_smtp_room_commit(struct out_room *r);
 
 /* relay_smtp_text.c: after the hop's 354, the text and the dot, a window at a time. */
 void relay_smtp_text_start(struct relay_conn *c);

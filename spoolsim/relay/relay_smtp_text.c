@@ -24,32 +24,6 @@
 #include "relay_smtp_impl.h"
 #include "xalloc.h"
 
-void out_room_commit(struct out_room *r)
-{
-    if (r->v.iov_base == NULL)
-        return;
-    r->v.iov_len = r->used;
-    evbuffer_commit_space(r->out, &r->v, 1);
-    r->v.iov_base = NULL;
-    r->used = 0;
-}
-
-char *out_room_get(struct out_room *r, size_t need, size_t want)
-{
-    if (r->v.iov_base != NULL && r->used + need <= r->v.iov_len)
-        return (char *)r->v.iov_base + r->used;
-    out_room_commit(r);
-    if (evbuffer_reserve_space(r->out, (ev_ssize_t)(want > need ? want : need), &r->v, 1) != 1)
-        msg_fatal("out of memory for the next hop's output");
-    return r->v.iov_base;
-}
-
-void out_room_put(struct out_room *r, const char *data, size_t len)
-{
-    memcpy(out_room_get(r, len, len), data, len);
-    r->used += len;
-}
-
 #define STUFF_PIECE 4096
 #define TEXT_ROOM 65536 /* the most reserved at once for the stuffed text */
 
@@ -60,7 +34,8 @@ static void stuff_out(struct out_room *r, struct smtp_stuffer *st, const char *d
     while (len > 0) {
         size_t piece = len < STUFF_PIECE ? len : STUFF_PIECE;
 
-        r->used += smtp_stuff(st, data, piece, out_room_get(r, SMTP_STUFF_BOUND(piece), want));
+        r->used +=
+            smtp_stuff(st, data, piece, relay_smtp_room_get(r, SMTP_STUFF_BOUND(piece), want));
         data += piece;
         len -= piece;
     }
@@ -69,9 +44,9 @@ static void stuff_out(struct out_room *r, struct smtp_stuffer *st, const char *d
 /* The dot after the last of the text: its reply is the one that counts. */
 static void text_end(struct relay_conn *c, struct out_room *r)
 {
-    r->used += smtp_stuff_finish(&c->stuffer,
-                                 out_room_get(r, SMTP_STUFF_FINISH_MAX, SMTP_STUFF_FINISH_MAX));
-    out_room_commit(r);
+    r->used += smtp_stuff_finish(
+        &c->stuffer, relay_smtp_room_get(r, SMTP_STUFF_FINISH_MAX, SMTP_STUFF_FINISH_MAX));
+    relay_smtp_room_commit(r);
     smtp_client_write_low(&c->client, 0);
     smtp_client_dot(&c->client);
     smtp_txn_text_sent(&c->txn);
@@ -111,7 +86,7 @@ static void text_from_memory(struct relay_conn *c)
         }
         if (c->text_off - start < RELAY_TEXT_WINDOW)
             text_end(c, &r); /* no record left: pf_qfile_read() has seen them all */
-        out_room_commit(&r);
+        relay_smtp_room_commit(&r);
         smtp_client_flush(&c->client);
     }
 }
@@ -209,7 +184,7 @@ static void stream_done(struct io_job *job)
         rd->pos += used;
     }
     if (piece == PF_PIECE_BAD) {
-        out_room_commit(&r);
+        relay_smtp_room_commit(&r);
         snprintf(why, sizeof(why), "queue file content at offset %llu: not a content record",
                  (unsigned long long)(rd->at + rd->pos));
         relay_smtp_text_failed(c, 1, why);
@@ -220,7 +195,7 @@ static void stream_done(struct io_job *job)
         c->stream = NULL;
         stream_free(c->relay, ts);
     }
-    out_room_commit(&r);
+    relay_smtp_room_commit(&r);
     smtp_client_flush(&c->client);
     if (c->state == SMTP_STEP_TEXT && output_low(c))
         stream_submit(c);
