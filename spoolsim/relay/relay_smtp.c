@@ -527,9 +527,9 @@ static void on_connected(void *arg)
 }
 
 /*
- * smtp_client: the connection is gone or stuck, the end of a QUIT's
- * otherwise a failure; or the hop broke the protocol, a failure even
- * after QUIT.
+ * smtp_client: the connection is gone or stuck (after QUIT its end,
+ * otherwise a failure), or the hop broke the protocol (a failure even
+ * after QUIT).
  */
 static void on_error(void *arg, enum smtp_client_error error, int err)
 {
@@ -728,6 +728,7 @@ void relay_smtp_close_all(struct relay *r)
             }
             conn_close(c);
         }
+        /* The loops have ended: each goes now, and the event that would have freed it. */
         while (loop->dead_conns)
             destroy(loop->dead_conns);
     }
