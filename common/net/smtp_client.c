@@ -379,6 +379,9 @@ const char *smtp_client_error_text(enum smtp_client_error error, int err)
     case SMTP_CLIENT_EARLY_DOT:
         return "reply to the end of data before the hop received it";
     case SMTP_CLIENT_CONNECT:
+        if (err == ETIMEDOUT)
+            return "timeout"; /* ours (cfg.timeout) or the kernel's: the same to the policy */
+        break;
     case SMTP_CLIENT_SOCKET:
         break;
     }

@@ -142,7 +142,10 @@ int smtp_client_start_tls(struct smtp_client_conn *c);
 /* The connection's SSL, once in TLS; else NULL. */
 SSL *smtp_client_ssl(const struct smtp_client_conn *c);
 
-/* A short text for an error, as the relay's messages say it ("timeout", "connection closed"). */
+/*
+ * A short text for an error, as the relay's messages say it ("timeout",
+ * "connection closed"); a connect that timed out says "timeout" too.
+ */
 const char *smtp_client_error_text(enum smtp_client_error error, int err);
 
 #endif

@@ -104,3 +104,28 @@ void smtp_txn_text_sent(struct smtp_txn *t)
     t->step = SMTP_STEP_DOT;
     t->dot_replies = t->lmtp && t->accepted > 0 ? t->accepted : 1;
 }
+
+enum smtp_open_next smtp_txn_opening(enum smtp_step step, int code, unsigned extensions,
+                                     enum smtp_tls_want tls, int in_tls)
+{
+    int ok = SMTP_REPLY_CLASS(code) == 2;
+
+    switch (step) {
+    case SMTP_STEP_GREETING:
+        return ok ? SMTP_OPEN_SEND_EHLO : SMTP_OPEN_REFUSED;
+    case SMTP_STEP_EHLO:
+        if (!ok)
+            return SMTP_OPEN_REFUSED;
+        if (in_tls || tls == SMTP_TLS_NONE)
+            return SMTP_OPEN_READY;
+        if (extensions & SMTP_EXT_STARTTLS)
+            return SMTP_OPEN_SEND_STARTTLS;
+        return tls == SMTP_TLS_MUST ? SMTP_OPEN_NO_TLS : SMTP_OPEN_READY;
+    case SMTP_STEP_STARTTLS:
+        if (code == 220)
+            return SMTP_OPEN_START_TLS;
+        return tls == SMTP_TLS_MUST ? SMTP_OPEN_REFUSED : SMTP_OPEN_READY;
+    default:
+        return SMTP_OPEN_REFUSED; /* no reply of the opening is owed in this step */
+    }
+}

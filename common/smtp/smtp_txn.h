@@ -10,6 +10,10 @@
  * costs, RSET or QUIT). A MAIL refused makes every later RCPT reply count
  * for nothing, as no transaction is open.
  *
+ * Before the first transaction, smtp_txn_opening() takes the replies to
+ * the greeting, EHLO and STARTTLS and says what the client does now, as
+ * it wants TLS or not.
+ *
  * enum smtp_step names whose reply a connection waits for, the same for
  * both clients, with the words their messages use (smtp_txn_step_name()).
  */
@@ -65,6 +69,31 @@ enum smtp_txn_next smtp_txn_reply(struct smtp_txn *t, int code);
 void smtp_txn_text_sent(struct smtp_txn *t);
 /* The replies a pipelined group (MAIL, t->rcpts RCPTs, DATA) is owed; 1 without PIPELINING. */
 unsigned smtp_txn_group_size(const struct smtp_txn *t);
+
+/* How much the client wants STARTTLS. */
+enum smtp_tls_want {
+    SMTP_TLS_NONE,
+    SMTP_TLS_MAY,  /* when offered; if refused, on in plain text */
+    SMTP_TLS_MUST, /* or the session ends */
+};
+
+/* What the client does after a reply of the opening; each says the step whose reply comes next. */
+enum smtp_open_next {
+    SMTP_OPEN_SEND_EHLO,     /* the greeting was 2xx: EHLO */
+    SMTP_OPEN_SEND_STARTTLS, /* EHLO offered it, and TLS is wanted: STARTTLS */
+    SMTP_OPEN_START_TLS,     /* STARTTLS's 220: the handshake, then EHLO again inside TLS */
+    SMTP_OPEN_READY,         /* transactions may begin: idle */
+    SMTP_OPEN_REFUSED,       /* the session ends (the reply's text says why), or no such step */
+    SMTP_OPEN_NO_TLS,        /* TLS is a must, and EHLO did not offer it */
+};
+
+/*
+ * The reply owed at `step' (GREETING, EHLO or STARTTLS), by its code and
+ * the extensions it offered; in_tls: the session runs inside TLS already.
+ * A 2xx greets and answers EHLO; STARTTLS needs its 220.
+ */
+enum smtp_open_next smtp_txn_opening(enum smtp_step step, int code, unsigned extensions,
+                                     enum smtp_tls_want tls, int in_tls);
 
 /* "MAIL FROM", "end of data": the words a message about a step uses. */
 const char *smtp_txn_step_name(enum smtp_step step);

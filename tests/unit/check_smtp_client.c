@@ -520,14 +520,35 @@ START_TEST(test_closed_and_connect)
 }
 END_TEST
 
+/* The words the relay's messages use: a connect that timed out is a timeout like any other. */
+START_TEST(test_error_text)
+{
+    ck_assert_str_eq(smtp_client_error_text(SMTP_CLIENT_TIMEOUT, 0), "timeout");
+    ck_assert_str_eq(smtp_client_error_text(SMTP_CLIENT_CONNECT, ETIMEDOUT), "timeout");
+    ck_assert_str_eq(smtp_client_error_text(SMTP_CLIENT_CONNECT, ECONNREFUSED),
+                     strerror(ECONNREFUSED));
+    ck_assert_str_eq(smtp_client_error_text(SMTP_CLIENT_SOCKET, ETIMEDOUT), strerror(ETIMEDOUT));
+    ck_assert_str_eq(smtp_client_error_text(SMTP_CLIENT_CLOSED, 0), "connection closed");
+    ck_assert_str_eq(smtp_client_error_text(SMTP_CLIENT_UNASKED, 0), "text before a command");
+}
+END_TEST
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN); /* a peer that writes to a client that has closed */
-    const TTest *const tests[] = {
-        test_split_every_byte,    test_split_anywhere,     test_early_reply,
-        test_reply_never_asked,   test_malformed_and_long, test_250_before_text,
-        test_250_before_dot,      test_250_after_dot,      test_tls_injection_same_read,
-        test_tls_injection_apart, test_closed_and_connect, NULL};
+    const TTest *const tests[] = {test_split_every_byte,
+                                  test_split_anywhere,
+                                  test_early_reply,
+                                  test_reply_never_asked,
+                                  test_malformed_and_long,
+                                  test_250_before_text,
+                                  test_250_before_dot,
+                                  test_250_after_dot,
+                                  test_tls_injection_same_read,
+                                  test_tls_injection_apart,
+                                  test_closed_and_connect,
+                                  test_error_text,
+                                  NULL};
 
     return check_run_tests("smtp_client", tests);
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "smtp_reply.h"
 #include "smtp_txn.h"
 #include "check_main.h"
 
@@ -133,17 +134,56 @@ START_TEST(test_step_names)
 }
 END_TEST
 
+/* The opening: greeting, EHLO, STARTTLS, as TLS is wanted. */
+START_TEST(test_opening)
+{
+    enum { T = SMTP_EXT_STARTTLS | SMTP_EXT_PIPELINING, P = SMTP_EXT_PIPELINING };
+    static const struct {
+        enum smtp_step step;
+        int code;
+        unsigned ext;
+        enum smtp_tls_want tls;
+        int in_tls;
+        enum smtp_open_next want;
+    } cases[] = {
+        /* any 2xx greets and answers EHLO; anything else refuses */
+        {SMTP_STEP_GREETING, 220, 0, SMTP_TLS_NONE, 0, SMTP_OPEN_SEND_EHLO},
+        {SMTP_STEP_GREETING, 554, 0, SMTP_TLS_NONE, 0, SMTP_OPEN_REFUSED},
+        {SMTP_STEP_GREETING, 421, 0, SMTP_TLS_MAY, 0, SMTP_OPEN_REFUSED},
+        {SMTP_STEP_EHLO, 250, T, SMTP_TLS_NONE, 0, SMTP_OPEN_READY},
+        {SMTP_STEP_EHLO, 502, 0, SMTP_TLS_NONE, 0, SMTP_OPEN_REFUSED},
+        {SMTP_STEP_EHLO, 421, T, SMTP_TLS_MAY, 0, SMTP_OPEN_REFUSED},
+        /* STARTTLS when offered and wanted, and not again inside TLS */
+        {SMTP_STEP_EHLO, 250, T, SMTP_TLS_MAY, 0, SMTP_OPEN_SEND_STARTTLS},
+        {SMTP_STEP_EHLO, 250, T, SMTP_TLS_MUST, 0, SMTP_OPEN_SEND_STARTTLS},
+        {SMTP_STEP_EHLO, 250, T, SMTP_TLS_MUST, 1, SMTP_OPEN_READY},
+        {SMTP_STEP_EHLO, 250, P, SMTP_TLS_MUST, 1, SMTP_OPEN_READY},
+        /* not offered: on in plain text when it may, the end when it must */
+        {SMTP_STEP_EHLO, 250, P, SMTP_TLS_MAY, 0, SMTP_OPEN_READY},
+        {SMTP_STEP_EHLO, 250, P, SMTP_TLS_MUST, 0, SMTP_OPEN_NO_TLS},
+        /* STARTTLS needs its 220; a refusal is the end only when TLS is a must */
+        {SMTP_STEP_STARTTLS, 220, 0, SMTP_TLS_MAY, 0, SMTP_OPEN_START_TLS},
+        {SMTP_STEP_STARTTLS, 250, 0, SMTP_TLS_MUST, 0, SMTP_OPEN_REFUSED},
+        {SMTP_STEP_STARTTLS, 454, 0, SMTP_TLS_MAY, 0, SMTP_OPEN_READY},
+        {SMTP_STEP_STARTTLS, 454, 0, SMTP_TLS_MUST, 0, SMTP_OPEN_REFUSED},
+        /* a step that is not the opening's */
+        {SMTP_STEP_MAIL, 250, 0, SMTP_TLS_NONE, 0, SMTP_OPEN_REFUSED},
+        {SMTP_STEP_IDLE, 220, 0, SMTP_TLS_NONE, 0, SMTP_OPEN_REFUSED},
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        ck_assert_msg(smtp_txn_opening(cases[i].step, cases[i].code, cases[i].ext, cases[i].tls,
+                                       cases[i].in_tls) == cases[i].want,
+                      "case %zu: %s %d", i, smtp_txn_step_name(cases[i].step), cases[i].code);
+}
+END_TEST
+
 int main(void)
 {
     const TTest *const tests[] = {
-        test_pipelined_group,
-        test_one_at_a_time,
-        test_refusals_one_at_a_time,
-        test_refusals_pipelined,
-        test_lmtp_dot_replies,
-        test_reply_out_of_step,
-        test_step_names,
-        NULL,
+        test_pipelined_group,    test_one_at_a_time,    test_refusals_one_at_a_time,
+        test_refusals_pipelined, test_lmtp_dot_replies, test_reply_out_of_step,
+        test_step_names,         test_opening,          NULL,
     };
 
     return check_run_tests("smtp_txn", tests);
