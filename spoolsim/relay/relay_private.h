@@ -20,7 +20,10 @@
  *                    message in memory, its file work the profile's
  *                    backend's (common/spool's runner)
  * relay_smtp.c       delivery over SMTP to the next hop, with a connection
- *                    limit, connection reuse and TLS
+ *                    limit, connection reuse and TLS: the relay's policy
+ *                    over common/net's smtp_client and common/smtp's
+ *                    smtp_txn; relay_smtp_text.c, the message's text from
+ *                    the queue file to the connection (relay_smtp_impl.h)
  * relay_local.c      the other next hops: discard and maildir:DIR
  * relay_bounce.c     the bounce service: a notification made from a bounce
  *                    or defer log and posted as a new queue file
