@@ -354,17 +354,13 @@ static void write_json(const char *path, const struct sink_server *server,
                        const struct json_run *run)
 {
     const struct sink_stats *st = &server->stats;
-    FILE *fp = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
     struct json_writer w;
     double secs = elapsed_seconds(st);
 
-    if (fp == NULL) {
+    if (json_meta_begin(&w, path, run) != 0) {
         msg_warn("cannot write %s: %s", path, strerror(errno));
         return;
     }
-    json_init(&w, fp);
-    json_begin_object(&w, NULL);
-    json_meta_write(&w, run);
     json_double(&w, "elapsed_s", secs);
     /* its own cost, so that a driver that is not its parent can tell what a message takes */
     json_double(&w, "cpu_s", clock_process_cpu_s());
@@ -391,8 +387,7 @@ static void write_json(const char *path, const struct sink_server *server,
         }
     }
     json_end_object(&w);
-    json_end_object(&w);
-    if (json_finish(&w) != 0 || (fp != stdout && fclose(fp) != 0))
+    if (json_meta_end(&w) != 0)
         msg_warn("write error on %s", path);
 }
 

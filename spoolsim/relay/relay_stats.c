@@ -428,15 +428,10 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     const struct windows win = windows(r);
     struct json_writer w;
     struct fsinfo fs;
-    FILE *fp = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-    int status;
 
-    if (fp == NULL)
+    if (json_meta_begin(&w, path, r->run) != 0)
         return -1;
     fsinfo_lookup(r->spool.dir, &fs);
-    json_init(&w, fp);
-    json_begin_object(&w, NULL);
-    json_meta_write(&w, r->run);
     json_meta_write_spool(&w, "spool", r->spool.dir, &fs);
     json_string(&w, "profile", r->profile->name);
     json_string(&w, "sync", sync_name(r));
@@ -533,11 +528,5 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     json_end_array(&w);
     json_double(&w, "interval_s", r->opts->stats_interval);
     timeline_write_json(&st->timeline, &w, "timeline");
-    json_end_object(&w);
-    status = json_finish(&w);
-    if (fp != stdout)
-        status |= fclose(fp);
-    else
-        status |= fflush(fp);
-    return status == 0 ? 0 : -1;
+    return json_meta_end(&w);
 }
