@@ -11,21 +11,8 @@
 
 #include "smtp_data.h"
 #include "smtp_stuff.h"
+#include "check_collect.h"
 #include "check_main.h"
-
-struct collected {
-    char buf[8192];
-    size_t len;
-};
-
-static void collect(void *ctx, const char *p, size_t n)
-{
-    struct collected *c = ctx;
-
-    ck_assert_uint_le(c->len + n, sizeof(c->buf));
-    memcpy(c->buf + c->len, p, n);
-    c->len += n;
-}
 
 /* Feed `in' in chunks of `chunk' bytes; return bytes used, content in `out'. */
 static size_t run_reader(enum smtp_bare_lf_policy policy, const char *in, size_t len, size_t chunk,

@@ -8,6 +8,7 @@
 #include <event2/buffer.h>
 #include <string.h>
 
+#include "check_collect.h"
 #include "check_main.h"
 #include "smtp_input.h"
 
@@ -66,20 +67,6 @@ START_TEST(test_overlong_line_skipped_in_bounded_steps)
     evbuffer_free(in);
 }
 END_TEST
-
-struct collected {
-    char buf[256];
-    size_t len;
-};
-
-static void collect(void *ctx, const char *p, size_t n)
-{
-    struct collected *c = ctx;
-
-    ck_assert_uint_le(c->len + n, sizeof(c->buf));
-    memcpy(c->buf + c->len, p, n);
-    c->len += n;
-}
 
 /* Text in many chunks: the message ends at CRLF.CRLF, the pipelined QUIT stays. */
 START_TEST(test_data_stops_at_the_end_across_chunks)
