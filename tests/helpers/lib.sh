@@ -234,6 +234,18 @@ stop() {
     return 0
 }
 
+# smtp_probe NAME: tests/helpers/smtp_probe.py's group NAME of hand-made
+# sessions against the server started as NAME (start_sink, start_relay),
+# which is stopped after; the probe's status.
+smtp_probe() {
+    local port pid status
+    eval "port=\$${1}_PORT pid=\$${1}_PID"
+    timeout 60 python3 "$top_srcdir/tests/helpers/smtp_probe.py" "$1" "$port"
+    status=$?
+    stop "$pid"
+    return $status
+}
+
 # free_port: a TCP port that was free a moment ago (for peers without --port-file).
 free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
