@@ -106,7 +106,7 @@ START_TEST(test_greeting)
     text = sink_text_greeting(&opts);
     ck_assert_str_eq(text, "220 h ESMTP");
     free(text);
-    opts.lmtp = 1;
+    opts.tool.lmtp = 1;
     text = sink_text_greeting(&opts);
     ck_assert_str_eq(text, "220 h LMTP");
     free(text);
