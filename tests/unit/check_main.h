@@ -4,7 +4,8 @@
  * check_run_suite() runs the suite (forking per test, as Check does by
  * default), frees it, and returns the process exit status;
  * check_run_tests() does it for a suite of one test case, the tests of a
- * NULL-terminated list.
+ * NULL-terminated list; check_run_cases() for one with table-driven loop
+ * tests besides (CHECK_LOOP(test, table): the test once per row).
  */
 #ifndef SPOOLSIM_CHECK_MAIN_H
 #define SPOOLSIM_CHECK_MAIN_H
@@ -23,15 +24,32 @@ static inline int check_run_suite(Suite *suite)
     return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
-static inline int check_run_tests(const char *name, const TTest *const tests[])
+struct check_loop {
+    const TTest *test;
+    int rows;
+};
+#define CHECK_LOOP(test, table)                                                                    \
+    {                                                                                              \
+        (test), (int)(sizeof(table) / sizeof((table)[0]))                                          \
+    }
+
+static inline int check_run_cases(const char *name, const TTest *const tests[],
+                                  const struct check_loop *loops, size_t nloops)
 {
     Suite *suite = suite_create(name);
     TCase *tc = tcase_create("core");
 
     for (size_t i = 0; tests[i]; i++)
         tcase_add_test(tc, tests[i]);
+    for (size_t i = 0; i < nloops; i++)
+        tcase_add_loop_test(tc, loops[i].test, 0, loops[i].rows);
     suite_add_tcase(suite, tc);
     return check_run_suite(suite);
+}
+
+static inline int check_run_tests(const char *name, const TTest *const tests[])
+{
+    return check_run_cases(name, tests, NULL, 0);
 }
 
 #endif
