@@ -325,18 +325,10 @@ static void print_report(const struct bench_options *o, const char *spool,
 void bench_report_print(const struct bench_options *o, const char *spool,
                         const struct bench_results *res, FILE *fp)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
+    struct report_mark m;
 
-    if (mem == NULL) {
-        print_report(o, spool, res, fp);
-        return;
-    }
-    print_report(o, spool, res, mem);
-    fclose(mem);
-    report_mark_print(fp, report_mark_sync(bench_report_sync_name(o)), text);
-    free(text);
+    print_report(o, spool, res, report_mark_begin(&m, fp));
+    report_mark_end(&m, report_mark_sync(bench_report_sync_name(o)));
 }
 
 /* A count option bench passes on as given (validated), or null: the relay's default. */

@@ -99,18 +99,10 @@ void raw_report_print(const struct raw_options *o, const struct profile *p,
 {
     const char *mark =
         o->sync == PROFILE_SYNC_AS_PROFILE ? "" : report_mark_sync(profile_sync_name(o->sync));
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
+    struct report_mark m;
 
-    if (mem == NULL) {
-        print_report(o, p, res, fp);
-        return;
-    }
-    print_report(o, p, res, mem);
-    fclose(mem);
-    report_mark_print(fp, mark, text);
-    free(text);
+    print_report(o, p, res, report_mark_begin(&m, fp));
+    report_mark_end(&m, mark);
 }
 
 int raw_report_write_json(const struct raw_options *o, const struct profile *p,

@@ -388,18 +388,10 @@ void relay_stats_print_start(const struct relay *r, int listen_fd, FILE *fp)
 
 void relay_stats_print(const struct relay *r, FILE *fp)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
+    struct report_mark m;
 
-    if (mem == NULL) {
-        print_report(r, fp);
-        return;
-    }
-    print_report(r, mem);
-    fclose(mem);
-    report_mark_print(fp, report_mark_sync(sync_name(r)), text);
-    free(text);
+    print_report(r, report_mark_begin(&m, fp));
+    report_mark_end(&m, report_mark_sync(sync_name(r)));
 }
 
 static void write_ops(struct json_writer *w, const char *key, const struct pf_spool_stats *sp)
