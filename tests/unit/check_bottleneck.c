@@ -229,5 +229,5 @@ int main(void)
                                   NULL};
     const struct check_loop loops[] = {CHECK_LOOP(test_harness, harness_cases)};
 
-    return check_run_cases("bottleneck", tests, loops, 1);
+    return check_run_cases("bottleneck", 0, tests, loops, 1);
 }

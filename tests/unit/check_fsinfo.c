@@ -256,14 +256,9 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("fsinfo");
-    TCase *tc = tcase_create("parse");
+    const TTest *const tests[] = {test_long_mount_point, test_options_full, test_note,
+                                  test_describe, NULL};
+    const struct check_loop loops[] = {CHECK_LOOP(test_lookup, lookups)};
 
-    tcase_add_loop_test(tc, test_lookup, 0, (int)(sizeof(lookups) / sizeof(lookups[0])));
-    tcase_add_test(tc, test_long_mount_point);
-    tcase_add_test(tc, test_options_full);
-    tcase_add_test(tc, test_note);
-    tcase_add_test(tc, test_describe);
-    suite_add_tcase(s, tc);
-    return check_run_suite(s);
+    return check_run_cases("fsinfo", 0, tests, loops, 1);
 }

@@ -4,8 +4,9 @@
  * check_run_suite() runs the suite (forking per test, as Check does by
  * default), frees it, and returns the process exit status;
  * check_run_tests() does it for a suite of one test case, the tests of a
- * NULL-terminated list; check_run_cases() for one with table-driven loop
- * tests besides (CHECK_LOOP(test, table): the test once per row).
+ * NULL-terminated list; check_run_cases() for one with a timeout (0:
+ * Check's default) and table-driven loop tests besides (CHECK_LOOP(test,
+ * table): the test once per row).
  */
 #ifndef SPOOLSIM_CHECK_MAIN_H
 #define SPOOLSIM_CHECK_MAIN_H
@@ -33,12 +34,14 @@ struct check_loop {
         (test), (int)(sizeof(table) / sizeof((table)[0]))                                          \
     }
 
-static inline int check_run_cases(const char *name, const TTest *const tests[],
+static inline int check_run_cases(const char *name, int timeout_s, const TTest *const tests[],
                                   const struct check_loop *loops, size_t nloops)
 {
     Suite *suite = suite_create(name);
     TCase *tc = tcase_create("core");
 
+    if (timeout_s > 0)
+        tcase_set_timeout(tc, timeout_s);
     for (size_t i = 0; tests[i]; i++)
         tcase_add_test(tc, tests[i]);
     for (size_t i = 0; i < nloops; i++)
@@ -49,7 +52,7 @@ static inline int check_run_cases(const char *name, const TTest *const tests[],
 
 static inline int check_run_tests(const char *name, const TTest *const tests[])
 {
-    return check_run_cases(name, tests, NULL, 0);
+    return check_run_cases(name, 0, tests, NULL, 0);
 }
 
 #endif

@@ -251,5 +251,5 @@ int main(void)
                                   NULL};
     const struct check_loop loops[] = {CHECK_LOOP(test_line, line_cases)};
 
-    return check_run_cases("model_fit", tests, loops, 1);
+    return check_run_cases("model_fit", 0, tests, loops, 1);
 }

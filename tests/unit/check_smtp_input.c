@@ -97,12 +97,9 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("smtp_input");
-    TCase *tc = tcase_create("input");
+    const TTest *const tests[] = {test_lines_in_order_and_partial_waits,
+                                  test_overlong_line_skipped_in_bounded_steps,
+                                  test_data_stops_at_the_end_across_chunks, NULL};
 
-    tcase_add_test(tc, test_lines_in_order_and_partial_waits);
-    tcase_add_test(tc, test_overlong_line_skipped_in_bounded_steps);
-    tcase_add_test(tc, test_data_stops_at_the_end_across_chunks);
-    suite_add_tcase(s, tc);
-    return check_run_suite(s);
+    return check_run_tests("smtp_input", tests);
 }
