@@ -421,39 +421,24 @@ START_TEST(test_load_missing_file)
 }
 END_TEST
 
-static Suite *msglog_suite(void)
-{
-    Suite *s = suite_create("msglog");
-    TCase *tp = tcase_create("parse");
-    TCase *tc = tcase_create("compare");
-    TCase *tl = tcase_create("load");
-
-    tcase_add_loop_test(tp, test_parse_good, 0, (int)(sizeof(good_lines) / sizeof(good_lines[0])));
-    tcase_add_test(tp, test_parse_mono_ns);
-    tcase_add_test(tp, test_parse_missing_and_bad);
-    tcase_add_test(tp, test_parse_huge_line);
-    suite_add_tcase(s, tp);
-
-    tcase_add_checked_fixture(tc, sets_setup, sets_teardown);
-    tcase_add_test(tc, test_compare_all_present);
-    tcase_add_test(tc, test_compare_one_lost);
-    tcase_add_test(tc, test_compare_one_duplicated);
-    tcase_add_test(tc, test_compare_altered);
-    tcase_add_test(tc, test_compare_altered_size);
-    tcase_add_test(tc, test_compare_unexpected);
-    tcase_add_test(tc, test_compare_same_id_twice_in_sent);
-    tcase_add_test(tc, test_compare_empty);
-    tcase_add_test(tc, test_compare_interleaved);
-    suite_add_tcase(s, tc);
-
-    tcase_add_test(tl, test_load);
-    tcase_add_test(tl, test_load_appends_and_cut_last_line);
-    tcase_add_test(tl, test_load_missing_file);
-    suite_add_tcase(s, tl);
-    return s;
-}
-
 int main(void)
 {
-    return check_run_suite(msglog_suite());
+    const TTest *const parse[] = {test_parse_mono_ns, test_parse_missing_and_bad,
+                                  test_parse_huge_line, NULL};
+    const TTest *const compare[] = {test_compare_all_present,           test_compare_one_lost,
+                                    test_compare_one_duplicated,        test_compare_altered,
+                                    test_compare_altered_size,          test_compare_unexpected,
+                                    test_compare_same_id_twice_in_sent, test_compare_empty,
+                                    test_compare_interleaved,           NULL};
+    const TTest *const load[] = {test_load, test_load_appends_and_cut_last_line,
+                                 test_load_missing_file, NULL};
+    Suite *s = suite_create("msglog");
+    TCase *tc;
+
+    tc = check_add_tcase(s, "parse", parse);
+    tcase_add_loop_test(tc, test_parse_good, 0, (int)(sizeof(good_lines) / sizeof(good_lines[0])));
+    tc = check_add_tcase(s, "compare", compare);
+    tcase_add_checked_fixture(tc, sets_setup, sets_teardown);
+    check_add_tcase(s, "load", load);
+    return check_run_suite(s);
 }
