@@ -508,14 +508,9 @@ int main(int argc, char **argv)
         if (proto.tls_ctx == NULL)
             msg_fatal("%s", err);
     }
-    if (opts.tool.msg_log) {
-        proto.msg_log =
-            strcmp(opts.tool.msg_log, "-") == 0 ? stdout : fopen(opts.tool.msg_log, "a");
-        if (proto.msg_log == NULL)
-            msg_fatal("cannot open message log %s: %s", opts.tool.msg_log, strerror(errno));
-        /* Line by line: a sink killed in a crash test must not lose what it acknowledged. */
+    /* Line by line: a sink killed in a crash test must not lose what it acknowledged. */
+    if ((proto.msg_log = smtp_tool_opts_msg_log(&opts.tool, "a")) != NULL)
         setvbuf(proto.msg_log, NULL, _IOLBF, 0);
-    }
     fd = open_listener(&opts, &listen_file);
     drop_privileges(&opts);
 

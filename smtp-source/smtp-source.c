@@ -552,12 +552,7 @@ int main(int argc, char **argv)
     source_message_init(&proto.msg, &opts, hostname);
     if (opts.tls && (proto.tls_ctx = tls_client_ctx_new(0, NULL, err, sizeof(err))) == NULL)
         msg_fatal("%s", err);
-    if (opts.tool.msg_log) {
-        proto.msg_log =
-            strcmp(opts.tool.msg_log, "-") == 0 ? stdout : fopen(opts.tool.msg_log, "w");
-        if (proto.msg_log == NULL)
-            msg_fatal("cannot open message log %s: %s", opts.tool.msg_log, strerror(errno));
-    }
+    proto.msg_log = smtp_tool_opts_msg_log(&opts.tool, "w");
     /* With one worker, its loop is the main thread's, signals and displays too. */
     r.loops = loops_new(r.n, NULL, r.n == 1 ? LOOPS_FIRST_ON_MAIN : 0, &hooks);
     r.base = loops_main_base(r.loops);

@@ -4,9 +4,11 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
 
 #include "msg.h"
@@ -63,4 +65,16 @@ int smtp_tool_opts_parse(struct smtp_tool_opts *o, int code, const char *arg)
     default:
         return 0;
     }
+}
+
+FILE *smtp_tool_opts_msg_log(const struct smtp_tool_opts *o, const char *mode)
+{
+    FILE *fp;
+
+    if (o->msg_log == NULL)
+        return NULL;
+    fp = strcmp(o->msg_log, "-") == 0 ? stdout : fopen(o->msg_log, mode);
+    if (fp == NULL)
+        msg_fatal("cannot open message log %s: %s", o->msg_log, strerror(errno));
+    return fp;
 }

@@ -18,6 +18,7 @@
 
 #include <getopt.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Option codes above any program's own (theirs start at 256), below smtp_server_opts'. */
 enum {
@@ -57,5 +58,12 @@ void smtp_tool_opts_init(struct smtp_tool_opts *o, const char *program, const ch
 
 /* Handle option `code' with argument `arg': 1 if it is one of these, else 0. */
 int smtp_tool_opts_parse(struct smtp_tool_opts *o, int code, const char *arg);
+
+/*
+ * The --msg-log stream, opened with fopen() `mode' ("a" or "w"; "-" is
+ * standard output), or NULL without --msg-log. One that cannot be opened
+ * ends the program (msg_fatal()).
+ */
+FILE *smtp_tool_opts_msg_log(const struct smtp_tool_opts *o, const char *mode);
 
 #endif
