@@ -433,6 +433,15 @@ print(f"acked {len(src)}, lost {len(lost)}, duplicated {dup}")
 PY
 }
 
+# exactly_once TITLE N SENT RECEIVED: a check that the N messages of the
+# source's --msg-log SENT each arrived once, intact, in the sink's RECEIVED
+# (delivery_report), titled "TITLE: " and the report.
+exactly_once() {
+    local report
+    report=$(delivery_report "$3" "$4")
+    check "$1: $report" test "$report" = "acked $2, lost 0, duplicated 0"
+}
+
 # marks SPOOL: how many files marked complete (0700) in incoming/, active/ and
 # deferred/ do not end with their E record (docs/spool-profiles.md E.1); a file
 # that moves away while it looks is none.
