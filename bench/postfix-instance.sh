@@ -12,6 +12,7 @@
 #                                  write DIR/conf for a queue at QUEUE, smtpd on
 #                                  127.0.0.1:PORT; DAEMON_DIR replaces Postfix's
 #                                  own (wrappers: calibrate-postfix.sh)
+#   pfi_relay_cf                   the main.cf lines every private instance shares
 #   pfi_start / pfi_stop           start or stop it (stop also kills what is left)
 #   pfi_queue_empty QUEUE          no queue file in incoming/, active/, deferred/
 # Everything is stopped by the caller's EXIT trap calling pfi_stop.
@@ -29,6 +30,25 @@ pfi_init() {
     [ -x "$PFI_PF" ] && [ -d "$PFI_DAEMONS" ] || { echo "no Postfix in $peer" >&2; return 1; }
 }
 
+# pfi_relay_cf: the main.cf lines of every private instance here (this one and
+# bench/relay.sh's): IPv4, a relay for the loopback only that looks nothing up
+# in DNS or for its clients' names, and delivers nothing locally.
+pfi_relay_cf() {
+    cat <<'EOF'
+inet_protocols = ipv4
+local_recipient_maps =
+local_transport = error:local delivery is disabled
+mynetworks = 127.0.0.0/8
+smtpd_relay_restrictions = permit_mynetworks, reject
+smtpd_recipient_restrictions =
+smtp_dns_support_level = disabled
+smtp_host_lookup = native
+smtpd_peername_lookup = no
+biff = no
+append_dot_mydomain = no
+EOF
+}
+
 pfi_setup() {
     local dir=$1 queue=$2 sink_port=$3 port=$4 daemons=${5:-}
     PFI_CONF=$dir/conf
@@ -42,18 +62,8 @@ queue_directory = $queue
 data_directory = $dir/data
 myhostname = bench.localdomain
 mydomain = localdomain
-inet_protocols = ipv4
-local_recipient_maps =
-local_transport = error:local delivery is disabled
 relayhost = [127.0.0.1]:$sink_port
-mynetworks = 127.0.0.0/8
-smtpd_relay_restrictions = permit_mynetworks, reject
-smtpd_recipient_restrictions =
-smtp_dns_support_level = disabled
-smtp_host_lookup = native
-smtpd_peername_lookup = no
-biff = no
-append_dot_mydomain = no
+$(pfi_relay_cf)
 maillog_file_prefixes = $dir
 maillog_file = $dir/postfix.log
 EOF

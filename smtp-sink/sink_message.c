@@ -50,7 +50,7 @@ void sink_message_begin(struct sink_session *s)
     s->oversize = 0;
     checksum_content_init(&s->sum);
     s->header_len = 0;
-    if (opts->msg_log && s->header == NULL)
+    if (opts->tool.msg_log && s->header == NULL)
         s->header = xmalloc(HEADER_KEEP);
     if (opts->dump_template || opts->dump_file) {
         struct sink_dump_envelope env = {
@@ -175,7 +175,7 @@ void sink_message_finish(void *arg)
     if (server->msg_log)
         log_message(s, id);
     sink_text_queued(text, id);
-    if (server->opts->lmtp) {
+    if (server->opts->tool.lmtp) {
         /* LMTP: one reply per accepted recipient (RFC 2033 4.2). */
         for (unsigned i = 1; i < s->rcpt_count; i++)
             sink_session_reply(s, text);

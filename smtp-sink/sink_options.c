@@ -260,30 +260,19 @@ static char *expand_escapes(const char *in)
 enum {
     OPT_GREET_DELAY = 256,
     OPT_FAULT,
-    OPT_SEED,
     OPT_THREADS,
-    OPT_MSG_LOG,
-    OPT_JSON,
     OPT_PORT_FILE,
-    OPT_NO_SUMMARY,
-    OPT_QUIET,
     OPT_HELP,
-    OPT_VERSION,
 };
 
 static const struct option long_options[] = {
     SMTP_SERVER_OPTS_LONG_OPTIONS,
+    SMTP_TOOL_OPTS_LONG_OPTIONS,
     {"greet-delay", required_argument, NULL, OPT_GREET_DELAY},
     {"fault", required_argument, NULL, OPT_FAULT},
-    {"seed", required_argument, NULL, OPT_SEED},
     {"threads", required_argument, NULL, OPT_THREADS},
-    {"msg-log", required_argument, NULL, OPT_MSG_LOG},
-    {"json", required_argument, NULL, OPT_JSON},
     {"port-file", required_argument, NULL, OPT_PORT_FILE},
-    {"no-summary", no_argument, NULL, OPT_NO_SUMMARY},
-    {"quiet", no_argument, NULL, OPT_QUIET},
     {"help", no_argument, NULL, OPT_HELP},
-    {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
 };
 
@@ -292,7 +281,10 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
     int ch;
 
     memset(opts, 0, sizeof(*opts));
-    opts->family = AF_UNSPEC;
+    /* It meant "no summary" here and "no progress" in spoolsim: refused, not redefined. */
+    smtp_tool_opts_init(&opts->tool, "smtp-sink",
+                        "--quiet: say --no-summary (--quiet means \"no progress\" in spoolsim's "
+                        "programs, and smtp-sink prints none)");
     opts->hostname = "smtp-sink";
     opts->soft_reply = "450 4.3.0 Error: command failed";
     opts->hard_reply = "500 5.3.0 Error: command failed";
@@ -301,7 +293,6 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
     opts->timeout = 100;
     smtp_server_opts_init(&opts->server);
     opts->server.max_size = 0; /* Postfix's smtp-sink announces no SIZE */
-    opts->seed = 1;
     opts->threads = 1;
 
     /*
@@ -317,12 +308,6 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
                                "468aA:b:B:cCd:D:eEf:Fh:H:Lm:M:n:NpPq:Q:r:R:s:S:t:T:u:vw:W:",
                                long_options)) != -1) {
         switch (ch) {
-        case '4':
-            opts->family = AF_INET;
-            break;
-        case '6':
-            opts->family = AF_INET6;
-            break;
         case '8':
             opts->no_8bitmime = 1;
             break;
@@ -375,9 +360,6 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
         case 'H':
             opts->read_delay = optarg_seconds_in(optarg, "-H", 0, OPTARG_DELAY_MAX);
             break;
-        case 'L':
-            opts->lmtp = 1;
-            break;
         case 'm':
             opts->max_conns = (unsigned)optarg_count(optarg, "-m", 1, 1000000);
             break;
@@ -405,14 +387,8 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
         case 't':
             opts->timeout = optarg_seconds_in(optarg, "-t", OPTARG_TIMEOUT_MIN, OPTARG_LONG_MAX);
             break;
-        case 'T':
-            opts->tcp_window = (int)optarg_count(optarg, "-T", 1, INT_MAX);
-            break;
         case 'u':
             opts->user = optarg;
-            break;
-        case 'v':
-            opts->verbose++;
             break;
         case 'w':
             opts->data_delay = optarg_seconds_in(optarg, "-w", 0, OPTARG_DELAY_MAX);
@@ -426,38 +402,18 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
         case OPT_FAULT:
             parse_fault(optarg, opts);
             break;
-        case OPT_SEED:
-            opts->seed = optarg_count(optarg, "--seed", 0, UINT64_MAX);
-            break;
         case OPT_THREADS:
             opts->threads = (unsigned)optarg_count(optarg, "--threads", 1, SINK_THREADS_MAX);
-            break;
-        case OPT_MSG_LOG:
-            optarg_output_file(optarg, "--msg-log");
-            opts->msg_log = optarg;
-            break;
-        case OPT_JSON:
-            optarg_output_file(optarg, "--json");
-            opts->json_file = optarg;
             break;
         case OPT_PORT_FILE:
             opts->port_file = optarg;
             break;
-        case OPT_NO_SUMMARY:
-            opts->no_summary = 1;
-            break;
-        case OPT_QUIET:
-            /* It meant "no summary" here and "no progress" in spoolsim: refused, not redefined. */
-            msg_usage("--quiet: say --no-summary (--quiet means \"no progress\" in spoolsim's "
-                      "programs, and smtp-sink prints none)");
         case OPT_HELP:
             usage(stdout, opts);
             exit(0);
-        case OPT_VERSION:
-            printf("smtp-sink (spoolsim) %s\n", PACKAGE_VERSION);
-            exit(0);
         default:
-            if (!smtp_server_opts_parse(&opts->server, ch, optarg))
+            if (!smtp_tool_opts_parse(&opts->tool, ch, optarg) &&
+                !smtp_server_opts_parse(&opts->server, ch, optarg))
                 msg_panic("option %d not handled", ch);
         }
     }

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "smtp_server_opts.h"
+#include "smtp_tool_opts.h"
 
 enum sink_cmd {
     SINK_CMD_CONNECT,
@@ -54,13 +55,13 @@ struct sink_cmd_policy {
 };
 
 struct sink_options {
-    int family; /* AF_UNSPEC, AF_INET (-4), AF_INET6 (-6) */
+    struct smtp_tool_opts tool; /* -4 -6 -L -T -v, --seed --json --msg-log --no-summary */
     const char *listen_spec;
     int backlog;
 
     /* What the EHLO reply announces. */
     int no_8bitmime, no_auth, no_esmtp, no_enhanced, no_xclient, no_xforward, no_dsn, no_pipelining,
-        pix_banner, lmtp;
+        pix_banner;
     const char *hostname;
 
     const char *soft_reply; /* -b */
@@ -79,19 +80,13 @@ struct sink_options {
     uint64_t max_sessions;     /* -n, 0 = no limit */
     const char *chroot_dir;    /* -R */
     double timeout;            /* -t */
-    int tcp_window;            /* -T, 0 = system default */
     const char *user;          /* -u */
-    int verbose;               /* -v */
 
     /* spoolsim extensions */
     struct smtp_server_opts server; /* limits, --bare-lf, STARTTLS (max_size 0: none) */
     double greet_delay;             /* wait before the greeting; who talks first is refused */
-    const char *msg_log;   /* per-message log file, "-" = stdout */
-    const char *json_file; /* final statistics */
-    const char *port_file; /* write the bound port here */
-    uint64_t seed;
-    unsigned threads; /* --threads: event loops the connections are dealt among */
-    int no_summary;
+    const char *port_file;          /* write the bound port here */
+    unsigned threads;               /* --threads: event loops the connections are dealt among */
 };
 
 void sink_options_parse(int argc, char **argv, struct sink_options *opts);

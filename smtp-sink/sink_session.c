@@ -54,7 +54,7 @@ void sink_session_reply(struct sink_session *s, const char *text)
             text += 4 + skip;
         }
     }
-    if (s->server->opts->verbose)
+    if (s->server->opts->tool.verbose)
         msg_info("%s: > %s", s->conn.peer, text);
     len = strlen(text);
     if (len + 2 <= sizeof(line)) {
@@ -72,7 +72,7 @@ void sink_session_reply(struct sink_session *s, const char *text)
 static void send_raw_reply(struct sink_session *s, const char *text)
 {
     s->server->stats.replies[sink_text_code(text) % SINK_MAX_CODE]++;
-    if (s->server->opts->verbose)
+    if (s->server->opts->tool.verbose)
         msg_info("%s: > %s", s->conn.peer, text);
     bufferevent_write(s->conn.bev, text, strlen(text));
 }
@@ -344,14 +344,14 @@ static void handle_command(struct sink_session *s, const char *line, size_t len)
     enum sink_cmd sc;
     char text[600];
 
-    if (opts->verbose)
+    if (opts->tool.verbose)
         msg_info("%s: < %.*s", s->conn.peer, (int)len, line);
     if (status == 502 && handle_extra_verb(s, line, len))
         return;
     sc = sink_cmd_of(cmd.verb);
     if (status == 0 && sc != SINK_CMD_COUNT && opts->cmd[sc].log)
         msg_info("%s: %.*s", s->conn.peer, (int)len, line);
-    if (status == 0 && opts->lmtp != (cmd.verb == SMTP_VERB_LHLO) &&
+    if (status == 0 && opts->tool.lmtp != (cmd.verb == SMTP_VERB_LHLO) &&
         (cmd.verb == SMTP_VERB_HELO || cmd.verb == SMTP_VERB_EHLO || cmd.verb == SMTP_VERB_LHLO)) {
         protocol_error(s, "502 5.5.2 Error: command not recognized");
         return;
@@ -397,7 +397,7 @@ static void handle_command(struct sink_session *s, const char *line, size_t len)
         s->helo = xstrndup(cmd.arg.ptr, cmd.arg.len);
         sink_session_transaction_reset(s);
         smtp_seq_commit(&s->seq, cmd.verb);
-        s->proto = opts->lmtp ? "LMTP" : s->conn.tls ? "ESMTPS" : "ESMTP";
+        s->proto = opts->tool.lmtp ? "LMTP" : s->conn.tls ? "ESMTPS" : "ESMTP";
         sink_session_reply_to(
             s, sc, s->conn.tls ? s->server->ehlo_reply_tls : s->server->ehlo_reply, AFTER_NONE);
         break;
@@ -614,7 +614,7 @@ void sink_session_start(struct sink_server *server, int fd, const struct sockadd
     if (++server->stats.active > server->stats.max_active)
         server->stats.max_active = server->stats.active;
     smtp_server_read(&s->conn, 1);
-    if (opts->verbose)
+    if (opts->tool.verbose)
         msg_info("connect from %s", s->conn.peer);
     if (opts->cmd[SINK_CMD_CONNECT].log)
         msg_info("%s: connect", s->conn.peer);

@@ -22,7 +22,7 @@ char *sink_text_greeting(const struct sink_options *opts)
         snprintf(text, len, "220 ********************************");
     else
         snprintf(text, len, "220 %s %s", opts->hostname,
-                 opts->lmtp       ? "LMTP"
+                 opts->tool.lmtp  ? "LMTP"
                  : opts->no_esmtp ? "SMTP"
                                   : "ESMTP");
     return text;

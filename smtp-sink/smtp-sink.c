@@ -278,7 +278,7 @@ static void on_accept_error(struct evconnlistener *listener, void *arg)
         evconnlistener_disable(listener);
         evtimer_add(r->accept_pause, &pause);
     }
-    if (r->opts->verbose || (err != EMFILE && err != ENFILE))
+    if (r->opts->tool.verbose || (err != EMFILE && err != ENFILE))
         msg_warn("accept: %s", strerror(err));
 }
 
@@ -354,17 +354,13 @@ static void write_json(const char *path, const struct sink_server *server,
                        const struct json_run *run)
 {
     const struct sink_stats *st = &server->stats;
-    FILE *fp = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
     struct json_writer w;
     double secs = elapsed_seconds(st);
 
-    if (fp == NULL) {
+    if (json_meta_begin(&w, path, run) != 0) {
         msg_warn("cannot write %s: %s", path, strerror(errno));
         return;
     }
-    json_init(&w, fp);
-    json_begin_object(&w, NULL);
-    json_meta_write(&w, run);
     json_double(&w, "elapsed_s", secs);
     /* its own cost, so that a driver that is not its parent can tell what a message takes */
     json_double(&w, "cpu_s", clock_process_cpu_s());
@@ -391,8 +387,7 @@ static void write_json(const char *path, const struct sink_server *server,
         }
     }
     json_end_object(&w);
-    json_end_object(&w);
-    if (json_finish(&w) != 0 || (fp != stdout && fclose(fp) != 0))
+    if (json_meta_end(&w) != 0)
         msg_warn("write error on %s", path);
 }
 
@@ -404,10 +399,10 @@ static int open_listener(const struct sink_options *opts, struct endpoint_file *
 
     if (endpoint_parse_server(opts->listen_spec, &ep, err, sizeof(err)) != 0)
         msg_usage("%s", err);
-    if ((fd = endpoint_listen(&ep, opts->family, opts->backlog, made, err, sizeof(err))) < 0)
+    if ((fd = endpoint_listen(&ep, opts->tool.family, opts->backlog, made, err, sizeof(err))) < 0)
         msg_fatal("%s", err);
-    if (opts->tcp_window &&
-        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &opts->tcp_window, sizeof(opts->tcp_window)) != 0)
+    if (opts->tool.tcp_window && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &opts->tool.tcp_window,
+                                            sizeof(opts->tool.tcp_window)) != 0)
         msg_warn("-T: setsockopt SO_RCVBUF: %s", strerror(errno));
     if (opts->port_file) {
         FILE *fp = fopen(opts->port_file, "w");
@@ -451,7 +446,7 @@ static void worker_init(struct sink_run *r, unsigned i, const struct sink_server
     server->tls_ctx = proto->tls_ctx;
     server->msg_log = proto->msg_log;
     /* Thread 0 draws what a run without threads draws; the others, streams of their own. */
-    workload_prng_seed(&server->rng, r->opts->seed + i * 0x9e3779b97f4a7c15ULL);
+    workload_prng_seed(&server->rng, r->opts->tool.seed + i * 0x9e3779b97f4a7c15ULL);
     server->next_id = proto->next_id + i;
     server->id_stride = r->n;
     server->on_session_end = on_session_end;
@@ -500,7 +495,7 @@ int main(int argc, char **argv)
     msg_init(argv[0]);
     json_meta_run_init(&run, "smtp-sink", NULL, argc, argv);
     sink_options_parse(argc, argv, &opts);
-    msg_set_verbose(opts.verbose);
+    msg_set_verbose(opts.tool.verbose);
     signal(SIGPIPE, SIG_IGN);
 
     memset(&r, 0, sizeof(r));
@@ -513,13 +508,9 @@ int main(int argc, char **argv)
         if (proto.tls_ctx == NULL)
             msg_fatal("%s", err);
     }
-    if (opts.msg_log) {
-        proto.msg_log = strcmp(opts.msg_log, "-") == 0 ? stdout : fopen(opts.msg_log, "a");
-        if (proto.msg_log == NULL)
-            msg_fatal("cannot open message log %s: %s", opts.msg_log, strerror(errno));
-        /* Line by line: a sink killed in a crash test must not lose what it acknowledged. */
+    /* Line by line: a sink killed in a crash test must not lose what it acknowledged. */
+    if ((proto.msg_log = smtp_tool_opts_msg_log(&opts.tool, "a")) != NULL)
         setvbuf(proto.msg_log, NULL, _IOLBF, 0);
-    }
     fd = open_listener(&opts, &listen_file);
     drop_privileges(&opts);
 
@@ -560,12 +551,12 @@ int main(int argc, char **argv)
     for (unsigned i = 0; i < r.n; i++)
         merge_stats(&total.stats, &r.workers[i].server.stats);
     total.stats.max_active = atomic_load(&r.max_active);
-    if (!opts.no_summary)
+    if (!opts.tool.no_summary)
         print_summary(stderr, &total.stats);
-    if (opts.json_file)
-        write_json(opts.json_file, &total, &run);
+    if (opts.tool.json_file)
+        write_json(opts.tool.json_file, &total, &run);
     if (proto.msg_log && fflush(proto.msg_log) != 0)
-        msg_warn("write error on message log %s", opts.msg_log);
+        msg_warn("write error on message log %s", opts.tool.msg_log);
     if (proto.msg_log && proto.msg_log != stdout)
         fclose(proto.msg_log);
     /* The socket file (unix:) goes with the sink, unless it was replaced meanwhile. */

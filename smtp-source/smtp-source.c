@@ -385,7 +385,8 @@ static void resolve_target(struct source_ctx *ctx)
 
     if (endpoint_parse_client(ctx->opts->target, "25", &ep, err, sizeof(err)) != 0)
         msg_usage("%s", err);
-    if (endpoint_resolve(&ep, ctx->opts->family, &ctx->addr, &ctx->addrlen, err, sizeof(err)) != 0)
+    if (endpoint_resolve(&ep, ctx->opts->tool.family, &ctx->addr, &ctx->addrlen, err,
+                         sizeof(err)) != 0)
         msg_fatal("%s", err);
     endpoint_free(&ep);
 }
@@ -422,7 +423,7 @@ static void worker_init(struct source_run *r, unsigned i, const struct source_ct
     ctx->stride = r->n;
     source_report_init(&ctx->stats);
     /* Thread 0 draws what a run without threads draws; the others, streams of their own. */
-    workload_prng_seed(&ctx->rng, opts->seed + i * 0x9e3779b97f4a7c15ULL);
+    workload_prng_seed(&ctx->rng, opts->tool.seed + i * 0x9e3779b97f4a7c15ULL);
     ctx->base = w->loop->base;
     ctx->next_message = opts->rate > 0 ? open_loop_next : closed_loop_next;
     ctx->on_session_done = on_session_done;
@@ -537,7 +538,7 @@ int main(int argc, char **argv)
     msg_init(argv[0]);
     json_meta_run_init(&run, "smtp-source", NULL, argc, argv);
     source_options_parse(argc, argv, &opts);
-    msg_set_verbose(opts.verbose);
+    msg_set_verbose(opts.tool.verbose);
     signal(SIGPIPE, SIG_IGN);
 
     memset(&r, 0, sizeof(r));
@@ -551,11 +552,7 @@ int main(int argc, char **argv)
     source_message_init(&proto.msg, &opts, hostname);
     if (opts.tls && (proto.tls_ctx = tls_client_ctx_new(0, NULL, err, sizeof(err))) == NULL)
         msg_fatal("%s", err);
-    if (opts.msg_log) {
-        proto.msg_log = strcmp(opts.msg_log, "-") == 0 ? stdout : fopen(opts.msg_log, "w");
-        if (proto.msg_log == NULL)
-            msg_fatal("cannot open message log %s: %s", opts.msg_log, strerror(errno));
-    }
+    proto.msg_log = smtp_tool_opts_msg_log(&opts.tool, "w");
     /* With one worker, its loop is the main thread's, signals and displays too. */
     r.loops = loops_new(r.n, NULL, r.n == 1 ? LOOPS_FIRST_ON_MAIN : 0, &hooks);
     r.base = loops_main_base(r.loops);
@@ -605,15 +602,15 @@ int main(int argc, char **argv)
     for (unsigned i = 0; i < r.n; i++)
         source_report_merge(&total, &r.workers[i].ctx.stats);
 
-    if (!opts.no_summary)
+    if (!opts.tool.no_summary)
         source_report_text(stdout, &total, &opts);
-    if (opts.json_file)
-        source_report_json(opts.json_file, &total, &opts, &run);
+    if (opts.tool.json_file)
+        source_report_json(opts.tool.json_file, &total, &opts, &run);
     if (opts.csv_file && timeline_save_csv(&total.timeline, opts.csv_file) != 0)
         msg_warn("cannot write %s: %s", opts.csv_file, strerror(errno));
     if (proto.msg_log &&
         (fflush(proto.msg_log) != 0 || (proto.msg_log != stdout && fclose(proto.msg_log) != 0)))
-        msg_warn("write error on message log %s", opts.msg_log);
+        msg_warn("write error on message log %s", opts.tool.msg_log);
 
     status = total.failed > 0 && !opts.ignore_failures ? 1 : 0;
     for (unsigned i = 0; i < r.n; i++)

@@ -102,7 +102,7 @@ void source_message_init(struct source_message *m, const struct source_options *
     m->to = xstrdup(opts->to ? opts->to : addr);
     m->date_second = -1;
     m->run_tag = ((unsigned long)time(NULL) << 16) ^ (unsigned long)getpid();
-    m->helo_cmd = line_of(&m->helo_cmd_len, opts->lmtp ? "LHLO " : "EHLO ", m->helo_name, "");
+    m->helo_cmd = line_of(&m->helo_cmd_len, opts->tool.lmtp ? "LHLO " : "EHLO ", m->helo_name, "");
     m->mail_cmd = line_of(&m->mail_cmd_len, "MAIL FROM:<", m->from, ">");
     m->rcpt_cmd = line_of(&m->rcpt_cmd_len, "RCPT TO:<", m->to, ">");
     n = strlen(m->helo_name) + (subject ? strlen(subject) : 0) + 32;

@@ -94,24 +94,19 @@ enum {
     OPT_DURATION,
     OPT_SIZE,
     OPT_TIMEOUT,
-    OPT_JSON,
-    OPT_MSG_LOG,
-    OPT_SEED,
     OPT_IGNORE_FAILURES,
     OPT_INTERVAL,
     OPT_CSV,
-    OPT_NO_SUMMARY,
     OPT_START_AT,
     OPT_ID,
     OPT_PROGRESS,
     OPT_NO_PROGRESS,
-    OPT_QUIET,
     OPT_THREADS,
     OPT_HELP,
-    OPT_VERSION,
 };
 
 static const struct option long_options[] = {
+    SMTP_TOOL_OPTS_LONG_OPTIONS,
     {"tls", no_argument, NULL, OPT_TLS},
     {"pipelining", no_argument, NULL, OPT_PIPELINING},
     {"skip-quit-reply", no_argument, NULL, OPT_SKIP_QUIT_REPLY},
@@ -120,21 +115,15 @@ static const struct option long_options[] = {
     {"duration", required_argument, NULL, OPT_DURATION},
     {"size", required_argument, NULL, OPT_SIZE},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
-    {"json", required_argument, NULL, OPT_JSON},
     {"interval", required_argument, NULL, OPT_INTERVAL},
     {"csv", required_argument, NULL, OPT_CSV},
     {"threads", required_argument, NULL, OPT_THREADS},
-    {"msg-log", required_argument, NULL, OPT_MSG_LOG},
-    {"seed", required_argument, NULL, OPT_SEED},
     {"ignore-failures", no_argument, NULL, OPT_IGNORE_FAILURES},
-    {"no-summary", no_argument, NULL, OPT_NO_SUMMARY},
     {"start-at", required_argument, NULL, OPT_START_AT},
     {"id", required_argument, NULL, OPT_ID},
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
-    {"quiet", no_argument, NULL, OPT_QUIET},
     {"help", no_argument, NULL, OPT_HELP},
-    {"version", no_argument, NULL, OPT_VERSION},
     {NULL, 0, NULL, 0},
 };
 
@@ -143,7 +132,10 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
     int ch, messages_given = 0;
 
     memset(opts, 0, sizeof(*opts));
-    opts->family = AF_UNSPEC;
+    /* It meant "no summary" here and "no progress" in spoolsim: refused, not redefined. */
+    smtp_tool_opts_init(&opts->tool, "smtp-source",
+                        "--quiet: say --no-summary for no summary, --no-progress for no status "
+                        "line (--quiet means \"no progress\" in spoolsim's programs)");
     opts->connect_retries = 1;
     opts->messages = 1;
     opts->progress = -1;
@@ -152,19 +144,12 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
     opts->timeout = 60;
     opts->interval = 1;
     opts->threads = 1;
-    opts->seed = 1;
     opts->size.kind = SIZE_FIXED;
 
     /* Postfix's smtp-source has no -h: here it is --help, as in every spoolsim program. */
     while ((ch = optarg_getopt(argc, argv, "46AcC:df:F:hl:Lm:M:Nor:R:s:S:t:T:vw:", long_options)) !=
            -1) {
         switch (ch) {
-        case '4':
-            opts->family = AF_INET;
-            break;
-        case '6':
-            opts->family = AF_INET6;
-            break;
         case 'A':
             break;
         case 'c':
@@ -186,9 +171,6 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             opts->size.kind = SIZE_FIXED;
             opts->size.a = optarg_size(optarg, "-l", 0);
             opts->size_given = 1;
-            break;
-        case 'L':
-            opts->lmtp = 1;
             break;
         case 'm':
             opts->messages = optarg_count(optarg, "-m", 1, UINT64_MAX / 2);
@@ -221,12 +203,6 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             break;
         case 't':
             opts->to = optarg_one_line(optarg, "-t");
-            break;
-        case 'T':
-            opts->tcp_window = (int)optarg_count(optarg, "-T", 1, INT_MAX);
-            break;
-        case 'v':
-            opts->verbose++;
             break;
         case 'w':
             opts->fixed_wait = optarg_seconds_in(optarg, "-w", 0, OPTARG_DELAY_MAX);
@@ -264,10 +240,6 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             opts->timeout =
                 optarg_seconds_in(optarg, "--timeout", OPTARG_TIMEOUT_MIN, OPTARG_LONG_MAX);
             break;
-        case OPT_JSON:
-            optarg_output_file(optarg, "--json");
-            opts->json_file = optarg;
-            break;
         case OPT_INTERVAL:
             opts->interval = optarg_interval(optarg, "--interval");
             break;
@@ -275,18 +247,8 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             optarg_output_file(optarg, "--csv");
             opts->csv_file = optarg;
             break;
-        case OPT_MSG_LOG:
-            optarg_output_file(optarg, "--msg-log");
-            opts->msg_log = optarg;
-            break;
-        case OPT_SEED:
-            opts->seed = optarg_count(optarg, "--seed", 0, UINT64_MAX);
-            break;
         case OPT_IGNORE_FAILURES:
             opts->ignore_failures = 1;
-            break;
-        case OPT_NO_SUMMARY:
-            opts->no_summary = 1;
             break;
         case OPT_START_AT:
             if (clock_parse_instant(optarg, &opts->start_at) != 0 || opts->start_at <= 0)
@@ -307,10 +269,6 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
         case OPT_NO_PROGRESS:
             opts->progress = ch == OPT_PROGRESS;
             break;
-        case OPT_QUIET:
-            /* It meant "no summary" here and "no progress" in spoolsim: refused, not redefined. */
-            msg_usage("--quiet: say --no-summary for no summary, --no-progress for no status "
-                      "line (--quiet means \"no progress\" in spoolsim's programs)");
         case OPT_THREADS:
             opts->threads = (unsigned)optarg_count(optarg, "--threads", 1, SOURCE_THREADS_MAX);
             break;
@@ -318,11 +276,9 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
         case OPT_HELP:
             usage(stdout);
             exit(0);
-        case OPT_VERSION:
-            printf("smtp-source (spoolsim) %s\n", PACKAGE_VERSION);
-            exit(0);
         default:
-            msg_panic("option %d not handled", ch);
+            if (!smtp_tool_opts_parse(&opts->tool, ch, optarg))
+                msg_panic("option %d not handled", ch);
         }
     }
     if (messages_given && opts->duration > 0)
@@ -332,7 +288,7 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
     if (opts->old_mode && opts->tls)
         msg_usage("-o (no HELO) and --tls cannot be combined");
     {
-        const char *out[3] = {opts->json_file, opts->csv_file, opts->msg_log};
+        const char *out[3] = {opts->tool.json_file, opts->csv_file, opts->tool.msg_log};
         const char *name[3] = {"--json", "--csv", "--msg-log"};
 
         for (int a = 0; a < 3; a++)

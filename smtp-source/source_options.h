@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 
+#include "smtp_tool_opts.h"
 #include "workload.h"
 
 #define SOURCE_THREADS_MAX 256
@@ -18,25 +19,22 @@
 enum arrival_kind { ARRIVAL_FIXED, ARRIVAL_POISSON };
 
 struct source_options {
-    int family;               /* -4 / -6 */
-    int count_display;        /* -c */
-    unsigned connect_retries; /* -C */
-    int reuse;                /* -d: keep the connection for the next message */
-    const char *from;         /* -f */
-    const char *message_file; /* -F */
-    int lmtp;                 /* -L */
-    uint64_t messages;        /* -m */
-    const char *helo_name;    /* -M */
-    int number_rcpts;         /* -N */
-    int old_mode;             /* -o: no HELO, no headers */
-    unsigned rcpts;           /* -r */
-    double random_wait;       /* -R, seconds */
-    unsigned sessions;        /* -s */
-    const char *subject;      /* -S */
-    const char *to;           /* -t */
-    int tcp_window;           /* -T */
-    int verbose;              /* -v */
-    double fixed_wait;        /* -w, seconds */
+    struct smtp_tool_opts tool; /* -4 -6 -L -T -v, --seed --json --msg-log --no-summary */
+    int count_display;          /* -c */
+    unsigned connect_retries;   /* -C */
+    int reuse;                  /* -d: keep the connection for the next message */
+    const char *from;           /* -f */
+    const char *message_file;   /* -F */
+    uint64_t messages;          /* -m */
+    const char *helo_name;      /* -M */
+    int number_rcpts;           /* -N */
+    int old_mode;               /* -o: no HELO, no headers */
+    unsigned rcpts;             /* -r */
+    double random_wait;         /* -R, seconds */
+    unsigned sessions;          /* -s */
+    const char *subject;        /* -S */
+    const char *to;             /* -t */
+    double fixed_wait;          /* -w, seconds */
     const char *target;
 
     /* spoolsim extensions */
@@ -47,15 +45,11 @@ struct source_options {
     enum arrival_kind arrivals;
     double duration; /* seconds, 0 = until -m messages */
     struct size_dist size;
-    int size_given; /* --size or -l */
-    double timeout; /* seconds per reply */
-    const char *json_file;
+    int size_given;       /* --size or -l */
+    double timeout;       /* seconds per reply */
     double interval;      /* --interval: the timeline's, seconds */
     const char *csv_file; /* --csv: the timeline */
-    const char *msg_log;
-    uint64_t seed;
     int ignore_failures;
-    int no_summary;
     double start_at;           /* --start-at: Unix seconds to start at; 0: at once */
     const char *start_at_text; /* as given, for messages */
     const char *id;            /* --id: this source's name in the JSON, NULL: none */

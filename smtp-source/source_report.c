@@ -185,18 +185,14 @@ void source_report_text(FILE *fp, const struct source_stats *st, const struct so
 int source_report_json(const char *path, const struct source_stats *st,
                        const struct source_options *opts, const struct json_run *run)
 {
-    FILE *fp = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
     struct json_writer w;
     double secs = source_report_window_s(st);
     char dist[128];
 
-    if (fp == NULL) {
+    if (json_meta_begin(&w, path, run) != 0) {
         msg_warn("cannot write %s: %s", path, strerror(errno));
         return -1;
     }
-    json_init(&w, fp);
-    json_begin_object(&w, NULL);
-    json_meta_write(&w, run);
     json_string(&w, "id", opts->id);
     json_string(&w, "target", opts->target);
     json_uint(&w, "sessions", opts->sessions);
@@ -266,8 +262,7 @@ int source_report_json(const char *path, const struct source_stats *st,
         }
     }
     json_end_object(&w);
-    json_end_object(&w);
-    if (json_finish(&w) != 0 || (fp != stdout && fclose(fp) != 0)) {
+    if (json_meta_end(&w) != 0) {
         msg_warn("write error on %s", path);
         return -1;
     }

@@ -78,7 +78,7 @@ static void fail(struct source_session *s, enum source_failure kind, int code,
     } else if (!s->has_msg) {
         st->failures[kind]++;
     }
-    if (s->ctx->opts->verbose)
+    if (s->ctx->opts->tool.verbose)
         msg_info("session %u: %s failure at %s%s%s", s->id, source_report_failure_name(kind),
                  source_report_phase_name(phase), code ? ": " : "", code ? s->reply->text : "");
 }
@@ -131,7 +131,7 @@ static void send_cmd(struct source_session *s, const char *fmt, ...)
     va_list ap;
 
     va_start(ap, fmt);
-    if (s->ctx->opts->verbose) {
+    if (s->ctx->opts->tool.verbose) {
         char line[1024];
         va_list copy;
 
@@ -150,7 +150,7 @@ static void send_cmd(struct source_session *s, const char *fmt, ...)
 /* A prebuilt command line, CR LF included: the common commands need no printf. */
 static void send_line(struct source_session *s, const char *line, size_t len)
 {
-    if (s->ctx->opts->verbose)
+    if (s->ctx->opts->tool.verbose)
         msg_info("session %u: > %.*s", s->id, (int)(len - 2), line);
     smtp_client_send(&s->conn, line, len);
     s->phase_ns = clock_now_ns();
@@ -186,7 +186,7 @@ static void session_connect(struct source_session *s)
          */
         int err = errno;
 
-        if (ctx->opts->verbose)
+        if (ctx->opts->tool.verbose)
             msg_info("session %u: connect: %s", s->id, strerror(err));
         close_connection(s);
         source_report_connect_error(&ctx->stats, err);
@@ -221,7 +221,7 @@ static void send_mail(struct source_session *s)
     const struct source_options *opts = s->ctx->opts;
 
     smtp_txn_begin(&s->txn, opts->rcpts, opts->pipelining && (s->extensions & SMTP_EXT_PIPELINING),
-                   opts->lmtp);
+                   opts->tool.lmtp);
     s->rcpt_ok = 0;
     s->queue_id[0] = 0;
     send_line(s, s->ctx->msg.mail_cmd, s->ctx->msg.mail_cmd_len);
@@ -276,7 +276,7 @@ static void send_content(struct source_session *s)
     smtp_txn_text_sent(&s->txn);
     smtp_client_dot(&s->conn);
     smtp_client_owe(&s->conn, s->txn.dot_replies - 1); /* LMTP: one per recipient */
-    if (ctx->opts->verbose)
+    if (ctx->opts->tool.verbose)
         msg_info("session %u: > (%llu bytes of message content)", s->id,
                  (unsigned long long)s->content_len);
     s->phase_ns = clock_now_ns();
@@ -481,7 +481,7 @@ static void on_reply(void *arg, const struct smtp_reply *reply)
     int ok = code / 100 == 2;
 
     s->reply = reply;
-    if (opts->verbose)
+    if (opts->tool.verbose)
         msg_info("session %u: < %s", s->id, reply->text);
     if (code == 421 && s->state != SMTP_STEP_QUIT) {
         /* The server is closing: no QUIT, no RSET. */
@@ -507,7 +507,8 @@ static void on_reply(void *arg, const struct smtp_reply *reply)
     case SMTP_STEP_EHLO:
     case SMTP_STEP_HELO:
         record(s, PHASE_HELO, s->phase_ns);
-        if (!ok && s->state == SMTP_STEP_EHLO && !opts->lmtp && code / 100 == 5 && !opts->tls) {
+        if (!ok && s->state == SMTP_STEP_EHLO && !opts->tool.lmtp && code / 100 == 5 &&
+            !opts->tls) {
             send_cmd(s, "HELO %s", s->ctx->msg.helo_name);
             s->state = SMTP_STEP_HELO;
         } else if (!ok) {
@@ -594,7 +595,7 @@ static void on_error(void *arg, enum smtp_client_error error, int err)
         return;
     case SMTP_CLIENT_TOO_LONG:
     case SMTP_CLIENT_MALFORMED:
-        if (s->ctx->opts->verbose)
+        if (s->ctx->opts->tool.verbose)
             msg_info("session %u: malformed reply", s->id);
         connection_lost(s, FAIL_PROTOCOL, PHASE_TXN);
         return;
@@ -735,7 +736,7 @@ struct source_session *source_session_new(struct source_ctx *ctx, unsigned id)
          */
         .abort_close = 1,
         .nodelay = 1,
-        .window = ctx->opts->tcp_window,
+        .window = ctx->opts->tool.tcp_window,
     };
 
     s->ctx = ctx;

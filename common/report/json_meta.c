@@ -119,3 +119,27 @@ void json_meta_write_spool(struct json_writer *w, const char *key, const char *p
     json_string(w, "mount_options", or_null(fs->options));
     json_end_object(w);
 }
+
+int json_meta_begin(struct json_writer *w, const char *path, const struct json_run *run)
+{
+    FILE *fp = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+
+    if (fp == NULL)
+        return -1;
+    json_init(w, fp);
+    json_begin_object(w, NULL);
+    if (run)
+        json_meta_write(w, run);
+    return 0;
+}
+
+int json_meta_end(struct json_writer *w)
+{
+    FILE *fp = w->fp;
+    int status;
+
+    json_end_object(w);
+    status = json_finish(w);
+    status |= fp == stdout ? fflush(fp) : fclose(fp);
+    return status == 0 ? 0 : -1;
+}

@@ -71,4 +71,15 @@ void json_meta_write_with(struct json_writer *w, const struct json_run *run,
 void json_meta_write_spool(struct json_writer *w, const char *key, const char *path,
                            const struct fsinfo *fs);
 
+/*
+ * A result file, begun and ended one way: json_meta_begin() opens path
+ * ("-": standard output), opens the top-level object and writes the
+ * header keys (none when run is NULL); 0, or -1 with errno when the file
+ * cannot be opened (then nothing is to be ended). json_meta_end() closes
+ * the top-level object, flushes the stream and closes it unless it is
+ * standard output; 0, or -1 when anything failed to be written.
+ */
+int json_meta_begin(struct json_writer *w, const char *path, const struct json_run *run);
+int json_meta_end(struct json_writer *w);
+
 #endif

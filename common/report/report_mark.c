@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "report_mark.h"
@@ -26,4 +27,22 @@ void report_mark_print(FILE *fp, const char *mark, const char *text)
         if (*text == '\n')
             text++;
     }
+}
+
+FILE *report_mark_begin(struct report_mark *m, FILE *fp)
+{
+    m->fp = fp;
+    m->text = NULL;
+    m->len = 0;
+    m->mem = open_memstream(&m->text, &m->len);
+    return m->mem ? m->mem : fp;
+}
+
+void report_mark_end(struct report_mark *m, const char *mark)
+{
+    if (m->mem == NULL)
+        return;
+    fclose(m->mem);
+    report_mark_print(m->fp, mark, m->text);
+    free(m->text);
 }

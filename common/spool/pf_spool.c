@@ -67,6 +67,15 @@ int pf_spool_sync_parse(const char *name, enum pf_sync *sync)
     return -1;
 }
 
+enum pf_sync pf_spool_sync_option(const char *name)
+{
+    enum pf_sync sync;
+
+    if (pf_spool_sync_parse(name, &sync) != 0)
+        msg_usage("bad --sync \"%s\" (fsync, fdatasync or none)", name);
+    return sync;
+}
+
 static uid_t owner_uid(const struct pf_spool *sp)
 {
     return sp->owner_set ? sp->owner_uid : geteuid();

@@ -308,5 +308,7 @@ enum pf_recover_verdict pf_recover_verdict(const char *queue, const char *name, 
 
 const char *pf_spool_sync_name(enum pf_sync sync);
 int pf_spool_sync_parse(const char *name, enum pf_sync *sync);
+/* --sync's value on a command line: the policy it names, else a usage error (msg_usage()). */
+enum pf_sync pf_spool_sync_option(const char *name);
 
 #endif

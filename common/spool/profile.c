@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "msg.h"
 #include "profile.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -543,4 +544,11 @@ int profile_expand(const char *tmpl, uint64_t id, unsigned w, unsigned r, char *
     }
     out[o] = 0;
     return 0;
+}
+
+const char *profile_option(const char *name)
+{
+    if (profile_find(name) == NULL)
+        msg_usage("unknown --profile \"%s\" (see spoolsim raw --list)", name);
+    return name;
 }

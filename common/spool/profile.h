@@ -93,6 +93,9 @@ struct profile {
 };
 
 const struct profile *profile_find(const char *name);
+/* --profile's value on a command line: name, if a profile has it, else a usage error (msg_usage()).
+ */
+const char *profile_option(const char *name);
 const struct profile *profile_at(size_t i); /* NULL past the end */
 const char *profile_op_name(enum profile_op_kind kind);
 const char *profile_sync_name(enum profile_sync sync);

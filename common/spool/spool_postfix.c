@@ -102,19 +102,34 @@ static int activate(struct spool_runner *pr, struct spool_msg *m, char **file, s
     return 0;
 }
 
-static int phase_deliver(struct spool_runner *pr, struct spool_msg *m)
+/* What a phase does to a message activate() has read; its status. */
+typedef int (*active_work)(struct spool_runner *pr, struct spool_msg *m,
+                           const struct pf_qfile_view *view);
+
+/* activate(), then `work', then the read file let go: the qmgr's part and the delivery's. */
+static int with_active(struct spool_runner *pr, struct spool_msg *m, active_work work)
 {
     struct pf_qfile_view view;
     char *file;
     size_t len;
-    uint64_t t0;
-    int status = 0;
+    int status;
 
     if (activate(pr, m, &file, &len, &view) != 0)
         return -1;
-    for (unsigned i = 0; i < view.rcpt_count && status == 0; i++) {
+    status = work(pr, m, &view);
+    pf_qfile_view_free(&view);
+    free(file);
+    return status;
+}
+
+static int deliver(struct spool_runner *pr, struct spool_msg *m, const struct pf_qfile_view *view)
+{
+    uint64_t t0;
+    int status = 0;
+
+    for (unsigned i = 0; i < view->rcpt_count && status == 0; i++) {
         t0 = clock_now_ns();
-        if (pf_spool_file_mark_done(&pr->pf, m->qid, view.rcpts[i].offset, &pr->pf_stats) != 0)
+        if (pf_spool_file_mark_done(&pr->pf, m->qid, view->rcpts[i].offset, &pr->pf_stats) != 0)
             status = spool_runner_fail(pr, "mark done", m->qid);
         spool_runner_timed(pr, MEASURE_PF_MARK, t0);
     }
@@ -123,22 +138,16 @@ static int phase_deliver(struct spool_runner *pr, struct spool_msg *m)
     if (status == 0 && pf_spool_file_remove(&pr->pf, m->qid, &pr->pf_stats) != 0)
         status = spool_runner_fail(pr, "remove", m->qid);
     spool_runner_timed(pr, MEASURE_PF_REMOVE, t0);
-    pf_qfile_view_free(&view);
-    free(file);
     return status;
 }
 
-static int phase_defer(struct spool_runner *pr, struct spool_msg *m)
+static int defer(struct spool_runner *pr, struct spool_msg *m, const struct pf_qfile_view *view)
 {
-    struct pf_qfile_view view;
     struct timeval now;
-    char *file;
-    size_t len;
     uint64_t t0;
     int status = 0;
 
-    if (activate(pr, m, &file, &len, &view) != 0)
-        return -1;
+    (void)view;
     t0 = clock_now_ns();
     if (pf_spool_file_log_append(
             &pr->pf, PF_QUEUE_DEFER, m->qid,
@@ -153,9 +162,17 @@ static int phase_defer(struct spool_runner *pr, struct spool_msg *m)
         pf_spool_file_defer(&pr->pf, m->qid, (long)now.tv_sec + 300, &pr->pf_stats) != 0)
         status = spool_runner_fail(pr, "defer", m->qid);
     spool_runner_timed(pr, MEASURE_PF_DEFER, t0);
-    pf_qfile_view_free(&view);
-    free(file);
     return status;
+}
+
+static int phase_deliver(struct spool_runner *pr, struct spool_msg *m)
+{
+    return with_active(pr, m, deliver);
+}
+
+static int phase_defer(struct spool_runner *pr, struct spool_msg *m)
+{
+    return with_active(pr, m, defer);
 }
 
 /* pf_spool counts its own calls; its fsyncs include the directory ones it makes. */

@@ -204,18 +204,13 @@ void ab_report_print(const struct ab *ab, const struct ab_result *r, int compare
 int ab_report_write_json(const struct ab *ab, const struct ab_result *r, int compared)
 {
     const struct ab_options *o = ab->opts;
-    FILE *fp = strcmp(o->common.json, "-") == 0 ? stdout : fopen(o->common.json, "w");
     struct json_writer w;
     char verdict[512], warnings[2048];
     struct ab_summary sum[2];
-    int status;
 
-    if (fp == NULL)
+    if (json_meta_begin(&w, o->common.json, ab->run) != 0)
         return -1;
     summarize_sides(ab, sum);
-    json_init(&w, fp);
-    json_begin_object(&w, NULL);
-    json_meta_write(&w, ab->run);
     json_string(&w, "mode", o->mode->name);
     json_string(&w, "metric", o->mode->metric);
     json_string(&w, "unit", o->mode->unit);
@@ -275,10 +270,7 @@ int ab_report_write_json(const struct ab *ab, const struct ab_result *r, int com
         json_string(&w, NULL, line);
     }
     json_end_array(&w);
-    json_end_object(&w);
-    status = json_finish(&w);
-    status |= fp == stdout ? fflush(fp) : fclose(fp);
-    return status;
+    return json_meta_end(&w);
 }
 
 /* --export-markdown or --export-csv: 0, or -1 with errno. */

@@ -38,6 +38,7 @@
 #include "netem.h"
 #include "optarg.h"
 #include "optgroup.h"
+#include "pf_spool.h"
 #include "bench_drain.h"
 #include "bench_report.h"
 #include "profile.h"
@@ -200,8 +201,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
             o->rate = optarg;
             break;
         case OPT_SYNC:
-            if (strcmp(optarg, "fsync") && strcmp(optarg, "fdatasync") && strcmp(optarg, "none"))
-                msg_usage("bad --sync \"%s\" (fsync, fdatasync or none)", optarg);
+            pf_spool_sync_option(optarg); /* checked here, named to the relay */
             o->sync = optarg;
             break;
         case OPT_MODEL:
@@ -215,9 +215,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
                 ch == OPT_RECALIBRATE ? BENCH_CALIBRATE_AGAIN : BENCH_CALIBRATE_IF_NEEDED;
             break;
         case OPT_PROFILE:
-            if (profile_find(optarg) == NULL)
-                msg_usage("unknown --profile \"%s\" (see spoolsim raw --list)", optarg);
-            o->profile = optarg;
+            o->profile = profile_option(optarg);
             break;
         case OPT_QMGR:
             if (strcmp(optarg, "single") && strcmp(optarg, "pool"))

@@ -325,18 +325,10 @@ static void print_report(const struct bench_options *o, const char *spool,
 void bench_report_print(const struct bench_options *o, const char *spool,
                         const struct bench_results *res, FILE *fp)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
+    struct report_mark m;
 
-    if (mem == NULL) {
-        print_report(o, spool, res, fp);
-        return;
-    }
-    print_report(o, spool, res, mem);
-    fclose(mem);
-    report_mark_print(fp, report_mark_sync(bench_report_sync_name(o)), text);
-    free(text);
+    print_report(o, spool, res, report_mark_begin(&m, fp));
+    report_mark_end(&m, report_mark_sync(bench_report_sync_name(o)));
 }
 
 /* A count option bench passes on as given (validated), or null: the relay's default. */
@@ -419,18 +411,13 @@ static void write_client(struct json_writer *w, const struct bench_options *o,
 int bench_report_write_json(const struct bench_options *o, const char *spool,
                             const struct bench_results *res)
 {
-    FILE *fp = strcmp(o->common.json, "-") == 0 ? stdout : fopen(o->common.json, "w");
     double msgs = res->injected > 0 ? res->injected : 1;
     struct json_writer w;
     struct cpu_per_message cpu;
     char harness[600];
-    int status;
 
-    if (fp == NULL)
+    if (json_meta_begin(&w, o->common.json, o->run) != 0)
         return -1;
-    json_init(&w, fp);
-    json_begin_object(&w, NULL);
-    json_meta_write(&w, o->run);
     json_meta_write_spool(&w, "spool", spool, &res->fs);
     write_parameters(&w, o);
     write_hop(&w, o, res);
@@ -492,8 +479,5 @@ int bench_report_write_json(const struct bench_options *o, const char *spool,
         json_uint(&w, "duplicated", res->cmp.duplicated);
         json_uint(&w, "unexpected", res->cmp.unexpected);
     }
-    json_end_object(&w);
-    status = json_finish(&w);
-    status |= fp == stdout ? fflush(fp) : fclose(fp);
-    return status;
+    return json_meta_end(&w);
 }

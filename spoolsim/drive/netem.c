@@ -22,16 +22,22 @@ int netem_spec_wanted(const struct netem_spec *s)
     return s->delay_s > 0 || s->jitter_s > 0 || s->loss_pct > 0 || s->rate_bit_s > 0;
 }
 
+/* The number `text' starts with, *end after it; -1 for none (or one out of range). */
+static int leading_number(const char *text, double *v, char **end)
+{
+    if (text == NULL || *text == 0)
+        return -1;
+    errno = 0;
+    *v = strtod(text, end);
+    return *end == text || errno != 0 ? -1 : 0;
+}
+
 int netem_parse_loss(const char *text, double *pct)
 {
     char *end;
     double v;
 
-    if (text == NULL || *text == 0)
-        return -1;
-    errno = 0;
-    v = strtod(text, &end);
-    if (end == text || errno != 0)
+    if (leading_number(text, &v, &end) != 0)
         return -1;
     if (*end == '%')
         end++;
@@ -50,11 +56,7 @@ int netem_parse_rate(const char *text, double *bit_s)
     char *end;
     double v;
 
-    if (text == NULL || *text == 0)
-        return -1;
-    errno = 0;
-    v = strtod(text, &end);
-    if (end == text || errno != 0 || !(v > 0) || !isfinite(v))
+    if (leading_number(text, &v, &end) != 0 || !(v > 0) || !isfinite(v))
         return -1;
     for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
         if (strcmp(end, units[i].unit) == 0) {

@@ -110,11 +110,8 @@ static void take_relay_args(struct sweep_options *o, int argc, char **argv, int 
                 msg_usage("%s after --: sweep sets the relay's %s itself%s", reserved[k],
                           reserved[k], k == 2 ? " (give --spool DIR before --)" : "");
         }
-        if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc) {
-            if (profile_find(argv[i + 1]) == NULL)
-                msg_usage("unknown --profile \"%s\" (see spoolsim raw --list)", argv[i + 1]);
-            o->profile = argv[i + 1];
-        }
+        if (strcmp(argv[i], "--profile") == 0 && i + 1 < argc)
+            o->profile = profile_option(argv[i + 1]);
         if (o->n_relay_args == RELAY_ARGS_MAX)
             msg_usage("more than %d relay options after --", RELAY_ARGS_MAX);
         o->relay_args[o->n_relay_args++] = argv[i];

@@ -109,17 +109,12 @@ static const char *const reason_keys[] = {"held", "fell_behind", "queue_grew", "
 int sweep_report_write_json(const struct sweep *s, const struct sweep_search *search)
 {
     const struct sweep_options *o = s->opts;
-    FILE *fp = strcmp(o->common.json, "-") == 0 ? stdout : fopen(o->common.json, "w");
     double knee = sweep_search_knee(search), broke = sweep_search_broke(search);
     char why[160];
     struct json_writer w;
-    int status;
 
-    if (fp == NULL)
+    if (json_meta_begin(&w, o->common.json, o->run) != 0)
         return -1;
-    json_init(&w, fp);
-    json_begin_object(&w, NULL);
-    json_meta_write(&w, o->run);
     if (o->target)
         json_string(&w, "spool", NULL);
     else
@@ -197,8 +192,5 @@ int sweep_report_write_json(const struct sweep *s, const struct sweep_search *se
         json_double(&w, "broke_per_s", broke);
     else
         json_string(&w, "broke_per_s", NULL);
-    json_end_object(&w);
-    status = json_finish(&w);
-    status |= fp == stdout ? fflush(fp) : fclose(fp);
-    return status;
+    return json_meta_end(&w);
 }

@@ -183,26 +183,17 @@ void pm_report_extras(FILE *fp, const struct pm_result *r, const struct pm_repor
 int pm_report_json(const char *path, const struct pm_config *cfg, const struct pm_result *r,
                    const struct pm_report_settings *how)
 {
-    FILE *fp = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    struct json_run default_run = {"spoolsim postmark", "spoolsim", 0, NULL};
     const char *dir = cfg->nlocations ? cfg->locations[0].dir : ".";
     struct json_writer w;
     struct fsinfo fs;
     struct phases p;
 
-    if (fp == NULL) {
+    if (json_meta_begin(&w, path, how->run ? how->run : &default_run) != 0) {
         fprintf(stderr, "Error: Cannot direct output to file '%s': %s\n", path, strerror(errno));
         return -1;
     }
     phases_of(r, 0, &p);
-    json_init(&w, fp);
-    json_begin_object(&w, NULL);
-    if (how->run) {
-        json_meta_write(&w, how->run);
-    } else {
-        struct json_run run = {"spoolsim postmark", "spoolsim", 0, NULL};
-
-        json_meta_write(&w, &run);
-    }
     /* the first location is where the files go (the current directory without one) */
     fsinfo_lookup(dir, &fs);
     json_meta_write_spool(&w, "spool", dir, &fs);
@@ -245,8 +236,7 @@ int pm_report_json(const char *path, const struct pm_config *cfg, const struct p
     for (int op = 0; op < PM_OP_COUNT; op++)
         histogram_write_json(&w, op_names[op], &r->latency[op]);
     json_end_object(&w);
-    json_end_object(&w);
-    if (json_finish(&w) != 0 || (fp != stdout && fclose(fp) != 0)) {
+    if (json_meta_end(&w) != 0) {
         fprintf(stderr, "Error: write error on '%s'\n", path);
         return -1;
     }

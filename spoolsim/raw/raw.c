@@ -154,9 +154,7 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
             o->dir = optarg;
             break;
         case 'p':
-            if (profile_find(optarg) == NULL)
-                msg_usage("unknown profile \"%s\" (see spoolsim raw --list)", optarg);
-            o->profile = optarg;
+            o->profile = profile_option(optarg);
             break;
         case 'w':
             o->workers = (unsigned)optarg_count(optarg, "--workers", 1, 1000);

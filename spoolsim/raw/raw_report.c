@@ -99,35 +99,22 @@ void raw_report_print(const struct raw_options *o, const struct profile *p,
 {
     const char *mark =
         o->sync == PROFILE_SYNC_AS_PROFILE ? "" : report_mark_sync(profile_sync_name(o->sync));
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
+    struct report_mark m;
 
-    if (mem == NULL) {
-        print_report(o, p, res, fp);
-        return;
-    }
-    print_report(o, p, res, mem);
-    fclose(mem);
-    report_mark_print(fp, mark, text);
-    free(text);
+    print_report(o, p, res, report_mark_begin(&m, fp));
+    report_mark_end(&m, mark);
 }
 
 int raw_report_write_json(const struct raw_options *o, const struct profile *p,
                           const struct raw_result *res)
 {
-    FILE *fp = strcmp(o->common.json, "-") == 0 ? stdout : fopen(o->common.json, "w");
     struct spool_op_totals t;
     struct json_writer w;
     double n = res->delivered ? (double)res->delivered : 1;
-    int status;
 
-    if (fp == NULL)
+    if (json_meta_begin(&w, o->common.json, o->run) != 0)
         return -1;
     totals(p, res, &t);
-    json_init(&w, fp);
-    json_begin_object(&w, NULL);
-    json_meta_write(&w, o->run);
     json_meta_write_spool(&w, "spool", o->dir, &res->fs);
     json_string(&w, "profile", p->name);
     json_string(&w, "sync", profile_sync_name(o->sync));
@@ -186,8 +173,5 @@ int raw_report_write_json(const struct raw_options *o, const struct profile *p,
     }
     if (res->error[0])
         json_string(&w, "error", res->error);
-    json_end_object(&w);
-    status = json_finish(&w);
-    status |= fp == stdout ? fflush(fp) : fclose(fp);
-    return status;
+    return json_meta_end(&w);
 }

@@ -262,14 +262,11 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             parse_next_hop(opts, optarg);
             break;
         case OPT_SYNC:
-            if (pf_spool_sync_parse(optarg, &opts->sync) != 0)
-                msg_usage("bad --sync \"%s\" (fsync, fdatasync or none)", optarg);
+            opts->sync = pf_spool_sync_option(optarg);
             opts->sync_given = 1;
             break;
         case OPT_PROFILE:
-            if (profile_find(optarg) == NULL)
-                msg_usage("unknown --profile \"%s\" (see spoolsim raw --list)", optarg);
-            opts->profile = optarg;
+            opts->profile = profile_option(optarg);
             break;
         case OPT_MODEL:
             opts->model = optarg;

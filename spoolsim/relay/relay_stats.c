@@ -388,18 +388,10 @@ void relay_stats_print_start(const struct relay *r, int listen_fd, FILE *fp)
 
 void relay_stats_print(const struct relay *r, FILE *fp)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&text, &len);
+    struct report_mark m;
 
-    if (mem == NULL) {
-        print_report(r, fp);
-        return;
-    }
-    print_report(r, mem);
-    fclose(mem);
-    report_mark_print(fp, report_mark_sync(sync_name(r)), text);
-    free(text);
+    print_report(r, report_mark_begin(&m, fp));
+    report_mark_end(&m, report_mark_sync(sync_name(r)));
 }
 
 static void write_ops(struct json_writer *w, const char *key, const struct pf_spool_stats *sp)
@@ -428,15 +420,10 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     const struct windows win = windows(r);
     struct json_writer w;
     struct fsinfo fs;
-    FILE *fp = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-    int status;
 
-    if (fp == NULL)
+    if (json_meta_begin(&w, path, r->run) != 0)
         return -1;
     fsinfo_lookup(r->spool.dir, &fs);
-    json_init(&w, fp);
-    json_begin_object(&w, NULL);
-    json_meta_write(&w, r->run);
     json_meta_write_spool(&w, "spool", r->spool.dir, &fs);
     json_string(&w, "profile", r->profile->name);
     json_string(&w, "sync", sync_name(r));
@@ -533,11 +520,5 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     json_end_array(&w);
     json_double(&w, "interval_s", r->opts->stats_interval);
     timeline_write_json(&st->timeline, &w, "timeline");
-    json_end_object(&w);
-    status = json_finish(&w);
-    if (fp != stdout)
-        status |= fclose(fp);
-    else
-        status |= fflush(fp);
-    return status == 0 ? 0 : -1;
+    return json_meta_end(&w);
 }

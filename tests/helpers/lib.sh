@@ -234,6 +234,18 @@ stop() {
     return 0
 }
 
+# smtp_probe NAME: tests/helpers/smtp_probe.py's group NAME of hand-made
+# sessions against the server started as NAME (start_sink, start_relay),
+# which is stopped after; the probe's status.
+smtp_probe() {
+    local port pid status
+    eval "port=\$${1}_PORT pid=\$${1}_PID"
+    timeout 60 python3 "$top_srcdir/tests/helpers/smtp_probe.py" "$1" "$port"
+    status=$?
+    stop "$pid"
+    return $status
+}
+
 # free_port: a TCP port that was free a moment ago (for peers without --port-file).
 free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
@@ -419,6 +431,15 @@ lost = [m for m in src if m not in sink or src[m][0] not in sink[m]]
 dup = sum(len(v) - 1 for v in sink.values())
 print(f"acked {len(src)}, lost {len(lost)}, duplicated {dup}")
 PY
+}
+
+# exactly_once TITLE N SENT RECEIVED: a check that the N messages of the
+# source's --msg-log SENT each arrived once, intact, in the sink's RECEIVED
+# (delivery_report), titled "TITLE: " and the report.
+exactly_once() {
+    local report
+    report=$(delivery_report "$3" "$4")
+    check "$1: $report" test "$report" = "acked $2, lost 0, duplicated 0"
 }
 
 # marks SPOOL: how many files marked complete (0700) in incoming/, active/ and

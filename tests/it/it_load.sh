@@ -35,17 +35,29 @@ release() {
     rm -f "$WORK/$1.in" # a FIFO left in $WORK would block finish's scan
 }
 
+# held NAME LABEL PID PORT N HOLDER: N idle connections held on the server
+# PID (by hold HOLDER): all greeted, its RSS bounded, what they cost said
+# (LABEL: ...); sets fds0, the descriptors it had before.
+held() {
+    local name=$1 label=$2 pid=$3 port=$4 n=$5 holder=$6 rss0 rss1 fds1
+    rss0=$(rss_kib "$pid") fds0=$(fds "$pid")
+    check "$name: $n connections held" hold "$holder" "$port" "$n"
+    rss1=$(rss_kib "$pid") fds1=$(fds "$pid")
+    echo "$label: $(cat "$WORK/$holder.out"); RSS $rss0 -> $rss1 KiB ($(( (rss1 - rss0) * 1024 / n )) bytes per connection); fds $fds0 -> $fds1"
+    check "$name greeted all $n" grep -q "^greeted $n refused 0 waiting 0" "$WORK/$holder.out"
+    check "$name RSS stays bounded (< 64 MiB)" test "$rss1" -lt 65536
+}
+# gave_back NAME PID: once the holder let go, PID is back to the fds0 it had.
+gave_back() {
+    wait_until 30 fds_back "$2" "$fds0"
+    check "$1 gave back every descriptor ($(fds "$2") vs $fds0)" test "$(fds "$2")" -le "$fds0"
+}
+
 start_sink sink -m $((SINK_CONNS + 100)) 127.0.0.1:0 4096 || exit 1
 sink=$(real_pid "$sink_PID")
-rss0=$(rss_kib "$sink") fds0=$(fds "$sink")
-check "sink: $SINK_CONNS connections held" hold idle "$sink_PORT" "$SINK_CONNS"
-rss1=$(rss_kib "$sink") fds1=$(fds "$sink")
-echo "smtp-sink: $(cat "$WORK/idle.out"); RSS $rss0 -> $rss1 KiB ($(( (rss1 - rss0) * 1024 / SINK_CONNS )) bytes per connection); fds $fds0 -> $fds1"
-check "sink greeted all $SINK_CONNS" grep -q "^greeted $SINK_CONNS refused 0 waiting 0" "$WORK/idle.out"
-check "sink RSS stays bounded (< 64 MiB)" test "$rss1" -lt 65536
+held sink smtp-sink "$sink" "$sink_PORT" "$SINK_CONNS" idle
 release idle
-wait_until 30 fds_back "$sink" "$fds0"
-check "sink gave back every descriptor ($(fds "$sink") vs $fds0)" test "$(fds "$sink")" -le "$fds0"
+gave_back sink "$sink"
 check "sink still serves" to "$WORK/after.out" timeout 30 "$SOURCE" -m 10 "127.0.0.1:$sink_PORT"
 stop "$sink_PID"
 
@@ -53,16 +65,10 @@ SPOOL=$WORK/spool
 # Above Postfix's process limit on purpose: what 2,000 idle sessions cost is the question.
 start_relay relay --spool "$SPOOL" --backlog 4096 --max-sessions 3000 || exit 1
 relay=$(real_pid "$relay_PID")
-rss0=$(rss_kib "$relay") fds0=$(fds "$relay")
-check "relay: $RELAY_CONNS connections held" hold ridle "$relay_PORT" "$RELAY_CONNS"
-rss1=$(rss_kib "$relay") fds1=$(fds "$relay")
-echo "relay: $(cat "$WORK/ridle.out"); RSS $rss0 -> $rss1 KiB ($(( (rss1 - rss0) * 1024 / RELAY_CONNS )) bytes per connection); fds $fds0 -> $fds1"
-check "relay greeted all $RELAY_CONNS" grep -q "^greeted $RELAY_CONNS refused 0 waiting 0" "$WORK/ridle.out"
-check "relay RSS stays bounded (< 64 MiB)" test "$rss1" -lt 65536
+held relay relay "$relay" "$relay_PORT" "$RELAY_CONNS" ridle
 check "relay relays while holding them" to "$WORK/r1.out" timeout 30 "$SOURCE" -m 20 "127.0.0.1:$relay_PORT"
 release ridle
-wait_until 30 fds_back "$relay" "$fds0"
-check "relay gave back every descriptor ($(fds "$relay") vs $fds0)" test "$(fds "$relay")" -le "$fds0"
+gave_back relay "$relay"
 stop "$relay_PID"
 
 # at_limit NAME COMMAND...: the server runs with 64 descriptors and 300

@@ -8,12 +8,7 @@ probe() {
     local group=$1
     shift
     start_sink "$group" "$@" 127.0.0.1:0 10 || return 1
-    local port
-    eval "port=\$${group}_PORT"
-    timeout 60 python3 "$top_srcdir/tests/helpers/smtp_probe.py" "$group" "$port"
-    local status=$?
-    eval "stop \$${group}_PID"
-    return $status
+    smtp_probe "$group"
 }
 
 check "default sink" probe default

@@ -16,8 +16,7 @@ check "every 250 carried a queue ID" test "$(grep -c '^id=[0-9A-F]' "$WORK/src.l
 check "the spool drains" wait_spool_empty "$SPOOL" 60
 stop "$relay_PID"
 stop "$sink_PID"
-report=$(delivery_report "$WORK/src.log" "$WORK/sink.log")
-check "exactly once, intact: $report" test "$report" = "acked 2000, lost 0, duplicated 0"
+exactly_once "exactly once, intact" 2000 "$WORK/src.log" "$WORK/sink.log"
 check "relay JSON: 2000 in, 2000 out" test "$(json_get "$WORK/relay.json" messages_in) $(json_get "$WORK/relay.json" messages_out)" = "2000 2000"
 check "relay JSON states the sync policy" test "$(json_get "$WORK/relay.json" sync)" = fsync
 check "summary names the filesystem" grep -q "^spool $SPOOL: " "$WORK/relay.err"
@@ -45,8 +44,7 @@ check "500 messages relayed to a flaky sink" to "$WORK/src2.out" timeout 60 "$SO
 check "the deferred queue drains on retry" wait_spool_empty "$SPOOL2" 60
 stop "$relay2_PID"
 stop "$soft_PID"
-report=$(delivery_report "$WORK/src2.log" "$WORK/soft.log")
-check "exactly once after deferrals: $report" test "$report" = "acked 500, lost 0, duplicated 0"
+exactly_once "exactly once after deferrals" 500 "$WORK/src2.log" "$WORK/soft.log"
 deferrals=$(json_get "$WORK/relay2.json" deferrals)
 check "messages were deferred ($deferrals deferrals)" test "$deferrals" -ge 100
 check "defer logs were fsync'ed: fsyncs > messages" \
@@ -100,8 +98,7 @@ check "300 messages relayed over STARTTLS" to "$WORK/srct.out" timeout 60 "$SOUR
 check "the spool drains" wait_spool_empty "$SPOOLT" 30
 stop "$relayt_PID"
 stop "$tsink_PID"
-report=$(delivery_report "$WORK/srct.log" "$WORK/tls.sink.log")
-check "exactly once over TLS: $report" test "$report" = "acked 300, lost 0, duplicated 0"
+exactly_once "exactly once over TLS" 300 "$WORK/srct.log" "$WORK/tls.sink.log"
 check "every client session used TLS" \
     test "$(json_get "$WORK/relayt.json" tls_sessions)" = "$(json_get "$WORK/relayt.json" sessions)"
 check "with TLS sessions counted" test "$(json_get "$WORK/relayt.json" tls_sessions)" -ge 5
@@ -116,8 +113,7 @@ check "300 messages relayed to a hop over STARTTLS" to "$WORK/srch.out" timeout 
 check "the spool drains" wait_spool_empty "$WORK/spool-hop" 30
 stop "$relayh_PID"
 stop "$hsink_PID"
-report=$(delivery_report "$WORK/srch.log" "$WORK/hop.sink.log")
-check "exactly once over TLS to the hop: $report" test "$report" = "acked 300, lost 0, duplicated 0"
+exactly_once "exactly once over TLS to the hop" 300 "$WORK/srch.log" "$WORK/hop.sink.log"
 check "every hop connection used TLS" test "$(json_get "$WORK/relayh.json" hop_tls_sessions)" = \
     "$(json_get "$WORK/relayh.json" hop_connections)"
 check "and the sink saw them as TLS sessions" test "$(json_get "$WORK/hop.sink.json" tls_sessions)" -ge 1
@@ -140,8 +136,7 @@ check "may: 20 messages relayed in plain text" to "$WORK/srcm.out" timeout 30 "$
 check "may: the spool drains" wait_spool_empty "$WORK/spool-may" 30
 stop "$relaym_PID"
 stop "$psink2_PID"
-report=$(delivery_report "$WORK/srcm.log" "$WORK/plain.sink.log")
-check "may: exactly once: $report" test "$report" = "acked 20, lost 0, duplicated 0"
+exactly_once "may: exactly once" 20 "$WORK/srcm.log" "$WORK/plain.sink.log"
 check "may: no TLS" test "$(json_get "$WORK/relaym.json" hop_tls_sessions)" = 0
 
 # Other MTAs' spool profiles in the relay: their file operations per message,
@@ -159,8 +154,7 @@ for profile in exim qmail; do
         wait_until 30 lines_in "$WORK/$profile.sink.log" 300
     stop "$prelay_PID"
     stop "$psink_PID"
-    report=$(delivery_report "$WORK/$profile.src.log" "$WORK/$profile.sink.log")
-    check "$profile profile: exactly once: $report" test "$report" = "acked 300, lost 0, duplicated 0"
+    exactly_once "$profile profile: exactly once" 300 "$WORK/$profile.src.log" "$WORK/$profile.sink.log"
     check "$profile profile: the JSON names it" test "$(json_get "$WORK/$profile.json" profile)" = "$profile"
     check "$profile profile: its syncs as the MTA makes them" test "$(json_get "$WORK/$profile.json" sync)" = profile
     # Exim's hints databases and their lock files stay, as a real Exim's do.

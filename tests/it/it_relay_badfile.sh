@@ -29,8 +29,7 @@ if truncate -s 64G "$SP/incoming/ABCDE1234" 2>/dev/null && truncate -s 1G "$SP/i
     hwm=$(hwm_kib "$relay")
     stop "$big_PID"
     stop "$sink_PID"
-    report=$(delivery_report "$WORK/big0.log" "$WORK/sink.log")
-    check "big files: the good message delivered: $report" test "$report" = "acked 1, lost 0, duplicated 0"
+    exactly_once "big files: the good message delivered" 1 "$WORK/big0.log" "$WORK/sink.log"
     check "big files: both in corrupt/, whole" \
         test "$(stat -c %s "$SP/corrupt/ABCDE1234" "$SP/corrupt/ABCDE5678" | tr '\n' ' ')" = "68719476736 1073741824 "
     check "big files: the relay says why" grep -q "ABCDE1234: corrupt queue file moved to corrupt/: .*68719476736 bytes" "$WORK/big.err"
@@ -70,8 +69,7 @@ cat "$WORK/hold.out"
 check "descriptors: once they are free, the spool drains" wait_spool_empty "$SP" 30
 stop "$fd_PID"
 stop "$sink_PID"
-report=$(delivery_report "$WORK/fd0.log" "$WORK/fd-sink.log")
-check "descriptors: delivered: $report" test "$report" = "acked 1, lost 0, duplicated 0"
+exactly_once "descriptors: delivered" 1 "$WORK/fd0.log" "$WORK/fd-sink.log"
 
 # 3. --hash-depth 2.
 SP=$WORK/spool-h2
@@ -98,8 +96,7 @@ start_relay h2b --spool "$SP" --hash-depth 2 --next-hop "127.0.0.1:$sink_PORT" -
 check "hash depth 2: the deferred mail drains on its retry" wait_spool_empty "$SP" 30
 stop "$h2b_PID"
 stop "$sink_PID"
-report=$(delivery_report "$WORK/h2.log" "$WORK/h2-sink.log")
-check "hash depth 2: delivered: $report" test "$report" = "acked 5, lost 0, duplicated 0"
+exactly_once "hash depth 2: delivered" 5 "$WORK/h2.log" "$WORK/h2-sink.log"
 
 # A spool of an older relay, without the layout file: its deferred mail
 # shows the depth it was made with.
@@ -116,6 +113,5 @@ check "run with its own depth, it drains" wait_spool_empty "$SP" 30
 stop "$old_PID"
 check "and the depth is recorded" grep -qx "hash_depth 1" "$SP/spoolsim.layout"
 stop "$sink_PID"
-report=$(delivery_report "$WORK/old0.log" "$WORK/old-sink.log")
-check "no layout file: delivered: $report" test "$report" = "acked 1, lost 0, duplicated 0"
+exactly_once "no layout file: delivered" 1 "$WORK/old0.log" "$WORK/old-sink.log"
 finish

@@ -27,8 +27,6 @@ check "and delivered" wait_spool_empty "$SPOOL" 60
 stop "$relay_PID"
 stop "$sink_PID"
 cat "$WORK/src.log" "$WORK/src2.log" >"$WORK/src-all.log"
-report=$(delivery_report "$WORK/src-all.log" "$WORK/sink.log")
-check "every acknowledged message delivered once: $report" \
-    test "$report" = "acked $((accepted + 10)), lost 0, duplicated 0"
+exactly_once "every acknowledged message delivered once" "$((accepted + 10))" "$WORK/src-all.log" "$WORK/sink.log"
 check "the relay counted the refusals" test "$(json_get "$WORK/relay.json" refused_storage)" = "$refused"
 finish

@@ -66,9 +66,7 @@ for profile in postfix sendmail qmail exim exim-4.98 opensmtpd; do
     start_sink sink --msg-log "$WORK/sink.log" "127.0.0.1:$port" 100 || exit 1
     check "$profile: every acknowledged message reaches the next hop" \
         wait_until 60 delivered "$accepted"
-    report=$(delivery_report "$WORK/src.log" "$WORK/sink.log")
-    check "$profile: none lost or duplicated: $report" \
-        test "$report" = "acked $accepted, lost 0, duplicated 0"
+    exactly_once "$profile: none lost or duplicated" "$accepted" "$WORK/src.log" "$WORK/sink.log"
     rm -f "$MNT/filler"
     # Deliveries end with the profile's deliver phase (its unlinks) after the
     # next hop's 250: a clean stop waits for them.

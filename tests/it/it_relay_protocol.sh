@@ -13,12 +13,7 @@ probe() {
     local group=$1
     shift
     start_relay "$group" --spool "$WORK/spool-$group" --next-hop discard "$@" || return 1
-    local port
-    eval "port=\$${group}_PORT"
-    timeout 60 python3 "$top_srcdir/tests/helpers/smtp_probe.py" "$group" "$port"
-    local status=$?
-    eval "stop \$${group}_PID"
-    return $status
+    smtp_probe "$group"
 }
 
 check "relay: commands, sequencing, pipelining, early talkers" probe default

@@ -148,8 +148,7 @@ check "-u nobody: the spool drains" wait_spool_empty "$SP" 30
 stop "$ru2_PID"
 stop "$sink_PID"
 cat "$WORK/ru-src1.log" "$WORK/ru-src2.log" >"$WORK/ru-src.log"
-report=$(delivery_report "$WORK/ru-src.log" "$WORK/ru-sink.log")
-check "-u nobody: exactly once: $report" test "$report" = "acked 10, lost 0, duplicated 0"
+exactly_once "-u nobody: exactly once" 10 "$WORK/ru-src.log" "$WORK/ru-sink.log"
 
 # -u with a Maildir next hop: the Maildir it makes is nobody's too.
 start_relay ru3 -u nobody --spool "$WORK/pub/spool-um" --next-hop "maildir:$WORK/pub/Maildir" || exit 1

@@ -80,6 +80,5 @@ check "1 fsync per message, no fdatasync" test "$(per fsync) $(per fdatasync)" =
 check "1 unlink per message" test "$(per unlink_ok)" = 1.00
 check "2 flocks per message (queue manager, delivery agent)" test "$(per flock)" = 2.00
 check "no utime, no mkdir on the success path" test "$(per utime) $(per mkdir)" = "0.00 0.00"
-report=$(delivery_report "$WORK/src.log" "$WORK/sink.log")
-check "exactly once: $report" test "$report" = "acked $N, lost 0, duplicated 0"
+exactly_once "exactly once" "$N" "$WORK/src.log" "$WORK/sink.log"
 finish

@@ -29,8 +29,7 @@ relay_run() {
     stop "${!rpid_var}"
     stop "${!spid_var}"
     n=$(wc -l <"$WORK/$name.src.log")
-    report=$(delivery_report "$WORK/$name.src.log" "$WORK/$name.sink.log")
-    check "$name: exactly once, intact: $report" test "$report" = "acked $n, lost 0, duplicated 0"
+    exactly_once "$name: exactly once, intact" "$n" "$WORK/$name.src.log" "$WORK/$name.sink.log"
     check "$name: nothing left in the spool" test -z "$(spool_files "$WORK/$name.spool")"
 }
 
@@ -153,9 +152,7 @@ ids = lambda p: {dict(x.split("=", 1) for x in l.split() if "=" in x).get("messa
 print(len(ids(sys.argv[2]) - ids(sys.argv[1])))
 PY
 )
-report=$(delivery_report "$WORK/held.src.log" "$WORK/held.sink.log")
-check "held: every acknowledged message delivered once: $report" \
-    test "$report" = "acked $(wc -l <"$WORK/held.src.log"), lost 0, duplicated 0"
+exactly_once "held: every acknowledged message delivered once" "$(wc -l <"$WORK/held.src.log")" "$WORK/held.src.log" "$WORK/held.sink.log"
 check "held: no message delivered whose client missed its 250 ($unacked)" test "$unacked" = 0
 
 # A SIGTERM as soon as the port file is there (set-up still under way):

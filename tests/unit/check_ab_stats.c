@@ -351,33 +351,25 @@ START_TEST(test_export_csv)
 }
 END_TEST
 
-static Suite *ab_stats_suite(void)
-{
-    Suite *s = suite_create("ab_stats");
-    TCase *tm = tcase_create("median");
-    TCase *tc = tcase_create("compare");
-
-    tcase_add_test(tm, test_median_odd);
-    tcase_add_test(tm, test_median_even);
-    suite_add_tcase(s, tm);
-
-    tcase_add_test(tc, test_identical_samples);
-    tcase_add_test(tc, test_b_clearly_slower);
-    tcase_add_test(tc, test_b_clearly_faster);
-    tcase_add_test(tc, test_verdict_texts);
-    tcase_add_test(tc, test_deterministic);
-    tcase_add_test(tc, test_degenerate_two_runs);
-    tcase_add_test(tc, test_refused);
-    tcase_add_test(tc, test_median_interval);
-    tcase_add_test(tc, test_summarize);
-    tcase_add_test(tc, test_warnings);
-    tcase_add_test(tc, test_export_markdown);
-    tcase_add_test(tc, test_export_csv);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return check_run_suite(ab_stats_suite());
+    const TTest *const median[] = {test_median_odd, test_median_even, NULL};
+    const TTest *const compare[] = {test_identical_samples,
+                                    test_b_clearly_slower,
+                                    test_b_clearly_faster,
+                                    test_verdict_texts,
+                                    test_deterministic,
+                                    test_degenerate_two_runs,
+                                    test_refused,
+                                    test_median_interval,
+                                    test_summarize,
+                                    test_warnings,
+                                    test_export_markdown,
+                                    test_export_csv,
+                                    NULL};
+    Suite *s = suite_create("ab_stats");
+
+    check_add_tcase(s, "median", median);
+    check_add_tcase(s, "compare", compare);
+    return check_run_suite(s);
 }

@@ -218,24 +218,16 @@ START_TEST(test_parsers)
 }
 END_TEST
 
-static Suite *bottleneck_suite(void)
-{
-    Suite *s = suite_create("bottleneck");
-    TCase *tc = tcase_create("core");
-
-    tcase_add_test(tc, test_cpu_bound);
-    tcase_add_test(tc, test_disk_bound);
-    tcase_add_test(tc, test_serial_bound);
-    tcase_add_test(tc, test_near);
-    tcase_add_test(tc, test_not_saturated);
-    tcase_add_loop_test(tc, test_harness, 0,
-                        (int)(sizeof(harness_cases) / sizeof(harness_cases[0])));
-    tcase_add_test(tc, test_parsers);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return check_run_suite(bottleneck_suite());
+    const TTest *const tests[] = {test_cpu_bound,
+                                  test_disk_bound,
+                                  test_serial_bound,
+                                  test_near,
+                                  test_not_saturated,
+                                  test_parsers,
+                                  NULL};
+    const struct check_loop loops[] = {CHECK_LOOP(test_harness, harness_cases)};
+
+    return check_run_cases("bottleneck", 0, tests, loops, 1);
 }

@@ -136,16 +136,11 @@ START_TEST(test_process_cpu)
 }
 END_TEST
 
-#define COUNT(a) ((int)(sizeof(a) / sizeof((a)[0])))
-
 int main(void)
 {
-    Suite *s = suite_create("clock");
-    TCase *tc = tcase_create("core");
+    const TTest *const tests[] = {test_process_cpu, NULL};
+    const struct check_loop loops[] = {CHECK_LOOP(test_timeval, cases),
+                                       CHECK_LOOP(test_instant, instants)};
 
-    tcase_add_loop_test(tc, test_timeval, 0, COUNT(cases));
-    tcase_add_loop_test(tc, test_instant, 0, COUNT(instants));
-    tcase_add_test(tc, test_process_cpu);
-    suite_add_tcase(s, tc);
-    return check_run_suite(s);
+    return check_run_cases("clock", 0, tests, loops, 2);
 }

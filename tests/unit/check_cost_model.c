@@ -274,12 +274,16 @@ START_TEST(test_syscalls)
     char err[300], json[1400];
 
     snprintf(json, sizeof(json),
-             "{\"mta\": \"postfix\", \"reference_speed\": 400, " MACHINE(COSTS) ", \"stages\": ["
-             "{\"name\": \"smtpd\", \"mta\": " FIT(400, 0, 0) ", \"relay\": " FIT(50, 0, 0) ","
-             " \"syscalls\": {\"base\": 290, \"per_kib\": 10}},"
-             "{\"name\": \"qmgr\", \"mta\": " FIT(100, 0, 0) ", \"relay\": " FIT(0, 0, 0) ","
-             " \"syscalls\": {\"base\": 100}}],"
-             " \"relay_syscalls\": {\"base\": 100}}");
+             "{\"mta\": \"postfix\", \"reference_speed\": 400, " MACHINE(
+                 COSTS) ", \"stages\": ["
+                        "{\"name\": \"smtpd\", \"mta\": " FIT(400, 0, 0) ", \"relay\": " FIT(
+                            50, 0,
+                            0) ","
+                               " \"syscalls\": {\"base\": 290, \"per_kib\": 10}},"
+                               "{\"name\": \"qmgr\", \"mta\": " FIT(100, 0, 0) ", \"relay\": " FIT(
+                                   0, 0, 0) ","
+                                            " \"syscalls\": {\"base\": 100}}],"
+                                            " \"relay_syscalls\": {\"base\": 100}}");
     ck_assert_int_eq(cost_model_parse(json, &m, err, sizeof(err)), 0);
     /* 1 KiB: 300 + 100 calls, the relay's 100 are a quarter: 225 and 75 made */
     ck_assert_uint_eq(cost_model_syscalls(&m, 0, 1024, 1), 225);
@@ -302,8 +306,9 @@ START_TEST(test_syscalls)
     /* a count that is not one is an error */
     snprintf(json, sizeof(json),
              "{\"mta\": \"postfix\", \"reference_speed\": 400, \"stages\": ["
-             "{\"name\": \"smtpd\", \"mta\": " FIT(400, 0, 0) ", \"relay\": " FIT(50, 0, 0) ","
-             " \"syscalls\": {\"base\": -3}}]}");
+             "{\"name\": \"smtpd\", \"mta\": " FIT(400, 0, 0) ", \"relay\": " FIT(
+                 50, 0, 0) ","
+                           " \"syscalls\": {\"base\": -3}}]}");
     ck_assert_int_eq(cost_model_parse(json, &m, err, sizeof(err)), -1);
     ck_assert_str_eq(err, "stages.0.syscalls.base is not a count of system calls");
 }
@@ -386,29 +391,15 @@ START_TEST(test_cache_key)
 }
 END_TEST
 
-static Suite *cost_model_suite(void)
-{
-    Suite *s = suite_create("cost_model");
-    TCase *tc = tcase_create("core");
-
-    tcase_add_test(tc, test_parse);
-    tcase_add_test(tc, test_burn);
-    tcase_add_test(tc, test_places);
-    tcase_add_test(tc, test_errors);
-    tcase_add_test(tc, test_builtin);
-    tcase_add_test(tc, test_exim_stages);
-    tcase_add_test(tc, test_builtin_by_name);
-    tcase_add_test(tc, test_machine_from_measured_on);
-    tcase_add_test(tc, test_machine_object);
-    tcase_add_test(tc, test_syscalls);
-    tcase_add_test(tc, test_machine_compare);
-    tcase_add_test(tc, test_machine_agree);
-    tcase_add_test(tc, test_cache_key);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return check_run_suite(cost_model_suite());
+    const TTest *const tests[] = {test_parse,           test_burn,
+                                  test_places,          test_errors,
+                                  test_builtin,         test_exim_stages,
+                                  test_builtin_by_name, test_machine_from_measured_on,
+                                  test_machine_object,  test_syscalls,
+                                  test_machine_compare, test_machine_agree,
+                                  test_cache_key,       NULL};
+
+    return check_run_tests("cost_model", tests);
 }

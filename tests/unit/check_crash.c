@@ -247,14 +247,9 @@ END_TEST
 
 int main(void)
 {
-    const TTest *const tests[] = {test_plan_points,
-                                  test_plan_time,
-                                  test_plan_limits,
-                                  test_opts_like,
-                                  test_plan_subsets,
-                                  test_tally,
-                                  test_e2fsck_fixes,
-                                  NULL};
+    const TTest *const tests[] = {
+        test_plan_points,  test_plan_time, test_plan_limits,  test_opts_like,
+        test_plan_subsets, test_tally,     test_e2fsck_fixes, NULL};
 
     return check_run_tests("crash", tests);
 }

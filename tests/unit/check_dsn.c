@@ -380,25 +380,18 @@ START_TEST(long_words_in_fields)
 }
 END_TEST
 
-static Suite *suite(void)
-{
-    Suite *s = suite_create("dsn");
-    TCase *tc = tcase_create("core");
-
-    tcase_add_test(tc, log_round_trip);
-    tcase_add_test(tc, log_defaults_and_old_form);
-    tcase_add_test(tc, status_of_reply);
-    tcase_add_test(tc, date_format);
-    tcase_add_test(tc, header_length);
-    tcase_add_test(tc, structure);
-    tcase_add_test(tc, postmaster_copy_and_several);
-    tcase_add_test(tc, hostile_headers);
-    tcase_add_test(tc, long_words_in_fields);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return check_run_suite(suite());
+    const TTest *const tests[] = {log_round_trip,
+                                  log_defaults_and_old_form,
+                                  status_of_reply,
+                                  date_format,
+                                  header_length,
+                                  structure,
+                                  postmaster_copy_and_several,
+                                  hostile_headers,
+                                  long_words_in_fields,
+                                  NULL};
+
+    return check_run_tests("dsn", tests);
 }

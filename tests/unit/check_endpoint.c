@@ -366,28 +366,21 @@ START_TEST(test_resolve_failure_message)
 }
 END_TEST
 
-static Suite *endpoint_suite(void)
-{
-    Suite *s = suite_create("endpoint");
-    TCase *tc = tcase_create("parse");
-
-    tcase_add_loop_test(tc, test_parse_table, 0, (int)(sizeof(cases) / sizeof(cases[0])));
-    tcase_add_test(tc, test_default_port);
-    tcase_add_test(tc, test_unix_path_too_long);
-    suite_add_tcase(s, tc);
-
-    tc = tcase_create("socket");
-    tcase_add_test(tc, test_listen_loopback_port_zero);
-    tcase_add_test(tc, test_listen_in_use);
-    tcase_add_test(tc, test_listen_wildcard);
-    tcase_add_test(tc, test_unix_listen_stale_and_live);
-    tcase_add_test(tc, test_unix_file_removed_only_if_ours);
-    tcase_add_test(tc, test_resolve_failure_message);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return check_run_suite(endpoint_suite());
+    const TTest *const parse[] = {test_default_port, test_unix_path_too_long, NULL};
+    const TTest *const socket[] = {test_listen_loopback_port_zero,
+                                   test_listen_in_use,
+                                   test_listen_wildcard,
+                                   test_unix_listen_stale_and_live,
+                                   test_unix_file_removed_only_if_ours,
+                                   test_resolve_failure_message,
+                                   NULL};
+    Suite *s = suite_create("endpoint");
+    TCase *tc;
+
+    tc = check_add_tcase(s, "parse", parse);
+    tcase_add_loop_test(tc, test_parse_table, 0, (int)(sizeof(cases) / sizeof(cases[0])));
+    check_add_tcase(s, "socket", socket);
+    return check_run_suite(s);
 }

@@ -21,132 +21,163 @@ static const char mounts[] =
     "24 23 0:30 / /mnt/x rw,nosuid,nodev shared:3 - tmpfs tmpfs rw,size=1024k,mode=755\n"
     "25 22 8:3 / /mntx rw,relatime shared:4 - btrfs /dev/sda3 rw,space_cache=v2\n";
 
-START_TEST(test_longest_prefix)
-{
-    struct fsinfo fs;
-
-    ck_assert_int_eq(procfs_mountinfo(mounts, "/var/spool/postfix", &fs), 0);
-    ck_assert_str_eq(fs.mount_point, "/");
-    ck_assert_str_eq(fs.fstype, "ext4");
-    ck_assert_str_eq(fs.source, "/dev/sda1");
-
-    ck_assert_int_eq(procfs_mountinfo(mounts, "/mnt/spool", &fs), 0);
-    ck_assert_str_eq(fs.mount_point, "/mnt");
-    ck_assert_str_eq(fs.fstype, "xfs");
-
-    ck_assert_int_eq(procfs_mountinfo(mounts, "/mnt/x/spool/incoming", &fs), 0);
-    ck_assert_str_eq(fs.mount_point, "/mnt/x");
-    ck_assert_str_eq(fs.fstype, "tmpfs");
-    ck_assert_str_eq(fs.source, "tmpfs");
-
-    /* A mount point itself is on its own filesystem. */
-    ck_assert_int_eq(procfs_mountinfo(mounts, "/mnt/x", &fs), 0);
-    ck_assert_str_eq(fs.mount_point, "/mnt/x");
-    ck_assert_int_eq(procfs_mountinfo(mounts, "/mnt", &fs), 0);
-    ck_assert_str_eq(fs.mount_point, "/mnt");
-    ck_assert_int_eq(procfs_mountinfo(mounts, "/", &fs), 0);
-    ck_assert_str_eq(fs.mount_point, "/");
-}
-END_TEST
-
 /* The order of the lines does not matter to the longest match. */
-START_TEST(test_longest_prefix_any_order)
-{
-    static const char reversed[] = "24 23 0:30 / /mnt/x rw - tmpfs tmpfs rw\n"
-                                   "23 22 8:2 / /mnt rw - xfs /dev/sda2 rw\n"
-                                   "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n";
-    struct fsinfo fs;
+static const char reversed[] = "24 23 0:30 / /mnt/x rw - tmpfs tmpfs rw\n"
+                               "23 22 8:2 / /mnt rw - xfs /dev/sda2 rw\n"
+                               "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n";
 
-    ck_assert_int_eq(procfs_mountinfo(reversed, "/mnt/x/y", &fs), 0);
-    ck_assert_str_eq(fs.mount_point, "/mnt/x");
-    ck_assert_int_eq(procfs_mountinfo(reversed, "/mnt/y", &fs), 0);
-    ck_assert_str_eq(fs.mount_point, "/mnt");
-    ck_assert_int_eq(procfs_mountinfo(reversed, "/home", &fs), 0);
-    ck_assert_str_eq(fs.mount_point, "/");
-}
-END_TEST
+/* Without a /mntx line, /mntx falls through to /, never to /mnt. */
+static const char no_mntx[] = "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+                              "23 22 8:2 / /mnt rw - xfs /dev/sda2 rw\n";
 
-/* "/mntx" is not under "/mnt", nor "/mnt/xy" under "/mnt/x". */
-START_TEST(test_component_boundary)
-{
-    struct fsinfo fs;
-
-    ck_assert_int_eq(procfs_mountinfo(mounts, "/mntx/spool", &fs), 0);
-    ck_assert_str_eq(fs.mount_point, "/mntx");
-    ck_assert_str_eq(fs.fstype, "btrfs");
-
-    ck_assert_int_eq(procfs_mountinfo(mounts, "/mnt/xy", &fs), 0);
-    ck_assert_str_eq(fs.mount_point, "/mnt");
-
-    /* Without a /mntx line, /mntx falls through to /, never to /mnt. */
-    ck_assert_int_eq(procfs_mountinfo("22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
-                                      "23 22 8:2 / /mnt rw - xfs /dev/sda2 rw\n",
-                                      "/mntx", &fs),
-                     0);
-    ck_assert_str_eq(fs.mount_point, "/");
-}
-END_TEST
-
-/* A later mount on the same point hides the earlier one. */
-START_TEST(test_later_line_wins)
-{
-    static const char stacked[] = "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
-                                  "23 22 8:2 / /mnt rw - xfs /dev/sda2 rw\n"
-                                  "30 23 0:40 / /mnt rw,relatime - tmpfs over rw,size=64k\n";
-    struct fsinfo fs;
-
-    ck_assert_int_eq(procfs_mountinfo(stacked, "/mnt/spool", &fs), 0);
-    ck_assert_str_eq(fs.fstype, "tmpfs");
-    ck_assert_str_eq(fs.source, "over");
-    ck_assert_str_eq(fs.options, "rw,relatime,size=64k");
-    /* ... but a later, shorter mount point does not beat a longer one. */
-    ck_assert_int_eq(procfs_mountinfo("23 22 8:2 / /mnt rw - xfs /dev/sda2 rw\n"
-                                      "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n",
-                                      "/mnt/spool", &fs),
-                     0);
-    ck_assert_str_eq(fs.fstype, "xfs");
-}
-END_TEST
+/* A later mount on the same point hides the earlier one... */
+static const char stacked[] = "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+                              "23 22 8:2 / /mnt rw - xfs /dev/sda2 rw\n"
+                              "30 23 0:40 / /mnt rw,relatime - tmpfs over rw,size=64k\n";
+/* ... but a later, shorter mount point does not beat a longer one. */
+static const char shorter_later[] = "23 22 8:2 / /mnt rw - xfs /dev/sda2 rw\n"
+                                    "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n";
 
 /* Spaces (and other bytes) in paths are written as octal escapes. */
-START_TEST(test_escaped_spaces)
-{
-    static const char text[] = "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
-                               "40 22 8:17 / /media/my\\040disk rw,nosuid - vfat "
-                               "/dev/my\\040stick rw,fmask=0022\n"
-                               "41 22 8:18 / /back\\134slash rw - ext2 /dev/sdc1 rw\n";
-    struct fsinfo fs;
-
-    ck_assert_int_eq(procfs_mountinfo(text, "/media/my disk/spool", &fs), 0);
-    ck_assert_str_eq(fs.mount_point, "/media/my disk");
-    ck_assert_str_eq(fs.fstype, "vfat");
-    ck_assert_str_eq(fs.source, "/dev/my stick");
-    ck_assert_str_eq(fs.options, "rw,nosuid,fmask=0022");
-
-    ck_assert_int_eq(procfs_mountinfo(text, "/back\\slash", &fs), 0);
-    ck_assert_str_eq(fs.mount_point, "/back\\slash");
-
-    /* The escaped form is not the name: "/media/my\040disk" is under /. */
-    ck_assert_int_eq(procfs_mountinfo(text, "/media/my\\040disk", &fs), 0);
-    ck_assert_str_eq(fs.mount_point, "/");
-    /* Nor is a prefix of the unescaped name. */
-    ck_assert_int_eq(procfs_mountinfo(text, "/media/my", &fs), 0);
-    ck_assert_str_eq(fs.mount_point, "/");
-}
-END_TEST
+static const char escaped[] = "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+                              "40 22 8:17 / /media/my\\040disk rw,nosuid - vfat "
+                              "/dev/my\\040stick rw,fmask=0022\n"
+                              "41 22 8:18 / /back\\134slash rw - ext2 /dev/sdc1 rw\n";
 
 /* A backslash without three octal digits after it is no escape. */
-START_TEST(test_bad_escape)
-{
-    static const char text[] = "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
-                               "40 22 8:17 / /a\\09b rw - vfat /dev/x\\4 rw\n";
-    struct fsinfo fs;
+static const char bad_escape[] = "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+                                 "40 22 8:17 / /a\\09b rw - vfat /dev/x\\4 rw\n";
 
-    ck_assert_int_eq(procfs_mountinfo(text, "/a\\09b/q", &fs), 0);
-    ck_assert_str_eq(fs.mount_point, "/a\\09b");
-    ck_assert_str_eq(fs.source, "/dev/x\\4");
-    ck_assert_int_eq(procfs_mountinfo(text, "/az", &fs), 0);
-    ck_assert_str_eq(fs.mount_point, "/");
+/* Zero or more optional fields come before the " - " separator. */
+static const char fields_none[] =
+    "36 35 98:0 /mnt1 /mnt2 rw,noatime - ext3 /dev/root rw,errors=continue\n";
+static const char fields_one[] =
+    "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue\n";
+static const char fields_many[] = "36 35 98:0 /mnt1 /mnt2 rw,noatime shared:7 master:1 "
+                                  "propagate_from:2 unbindable x:1 y:2 z:3 w:4 v:5 - ext3 "
+                                  "/dev/root rw,errors=continue\n";
+
+static const char no_root[] = "23 22 8:2 / /mnt rw - xfs /dev/sda2 rw\n"
+                              "24 23 0:30 / /mnt/x rw - tmpfs tmpfs rw\n";
+
+/* Lines that are not mountinfo lines are skipped, whatever they hold. */
+static const char garbage[] = "garbage\n"
+                              "\n"
+                              "1 2 3\n"
+                              "1 2 3:4 / /mnt rw\n"                  /* no separator */
+                              "1 2 3:4 / /mnt rw -\n"                /* nothing after it */
+                              "1 2 3:4 / /mnt rw - xfs\n"            /* no source */
+                              "1 2 3:4 / /mnt - xfs /dev/a rw\n"     /* no mount options */
+                              "1 2 3:4 /  rw - xfs /dev/empty rw\n"  /* empty mount point */
+                              "1 2 3:4 / mnt rw - xfs /dev/rel rw\n" /* relative mount point */
+                              "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
+                              "   \n"
+                              "- - - - - - - - - -\n"
+                              "23 22 8:2 / /mnt rw - xfs /dev/sda2 rw"; /* no final newline */
+
+/*
+ * One lookup: the mount that holds `path' according to `text'. found 0:
+ * none does (-1); else the fields not NULL are what it says.
+ */
+struct lookup {
+    const char *what;
+    const char *text;
+    const char *path;
+    int found;
+    const char *mount_point, *fstype, *source, *options;
+};
+
+static const struct lookup lookups[] = {
+    /* the longest prefix wins */
+    {"on /", mounts, "/var/spool/postfix", 1, "/", "ext4", "/dev/sda1", NULL},
+    {"on /mnt", mounts, "/mnt/spool", 1, "/mnt", "xfs", NULL, NULL},
+    {"on /mnt/x", mounts, "/mnt/x/spool/incoming", 1, "/mnt/x", "tmpfs", "tmpfs", NULL},
+    /* a mount point itself is on its own filesystem */
+    {"/mnt/x itself", mounts, "/mnt/x", 1, "/mnt/x", NULL, NULL, NULL},
+    {"/mnt itself", mounts, "/mnt", 1, "/mnt", NULL, NULL, NULL},
+    {"/ itself", mounts, "/", 1, "/", NULL, NULL, NULL},
+    {"any order, /mnt/x", reversed, "/mnt/x/y", 1, "/mnt/x", NULL, NULL, NULL},
+    {"any order, /mnt", reversed, "/mnt/y", 1, "/mnt", NULL, NULL, NULL},
+    {"any order, /", reversed, "/home", 1, "/", NULL, NULL, NULL},
+    /* "/mntx" is not under "/mnt", nor "/mnt/xy" under "/mnt/x" */
+    {"/mntx is no /mnt", mounts, "/mntx/spool", 1, "/mntx", "btrfs", NULL, NULL},
+    {"/mnt/xy is no /mnt/x", mounts, "/mnt/xy", 1, "/mnt", NULL, NULL, NULL},
+    {"/mntx without its line", no_mntx, "/mntx", 1, "/", NULL, NULL, NULL},
+    {"stacked: the later", stacked, "/mnt/spool", 1, NULL, "tmpfs", "over", "rw,relatime,size=64k"},
+    {"a later, shorter point", shorter_later, "/mnt/spool", 1, NULL, "xfs", NULL, NULL},
+    {"escaped spaces", escaped, "/media/my disk/spool", 1, "/media/my disk", "vfat",
+     "/dev/my stick", "rw,nosuid,fmask=0022"},
+    {"an escaped backslash", escaped, "/back\\slash", 1, "/back\\slash", NULL, NULL, NULL},
+    /* the escaped form is not the name: "/media/my\040disk" is under / */
+    {"the escaped form", escaped, "/media/my\\040disk", 1, "/", NULL, NULL, NULL},
+    /* nor is a prefix of the unescaped name */
+    {"a prefix of an unescaped name", escaped, "/media/my", 1, "/", NULL, NULL, NULL},
+    {"a bad escape", bad_escape, "/a\\09b/q", 1, "/a\\09b", NULL, "/dev/x\\4", NULL},
+    {"a bad escape is no prefix", bad_escape, "/az", 1, "/", NULL, NULL, NULL},
+    /* without superblock options, options are the mount options alone */
+    {"no superblock options", "22 1 8:1 / / rw,relatime - ext4 /dev/sda1\n", "/x", 1, NULL, NULL,
+     "/dev/sda1", "rw,relatime"},
+    {"no optional field", fields_none, "/mnt2/q", 1, "/mnt2", "ext3", "/dev/root",
+     "rw,noatime,errors=continue"},
+    {"one optional field", fields_one, "/mnt2/q", 1, "/mnt2", "ext3", "/dev/root",
+     "rw,noatime,errors=continue"},
+    {"many optional fields", fields_many, "/mnt2/q", 1, "/mnt2", "ext3", "/dev/root",
+     "rw,noatime,errors=continue"},
+    /* options: the per-mount options, then the superblock options not among them */
+    {"options joined, tmpfs", mounts, "/mnt/x/a", 1, NULL, NULL, NULL,
+     "rw,nosuid,nodev,size=1024k,mode=755"},
+    {"options joined, ext4", mounts, "/etc", 1, NULL, NULL, NULL, "rw,relatime,errors=remount-ro"},
+    /* each option once: the kernel repeats rw (and may repeat others) per superblock */
+    {"each option once",
+     "22 1 8:1 / / rw,relatime - ext4 /dev/vda rw,discard,relatime,resuid=65534,rw\n", "/tmp", 1,
+     NULL, NULL, NULL, "rw,relatime,discard,resuid=65534"},
+    {"a prefix of another option is another", "22 1 8:1 / / r,rwx - ext4 /dev/vda rw,r,rwx,,x\n",
+     "/", 1, NULL, NULL, NULL, "r,rwx,rw,x"},
+    {"the value is part of the option", "22 1 8:1 / / rw,size=1k - tmpfs t size=2k,size=1k\n", "/",
+     1, NULL, NULL, NULL, "rw,size=1k,size=2k"},
+    /* not covered */
+    {"no root, /var/spool", no_root, "/var/spool", 0, NULL, NULL, NULL, NULL},
+    {"no root, /", no_root, "/", 0, NULL, NULL, NULL, NULL},
+    {"no root, /mn", no_root, "/mn", 0, NULL, NULL, NULL, NULL},
+    {"no root, /mntx", no_root, "/mntx", 0, NULL, NULL, NULL, NULL},
+    /* a relative path is under no mount point, not even / */
+    {"a relative path", mounts, "spool", 0, NULL, NULL, NULL, NULL},
+    {"an empty path", mounts, "", 0, NULL, NULL, NULL, NULL},
+    {"garbage, /mnt", garbage, "/mnt/spool", 1, "/mnt", NULL, "/dev/sda2", NULL},
+    {"garbage, /", garbage, "/var", 1, "/", NULL, "/dev/sda1", NULL},
+    {"garbage alone", "garbage\n1 2 3\n\n", "/", 0, NULL, NULL, NULL, NULL},
+    /* alone, the damaged lines cover nothing */
+    {"an empty mount point alone", "1 2 3:4 /  rw - xfs /dev/empty rw\n", "/var", 0, NULL, NULL,
+     NULL, NULL},
+    {"a relative mount point alone", "1 2 3:4 / mnt rw - xfs /dev/rel rw\n", "mnt", 0, NULL, NULL,
+     NULL, NULL},
+    {"dashes alone", "- - - - - - - - - -\n", "/", 0, NULL, NULL, NULL, NULL},
+    {"empty text", "", "/", 0, NULL, NULL, NULL, NULL},
+    {"an empty line", "\n", "/", 0, NULL, NULL, NULL, NULL},
+    {"empty text, a deeper path", "", "/var/spool", 0, NULL, NULL, NULL, NULL},
+};
+
+static void expect_field(const struct lookup *c, const char *field, const char *got,
+                         const char *want)
+{
+    if (want)
+        ck_assert_msg(strcmp(got, want) == 0, "%s: %s \"%s\", not \"%s\"", c->what, field, got,
+                      want);
+}
+
+START_TEST(test_lookup)
+{
+    const struct lookup *c = &lookups[_i];
+    struct fsinfo fs;
+    int got = procfs_mountinfo(c->text, c->path, &fs);
+
+    ck_assert_msg(got == (c->found ? 0 : -1), "%s: %s gives %d", c->what, c->path, got);
+    if (!c->found)
+        return;
+    expect_field(c, "mount point", fs.mount_point, c->mount_point);
+    expect_field(c, "filesystem", fs.fstype, c->fstype);
+    expect_field(c, "source", fs.source, c->source);
+    expect_field(c, "options", fs.options, c->options);
 }
 END_TEST
 
@@ -169,74 +200,6 @@ START_TEST(test_long_mount_point)
     ck_assert_str_eq(fs.mount_point, "/");
     free(text);
     free(path);
-}
-END_TEST
-
-/* Without superblock options, options are the mount options alone. */
-START_TEST(test_no_super_options)
-{
-    struct fsinfo fs;
-
-    ck_assert_int_eq(procfs_mountinfo("22 1 8:1 / / rw,relatime - ext4 /dev/sda1\n", "/x", &fs), 0);
-    ck_assert_str_eq(fs.options, "rw,relatime");
-    ck_assert_str_eq(fs.source, "/dev/sda1");
-}
-END_TEST
-
-/* Zero or more optional fields come before the " - " separator. */
-START_TEST(test_optional_fields)
-{
-    static const char none[] =
-        "36 35 98:0 /mnt1 /mnt2 rw,noatime - ext3 /dev/root rw,errors=continue\n";
-    static const char one[] =
-        "36 35 98:0 /mnt1 /mnt2 rw,noatime master:1 - ext3 /dev/root rw,errors=continue\n";
-    static const char many[] = "36 35 98:0 /mnt1 /mnt2 rw,noatime shared:7 master:1 "
-                               "propagate_from:2 unbindable x:1 y:2 z:3 w:4 v:5 - ext3 "
-                               "/dev/root rw,errors=continue\n";
-    const char *const texts[] = {none, one, many};
-
-    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
-        struct fsinfo fs;
-
-        ck_assert_msg(procfs_mountinfo(texts[i], "/mnt2/q", &fs) == 0, "line %zu not parsed", i);
-        ck_assert_str_eq(fs.mount_point, "/mnt2");
-        ck_assert_str_eq(fs.fstype, "ext3");
-        ck_assert_str_eq(fs.source, "/dev/root");
-        ck_assert_str_eq(fs.options, "rw,noatime,errors=continue");
-    }
-}
-END_TEST
-
-/* options: the per-mount options, then the superblock options not among them. */
-START_TEST(test_options_joined)
-{
-    struct fsinfo fs;
-
-    ck_assert_int_eq(procfs_mountinfo(mounts, "/mnt/x/a", &fs), 0);
-    ck_assert_str_eq(fs.options, "rw,nosuid,nodev,size=1024k,mode=755");
-    ck_assert_int_eq(procfs_mountinfo(mounts, "/etc", &fs), 0);
-    ck_assert_str_eq(fs.options, "rw,relatime,errors=remount-ro");
-}
-END_TEST
-
-/* Each option once: the kernel repeats rw (and may repeat others) per superblock. */
-START_TEST(test_options_once)
-{
-    struct fsinfo fs;
-
-    ck_assert_int_eq(procfs_mountinfo("22 1 8:1 / / rw,relatime - ext4 /dev/vda "
-                                      "rw,discard,relatime,resuid=65534,rw\n",
-                                      "/tmp", &fs),
-                     0);
-    ck_assert_str_eq(fs.options, "rw,relatime,discard,resuid=65534");
-    /* a prefix of another option is a different option */
-    ck_assert_int_eq(procfs_mountinfo("22 1 8:1 / / r,rwx - ext4 /dev/vda rw,r,rwx,,x\n", "/", &fs),
-                     0);
-    ck_assert_str_eq(fs.options, "r,rwx,rw,x");
-    /* and the value is part of the option */
-    ck_assert_int_eq(
-        procfs_mountinfo("22 1 8:1 / / rw,size=1k - tmpfs t size=2k,size=1k\n", "/", &fs), 0);
-    ck_assert_str_eq(fs.options, "rw,size=1k,size=2k");
 }
 END_TEST
 
@@ -276,64 +239,6 @@ START_TEST(test_note)
 }
 END_TEST
 
-START_TEST(test_not_covered)
-{
-    static const char no_root[] = "23 22 8:2 / /mnt rw - xfs /dev/sda2 rw\n"
-                                  "24 23 0:30 / /mnt/x rw - tmpfs tmpfs rw\n";
-    struct fsinfo fs;
-
-    ck_assert_int_eq(procfs_mountinfo(no_root, "/var/spool", &fs), -1);
-    ck_assert_int_eq(procfs_mountinfo(no_root, "/", &fs), -1);
-    ck_assert_int_eq(procfs_mountinfo(no_root, "/mn", &fs), -1);
-    ck_assert_int_eq(procfs_mountinfo(no_root, "/mntx", &fs), -1);
-    /* A relative path is under no mount point, not even /. */
-    ck_assert_int_eq(procfs_mountinfo(mounts, "spool", &fs), -1);
-    ck_assert_int_eq(procfs_mountinfo(mounts, "", &fs), -1);
-}
-END_TEST
-
-/* Lines that are not mountinfo lines are skipped, whatever they hold. */
-START_TEST(test_garbage_ignored)
-{
-    static const char text[] = "garbage\n"
-                               "\n"
-                               "1 2 3\n"
-                               "1 2 3:4 / /mnt rw\n"                  /* no separator */
-                               "1 2 3:4 / /mnt rw -\n"                /* nothing after it */
-                               "1 2 3:4 / /mnt rw - xfs\n"            /* no source */
-                               "1 2 3:4 / /mnt - xfs /dev/a rw\n"     /* no mount options */
-                               "1 2 3:4 /  rw - xfs /dev/empty rw\n"  /* empty mount point */
-                               "1 2 3:4 / mnt rw - xfs /dev/rel rw\n" /* relative mount point */
-                               "22 1 8:1 / / rw - ext4 /dev/sda1 rw\n"
-                               "   \n"
-                               "- - - - - - - - - -\n"
-                               "23 22 8:2 / /mnt rw - xfs /dev/sda2 rw"; /* no final newline */
-    struct fsinfo fs;
-
-    ck_assert_int_eq(procfs_mountinfo(text, "/mnt/spool", &fs), 0);
-    ck_assert_str_eq(fs.mount_point, "/mnt");
-    ck_assert_str_eq(fs.source, "/dev/sda2");
-    ck_assert_int_eq(procfs_mountinfo(text, "/var", &fs), 0);
-    ck_assert_str_eq(fs.mount_point, "/");
-    ck_assert_str_eq(fs.source, "/dev/sda1");
-    ck_assert_int_eq(procfs_mountinfo("garbage\n1 2 3\n\n", "/", &fs), -1);
-    /* Alone, the damaged lines cover nothing. */
-    ck_assert_int_eq(procfs_mountinfo("1 2 3:4 /  rw - xfs /dev/empty rw\n", "/var", &fs), -1);
-    ck_assert_int_eq(procfs_mountinfo("1 2 3:4 / mnt rw - xfs /dev/rel rw\n", "mnt", &fs), -1);
-    ck_assert_int_eq(procfs_mountinfo("- - - - - - - - - -\n", "/", &fs), -1);
-}
-END_TEST
-
-START_TEST(test_empty_text)
-{
-    struct fsinfo fs;
-
-    ck_assert_int_eq(procfs_mountinfo("", "/", &fs), -1);
-    ck_assert_int_eq(procfs_mountinfo("\n", "/", &fs), -1);
-    ck_assert_int_eq(procfs_mountinfo("", "/var/spool", &fs), -1);
-}
-END_TEST
-
 /* fsinfo_describe() of a parsed line, and of nothing found. */
 START_TEST(test_describe)
 {
@@ -351,26 +256,9 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("fsinfo");
-    TCase *tc = tcase_create("parse");
+    const TTest *const tests[] = {test_long_mount_point, test_options_full, test_note,
+                                  test_describe, NULL};
+    const struct check_loop loops[] = {CHECK_LOOP(test_lookup, lookups)};
 
-    tcase_add_test(tc, test_longest_prefix);
-    tcase_add_test(tc, test_longest_prefix_any_order);
-    tcase_add_test(tc, test_component_boundary);
-    tcase_add_test(tc, test_later_line_wins);
-    tcase_add_test(tc, test_escaped_spaces);
-    tcase_add_test(tc, test_bad_escape);
-    tcase_add_test(tc, test_long_mount_point);
-    tcase_add_test(tc, test_no_super_options);
-    tcase_add_test(tc, test_optional_fields);
-    tcase_add_test(tc, test_options_joined);
-    tcase_add_test(tc, test_options_once);
-    tcase_add_test(tc, test_options_full);
-    tcase_add_test(tc, test_note);
-    tcase_add_test(tc, test_not_covered);
-    tcase_add_test(tc, test_garbage_ignored);
-    tcase_add_test(tc, test_empty_text);
-    tcase_add_test(tc, test_describe);
-    suite_add_tcase(s, tc);
-    return check_run_suite(s);
+    return check_run_cases("fsinfo", 0, tests, loops, 1);
 }

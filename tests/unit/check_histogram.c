@@ -496,28 +496,20 @@ START_TEST(test_subtract)
 }
 END_TEST
 
-static Suite *histogram_suite(void)
-{
-    Suite *s = suite_create("histogram");
-    TCase *tc = tcase_create("core");
-
-    tcase_set_timeout(tc, 30);
-    tcase_add_test(tc, test_empty);
-    tcase_add_test(tc, test_lognormal_percentiles);
-    tcase_add_test(tc, test_small_values_exact);
-    tcase_add_test(tc, test_bucket_error_all_octaves);
-    tcase_add_test(tc, test_huge_values);
-    tcase_add_test(tc, test_merge);
-    tcase_add_test(tc, test_print_text);
-    tcase_add_test(tc, test_write_json);
-    tcase_add_test(tc, test_read_json_merge);
-    tcase_add_test(tc, test_read_json_rejects);
-    tcase_add_test(tc, test_subtract);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return check_run_suite(histogram_suite());
+    const TTest *const tests[] = {test_empty,
+                                  test_lognormal_percentiles,
+                                  test_small_values_exact,
+                                  test_bucket_error_all_octaves,
+                                  test_huge_values,
+                                  test_merge,
+                                  test_print_text,
+                                  test_write_json,
+                                  test_read_json_merge,
+                                  test_read_json_rejects,
+                                  test_subtract,
+                                  NULL};
+
+    return check_run_cases("histogram", 30, tests, NULL, 0);
 }

@@ -136,15 +136,9 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("io_pool");
-    TCase *tc = tcase_create("core");
-
     /* A lost wake-up hangs a test: the timeout makes it a failure. */
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, test_bursts_one_thread);
-    tcase_add_test(tc, test_bursts_many_threads);
-    tcase_add_test(tc, test_drain_outside_loop);
-    tcase_add_test(tc, test_first_index);
-    suite_add_tcase(s, tc);
-    return check_run_suite(s);
+    const TTest *const tests[] = {test_bursts_one_thread, test_bursts_many_threads,
+                                  test_drain_outside_loop, test_first_index, NULL};
+
+    return check_run_cases("io_pool", 60, tests, NULL, 0);
 }

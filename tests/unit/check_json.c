@@ -279,32 +279,27 @@ START_TEST(test_unclosed_finish)
 }
 END_TEST
 
-static Suite *json_suite(void)
-{
-    Suite *s = suite_create("json");
-    TCase *tc = tcase_create("output");
-    TCase *tm = tcase_create("misuse");
-
-    tcase_add_test(tc, test_escape);
-    tcase_add_test(tc, test_utf8_passthrough);
-    tcase_add_test(tc, test_scalars);
-    tcase_add_test(tc, test_doubles);
-    tcase_add_test(tc, test_nesting);
-    tcase_add_test(tc, test_inline_array);
-    tcase_add_test(tc, test_top_level_scalar_and_empty);
-    tcase_add_test(tc, test_max_depth);
-    suite_add_tcase(s, tc);
-
-    tcase_add_test_raise_signal(tm, test_too_deep, SIGABRT);
-    tcase_add_test_raise_signal(tm, test_key_in_array, SIGABRT);
-    tcase_add_test_raise_signal(tm, test_no_key_in_object, SIGABRT);
-    tcase_add_test_raise_signal(tm, test_mismatched_end, SIGABRT);
-    tcase_add_test_raise_signal(tm, test_unclosed_finish, SIGABRT);
-    suite_add_tcase(s, tm);
-    return s;
-}
-
 int main(void)
 {
-    return check_run_suite(json_suite());
+    const TTest *const output[] = {test_escape,
+                                   test_utf8_passthrough,
+                                   test_scalars,
+                                   test_doubles,
+                                   test_nesting,
+                                   test_inline_array,
+                                   test_top_level_scalar_and_empty,
+                                   test_max_depth,
+                                   NULL};
+    const TTest *const misuse[] = {NULL};
+    Suite *s = suite_create("json");
+    TCase *tc;
+
+    check_add_tcase(s, "output", output);
+    tc = check_add_tcase(s, "misuse", misuse);
+    tcase_add_test_raise_signal(tc, test_too_deep, SIGABRT);
+    tcase_add_test_raise_signal(tc, test_key_in_array, SIGABRT);
+    tcase_add_test_raise_signal(tc, test_no_key_in_object, SIGABRT);
+    tcase_add_test_raise_signal(tc, test_mismatched_end, SIGABRT);
+    tcase_add_test_raise_signal(tc, test_unclosed_finish, SIGABRT);
+    return check_run_suite(s);
 }

@@ -170,15 +170,8 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("json_meta");
-    TCase *tc = tcase_create("meta");
+    const TTest *const tests[] = {test_cpu_model,       test_mem_total,   test_date, test_header,
+                                  test_header_unknowns, test_host_lookup, NULL};
 
-    tcase_add_test(tc, test_cpu_model);
-    tcase_add_test(tc, test_mem_total);
-    tcase_add_test(tc, test_date);
-    tcase_add_test(tc, test_header);
-    tcase_add_test(tc, test_header_unknowns);
-    tcase_add_test(tc, test_host_lookup);
-    suite_add_tcase(s, tc);
-    return check_run_suite(s);
+    return check_run_tests("json_meta", tests);
 }

@@ -630,40 +630,32 @@ START_TEST(test_members)
 }
 END_TEST
 
-static Suite *json_read_suite(void)
-{
-    Suite *s = suite_create("json_read");
-    TCase *tc = tcase_create("lookup");
-    TCase *tm = tcase_create("malformed");
-
-    tcase_add_test(tc, test_nested_objects);
-    tcase_add_test(tc, test_arrays);
-    tcase_add_test(tc, test_root_and_scalars);
-    tcase_add_test(tc, test_prefix_keys);
-    tcase_add_test(tc, test_missing_and_types);
-    tcase_add_test(tc, test_escapes);
-    tcase_add_test(tc, test_truncated_output);
-    tcase_add_test(tc, test_numbers);
-    tcase_add_test(tc, test_decimal_comma_locale);
-    tcase_add_test(tc, test_round_trip);
-    tcase_add_test(tc, test_array_length);
-    tcase_add_test(tc, test_item_spans);
-    tcase_add_test(tc, test_number_rows);
-    tcase_add_test(tc, test_table);
-    tcase_add_test(tc, test_keys);
-    tcase_add_test(tc, test_members);
-    suite_add_tcase(s, tc);
-
-    tcase_add_test(tm, test_malformed);
-    tcase_add_test(tm, test_depth_limit);
-    tcase_add_test(tm, test_truncated_texts);
-    tcase_add_test(tm, test_mutations);
-    tcase_set_timeout(tm, 60);
-    suite_add_tcase(s, tm);
-    return s;
-}
-
 int main(void)
 {
-    return check_run_suite(json_read_suite());
+    const TTest *const lookup[] = {test_nested_objects,
+                                   test_arrays,
+                                   test_root_and_scalars,
+                                   test_prefix_keys,
+                                   test_missing_and_types,
+                                   test_escapes,
+                                   test_truncated_output,
+                                   test_numbers,
+                                   test_decimal_comma_locale,
+                                   test_round_trip,
+                                   test_array_length,
+                                   test_item_spans,
+                                   test_number_rows,
+                                   test_table,
+                                   test_keys,
+                                   test_members,
+                                   NULL};
+    const TTest *const malformed[] = {test_malformed, test_depth_limit, test_truncated_texts,
+                                      test_mutations, NULL};
+    Suite *s = suite_create("json_read");
+    TCase *tc;
+
+    check_add_tcase(s, "lookup", lookup);
+    tc = check_add_tcase(s, "malformed", malformed);
+    tcase_set_timeout(tc, 60);
+    return check_run_suite(s);
 }

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <math.h>
 #include <string.h>
 
 #include "check_main.h"
@@ -106,47 +107,44 @@ END_TEST
  * 30 = 15 + per_rcpt, per_rcpt = 15. Least squares leaves the two base
  * loads 5 off each and the others exact.
  */
-START_TEST(test_line_by_hand)
-{
-    static const double s[][3] = {{0, 1, 10}, {0, 1, 20}, {2, 1, 40}, {0, 2, 30}};
-    struct cost_fit f = model_fit_line(s, 4);
-
-    ck_assert_double_eq_tol(f.base_us, 15.0, 1e-9);
-    ck_assert_double_eq_tol(f.per_kib_us, 12.5, 1e-9);
-    ck_assert_double_eq_tol(f.per_rcpt_us, 15.0, 1e-9);
-}
-END_TEST
-
+static const double by_hand[][3] = {{0, 1, 10}, {0, 1, 20}, {2, 1, 40}, {0, 2, 30}};
 /* The calibration's four loads on an exact line come back as that line. */
-START_TEST(test_line_exact)
-{
-    static const double s[][3] = {{1, 1, 55}, {15, 1, 125}, {1, 1, 55}, {1, 5, 135}};
-    struct cost_fit f = model_fit_line(s, 4);
-
-    ck_assert_double_eq_tol(f.base_us, 50.0, 1e-9);
-    ck_assert_double_eq_tol(f.per_kib_us, 5.0, 1e-9);
-    ck_assert_double_eq_tol(f.per_rcpt_us, 20.0, 1e-9);
-}
-END_TEST
-
+static const double exact[][3] = {{1, 1, 55}, {15, 1, 125}, {1, 1, 55}, {1, 5, 135}};
 /* What the loads cannot tell is 0: one point is all base; no load with several recipients. */
-START_TEST(test_line_degenerate)
-{
-    static const double one[][3] = {{1, 1, 42}};
-    static const double no_rcpts[][3] = {{1, 1, 10}, {3, 1, 20}};
-    struct cost_fit f = model_fit_line(one, 1);
+static const double one[][3] = {{1, 1, 42}};
+static const double no_rcpts[][3] = {{1, 1, 10}, {3, 1, 20}};
 
-    ck_assert_double_eq_tol(f.base_us, 42.0, 1e-9);
-    ck_assert_double_eq(f.per_kib_us, 0.0);
-    ck_assert_double_eq(f.per_rcpt_us, 0.0);
-    f = model_fit_line(no_rcpts, 2);
-    ck_assert_double_eq_tol(f.base_us, 5.0, 1e-9);
-    ck_assert_double_eq_tol(f.per_kib_us, 5.0, 1e-9);
-    ck_assert_double_eq(f.per_rcpt_us, 0.0);
-    f = model_fit_line(one, 0);
-    ck_assert_double_eq(f.base_us, 0.0);
-    ck_assert_double_eq(f.per_kib_us, 0.0);
-    ck_assert_double_eq(f.per_rcpt_us, 0.0);
+/* Loads (KiB, recipients, us) and the line through them. */
+static const struct line_case {
+    const char *what;
+    const double (*loads)[3];
+    size_t n;
+    double base_us, per_kib_us, per_rcpt_us;
+} line_cases[] = {
+    {"by hand", by_hand, 4, 15.0, 12.5, 15.0},
+    {"an exact line", exact, 4, 50.0, 5.0, 20.0},
+    {"one load", one, 1, 42.0, 0, 0},
+    {"no load with several recipients", no_rcpts, 2, 5.0, 5.0, 0},
+    {"no loads", one, 0, 0, 0, 0},
+};
+
+/* got is want: within 1e-9, and exactly 0 where 0 is what cannot be told. */
+static void expect_us(const char *what, const char *name, double got, double want)
+{
+    if (want == 0)
+        ck_assert_msg(got == 0, "%s: %s %g, not 0", what, name, got);
+    else
+        ck_assert_msg(fabs(got - want) <= 1e-9, "%s: %s %g, not %g", what, name, got, want);
+}
+
+START_TEST(test_line)
+{
+    const struct line_case *c = &line_cases[_i];
+    struct cost_fit f = model_fit_line(c->loads, c->n);
+
+    expect_us(c->what, "base", f.base_us, c->base_us);
+    expect_us(c->what, "per KiB", f.per_kib_us, c->per_kib_us);
+    expect_us(c->what, "per recipient", f.per_rcpt_us, c->per_rcpt_us);
 }
 END_TEST
 
@@ -244,13 +242,14 @@ END_TEST
 
 int main(void)
 {
-    const TTest *const tests[] = {
-        test_parse_line,  test_parse_line_bad,
-        test_parse_roles, test_line_by_hand,
-        test_line_exact,  test_line_degenerate,
-        test_stages,      test_stages_rounded,
-        test_stages_zero, NULL,
-    };
+    const TTest *const tests[] = {test_parse_line,
+                                  test_parse_line_bad,
+                                  test_parse_roles,
+                                  test_stages,
+                                  test_stages_rounded,
+                                  test_stages_zero,
+                                  NULL};
+    const struct check_loop loops[] = {CHECK_LOOP(test_line, line_cases)};
 
-    return check_run_tests("model_fit", tests);
+    return check_run_cases("model_fit", 0, tests, loops, 1);
 }

@@ -15,59 +15,49 @@
 #include "msglog.h"
 #include "check_main.h"
 
-static const char *source_line =
+static const char source_line[] =
     "id=4BE8FA72B14 size=1128 sum=db338504de3b48fe rcpts=1 message-id=<6b0c9a981d28.1@vm>\n";
-static const char *sink_line = "id=D0E00000 size=1129 sum=c9f78460faedafab rcpts=1 "
-                               "message-id=<6b0c9a981d28.13@vm> from=<foo@vm> client=127.0.0.1";
+static const char sink_line[] = "id=D0E00000 size=1129 sum=c9f78460faedafab rcpts=1 "
+                                "message-id=<6b0c9a981d28.13@vm> from=<foo@vm> client=127.0.0.1";
 
-START_TEST(test_parse_source_line)
-{
-    struct msglog_entry e;
+/* A line that parses, and what it says. */
+struct good_line {
+    const char *what;
+    const char *line;
+    const char *message_id;
+    uint64_t size;
+    uint64_t sum;
+    const char *queue_id;
+};
 
-    ck_assert_int_eq(msglog_parse_line(source_line, &e), 0);
-    ck_assert_str_eq(e.message_id, "<6b0c9a981d28.1@vm>");
-    ck_assert_uint_eq(e.size, 1128);
-    ck_assert_uint_eq(e.sum, 0xdb338504de3b48feULL);
-    ck_assert_str_eq(e.queue_id, "4BE8FA72B14");
-}
-END_TEST
-
-START_TEST(test_parse_sink_line)
-{
-    struct msglog_entry e;
-
-    ck_assert_int_eq(msglog_parse_line(sink_line, &e), 0);
-    ck_assert_str_eq(e.message_id, "<6b0c9a981d28.13@vm>");
-    ck_assert_uint_eq(e.size, 1129);
-    ck_assert_uint_eq(e.sum, 0xc9f78460faedafabULL);
-    ck_assert_str_eq(e.queue_id, "D0E00000");
-}
-END_TEST
-
-START_TEST(test_parse_variants)
-{
-    struct msglog_entry e;
-
+static const struct good_line good_lines[] = {
+    {"smtp-source's line", source_line, "<6b0c9a981d28.1@vm>", 1128, 0xdb338504de3b48feULL,
+     "4BE8FA72B14"},
+    {"smtp-sink's line", sink_line, "<6b0c9a981d28.13@vm>", 1129, 0xc9f78460faedafabULL,
+     "D0E00000"},
     /* Any order, CR LF, tabs and runs of spaces, unknown keys and bare words. */
-    ck_assert_int_eq(msglog_parse_line("  message-id=<x@y>\tsum=00000000000000FF  extra=1 word "
-                                       "size=0 id=Q\r\n",
-                                       &e),
-                     0);
-    ck_assert_str_eq(e.message_id, "<x@y>");
-    ck_assert_uint_eq(e.size, 0);
-    ck_assert_uint_eq(e.sum, 0xff);
-    ck_assert_str_eq(e.queue_id, "Q");
+    {"any order and spacing",
+     "  message-id=<x@y>\tsum=00000000000000FF  extra=1 word size=0 id=Q\r\n", "<x@y>", 0, 0xff,
+     "Q"},
     /* No id=: it is optional. A short sum and the extreme values. */
-    ck_assert_int_eq(msglog_parse_line("size=18446744073709551615 sum=0 message-id=plain", &e), 0);
-    ck_assert_str_eq(e.queue_id, "");
-    ck_assert_uint_eq(e.size, UINT64_MAX);
-    ck_assert_uint_eq(e.sum, 0);
-    ck_assert_str_eq(e.message_id, "plain");
-    ck_assert_int_eq(msglog_parse_line("size=1 sum=ffffffffffffffff message-id=<a>", &e), 0);
-    ck_assert_uint_eq(e.sum, UINT64_MAX);
+    {"no id, the largest size", "size=18446744073709551615 sum=0 message-id=plain", "plain",
+     UINT64_MAX, 0, ""},
+    {"the largest sum", "size=1 sum=ffffffffffffffff message-id=<a>", "<a>", 1, UINT64_MAX, ""},
     /* "id" is a whole key, not a prefix of "message-id" or "idx". */
-    ck_assert_int_eq(msglog_parse_line("idx=9 size=1 sum=1 message-id=<a>", &e), 0);
-    ck_assert_str_eq(e.queue_id, "");
+    {"idx is no id", "idx=9 size=1 sum=1 message-id=<a>", "<a>", 1, 1, ""},
+};
+
+START_TEST(test_parse_good)
+{
+    const struct good_line *c = &good_lines[_i];
+    struct msglog_entry e;
+
+    ck_assert_msg(msglog_parse_line(c->line, &e) == 0, "%s: refused", c->what);
+    ck_assert_msg(strcmp(e.message_id, c->message_id) == 0, "%s: message-id %s", c->what,
+                  e.message_id);
+    ck_assert_msg(e.size == c->size, "%s: size %llu", c->what, (unsigned long long)e.size);
+    ck_assert_msg(e.sum == c->sum, "%s: sum %llx", c->what, (unsigned long long)e.sum);
+    ck_assert_msg(strcmp(e.queue_id, c->queue_id) == 0, "%s: id %s", c->what, e.queue_id);
 }
 END_TEST
 
@@ -452,42 +442,30 @@ START_TEST(test_load_missing_file)
 }
 END_TEST
 
-static Suite *msglog_suite(void)
-{
-    Suite *s = suite_create("msglog");
-    TCase *tp = tcase_create("parse");
-    TCase *tc = tcase_create("compare");
-    TCase *tl = tcase_create("load");
-
-    tcase_add_test(tp, test_parse_source_line);
-    tcase_add_test(tp, test_parse_sink_line);
-    tcase_add_test(tp, test_parse_variants);
-    tcase_add_test(tp, test_parse_mono_ns);
-    tcase_add_test(tp, test_parse_missing_and_bad);
-    tcase_add_test(tp, test_parse_huge_line);
-    suite_add_tcase(s, tp);
-
-    tcase_add_checked_fixture(tc, sets_setup, sets_teardown);
-    tcase_add_test(tc, test_compare_all_present);
-    tcase_add_test(tc, test_compare_one_lost);
-    tcase_add_test(tc, test_compare_one_duplicated);
-    tcase_add_test(tc, test_compare_altered);
-    tcase_add_test(tc, test_compare_altered_size);
-    tcase_add_test(tc, test_compare_ids);
-    tcase_add_test(tc, test_compare_unexpected);
-    tcase_add_test(tc, test_compare_same_id_twice_in_sent);
-    tcase_add_test(tc, test_compare_empty);
-    tcase_add_test(tc, test_compare_interleaved);
-    suite_add_tcase(s, tc);
-
-    tcase_add_test(tl, test_load);
-    tcase_add_test(tl, test_load_appends_and_cut_last_line);
-    tcase_add_test(tl, test_load_missing_file);
-    suite_add_tcase(s, tl);
-    return s;
-}
-
 int main(void)
 {
-    return check_run_suite(msglog_suite());
+    const TTest *const parse[] = {test_parse_mono_ns, test_parse_missing_and_bad,
+                                  test_parse_huge_line, NULL};
+    const TTest *const compare[] = {test_compare_all_present,
+                                    test_compare_one_lost,
+                                    test_compare_one_duplicated,
+                                    test_compare_altered,
+                                    test_compare_altered_size,
+                                    test_compare_unexpected,
+                                    test_compare_same_id_twice_in_sent,
+                                    test_compare_empty,
+                                    test_compare_interleaved,
+                                    test_compare_ids,
+                                    NULL};
+    const TTest *const load[] = {test_load, test_load_appends_and_cut_last_line,
+                                 test_load_missing_file, NULL};
+    Suite *s = suite_create("msglog");
+    TCase *tc;
+
+    tc = check_add_tcase(s, "parse", parse);
+    tcase_add_loop_test(tc, test_parse_good, 0, (int)(sizeof(good_lines) / sizeof(good_lines[0])));
+    tc = check_add_tcase(s, "compare", compare);
+    tcase_add_checked_fixture(tc, sets_setup, sets_teardown);
+    check_add_tcase(s, "load", load);
+    return check_run_suite(s);
 }

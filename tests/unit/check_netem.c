@@ -19,6 +19,21 @@ static void join(const char *const argv[], char *out, size_t len)
         snprintf(out + strlen(out), len - strlen(out), "%s%s", i ? " " : "", argv[i]);
 }
 
+/* Step i of p's set-up (of its teardown, with teardown set) is the command `want'. */
+static void expect_step(const struct netem_plan *p, int teardown, size_t i, const char *want)
+{
+    const char *argv[NETEM_ARGV_MAX];
+    char line[400];
+
+    if (teardown)
+        netem_teardown_argv(p, i, argv);
+    else
+        netem_setup_argv(p, i, argv);
+    join(argv, line, sizeof(line));
+    ck_assert_msg(strcmp(line, want) == 0, "%s %s step %zu: \"%s\", not \"%s\"", p->ns,
+                  teardown ? "teardown" : "set-up", i, line, want);
+}
+
 START_TEST(test_parse_loss)
 {
     double v = -1;
@@ -83,8 +98,6 @@ START_TEST(test_plan_client)
 {
     struct netem_spec s = {.delay_s = 0.040};
     struct netem_plan p, h;
-    const char *argv[NETEM_ARGV_MAX];
-    char line[400];
 
     /* the same run's client and hop: other names, another subnet */
     netem_plan_make_client(&p, 77, &s, "ip", "tc");
@@ -105,12 +118,8 @@ START_TEST(test_plan_client)
     ck_assert_str_eq(p.addr_ns, "172.31.255.254");
     /* its commands are the hop's, with its names */
     netem_plan_make_client(&p, 5, &s, "ip", "tc");
-    netem_setup_argv(&p, 1, argv);
-    join(argv, line, sizeof(line));
-    ck_assert_str_eq(line, "ip link add ssc5h type veth peer name ssc5n netns spoolsim-c5");
-    netem_setup_argv(&p, 8, argv);
-    join(argv, line, sizeof(line));
-    ck_assert_str_eq(line, "tc -n spoolsim-c5 qdisc add dev ssc5n root netem delay 20.000ms");
+    expect_step(&p, 0, 1, "ip link add ssc5h type veth peer name ssc5n netns spoolsim-c5");
+    expect_step(&p, 0, 8, "tc -n spoolsim-c5 qdisc add dev ssc5n root netem delay 20.000ms");
 }
 END_TEST
 
@@ -118,40 +127,22 @@ START_TEST(test_setup_commands)
 {
     struct netem_spec s = {.delay_s = 0.040, .jitter_s = 0.005, .loss_pct = 0.1, .rate_bit_s = 1e8};
     struct netem_plan p;
-    const char *argv[NETEM_ARGV_MAX];
-    char line[400];
 
     netem_plan_make(&p, 77, &s, "ip", "tc");
-    netem_setup_argv(&p, 0, argv);
-    join(argv, line, sizeof(line));
-    ck_assert_str_eq(line, "ip netns add spoolsim-77");
-    netem_setup_argv(&p, 1, argv);
-    join(argv, line, sizeof(line));
-    ck_assert_str_eq(line, "ip link add ssv77h type veth peer name ssv77n netns spoolsim-77");
-    netem_setup_argv(&p, 2, argv);
-    join(argv, line, sizeof(line));
-    ck_assert_str_eq(line, "ip addr add 10.0.1.53/30 dev ssv77h");
-    netem_setup_argv(&p, 4, argv);
-    join(argv, line, sizeof(line));
-    ck_assert_str_eq(line, "ip -n spoolsim-77 addr add 10.0.1.54/30 dev ssv77n");
-    netem_setup_argv(&p, 6, argv);
-    join(argv, line, sizeof(line));
-    ck_assert_str_eq(line, "ip -n spoolsim-77 link set lo up");
+    expect_step(&p, 0, 0, "ip netns add spoolsim-77");
+    expect_step(&p, 0, 1, "ip link add ssv77h type veth peer name ssv77n netns spoolsim-77");
+    expect_step(&p, 0, 2, "ip addr add 10.0.1.53/30 dev ssv77h");
+    expect_step(&p, 0, 4, "ip -n spoolsim-77 addr add 10.0.1.54/30 dev ssv77n");
+    expect_step(&p, 0, 6, "ip -n spoolsim-77 link set lo up");
     /* half the round trip and half the jitter on each end */
-    netem_setup_argv(&p, 7, argv);
-    join(argv, line, sizeof(line));
-    ck_assert_str_eq(line, "tc qdisc add dev ssv77h root netem delay 20.000ms 2.500ms loss 0.1% "
-                           "rate 100000000bit");
-    netem_setup_argv(&p, 8, argv);
-    join(argv, line, sizeof(line));
-    ck_assert_str_eq(line, "tc -n spoolsim-77 qdisc add dev ssv77n root netem delay 20.000ms "
-                           "2.500ms loss 0.1% rate 100000000bit");
-    netem_teardown_argv(&p, 0, argv);
-    join(argv, line, sizeof(line));
-    ck_assert_str_eq(line, "ip netns del spoolsim-77");
-    netem_teardown_argv(&p, 1, argv);
-    join(argv, line, sizeof(line));
-    ck_assert_str_eq(line, "ip link del ssv77h");
+    expect_step(&p, 0, 7,
+                "tc qdisc add dev ssv77h root netem delay 20.000ms 2.500ms loss 0.1% "
+                "rate 100000000bit");
+    expect_step(&p, 0, 8,
+                "tc -n spoolsim-77 qdisc add dev ssv77n root netem delay 20.000ms "
+                "2.500ms loss 0.1% rate 100000000bit");
+    expect_step(&p, 1, 0, "ip netns del spoolsim-77");
+    expect_step(&p, 1, 1, "ip link del ssv77h");
 }
 END_TEST
 
@@ -159,13 +150,9 @@ START_TEST(test_setup_delay_only)
 {
     struct netem_spec s = {.delay_s = 0.040};
     struct netem_plan p;
-    const char *argv[NETEM_ARGV_MAX];
-    char line[400];
 
     netem_plan_make(&p, 5, &s, "ip", "tc");
-    netem_setup_argv(&p, 7, argv);
-    join(argv, line, sizeof(line));
-    ck_assert_str_eq(line, "tc qdisc add dev ssv5h root netem delay 20.000ms");
+    expect_step(&p, 0, 7, "tc qdisc add dev ssv5h root netem delay 20.000ms");
 }
 END_TEST
 

@@ -1063,36 +1063,31 @@ END_TEST
 
 int main(void)
 {
+    const TTest *const records[] = {test_record_order,          test_size_record,
+                                    test_long_lines_and_pieces, test_varint_lengths,
+                                    test_recipient_offsets,     test_drained_is_the_same_file,
+                                    test_postcat_reads_it,      test_bound,
+                                    test_bound_empty,           NULL};
+    const TTest *const reading[] = {test_read_round_trip,
+                                    test_crlf_at_line_limit,
+                                    test_bare_cr_at_line_limit,
+                                    test_read_done_recipient,
+                                    test_read_every_truncation,
+                                    test_read_bad_length,
+                                    test_read_trailing_garbage,
+                                    test_read_unknown_in_content,
+                                    test_read_postfix_layout,
+                                    test_read_size_record,
+                                    test_read_size_record_short_data,
+                                    test_read_missing_records,
+                                    test_read_random_damage,
+                                    test_read_envelope,
+                                    test_content_pieces,
+                                    test_content_piece_damage,
+                                    NULL};
     Suite *s = suite_create("pf_qfile");
-    TCase *tc = tcase_create("records");
 
-    tcase_add_test(tc, test_record_order);
-    tcase_add_test(tc, test_size_record);
-    tcase_add_test(tc, test_long_lines_and_pieces);
-    tcase_add_test(tc, test_varint_lengths);
-    tcase_add_test(tc, test_recipient_offsets);
-    tcase_add_test(tc, test_drained_is_the_same_file);
-    tcase_add_test(tc, test_postcat_reads_it);
-    tcase_add_test(tc, test_bound);
-    tcase_add_test(tc, test_bound_empty);
-    suite_add_tcase(s, tc);
-    tc = tcase_create("reading");
-    tcase_add_test(tc, test_read_round_trip);
-    tcase_add_test(tc, test_crlf_at_line_limit);
-    tcase_add_test(tc, test_bare_cr_at_line_limit);
-    tcase_add_test(tc, test_read_done_recipient);
-    tcase_add_test(tc, test_read_every_truncation);
-    tcase_add_test(tc, test_read_bad_length);
-    tcase_add_test(tc, test_read_trailing_garbage);
-    tcase_add_test(tc, test_read_unknown_in_content);
-    tcase_add_test(tc, test_read_postfix_layout);
-    tcase_add_test(tc, test_read_size_record);
-    tcase_add_test(tc, test_read_size_record_short_data);
-    tcase_add_test(tc, test_read_missing_records);
-    tcase_add_test(tc, test_read_random_damage);
-    tcase_add_test(tc, test_read_envelope);
-    tcase_add_test(tc, test_content_pieces);
-    tcase_add_test(tc, test_content_piece_damage);
-    suite_add_tcase(s, tc);
+    check_add_tcase(s, "records", records);
+    check_add_tcase(s, "reading", reading);
     return check_run_suite(s);
 }

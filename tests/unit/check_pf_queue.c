@@ -142,17 +142,11 @@ END_TEST
 
 int main(void)
 {
+    const TTest *const ids[] = {test_short_ids, test_long_ids, test_hash, test_id_ok, NULL};
+    const TTest *const layout[] = {test_layout_round_trip, test_layout_refused, NULL};
     Suite *s = suite_create("pf_queue");
-    TCase *tc = tcase_create("ids");
 
-    tcase_add_test(tc, test_short_ids);
-    tcase_add_test(tc, test_long_ids);
-    tcase_add_test(tc, test_hash);
-    tcase_add_test(tc, test_id_ok);
-    suite_add_tcase(s, tc);
-    tc = tcase_create("layout");
-    tcase_add_test(tc, test_layout_round_trip);
-    tcase_add_test(tc, test_layout_refused);
-    suite_add_tcase(s, tc);
+    check_add_tcase(s, "ids", ids);
+    check_add_tcase(s, "layout", layout);
     return check_run_suite(s);
 }

@@ -681,30 +681,24 @@ END_TEST
 
 int main(void)
 {
+    const TTest *const spool[] = {test_life_of_a_message,  test_paths,
+                                  test_streamed,           test_failure_leaves_nothing,
+                                  test_unusable_directory, NULL};
+    const TTest *const security[] = {test_refuses_links,
+                                     test_refuses_writable,
+                                     test_refuses_other_owner,
+                                     test_refuses_bad_hash_dir,
+                                     test_lock,
+                                     test_recover_skips_links,
+                                     test_recover_verdict,
+                                     test_recover_marks_again,
+                                     test_drop_privileges,
+                                     NULL};
+    const TTest *const layout[] = {test_hash_depth_two, test_layout, test_read_bound, NULL};
     Suite *s = suite_create("pf_spool");
-    TCase *tc = tcase_create("spool");
 
-    tcase_add_test(tc, test_life_of_a_message);
-    tcase_add_test(tc, test_paths);
-    tcase_add_test(tc, test_streamed);
-    tcase_add_test(tc, test_failure_leaves_nothing);
-    tcase_add_test(tc, test_unusable_directory);
-    suite_add_tcase(s, tc);
-    tc = tcase_create("security");
-    tcase_add_test(tc, test_refuses_links);
-    tcase_add_test(tc, test_refuses_writable);
-    tcase_add_test(tc, test_refuses_other_owner);
-    tcase_add_test(tc, test_refuses_bad_hash_dir);
-    tcase_add_test(tc, test_lock);
-    tcase_add_test(tc, test_recover_skips_links);
-    tcase_add_test(tc, test_recover_verdict);
-    tcase_add_test(tc, test_recover_marks_again);
-    tcase_add_test(tc, test_drop_privileges);
-    suite_add_tcase(s, tc);
-    tc = tcase_create("layout");
-    tcase_add_test(tc, test_hash_depth_two);
-    tcase_add_test(tc, test_layout);
-    tcase_add_test(tc, test_read_bound);
-    suite_add_tcase(s, tc);
+    check_add_tcase(s, "spool", spool);
+    check_add_tcase(s, "security", security);
+    check_add_tcase(s, "layout", layout);
     return check_run_suite(s);
 }

@@ -276,19 +276,12 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("pm_command");
-    TCase *tc = tcase_create("commands");
+    const TTest *const tests[] = {test_defaults,     test_set_values,
+                                  test_size_rules,   test_prefix_matching,
+                                  test_reader_fixes, test_quit_and_aliases,
+                                  test_help_prefix,  test_locations,
+                                  test_show,         NULL};
+    const struct check_loop loops[] = {CHECK_LOOP(test_bad_values, bad_values)};
 
-    tcase_add_test(tc, test_defaults);
-    tcase_add_test(tc, test_set_values);
-    tcase_add_test(tc, test_size_rules);
-    tcase_add_loop_test(tc, test_bad_values, 0, (int)(sizeof(bad_values) / sizeof(bad_values[0])));
-    tcase_add_test(tc, test_prefix_matching);
-    tcase_add_test(tc, test_reader_fixes);
-    tcase_add_test(tc, test_quit_and_aliases);
-    tcase_add_test(tc, test_help_prefix);
-    tcase_add_test(tc, test_locations);
-    tcase_add_test(tc, test_show);
-    suite_add_tcase(s, tc);
-    return check_run_suite(s);
+    return check_run_cases("pm_command", 0, tests, loops, 1);
 }

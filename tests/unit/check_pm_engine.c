@@ -754,31 +754,23 @@ START_TEST(test_fail_everything)
 }
 END_TEST
 
-static Suite *pm_engine_suite(void)
-{
-    Suite *s = suite_create("pm_engine");
-    TCase *tc = tcase_create("core");
-
-    tcase_set_timeout(tc, 30);
-    tcase_add_test(tc, test_mt_seed42);
-    tcase_add_test(tc, test_mt_seed4357);
-    tcase_add_test(tc, test_mt_rnd);
-    tcase_add_loop_test(tc, test_golden, 0, (int)(sizeof(goldens) / sizeof(goldens[0])));
-    tcase_add_test(tc, test_trace);
-    tcase_add_test(tc, test_float_drift);
-    tcase_add_test(tc, test_few_transactions);
-    tcase_add_test(tc, test_skips);
-    tcase_add_test(tc, test_empty_pool);
-    tcase_add_test(tc, test_defaults_and_long_names);
-    tcase_add_test(tc, test_fail_remove_one);
-    tcase_add_test(tc, test_fail_create_one);
-    tcase_add_test(tc, test_fail_append);
-    tcase_add_test(tc, test_fail_everything);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return check_run_suite(pm_engine_suite());
+    const TTest *const tests[] = {test_mt_seed42,
+                                  test_mt_seed4357,
+                                  test_mt_rnd,
+                                  test_trace,
+                                  test_float_drift,
+                                  test_few_transactions,
+                                  test_skips,
+                                  test_empty_pool,
+                                  test_defaults_and_long_names,
+                                  test_fail_remove_one,
+                                  test_fail_create_one,
+                                  test_fail_append,
+                                  test_fail_everything,
+                                  NULL};
+    const struct check_loop loops[] = {CHECK_LOOP(test_golden, goldens)};
+
+    return check_run_cases("pm_engine", 30, tests, loops, 1);
 }

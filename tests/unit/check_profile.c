@@ -316,28 +316,21 @@ START_TEST(test_envelope_sizes)
 }
 END_TEST
 
-static Suite *profile_suite(void)
-{
-    Suite *s = suite_create("profile");
-    TCase *tc = tcase_create("core");
-
-    tcase_add_test(tc, test_sendmail);
-    tcase_add_test(tc, test_qmail);
-    tcase_add_test(tc, test_exim);
-    tcase_add_test(tc, test_exim_498);
-    tcase_add_test(tc, test_opensmtpd);
-    tcase_add_test(tc, test_tables_balanced);
-    tcase_add_test(tc, test_check_refuses);
-    tcase_add_test(tc, test_sync_policies);
-    tcase_add_test(tc, test_special_profiles);
-    tcase_add_test(tc, test_expand);
-    tcase_add_test(tc, test_envelope);
-    tcase_add_test(tc, test_envelope_sizes);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return check_run_suite(profile_suite());
+    const TTest *const tests[] = {test_sendmail,
+                                  test_qmail,
+                                  test_exim,
+                                  test_exim_498,
+                                  test_opensmtpd,
+                                  test_tables_balanced,
+                                  test_check_refuses,
+                                  test_sync_policies,
+                                  test_special_profiles,
+                                  test_expand,
+                                  test_envelope,
+                                  test_envelope_sizes,
+                                  NULL};
+
+    return check_run_tests("profile", tests);
 }

@@ -106,7 +106,7 @@ START_TEST(test_greeting)
     text = sink_text_greeting(&opts);
     ck_assert_str_eq(text, "220 h ESMTP");
     free(text);
-    opts.lmtp = 1;
+    opts.tool.lmtp = 1;
     text = sink_text_greeting(&opts);
     ck_assert_str_eq(text, "220 h LMTP");
     free(text);
@@ -119,15 +119,8 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("sink_text");
-    TCase *tc = tcase_create("text");
+    const TTest *const tests[] = {test_enhanced_len, test_message_id, test_code, test_queued,
+                                  test_ehlo_reply,   test_greeting,   NULL};
 
-    tcase_add_test(tc, test_enhanced_len);
-    tcase_add_test(tc, test_message_id);
-    tcase_add_test(tc, test_code);
-    tcase_add_test(tc, test_queued);
-    tcase_add_test(tc, test_ehlo_reply);
-    tcase_add_test(tc, test_greeting);
-    suite_add_tcase(s, tc);
-    return check_run_suite(s);
+    return check_run_tests("sink_text", tests);
 }

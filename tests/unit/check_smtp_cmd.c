@@ -185,19 +185,15 @@ END_TEST
 
 int main(void)
 {
+    const TTest *const parse[] = {test_mail_parameters, test_nul_in_command,
+                                  test_control_characters, test_verb_lookup, NULL};
+    const TTest *const sequencing[] = {test_sequencing, test_tls_resets_session, NULL};
     Suite *s = suite_create("smtp_cmd");
-    TCase *parse = tcase_create("parse");
-    TCase *seq = tcase_create("sequencing");
+    TCase *tc;
 
-    tcase_add_loop_test(parse, test_parse_table, 0,
+    tc = check_add_tcase(s, "parse", parse);
+    tcase_add_loop_test(tc, test_parse_table, 0,
                         (int)(sizeof(parse_cases) / sizeof(parse_cases[0])));
-    tcase_add_test(parse, test_mail_parameters);
-    tcase_add_test(parse, test_nul_in_command);
-    tcase_add_test(parse, test_control_characters);
-    tcase_add_test(parse, test_verb_lookup);
-    tcase_add_test(seq, test_sequencing);
-    tcase_add_test(seq, test_tls_resets_session);
-    suite_add_tcase(s, parse);
-    suite_add_tcase(s, seq);
+    check_add_tcase(s, "sequencing", sequencing);
     return check_run_suite(s);
 }

@@ -11,21 +11,8 @@
 
 #include "smtp_data.h"
 #include "smtp_stuff.h"
+#include "check_collect.h"
 #include "check_main.h"
-
-struct collected {
-    char buf[8192];
-    size_t len;
-};
-
-static void collect(void *ctx, const char *p, size_t n)
-{
-    struct collected *c = ctx;
-
-    ck_assert_uint_le(c->len + n, sizeof(c->buf));
-    memcpy(c->buf + c->len, p, n);
-    c->len += n;
-}
 
 /* Feed `in' in chunks of `chunk' bytes; return bytes used, content in `out'. */
 static size_t run_reader(enum smtp_bare_lf_policy policy, const char *in, size_t len, size_t chunk,
@@ -339,25 +326,24 @@ END_TEST
 
 int main(void)
 {
+    const TTest *const reader[] = {test_simple_message_and_pipelined_rest,
+                                   test_empty_message,
+                                   test_unstuffing,
+                                   test_normalize_stores_crlf,
+                                   test_time_left_grows_with_content,
+                                   NULL};
+    const TTest *const smuggling[] = {NULL};
+    const TTest *const stuffing[] = {test_stuff_round_trip, test_stuff_split_crlf,
+                                     test_stuff_random_pieces, NULL};
     Suite *s = suite_create("smtp_data");
-    TCase *rd = tcase_create("reader");
-    TCase *sm = tcase_create("smuggling");
-    TCase *st = tcase_create("stuffing");
+    TCase *tc;
 
-    tcase_add_test(rd, test_simple_message_and_pipelined_rest);
-    tcase_add_test(rd, test_empty_message);
-    tcase_add_test(rd, test_unstuffing);
-    tcase_add_test(rd, test_normalize_stores_crlf);
-    tcase_add_test(rd, test_time_left_grows_with_content);
-    tcase_add_loop_test(sm, test_smuggling_strict, 0, N_SMUGGLE);
-    tcase_add_loop_test(sm, test_smuggling_normalize, 0, N_SMUGGLE);
-    tcase_add_loop_test(sm, test_strict_rejects_bare_line_ends, 0, N_SMUGGLE);
-    tcase_add_loop_test(sm, test_lenient_endings, 0, N_SMUGGLE);
-    tcase_add_test(st, test_stuff_round_trip);
-    tcase_add_test(st, test_stuff_split_crlf);
-    tcase_add_test(st, test_stuff_random_pieces);
-    suite_add_tcase(s, rd);
-    suite_add_tcase(s, sm);
-    suite_add_tcase(s, st);
+    check_add_tcase(s, "reader", reader);
+    tc = check_add_tcase(s, "smuggling", smuggling);
+    tcase_add_loop_test(tc, test_smuggling_strict, 0, N_SMUGGLE);
+    tcase_add_loop_test(tc, test_smuggling_normalize, 0, N_SMUGGLE);
+    tcase_add_loop_test(tc, test_strict_rejects_bare_line_ends, 0, N_SMUGGLE);
+    tcase_add_loop_test(tc, test_lenient_endings, 0, N_SMUGGLE);
+    check_add_tcase(s, "stuffing", stuffing);
     return check_run_suite(s);
 }

@@ -8,6 +8,7 @@
 #include <event2/buffer.h>
 #include <string.h>
 
+#include "check_collect.h"
 #include "check_main.h"
 #include "smtp_input.h"
 
@@ -67,20 +68,6 @@ START_TEST(test_overlong_line_skipped_in_bounded_steps)
 }
 END_TEST
 
-struct collected {
-    char buf[256];
-    size_t len;
-};
-
-static void collect(void *ctx, const char *p, size_t n)
-{
-    struct collected *c = ctx;
-
-    ck_assert_uint_le(c->len + n, sizeof(c->buf));
-    memcpy(c->buf + c->len, p, n);
-    c->len += n;
-}
-
 /* Text in many chunks: the message ends at CRLF.CRLF, the pipelined QUIT stays. */
 START_TEST(test_data_stops_at_the_end_across_chunks)
 {
@@ -110,12 +97,9 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("smtp_input");
-    TCase *tc = tcase_create("input");
+    const TTest *const tests[] = {test_lines_in_order_and_partial_waits,
+                                  test_overlong_line_skipped_in_bounded_steps,
+                                  test_data_stops_at_the_end_across_chunks, NULL};
 
-    tcase_add_test(tc, test_lines_in_order_and_partial_waits);
-    tcase_add_test(tc, test_overlong_line_skipped_in_bounded_steps);
-    tcase_add_test(tc, test_data_stops_at_the_end_across_chunks);
-    suite_add_tcase(s, tc);
-    return check_run_suite(s);
+    return check_run_tests("smtp_input", tests);
 }

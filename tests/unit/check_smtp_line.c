@@ -164,15 +164,13 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("smtp_line");
-    TCase *tc = tcase_create("reader");
+    const TTest *const tests[] = {test_crlf_and_bare_lf,
+                                  test_partial_line_waits,
+                                  test_limit_boundary,
+                                  test_overlong_tail_never_runs,
+                                  test_discard_then_line_in_same_buffer,
+                                  test_overlong_with_lf_then_pipelined,
+                                  NULL};
 
-    tcase_add_test(tc, test_crlf_and_bare_lf);
-    tcase_add_test(tc, test_partial_line_waits);
-    tcase_add_test(tc, test_limit_boundary);
-    tcase_add_test(tc, test_overlong_tail_never_runs);
-    tcase_add_test(tc, test_discard_then_line_in_same_buffer);
-    tcase_add_test(tc, test_overlong_with_lf_then_pipelined);
-    suite_add_tcase(s, tc);
-    return check_run_suite(s);
+    return check_run_tests("smtp_line", tests);
 }

@@ -126,15 +126,13 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("smtp_reply");
-    TCase *tc = tcase_create("parse");
+    const TTest *const tests[] = {test_single_line,
+                                  test_ehlo_extensions,
+                                  test_first_line_not_extension,
+                                  test_malformed,
+                                  test_long_text_truncated,
+                                  test_names,
+                                  NULL};
 
-    tcase_add_test(tc, test_single_line);
-    tcase_add_test(tc, test_ehlo_extensions);
-    tcase_add_test(tc, test_first_line_not_extension);
-    tcase_add_test(tc, test_malformed);
-    tcase_add_test(tc, test_long_text_truncated);
-    tcase_add_test(tc, test_names);
-    suite_add_tcase(s, tc);
-    return check_run_suite(s);
+    return check_run_tests("smtp_reply", tests);
 }

@@ -132,14 +132,12 @@ END_TEST
 
 int main(void)
 {
-    Suite *suite = suite_create("smtp_server_opts");
-    TCase *tc = tcase_create("core");
+    const TTest *const core[] = {test_defaults, test_values, test_help, NULL};
+    Suite *s = suite_create("smtp_server_opts");
+    TCase *tc;
 
-    tcase_add_test(tc, test_defaults);
-    tcase_add_test(tc, test_values);
+    tc = check_add_tcase(s, "core", core);
     tcase_add_loop_exit_test(tc, test_bounds, 2, 0, (int)(sizeof(bad) / sizeof(bad[0])));
     tcase_add_exit_test(tc, test_key_without_cert, 2);
-    tcase_add_test(tc, test_help);
-    suite_add_tcase(suite, tc);
-    return check_run_suite(suite);
+    return check_run_suite(s);
 }

@@ -124,7 +124,7 @@ START_TEST(test_commands)
     ck_assert_str_eq(m.rcpt_cmd, "RCPT TO:<c@d>\r\n");
     ck_assert_uint_eq(m.rcpt_cmd_len, strlen(m.rcpt_cmd));
     source_message_free(&m);
-    o.lmtp = 1;
+    o.tool.lmtp = 1;
     o.from = o.to = NULL;
     source_message_init(&m, &o, "me.example");
     ck_assert_str_eq(m.helo_cmd, "LHLO me.example\r\n");

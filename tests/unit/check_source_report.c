@@ -148,14 +148,9 @@ END_TEST
 
 int main(void)
 {
-    Suite *s = suite_create("source_report");
-    TCase *tc = tcase_create("report");
+    const TTest *const tests[] = {test_window_closed,         test_window_offered,
+                                  test_text_rate_over_window, test_plurals,
+                                  test_connect_reason,        NULL};
 
-    tcase_add_test(tc, test_window_closed);
-    tcase_add_test(tc, test_window_offered);
-    tcase_add_test(tc, test_text_rate_over_window);
-    tcase_add_test(tc, test_plurals);
-    tcase_add_test(tc, test_connect_reason);
-    suite_add_tcase(s, tc);
-    return check_run_suite(s);
+    return check_run_tests("source_report", tests);
 }

@@ -312,24 +312,11 @@ START_TEST(test_latency_json)
 }
 END_TEST
 
-static Suite *timeline_suite(void)
-{
-    Suite *s = suite_create("timeline");
-    TCase *tc = tcase_create("core");
-
-    tcase_add_test(tc, test_rows);
-    tcase_add_test(tc, test_no_time_no_row);
-    tcase_add_test(tc, test_cumulative);
-    tcase_add_test(tc, test_csv);
-    tcase_add_test(tc, test_json_and_back);
-    tcase_add_test(tc, test_read_rejects);
-    tcase_add_test(tc, test_merge_exact);
-    tcase_add_test(tc, test_latency_json);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return check_run_suite(timeline_suite());
+    const TTest *const tests[] = {test_rows,        test_no_time_no_row, test_cumulative,
+                                  test_csv,         test_json_and_back,  test_read_rejects,
+                                  test_merge_exact, test_latency_json,   NULL};
+
+    return check_run_tests("timeline", tests);
 }

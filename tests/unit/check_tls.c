@@ -276,24 +276,16 @@ START_TEST(test_describe_null)
 }
 END_TEST
 
-static Suite *tls_suite(void)
-{
-    Suite *s = suite_create("tls");
-    TCase *tc = tcase_create("tls");
-
-    tcase_add_test(tc, test_self_signed_context);
-    tcase_add_test(tc, test_missing_files);
-    tcase_add_test(tc, test_load_files);
-    tcase_add_test(tc, test_handshake_and_data);
-    tcase_add_test(tc, test_verify_peer);
-    tcase_add_test(tc, test_describe_null);
-    /* Key generation and handshakes are slow under sanitizers. */
-    tcase_set_timeout(tc, 60);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
 int main(void)
 {
-    return check_run_suite(tls_suite());
+    /* Key generation and handshakes are slow under sanitizers. */
+    const TTest *const tests[] = {test_self_signed_context,
+                                  test_missing_files,
+                                  test_load_files,
+                                  test_handshake_and_data,
+                                  test_verify_peer,
+                                  test_describe_null,
+                                  NULL};
+
+    return check_run_cases("tls", 60, tests, NULL, 0);
 }

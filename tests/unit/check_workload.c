@@ -365,41 +365,32 @@ START_TEST(test_duration_bad)
 }
 END_TEST
 
-static Suite *workload_suite(void)
+int main(void)
 {
+    const TTest *const prng[] = {test_same_seed_same_stream,
+                                 test_known_answer,
+                                 test_uniform01_bounds,
+                                 test_range_bounds_and_uniformity,
+                                 test_exponential_mean,
+                                 test_normal_moments,
+                                 NULL};
+    const TTest *const size_dist[] = {test_fixed_always_n, test_uniform_stats,
+                                      test_lognormal_median_and_clamp, test_parse_size_errno, NULL};
+    const TTest *const duration[] = {NULL};
     Suite *s = suite_create("workload");
-    TCase *tc = tcase_create("prng");
+    TCase *tc;
 
-    tcase_add_test(tc, test_same_seed_same_stream);
-    tcase_add_test(tc, test_known_answer);
-    tcase_add_test(tc, test_uniform01_bounds);
-    tcase_add_test(tc, test_range_bounds_and_uniformity);
-    tcase_add_test(tc, test_exponential_mean);
-    tcase_add_test(tc, test_normal_moments);
+    tc = check_add_tcase(s, "prng", prng);
     /* Sanitizer builds are several times slower on the 200000-draw tests. */
     tcase_set_timeout(tc, 60);
-    suite_add_tcase(s, tc);
-
-    tc = tcase_create("size_dist");
+    tc = check_add_tcase(s, "size_dist", size_dist);
     tcase_add_loop_test(tc, test_size_dist_parse_table, 0,
                         (int)(sizeof(spec_cases) / sizeof(spec_cases[0])));
-    tcase_add_test(tc, test_fixed_always_n);
-    tcase_add_test(tc, test_uniform_stats);
-    tcase_add_test(tc, test_lognormal_median_and_clamp);
-    tcase_add_test(tc, test_parse_size_errno);
     tcase_set_timeout(tc, 60);
-    suite_add_tcase(s, tc);
-
-    tc = tcase_create("duration");
+    tc = check_add_tcase(s, "duration", duration);
     tcase_add_loop_test(tc, test_duration_good, 0,
                         (int)(sizeof(good_durations) / sizeof(good_durations[0])));
     tcase_add_loop_test(tc, test_duration_bad, 0,
                         (int)(sizeof(bad_durations) / sizeof(bad_durations[0])));
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-int main(void)
-{
-    return check_run_suite(workload_suite());
+    return check_run_suite(s);
 }
