@@ -251,6 +251,23 @@ free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
+# start_dead_hop NAME: a next hop that refuses every connection, on a port
+# held bound (never listening) for the test's life, so that no other test's
+# server can take it (free_port's port could be, and a "dead" hop then took
+# the mail: it_relay_badfile under make -j2); sets NAME_PID, NAME_PORT.
+start_dead_hop() {
+    timeout "${TEST_PROCESS_TIMEOUT:-120}" python3 -c '
+import os, socket, sys, time
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+open(sys.argv[1] + ".tmp", "w").write("%d\n" % s.getsockname()[1])
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+while True:
+    time.sleep(3600)
+' "$WORK/$1.port" 2>"$WORK/$1.err" &
+    started "$1" $! "a dead next hop"
+}
+
 # wait_port PORT: until something listens on 127.0.0.1:PORT (30 s at most:
 # Python helpers start slowly on a loaded machine).
 wait_port() {

@@ -41,7 +41,8 @@ assert b["injected"] >= 1 and b["injected"] / 1.5 < b["injected_per_s"] <= b["in
 PY
 
 # -- a failed connection says why
-CLOSED=$(free_port)
+start_dead_hop closedhop || exit 1
+CLOSED=$closedhop_PORT
 check "a closed port: smtp-source runs" sh -c "'$SOURCE' -m 5 --json '$WORK/c.json' 127.0.0.1:$CLOSED >'$WORK/c.out' 2>&1; test \$? = 1"
 check "and names the reason" grep -q "^failures: connect=5 (Connection refused)$" "$WORK/c.out"
 check "in the JSON too" python3 -c "import json,sys; sys.exit(0 if json.load(open('$WORK/c.json'))['connect_errors'] == {'Connection refused': 5} else 1)"

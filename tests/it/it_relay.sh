@@ -170,8 +170,8 @@ check "exim: a directory fsync per accepted message at least" \
 # in deferred/ without a warning.
 if have_peer "Postfix's postcat ($POSTCAT)" "run scripts/fetch-peer.sh postfix" executables "$POSTCAT"; then
     SPOOL3=$WORK/spool3
-    dead=$(free_port)
-    start_relay relay3 --spool "$SPOOL3" --next-hop "127.0.0.1:$dead" --min-backoff 1h \
+    start_dead_hop dead || exit 1
+    start_relay relay3 --spool "$SPOOL3" --next-hop "127.0.0.1:$dead_PORT" --min-backoff 1h \
         --max-backoff 1h || exit 1
     check "a message for a dead next hop is accepted" to "$WORK/src3.out" timeout 20 "$SOURCE" \
         -m 1 -r 2 -f sender@example.org -t rcpt@example.net "127.0.0.1:$relay3_PORT"

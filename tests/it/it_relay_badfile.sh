@@ -73,7 +73,8 @@ exactly_once "descriptors: delivered" 1 "$WORK/fd0.log" "$WORK/fd-sink.log"
 
 # 3. --hash-depth 2.
 SP=$WORK/spool-h2
-start_relay h2 --spool "$SP" --hash-depth 2 --next-hop "127.0.0.1:$(free_port)" --min-backoff 1h \
+start_dead_hop dead || exit 1
+start_relay h2 --spool "$SP" --hash-depth 2 --next-hop "127.0.0.1:$dead_PORT" --min-backoff 1h \
     --max-backoff 1h || exit 1
 check "hash depth 2: 5 messages accepted" to "$WORK/h2.src" timeout 30 "$SOURCE" -m 5 \
     --msg-log "$WORK/h2.log" "127.0.0.1:$h2_PORT"

@@ -42,7 +42,8 @@ liar_run() {
 
 # A next hop that is not listening yet: the relay says so once, with the
 # reason and without -v, keeps the mail, and says so again when it answers.
-DEAD_PORT=$(free_port)
+start_dead_hop dead || exit 1
+DEAD_PORT=$dead_PORT
 start_relay dead_relay --spool "$WORK/dead.spool" --next-hop "127.0.0.1:$DEAD_PORT" \
     --min-backoff 100ms --max-backoff 200ms --json "$WORK/dead.json" || exit 1
 check "dead hop: 5 messages accepted" to "$WORK/dead.src.out" timeout 30 \
@@ -55,6 +56,7 @@ retried() {
 check "dead hop: every message deferred and retried" wait_until 60 retried
 check "dead hop: said once, with the reason" \
     test "$(grep -c "next hop 127.0.0.1:$DEAD_PORT: Connection refused" "$WORK/dead_relay.err")" = 1
+stop "$dead_PID" # the port comes alive: a sink takes it
 start_sink dead_sink --msg-log "$WORK/dead.sink.log" "127.0.0.1:$DEAD_PORT" 100 || exit 1
 check "dead hop: the spool drains once it listens" wait_spool_empty "$WORK/dead.spool" 30
 check "dead hop: its return is said" grep -q "next hop 127.0.0.1:$DEAD_PORT answers again" \

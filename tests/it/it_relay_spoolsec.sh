@@ -120,7 +120,8 @@ check "the root-owned directory is untouched" test "$(ls "$WORK/pub/root-dir" | 
 
 # 5. -u nobody: the relay makes its spool for nobody, runs as nobody, delivers.
 SP=$WORK/pub/spool-u
-dead=$(free_port)
+start_dead_hop deadhop || exit 1
+dead=$deadhop_PORT
 start_relay ru1 -u nobody --spool "$SP" --next-hop "127.0.0.1:$dead" --min-backoff 1h --max-backoff 1h || exit 1
 real=$(pgrep -P "$ru1_PID" spoolsim || echo "$ru1_PID")
 ids() { awk -v k="$1" '$1 == k { print $2, $3, $4, $5 }' "/proc/$real/status"; }

@@ -97,7 +97,9 @@ PY
 # intact one's text in $WORK/NAME.expected; their retry is due.
 two_deferred() {
     local spool=$WORK/$1.spool
-    start_relay "d$1" --spool "$spool" --next-hop "127.0.0.1:$(free_port)" --min-backoff 1h \
+    start_dead_hop "dead$1" || return 1
+    eval "dead_port=\$dead${1}_PORT"
+    start_relay "d$1" --spool "$spool" --next-hop "127.0.0.1:$dead_port" --min-backoff 1h \
         --max-backoff 1h --max-size $((5 * MB)) || return 1
     eval "local port=\$d${1}_PORT pid=\$d${1}_PID"
     to "$WORK/d$1.src" timeout 60 "$SOURCE" -m 2 -l $((4 * MB)) --msg-log "$WORK/$1.src.log" \

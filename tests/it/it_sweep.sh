@@ -105,7 +105,8 @@ assert all(s[0][k] is None for k in ('p50_ms', 'p99_ms', 'p99_9_ms', 'max_ms')),
 assert re.match(r'$3', s[0]['no_mail']), s[0]['no_mail']
 "
 }
-CLOSED=$(free_port)
+start_dead_hop closedhop || exit 1
+CLOSED=$closedhop_PORT
 dead_sweep closed "$CLOSED"
 dead_checks closed "$CLOSED" "connection refused"
 for mode in close 554 silent; do
