@@ -24,6 +24,25 @@ check "calibrate runs the build's bench/calibrate-postfix.sh" \
     grep -Eq "calibrate-postfix.sh: (missing $WORK/no-sink|must run as root)" "$WORK/cal.err"
 check "  whose exit status is its own (2)" test "$status" -eq 2
 
+# A busy machine is said before calibrating: a loop on every CPU, and a
+# script (SPOOLSIM_CALIBRATE_SCRIPT) that only says it ran.
+printf '#!/bin/sh\necho fake calibration ran\n' >"$WORK/fake-cal.sh"
+chmod +x "$WORK/fake-cal.sh"
+spinners=""
+for _ in $(seq "$(nproc)"); do
+    timeout 20 sh -c 'while :; do :; done' &
+    spinners="$spinners $!"
+done
+SPOOLSIM_CALIBRATE_SCRIPT=$WORK/fake-cal.sh "$SPOOLSIM" calibrate postfix -m 200 -o - \
+    >"$WORK/busy.out" 2>"$WORK/busy.err"
+status=$?
+for pid in $spinners; do stop "$pid"; done
+check "calibrating on a busy machine: the script still runs" grep -q "fake calibration ran" "$WORK/busy.out"
+check "  with its status" test "$status" -eq 0
+check "  after a warning that says how busy, and why it matters" \
+    grep -Eq "warning: the machine is [0-9]+ % busy with other work: .*calibrate when it is quiet" \
+    "$WORK/busy.err"
+
 # A copy of spoolsim, with a build tree's layout around it made of fakes
 # that leave a mark if they are run.
 T=$WORK/tree
