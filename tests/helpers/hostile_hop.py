@@ -23,6 +23,11 @@ Liars, who say 250 to an end of data they never saw, then close:
   ackburst  answers the pipelined MAIL, RCPT and DATA, and the dot not
             yet sent, in one write
 
+Proxies to the real server that behave, slowly or oddly:
+  slow      reads the relay's side 16 KiB every 50 ms (about 320 KiB/s),
+            with a small receive buffer: a long text takes many seconds
+  split     passes each of the server's replies on one byte per write
+
 With the single mode `sync', every connection instead goes to the real
 server through a strict proxy that takes PIPELINING out of the EHLO
 reply and checks the client's synchronization as Exim's
@@ -120,13 +125,20 @@ def misbehave(sock, mode):
         sock.close()
 
 
-def pump(src, dst):
+def pump(src, dst, mode=None):
     try:
         while True:
-            data = src.recv(65536)
+            data = src.recv(16384 if mode == "slow" else 65536)
             if not data:
                 break
-            dst.sendall(data)
+            if mode == "split":
+                for i in range(len(data)):
+                    dst.sendall(data[i:i + 1])
+                    time.sleep(0.001)
+            else:
+                dst.sendall(data)
+            if mode == "slow":
+                time.sleep(0.05)
     except OSError:
         pass
     finally:
@@ -137,14 +149,15 @@ def pump(src, dst):
                 pass
 
 
-def proxy(sock, sink_port):
+def proxy(sock, sink_port, mode=None):
     try:
         up = socket.create_connection(("127.0.0.1", sink_port))
     except OSError:
         sock.close()
         return
-    threading.Thread(target=pump, args=(up, sock), daemon=True).start()
-    pump(sock, up)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    threading.Thread(target=pump, args=(up, sock, mode == "split" and mode), daemon=True).start()
+    pump(sock, up, mode == "slow" and mode)
 
 
 class Reader:
@@ -236,6 +249,8 @@ def main():
     portfile, sink_port, modes = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(",")
     lsock = socket.socket()
     lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if "slow" in modes:  # accepted sockets inherit it: the relay's writes fill it soon
+        lsock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 32768)
     lsock.bind(("127.0.0.1", 0))
     lsock.listen(128)
     with open(portfile, "w") as f:
@@ -245,6 +260,8 @@ def main():
         sock, _ = lsock.accept()
         if modes == ["sync"]:
             target, args = sync_proxy, (sock, sink_port)
+        elif served < len(modes) and modes[served] in ("slow", "split"):
+            target, args = proxy, (sock, sink_port, modes[served])
         elif served < len(modes):
             target, args = misbehave, (sock, modes[served])
         else:

@@ -1,0 +1,52 @@
+#!/bin/bash
+# Integration: next hops that are slow, odd or hostile in ways the relay's
+# client (smtp_client, smtp_txn) must survive without losing or doubling a
+# message. Each run sends messages through a hop whose first connections
+# play the modes given (tests/helpers/hostile_hop.py), then pass to a sink;
+# every message must arrive exactly once, and a hop that only behaved must
+# cost no deferral.
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
+
+command -v python3 >/dev/null || skip "python3 is required"
+
+# attack_run NAME COUNT SIZE MODES DEFERRALS RELAY_OPTION...: COUNT messages of
+# SIZE bytes through a hop playing MODES; DEFERRALS: "0" (none allowed) or
+# "+N" (at least N).
+attack_run() {
+    local name=$1 count=$2 size=$3 modes=$4 deferrals=$5 report got
+    shift 5
+    start_sink "${name}_sink" --msg-log "$WORK/$name.sink.log" 127.0.0.1:0 100 || return 1
+    local sink_port_var="${name}_sink_PORT"
+    timeout 120 python3 "$top_srcdir/tests/helpers/hostile_hop.py" "$WORK/$name.hop.port" \
+        "${!sink_port_var}" "$modes" 2>"$WORK/$name.hop.err" &
+    local hop_pid=$!
+    PIDS="$PIDS $hop_pid"
+    check "$name: hop started" wait_until 30 test -s "$WORK/$name.hop.port"
+    start_relay "${name}_relay" --spool "$WORK/$name.spool" \
+        --next-hop "127.0.0.1:$(cat "$WORK/$name.hop.port")" -v --concurrency 1 \
+        --min-backoff 100ms --max-backoff 300ms --json "$WORK/$name.relay.json" "$@" || return 1
+    local relay_pid_var="${name}_relay_PID" relay_port_var="${name}_relay_PORT"
+    check "$name: $count messages of $size bytes accepted" to "$WORK/$name.src.out" timeout 60 \
+        "$SOURCE" -m "$count" -l "$size" --msg-log "$WORK/$name.src.log" \
+        "127.0.0.1:${!relay_port_var}"
+    check "$name: the spool drains" wait_spool_empty "$WORK/$name.spool" 60
+    stop "${!relay_pid_var}"
+    stop "$hop_pid"
+    report=$(delivery_report "$WORK/$name.src.log" "$WORK/$name.sink.log")
+    got=$(json_get "$WORK/$name.relay.json" deferrals)
+    echo "$name: $report; $got deferrals; relay said: $(grep -E 'lost connection|said' "$WORK/${name}_relay.err" | head -3)"
+    check "$name: exactly once through $modes: $report" \
+        test "$report" = "acked $count, lost 0, duplicated 0"
+    case $deferrals in
+    0) check "$name: no deferral ($got)" test "$got" = 0 ;;
+    +*) check "$name: at least ${deferrals#+} deferrals ($got)" test "$got" -ge "${deferrals#+}" ;;
+    esac
+}
+
+# A hop that reads a long text slowly but steadily: the transfer takes longer
+# than --hop-timeout, yet the hop never stops taking bytes for that long. The
+# timeout is for a hop that does nothing (Postfix's smtp_data_xfer_timeout is
+# per write), so this must deliver at the first try.
+attack_run slow 1 1000000 slow 0 --hop-timeout 1
+
+finish
