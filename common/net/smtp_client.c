@@ -122,6 +122,7 @@ static int new_bev(struct smtp_client_conn *c, evutil_socket_t fd)
     c->generation++;
     c->connected = c->tls = c->handshake = 0;
     c->write_errno = 0;
+    c->unacked_seen = 0;
     c->in.ev = NULL;
     c->timeout_on = 1;
     bufferevent_setcb(c->bev, on_read, on_write, on_event, c);
@@ -458,6 +459,27 @@ static void on_write(struct bufferevent *bev, void *arg)
         c->ops->on_output(c->ctx);
 }
 
+/*
+ * The read timeout has run out: is the peer still taking what we send (a
+ * long text to a slow reader)? Then it is busy, not gone, and owes no reply
+ * until it has all of it. Output still in our buffer is watched by the
+ * write timeout, which every write that makes progress starts again; once
+ * all of it is in the kernel, what the peer has not acknowledged must have
+ * shrunk since the last time this asked.
+ */
+static int still_taking(struct smtp_client_conn *c)
+{
+    size_t unacked;
+
+    if (evbuffer_get_length(bufferevent_get_output(c->bev)) > 0)
+        return 1;
+    unacked = unacknowledged(c);
+    if (unacked == 0 || unacked == c->unacked_seen)
+        return 0;
+    c->unacked_seen = unacked;
+    return 1;
+}
+
 static void on_event(struct bufferevent *bev, short what, void *arg)
 {
     struct smtp_client_conn *c = arg;
@@ -471,6 +493,12 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
         up(c);
     } else if (!c->connected) {
         fail(c, SMTP_CLIENT_CONNECT, what & BEV_EVENT_TIMEOUT ? ETIMEDOUT : err);
+    } else if ((what & BEV_EVENT_TIMEOUT) && (what & BEV_EVENT_READING) && still_taking(c)) {
+        /* Reading is off after its timeout: on again, for another whole timeout. */
+        if (c->in.ev)
+            bev_in_enable(&c->in);
+        else
+            bufferevent_enable(c->bev, EV_READ);
     } else if (what & BEV_EVENT_TIMEOUT) {
         fail(c, SMTP_CLIENT_TIMEOUT, 0);
     } else if (what & BEV_EVENT_EOF) {
