@@ -14,6 +14,8 @@ Modes:
   dropmail  answers MAIL with half a line and closes
   dropdot   takes the whole message, then closes without a reply
   garbage   answers EHLO with bytes that are no reply at all
+  mixed     answers EHLO with a reply whose lines have different codes
+  stoptext  reads the first 64 KiB of the text, then nothing more
 
 Liars, who say 250 to an end of data they never saw, then close:
   ack354    sends its 250 in the same write as the 354
@@ -87,6 +89,10 @@ def misbehave(sock, mode):
                 if mode == "stall":
                     time.sleep(30)
                     return
+                if mode == "mixed":
+                    sock.sendall(b"250-hostile\r\n554 PIPELINING\r\n")
+                    time.sleep(5)
+                    return
                 if mode == "garbage":
                     sock.sendall(b"\x00\x01 hello?\r\n")
                     time.sleep(5)
@@ -105,6 +111,11 @@ def misbehave(sock, mode):
                 sock.sendall(b"250 ok\r\n")
             elif verb == b"DATA" and mode == "ack354":
                 sock.sendall(b"354 go\r\n250 ok: queued as LIE\r\n")
+                return
+            elif verb == b"DATA" and mode == "stoptext":
+                sock.sendall(b"354 go\r\n")
+                read_part(reader, 65536)
+                time.sleep(30)
                 return
             elif verb == b"DATA" and mode == "ackpart":
                 sock.sendall(b"354 go\r\n")

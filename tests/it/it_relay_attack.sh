@@ -48,5 +48,11 @@ attack_run() {
 # timeout is for a hop that does nothing (Postfix's smtp_data_xfer_timeout is
 # per write), so this must deliver at the first try.
 attack_run slow 1 1000000 slow 0 --hop-timeout 1
+# ... but one that stops reading half-way is a timeout, not a hang.
+attack_run stop 1 1000000 stoptext +1 --hop-timeout 1
+# Replies that come one byte per segment are still replies.
+attack_run split 3 3000 split,split,split 0 --hop-timeout 5
+# A multi-line reply whose lines disagree on the code is no reply.
+attack_run mixed 2 300 mixed +1 --hop-timeout 5
 
 finish
