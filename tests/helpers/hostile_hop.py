@@ -29,6 +29,8 @@ Proxies to the real server that behave, slowly or oddly:
   slow      reads the relay's side 16 KiB every 50 ms (about 320 KiB/s),
             with a small receive buffer: a long text takes many seconds
   split     passes each of the server's replies on one byte per write
+  dotclose  closes the connection as soon as the server's 250 to the
+            first end of data is passed on, before any QUIT
 
 With the single mode `sync', every connection instead goes to the real
 server through a strict proxy that takes PIPELINING out of the EHLO
@@ -256,6 +258,39 @@ def sync_proxy(sock, sink_port):
             s_.close()
 
 
+def dotclose_proxy(sock, sink_port):
+    try:
+        up = socket.create_connection(("127.0.0.1", sink_port))
+    except OSError:
+        sock.close()
+        return
+    tail, dot = b"", False
+    try:
+        while True:
+            ready = select.select([sock, up], [], [], 30)[0]
+            if not ready:
+                return
+            if sock in ready:
+                data = sock.recv(65536)
+                if not data:
+                    return
+                up.sendall(data)
+                tail = (tail + data)[-5:]
+                dot = dot or tail == b"\r\n.\r\n"
+            if up in ready:
+                data = up.recv(65536)
+                if not data:
+                    return
+                sock.sendall(data)
+                if dot and data.startswith(b"250"):
+                    return
+    except OSError:
+        pass
+    finally:
+        sock.close()
+        up.close()
+
+
 def main():
     portfile, sink_port, modes = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(",")
     lsock = socket.socket()
@@ -271,6 +306,8 @@ def main():
         sock, _ = lsock.accept()
         if modes == ["sync"]:
             target, args = sync_proxy, (sock, sink_port)
+        elif served < len(modes) and modes[served] == "dotclose":
+            target, args = dotclose_proxy, (sock, sink_port)
         elif served < len(modes) and modes[served] in ("slow", "split"):
             target, args = proxy, (sock, sink_port, modes[served])
         elif served < len(modes):

@@ -11,7 +11,7 @@ command -v python3 >/dev/null || skip "python3 is required"
 
 # attack_run NAME COUNT SIZE MODES DEFERRALS RELAY_OPTION...: COUNT messages of
 # SIZE bytes through a hop playing MODES; DEFERRALS: "0" (none allowed) or
-# "+N" (at least N).
+# "+N" (at least N) or "-" (not counted).
 attack_run() {
     local name=$1 count=$2 size=$3 modes=$4 deferrals=$5 report got
     shift 5
@@ -52,6 +52,9 @@ attack_run slow 1 1000000 slow 0 --hop-timeout 1
 attack_run stop 1 1000000 stoptext +1 --hop-timeout 1
 # Replies that come one byte per segment are still replies.
 attack_run split 3 3000 split,split,split 0 --hop-timeout 5
+# A hop that closes as soon as it has said 250 to the dot, before QUIT: the
+# message was delivered (no second copy), the next one is not lost.
+attack_run dotclose 3 300 dotclose,dotclose,dotclose - --hop-timeout 5
 # A multi-line reply whose lines disagree on the code is no reply.
 attack_run mixed 2 300 mixed +1 --hop-timeout 5
 
