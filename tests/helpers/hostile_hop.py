@@ -31,6 +31,7 @@ Proxies to the real server that behave, slowly or oddly:
   split     passes each of the server's replies on one byte per write
   dotclose  closes the connection as soon as the server's 250 to the
             first end of data is passed on, before any QUIT
+  dottwice  passes the server's 250 to the first end of data on twice
 
 With the single mode `sync', every connection instead goes to the real
 server through a strict proxy that takes PIPELINING out of the EHLO
@@ -258,7 +259,7 @@ def sync_proxy(sock, sink_port):
             s_.close()
 
 
-def dotclose_proxy(sock, sink_port):
+def dot_proxy(sock, sink_port, mode):
     try:
         up = socket.create_connection(("127.0.0.1", sink_port))
     except OSError:
@@ -283,7 +284,10 @@ def dotclose_proxy(sock, sink_port):
                     return
                 sock.sendall(data)
                 if dot and data.startswith(b"250"):
-                    return
+                    if mode == "dotclose":
+                        return
+                    sock.sendall(data)
+                    dot = False
     except OSError:
         pass
     finally:
@@ -306,8 +310,8 @@ def main():
         sock, _ = lsock.accept()
         if modes == ["sync"]:
             target, args = sync_proxy, (sock, sink_port)
-        elif served < len(modes) and modes[served] == "dotclose":
-            target, args = dotclose_proxy, (sock, sink_port)
+        elif served < len(modes) and modes[served] in ("dotclose", "dottwice"):
+            target, args = dot_proxy, (sock, sink_port, modes[served])
         elif served < len(modes) and modes[served] in ("slow", "split"):
             target, args = proxy, (sock, sink_port, modes[served])
         elif served < len(modes):

@@ -8,6 +8,12 @@
 . "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 command -v python3 >/dev/null || skip "python3 is required"
+command -v ss >/dev/null || skip "ss is required"
+
+# no_conn_to PORT: no established TCP connection to 127.0.0.1:PORT.
+no_conn_to() {
+    [ -z "$(ss -Htn state established "( dport = :$1 )")" ]
+}
 
 # attack_run NAME COUNT SIZE MODES DEFERRALS RELAY_OPTION...: COUNT messages of
 # SIZE bytes through a hop playing MODES; DEFERRALS: "0" (none allowed) or
@@ -30,6 +36,9 @@ attack_run() {
         "$SOURCE" -m "$count" -l "$size" --msg-log "$WORK/$name.src.log" \
         "127.0.0.1:${!relay_port_var}"
     check "$name: the spool drains" wait_spool_empty "$WORK/$name.spool" 60
+    # The cache time (2 s) over, no connection of the relay's to the hop is left open.
+    check "$name: no connection left to the hop" wait_until 15 no_conn_to \
+        "$(cat "$WORK/$name.hop.port")"
     stop "${!relay_pid_var}"
     stop "$hop_pid"
     report=$(delivery_report "$WORK/$name.src.log" "$WORK/$name.sink.log")
@@ -55,6 +64,9 @@ attack_run split 3 3000 split,split,split 0 --hop-timeout 5
 # A hop that closes as soon as it has said 250 to the dot, before QUIT: the
 # message was delivered (no second copy), the next one is not lost.
 attack_run dotclose 3 300 dotclose,dotclose,dotclose - --hop-timeout 5
+# A hop that says its 250 to the dot twice: the second answers nothing the
+# relay asked (or is taken for the next MAIL's): never a second delivery.
+attack_run dottwice 3 300 dottwice,dottwice,dottwice - --hop-timeout 5
 # A multi-line reply whose lines disagree on the code is no reply.
 attack_run mixed 2 300 mixed +1 --hop-timeout 5
 
