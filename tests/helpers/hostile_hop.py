@@ -32,6 +32,7 @@ Proxies to the real server that behave, slowly or oddly:
   dotclose  closes the connection as soon as the server's 250 to the
             first end of data is passed on, before any QUIT
   dottwice  passes the server's 250 to the first end of data on twice
+  dotstray  passes it on with a stray "550 5.7.1 stray" behind it
 
 With the single mode `sync', every connection instead goes to the real
 server through a strict proxy that takes PIPELINING out of the EHLO
@@ -282,12 +283,15 @@ def dot_proxy(sock, sink_port, mode):
                 data = up.recv(65536)
                 if not data:
                     return
-                sock.sendall(data)
-                if dot and data.startswith(b"250"):
-                    if mode == "dotclose":
-                        return
+                if not (dot and data.startswith(b"250")):
                     sock.sendall(data)
-                    dot = False
+                    continue
+                # the first end of data's reply: what goes behind it, in the same write
+                if mode == "dotclose":
+                    sock.sendall(data)
+                    return
+                sock.sendall(data + (data if mode == "dottwice" else b"550 5.7.1 stray\r\n"))
+                dot = False
     except OSError:
         pass
     finally:
@@ -310,7 +314,7 @@ def main():
         sock, _ = lsock.accept()
         if modes == ["sync"]:
             target, args = sync_proxy, (sock, sink_port)
-        elif served < len(modes) and modes[served] in ("dotclose", "dottwice"):
+        elif served < len(modes) and modes[served] in ("dotclose", "dottwice", "dotstray"):
             target, args = dot_proxy, (sock, sink_port, modes[served])
         elif served < len(modes) and modes[served] in ("slow", "split"):
             target, args = proxy, (sock, sink_port, modes[served])

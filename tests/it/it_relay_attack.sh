@@ -33,7 +33,7 @@ attack_run() {
         --min-backoff 100ms --max-backoff 300ms --json "$WORK/$name.relay.json" "$@" || return 1
     local relay_pid_var="${name}_relay_PID" relay_port_var="${name}_relay_PORT"
     check "$name: $count messages of $size bytes accepted" to "$WORK/$name.src.out" timeout 60 \
-        "$SOURCE" -m "$count" -l "$size" --msg-log "$WORK/$name.src.log" \
+        "$SOURCE" -s 3 -m "$count" -l "$size" --msg-log "$WORK/$name.src.log" \
         "127.0.0.1:${!relay_port_var}"
     check "$name: the spool drains" wait_spool_empty "$WORK/$name.spool" 60
     # The cache time (2 s) over, no connection of the relay's to the hop is left open.
@@ -67,6 +67,9 @@ attack_run dotclose 3 300 dotclose,dotclose,dotclose - --hop-timeout 5
 # A hop that says its 250 to the dot twice: the second answers nothing the
 # relay asked (or is taken for the next MAIL's): never a second delivery.
 attack_run dottwice 3 300 dottwice,dottwice,dottwice - --hop-timeout 5
+# ... or a stray 550 behind it: it answers no command, so it must not be
+# taken for the reply to the next message's MAIL (which would bounce it).
+attack_run dotstray 3 300 dotstray,dotstray,dotstray - --hop-timeout 5
 # A multi-line reply whose lines disagree on the code is no reply.
 attack_run mixed 2 300 mixed +1 --hop-timeout 5
 
