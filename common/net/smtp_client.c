@@ -425,11 +425,23 @@ static void read_replies(struct smtp_client_conn *c)
             return;
         }
         if (rs == SMTP_REPLY_DONE) {
-            c->owed--;
+            /*
+             * The last reply owed, with more behind it: the peer sent that
+             * before any command the policy may send now, so it answers none
+             * of them (a stray reply taken for the next MAIL's would refuse
+             * a message the peer never saw).
+             */
+            int stray = --c->owed == 0 && evbuffer_get_length(in) > 0;
+
             c->dot_owed = 0;
             c->ops->on_reply(c->ctx, &c->reply);
-            if (c->generation == generation)
-                smtp_reply_init(&c->reply);
+            if (c->generation != generation)
+                return;
+            smtp_reply_init(&c->reply);
+            if (stray) {
+                fail(c, SMTP_CLIENT_UNASKED, 0);
+                return;
+            }
         }
     }
 }

@@ -11,8 +11,9 @@
  * STARTTLS's 220 (tls_bev).
  *
  * What it promises: a reply reaches the policy only when one is owed, in
- * the order the commands went (text from the peer with nothing owed is an
- * error, SMTP_CLIENT_UNASKED); what the peer sent behind its 220 to
+ * the order the commands went (text from the peer with nothing owed, or
+ * behind the last reply owed, is an error, SMTP_CLIENT_UNASKED, reported
+ * after that reply); what the peer sent behind its 220 to
  * STARTTLS is thrown away, never read inside TLS (CVE-2011-0411); with
  * cfg.strict_dot, a reply to the dot is believed only once the peer has
  * the dot (our output empty and, where the kernel tells, every byte
