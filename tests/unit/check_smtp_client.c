@@ -247,6 +247,25 @@ START_TEST(test_early_reply)
 }
 END_TEST
 
+/*
+ * The same when the policy answers the greeting at once: the reply behind
+ * it was sent before EHLO, so it is not EHLO's (nor, behind the dot's
+ * reply, the next MAIL's).
+ */
+START_TEST(test_stray_behind_last_owed)
+{
+    struct rec r;
+
+    rec_start(&r, 0, NULL);
+    r.ehlo_on_220 = 1;
+    peer_say(&r, "220 hi\r\n250 ahead of EHLO\r\n", 0);
+    ck_assert_int_eq(r.replies, 1);
+    ck_assert_int_eq(r.error, SMTP_CLIENT_UNASKED);
+    ck_assert_ptr_null(r.c.bev);
+    rec_end(&r);
+}
+END_TEST
+
 /* One reply more than the commands sent: the extra one reaches nobody. */
 START_TEST(test_reply_never_asked)
 {
@@ -536,19 +555,13 @@ END_TEST
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN); /* a peer that writes to a client that has closed */
-    const TTest *const tests[] = {test_split_every_byte,
-                                  test_split_anywhere,
-                                  test_early_reply,
-                                  test_reply_never_asked,
-                                  test_malformed_and_long,
-                                  test_250_before_text,
-                                  test_250_before_dot,
-                                  test_250_after_dot,
-                                  test_tls_injection_same_read,
-                                  test_tls_injection_apart,
-                                  test_closed_and_connect,
-                                  test_error_text,
-                                  NULL};
+    const TTest *const tests[] = {test_split_every_byte,    test_split_anywhere,
+                                  test_early_reply,         test_stray_behind_last_owed,
+                                  test_reply_never_asked,   test_malformed_and_long,
+                                  test_250_before_text,     test_250_before_dot,
+                                  test_250_after_dot,       test_tls_injection_same_read,
+                                  test_tls_injection_apart, test_closed_and_connect,
+                                  test_error_text,          NULL};
 
     return check_run_tests("smtp_client", tests);
 }
