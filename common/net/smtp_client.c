@@ -472,24 +472,30 @@ static void on_write(struct bufferevent *bev, void *arg)
 }
 
 /*
- * The read timeout has run out: is the peer still taking what we send (a
- * long text to a slow reader)? Then it is busy, not gone, and owes no reply
- * until it has all of it. Output still in our buffer is watched by the
- * write timeout, which every write that makes progress starts again; once
- * all of it is in the kernel, what the peer has not acknowledged must have
- * shrunk since the last time this asked.
+ * A timeout has run out while the peer may still be taking what we send (a
+ * long text to a slow reader): then it is busy, not gone, and owes no reply
+ * until it has all of it. Has its TCP acknowledged some of our bytes since
+ * the last time this asked? (The kernel wakes a writer only once a third of
+ * a large send buffer is free: at a slow reader's pace, longer than a
+ * timeout.)
  */
-static int still_taking(struct smtp_client_conn *c)
+static int peer_took_some(struct smtp_client_conn *c)
 {
-    size_t unacked;
+    size_t unacked = unacknowledged(c);
 
-    if (evbuffer_get_length(bufferevent_get_output(c->bev)) > 0)
-        return 1;
-    unacked = unacknowledged(c);
     if (unacked == 0 || unacked == c->unacked_seen)
         return 0;
     c->unacked_seen = unacked;
     return 1;
+}
+
+/*
+ * The read timeout: output still in our buffer is watched by the write
+ * timeout, which a write that makes progress starts again.
+ */
+static int still_taking(struct smtp_client_conn *c)
+{
+    return evbuffer_get_length(bufferevent_get_output(c->bev)) > 0 || peer_took_some(c);
 }
 
 static void on_event(struct bufferevent *bev, short what, void *arg)
@@ -511,6 +517,8 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
             bev_in_enable(&c->in);
         else
             bufferevent_enable(c->bev, EV_READ);
+    } else if ((what & BEV_EVENT_TIMEOUT) && (what & BEV_EVENT_WRITING) && peer_took_some(c)) {
+        bufferevent_enable(c->bev, EV_WRITE); /* off after its timeout, as reading */
     } else if (what & BEV_EVENT_TIMEOUT) {
         fail(c, SMTP_CLIENT_TIMEOUT, 0);
     } else if (what & BEV_EVENT_EOF) {
