@@ -62,6 +62,9 @@ attack_run slow 1 4000000 slow 0 --hop-timeout 1
 attack_run stop 1 1000000 stoptext +1 --hop-timeout 1
 # Replies that come one byte per segment are still replies.
 attack_run split 3 3000 split,split,split 0 --hop-timeout 5
+# Four connections at once, each reused for several messages, replies a byte
+# at a time: no deferral, and the cached connections closed at the end.
+attack_run many 20 2000 split,split,split,split 0 --hop-timeout 5 --concurrency 4
 # A hop that closes as soon as it has said 250 to the dot, before QUIT: the
 # message was delivered (no second copy), the next one is not lost.
 attack_run dotclose 3 300 dotclose,dotclose,dotclose - --hop-timeout 5
