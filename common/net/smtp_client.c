@@ -122,6 +122,7 @@ static int new_bev(struct smtp_client_conn *c, evutil_socket_t fd)
     c->generation++;
     c->connected = c->tls = c->handshake = 0;
     c->write_errno = 0;
+    c->unacked_seen = 0;
     c->in.ev = NULL;
     c->timeout_on = 1;
     bufferevent_setcb(c->bev, on_read, on_write, on_event, c);
@@ -424,11 +425,23 @@ static void read_replies(struct smtp_client_conn *c)
             return;
         }
         if (rs == SMTP_REPLY_DONE) {
-            c->owed--;
+            /*
+             * The last reply owed, with more behind it: the peer sent that
+             * before any command the policy may send now, so it answers none
+             * of them (a stray reply taken for the next MAIL's would refuse
+             * a message the peer never saw).
+             */
+            int stray = --c->owed == 0 && evbuffer_get_length(in) > 0;
+
             c->dot_owed = 0;
             c->ops->on_reply(c->ctx, &c->reply);
-            if (c->generation == generation)
-                smtp_reply_init(&c->reply);
+            if (c->generation != generation)
+                return;
+            smtp_reply_init(&c->reply);
+            if (stray) {
+                fail(c, SMTP_CLIENT_UNASKED, 0);
+                return;
+            }
         }
     }
 }
@@ -458,6 +471,33 @@ static void on_write(struct bufferevent *bev, void *arg)
         c->ops->on_output(c->ctx);
 }
 
+/*
+ * A timeout has run out while the peer may still be taking what we send (a
+ * long text to a slow reader): then it is busy, not gone, and owes no reply
+ * until it has all of it. Has its TCP acknowledged some of our bytes since
+ * the last time this asked? (The kernel wakes a writer only once a third of
+ * a large send buffer is free: at a slow reader's pace, longer than a
+ * timeout.)
+ */
+static int peer_took_some(struct smtp_client_conn *c)
+{
+    size_t unacked = unacknowledged(c);
+
+    if (unacked == 0 || unacked == c->unacked_seen)
+        return 0;
+    c->unacked_seen = unacked;
+    return 1;
+}
+
+/*
+ * The read timeout: output still in our buffer is watched by the write
+ * timeout, which a write that makes progress starts again.
+ */
+static int still_taking(struct smtp_client_conn *c)
+{
+    return evbuffer_get_length(bufferevent_get_output(c->bev)) > 0 || peer_took_some(c);
+}
+
 static void on_event(struct bufferevent *bev, short what, void *arg)
 {
     struct smtp_client_conn *c = arg;
@@ -471,6 +511,14 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
         up(c);
     } else if (!c->connected) {
         fail(c, SMTP_CLIENT_CONNECT, what & BEV_EVENT_TIMEOUT ? ETIMEDOUT : err);
+    } else if ((what & BEV_EVENT_TIMEOUT) && (what & BEV_EVENT_READING) && still_taking(c)) {
+        /* Reading is off after its timeout: on again, for another whole timeout. */
+        if (c->in.ev)
+            bev_in_enable(&c->in);
+        else
+            bufferevent_enable(c->bev, EV_READ);
+    } else if ((what & BEV_EVENT_TIMEOUT) && (what & BEV_EVENT_WRITING) && peer_took_some(c)) {
+        bufferevent_enable(c->bev, EV_WRITE); /* off after its timeout, as reading */
     } else if (what & BEV_EVENT_TIMEOUT) {
         fail(c, SMTP_CLIENT_TIMEOUT, 0);
     } else if (what & BEV_EVENT_EOF) {

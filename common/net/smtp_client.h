@@ -11,8 +11,9 @@
  * STARTTLS's 220 (tls_bev).
  *
  * What it promises: a reply reaches the policy only when one is owed, in
- * the order the commands went (text from the peer with nothing owed is an
- * error, SMTP_CLIENT_UNASKED); what the peer sent behind its 220 to
+ * the order the commands went (text from the peer with nothing owed, or
+ * behind the last reply owed, is an error, SMTP_CLIENT_UNASKED, reported
+ * after that reply); what the peer sent behind its 220 to
  * STARTTLS is thrown away, never read inside TLS (CVE-2011-0411); with
  * cfg.strict_dot, a reply to the dot is believed only once the peer has
  * the dot (our output empty and, where the kernel tells, every byte
@@ -43,7 +44,7 @@
 
 enum smtp_client_error {
     SMTP_CLIENT_CONNECT,   /* the connection did not come up; err: errno (ETIMEDOUT) */
-    SMTP_CLIENT_TIMEOUT,   /* nothing read (or nothing could be written) for cfg.timeout */
+    SMTP_CLIENT_TIMEOUT,   /* nothing read, nor any of our output taken, for cfg.timeout */
     SMTP_CLIENT_CLOSED,    /* the peer closed the connection */
     SMTP_CLIENT_SOCKET,    /* a socket or TLS error; err: errno, if any */
     SMTP_CLIENT_TOO_LONG,  /* a reply line over SMTP_REPLY_LINE_LIMIT */
@@ -87,6 +88,7 @@ struct smtp_client_conn {
     int dot_owed;        /* the next reply is the dot's (cfg.strict_dot) */
     int timeout_on;      /* smtp_client_timeout() */
     int write_errno;     /* a write failed: reported from the loop */
+    size_t unacked_seen; /* our bytes the peer had not acknowledged at the last read timeout */
     int family;          /* the socket's address family */
     struct timeval common_timeout; /* cfg.timeout as a common timeout of the loop */
     struct smtp_client_config cfg;

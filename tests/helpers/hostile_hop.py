@@ -14,6 +14,8 @@ Modes:
   dropmail  answers MAIL with half a line and closes
   dropdot   takes the whole message, then closes without a reply
   garbage   answers EHLO with bytes that are no reply at all
+  mixed     answers EHLO with a reply whose lines have different codes
+  stoptext  reads the first 64 KiB of the text, then nothing more
 
 Liars, who say 250 to an end of data they never saw, then close:
   ack354    sends its 250 in the same write as the 354
@@ -22,6 +24,15 @@ Liars, who say 250 to an end of data they never saw, then close:
             socket buffer, dot included, whatever the hop reads)
   ackburst  answers the pipelined MAIL, RCPT and DATA, and the dot not
             yet sent, in one write
+
+Proxies to the real server that behave, slowly or oddly:
+  slow      reads the relay's side 16 KiB every 50 ms (about 320 KiB/s),
+            with a small receive buffer: a long text takes many seconds
+  split     passes each of the server's replies on one byte per write
+  dotclose  closes the connection as soon as the server's 250 to the
+            first end of data is passed on, before any QUIT
+  dottwice  passes the server's 250 to the first end of data on twice
+  dotstray  passes it on with a stray "550 5.7.1 stray" behind it
 
 With the single mode `sync', every connection instead goes to the real
 server through a strict proxy that takes PIPELINING out of the EHLO
@@ -82,6 +93,10 @@ def misbehave(sock, mode):
                 if mode == "stall":
                     time.sleep(30)
                     return
+                if mode == "mixed":
+                    sock.sendall(b"250-hostile\r\n554 PIPELINING\r\n")
+                    time.sleep(5)
+                    return
                 if mode == "garbage":
                     sock.sendall(b"\x00\x01 hello?\r\n")
                     time.sleep(5)
@@ -100,6 +115,11 @@ def misbehave(sock, mode):
                 sock.sendall(b"250 ok\r\n")
             elif verb == b"DATA" and mode == "ack354":
                 sock.sendall(b"354 go\r\n250 ok: queued as LIE\r\n")
+                return
+            elif verb == b"DATA" and mode == "stoptext":
+                sock.sendall(b"354 go\r\n")
+                read_part(reader, 65536)
+                time.sleep(30)
                 return
             elif verb == b"DATA" and mode == "ackpart":
                 sock.sendall(b"354 go\r\n")
@@ -120,13 +140,20 @@ def misbehave(sock, mode):
         sock.close()
 
 
-def pump(src, dst):
+def pump(src, dst, mode=None):
     try:
         while True:
-            data = src.recv(65536)
+            data = src.recv(16384 if mode == "slow" else 65536)
             if not data:
                 break
-            dst.sendall(data)
+            if mode == "split":
+                for i in range(len(data)):
+                    dst.sendall(data[i:i + 1])
+                    time.sleep(0.001)
+            else:
+                dst.sendall(data)
+            if mode == "slow":
+                time.sleep(0.05)
     except OSError:
         pass
     finally:
@@ -137,14 +164,15 @@ def pump(src, dst):
                 pass
 
 
-def proxy(sock, sink_port):
+def proxy(sock, sink_port, mode=None):
     try:
         up = socket.create_connection(("127.0.0.1", sink_port))
     except OSError:
         sock.close()
         return
-    threading.Thread(target=pump, args=(up, sock), daemon=True).start()
-    pump(sock, up)
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    threading.Thread(target=pump, args=(up, sock, mode == "split" and mode), daemon=True).start()
+    pump(sock, up, mode == "slow" and mode)
 
 
 class Reader:
@@ -232,10 +260,51 @@ def sync_proxy(sock, sink_port):
             s_.close()
 
 
+def dot_proxy(sock, sink_port, mode):
+    try:
+        up = socket.create_connection(("127.0.0.1", sink_port))
+    except OSError:
+        sock.close()
+        return
+    tail, dot = b"", False
+    try:
+        while True:
+            ready = select.select([sock, up], [], [], 30)[0]
+            if not ready:
+                return
+            if sock in ready:
+                data = sock.recv(65536)
+                if not data:
+                    return
+                up.sendall(data)
+                tail = (tail + data)[-5:]
+                dot = dot or tail == b"\r\n.\r\n"
+            if up in ready:
+                data = up.recv(65536)
+                if not data:
+                    return
+                if not (dot and data.startswith(b"250")):
+                    sock.sendall(data)
+                    continue
+                # the first end of data's reply: what goes behind it, in the same write
+                if mode == "dotclose":
+                    sock.sendall(data)
+                    return
+                sock.sendall(data + (data if mode == "dottwice" else b"550 5.7.1 stray\r\n"))
+                dot = False
+    except OSError:
+        pass
+    finally:
+        sock.close()
+        up.close()
+
+
 def main():
     portfile, sink_port, modes = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(",")
     lsock = socket.socket()
     lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    if "slow" in modes:  # accepted sockets inherit it: the relay's writes fill it soon
+        lsock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 32768)
     lsock.bind(("127.0.0.1", 0))
     lsock.listen(128)
     with open(portfile, "w") as f:
@@ -245,6 +314,10 @@ def main():
         sock, _ = lsock.accept()
         if modes == ["sync"]:
             target, args = sync_proxy, (sock, sink_port)
+        elif served < len(modes) and modes[served] in ("dotclose", "dottwice", "dotstray"):
+            target, args = dot_proxy, (sock, sink_port, modes[served])
+        elif served < len(modes) and modes[served] in ("slow", "split"):
+            target, args = proxy, (sock, sink_port, modes[served])
         elif served < len(modes):
             target, args = misbehave, (sock, modes[served])
         else:

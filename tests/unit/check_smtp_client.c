@@ -233,17 +233,25 @@ START_TEST(test_split_anywhere)
 }
 END_TEST
 
-/* A reply that comes before its command was sent is owed nothing: the connection fails. */
+/*
+ * A reply that comes before its command was sent is owed nothing: the
+ * connection fails, also when the policy answers the greeting at once (the
+ * reply behind it was sent before EHLO, so it is not EHLO's, as one behind
+ * the dot's reply is not the next MAIL's).
+ */
 START_TEST(test_early_reply)
 {
-    struct rec r;
+    for (int ehlo = 0; ehlo <= 1; ehlo++) {
+        struct rec r;
 
-    rec_start(&r, 0, NULL);
-    peer_say(&r, "220 hi\r\n250 ahead of EHLO\r\n", 0);
-    ck_assert_int_eq(r.replies, 1);
-    ck_assert_int_eq(r.error, SMTP_CLIENT_UNASKED);
-    ck_assert_ptr_null(r.c.bev);
-    rec_end(&r);
+        rec_start(&r, 0, NULL);
+        r.ehlo_on_220 = ehlo;
+        peer_say(&r, "220 hi\r\n250 ahead of EHLO\r\n", 0);
+        ck_assert_int_eq(r.replies, 1);
+        ck_assert_int_eq(r.error, SMTP_CLIENT_UNASKED);
+        ck_assert_ptr_null(r.c.bev);
+        rec_end(&r);
+    }
 }
 END_TEST
 
