@@ -28,6 +28,8 @@
 #                                  wrapper at /usr/sbin/exim4)
 #   exi_start / exi_stop           start or stop it (stop also kills what is left)
 #   exi_queue_empty QUEUE          no message file in input/
+#   peer_ns_libs ROOT              (in a private mount namespace) the libraries
+#                                  fetched beside a peer, found by the loader
 #   EXI_PID                        the daemon's PID once started
 # Everything is stopped by the caller's EXIT trap calling exi_stop.
 
@@ -111,10 +113,24 @@ exi_setup() {
     fi
 }
 
+# peer_ns_libs ROOT: in a private mount namespace, the shared libraries that
+# scripts/fetch-peer.sh unpacked beside the package under ROOT (those the host
+# lacks, such as libidn12) join the host's directories of the same name, below
+# them, in read-only overlays. LD_LIBRARY_PATH cannot carry them: Exim clears
+# its environment, and the loader ignores it for the set-user-ID re-exec.
+peer_ns_libs() {
+    local root=$1 d
+    while IFS= read -r d; do
+        [ -d "/${d#"$root"/}" ] || continue
+        mount -t overlay overlay -o "lowerdir=/${d#"$root"/}:$d" "/${d#"$root"/}" || return 1
+    done < <(find "$root" \( -name '*.so' -o -name '*.so.*' \) -type f -printf '%h\n' | sort -u)
+}
+
 # exi_ns DIR BIN CG: in the new mount namespace, the overlays, then the daemon.
 exi_ns() {
     local d=$1 bin=$2 cg=$3 p
     mount --make-rprivate / || exit 1
+    peer_ns_libs "${bin%/usr/sbin/exim4}" || exit 1
     for p in /etc /usr/sbin; do
         mkdir -p "$d/ov$p/u" "$d/ov$p/w"
         mount -t overlay overlay -o "lowerdir=$p,upperdir=$d/ov$p/u,workdir=$d/ov$p/w" "$p" || exit 1
@@ -130,7 +146,7 @@ exi_ns() {
 }
 
 exi_start() {
-    unshare -m bash -c "$(declare -f exi_ns); exi_ns \"\$@\"" exi "$EXI_DIR" "$EXI_BIN" "$EXI_CG" \
+    unshare -m bash -c "$(declare -f peer_ns_libs exi_ns); exi_ns \"\$@\"" exi "$EXI_DIR" "$EXI_BIN" "$EXI_CG" \
         >>"$EXI_DIR/exim.out" 2>&1 &
     EXI_PID=$!
     for _ in $(seq 100); do

@@ -105,6 +105,7 @@ ns_user() {
 ns_sendmail() { # DIR PORT SINK_PORT PEERS
     local d=$1 port=$2 sink=$3 peers=$4 host
     ns_common "$d"
+    peer_ns_libs "$peers/sendmail-bin/root" || return 1
     mkdir -p /etc/mail /var/spool/mqueue
     chmod 700 /var/spool/mqueue
     # Sendmail sleeps for a minute on a host name it cannot qualify.
@@ -139,6 +140,7 @@ EOF
 ns_exim() { # DIR PORT SINK_PORT PEERS ID
     local d=$1 port=$2 sink=$3 peers=$4 id=$5
     ns_common "$d"
+    peer_ns_libs "$peers/exim4-daemon-light/root" || return 1
     # Exim re-execs itself by its compiled-in path to deliver with privilege.
     ns_overlay "$d" /usr/sbin
     ln -sf "$peers/exim4-daemon-light/root/usr/sbin/exim4" /usr/sbin/exim4
@@ -202,7 +204,7 @@ daemon_counts() {
     eval "sinkpid=\$${name}sink_PID sinkport=\$${name}sink_PORT"
     port=$(free_port)
     # unshare and bash exec strace: $! is strace's, the daemon its child
-    unshare -m bash -c "$(declare -f ns_common ns_overlay ns_user exi_config "$fn"); $fn \"\$@\"" ns \
+    unshare -m bash -c "$(declare -f ns_common ns_overlay ns_user exi_config peer_ns_libs "$fn"); $fn \"\$@\"" ns \
         "$d" "$port" "$sinkport" "$PEERS" "$@" >"$d/daemon.out" 2>&1 &
     pid=$!
     TRACED="$TRACED $pid"
