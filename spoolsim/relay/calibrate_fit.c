@@ -185,6 +185,8 @@ int calibrate_fit_run(int argc, char **argv)
     read_points(points_path, mta, hz, p);
     if (p->mta_rows == 0)
         msg_fatal("%s has no load of %s", points_path, mta);
+    if (model_fit_check_loads(p->mta, p->mta_rows, p->relay, p->relay_rows, err, sizeof(err)) != 0)
+        msg_fatal("%s: %s; no model written", points_path, err);
     nstages = model_fit_stages(p->mta, p->mta_rows, p->relay, p->relay_rows, &roles, stages,
                                COST_MAX_STAGES, err, sizeof(err));
     if (nstages < 0)

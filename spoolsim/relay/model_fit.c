@@ -302,6 +302,35 @@ static int by_name(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+static double row_total(const struct model_fit_row *row)
+{
+    double us = 0;
+
+    for (unsigned i = 0; i < row->count; i++)
+        us += row->cpu[i].us;
+    return us;
+}
+
+int model_fit_check_loads(const struct model_fit_row *mta, size_t mta_rows,
+                          const struct model_fit_row *relay, size_t relay_rows, char *err,
+                          size_t errlen)
+{
+    size_t paired = mta_rows < relay_rows ? mta_rows : relay_rows;
+
+    for (size_t k = 0; k < paired; k++) {
+        double m = row_total(&mta[k]), r = row_total(&relay[k]);
+
+        if (m < r) {
+            snprintf(err, errlen,
+                     "%s spent %.1f us a message at %.2f KiB and %u recipients, less than the "
+                     "bare relay's %.1f: its processes were not all counted",
+                     mta[k].system, m, mta[k].kib, mta[k].rcpts, r);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 int model_fit_stages(const struct model_fit_row *mta, size_t mta_rows,
                      const struct model_fit_row *relay, size_t relay_rows,
                      const struct model_fit_roles *roles, struct model_fit_stage *out, size_t max,

@@ -85,6 +85,17 @@ double model_fit_cpu_of(const struct model_fit_row *row, const char *name);
 struct cost_fit model_fit_line(const double (*samples)[3], size_t n);
 
 /*
+ * 0 when every MTA load spent at least the CPU per message of the bare
+ * relay's same load (the k-th relay row is the k-th MTA row's load); else
+ * -1 with that load in err. An MTA never costs less than the bare relay
+ * doing the same spool work: a load that did is a measurement that missed
+ * the MTA's processes, which a fit would turn into a model without them.
+ */
+int model_fit_check_loads(const struct model_fit_row *mta, size_t mta_rows,
+                          const struct model_fit_row *relay, size_t relay_rows, char *err,
+                          size_t errlen);
+
+/*
  * The stages: every class of the MTA's rows whose CPU per message averages
  * 1 us or more, by name, its fit and the relay's (the k-th relay row is the
  * k-th MTA row's load). The number of stages (at most max), or -1 with the

@@ -240,15 +240,35 @@ START_TEST(test_stages_zero)
 }
 END_TEST
 
+/*
+ * A load where the MTA spent less than the bare relay (an MTA whose
+ * processes escaped their cgroups: 18 us a message, as an Exim calibration
+ * once measured)
+ * is refused, naming the load; loads that spent more pass.
+ */
+START_TEST(test_check_loads)
+{
+    struct model_fit_row mta[2], relay[2];
+    char err[300] = "";
+
+    row(&mta[0], "postfix 20 1024 1 1000 / smtpd 300000000 cleanup 900000000 smtp 5000000000");
+    row(&mta[1], "postfix 20 15360 1 1000 / smtpd 18200000");
+    row(&relay[0], "relay 20 1024 1 1000 loop 1 / loop 21 qmgr 10 cleanup 10");
+    row(&relay[1], "relay 20 15360 1 1000 loop 1 / loop 21 qmgr 10 cleanup 10");
+    ck_assert_int_eq(model_fit_check_loads(mta, 1, relay, 1, err, sizeof(err)), 0);
+    ck_assert_int_eq(model_fit_check_loads(mta, 2, relay, 2, err, sizeof(err)), -1);
+    ck_assert_msg(strstr(err, "18.2 us") && strstr(err, "15.00 KiB") && strstr(err, "400.0"), "%s",
+                  err);
+    /* no relay load to compare with: nothing to refuse */
+    ck_assert_int_eq(model_fit_check_loads(mta, 2, relay, 0, err, sizeof(err)), 0);
+}
+END_TEST
+
 int main(void)
 {
-    const TTest *const tests[] = {test_parse_line,
-                                  test_parse_line_bad,
-                                  test_parse_roles,
-                                  test_stages,
-                                  test_stages_rounded,
-                                  test_stages_zero,
-                                  NULL};
+    const TTest *const tests[] = {
+        test_parse_line,     test_parse_line_bad, test_parse_roles, test_stages,
+        test_stages_rounded, test_stages_zero,    test_check_loads, NULL};
     const struct check_loop loops[] = {CHECK_LOOP(test_line, line_cases)};
 
     return check_run_cases("model_fit", 0, tests, loops, 1);
