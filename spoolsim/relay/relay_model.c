@@ -96,7 +96,7 @@ static void check_machine(struct relay_model *rm, const char *self)
         snprintf(dir, sizeof(dir), "the cache directory");
     snprintf(rm->warning, sizeof(rm->warning),
              "the model was not measured on this machine (%s)%s%s: its rates can be off by a "
-             "factor of 2 to 3 here (docs/fidelity.md); calibrate here with `spoolsim calibrate "
+             "factor of 2 to 5 here (docs/fidelity.md); calibrate here with `spoolsim calibrate "
              "%s' (about a minute, kept in %s and used from then on)",
              rm->same_machine < 0 ? "it does not say where it was measured" : why,
              costs[0] ? "; system work here against there: " : "", costs, rm->model.mta, dir);
