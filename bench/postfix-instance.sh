@@ -74,9 +74,13 @@ EOF
     PFI_PORT=$port
 }
 
+# Postfix may say why it did not start in its log only, not on its output.
 pfi_start() {
-    "$PFI_PF" -c "$PFI_CONF" start >>"$PFI_CONF/../postfix.out" 2>&1 ||
-        { cat "$PFI_CONF/../postfix.out" >&2; return 1; }
+    "$PFI_PF" -c "$PFI_CONF" start >>"$PFI_CONF/../postfix.out" 2>&1 || {
+        echo "postfix start failed (exit $?):" >&2
+        tail -5 "$PFI_CONF/../postfix.out" "$PFI_CONF/../postfix.log" 2>/dev/null >&2
+        return 1
+    }
     for _ in $(seq 100); do
         (exec 3<>"/dev/tcp/127.0.0.1/$PFI_PORT") 2>/dev/null && return 0
         sleep 0.1
