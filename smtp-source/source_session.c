@@ -5,7 +5,9 @@
  * reply it waits for, and on_reply() moves to the next one. The
  * connection is smtp_client's (common/net), the transaction's order
  * smtp_txn's (common/smtp): with PIPELINING, MAIL, every RCPT and DATA
- * leave in one write and their replies are then taken in order.
+ * leave in one write and their replies are then taken in order. What
+ * follows the greeting, EHLO and STARTTLS is smtp_txn_opening()'s too,
+ * as for the relay's client.
  */
 #include "config.h"
 
@@ -449,6 +451,74 @@ static void on_txn_reply(struct source_session *s, int code)
     }
 }
 
+/*
+ * A reply to the greeting, EHLO (or HELO) or STARTTLS: smtp_txn_opening()
+ * says what comes next, as for the relay's client, with TLS a must or
+ * not wanted. smtp-source's own rules come first: the greeting must be
+ * 220 itself, and an EHLO refused with a 5xx is followed by HELO (not
+ * LMTP's LHLO, nor with TLS); with -o MAIL follows the greeting. A
+ * refusal is counted in the phase it ends.
+ */
+static void on_opening_reply(struct source_session *s, const struct smtp_reply *reply)
+{
+    const struct source_options *opts = s->ctx->opts;
+    enum smtp_step step = s->state;
+    int code = reply->code;
+    enum smtp_open_next next;
+
+    if (step == SMTP_STEP_GREETING)
+        record(s, PHASE_BANNER, s->phase_ns);
+    else if (step != SMTP_STEP_STARTTLS)
+        record(s, PHASE_HELO, s->phase_ns);
+    if (step == SMTP_STEP_EHLO && code / 100 == 5 && !opts->tool.lmtp && !opts->tls) {
+        send_cmd(s, "HELO %s", s->ctx->msg.helo_name);
+        s->state = SMTP_STEP_HELO;
+        return;
+    }
+    if (step == SMTP_STEP_GREETING && code != 220)
+        next = SMTP_OPEN_REFUSED;
+    else
+        next = smtp_txn_opening(step, code, reply->extensions,
+                                opts->tls ? SMTP_TLS_MUST : SMTP_TLS_NONE, s->tls_active);
+    if ((step == SMTP_STEP_EHLO || step == SMTP_STEP_HELO) && code / 100 == 2)
+        s->extensions = step == SMTP_STEP_EHLO ? reply->extensions : 0;
+    switch (next) {
+    case SMTP_OPEN_SEND_EHLO:
+        if (opts->old_mode)
+            send_mail(s);
+        else
+            send_helo(s);
+        return;
+    case SMTP_OPEN_SEND_STARTTLS:
+        send_cmd(s, "STARTTLS");
+        s->state = SMTP_STEP_STARTTLS;
+        return;
+    case SMTP_OPEN_START_TLS:
+        start_tls(s);
+        return;
+    case SMTP_OPEN_READY:
+        send_mail(s);
+        return;
+    case SMTP_OPEN_NO_TLS:
+        fail(s, FAIL_TLS, 0, PHASE_TLS);
+        abandon_transaction(s);
+        return;
+    case SMTP_OPEN_REFUSED:
+        break;
+    }
+    if (step == SMTP_STEP_GREETING) {
+        fail(s, FAIL_REPLY, code, PHASE_BANNER);
+        message_done(s);
+        send_quit(s);
+    } else if (step == SMTP_STEP_STARTTLS) {
+        fail(s, FAIL_TLS, code, PHASE_TLS);
+        abandon_transaction(s);
+    } else {
+        fail(s, FAIL_REPLY, code, PHASE_HELO);
+        abandon_transaction(s);
+    }
+}
+
 /* The phase a 421 ends, by the reply it came for. */
 static enum source_phase phase_of(enum smtp_step step)
 {
@@ -478,7 +548,6 @@ static void on_reply(void *arg, const struct smtp_reply *reply)
     struct source_session *s = arg;
     const struct source_options *opts = s->ctx->opts;
     int code = reply->code;
-    int ok = code / 100 == 2;
 
     s->reply = reply;
     if (opts->tool.verbose)
@@ -493,49 +562,10 @@ static void on_reply(void *arg, const struct smtp_reply *reply)
     }
     switch (s->state) {
     case SMTP_STEP_GREETING:
-        record(s, PHASE_BANNER, s->phase_ns);
-        if (code != 220) {
-            fail(s, FAIL_REPLY, code, PHASE_BANNER);
-            message_done(s);
-            send_quit(s);
-        } else if (opts->old_mode) {
-            send_mail(s);
-        } else {
-            send_helo(s);
-        }
-        break;
     case SMTP_STEP_EHLO:
     case SMTP_STEP_HELO:
-        record(s, PHASE_HELO, s->phase_ns);
-        if (!ok && s->state == SMTP_STEP_EHLO && !opts->tool.lmtp && code / 100 == 5 &&
-            !opts->tls) {
-            send_cmd(s, "HELO %s", s->ctx->msg.helo_name);
-            s->state = SMTP_STEP_HELO;
-        } else if (!ok) {
-            fail(s, FAIL_REPLY, code, PHASE_HELO);
-            abandon_transaction(s);
-        } else {
-            s->extensions = s->state == SMTP_STEP_EHLO ? reply->extensions : 0;
-            if (opts->tls && !s->tls_active) {
-                if (!(s->extensions & SMTP_EXT_STARTTLS)) {
-                    fail(s, FAIL_TLS, 0, PHASE_TLS);
-                    abandon_transaction(s);
-                } else {
-                    send_cmd(s, "STARTTLS");
-                    s->state = SMTP_STEP_STARTTLS;
-                }
-            } else {
-                send_mail(s);
-            }
-        }
-        break;
     case SMTP_STEP_STARTTLS:
-        if (code != 220) {
-            fail(s, FAIL_TLS, code, PHASE_TLS);
-            abandon_transaction(s);
-        } else {
-            start_tls(s);
-        }
+        on_opening_reply(s, reply);
         break;
     case SMTP_STEP_MAIL:
     case SMTP_STEP_RCPT:

@@ -333,6 +333,21 @@ int smtp_client_spoke_early(const struct smtp_client_conn *c)
     return recv(bufferevent_getfd(c->bev), &byte, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
 }
 
+int smtp_client_reusable(const struct smtp_client_conn *c)
+{
+    SSL *ssl = smtp_client_ssl(c);
+    char byte;
+
+    if (c->bev == NULL || !c->connected || c->handshake || c->owed > 0 || c->write_errno)
+        return 0;
+    if (evbuffer_get_length(bufferevent_get_input(c->bev)) > 0 || (ssl && SSL_pending(ssl) > 0))
+        return 0;
+    /* Bytes (inside TLS: a record, an alert), or 0: the end of file. */
+    if (recv(bufferevent_getfd(c->bev), &byte, 1, MSG_PEEK | MSG_DONTWAIT) >= 0)
+        return 0;
+    return errno == EAGAIN || errno == EWOULDBLOCK;
+}
+
 /*
  * STARTTLS's 220 is in: OpenSSL's bufferevent reads the socket from now
  * on, and whatever came behind the 220 goes with the plain one. Nothing

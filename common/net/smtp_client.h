@@ -136,6 +136,17 @@ void smtp_client_notify_sent(struct smtp_client_conn *c);
 int smtp_client_spoke_early(const struct smtp_client_conn *c);
 
 /*
+ * May the connection take another transaction now? Only when it is up,
+ * owes nothing, and the peer has said nothing since its last reply: bytes
+ * waiting (in our input, behind that reply, or unread on the socket) or
+ * the peer's end of file mean a peer that is going away (a 421, then the
+ * close) or talks out of turn, and the next command would get them for
+ * its reply or be lost with the connection. For a connection kept between
+ * transactions, asked as it is taken: one recv() with MSG_PEEK.
+ */
+int smtp_client_reusable(const struct smtp_client_conn *c);
+
+/*
  * After STARTTLS's 220: the rest of the plain input goes, and the TLS
  * handshake starts; on_connected says when it is done. -1: TLS cannot
  * start (the connection is closed, and no callback follows).

@@ -114,11 +114,12 @@ enum smtp_open_next smtp_txn_opening(enum smtp_step step, int code, unsigned ext
     case SMTP_STEP_GREETING:
         return ok ? SMTP_OPEN_SEND_EHLO : SMTP_OPEN_REFUSED;
     case SMTP_STEP_EHLO:
+    case SMTP_STEP_HELO:
         if (!ok)
             return SMTP_OPEN_REFUSED;
         if (in_tls || tls == SMTP_TLS_NONE)
             return SMTP_OPEN_READY;
-        if (extensions & SMTP_EXT_STARTTLS)
+        if (step == SMTP_STEP_EHLO && (extensions & SMTP_EXT_STARTTLS))
             return SMTP_OPEN_SEND_STARTTLS;
         return tls == SMTP_TLS_MUST ? SMTP_OPEN_NO_TLS : SMTP_OPEN_READY;
     case SMTP_STEP_STARTTLS:

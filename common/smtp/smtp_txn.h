@@ -11,8 +11,8 @@
  * for nothing, as no transaction is open.
  *
  * Before the first transaction, smtp_txn_opening() takes the replies to
- * the greeting, EHLO and STARTTLS and says what the client does now, as
- * it wants TLS or not.
+ * the greeting, EHLO (or HELO) and STARTTLS and says what the client does
+ * now, as it wants TLS or not.
  *
  * enum smtp_step names whose reply a connection waits for, the same for
  * both clients, with the words their messages use (smtp_txn_step_name()).
@@ -88,9 +88,10 @@ enum smtp_open_next {
 };
 
 /*
- * The reply owed at `step' (GREETING, EHLO or STARTTLS), by its code and
- * the extensions it offered; in_tls: the session runs inside TLS already.
- * A 2xx greets and answers EHLO; STARTTLS needs its 220.
+ * The reply owed at `step' (GREETING, EHLO, HELO or STARTTLS), by its code
+ * and the extensions it offered; in_tls: the session runs inside TLS
+ * already. A 2xx greets and answers EHLO or HELO (whose reply offers no
+ * extension, STARTTLS neither); STARTTLS needs its 220.
  */
 enum smtp_open_next smtp_txn_opening(enum smtp_step step, int code, unsigned extensions,
                                      enum smtp_tls_want tls, int in_tls);

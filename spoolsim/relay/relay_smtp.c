@@ -7,7 +7,13 @@
  * offers PIPELINING, as Postfix's smtp client sends them, one per round
  * trip otherwise. A connection that has finished a message takes the
  * next one at once, and an idle one stays open for a while (Postfix's
- * connection cache), so a busy relay reuses connections.
+ * connection cache), so a busy relay reuses connections. A connection is
+ * looked at as it is taken: one on which the hop has spoken since its
+ * last reply (a 421 before it closes, or junk) or that it has closed is
+ * closed instead, and the message goes to another connection or a new
+ * one, so that the hop's going away costs no message a deferral.
+ * (Postfix's smtp client sends RSET on a cached connection for this, a
+ * round trip per message; a look at the socket costs one system call.)
  *
  * This file is the relay's policy: what to send, and what a reply means
  * for each recipient and message. The connection is smtp_client's (the
@@ -63,6 +69,7 @@
 #define MAX_REPLY_LINES 100 /* a reply that goes on longer is an attack, not an answer */
 
 static void conn_close(struct relay_conn *c);
+static void conn_retire(struct relay_conn *c);
 static void deliver_here(struct relay_loop *loop);
 
 /* Send what is queued, outside smtp_client's callbacks (which send by themselves). */
@@ -291,12 +298,41 @@ static void send_rcpt(struct relay_conn *c)
     conn_flush(c);
 }
 
+/*
+ * May the idle connection `c' take a message? Not when the hop has said
+ * something since its last reply, or closed its end (smtp_client_reusable):
+ * the message's MAIL would get that for its reply, or the message would
+ * be lost with the connection and deferred. Such a connection is closed
+ * now, counted as a failure of the hop's, with no message on it; the
+ * caller then looks for other work.
+ */
+static int conn_reusable(struct relay_conn *c)
+{
+    if (smtp_client_reusable(&c->client))
+        return 1;
+    c->relay->stats.hop_failures++;
+    if (c->relay->opts->verbose)
+        msg_info("next hop %s closed or spoke out of turn on an idle connection; not reused",
+                 c->relay->hop_desc);
+    conn_retire(c);
+    return 0;
+}
+
 static void go_idle(struct relay_conn *c)
 {
     struct relay *r = c->relay;
     struct relay_msg *m;
 
     c->state = SMTP_STEP_IDLE;
+    /*
+     * Looked at only when a message may be taken now; an idle one is looked
+     * at when deliver_here() takes it, and meanwhile what the hop sends or
+     * its close is read as an error of the idle connection.
+     */
+    if (relay_qmgr_ready_count(r) > 0 && !conn_reusable(c)) {
+        deliver_here(c->loop);
+        return;
+    }
     /*
      * Counted idle before the list is looked at: a message readied meanwhile
      * is either seen here or, by relay_smtp_deliver(), this count.
@@ -592,14 +628,13 @@ static void on_idle_timer(evutil_socket_t fd, short what, void *arg)
 /*
  * Out of the list and the counts, and the connection closed, at once; the
  * memory goes at the next turn of the loop, as callbacks up the stack
- * (smtp_client's among them) may still hold `c'.
+ * (smtp_client's among them) may still hold `c'. Nothing more: the
+ * caller looks for work itself.
  */
-static void conn_close(struct relay_conn *c)
+static void conn_retire(struct relay_conn *c)
 {
     struct relay_loop *loop = c->loop;
 
-    if (c->closed)
-        return;
     c->closed = 1;
     if (c->state < SMTP_STEP_IDLE)
         loop->conn_starting--;
@@ -617,8 +652,15 @@ static void conn_close(struct relay_conn *c)
     smtp_client_close(&c->client);
     event_del(c->idle_timer);
     event_active(c->idle_timer, EV_TIMEOUT, 1); /* on_idle_timer frees it */
-    /* Messages may be waiting for a free connection. */
-    deliver_here(loop);
+}
+
+/* The connection goes (conn_retire()); messages may be waiting for a free one. */
+static void conn_close(struct relay_conn *c)
+{
+    if (c->closed)
+        return;
+    conn_retire(c);
+    deliver_here(c->loop);
 }
 
 /* `tv' as a common timeout of `base' (a copy works alike), or itself where libevent has no room. */
@@ -666,14 +708,16 @@ static void deliver_here(struct relay_loop *loop)
 
     if (r->stopping)
         return;
-    for (struct relay_conn *c = loop->conns; c && relay_qmgr_ready_count(r) > 0; c = c->next)
-        if (c->state == SMTP_STEP_IDLE && c->msg == NULL) {
-            struct relay_msg *m = relay_qmgr_next_ready(r);
+    for (struct relay_conn *c = loop->conns, *next; c && relay_qmgr_ready_count(r) > 0; c = next) {
+        struct relay_msg *m;
 
-            if (m == NULL)
-                break; /* another loop's connection took it */
-            start_message(c, m);
-        }
+        next = c->next; /* `c' may leave the list */
+        if (c->state != SMTP_STEP_IDLE || c->msg != NULL || !conn_reusable(c))
+            continue;
+        if ((m = relay_qmgr_next_ready(r)) == NULL)
+            break; /* another loop's connection took it */
+        start_message(c, m);
+    }
     while (relay_qmgr_ready_count(r) > loop->conn_starting && loop->conn_count < loop->concurrency)
         conn_open(loop);
 }

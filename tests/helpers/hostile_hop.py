@@ -34,6 +34,17 @@ Proxies to the real server that behave, slowly or oddly:
   dottwice  passes the server's 250 to the first end of data on twice
   dotstray  passes it on with a stray "550 5.7.1 stray" behind it
 
+Hops that leave a connection unfit for another message as soon as it
+has one: the relay finds it idle (nothing owed) with something waiting.
+What follows the server's 250 to the first end of data goes in the same
+segment, so that it has arrived whenever the relay reads the 250; and
+the 250 is held until the file GATE exists, so that the test can have
+more messages waiting for this connection by then:
+  idle421   a "421" behind it, and the end of the connection (the FIN in
+            the same segment)
+  idleclose nothing behind it but the end of the connection
+  idlejunk  bytes that are no reply behind it; the connection stays open
+
 With the single mode `sync', every connection instead goes to the real
 server through a strict proxy that takes PIPELINING out of the EHLO
 reply and checks the client's synchronization as Exim's
@@ -41,8 +52,9 @@ smtp_enforce_sync does: a command (or text after the dot) that arrives
 before the reply to the one before gets `554 SMTP synchronization error',
 the connection is closed, and "VIOLATION" is printed on standard error.
 
-Usage: hostile_hop.py PORTFILE SINKPORT MODE[,MODE...]
+Usage: hostile_hop.py PORTFILE SINKPORT MODE[,MODE...] [GATE]
 """
+import os
 import select
 import socket
 import sys
@@ -260,7 +272,34 @@ def sync_proxy(sock, sink_port):
             s_.close()
 
 
-def dot_proxy(sock, sink_port, mode):
+IDLE_MODES = {
+    "idle421": b"421 4.3.2 hostile: closing this connection\r\n",
+    "idleclose": b"",
+    "idlejunk": b"\x00\x7f junk out of turn",
+}
+
+
+def wait_gate(gate):
+    """Until the file `gate' exists (at most 60 s); none: at once."""
+    for _ in range(3000):
+        if gate is None or os.path.exists(gate):
+            return
+        time.sleep(0.02)
+
+
+def idle_misbehave(sock, data, mode, gate):
+    """The 250 to the end of data, then `mode': False when the connection ends here."""
+    wait_gate(gate)
+    if mode == "idlejunk":
+        sock.sendall(data + IDLE_MODES[mode])
+        return True
+    # Held back (MSG_MORE) until the FIN goes with it, in one segment.
+    sock.sendall(data + IDLE_MODES[mode], socket.MSG_MORE)
+    sock.shutdown(socket.SHUT_WR)
+    return False
+
+
+def dot_proxy(sock, sink_port, mode, gate=None):
     try:
         up = socket.create_connection(("127.0.0.1", sink_port))
     except OSError:
@@ -287,6 +326,11 @@ def dot_proxy(sock, sink_port, mode):
                     sock.sendall(data)
                     continue
                 # the first end of data's reply: what goes behind it, in the same write
+                if mode in IDLE_MODES:
+                    if not idle_misbehave(sock, data, mode, gate):
+                        return
+                    dot = False
+                    continue
                 if mode == "dotclose":
                     sock.sendall(data)
                     return
@@ -301,6 +345,7 @@ def dot_proxy(sock, sink_port, mode):
 
 def main():
     portfile, sink_port, modes = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(",")
+    gate = sys.argv[4] if len(sys.argv) > 4 else None
     lsock = socket.socket()
     lsock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     if "slow" in modes:  # accepted sockets inherit it: the relay's writes fill it soon
@@ -316,6 +361,8 @@ def main():
             target, args = sync_proxy, (sock, sink_port)
         elif served < len(modes) and modes[served] in ("dotclose", "dottwice", "dotstray"):
             target, args = dot_proxy, (sock, sink_port, modes[served])
+        elif served < len(modes) and modes[served] in IDLE_MODES:
+            target, args = dot_proxy, (sock, sink_port, modes[served], gate)
         elif served < len(modes) and modes[served] in ("slow", "split"):
             target, args = proxy, (sock, sink_port, modes[served])
         elif served < len(modes):

@@ -24,7 +24,7 @@ attack_run() {
     start_sink "${name}_sink" --msg-log "$WORK/$name.sink.log" 127.0.0.1:0 100 || return 1
     local sink_port_var="${name}_sink_PORT"
     timeout 120 python3 "$top_srcdir/tests/helpers/hostile_hop.py" "$WORK/$name.hop.port" \
-        "${!sink_port_var}" "$modes" 2>"$WORK/$name.hop.err" &
+        "${!sink_port_var}" "$modes" "$WORK/$name.gate" 2>"$WORK/$name.hop.err" &
     local hop_pid=$!
     PIDS="$PIDS $hop_pid"
     check "$name: hop started" wait_until 30 test -s "$WORK/$name.hop.port"
@@ -35,6 +35,15 @@ attack_run() {
     check "$name: $count messages of $size bytes accepted" to "$WORK/$name.src.out" timeout 60 \
         "$SOURCE" -s 3 -m "$count" -l "$size" --msg-log "$WORK/$name.src.log" \
         "127.0.0.1:${!relay_port_var}"
+    case $modes in
+    idle*)
+        # The idle modes hold the first 250 to an end of data until every
+        # message is in active/: the others then wait for that connection.
+        check "$name: all $count messages in active/" wait_until 30 files_in \
+            "$WORK/$name.spool/active" "$count"
+        ;;
+    esac
+    touch "$WORK/$name.gate"
     check "$name: the spool drains" wait_spool_empty "$WORK/$name.spool" 60
     # The cache time (2 s) over, no connection of the relay's to the hop is left open.
     check "$name: no connection left to the hop" wait_until 15 no_conn_to \
@@ -69,11 +78,22 @@ attack_run many 20 2000 split,split,split,split 0 --hop-timeout 5 --concurrency 
 # message was delivered (no second copy), the next one is not lost.
 attack_run dotclose 3 300 dotclose,dotclose,dotclose - --hop-timeout 5
 # A hop that says its 250 to the dot twice: the second answers nothing the
-# relay asked (or is taken for the next MAIL's): never a second delivery.
-attack_run dottwice 3 300 dottwice,dottwice,dottwice - --hop-timeout 5
+# relay asked (or is taken for the next MAIL's): never a second delivery;
+# and, in the same write as the first, it is there when the relay reads
+# that: the connection is not given the next message (no deferral).
+attack_run dottwice 3 300 dottwice,dottwice,dottwice 0 --hop-timeout 5
 # ... or a stray 550 behind it: it answers no command, so it must not be
 # taken for the reply to the next message's MAIL (which would bounce it).
-attack_run dotstray 3 300 dotstray,dotstray,dotstray - --hop-timeout 5
+attack_run dotstray 3 300 dotstray,dotstray,dotstray 0 --hop-timeout 5
+# A hop that has sent a 421 and closed by the time the relay reads its 250
+# to the dot, one that has closed, one that has sent bytes that answer
+# nothing: the connection is idle, and unfit for another message. The
+# relay must find that out before it gives the connection the next one,
+# not from its MAIL: the message goes on another connection, with no
+# deferral (--hop-timeout: the first 250 waits until all are queued).
+attack_run idle421 3 300 idle421,idle421,idle421 0 --hop-timeout 30
+attack_run idleclose 3 300 idleclose,idleclose,idleclose 0 --hop-timeout 30
+attack_run idlejunk 3 300 idlejunk,idlejunk,idlejunk 0 --hop-timeout 30
 # A multi-line reply whose lines disagree on the code is no reply.
 attack_run mixed 2 300 mixed +1 --hop-timeout 5
 

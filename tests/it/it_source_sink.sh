@@ -122,6 +122,40 @@ for threads in 1 2; do
     check "  its JSON, with the three" test "$(json_get "$WORK/hup$threads.json" messages 2>/dev/null)" = 3
 done
 
+# The opening: what follows the greeting, EHLO and STARTTLS (smtp_txn_opening(),
+# with smtp-source's own rules). opening NAME SINK STATUS DELIVERED FAILURES
+# SOURCE-OPTION...: two messages to the sink SINK (a name of start_sink's);
+# the exit status, the messages delivered and failures_by_code (JSON) must be
+# as given.
+opening() {
+    local name=$1 port_var="${2}_PORT" status=$3 delivered=$4 failures=$5 got
+    shift 5
+    timeout 30 "$SOURCE" -m 2 "$@" --json "$WORK/open.$name.json" "127.0.0.1:${!port_var}" \
+        >"$WORK/open.$name.out" 2>&1
+    got="$? $(python3 -c "import json, sys; r = json.load(open(sys.argv[1]))
+print(r['delivered'], json.dumps(r['failures_by_code'], separators=(',', ':')))" \
+        "$WORK/open.$name.json")"
+    check "opening, $name: exit, delivered, failures: $got" test "$got" = "$status $delivered $failures"
+}
+start_sink noesmtp -e 127.0.0.1:0 10 || exit 1
+start_sink ehlo4xx -r EHLO 127.0.0.1:0 10 || exit 1
+start_sink ehlo5xx -f EHLO 127.0.0.1:0 10 || exit 1
+start_sink nohelo -e -f HELO 127.0.0.1:0 10 || exit 1
+start_sink greet554 --fault connect:554 127.0.0.1:0 10 || exit 1
+start_sink tls4xx --tls -r STARTTLS 127.0.0.1:0 10 || exit 1
+opening "EHLO refused (5xx): HELO" noesmtp 0 2 '{}'
+opening "EHLO refused, -f: HELO" ehlo5xx 0 2 '{}'
+opening "-o: no EHLO, no HELO" nohelo 0 2 '{}' -o
+opening "EHLO refused with 4xx: no HELO" ehlo4xx 1 0 '{"450@helo":2}'
+opening "EHLO and HELO refused" nohelo 1 0 '{"500@helo":2}'
+opening "EHLO refused, --tls: no HELO" noesmtp 1 0 '{"502@helo":2}' --tls
+opening "LHLO refused: no HELO" ehlo5xx 1 0 '{"502@helo":2}' -L
+opening "a greeting that is not 220" greet554 1 0 '{"554@banner":2}'
+opening "STARTTLS refused" tls4xx 1 0 '{"450@tls":2}' --tls
+for s in noesmtp ehlo4xx ehlo5xx nohelo greet554 tls4xx; do
+    stop "$(eval echo "\$${s}_PID")"
+done
+
 # --skip-quit-reply closes once QUIT has left, as Postfix's smtp client does:
 # a server that holds its QUIT reply (Exim waits up to 200 ms for the client
 # to close first) holds such a client no longer. The sink holds it 20 s

@@ -37,6 +37,7 @@ struct rec {
     int codes[MAX_REPLIES];
     char texts[MAX_REPLIES][SMTP_REPLY_TEXT_MAX];
     unsigned extensions[MAX_REPLIES];
+    int reusable[MAX_REPLIES]; /* smtp_client_reusable() as each reply came */
     int replies;
     int error; /* -1: none */
     int errors;
@@ -67,6 +68,7 @@ static void rec_reply(void *ctx, const struct smtp_reply *reply)
     ck_assert_int_lt(n, MAX_REPLIES);
     r->codes[n] = reply->code;
     r->extensions[n] = reply->extensions;
+    r->reusable[n] = smtp_client_reusable(&r->c);
     snprintf(r->texts[n], sizeof(r->texts[n]), "%s", reply->text);
     if (r->text_on_354 && reply->code == 354) {
         struct evbuffer *out = smtp_client_output(&r->c);
@@ -528,6 +530,50 @@ START_TEST(test_closed_and_connect)
 }
 END_TEST
 
+/*
+ * A connection that owes nothing may take the next transaction only while
+ * the peer has said nothing more: not with bytes behind the last reply
+ * (read with it), nor on the socket still unread, nor after the peer's
+ * end of file; and not while a reply is owed.
+ */
+START_TEST(test_reusable)
+{
+    struct rec r;
+
+    rec_start(&r, 0, NULL);
+    ck_assert_int_eq(smtp_client_reusable(&r.c), 0); /* the greeting is owed */
+    peer_say(&r, "220 hi\r\n", 0);
+    ck_assert_int_eq(r.reusable[0], 1);
+    ck_assert_int_eq(smtp_client_reusable(&r.c), 1);
+    ck_assert_int_eq(write(peer_fd, "421 bye\r\n", 9), 9); /* not read yet */
+    ck_assert_int_eq(smtp_client_reusable(&r.c), 0);
+    turn(&r);
+    ck_assert_int_eq(r.error, SMTP_CLIENT_UNASKED);
+    ck_assert_int_eq(smtp_client_reusable(&r.c), 0); /* closed */
+    rec_end(&r);
+
+    /* the peer's end of file, not read yet */
+    rec_start(&r, 0, NULL);
+    peer_say(&r, "220 hi\r\n", 0);
+    shutdown(peer_fd, SHUT_WR);
+    ck_assert_int_eq(smtp_client_reusable(&r.c), 0);
+    rec_end(&r);
+
+    /* a reply owed; then its reply with a stray one behind it, read at once */
+    rec_start(&r, 0, NULL);
+    peer_say(&r, "220 hi\r\n", 0);
+    smtp_client_send(&r.c, "NOOP\r\n", 6);
+    ck_assert_int_eq(smtp_client_reusable(&r.c), 0);
+    smtp_client_flush(&r.c);
+    peer_expect(&r, "NOOP\r\n");
+    peer_say(&r, "250 ok\r\n421 bye\r\n", 0);
+    ck_assert_int_eq(r.replies, 2);
+    ck_assert_int_eq(r.reusable[1], 0);
+    ck_assert_int_eq(r.error, SMTP_CLIENT_UNASKED);
+    rec_end(&r);
+}
+END_TEST
+
 /* The words the relay's messages use: a connect that timed out is a timeout like any other. */
 START_TEST(test_error_text)
 {
@@ -555,6 +601,7 @@ int main(void)
                                   test_tls_injection_same_read,
                                   test_tls_injection_apart,
                                   test_closed_and_connect,
+                                  test_reusable,
                                   test_error_text,
                                   NULL};
 

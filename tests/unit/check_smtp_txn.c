@@ -161,6 +161,11 @@ START_TEST(test_opening)
         /* not offered: on in plain text when it may, the end when it must */
         {SMTP_STEP_EHLO, 250, P, SMTP_TLS_MAY, 0, SMTP_OPEN_READY},
         {SMTP_STEP_EHLO, 250, P, SMTP_TLS_MUST, 0, SMTP_OPEN_NO_TLS},
+        /* HELO's reply, as EHLO's, offers nothing: not STARTTLS either */
+        {SMTP_STEP_HELO, 250, 0, SMTP_TLS_NONE, 0, SMTP_OPEN_READY},
+        {SMTP_STEP_HELO, 550, 0, SMTP_TLS_NONE, 0, SMTP_OPEN_REFUSED},
+        {SMTP_STEP_HELO, 250, T, SMTP_TLS_MAY, 0, SMTP_OPEN_READY},
+        {SMTP_STEP_HELO, 250, T, SMTP_TLS_MUST, 0, SMTP_OPEN_NO_TLS},
         /* STARTTLS needs its 220; a refusal is the end only when TLS is a must */
         {SMTP_STEP_STARTTLS, 220, 0, SMTP_TLS_MAY, 0, SMTP_OPEN_START_TLS},
         {SMTP_STEP_STARTTLS, 250, 0, SMTP_TLS_MUST, 0, SMTP_OPEN_REFUSED},
