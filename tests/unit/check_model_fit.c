@@ -249,7 +249,6 @@ int main(void)
                                   test_stages_rounded,
                                   test_stages_zero,
                                   NULL};
-    const struct check_loop loops[] = {CHECK_LOOP(test_line, line_cases)};
 
-    return check_run_cases("model_fit", 0, tests, loops, 1);
+    return check_run_loop("model_fit", 0, tests, test_line, CHECK_ROWS(line_cases));
 }

@@ -281,7 +281,6 @@ int main(void)
                                   test_reader_fixes, test_quit_and_aliases,
                                   test_help_prefix,  test_locations,
                                   test_show,         NULL};
-    const struct check_loop loops[] = {CHECK_LOOP(test_bad_values, bad_values)};
 
-    return check_run_cases("pm_command", 0, tests, loops, 1);
+    return check_run_loop("pm_command", 0, tests, test_bad_values, CHECK_ROWS(bad_values));
 }
