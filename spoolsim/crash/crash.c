@@ -698,14 +698,8 @@ static void run_load(struct crash *c)
     n = drive_relay_args(argv, &c->d, portfile, spool, hop, json);
     argv[n++] = "--profile";
     argv[n++] = (char *)o->profile;
-    if (o->sync) {
-        argv[n++] = "--sync";
-        argv[n++] = (char *)o->sync;
-    }
-    if (o->model) {
-        argv[n++] = "--model";
-        argv[n++] = (char *)o->model;
-    }
+    n = drive_arg_if_set(argv, n, "--sync", o->sync);
+    n = drive_arg_if_set(argv, n, "--model", o->model);
     argv[n] = NULL;
     if (drive_spawn(&c->d, &c->relay, "relay", argv) != 0 ||
         (relay_port = drive_wait_port(&c->d, &c->relay, "relay.port")) < 0) {

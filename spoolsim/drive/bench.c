@@ -491,35 +491,20 @@ static void start_relay(struct bench *b, int sink_port, int *port)
     drive_path(&b->d, "relay.port", portfile);
     snprintf(hop, sizeof(hop), "%s:%d", b->hop.made ? b->hop.plan.addr_ns : "127.0.0.1", sink_port);
     n = drive_relay_args(argv, &b->d, portfile, b->spool, o->discard ? "discard" : hop, json);
-    if (o->sync) {
-        argv[n++] = "--sync";
-        argv[n++] = (char *)o->sync;
-    }
+    n = drive_arg_if_set(argv, n, "--sync", o->sync);
     argv[n++] = "--qmgr";
     argv[n++] = (char *)o->qmgr;
     argv[n++] = "--profile";
     argv[n++] = (char *)o->profile;
-    if (o->model) {
-        argv[n++] = "--model";
-        argv[n++] = (char *)o->model;
-    }
+    n = drive_arg_if_set(argv, n, "--model", o->model);
     snprintf(interval, sizeof(interval), "%.6f", o->common.interval);
     argv[n++] = "--interval"; /* bench's timeline is the relay's */
     argv[n++] = interval;
     if (progress_out_on(&b->progress))
         argv[n++] = "--progress"; /* its status lines, in relay.err, for bench's */
-    if (o->cleanup_threads) {
-        argv[n++] = "--cleanup-threads";
-        argv[n++] = (char *)o->cleanup_threads;
-    }
-    if (o->relay_threads) {
-        argv[n++] = "--threads";
-        argv[n++] = (char *)o->relay_threads;
-    }
-    if (o->concurrency) {
-        argv[n++] = "--concurrency";
-        argv[n++] = (char *)o->concurrency;
-    }
+    n = drive_arg_if_set(argv, n, "--cleanup-threads", o->cleanup_threads);
+    n = drive_arg_if_set(argv, n, "--threads", o->relay_threads);
+    n = drive_arg_if_set(argv, n, "--concurrency", o->concurrency);
     if (o->tls) {
         argv[n++] = "--tls";
         argv[n++] = "--hop-tls";
