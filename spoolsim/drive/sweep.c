@@ -280,6 +280,16 @@ static void describe_no_mail(const char *json, const struct sweep_step *st, doub
         append(out, len, used, "%s", st->sent > 0 ? "no reason given" : "no message was sent");
 }
 
+/* The JSON report the child NAME wrote, WORK/NAME.json (malloc'd), or NULL. */
+static char *read_report(const struct sweep *s, const char *name)
+{
+    char path[PATH_MAX], base[64];
+
+    snprintf(base, sizeof(base), "%s.json", name);
+    drive_path(&s->d, base, path);
+    return fileutil_read_all(path, NULL);
+}
+
 /*
  * The window's client: once its offered window is over, it gets the
  * SLO's time (and a little) to see its last replies, then is stopped and
@@ -287,12 +297,9 @@ static void describe_no_mail(const char *json, const struct sweep_step *st, doub
  */
 static void read_client(struct sweep *s, const char *name, struct sweep_step *st)
 {
-    char path[PATH_MAX], base[64];
     char *json;
 
-    snprintf(base, sizeof(base), "%s.json", name);
-    drive_path(&s->d, base, path);
-    if ((json = fileutil_read_all(path, NULL)) == NULL)
+    if ((json = read_report(s, name)) == NULL)
         give_up(s, name, "smtp-source's report");
     st->sent = number(json, "attempted");
     st->accepted = number(json, "delivered");
@@ -319,12 +326,9 @@ static void read_client(struct sweep *s, const char *name, struct sweep_step *st
 
 static void read_relay(struct sweep *s, const char *name, struct sweep_step *st)
 {
-    char path[PATH_MAX], base[64];
     char *json;
 
-    snprintf(base, sizeof(base), "%s.json", name);
-    drive_path(&s->d, base, path);
-    if ((json = fileutil_read_all(path, NULL)) == NULL)
+    if ((json = read_report(s, name)) == NULL)
         return;
     st->e2e_known = 1;
     st->e2e_count = number(json, "latency.end_to_end.count");
