@@ -150,6 +150,23 @@ enum {
     OPT_CLIENT_JITTER,
 };
 
+/* A count for the relay, from 1 to max: checked here, passed on as it was written. */
+static const char *relay_count(const char *arg, const char *option, uint64_t max)
+{
+    optarg_count(arg, option, 1, max);
+    return arg;
+}
+
+/* --hop-delay or --client-delay: a round trip, of a minute at most. */
+static double network_delay(const char *arg, const char *option)
+{
+    double s = optarg_seconds(arg, option);
+
+    if (s > 60)
+        msg_usage("%s %s: more than a minute is no network", option, arg);
+    return s;
+}
+
 static void parse_options(struct bench_options *o, int argc, char **argv)
 {
     static const struct option long_options[] = {
@@ -223,16 +240,14 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
             o->qmgr = optarg;
             break;
         case OPT_CLEANUP:
-            optarg_count(optarg, "--cleanup-threads", 1, RELAY_CLEANUP_THREADS_MAX);
-            o->cleanup_threads = optarg;
+            o->cleanup_threads =
+                relay_count(optarg, "--cleanup-threads", RELAY_CLEANUP_THREADS_MAX);
             break;
         case OPT_RELAY_THREADS:
-            optarg_count(optarg, "--relay-threads", 1, RELAY_THREADS_MAX);
-            o->relay_threads = optarg;
+            o->relay_threads = relay_count(optarg, "--relay-threads", RELAY_THREADS_MAX);
             break;
         case OPT_CONCURRENCY:
-            optarg_count(optarg, "--concurrency", 1, RELAY_CONCURRENCY_MAX);
-            o->concurrency = optarg;
+            o->concurrency = relay_count(optarg, "--concurrency", RELAY_CONCURRENCY_MAX);
             break;
         case OPT_HARNESS_THREADS:
             o->harness_threads = (unsigned)optarg_count(optarg, "--harness-threads", 1, 256);
@@ -247,9 +262,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
             o->drain_timeout = optarg_seconds_in(optarg, "--drain-timeout", 0, OPTARG_LONG_MAX);
             break;
         case OPT_HOP_DELAY:
-            o->hop.delay_s = optarg_seconds(optarg, "--hop-delay");
-            if (o->hop.delay_s > 60)
-                msg_usage("--hop-delay %s: more than a minute is no network", optarg);
+            o->hop.delay_s = network_delay(optarg, "--hop-delay");
             break;
         case OPT_HOP_JITTER:
             o->hop.jitter_s = optarg_seconds_in(optarg, "--hop-jitter", 0, 60);
@@ -263,9 +276,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
                 msg_usage("bad --hop-rate \"%s\" (e.g. 100mbit, 512kbit, 1gbit)", optarg);
             break;
         case OPT_CLIENT_DELAY:
-            o->client.delay_s = optarg_seconds(optarg, "--client-delay");
-            if (o->client.delay_s > 60)
-                msg_usage("--client-delay %s: more than a minute is no network", optarg);
+            o->client.delay_s = network_delay(optarg, "--client-delay");
             break;
         case OPT_CLIENT_JITTER:
             o->client.jitter_s = optarg_seconds_in(optarg, "--client-jitter", 0, 60);
