@@ -78,13 +78,19 @@ START_TEST(test_message_id)
 }
 END_TEST
 
+/* Options all zero (every extension offered, no SIZE) but for the host name. */
+static void options_named(struct sink_options *opts, const char *hostname)
+{
+    memset(opts, 0, sizeof(*opts));
+    opts->hostname = hostname;
+}
+
 START_TEST(test_ehlo_reply)
 {
     struct sink_options opts;
     char *ehlo;
 
-    memset(&opts, 0, sizeof(opts));
-    opts.hostname = "sink.test";
+    options_named(&opts, "sink.test");
     opts.server.max_size = 1000;
     ehlo = sink_text_ehlo(&opts, 1);
     ck_assert_ptr_nonnull(strstr(ehlo, "250-sink.test\r\n250-PIPELINING\r\n250-SIZE 1000\r\n"));
@@ -105,8 +111,7 @@ START_TEST(test_greeting)
     struct sink_options opts;
     char *text;
 
-    memset(&opts, 0, sizeof(opts));
-    opts.hostname = "h";
+    options_named(&opts, "h");
     text = sink_text_greeting(&opts);
     ck_assert_str_eq(text, "220 h ESMTP");
     free(text);
