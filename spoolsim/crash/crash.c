@@ -341,19 +341,9 @@ static void preflight(struct crash *c)
 
 /* ------------------------------------------------------------ the stack */
 
-static void notice(const struct crash *c, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void notice(const struct crash *c, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (c->o->common.quiet)
-        return;
-    va_start(ap, fmt);
-    progress_out_vnotice(&c->progress, "spoolsim crash", fmt, ap);
-    va_end(ap);
-}
+/* A notice of crash's own, unless -q. */
+#define notice(c, ...)                                                                             \
+    progress_out_notice(&(c)->progress, (c)->o->common.quiet, "spoolsim crash", __VA_ARGS__)
 
 /*
  * Remove the log-writes device (the target then logs what no flush had

@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -326,8 +325,9 @@ static _Noreturn void give_up(struct bench *b, const char *name, const char *wha
     drive_give_up(&b->d, all, 3, what);
 }
 
-static void notice(const struct bench *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+/* A notice of bench's own, on a line of its own, unless -q. */
+#define notice(b, ...)                                                                             \
+    progress_out_notice(&(b)->progress, (b)->opts->common.quiet, "spoolsim bench", __VA_ARGS__)
 
 /*
  * Side `side' (the sink's or the client's, called `who') behind netem:
@@ -616,19 +616,6 @@ static void show_progress(void *arg)
     if (drive_last_progress(&b->d, "relay", relay, sizeof(relay)) == 0)
         progress_append(text, sizeof(text), progress_fields(relay));
     progress_out_show(&b->progress, text);
-}
-
-/* A notice of bench's own, on a line of its own. */
-
-static void notice(const struct bench *b, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (b->opts->common.quiet)
-        return;
-    va_start(ap, fmt);
-    progress_out_vnotice(&b->progress, "spoolsim bench", fmt, ap);
-    va_end(ap);
 }
 
 int spoolsim_bench(int argc, char **argv)

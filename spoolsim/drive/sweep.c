@@ -47,19 +47,9 @@
 
 /* ------------------------------------------------------------ one step */
 
-static void notice(const struct sweep *s, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void notice(const struct sweep *s, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (s->opts->common.quiet)
-        return;
-    va_start(ap, fmt);
-    progress_out_vnotice(NULL, "spoolsim sweep", fmt, ap);
-    va_end(ap);
-}
+/* A notice of sweep's own, unless -q. */
+#define notice(s, ...)                                                                             \
+    progress_out_notice(NULL, (s)->opts->common.quiet, "spoolsim sweep", __VA_ARGS__)
 
 /* Whether the child has exited, leaving it to be reaped (its usage recorded) by drive_reap. */
 static int exited(const struct drive_child *c)
