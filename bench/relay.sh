@@ -340,23 +340,29 @@ for k in sys.argv[2:]:
     print("" if v is None else v)
 EOF
 }
+# wait_listening PID PORTFILE TRIES: the port PID wrote to PORTFILE, once it
+# listens there (looked at every 50 ms, TRIES times); fails if PID ends first.
+wait_listening() {
+    local i port
+    for i in $(seq "$3"); do
+        port=$(cat "$2" 2>/dev/null)
+        [ -n "$port" ] && listening "$port" && { echo "$port"; return 0; }
+        running "$1" || return 1
+        sleep 0.05
+    done
+    return 1
+}
 # count_files DIR: regular files below DIR.
 count_files() { find "$1" -type f 2>/dev/null | wc -l; }
 
 # ---- the sink
 start_sink() {  # sets SINK_PID SINK_PORT; empty $TMP/sink.log
-    local i
     for _ in 1 2 3; do
         rm -f "$TMP/sink.port"
         stdbuf -oL "$OUR_SINK" --no-summary -u nobody --port-file "$TMP/sink.port" --msg-log - \
             ${TLS:+--tls} 127.0.0.1:0 1000 >"$TMP/sink.log" 2>>"$TMP/sink.err" &
         SINK_PID=$!
-        for i in $(seq 100); do
-            SINK_PORT=$(cat "$TMP/sink.port" 2>/dev/null)
-            [ -n "$SINK_PORT" ] && listening "$SINK_PORT" && return 0
-            running "$SINK_PID" || break
-            sleep 0.05
-        done
+        SINK_PORT=$(wait_listening "$SINK_PID" "$TMP/sink.port" 100) && return 0
         stop_sink
     done
     return 1
@@ -453,7 +459,6 @@ pf_stop() {
 
 # ---- spoolsim relay
 ss_start() {  # ss_start SINKPORT: sets SS_PID SS_PORT on an empty spool
-    local i
     rm -rf "$SQ"
     rm -f "$TMP/ss.port" "$TMP/ss.json"
     "$SPOOLSIM" relay --listen 127.0.0.1:0 --port-file "$TMP/ss.port" --spool "$SQ" \
@@ -461,12 +466,7 @@ ss_start() {  # ss_start SINKPORT: sets SS_PID SS_PORT on an empty spool
         ${TLS:+--tls --hop-tls encrypt} "${SS_OPTS[@]}" \
         >>"$TMP/ss.out" 2>>"$TMP/ss.err" &
     SS_PID=$!
-    for i in $(seq 200); do
-        SS_PORT=$(cat "$TMP/ss.port" 2>/dev/null)
-        [ -n "$SS_PORT" ] && listening "$SS_PORT" && return 0
-        running "$SS_PID" || break
-        sleep 0.05
-    done
+    SS_PORT=$(wait_listening "$SS_PID" "$TMP/ss.port" 200) && return 0
     ss_stop
     return 1
 }

@@ -64,13 +64,19 @@ void progress_out_clear(const struct progress_out *o)
     fflush(o->fp);
 }
 
-void progress_out_vnotice(const struct progress_out *o, const char *who, const char *fmt,
-                          va_list ap)
+void progress_out_notice(const struct progress_out *o, int quiet, const char *who, const char *fmt,
+                         ...)
 {
+    va_list ap;
+
+    if (quiet)
+        return;
     if (o)
         progress_out_clear(o);
     fprintf(stderr, "%s: ", who);
+    va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
+    va_end(ap);
     fputc('\n', stderr);
 }
 

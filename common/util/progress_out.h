@@ -37,10 +37,10 @@ void progress_out_stats(const struct progress_out *o, const struct progress_stat
 /*
  * A notice of a program's own ("spoolsim bench: work directory ..."), on a
  * line of its own on standard error, after erasing the status line (o may
- * be NULL where there is none).
+ * be NULL where there is none); nothing if quiet (-q).
  */
-void progress_out_vnotice(const struct progress_out *o, const char *who, const char *fmt,
-                          va_list ap);
+void progress_out_notice(const struct progress_out *o, int quiet, const char *who, const char *fmt,
+                         ...) __attribute__((format(printf, 4, 5)));
 /* Erase the line before every message of msg.h, until the program exits. */
 void progress_out_hook_messages(const struct progress_out *o);
 

@@ -341,19 +341,9 @@ static void preflight(struct crash *c)
 
 /* ------------------------------------------------------------ the stack */
 
-static void notice(const struct crash *c, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void notice(const struct crash *c, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (c->o->common.quiet)
-        return;
-    va_start(ap, fmt);
-    progress_out_vnotice(&c->progress, "spoolsim crash", fmt, ap);
-    va_end(ap);
-}
+/* A notice of crash's own, unless -q. */
+#define notice(c, ...)                                                                             \
+    progress_out_notice(&(c)->progress, (c)->o->common.quiet, "spoolsim crash", __VA_ARGS__)
 
 /*
  * Remove the log-writes device (the target then logs what no flush had
@@ -444,6 +434,22 @@ static _Noreturn void fail(struct crash *c, const char *name, const char *fmt, .
     finish_now(c, 1);
 }
 
+/* The image unmounted (the trial mount, the recorded image), or the run fails. */
+static void unmount_image(struct crash *c, const char *what)
+{
+    if (crash_sys_umount(&c->d, c->mnt) != 0)
+        fail(c, "umount", "cannot unmount the %s", what);
+    c->mounted = 0;
+}
+
+/* A loop device detached, or the run fails. */
+static void detach(struct crash *c, char *loop)
+{
+    if (crash_sys_loop_detach(&c->d, loop) != 0)
+        fail(c, "losetup-d", "cannot detach %s", loop);
+    loop[0] = '\0';
+}
+
 static void make_image(struct crash *c)
 {
     struct crash_options *o = c->o;
@@ -470,12 +476,8 @@ static void make_image(struct crash *c)
                   o->mount_opts[0] ? o->mount_opts : "(none)", said);
     }
     c->mounted = 1;
-    if (crash_sys_umount(&c->d, c->mnt) != 0)
-        fail(c, "umount", "cannot unmount the trial mount");
-    c->mounted = 0;
-    if (crash_sys_loop_detach(&c->d, c->loop) != 0)
-        fail(c, "losetup-d", "cannot detach %s", c->loop);
-    c->loop[0] = '\0';
+    unmount_image(c, "trial mount");
+    detach(c, c->loop);
 }
 
 static void build_stack_fuse(struct crash *c)
@@ -635,9 +637,7 @@ static void stop_recording(struct crash *c)
         /* after the last acknowledgement: the unmount's records are owed everything */
         if (dm_mark(c, c->o->t_stopped) != 0)
             fail(c, NULL, "cannot put a mark in %s's log: %s", c->dm_name, strerror(errno));
-        if (crash_sys_umount(&c->d, c->mnt) != 0)
-            fail(c, "umount", "cannot unmount the recorded image");
-        c->mounted = 0;
+        unmount_image(c, "recorded image");
         if (crash_sys_cmd(&c->d, "dmsetup-status", status) != 0)
             fail(c, "dmsetup-status", "dmsetup status %s failed", c->dm_name);
         drive_path(&c->d, "dmsetup-status.out", path);
@@ -652,21 +652,13 @@ static void stop_recording(struct crash *c)
         if (dm_remove(c) != 0)
             fail(c, "dmsetup-remove", "cannot remove %s", c->dm_name);
         c->dm_up = 0;
-        if (crash_sys_loop_detach(&c->d, c->loop) != 0)
-            fail(c, "losetup-d", "cannot detach %s", c->loop);
-        c->loop[0] = '\0';
-        if (crash_sys_loop_detach(&c->d, c->log_loop) != 0)
-            fail(c, "losetup-d", "cannot detach %s", c->log_loop);
-        c->log_loop[0] = '\0';
+        detach(c, c->loop);
+        detach(c, c->log_loop);
         return;
     }
     /* the rest goes down in order; the unmount's writes are in the log too */
-    if (crash_sys_umount(&c->d, c->mnt) != 0)
-        fail(c, "umount", "cannot unmount the recorded image");
-    c->mounted = 0;
-    if (crash_sys_loop_detach(&c->d, c->loop) != 0)
-        fail(c, "losetup-d", "cannot detach %s", c->loop);
-    c->loop[0] = '\0';
+    unmount_image(c, "recorded image");
+    detach(c, c->loop);
     if (crash_sys_umount(&c->d, c->fuse_dir) != 0)
         fail(c, "umount", "cannot unmount the recorder");
     c->fuse_up = 0;
@@ -696,14 +688,8 @@ static void run_load(struct crash *c)
     n = drive_relay_args(argv, &c->d, portfile, spool, hop, json);
     argv[n++] = "--profile";
     argv[n++] = (char *)o->profile;
-    if (o->sync) {
-        argv[n++] = "--sync";
-        argv[n++] = (char *)o->sync;
-    }
-    if (o->model) {
-        argv[n++] = "--model";
-        argv[n++] = (char *)o->model;
-    }
+    n = drive_arg_if_set(argv, n, "--sync", o->sync);
+    n = drive_arg_if_set(argv, n, "--model", o->model);
     argv[n] = NULL;
     if (drive_spawn(&c->d, &c->relay, "relay", argv) != 0 ||
         (relay_port = drive_wait_port(&c->d, &c->relay, "relay.port")) < 0) {

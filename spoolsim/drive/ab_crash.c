@@ -27,14 +27,8 @@ void ab_crash_argv(const struct ab *ab, const struct side *s, int dry_run, const
     argv[n++] = (char *)s->dir;
     argv[n++] = "-n";
     argv[n++] = a->points;
-    if (o->crash_profile) {
-        argv[n++] = "--profile";
-        argv[n++] = (char *)o->crash_profile;
-    }
-    if (o->crash_sync) {
-        argv[n++] = "--sync";
-        argv[n++] = (char *)o->crash_sync;
-    }
+    n = drive_arg_if_set(argv, n, "--profile", o->crash_profile);
+    n = drive_arg_if_set(argv, n, "--sync", o->crash_sync);
     if (dry_run) {
         argv[n++] = "--dry-run";
     } else {

@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -150,6 +149,23 @@ enum {
     OPT_CLIENT_JITTER,
 };
 
+/* A count for the relay, from 1 to max: checked here, passed on as it was written. */
+static const char *relay_count(const char *arg, const char *option, uint64_t max)
+{
+    optarg_count(arg, option, 1, max);
+    return arg;
+}
+
+/* --hop-delay or --client-delay: a round trip, of a minute at most. */
+static double network_delay(const char *arg, const char *option)
+{
+    double s = optarg_seconds(arg, option);
+
+    if (s > 60)
+        msg_usage("%s %s: more than a minute is no network", option, arg);
+    return s;
+}
+
 static void parse_options(struct bench_options *o, int argc, char **argv)
 {
     static const struct option long_options[] = {
@@ -223,16 +239,14 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
             o->qmgr = optarg;
             break;
         case OPT_CLEANUP:
-            optarg_count(optarg, "--cleanup-threads", 1, RELAY_CLEANUP_THREADS_MAX);
-            o->cleanup_threads = optarg;
+            o->cleanup_threads =
+                relay_count(optarg, "--cleanup-threads", RELAY_CLEANUP_THREADS_MAX);
             break;
         case OPT_RELAY_THREADS:
-            optarg_count(optarg, "--relay-threads", 1, RELAY_THREADS_MAX);
-            o->relay_threads = optarg;
+            o->relay_threads = relay_count(optarg, "--relay-threads", RELAY_THREADS_MAX);
             break;
         case OPT_CONCURRENCY:
-            optarg_count(optarg, "--concurrency", 1, RELAY_CONCURRENCY_MAX);
-            o->concurrency = optarg;
+            o->concurrency = relay_count(optarg, "--concurrency", RELAY_CONCURRENCY_MAX);
             break;
         case OPT_HARNESS_THREADS:
             o->harness_threads = (unsigned)optarg_count(optarg, "--harness-threads", 1, 256);
@@ -247,9 +261,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
             o->drain_timeout = optarg_seconds_in(optarg, "--drain-timeout", 0, OPTARG_LONG_MAX);
             break;
         case OPT_HOP_DELAY:
-            o->hop.delay_s = optarg_seconds(optarg, "--hop-delay");
-            if (o->hop.delay_s > 60)
-                msg_usage("--hop-delay %s: more than a minute is no network", optarg);
+            o->hop.delay_s = network_delay(optarg, "--hop-delay");
             break;
         case OPT_HOP_JITTER:
             o->hop.jitter_s = optarg_seconds_in(optarg, "--hop-jitter", 0, 60);
@@ -263,9 +275,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
                 msg_usage("bad --hop-rate \"%s\" (e.g. 100mbit, 512kbit, 1gbit)", optarg);
             break;
         case OPT_CLIENT_DELAY:
-            o->client.delay_s = optarg_seconds(optarg, "--client-delay");
-            if (o->client.delay_s > 60)
-                msg_usage("--client-delay %s: more than a minute is no network", optarg);
+            o->client.delay_s = network_delay(optarg, "--client-delay");
             break;
         case OPT_CLIENT_JITTER:
             o->client.jitter_s = optarg_seconds_in(optarg, "--client-jitter", 0, 60);
@@ -315,8 +325,9 @@ static _Noreturn void give_up(struct bench *b, const char *name, const char *wha
     drive_give_up(&b->d, all, 3, what);
 }
 
-static void notice(const struct bench *b, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+/* A notice of bench's own, on a line of its own, unless -q. */
+#define notice(b, ...)                                                                             \
+    progress_out_notice(&(b)->progress, (b)->opts->common.quiet, "spoolsim bench", __VA_ARGS__)
 
 /*
  * Side `side' (the sink's or the client's, called `who') behind netem:
@@ -491,35 +502,20 @@ static void start_relay(struct bench *b, int sink_port, int *port)
     drive_path(&b->d, "relay.port", portfile);
     snprintf(hop, sizeof(hop), "%s:%d", b->hop.made ? b->hop.plan.addr_ns : "127.0.0.1", sink_port);
     n = drive_relay_args(argv, &b->d, portfile, b->spool, o->discard ? "discard" : hop, json);
-    if (o->sync) {
-        argv[n++] = "--sync";
-        argv[n++] = (char *)o->sync;
-    }
+    n = drive_arg_if_set(argv, n, "--sync", o->sync);
     argv[n++] = "--qmgr";
     argv[n++] = (char *)o->qmgr;
     argv[n++] = "--profile";
     argv[n++] = (char *)o->profile;
-    if (o->model) {
-        argv[n++] = "--model";
-        argv[n++] = (char *)o->model;
-    }
+    n = drive_arg_if_set(argv, n, "--model", o->model);
     snprintf(interval, sizeof(interval), "%.6f", o->common.interval);
     argv[n++] = "--interval"; /* bench's timeline is the relay's */
     argv[n++] = interval;
     if (progress_out_on(&b->progress))
         argv[n++] = "--progress"; /* its status lines, in relay.err, for bench's */
-    if (o->cleanup_threads) {
-        argv[n++] = "--cleanup-threads";
-        argv[n++] = (char *)o->cleanup_threads;
-    }
-    if (o->relay_threads) {
-        argv[n++] = "--threads";
-        argv[n++] = (char *)o->relay_threads;
-    }
-    if (o->concurrency) {
-        argv[n++] = "--concurrency";
-        argv[n++] = (char *)o->concurrency;
-    }
+    n = drive_arg_if_set(argv, n, "--cleanup-threads", o->cleanup_threads);
+    n = drive_arg_if_set(argv, n, "--threads", o->relay_threads);
+    n = drive_arg_if_set(argv, n, "--concurrency", o->concurrency);
     if (o->tls) {
         argv[n++] = "--tls";
         argv[n++] = "--hop-tls";
@@ -620,19 +616,6 @@ static void show_progress(void *arg)
     if (drive_last_progress(&b->d, "relay", relay, sizeof(relay)) == 0)
         progress_append(text, sizeof(text), progress_fields(relay));
     progress_out_show(&b->progress, text);
-}
-
-/* A notice of bench's own, on a line of its own. */
-
-static void notice(const struct bench *b, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (b->opts->common.quiet)
-        return;
-    va_start(ap, fmt);
-    progress_out_vnotice(&b->progress, "spoolsim bench", fmt, ap);
-    va_end(ap);
 }
 
 int spoolsim_bench(int argc, char **argv)

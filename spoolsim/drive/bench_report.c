@@ -379,32 +379,26 @@ static void write_parameters(struct json_writer *w, const struct bench_options *
     json_double(w, "drain_timeout_s", o->drain_timeout);
 }
 
-static void write_hop(struct json_writer *w, const struct bench_options *o,
-                      const struct bench_results *res)
+/*
+ * The hop's or the client's network as asked and as made; loss and rate
+ * only where they can be asked for (`shaped': the hop).
+ */
+static void write_net(struct json_writer *w, const char *key, const struct netem_spec *h,
+                      int shaped, enum bench_hop_kind kind, const char *why, const char *where)
 {
-    json_begin_object(w, "hop");
-    json_string(w, "kind", hop_kinds[res->hop]);
-    json_double(w, "delay_s", o->hop.delay_s);
-    json_double(w, "jitter_s", o->hop.jitter_s);
-    json_double(w, "loss_pct", o->hop.loss_pct);
-    if (o->hop.rate_bit_s > 0)
-        json_double(w, "rate_bit_s", o->hop.rate_bit_s);
-    else
-        json_string(w, "rate_bit_s", NULL); /* unlimited */
-    json_string(w, "why", res->hop == BENCH_HOP_EMULATED ? res->hop_why : NULL);
-    json_string(w, "where", res->hop == BENCH_HOP_NETEM ? res->hop_where : NULL);
-    json_end_object(w);
-}
-
-static void write_client(struct json_writer *w, const struct bench_options *o,
-                         const struct bench_results *res)
-{
-    json_begin_object(w, "client");
-    json_string(w, "kind", hop_kinds[res->client]);
-    json_double(w, "delay_s", o->client.delay_s);
-    json_double(w, "jitter_s", o->client.jitter_s);
-    json_string(w, "why", res->client == BENCH_HOP_EMULATED ? res->client_why : NULL);
-    json_string(w, "where", res->client == BENCH_HOP_NETEM ? res->client_where : NULL);
+    json_begin_object(w, key);
+    json_string(w, "kind", hop_kinds[kind]);
+    json_double(w, "delay_s", h->delay_s);
+    json_double(w, "jitter_s", h->jitter_s);
+    if (shaped) {
+        json_double(w, "loss_pct", h->loss_pct);
+        if (h->rate_bit_s > 0)
+            json_double(w, "rate_bit_s", h->rate_bit_s);
+        else
+            json_string(w, "rate_bit_s", NULL); /* unlimited */
+    }
+    json_string(w, "why", kind == BENCH_HOP_EMULATED ? why : NULL);
+    json_string(w, "where", kind == BENCH_HOP_NETEM ? where : NULL);
     json_end_object(w);
 }
 
@@ -420,8 +414,8 @@ int bench_report_write_json(const struct bench_options *o, const char *spool,
         return -1;
     json_meta_write_spool(&w, "spool", spool, &res->fs);
     write_parameters(&w, o);
-    write_hop(&w, o, res);
-    write_client(&w, o, res);
+    write_net(&w, "hop", &o->hop, 1, res->hop, res->hop_why, res->hop_where);
+    write_net(&w, "client", &o->client, 0, res->client, res->client_why, res->client_where);
     json_double(&w, "load_s", res->load_s);
     json_double(&w, "injection_s", inject_window(res));
     json_double(&w, "drain_s", res->drain_s);

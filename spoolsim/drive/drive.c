@@ -304,6 +304,15 @@ int drive_relay_args(char *argv[], const struct drive *d, const char *portfile, 
     return n;
 }
 
+int drive_arg_if_set(char *argv[], int n, const char *option, const char *value)
+{
+    if (value) {
+        argv[n++] = (char *)option;
+        argv[n++] = (char *)value;
+    }
+    return n;
+}
+
 void drive_abandon(struct drive *d, struct drive_child *const children[], size_t n)
 {
     for (size_t i = 0; i < n; i++)

@@ -129,6 +129,9 @@ int drive_start_sink(const struct drive *d, struct drive_child *c, const char *s
 int drive_relay_args(char *argv[], const struct drive *d, const char *portfile, const char *spool,
                      const char *next_hop, const char *json);
 
+/* OPTION VALUE put at argv[n] if value is not NULL: the new count of arguments. */
+int drive_arg_if_set(char *argv[], int n, const char *option, const char *value);
+
 /*
  * The load of an smtp-source command line from the shared workload
  * options (optgroup.h): -s N -r N --size DIST, then -m N or --duration

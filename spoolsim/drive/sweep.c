@@ -47,19 +47,9 @@
 
 /* ------------------------------------------------------------ one step */
 
-static void notice(const struct sweep *s, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void notice(const struct sweep *s, const char *fmt, ...)
-{
-    va_list ap;
-
-    if (s->opts->common.quiet)
-        return;
-    va_start(ap, fmt);
-    progress_out_vnotice(NULL, "spoolsim sweep", fmt, ap);
-    va_end(ap);
-}
+/* A notice of sweep's own, unless -q. */
+#define notice(s, ...)                                                                             \
+    progress_out_notice(NULL, (s)->opts->common.quiet, "spoolsim sweep", __VA_ARGS__)
 
 /* Whether the child has exited, leaving it to be reaped (its usage recorded) by drive_reap. */
 static int exited(const struct drive_child *c)
@@ -280,6 +270,16 @@ static void describe_no_mail(const char *json, const struct sweep_step *st, doub
         append(out, len, used, "%s", st->sent > 0 ? "no reason given" : "no message was sent");
 }
 
+/* The JSON report the child NAME wrote, WORK/NAME.json (malloc'd), or NULL. */
+static char *read_report(const struct sweep *s, const char *name)
+{
+    char path[PATH_MAX], base[64];
+
+    snprintf(base, sizeof(base), "%s.json", name);
+    drive_path(&s->d, base, path);
+    return fileutil_read_all(path, NULL);
+}
+
 /*
  * The window's client: once its offered window is over, it gets the
  * SLO's time (and a little) to see its last replies, then is stopped and
@@ -287,12 +287,9 @@ static void describe_no_mail(const char *json, const struct sweep_step *st, doub
  */
 static void read_client(struct sweep *s, const char *name, struct sweep_step *st)
 {
-    char path[PATH_MAX], base[64];
     char *json;
 
-    snprintf(base, sizeof(base), "%s.json", name);
-    drive_path(&s->d, base, path);
-    if ((json = fileutil_read_all(path, NULL)) == NULL)
+    if ((json = read_report(s, name)) == NULL)
         give_up(s, name, "smtp-source's report");
     st->sent = number(json, "attempted");
     st->accepted = number(json, "delivered");
@@ -319,12 +316,9 @@ static void read_client(struct sweep *s, const char *name, struct sweep_step *st
 
 static void read_relay(struct sweep *s, const char *name, struct sweep_step *st)
 {
-    char path[PATH_MAX], base[64];
     char *json;
 
-    snprintf(base, sizeof(base), "%s.json", name);
-    drive_path(&s->d, base, path);
-    if ((json = fileutil_read_all(path, NULL)) == NULL)
+    if ((json = read_report(s, name)) == NULL)
         return;
     st->e2e_known = 1;
     st->e2e_count = number(json, "latency.end_to_end.count");

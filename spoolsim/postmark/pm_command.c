@@ -116,15 +116,23 @@ static int set_subdirectories(struct pm_session *s, const char *param)
     return 0;
 }
 
+/* A setting of two words: `one' sets *field to 1, `zero' to 0; anything else is `error'. */
+static int set_either(struct pm_session *s, const char *param, const char *one, const char *zero,
+                      int *field, const char *error)
+{
+    if (param && strcmp(param, one) == 0)
+        *field = 1;
+    else if (param && strcmp(param, zero) == 0)
+        *field = 0;
+    else
+        pm_error(s, "%s", error);
+    return 0;
+}
+
 static int set_buffering(struct pm_session *s, const char *param)
 {
-    if (param && strcmp(param, "true") == 0)
-        s->cfg.buffered = 1;
-    else if (param && strcmp(param, "false") == 0)
-        s->cfg.buffered = 0;
-    else
-        pm_error(s, "no buffering mode (true/false) specified");
-    return 0;
+    return set_either(s, param, "true", "false", &s->cfg.buffered,
+                      "no buffering mode (true/false) specified");
 }
 
 static int set_bias(struct pm_session *s, const char *param, int *field)
@@ -150,13 +158,8 @@ static int set_bias_create(struct pm_session *s, const char *param)
 
 static int set_report(struct pm_session *s, const char *param)
 {
-    if (param && strcmp(param, "verbose") == 0)
-        s->cfg.terse = 0;
-    else if (param && strcmp(param, "terse") == 0)
-        s->cfg.terse = 1;
-    else
-        pm_error(s, "either 'verbose' or 'terse' required");
-    return 0;
+    return set_either(s, param, "terse", "verbose", &s->cfg.terse,
+                      "either 'verbose' or 'terse' required");
 }
 
 static void add_location(struct pm_session *s, const char *dir, unsigned weight)

@@ -90,14 +90,31 @@ static const char *seconds_text(char *buf, size_t len, int compat, double second
     return buf;
 }
 
+/*
+ * The files created or deleted: all of them over the whole run, then
+ * those of the phase alone (over its own time), then the rest, mixed
+ * with the transactions.
+ */
+static void files_alone_and_mixed(FILE *fp, int c, const struct phases *p, const char *done,
+                                  unsigned n, const char *phase, unsigned alone,
+                                  double alone_seconds)
+{
+    char a[64];
+    double mixed = (double)n - alone;
+
+    fprintf(fp, "\t%u %s (%s per second)\n", n, done, per_second(a, sizeof(a), c, n, p->total));
+    fprintf(fp, "\t\t%s alone: %u files (%s per second)\n", phase, alone,
+            per_second(a, sizeof(a), c, alone, alone_seconds));
+    fprintf(fp, "\t\tMixed with transactions: %.0f files (%s per second)\n", mixed,
+            per_second(a, sizeof(a), c, mixed, p->trans));
+}
+
 void pm_report_verbose(FILE *fp, const struct pm_config *cfg, const struct pm_result *r,
                        const struct pm_report_settings *how)
 {
     struct phases p;
     int c = how->compat_timing;
     char a[64], b[64];
-    double mixed_created = (double)r->created - cfg->number;
-    double mixed_deleted = (double)r->deleted - r->deleted_alone;
 
     phases_of(r, c, &p);
     fprintf(fp, "Time:\n");
@@ -106,22 +123,12 @@ void pm_report_verbose(FILE *fp, const struct pm_config *cfg, const struct pm_re
             seconds_text(a, sizeof(a), c, p.trans),
             per_second(b, sizeof(b), c, cfg->transactions, p.trans));
     fprintf(fp, "\nFiles:\n");
-    fprintf(fp, "\t%u created (%s per second)\n", r->created,
-            per_second(a, sizeof(a), c, r->created, p.total));
-    fprintf(fp, "\t\tCreation alone: %u files (%s per second)\n", cfg->number,
-            per_second(a, sizeof(a), c, cfg->number, p.create));
-    fprintf(fp, "\t\tMixed with transactions: %.0f files (%s per second)\n", mixed_created,
-            per_second(a, sizeof(a), c, mixed_created, p.trans));
+    files_alone_and_mixed(fp, c, &p, "created", r->created, "Creation", cfg->number, p.create);
     fprintf(fp, "\t%u read (%s per second)\n", r->read,
             per_second(a, sizeof(a), c, r->read, p.trans));
     fprintf(fp, "\t%u appended (%s per second)\n", r->appended,
             per_second(a, sizeof(a), c, r->appended, p.trans));
-    fprintf(fp, "\t%u deleted (%s per second)\n", r->deleted,
-            per_second(a, sizeof(a), c, r->deleted, p.total));
-    fprintf(fp, "\t\tDeletion alone: %u files (%s per second)\n", r->deleted_alone,
-            per_second(a, sizeof(a), c, r->deleted_alone, p.delete));
-    fprintf(fp, "\t\tMixed with transactions: %.0f files (%s per second)\n", mixed_deleted,
-            per_second(a, sizeof(a), c, mixed_deleted, p.trans));
+    files_alone_and_mixed(fp, c, &p, "deleted", r->deleted, "Deletion", r->deleted_alone, p.delete);
     fprintf(fp, "\nData:\n");
     fprintf(
         fp, "\t%s read (%s per second)\n", pm_report_scalef(a, sizeof(a), p.bytes_read),

@@ -450,6 +450,21 @@ print(f"acked {len(src)}, lost {len(lost)}, duplicated {dup}")
 PY
 }
 
+# crash_survived WHAT SENT RECEIVED RELAY_JSON SPOOL: after the relay's
+# crashes, "WHAT, " and the delivery report of the source's SENT against the
+# sink's RECEIVED; then the checks that no acknowledged message was lost,
+# that recovery found no corrupt queue file (RELAY_JSON), and that SPOOL has
+# nothing in corrupt/ and no temporary file.
+crash_survived() {
+    local report
+    report=$(delivery_report "$2" "$3")
+    echo "$1, $report"
+    check "no acknowledged message lost: $report" sh -c "echo '$report' | grep -q 'lost 0,'"
+    check "recovery found no corrupt queue file" test "$(json_get "$4" corrupt)" = 0
+    check "nothing in corrupt/" test -z "$(find "$5/corrupt" -type f)"
+    check "no temporary files left" test -z "$(find "$5" -type f -name '*.*' ! -path '*/pid/*' ! -name spoolsim.layout)"
+}
+
 # exactly_once TITLE N SENT RECEIVED: a check that the N messages of the
 # source's --msg-log SENT each arrived once, intact, in the sink's RECEIVED
 # (delivery_report), titled "TITLE: " and the report.

@@ -45,12 +45,7 @@ fi
 stop "$relay_PID"
 stop "$sink_PID"
 check "messages were acknowledged before the crashes" test "$(wc -l <"$WORK/src.log")" -gt 0
-report=$(delivery_report "$WORK/src.log" "$WORK/sink.log")
-echo "relay crashes: $CYCLES cycles, $report"
-check "no acknowledged message lost: $report" sh -c "echo '$report' | grep -q 'lost 0,'"
-check "recovery found no corrupt queue file" test "$(json_get "$WORK/relay.json" corrupt)" = 0
-check "nothing in corrupt/" test -z "$(find "$SPOOL/corrupt" -type f)"
-check "no temporary files left" test -z "$(find "$SPOOL" -type f -name '*.*' ! -path '*/pid/*' ! -name spoolsim.layout)"
+crash_survived "relay crashes: $CYCLES cycles" "$WORK/src.log" "$WORK/sink.log" "$WORK/relay.json" "$SPOOL"
 
 # The sink dies mid-delivery and comes back on the same port.
 SPOOL2=$WORK/spool2

@@ -153,12 +153,7 @@ stop "$relay_PID"
 stop "$sink_PID"
 acked=$(wc -l <"$WORK/src.log")
 check "messages were acknowledged before the crashes" test "$acked" -gt 0
-report=$(delivery_report "$WORK/src.log" "$WORK/sink.log")
-echo "fill and crash: $CYCLES cycles, $refused_total refused with 452, $report"
-check "no acknowledged message lost: $report" sh -c "echo '$report' | grep -q 'lost 0,'"
-check "recovery found no corrupt queue file" test "$(json_get "$WORK/relay.json" corrupt)" = 0
-check "nothing in corrupt/" test -z "$(find "$SPOOL/corrupt" -type f)"
-check "no temporary file left" test -z "$(find "$SPOOL" -type f -name '*.*' ! -path '*/pid/*' ! -name spoolsim.layout)"
+crash_survived "fill and crash: $CYCLES cycles, $refused_total refused with 452" "$WORK/src.log" "$WORK/sink.log" "$WORK/relay.json" "$SPOOL"
 umount "$MNT1"
 
 # --------------------------------------------------------- 2. out of inodes

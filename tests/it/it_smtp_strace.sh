@@ -53,6 +53,18 @@ per() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 # le A B: A <= B, as decimals.
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a + 0 <= b + 0) }'; }
 
+# read_checks BASE LABEL MOST LEAST WHAT: BASE.trace counted into BASE.counts
+# and shown as "  LABEL: ..."; then its reads per message: none by
+# FIONREAD, readv or recv, at most MOST, at least LEAST ("one per WHAT").
+read_checks() {
+    count "$1.trace" >"$1.counts"
+    sed "s/^/  $2: /" "$1.counts"
+    check "  ... no ioctl(FIONREAD), readv or recv on its sockets" \
+        test "$(per "$1.counts" fionread) $(per "$1.counts" readv) $(per "$1.counts" recv)" = "0.00 0.00 0.00"
+    check "  ... at most $3 reads per message" le "$(per "$1.counts" read)" "$3"
+    check "  ... at least one read per $5" le "$4" "$(per "$1.counts" read)"
+}
+
 for mode in close reuse; do
     d=
     [ "$mode" = reuse ] && d=-d
@@ -76,13 +88,8 @@ for mode in close reuse; do
             test "$(ss -Htan state time-wait "( sport = :$port or dport = :$port )" | wc -l)" -le "$tw_before"
     fi
     eval stop \$sink_${mode}_PID
-    count "$WORK/src-$mode.trace" >"$WORK/src-$mode.counts"
-    sed "s/^/  source $mode: /" "$WORK/src-$mode.counts"
-    check "  ... no ioctl(FIONREAD), readv or recv on its sockets" \
-        test "$(per "$WORK/src-$mode.counts" fionread) $(per "$WORK/src-$mode.counts" readv) $(per "$WORK/src-$mode.counts" recv)" = "0.00 0.00 0.00"
-    check "  ... at most $src_reads reads per message" le "$(per "$WORK/src-$mode.counts" read)" $src_reads
-    check "  ... at least one read per reply: the replies were read" \
-        le "$( [ "$mode" = close ] && echo 7 || echo 4)" "$(per "$WORK/src-$mode.counts" read)"
+    read_checks "$WORK/src-$mode" "source $mode" $src_reads "$( [ "$mode" = close ] && echo 7 || echo 4)" \
+        "reply: the replies were read"
     check "  ... no getsockopt(SO_ERROR): connected without waiting for EPOLLOUT" \
         test "$(per "$WORK/src-$mode.counts" so_error)" = 0.00
     check "  ... at most $ctl epoll_ctl calls per message" le "$(per "$WORK/src-$mode.counts" epoll_ctl)" $ctl
@@ -99,13 +106,8 @@ for mode in close reuse; do
         timeout 120 "$SOURCE" $d -s 2 -m $N "127.0.0.1:$port"
     eval pid=\$tsink_${mode}_PID
     check "  ... the sink exits after its -n $sessions sessions" wait "$pid"
-    count "$WORK/sink-$mode.trace" >"$WORK/sink-$mode.counts"
-    sed "s/^/  sink $mode: /" "$WORK/sink-$mode.counts"
-    check "  ... no ioctl(FIONREAD), readv or recv on its sockets" \
-        test "$(per "$WORK/sink-$mode.counts" fionread) $(per "$WORK/sink-$mode.counts" readv) $(per "$WORK/sink-$mode.counts" recv)" = "0.00 0.00 0.00"
-    check "  ... at most $sink_reads reads per message" le "$(per "$WORK/sink-$mode.counts" read)" $sink_reads
-    check "  ... at least one read per command: the commands were read" \
-        le "$( [ "$mode" = close ] && echo 5 || echo 4)" "$(per "$WORK/sink-$mode.counts" read)"
+    read_checks "$WORK/sink-$mode" "sink $mode" $sink_reads "$( [ "$mode" = close ] && echo 5 || echo 4)" \
+        "command: the commands were read"
     check "  ... at most $ctl epoll_ctl calls per message" le "$(per "$WORK/sink-$mode.counts" epoll_ctl)" $ctl
 done
 finish

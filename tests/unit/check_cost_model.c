@@ -177,27 +177,31 @@ START_TEST(test_builtin_by_name)
 }
 END_TEST
 
+/* m from a one-stage model that says where it was measured only in measured_on. */
+static void parse_measured_on(struct cost_model *m, const char *measured_on)
+{
+    char err[200], json[1024];
+
+    snprintf(json, sizeof(json),
+             "{\"mta\": \"postfix\", \"reference_speed\": 400, \"measured_on\": \"%s\", "
+             "\"stages\": [%s]}",
+             measured_on, STAGE("smtpd", FIT(400, 4, 100), FIT(50, 2, 10)));
+    ck_assert_msg(cost_model_parse(json, m, err, sizeof(err)) == 0, "%s", err);
+}
+
 /* A model from before "machine": where it was measured is read from measured_on. */
 START_TEST(test_machine_from_measured_on)
 {
     struct cost_model m;
-    char err[200], json[1024];
+    char err[200];
 
-    snprintf(json, sizeof(json),
-             "{\"mta\": \"postfix\", \"reference_speed\": 400, \"measured_on\": \"Intel(R) "
-             "Xeon(R) Processor, 2 CPUs, Linux 6.18.44-fc-v657\", \"stages\": [%s]}",
-             STAGE("smtpd", FIT(400, 4, 100), FIT(50, 2, 10)));
-    ck_assert_int_eq(cost_model_parse(json, &m, err, sizeof(err)), 0);
+    parse_measured_on(&m, "Intel(R) Xeon(R) Processor, 2 CPUs, Linux 6.18.44-fc-v657");
     ck_assert_str_eq(m.machine.cpu_model, "Intel(R) Xeon(R) Processor");
     ck_assert_int_eq(m.machine.cpus, 2);
     ck_assert_str_eq(m.machine.kernel, "Linux 6.18.44-fc-v657");
     ck_assert_int_eq(m.machine.has_costs, 0);
     /* a CPU name with commas of its own keeps them */
-    snprintf(json, sizeof(json),
-             "{\"mta\": \"postfix\", \"reference_speed\": 400, \"measured_on\": \"Acme, Inc. "
-             "X1, 64 CPUs, Linux 6.1\", \"stages\": [%s]}",
-             STAGE("smtpd", FIT(400, 4, 100), FIT(50, 2, 10)));
-    ck_assert_int_eq(cost_model_parse(json, &m, err, sizeof(err)), 0);
+    parse_measured_on(&m, "Acme, Inc. X1, 64 CPUs, Linux 6.1");
     ck_assert_str_eq(m.machine.cpu_model, "Acme, Inc. X1");
     ck_assert_int_eq(m.machine.cpus, 64);
     /* nothing to read: no identity, and then no machine is called the same */

@@ -168,28 +168,29 @@ END_TEST
 
 START_TEST(status_of_reply)
 {
+    static const struct {
+        const char *reply;
+        int permanent;
+        const char *want;
+    } cases[] = {
+        {"550 5.1.1 <bob@example.net>: unknown", 1, "5.1.1"},
+        {"552-5.3.4 too big", 1, "5.3.4"},
+        {"554 5.7.123 policy", 1, "5.7.123"},
+        {"550 Error: no such user", 1, "5.0.0"},  /* no enhanced code */
+        {"550 4.1.1 class mismatch", 1, "5.0.0"}, /* its class is the reply's */
+        {"550 5.1.1x not a code", 1, "5.0.0"},
+        {"450 4.2.0 try later", 0, "4.2.0"},
+        {"451 local error", 0, "4.0.0"},
+        {"connection closed", 0, "4.0.0"},
+        {NULL, 1, "5.0.0"},
+    };
     char s[DSN_STATUS_MAX];
 
-    dsn_status_of_reply("550 5.1.1 <bob@example.net>: unknown", 1, s);
-    ck_assert_str_eq(s, "5.1.1");
-    dsn_status_of_reply("552-5.3.4 too big", 1, s);
-    ck_assert_str_eq(s, "5.3.4");
-    dsn_status_of_reply("554 5.7.123 policy", 1, s);
-    ck_assert_str_eq(s, "5.7.123");
-    dsn_status_of_reply("550 Error: no such user", 1, s); /* no enhanced code */
-    ck_assert_str_eq(s, "5.0.0");
-    dsn_status_of_reply("550 4.1.1 class mismatch", 1, s); /* its class is the reply's */
-    ck_assert_str_eq(s, "5.0.0");
-    dsn_status_of_reply("550 5.1.1x not a code", 1, s);
-    ck_assert_str_eq(s, "5.0.0");
-    dsn_status_of_reply("450 4.2.0 try later", 0, s);
-    ck_assert_str_eq(s, "4.2.0");
-    dsn_status_of_reply("451 local error", 0, s);
-    ck_assert_str_eq(s, "4.0.0");
-    dsn_status_of_reply("connection closed", 0, s);
-    ck_assert_str_eq(s, "4.0.0");
-    dsn_status_of_reply(NULL, 1, s);
-    ck_assert_str_eq(s, "5.0.0");
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        dsn_status_of_reply(cases[i].reply, cases[i].permanent, s);
+        ck_assert_msg(strcmp(s, cases[i].want) == 0, "\"%s\": %s, not %s",
+                      cases[i].reply ? cases[i].reply : "(none)", s, cases[i].want);
+    }
 }
 END_TEST
 

@@ -258,7 +258,6 @@ int main(void)
 {
     const TTest *const tests[] = {test_long_mount_point, test_options_full, test_note,
                                   test_describe, NULL};
-    const struct check_loop loops[] = {CHECK_LOOP(test_lookup, lookups)};
 
-    return check_run_cases("fsinfo", 0, tests, loops, 1);
+    return check_run_loop("fsinfo", 0, tests, test_lookup, CHECK_ROWS(lookups));
 }

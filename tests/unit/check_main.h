@@ -7,7 +7,8 @@
  * check_run_tests() does it for a suite of one test case, the tests of a
  * NULL-terminated list; check_run_cases() for one with a timeout (0:
  * Check's default) and table-driven loop tests besides (CHECK_LOOP(test,
- * table): the test once per row).
+ * table): the test once per row); check_run_loop() for one with a single
+ * loop test (its table's CHECK_ROWS()).
  */
 #ifndef SPOOLSIM_CHECK_MAIN_H
 #define SPOOLSIM_CHECK_MAIN_H
@@ -44,9 +45,10 @@ struct check_loop {
     const TTest *test;
     int rows;
 };
+#define CHECK_ROWS(table) ((int)(sizeof(table) / sizeof((table)[0])))
 #define CHECK_LOOP(test, table)                                                                    \
     {                                                                                              \
-        (test), (int)(sizeof(table) / sizeof((table)[0]))                                          \
+        (test), CHECK_ROWS(table)                                                                  \
     }
 
 static inline int check_run_cases(const char *name, int timeout_s, const TTest *const tests[],
@@ -60,6 +62,14 @@ static inline int check_run_cases(const char *name, int timeout_s, const TTest *
     for (size_t i = 0; i < nloops; i++)
         tcase_add_loop_test(tc, loops[i].test, 0, loops[i].rows);
     return check_run_suite(suite);
+}
+
+static inline int check_run_loop(const char *name, int timeout_s, const TTest *const tests[],
+                                 const TTest *test, int rows)
+{
+    const struct check_loop loop = {test, rows};
+
+    return check_run_cases(name, timeout_s, tests, &loop, 1);
 }
 
 static inline int check_run_tests(const char *name, const TTest *const tests[])

@@ -269,7 +269,6 @@ int main(void)
     const TTest *const tests[] = {
         test_parse_line,     test_parse_line_bad, test_parse_roles, test_stages,
         test_stages_rounded, test_stages_zero,    test_check_loads, NULL};
-    const struct check_loop loops[] = {CHECK_LOOP(test_line, line_cases)};
 
-    return check_run_cases("model_fit", 0, tests, loops, 1);
+    return check_run_loop("model_fit", 0, tests, test_line, CHECK_ROWS(line_cases));
 }

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,41 +35,44 @@ static void expect_step(const struct netem_plan *p, int teardown, size_t i, cons
                   teardown ? "teardown" : "set-up", i, line, want);
 }
 
-START_TEST(test_parse_loss)
+/* The option parsers, both (text, value) -> 0 or -1: `want' is the value when 0. */
+static const struct {
+    int (*parse)(const char *text, double *value);
+    const char *text;
+    int rc;
+    double want;
+} parses[] = {
+    {netem_parse_loss, "0.1%", 0, 0.1},
+    {netem_parse_loss, "100", 0, 100},
+    {netem_parse_loss, "0", 0, 0},
+    {netem_parse_loss, "100.5%", -1, 0},
+    {netem_parse_loss, "-1%", -1, 0},
+    {netem_parse_loss, "foo", -1, 0},
+    {netem_parse_loss, "1%%", -1, 0},
+    {netem_parse_loss, "", -1, 0},
+    {netem_parse_loss, "nan", -1, 0},
+    {netem_parse_rate, "100mbit", 0, 100e6},
+    {netem_parse_rate, "512kbit", 0, 512e3},
+    {netem_parse_rate, "1.5gbit", 0, 1.5e9},
+    {netem_parse_rate, "64000bit", 0, 64000},
+    {netem_parse_rate, "100", -1, 0},     /* no unit: bits or bytes? */
+    {netem_parse_rate, "100mbps", -1, 0}, /* tc's bps are bytes: refused */
+    {netem_parse_rate, "0mbit", -1, 0},
+    {netem_parse_rate, "-5mbit", -1, 0},
+    {netem_parse_rate, "1bit", -1, 0},
+    {netem_parse_rate, "inf", -1, 0},
+};
+
+START_TEST(test_parse)
 {
+    const char *text = parses[_i].text;
     double v = -1;
 
-    ck_assert_int_eq(netem_parse_loss("0.1%", &v), 0);
-    ck_assert_double_eq_tol(v, 0.1, 1e-12);
-    ck_assert_int_eq(netem_parse_loss("100", &v), 0);
-    ck_assert_double_eq_tol(v, 100, 1e-12);
-    ck_assert_int_eq(netem_parse_loss("0", &v), 0);
-    ck_assert_int_eq(netem_parse_loss("100.5%", &v), -1);
-    ck_assert_int_eq(netem_parse_loss("-1%", &v), -1);
-    ck_assert_int_eq(netem_parse_loss("foo", &v), -1);
-    ck_assert_int_eq(netem_parse_loss("1%%", &v), -1);
-    ck_assert_int_eq(netem_parse_loss("", &v), -1);
-    ck_assert_int_eq(netem_parse_loss("nan", &v), -1);
-}
-END_TEST
-
-START_TEST(test_parse_rate)
-{
-    double v = 0;
-
-    ck_assert_int_eq(netem_parse_rate("100mbit", &v), 0);
-    ck_assert_double_eq_tol(v, 100e6, 1e-3);
-    ck_assert_int_eq(netem_parse_rate("512kbit", &v), 0);
-    ck_assert_double_eq_tol(v, 512e3, 1e-3);
-    ck_assert_int_eq(netem_parse_rate("1.5gbit", &v), 0);
-    ck_assert_double_eq_tol(v, 1.5e9, 1e-3);
-    ck_assert_int_eq(netem_parse_rate("64000bit", &v), 0);
-    ck_assert_int_eq(netem_parse_rate("100", &v), -1);     /* no unit: bits or bytes? */
-    ck_assert_int_eq(netem_parse_rate("100mbps", &v), -1); /* tc's bps are bytes: refused */
-    ck_assert_int_eq(netem_parse_rate("0mbit", &v), -1);
-    ck_assert_int_eq(netem_parse_rate("-5mbit", &v), -1);
-    ck_assert_int_eq(netem_parse_rate("1bit", &v), -1);
-    ck_assert_int_eq(netem_parse_rate("inf", &v), -1);
+    ck_assert_msg(parses[_i].parse(text, &v) == parses[_i].rc, "\"%s\": not %d", text,
+                  parses[_i].rc);
+    if (parses[_i].rc == 0)
+        ck_assert_msg(fabs(v - parses[_i].want) <= 1e-12 * (1 + parses[_i].want),
+                      "\"%s\": %g, not %g", text, v, parses[_i].want);
 }
 END_TEST
 
@@ -194,9 +198,13 @@ END_TEST
 
 int main(void)
 {
-    const TTest *const tests[] = {test_parse_loss,  test_parse_rate,      test_plan_names,
-                                  test_plan_client, test_setup_commands,  test_setup_delay_only,
-                                  test_sink_delays, test_fallback_cannot, NULL};
+    const TTest *const tests[] = {test_plan_names,
+                                  test_plan_client,
+                                  test_setup_commands,
+                                  test_setup_delay_only,
+                                  test_sink_delays,
+                                  test_fallback_cannot,
+                                  NULL};
 
-    return check_run_tests("netem", tests);
+    return check_run_loop("netem", 0, tests, test_parse, CHECK_ROWS(parses));
 }

@@ -13,6 +13,7 @@
 
 #include "pf_qfile.h"
 #include "check_main.h"
+#include "check_tmpdir.h"
 
 static const char *const rcpts[] = {"a@example.org", "b@example.org"};
 
@@ -192,7 +193,8 @@ START_TEST(test_postcat_reads_it)
 {
     /* Postfix's postcat as scripts/fetch-peer.sh extracts it (scripts/peers.sh). */
     const char *postcat = getenv("POSTCAT"), *require = getenv("SPOOLSIM_REQUIRE_PEERS");
-    char dir[] = "/tmp/pfq.XXXXXX", path[64], cmd[1024], out[64], err[64];
+    char dir[CHECK_TMPDIR_MAX], path[CHECK_TMPDIR_MAX + 16], cmd[1024];
+    char out[CHECK_TMPDIR_MAX + 16], err[CHECK_TMPDIR_MAX + 16];
     struct pf_qfile q;
     const char content[] = "Subject: queued\r\n\r\nfirst body line\r\n.dot line\r\n";
     FILE *fp;
@@ -210,7 +212,7 @@ START_TEST(test_postcat_reads_it)
                 postcat ? postcat : "POSTCAT unset");
         return;
     }
-    ck_assert_ptr_nonnull(mkdtemp(dir));
+    check_tmpdir_make(dir, "pfq");
     snprintf(path, sizeof(path), "%s/5361932", dir);
     build(&q, content, strlen(content));
     fp = fopen(path, "w");
@@ -234,8 +236,7 @@ START_TEST(test_postcat_reads_it)
     fp = fopen(err, "r");
     ck_assert_int_eq(fgetc(fp), EOF); /* not a single warning */
     fclose(fp);
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    ck_assert_int_eq(system(cmd), 0);
+    check_tmpdir_remove(dir);
 }
 END_TEST
 

@@ -19,22 +19,9 @@
 
 #include "pf_spool.h"
 #include "check_main.h"
+#include "check_tmpdir.h"
 
-static char spool_dir[64];
-
-static void make_tmp(void)
-{
-    snprintf(spool_dir, sizeof(spool_dir), "/tmp/pfspool.XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(spool_dir));
-}
-
-static void remove_tmp(void)
-{
-    char cmd[128];
-
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", spool_dir);
-    ck_assert_int_eq(system(cmd), 0);
-}
+static char spool_dir[CHECK_TMPDIR_MAX];
 
 static int count_entries(const char *queue)
 {
@@ -69,7 +56,7 @@ static void one_active(struct pf_spool *sp, int depth, struct pf_qfile *q, char 
 {
     char err[256], path[256];
 
-    make_tmp();
+    check_tmpdir_make(spool_dir, "pfspool");
     snprintf(path, sizeof(path), "%s/q", spool_dir);
     sp->hash_depth = depth;
     ck_assert_msg(pf_spool_open(sp, path, err, sizeof(err)) == 0, "%s", err);
@@ -87,7 +74,7 @@ START_TEST(test_life_of_a_message)
     struct stat sb;
     int fd;
 
-    make_tmp();
+    check_tmpdir_make(spool_dir, "pfspool");
     snprintf(path, sizeof(path), "%s/q", spool_dir);
     sp.hash_depth = 1;
     ck_assert_int_eq(pf_spool_open(&sp, path, err, sizeof(err)), 0);
@@ -124,7 +111,7 @@ START_TEST(test_life_of_a_message)
     ck_assert_uint_eq(st.unlinks, 1);
     pf_qfile_free(&q);
     pf_spool_close(&sp);
-    remove_tmp();
+    check_tmpdir_remove(spool_dir);
 }
 END_TEST
 
@@ -147,7 +134,7 @@ START_TEST(test_streamed)
 
     for (size_t i = 0; i < 50000; i++)
         text[i] = i % 80 == 79 ? '\n' : 'q';
-    make_tmp();
+    check_tmpdir_make(spool_dir, "pfspool");
     snprintf(path, sizeof(path), "%s/q", spool_dir);
     ck_assert_int_eq(pf_spool_open(&sp, path, err, sizeof(err)), 0);
     pf_qfile_init(&q);
@@ -192,7 +179,7 @@ START_TEST(test_streamed)
     free(back);
     pf_qfile_free(&q);
     pf_spool_close(&sp);
-    remove_tmp();
+    check_tmpdir_remove(spool_dir);
 }
 END_TEST
 
@@ -225,7 +212,7 @@ START_TEST(test_failure_leaves_nothing)
     struct pf_qfile q;
     char err[256], id[PF_QUEUE_ID_MAX], path[256];
 
-    make_tmp();
+    check_tmpdir_make(spool_dir, "pfspool");
     snprintf(path, sizeof(path), "%s/q", spool_dir);
     ck_assert_int_eq(pf_spool_open(&sp, path, err, sizeof(err)), 0);
     snprintf(path, sizeof(path), "%s/q/incoming", spool_dir);
@@ -237,7 +224,7 @@ START_TEST(test_failure_leaves_nothing)
     ck_assert_int_eq(count_entries("active"), 0);
     pf_qfile_free(&q);
     pf_spool_close(&sp);
-    remove_tmp();
+    check_tmpdir_remove(spool_dir);
 }
 END_TEST
 
@@ -261,7 +248,7 @@ static void made_spool(char *path, size_t len)
     struct pf_spool sp = {0};
     char err[256];
 
-    make_tmp();
+    check_tmpdir_make(spool_dir, "pfspool");
     snprintf(path, len, "%s/q", spool_dir);
     sp.hash_depth = 1;
     ck_assert_msg(pf_spool_open(&sp, path, err, sizeof(err)) == 0, "%s", err);
@@ -327,7 +314,7 @@ START_TEST(test_refuses_links)
     ck_assert_int_eq(symlink(path, queue), 0);
     refused(queue, 1, queue, "symbolic link");
     ck_assert_int_eq(rmdir(target), 0); /* empty: nothing was made there */
-    remove_tmp();
+    check_tmpdir_remove(spool_dir);
 }
 END_TEST
 
@@ -347,7 +334,7 @@ START_TEST(test_refuses_writable)
     ck_assert_int_eq(chmod(path, 01777), 0);
     refused(path, 1, path, "mode 1777");
     ck_assert_int_eq(chmod(path, 0700), 0);
-    remove_tmp();
+    check_tmpdir_remove(spool_dir);
 }
 END_TEST
 
@@ -366,7 +353,7 @@ START_TEST(test_refuses_other_owner)
     ck_assert_int_eq(pf_spool_open(&sp, path, err, sizeof(err)), -1);
     ck_assert_msg(strstr(err, path) && strstr(err, "is owned by") && strstr(err, "uid"), "%s", err);
     pf_spool_close(&sp);
-    remove_tmp();
+    check_tmpdir_remove(spool_dir);
 }
 END_TEST
 
@@ -386,7 +373,7 @@ START_TEST(test_refuses_bad_hash_dir)
     ck_assert_int_eq(mkdir(dir, 0777), 0);
     ck_assert_int_eq(chmod(dir, 0777), 0);
     refused(path, 1, dir, "mode 0777");
-    remove_tmp();
+    check_tmpdir_remove(spool_dir);
 }
 END_TEST
 
@@ -414,7 +401,7 @@ START_TEST(test_hash_depth_two)
     ck_assert_int_eq(pf_spool_file_remove(&sp, id, &st), 0);
     pf_qfile_free(&q);
     pf_spool_close(&sp);
-    remove_tmp();
+    check_tmpdir_remove(spool_dir);
 }
 END_TEST
 
@@ -451,7 +438,7 @@ START_TEST(test_layout)
     ck_assert_int_eq(symlink("/etc/passwd", layout), 0);
     refused(path, 1, layout, "symbolic link");
     pf_qfile_free(&q);
-    remove_tmp();
+    check_tmpdir_remove(spool_dir);
 }
 END_TEST
 
@@ -486,7 +473,7 @@ START_TEST(test_read_bound)
     ck_assert_int_eq(errno, ELOOP);
     pf_qfile_free(&q);
     pf_spool_close(&sp);
-    remove_tmp();
+    check_tmpdir_remove(spool_dir);
 }
 END_TEST
 
@@ -520,7 +507,7 @@ START_TEST(test_lock)
     ck_assert_int_eq(pf_spool_lock(&sp, err, sizeof(err)), -1);
     ck_assert_msg(strstr(err, pidfile) && strstr(err, "2 hard links"), "%s", err);
     ck_assert(same_text(victim, "precious"));
-    remove_tmp();
+    check_tmpdir_remove(spool_dir);
 }
 END_TEST
 
@@ -555,7 +542,7 @@ START_TEST(test_recover_skips_links)
     ck_assert_uint_eq(rec.incomplete + rec.requeued, 0);
     ck_assert(same_text(victim, "precious"));
     pf_spool_close(&sp);
-    remove_tmp();
+    check_tmpdir_remove(spool_dir);
 }
 END_TEST
 
@@ -646,7 +633,7 @@ START_TEST(test_recover_marks_again)
     ck_assert_int_eq(pf_spool_file_activate(&sp, id, 1, &st), 0);
     pf_qfile_free(&q);
     pf_spool_close(&sp);
-    remove_tmp();
+    check_tmpdir_remove(spool_dir);
 }
 END_TEST
 

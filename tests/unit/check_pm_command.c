@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -51,42 +52,42 @@ static int feed(struct captured *c, const char *text)
     return quit;
 }
 
-START_TEST(test_defaults)
+/* Every setting `set' changes, as one line to compare. */
+static void settings_text(const struct pm_config *cfg, char *out, size_t len)
 {
-    struct captured c;
-
-    cap_open(&c);
-    ck_assert_uint_eq(c.s.cfg.size_low, 500);
-    ck_assert_uint_eq(c.s.cfg.size_high, 10000);
-    ck_assert_uint_eq(c.s.cfg.number, 500);
-    ck_assert_uint_eq(c.s.cfg.seed, 42);
-    ck_assert_uint_eq(c.s.cfg.transactions, 500);
-    ck_assert_int_eq(c.s.cfg.bias_read, 5);
-    ck_assert_int_eq(c.s.cfg.buffered, 1);
-    cap_close(&c);
+    snprintf(out, len,
+             "size %u-%u, number %u, seed %u, transactions %u, read %u, write %u, "
+             "subdirectories %u, buffering %d, bias %d/%d, terse %d",
+             cfg->size_low, cfg->size_high, cfg->number, cfg->seed, cfg->transactions,
+             cfg->read_block, cfg->write_block, cfg->subdirectories, cfg->buffered, cfg->bias_read,
+             cfg->bias_create, cfg->terse);
 }
-END_TEST
 
-START_TEST(test_set_values)
+/* What a command text leaves in the settings (settings_text()). */
+static const struct {
+    const char *text, *want;
+} settings_cases[] = {
+    {"", /* PostMark's defaults */
+     "size 500-10000, number 500, seed 42, transactions 500, read 512, write 512, "
+     "subdirectories 0, buffering 1, bias 5/5, terse 0"},
+    {"set size 1000 2000\nset number 20\nset seed 7\nset transactions 99\n"
+     "set read 4096\nset write 1024\nset buffering false\nset bias read -1\n"
+     "set bias create 10\nset report terse\nset subdirectories 3\n",
+     "size 1000-2000, number 20, seed 7, transactions 99, read 4096, write 1024, "
+     "subdirectories 3, buffering 0, bias -1/10, terse 1"},
+};
+
+START_TEST(test_settings)
 {
     struct captured c;
+    char got[256];
 
     cap_open(&c);
-    feed(&c, "set size 1000 2000\nset number 20\nset seed 7\nset transactions 99\n"
-             "set read 4096\nset write 1024\nset buffering false\nset bias read -1\n"
-             "set bias create 10\nset report terse\nset subdirectories 3\n");
-    ck_assert_uint_eq(c.s.cfg.size_low, 1000);
-    ck_assert_uint_eq(c.s.cfg.size_high, 2000);
-    ck_assert_uint_eq(c.s.cfg.number, 20);
-    ck_assert_uint_eq(c.s.cfg.seed, 7);
-    ck_assert_uint_eq(c.s.cfg.transactions, 99);
-    ck_assert_uint_eq(c.s.cfg.read_block, 4096);
-    ck_assert_uint_eq(c.s.cfg.write_block, 1024);
-    ck_assert_int_eq(c.s.cfg.buffered, 0);
-    ck_assert_int_eq(c.s.cfg.bias_read, -1);
-    ck_assert_int_eq(c.s.cfg.bias_create, 10);
-    ck_assert_int_eq(c.s.cfg.terse, 1);
-    ck_assert_uint_eq(c.s.cfg.subdirectories, 3);
+    if (*settings_cases[_i].text)
+        feed(&c, settings_cases[_i].text);
+    cap_flush(&c);
+    settings_text(&c.s.cfg, got, sizeof(got));
+    ck_assert_str_eq(got, settings_cases[_i].want);
     ck_assert_uint_eq(c.err_len, 0);
     cap_close(&c);
 }
@@ -276,12 +277,11 @@ END_TEST
 
 int main(void)
 {
-    const TTest *const tests[] = {test_defaults,     test_set_values,
-                                  test_size_rules,   test_prefix_matching,
-                                  test_reader_fixes, test_quit_and_aliases,
-                                  test_help_prefix,  test_locations,
-                                  test_show,         NULL};
-    const struct check_loop loops[] = {CHECK_LOOP(test_bad_values, bad_values)};
+    const TTest *const tests[] = {
+        test_size_rules,  test_prefix_matching, test_reader_fixes, test_quit_and_aliases,
+        test_help_prefix, test_locations,       test_show,         NULL};
+    const struct check_loop loops[] = {CHECK_LOOP(test_settings, settings_cases),
+                                       CHECK_LOOP(test_bad_values, bad_values)};
 
-    return check_run_cases("pm_command", 0, tests, loops, 1);
+    return check_run_cases("pm_command", 0, tests, loops, 2);
 }

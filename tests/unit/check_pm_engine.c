@@ -770,7 +770,6 @@ int main(void)
                                   test_fail_append,
                                   test_fail_everything,
                                   NULL};
-    const struct check_loop loops[] = {CHECK_LOOP(test_golden, goldens)};
 
-    return check_run_cases("pm_engine", 30, tests, loops, 1);
+    return check_run_loop("pm_engine", 30, tests, test_golden, CHECK_ROWS(goldens));
 }

@@ -39,15 +39,22 @@ START_TEST(test_choice)
 }
 END_TEST
 
-START_TEST(test_postfix_totals)
+/* b's totals of pf_spool's counters s with every table counter at `each'. */
+static void totals_of(const struct spool_backend *b, uint64_t each, const struct pf_spool_stats *s,
+                      struct spool_op_totals *t)
 {
     uint64_t ops[OP_KIND_COUNT];
+
+    for (int k = 0; k < OP_KIND_COUNT; k++)
+        ops[k] = each;
+    b->totals(ops, s, t);
+}
+
+START_TEST(test_postfix_totals)
+{
     struct pf_spool_stats s = {0};
     struct spool_op_totals t;
 
-    /* the table counters are ignored: pf_spool counts its own calls */
-    for (int k = 0; k < OP_KIND_COUNT; k++)
-        ops[k] = 1000;
     s.creates = 1;
     s.writes = 2;
     s.fsyncs = 3;
@@ -59,7 +66,8 @@ START_TEST(test_postfix_totals)
     s.utimes = 9;
     s.mkdirs = 10;
     s.locks = 11;
-    spool_postfix.totals(ops, &s, &t);
+    /* the table counters are ignored: pf_spool counts its own calls */
+    totals_of(&spool_postfix, 1000, &s, &t);
     ck_assert_uint_eq(t.creates, 1);
     ck_assert_uint_eq(t.writes, 2);
     ck_assert_uint_eq(t.fsyncs, 3);
@@ -119,14 +127,11 @@ END_TEST
 
 START_TEST(test_null_totals)
 {
-    uint64_t ops[OP_KIND_COUNT];
     struct pf_spool_stats s = {0};
     struct spool_op_totals t;
 
-    for (int k = 0; k < OP_KIND_COUNT; k++)
-        ops[k] = 5;
     s.fsyncs = 5;
-    spool_null.totals(ops, &s, &t);
+    totals_of(&spool_null, 5, &s, &t);
     ck_assert_uint_eq(spool_backend_syncs(&t), 0);
     ck_assert_uint_eq(spool_backend_metadata(&t), 0);
     ck_assert_uint_eq(t.writes, 0);

@@ -18,22 +18,9 @@
 
 #include "tls.h"
 #include "check_main.h"
+#include "check_tmpdir.h"
 
-static char tmpdir[64];
-
-static void make_tmpdir(void)
-{
-    snprintf(tmpdir, sizeof(tmpdir), "/tmp/check_tls.XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-}
-
-static void remove_tmpdir(void)
-{
-    char cmd[128];
-
-    snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
-    ck_assert_int_eq(system(cmd), 0);
-}
+static char tmpdir[CHECK_TMPDIR_MAX];
 
 /* Write the certificate and/or key of a context to tmpdir/name as PEM. */
 static const char *write_pem(const char *name, SSL_CTX *ctx, int cert, int key)
@@ -168,7 +155,7 @@ START_TEST(test_load_files)
     FILE *fp;
 
     ck_assert(gen && gen2);
-    make_tmpdir();
+    check_tmpdir_make(tmpdir, "check_tls");
     snprintf(both, sizeof(both), "%s", write_pem("both.pem", gen, 1, 1));
     snprintf(certonly, sizeof(certonly), "%s", write_pem("cert.pem", gen, 1, 0));
     snprintf(other_key, sizeof(other_key), "%s", write_pem("other.key", gen2, 0, 1));
@@ -197,7 +184,7 @@ START_TEST(test_load_files)
     ck_assert_msg(strstr(err, "cannot load certificate") && strstr(err, certonly), "%s", err);
     ck_assert_uint_eq(ERR_peek_error(), 0);
 
-    remove_tmpdir();
+    check_tmpdir_remove(tmpdir);
     SSL_CTX_free(gen);
     SSL_CTX_free(gen2);
 }
@@ -241,7 +228,7 @@ START_TEST(test_verify_peer)
     struct pair p;
 
     ck_assert_ptr_nonnull(sctx);
-    make_tmpdir();
+    check_tmpdir_make(tmpdir, "check_tls");
     snprintf(ca, sizeof(ca), "%s", write_pem("ca.pem", sctx, 1, 0));
 
     /* Trusting the self-signed certificate itself, the chain verifies. */
@@ -263,7 +250,7 @@ START_TEST(test_verify_peer)
     SSL_CTX_free(cctx);
     ERR_clear_error();
 
-    remove_tmpdir();
+    check_tmpdir_remove(tmpdir);
     SSL_CTX_free(sctx);
 }
 END_TEST

@@ -51,24 +51,6 @@ START_TEST(test_known_answer)
 }
 END_TEST
 
-START_TEST(test_uniform01_bounds)
-{
-    struct prng p;
-    double sum = 0;
-    int outside = 0;
-
-    workload_prng_seed(&p, 7);
-    for (int i = 0; i < DRAWS; i++) {
-        double u = workload_prng_uniform01(&p);
-
-        outside += !(u >= 0.0 && u < 1.0);
-        sum += u;
-    }
-    ck_assert_int_eq(outside, 0);
-    ck_assert_double_eq_tol(sum / DRAWS, 0.5, 0.01);
-}
-END_TEST
-
 START_TEST(test_range_bounds_and_uniformity)
 {
     struct prng p;
@@ -97,21 +79,38 @@ START_TEST(test_range_bounds_and_uniformity)
 }
 END_TEST
 
-START_TEST(test_exponential_mean)
+static double exponential_250(struct prng *p)
 {
+    return workload_prng_exponential(p, 250.0);
+}
+
+/* DRAWS draws from `seed': every one in [0, below), their mean `mean' within tol. */
+static const struct draws_case {
+    const char *what;
+    double (*draw)(struct prng *p);
+    uint64_t seed;
+    double below, mean, tol;
+} draws_cases[] = {
+    {"uniform01", workload_prng_uniform01, 7, 1.0, 0.5, 0.01},
+    {"exponential", exponential_250, 3, INFINITY, 250.0, 250.0 * 0.02},
+};
+
+START_TEST(test_draws)
+{
+    const struct draws_case *c = &draws_cases[_i];
     struct prng p;
     double sum = 0;
     int outside = 0;
 
-    workload_prng_seed(&p, 3);
+    workload_prng_seed(&p, c->seed);
     for (int i = 0; i < DRAWS; i++) {
-        double x = workload_prng_exponential(&p, 250.0);
+        double x = c->draw(&p);
 
-        outside += !(x >= 0 && isfinite(x));
+        outside += !(x >= 0 && x < c->below);
         sum += x;
     }
-    ck_assert_int_eq(outside, 0);
-    ck_assert_double_eq_tol(sum / DRAWS, 250.0, 250.0 * 0.02);
+    ck_assert_msg(outside == 0, "%s: %d outside", c->what, outside);
+    ck_assert_double_eq_tol(sum / DRAWS, c->mean, c->tol);
 }
 END_TEST
 
@@ -367,13 +366,8 @@ END_TEST
 
 int main(void)
 {
-    const TTest *const prng[] = {test_same_seed_same_stream,
-                                 test_known_answer,
-                                 test_uniform01_bounds,
-                                 test_range_bounds_and_uniformity,
-                                 test_exponential_mean,
-                                 test_normal_moments,
-                                 NULL};
+    const TTest *const prng[] = {test_same_seed_same_stream, test_known_answer,
+                                 test_range_bounds_and_uniformity, test_normal_moments, NULL};
     const TTest *const size_dist[] = {test_fixed_always_n, test_uniform_stats,
                                       test_lognormal_median_and_clamp, test_parse_size_errno, NULL};
     const TTest *const duration[] = {NULL};
@@ -381,6 +375,7 @@ int main(void)
     TCase *tc;
 
     tc = check_add_tcase(s, "prng", prng);
+    tcase_add_loop_test(tc, test_draws, 0, (int)(sizeof(draws_cases) / sizeof(draws_cases[0])));
     /* Sanitizer builds are several times slower on the 200000-draw tests. */
     tcase_set_timeout(tc, 60);
     tc = check_add_tcase(s, "size_dist", size_dist);
