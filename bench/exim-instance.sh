@@ -105,11 +105,11 @@ exi_setup() {
         # cgroup v2, into the parent, the common ancestor of the two).
         chown "$id" "$cg/delivery/cgroup.procs" "$cg/cgroup.procs" ||
             return 1
-        printf '#!/bin/sh\necho $$ >%s/delivery/cgroup.procs || exit 1\nexec %s "$@"\n' "$cg" "$EXI_BIN" \
-            >"$dir/exim4"
+        printf '#!/bin/sh\necho $$ >%s/delivery/cgroup.procs || exit 1\nexec /usr/sbin/exim4.bin "$@"\n' \
+            "$cg" >"$dir/exim4"
         chmod 755 "$dir/exim4"
     else
-        ln -sfn "$EXI_BIN" "$dir/exim4"
+        rm -f "$dir/exim4"
     fi
 }
 
@@ -140,7 +140,13 @@ exi_ns() {
     getent group Debian-exim >/dev/null || echo "Debian-exim:x:$(cat "$d/uid"):" >>/etc/group
     mkdir -p /etc/exim4 && cp "$d/exim4.conf" /etc/exim4/exim4.conf || exit 1
     rm -f /etc/exim4/exim4.conf.template /etc/exim4/update-exim4.conf.conf
-    cp -P "$d/exim4" /usr/sbin/exim4 || exit 1
+    # A copy, not a link: the receiving process (Debian-exim) re-execs it, and
+    # may not reach the tree's own copy (below /root, mode 700, say).
+    if [ -e "$d/exim4" ]; then
+        cp -p "$bin" /usr/sbin/exim4.bin && cp "$d/exim4" /usr/sbin/exim4 || exit 1
+    else
+        cp -p "$bin" /usr/sbin/exim4 || exit 1
+    fi
     [ -z "$cg" ] || echo $$ >"$cg/daemon/cgroup.procs" || exit 1
     exec "$bin" -bdf -q30m
 }

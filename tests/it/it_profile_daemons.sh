@@ -143,7 +143,8 @@ ns_exim() { # DIR PORT SINK_PORT PEERS ID
     peer_ns_libs "$peers/exim4-daemon-light/root" || return 1
     # Exim re-execs itself by its compiled-in path to deliver with privilege.
     ns_overlay "$d" /usr/sbin
-    ln -sf "$peers/exim4-daemon-light/root/usr/sbin/exim4" /usr/sbin/exim4
+    # a copy: the receiving process (Debian-exim) may not reach the tree (below /root, say)
+    cp -p "$peers/exim4-daemon-light/root/usr/sbin/exim4" /usr/sbin/exim4
     # its compiled-in user, looked up before the configuration is read
     ns_user Debian-exim "$id"
     mkdir -p /etc/exim4 /var/spool/exim4 /var/spool/exim4-log
