@@ -118,6 +118,11 @@ check() {
     else
         echo "FAIL - $what"
         FAILURES=$((FAILURES + 1))
+        # A check that kept the output (check WHAT to FILE ...) shows it,
+        # so that a failure in CI says why without a second run.
+        if [ "$1" = to ] && [ -f "$2" ]; then
+            tail -n 20 "$2" | sed 's/^/#   /'
+        fi
     fi
 }
 

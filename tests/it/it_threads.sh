@@ -82,10 +82,15 @@ done
 stop "$open_PID"
 
 # spoolsim merge of two sources run together: the rows' histograms give
-# exact per-row percentiles.
+# exact per-row percentiles. They start at one instant (--start-at, as on
+# several hosts): started together, one of them could start more than its
+# 0.6 s late on a loaded machine, and windows that do not overlap are no
+# one load (merge refuses them).
 start_sink pair --threads 2 127.0.0.1:0 100 || exit 1
+at=$(date -u -d '+3 seconds' +%Y-%m-%dT%H:%M:%SZ)
 for i in 1 2; do
     timeout 60 "$SOURCE" --threads 2 -s 2 --duration 0.6 --rate 500 --interval 0.1 --id "h$i" \
+        --start-at "$at" \
         --json "$WORK/h$i.json" --no-progress --no-summary "127.0.0.1:$pair_PORT" &
     eval "h${i}_PID=\$!"
 done
