@@ -301,52 +301,59 @@ static void export_of(struct ab_export *e, struct ab_result *r)
     e->result = r;
 }
 
-START_TEST(test_export_markdown)
+/*
+ * Each export of export_of()'s comparison (B's directory changed where dir_b says), whole; then
+ * uncompared, with side `empty' run-less, the lines it must hold (up to a NULL).
+ */
+static const struct {
+    const char *name;
+    char *(*export)(const struct ab_export *e);
+    const char *dir_b;
+    const char *whole;
+    int empty;
+    const char *uncompared[3];
+} exports[] = {
+    {"markdown",
+     ab_export_markdown,
+     "/mnt/b|c",
+     "| Side | Directory | Median [msgs/s] | Mean ± σ [msgs/s] | Min [msgs/s] "
+     "| Max [msgs/s] | Runs | B/A (95 % CI) |\n"
+     "|:---|:---|---:|---:|---:|---:|---:|---:|\n"
+     "| A | `/mnt/a` | 100.0 | 100.0 ± 7.9 | 90.0 | 110.0 | 5 | 1.000 |\n"
+     "| B | `/mnt/b\\|c` | 50.0 | 50.0 ± 1.6 | 48.0 | 52.0 | 5 | "
+     "0.500 (0.450–0.550) |\n",
+     1,
+     {"| A | `/mnt/a` | 100.0 | 100.0 ± 7.9 | 90.0 | 110.0 | 5 | n/a |\n",
+      "| B | `/mnt/b\\|c` | n/a | n/a | n/a | n/a | 0 | n/a |\n", NULL}},
+    {"csv",
+     ab_export_csv,
+     NULL,
+     "side,directory,unit,median,mean,stddev,min,max,runs,ratio,ci_low,ci_high\n"
+     "A,/mnt/a,msgs/s,100,100,7.90569415,90,110,5,1,,\n"
+     "B,\"/mnt/b, \"\"dirsync\"\"\",msgs/s,50,50,1.58113883,48,52,5,0.5,0.45,"
+     "0.55\n",
+     0,
+     {"\nA,/mnt/a,msgs/s,,,,,,0,,,\n", NULL}},
+};
+
+START_TEST(test_export)
 {
     struct ab_export e;
     struct ab_result r;
     char *text;
 
     export_of(&e, &r);
-    e.dir[1] = "/mnt/b|c";
-    text = ab_export_markdown(&e);
-    ck_assert_str_eq(text,
-                     "| Side | Directory | Median [msgs/s] | Mean ± σ [msgs/s] | Min [msgs/s] "
-                     "| Max [msgs/s] | Runs | B/A (95 % CI) |\n"
-                     "|:---|:---|---:|---:|---:|---:|---:|---:|\n"
-                     "| A | `/mnt/a` | 100.0 | 100.0 ± 7.9 | 90.0 | 110.0 | 5 | 1.000 |\n"
-                     "| B | `/mnt/b\\|c` | 50.0 | 50.0 ± 1.6 | 48.0 | 52.0 | 5 | "
-                     "0.500 (0.450–0.550) |\n");
-    free(text);
-    /* not compared, a side without a run */
-    e.result = NULL;
-    e.side[1].runs = 0;
-    text = ab_export_markdown(&e);
-    ck_assert_ptr_nonnull(
-        strstr(text, "| A | `/mnt/a` | 100.0 | 100.0 ± 7.9 | 90.0 | 110.0 | 5 | n/a |\n"));
-    ck_assert_ptr_nonnull(strstr(text, "| B | `/mnt/b\\|c` | n/a | n/a | n/a | n/a | 0 | n/a |\n"));
-    free(text);
-}
-END_TEST
-
-START_TEST(test_export_csv)
-{
-    struct ab_export e;
-    struct ab_result r;
-    char *text;
-
-    export_of(&e, &r);
-    text = ab_export_csv(&e);
-    ck_assert_str_eq(text,
-                     "side,directory,unit,median,mean,stddev,min,max,runs,ratio,ci_low,ci_high\n"
-                     "A,/mnt/a,msgs/s,100,100,7.90569415,90,110,5,1,,\n"
-                     "B,\"/mnt/b, \"\"dirsync\"\"\",msgs/s,50,50,1.58113883,48,52,5,0.5,0.45,"
-                     "0.55\n");
+    if (exports[_i].dir_b)
+        e.dir[1] = exports[_i].dir_b;
+    text = exports[_i].export(&e);
+    ck_assert_str_eq(text, exports[_i].whole);
     free(text);
     e.result = NULL;
-    e.side[0].runs = 0;
-    text = ab_export_csv(&e);
-    ck_assert_ptr_nonnull(strstr(text, "\nA,/mnt/a,msgs/s,,,,,,0,,,\n"));
+    e.side[exports[_i].empty].runs = 0;
+    text = exports[_i].export(&e);
+    for (size_t k = 0; exports[_i].uncompared[k]; k++)
+        ck_assert_msg(strstr(text, exports[_i].uncompared[k]), "%s: no \"%s\" in\n%s",
+                      exports[_i].name, exports[_i].uncompared[k], text);
     free(text);
 }
 END_TEST
@@ -354,21 +361,16 @@ END_TEST
 int main(void)
 {
     const TTest *const median[] = {test_median_odd, test_median_even, NULL};
-    const TTest *const compare[] = {test_identical_samples,
-                                    test_verdict_texts,
-                                    test_deterministic,
-                                    test_degenerate_two_runs,
-                                    test_refused,
-                                    test_median_interval,
-                                    test_summarize,
-                                    test_warnings,
-                                    test_export_markdown,
-                                    test_export_csv,
-                                    NULL};
+    const TTest *const compare[] = {
+        test_identical_samples,   test_verdict_texts, test_deterministic,
+        test_degenerate_two_runs, test_refused,       test_median_interval,
+        test_summarize,           test_warnings,      NULL};
     Suite *s = suite_create("ab_stats");
+    TCase *tc;
 
     check_add_tcase(s, "median", median);
-    tcase_add_loop_test(check_add_tcase(s, "compare", compare), test_b_clearly_different, 0,
-                        (int)N(clear_cases));
+    tc = check_add_tcase(s, "compare", compare);
+    tcase_add_loop_test(tc, test_b_clearly_different, 0, CHECK_ROWS(clear_cases));
+    tcase_add_loop_test(tc, test_export, 0, CHECK_ROWS(exports));
     return check_run_suite(s);
 }

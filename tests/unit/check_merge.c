@@ -147,6 +147,37 @@ static int add_alone(const char *text, const char *name, char *err, size_t len)
     return rc;
 }
 
+/*
+ * A smtp-source run of id from start to end (wall clock, s) in rows of 1 s: attempted messages,
+ * of which failed failed, their latencies in h.
+ */
+static struct spec run_of(const char *id, double start, double end, uint64_t attempted,
+                          uint64_t failed, const struct histogram *h)
+{
+    struct spec s = {.program = "smtp-source",
+                     .id = id,
+                     .start = start,
+                     .end = end,
+                     .interval = 1,
+                     .attempted = attempted,
+                     .delivered = attempted - failed,
+                     .failed = failed,
+                     .txn = h};
+
+    return s;
+}
+
+/* m, the merge of the n runs (each named by its id); each add and the finish must succeed. */
+static void merge_all(struct merge *m, const struct spec *runs, size_t n)
+{
+    char err[512];
+
+    merge_data_init(m);
+    for (size_t i = 0; i < n; i++)
+        ck_assert_msg(add(m, &runs[i], runs[i].id, err, sizeof(err)) == 0, "%s", err);
+    ck_assert_msg(merge_data_finish(m, err, sizeof(err)) == 0, "%s", err);
+}
+
 START_TEST(test_histograms_exact)
 {
     enum { N = 3, PER = 4000 };
@@ -155,7 +186,8 @@ START_TEST(test_histograms_exact)
     static const double pcts[] = {1, 50, 90, 99, 99.9, 100};
     uint64_t state = 42;
     struct merge m;
-    char err[512];
+    struct spec runs[N];
+    char ids[N][8];
 
     histogram_init(&all);
     for (int i = 0; i < N; i++) {
@@ -169,22 +201,11 @@ START_TEST(test_histograms_exact)
             raw[histogram_count(&all) - 1] = v;
         }
     }
-    merge_data_init(&m);
     for (int i = 0; i < N; i++) {
-        char id[8];
-        struct spec s = {.program = "smtp-source",
-                         .id = id,
-                         .start = 1000 + 0.01 * i,
-                         .end = 1010,
-                         .interval = 1,
-                         .attempted = h[i].count,
-                         .delivered = h[i].count,
-                         .txn = &h[i]};
-
-        snprintf(id, sizeof(id), "h%d", i);
-        ck_assert_msg(add(&m, &s, id, err, sizeof(err)) == 0, "%s", err);
+        snprintf(ids[i], sizeof(ids[i]), "h%d", i);
+        runs[i] = run_of(ids[i], 1000 + 0.01 * i, 1010, h[i].count, 0, &h[i]);
     }
-    ck_assert_msg(merge_data_finish(&m, err, sizeof(err)) == 0, "%s", err);
+    merge_all(&m, runs, N);
     ck_assert_uint_eq(m.stages, 1);
     ck_assert_str_eq(m.stage[0], "txn");
     /* the merged histogram is the histogram of all the samples, bucket for bucket */
@@ -222,44 +243,16 @@ START_TEST(test_counts_and_window)
 {
     struct histogram h;
     struct merge m;
-    char err[512];
-    const struct spec a = {.program = "smtp-source",
-                           .id = "a",
-                           .start = 1000.0,
-                           .end = 1010.0,
-                           .interval = 1,
-                           .attempted = 100,
-                           .delivered = 97,
-                           .failed = 3,
-                           .txn = &h,
-                           .refused = 2};
-    const struct spec b = {.program = "smtp-source",
-                           .id = "b",
-                           .start = 1000.2,
-                           .end = 1010.5,
-                           .interval = 1,
-                           .attempted = 50,
-                           .delivered = 50,
-                           .txn = &h};
-    const struct spec c = {.program = "smtp-source",
-                           .id = "c",
-                           .start = 1000.1,
-                           .end = 1009.8,
-                           .interval = 1,
-                           .attempted = 31,
-                           .delivered = 30,
-                           .failed = 1,
-                           .txn = &h,
-                           .refused = 1};
+    struct spec runs[] = {run_of("a", 1000.0, 1010.0, 100, 3, &h),
+                          run_of("b", 1000.2, 1010.5, 50, 0, &h),
+                          run_of("c", 1000.1, 1009.8, 31, 1, &h)};
     uint64_t in = 0, out = 0, failed = 0;
 
+    runs[0].refused = 2;
+    runs[2].refused = 1;
     histogram_init(&h);
     histogram_record(&h, 2000000);
-    merge_data_init(&m);
-    ck_assert_msg(add(&m, &a, "a.json", err, sizeof(err)) == 0, "%s", err);
-    ck_assert_msg(add(&m, &b, "b.json", err, sizeof(err)) == 0, "%s", err);
-    ck_assert_msg(add(&m, &c, "c.json", err, sizeof(err)) == 0, "%s", err);
-    ck_assert_msg(merge_data_finish(&m, err, sizeof(err)) == 0, "%s", err);
+    merge_all(&m, runs, 3);
     ck_assert_uint_eq(m.n, 3);
     ck_assert_uint_eq(m.attempted, 181);
     ck_assert_uint_eq(m.delivered, 177);
@@ -299,30 +292,11 @@ START_TEST(test_timeline_on_the_wall_clock)
 {
     struct histogram h;
     struct merge m;
-    char err[512];
     /* b starts 3 s after a: its first row is the merged row 3 */
-    const struct spec a = {.program = "smtp-source",
-                           .id = "a",
-                           .start = 500,
-                           .end = 505,
-                           .interval = 1,
-                           .attempted = 5,
-                           .delivered = 5,
-                           .txn = &h};
-    const struct spec b = {.program = "smtp-source",
-                           .id = "b",
-                           .start = 503,
-                           .end = 506,
-                           .interval = 1,
-                           .attempted = 30,
-                           .delivered = 30,
-                           .txn = &h};
+    const struct spec runs[] = {run_of("a", 500, 505, 5, 0, &h), run_of("b", 503, 506, 30, 0, &h)};
 
     histogram_init(&h);
-    merge_data_init(&m);
-    ck_assert_msg(add(&m, &a, "a", err, sizeof(err)) == 0, "%s", err);
-    ck_assert_msg(add(&m, &b, "b", err, sizeof(err)) == 0, "%s", err);
-    ck_assert_msg(merge_data_finish(&m, err, sizeof(err)) == 0, "%s", err);
+    merge_all(&m, runs, 2);
     ck_assert_uint_eq(m.timeline.n, 6);
     ck_assert_uint_eq(m.timeline.rows[0].messages_in, 1);
     ck_assert_uint_eq(m.timeline.rows[2].messages_in, 1);
@@ -332,20 +306,22 @@ START_TEST(test_timeline_on_the_wall_clock)
 }
 END_TEST
 
-/* A run of one message from 100 s to 110 s, its latency in h. */
-static struct spec one_message(const char *id, const struct histogram *h)
-{
-    struct spec s = {.program = "smtp-source",
-                     .id = id,
-                     .start = 100,
-                     .end = 110,
-                     .interval = 1,
-                     .attempted = 1,
-                     .delivered = 1,
-                     .txn = h};
-
-    return s;
-}
+/*
+ * Runs refused beside test_refused's a.json: how each differs from it (a program, id, stage or
+ * interval of its own, or no start_time), its file's name, and a word the message must have.
+ */
+static const struct {
+    const char *name, *program, *id, *stage2;
+    double interval;
+    int no_start;
+    const char *want;
+} unlike[] = {
+    {"relay.json", "spoolsim relay", "r", NULL, 1, 0, "not of smtp-source"},
+    {"again.json", NULL, "a", NULL, 1, 0, "id \"a\" again"},
+    {"i.json", NULL, "i", NULL, 0.5, 0, "interval_s"},
+    {"st.json", NULL, "st", "connect", 1, 0, "latency stages"},
+    {"old.json", NULL, "old", NULL, 1, 1, "start_time"},
+};
 
 /* What must be refused, and a word the message must have. */
 START_TEST(test_refused)
@@ -353,7 +329,7 @@ START_TEST(test_refused)
     struct histogram h;
     struct merge m;
     char err[512], *text, *bits;
-    const struct spec ok = one_message("a", &h);
+    const struct spec ok = run_of("a", 100, 110, 1, 0, &h);
     struct spec s;
 
     histogram_init(&h);
@@ -361,34 +337,18 @@ START_TEST(test_refused)
     merge_data_init(&m);
     ck_assert_msg(add(&m, &ok, "a.json", err, sizeof(err)) == 0, "%s", err);
 
-    s = ok;
-    s.program = "spoolsim relay";
-    s.id = "r";
-    ck_assert_int_eq(add(&m, &s, "relay.json", err, sizeof(err)), -1);
-    ck_assert_msg(strstr(err, "relay.json") && strstr(err, "not of smtp-source"), "%s", err);
-
-    s = ok;
-    s.id = "a";
-    ck_assert_int_eq(add(&m, &s, "again.json", err, sizeof(err)), -1);
-    ck_assert_msg(strstr(err, "id \"a\" again"), "%s", err);
-
-    s = ok;
-    s.id = "i";
-    s.interval = 0.5;
-    ck_assert_int_eq(add(&m, &s, "i.json", err, sizeof(err)), -1);
-    ck_assert_msg(strstr(err, "interval_s"), "%s", err);
-
-    s = ok;
-    s.id = "st";
-    s.stage2 = "connect";
-    ck_assert_int_eq(add(&m, &s, "st.json", err, sizeof(err)), -1);
-    ck_assert_msg(strstr(err, "latency stages"), "%s", err);
-
-    s = ok;
-    s.id = "old";
-    s.no_start = 1;
-    ck_assert_int_eq(add(&m, &s, "old.json", err, sizeof(err)), -1);
-    ck_assert_msg(strstr(err, "start_time"), "%s", err);
+    for (size_t i = 0; i < sizeof(unlike) / sizeof(unlike[0]); i++) {
+        s = ok;
+        if (unlike[i].program)
+            s.program = unlike[i].program;
+        s.id = unlike[i].id;
+        s.stage2 = unlike[i].stage2;
+        s.interval = unlike[i].interval;
+        s.no_start = unlike[i].no_start;
+        ck_assert_int_eq(add(&m, &s, unlike[i].name, err, sizeof(err)), -1);
+        ck_assert_msg(strstr(err, unlike[i].name) && strstr(err, unlike[i].want), "%s: %s",
+                      unlike[i].name, err);
+    }
 
     /* another layout: sub_bucket_bits 5 */
     s = ok;
@@ -469,8 +429,7 @@ START_TEST(test_schema_version)
 {
     static const char *const bad[] = {"0", "-1", "\"1\"", "1.5", "null", "2", "1e300"};
     struct histogram h;
-    const struct spec ok = {
-        .program = "smtp-source", .start = 100, .end = 102, .interval = 1, .txn = &h};
+    const struct spec ok = run_of(NULL, 100, 102, 0, 0, &h);
     char err[512], *text, *edited, value[32];
 
     histogram_init(&h);
@@ -511,7 +470,7 @@ START_TEST(test_window_bounded)
         {{"\"interval_s\": 1,", NULL}, {"\"interval_s\": 7200,", NULL}, "interval_s"},
     };
     struct histogram h;
-    struct spec s = {.program = "smtp-source", .start = 100, .end = 110, .interval = 1, .txn = &h};
+    struct spec s = run_of(NULL, 100, 110, 0, 0, &h);
     char err[512], *text, *edited;
 
     histogram_init(&h);
@@ -553,7 +512,7 @@ END_TEST
 START_TEST(test_same_run_twice)
 {
     struct histogram h;
-    struct spec s = one_message(NULL, &h);
+    struct spec s = run_of(NULL, 100, 110, 1, 0, &h);
     struct merge m;
     char err[512], *text;
 
@@ -586,8 +545,7 @@ END_TEST
 START_TEST(test_counts_refused)
 {
     struct histogram h;
-    const struct spec s = {
-        .program = "smtp-source", .start = 100, .end = 102, .interval = 1, .txn = &h};
+    const struct spec s = run_of(NULL, 100, 102, 0, 0, &h);
     char err[512], *text, *edited, *many;
     size_t n = (MERGE_COUNTS_MAX + 1) * 24, used = 0;
 

@@ -26,6 +26,12 @@ static void build(struct pf_qfile *q, const char *content, size_t len)
     pf_qfile_finish(q, rcpts, 2);
 }
 
+/* build() of a string: the text most tests give. */
+static void build_text(struct pf_qfile *q, const char *content)
+{
+    build(q, content, strlen(content));
+}
+
 /* Walk the records; fill `types' with their type bytes. */
 static size_t walk(const struct pf_qfile *q, char *types, size_t max)
 {
@@ -50,9 +56,8 @@ START_TEST(test_record_order)
     struct pf_qfile q;
     char types[64];
     size_t n;
-    const char content[] = "Subject: hi\r\n\r\nbody\r\n";
 
-    build(&q, content, strlen(content));
+    build_text(&q, "Subject: hi\r\n\r\nbody\r\n");
     n = walk(&q, types, sizeof(types));
     types[n] = 0;
     /* C T A(create_time) A(rewrite_context) A A A S M N N N X R R E */
@@ -132,9 +137,8 @@ END_TEST
 START_TEST(test_recipient_offsets)
 {
     struct pf_qfile q;
-    const char content[] = "x\r\n";
 
-    build(&q, content, strlen(content));
+    build_text(&q, "x\r\n");
     ck_assert_uint_eq(q.rcpt_count, 2);
     for (unsigned i = 0; i < 2; i++) {
         ck_assert_int_eq(q.buf[q.rcpt_offsets[i]], 'R');
@@ -196,7 +200,6 @@ START_TEST(test_postcat_reads_it)
     char dir[CHECK_TMPDIR_MAX], path[CHECK_TMPDIR_MAX + 16], cmd[1024];
     char out[CHECK_TMPDIR_MAX + 16], err[CHECK_TMPDIR_MAX + 16];
     struct pf_qfile q;
-    const char content[] = "Subject: queued\r\n\r\nfirst body line\r\n.dot line\r\n";
     FILE *fp;
     char *text = NULL;
     size_t cap = 0;
@@ -214,7 +217,7 @@ START_TEST(test_postcat_reads_it)
     }
     check_tmpdir_make(dir, "pfq");
     snprintf(path, sizeof(path), "%s/5361932", dir);
-    build(&q, content, strlen(content));
+    build_text(&q, "Subject: queued\r\n\r\nfirst body line\r\n.dot line\r\n");
     fp = fopen(path, "w");
     ck_assert_uint_eq(fwrite(q.buf, 1, q.len, fp), q.len);
     fclose(fp);
@@ -278,6 +281,15 @@ static void assert_rejected(const char *buf, size_t len, const char *why)
     /* A failed read leaves nothing behind to free. */
     ck_assert_ptr_null(v.rcpts);
     ck_assert_uint_eq(v.rcpt_count, 0);
+}
+
+/* As assert_rejected(), the reason being `what' at offset `at'. */
+static void rejected_at(const char *buf, size_t len, const char *what, size_t at)
+{
+    char why[96];
+
+    snprintf(why, sizeof(why), "%s at offset %zu", what, at);
+    assert_rejected(buf, len, why);
 }
 
 START_TEST(test_read_round_trip)
@@ -452,9 +464,8 @@ START_TEST(test_read_done_recipient)
     struct pf_qfile q;
     struct pf_qfile_view v;
     char err[128];
-    const char content[] = "x\r\n";
 
-    build(&q, content, strlen(content));
+    build_text(&q, "x\r\n");
     q.buf[q.rcpt_offsets[0]] = PF_REC_DONE;
     ck_assert_int_eq(pf_qfile_read(q.buf, q.len, &v, err, sizeof(err)), 0);
     ck_assert_uint_eq(v.rcpt_count, 2);
@@ -478,12 +489,11 @@ END_TEST
 START_TEST(test_read_every_truncation)
 {
     struct pf_qfile q;
-    const char content[] = "Subject: cut\r\n\r\nbody\r\n";
     char *line = malloc(2100);
 
     memset(line, 'z', 2099);
     line[2099] = '\n';
-    build(&q, content, strlen(content));
+    build_text(&q, "Subject: cut\r\n\r\nbody\r\n");
     for (size_t len = 0; len < q.len; len++)
         assert_rejected(q.buf, len, "");
     assert_rejected(q.buf, PF_SIZE_RECORD_LEN - 1, "file shorter than the C record");
@@ -510,22 +520,20 @@ START_TEST(test_read_bad_length)
 {
     struct pf_qfile q;
     const char content[] = "Subject: len\r\n\r\nbody\r\n";
-    char expect[64];
     size_t at;
 
     build(&q, content, strlen(content));
     /* The first R record's length now runs past the end of the file. */
     at = q.rcpt_offsets[0];
     q.buf[at + 1] = 0x7f;
-    snprintf(expect, sizeof(expect), "malformed record at offset %zu", at);
-    assert_rejected(q.buf, q.len, expect);
+    rejected_at(q.buf, q.len, "malformed record", at);
     /* A varint that never ends (every byte has the high bit) */
     q.buf[at + 1] = (char)0xff;
     q.buf[at + 2] = (char)0xff;
     q.buf[at + 3] = (char)0xff;
     q.buf[at + 4] = (char)0xff;
     q.buf[at + 5] = (char)0xff;
-    assert_rejected(q.buf, q.len, expect);
+    rejected_at(q.buf, q.len, "malformed record", at);
     pf_qfile_free(&q);
 
     /* The C record's own length byte */
@@ -542,8 +550,7 @@ START_TEST(test_read_bad_length)
     build(&q, content, strlen(content));
     ck_assert_int_eq(q.buf[q.content_start + 1], 12);
     q.buf[q.content_start + 1] = 11;
-    snprintf(expect, sizeof(expect), "malformed record at offset %zu", q.content_start + 13);
-    assert_rejected(q.buf, q.len, expect);
+    rejected_at(q.buf, q.len, "malformed record", q.content_start + 13);
     pf_qfile_free(&q);
 }
 END_TEST
@@ -551,20 +558,17 @@ END_TEST
 START_TEST(test_read_trailing_garbage)
 {
     struct pf_qfile q;
-    const char content[] = "body\r\n";
-    char expect[64];
     size_t len;
 
-    build(&q, content, strlen(content));
+    build_text(&q, "body\r\n");
     len = q.len;
     pf_qfile_record(&q, 'x', "junk", 4);
-    snprintf(expect, sizeof(expect), "trailing garbage after E at offset %zu", len);
-    assert_rejected(q.buf, q.len, expect);
+    rejected_at(q.buf, q.len, "trailing garbage after E", len);
     /* Even one byte, even a well-formed second E */
-    assert_rejected(q.buf, len + 1, expect);
+    rejected_at(q.buf, len + 1, "trailing garbage after E", len);
     q.len = len;
     pf_qfile_record(&q, PF_REC_END, NULL, 0);
-    assert_rejected(q.buf, q.len, expect);
+    rejected_at(q.buf, q.len, "trailing garbage after E", len);
     pf_qfile_free(&q);
 }
 END_TEST
@@ -572,27 +576,22 @@ END_TEST
 START_TEST(test_read_unknown_in_content)
 {
     struct pf_qfile q;
-    const char content[] = "Subject: hi\r\n\r\nbody\r\n";
-    char expect[64];
     size_t second;
     int type;
     const char *data;
     size_t data_len;
 
-    build(&q, content, strlen(content));
+    build_text(&q, "Subject: hi\r\n\r\nbody\r\n");
     second = q.content_start + pf_qfile_parse(q.buf + q.content_start, q.len - q.content_start,
                                               &type, &data, &data_len);
     /* An envelope record type is still wrong between M and X. */
     q.buf[second] = PF_REC_ATTR;
-    snprintf(expect, sizeof(expect), "unexpected A record at offset %zu", second);
-    assert_rejected(q.buf, q.len, expect);
+    rejected_at(q.buf, q.len, "unexpected A record", second);
     q.buf[second] = PF_REC_RCPT;
-    snprintf(expect, sizeof(expect), "unexpected R record at offset %zu", second);
-    assert_rejected(q.buf, q.len, expect);
+    rejected_at(q.buf, q.len, "unexpected R record", second);
     /* A type byte that is no Postfix type at all */
     q.buf[second] = 0;
-    snprintf(expect, sizeof(expect), "malformed record at offset %zu", second);
-    assert_rejected(q.buf, q.len, expect);
+    rejected_at(q.buf, q.len, "malformed record", second);
     pf_qfile_free(&q);
 }
 END_TEST
@@ -738,12 +737,11 @@ END_TEST
 START_TEST(test_read_size_record_short_data)
 {
     struct pf_qfile q;
-    const char content[] = "Subject: short\r\n\r\nbody\r\n";
     char fields[128]; /* room for any long, as far as the compiler knows */
     char *file;
     size_t len;
 
-    build(&q, content, strlen(content));
+    build_text(&q, "Subject: short\r\n\r\nbody\r\n");
     /* the sizes as they are once a 2-byte record ("0", empty) follows the C record */
     snprintf(fields, sizeof(fields), "%15ld %15ld %15ld %15ld %15ld %15ld",
              (long)(q.content_end - q.content_start), (long)q.content_start + 2, (long)q.rcpt_count,
@@ -768,10 +766,9 @@ END_TEST
 START_TEST(test_read_missing_records)
 {
     struct pf_qfile q;
-    const char content[] = "body\r\n";
     size_t at;
 
-    build(&q, content, strlen(content));
+    build_text(&q, "body\r\n");
     /* The T record becomes an unknown-but-allowed one: no T left. */
     at = PF_SIZE_RECORD_LEN;
     ck_assert_int_eq(q.buf[at], PF_REC_TIME);

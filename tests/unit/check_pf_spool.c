@@ -50,9 +50,8 @@ static void message(struct pf_qfile *q)
     pf_qfile_finish(q, rcpts, 2);
 }
 
-/* A new spool in spool_dir/q, hash depth `depth', with one message moved to active/. */
-static void one_active(struct pf_spool *sp, int depth, struct pf_qfile *q, char *id,
-                       struct pf_spool_stats *st)
+/* A new spool in a new spool_dir, spool_dir/q, hash depth `depth', opened in sp. */
+static void new_spool(struct pf_spool *sp, int depth)
 {
     char err[256], path[256];
 
@@ -60,9 +59,35 @@ static void one_active(struct pf_spool *sp, int depth, struct pf_qfile *q, char 
     snprintf(path, sizeof(path), "%s/q", spool_dir);
     sp->hash_depth = depth;
     ck_assert_msg(pf_spool_open(sp, path, err, sizeof(err)) == 0, "%s", err);
-    message(q);
-    ck_assert_int_eq(pf_spool_file_enqueue(sp, q, id, PF_QUEUE_ID_MAX, st), 0);
-    ck_assert_int_eq(pf_spool_file_activate(sp, id, 0, st), 0);
+}
+
+/* Closes what new_spool() opened and removes spool_dir with all it holds. */
+static void spool_gone(struct pf_spool *sp)
+{
+    pf_spool_close(sp);
+    check_tmpdir_remove(spool_dir);
+}
+
+/* A new spool with one message (message()) moved to active/; one_gone() removes it all. */
+struct one_active {
+    struct pf_spool sp;
+    struct pf_spool_stats st;
+    struct pf_qfile q;
+    char id[PF_QUEUE_ID_MAX];
+};
+
+static void one_active(struct one_active *o, int depth)
+{
+    new_spool(&o->sp, depth);
+    message(&o->q);
+    ck_assert_int_eq(pf_spool_file_enqueue(&o->sp, &o->q, o->id, sizeof(o->id), &o->st), 0);
+    ck_assert_int_eq(pf_spool_file_activate(&o->sp, o->id, 0, &o->st), 0);
+}
+
+static void one_gone(struct one_active *o)
+{
+    pf_qfile_free(&o->q);
+    spool_gone(&o->sp);
 }
 
 START_TEST(test_life_of_a_message)
@@ -70,14 +95,11 @@ START_TEST(test_life_of_a_message)
     struct pf_spool sp = {0};
     struct pf_spool_stats st = {0};
     struct pf_qfile q;
-    char err[256], id[PF_QUEUE_ID_MAX], path[256], byte;
+    char id[PF_QUEUE_ID_MAX], path[256], byte;
     struct stat sb;
     int fd;
 
-    check_tmpdir_make(spool_dir, "pfspool");
-    snprintf(path, sizeof(path), "%s/q", spool_dir);
-    sp.hash_depth = 1;
-    ck_assert_int_eq(pf_spool_open(&sp, path, err, sizeof(err)), 0);
+    new_spool(&sp, 1);
     ck_assert_int_eq(count_entries("deferred"), 0);
     message(&q);
     ck_assert_int_eq(pf_spool_file_enqueue(&sp, &q, id, sizeof(id), &st), 0);
@@ -110,8 +132,7 @@ START_TEST(test_life_of_a_message)
     ck_assert_uint_eq(st.renames, 2);
     ck_assert_uint_eq(st.unlinks, 1);
     pf_qfile_free(&q);
-    pf_spool_close(&sp);
-    check_tmpdir_remove(spool_dir);
+    spool_gone(&sp);
 }
 END_TEST
 
@@ -126,17 +147,14 @@ START_TEST(test_streamed)
     struct pf_spool_stats st = {0}, whole_st = {0};
     struct pf_spool_file f;
     struct pf_qfile q;
-    char err[256], id[PF_QUEUE_ID_MAX], id2[PF_QUEUE_ID_MAX], path[256],
-        size_record[PF_SIZE_RECORD_LEN];
+    char id[PF_QUEUE_ID_MAX], id2[PF_QUEUE_ID_MAX], path[256], size_record[PF_SIZE_RECORD_LEN];
     char *text = malloc(50000), *back = malloc(60000);
     struct stat sb;
     int fd;
 
     for (size_t i = 0; i < 50000; i++)
         text[i] = i % 80 == 79 ? '\n' : 'q';
-    check_tmpdir_make(spool_dir, "pfspool");
-    snprintf(path, sizeof(path), "%s/q", spool_dir);
-    ck_assert_int_eq(pf_spool_open(&sp, path, err, sizeof(err)), 0);
+    new_spool(&sp, 0);
     pf_qfile_init(&q);
     pf_qfile_begin(&q, 1700000000, 1, "s@example.org", NULL, "127.0.0.1", "h");
     pf_qfile_content(&q, text, 50000);
@@ -178,8 +196,7 @@ START_TEST(test_streamed)
     free(text);
     free(back);
     pf_qfile_free(&q);
-    pf_spool_close(&sp);
-    check_tmpdir_remove(spool_dir);
+    spool_gone(&sp);
 }
 END_TEST
 
@@ -210,11 +227,9 @@ START_TEST(test_failure_leaves_nothing)
     struct pf_spool sp = {0};
     struct pf_spool_stats st = {0};
     struct pf_qfile q;
-    char err[256], id[PF_QUEUE_ID_MAX], path[256];
+    char id[PF_QUEUE_ID_MAX], path[256];
 
-    check_tmpdir_make(spool_dir, "pfspool");
-    snprintf(path, sizeof(path), "%s/q", spool_dir);
-    ck_assert_int_eq(pf_spool_open(&sp, path, err, sizeof(err)), 0);
+    new_spool(&sp, 0);
     snprintf(path, sizeof(path), "%s/q/incoming", spool_dir);
     ck_assert_int_eq(rmdir(path), 0);
     message(&q);
@@ -223,8 +238,7 @@ START_TEST(test_failure_leaves_nothing)
     ck_assert_int_eq(count_entries("incoming"), -1);
     ck_assert_int_eq(count_entries("active"), 0);
     pf_qfile_free(&q);
-    pf_spool_close(&sp);
-    check_tmpdir_remove(spool_dir);
+    spool_gone(&sp);
 }
 END_TEST
 
@@ -246,12 +260,9 @@ END_TEST
 static void made_spool(char *path, size_t len)
 {
     struct pf_spool sp = {0};
-    char err[256];
 
-    check_tmpdir_make(spool_dir, "pfspool");
-    snprintf(path, len, "%s/q", spool_dir);
-    sp.hash_depth = 1;
-    ck_assert_msg(pf_spool_open(&sp, path, err, sizeof(err)) == 0, "%s", err);
+    new_spool(&sp, 1);
+    snprintf(path, len, "%s", sp.dir);
     pf_spool_close(&sp);
 }
 
@@ -380,55 +391,49 @@ END_TEST
 /* --hash-depth 2: a deferral and its log make both levels (issue 12: only one was made). */
 START_TEST(test_hash_depth_two)
 {
-    struct pf_spool sp = {0};
-    struct pf_spool_stats st = {0};
-    struct pf_qfile q;
-    char id[PF_QUEUE_ID_MAX], path[256];
+    struct one_active o = {0};
+    char path[256];
     struct stat sb;
 
-    one_active(&sp, 2, &q, id, &st);
-    ck_assert_int_eq(pf_spool_file_log_append(&sp, "defer", id, "reason=x\n\n", &st), 0);
-    ck_assert_int_eq(pf_spool_file_defer(&sp, id, 1700000000, &st), 0);
-    ck_assert_uint_eq(st.mkdirs, 4);
-    ck_assert_int_eq(pf_spool_path(&sp, "deferred", id, path, sizeof(path)), 0);
+    one_active(&o, 2);
+    ck_assert_int_eq(pf_spool_file_log_append(&o.sp, "defer", o.id, "reason=x\n\n", &o.st), 0);
+    ck_assert_int_eq(pf_spool_file_defer(&o.sp, o.id, 1700000000, &o.st), 0);
+    ck_assert_uint_eq(o.st.mkdirs, 4);
+    ck_assert_int_eq(pf_spool_path(&o.sp, "deferred", o.id, path, sizeof(path)), 0);
     ck_assert_msg(stat(path, &sb) == 0, "%s: %s", path, strerror(errno));
     ck_assert_int_eq((long)sb.st_mtime, 1700000000);
-    ck_assert_int_eq(pf_spool_path(&sp, "defer", id, path, sizeof(path)), 0);
+    ck_assert_int_eq(pf_spool_path(&o.sp, "defer", o.id, path, sizeof(path)), 0);
     ck_assert_msg(stat(path, &sb) == 0, "%s: %s", path, strerror(errno));
-    ck_assert(pf_spool_file_log_exists(&sp, "defer", id, &st));
+    ck_assert(pf_spool_file_log_exists(&o.sp, "defer", o.id, &o.st));
     /* and back, as a retry does */
-    ck_assert_int_eq(pf_spool_file_activate(&sp, id, 1, &st), 0);
-    ck_assert_int_eq(pf_spool_file_remove(&sp, id, &st), 0);
-    pf_qfile_free(&q);
-    pf_spool_close(&sp);
-    check_tmpdir_remove(spool_dir);
+    ck_assert_int_eq(pf_spool_file_activate(&o.sp, o.id, 1, &o.st), 0);
+    ck_assert_int_eq(pf_spool_file_remove(&o.sp, o.id, &o.st), 0);
+    one_gone(&o);
 }
 END_TEST
 
 /* The hash depth is the spool's: recorded, checked; without the file, the mail shows it. */
 START_TEST(test_layout)
 {
-    struct pf_spool sp = {0};
-    struct pf_spool_stats st = {0};
-    struct pf_qfile q;
-    char err[256], id[PF_QUEUE_ID_MAX], path[256], layout[300];
+    struct one_active o = {0};
+    char err[256], path[256], layout[300];
 
-    one_active(&sp, 1, &q, id, &st);
-    snprintf(path, sizeof(path), "%s", sp.dir);
+    one_active(&o, 1);
+    snprintf(path, sizeof(path), "%s", o.sp.dir);
     snprintf(layout, sizeof(layout), "%s/spoolsim.layout", path);
     ck_assert_int_eq(access(layout, R_OK), 0);
     refused(path, 2, layout, "--hash-depth 1, and this run asks for --hash-depth 2");
     refused(path, 0, layout, "--hash-depth 0");
     /* the message deferred one level deep, and the layout file lost */
-    ck_assert_int_eq(pf_spool_file_defer(&sp, id, 1700000000, &st), 0);
-    pf_spool_close(&sp);
+    ck_assert_int_eq(pf_spool_file_defer(&o.sp, o.id, 1700000000, &o.st), 0);
+    pf_spool_close(&o.sp);
     ck_assert_int_eq(unlink(layout), 0);
     refused(path, 2, "/deferred holds mail hashed 1 level deep", "--hash-depth 1");
     ck_assert_int_eq(access(layout, F_OK), -1);
     refused(path, 0, "hashed 1 level deep", "no spoolsim.layout");
-    sp.hash_depth = 1;
-    ck_assert_int_eq(pf_spool_open(&sp, path, err, sizeof(err)), 0);
-    pf_spool_close(&sp);
+    o.sp.hash_depth = 1;
+    ck_assert_int_eq(pf_spool_open(&o.sp, path, err, sizeof(err)), 0);
+    pf_spool_close(&o.sp);
     ck_assert_int_eq(access(layout, R_OK), 0);
     /* damage is refused, not rewritten */
     write_file(layout, "hash_depth 1\nhash_depth_of_something 2\n");
@@ -437,43 +442,38 @@ START_TEST(test_layout)
     ck_assert_int_eq(unlink(layout), 0);
     ck_assert_int_eq(symlink("/etc/passwd", layout), 0);
     refused(path, 1, layout, "symbolic link");
-    pf_qfile_free(&q);
-    check_tmpdir_remove(spool_dir);
+    one_gone(&o);
 }
 END_TEST
 
 /* A file over the bound is not read: EFBIG, its size, no buffer. */
 START_TEST(test_read_bound)
 {
-    struct pf_spool sp = {0};
-    struct pf_spool_stats st = {0};
-    struct pf_qfile q;
-    char id[PF_QUEUE_ID_MAX], path[256], *buf;
+    struct one_active o = {0};
+    char path[256], *buf;
     size_t len;
 
-    one_active(&sp, 1, &q, id, &st);
-    sp.max_file = q.len - 1;
-    ck_assert_int_eq(pf_spool_file_read(&sp, id, &buf, &len, &st), -1);
+    one_active(&o, 1);
+    o.sp.max_file = o.q.len - 1;
+    ck_assert_int_eq(pf_spool_file_read(&o.sp, o.id, &buf, &len, &o.st), -1);
     ck_assert_int_eq(errno, EFBIG);
     ck_assert_ptr_null(buf);
-    ck_assert_uint_eq(len, q.len);
-    ck_assert_uint_eq(st.locks, 0); /* not even locked */
-    sp.max_file = q.len;
-    ck_assert_int_eq(pf_spool_file_read(&sp, id, &buf, &len, &st), 0);
-    ck_assert_uint_eq(len, q.len);
-    ck_assert_int_eq(memcmp(buf, q.buf, 4), 0);
+    ck_assert_uint_eq(len, o.q.len);
+    ck_assert_uint_eq(o.st.locks, 0); /* not even locked */
+    o.sp.max_file = o.q.len;
+    ck_assert_int_eq(pf_spool_file_read(&o.sp, o.id, &buf, &len, &o.st), 0);
+    ck_assert_uint_eq(len, o.q.len);
+    ck_assert_int_eq(memcmp(buf, o.q.buf, 4), 0);
     free(buf);
     /* a symbolic link in active/ is not followed */
-    ck_assert_int_eq(pf_spool_path(&sp, "active", id, path, sizeof(path)), 0);
+    ck_assert_int_eq(pf_spool_path(&o.sp, "active", o.id, path, sizeof(path)), 0);
     ck_assert_int_eq(unlink(path), 0);
     ck_assert_int_eq(symlink("/etc/passwd", path), 0);
-    ck_assert_int_eq(pf_spool_file_read(&sp, id, &buf, &len, &st), -1);
+    ck_assert_int_eq(pf_spool_file_read(&o.sp, o.id, &buf, &len, &o.st), -1);
     ck_assert_int_eq(errno, ELOOP);
-    ck_assert_int_eq(pf_spool_file_mark_done(&sp, id, 0, &st), -1);
+    ck_assert_int_eq(pf_spool_file_mark_done(&o.sp, o.id, 0, &o.st), -1);
     ck_assert_int_eq(errno, ELOOP);
-    pf_qfile_free(&q);
-    pf_spool_close(&sp);
-    check_tmpdir_remove(spool_dir);
+    one_gone(&o);
 }
 END_TEST
 
@@ -611,29 +611,25 @@ END_TEST
 /* A deferred file that lost its mark, even every permission: marked again and reported. */
 START_TEST(test_recover_marks_again)
 {
-    struct pf_spool sp = {0};
-    struct pf_spool_stats st = {0};
+    struct one_active o = {0};
     struct pf_recovery rec;
-    struct pf_qfile q;
-    char id[PF_QUEUE_ID_MAX], path[256], err[256];
+    char path[256], err[256];
     struct stat sb;
     int found = 0;
 
-    one_active(&sp, 1, &q, id, &st);
-    ck_assert_int_eq(pf_spool_file_defer(&sp, id, 1700000000, &st), 0);
-    ck_assert_int_eq(pf_spool_path(&sp, "deferred", id, path, sizeof(path)), 0);
+    one_active(&o, 1);
+    ck_assert_int_eq(pf_spool_file_defer(&o.sp, o.id, 1700000000, &o.st), 0);
+    ck_assert_int_eq(pf_spool_path(&o.sp, "deferred", o.id, path, sizeof(path)), 0);
     ck_assert_int_eq(chmod(path, 0), 0);
-    ck_assert_int_eq(pf_recover_spool(&sp, count_found, &found, &rec, err, sizeof(err)), 0);
+    ck_assert_int_eq(pf_recover_spool(&o.sp, count_found, &found, &rec, err, sizeof(err)), 0);
     ck_assert_int_eq(found, 1);
     ck_assert_uint_eq(rec.found_deferred, 1);
     ck_assert_uint_eq(rec.marked, 1);
     ck_assert_uint_eq(rec.incomplete + rec.skipped, 0);
     ck_assert_int_eq(stat(path, &sb), 0);
     ck_assert_uint_eq(sb.st_mode & 07777, 0700);
-    ck_assert_int_eq(pf_spool_file_activate(&sp, id, 1, &st), 0);
-    pf_qfile_free(&q);
-    pf_spool_close(&sp);
-    check_tmpdir_remove(spool_dir);
+    ck_assert_int_eq(pf_spool_file_activate(&o.sp, o.id, 1, &o.st), 0);
+    one_gone(&o);
 }
 END_TEST
 

@@ -79,18 +79,29 @@ static void nullfs_trace(struct nullfs *fs, const char *op, const char *path, lo
     sbuf_add(&fs->trace, line);
 }
 
+/*
+ * One call of the backend: counted, traced, and failed (-1) where its pattern says; a call that
+ * moves data (size >= 0) adds it to *bytes when it succeeds.
+ */
+static int nullfs_call(struct nullfs *fs, int call, const char *op, const char *path, long size,
+                       const char *fail, uint64_t *bytes)
+{
+    fs->calls[call]++;
+    nullfs_trace(fs, op, path, size);
+    if (nullfs_fails(fs, fail, path))
+        return -1;
+    if (bytes)
+        *bytes += (uint64_t)size;
+    return 0;
+}
+
 static int nullfs_create(void *ctx, const char *path, const char *data, uint32_t size)
 {
     struct nullfs *fs = ctx;
 
-    fs->calls[C_CREATE]++;
     if (!fs->first_data[0])
         memcpy(fs->first_data, data, size < 40 ? size : 40);
-    nullfs_trace(fs, "create", path, size);
-    if (nullfs_fails(fs, fs->fail_create, path))
-        return -1;
-    fs->bytes_created += size;
-    return 0;
+    return nullfs_call(fs, C_CREATE, "create", path, size, fs->fail_create, &fs->bytes_created);
 }
 
 static int nullfs_append_open(void *ctx, const char *path)
@@ -121,39 +132,28 @@ static int nullfs_read(void *ctx, const char *path, uint32_t size)
 {
     struct nullfs *fs = ctx;
 
-    fs->calls[C_READ]++;
-    nullfs_trace(fs, "read", path, size);
-    if (nullfs_fails(fs, fs->fail_read, path))
-        return -1;
-    fs->bytes_read += size;
-    return 0;
+    return nullfs_call(fs, C_READ, "read", path, size, fs->fail_read, &fs->bytes_read);
 }
 
 static int nullfs_remove(void *ctx, const char *path)
 {
     struct nullfs *fs = ctx;
 
-    fs->calls[C_REMOVE]++;
-    nullfs_trace(fs, "remove", path, -1);
-    return nullfs_fails(fs, fs->fail_remove, path) ? -1 : 0;
+    return nullfs_call(fs, C_REMOVE, "remove", path, -1, fs->fail_remove, NULL);
 }
 
 static int nullfs_mkdir(void *ctx, const char *path)
 {
     struct nullfs *fs = ctx;
 
-    fs->calls[C_MKDIR]++;
-    nullfs_trace(fs, "mkdir", path, -1);
-    return nullfs_fails(fs, fs->fail_dirs, path) ? -1 : 0;
+    return nullfs_call(fs, C_MKDIR, "mkdir", path, -1, fs->fail_dirs, NULL);
 }
 
 static int nullfs_rmdir(void *ctx, const char *path)
 {
     struct nullfs *fs = ctx;
 
-    fs->calls[C_RMDIR]++;
-    nullfs_trace(fs, "rmdir", path, -1);
-    return nullfs_fails(fs, fs->fail_dirs, path) ? -1 : 0;
+    return nullfs_call(fs, C_RMDIR, "rmdir", path, -1, fs->fail_dirs, NULL);
 }
 
 static void nullfs_progress(void *ctx, const char *text)
@@ -180,23 +180,28 @@ static void nullfs_free(struct nullfs *fs)
 
 /* ---- configurations and PostMark's report arithmetic --------------------------------------- */
 
-/* nloc 1: "a"; nloc 2: "a" weight 3, "b" weight 1 (the weights used in the reference runs). */
-static void make_config(struct pm_config *cfg, uint32_t number, uint32_t transactions, uint32_t low,
-                        uint32_t high, uint32_t seed, uint32_t subdirs, unsigned nloc,
-                        int bias_read, int bias_create)
+/* What a run's configuration sets, in the order of PostMark's "set" commands. */
+struct pm_shape {
+    uint32_t number, transactions, low, high, seed, subdirs;
+    unsigned nloc; /* 1: "a"; 2: "a" weight 3, "b" weight 1 (the weights of the reference runs) */
+    int bias_read, bias_create;
+};
+
+static void make_config(struct pm_config *cfg, const struct pm_shape *shape)
 {
     static const char *const dirs[] = {"a", "b"};
     static const unsigned weights[] = {3, 1};
+    unsigned nloc = shape->nloc;
 
     pm_engine_config_defaults(cfg);
-    cfg->number = number;
-    cfg->transactions = transactions;
-    cfg->size_low = low;
-    cfg->size_high = high;
-    cfg->seed = seed;
-    cfg->subdirectories = subdirs;
-    cfg->bias_read = bias_read;
-    cfg->bias_create = bias_create;
+    cfg->number = shape->number;
+    cfg->transactions = shape->transactions;
+    cfg->size_low = shape->low;
+    cfg->size_high = shape->high;
+    cfg->seed = shape->seed;
+    cfg->subdirectories = shape->subdirs;
+    cfg->bias_read = shape->bias_read;
+    cfg->bias_create = shape->bias_create;
     if (nloc) {
         cfg->locations = xcalloc(nloc, sizeof(*cfg->locations));
         cfg->nlocations = nloc;
@@ -246,6 +251,25 @@ static void check_consistency(const struct pm_result *res, const struct nullfs *
     ck_assert_int_le(res->start_s, res->trans_start_s);
     ck_assert_int_le(res->trans_start_s, res->trans_end_s);
     ck_assert_int_le(res->trans_end_s, res->end_s);
+}
+
+/* A run of shape on fs, its invariants checked; run_free() frees the result and fs. */
+static struct pm_result *run_shape(const struct pm_shape *shape, struct nullfs *fs)
+{
+    struct pm_config cfg;
+    struct pm_result *res;
+
+    make_config(&cfg, shape);
+    res = run(&cfg, fs);
+    check_consistency(res, fs);
+    pm_engine_config_free(&cfg);
+    return res;
+}
+
+static void run_free(struct pm_result *res, struct nullfs *fs)
+{
+    free(res);
+    nullfs_free(fs);
 }
 
 /* ---- MT1999 --------------------------------------------------------------------------------- */
@@ -315,18 +339,16 @@ END_TEST
     "Performing transactions............Done\nDeleting files...Done\n"                             \
     "Deleting subdirectories...Done\n"
 
+struct pm_counts {
+    int complete;
+    uint32_t created, created_alone, created_mixed, read, appended;
+    uint32_t deleted, deleted_alone, deleted_mixed;
+};
+
 struct golden {
     const char *name;
-    struct {
-        uint32_t number, transactions, low, high, seed, subdirs;
-        unsigned nloc;
-        int bias_read, bias_create;
-    } cfg;
-    struct {
-        int complete;
-        uint32_t created, created_alone, created_mixed, read, appended;
-        uint32_t deleted, deleted_alone, deleted_mixed;
-    } want;
+    struct pm_shape cfg;
+    struct pm_counts want;
     const char *data_read, *data_written; /* as the Data lines print them */
     const char *progress;
 };
@@ -429,34 +451,35 @@ static const struct golden goldens[] = {
     /* clang-format on */
 };
 
+/* The operation counts of PostMark's report, named by the row's name. */
+static void check_counts(const char *name, const struct pm_counts *want,
+                         const struct pm_result *res)
+{
+    ck_assert_msg(res->complete == want->complete, "%s: complete %d", name, res->complete);
+    ck_assert_msg(res->created == want->created && res->created_alone == want->created_alone &&
+                      res->created - res->created_alone == want->created_mixed,
+                  "%s: created %u (%u/%u)", name, res->created, res->created_alone,
+                  res->created - res->created_alone);
+    ck_assert_msg(res->read == want->read && res->appended == want->appended,
+                  "%s: read %u appended %u", name, res->read, res->appended);
+    ck_assert_msg(res->deleted == want->deleted && res->deleted_alone == want->deleted_alone &&
+                      res->deleted - res->deleted_alone == want->deleted_mixed,
+                  "%s: deleted %u (%u/%u)", name, res->deleted, res->deleted_alone,
+                  res->deleted - res->deleted_alone);
+}
+
 START_TEST(test_golden)
 {
     const struct golden *g = &goldens[_i];
     struct nullfs fs = {0};
-    struct pm_config cfg;
-    struct pm_result *res;
+    struct pm_result *res = run_shape(&g->cfg, &fs);
     char buf[64];
 
-    make_config(&cfg, g->cfg.number, g->cfg.transactions, g->cfg.low, g->cfg.high, g->cfg.seed,
-                g->cfg.subdirs, g->cfg.nloc, g->cfg.bias_read, g->cfg.bias_create);
-    res = run(&cfg, &fs);
-    check_consistency(res, &fs);
     ck_assert_msg(res->complete == g->want.complete, "%s: complete %d", g->name, res->complete);
     ck_assert_str_eq(sbuf_str(&fs.progress), g->progress);
     ck_assert_uint_eq(res->errors, 0);
     if (g->want.complete) {
-        ck_assert_msg(res->created == g->want.created &&
-                          res->created_alone == g->want.created_alone &&
-                          res->created - res->created_alone == g->want.created_mixed,
-                      "%s: created %u (%u/%u)", g->name, res->created, res->created_alone,
-                      res->created - res->created_alone);
-        ck_assert_msg(res->read == g->want.read && res->appended == g->want.appended,
-                      "%s: read %u appended %u", g->name, res->read, res->appended);
-        ck_assert_msg(res->deleted == g->want.deleted &&
-                          res->deleted_alone == g->want.deleted_alone &&
-                          res->deleted - res->deleted_alone == g->want.deleted_mixed,
-                      "%s: deleted %u (%u/%u)", g->name, res->deleted, res->deleted_alone,
-                      res->deleted - res->deleted_alone);
+        check_counts(g->name, &g->want, res);
         scalef(buf, sizeof(buf), res->bytes_read_f);
         ck_assert_msg(strcmp(buf, g->data_read) == 0, "%s: read %s", g->name, buf);
         scalef(buf, sizeof(buf), res->bytes_written_f);
@@ -464,9 +487,7 @@ START_TEST(test_golden)
     }
     /* Every run ends with every file deleted. */
     ck_assert_uint_eq(res->created, res->deleted);
-    free(res);
-    pm_engine_config_free(&cfg);
-    nullfs_free(&fs);
+    run_free(res, &fs);
 }
 END_TEST
 
@@ -500,19 +521,14 @@ static const char trace_want[] = "mkdir a/s0\nmkdir a/s1\nmkdir a/s2\n"
 START_TEST(test_trace)
 {
     struct nullfs fs = {.tracing = 1};
-    struct pm_config cfg;
-    struct pm_result *res;
+    struct pm_result *res = run_shape(&(struct pm_shape){5, 12, 100, 120, 42, 3, 2, 5, 5}, &fs);
 
-    make_config(&cfg, 5, 12, 100, 120, 42, 3, 2, 5, 5);
-    res = run(&cfg, &fs);
     ck_assert_str_eq(sbuf_str(&fs.trace), trace_want);
     /* strace -s 40 of the same run: the first bytes of the text buffer. */
     ck_assert_str_eq(fs.first_data, "LeZebJ6S5~qPv$C$py}hmKd H58nM4~.}pv}Q7wS");
     ck_assert_uint_eq(res->bytes_read, 891);
     ck_assert_uint_eq(res->bytes_written, 1335);
-    free(res);
-    pm_engine_config_free(&cfg);
-    nullfs_free(&fs);
+    run_free(res, &fs);
 }
 END_TEST
 
@@ -520,16 +536,12 @@ END_TEST
 START_TEST(test_float_drift)
 {
     struct nullfs fs = {0};
-    struct pm_config cfg;
-    struct pm_result *res;
+    struct pm_result *res =
+        run_shape(&(struct pm_shape){20000, 100000, 500, 10000, 42, 0, 0, 5, 5}, &fs);
 
-    make_config(&cfg, 20000, 100000, 500, 10000, 42, 0, 0, 5, 5);
-    res = run(&cfg, &fs);
     ck_assert_uint_eq(res->bytes_written, 457377596U);
     ck_assert(res->bytes_written_f == 457372864.0f);
-    free(res);
-    pm_engine_config_free(&cfg);
-    nullfs_free(&fs);
+    run_free(res, &fs);
 }
 END_TEST
 
@@ -540,13 +552,10 @@ START_TEST(test_few_transactions)
 {
     for (uint32_t t = 1; t < 10; t++) {
         struct nullfs fs = {0};
-        struct pm_config cfg;
-        struct pm_result *res;
+        struct pm_result *res =
+            run_shape(&(struct pm_shape){500, t, 500, 10000, 42, 0, 0, 5, 5}, &fs);
         char want[128];
 
-        make_config(&cfg, 500, t, 500, 10000, 42, 0, 0, 5, 5);
-        res = run(&cfg, &fs);
-        check_consistency(res, &fs);
         ck_assert_int_eq(res->complete, 1);
         ck_assert_uint_eq(res->created_alone, 500);
         ck_assert_uint_le(res->created, 500 + t);
@@ -557,9 +566,7 @@ START_TEST(test_few_transactions)
                  "Deleting files...Done\n",
                  (int)t, ".........");
         ck_assert_str_eq(sbuf_str(&fs.progress), want);
-        free(res);
-        pm_engine_config_free(&cfg);
-        nullfs_free(&fs);
+        run_free(res, &fs);
     }
 }
 END_TEST
@@ -567,45 +574,33 @@ END_TEST
 START_TEST(test_skips)
 {
     struct nullfs fs = {0};
-    struct pm_config cfg;
     struct pm_result *res;
 
     /* Fixed-size files are never appended to: every append is a silent no-op. */
-    make_config(&cfg, 500, 2000, 1000, 1000, 42, 0, 0, 5, 5);
-    res = run(&cfg, &fs);
+    res = run_shape(&(struct pm_shape){500, 2000, 1000, 1000, 42, 0, 0, 5, 5}, &fs);
     ck_assert_uint_eq(res->appended, 0);
     ck_assert_uint_eq(fs.calls[C_AOPEN], 0);
     ck_assert_uint_eq(res->read + res->append_skipped, 2000);
     ck_assert_uint_eq(res->create_skipped, 0);
-    free(res);
-    pm_engine_config_free(&cfg);
-    nullfs_free(&fs);
+    run_free(res, &fs);
 
     /* table-full: 20 slots, so all but 10 creates of the transactions find no slot. */
     memset(&fs, 0, sizeof(fs));
-    make_config(&cfg, 10, 2000, 500, 10000, 42, 0, 0, 5, 10);
-    res = run(&cfg, &fs);
+    res = run_shape(&(struct pm_shape){10, 2000, 500, 10000, 42, 0, 0, 5, 10}, &fs);
     ck_assert_uint_eq(res->created, 20);
     ck_assert_uint_eq(res->create_skipped, 2000 - 10);
-    free(res);
-    pm_engine_config_free(&cfg);
-    nullfs_free(&fs);
+    run_free(res, &fs);
 }
 END_TEST
 
 START_TEST(test_empty_pool)
 {
     struct nullfs fs = {0};
-    struct pm_config cfg;
-    struct pm_result *res;
+    struct pm_result *res = run_shape(&(struct pm_shape){0, 100, 500, 10000, 42, 0, 0, 5, 5}, &fs);
 
-    make_config(&cfg, 0, 100, 500, 10000, 42, 0, 0, 5, 5);
-    res = run(&cfg, &fs);
     ck_assert_int_eq(res->complete, 0);
     ck_assert_uint_eq(res->created, 0);
-    free(res);
-    pm_engine_config_free(&cfg);
-    nullfs_free(&fs);
+    run_free(res, &fs);
 }
 END_TEST
 
@@ -659,16 +654,10 @@ END_TEST
 
 /* ---- failing backends ----------------------------------------------------------------------- */
 
+/* The spec's small run (goldens[0]) on a backend that fails as fs says. */
 static struct pm_result *run_small(struct nullfs *fs)
 {
-    struct pm_config cfg;
-    struct pm_result *res;
-
-    make_config(&cfg, 500, 2000, 500, 10000, 42, 0, 0, 5, 5);
-    res = run(&cfg, fs);
-    check_consistency(res, fs);
-    pm_engine_config_free(&cfg);
-    return res;
+    return run_shape(&goldens[0].cfg, fs);
 }
 
 START_TEST(test_fail_remove_one)
@@ -680,29 +669,35 @@ START_TEST(test_fail_remove_one)
     ck_assert_uint_ge(res->errors, 1);
     ck_assert_uint_eq(res->deleted, res->created - 1);
     ck_assert_int_eq(res->complete, 1);
-    free(res);
-    nullfs_free(&fs);
+    run_free(res, &fs);
 }
 END_TEST
 
-START_TEST(test_fail_create_one)
+/* Failures that move no draw: small's counts stand, the errors besides. */
+static const struct {
+    const char *name;
+    struct nullfs fs;
+    uint32_t errors;
+} standing[] = {
+    /* The slot is kept for the next create. */
+    {"create 3 failing", {.fail_create = "3"}, 1},
+    /* A failed write still grows the file, as PostMark ignores write errors. */
+    {"appends failing", {.fail_append_write = 1}, 1018},
+};
+
+START_TEST(test_fail_standing)
 {
-    struct nullfs fs = {.fail_create = "3"};
+    struct nullfs fs = standing[_i].fs;
     struct pm_result *res = run_small(&fs);
 
-    /* The slot is kept and no draw moves, so small's counts stand. */
-    ck_assert_uint_eq(res->errors, 1);
-    ck_assert_uint_eq(res->created, 1556);
-    ck_assert_uint_eq(res->read, 978);
-    ck_assert_uint_eq(res->appended, 1018);
-    ck_assert_uint_eq(res->deleted, 1556);
-    ck_assert_uint_eq(res->deleted_alone, 612);
-    free(res);
-    nullfs_free(&fs);
+    ck_assert_msg(res->errors == standing[_i].errors, "%s: errors %u", standing[_i].name,
+                  res->errors);
+    check_counts(standing[_i].name, &goldens[0].want, res);
+    run_free(res, &fs);
 }
 END_TEST
 
-START_TEST(test_fail_append)
+START_TEST(test_fail_append_open)
 {
     struct nullfs fs = {.fail_append_open = "*"};
     struct pm_result *res = run_small(&fs);
@@ -711,18 +706,7 @@ START_TEST(test_fail_append)
     ck_assert_uint_eq(fs.calls[C_AWRITE], 0);
     ck_assert_uint_gt(res->errors, 0);
     ck_assert_uint_eq(res->errors, fs.calls[C_AOPEN]);
-    free(res);
-    nullfs_free(&fs);
-
-    /* A failed write still grows the file, as PostMark ignores write errors: counts stand. */
-    memset(&fs, 0, sizeof(fs));
-    fs.fail_append_write = 1;
-    res = run_small(&fs);
-    ck_assert_uint_eq(res->appended, 1018);
-    ck_assert_uint_eq(res->errors, 1018);
-    ck_assert_uint_eq(res->created, 1556);
-    free(res);
-    nullfs_free(&fs);
+    run_free(res, &fs);
 }
 END_TEST
 
@@ -733,12 +717,9 @@ START_TEST(test_fail_everything)
                         .fail_read = "*",
                         .fail_remove = "*",
                         .fail_dirs = "*"};
-    struct pm_config cfg;
-    struct pm_result *res;
+    struct pm_result *res =
+        run_shape(&(struct pm_shape){50, 2000, 500, 10000, 42, 3, 2, 5, 5}, &fs);
 
-    make_config(&cfg, 50, 2000, 500, 10000, 42, 3, 2, 5, 5);
-    res = run(&cfg, &fs);
-    check_consistency(res, &fs);
     ck_assert_int_eq(res->complete, 1);
     ck_assert_uint_eq(res->deleted, 0);
     ck_assert_uint_eq(res->read, 0);
@@ -748,9 +729,7 @@ START_TEST(test_fail_everything)
     ck_assert_uint_eq(fs.calls[C_MKDIR], 6);
     ck_assert_uint_eq(fs.calls[C_RMDIR], 6);
     ck_assert_uint_eq(res->bytes_written + res->bytes_read, 0);
-    free(res);
-    pm_engine_config_free(&cfg);
-    nullfs_free(&fs);
+    run_free(res, &fs);
 }
 END_TEST
 
@@ -766,10 +745,12 @@ int main(void)
                                   test_empty_pool,
                                   test_defaults_and_long_names,
                                   test_fail_remove_one,
-                                  test_fail_create_one,
-                                  test_fail_append,
+                                  test_fail_append_open,
                                   test_fail_everything,
                                   NULL};
 
-    return check_run_loop("pm_engine", 30, tests, test_golden, CHECK_ROWS(goldens));
+    const struct check_loop loops[] = {CHECK_LOOP(test_golden, goldens),
+                                       CHECK_LOOP(test_fail_standing, standing)};
+
+    return check_run_cases("pm_engine", 30, tests, loops, CHECK_ROWS(loops));
 }

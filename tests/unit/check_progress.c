@@ -13,46 +13,51 @@
 #include "check_main.h"
 #include "progress.h"
 
+/* Durations as the line shows them (seconds, rounded), and what is not one. */
+static const struct {
+    double s;
+    const char *want;
+} times[] = {
+    {0, "0:00"},           {7.4, "0:07"},  {7.5, "0:08"},   {59.99, "1:00"},   {59.4, "0:59"},
+    {60, "1:00"},          {754, "12:34"}, {3599, "59:59"}, {3600, "1:00:00"}, {3723, "1:02:03"},
+    {360000, "100:00:00"}, {-1, "-"},      {NAN, "-"},
+};
+
 START_TEST(test_time)
 {
-    static const struct {
-        double s;
-        const char *want;
-    } cases[] = {
-        {0, "0:00"},       {7.4, "0:07"},     {7.5, "0:08"},         {59.99, "1:00"},
-        {59.4, "0:59"},    {60, "1:00"},      {754, "12:34"},        {3599, "59:59"},
-        {3600, "1:00:00"}, {3723, "1:02:03"}, {360000, "100:00:00"}, {-1, "-"},
-        {NAN, "-"},
-    };
     char buf[32];
+    size_t n = progress_format_time(times[_i].s, buf, sizeof(buf));
 
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        size_t n = progress_format_time(cases[i].s, buf, sizeof(buf));
+    ck_assert_str_eq(buf, times[_i].want);
+    ck_assert_uint_eq(n, strlen(times[_i].want));
+}
+END_TEST
 
-        ck_assert_str_eq(buf, cases[i].want);
-        ck_assert_uint_eq(n, strlen(cases[i].want));
-    }
-    /* a small buffer: cut, terminated, the length it needed */
-    ck_assert_uint_eq(progress_format_time(3723, buf, 4), 7);
+/* A small buffer: cut, terminated, the length it needed. */
+START_TEST(test_time_cut)
+{
+    char buf[4];
+
+    ck_assert_uint_eq(progress_format_time(3723, buf, sizeof(buf)), 7);
     ck_assert_str_eq(buf, "1:0");
 }
 END_TEST
 
+/* Latencies in three significant digits, in the unit that keeps them short. */
+static const struct {
+    uint64_t ns;
+    const char *want;
+} latencies[] = {
+    {0, "0us"},          {850000, "850us"},    {999999, "999us"},    {1000000, "1.00ms"},
+    {4213000, "4.21ms"}, {31500000, "31.5ms"}, {250400000, "250ms"}, {1250000000, "1.25s"},
+};
+
 START_TEST(test_latency)
 {
-    static const struct {
-        uint64_t ns;
-        const char *want;
-    } cases[] = {
-        {0, "0us"},          {850000, "850us"},    {999999, "999us"},    {1000000, "1.00ms"},
-        {4213000, "4.21ms"}, {31500000, "31.5ms"}, {250400000, "250ms"}, {1250000000, "1.25s"},
-    };
     char buf[32];
 
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        progress_format_latency(cases[i].ns, buf, sizeof(buf));
-        ck_assert_str_eq(buf, cases[i].want);
-    }
+    progress_format_latency(latencies[_i].ns, buf, sizeof(buf));
+    ck_assert_str_eq(buf, latencies[_i].want);
 }
 END_TEST
 
@@ -241,10 +246,20 @@ END_TEST
 int main(void)
 {
     const TTest *const tests[] = {
-        test_time,   test_latency, test_format_relay, test_format_parts, test_format_small_buffer,
-        test_fit,    test_eta,     test_rate,         test_mode,         test_last,
-        test_append, NULL,
+        test_time_cut,
+        test_format_relay,
+        test_format_parts,
+        test_format_small_buffer,
+        test_fit,
+        test_eta,
+        test_rate,
+        test_mode,
+        test_last,
+        test_append,
+        NULL,
     };
+    const struct check_loop loops[] = {CHECK_LOOP(test_time, times),
+                                       CHECK_LOOP(test_latency, latencies)};
 
-    return check_run_tests("progress", tests);
+    return check_run_cases("progress", 0, tests, loops, CHECK_ROWS(loops));
 }

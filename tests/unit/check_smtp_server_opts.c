@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "check_main.h"
+#include "check_memfile.h"
 #include "smtp_server_opts.h"
 
 START_TEST(test_defaults)
@@ -108,17 +109,16 @@ static void squash(char *text)
 START_TEST(test_help)
 {
     struct smtp_server_opts o;
-    char *text = NULL;
-    size_t len = 0;
-    FILE *fp = open_memstream(&text, &len);
+    struct check_memfile m;
+    FILE *fp = check_memfile_open(&m);
+    char *text;
 
-    ck_assert_ptr_nonnull(fp);
     smtp_server_opts_init(&o);
     smtp_server_opts_parse(&o, SMTP_SERVER_OPT_MAX_RCPT, "7");
     smtp_server_opts_help(fp, &o, "--timeout", 23);
     o.max_size = 0;
     smtp_server_opts_help(fp, &o, "-t seconds", 21);
-    fclose(fp);
+    text = check_memfile_text(&m);
     ck_assert_ptr_nonnull(strstr(text, "\n  --tls-key FILE          private key"));
     squash(text);
     ck_assert_ptr_nonnull(strstr(text, "then 452 (7; at most 100000)"));

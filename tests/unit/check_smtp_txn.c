@@ -83,26 +83,30 @@ START_TEST(test_refusals_pipelined)
 }
 END_TEST
 
+/*
+ * A pipelined transaction of n recipients (LMTP's if lmtp) answered up to its 354: 250 to MAIL,
+ * rcpt[i] to RCPT number i.
+ */
+static void to_354(struct smtp_txn *t, unsigned n, int lmtp, const int *rcpt)
+{
+    smtp_txn_begin(t, n, 1, lmtp);
+    ck_assert_int_eq(smtp_txn_reply(t, 250), SMTP_TXN_WAIT);
+    for (unsigned i = 0; i < n; i++)
+        ck_assert_int_eq(smtp_txn_reply(t, rcpt[i]), SMTP_TXN_WAIT);
+    ck_assert_int_eq(smtp_txn_reply(t, 354), SMTP_TXN_SEND_TEXT);
+}
+
 START_TEST(test_lmtp_dot_replies)
 {
     struct smtp_txn t;
 
-    smtp_txn_begin(&t, 3, 1, 1);
-    smtp_txn_reply(&t, 250);
-    smtp_txn_reply(&t, 250);
-    smtp_txn_reply(&t, 550);
-    smtp_txn_reply(&t, 250);
-    ck_assert_int_eq(smtp_txn_reply(&t, 354), SMTP_TXN_SEND_TEXT);
+    to_354(&t, 3, 1, (const int[]){250, 550, 250});
     smtp_txn_text_sent(&t);
     ck_assert_uint_eq(t.dot_replies, 2);
     ck_assert_int_eq(smtp_txn_reply(&t, 250), SMTP_TXN_WAIT);
     ck_assert_int_eq(smtp_txn_reply(&t, 452), SMTP_TXN_DONE);
     /* SMTP: one reply to the dot, however many recipients */
-    smtp_txn_begin(&t, 2, 1, 0);
-    smtp_txn_reply(&t, 250);
-    smtp_txn_reply(&t, 250);
-    smtp_txn_reply(&t, 250);
-    smtp_txn_reply(&t, 354);
+    to_354(&t, 2, 0, (const int[]){250, 250});
     smtp_txn_text_sent(&t);
     ck_assert_int_eq(smtp_txn_reply(&t, 250), SMTP_TXN_DONE);
 }
@@ -113,10 +117,7 @@ START_TEST(test_reply_out_of_step)
 {
     struct smtp_txn t;
 
-    smtp_txn_begin(&t, 1, 1, 0);
-    smtp_txn_reply(&t, 250);
-    smtp_txn_reply(&t, 250);
-    ck_assert_int_eq(smtp_txn_reply(&t, 354), SMTP_TXN_SEND_TEXT);
+    to_354(&t, 1, 0, (const int[]){250});
     ck_assert_int_eq(smtp_txn_reply(&t, 250), SMTP_TXN_FAILED);
     t.step = SMTP_STEP_IDLE;
     ck_assert_int_eq(smtp_txn_reply(&t, 250), SMTP_TXN_FAILED);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check_main.h"
+#include "check_memfile.h"
 #include "source_report.h"
 
 #define S 1000000000ULL
@@ -30,14 +31,10 @@ static void opts_init(struct source_options *o, unsigned sessions)
 /* The text report of st under o, as a string the caller frees. */
 static char *report(const struct source_options *o)
 {
-    char *text = NULL;
-    size_t len = 0;
-    FILE *fp = open_memstream(&text, &len);
+    struct check_memfile m;
 
-    ck_assert_ptr_nonnull(fp);
-    source_report_text(fp, &st, o);
-    fclose(fp);
-    return text;
+    source_report_text(check_memfile_open(&m), &st, o);
+    return check_memfile_text(&m);
 }
 
 /* Closed loop of -m N: start to last completion. */

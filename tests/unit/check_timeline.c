@@ -16,6 +16,7 @@
 #include "timeline.h"
 #include "check_json_text.h"
 #include "check_main.h"
+#include "check_memfile.h"
 
 static const unsigned all_fields = TIMELINE_IN | TIMELINE_OUT | TIMELINE_FAILURES |
                                    TIMELINE_LATENCY | TIMELINE_FSYNCS | TIMELINE_QUEUES;
@@ -30,14 +31,10 @@ static char *json_text(const struct timeline *tl)
 
 static char *csv_text(const struct timeline *tl)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *fp = open_memstream(&buf, &len);
+    struct check_memfile m;
 
-    ck_assert_ptr_nonnull(fp);
-    ck_assert_int_eq(timeline_write_csv(tl, fp), 0);
-    fclose(fp);
-    return buf;
+    ck_assert_int_eq(timeline_write_csv(tl, check_memfile_open(&m)), 0);
+    return check_memfile_text(&m);
 }
 
 /* Two intervals: 1 s with 10 in, 8 out, latency 1..10 ms; 0.5 s with 4 in and a failure. */
