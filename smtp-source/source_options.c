@@ -228,9 +228,7 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
                 msg_usage("--arrivals: expected fixed or poisson, got \"%s\"", optarg);
             break;
         case OPT_DURATION:
-            opts->duration = optarg_seconds_in(optarg, "--duration", 0, OPTARG_LONG_MAX);
-            if (opts->duration <= 0)
-                msg_usage("--duration must be positive");
+            opts->duration = optarg_seconds_positive(optarg, "--duration", OPTARG_LONG_MAX);
             break;
         case OPT_SIZE:
             optarg_size_dist(optarg, "--size", &opts->size);
@@ -244,8 +242,7 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             opts->interval = optarg_interval(optarg, "--interval");
             break;
         case OPT_CSV:
-            optarg_output_file(optarg, "--csv");
-            opts->csv_file = optarg;
+            opts->csv_file = optarg_output_file(optarg, "--csv");
             break;
         case OPT_IGNORE_FAILURES:
             opts->ignore_failures = 1;

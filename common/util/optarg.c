@@ -121,6 +121,24 @@ double optarg_seconds_in(const char *text, const char *what, double min_s, doubl
     return s;
 }
 
+double optarg_seconds_positive(const char *text, const char *what, double max_s)
+{
+    double s = optarg_seconds_in(text, what, 0, max_s);
+
+    if (s <= 0)
+        msg_usage("%s must be positive", what);
+    return s;
+}
+
+double optarg_round_trip(const char *text, const char *what)
+{
+    double s = optarg_seconds(text, what);
+
+    if (s > 60)
+        msg_usage("%s %s: more than a minute is no network", what, text);
+    return s;
+}
+
 double optarg_interval(const char *text, const char *what)
 {
     return optarg_seconds_in(text, what, 0.01, 3600);
@@ -215,6 +233,24 @@ const char *optarg_hostname(const char *text, const char *what)
     return text;
 }
 
+unsigned optarg_choice(const char *text, const char *what, const char *const names[])
+{
+    char list[256];
+    size_t used = 0;
+    unsigned i;
+
+    for (i = 0; names[i]; i++)
+        if (strcmp(text, names[i]) == 0)
+            return i;
+    for (i = 0; names[i] && used < sizeof(list); i++)
+        used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
+                                 i == 0         ? ""
+                                 : names[i + 1] ? ", "
+                                                : " or ",
+                                 names[i]);
+    msg_usage("bad %s \"%s\" (%s)", what, text, list);
+}
+
 double optarg_rate(const char *text, const char *what)
 {
     char *end;
@@ -292,9 +328,10 @@ static void output_check(const char *path, const char *what, int depth)
     free(dir);
 }
 
-void optarg_output_file(const char *path, const char *what)
+const char *optarg_output_file(const char *path, const char *what)
 {
     output_check(path, what, 0);
+    return path;
 }
 
 int optarg_same_output(const char *a, const char *b)

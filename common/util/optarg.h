@@ -49,6 +49,18 @@ double optarg_seconds(const char *text, const char *what);
  */
 double optarg_seconds_in(const char *text, const char *what, double min_s, double max_s);
 
+/*
+ * A time as above greater than 0 and at most max_s: 0 is in range but
+ * means nothing (a run, a limit that nothing meets), and is said so.
+ */
+double optarg_seconds_positive(const char *text, const char *what, double max_s);
+
+/*
+ * A network's round trip (a delay put on a hop or a client): a time as
+ * above, at most a minute.
+ */
+double optarg_round_trip(const char *text, const char *what);
+
 /* The usual bounds: a delay held per reply or step, a timeout, a run or a retry. */
 #define OPTARG_DELAY_MAX 3600.0        /* 1h */
 #define OPTARG_TIMEOUT_MIN 0.1         /* 100ms: no reply comes back sooner */
@@ -88,15 +100,22 @@ const char *optarg_hostname(const char *text, const char *what);
 /* The test behind optarg_hostname(), for a name already on one line: 1 if it is one. */
 int optarg_is_hostname(const char *text);
 
+/*
+ * One of `names' (NULL-terminated): its index. Anything else is a usage
+ * error that lists them: bad --qmgr "x" (single or pool).
+ */
+unsigned optarg_choice(const char *text, const char *what, const char *const names[]);
+
 /* A rate in messages per second: a number greater than 0, at most 10 million. */
 double optarg_rate(const char *text, const char *what);
 
 /*
  * An output file given on the command line, such as --json FILE: "-"
  * (standard output), or a path that can be written now, so that a run is
- * not wasted on a report that cannot be kept. Nothing is created.
+ * not wasted on a report that cannot be kept. Nothing is created; the
+ * path is returned, for the option's field.
  */
-void optarg_output_file(const char *path, const char *what);
+const char *optarg_output_file(const char *path, const char *what);
 
 /* Two output files given are one: the same name, or the same file ("-" is never). */
 int optarg_same_output(const char *a, const char *b);

@@ -57,6 +57,7 @@
 #include "msglog.h"
 #include "optarg.h"
 #include "optgroup.h"
+#include "pf_spool.h"
 #include "profile.h"
 #include "progress.h"
 #include "progress_out.h"
@@ -194,13 +195,10 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
             o->seed = optarg_count(optarg, "--seed", 0, UINT64_MAX);
             break;
         case OPT_PROFILE:
-            if (profile_find(optarg) == NULL)
-                msg_usage("unknown --profile \"%s\" (see spoolsim raw --list)", optarg);
-            o->profile = optarg;
+            o->profile = profile_option(optarg);
             break;
         case OPT_SYNC:
-            if (strcmp(optarg, "fsync") && strcmp(optarg, "fdatasync") && strcmp(optarg, "none"))
-                msg_usage("bad --sync \"%s\" (fsync, fdatasync or none)", optarg);
+            pf_spool_sync_option(optarg); /* checked here, named to the relay */
             o->sync = optarg;
             break;
         case OPT_MODEL:

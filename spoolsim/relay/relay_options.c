@@ -167,6 +167,10 @@ static void parse_next_hop(struct relay_options *opts, const char *hop)
     }
 }
 
+/* The names of --qmgr and --hop-tls, in their enums' order. */
+static const char *const qmgr_names[] = {"single", "pool", NULL};
+static const char *const hop_tls_names[] = {"none", "may", "encrypt", NULL};
+
 void relay_options_parse(struct relay_options *opts, int argc, char **argv)
 {
     static const struct option long_options[] = {
@@ -285,12 +289,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             opts->threads = (unsigned)optarg_count(optarg, "--threads", 1, RELAY_THREADS_MAX);
             break;
         case OPT_QMGR:
-            if (strcmp(optarg, "single") == 0)
-                opts->qmgr = RELAY_QMGR_SINGLE;
-            else if (strcmp(optarg, "pool") == 0)
-                opts->qmgr = RELAY_QMGR_POOL;
-            else
-                msg_usage("bad --qmgr \"%s\" (single or pool)", optarg);
+            opts->qmgr = (enum relay_qmgr_shape)optarg_choice(optarg, "--qmgr", qmgr_names);
             break;
         case OPT_CONCURRENCY:
             opts->concurrency =
@@ -339,19 +338,10 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
                 optarg_seconds_in(optarg, "--hop-timeout", OPTARG_TIMEOUT_MIN, OPTARG_LONG_MAX);
             break;
         case OPT_REPLY_DELAY:
-            opts->reply_delay = optarg_seconds(optarg, "--reply-delay");
-            if (opts->reply_delay > 60)
-                msg_usage("--reply-delay %s: more than a minute is no network", optarg);
+            opts->reply_delay = optarg_round_trip(optarg, "--reply-delay");
             break;
         case OPT_HOP_TLS:
-            if (strcmp(optarg, "none") == 0)
-                opts->hop_tls = RELAY_HOP_TLS_NONE;
-            else if (strcmp(optarg, "may") == 0)
-                opts->hop_tls = RELAY_HOP_TLS_MAY;
-            else if (strcmp(optarg, "encrypt") == 0)
-                opts->hop_tls = RELAY_HOP_TLS_ENCRYPT;
-            else
-                msg_usage("bad --hop-tls \"%s\" (none, may or encrypt)", optarg);
+            opts->hop_tls = (enum relay_hop_tls)optarg_choice(optarg, "--hop-tls", hop_tls_names);
             break;
         case OPT_BACKLOG:
             opts->backlog = (unsigned)optarg_count(optarg, "--backlog", 1, 65535);
