@@ -199,58 +199,26 @@ static void parse_fault(const char *arg, struct sink_options *opts)
 /* Expand the C escapes Postfix's -S accepts: \a \b \f \n \r \t \v \ddd \\. */
 static char *expand_escapes(const char *in)
 {
+    static const char letters[] = "abfnrtv\\", chars[] = "\a\b\f\n\r\t\v\\";
     char *out = xmalloc(strlen(in) + 1);
     char *op = out;
+    const char *letter;
 
     while (*in) {
         if (*in != '\\' || in[1] == 0) {
             *op++ = *in++;
-            continue;
-        }
-        in++;
-        switch (*in) {
-        case 'a':
-            *op++ = '\a';
-            in++;
-            break;
-        case 'b':
-            *op++ = '\b';
-            in++;
-            break;
-        case 'f':
-            *op++ = '\f';
-            in++;
-            break;
-        case 'n':
-            *op++ = '\n';
-            in++;
-            break;
-        case 'r':
-            *op++ = '\r';
-            in++;
-            break;
-        case 't':
-            *op++ = '\t';
-            in++;
-            break;
-        case 'v':
-            *op++ = '\v';
-            in++;
-            break;
-        case '\\':
-            *op++ = '\\';
-            in++;
-            break;
-        default:
-            if (*in >= '0' && *in <= '7') {
-                int value = 0;
+        } else if ((letter = strchr(letters, in[1])) != NULL) {
+            *op++ = chars[letter - letters];
+            in += 2;
+        } else if (in[1] >= '0' && in[1] <= '7') {
+            int value = 0;
 
-                for (int n = 0; n < 3 && *in >= '0' && *in <= '7'; n++)
-                    value = value * 8 + (*in++ - '0');
-                *op++ = (char)value;
-            } else {
-                *op++ = '\\';
-            }
+            in++;
+            for (int n = 0; n < 3 && *in >= '0' && *in <= '7'; n++)
+                value = value * 8 + (*in++ - '0');
+            *op++ = (char)value;
+        } else {
+            *op++ = *in++; /* not an escape: the backslash stays */
         }
     }
     *op = 0;
