@@ -62,6 +62,20 @@ int optarg_getopt(int argc, char *const argv[], const char *shortopts,
     msg_usage("unknown option -%c", optopt);
 }
 
+int optarg_store(const struct optarg_store *table, int code, const char *arg)
+{
+    for (; table->code != 0; table++) {
+        if (table->code != code)
+            continue;
+        if (table->flag)
+            *table->flag = 1;
+        else
+            *table->text = arg;
+        return 1;
+    }
+    return 0;
+}
+
 uint64_t optarg_count(const char *text, const char *what, uint64_t min, uint64_t max)
 {
     char *end;

@@ -186,6 +186,11 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         {"client-jitter", required_argument, NULL, OPT_CLIENT_JITTER},
         {NULL, 0, NULL, 0},
     };
+    const struct optarg_store stored[] = {
+        {OPT_SPOOL, .text = &o->spool_parent}, {OPT_REUSE, .flag = &o->reuse},
+        {OPT_MODEL, .text = &o->model},        {OPT_TLS, .flag = &o->tls},
+        {OPT_DISCARD, .flag = &o->discard},    {0},
+    };
     struct optgroup g;
     int ch;
 
@@ -198,13 +203,9 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
     o->drain_timeout = 120;
     o->harness_threads = 1;
     while ((ch = optgroup_getopt(&g, argc, argv)) != -1) {
+        if (optarg_store(stored, ch, optarg))
+            continue;
         switch (ch) {
-        case OPT_SPOOL:
-            o->spool_parent = optarg;
-            break;
-        case OPT_REUSE:
-            o->reuse = 1;
-            break;
         case OPT_RATE:
             optarg_rate(optarg, "--rate");
             o->rate = optarg;
@@ -212,9 +213,6 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         case OPT_SYNC:
             pf_spool_sync_option(optarg); /* checked here, named to the relay */
             o->sync = optarg;
-            break;
-        case OPT_MODEL:
-            o->model = optarg;
             break;
         case OPT_CALIBRATE:
         case OPT_RECALIBRATE:
@@ -241,12 +239,6 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
             break;
         case OPT_HARNESS_THREADS:
             o->harness_threads = (unsigned)optarg_count(optarg, "--harness-threads", 1, 256);
-            break;
-        case OPT_TLS:
-            o->tls = 1;
-            break;
-        case OPT_DISCARD:
-            o->discard = 1;
             break;
         case OPT_DRAIN:
             o->drain_timeout = optarg_seconds_in(optarg, "--drain-timeout", 0, OPTARG_LONG_MAX);

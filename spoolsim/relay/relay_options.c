@@ -211,6 +211,18 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         SMTP_SERVER_OPTS_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
     };
+    const struct optarg_store stored[] = {
+        {'l', .text = &opts->listen},
+        {'u', .text = &opts->user},
+        {OPT_SPOOL, .text = &opts->spool},
+        {OPT_CHECK_OPTIONS, .flag = &opts->check_only},
+        {OPT_MODEL, .text = &opts->model},
+        {OPT_LONG_IDS, .flag = &opts->long_ids},
+        {OPT_NO_BOUNCES, .flag = &opts->no_bounces},
+        {OPT_PORT_FILE, .text = &opts->port_file},
+        {OPT_NO_SUMMARY, .flag = &opts->no_summary},
+        {0},
+    };
     struct optgroup_values common;
     struct optgroup g;
     int ch;
@@ -245,23 +257,13 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
     opts->backlog = 1024;
     opts->hostname = "spoolsim.localdomain";
     while ((ch = optgroup_getopt(&g, argc, argv)) != -1) {
+        if (optarg_store(stored, ch, optarg))
+            continue;
         switch (ch) {
         case 's':
             msg_usage("-s is --sessions in spoolsim's other commands: say --spool %s", optarg);
         case 'n':
             msg_usage("-n is --runs in spoolsim ab: say --next-hop %s", optarg);
-        case OPT_SPOOL:
-            opts->spool = optarg;
-            break;
-        case OPT_CHECK_OPTIONS:
-            opts->check_only = 1;
-            break;
-        case 'u':
-            opts->user = optarg;
-            break;
-        case 'l':
-            opts->listen = optarg;
-            break;
         case OPT_NEXT_HOP:
             parse_next_hop(opts, optarg);
             break;
@@ -271,12 +273,6 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             break;
         case OPT_PROFILE:
             opts->profile = profile_option(optarg);
-            break;
-        case OPT_MODEL:
-            opts->model = optarg;
-            break;
-        case OPT_LONG_IDS:
-            opts->long_ids = 1;
             break;
         case OPT_HASH_DEPTH:
             opts->hash_depth = (int)optarg_count(optarg, "--hash-depth", 0, 4);
@@ -316,9 +312,6 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         case OPT_HOPCOUNT_LIMIT:
             opts->hopcount_limit = (unsigned)optarg_count(optarg, "--hopcount-limit", 1, 1000);
             break;
-        case OPT_NO_BOUNCES:
-            opts->no_bounces = 1;
-            break;
         case OPT_BOUNCE_TO_POSTMASTER:
             if (*optarg == 0 || strpbrk(optarg, "<> \t\r\n") != NULL)
                 msg_usage("bad --bounce-to-postmaster \"%s\" (an address: user@domain, "
@@ -351,12 +344,6 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             break;
         case OPT_STATS_INTERVAL:
             common.interval = optarg_interval(optarg, "--stats-interval");
-            break;
-        case OPT_PORT_FILE:
-            opts->port_file = optarg;
-            break;
-        case OPT_NO_SUMMARY:
-            opts->no_summary = 1;
             break;
         case 'v':
             opts->verbose++;

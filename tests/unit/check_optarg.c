@@ -2,8 +2,8 @@
  * check_optarg - the host-name test behind optarg_hostname(): what goes
  * into a greeting, an EHLO reply or a Received: header as it is; a
  * duration's bounds as a usage error words them; a choice from a list
- * of names. (A usage error ends the process: the tests of refused values
- * expect exit status 2; their wording, tests/it/it_errors.sh.)
+ * of names; a table of options that are only stored. (A usage error ends the process: the tests of
+ * refused values expect exit status 2; their wording, tests/it/it_errors.sh.)
  */
 #include "config.h"
 
@@ -110,6 +110,27 @@ START_TEST(test_seconds_text)
 }
 END_TEST
 
+START_TEST(test_store)
+{
+    int counters = 0, reuse = 0;
+    const char *dir = NULL;
+    const struct optarg_store stored[] = {
+        {'c', .flag = &counters},
+        {300, .text = &dir},
+        {'d', .flag = &reuse},
+        {0},
+    };
+
+    ck_assert_int_eq(optarg_store(stored, 'c', NULL), 1);
+    ck_assert_int_eq(optarg_store(stored, 300, "/var/spool"), 1);
+    ck_assert_int_eq(optarg_store(stored, 'x', "ignored"), 0);
+    ck_assert_int_eq(optarg_store(stored, 0, "ignored"), 0);
+    ck_assert_int_eq(counters, 1);
+    ck_assert_str_eq(dir, "/var/spool");
+    ck_assert_int_eq(reuse, 0);
+}
+END_TEST
+
 static const char *const tls_names[] = {"none", "may", "encrypt", NULL};
 
 START_TEST(test_choice)
@@ -160,9 +181,11 @@ END_TEST
 
 int main(void)
 {
-    const TTest *const tests[] = {test_domain_names,     test_not_domain_names, test_lengths,
-                                  test_address_literals, test_seconds_text,     test_choice,
-                                  test_seconds_positive, test_round_trip,       NULL};
+    const TTest *const tests[] = {test_domain_names, test_not_domain_names,
+                                  test_lengths,      test_address_literals,
+                                  test_seconds_text, test_choice,
+                                  test_store,        test_seconds_positive,
+                                  test_round_trip,   NULL};
     const TTest *const refused[] = {test_choice_refused, test_choice_empty_refused,
                                     test_seconds_zero_refused, test_round_trip_refused};
     Suite *suite = suite_create("optarg");
