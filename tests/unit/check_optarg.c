@@ -2,8 +2,9 @@
  * check_optarg - the host-name test behind optarg_hostname(): what goes
  * into a greeting, an EHLO reply or a Received: header as it is; a
  * duration's bounds as a usage error words them; a choice from a list
- * of names; a table of options that are only stored. (A usage error ends the process: the tests of
- * refused values expect exit status 2; their wording, tests/it/it_errors.sh.)
+ * of names; a table of options that are only stored. (A usage error
+ * ends the process: a refused value is tested here by its exit status
+ * 2; the commands' wording, by tests/it/it_errors.sh.)
  */
 #include "config.h"
 
