@@ -199,58 +199,26 @@ static void parse_fault(const char *arg, struct sink_options *opts)
 /* Expand the C escapes Postfix's -S accepts: \a \b \f \n \r \t \v \ddd \\. */
 static char *expand_escapes(const char *in)
 {
+    static const char letters[] = "abfnrtv\\", chars[] = "\a\b\f\n\r\t\v\\";
     char *out = xmalloc(strlen(in) + 1);
     char *op = out;
+    const char *letter;
 
     while (*in) {
         if (*in != '\\' || in[1] == 0) {
             *op++ = *in++;
-            continue;
-        }
-        in++;
-        switch (*in) {
-        case 'a':
-            *op++ = '\a';
-            in++;
-            break;
-        case 'b':
-            *op++ = '\b';
-            in++;
-            break;
-        case 'f':
-            *op++ = '\f';
-            in++;
-            break;
-        case 'n':
-            *op++ = '\n';
-            in++;
-            break;
-        case 'r':
-            *op++ = '\r';
-            in++;
-            break;
-        case 't':
-            *op++ = '\t';
-            in++;
-            break;
-        case 'v':
-            *op++ = '\v';
-            in++;
-            break;
-        case '\\':
-            *op++ = '\\';
-            in++;
-            break;
-        default:
-            if (*in >= '0' && *in <= '7') {
-                int value = 0;
+        } else if ((letter = strchr(letters, in[1])) != NULL) {
+            *op++ = chars[letter - letters];
+            in += 2;
+        } else if (in[1] >= '0' && in[1] <= '7') {
+            int value = 0;
 
-                for (int n = 0; n < 3 && *in >= '0' && *in <= '7'; n++)
-                    value = value * 8 + (*in++ - '0');
-                *op++ = (char)value;
-            } else {
-                *op++ = '\\';
-            }
+            in++;
+            for (int n = 0; n < 3 && *in >= '0' && *in <= '7'; n++)
+                value = value * 8 + (*in++ - '0');
+            *op++ = (char)value;
+        } else {
+            *op++ = *in++; /* not an escape: the backslash stays */
         }
     }
     *op = 0;
@@ -278,6 +246,23 @@ static const struct option long_options[] = {
 
 void sink_options_parse(int argc, char **argv, struct sink_options *opts)
 {
+    const struct optarg_store stored[] = {
+        {'8', .flag = &opts->no_8bitmime},
+        {'a', .flag = &opts->no_auth},
+        {'c', .flag = &opts->counters},
+        {'C', .flag = &opts->no_xclient},
+        {'d', .text = &opts->dump_template},
+        {'D', .text = &opts->dump_file},
+        {'e', .flag = &opts->no_esmtp},
+        {'E', .flag = &opts->no_enhanced},
+        {'F', .flag = &opts->no_xforward},
+        {'N', .flag = &opts->no_dsn},
+        {'p', .flag = &opts->no_pipelining},
+        {'R', .text = &opts->chroot_dir},
+        {'u', .text = &opts->user},
+        {OPT_PORT_FILE, .text = &opts->port_file},
+        {0},
+    };
     int ch;
 
     memset(opts, 0, sizeof(*opts));
@@ -307,13 +292,9 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
     while ((ch = optarg_getopt(argc, argv,
                                "468aA:b:B:cCd:D:eEf:Fh:H:Lm:M:n:NpPq:Q:r:R:s:S:t:T:u:vw:W:",
                                long_options)) != -1) {
+        if (optarg_store(stored, ch, optarg))
+            continue;
         switch (ch) {
-        case '8':
-            opts->no_8bitmime = 1;
-            break;
-        case 'a':
-            opts->no_auth = 1;
-            break;
         case 'A':
             opts->abort_delay = optarg_seconds_in(optarg, "-A", 0, OPTARG_DELAY_MAX);
             break;
@@ -326,33 +307,12 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
             else
                 opts->hard_reply = optarg;
             break;
-        case 'c':
-            opts->counters = 1;
-            break;
-        case 'C':
-            opts->no_xclient = 1;
-            break;
-        case 'd':
-            opts->dump_template = optarg;
-            break;
-        case 'D':
-            opts->dump_file = optarg;
-            break;
-        case 'e':
-            opts->no_esmtp = 1;
-            break;
-        case 'E':
-            opts->no_enhanced = 1;
-            break;
         case 'f':
         case 'q':
         case 'Q':
         case 'r':
         case 's':
             parse_cmd_list(optarg, (char)ch, opts);
-            break;
-        case 'F':
-            opts->no_xforward = 1;
             break;
         case 'h':
             opts->hostname = optarg_hostname(optarg, "-h");
@@ -369,26 +329,14 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
         case 'n':
             opts->max_sessions = optarg_count(optarg, "-n", 1, UINT64_MAX / 2);
             break;
-        case 'N':
-            opts->no_dsn = 1;
-            break;
-        case 'p':
-            opts->no_pipelining = 1;
-            break;
         case 'P':
             opts->pix_banner = opts->no_esmtp = 1;
-            break;
-        case 'R':
-            opts->chroot_dir = optarg;
             break;
         case 'S':
             opts->dump_start = expand_escapes(optarg);
             break;
         case 't':
             opts->timeout = optarg_seconds_in(optarg, "-t", OPTARG_TIMEOUT_MIN, OPTARG_LONG_MAX);
-            break;
-        case 'u':
-            opts->user = optarg;
             break;
         case 'w':
             opts->data_delay = optarg_seconds_in(optarg, "-w", 0, OPTARG_DELAY_MAX);
@@ -404,9 +352,6 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
             break;
         case OPT_THREADS:
             opts->threads = (unsigned)optarg_count(optarg, "--threads", 1, SINK_THREADS_MAX);
-            break;
-        case OPT_PORT_FILE:
-            opts->port_file = optarg;
             break;
         case OPT_HELP:
             usage(stdout, opts);

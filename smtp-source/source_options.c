@@ -129,6 +129,18 @@ static const struct option long_options[] = {
 
 void source_options_parse(int argc, char **argv, struct source_options *opts)
 {
+    const struct optarg_store stored[] = {
+        {'c', .flag = &opts->count_display},
+        {'d', .flag = &opts->reuse},
+        {'F', .text = &opts->message_file},
+        {'N', .flag = &opts->number_rcpts},
+        {'o', .flag = &opts->old_mode},
+        {OPT_TLS, .flag = &opts->tls},
+        {OPT_PIPELINING, .flag = &opts->pipelining},
+        {OPT_SKIP_QUIT_REPLY, .flag = &opts->skip_quit_reply},
+        {OPT_IGNORE_FAILURES, .flag = &opts->ignore_failures},
+        {0},
+    };
     int ch, messages_given = 0;
 
     memset(opts, 0, sizeof(*opts));
@@ -149,23 +161,16 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
     /* Postfix's smtp-source has no -h: here it is --help, as in every spoolsim program. */
     while ((ch = optarg_getopt(argc, argv, "46AcC:df:F:hl:Lm:M:Nor:R:s:S:t:T:vw:", long_options)) !=
            -1) {
+        if (optarg_store(stored, ch, optarg))
+            continue;
         switch (ch) {
         case 'A':
-            break;
-        case 'c':
-            opts->count_display = 1;
             break;
         case 'C':
             opts->connect_retries = (unsigned)optarg_count(optarg, "-C", 0, 1000);
             break;
-        case 'd':
-            opts->reuse = 1;
-            break;
         case 'f':
             opts->from = optarg_one_line(optarg, "-f");
-            break;
-        case 'F':
-            opts->message_file = optarg;
             break;
         case 'l':
             opts->size.kind = SIZE_FIXED;
@@ -178,12 +183,6 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             break;
         case 'M':
             opts->helo_name = optarg_one_line(optarg, "-M");
-            break;
-        case 'N':
-            opts->number_rcpts = 1;
-            break;
-        case 'o':
-            opts->old_mode = 1;
             break;
         case 'r':
             opts->rcpts = (unsigned)optarg_count(optarg, "-r", 1, 100000);
@@ -207,15 +206,6 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
         case 'w':
             opts->fixed_wait = optarg_seconds_in(optarg, "-w", 0, OPTARG_DELAY_MAX);
             break;
-        case OPT_TLS:
-            opts->tls = 1;
-            break;
-        case OPT_PIPELINING:
-            opts->pipelining = 1;
-            break;
-        case OPT_SKIP_QUIT_REPLY:
-            opts->skip_quit_reply = 1;
-            break;
         case OPT_RATE:
             opts->rate = optarg_rate(optarg, "--rate");
             break;
@@ -228,9 +218,7 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
                 msg_usage("--arrivals: expected fixed or poisson, got \"%s\"", optarg);
             break;
         case OPT_DURATION:
-            opts->duration = optarg_seconds_in(optarg, "--duration", 0, OPTARG_LONG_MAX);
-            if (opts->duration <= 0)
-                msg_usage("--duration must be positive");
+            opts->duration = optarg_seconds_positive(optarg, "--duration", OPTARG_LONG_MAX);
             break;
         case OPT_SIZE:
             optarg_size_dist(optarg, "--size", &opts->size);
@@ -244,11 +232,7 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             opts->interval = optarg_interval(optarg, "--interval");
             break;
         case OPT_CSV:
-            optarg_output_file(optarg, "--csv");
-            opts->csv_file = optarg;
-            break;
-        case OPT_IGNORE_FAILURES:
-            opts->ignore_failures = 1;
+            opts->csv_file = optarg_output_file(optarg, "--csv");
             break;
         case OPT_START_AT:
             if (clock_parse_instant(optarg, &opts->start_at) != 0 || opts->start_at <= 0)

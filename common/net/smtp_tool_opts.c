@@ -47,12 +47,10 @@ int smtp_tool_opts_parse(struct smtp_tool_opts *o, int code, const char *arg)
         o->seed = optarg_count(arg, "--seed", 0, UINT64_MAX);
         return 1;
     case SMTP_TOOL_OPT_JSON:
-        optarg_output_file(arg, "--json");
-        o->json_file = arg;
+        o->json_file = optarg_output_file(arg, "--json");
         return 1;
     case SMTP_TOOL_OPT_MSG_LOG:
-        optarg_output_file(arg, "--msg-log");
-        o->msg_log = arg;
+        o->msg_log = optarg_output_file(arg, "--msg-log");
         return 1;
     case SMTP_TOOL_OPT_NO_SUMMARY:
         o->no_summary = 1;

@@ -62,6 +62,20 @@ int optarg_getopt(int argc, char *const argv[], const char *shortopts,
     msg_usage("unknown option -%c", optopt);
 }
 
+int optarg_store(const struct optarg_store *table, int code, const char *arg)
+{
+    for (; table->code != 0; table++) {
+        if (table->code != code)
+            continue;
+        if (table->flag)
+            *table->flag = 1;
+        else
+            *table->text = arg;
+        return 1;
+    }
+    return 0;
+}
+
 uint64_t optarg_count(const char *text, const char *what, uint64_t min, uint64_t max)
 {
     char *end;
@@ -118,6 +132,24 @@ double optarg_seconds_in(const char *text, const char *what, double min_s, doubl
         optarg_seconds_text(max_s, hi, sizeof(hi));
         msg_usage("%s: \"%s\" is out of range (%s to %s)", what, text, lo, hi);
     }
+    return s;
+}
+
+double optarg_seconds_positive(const char *text, const char *what, double max_s)
+{
+    double s = optarg_seconds_in(text, what, 0, max_s);
+
+    if (s <= 0)
+        msg_usage("%s must be positive", what);
+    return s;
+}
+
+double optarg_round_trip(const char *text, const char *what)
+{
+    double s = optarg_seconds(text, what);
+
+    if (s > 60)
+        msg_usage("%s %s: more than a minute is no network", what, text);
     return s;
 }
 
@@ -215,6 +247,24 @@ const char *optarg_hostname(const char *text, const char *what)
     return text;
 }
 
+unsigned optarg_choice(const char *text, const char *what, const char *const names[])
+{
+    char list[256];
+    size_t used = 0;
+    unsigned i;
+
+    for (i = 0; names[i]; i++)
+        if (strcmp(text, names[i]) == 0)
+            return i;
+    for (i = 0; names[i] && used < sizeof(list); i++)
+        used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
+                                 i == 0         ? ""
+                                 : names[i + 1] ? ", "
+                                                : " or ",
+                                 names[i]);
+    msg_usage("bad %s \"%s\" (%s)", what, text, list);
+}
+
 double optarg_rate(const char *text, const char *what)
 {
     char *end;
@@ -292,9 +342,10 @@ static void output_check(const char *path, const char *what, int depth)
     free(dir);
 }
 
-void optarg_output_file(const char *path, const char *what)
+const char *optarg_output_file(const char *path, const char *what)
 {
     output_check(path, what, 0);
+    return path;
 }
 
 int optarg_same_output(const char *a, const char *b)

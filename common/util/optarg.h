@@ -35,6 +35,22 @@
 int optarg_getopt(int argc, char *const argv[], const char *shortopts,
                   const struct option *longopts);
 
+/*
+ * A command's options whose whole handling is to be stored: a flag (no
+ * value; set to 1) or a text kept as given, each row naming the code
+ * getopt returns for it and where it goes, with .flag = or .text =. The
+ * table ends with a row of code 0. Options with a value to check or a
+ * meaning of their own stay in the command's switch, where the check is.
+ */
+struct optarg_store {
+    int code;
+    int *flag;
+    const char **text;
+};
+
+/* Stores option `code' (its value `arg') as its row says: 1, or 0 if no row has it. */
+int optarg_store(const struct optarg_store *table, int code, const char *arg);
+
 /* A decimal count in [min, max]. */
 uint64_t optarg_count(const char *text, const char *what, uint64_t min, uint64_t max);
 
@@ -48,6 +64,18 @@ double optarg_seconds(const char *text, const char *what);
  * that reconnects), and a huge value overflows the deadline it is added to.
  */
 double optarg_seconds_in(const char *text, const char *what, double min_s, double max_s);
+
+/*
+ * A time as above greater than 0 and at most max_s: 0 is in range but
+ * means nothing (a run, a limit that nothing meets), and is said so.
+ */
+double optarg_seconds_positive(const char *text, const char *what, double max_s);
+
+/*
+ * A network's round trip (a delay put on a hop or a client): a time as
+ * above, at most a minute.
+ */
+double optarg_round_trip(const char *text, const char *what);
 
 /* The usual bounds: a delay held per reply or step, a timeout, a run or a retry. */
 #define OPTARG_DELAY_MAX 3600.0        /* 1h */
@@ -88,15 +116,22 @@ const char *optarg_hostname(const char *text, const char *what);
 /* The test behind optarg_hostname(), for a name already on one line: 1 if it is one. */
 int optarg_is_hostname(const char *text);
 
+/*
+ * One of `names' (NULL-terminated): its index. Anything else is a usage
+ * error that lists them: bad --qmgr "x" (single or pool).
+ */
+unsigned optarg_choice(const char *text, const char *what, const char *const names[]);
+
 /* A rate in messages per second: a number greater than 0, at most 10 million. */
 double optarg_rate(const char *text, const char *what);
 
 /*
  * An output file given on the command line, such as --json FILE: "-"
  * (standard output), or a path that can be written now, so that a run is
- * not wasted on a report that cannot be kept. Nothing is created.
+ * not wasted on a report that cannot be kept. Nothing is created; the
+ * path is returned, for the option's field.
  */
-void optarg_output_file(const char *path, const char *what);
+const char *optarg_output_file(const char *path, const char *what);
 
 /* Two output files given are one: the same name, or the same file ("-" is never). */
 int optarg_same_output(const char *a, const char *b);

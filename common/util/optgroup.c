@@ -164,9 +164,7 @@ int optgroup_getopt(struct optgroup *g, int argc, char *const argv[])
         case 'd':
             if (!(g->groups & OPTGROUP_LENGTH))
                 return ch;
-            v->duration = optarg_seconds_in(optarg, "--duration", 0, OPTARG_LONG_MAX);
-            if (v->duration <= 0)
-                msg_usage("--duration must be positive");
+            v->duration = optarg_seconds_positive(optarg, "--duration", OPTARG_LONG_MAX);
             g->duration_given = 1;
             break;
         case 'm':
@@ -199,15 +197,13 @@ int optgroup_getopt(struct optgroup *g, int argc, char *const argv[])
             v->size = optarg;
             break;
         case CODE_JSON:
-            optarg_output_file(optarg, "--json");
-            v->json = optarg;
+            v->json = optarg_output_file(optarg, "--json");
             break;
         case CODE_INTERVAL:
             v->interval = optarg_interval(optarg, "--interval");
             break;
         case CODE_CSV:
-            optarg_output_file(optarg, "--csv");
-            v->csv = optarg;
+            v->csv = optarg_output_file(optarg, "--csv");
             break;
         case CODE_KEEP:
             v->keep = 1;

@@ -57,6 +57,7 @@
 #include "msglog.h"
 #include "optarg.h"
 #include "optgroup.h"
+#include "pf_spool.h"
 #include "profile.h"
 #include "progress.h"
 #include "progress_out.h"
@@ -160,6 +161,15 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
     };
     struct optgroup g;
     const char *type = NULL, *given_opts = NULL;
+    const struct optarg_store stored[] = {
+        {'t', .text = &type},
+        {'o', .text = &given_opts},
+        {OPT_LIKE, .text = &o->like},
+        {OPT_MODEL, .text = &o->model}, /* the relay judges it, at its start */
+        {OPT_WORK_DIR, .text = &o->work_parent},
+        {OPT_DRY_RUN, .flag = &o->dry_run},
+        {0},
+    };
     int ch;
 
     memset(o, 0, sizeof(*o));
@@ -174,16 +184,9 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
     o->profile = "postfix";
     o->hop_delay = "0.05";
     while ((ch = optgroup_getopt(&g, argc, argv)) != -1) {
+        if (optarg_store(stored, ch, optarg))
+            continue;
         switch (ch) {
-        case 't':
-            type = optarg;
-            break;
-        case 'o':
-            given_opts = optarg;
-            break;
-        case OPT_LIKE:
-            o->like = optarg;
-            break;
         case OPT_IMAGE_SIZE:
             o->image_size = optarg_size(optarg, "--image-size", 1);
             break;
@@ -194,29 +197,17 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
             o->seed = optarg_count(optarg, "--seed", 0, UINT64_MAX);
             break;
         case OPT_PROFILE:
-            if (profile_find(optarg) == NULL)
-                msg_usage("unknown --profile \"%s\" (see spoolsim raw --list)", optarg);
-            o->profile = optarg;
+            o->profile = profile_option(optarg);
             break;
         case OPT_SYNC:
-            if (strcmp(optarg, "fsync") && strcmp(optarg, "fdatasync") && strcmp(optarg, "none"))
-                msg_usage("bad --sync \"%s\" (fsync, fdatasync or none)", optarg);
+            pf_spool_sync_option(optarg); /* checked here, named to the relay */
             o->sync = optarg;
-            break;
-        case OPT_MODEL:
-            o->model = optarg; /* the relay judges it, at its start */
             break;
         case OPT_HOP_DELAY:
             if (optarg_seconds(optarg, "--hop-delay") > 10)
                 msg_usage("--hop-delay %s: more than 10 s would keep the load from the queue",
                           optarg);
             o->hop_delay = optarg;
-            break;
-        case OPT_WORK_DIR:
-            o->work_parent = optarg;
-            break;
-        case OPT_DRY_RUN:
-            o->dry_run = 1;
             break;
         case OPT_RECORDER:
             if (strcmp(optarg, "fuse") != 0 && strcmp(optarg, "dm-log-writes") != 0)

@@ -195,12 +195,10 @@ void ab_options_parse(struct ab_options *o, int argc, char **argv)
             o->seed = optarg_count(optarg, "--seed", 0, UINT64_MAX);
             break;
         case OPT_EXPORT_MARKDOWN:
-            optarg_output_file(optarg, "--export-markdown");
-            o->export_markdown = optarg;
+            o->export_markdown = optarg_output_file(optarg, "--export-markdown");
             break;
         case OPT_EXPORT_CSV:
-            optarg_output_file(optarg, "--export-csv");
-            o->export_csv = optarg;
+            o->export_csv = optarg_output_file(optarg, "--export-csv");
             break;
         case OPT_SETUP_A:
             o->setup[0] = command_option(optarg, "--setup-a");

@@ -156,15 +156,8 @@ static const char *relay_count(const char *arg, const char *option, uint64_t max
     return arg;
 }
 
-/* --hop-delay or --client-delay: a round trip, of a minute at most. */
-static double network_delay(const char *arg, const char *option)
-{
-    double s = optarg_seconds(arg, option);
-
-    if (s > 60)
-        msg_usage("%s %s: more than a minute is no network", option, arg);
-    return s;
-}
+/* The relay's --qmgr, which bench checks and passes on. */
+static const char *const qmgr_names[] = {"single", "pool", NULL};
 
 static void parse_options(struct bench_options *o, int argc, char **argv)
 {
@@ -193,6 +186,11 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         {"client-jitter", required_argument, NULL, OPT_CLIENT_JITTER},
         {NULL, 0, NULL, 0},
     };
+    const struct optarg_store stored[] = {
+        {OPT_SPOOL, .text = &o->spool_parent}, {OPT_REUSE, .flag = &o->reuse},
+        {OPT_MODEL, .text = &o->model},        {OPT_TLS, .flag = &o->tls},
+        {OPT_DISCARD, .flag = &o->discard},    {0},
+    };
     struct optgroup g;
     int ch;
 
@@ -200,18 +198,14 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
     optgroup_init(&g, &o->common, OPTGROUP_NO_OPERANDS | OPTGROUP_WORKLOAD | OPTGROUP_OUTPUT, "",
                   long_options, "spoolsim bench", usage);
     o->sync = NULL; /* the profile's own: fsync for postfix */
-    o->qmgr = "single";
+    o->qmgr = qmgr_names[0];
     o->profile = "postfix";
     o->drain_timeout = 120;
     o->harness_threads = 1;
     while ((ch = optgroup_getopt(&g, argc, argv)) != -1) {
+        if (optarg_store(stored, ch, optarg))
+            continue;
         switch (ch) {
-        case OPT_SPOOL:
-            o->spool_parent = optarg;
-            break;
-        case OPT_REUSE:
-            o->reuse = 1;
-            break;
         case OPT_RATE:
             optarg_rate(optarg, "--rate");
             o->rate = optarg;
@@ -219,9 +213,6 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         case OPT_SYNC:
             pf_spool_sync_option(optarg); /* checked here, named to the relay */
             o->sync = optarg;
-            break;
-        case OPT_MODEL:
-            o->model = optarg;
             break;
         case OPT_CALIBRATE:
         case OPT_RECALIBRATE:
@@ -234,9 +225,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
             o->profile = profile_option(optarg);
             break;
         case OPT_QMGR:
-            if (strcmp(optarg, "single") && strcmp(optarg, "pool"))
-                msg_usage("bad --qmgr \"%s\" (single or pool)", optarg);
-            o->qmgr = optarg;
+            o->qmgr = qmgr_names[optarg_choice(optarg, "--qmgr", qmgr_names)];
             break;
         case OPT_CLEANUP:
             o->cleanup_threads =
@@ -251,17 +240,11 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         case OPT_HARNESS_THREADS:
             o->harness_threads = (unsigned)optarg_count(optarg, "--harness-threads", 1, 256);
             break;
-        case OPT_TLS:
-            o->tls = 1;
-            break;
-        case OPT_DISCARD:
-            o->discard = 1;
-            break;
         case OPT_DRAIN:
             o->drain_timeout = optarg_seconds_in(optarg, "--drain-timeout", 0, OPTARG_LONG_MAX);
             break;
         case OPT_HOP_DELAY:
-            o->hop.delay_s = network_delay(optarg, "--hop-delay");
+            o->hop.delay_s = optarg_round_trip(optarg, "--hop-delay");
             break;
         case OPT_HOP_JITTER:
             o->hop.jitter_s = optarg_seconds_in(optarg, "--hop-jitter", 0, 60);
@@ -275,7 +258,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
                 msg_usage("bad --hop-rate \"%s\" (e.g. 100mbit, 512kbit, 1gbit)", optarg);
             break;
         case OPT_CLIENT_DELAY:
-            o->client.delay_s = network_delay(optarg, "--client-delay");
+            o->client.delay_s = optarg_round_trip(optarg, "--client-delay");
             break;
         case OPT_CLIENT_JITTER:
             o->client.jitter_s = optarg_seconds_in(optarg, "--client-jitter", 0, 60);

@@ -118,6 +118,9 @@ static void take_relay_args(struct sweep_options *o, int argc, char **argv, int 
     }
 }
 
+/* smtp-source's --arrivals, which each step passes on. */
+static const char *const arrivals[] = {"fixed", "poisson", NULL};
+
 void sweep_options_parse(struct sweep_options *o, int argc, char **argv)
 {
     static const struct option long_options[] = {
@@ -154,7 +157,7 @@ void sweep_options_parse(struct sweep_options *o, int argc, char **argv)
     o->window = 5;
     o->slo = 2;
     o->common.sessions = 50;
-    o->arrivals = "fixed";
+    o->arrivals = arrivals[0];
     o->profile = "postfix";
     while ((ch = optgroup_getopt(&g, argc, argv)) != -1) {
         switch (ch) {
@@ -192,17 +195,13 @@ void sweep_options_parse(struct sweep_options *o, int argc, char **argv)
                 msg_usage("--window must be at most 1h");
             break;
         case OPT_SLO:
-            o->slo = optarg_seconds_in(optarg, "--slo", 0, OPTARG_DELAY_MAX);
-            if (o->slo <= 0)
-                msg_usage("--slo must be positive");
+            o->slo = optarg_seconds_positive(optarg, "--slo", OPTARG_DELAY_MAX);
             break;
         case OPT_REUSE:
             o->reuse = 1;
             break;
         case OPT_ARRIVALS:
-            if (strcmp(optarg, "fixed") && strcmp(optarg, "poisson"))
-                msg_usage("bad --arrivals \"%s\" (fixed or poisson)", optarg);
-            o->arrivals = optarg;
+            o->arrivals = arrivals[optarg_choice(optarg, "--arrivals", arrivals)];
             break;
         case OPT_SPOOL:
             o->spool_parent = optarg;

@@ -167,6 +167,10 @@ static void parse_next_hop(struct relay_options *opts, const char *hop)
     }
 }
 
+/* The names of --qmgr and --hop-tls, in their enums' order. */
+static const char *const qmgr_names[] = {"single", "pool", NULL};
+static const char *const hop_tls_names[] = {"none", "may", "encrypt", NULL};
+
 void relay_options_parse(struct relay_options *opts, int argc, char **argv)
 {
     static const struct option long_options[] = {
@@ -207,6 +211,18 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         SMTP_SERVER_OPTS_LONG_OPTIONS,
         {NULL, 0, NULL, 0},
     };
+    const struct optarg_store stored[] = {
+        {'l', .text = &opts->listen},
+        {'u', .text = &opts->user},
+        {OPT_SPOOL, .text = &opts->spool},
+        {OPT_CHECK_OPTIONS, .flag = &opts->check_only},
+        {OPT_MODEL, .text = &opts->model},
+        {OPT_LONG_IDS, .flag = &opts->long_ids},
+        {OPT_NO_BOUNCES, .flag = &opts->no_bounces},
+        {OPT_PORT_FILE, .text = &opts->port_file},
+        {OPT_NO_SUMMARY, .flag = &opts->no_summary},
+        {0},
+    };
     struct optgroup_values common;
     struct optgroup g;
     int ch;
@@ -241,23 +257,13 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
     opts->backlog = 1024;
     opts->hostname = "spoolsim.localdomain";
     while ((ch = optgroup_getopt(&g, argc, argv)) != -1) {
+        if (optarg_store(stored, ch, optarg))
+            continue;
         switch (ch) {
         case 's':
             msg_usage("-s is --sessions in spoolsim's other commands: say --spool %s", optarg);
         case 'n':
             msg_usage("-n is --runs in spoolsim ab: say --next-hop %s", optarg);
-        case OPT_SPOOL:
-            opts->spool = optarg;
-            break;
-        case OPT_CHECK_OPTIONS:
-            opts->check_only = 1;
-            break;
-        case 'u':
-            opts->user = optarg;
-            break;
-        case 'l':
-            opts->listen = optarg;
-            break;
         case OPT_NEXT_HOP:
             parse_next_hop(opts, optarg);
             break;
@@ -267,12 +273,6 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             break;
         case OPT_PROFILE:
             opts->profile = profile_option(optarg);
-            break;
-        case OPT_MODEL:
-            opts->model = optarg;
-            break;
-        case OPT_LONG_IDS:
-            opts->long_ids = 1;
             break;
         case OPT_HASH_DEPTH:
             opts->hash_depth = (int)optarg_count(optarg, "--hash-depth", 0, 4);
@@ -285,12 +285,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             opts->threads = (unsigned)optarg_count(optarg, "--threads", 1, RELAY_THREADS_MAX);
             break;
         case OPT_QMGR:
-            if (strcmp(optarg, "single") == 0)
-                opts->qmgr = RELAY_QMGR_SINGLE;
-            else if (strcmp(optarg, "pool") == 0)
-                opts->qmgr = RELAY_QMGR_POOL;
-            else
-                msg_usage("bad --qmgr \"%s\" (single or pool)", optarg);
+            opts->qmgr = (enum relay_qmgr_shape)optarg_choice(optarg, "--qmgr", qmgr_names);
             break;
         case OPT_CONCURRENCY:
             opts->concurrency =
@@ -317,9 +312,6 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
         case OPT_HOPCOUNT_LIMIT:
             opts->hopcount_limit = (unsigned)optarg_count(optarg, "--hopcount-limit", 1, 1000);
             break;
-        case OPT_NO_BOUNCES:
-            opts->no_bounces = 1;
-            break;
         case OPT_BOUNCE_TO_POSTMASTER:
             if (*optarg == 0 || strpbrk(optarg, "<> \t\r\n") != NULL)
                 msg_usage("bad --bounce-to-postmaster \"%s\" (an address: user@domain, "
@@ -339,19 +331,10 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
                 optarg_seconds_in(optarg, "--hop-timeout", OPTARG_TIMEOUT_MIN, OPTARG_LONG_MAX);
             break;
         case OPT_REPLY_DELAY:
-            opts->reply_delay = optarg_seconds(optarg, "--reply-delay");
-            if (opts->reply_delay > 60)
-                msg_usage("--reply-delay %s: more than a minute is no network", optarg);
+            opts->reply_delay = optarg_round_trip(optarg, "--reply-delay");
             break;
         case OPT_HOP_TLS:
-            if (strcmp(optarg, "none") == 0)
-                opts->hop_tls = RELAY_HOP_TLS_NONE;
-            else if (strcmp(optarg, "may") == 0)
-                opts->hop_tls = RELAY_HOP_TLS_MAY;
-            else if (strcmp(optarg, "encrypt") == 0)
-                opts->hop_tls = RELAY_HOP_TLS_ENCRYPT;
-            else
-                msg_usage("bad --hop-tls \"%s\" (none, may or encrypt)", optarg);
+            opts->hop_tls = (enum relay_hop_tls)optarg_choice(optarg, "--hop-tls", hop_tls_names);
             break;
         case OPT_BACKLOG:
             opts->backlog = (unsigned)optarg_count(optarg, "--backlog", 1, 65535);
@@ -361,12 +344,6 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             break;
         case OPT_STATS_INTERVAL:
             common.interval = optarg_interval(optarg, "--stats-interval");
-            break;
-        case OPT_PORT_FILE:
-            opts->port_file = optarg;
-            break;
-        case OPT_NO_SUMMARY:
-            opts->no_summary = 1;
             break;
         case 'v':
             opts->verbose++;

@@ -1,8 +1,10 @@
 /*
  * check_optarg - the host-name test behind optarg_hostname(): what goes
  * into a greeting, an EHLO reply or a Received: header as it is; a
- * duration's bounds as a usage error words them. (The
- * usage errors themselves end the process: tests/it/it_errors.sh.)
+ * duration's bounds as a usage error words them; a choice from a list
+ * of names; a table of options that are only stored. (A usage error
+ * ends the process: a refused value is tested here by its exit status
+ * 2; the commands' wording, by tests/it/it_errors.sh.)
  */
 #include "config.h"
 
@@ -109,10 +111,88 @@ START_TEST(test_seconds_text)
 }
 END_TEST
 
+START_TEST(test_store)
+{
+    int counters = 0, reuse = 0;
+    const char *dir = NULL;
+    const struct optarg_store stored[] = {
+        {'c', .flag = &counters},
+        {300, .text = &dir},
+        {'d', .flag = &reuse},
+        {0},
+    };
+
+    ck_assert_int_eq(optarg_store(stored, 'c', NULL), 1);
+    ck_assert_int_eq(optarg_store(stored, 300, "/var/spool"), 1);
+    ck_assert_int_eq(optarg_store(stored, 'x', "ignored"), 0);
+    ck_assert_int_eq(optarg_store(stored, 0, "ignored"), 0);
+    ck_assert_int_eq(counters, 1);
+    ck_assert_str_eq(dir, "/var/spool");
+    ck_assert_int_eq(reuse, 0);
+}
+END_TEST
+
+static const char *const tls_names[] = {"none", "may", "encrypt", NULL};
+
+START_TEST(test_choice)
+{
+    ck_assert_uint_eq(optarg_choice("none", "--hop-tls", tls_names), 0);
+    ck_assert_uint_eq(optarg_choice("may", "--hop-tls", tls_names), 1);
+    ck_assert_uint_eq(optarg_choice("encrypt", "--hop-tls", tls_names), 2);
+}
+END_TEST
+
+START_TEST(test_choice_refused)
+{
+    optarg_choice("Encrypt", "--hop-tls", tls_names);
+}
+END_TEST
+
+START_TEST(test_choice_empty_refused)
+{
+    optarg_choice("", "--hop-tls", tls_names);
+}
+END_TEST
+
+START_TEST(test_seconds_positive)
+{
+    ck_assert_double_eq(optarg_seconds_positive("250ms", "--slo", 3600), 0.25);
+    ck_assert_double_eq(optarg_seconds_positive("1h", "--slo", 3600), 3600);
+}
+END_TEST
+
+START_TEST(test_seconds_zero_refused)
+{
+    optarg_seconds_positive("0", "--slo", 3600);
+}
+END_TEST
+
+START_TEST(test_round_trip)
+{
+    ck_assert_double_eq(optarg_round_trip("0", "--hop-delay"), 0);
+    ck_assert_double_eq(optarg_round_trip("1m", "--hop-delay"), 60);
+}
+END_TEST
+
+START_TEST(test_round_trip_refused)
+{
+    optarg_round_trip("61s", "--hop-delay");
+}
+END_TEST
+
 int main(void)
 {
-    const TTest *const tests[] = {test_domain_names,     test_not_domain_names, test_lengths,
-                                  test_address_literals, test_seconds_text,     NULL};
+    const TTest *const tests[] = {test_domain_names, test_not_domain_names,
+                                  test_lengths,      test_address_literals,
+                                  test_seconds_text, test_choice,
+                                  test_store,        test_seconds_positive,
+                                  test_round_trip,   NULL};
+    const TTest *const refused[] = {test_choice_refused, test_choice_empty_refused,
+                                    test_seconds_zero_refused, test_round_trip_refused};
+    Suite *suite = suite_create("optarg");
+    TCase *tc = check_add_tcase(suite, "optarg", tests);
 
-    return check_run_tests("optarg", tests);
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+        tcase_add_exit_test(tc, refused[i], 2); /* msg_usage() */
+    return check_run_suite(suite);
 }
