@@ -3,7 +3,6 @@
  */
 #include "config.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,15 +153,11 @@ void crash_report_print(const struct crash_report *r, FILE *fp)
 int crash_report_json(const struct crash_report *r, const char *path)
 {
     const struct crash_options *o = r->o;
-    FILE *fp = fopen(path, "w");
     struct json_writer w;
     char verdict[512];
 
-    if (fp == NULL)
+    if (json_meta_begin(&w, path, o->run) != 0)
         return -1;
-    json_init(&w, fp);
-    json_begin_object(&w, NULL);
-    json_meta_write(&w, o->run);
     json_string(&w, "fstype", o->type);
     json_string(&w, "mount_options", o->mount_opts);
     json_string(&w, "like", o->like);
@@ -213,13 +208,5 @@ int crash_report_json(const struct crash_report *r, const char *path)
         json_end_object(&w);
     }
     json_end_array(&w);
-    json_end_object(&w);
-    if (json_finish(&w) != 0) {
-        int e = errno;
-
-        fclose(fp);
-        errno = e;
-        return -1;
-    }
-    return fclose(fp);
+    return json_meta_end(&w);
 }
