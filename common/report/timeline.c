@@ -15,6 +15,7 @@
 #include "json_read.h"
 #include "timeline.h"
 #include "xalloc.h"
+#include "xgrow.h"
 
 enum column_kind { COL_SECONDS, COL_COUNT, COL_RATE, COL_MS };
 
@@ -77,11 +78,7 @@ static void set_row_latency(struct timeline *tl, struct timeline_row *r, const s
     r->latency_min = histogram_min(h);
     r->latency_max = histogram_max(h);
     r->latency_sum = h->sum;
-    if (tl->nbuckets + n > tl->buckets_cap) {
-        while (tl->nbuckets + n > tl->buckets_cap)
-            tl->buckets_cap = tl->buckets_cap ? 2 * tl->buckets_cap : 256;
-        tl->buckets = xrealloc(tl->buckets, tl->buckets_cap * sizeof(*tl->buckets));
-    }
+    tl->buckets = xgrow(tl->buckets, &tl->buckets_cap, tl->nbuckets + n, 256, sizeof(*tl->buckets));
     r->buckets_at = tl->nbuckets;
     r->buckets_n = histogram_buckets(h, tl->buckets + tl->nbuckets, n);
     tl->nbuckets += n;
@@ -179,10 +176,7 @@ void timeline_add(struct timeline *tl, const struct timeline_point *p,
         moved(p->failures, b->failures) == 0 && moved(p->fsyncs, b->fsyncs) == 0 &&
         (latency == NULL || histogram_count(latency) == 0))
         return;
-    if (tl->n == tl->cap) {
-        tl->cap = tl->cap ? 2 * tl->cap : 64;
-        tl->rows = xrealloc(tl->rows, tl->cap * sizeof(*tl->rows));
-    }
+    tl->rows = xgrow(tl->rows, &tl->cap, tl->n + 1, 64, sizeof(*tl->rows));
     r = &tl->rows[tl->n++];
     memset(r, 0, sizeof(*r));
     r->t = b->t;

@@ -10,7 +10,7 @@
 #include "crash_report.h"
 #include "json.h"
 #include "json_meta.h"
-#include "xalloc.h"
+#include "xgrow.h"
 
 /* 1480 as "1,480". */
 static const char *grouped(uint64_t v, char *buf, size_t len)
@@ -46,10 +46,7 @@ void crash_report_add(struct crash_report *r, const struct crash_point *p,
 {
     struct crash_row *row;
 
-    if (r->n == r->cap) {
-        r->cap = r->cap ? 2 * r->cap : 64;
-        r->rows = xrealloc(r->rows, r->cap * sizeof(*r->rows));
-    }
+    r->rows = xgrow(r->rows, &r->cap, r->n + 1, 64, sizeof(*r->rows));
     row = &r->rows[r->n++];
     memset(row, 0, sizeof(*row));
     row->t_s = p->t_ns >= t_load_ns ? (double)(p->t_ns - t_load_ns) / 1e9
