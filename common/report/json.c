@@ -195,6 +195,14 @@ void json_bool(struct json_writer *w, const char *key, int value)
     fputs(value ? "true" : "false", w->fp);
 }
 
+void json_uint_or_null(struct json_writer *w, const char *key, int known, uint64_t value)
+{
+    if (known)
+        json_uint(w, key, value);
+    else
+        json_string(w, key, NULL);
+}
+
 int json_finish(struct json_writer *w)
 {
     if (w->depth != 0)
