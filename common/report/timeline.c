@@ -388,9 +388,7 @@ void timeline_write_latency_json(const struct timeline *tl, struct json_writer *
     if (!tl->histograms)
         return;
     json_begin_object(w, key);
-    json_string(w, "unit", "ns");
-    json_string(w, "scheme", "log-linear");
-    json_uint(w, "sub_bucket_bits", HISTOGRAM_SUB_BITS);
+    histogram_write_layout_json(w);
     json_begin_array(w, "rows");
     for (size_t i = 0; i < tl->n; i++) {
         const struct timeline_row *r = &tl->rows[i];
@@ -472,21 +470,13 @@ static int check_latency(const struct timeline *tl)
 
 int timeline_read_latency_json(struct timeline *tl, const char *text, const char *path)
 {
-    char at[256], word[32];
-    double bits, *rows = NULL, *counts = NULL;
+    double *rows = NULL, *counts = NULL;
     long nrows = 0, ncounts = 0, prev = -1;
     int status = -1;
 
     tl->histograms = 0;
     tl->nbuckets = 0;
-    snprintf(at, sizeof(at), "%s.unit", path);
-    if (json_read_string(text, at, word, sizeof(word)) != 0 || strcmp(word, "ns") != 0)
-        return -1;
-    snprintf(at, sizeof(at), "%s.scheme", path);
-    if (json_read_string(text, at, word, sizeof(word)) != 0 || strcmp(word, "log-linear") != 0)
-        return -1;
-    snprintf(at, sizeof(at), "%s.sub_bucket_bits", path);
-    if (json_read_number(text, at, &bits) != 0 || bits != HISTOGRAM_SUB_BITS)
+    if (histogram_read_layout_json(text, path) != 0)
         return -1;
     if ((rows = read_whole_rows(text, path, "rows", 5, &nrows)) == NULL ||
         (counts = read_whole_rows(text, path, "counts", 3, &ncounts)) == NULL)
