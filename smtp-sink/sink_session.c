@@ -323,7 +323,7 @@ static int handle_extra_verb(struct sink_session *s, const char *line, size_t le
         return 1;
     }
     if (VERB_IS("XFORWARD") && !opts->no_xforward && !opts->no_esmtp) {
-        sink_session_reply(s, "250 2.0.0 Ok");
+        sink_session_reply(s, SMTP_SERVER_REPLY_OK);
         return 1;
     }
 #undef VERB_IS
@@ -353,11 +353,11 @@ static void handle_command(struct sink_session *s, const char *line, size_t len)
         msg_info("%s: %.*s", s->conn.peer, (int)len, line);
     if (status == 0 && opts->tool.lmtp != (cmd.verb == SMTP_VERB_LHLO) &&
         (cmd.verb == SMTP_VERB_HELO || cmd.verb == SMTP_VERB_EHLO || cmd.verb == SMTP_VERB_LHLO)) {
-        protocol_error(s, "502 5.5.2 Error: command not recognized");
+        protocol_error(s, SMTP_SERVER_REPLY_UNKNOWN);
         return;
     }
     if (status == 0 && cmd.verb == SMTP_VERB_EHLO && opts->no_esmtp) {
-        protocol_error(s, "502 5.5.2 Error: command not recognized");
+        protocol_error(s, SMTP_SERVER_REPLY_UNKNOWN);
         return;
     }
     if (status != 0) {
@@ -369,13 +369,13 @@ static void handle_command(struct sink_session *s, const char *line, size_t len)
         return;
     }
     if (cmd.verb == SMTP_VERB_STARTTLS && s->server->tls_ctx == NULL) {
-        protocol_error(s, "502 5.5.1 Error: command not implemented");
+        protocol_error(s, SMTP_SERVER_REPLY_NOT_IMPLEMENTED);
         return;
     }
     if (cmd.verb == SMTP_VERB_DATA && evbuffer_get_length(bufferevent_get_input(s->conn.bev)) > 0) {
         /* Message text sent before our 354: an early talker (docs/security.md item 6). */
         s->server->stats.protocol_errors++;
-        sink_session_reply(s, "554 5.5.0 Error: SMTP protocol synchronization");
+        sink_session_reply(s, SMTP_SERVER_REPLY_SYNC);
         sink_session_close_after_flush(s);
         return;
     }
@@ -403,17 +403,17 @@ static void handle_command(struct sink_session *s, const char *line, size_t len)
         break;
     case SMTP_VERB_MAIL:
         if (opts->server.max_size && cmd.has_size && cmd.size > opts->server.max_size) {
-            sink_session_reply_to(s, sc, "552 5.3.4 Message size exceeds fixed limit", AFTER_NONE);
+            sink_session_reply_to(s, sc, SMTP_SERVER_REPLY_TOO_BIG, AFTER_NONE);
             break;
         }
         smtp_seq_commit(&s->seq, cmd.verb);
         free(s->mail_args);
         s->mail_args = xstrndup(cmd.arg.ptr + 5, cmd.arg.len - 5);
-        sink_session_reply_to(s, sc, "250 2.1.0 Ok", AFTER_NONE);
+        sink_session_reply_to(s, sc, SMTP_SERVER_REPLY_MAIL_OK, AFTER_NONE);
         break;
     case SMTP_VERB_RCPT:
         if (s->rcpt_count >= opts->server.max_rcpt) {
-            sink_session_reply_to(s, sc, "452 4.5.3 Error: too many recipients", AFTER_NONE);
+            sink_session_reply_to(s, sc, SMTP_SERVER_REPLY_TOO_MANY_RCPTS, AFTER_NONE);
             break;
         }
         smtp_seq_commit(&s->seq, cmd.verb);
@@ -422,33 +422,33 @@ static void handle_command(struct sink_session *s, const char *line, size_t len)
             s->rcpts = xrealloc(s->rcpts, s->rcpt_alloc * sizeof(*s->rcpts));
         }
         s->rcpts[s->rcpt_count++] = xstrndup(cmd.arg.ptr + 3, cmd.arg.len - 3);
-        sink_session_reply_to(s, sc, "250 2.1.5 Ok", AFTER_NONE);
+        sink_session_reply_to(s, sc, SMTP_SERVER_REPLY_RCPT_OK, AFTER_NONE);
         break;
     case SMTP_VERB_DATA:
         sink_message_begin(s);
-        sink_session_reply_to(s, sc, "354 End data with <CR><LF>.<CR><LF>", AFTER_DATA_BEGIN);
+        sink_session_reply_to(s, sc, SMTP_SERVER_REPLY_DATA, AFTER_DATA_BEGIN);
         break;
     case SMTP_VERB_RSET:
         sink_session_transaction_reset(s);
-        sink_session_reply_to(s, sc, "250 2.0.0 Ok", AFTER_NONE);
+        sink_session_reply_to(s, sc, SMTP_SERVER_REPLY_OK, AFTER_NONE);
         break;
     case SMTP_VERB_NOOP:
-        sink_session_reply_to(s, sc, "250 2.0.0 Ok", AFTER_NONE);
+        sink_session_reply_to(s, sc, SMTP_SERVER_REPLY_OK, AFTER_NONE);
         break;
     case SMTP_VERB_VRFY:
-        sink_session_reply_to(s, sc, "252 2.0.0 Send mail to find out", AFTER_NONE);
+        sink_session_reply_to(s, sc, SMTP_SERVER_REPLY_VRFY, AFTER_NONE);
         break;
     case SMTP_VERB_HELP:
-        sink_session_reply(s, "214 2.0.0 See RFC 5321");
+        sink_session_reply(s, SMTP_SERVER_REPLY_HELP);
         break;
     case SMTP_VERB_QUIT:
-        sink_session_reply_to(s, sc, "221 2.0.0 Bye", AFTER_CLOSE);
+        sink_session_reply_to(s, sc, SMTP_SERVER_REPLY_BYE, AFTER_CLOSE);
         break;
     case SMTP_VERB_STARTTLS:
-        sink_session_reply_to(s, sc, "220 2.0.0 Ready to start TLS", AFTER_STARTTLS);
+        sink_session_reply_to(s, sc, SMTP_SERVER_REPLY_STARTTLS, AFTER_STARTTLS);
         break;
     default:
-        protocol_error(s, "502 5.5.2 Error: command not recognized");
+        protocol_error(s, SMTP_SERVER_REPLY_UNKNOWN);
         break;
     }
 }
@@ -470,7 +470,7 @@ static void on_command(void *arg, const char *line, size_t len)
 
 static void on_too_long(void *arg)
 {
-    protocol_error(arg, "500 5.5.2 Error: command too long");
+    protocol_error(arg, SMTP_SERVER_REPLY_TOO_LONG);
 }
 
 static void on_timeout(void *arg)

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "clock.h"
@@ -211,13 +212,8 @@ int source_report_json(const char *path, const struct source_stats *st,
                 : opts->arrivals == ARRIVAL_POISSON ? "poisson"
                                                     : "fixed");
     /* the bound of the run: a count or a time, the other null */
-    if (opts->duration > 0) {
-        json_string(&w, "messages", NULL);
-        json_double(&w, "duration_s", opts->duration);
-    } else {
-        json_uint(&w, "messages", opts->messages);
-        json_string(&w, "duration_s", NULL);
-    }
+    json_uint_or_null(&w, "messages", !(opts->duration > 0), opts->messages);
+    json_double(&w, "duration_s", opts->duration > 0 ? opts->duration : NAN);
     json_double(&w, "elapsed_s", secs);
     /* its own cost, so that a driver that is not its parent can tell what a message takes */
     json_double(&w, "cpu_s", clock_process_cpu_s());

@@ -30,6 +30,25 @@
 #include "smtp_data.h"
 #include "smtp_line.h"
 
+/*
+ * The replies smtp-sink and the relay both give, in Postfix's words, so
+ * that a client meets one server's wording whichever of them it talks to.
+ */
+#define SMTP_SERVER_REPLY_OK "250 2.0.0 Ok"
+#define SMTP_SERVER_REPLY_MAIL_OK "250 2.1.0 Ok"
+#define SMTP_SERVER_REPLY_RCPT_OK "250 2.1.5 Ok"
+#define SMTP_SERVER_REPLY_DATA "354 End data with <CR><LF>.<CR><LF>"
+#define SMTP_SERVER_REPLY_VRFY "252 2.0.0 Send mail to find out"
+#define SMTP_SERVER_REPLY_HELP "214 2.0.0 See RFC 5321"
+#define SMTP_SERVER_REPLY_BYE "221 2.0.0 Bye"
+#define SMTP_SERVER_REPLY_STARTTLS "220 2.0.0 Ready to start TLS"
+#define SMTP_SERVER_REPLY_TOO_MANY_RCPTS "452 4.5.3 Error: too many recipients"
+#define SMTP_SERVER_REPLY_TOO_BIG "552 5.3.4 Message size exceeds fixed limit"
+#define SMTP_SERVER_REPLY_TOO_LONG "500 5.5.2 Error: command too long"
+#define SMTP_SERVER_REPLY_UNKNOWN "502 5.5.2 Error: command not recognized"
+#define SMTP_SERVER_REPLY_NOT_IMPLEMENTED "502 5.5.1 Error: command not implemented"
+#define SMTP_SERVER_REPLY_SYNC "554 5.5.0 Error: SMTP protocol synchronization"
+
 /* The input buffer's high-water mark: a session holds at most this much unread. */
 #define SMTP_SERVER_INPUT_HIGH_WATER (64 * 1024)
 

@@ -281,9 +281,7 @@ void histogram_write_json(struct json_writer *w, const char *key, const struct h
     json_double(w, "p99_9_ms", histogram_ms(s.p999));
     json_double(w, "max_ms", histogram_ms(s.max));
     json_begin_object(w, "buckets");
-    json_string(w, "unit", "ns");
-    json_string(w, "scheme", "log-linear");
-    json_uint(w, "sub_bucket_bits", HISTOGRAM_SUB_BITS);
+    histogram_write_layout_json(w);
     json_uint(w, "count", s.count);
     json_uint(w, "min", s.min);
     json_uint(w, "max", s.max);
@@ -356,19 +354,19 @@ static int fill_buckets(struct histogram *h, const double *rows, long n)
     return 0;
 }
 
-int histogram_read_json(const char *text, const char *path, struct histogram *out)
+void histogram_write_layout_json(struct json_writer *w)
+{
+    json_string(w, "unit", "ns");
+    json_string(w, "scheme", "log-linear");
+    json_uint(w, "sub_bucket_bits", HISTOGRAM_SUB_BITS);
+}
+
+int histogram_read_layout_json(const char *text, const char *path)
 {
     char base[480], str[32], key[512];
-    struct histogram *h;
-    uint64_t bits, sum;
-    double *rows;
-    long n;
-    int status = -1;
+    uint64_t bits;
 
-    if (path && *path)
-        snprintf(base, sizeof(base), "%s.buckets.", path);
-    else
-        snprintf(base, sizeof(base), "buckets.");
+    snprintf(base, sizeof(base), "%s%s", path ? path : "", path && *path ? "." : "");
     snprintf(key, sizeof(key), "%sunit", base);
     if (json_read_string(text, key, str, sizeof(str)) != 0 || strcmp(str, "ns") != 0)
         return -1;
@@ -376,6 +374,22 @@ int histogram_read_json(const char *text, const char *path, struct histogram *ou
     if (json_read_string(text, key, str, sizeof(str)) != 0 || strcmp(str, "log-linear") != 0)
         return -1;
     if (read_u64(text, base, "sub_bucket_bits", &bits) != 0 || bits != HISTOGRAM_SUB_BITS)
+        return -1;
+    return 0;
+}
+
+int histogram_read_json(const char *text, const char *path, struct histogram *out)
+{
+    char buckets[470], base[480], key[512];
+    struct histogram *h;
+    uint64_t sum;
+    double *rows;
+    long n;
+    int status = -1;
+
+    snprintf(buckets, sizeof(buckets), "%s%sbuckets", path ? path : "", path && *path ? "." : "");
+    snprintf(base, sizeof(base), "%s.", buckets);
+    if (histogram_read_layout_json(text, buckets) != 0)
         return -1;
     h = xmalloc(sizeof(*h));
     rows = xmalloc(2 * HISTOGRAM_BUCKETS * sizeof(*rows));

@@ -98,5 +98,13 @@ void histogram_write_json(struct json_writer *w, const char *key, const struct h
  * Exact for values below 2^53 ns (104 days), which a double holds whole.
  */
 int histogram_read_json(const char *text, const char *path, struct histogram *h);
+/*
+ * The bucket layout alone, for a table of histograms of this layout (a
+ * timeline's rows): "unit", "scheme" and "sub_bucket_bits", written in
+ * the object open in w; read from the object at path of a JSON text
+ * (NULL or "": the top level), 0 when it is this layout, else -1.
+ */
+void histogram_write_layout_json(struct json_writer *w);
+int histogram_read_layout_json(const char *text, const char *path);
 
 #endif

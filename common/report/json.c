@@ -16,40 +16,25 @@ void json_init(struct json_writer *w, FILE *fp)
     w->fp = fp;
 }
 
+/* The characters JSON names with a letter after a backslash, and those letters. */
+static const char escaped[] = "\"\\\b\f\n\r\t";
+static const char escape_names[] = "\"\\bfnrt";
+
 static void json_escape(FILE *fp, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
 
     fputc('"', fp);
     for (; *p; p++) {
-        switch (*p) {
-        case '"':
-            fputs("\\\"", fp);
-            break;
-        case '\\':
-            fputs("\\\\", fp);
-            break;
-        case '\b':
-            fputs("\\b", fp);
-            break;
-        case '\f':
-            fputs("\\f", fp);
-            break;
-        case '\n':
-            fputs("\\n", fp);
-            break;
-        case '\r':
-            fputs("\\r", fp);
-            break;
-        case '\t':
-            fputs("\\t", fp);
-            break;
-        default:
-            if (*p < 0x20)
-                fprintf(fp, "\\u%04x", *p);
-            else
-                fputc(*p, fp);
-        }
+        const char *named = strchr(escaped, *p);
+
+        if (named) {
+            fputc('\\', fp);
+            fputc(escape_names[named - escaped], fp);
+        } else if (*p < 0x20)
+            fprintf(fp, "\\u%04x", *p);
+        else
+            fputc(*p, fp);
     }
     fputc('"', fp);
 }
@@ -162,6 +147,14 @@ void json_int(struct json_writer *w, const char *key, int64_t value)
     fprintf(w->fp, "%" PRId64, value);
 }
 
+/* A program that called setlocale() may get a decimal comma: JSON wants a point. */
+static void decimal_point(char *buf)
+{
+    for (char *p = buf; *p; p++)
+        if (*p == ',')
+            *p = '.';
+}
+
 void json_format_double(char *buf, size_t len, double value)
 {
     if (!isfinite(value)) {
@@ -170,10 +163,7 @@ void json_format_double(char *buf, size_t len, double value)
     }
     /* %.9g keeps small latencies (0.000123 ms) that %.3f would zero out. */
     snprintf(buf, len, "%.9g", value);
-    /* A program that called setlocale() may get a decimal comma. */
-    for (char *p = buf; *p; p++)
-        if (*p == ',')
-            *p = '.';
+    decimal_point(buf);
 }
 
 void json_double(struct json_writer *w, const char *key, double value)
@@ -195,9 +185,7 @@ void json_time(struct json_writer *w, const char *key, double unix_s)
     }
     json_prefix(w, key);
     snprintf(buf, sizeof(buf), "%.6f", unix_s);
-    for (char *p = buf; *p; p++)
-        if (*p == ',')
-            *p = '.';
+    decimal_point(buf);
     fputs(buf, w->fp);
 }
 
@@ -205,6 +193,14 @@ void json_bool(struct json_writer *w, const char *key, int value)
 {
     json_prefix(w, key);
     fputs(value ? "true" : "false", w->fp);
+}
+
+void json_uint_or_null(struct json_writer *w, const char *key, int known, uint64_t value)
+{
+    if (known)
+        json_uint(w, key, value);
+    else
+        json_string(w, key, NULL);
 }
 
 int json_finish(struct json_writer *w)

@@ -45,6 +45,8 @@ void json_uint(struct json_writer *w, const char *key, uint64_t value);
 void json_int(struct json_writer *w, const char *key, int64_t value);
 void json_double(struct json_writer *w, const char *key, double value);
 void json_bool(struct json_writer *w, const char *key, int value);
+/* value, or null when it is not known (a double says so with NAN: json_double() writes null). */
+void json_uint_or_null(struct json_writer *w, const char *key, int known, uint64_t value);
 /*
  * A wall-clock instant as Unix seconds to the microsecond ("%.6f"): %.9g
  * would round today's 1.8e9 s to ten seconds. "null" when not finite.

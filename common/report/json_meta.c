@@ -120,16 +120,27 @@ void json_meta_write_spool(struct json_writer *w, const char *key, const char *p
     json_end_object(w);
 }
 
+void json_meta_begin_stream(struct json_writer *w, FILE *fp, const struct json_run *run)
+{
+    json_init(w, fp);
+    json_begin_object(w, NULL);
+    if (run)
+        json_meta_write(w, run);
+}
+
+int json_meta_end_stream(struct json_writer *w)
+{
+    json_end_object(w);
+    return json_finish(w);
+}
+
 int json_meta_begin(struct json_writer *w, const char *path, const struct json_run *run)
 {
     FILE *fp = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
 
     if (fp == NULL)
         return -1;
-    json_init(w, fp);
-    json_begin_object(w, NULL);
-    if (run)
-        json_meta_write(w, run);
+    json_meta_begin_stream(w, fp, run);
     return 0;
 }
 
@@ -138,8 +149,7 @@ int json_meta_end(struct json_writer *w)
     FILE *fp = w->fp;
     int status;
 
-    json_end_object(w);
-    status = json_finish(w);
+    status = json_meta_end_stream(w);
     status |= fp == stdout ? fflush(fp) : fclose(fp);
     return status == 0 ? 0 : -1;
 }

@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <time.h>
 
 #include "fsinfo.h"
@@ -81,5 +82,13 @@ void json_meta_write_spool(struct json_writer *w, const char *key, const char *p
  */
 int json_meta_begin(struct json_writer *w, const char *path, const struct json_run *run);
 int json_meta_end(struct json_writer *w);
+
+/*
+ * The same on a stream the caller opened and closes itself (a result kept
+ * in memory until it is whole): json_meta_end_stream() closes the
+ * top-level object; 0, or -1 when the stream had an error.
+ */
+void json_meta_begin_stream(struct json_writer *w, FILE *fp, const struct json_run *run);
+int json_meta_end_stream(struct json_writer *w);
 
 #endif

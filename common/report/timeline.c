@@ -15,6 +15,7 @@
 #include "json_read.h"
 #include "timeline.h"
 #include "xalloc.h"
+#include "xgrow.h"
 
 enum column_kind { COL_SECONDS, COL_COUNT, COL_RATE, COL_MS };
 
@@ -77,11 +78,7 @@ static void set_row_latency(struct timeline *tl, struct timeline_row *r, const s
     r->latency_min = histogram_min(h);
     r->latency_max = histogram_max(h);
     r->latency_sum = h->sum;
-    if (tl->nbuckets + n > tl->buckets_cap) {
-        while (tl->nbuckets + n > tl->buckets_cap)
-            tl->buckets_cap = tl->buckets_cap ? 2 * tl->buckets_cap : 256;
-        tl->buckets = xrealloc(tl->buckets, tl->buckets_cap * sizeof(*tl->buckets));
-    }
+    tl->buckets = xgrow(tl->buckets, &tl->buckets_cap, tl->nbuckets + n, 256, sizeof(*tl->buckets));
     r->buckets_at = tl->nbuckets;
     r->buckets_n = histogram_buckets(h, tl->buckets + tl->nbuckets, n);
     tl->nbuckets += n;
@@ -179,10 +176,7 @@ void timeline_add(struct timeline *tl, const struct timeline_point *p,
         moved(p->failures, b->failures) == 0 && moved(p->fsyncs, b->fsyncs) == 0 &&
         (latency == NULL || histogram_count(latency) == 0))
         return;
-    if (tl->n == tl->cap) {
-        tl->cap = tl->cap ? 2 * tl->cap : 64;
-        tl->rows = xrealloc(tl->rows, tl->cap * sizeof(*tl->rows));
-    }
+    tl->rows = xgrow(tl->rows, &tl->cap, tl->n + 1, 64, sizeof(*tl->rows));
     r = &tl->rows[tl->n++];
     memset(r, 0, sizeof(*r));
     r->t = b->t;
@@ -394,9 +388,7 @@ void timeline_write_latency_json(const struct timeline *tl, struct json_writer *
     if (!tl->histograms)
         return;
     json_begin_object(w, key);
-    json_string(w, "unit", "ns");
-    json_string(w, "scheme", "log-linear");
-    json_uint(w, "sub_bucket_bits", HISTOGRAM_SUB_BITS);
+    histogram_write_layout_json(w);
     json_begin_array(w, "rows");
     for (size_t i = 0; i < tl->n; i++) {
         const struct timeline_row *r = &tl->rows[i];
@@ -478,21 +470,13 @@ static int check_latency(const struct timeline *tl)
 
 int timeline_read_latency_json(struct timeline *tl, const char *text, const char *path)
 {
-    char at[256], word[32];
-    double bits, *rows = NULL, *counts = NULL;
+    double *rows = NULL, *counts = NULL;
     long nrows = 0, ncounts = 0, prev = -1;
     int status = -1;
 
     tl->histograms = 0;
     tl->nbuckets = 0;
-    snprintf(at, sizeof(at), "%s.unit", path);
-    if (json_read_string(text, at, word, sizeof(word)) != 0 || strcmp(word, "ns") != 0)
-        return -1;
-    snprintf(at, sizeof(at), "%s.scheme", path);
-    if (json_read_string(text, at, word, sizeof(word)) != 0 || strcmp(word, "log-linear") != 0)
-        return -1;
-    snprintf(at, sizeof(at), "%s.sub_bucket_bits", path);
-    if (json_read_number(text, at, &bits) != 0 || bits != HISTOGRAM_SUB_BITS)
+    if (histogram_read_layout_json(text, path) != 0)
         return -1;
     if ((rows = read_whole_rows(text, path, "rows", 5, &nrows)) == NULL ||
         (counts = read_whole_rows(text, path, "counts", 3, &ncounts)) == NULL)

@@ -12,6 +12,7 @@
 #include "msg.h"
 #include "pf_qfile.h"
 #include "xalloc.h"
+#include "xgrow.h"
 
 void pf_qfile_init(struct pf_qfile *q)
 {
@@ -302,10 +303,7 @@ static int add_rcpt(struct pf_qfile_view *v, size_t *cap, int type, const char *
 
     if (v->rcpt_count == UINT_MAX)
         return -1;
-    if (v->rcpt_count == *cap) {
-        *cap = *cap ? *cap * 2 : 4;
-        v->rcpts = xrealloc(v->rcpts, *cap * sizeof(*v->rcpts));
-    }
+    v->rcpts = xgrow(v->rcpts, cap, v->rcpt_count + 1, 4, sizeof(*v->rcpts));
     r = &v->rcpts[v->rcpt_count++];
     r->addr = data;
     r->addr_len = len;

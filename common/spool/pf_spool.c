@@ -24,6 +24,7 @@
 
 #include "fileutil.h"
 #include "msg.h"
+#include "names.h"
 #include "pf_spool.h"
 #include "pf_spool_impl.h"
 #include "xalloc.h"
@@ -58,13 +59,12 @@ const char *pf_spool_sync_name(enum pf_sync sync)
 
 int pf_spool_sync_parse(const char *name, enum pf_sync *sync)
 {
-    for (int i = 0; i < 3; i++) {
-        if (strcmp(name, sync_names[i]) == 0) {
-            *sync = (enum pf_sync)i;
-            return 0;
-        }
-    }
-    return -1;
+    int i = names_index(sync_names, sizeof(sync_names) / sizeof(sync_names[0]), name);
+
+    if (i < 0)
+        return -1;
+    *sync = (enum pf_sync)i;
+    return 0;
 }
 
 enum pf_sync pf_spool_sync_option(const char *name)
@@ -175,10 +175,7 @@ static int make_dir(const struct pf_spool *sp, int at, const char *name, const c
 
 int pf_spool_queue_index(const char *queue)
 {
-    for (int i = 0; i < PF_SPOOL_QUEUES; i++)
-        if (strcmp(queue, queues[i]) == 0)
-            return i;
-    return -1;
+    return names_index(queues, PF_SPOOL_QUEUES, queue);
 }
 
 int pf_spool_in_queue(const struct pf_spool *sp, int qi, const char *rel, int *at, char *name,

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "msg.h"
+#include "names.h"
 #include "profile.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -391,13 +392,12 @@ const char *profile_sync_name(enum profile_sync sync)
 
 int profile_sync_parse(const char *name, enum profile_sync *sync)
 {
-    for (size_t i = 0; i < N(sync_names); i++) {
-        if (strcmp(name, sync_names[i]) == 0) {
-            *sync = (enum profile_sync)i;
-            return 0;
-        }
-    }
-    return -1;
+    int i = names_index(sync_names, N(sync_names), name);
+
+    if (i < 0)
+        return -1;
+    *sync = (enum profile_sync)i;
+    return 0;
 }
 
 /* What a sync operation becomes under a policy: itself, another one, or nothing. */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "blklog.h"
-#include "xalloc.h"
+#include "xgrow.h"
 
 static void put32(unsigned char *p, uint32_t v)
 {
@@ -72,10 +72,7 @@ void blklog_free(struct blklog *l)
 
 void blklog_add(struct blklog *l, const struct blklog_rec *r)
 {
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 1024;
-        l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
-    }
+    l->v = xgrow(l->v, &l->cap, l->n + 1, 1024, sizeof(*l->v));
     l->v[l->n++] = *r;
     if (r->type == BLKLOG_WRITE) {
         l->writes++;

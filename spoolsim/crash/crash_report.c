@@ -3,7 +3,6 @@
  */
 #include "config.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +10,7 @@
 #include "crash_report.h"
 #include "json.h"
 #include "json_meta.h"
-#include "xalloc.h"
+#include "xgrow.h"
 
 /* 1480 as "1,480". */
 static const char *grouped(uint64_t v, char *buf, size_t len)
@@ -47,10 +46,7 @@ void crash_report_add(struct crash_report *r, const struct crash_point *p,
 {
     struct crash_row *row;
 
-    if (r->n == r->cap) {
-        r->cap = r->cap ? 2 * r->cap : 64;
-        r->rows = xrealloc(r->rows, r->cap * sizeof(*r->rows));
-    }
+    r->rows = xgrow(r->rows, &r->cap, r->n + 1, 64, sizeof(*r->rows));
     row = &r->rows[r->n++];
     memset(row, 0, sizeof(*row));
     row->t_s = p->t_ns >= t_load_ns ? (double)(p->t_ns - t_load_ns) / 1e9
@@ -154,15 +150,11 @@ void crash_report_print(const struct crash_report *r, FILE *fp)
 int crash_report_json(const struct crash_report *r, const char *path)
 {
     const struct crash_options *o = r->o;
-    FILE *fp = fopen(path, "w");
     struct json_writer w;
     char verdict[512];
 
-    if (fp == NULL)
+    if (json_meta_begin(&w, path, o->run) != 0)
         return -1;
-    json_init(&w, fp);
-    json_begin_object(&w, NULL);
-    json_meta_write(&w, o->run);
     json_string(&w, "fstype", o->type);
     json_string(&w, "mount_options", o->mount_opts);
     json_string(&w, "like", o->like);
@@ -213,13 +205,5 @@ int crash_report_json(const struct crash_report *r, const char *path)
         json_end_object(&w);
     }
     json_end_array(&w);
-    json_end_object(&w);
-    if (json_finish(&w) != 0) {
-        int e = errno;
-
-        fclose(fp);
-        errno = e;
-        return -1;
-    }
-    return fclose(fp);
+    return json_meta_end(&w);
 }

@@ -12,7 +12,7 @@
 #include "crash_scan.h"
 #include "pf_qfile.h"
 #include "spool_envelope.h"
-#include "xalloc.h"
+#include "xgrow.h"
 
 /* ------------------------------------------------------------ the tree */
 
@@ -23,10 +23,7 @@ void crash_scan_tree_init(struct scan_tree *t)
 
 void crash_scan_tree_add(struct scan_tree *t, char *path, char *data, size_t len)
 {
-    if (t->n == t->cap) {
-        t->cap = t->cap ? 2 * t->cap : 64;
-        t->v = xrealloc(t->v, t->cap * sizeof(*t->v));
-    }
+    t->v = xgrow(t->v, &t->cap, t->n + 1, 64, sizeof(*t->v));
     t->v[t->n++] = (struct scan_file){path, data, len};
 }
 

@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -351,21 +352,13 @@ static void number_or_null(struct json_writer *w, const char *key, double v)
 static void write_parameters(struct json_writer *w, const struct bench_options *o)
 {
     /* the bound of the load: a count or a time, the other null */
-    if (o->common.messages) {
-        json_uint(w, "messages", o->common.messages);
-        json_string(w, "duration_s", NULL);
-    } else {
-        json_string(w, "messages", NULL);
-        json_double(w, "duration_s", o->common.duration);
-    }
+    json_uint_or_null(w, "messages", o->common.messages != 0, o->common.messages);
+    json_double(w, "duration_s", o->common.messages ? NAN : o->common.duration);
     json_uint(w, "sessions", o->common.sessions);
     json_string(w, "size", o->common.size);
     json_uint(w, "rcpts", o->common.rcpts);
     json_bool(w, "reuse", o->reuse);
-    if (o->rate)
-        json_double(w, "rate", strtod(o->rate, NULL));
-    else
-        json_string(w, "rate", NULL); /* closed loop */
+    json_double(w, "rate", o->rate ? strtod(o->rate, NULL) : NAN); /* null: closed loop */
     json_string(w, "sync", bench_report_sync_name(o));
     json_string(w, "qmgr", o->qmgr);
     json_string(w, "profile", o->profile);
@@ -392,10 +385,7 @@ static void write_net(struct json_writer *w, const char *key, const struct netem
     json_double(w, "jitter_s", h->jitter_s);
     if (shaped) {
         json_double(w, "loss_pct", h->loss_pct);
-        if (h->rate_bit_s > 0)
-            json_double(w, "rate_bit_s", h->rate_bit_s);
-        else
-            json_string(w, "rate_bit_s", NULL); /* unlimited */
+        json_double(w, "rate_bit_s", h->rate_bit_s > 0 ? h->rate_bit_s : NAN); /* null: unlimited */
     }
     json_string(w, "why", kind == BENCH_HOP_EMULATED ? why : NULL);
     json_string(w, "where", kind == BENCH_HOP_NETEM ? where : NULL);

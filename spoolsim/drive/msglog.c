@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "msglog.h"
-#include "xalloc.h"
+#include "xgrow.h"
 
 /* Decimal digits only: strtoull() would also take "+1", " 1" and "-1". */
 static int parse_dec(const char *v, size_t len, uint64_t *out)
@@ -139,10 +139,7 @@ void msglog_set_free(struct msglog_set *s)
 
 void msglog_set_add(struct msglog_set *s, const struct msglog_entry *e)
 {
-    if (s->n == s->cap) {
-        s->cap = s->cap ? 2 * s->cap : 64;
-        s->v = xrealloc(s->v, s->cap * sizeof(*s->v));
-    }
+    s->v = xgrow(s->v, &s->cap, s->n + 1, 64, sizeof(*s->v));
     s->v[s->n++] = *e;
 }
 

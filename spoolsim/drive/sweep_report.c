@@ -121,14 +121,8 @@ int sweep_report_write_json(const struct sweep *s, const struct sweep_search *se
         json_meta_write_spool(&w, "spool", s->d.work, &s->fs);
     json_string(&w, "mode", o->n_rates ? "list" : "auto");
     json_string(&w, "target", o->target);
-    if (o->sink_port)
-        json_uint(&w, "sink_port", o->sink_port);
-    else
-        json_string(&w, "sink_port", NULL);
-    if (o->sink_delay[0])
-        json_double(&w, "sink_delay_s", strtod(o->sink_delay, NULL));
-    else
-        json_string(&w, "sink_delay_s", NULL);
+    json_uint_or_null(&w, "sink_port", o->sink_port != 0, o->sink_port);
+    json_double(&w, "sink_delay_s", o->sink_delay[0] ? strtod(o->sink_delay, NULL) : NAN);
     json_begin_inline_array(&w, "relay_options");
     for (size_t i = 0; i < o->n_relay_args; i++)
         json_string(&w, NULL, o->relay_args[i]);
@@ -158,24 +152,13 @@ int sweep_report_write_json(const struct sweep *s, const struct sweep_search *se
         json_double(&w, "p99_ms", st->latency_known ? st->m.p99_s * 1e3 : NAN);
         json_double(&w, "p99_9_ms", st->latency_known ? st->p999_s * 1e3 : NAN);
         json_double(&w, "max_ms", st->latency_known ? st->max_s * 1e3 : NAN);
-        if (st->e2e_known) {
-            json_double(&w, "end_to_end_count", st->e2e_count);
-            json_double(&w, "end_to_end_p50_ms", st->e2e_p50_s * 1e3);
-            json_double(&w, "end_to_end_p99_ms", st->e2e_p99_s * 1e3);
-        } else {
-            json_string(&w, "end_to_end_count", NULL);
-            json_string(&w, "end_to_end_p50_ms", NULL);
-            json_string(&w, "end_to_end_p99_ms", NULL);
-        }
-        if (st->m.queue_known) {
-            json_double(&w, "queue_start", st->m.queue_start);
-            json_double(&w, "queue_end", st->m.queue_end);
-            json_double(&w, "queue_growth_per_s", sweep_search_growth_per_s(&st->m));
-        } else {
-            json_string(&w, "queue_start", NULL);
-            json_string(&w, "queue_end", NULL);
-            json_string(&w, "queue_growth_per_s", NULL);
-        }
+        json_double(&w, "end_to_end_count", st->e2e_known ? st->e2e_count : NAN);
+        json_double(&w, "end_to_end_p50_ms", st->e2e_known ? st->e2e_p50_s * 1e3 : NAN);
+        json_double(&w, "end_to_end_p99_ms", st->e2e_known ? st->e2e_p99_s * 1e3 : NAN);
+        json_double(&w, "queue_start", st->m.queue_known ? st->m.queue_start : NAN);
+        json_double(&w, "queue_end", st->m.queue_known ? st->m.queue_end : NAN);
+        json_double(&w, "queue_growth_per_s",
+                    st->m.queue_known ? sweep_search_growth_per_s(&st->m) : NAN);
         json_bool(&w, "held", st->reason == SWEEP_HELD);
         json_string(&w, "reason", reason_keys[st->reason]);
         sweep_search_reason_text(st->reason, &st->m, o->slo, why, sizeof(why));
@@ -184,13 +167,7 @@ int sweep_report_write_json(const struct sweep *s, const struct sweep_search *se
         json_end_object(&w);
     }
     json_end_array(&w);
-    if (knee > 0)
-        json_double(&w, "knee_per_s", knee);
-    else
-        json_string(&w, "knee_per_s", NULL);
-    if (broke > 0)
-        json_double(&w, "broke_per_s", broke);
-    else
-        json_string(&w, "broke_per_s", NULL);
+    json_double(&w, "knee_per_s", knee > 0 ? knee : NAN);
+    json_double(&w, "broke_per_s", broke > 0 ? broke : NAN);
     return json_meta_end(&w);
 }

@@ -137,9 +137,7 @@ static void write_json(FILE *fp, const struct merge *m, const struct json_run *r
     struct json_writer w;
     double secs = merge_data_window_s(m);
 
-    json_init(&w, fp);
-    json_begin_object(&w, NULL);
-    json_meta_write(&w, run);
+    json_meta_begin_stream(&w, fp, run);
     json_begin_array(&w, "inputs");
     for (size_t i = 0; i < m->n; i++) {
         const struct merge_input *in = &m->inputs[i];
@@ -178,8 +176,7 @@ static void write_json(FILE *fp, const struct merge *m, const struct json_run *r
     write_counts(&w, "failures", &m->failures);
     write_counts(&w, "connect_errors", &m->connect_errors);
     write_counts(&w, "failures_by_code", &m->by_code);
-    json_end_object(&w);
-    json_finish(&w);
+    json_meta_end_stream(&w);
 }
 
 /* The JSON whole at path (through a temporary file renamed into place), or none there: 0, or -1. */

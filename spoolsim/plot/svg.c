@@ -201,34 +201,35 @@ static void num_attrs(struct svg *s, const char *const names[], const double val
     }
 }
 
+/* An element of no content: <tag name="v"... style/>. */
+static void empty_element(struct svg *s, const char *tag, const char *const names[],
+                          const double values[], size_t n, const struct svg_style *st)
+{
+    putf(s, "<%s", tag);
+    num_attrs(s, names, values, n);
+    style_attrs(s, st);
+    puts_(s, "/>\n");
+}
+
 void svg_line(struct svg *s, double x1, double y1, double x2, double y2, const struct svg_style *st)
 {
     static const char *const names[] = {"x1", "y1", "x2", "y2"};
 
-    puts_(s, "<line");
-    num_attrs(s, names, (const double[]){x1, y1, x2, y2}, 4);
-    style_attrs(s, st);
-    puts_(s, "/>\n");
+    empty_element(s, "line", names, (const double[]){x1, y1, x2, y2}, 4, st);
 }
 
 void svg_rect(struct svg *s, double x, double y, double w, double h, const struct svg_style *st)
 {
     static const char *const names[] = {"x", "y", "width", "height"};
 
-    puts_(s, "<rect");
-    num_attrs(s, names, (const double[]){x, y, w, h}, 4);
-    style_attrs(s, st);
-    puts_(s, "/>\n");
+    empty_element(s, "rect", names, (const double[]){x, y, w, h}, 4, st);
 }
 
 void svg_circle(struct svg *s, double cx, double cy, double r, const struct svg_style *st)
 {
     static const char *const names[] = {"cx", "cy", "r"};
 
-    puts_(s, "<circle");
-    num_attrs(s, names, (const double[]){cx, cy, r}, 3);
-    style_attrs(s, st);
-    puts_(s, "/>\n");
+    empty_element(s, "circle", names, (const double[]){cx, cy, r}, 3, st);
 }
 
 void svg_polyline(struct svg *s, const double *x, const double *y, size_t n,

@@ -17,6 +17,7 @@
 #include "clock.h"
 #include "interrupt.h"
 #include "msg.h"
+#include "names.h"
 #include "pm_fs.h"
 #include "xalloc.h"
 
@@ -31,13 +32,12 @@ const char *pm_fs_sync_name(enum pm_sync sync)
 
 int pm_fs_sync_parse(const char *name, enum pm_sync *sync)
 {
-    for (int i = 0; i < 4; i++) {
-        if (strcmp(name, sync_names[i]) == 0) {
-            *sync = (enum pm_sync)i;
-            return 0;
-        }
-    }
-    return -1;
+    int i = names_index(sync_names, sizeof(sync_names) / sizeof(sync_names[0]), name);
+
+    if (i < 0)
+        return -1;
+    *sync = (enum pm_sync)i;
+    return 0;
 }
 
 void pm_fs_init(struct pm_fs *fs, const struct pm_config *cfg, enum pm_sync sync, int dirsync)

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,13 +126,9 @@ int raw_report_write_json(const struct raw_options *o, const struct profile *p,
     json_uint(&w, "depth", o->depth);
     json_uint(&w, "seed", o->seed);
     json_bool(&w, "ceiling", o->ceiling);
-    if (o->common.messages) {
-        json_uint(&w, "messages", o->common.messages);
-        json_string(&w, "duration_s", NULL);
-    } else {
-        json_string(&w, "messages", NULL);
-        json_double(&w, "duration_s", o->common.duration);
-    }
+    /* the bound of the run: a count or a time, the other null */
+    json_uint_or_null(&w, "messages", o->common.messages != 0, o->common.messages);
+    json_double(&w, "duration_s", o->common.messages ? NAN : o->common.duration);
     json_double(&w, "elapsed_s", res->elapsed_s);
     json_uint(&w, "accepted", res->accepted);
     json_uint(&w, "delivered", res->delivered);

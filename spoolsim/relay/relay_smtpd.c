@@ -491,7 +491,8 @@ static void accept_rcpt(struct relay_session *s, char *addr)
 {
     smtp_seq_commit(&s->seq, SMTP_VERB_RCPT);
     add_rcpt(s, addr);
-    reply_spent(s, "250 2.1.5 Ok", relay_model_command_ns(s->relay->model, s->rcpt_count > 1));
+    reply_spent(s, SMTP_SERVER_REPLY_RCPT_OK,
+                relay_model_command_ns(s->relay->model, s->rcpt_count > 1));
 }
 
 void relay_smtpd_streamed(struct relay_session *s, struct relay_msg *m)
@@ -542,7 +543,7 @@ static void handle_command(struct relay_session *s, const char *line, size_t len
     }
     if (cmd.verb == SMTP_VERB_LHLO ||
         (cmd.verb == SMTP_VERB_STARTTLS && s->relay->tls_ctx == NULL)) {
-        protocol_error(s, "502 5.5.1 Error: command not implemented");
+        protocol_error(s, SMTP_SERVER_REPLY_NOT_IMPLEMENTED);
         return;
     }
     if ((seq_error = smtp_seq_check(&s->seq, cmd.verb)) != NULL) {
@@ -551,7 +552,7 @@ static void handle_command(struct relay_session *s, const char *line, size_t len
     }
     if (cmd.verb == SMTP_VERB_DATA && evbuffer_get_length(bufferevent_get_input(s->conn.bev)) > 0) {
         /* Text before our 354 is an early talker (docs/security.md item 6). */
-        reply(s, "554 5.5.0 Error: SMTP protocol synchronization");
+        reply(s, SMTP_SERVER_REPLY_SYNC);
         close_after_flush(s);
         return;
     }
@@ -573,17 +574,17 @@ static void handle_command(struct relay_session *s, const char *line, size_t len
         break;
     case SMTP_VERB_MAIL:
         if (cmd.has_size && cmd.size > opts->server.max_size) {
-            reply(s, "552 5.3.4 Message size exceeds fixed limit");
+            reply(s, SMTP_SERVER_REPLY_TOO_BIG);
             break;
         }
         smtp_seq_commit(&s->seq, cmd.verb);
         s->sender = xstrndup(cmd.path.ptr, cmd.path.len);
         s->t_mail = clock_now_ns();
-        reply_spent(s, "250 2.1.0 Ok", relay_model_command_ns(s->relay->model, 0));
+        reply_spent(s, SMTP_SERVER_REPLY_MAIL_OK, relay_model_command_ns(s->relay->model, 0));
         break;
     case SMTP_VERB_RCPT:
         if (s->rcpt_count >= opts->server.max_rcpt) {
-            reply(s, "452 4.5.3 Error: too many recipients");
+            reply(s, SMTP_SERVER_REPLY_TOO_MANY_RCPTS);
             break;
         }
         if (s->msg == NULL && relay_cleanup_streams(s->relay)) {
@@ -594,32 +595,31 @@ static void handle_command(struct relay_session *s, const char *line, size_t len
         break;
     case SMTP_VERB_DATA:
         begin_message(s);
-        reply_spent(s, "354 End data with <CR><LF>.<CR><LF>",
-                    relay_model_command_ns(s->relay->model, 0));
+        reply_spent(s, SMTP_SERVER_REPLY_DATA, relay_model_command_ns(s->relay->model, 0));
         break;
     case SMTP_VERB_STARTTLS:
-        reply_now(s, "220 2.0.0 Ready to start TLS");
+        reply_now(s, SMTP_SERVER_REPLY_STARTTLS);
         smtp_server_begin_tls(&s->conn);
         break;
     case SMTP_VERB_RSET:
         transaction_reset(s);
-        reply(s, "250 2.0.0 Ok");
+        reply(s, SMTP_SERVER_REPLY_OK);
         break;
     case SMTP_VERB_NOOP:
-        reply(s, "250 2.0.0 Ok");
+        reply(s, SMTP_SERVER_REPLY_OK);
         break;
     case SMTP_VERB_VRFY:
-        reply(s, "252 2.0.0 Send mail to find out");
+        reply(s, SMTP_SERVER_REPLY_VRFY);
         break;
     case SMTP_VERB_HELP:
-        reply(s, "214 2.0.0 See RFC 5321");
+        reply(s, SMTP_SERVER_REPLY_HELP);
         break;
     case SMTP_VERB_QUIT:
-        reply(s, "221 2.0.0 Bye");
+        reply(s, SMTP_SERVER_REPLY_BYE);
         close_after_flush(s);
         break;
     default:
-        protocol_error(s, "502 5.5.2 Error: command not recognized");
+        protocol_error(s, SMTP_SERVER_REPLY_UNKNOWN);
         break;
     }
 }
@@ -640,7 +640,7 @@ static void on_command(void *arg, const char *line, size_t len)
 
 static void on_too_long(void *arg)
 {
-    protocol_error(arg, "500 5.5.2 Error: command too long");
+    protocol_error(arg, SMTP_SERVER_REPLY_TOO_LONG);
 }
 
 static void on_data_wait(void *arg)

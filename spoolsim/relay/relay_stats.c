@@ -27,7 +27,7 @@
 #include "relay_spool.h"
 #include "relay_usage.h"
 #include "report_mark.h"
-#include "xalloc.h"
+#include "xgrow.h"
 
 void relay_stats_init(struct relay_stats *st)
 {
@@ -64,10 +64,8 @@ void relay_stats_sample(struct relay *r)
     struct relay_sample *s;
     struct relay_qmgr_depths d;
 
-    if (st->sample_count == st->sample_cap) {
-        st->sample_cap = st->sample_cap ? 2 * st->sample_cap : 64;
-        st->samples = xrealloc(st->samples, st->sample_cap * sizeof(*st->samples));
-    }
+    st->samples =
+        xgrow(st->samples, &st->sample_cap, st->sample_count + 1, 64, sizeof(*st->samples));
     s = &st->samples[st->sample_count++];
     s->t = (double)(clock_now_ns() - r->start_ns) / 1e9;
     relay_qmgr_depths(r, &d);
