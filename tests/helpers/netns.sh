@@ -86,8 +86,7 @@ netns_sigint() {
         >"$WORK/int.out" 2>&1 &
     pid=$!
     PIDS="$PIDS $pid"
-    wait_until 10 sh -c "ip netns list | grep -q '^$ns$pid\b'"
-    check "the run's namespace exists while it runs" sh -c "ip netns list | grep -q '^$ns$pid\b'"
+    check "the run's namespace exists while it runs" wait_until 10 sh -c "ip netns list | grep -q '^$ns$pid\b'"
     sleep 1
     kill -INT "$pid"
     wait "$pid"
