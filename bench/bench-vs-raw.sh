@@ -39,23 +39,17 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/bench/scratch-fs.sh"
+. "$ROOT/bench/bench-lib.sh"
 SPOOLSIM=$ROOT/spoolsim/spoolsim
-FSES="tmpfs ext4" FS_GIVEN='' S=20 SIZE=1024 DUR=5s REPS=3
+S=20 SIZE=1024 DUR=5s REPS=3
+unset FSES # set by -f only, which excludes SPOOL_DIR
 usage() {
     echo "usage: $0 [-f \"FS...\"] [-s SESSIONS] [-l SIZE] [-d DURATION] [-r REPS] [SPOOL_DIR]" >&2
     exit 2
 }
-while getopts f:s:l:d:r:h opt; do
-    case $opt in
-    f) FSES=$OPTARG FS_GIVEN=1 ;;
-    s) S=$OPTARG ;;
-    l) SIZE=$OPTARG ;;
-    d) DUR=$OPTARG ;;
-    r) REPS=$OPTARG ;;
-    *) usage ;;
-    esac
-done
+bench_getopts "f:FSES s:S l:SIZE d:DUR r:REPS" "$@"
 shift $((OPTIND - 1))
+FS_GIVEN=${FSES+1} FSES=${FSES-tmpfs ext4}
 [ $# -le 1 ] || usage
 [[ $S =~ ^[1-9][0-9]*$ ]] || { echo "$0: -s $S: not a positive number of sessions" >&2; exit 2; }
 [[ $SIZE =~ ^[1-9][0-9]*$ ]] || { echo "$0: -l $SIZE: not a size in bytes" >&2; exit 2; }
@@ -76,12 +70,8 @@ if [ $# = 1 ]; then
     FSES=dir
 else
     [ -n "$FSES" ] || { echo "$0: -f: no filesystem given" >&2; exit 2; }
-    for fs in $FSES; do
-        scratch_fs_known "$fs" || { echo "$0: unknown filesystem $fs (tmpfs, ext4, ext4-dirsync, xfs)" >&2; exit 2; }
-    done
+    scratch_fs_usable "$FSES"
     [ "$(id -u)" = 0 ] || { echo "$0: give a SPOOL_DIR, or run as root to mount the filesystems" >&2; exit 2; }
-    case " $FSES " in *" ext4"*) command -v mkfs.ext4 >/dev/null || { echo "$0: mkfs.ext4 is needed" >&2; exit 2; } ;; esac
-    case " $FSES " in *" xfs "*) command -v mkfs.xfs >/dev/null || { echo "$0: mkfs.xfs is needed (xfsprogs)" >&2; exit 2; } ;; esac
 fi
 
 TMP='' MNT='' RUN_PID=''

@@ -26,34 +26,20 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/bench/scratch-fs.sh"
+. "$ROOT/bench/bench-lib.sh"
 SPOOLSIM=$ROOT/spoolsim/spoolsim
 OUT='' FSES="tmpfs ext4" SESSIONS=50 BYTES=1024 WINDOW=5s SLO=2s STEPS=10
 usage() {
     echo "usage: $0 [-o DIR] [-f \"FS...\"] [-s SESSIONS] [-l BYTES] [-w WINDOW] [-S SLO] [-n MAX_STEPS]" >&2
     exit 2
 }
-while getopts o:f:s:l:w:S:n:h opt; do
-    case $opt in
-    o) OUT=$OPTARG ;;
-    f) FSES=$OPTARG ;;
-    s) SESSIONS=$OPTARG ;;
-    l) BYTES=$OPTARG ;;
-    w) WINDOW=$OPTARG ;;
-    S) SLO=$OPTARG ;;
-    n) STEPS=$OPTARG ;;
-    *) usage ;;
-    esac
-done
+bench_getopts "o:OUT f:FSES s:SESSIONS l:BYTES w:WINDOW S:SLO n:STEPS" "$@"
 shift $((OPTIND - 1))
 [ $# = 0 ] || usage
 [[ $SESSIONS =~ ^[1-9][0-9]*$ && $BYTES =~ ^[1-9][0-9]*$ && $STEPS =~ ^[1-9][0-9]*$ ]] || usage
-for fs in $FSES; do
-    scratch_fs_known "$fs" || { echo "$0: unknown filesystem $fs" >&2; exit 2; }
-done
+scratch_fs_usable "$FSES"
 [ "$(id -u)" = 0 ] || { echo "$0: must run as root (Postfix, loop mounts)" >&2; exit 2; }
 [ -x "$SPOOLSIM" ] || { echo "$0: missing $SPOOLSIM: run make" >&2; exit 2; }
-case " $FSES " in *" ext4"*) command -v mkfs.ext4 >/dev/null || { echo "$0: mkfs.ext4 is needed" >&2; exit 2; } ;; esac
-case " $FSES " in *" xfs "*) command -v mkfs.xfs >/dev/null || { echo "$0: mkfs.xfs is needed (xfsprogs)" >&2; exit 2; } ;; esac
 . "$ROOT/bench/postfix-instance.sh"
 pfi_init "$ROOT" || exit 1
 

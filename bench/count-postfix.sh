@@ -35,17 +35,10 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SPOOLSIM=${SPOOLSIM:-$ROOT/spoolsim/spoolsim}
 SRC=${SPOOLSIM_SMTP_SOURCE:-$ROOT/smtp-source/smtp-source}
 SINK=${SPOOLSIM_SMTP_SINK:-$ROOT/smtp-sink/smtp-sink}
+. "$ROOT/bench/bench-lib.sh"
 OUT='' M=3000 MT=1000 KEEP=''
 usage() { echo "usage: $0 [-o COUNTS.json] [-m MESSAGES] [-t TRACED] [-k DIR]" >&2; exit 2; }
-while getopts o:m:t:k:h opt; do
-    case $opt in
-    o) OUT=$OPTARG ;;
-    m) M=$OPTARG ;;
-    t) MT=$OPTARG ;;
-    k) KEEP=$OPTARG ;;
-    *) usage ;;
-    esac
-done
+bench_getopts "o:OUT m:M t:MT k:KEEP" "$@"
 shift $((OPTIND - 1))
 [ $# = 0 ] || usage
 for n in "$M" "$MT"; do

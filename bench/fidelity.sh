@@ -36,36 +36,23 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/bench/scratch-fs.sh"
+. "$ROOT/bench/bench-lib.sh"
 SPOOLSIM=$ROOT/spoolsim/spoolsim SRC=$ROOT/smtp-source/smtp-source SINK=$ROOT/smtp-sink/smtp-sink
 M=2000 REPS=3 FSES="tmpfs ext4 ext4-dirsync xfs" LOADS="20x15360 20x1024" MODELS='' MTA=postfix
 usage() { echo "usage: $0 [-P postfix|exim] [-m MESSAGES] [-r REPS] [-f \"FS...\"] [-l \"SESSIONSxBYTES...\"] [-M \"MODEL...\"]" >&2; exit 2; }
-while getopts P:m:r:f:l:M:h opt; do
-    case $opt in
-    P) MTA=$OPTARG ;;
-    m) M=$OPTARG ;;
-    r) REPS=$OPTARG ;;
-    f) FSES=$OPTARG ;;
-    l) LOADS=$OPTARG ;;
-    M) MODELS=$OPTARG ;;
-    *) usage ;;
-    esac
-done
+bench_getopts "P:MTA m:M r:REPS f:FSES l:LOADS M:MODELS" "$@"
 shift $((OPTIND - 1))
 [ $# = 0 ] || usage
 [[ $M =~ ^[1-9][0-9]*$ && $REPS =~ ^[1-9][0-9]*$ ]] || usage
 case $MTA in postfix | exim) ;; *) echo "$0: -P takes postfix or exim, not $MTA" >&2; exit 2 ;; esac
 MODELS=${MODELS:-$MTA none}
-for fs in $FSES; do
-    scratch_fs_known "$fs" || { echo "$0: unknown filesystem $fs" >&2; exit 2; }
-done
 for model in $MODELS; do
     case $model in "$MTA" | none) ;; *) [ -r "$model" ] || { echo "$0: cannot read model $model" >&2; exit 2; } ;; esac
 done
 for load in $LOADS; do [[ $load =~ ^[1-9][0-9]*x[1-9][0-9]*$ ]] || { echo "$0: bad load $load" >&2; exit 2; }; done
+scratch_fs_usable "$FSES"
 [ "$(id -u)" = 0 ] || { echo "$0: must run as root (the MTA, loop mounts)" >&2; exit 2; }
 for f in "$SPOOLSIM" "$SRC" "$SINK"; do [ -x "$f" ] || { echo "$0: missing $f: run make" >&2; exit 2; }; done
-case " $FSES " in *" ext4"*) command -v mkfs.ext4 >/dev/null || { echo "$0: mkfs.ext4 is needed" >&2; exit 2; } ;; esac
-case " $FSES " in *" xfs "*) command -v mkfs.xfs >/dev/null || { echo "$0: mkfs.xfs is needed (xfsprogs)" >&2; exit 2; } ;; esac
 # The real MTA: peer_setup DIR QUEUE SINKPORT PORT, peer_start, peer_stop; its
 # queue's directories of messages, VERSION, NAME.
 if [ "$MTA" = exim ]; then

@@ -14,6 +14,7 @@
 #                                  own (wrappers: calibrate-postfix.sh)
 #   pfi_relay_cf                   the main.cf lines every private instance shares
 #   pfi_start / pfi_stop           start or stop it (stop also kills what is left)
+#   pfi_kill_left                  kill what is left of it after a stop
 #   pfi_queue_empty QUEUE          no queue file in incoming/, active/, deferred/
 # Everything is stopped by the caller's EXIT trap calling pfi_stop.
 
@@ -100,9 +101,15 @@ pfi_pids() {
 }
 
 pfi_stop() {
-    local pids i
     [ -n "$PFI_CONF" ] && [ -f "$PFI_CONF/main.cf" ] || return 0
     "$PFI_PF" -c "$PFI_CONF" stop >/dev/null 2>&1
+    pfi_kill_left
+}
+
+# pfi_kill_left: the instance's processes that outlive `postfix stop' (a
+# daemon busy with a delivery), sent TERM, then KILL, for 3 s at most.
+pfi_kill_left() {
+    local pids i
     for i in 1 2 3 4 5 6 7 8 9 10; do
         pids=$(pfi_pids)
         [ -z "$pids" ] && return 0

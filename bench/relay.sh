@@ -439,16 +439,9 @@ pf_start() {  # pf_start SINKPORT: sets PF_MASTER PF_PORT
 }
 pf_stop() {
     [ -n "$PF_READY" ] || return 0
-    local pids i
     if [ -n "$PF_MASTER" ] || [ -n "$(instance_pids)" ]; then
         "$PF" -c "$CONF" stop >>"$CTL" 2>&1
-        for i in 1 2 3 4 5 6 7 8 9 10; do
-            pids=$(instance_pids)
-            [ -z "$pids" ] && break
-            # shellcheck disable=SC2086 # one PID a word
-            if [ "$i" -ge 5 ]; then kill -KILL $pids 2>/dev/null; else kill -TERM $pids 2>/dev/null; fi
-            sleep 0.3
-        done
+        PFI_CONF=$CONF pfi_kill_left
     fi
     PF_MASTER=
     # a failed run may leave mail behind: empty the queue for the next one

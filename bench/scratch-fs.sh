@@ -1,9 +1,12 @@
 # shellcheck shell=bash
 # scratch-fs.sh - the scratch filesystems of the benchmarks (sourced by
-# bench/fidelity.sh and bench/capacity.sh).
+# bench/fidelity.sh, bench/capacity.sh, bench/bench-vs-raw.sh, and by
+# bench/calibrate-lib.sh for free_port).
 #
 #   scratch_fs_known FS           FS is one of tmpfs, ext4, ext4-dirsync, xfs,
 #                                 here
+#   scratch_fs_usable "FS..."     each FS is known, and the program that makes
+#                                 it is installed; if not, says so and exits 2
 #   scratch_fs_mount FS MNT IMG   a fresh FS on MNT: tmpfs in memory, here a
 #                                 new directory IMG.d beside IMG bound onto
 #                                 MNT (the filesystem the benchmark runs on,
@@ -15,6 +18,16 @@
 
 scratch_fs_known() {
     case $1 in tmpfs | ext4 | ext4-dirsync | xfs | here) return 0 ;; *) return 1 ;; esac
+}
+
+scratch_fs_usable() {
+    local fs
+    for fs in $1; do
+        scratch_fs_known "$fs" ||
+            { echo "$0: unknown filesystem $fs (tmpfs, ext4, ext4-dirsync, xfs, here)" >&2; exit 2; }
+    done
+    case " $1 " in *" ext4"*) command -v mkfs.ext4 >/dev/null || { echo "$0: mkfs.ext4 is needed" >&2; exit 2; } ;; esac
+    case " $1 " in *" xfs "*) command -v mkfs.xfs >/dev/null || { echo "$0: mkfs.xfs is needed (xfsprogs)" >&2; exit 2; } ;; esac
 }
 
 scratch_fs_mount() {

@@ -22,11 +22,12 @@ sends until QUIT, prints "ok"/"FAIL" lines and a closing count, and exits
 0 if all checks passed.
 """
 import os
-import select
 import socket
 import ssl
 import sys
 import time
+
+from sockline import LineReader
 
 results = []
 
@@ -36,28 +37,14 @@ def check(name, cond, detail=""):
     print(("ok - " if cond else "FAIL - ") + name + ("" if cond else f": {detail}"), flush=True)
 
 
-class Peer:
+class Peer(LineReader):
     def __init__(self, sock, split=False):
-        self.sock = sock
-        self.buf = b""
+        super().__init__(sock)
         self.split = split
-
-    def line(self):
-        while b"\n" not in self.buf:
-            data = self.sock.recv(65536)
-            if not data:
-                raise EOFError
-            self.buf += data
-        line, self.buf = self.buf.split(b"\n", 1)
-        return line.rstrip(b"\r").decode("latin-1")
 
     def pending(self, wait=0.3):
         """True if the client sent more than we have consumed, without waiting for us."""
-        if self.buf:
-            return True
-        if isinstance(self.sock, ssl.SSLSocket) and self.sock.pending():
-            return True
-        return bool(select.select([self.sock], [], [], wait)[0])
+        return self.waiting(wait)
 
     def rest(self):
         """Everything the client still sends until it closes (or 10 s pass)."""

@@ -61,17 +61,13 @@ import sys
 import threading
 import time
 
+from sockline import LineReader
+
 
 def lines(sock):
-    buf = b""
-    while True:
-        while b"\n" not in buf:
-            data = sock.recv(65536)
-            if not data:
-                return
-            buf += data
-        line, buf = buf.split(b"\n", 1)
-        yield line.rstrip(b"\r")
+    reader = LineReader(sock)
+    while (line := reader.raw_line()) is not None:
+        yield line[:-1].rstrip(b"\r")
 
 
 def read_part(reader, limit):
@@ -187,30 +183,10 @@ def proxy(sock, sink_port, mode=None):
     pump(sock, up, mode == "slow" and mode)
 
 
-class Reader:
-    """Lines from a socket, with what is buffered behind them visible."""
-
-    def __init__(self, sock):
-        self.sock, self.buf = sock, b""
-
-    def line(self):
-        while b"\n" not in self.buf:
-            data = self.sock.recv(65536)
-            if not data:
-                return None
-            self.buf += data
-        line, self.buf = self.buf.split(b"\n", 1)
-        return line + b"\n"
-
-    def waiting(self):
-        """True if the peer has sent anything not yet taken."""
-        return bool(self.buf) or bool(select.select([self.sock], [], [], 0.05)[0])
-
-
 def upstream_reply(up):
     lines = []
     while True:
-        line = up.line()
+        line = up.raw_line()
         if line is None:
             return None
         lines.append(line)
@@ -224,7 +200,7 @@ def sync_proxy(sock, sink_port):
     except OSError:
         sock.close()
         return
-    client, up = Reader(sock), Reader(upsock)
+    client, up = LineReader(sock), LineReader(upsock)
 
     def violation(what):
         print(f"VIOLATION: {what}", file=sys.stderr, flush=True)
@@ -232,11 +208,11 @@ def sync_proxy(sock, sink_port):
 
     try:
         greeting = upstream_reply(up)
-        if client.waiting():
+        if client.waiting(0.05):
             return violation("talked before the greeting")
         sock.sendall(b"".join(greeting))
         while True:
-            cmd = client.line()
+            cmd = client.raw_line()
             if cmd is None:
                 return
             upsock.sendall(cmd)
@@ -246,12 +222,12 @@ def sync_proxy(sock, sink_port):
             if cmd[:4].upper() == b"EHLO":
                 reply = [l for l in reply if b"PIPELINING" not in l.upper()]
                 reply = [l[:3] + b"-" + l[4:] for l in reply[:-1]] + [reply[-1][:3] + b" " + reply[-1][4:]]
-            if client.waiting():
+            if client.waiting(0.05):
                 return violation(f"a command behind {cmd.strip()!r} before its reply")
             sock.sendall(b"".join(reply))
             if reply[-1][:3] == b"354":
                 while True:  # the message text, to the dot
-                    text = client.line()
+                    text = client.raw_line()
                     if text is None:
                         return
                     upsock.sendall(text)
@@ -260,7 +236,7 @@ def sync_proxy(sock, sink_port):
                 reply = upstream_reply(up)
                 if reply is None:
                     return
-                if client.waiting():
+                if client.waiting(0.05):
                     return violation("a command behind the dot before its reply")
                 sock.sendall(b"".join(reply))
             if cmd[:4].upper() == b"QUIT":

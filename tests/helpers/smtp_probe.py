@@ -12,6 +12,8 @@ import ssl
 import sys
 import time
 
+from sockline import LineReader
+
 PORT = 0
 results = []
 
@@ -21,23 +23,13 @@ def check(name, cond, detail=""):
     print(("ok - " if cond else "FAIL - ") + name + ("" if cond else f": {detail}"))
 
 
-class Conn:
+class Conn(LineReader):
     def __init__(self, port=None):
-        self.sock = socket.create_connection(("127.0.0.1", port or PORT), timeout=5)
-        self.buf = b""
+        super().__init__(socket.create_connection(("127.0.0.1", port or PORT), timeout=5))
         self.greeting = self.reply()
 
     def send(self, data):
         self.sock.sendall(data)
-
-    def line(self):
-        while b"\n" not in self.buf:
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise EOFError("connection closed")
-            self.buf += chunk
-        line, self.buf = self.buf.split(b"\n", 1)
-        return line.rstrip(b"\r").decode("latin-1")
 
     def reply(self):
         """One whole reply: (code, [lines])."""
@@ -62,10 +54,7 @@ class Conn:
             self.sock.settimeout(5)
 
     def pending_reply(self):
-        if self.buf:
-            return True
-        import select
-        return bool(select.select([self.sock], [], [], 0)[0])
+        return self.waiting(0)
 
     def closed(self):
         try:

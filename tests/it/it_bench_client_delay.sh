@@ -91,10 +91,9 @@ check "baseline: no client line" sh -c "! grep -q '] client:' '$WORK/base.out'"
 check "baseline: JSON client kind loopback" test "$(pyget "$WORK/base.json" "d['client']['kind']")" = loopback
 check "40 ms client run" bench far -m 8 --rate 4 -s 4 --client-delay 40ms
 check "far: exactly once" grep -q "^\[sync none\] exactly once: yes: 8 acknowledged" "$WORK/far.out"
-kind=$(pyget "$WORK/far.json" "d['client']['kind']")
 base=$(txn_p50 base)
 far=$(txn_p50 far)
-echo "# the client's txn p50: ${base} ms on loopback, ${far} ms 40 ms away ($kind)"
+echo "# the client's txn p50: ${base} ms on loopback, ${far} ms 40 ms away ($(pyget "$WORK/far.json" "d['client']['kind']"))"
 check "txn p50 is at least the seven round trips (280 ms)" at_least "$far" "$(rtts 7)"
 # the baseline's own time may overlap the waits (a netem link's packets are
 # in flight meanwhile): one round trip of slack for it
@@ -102,30 +101,7 @@ compared "and grew by at least six round trips over the baseline's" \
     at_least "$(python3 -c "print($far - $base)")" "$(rtts 6)"
 check "JSON: the client's delay" test "$(pyget "$WORK/far.json" "d['client']['delay_s']")" = 0.04
 
-id=$(grep -o -E '(ssc|spoolsim-c)[0-9]+' "$WORK/far.out" | head -1 | grep -o -E '[0-9]+')
-gone() { [ -n "$id" ] && netns_gone "spoolsim-c$id" "ssc${id}h"; }
-
-if [ "$(id -u)" != 0 ]; then
-    skip_part "the client through a network namespace with netem needs root; the fallback only is checked"
-    check "not root: the report says the client is emulated" \
-        grep -q "^\[sync none\] client: *emulated by relay reply delays, not a network: 40.00 ms .*not root" "$WORK/far.out"
-    check "not root: the JSON says why" \
-        test "$(pyget "$WORK/far.json" "d['client']['why'].startswith('not root')")" = True
-elif [ "$kind" = emulated ]; then
-    echo "# root, but no netem here ($(pyget "$WORK/far.json" "d['client']['why']")): the namespace is made and removed, the client emulated"
-    # the lab (scripts/lab.sh, Debian's kernel) has netem: there, emulation is a failure
-    [ "${SPOOLSIM_REQUIRE_NETEM:-0}" = 1 ] && check "netem is required here (SPOOLSIM_REQUIRE_NETEM=1)" false
-    check "emulated: the report says so" \
-        grep -q "^\[sync none\] client: *emulated by relay reply delays, not a network: 40.00 ms" "$WORK/far.out"
-    check "emulated: the JSON says why" test "$(pyget "$WORK/far.json" "d['client']['why'] is not None")" = True
-    check "emulated: jitter cannot be: exit 2" sh -c "TMPDIR='$TMP' '$RELAY' bench -m 5 --client-delay 40ms --client-jitter 5ms >/dev/null 2>'$WORK/j.err'; test \$? = 2 && grep -q 'client-jitter needs netem' '$WORK/j.err'"
-    check "and leaves no directory" test -z "$(ls -A "$TMP")"
-    check "the namespace and links it tried are gone" gone
-else
-    check "netem: the report says a network" \
-        grep -q "^\[sync none\] client: *a network (namespace spoolsim-c[0-9]*, client at 172\." "$WORK/far.out"
-    check "netem: the namespace and links are gone" gone
+netns_leg client far spoolsim-c ssc "relay reply delays" "client at 172\." --client-jitter 5ms &&
     # an interrupt in the middle of the run removes them too
     netns_sigint spoolsim-c ssc --client-delay 40ms
-fi
 finish

@@ -31,9 +31,13 @@ C="$RELAY crash -q -d 1 -n 4 --work-dir $WORK/w"
 
 if command -v setpriv >/dev/null; then
     bad not-root "needs root" setpriv --reuid=65534 --regid=65534 --clear-groups $C
+else
+    skip_part "not root, with and without --dry-run: acting as nobody needs setpriv (util-linux)"
 fi
 if command -v unshare >/dev/null && unshare -m true 2>/dev/null; then
     bad no-fuse "no /dev/fuse" unshare -m sh -c 'mount -t tmpfs none /dev && exec "$@"' sh $C
+else
+    skip_part "no /dev/fuse: an empty /dev needs a private mount namespace (unshare -m)"
 fi
 bad bad-type 'filesystem type "ntfs"' $C -t ntfs
 bad small-image "needs at least" $C -t ext4 --image-size 1M

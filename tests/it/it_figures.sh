@@ -146,7 +146,7 @@ if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && [ -w /dev/shm ]; then
     check "bench on tmpfs: the note" grep -q "^note: *tmpfs is memory, not a disk" "$WORK/shm2.out"
     check "  once" test "$(grep -c "not a disk" "$WORK/shm2.out")" = 1
 else
-    echo "# no writable tmpfs at /dev/shm: the tmpfs note is not checked here"
+    skip_part "the tmpfs note: no writable tmpfs at /dev/shm"
 fi
 stop "$sink_PID"
 finish

@@ -224,7 +224,7 @@ check "no spool made by a usage error" test ! -e "$WORK/x"
 
 # ------------------------------------------------- the file operations
 if ! command -v strace >/dev/null || ! strace -f -o /dev/null true 2>/dev/null; then
-    echo "# strace cannot trace here: the order of the file operations is not checked"
+    skip_part "the order of the file operations: strace missing or not permitted"
     finish
 fi
 SPOOL7=$WORK/spool7

@@ -22,7 +22,7 @@ for cycle in $(seq 1 "$CYCLES"); do
     src_pid=$!
     # The kill comes at a random moment once mail is being acknowledged (on a
     # busy machine a fixed delay could fall before the first 250).
-    wait_until 60 test -s "$WORK/src.$cycle.log" || echo "cycle $cycle: no message acknowledged in 60 s"
+    check "cycle $cycle: mail is acknowledged before the kill" wait_until 60 test -s "$WORK/src.$cycle.log"
     sleep "0.$((RANDOM % 9 + 1))"
     kill -KILL "$relay_real"
     wait "$src_pid"

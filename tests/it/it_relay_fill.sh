@@ -40,20 +40,19 @@ trap 'unmount_and_cleanup "$MNT1" "$MNT2"' EXIT
 
 # banner PORT: wait for the relay's 220. The relay recovers its spool
 # before its event loop runs, so after the banner recovery is over.
-banner() {
-    timeout 30 python3 - "$1" <<'PY'
-import socket, sys, time
-for _ in range(100):
-    try:
-        s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
-        line = s.makefile("rb").readline()
-        s.sendall(b"QUIT\r\n")
-        sys.exit(0 if line.startswith(b"220") else 1)
-    except OSError:
-        time.sleep(0.05)
-sys.exit(1)
+greets() {
+    timeout 10 python3 - "$1" <<'PY'
+import socket, sys
+try:
+    s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+    line = s.makefile("rb").readline()
+    s.sendall(b"QUIT\r\n")
+except OSError:
+    sys.exit(1)
+sys.exit(0 if line.startswith(b"220") else 1)
 PY
 }
+banner() { wait_until 30 greets "$1"; }
 
 # kill_moment MNT KIB MS SRC_OUT: return when KIB KiB of the file system
 # are used, or, with KIB 0, MS ms after the client's first 452 (smtp-source
