@@ -208,7 +208,7 @@ start_sink() {
     shift
     local portfile="$WORK/$name.port"
     rm -f "$portfile"
-    timeout "${TEST_PROCESS_TIMEOUT:-120}" "$SINK" --port-file "$portfile" "$@" 2>"$WORK/$name.err" &
+    timeout "${TEST_PROCESS_TIMEOUT:-300}" "$SINK" --port-file "$portfile" "$@" 2>"$WORK/$name.err" &
     started "$name" $! smtp-sink
 }
 
@@ -261,7 +261,7 @@ free_port() {
 # server can take it (free_port's port could be, and a "dead" hop then took
 # the mail: it_relay_badfile under make -j2); sets NAME_PID, NAME_PORT.
 start_dead_hop() {
-    timeout "${TEST_PROCESS_TIMEOUT:-120}" python3 -c '
+    timeout "${TEST_PROCESS_TIMEOUT:-300}" python3 -c '
 import os, socket, sys, time
 s = socket.socket()
 s.bind(("127.0.0.1", 0))

@@ -45,9 +45,11 @@ check "a message deferred to start with" defer_one "$SP" fd0
 start_sink sink --msg-log "$WORK/fd-sink.log" 127.0.0.1:0 100 || exit 1
 soft=$(ulimit -Sn)
 ulimit -Sn 64
-# Its retry from deferred/ comes 3 s after the start; the idle clients take
-# every descriptor before that.
-start_relay fd --spool "$SP" --next-hop "127.0.0.1:$sink_PORT" --min-backoff 200ms --max-backoff 3s \
+# Its retry from deferred/ comes --max-backoff after the start; the idle
+# clients must take every descriptor before that. At 3 s they did not, once,
+# in CI's distcheck (a loaded machine: the retry was delivered at once, and
+# the clients were still connecting); 12 s leaves them time.
+start_relay fd --spool "$SP" --next-hop "127.0.0.1:$sink_PORT" --min-backoff 200ms --max-backoff 12s \
     --timeout 3600
 started=$?
 ulimit -Sn "$soft"

@@ -16,7 +16,7 @@ HOP="$top_srcdir/tests/helpers/rcpt_hop.py"
 # start_hop NAME: the scripted next hop, its messages in $WORK/NAME.out/.
 start_hop() {
     mkdir -p "$WORK/$1.out"
-    timeout "${TEST_PROCESS_TIMEOUT:-120}" python3 "$HOP" "$WORK/$1.port" "$WORK/$1.out" \
+    timeout "${TEST_PROCESS_TIMEOUT:-300}" python3 "$HOP" "$WORK/$1.port" "$WORK/$1.out" \
         2>"$WORK/$1.err" &
     started "$1" $! rcpt_hop
 }
