@@ -30,6 +30,17 @@ void machine_cost_set(struct machine_cost *c, int kind, double value)
         *v[kind] = value;
 }
 
+void machine_cost_keep_best(struct machine_cost *best, const struct machine_cost *more)
+{
+    for (int k = 0; k < MACHINE_COST_KINDS; k++) {
+        double b = machine_cost_get(best, k), m = machine_cost_get(more, k);
+        int better = k == 0 ? m > b : m < b; /* burn_speed is a speed, the others are costs */
+
+        if (m > 0 && (!(b > 0) || better))
+            machine_cost_set(best, k, m);
+    }
+}
+
 void machine_cost_json(const struct machine_cost *c, struct json_writer *w, const char *name)
 {
     json_begin_object(w, name);
@@ -96,6 +107,7 @@ int machine_cost_agree(const struct machine_cost *here, const struct machine_cos
                        size_t len)
 {
     size_t used = 0;
+    int agree = 1;
 
     if (len)
         why[0] = 0;
@@ -105,6 +117,7 @@ int machine_cost_agree(const struct machine_cost *here, const struct machine_cos
         if (k == SPAWN_KIND || r == 0 ||
             (r <= MACHINE_COST_TOLERANCE && r >= 1 / MACHINE_COST_TOLERANCE))
             continue;
+        agree = 0;
         if (used < len) {
             int w =
                 snprintf(why + used, len - used, "%s%s %.1fx", used ? ", " : "", kind_words[k], r);
@@ -112,5 +125,5 @@ int machine_cost_agree(const struct machine_cost *here, const struct machine_cos
             used += w > 0 ? (size_t)w : 0;
         }
     }
-    return used == 0;
+    return agree;
 }

@@ -35,6 +35,14 @@ extern const char *const machine_cost_names[MACHINE_COST_KINDS];
 double machine_cost_get(const struct machine_cost *c, int kind);
 void machine_cost_set(struct machine_cost *c, int kind, double value);
 
+/*
+ * Fold another measurement of the same machine into `best', keeping each
+ * kind's best figure (the fastest burn, the cheapest of the others): other
+ * programs on a machine can only slow a run. A kind that `more' lacks (0)
+ * leaves `best' as it was; one that `best' lacks is taken from `more'.
+ */
+void machine_cost_keep_best(struct machine_cost *best, const struct machine_cost *more);
+
 /* The figures as the object `name' of a JSON writer (the model's "machine.costs"). */
 void machine_cost_json(const struct machine_cost *c, struct json_writer *w, const char *name);
 
@@ -55,7 +63,8 @@ double machine_cost_worst_ratio(const struct machine_cost *here, const struct ma
  * every kind but spawn within a factor of MACHINE_COST_TOLERANCE either
  * way? Spawn is left out because it follows the machine's load more than
  * its kind (2.1 to 4.6 ms within minutes on one machine, docs/fidelity.md).
- * 1, or 0 and the kinds outside in why ("process round trip 2.9x, ...").
+ * 1, or 0 and the kinds outside in why ("process round trip 2.9x, ..."; why
+ * may be NULL when len is 0).
  */
 #define MACHINE_COST_TOLERANCE 1.5
 int machine_cost_agree(const struct machine_cost *here, const struct machine_cost *there, char *why,

@@ -219,6 +219,19 @@ int machine_probe_costs(const char *self, struct machine_cost *c, char *err, siz
     return rc;
 }
 
+int machine_probe_costs_more(const char *self, int rounds, struct machine_cost *c, char *err,
+                             size_t errlen)
+{
+    for (int r = 0; r < rounds; r++) {
+        struct machine_cost more;
+
+        if (machine_probe_costs(self, &more, err, errlen) != 0)
+            return -1;
+        machine_cost_keep_best(c, &more);
+    }
+    return 0;
+}
+
 void machine_probe_identity(struct cost_machine *mc)
 {
     struct json_host host;

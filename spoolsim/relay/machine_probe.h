@@ -23,4 +23,13 @@ void machine_probe_identity(struct cost_machine *mc);
 /* 0, or -1 and a message in err. */
 int machine_probe_costs(const char *self, struct machine_cost *c, char *err, size_t errlen);
 
+/*
+ * Another `rounds' probes folded into c (machine_cost_keep_best()): a
+ * figure that a busy moment inflated is replaced by a truer one. c may
+ * start empty (all 0). 0, or -1 and a message in err.
+ */
+#define MACHINE_PROBE_ROUNDS 3 /* what a model records, and the most a check takes */
+int machine_probe_costs_more(const char *self, int rounds, struct machine_cost *c, char *err,
+                             size_t errlen);
+
 #endif

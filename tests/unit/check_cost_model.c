@@ -359,6 +359,23 @@ START_TEST(test_machine_agree)
     here.fault_ns = 301;
     ck_assert_int_eq(machine_cost_agree(&here, &there, why, sizeof(why)), 0);
     ck_assert_str_eq(why, "page fault 1.5x");
+    ck_assert_int_eq(machine_cost_agree(&here, &there, NULL, 0), 0); /* no reason asked for */
+    ck_assert_int_eq(machine_cost_agree(&there, &there, NULL, 0), 1);
+}
+END_TEST
+
+START_TEST(test_machine_keep_best)
+{
+    struct machine_cost best = {400, 100, 4, 500, 0}, more = {450, 120, 3, 0, 200};
+
+    machine_cost_keep_best(&best, &more);
+    /* the faster loop, the cheaper costs; a kind one side lacks comes from the other */
+    ck_assert(best.burn_speed == 450 && best.syscall_ns == 100 && best.round_trip_us == 3);
+    ck_assert(best.spawn_us == 500 && best.fault_ns == 200);
+    more = (struct machine_cost){300, 150, 9, 900, 250}; /* a slower run changes nothing */
+    machine_cost_keep_best(&best, &more);
+    ck_assert(best.burn_speed == 450 && best.syscall_ns == 100 && best.round_trip_us == 3);
+    ck_assert(best.spawn_us == 500 && best.fault_ns == 200);
 }
 END_TEST
 
@@ -403,6 +420,7 @@ int main(void)
                                   test_builtin_by_name, test_machine_from_measured_on,
                                   test_machine_object,  test_syscalls,
                                   test_machine_compare, test_machine_agree,
+                                  test_machine_keep_best,
                                   test_cache_key,       NULL};
 
     return check_run_tests("cost_model", tests);
