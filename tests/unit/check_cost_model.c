@@ -414,14 +414,21 @@ END_TEST
 
 int main(void)
 {
-    const TTest *const tests[] = {test_parse,           test_burn,
-                                  test_places,          test_errors,
-                                  test_builtin,         test_exim_stages,
-                                  test_builtin_by_name, test_machine_from_measured_on,
-                                  test_machine_object,  test_syscalls,
-                                  test_machine_compare, test_machine_agree,
+    const TTest *const tests[] = {test_parse,
+                                  test_burn,
+                                  test_places,
+                                  test_errors,
+                                  test_builtin,
+                                  test_exim_stages,
+                                  test_builtin_by_name,
+                                  test_machine_from_measured_on,
+                                  test_machine_object,
+                                  test_syscalls,
+                                  test_machine_compare,
+                                  test_machine_agree,
                                   test_machine_keep_best,
-                                  test_cache_key,       NULL};
+                                  test_cache_key,
+                                  NULL};
 
     return check_run_tests("cost_model", tests);
 }
