@@ -374,6 +374,13 @@ static int take_down(struct crash *c)
         c->loop[0] = '\0';
     if (c->log_loop[0] && !c->dm_up && crash_sys_loop_detach(&c->d, c->log_loop) == 0)
         c->log_loop[0] = '\0';
+    if (c->fuse_up && !c->loop[0] && crash_sys_is_mount(c->fuse_dir) == 0) {
+        /* a signal to the whole process group (a Ctrl-C, timeout(1)) ends a recorder before it
+         * mounted, or after it unmounted: stopped and reaped, it leaves nothing to unmount */
+        drive_stop(&c->recorder);
+        if (crash_sys_is_mount(c->fuse_dir) == 0)
+            c->fuse_up = 0;
+    }
     if (c->fuse_up && !c->loop[0] && crash_sys_umount(&c->d, c->fuse_dir) == 0)
         c->fuse_up = 0;
     if (!c->fuse_up)

@@ -240,6 +240,19 @@ int crash_sys_umount(const struct drive *d, const char *dir)
     return -1;
 }
 
+int crash_sys_is_mount(const char *dir)
+{
+    char parent[PATH_MAX + 4];
+    struct stat here, above;
+
+    if (stat(dir, &here) != 0)
+        return errno == ENOTCONN ? 1 : errno == ENOENT ? 0 : -1;
+    snprintf(parent, sizeof(parent), "%s/..", dir);
+    if (stat(parent, &above) != 0)
+        return -1;
+    return here.st_dev != above.st_dev;
+}
+
 int crash_sys_copy_sparse(const char *from, const char *to, char *err, size_t errlen)
 {
     int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, status = -1;

@@ -50,6 +50,13 @@ int crash_sys_mount(const struct drive *d, const char *dev, const char *dir, con
                     const char *opts);
 /* umount DIR, again for up to 5 s while it is busy; 0 or -1. */
 int crash_sys_umount(const struct drive *d, const char *dir);
+/*
+ * Is DIR a mount point? 1 when its device is not its parent's, or when it
+ * cannot be looked at because the FUSE daemon behind it is gone (ENOTCONN:
+ * the mount is there, its server is not); 0 when it is a plain directory
+ * or gone; -1 when it cannot be told.
+ */
+int crash_sys_is_mount(const char *dir);
 
 /*
  * The device-mapper, for the dm-log-writes recorder: the devices are made

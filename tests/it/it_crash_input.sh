@@ -10,7 +10,10 @@
 #    kernel without the device-mapper. Nothing is left in the work directory. The
 #    same with --dry-run, which exits 0 where the machine can run it.
 # 2. SIGINT during the load and during the check of crash points: exit
-#    130, and no mount, loop device, process or file is left.
+#    130, and no mount, loop device, process or file is left; the same
+#    for SIGTERM during the load, exit 143. Each signal goes to the whole
+#    process group (as Ctrl-C at a terminal, timeout(1) or a service
+#    manager send it), so it reaches the recorder as well.
 . "${top_srcdir:-.}/tests/helpers/lib.sh"
 . "$top_srcdir/tests/helpers/crash_lib.sh"
 
@@ -56,9 +59,12 @@ fi
 check "--dry-run on a machine that can: exit 0" $C --dry-run -t ext4
 check "... and it made nothing" crash_nothing_left "$WORK/w"
 
-# interrupt NAME FILE: SIGINT once FILE (a glob under the work directory) exists
+# interrupt NAME FILE SIGNAL STATUS: SIGNAL once FILE (a glob under the
+# work directory) exists; spoolsim crash exits STATUS. The signal goes to
+# timeout(1), which passes it on to its whole process group: crash, its
+# load and its recorder.
 interrupt() {
-    local name=$1 file=$2 pid rc
+    local name=$1 file=$2 sig=$3 want=$4 pid rc
     timeout 300 $RELAY crash -q -d 20 -n 200 --work-dir "$WORK/w" >"$WORK/$name.out" 2>"$WORK/$name.err" &
     pid=$!
     PIDS="$PIDS $pid"
@@ -66,13 +72,14 @@ interrupt() {
         check "$name: reached $file" false
         return
     fi
-    kill -INT "$pid"
+    kill -"$sig" "$pid"
     wait "$pid"
     rc=$?
-    check "$name: exit 130 (got $rc)" test $rc = 130
+    check "$name: exit $want (got $rc)" test $rc = "$want"
     check "$name: nothing left" crash_nothing_left "$WORK/w"
 }
-interrupt sigint-load source.log
+interrupt sigint-load source.log INT 130
+interrupt sigterm-load source.log TERM 143
 # the check phase: a load of a fraction of a second, then the points
 timeout 300 $RELAY crash -q -m 50 -n 400 --work-dir "$WORK/w" >"$WORK/sigint-check.out" 2>"$WORK/sigint-check.err" &
 pid=$!
