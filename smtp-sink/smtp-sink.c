@@ -26,6 +26,7 @@
 #include "endpoint.h"
 #include "json.h"
 #include "json_meta.h"
+#include "listener.h"
 #include "loops.h"
 #include "msg.h"
 #include "sink_options.h"
@@ -70,7 +71,6 @@ struct sink_run {
     struct evconnlistener *listener;
     int listener_paused;
     int draining;
-    struct event *accept_pause; /* out of descriptors: try accept() again later */
     uint64_t shown_messages, shown_sessions;
     /* Threads: the run's counts, and the workers' word to the main thread. */
     _Atomic uint64_t active, max_active, messages, sessions_ended;
@@ -263,21 +263,12 @@ static void on_resume_accept(evutil_socket_t fd, short what, void *arg)
         evconnlistener_enable(r->listener);
 }
 
-/*
- * Out of descriptors, accept() fails at once, and the listening socket
- * stays readable: without a pause the loop would spin. New connections
- * wait in the backlog for 100 ms; the sessions already open go on.
- */
 static void on_accept_error(struct evconnlistener *listener, void *arg)
 {
     struct sink_run *r = arg;
     int err = errno;
-    struct timeval pause = {0, 100000};
 
-    if (err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM) {
-        evconnlistener_disable(listener);
-        evtimer_add(r->accept_pause, &pause);
-    }
+    listener_pause_on_error(listener, err, on_resume_accept, r);
     if (r->opts->tool.verbose || (err != EMFILE && err != ENFILE))
         msg_warn("accept: %s", strerror(err));
 }
@@ -527,7 +518,6 @@ int main(int argc, char **argv)
     if (r.listener == NULL)
         msg_fatal("cannot listen on %s", opts.listen_spec);
     evconnlistener_set_error_cb(r.listener, on_accept_error);
-    r.accept_pause = evtimer_new(r.base, on_resume_accept, &r);
     loops_catch(r.loops, SIGINT, on_signal, NULL);
     loops_catch(r.loops, SIGTERM, on_signal, NULL);
     /* A hangup (its terminal gone, a reload) ends the run as SIGTERM does, with its reports. */
@@ -563,7 +553,6 @@ int main(int argc, char **argv)
     if (endpoint_file_remove(&listen_file, err, sizeof(err)) != 0)
         msg_warn("%s", err);
     evconnlistener_free(r.listener);
-    event_free(r.accept_pause);
     loops_free(r.loops); /* what is still posted closes its connection */
     for (unsigned i = 0; i < r.n; i++)
         sink_session_free_replies(&r.workers[i].server);

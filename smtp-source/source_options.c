@@ -14,6 +14,7 @@
 #include "clock.h"
 #include "msg.h"
 #include "optarg.h"
+#include "optgroup.h"
 #include "source_options.h"
 
 static void usage(FILE *fp)
@@ -95,8 +96,6 @@ enum {
     OPT_SIZE,
     OPT_TIMEOUT,
     OPT_IGNORE_FAILURES,
-    OPT_INTERVAL,
-    OPT_CSV,
     OPT_START_AT,
     OPT_ID,
     OPT_PROGRESS,
@@ -115,8 +114,6 @@ static const struct option long_options[] = {
     {"duration", required_argument, NULL, OPT_DURATION},
     {"size", required_argument, NULL, OPT_SIZE},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
-    {"interval", required_argument, NULL, OPT_INTERVAL},
-    {"csv", required_argument, NULL, OPT_CSV},
     {"threads", required_argument, NULL, OPT_THREADS},
     {"ignore-failures", no_argument, NULL, OPT_IGNORE_FAILURES},
     {"start-at", required_argument, NULL, OPT_START_AT},
@@ -141,6 +138,8 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
         {OPT_IGNORE_FAILURES, .flag = &opts->ignore_failures},
         {0},
     };
+    struct optgroup_values common;
+    struct optgroup g;
     int ch, messages_given = 0;
 
     memset(opts, 0, sizeof(*opts));
@@ -154,13 +153,18 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
     opts->rcpts = 1;
     opts->sessions = 1;
     opts->timeout = 60;
-    opts->interval = 1;
     opts->threads = 1;
     opts->size.kind = SIZE_FIXED;
 
-    /* Postfix's smtp-source has no -h: here it is --help, as in every spoolsim program. */
-    while ((ch = optarg_getopt(argc, argv, "46AcC:df:F:hl:Lm:M:Nor:R:s:S:t:T:vw:", long_options)) !=
-           -1) {
+    /*
+     * Postfix's smtp-source has no -h: here it is --help, as in every spoolsim program.
+     * Of optgroup's groups it takes the timeline's only: its letters are Postfix's (-d, -m,
+     * -s, -r mean other things than in spoolsim), it refuses --quiet, which the progress
+     * group goes with, and its --help is the text above (no usage callback).
+     */
+    optgroup_init(&g, &common, OPTGROUP_TIMELINE,
+                  "46AcC:df:F:hl:Lm:M:Nor:R:s:S:t:T:vw:", long_options, "smtp-source", NULL);
+    while ((ch = optgroup_getopt(&g, argc, argv)) != -1) {
         if (optarg_store(stored, ch, optarg))
             continue;
         switch (ch) {
@@ -228,12 +232,6 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             opts->timeout =
                 optarg_seconds_in(optarg, "--timeout", OPTARG_TIMEOUT_MIN, OPTARG_LONG_MAX);
             break;
-        case OPT_INTERVAL:
-            opts->interval = optarg_interval(optarg, "--interval");
-            break;
-        case OPT_CSV:
-            opts->csv_file = optarg_output_file(optarg, "--csv");
-            break;
         case OPT_START_AT:
             if (clock_parse_instant(optarg, &opts->start_at) != 0 || opts->start_at <= 0)
                 msg_usage("--start-at: expected an RFC 3339 time with its zone "
@@ -265,6 +263,8 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
                 msg_panic("option %d not handled", ch);
         }
     }
+    opts->interval = common.interval;
+    opts->csv_file = common.csv;
     if (messages_given && opts->duration > 0)
         msg_usage("-m and --duration cannot be combined (a count or a time, not both)");
     if (opts->message_file && opts->size_given)

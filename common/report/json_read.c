@@ -488,11 +488,16 @@ int json_read_key(const char *text, const char *path, size_t index, char *out, s
     return -1;
 }
 
-/* The items of the array at path, their spans in offsets and lengths unless those are NULL. */
-static long walk_items(const char *text, const char *path, size_t *offsets, size_t *lengths,
-                       size_t max_items)
+/*
+ * The items of the array at path in turn, each read by item(p, n, ctx) from
+ * its first byte (n: how many came before it), which returns the byte after
+ * it, or NULL for one it does not take. How many items, or -1: no array
+ * there, more than max items, an item not taken, or not JSON.
+ */
+static long each_item(const char *text, const char *path, size_t max,
+                      const char *(*item)(const char *p, size_t n, void *ctx), void *ctx)
 {
-    const char *p = find_value(text, path), *end;
+    const char *p = find_value(text, path);
     size_t n = 0;
 
     if (p == NULL || *p != '[')
@@ -501,20 +506,42 @@ static long walk_items(const char *text, const char *path, size_t *offsets, size
     if (*p == ']')
         return 0;
     for (;;) {
-        if (n == max_items || (end = scan_value(p, 1)) == NULL)
+        if (n == max || (p = item(p, n, ctx)) == NULL)
             return -1;
-        if (offsets) {
-            offsets[n] = (size_t)(p - text);
-            lengths[n] = (size_t)(end - p);
-        }
         n++;
-        p = skip_ws(end);
+        p = skip_ws(p);
         if (*p == ']')
             return (long)n;
         if (*p != ',')
             return -1;
         p = skip_ws(p + 1);
     }
+}
+
+struct item_spans {
+    const char *text;
+    size_t *offsets, *lengths; /* NULL: only counted */
+};
+
+static const char *span_item(const char *p, size_t n, void *ctx)
+{
+    struct item_spans *s = ctx;
+    const char *end = scan_value(p, 1);
+
+    if (end != NULL && s->offsets) {
+        s->offsets[n] = (size_t)(p - s->text);
+        s->lengths[n] = (size_t)(end - p);
+    }
+    return end;
+}
+
+/* The items of the array at path, their spans in offsets and lengths unless those are NULL. */
+static long walk_items(const char *text, const char *path, size_t *offsets, size_t *lengths,
+                       size_t max_items)
+{
+    struct item_spans s = {text, offsets, lengths};
+
+    return each_item(text, path, max_items, span_item, &s);
 }
 
 long json_read_array_length(const char *text, const char *path)
@@ -598,33 +625,29 @@ static const char *read_object_row(const char *p, const char *const keys[], size
     }
 }
 
+struct rows {
+    size_t width;
+    const char *const *keys; /* NULL: rows are arrays */
+    double *out;
+};
+
+static const char *row_item(const char *p, size_t n, void *ctx)
+{
+    struct rows *r = ctx;
+    double *row = r->out + n * r->width;
+
+    return r->keys ? read_object_row(p, r->keys, r->width, row) : read_row(p, r->width, row);
+}
+
 /* The rows of the array at path, each read by read_row() or read_object_row(). */
 static long read_rows(const char *text, const char *path, size_t width, const char *const keys[],
                       double *out, size_t max_rows)
 {
-    const char *p = find_value(text, path);
-    size_t n = 0;
+    struct rows r = {width, keys, out};
 
-    if (p == NULL || *p != '[' || width == 0)
+    if (width == 0)
         return -1;
-    p = skip_ws(p + 1);
-    if (*p == ']')
-        return 0;
-    for (;;) {
-        if (n == max_rows)
-            return -1;
-        p = keys ? read_object_row(p, keys, width, out + n * width)
-                 : read_row(p, width, out + n * width);
-        if (p == NULL)
-            return -1;
-        n++;
-        p = skip_ws(p);
-        if (*p == ']')
-            return (long)n;
-        if (*p != ',')
-            return -1;
-        p = skip_ws(p + 1);
-    }
+    return each_item(text, path, max_rows, row_item, &r);
 }
 
 long json_read_number_rows(const char *text, const char *path, size_t width, double *out,

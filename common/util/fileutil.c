@@ -111,6 +111,15 @@ int fileutil_write_whole(const char *path, const void *doc, size_t len)
     return 0;
 }
 
+int fileutil_write_output(const char *path, const void *doc, size_t len)
+{
+    if (strcmp(path, "-") != 0)
+        return fileutil_write_whole(path, doc, len);
+    if (fwrite(doc, 1, len, stdout) != len || fflush(stdout) != 0)
+        return -1;
+    return 0;
+}
+
 const char *fileutil_tmp_dir(void)
 {
     const char *tmp = getenv("TMPDIR");

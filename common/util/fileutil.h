@@ -39,6 +39,13 @@ int fileutil_write_all(int fd, const void *buf, size_t n, size_t piece, uint64_t
  */
 int fileutil_write_whole(const char *path, const void *doc, size_t len);
 
+/*
+ * The same for an output named on the command line, where "-" means
+ * standard output: written there and flushed (a stream has no file to
+ * replace whole). 0, or -1 with errno set.
+ */
+int fileutil_write_output(const char *path, const void *doc, size_t len);
+
 /* $TMPDIR if it is set and not empty, else /tmp. */
 const char *fileutil_tmp_dir(void);
 

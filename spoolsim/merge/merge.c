@@ -194,10 +194,7 @@ static int save_json(const char *path, const struct merge *m, const struct json_
         free(doc);
         return -1;
     }
-    if (strcmp(path, "-") == 0)
-        saved = fwrite(doc, 1, len, stdout) == len && fflush(stdout) == 0 ? 0 : -1;
-    else
-        saved = fileutil_write_whole(path, doc, len);
+    saved = fileutil_write_output(path, doc, len);
     free(doc);
     return saved;
 }

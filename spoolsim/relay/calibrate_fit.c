@@ -264,15 +264,12 @@ int calibrate_fit_run(int argc, char **argv)
         msg_fatal("cannot write the model: %s", strerror(errno));
     free(p);
 
-    if (strcmp(out, "-") == 0) {
-        if (fwrite(doc, 1, doc_len, stdout) != doc_len || fflush(stdout) != 0)
-            msg_fatal("cannot write the model: %s", strerror(errno));
-    } else {
-        /* a full disk or an interrupt must not leave half a model where the relay looks */
-        if (fileutil_write_whole(out, doc, doc_len) != 0)
-            msg_fatal("cannot write %s: %s", out, strerror(errno));
+    /* whole, so that a full disk or an interrupt leaves no half model where the relay looks */
+    if (fileutil_write_output(out, doc, doc_len) != 0)
+        msg_fatal("cannot write %s: %s", strcmp(out, "-") == 0 ? "the model" : out,
+                  strerror(errno));
+    if (strcmp(out, "-") != 0)
         fprintf(stderr, "calibrate: wrote %s\n", out);
-    }
     free(doc);
     return 0;
 }

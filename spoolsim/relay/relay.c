@@ -25,6 +25,7 @@
 #include "clock.h"
 #include "endpoint.h"
 #include "fileutil.h"
+#include "listener.h"
 #include "cpu_burn.h"
 #include "msg.h"
 #include "relay_loop.h"
@@ -120,21 +121,12 @@ static void on_resume_accept(evutil_socket_t fd, short what, void *arg)
         evconnlistener_enable(r->listener);
 }
 
-/*
- * Out of descriptors, accept() fails at once and would fail again in a
- * busy loop: pause the listener briefly. Connections wait in the backlog;
- * the sessions already open go on undisturbed.
- */
 static void on_accept_error(struct evconnlistener *listener, void *arg)
 {
-    struct relay *r = arg;
-    struct timeval pause = {0, 100000};
+    int err = errno;
 
-    if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-        evconnlistener_disable(listener);
-        event_base_once(r->base, -1, EV_TIMEOUT, on_resume_accept, r, &pause);
-    }
-    msg_warn("accept: %s", strerror(errno));
+    listener_pause_on_error(listener, err, on_resume_accept, arg);
+    msg_warn("accept: %s", strerror(err));
 }
 
 /* Stopped once nothing is under way, and no client waits for a reply held back (--reply-delay). */
