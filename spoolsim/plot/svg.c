@@ -11,6 +11,7 @@
 
 #include "svg.h"
 #include "xalloc.h"
+#include "xgrow.h"
 
 void svg_init(struct svg *s)
 {
@@ -29,11 +30,7 @@ void svg_free(struct svg *s)
 
 static void put(struct svg *s, const char *bytes, size_t n)
 {
-    if (s->len + n + 1 > s->cap) {
-        while (s->len + n + 1 > s->cap)
-            s->cap *= 2;
-        s->buf = xrealloc(s->buf, s->cap);
-    }
+    s->buf = xgrow(s->buf, &s->cap, s->len + n + 1, 4096, 1);
     memcpy(s->buf + s->len, bytes, n);
     s->len += n;
     s->buf[s->len] = '\0';
