@@ -12,19 +12,24 @@
 #include "timeline.h"
 #include "check_main.h"
 
+/* The point at t seconds with in messages so far; latency as timeline_add() takes it. */
+static void add_in(struct timeline *tl, double t, uint64_t in, const struct histogram *latency)
+{
+    const struct timeline_point p = {.t = t, .in = in};
+
+    timeline_add(tl, &p, latency);
+}
+
 START_TEST(test_free_leaves_empty)
 {
     static struct histogram h;
     struct timeline tl;
-    struct timeline_point p = {.t = 0, .in = 0};
 
     histogram_init(&h);
     histogram_record(&h, 5000000);
     timeline_init(&tl, TIMELINE_IN | TIMELINE_LATENCY);
-    timeline_add(&tl, &p, NULL);
-    p.t = 1;
-    p.in = 7;
-    timeline_add(&tl, &p, &h);
+    add_in(&tl, 0, 0, NULL);
+    add_in(&tl, 1, 7, &h);
     ck_assert_uint_eq(tl.n, 1);
     ck_assert_uint_gt(tl.nbuckets, 0);
     timeline_free(&tl);
@@ -45,21 +50,14 @@ END_TEST
 START_TEST(test_free_then_reuse)
 {
     struct timeline tl;
-    struct timeline_point p = {.t = 0, .in = 0};
 
     timeline_init(&tl, TIMELINE_IN);
-    timeline_add(&tl, &p, NULL);
-    p.t = 1;
-    p.in = 4;
-    timeline_add(&tl, &p, NULL);
+    add_in(&tl, 0, 0, NULL);
+    add_in(&tl, 1, 4, NULL);
     timeline_free(&tl);
-    p.t = 10;
-    p.in = 100;
-    timeline_add(&tl, &p, NULL);
+    add_in(&tl, 10, 100, NULL);
     ck_assert_uint_eq(tl.n, 0);
-    p.t = 11;
-    p.in = 103;
-    timeline_add(&tl, &p, NULL);
+    add_in(&tl, 11, 103, NULL);
     ck_assert_uint_eq(tl.n, 1);
     ck_assert_uint_eq(tl.rows[0].messages_in, 3);
     ck_assert(tl.rows[0].t == 10 && tl.rows[0].interval_s == 1);
