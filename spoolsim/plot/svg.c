@@ -290,13 +290,10 @@ void svg_text(struct svg *s, double x, double y, const struct svg_font *f, const
 
 void svg_group_begin(struct svg *s, const char *cls)
 {
-    if (cls) {
-        puts_(s, "<g class=\"");
-        svg_escape(s, cls);
-        puts_(s, "\">\n");
-    } else {
-        puts_(s, "<g>\n");
-    }
+    puts_(s, "<g");
+    if (cls)
+        text_attr(s, "class", cls);
+    puts_(s, ">\n");
 }
 
 void svg_group_end(struct svg *s)
