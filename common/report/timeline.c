@@ -59,12 +59,8 @@ void timeline_free(struct timeline *tl)
     free(tl->rows);
     free(tl->before);
     free(tl->buckets);
-    tl->rows = NULL;
-    tl->before = NULL;
-    tl->buckets = NULL;
-    tl->n = tl->cap = 0;
-    tl->nbuckets = tl->buckets_cap = 0;
-    tl->histograms = 0;
+    /* empty again, as a new one of its fields: ready for use, and a second free is harmless */
+    timeline_init(tl, tl->fields);
 }
 
 /* h as row r's latency: its count, percentiles and buckets (appended to the pool). */

@@ -24,6 +24,7 @@
 #include "spool_envelope.h"
 #include "spool_runner.h"
 #include "xalloc.h"
+#include "xgrow.h"
 
 #define WRITE_PIECE 4096
 
@@ -346,8 +347,7 @@ static struct step *steps_done(const struct spool_runner *pr, const struct spool
             for (size_t k = i; k < end; k++) {
                 if (k == pr->failed_op && r == pr->failed_round)
                     return done;
-                if (*n == cap)
-                    done = xrealloc(done, (cap *= 2) * sizeof(*done));
+                done = xgrow(done, &cap, *n + 1, cap, sizeof(*done));
                 done[(*n)++] = (struct step){k, r};
             }
         }

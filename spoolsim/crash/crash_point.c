@@ -19,6 +19,7 @@
 #include "msg.h"
 #include "pf_spool.h"
 #include "xalloc.h"
+#include "xgrow.h"
 
 static int pwrite_all(int fd, const unsigned char *buf, uint64_t len, uint64_t off)
 {
@@ -185,10 +186,7 @@ static void found(void *ctx, const char *queue, const char *id, long mtime)
     struct found_list *l = ctx;
 
     (void)mtime;
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 64;
-        l->v = xrealloc(l->v, l->cap * sizeof(*l->v));
-    }
+    l->v = xgrow(l->v, &l->cap, l->n + 1, 64, sizeof(*l->v));
     snprintf(l->v[l->n].id, sizeof(l->v[l->n].id), "%s", id);
     l->v[l->n++].deferred = strcmp(queue, PF_QUEUE_DEFERRED) == 0;
 }

@@ -11,21 +11,19 @@
 #include "json.h"
 #include "msg.h"
 
-static FILE *text_open(char **buf, size_t *len)
+/* What write puts, as a string: open_memstream() hands it over only once the stream is closed. */
+static char *export_text(const struct ab_export *e, void (*write)(FILE *, const struct ab_export *))
 {
-    FILE *fp = open_memstream(buf, len);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *fp = open_memstream(&buf, &len);
 
     if (fp == NULL)
         msg_fatal("out of memory");
-    return fp;
-}
-
-/* The text, which open_memstream() hands over only once the stream is closed. */
-static char *text_close(FILE *fp, char **buf)
-{
+    write(fp, e);
     if (fclose(fp) != 0)
         msg_fatal("out of memory");
-    return *buf;
+    return buf;
 }
 
 /* A figure as the JSON has it: the same digits in every export. */
@@ -52,12 +50,9 @@ static void put_md_code(FILE *fp, const char *s)
     fputc('`', fp);
 }
 
-char *ab_export_markdown(const struct ab_export *e)
+static void write_markdown(FILE *fp, const struct ab_export *e)
 {
     const struct ab_result *r = e->result;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *fp = text_open(&buf, &len);
 
     fprintf(fp,
             "| Side | Directory | Median [%s] | Mean ± σ [%s] | Min [%s] | Max [%s] | Runs | "
@@ -81,7 +76,11 @@ char *ab_export_markdown(const struct ab_export *e)
         else
             fprintf(fp, "%.3f (%.3f–%.3f) |\n", r->ratio, r->ci_low, r->ci_high);
     }
-    return text_close(fp, &buf);
+}
+
+char *ab_export_markdown(const struct ab_export *e)
+{
+    return export_text(e, write_markdown);
 }
 
 /* RFC 4180: quoted when it must be, a quote doubled. */
@@ -100,12 +99,9 @@ static void put_csv_field(FILE *fp, const char *s)
     fputc('"', fp);
 }
 
-char *ab_export_csv(const struct ab_export *e)
+static void write_csv(FILE *fp, const struct ab_export *e)
 {
     const struct ab_result *r = e->result;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *fp = text_open(&buf, &len);
 
     fputs("side,directory,unit,median,mean,stddev,min,max,runs,ratio,ci_low,ci_high\n", fp);
     for (int k = 0; k < 2; k++) {
@@ -135,5 +131,9 @@ char *ab_export_csv(const struct ab_export *e)
         }
         fputc('\n', fp);
     }
-    return text_close(fp, &buf);
+}
+
+char *ab_export_csv(const struct ab_export *e)
+{
+    return export_text(e, write_csv);
 }

@@ -156,9 +156,6 @@ static const char *relay_count(const char *arg, const char *option, uint64_t max
     return arg;
 }
 
-/* The relay's --qmgr, which bench checks and passes on. */
-static const char *const qmgr_names[] = {"single", "pool", NULL};
-
 static void parse_options(struct bench_options *o, int argc, char **argv)
 {
     static const struct option long_options[] = {
@@ -198,7 +195,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
     optgroup_init(&g, &o->common, OPTGROUP_NO_OPERANDS | OPTGROUP_WORKLOAD | OPTGROUP_OUTPUT, "",
                   long_options, "spoolsim bench", usage);
     o->sync = NULL; /* the profile's own: fsync for postfix */
-    o->qmgr = qmgr_names[0];
+    o->qmgr = relay_options_qmgr_names[0];
     o->profile = "postfix";
     o->drain_timeout = 120;
     o->harness_threads = 1;
@@ -225,7 +222,8 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
             o->profile = profile_option(optarg);
             break;
         case OPT_QMGR:
-            o->qmgr = qmgr_names[optarg_choice(optarg, "--qmgr", qmgr_names)];
+            o->qmgr =
+                relay_options_qmgr_names[optarg_choice(optarg, "--qmgr", relay_options_qmgr_names)];
             break;
         case OPT_CLEANUP:
             o->cleanup_threads =

@@ -11,6 +11,7 @@
 
 #include "svg.h"
 #include "xalloc.h"
+#include "xgrow.h"
 
 void svg_init(struct svg *s)
 {
@@ -29,11 +30,7 @@ void svg_free(struct svg *s)
 
 static void put(struct svg *s, const char *bytes, size_t n)
 {
-    if (s->len + n + 1 > s->cap) {
-        while (s->len + n + 1 > s->cap)
-            s->cap *= 2;
-        s->buf = xrealloc(s->buf, s->cap);
-    }
+    s->buf = xgrow(s->buf, &s->cap, s->len + n + 1, 4096, 1);
     memcpy(s->buf + s->len, bytes, n);
     s->len += n;
     s->buf[s->len] = '\0';
@@ -161,44 +158,41 @@ void svg_escape(struct svg *s, const char *text)
     }
 }
 
+/* name="text", the text escaped. */
+static void text_attr(struct svg *s, const char *name, const char *text)
+{
+    putf(s, " %s=\"", name);
+    svg_escape(s, text);
+    puts_(s, "\"");
+}
+
+/* name="v", v as num() writes it. */
+static void num_attr(struct svg *s, const char *name, double v)
+{
+    putf(s, " %s=\"", name);
+    num(s, v);
+    puts_(s, "\"");
+}
+
 static void style_attrs(struct svg *s, const struct svg_style *st)
 {
-    if (st->cls) {
-        puts_(s, " class=\"");
-        svg_escape(s, st->cls);
-        puts_(s, "\"");
-    }
-    puts_(s, " stroke=\"");
-    svg_escape(s, st->stroke ? st->stroke : "none");
-    puts_(s, "\"");
-    if (st->stroke) {
-        puts_(s, " stroke-width=\"");
-        num(s, st->stroke_width > 0 ? st->stroke_width : 1);
-        puts_(s, "\"");
-    }
-    if (st->dash) {
-        puts_(s, " stroke-dasharray=\"");
-        svg_escape(s, st->dash);
-        puts_(s, "\"");
-    }
-    puts_(s, " fill=\"");
-    svg_escape(s, st->fill ? st->fill : "none");
-    puts_(s, "\"");
-    if (st->opacity > 0 && st->opacity < 1) {
-        puts_(s, " fill-opacity=\"");
-        num(s, st->opacity);
-        puts_(s, "\"");
-    }
+    if (st->cls)
+        text_attr(s, "class", st->cls);
+    text_attr(s, "stroke", st->stroke ? st->stroke : "none");
+    if (st->stroke)
+        num_attr(s, "stroke-width", st->stroke_width > 0 ? st->stroke_width : 1);
+    if (st->dash)
+        text_attr(s, "stroke-dasharray", st->dash);
+    text_attr(s, "fill", st->fill ? st->fill : "none");
+    if (st->opacity > 0 && st->opacity < 1)
+        num_attr(s, "fill-opacity", st->opacity);
 }
 
 /* name="v" for each of n name, value pairs. */
 static void num_attrs(struct svg *s, const char *const names[], const double values[], size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        putf(s, " %s=\"", names[i]);
-        num(s, values[i]);
-        puts_(s, "\"");
-    }
+    for (size_t i = 0; i < n; i++)
+        num_attr(s, names[i], values[i]);
 }
 
 /* An element of no content: <tag name="v"... style/>. */
@@ -286,14 +280,9 @@ void svg_text(struct svg *s, double x, double y, const struct svg_font *f, const
         num(s, y);
         puts_(s, ")\"");
     }
-    puts_(s, " fill=\"");
-    svg_escape(s, f->fill ? f->fill : "#222");
-    puts_(s, "\"");
-    if (f->cls) {
-        puts_(s, " class=\"");
-        svg_escape(s, f->cls);
-        puts_(s, "\"");
-    }
+    text_attr(s, "fill", f->fill ? f->fill : "#222");
+    if (f->cls)
+        text_attr(s, "class", f->cls);
     puts_(s, ">");
     svg_escape(s, text);
     puts_(s, "</text>\n");
@@ -301,13 +290,10 @@ void svg_text(struct svg *s, double x, double y, const struct svg_font *f, const
 
 void svg_group_begin(struct svg *s, const char *cls)
 {
-    if (cls) {
-        puts_(s, "<g class=\"");
-        svg_escape(s, cls);
-        puts_(s, "\">\n");
-    } else {
-        puts_(s, "<g>\n");
-    }
+    puts_(s, "<g");
+    if (cls)
+        text_attr(s, "class", cls);
+    puts_(s, ">\n");
 }
 
 void svg_group_end(struct svg *s)

@@ -13,6 +13,7 @@
 
 #include "dsn.h"
 #include "xalloc.h"
+#include "xgrow.h"
 
 struct buf {
     char *p;
@@ -21,11 +22,7 @@ struct buf {
 
 static void buf_add(struct buf *b, const char *s, size_t n)
 {
-    if (b->len + n + 1 > b->cap) {
-        while (b->len + n + 1 > b->cap)
-            b->cap = b->cap ? b->cap * 2 : 1024;
-        b->p = xrealloc(b->p, b->cap);
-    }
+    b->p = xgrow(b->p, &b->cap, b->len + n + 1, 1024, 1);
     memcpy(b->p + b->len, s, n);
     b->len += n;
     b->p[b->len] = 0;
@@ -136,7 +133,7 @@ static void set_field(char **field, const char *value, size_t len)
     *field = xstrndup(value, len);
 }
 
-static void end_block(struct dsn_log *log, struct dsn_entry *e, unsigned *cap, int is_defer)
+static void end_block(struct dsn_log *log, struct dsn_entry *e, size_t *cap, int is_defer)
 {
     if (e->recipient == NULL) {
         entry_free(e);
@@ -146,10 +143,7 @@ static void end_block(struct dsn_log *log, struct dsn_entry *e, unsigned *cap, i
         e->status = xstrdup(is_defer ? "4.0.0" : "5.0.0");
     if (e->action == NULL)
         e->action = xstrdup(is_defer ? "delayed" : "failed");
-    if (log->count == *cap) {
-        *cap = *cap ? *cap * 2 : 4;
-        log->entries = xrealloc(log->entries, *cap * sizeof(*log->entries));
-    }
+    log->entries = xgrow(log->entries, cap, log->count + 1, 4, sizeof(*log->entries));
     log->entries[log->count++] = *e;
     memset(e, 0, sizeof(*e));
 }
@@ -172,7 +166,7 @@ static const struct {
 int dsn_log_parse(const char *text, size_t len, int is_defer, struct dsn_log *log)
 {
     struct dsn_entry e = {0};
-    unsigned cap = 0;
+    size_t cap = 0;
     size_t pos = 0;
 
     log->entries = NULL;

@@ -167,8 +167,9 @@ static void parse_next_hop(struct relay_options *opts, const char *hop)
     }
 }
 
-/* The names of --qmgr and --hop-tls, in their enums' order. */
-static const char *const qmgr_names[] = {"single", "pool", NULL};
+const char *const relay_options_qmgr_names[] = {"single", "pool", NULL};
+
+/* The names of --hop-tls, in its enum's order. */
 static const char *const hop_tls_names[] = {"none", "may", "encrypt", NULL};
 
 void relay_options_parse(struct relay_options *opts, int argc, char **argv)
@@ -285,7 +286,8 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
             opts->threads = (unsigned)optarg_count(optarg, "--threads", 1, RELAY_THREADS_MAX);
             break;
         case OPT_QMGR:
-            opts->qmgr = (enum relay_qmgr_shape)optarg_choice(optarg, "--qmgr", qmgr_names);
+            opts->qmgr =
+                (enum relay_qmgr_shape)optarg_choice(optarg, "--qmgr", relay_options_qmgr_names);
             break;
         case OPT_CONCURRENCY:
             opts->concurrency =

@@ -68,6 +68,7 @@
 #include "smtp_seq.h"
 #include "smtp_server.h"
 #include "xalloc.h"
+#include "xgrow.h"
 /* Records gathered before they go to the file; with the input buffer, a session's memory. */
 #define STREAM_CHUNK (32 * 1024)
 
@@ -90,7 +91,8 @@ struct relay_session {
     struct received_counter hops; /* the client's Received: fields, against --hopcount-limit */
     char *sender;
     char **rcpts;
-    unsigned rcpt_count, rcpt_alloc;
+    unsigned rcpt_count;
+    size_t rcpt_alloc;
     struct relay_msg *msg; /* the message being received */
     uint64_t message_bytes;
     int oversize;
@@ -480,10 +482,7 @@ void relay_smtpd_committed(struct relay_session *s, struct relay_msg *m)
 
 static void add_rcpt(struct relay_session *s, char *addr)
 {
-    if (s->rcpt_count == s->rcpt_alloc) {
-        s->rcpt_alloc = s->rcpt_alloc ? 2 * s->rcpt_alloc : 4;
-        s->rcpts = xrealloc(s->rcpts, s->rcpt_alloc * sizeof(*s->rcpts));
-    }
+    s->rcpts = xgrow(s->rcpts, &s->rcpt_alloc, s->rcpt_count + 1, 4, sizeof(*s->rcpts));
     s->rcpts[s->rcpt_count++] = addr;
 }
 

@@ -229,7 +229,7 @@ static uint64_t profile_syncs(const uint64_t ops[OP_KIND_COUNT])
 
 static const char *qmgr_name(const struct relay *r)
 {
-    return r->opts->qmgr == RELAY_QMGR_SINGLE ? "single" : "pool";
+    return relay_options_qmgr_names[r->opts->qmgr];
 }
 
 /* The spool's counts now: the loops' jobs add to them under the lock. */
