@@ -41,6 +41,7 @@ SPOOLSIM=${SPOOLSIM:-$CAL_ROOT/spoolsim/spoolsim}
 SRC=${SPOOLSIM_SMTP_SOURCE:-$CAL_ROOT/smtp-source/smtp-source}
 SINK=${SPOOLSIM_SMTP_SINK:-$CAL_ROOT/smtp-sink/smtp-sink}
 . "$CAL_ROOT/bench/scratch-fs.sh" # free_port
+. "$CAL_ROOT/bench/bench-lib.sh"   # bench_getopts
 LOADS="20:1024:1 20:15360:1 5:1024:1 20:1024:5"
 CAL_SOURCE_OPTS=()
 TMP='' RELAY_PID='' CG='' SINK_PID='' CAL_STOP=:
@@ -59,22 +60,20 @@ cal_own_cgroups() {
     fi
 }
 
+usage() {
+    echo "usage: $0 [-o MODEL.json] [-m MESSAGES]" >&2
+    exit 2
+}
+
 cal_init() {
-    local name=$1 opt
+    local name=$1
     CAL_STOP=$2
     shift 2
     local args=("$@")
     OUT=- M=2000
-    OPTIND=1
-    while getopts o:m:h opt; do
-        case $opt in
-        o) OUT=$OPTARG ;;
-        m) M=$OPTARG ;;
-        *) echo "usage: $0 [-o MODEL.json] [-m MESSAGES]" >&2; exit 2 ;;
-        esac
-    done
+    bench_getopts "o:OUT m:M" "$@"
     shift $((OPTIND - 1))
-    [ $# = 0 ] || { echo "usage: $0 [-o MODEL.json] [-m MESSAGES]" >&2; exit 2; }
+    [ $# = 0 ] || usage
     [[ $M =~ ^[1-9][0-9]*$ ]] && [ "$M" -ge 200 ] || { echo "$0: -m wants at least 200 messages" >&2; exit 2; }
     [ "$(id -u)" = 0 ] || { echo "$0: must run as root (the MTA, tmpfs mounts, cgroups)" >&2; exit 2; }
     for f in "$SPOOLSIM" "$SRC" "$SINK"; do [ -x "$f" ] || { echo "$0: missing $f: run make first" >&2; exit 2; }; done

@@ -33,6 +33,7 @@
 #   EXI_PID                        the daemon's PID once started
 # Everything is stopped by the caller's EXIT trap calling exi_stop.
 
+. "$(dirname "${BASH_SOURCE[0]}")/bench-lib.sh" # bench_kill_left
 EXI_DIR='' EXI_PID='' EXI_NS=''
 exi_init() {
     local peer=${SPOOLSIM_PEERS:-$1/tests/peers}/exim4-daemon-light
@@ -179,16 +180,9 @@ exi_pids() {
 }
 
 exi_stop() {
-    local pids i
     [ -n "$EXI_PID" ] || return 0
     kill -TERM "$EXI_PID" 2>/dev/null
-    for i in 1 2 3 4 5 6 7 8 9 10; do
-        pids=$(exi_pids)
-        [ -z "$pids" ] && break
-        # shellcheck disable=SC2086 # one PID a word
-        if [ "$i" -ge 5 ]; then kill -KILL $pids 2>/dev/null; else kill -TERM $pids 2>/dev/null; fi
-        sleep 0.3
-    done
+    bench_kill_left exi_pids
     wait "$EXI_PID" 2>/dev/null
     EXI_PID='' EXI_NS=''
 }

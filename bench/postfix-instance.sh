@@ -14,10 +14,11 @@
 #                                  own (wrappers: calibrate-postfix.sh)
 #   pfi_relay_cf                   the main.cf lines every private instance shares
 #   pfi_start / pfi_stop           start or stop it (stop also kills what is left)
-#   pfi_kill_left                  kill what is left of it after a stop
 #   pfi_queue_empty QUEUE          no queue file in incoming/, active/, deferred/
-# Everything is stopped by the caller's EXIT trap calling pfi_stop.
+# Everything is stopped by the caller's EXIT trap calling pfi_stop; what is
+# left of it after a stop, `bench_kill_left pfi_pids' kills (bench-lib.sh).
 
+. "$(dirname "${BASH_SOURCE[0]}")/bench-lib.sh" # bench_kill_left
 PFI_CONF=''
 pfi_init() {
     local peer=${SPOOLSIM_PEERS:-$1/tests/peers}/postfix
@@ -103,20 +104,7 @@ pfi_pids() {
 pfi_stop() {
     [ -n "$PFI_CONF" ] && [ -f "$PFI_CONF/main.cf" ] || return 0
     "$PFI_PF" -c "$PFI_CONF" stop >/dev/null 2>&1
-    pfi_kill_left
-}
-
-# pfi_kill_left: the instance's processes that outlive `postfix stop' (a
-# daemon busy with a delivery), sent TERM, then KILL, for 3 s at most.
-pfi_kill_left() {
-    local pids i
-    for i in 1 2 3 4 5 6 7 8 9 10; do
-        pids=$(pfi_pids)
-        [ -z "$pids" ] && return 0
-        # shellcheck disable=SC2086 # one PID a word
-        if [ "$i" -ge 5 ]; then kill -KILL $pids 2>/dev/null; else kill -TERM $pids 2>/dev/null; fi
-        sleep 0.3
-    done
+    bench_kill_left pfi_pids
 }
 
 pfi_queue_empty() {

@@ -441,7 +441,7 @@ pf_stop() {
     [ -n "$PF_READY" ] || return 0
     if [ -n "$PF_MASTER" ] || [ -n "$(instance_pids)" ]; then
         "$PF" -c "$CONF" stop >>"$CTL" 2>&1
-        PFI_CONF=$CONF pfi_kill_left
+        PFI_CONF=$CONF bench_kill_left pfi_pids
     fi
     PF_MASTER=
     # a failed run may leave mail behind: empty the queue for the next one

@@ -129,24 +129,26 @@ END_TEST
 
 START_TEST(test_fit)
 {
-    const char *line = "relay 0:07 | in 1203/s out 1198/s | queue 0/12/3 | p99 4.21ms";
+    static const char line[] = "relay 0:07 | in 1203/s out 1198/s | queue 0/12/3 | p99 4.21ms";
+    static const struct {
+        size_t width;
+        const char *want;
+    } cases[] = {
+        {sizeof(line) - 1, line}, /* fits: untouched */
+        {sizeof(line) - 2, "relay 0:07 | in 1203/s out 1198/s | queue 0/12/3"},
+        {40, "relay 0:07 | in 1203/s out 1198/s"},
+        {10, "relay 0:07"}, /* the separator would start at 10: it fits exactly */
+        {6, "relay "},      /* not even the head: cut in its middle */
+    };
     char buf[128];
 
-    snprintf(buf, sizeof(buf), "%s", line);
-    progress_fit(buf, strlen(line));
-    ck_assert_str_eq(buf, line); /* fits: untouched */
-    progress_fit(buf, strlen(line) - 1);
-    ck_assert_str_eq(buf, "relay 0:07 | in 1203/s out 1198/s | queue 0/12/3");
-    snprintf(buf, sizeof(buf), "%s", line);
-    progress_fit(buf, 40);
-    ck_assert_str_eq(buf, "relay 0:07 | in 1203/s out 1198/s");
-    snprintf(buf, sizeof(buf), "%s", line);
-    progress_fit(buf, 10); /* the separator would start at 10: it fits exactly */
-    ck_assert_str_eq(buf, "relay 0:07");
-    snprintf(buf, sizeof(buf), "%s", line);
-    progress_fit(buf, 6); /* not even the head: cut in its middle */
-    ck_assert_str_eq(buf, "relay ");
-    ck_assert_uint_le(strlen(buf), 6);
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        snprintf(buf, sizeof(buf), "%s", line);
+        progress_fit(buf, cases[i].width);
+        ck_assert_msg(strcmp(buf, cases[i].want) == 0, "width %zu: \"%s\", not \"%s\"",
+                      cases[i].width, buf, cases[i].want);
+        ck_assert_uint_le(strlen(buf), cases[i].width);
+    }
 }
 END_TEST
 
