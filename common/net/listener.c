@@ -1,3 +1,6 @@
+/*
+ * listener - what the servers do alike with their listener; see listener.h.
+ */
 #include "config.h"
 
 #include <errno.h>
