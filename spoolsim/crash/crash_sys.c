@@ -178,6 +178,14 @@ static void backing_file(const char *dev, char *out, size_t len)
     fclose(fp);
 }
 
+/*
+ * How long a loop device or a mount may take to let go: a loop device
+ * lets go of its file some time after losetup -d returns (and the FUSE
+ * mount below it is busy until then), which a loaded machine (CI's
+ * distcheck, load about 12) was seen to take over 5 s.
+ */
+#define RELEASE_WAIT_MS 30000
+
 int crash_sys_loop_detach(const struct drive *d, const char *dev)
 {
     char *argv[] = {"losetup", "-d", (char *)dev, NULL};
@@ -192,7 +200,7 @@ int crash_sys_loop_detach(const struct drive *d, const char *dev)
      * --find, on a machine where others make loop devices too): what is
      * waited for is that it no longer serves our file.
      */
-    for (int i = 0; i < 500; i++) {
+    for (int i = 0; i < RELEASE_WAIT_MS / 10; i++) {
         backing_file(dev, now, sizeof(now));
         if (now[0] == '\0' || strcmp(now, ours) != 0)
             return 0;
@@ -232,9 +240,11 @@ int crash_sys_umount(const struct drive *d, const char *dir)
 {
     char *argv[] = {"umount", (char *)dir, NULL};
 
-    for (int i = 0; i < 50; i++) {
+    for (int i = 0; i < RELEASE_WAIT_MS / 100; i++) {
         if (crash_sys_cmd(d, "umount", argv) == 0)
             return 0;
+        if (crash_sys_is_mount(dir) == 0)
+            return 0;   /* gone meanwhile: a FUSE server unmounts its own on SIGTERM */
         usleep(100000); /* busy: a child that has just gone may still hold it */
     }
     return -1;

@@ -42,13 +42,14 @@ int crash_sys_loop_attach(const struct drive *d, const char *file, int direct_io
                           size_t len);
 /* 1 if the loop device does direct I/O, 0 if not, -1 if it cannot be told. */
 int crash_sys_loop_dio(const char *dev);
-/* losetup -d, then wait (5 s at most) until the device has let go of its file; 0 or -1. */
+/* losetup -d, then wait (30 s at most) until the device has let go of its file; 0 or -1. */
 int crash_sys_loop_detach(const struct drive *d, const char *dev);
 
 /* mount -t TYPE [-o OPTS] DEV DIR; 0 or -1 (crash_sys_cmd_said(d, "mount") says why). */
 int crash_sys_mount(const struct drive *d, const char *dev, const char *dir, const char *type,
                     const char *opts);
-/* umount DIR, again for up to 5 s while it is busy; 0 or -1. */
+/* umount DIR, again for up to 30 s while it is busy; 0 (also when it is no
+ * mount point by then), or -1. */
 int crash_sys_umount(const struct drive *d, const char *dir);
 /*
  * Is DIR a mount point? 1 when its device is not its parent's, or when it
