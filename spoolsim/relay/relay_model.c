@@ -74,11 +74,16 @@ static void check_machine(struct relay_model *rm, const char *self)
     if (rm->same_machine >= 0 && there->has_costs) {
         measured = machine_probe_costs(self, &here_costs, err, sizeof(err)) == 0;
     }
-    /* a busy moment can make this machine look dearer: probe again before saying it is not */
+    /*
+     * A busy moment can make this machine look dearer: probe again before
+     * saying it is not. A probe that fails leaves the figures it had, which
+     * disagree, so that a failure never turns a verdict into "the same".
+     */
     for (int more = 1; rm->same_machine == 1 && measured && more < MACHINE_PROBE_ROUNDS &&
                        !machine_cost_agree(&here_costs, &there->costs, NULL, 0);
          more++)
-        measured = machine_probe_costs_more(self, 1, &here_costs, err, sizeof(err)) == 0;
+        if (machine_probe_costs_more(self, 1, &here_costs, err, sizeof(err)) != 0)
+            break;
     if (rm->same_machine == 1) {
         if (!there->has_costs) {
             rm->same_machine = 0;
