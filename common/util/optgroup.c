@@ -24,6 +24,7 @@ enum {
     CODE_PROGRESS,
     CODE_NO_PROGRESS,
     CODE_VERSION,
+    CODE_SEED,
 };
 
 struct entry {
@@ -56,6 +57,7 @@ static const struct entry entries[] = {
      {"rcpts", required_argument, NULL, 'r'},
      "-r, --rcpts N",
      "recipients per message, 1 to 1000 (%s)"},
+    {OPTGROUP_SEED, {"seed", required_argument, NULL, CODE_SEED}, "--seed N", "seed of %s"},
     {OPTGROUP_JSON,
      {"json", required_argument, NULL, CODE_JSON},
      "--json FILE",
@@ -132,6 +134,7 @@ void optgroup_init(struct optgroup *g, struct optgroup_values *v, unsigned group
     v->size = "1024";
     v->rcpts = 1;
     v->interval = 1;
+    v->seed = 1;
     v->progress = -1;
     if ((groups & OPTGROUP_PROGRESS) && !(groups & OPTGROUP_QUIET))
         msg_panic("%s: --progress without -q", name);
@@ -205,6 +208,9 @@ int optgroup_getopt(struct optgroup *g, int argc, char *const argv[])
         case CODE_CSV:
             v->csv = optarg_output_file(optarg, "--csv");
             break;
+        case CODE_SEED:
+            v->seed = optarg_count(optarg, "--seed", 0, UINT64_MAX);
+            break;
         case CODE_KEEP:
             v->keep = 1;
             break;
@@ -257,6 +263,10 @@ static void default_text(const struct optgroup *g, const struct entry *e, char *
         break;
     case CODE_INTERVAL:
         snprintf(buf, len, "%gs", v->interval);
+        break;
+    case CODE_SEED:
+        snprintf(buf, len, "%s, 0 to 2^64 - 1 (%llu)", g->seed_what ? g->seed_what : "the run",
+                 (unsigned long long)v->seed);
         break;
     case CODE_PROGRESS:
         if (g->progress_what)

@@ -38,6 +38,7 @@ enum {
     OPTGROUP_PROGRESS = 1 << 8,     /* --progress, --no-progress (with OPTGROUP_QUIET) */
     OPTGROUP_QUIET = 1 << 9,        /* -q, --quiet */
     OPTGROUP_NO_OPERANDS = 1 << 10, /* not a group: an argument after the options is an error */
+    OPTGROUP_SEED = 1 << 11,        /* --seed N */
 };
 
 /* The groups that say what to offer, and those that say what to report. */
@@ -58,6 +59,7 @@ struct optgroup_values {
     const char *json;  /* --json FILE, checked writable; NULL: none */
     double interval;   /* --interval, in seconds (1) */
     const char *csv;   /* --csv FILE, checked writable; NULL: none */
+    uint64_t seed;     /* --seed, any 64-bit number (1) */
     int keep;          /* --keep */
     int quiet;         /* -q */
     /*
@@ -76,6 +78,7 @@ struct optgroup {
     struct optgroup_values *v;
     void (*usage)(FILE *fp, const struct optgroup *g); /* --help: the whole text */
     const char *progress_what; /* what the status line shows, for --help; NULL: nothing said */
+    const char *seed_what;     /* what --seed draws, for --help ("the crash points") */
     int duration_given;
     int argc; /* the command line optgroup_getopt() reads */
     char *const *argv;

@@ -102,7 +102,6 @@ static void usage(FILE *fp, const struct optgroup *g)
             "  --like DIR            the type and the durability options of DIR's mount\n"
             "  --image-size SIZE     the image (the type's default: 128M for ext*)\n"
             "  -n, --points N        crash points to check (200)\n"
-            "  --seed N              the crash points' seed (1)\n"
             "  --profile NAME        the relay's spool profile, and the MTA whose restart\n"
             "                        is judged: postfix, sendmail, qmail, exim, exim-4.98,\n"
             "                        opensmtpd or null (postfix)\n"
@@ -119,7 +118,7 @@ static void usage(FILE *fp, const struct optgroup *g)
             "                        device-mapper, loop devices, the filesystem's tools)\n"
             "                        and exit: 0, or 2\n",
             crash_opts_fs_names());
-    optgroup_help(fp, g, OPTGROUP_WORKLOAD, 21);
+    optgroup_help(fp, g, OPTGROUP_WORKLOAD | OPTGROUP_SEED, 21);
     optgroup_help(
         fp, g, OPTGROUP_JSON | OPTGROUP_KEEP | OPTGROUP_PROGRESS | OPTGROUP_QUIET | OPTGROUP_HELP,
         21);
@@ -131,7 +130,6 @@ static void usage(FILE *fp, const struct optgroup *g)
 enum {
     OPT_LIKE = 256,
     OPT_IMAGE_SIZE,
-    OPT_SEED,
     OPT_PROFILE,
     OPT_SYNC,
     OPT_MODEL,
@@ -149,7 +147,6 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
         {"like", required_argument, NULL, OPT_LIKE},
         {"image-size", required_argument, NULL, OPT_IMAGE_SIZE},
         {"points", required_argument, NULL, 'n'},
-        {"seed", required_argument, NULL, OPT_SEED},
         {"profile", required_argument, NULL, OPT_PROFILE},
         {"sync", required_argument, NULL, OPT_SYNC},
         {"model", required_argument, NULL, OPT_MODEL},
@@ -174,13 +171,13 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
 
     memset(o, 0, sizeof(*o));
     optgroup_init(&g, &o->common,
-                  OPTGROUP_NO_OPERANDS | OPTGROUP_WORKLOAD | OPTGROUP_JSON | OPTGROUP_KEEP |
-                      OPTGROUP_PROGRESS | OPTGROUP_QUIET | OPTGROUP_HELP,
+                  OPTGROUP_NO_OPERANDS | OPTGROUP_WORKLOAD | OPTGROUP_SEED | OPTGROUP_JSON |
+                      OPTGROUP_KEEP | OPTGROUP_PROGRESS | OPTGROUP_QUIET | OPTGROUP_HELP,
                   "t:o:n:", long_options, "spoolsim crash", usage);
     o->common.duration = 3;
     o->common.sessions = 4;
     o->points = 200;
-    o->seed = 1;
+    g.seed_what = "the crash points";
     o->profile = "postfix";
     o->hop_delay = "0.05";
     while ((ch = optgroup_getopt(&g, argc, argv)) != -1) {
@@ -192,9 +189,6 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
             break;
         case 'n':
             o->points = (unsigned)optarg_count(optarg, "--points", 1, 100000);
-            break;
-        case OPT_SEED:
-            o->seed = optarg_count(optarg, "--seed", 0, UINT64_MAX);
             break;
         case OPT_PROFILE:
             o->profile = profile_option(optarg);
@@ -792,7 +786,7 @@ static void check_points(struct crash *c, struct crash_report *rep)
     }
     load_msglog(c, "source.log", &acked);
     load_msglog(c, "sink.log", &sunk);
-    crash_plan_make(&log, o->points, o->seed, o->t_stopped, &plan);
+    crash_plan_make(&log, o->points, o->common.seed, o->t_stopped, &plan);
     crash_report_begin(rep, o, &log, &plan, acked.n);
     notice(c, "recorded %zu writes and %zu flushes; checking %zu crash points", log.writes,
            log.flushes, plan.n);

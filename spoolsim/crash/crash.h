@@ -22,7 +22,6 @@ struct crash_options {
     const struct crash_fs *fs;
     uint64_t image_size;
     unsigned points;
-    uint64_t seed;
     const char *profile;
     enum crash_restart restart; /* the profile's MTA's restart */
     const char *sync;           /* NULL: the profile's own */

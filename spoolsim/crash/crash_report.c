@@ -128,7 +128,7 @@ void crash_report_print(const struct crash_report *r, FILE *fp)
     fprintf(fp,
             "checked:      %zu crash points in %.1f s (%zu at flushes, %zu random between "
             "them), seed %llu\n",
-            r->n, r->check_s, r->flush_points, r->random_points, (unsigned long long)o->seed);
+            r->n, r->check_s, r->flush_points, r->random_points, (unsigned long long)o->common.seed);
     fprintf(fp,
             "per cut:      up to %zu owed, up to %zu lost (at %zu cuts), up to %zu duplicated\n",
             r->max_owed, r->max_lost, r->points_losing, r->max_duplicated);
@@ -162,7 +162,7 @@ int crash_report_json(const struct crash_report *r, const char *path)
     json_uint(&w, "image_bytes", o->image_size);
     json_string(&w, "profile", o->profile);
     json_string(&w, "sync", o->sync);
-    json_uint(&w, "seed", o->seed);
+    json_uint(&w, "seed", o->common.seed);
     json_string(&w, "recorder", o->dm ? "dm-log-writes" : "fuse");
     json_double(&w, "load_s", o->load_s);
     json_uint(&w, "acknowledged", r->acked);

@@ -629,7 +629,7 @@ int spoolsim_ab(int argc, char **argv)
     drive_remove_work(&ab.d);
 
     compared = ab_stats_compare(ab.side[0].good, ab.side[0].ngood, ab.side[1].good,
-                                ab.side[1].ngood, opts.seed, &result) == 0;
+                                ab.side[1].ngood, opts.common.seed, &result) == 0;
     if (interrupt_signal() != SIGPIPE)
         ab_report_print(&ab, &result, compared, stdout);
     /* A partial comparison's JSON would read as a whole one: none is written. */

@@ -37,8 +37,7 @@ struct mode {
 
 struct ab_options {
     unsigned runs, warmup;
-    uint64_t seed;
-    struct optgroup_values common; /* --json, -q, --progress */
+    struct optgroup_values common; /* --seed, --json, -q, --progress */
     const char *export_markdown, *export_csv;
     const char *dir[2];
     int one_dir;          /* DIR: both sides in one directory, told apart by their set-ups */

@@ -46,7 +46,6 @@ static void usage(FILE *fp, const struct optgroup *g)
           "Options:\n"
           "  -n, --runs N     measured runs per side (5, at least 2)\n"
           "  --warmup N       runs per side discarded first (1)\n"
-          "  --seed N         seed of the bootstrap's random numbers (1)\n"
           "  --export-markdown FILE  the two sides as a Markdown table (- = stdout)\n"
           "  --export-csv FILE       the two sides as CSV (- = stdout)\n"
           "  --setup-a CMD    run CMD (/bin/sh -c) before every run of A; it must\n"
@@ -59,7 +58,7 @@ static void usage(FILE *fp, const struct optgroup *g)
           "                   filesystem and mount options (--like DIR, after its\n"
           "                   set-up), with ARGS' --profile and --sync; root only\n",
           fp);
-    optgroup_help(fp, g, OPTGROUP_OUTPUT, 16);
+    optgroup_help(fp, g, OPTGROUP_SEED | OPTGROUP_OUTPUT, 16);
     fputs("\n"
           "Exit status: 0 when every run worked, whichever side is faster (and\n"
           "whichever loses mail); 1 if a run, a crash test or a set-up failed; 2 for\n"
@@ -70,7 +69,6 @@ static void usage(FILE *fp, const struct optgroup *g)
 
 enum {
     OPT_WARMUP = 256,
-    OPT_SEED,
     OPT_EXPORT_MARKDOWN,
     OPT_EXPORT_CSV,
     OPT_SETUP_A,
@@ -156,7 +154,6 @@ void ab_options_parse(struct ab_options *o, int argc, char **argv)
     static const struct option long_options[] = {
         {"runs", required_argument, NULL, 'n'},
         {"warmup", required_argument, NULL, OPT_WARMUP},
-        {"seed", required_argument, NULL, OPT_SEED},
         {"export-markdown", required_argument, NULL, OPT_EXPORT_MARKDOWN},
         {"export-csv", required_argument, NULL, OPT_EXPORT_CSV},
         {"setup-a", required_argument, NULL, OPT_SETUP_A},
@@ -170,12 +167,13 @@ void ab_options_parse(struct ab_options *o, int argc, char **argv)
 
     memset(o, 0, sizeof(*o));
     optgroup_init(&g, &o->common,
-                  OPTGROUP_JSON | OPTGROUP_PROGRESS | OPTGROUP_QUIET | OPTGROUP_HELP,
+                  OPTGROUP_SEED | OPTGROUP_JSON | OPTGROUP_PROGRESS | OPTGROUP_QUIET |
+                      OPTGROUP_HELP,
                   "n:", long_options, "spoolsim ab", usage);
     g.progress_what = "the run, its side, the run's own line and the ETA";
+    g.seed_what = "the bootstrap's random numbers";
     o->runs = 5;
     o->warmup = 1;
-    o->seed = 1;
     /*
      * ab's own arguments end at "--". Find it before getopt does:
      * it would move the directories past it, and MODE's options after it
@@ -190,9 +188,6 @@ void ab_options_parse(struct ab_options *o, int argc, char **argv)
             break;
         case OPT_WARMUP:
             o->warmup = (unsigned)optarg_count(optarg, "--warmup", 0, MAX_RUNS);
-            break;
-        case OPT_SEED:
-            o->seed = optarg_count(optarg, "--seed", 0, UINT64_MAX);
             break;
         case OPT_EXPORT_MARKDOWN:
             o->export_markdown = optarg_output_file(optarg, "--export-markdown");

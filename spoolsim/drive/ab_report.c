@@ -187,7 +187,7 @@ void ab_report_print(const struct ab *ab, const struct ab_result *r, int compare
         fprintf(fp,
                 "ratio B/A: %.3f (95 %% CI %.3f–%.3f; bootstrap of the medians, %d resamples, "
                 "seed %llu)\n",
-                r->ratio, r->ci_low, r->ci_high, AB_RESAMPLES, (unsigned long long)o->seed);
+                r->ratio, r->ci_low, r->ci_high, AB_RESAMPLES, (unsigned long long)o->common.seed);
     if (ab->failures)
         fprintf(fp, "failed: %u run%s, warm-ups included (see the messages above)\n", ab->failures,
                 ab->failures == 1 ? "" : "s");
@@ -216,7 +216,7 @@ int ab_report_write_json(const struct ab *ab, const struct ab_result *r, int com
     json_string(&w, "unit", o->mode->unit);
     json_uint(&w, "runs_per_side", o->runs);
     json_uint(&w, "warmup_per_side", o->warmup);
-    json_uint(&w, "seed", o->seed);
+    json_uint(&w, "seed", o->common.seed);
     json_uint(&w, "resamples", AB_RESAMPLES);
     json_string(&w, "prepare", o->prepare);
     json_uint(&w, "crash_points", o->crash);

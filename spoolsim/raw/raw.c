@@ -91,13 +91,12 @@ static void usage(FILE *fp, const struct optgroup *g)
             "  -p, --profile NAME    postfix, sendmail, qmail, exim, exim-4.98, opensmtpd or null\n"
             "                        (postfix; --list says which version each one models)\n"
             "  -w, --workers N       concurrent workers (20)\n");
-    optgroup_help(fp, g, OPTGROUP_WORKLOAD, 21);
+    optgroup_help(fp, g, OPTGROUP_WORKLOAD | OPTGROUP_SEED, 21);
     fprintf(fp, "  --defer PCT           percent of messages deferred once before delivery (0)\n"
                 "  --depth N             messages each worker keeps queued before delivering (0)\n"
                 "  --sync POLICY         profile (what the MTA does), fsync, fdatasync or none\n"
                 "                        (profile)\n"
                 "  --ceiling             also measure the directory's bare limits\n"
-                "  --seed N              sizes and deferrals (1)\n"
                 "  --list                list the profiles\n");
     optgroup_help(fp, g, OPTGROUP_OUTPUT, 21);
     fprintf(fp, "\n"
@@ -111,7 +110,6 @@ enum {
     OPT_DEPTH,
     OPT_SYNC,
     OPT_CEILING,
-    OPT_SEED,
     OPT_LIST,
 };
 
@@ -133,7 +131,6 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
         {"depth", required_argument, NULL, OPT_DEPTH},
         {"sync", required_argument, NULL, OPT_SYNC},
         {"ceiling", no_argument, NULL, OPT_CEILING},
-        {"seed", required_argument, NULL, OPT_SEED},
         {"list", no_argument, NULL, OPT_LIST},
         {NULL, 0, NULL, 0},
     };
@@ -143,11 +140,11 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
     memset(o, 0, sizeof(*o));
     optgroup_init(&g, &o->common,
                   OPTGROUP_NO_OPERANDS | OPTGROUP_LENGTH | OPTGROUP_SIZE | OPTGROUP_RCPTS |
-                      OPTGROUP_OUTPUT,
+                      OPTGROUP_SEED | OPTGROUP_OUTPUT,
                   "p:w:", long_options, "spoolsim raw", usage);
     o->profile = "postfix";
     o->workers = 20;
-    o->seed = 1;
+    g.seed_what = "the sizes and deferrals";
     while ((ch = optgroup_getopt(&g, argc, argv)) != -1) {
         switch (ch) {
         case OPT_DIR:
@@ -171,9 +168,6 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
             break;
         case OPT_CEILING:
             o->ceiling = 1;
-            break;
-        case OPT_SEED:
-            o->seed = optarg_count(optarg, "--seed", 0, UINT64_MAX);
             break;
         case OPT_LIST:
             list_profiles();
@@ -438,7 +432,7 @@ static int run_profile(struct raw *raw, struct raw_result *res)
         w->index = i;
         w->cap = o->depth + 2;
         w->queue = xcalloc(w->cap, sizeof(*w->queue));
-        workload_prng_seed(&w->rng, o->seed * 1000003 + i);
+        workload_prng_seed(&w->rng, o->common.seed * 1000003 + i);
         spool_runner_init(&w->runner, raw->profile, raw->spool, o->sync, i);
         pthread_mutex_init(&w->lock, NULL);
         histogram_init(&w->pub_latency);

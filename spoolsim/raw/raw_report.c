@@ -124,7 +124,7 @@ int raw_report_write_json(const struct raw_options *o, const struct profile *p,
     json_uint(&w, "rcpts", o->common.rcpts);
     json_uint(&w, "defer_pct", o->defer_pct);
     json_uint(&w, "depth", o->depth);
-    json_uint(&w, "seed", o->seed);
+    json_uint(&w, "seed", o->common.seed);
     json_bool(&w, "ceiling", o->ceiling);
     /* the bound of the run: a count or a time, the other null */
     json_uint_or_null(&w, "messages", o->common.messages != 0, o->common.messages);

@@ -26,7 +26,6 @@ struct raw_options {
     unsigned depth;
     enum profile_sync sync;
     int ceiling;
-    uint64_t seed;
     const struct json_run *run; /* the command line, for the JSON report */
 };
 

@@ -20,7 +20,7 @@
 #include "msg.h"
 #include "optgroup.h"
 
-#define ALL_GROUPS (OPTGROUP_WORKLOAD | OPTGROUP_OUTPUT)
+#define ALL_GROUPS (OPTGROUP_WORKLOAD | OPTGROUP_SEED | OPTGROUP_OUTPUT)
 #define MAX_ARGS 16
 
 enum { OWN_FROB = 300 };
@@ -148,6 +148,7 @@ START_TEST(test_defaults)
     ck_assert_int_eq(v.keep, 0);
     ck_assert_int_eq(v.quiet, 0);
     ck_assert_int_eq(v.progress, -1); /* on a terminal only */
+    ck_assert_uint_eq(v.seed, 1);
     ck_assert_str_eq(own.frob, "yes");
 }
 END_TEST
@@ -184,6 +185,35 @@ START_TEST(test_output)
     ck_assert_double_eq_tol(v.interval, 0.01, 1e-9);
     PARSE(ALL_GROUPS, &v, &own, "--interval", "1h");
     ck_assert_double_eq(v.interval, 3600);
+}
+END_TEST
+
+/* --seed takes every 64-bit number, 0 included, and nothing else. */
+START_TEST(test_seed)
+{
+    struct optgroup_values v;
+    struct own own;
+    struct optgroup g;
+    char *text = NULL;
+    size_t len = 0;
+    FILE *fp;
+
+    PARSE(ALL_GROUPS, &v, &own, "--seed", "0");
+    ck_assert_uint_eq(v.seed, 0);
+    PARSE(ALL_GROUPS, &v, &own, "--seed=18446744073709551615");
+    ck_assert_uint_eq(v.seed, UINT64_MAX);
+    USAGE_ERROR(ALL_GROUPS, "--seed: \"18446744073709551616\" is not a number from 0 to", "--seed",
+                "18446744073709551616");
+    USAGE_ERROR(ALL_GROUPS, "--seed: bad number \"-1\"", "--seed", "-1");
+    USAGE_ERROR(OPTGROUP_WORKLOAD, "unknown option --seed", "--seed", "1");
+    /* --help names what the command draws from it */
+    optgroup_init(&g, &v, OPTGROUP_SEED, "", own_options, "spoolsim test", test_usage);
+    g.seed_what = "the crash points";
+    fp = open_memstream(&text, &len);
+    optgroup_help(fp, &g, ~0u, 21);
+    fclose(fp);
+    ck_assert_str_eq(text, "  --seed N              seed of the crash points, 0 to 2^64 - 1 (1)\n");
+    free(text);
 }
 END_TEST
 
@@ -416,11 +446,11 @@ END_TEST
 
 int main(void)
 {
-    const TTest *const tests[] = {test_defaults,         test_workload,      test_output,
-                                  test_progress,         test_own_options,   test_workload_errors,
-                                  test_output_errors,    test_operands,      test_groups_not_taken,
-                                  test_version_and_help, test_clash,         test_clash_name,
-                                  test_help_lines,       test_help_progress, NULL};
+    const TTest *const tests[] = {
+        test_defaults,         test_workload,         test_output,        test_progress,
+        test_own_options,      test_workload_errors,  test_output_errors, test_operands,
+        test_groups_not_taken, test_version_and_help, test_clash,         test_clash_name,
+        test_help_lines,       test_help_progress,    test_seed,          NULL};
 
     msg_init("spoolsim test");
     return check_run_tests("optgroup", tests);
