@@ -612,7 +612,7 @@ int main(int argc, char **argv)
         (fflush(proto.msg_log) != 0 || (proto.msg_log != stdout && fclose(proto.msg_log) != 0)))
         msg_warn("write error on message log %s", opts.tool.msg_log);
 
-    status = total.failed > 0 && !opts.ignore_failures ? 1 : 0;
+    status = total.counts.failed > 0 && !opts.ignore_failures ? 1 : 0;
     for (unsigned i = 0; i < r.n; i++)
         worker_free(&r.workers[i]); /* its events first, then the bases */
     loops_free(r.loops);

@@ -47,9 +47,9 @@ void source_report_tick(struct source_stats *st, uint64_t now_ns)
 {
     struct timeline_point p = {
         .t = now_ns > st->start_ns ? (double)(now_ns - st->start_ns) / 1e9 : 0,
-        .in = st->attempted,
-        .out = st->delivered,
-        .failures = st->failed,
+        .in = st->counts.attempted,
+        .out = st->counts.delivered,
+        .failures = st->counts.failed,
     };
 
     timeline_add_cumulative(&st->timeline, &p, &st->latency[PHASE_TXN]);
@@ -63,13 +63,7 @@ void source_report_merge(struct source_stats *dst, const struct source_stats *sr
         dst->end_ns = src->end_ns;
     if (src->offered_end_ns > dst->offered_end_ns)
         dst->offered_end_ns = src->offered_end_ns;
-    dst->attempted += src->attempted;
-    dst->delivered += src->delivered;
-    dst->failed += src->failed;
-    dst->bytes += src->bytes;
-    dst->recipients += src->recipients;
-    dst->connections += src->connections;
-    dst->tls_sessions += src->tls_sessions;
+    source_counts_add(&dst->counts, &src->counts);
     dst->backlog_max += src->backlog_max;
     for (int k = 0; k < FAIL_KINDS; k++)
         dst->failures[k] += src->failures[k];
@@ -142,18 +136,18 @@ void source_report_text(FILE *fp, const struct source_stats *st, const struct so
     char dist[128], on[32] = "";
 
     fprintf(fp, "smtp-source: %llu message%s delivered, %llu failed, of %llu attempted in %.3f s\n",
-            (unsigned long long)st->delivered, st->delivered == 1 ? "" : "s",
-            (unsigned long long)st->failed, (unsigned long long)st->attempted, secs);
+            (unsigned long long)st->counts.delivered, st->counts.delivered == 1 ? "" : "s",
+            (unsigned long long)st->counts.failed, (unsigned long long)st->counts.attempted, secs);
     if (secs > 0)
         fprintf(fp, "smtp-source: %.1f msgs/s, %.3f MB/s, %.1f recipients/s\n",
-                (double)st->delivered / secs, (double)st->bytes / secs / 1e6,
-                (double)st->recipients / secs);
+                (double)st->counts.delivered / secs, (double)st->counts.bytes / secs / 1e6,
+                (double)st->counts.recipients / secs);
     if (opts->threads > 1)
         snprintf(on, sizeof(on), " on %u threads", opts->threads);
     fprintf(fp, "smtp-source: %u session%s%s, %s, %llu connection%s%s%s%s, size %s", opts->sessions,
             opts->sessions == 1 ? "" : "s", on,
             opts->reuse ? "connections reused (-d)" : "new connection per message",
-            (unsigned long long)st->connections, st->connections == 1 ? "" : "s",
+            (unsigned long long)st->counts.connections, st->counts.connections == 1 ? "" : "s",
             opts->tls ? ", STARTTLS" : "", opts->pipelining ? ", pipelining" : "",
             opts->skip_quit_reply ? ", QUIT reply skipped" : "",
             opts->message_file ? "from -F file"
@@ -166,7 +160,7 @@ void source_report_text(FILE *fp, const struct source_stats *st, const struct so
     for (int i = 0; i < PHASE_COUNT; i++)
         if (histogram_count(&st->latency[i]) > 0)
             histogram_print_text(fp, phase_names[i], &st->latency[i]);
-    if (st->failed == 0)
+    if (st->counts.failed == 0)
         return;
     fprintf(fp, "failures:");
     for (int k = 0; k < FAIL_KINDS; k++)
@@ -220,16 +214,8 @@ int source_report_json(const char *path, const struct source_stats *st,
     /* on the wall clock, so that the results of several hosts line up (spoolsim merge) */
     json_time(&w, "start_time", st->start_wall_s);
     json_time(&w, "end_time", st->start_wall_s + secs);
-    json_uint(&w, "attempted", st->attempted);
-    json_uint(&w, "delivered", st->delivered);
-    json_uint(&w, "failed", st->failed);
-    json_uint(&w, "bytes", st->bytes);
-    json_uint(&w, "recipients", st->recipients);
-    json_uint(&w, "connections", st->connections);
-    json_uint(&w, "tls_sessions", st->tls_sessions);
+    source_counts_write_json(&w, &st->counts, secs);
     json_uint(&w, "backlog_max", st->backlog_max);
-    json_double(&w, "delivered_per_s", secs > 0 ? (double)st->delivered / secs : 0);
-    json_double(&w, "bytes_per_s", secs > 0 ? (double)st->bytes / secs : 0);
     json_begin_object(&w, "latency");
     for (int i = 0; i < PHASE_COUNT; i++)
         histogram_write_json(&w, phase_names[i], &st->latency[i]);

@@ -13,6 +13,7 @@
 #include "histogram.h"
 #include "timeline.h"
 #include "json_meta.h"
+#include "source_counts.h"
 #include "source_options.h"
 
 enum source_phase {
@@ -55,11 +56,7 @@ struct source_stats {
     uint64_t start_ns, end_ns; /* end: the last completion */
     double start_wall_s;       /* the wall clock (Unix seconds) at start_ns */
     uint64_t offered_end_ns;   /* the end of the offered window; 0: none */
-    uint64_t attempted, delivered, failed;
-    uint64_t bytes;      /* content bytes of delivered messages */
-    uint64_t recipients; /* accepted recipients of delivered messages */
-    uint64_t connections;
-    uint64_t tls_sessions;
+    struct source_counts counts;
     uint64_t backlog_max; /* open loop: messages waiting for a free session */
     uint64_t failures[FAIL_KINDS];
     uint64_t connect_errors[SOURCE_MAX_ERRNO]; /* why connections failed, by errno */

@@ -93,14 +93,14 @@ static void message_done(struct source_session *s)
         return;
     s->has_msg = 0;
     if (s->msg_failed) {
-        st->failed++;
-        atomic_store_explicit(&s->ctx->live_failed, st->failed, memory_order_relaxed);
+        st->counts.failed++;
+        atomic_store_explicit(&s->ctx->live_failed, st->counts.failed, memory_order_relaxed);
         return;
     }
-    st->delivered++;
-    atomic_store_explicit(&s->ctx->live_delivered, st->delivered, memory_order_relaxed);
-    st->bytes += s->content_len;
-    st->recipients += s->rcpt_ok;
+    st->counts.delivered++;
+    atomic_store_explicit(&s->ctx->live_delivered, st->counts.delivered, memory_order_relaxed);
+    st->counts.bytes += s->content_len;
+    st->counts.recipients += s->rcpt_ok;
     record(s, PHASE_TXN, s->start_ns);
     if (s->ctx->msg_log)
         fprintf(s->ctx->msg_log,
@@ -179,7 +179,7 @@ static void session_connect(struct source_session *s)
 
     s->state = SMTP_STEP_CONNECT;
     s->phase_ns = clock_now_ns();
-    ctx->stats.connections++;
+    ctx->stats.counts.connections++;
     if (smtp_client_connect(&s->conn, (const struct sockaddr *)&ctx->addr, ctx->addrlen) != 0) {
         /*
          * Immediate failures (no route, no local port, no such socket file)
@@ -593,7 +593,7 @@ static void on_connected(void *arg)
     if (s->conn.tls) {
         record(s, PHASE_TLS, s->phase_ns);
         s->tls_active = 1;
-        s->ctx->stats.tls_sessions++;
+        s->ctx->stats.counts.tls_sessions++;
         /* RFC 3207: forget everything learned before TLS and greet again. */
         send_helo(s);
         return;
@@ -673,8 +673,9 @@ static void begin_message(struct source_session *s, uint64_t start_ns)
     s->ctx->next_seq += s->ctx->stride;
     s->start_ns = start_ns;
     s->retries_left = s->ctx->opts->connect_retries;
-    s->ctx->stats.attempted++;
-    atomic_store_explicit(&s->ctx->live_attempted, s->ctx->stats.attempted, memory_order_relaxed);
+    s->ctx->stats.counts.attempted++;
+    atomic_store_explicit(&s->ctx->live_attempted, s->ctx->stats.counts.attempted,
+                          memory_order_relaxed);
     if (s->conn.connected) {
         set_timeouts(s, 1);
         send_mail(s);

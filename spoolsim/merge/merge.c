@@ -100,24 +100,24 @@ static void report_text(FILE *fp, const struct merge *m)
     fprintf(fp,
             "spoolsim merge: %zu results, %llu message%s delivered, %llu failed, of %llu "
             "attempted in %.3f s\n",
-            m->n, (unsigned long long)m->delivered, m->delivered == 1 ? "" : "s",
-            (unsigned long long)m->failed, (unsigned long long)m->attempted, secs);
+            m->n, (unsigned long long)m->counts.delivered, m->counts.delivered == 1 ? "" : "s",
+            (unsigned long long)m->counts.failed, (unsigned long long)m->counts.attempted, secs);
     if (secs > 0)
         fprintf(fp, "spoolsim merge: %.1f msgs/s, %.3f MB/s, %.1f recipients/s, %llu connections\n",
-                (double)m->delivered / secs, (double)m->bytes / secs / 1e6,
-                (double)m->recipients / secs, (unsigned long long)m->connections);
+                (double)m->counts.delivered / secs, (double)m->counts.bytes / secs / 1e6,
+                (double)m->counts.recipients / secs, (unsigned long long)m->counts.connections);
     for (size_t i = 0; i < m->n; i++) {
         const struct merge_input *in = &m->inputs[i];
 
         fprintf(fp, "  %-20s %s %llu delivered, %llu failed, start %+.3f s, end %+.3f s\n",
-                in->id[0] ? in->id : in->name, in->target, (unsigned long long)in->delivered,
-                (unsigned long long)in->failed, in->start - m->start, in->end - m->start);
+                in->id[0] ? in->id : in->name, in->target, (unsigned long long)in->counts.delivered,
+                (unsigned long long)in->counts.failed, in->start - m->start, in->end - m->start);
     }
     fprintf(fp, "latency:\n");
     for (size_t i = 0; i < m->stages; i++)
         if (histogram_count(&m->latency[i]) > 0)
             histogram_print_text(fp, m->stage[i], &m->latency[i]);
-    if (m->failed > 0) {
+    if (m->counts.failed > 0) {
         print_counts(fp, "failures:", &m->failures);
         print_counts(fp, "connect errors:", &m->connect_errors);
         print_counts(fp, "failures by code:", &m->by_code);
@@ -148,24 +148,16 @@ static void write_json(FILE *fp, const struct merge *m, const struct json_run *r
         json_string(&w, "target", in->target);
         json_time(&w, "start_time", in->start);
         json_time(&w, "end_time", in->end);
-        json_uint(&w, "attempted", in->attempted);
-        json_uint(&w, "delivered", in->delivered);
-        json_uint(&w, "failed", in->failed);
+        json_uint(&w, "attempted", in->counts.attempted);
+        json_uint(&w, "delivered", in->counts.delivered);
+        json_uint(&w, "failed", in->counts.failed);
         json_end_object(&w);
     }
     json_end_array(&w);
     json_time(&w, "start_time", m->start);
     json_time(&w, "end_time", m->end);
     json_double(&w, "elapsed_s", secs);
-    json_uint(&w, "attempted", m->attempted);
-    json_uint(&w, "delivered", m->delivered);
-    json_uint(&w, "failed", m->failed);
-    json_uint(&w, "bytes", m->bytes);
-    json_uint(&w, "recipients", m->recipients);
-    json_uint(&w, "connections", m->connections);
-    json_uint(&w, "tls_sessions", m->tls_sessions);
-    json_double(&w, "delivered_per_s", secs > 0 ? (double)m->delivered / secs : 0);
-    json_double(&w, "bytes_per_s", secs > 0 ? (double)m->bytes / secs : 0);
+    source_counts_write_json(&w, &m->counts, secs);
     json_begin_object(&w, "latency");
     for (size_t i = 0; i < m->stages; i++)
         histogram_write_json(&w, m->stage[i], &m->latency[i]);

@@ -12,6 +12,7 @@
 #include "json_meta.h"
 #include "json_read.h"
 #include "merge_data.h"
+#include "msg.h"
 #include "xalloc.h"
 
 void merge_data_init(struct merge *m)
@@ -132,6 +133,15 @@ static void view_free(struct view *v)
         free(v->doc[k]);
 }
 
+/* The K_ of a member the view reads, by its name. */
+static size_t view_key(const char *name)
+{
+    for (size_t k = 0; k < K_COUNT; k++)
+        if (strcmp(view_keys[k], name) == 0)
+            return k;
+    msg_panic("merge: member %s is not read", name);
+}
+
 /* 0, or -1 if text is not one whole JSON object. */
 static int view_open(struct view *v, const char *text)
 {
@@ -226,7 +236,6 @@ static void counts_merge(struct merge_counts *dst, const struct merge_counts *sr
 /* What one result holds, before it is added. */
 struct staged {
     struct merge_input in;
-    uint64_t bytes, recipients, connections, tls_sessions;
     double interval_s;
     size_t stages;
     char stage[MERGE_STAGES_MAX][MERGE_NAME_MAX];
@@ -409,17 +418,11 @@ static int stage_in(const struct view *v, const char *name, struct staged *s, ch
                     "%s: no start_time and end_time: a result of an older smtp-source cannot be "
                     "placed on the wall clock",
                     name);
-    if (read_count(v->doc[K_ATTEMPTED], "v", &s->in.attempted) ||
-        read_count(v->doc[K_DELIVERED], "v", &s->in.delivered) ||
-        read_count(v->doc[K_FAILED], "v", &s->in.failed) ||
-        read_count(v->doc[K_BYTES], "v", &s->bytes) ||
-        read_count(v->doc[K_RECIPIENTS], "v", &s->recipients) ||
-        read_count(v->doc[K_CONNECTIONS], "v", &s->connections) ||
-        read_count(v->doc[K_TLS_SESSIONS], "v", &s->tls_sessions))
-        return fail(err, errlen,
-                    "%s: a count (attempted, delivered, failed, bytes, recipients, "
-                    "connections, tls_sessions) is missing or not a count",
-                    name);
+    for (size_t i = 0; i < SOURCE_COUNTS_N; i++)
+        if (read_count(v->doc[view_key(source_counts_name(i))], "v",
+                       source_counts_at(&s->in.counts, i)) != 0)
+            return fail(err, errlen, "%s: %s is missing or not a count", name,
+                        source_counts_name(i));
     if (json_read_number(v->doc[K_INTERVAL], "v", &s->interval_s) != 0 || !(s->interval_s > 0))
         return fail(err, errlen, "%s: no interval_s", name);
     if (check_window(v, name, s, err, errlen) != 0 || stage_latency(v, name, s, err, errlen) != 0)
@@ -522,13 +525,7 @@ int merge_data_add(struct merge *m, const char *text, const char *name, char *er
     }
     for (size_t i = 0; i < m->stages; i++)
         histogram_merge(&m->latency[i], &s->latency[i]);
-    m->attempted += s->in.attempted;
-    m->delivered += s->in.delivered;
-    m->failed += s->in.failed;
-    m->bytes += s->bytes;
-    m->recipients += s->recipients;
-    m->connections += s->connections;
-    m->tls_sessions += s->tls_sessions;
+    source_counts_add(&m->counts, &s->in.counts);
     counts_merge(&m->failures, &s->failures);
     counts_merge(&m->connect_errors, &s->connect_errors);
     counts_merge(&m->by_code, &s->by_code);

@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "histogram.h"
+#include "source_counts.h"
 #include "timeline.h"
 
 #define MERGE_NAME_MAX 80
@@ -58,15 +59,15 @@ struct merge_input {
     char target[MERGE_NAME_MAX]; /* as given to that smtp-source */
     char *identity;              /* host, date, window, command line: the run without an id */
     double start, end;           /* the window, Unix seconds */
-    uint64_t attempted, delivered, failed;
+    struct source_counts counts;
     struct timeline timeline; /* its rows, t from its own start */
 };
 
 struct merge {
     size_t n;
     struct merge_input *inputs;
-    double start, end; /* the union of the windows */
-    uint64_t attempted, delivered, failed, bytes, recipients, connections, tls_sessions;
+    double start, end;           /* the union of the windows */
+    struct source_counts counts; /* the inputs' added up */
     double interval_s;
     size_t stages;
     char stage[MERGE_STAGES_MAX][MERGE_NAME_MAX];

@@ -255,11 +255,11 @@ START_TEST(test_counts_and_window)
     histogram_record(&h, 2000000);
     merge_all(&m, runs, 3);
     ck_assert_uint_eq(m.n, 3);
-    ck_assert_uint_eq(m.attempted, 181);
-    ck_assert_uint_eq(m.delivered, 177);
-    ck_assert_uint_eq(m.failed, 4);
-    ck_assert_uint_eq(m.bytes, 177000);
-    ck_assert_uint_eq(m.connections, 6);
+    ck_assert_uint_eq(m.counts.attempted, 181);
+    ck_assert_uint_eq(m.counts.delivered, 177);
+    ck_assert_uint_eq(m.counts.failed, 4);
+    ck_assert_uint_eq(m.counts.bytes, 177000);
+    ck_assert_uint_eq(m.counts.connections, 6);
     ck_assert_uint_eq(m.latency[0].count, 3);
     /* the union of the windows: 1000.0 to 1010.5 */
     ck_assert(fabs(m.start - 1000.0) < 1e-6 && fabs(m.end - 1010.5) < 1e-6);
@@ -406,7 +406,7 @@ START_TEST(test_refused)
 
     /* nothing refused changed what was merged: a.json and l.json */
     ck_assert_uint_eq(m.n, 2);
-    ck_assert_uint_eq(m.delivered, 2);
+    ck_assert_uint_eq(m.counts.delivered, 2);
     ck_assert_uint_eq(m.latency[0].count, 2);
 
     /* no overlap: a later run */
@@ -560,7 +560,7 @@ START_TEST(test_same_run_twice)
     }
     free(text);
     ck_assert_uint_eq(m.n, 3);
-    ck_assert_uint_eq(m.delivered, 3);
+    ck_assert_uint_eq(m.counts.delivered, 3);
     merge_data_free(&m);
 }
 END_TEST

@@ -76,8 +76,8 @@ START_TEST(test_text_rate_over_window)
     st.start_ns = S;
     st.end_ns = S + 4 * S / 10 + S / 1000; /* the 5th of 5 done 1 ms after its start at 0.4 s */
     st.offered_end_ns = S + 5 * S / 10;
-    st.attempted = st.delivered = st.recipients = 5;
-    st.connections = 5;
+    st.counts.attempted = st.counts.delivered = st.counts.recipients = 5;
+    st.counts.connections = 5;
     text = report(&o);
     ck_assert_ptr_nonnull(strstr(text, "of 5 attempted in 0.500 s\n"));
     ck_assert_ptr_nonnull(strstr(text, "smtp-source: 10.0 msgs/s,"));
@@ -94,7 +94,7 @@ START_TEST(test_plurals)
     source_report_init(&st);
     st.start_ns = S;
     st.end_ns = 2 * S;
-    st.attempted = st.delivered = st.connections = 1;
+    st.counts.attempted = st.counts.delivered = st.counts.connections = 1;
     text = report(&o);
     ck_assert_ptr_nonnull(
         strstr(text, "smtp-source: 1 message delivered, 0 failed, of 1 attempted"));
@@ -102,7 +102,7 @@ START_TEST(test_plurals)
         strstr(text, "smtp-source: 1 session, new connection per message, 1 connection, size"));
     free(text);
     opts_init(&o, 2);
-    st.attempted = st.delivered = st.connections = 2;
+    st.counts.attempted = st.counts.delivered = st.counts.connections = 2;
     text = report(&o);
     ck_assert_ptr_nonnull(strstr(text, "smtp-source: 2 messages delivered"));
     ck_assert_ptr_nonnull(
@@ -121,7 +121,7 @@ START_TEST(test_connect_reason)
     source_report_init(&st);
     st.start_ns = S;
     st.end_ns = 2 * S;
-    st.attempted = st.failed = st.failures[FAIL_CONNECT] = 5;
+    st.counts.attempted = st.counts.failed = st.failures[FAIL_CONNECT] = 5;
     for (int i = 0; i < 5; i++)
         source_report_connect_error(&st, ECONNREFUSED);
     text = report(&o);
@@ -134,7 +134,7 @@ START_TEST(test_connect_reason)
     source_report_connect_error(&st, ENETUNREACH);
     source_report_connect_error(&st, 0);
     source_report_connect_error(&st, SOURCE_MAX_ERRNO + 7);
-    st.failures[FAIL_CONNECT] = st.failed = 8;
+    st.failures[FAIL_CONNECT] = st.counts.failed = 8;
     text = report(&o);
     snprintf(want, sizeof(want), "failures: connect=8 (5 %s, 2 unknown, 1 %s)\n",
              strerror(ECONNREFUSED), strerror(ENETUNREACH));
