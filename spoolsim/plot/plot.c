@@ -326,22 +326,15 @@ int spoolsim_plot(int argc, char **argv)
     else
         default_title(r, n, title, sizeof(title));
     doc = draw(&pic, title, &len, what, sizeof(what));
-    if (strcmp(output, "-") == 0) {
-        if (fwrite(doc, 1, len, stdout) != len || fflush(stdout) != 0) {
-            int e = errno;
+    if (fileutil_write_output(output, doc, len) != 0) {
+        int e = errno;
 
-            free(doc); /* the picture is the one large block: not left to the exit */
-            msg_fatal("standard output: %s", strerror(e));
-        }
-    } else {
-        if (fileutil_write_whole(output, doc, len) != 0) {
-            int e = errno;
-
-            free(doc);
-            msg_fatal("%s: cannot write: %s", output, strerror(e));
-        }
-        printf("%s: %s\n", output, what);
+        free(doc); /* the picture is the one large block: not left to the exit */
+        msg_fatal("%s: cannot write: %s", strcmp(output, "-") == 0 ? "standard output" : output,
+                  strerror(e));
     }
+    if (strcmp(output, "-") != 0)
+        printf("%s: %s\n", output, what); /* not into the picture */
     free(doc);
     picture_free(&pic);
     for (size_t i = 0; i < n; i++)
