@@ -50,13 +50,8 @@ END_TEST
 /* The JSON names every count, and the rates over the window (0 without one). */
 START_TEST(test_json)
 {
-    struct source_counts c = {.attempted = 12,
-                              .delivered = 10,
-                              .failed = 2,
-                              .bytes = 10240,
-                              .recipients = 20,
-                              .connections = 3,
-                              .tls_sessions = 1};
+    /* attempted, delivered, failed, bytes, recipients, connections, tls_sessions */
+    struct source_counts c = {12, 10, 2, 10240, 20, 3, 1};
     const double windows[] = {4, 0};
 
     for (size_t k = 0; k < 2; k++) {
