@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "blklog.h"
+#include "check_blklog_expect.h"
 #include "check_main.h"
 
 struct buf {
@@ -51,11 +52,10 @@ START_TEST(test_round_trip)
     blklog_init(&l);
     ck_assert_int_eq(blklog_parse(b.b, b.n, &l, err, sizeof(err)), 0);
     ck_assert_uint_eq(l.image_size, 1 << 20);
-    ck_assert_uint_eq(l.n, 3);
+    check_blklog_records(&l, 3, 0);
     ck_assert_uint_eq(l.writes, 2);
     ck_assert_uint_eq(l.flushes, 1);
     ck_assert_uint_eq(l.bytes, 8);
-    ck_assert_int_eq(l.truncated, 0);
     ck_assert_int_eq(l.v[0].type, BLKLOG_WRITE);
     ck_assert_uint_eq(l.v[0].offset, 4096);
     ck_assert_uint_eq(l.v[0].length, 3);
@@ -98,23 +98,11 @@ START_TEST(test_cut_short)
     for (size_t cut = whole + 1; cut < b.n; cut += 7) {
         blklog_init(&l);
         ck_assert_int_eq(blklog_parse(b.b, cut, &l, err, sizeof(err)), 0);
-        ck_assert_uint_eq(l.n, 2);
-        ck_assert_int_eq(l.truncated, 1);
+        check_blklog_records(&l, 2, 1);
         blklog_free(&l);
     }
 }
 END_TEST
-
-static void expect_error(const struct buf *b, const char *what)
-{
-    struct blklog l;
-    char err[128] = "";
-
-    blklog_init(&l);
-    ck_assert_int_eq(blklog_parse(b->b, b->n, &l, err, sizeof(err)), -1);
-    ck_assert_msg(strstr(err, what) != NULL, "error \"%s\" lacks \"%s\"", err, what);
-    blklog_free(&l);
-}
 
 START_TEST(test_refused)
 {
@@ -122,39 +110,39 @@ START_TEST(test_refused)
 
     put_header(&b, 1 << 20);
     b.b[0] = 'X';
-    expect_error(&b, "magic");
+    check_blklog_refused(blklog_parse, b.b, b.n, "magic");
 
     put_header(&b, 1 << 20);
     b.b[8] = 9;
-    expect_error(&b, "version");
+    check_blklog_refused(blklog_parse, b.b, b.n, "version");
 
     put_header(&b, 4096);
     put_write(&b, 1, 4094, "abc"); /* past the end */
-    expect_error(&b, "outside the image");
+    check_blklog_refused(blklog_parse, b.b, b.n, "outside the image");
 
     put_header(&b, 4096);
     put_write(&b, 1, UINT64_MAX - 1, "abc"); /* offset + length wraps */
-    expect_error(&b, "outside the image");
+    check_blklog_refused(blklog_parse, b.b, b.n, "outside the image");
 
     put_header(&b, 4096);
     blklog_head_encode(b.b + b.n, BLKLOG_WRITE, 1, 0, 0); /* a write of nothing */
     b.n += BLKLOG_HEAD_LEN;
-    expect_error(&b, "outside the image");
+    check_blklog_refused(blklog_parse, b.b, b.n, "outside the image");
 
     put_header(&b, 4096);
     blklog_head_encode(b.b + b.n, BLKLOG_FLUSH, 1, 0, 5);
     b.n += BLKLOG_HEAD_LEN;
-    expect_error(&b, "flush with");
+    check_blklog_refused(blklog_parse, b.b, b.n, "flush with");
 
     put_header(&b, 4096);
     blklog_head_encode(b.b + b.n, 7, 1, 0, 0);
     b.n += BLKLOG_HEAD_LEN;
-    expect_error(&b, "unknown type 7");
+    check_blklog_refused(blklog_parse, b.b, b.n, "unknown type 7");
 
     put_header(&b, 4096);
     put_flush(&b, 5);
     put_flush(&b, 4);
-    expect_error(&b, "backwards");
+    check_blklog_refused(blklog_parse, b.b, b.n, "backwards");
 }
 END_TEST
 

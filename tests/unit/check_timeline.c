@@ -40,26 +40,21 @@ static char *csv_text(const struct timeline *tl)
 /* Two intervals: 1 s with 10 in, 8 out, latency 1..10 ms; 0.5 s with 4 in and a failure. */
 static void two_intervals(struct timeline *tl, unsigned fields)
 {
+    /* t; the counters: in, out, failures, fsyncs; the queues: incoming, active, deferred */
+    static const struct timeline_point points[] = {
+        {0, 0, 0, 0, 0, 0, 0, 0},
+        {1.0, 10, 8, 0, 20, 2, 1, 0},
+        {1.5, 14, 8, 1, 28, 5, 3, 1},
+    };
     static struct histogram h;
-    struct timeline_point p = {0};
 
-    timeline_init(tl, fields);
-    timeline_add(tl, &p, NULL);
     histogram_init(&h);
     for (uint64_t i = 1; i <= 10; i++)
         histogram_record(&h, i * 1000000);
-    p = (struct timeline_point){
-        .t = 1.0, .in = 10, .out = 8, .fsyncs = 20, .incoming = 2, .active = 1, .deferred = 0};
-    timeline_add(tl, &p, &h);
-    p = (struct timeline_point){.t = 1.5,
-                                .in = 14,
-                                .out = 8,
-                                .failures = 1,
-                                .fsyncs = 28,
-                                .incoming = 5,
-                                .active = 3,
-                                .deferred = 1};
-    timeline_add(tl, &p, NULL);
+    timeline_init(tl, fields);
+    /* the latencies are the first interval's, the one that ends at points[1] */
+    for (size_t i = 0; i < sizeof(points) / sizeof(points[0]); i++)
+        timeline_add(tl, &points[i], i == 1 ? &h : NULL);
 }
 
 START_TEST(test_rows)
