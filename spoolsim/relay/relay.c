@@ -266,6 +266,9 @@ int spoolsim_relay(int argc, char **argv)
      * next hop's name, the certificates) is tried before the spool is
      * made, so that a mistake there leaves no tree behind.
      */
+    /* -u is the caller's mistake whatever the port: said before the port is taken */
+    if (opts.user && pf_spool_set_user(&r.spool, opts.user, err, sizeof(err)) != 0)
+        msg_usage("-u %s: %s", opts.user, err);
     listen_fd = open_listener(&opts, &listen_file);
     if (relay_smtp_init(&r, err, sizeof(err)) != 0)
         listen_failed(&listen_file, 1, "--next-hop %s: %s", opts.next_hop, err);
@@ -287,8 +290,6 @@ int spoolsim_relay(int argc, char **argv)
      */
     r.spool.max_file = pf_qfile_bound(opts.server.max_size + RECEIVED_MAX, opts.server.max_rcpt,
                                       SMTP_COMMAND_LINE_LIMIT);
-    if (opts.user && pf_spool_set_user(&r.spool, opts.user, err, sizeof(err)) != 0)
-        listen_failed(&listen_file, 1, "-u %s: %s", opts.user, err);
     r.profile = profile_find(opts.profile);
     if ((r.backend = relay_spool_of(r.profile)) == NULL)
         listen_failed(&listen_file, 0, "profile %s: no spool backend of the relay serves it",

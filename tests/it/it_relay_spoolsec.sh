@@ -169,9 +169,16 @@ usage() {
     "$@" >/dev/null 2>"$WORK/usage.err"
     [ $? = 2 ] || { cat "$WORK/usage.err" >&2; return 1; }
 }
-check "-u nosuchuser: a usage error (exit 2)" usage timeout 10 "$RELAY" relay -u nosuchuser-spoolsim --spool "$WORK/pub/x"
+# A wrong -u is a usage error whatever the port: said before the relay listens.
+# On an address no host has (TEST-NET-1) listening fails (exit 1), so only a
+# check made before it gives exit 2; a busy default port once turned these
+# into "cannot listen".
+nowhere=192.0.2.1:25
+timeout 10 "$RELAY" relay --listen "$nowhere" --spool "$WORK/pub/x" >/dev/null 2>"$WORK/nowhere.err"
+check "--listen $nowhere: cannot listen there (exit 1)" test $? = 1
+check "-u nosuchuser: a usage error (exit 2)" usage timeout 10 "$RELAY" relay --listen "$nowhere" -u nosuchuser-spoolsim --spool "$WORK/pub/x"
 check "and it names the user" grep -q nosuchuser-spoolsim "$WORK/usage.err"
-check "-u root: a usage error, a privileged user" usage timeout 10 "$RELAY" relay -u root --spool "$WORK/pub/x"
-check "-u by a user who is not root: a usage error" usage as_nobody timeout 10 "$RELAY" relay -u daemon --spool "$WORK/pub/x"
+check "-u root: a usage error, a privileged user" usage timeout 10 "$RELAY" relay --listen "$nowhere" -u root --spool "$WORK/pub/x"
+check "-u by a user who is not root: a usage error" usage as_nobody timeout 10 "$RELAY" relay --listen "$nowhere" -u daemon --spool "$WORK/pub/x"
 check "and none of these made a spool" test ! -e "$WORK/pub/x"
 finish
