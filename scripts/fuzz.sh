@@ -8,7 +8,8 @@
 #   <name>: <N> executions in <S> s, <C> corpus units, ok|CRASH
 # A crash (or leak, timeout, out-of-memory) makes the exit status non-zero;
 # the temporary directory is then kept and the artifact's path printed, to
-# be replayed with `tests/fuzz/bin/fuzz_<name> ARTIFACT'.
+# be replayed with `tests/fuzz/bin/fuzz_<name> ARTIFACT' (or, built by make
+# check with $(CC), `tests/fuzz/replay_<name> ARTIFACT').
 #
 # Environment: FUZZ_SECONDS (per target), FUZZ_TARGETS (names, default all),
 # FUZZ_KEEP=1 (keep the temporary directory even when all pass), FUZZ_CC.
