@@ -223,8 +223,12 @@ int machine_probe_costs_more(const char *self, int rounds, struct machine_cost *
                              size_t errlen)
 {
     for (int r = 0; r < rounds; r++) {
+        const struct timespec pause = {0, MACHINE_PROBE_PAUSE_MS * 1000000L};
         struct machine_cost more;
 
+        if (c->syscall_ns > 0)
+            while (nanosleep(&pause, NULL) != 0 && errno == EINTR)
+                ;
         if (machine_probe_costs(self, &more, err, errlen) != 0)
             return -1;
         machine_cost_keep_best(c, &more);

@@ -26,9 +26,14 @@ int machine_probe_costs(const char *self, struct machine_cost *c, char *err, siz
 /*
  * Another `rounds' probes folded into c (machine_cost_keep_best()): a
  * figure that a busy moment inflated is replaced by a truer one. c may
- * start empty (all 0). 0, or -1 and a message in err.
+ * start empty (all 0). Each round that follows figures already in c first
+ * waits MACHINE_PROBE_PAUSE_MS, so that a burst of load (a build, a test
+ * starting) that slowed the probe before has a chance to pass instead of
+ * slowing this one too. 0, or -1 and a message in err.
  */
-#define MACHINE_PROBE_ROUNDS 3 /* what a model records, and the most a check takes */
+#define MACHINE_PROBE_ROUNDS 3 /* what a model records */
+#define MACHINE_CHECK_ROUNDS 5 /* the most a check of a model's machine takes */
+#define MACHINE_PROBE_PAUSE_MS 300
 int machine_probe_costs_more(const char *self, int rounds, struct machine_cost *c, char *err,
                              size_t errlen);
 

@@ -79,7 +79,7 @@ static void check_machine(struct relay_model *rm, const char *self)
      * saying it is not. A probe that fails leaves the figures it had, which
      * disagree, so that a failure never turns a verdict into "the same".
      */
-    for (int more = 1; rm->same_machine == 1 && measured && more < MACHINE_PROBE_ROUNDS &&
+    for (int more = 1; rm->same_machine == 1 && measured && more < MACHINE_CHECK_ROUNDS &&
                        !machine_cost_agree(&here_costs, &there->costs, NULL, 0);
          more++)
         if (machine_probe_costs_more(self, 1, &here_costs, err, sizeof(err)) != 0)
