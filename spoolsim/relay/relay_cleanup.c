@@ -92,7 +92,8 @@ static void committed(struct relay_msg *m)
             r->stats.rejected_storage++;
         else
             r->stats.rejected_other++;
-        msg_warn("cannot queue a message in %s: %s", r->spool.dir, strerror(m->job_errno));
+        relay_loop_warn(m->loop, RELAY_WARN_QUEUE, "cannot queue a message", m->job_errno,
+                        "cannot queue a message in %s: %s", r->spool.dir, strerror(m->job_errno));
         relay_qmgr_msg_free(m);
         return;
     }
