@@ -47,6 +47,7 @@ enum relay_warn {
     RELAY_WARN_CREATE, /* a queue file cannot be made (at a RCPT) */
     RELAY_WARN_WRITE,  /* nor written as the text comes */
     RELAY_WARN_QUEUE,  /* nor committed */
+    RELAY_WARN_LEFT,   /* nor withdrawn after its commit failed */
     RELAY_WARN_RETRY,  /* a step the queue manager tries again */
     RELAY_WARN_RECORD, /* the delivery agent's records */
     RELAY_WARN_RETIRE, /* the removal or the move to deferred/ */
