@@ -43,15 +43,23 @@ END_TEST
 
 #define SEC 1000000000ULL
 
+/* A limiter that says a count at most every 10 s, as the relay's. */
+static struct msg_limit limit_10s(void)
+{
+    struct msg_limit l;
+
+    msg_limit_init(&l, 10 * SEC);
+    return l;
+}
+
 /* A dead disk's flood: 55,348 failures in 5 s, one every 90 us. */
 START_TEST(test_limit_flood)
 {
-    struct msg_limit l;
+    struct msg_limit l = limit_10s();
     struct msg_limit_held h;
     unsigned long printed = 0, counted = 0, summaries = 0;
     uint64_t t = 1000 * SEC;
 
-    msg_limit_init(&l, 10 * SEC);
     for (unsigned i = 0; i < 55348; i++, t += 90000) {
         printed += (unsigned long)msg_limit_pass(&l, "cannot create a queue file: EIO", t, &h);
         counted += h.count;
@@ -75,12 +83,11 @@ END_TEST
 /* Longer than an interval: a count a line each interval, and nothing lost from the total. */
 START_TEST(test_limit_interval)
 {
-    struct msg_limit l;
+    struct msg_limit l = limit_10s();
     struct msg_limit_held h;
     unsigned long printed = 0, counted = 0, summaries = 0, n = 0;
     uint64_t t = 5 * SEC;
 
-    msg_limit_init(&l, 10 * SEC);
     for (; t < 5 * SEC + 35 * SEC; t += SEC / 100, n++) {
         printed += (unsigned long)msg_limit_pass(&l, "x", t, &h);
         if (h.count) {
@@ -101,10 +108,9 @@ END_TEST
 /* A warning that comes seldom is said each time. */
 START_TEST(test_limit_seldom)
 {
-    struct msg_limit l;
+    struct msg_limit l = limit_10s();
     struct msg_limit_held h;
 
-    msg_limit_init(&l, 10 * SEC);
     for (uint64_t t = 0; t < 100 * SEC; t += 11 * SEC) {
         ck_assert_int_eq(msg_limit_pass(&l, "seldom", t, &h), 1);
         ck_assert_uint_eq(h.count, 0);
@@ -115,10 +121,9 @@ END_TEST
 /* Another warning ends the run: the count of the first is said before it. */
 START_TEST(test_limit_other_key)
 {
-    struct msg_limit l;
+    struct msg_limit l = limit_10s();
     struct msg_limit_held h;
 
-    msg_limit_init(&l, 10 * SEC);
     ck_assert_int_eq(msg_limit_pass(&l, "EIO", SEC, &h), 1);
     ck_assert_int_eq(msg_limit_pass(&l, "EIO", 2 * SEC, &h), 0);
     ck_assert_int_eq(msg_limit_pass(&l, "EIO", 3 * SEC, &h), 0);
@@ -138,7 +143,7 @@ END_TEST
 /* Keys longer than the limiter keeps compare by what it keeps; a clock that steps back holds. */
 START_TEST(test_limit_long_key)
 {
-    struct msg_limit l;
+    struct msg_limit l = limit_10s();
     struct msg_limit_held h;
     char a[400], b[400];
 
@@ -146,7 +151,6 @@ START_TEST(test_limit_long_key)
     a[sizeof(a) - 1] = 0;
     memcpy(b, a, sizeof(b));
     b[sizeof(b) - 2] = 'b'; /* past what is kept */
-    msg_limit_init(&l, 10 * SEC);
     ck_assert_int_eq(msg_limit_pass(&l, a, 5 * SEC, &h), 1);
     ck_assert_int_eq(msg_limit_pass(&l, b, 4 * SEC, &h), 0);
     msg_limit_take(&l, 3 * SEC, &h);
