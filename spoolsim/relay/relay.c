@@ -380,6 +380,7 @@ int spoolsim_relay(int argc, char **argv)
     relay_smtp_close_all(&r);
     /* Let every file operation under way finish: none may be cut off halfway. */
     relay_loop_drain(&r);
+    relay_loop_warn_flush(&r); /* what a dead disk repeated: counted, said once more here */
     take_cpu(&r);
     progress_out_clear(&r.progress); /* no partial line before the summary */
     msg_set_hook(NULL, NULL);

@@ -504,15 +504,17 @@ void relay_smtpd_streamed(struct relay_session *s, struct relay_msg *m)
         if (m->job_status == 0) {
             accept_rcpt(s, rcpt);
         } else {
-            msg_warn("cannot create a queue file in %s: %s", s->relay->spool.dir,
-                     strerror(m->job_errno));
+            relay_loop_warn(m->loop, RELAY_WARN_CREATE, "cannot create a queue file", m->job_errno,
+                            "cannot create a queue file in %s: %s", s->relay->spool.dir,
+                            strerror(m->job_errno));
             refuse(s, m->job_errno);
             free(rcpt);
             s->msg = NULL;
             relay_cleanup_abort(m);
         }
     } else if (m->job_status != 0) {
-        msg_warn("%s: cannot write its queue file: %s", m->id, strerror(m->job_errno));
+        relay_loop_warn(m->loop, RELAY_WARN_WRITE, "cannot write a queue file", m->job_errno,
+                        "%s: cannot write its queue file: %s", m->id, strerror(m->job_errno));
         s->stream_errno = m->job_errno ? m->job_errno : EIO; /* said at the end of data */
     }
     if (s->relay->stopping && !s->conn.in_data && !s->step) {
