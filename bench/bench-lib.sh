@@ -3,7 +3,8 @@
 # bench/capacity.sh, bench/fidelity.sh, bench/count-postfix.sh,
 # bench/bench-vs-raw.sh, bench/smtp-pair.sh, bench/calibrate-lib.sh,
 # bench/postfix-instance.sh and bench/exim-instance.sh, and through the
-# last two by bench/relay.sh and the calibrate scripts).
+# last two by bench/relay.sh and the calibrate scripts; free_port by the
+# tests too, through tests/helpers/lib.sh).
 #
 #   bench_getopts SPEC ARG...     the script's options: SPEC is a table of
 #                                 LETTER:VARIABLE words, each option taking
