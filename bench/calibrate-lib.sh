@@ -10,6 +10,7 @@
 #                              the traps: at exit the relay, the MTA (the function
 #                              STOP), the sink, the cgroups and TMP go
 #   cal_sink                   smtp-sink on a free port: SINK_PORT, SINK_PID
+#                              (bench_sink, bench/bench-lib.sh)
 #   cg_usage CLASS             CPU nanoseconds of the cgroup CG/CLASS so far
 #   cal_send PORT EMPTY QUEUE SESSIONS SIZE MESSAGES RCPTS
 #                              the load by smtp-source ($CAL_SOURCE_OPTS too),
@@ -21,7 +22,7 @@
 #   cal_relay PROFILE EMPTY    the bare relay (--profile PROFILE --model none) at
 #                              every load, its CPU by role, into TMP/points (its
 #                              spool has the MTA's layout: EMPTY as the MTA's)
-#   free_port                  (bench/scratch-fs.sh)
+#   free_port VAR              (bench/bench-lib.sh)
 #   cal_write MTA VERSION ROLES METHOD [SYSCALLS]
 #                              fit every class and write the model to OUT. ROLES
 #                              (JSON) names, per MTA class, the relay's roles
@@ -40,8 +41,7 @@ CAL_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SPOOLSIM=${SPOOLSIM:-$CAL_ROOT/spoolsim/spoolsim}
 SRC=${SPOOLSIM_SMTP_SOURCE:-$CAL_ROOT/smtp-source/smtp-source}
 SINK=${SPOOLSIM_SMTP_SINK:-$CAL_ROOT/smtp-sink/smtp-sink}
-. "$CAL_ROOT/bench/scratch-fs.sh" # free_port
-. "$CAL_ROOT/bench/bench-lib.sh"   # bench_getopts
+. "$CAL_ROOT/bench/bench-lib.sh" # bench_getopts, bench_sink, free_port
 LOADS="20:1024:1 20:15360:1 5:1024:1 20:1024:5"
 CAL_SOURCE_OPTS=()
 TMP='' RELAY_PID='' CG='' SINK_PID='' CAL_STOP=:
@@ -118,11 +118,7 @@ cal_cleanup() {
     fi
 }
 
-cal_sink() {
-    SINK_PORT=$(free_port)
-    "$SINK" 127.0.0.1:"$SINK_PORT" 1000 >/dev/null 2>"$TMP/sink.err" &
-    SINK_PID=$!
-}
+cal_sink() { bench_sink "$SINK" "$TMP"; }
 
 cg_usage() {
     if [ "$CG_V" = 1 ]; then cat "$CG/$1/cpuacct.usage"; else
