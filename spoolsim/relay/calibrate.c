@@ -130,7 +130,7 @@ static int needed(const char *self, const char *mta)
  * the models in the cache, since an installed tree has no tests/peers.
  * What the environment names already is kept.
  */
-static void script_env(const char *self)
+void calibrate_script_env(const char *self)
 {
     char path[PATH_MAX];
 
@@ -278,7 +278,7 @@ int spoolsim_calibrate(int argc, char **argv)
                   "SPOOLSIM_CALIBRATE_SCRIPT to its path)",
                   name, self);
     warn_if_busy();
-    script_env(self);
+    calibrate_script_env(self);
     args[n++] = script;
     if (out == NULL) {
         cache_path(mta, cache, sizeof(cache));
