@@ -31,6 +31,7 @@ struct relay_model {
     _Atomic uint64_t spent_ns[PLACES];
     _Atomic uint64_t messages[PLACES];
     _Atomic uint64_t syscalls; /* made for real: cost_model_syscalls() */
+    atomic_int stopping;       /* relay_model_stop(): every burn ends at its next look */
 };
 
 /*
@@ -212,11 +213,17 @@ uint64_t relay_model_command_ns(const struct relay_model *rm, int extra_rcpt)
     return two > one ? two - one : 0;
 }
 
+void relay_model_stop(struct relay_model *rm)
+{
+    if (rm)
+        atomic_store(&rm->stopping, 1);
+}
+
 void relay_model_burn_command(struct relay_model *rm, uint64_t ns)
 {
     uint64_t start = cpu_burn_thread_ns();
 
-    cpu_burn_until(start + ns, rm->here_speed);
+    cpu_burn_until(start + ns, rm->here_speed, &rm->stopping);
     atomic_fetch_add(&rm->spent_ns[COST_RECEIVE], cpu_burn_thread_ns() - start);
 }
 
@@ -237,10 +244,13 @@ static uint64_t smtpd_rest_ns(const struct relay_model *rm, unsigned i, uint64_t
  * the price of entering and leaving the kernel, which mitigations, the
  * hypervisor and the CPU set, and which an integer loop does not feel.
  */
-static void enter_kernel(unsigned calls)
+static void enter_kernel(unsigned calls, const atomic_int *stop)
 {
-    for (unsigned c = 0; c < calls; c++)
+    for (unsigned c = 0; c < calls; c++) {
+        if (c % 1024 == 0 && atomic_load_explicit(stop, memory_order_relaxed))
+            return; /* a stopping relay is not held by a million calls either */
         (void)getppid();
+    }
 }
 
 void relay_model_spend(struct relay_model *rm, enum cost_place place, uint64_t bytes,
@@ -272,11 +282,11 @@ void relay_model_spend(struct relay_model *rm, enum cost_place place, uint64_t b
         if (calls > 0) {
             uint64_t before = cpu_burn_thread_ns();
 
-            enter_kernel(calls);
+            enter_kernel(calls, &rm->stopping);
             end += cpu_burn_thread_ns() - before;
         }
         end += ns;
-        cpu_burn_until(end, rm->here_speed);
+        cpu_burn_until(end, rm->here_speed, &rm->stopping);
         if (serial)
             pthread_mutex_unlock(&rm->serial[i]);
         atomic_fetch_add(&rm->syscalls, calls);

@@ -5,11 +5,15 @@
 
 #include <check.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "check_main.h"
 #include "cost_model.h"
+#include "cpu_burn.h"
 #include "machine_cost.h"
 #include "model_cache.h"
 
@@ -76,7 +80,8 @@ START_TEST(test_errors)
     ck_assert_int_eq(
         cost_model_parse("{\"mta\": \"postfix\", \"reference_speed\": 0}", &m, err, sizeof(err)),
         -1);
-    ck_assert_str_eq(err, "no positive reference_speed");
+    ck_assert_str_eq(err, "reference_speed is 0: no CPU runs the burn loop at that speed (1 to "
+                          "100000 iterations a microsecond)");
     ck_assert_int_eq(cost_model_parse("{\"mta\": \"postfix\", \"reference_speed\": 1, "
                                       "\"stages\": []}",
                                       &m, err, sizeof(err)),
@@ -91,10 +96,144 @@ START_TEST(test_errors)
                                       "[" STAGE("smtpd", FIT(-5, 0, 0), FIT(0, 0, 0)) "]}",
                                       &m, err, sizeof(err)),
                      -1);
-    ck_assert_str_eq(err, "stages.0.mta.base_us is negative");
+    ck_assert_str_eq(err, "stages.0.mta.base_us is -5: no real MTA's process costs that (0 to "
+                          "1000000 us a message)");
     ck_assert_int_eq(
         cost_model_parse("{\"mta\": \"postfix\", \"reference_speed\": 1, ", &m, err, sizeof(err)),
         -1);
+}
+END_TEST
+
+/* A model with smtpd's and a relay fit at `mta' and `relay', and a reference speed. */
+static int parse_bounded(const char *speed, const char *mta, const char *relay, char *err,
+                         size_t errlen)
+{
+    char json[600];
+    struct cost_model m;
+
+    snprintf(json, sizeof(json),
+             "{\"mta\": \"postfix\", \"reference_speed\": %s, \"stages\": [{\"name\": "
+             "\"smtpd\", \"mta\": %s, \"relay\": %s}]}",
+             speed, mta, relay);
+    return cost_model_parse(json, &m, err, errlen);
+}
+
+START_TEST(test_bounds)
+{
+    static const struct {
+        const char *speed, *mta, *relay, *err;
+    } cases[] = {
+        /* what a real MTA could cost, up to each bound, and a fit's negative slopes */
+        {"400", FIT(1000000, 1000, 10000), FIT(0, -1000, -10000), NULL},
+        {"1", FIT(0, 0, 0), FIT(0, 0, 0), NULL},
+        {"100000", FIT(0.5, -53.66, -6.6), FIT(0, 0, 0), NULL},
+        /* 1,000 s a message: the relay never answered */
+        {"400", FIT(1e9, 0, 0), FIT(0, 0, 0),
+         "stages.0.mta.base_us is 1e+09: no real MTA's process costs that (0 to 1000000 us a "
+         "message)"},
+        /* once past a conversion to nanoseconds out of uint64_t's range */
+        {"400", FIT(1e300, 0, 0), FIT(0, 0, 0),
+         "stages.0.mta.base_us is 1e+300: no real MTA's process costs that (0 to 1000000 us a "
+         "message)"},
+        {"400", FIT(1000000.5, 0, 0), FIT(0, 0, 0),
+         "stages.0.mta.base_us is 1e+06: no real MTA's process costs that (0 to 1000000 us a "
+         "message)"},
+        {"400", FIT(0, 0, 0), FIT(-0.01, 0, 0),
+         "stages.0.relay.base_us is -0.01: no real MTA's process costs that (0 to 1000000 us a "
+         "message)"},
+        {"400", FIT(0, 1001, 0), FIT(0, 0, 0),
+         "stages.0.mta.per_kib_us is 1001: no real MTA's process costs that (-1000 to 1000 us a "
+         "KiB)"},
+        {"400", FIT(0, -1e300, 0), FIT(0, 0, 0),
+         "stages.0.mta.per_kib_us is -1e+300: no real MTA's process costs that (-1000 to 1000 us "
+         "a KiB)"},
+        {"400", FIT(0, 0, 10001), FIT(0, 0, 0),
+         "stages.0.mta.per_rcpt_us is 10001: no real MTA's process costs that (-10000 to 10000 us "
+         "a recipient)"},
+        {"400", FIT(0, 0, 0), FIT(0, 0, -1e300),
+         "stages.0.relay.per_rcpt_us is -1e+300: no real MTA's process costs that (-10000 to "
+         "10000 us a recipient)"},
+        /* JSON has no NaN or infinity (the document is none), and 1e999 is no number */
+        {"400", FIT(NaN, 0, 0), FIT(0, 0, 0), "not a cost model (no \"mta\" string)"},
+        {"400", FIT(0, Infinity, 0), FIT(0, 0, 0), "not a cost model (no \"mta\" string)"},
+        {"400", FIT(0, 0, -1e999), FIT(0, 0, 0), "no number at stages.0.mta.per_rcpt_us"},
+        {"1e300", FIT(0, 0, 0), FIT(0, 0, 0),
+         "reference_speed is 1e+300: no CPU runs the burn loop at that speed (1 to 100000 "
+         "iterations a microsecond)"},
+        {"100001", FIT(0, 0, 0), FIT(0, 0, 0),
+         "reference_speed is 100001: no CPU runs the burn loop at that speed (1 to 100000 "
+         "iterations a microsecond)"},
+        {"0.5", FIT(0, 0, 0), FIT(0, 0, 0),
+         "reference_speed is 0.5: no CPU runs the burn loop at that speed (1 to 100000 "
+         "iterations a microsecond)"},
+        {"-400", FIT(0, 0, 0), FIT(0, 0, 0),
+         "reference_speed is -400: no CPU runs the burn loop at that speed (1 to 100000 "
+         "iterations a microsecond)"},
+        {"NaN", FIT(0, 0, 0), FIT(0, 0, 0), "not a cost model (no \"mta\" string)"},
+        {"1e999", FIT(0, 0, 0), FIT(0, 0, 0), "no reference_speed"},
+    };
+    char err[300];
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int got = parse_bounded(cases[i].speed, cases[i].mta, cases[i].relay, err, sizeof(err));
+
+        ck_assert_msg(got == (cases[i].err ? -1 : 0), "case %zu: %d (%s)", i, got,
+                      got ? err : "taken");
+        if (cases[i].err)
+            ck_assert_str_eq(err, cases[i].err);
+    }
+}
+END_TEST
+
+static void *stop_soon(void *arg)
+{
+    struct timespec t = {0, 100000000}; /* 0.1 s */
+
+    nanosleep(&t, NULL);
+    atomic_store((atomic_int *)arg, 1);
+    return NULL;
+}
+
+/* A burn of a minute ends when it is told to stop, from another thread too. */
+START_TEST(test_burn_stop)
+{
+    atomic_int stop = 1;
+    pthread_t t;
+    uint64_t start = cpu_burn_thread_ns();
+
+    cpu_burn_until(start + 60000000000ULL, 0, &stop);
+    ck_assert_uint_lt(cpu_burn_thread_ns() - start, 1000000000ULL);
+    atomic_store(&stop, 0);
+    ck_assert_int_eq(pthread_create(&t, NULL, stop_soon, &stop), 0);
+    start = cpu_burn_thread_ns();
+    cpu_burn_until(start + 60000000000ULL, 0, &stop);
+    pthread_join(t, NULL);
+    /* 0.1 s of wall time, and the CPU clock cannot run ahead of it */
+    ck_assert_uint_lt(cpu_burn_thread_ns() - start, 10000000000ULL);
+    /* no flag: the whole amount */
+    start = cpu_burn_thread_ns();
+    cpu_burn_until(start + 20000000ULL, 0, NULL);
+    ck_assert_uint_ge(cpu_burn_thread_ns() - start, 20000000ULL);
+}
+END_TEST
+
+/* The burn of a model at its bounds stays in range, whatever the message and the scale. */
+START_TEST(test_burn_bounded)
+{
+    struct cost_model m;
+    char err[200];
+
+    ck_assert_int_eq(cost_model_parse("{\"mta\": \"postfix\", \"reference_speed\": 400, "
+                                      "\"stages\": [" STAGE("smtpd", FIT(1000000, 1000, 10000),
+                                                            FIT(0, 0, 0)) "]}",
+                                      &m, err, sizeof(err)),
+                     0);
+    ck_assert_uint_eq(cost_model_burn_ns(&m, 0, 0, 1), 1000000000ULL);
+    ck_assert_uint_eq(cost_model_burn_ns(&m, 0, UINT64_MAX, UINT32_MAX), COST_BURN_NS_MAX);
+    m.scale = 1e300;
+    ck_assert_uint_eq(cost_model_burn_ns(&m, 0, 0, 1), COST_BURN_NS_MAX);
+    m.scale = NAN;
+    ck_assert_uint_eq(cost_model_burn_ns(&m, 0, 0, 1), 0);
 }
 END_TEST
 
@@ -418,6 +557,9 @@ int main(void)
                                   test_burn,
                                   test_places,
                                   test_errors,
+                                  test_bounds,
+                                  test_burn_bounded,
+                                  test_burn_stop,
                                   test_builtin,
                                   test_exim_stages,
                                   test_builtin_by_name,
