@@ -15,9 +15,11 @@ SOURCE="$top_builddir/smtp-source/smtp-source"
 . "$top_srcdir/scripts/peers.sh"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/spoolsim-test.XXXXXX")
-# A model calibrated on this machine (~/.cache/spoolsim) would change what
-# --model postfix spends: every test sees an empty cache of its own.
+# A model calibrated on this machine (~/.cache/spoolsim, or the machine's
+# /var/cache/spoolsim) would change what --model postfix spends: every test
+# sees empty caches of its own, and never writes the machine's.
 export SPOOLSIM_CACHE_DIR="$WORK/model-cache"
+export SPOOLSIM_SYSTEM_CACHE="$WORK/system-cache"
 MAIN_PID=$BASHPID # the test's own shell: the only one whose exit cleans up
 PIDS=""
 FAILURES=0
