@@ -385,7 +385,7 @@ static void handle_command(struct sink_session *s, const char *line, size_t len)
     }
     if (smtp_junk_command(&s->junk, cmd.verb, s->rcpt_count >= opts->server.max_rcpt) &&
         count_error(s))
-        return; /* docs/security.md item 10 */
+        return; /* docs/security.md item 11 */
     if (cmd.verb == SMTP_VERB_DATA && evbuffer_get_length(bufferevent_get_input(s->conn.bev)) > 0) {
         /* Message text sent before our 354: an early talker (docs/security.md item 6). */
         s->server->stats.protocol_errors++;

@@ -86,6 +86,7 @@ static void setup_bev(struct smtp_server_conn *c, int write_timeout)
     if (c->tls)
         bufferevent_setwatermark(c->bev, EV_READ, 0, SMTP_SERVER_INPUT_HIGH_WATER);
     c->input_capped = c->tls;
+    c->write_timed = write_timeout;
     bufferevent_set_timeouts(c->bev, c->in.ev ? NULL : &tv, write_timeout ? &tv : NULL);
     if (c->in.ev)
         bev_in_set_timeout(&c->in, &tv);
@@ -156,13 +157,43 @@ void smtp_server_begin_data(struct smtp_server_conn *c, enum smtp_bare_lf_policy
     c->in_data = 1;
 }
 
+/*
+ * The output brake. A client that pipelines commands and never reads its
+ * replies would otherwise have them all buffered here: gigabytes for an
+ * EHLO flood (docs/security.md item 11). Past the bound a plain session
+ * tries the socket first (bev_out writes at once); what the socket will
+ * not take stops the parsing, and the input then fills to its high-water
+ * mark, where reading stops and TCP holds the client back, as Postfix's
+ * smtpd blocks in write(). on_write() goes on once the client has read.
+ * A paused session's client has the idle timeout to read, whatever the
+ * server's configuration says of slow readers: with reading off, nothing
+ * else would ever end the session.
+ */
+static int output_full(struct smtp_server_conn *c)
+{
+    struct evbuffer *out = bufferevent_get_output(c->bev);
+    struct timeval tv;
+
+    if (evbuffer_get_length(out) <= SMTP_SERVER_OUTPUT_HIGH_WATER)
+        return 0;
+    if (!c->tls && bev_out_flush(c->bev) == 0)
+        return 0; /* the socket took it all; an error is the next flush's to find */
+    c->output_paused = 1;
+    if (!c->write_timed) {
+        tv = clock_timeval(c->cfg.timeout);
+        bufferevent_set_timeouts(c->bev, c->in.ev ? NULL : &tv, &tv);
+        c->write_timed = 1;
+    }
+    return 1;
+}
+
 static void process_input(struct smtp_server_conn *c)
 {
     const struct smtp_server_ops *ops = c->ops;
     struct evbuffer *in = bufferevent_get_input(c->bev);
 
     while (!c->closing && !c->free_scheduled && !c->tls_pending &&
-           (ops->may_read == NULL || ops->may_read(c->ctx))) {
+           (ops->may_read == NULL || ops->may_read(c->ctx)) && !output_full(c)) {
         char line[SMTP_COMMAND_LINE_LIMIT];
         size_t len;
 
@@ -307,12 +338,23 @@ static void on_read(struct bufferevent *bev, void *arg)
     smtp_server_flush(arg);
 }
 
+/*
+ * The output has drained (libevent calls this at its write low-water mark,
+ * 0): a session paused by the output brake takes the commands that waited
+ * in its input, which no read event would bring back, and reads again.
+ */
 static void on_write(struct bufferevent *bev, void *arg)
 {
     struct smtp_server_conn *c = arg;
 
-    if (c->tls || bev_out_written(bev))
-        smtp_server_flush(c);
+    if (!c->tls && !bev_out_written(bev))
+        return;
+    if (c->output_paused && !c->free_scheduled) {
+        c->output_paused = 0;
+        process_input(c);
+        cap_input(c);
+    }
+    smtp_server_flush(c);
 }
 
 static void on_event(struct bufferevent *bev, short what, void *arg)
@@ -324,7 +366,11 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
         return;
     if ((what & BEV_EVENT_TIMEOUT) && !c->closing) {
         c->ops->on_timeout(c->ctx);
-        smtp_server_flush(c);
+        /* A client that has not read for the whole timeout will not read the 421 either. */
+        if (what & BEV_EVENT_WRITING)
+            smtp_server_free_later(c);
+        else
+            smtp_server_flush(c);
         return;
     }
     if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT))

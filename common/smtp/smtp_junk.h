@@ -7,7 +7,7 @@
  * mail moves. Postfix's smtpd lets smtpd_junk_command_limit (100) of them
  * pass and counts each one after that as an error, so that its hard error
  * limit ends the session; a message accepted starts the count again. Both
- * servers here do the same with --junk-limit (docs/security.md item 10):
+ * servers here do the same with --junk-limit (docs/security.md item 11):
  * smtp_junk_command() says whether a command is one error more.
  *
  * A server calls smtp_junk_count() itself for a command of its own that

@@ -256,7 +256,7 @@ def group_limits():
     check("closed after the error limit", c.closed())
 
     # --junk-limit 3: three commands that achieve nothing pass, each one more
-    # is an error; an accepted message forgives them (docs/security.md item 10).
+    # is an error; an accepted message forgives them (docs/security.md item 11).
     c = Conn()
     codes = [c.cmd(v) for v in ("NOOP", "EHLO probe", "RSET", "VRFY <a@b>")]
     check("junk past --junk-limit is still answered (an error: 1 of 5)",
