@@ -104,8 +104,8 @@ struct smtp_server_conn {
     struct event *free_ev; /* its event: ours, so that release() can cancel it */
     int tls;               /* the session runs inside TLS */
     int tls_pending;       /* our 220 to STARTTLS is on its way; the handshake follows */
-    int input_capped;      /* the input's high-water mark is set (see cap_input()) */
-    int reading;           /* direct reading: the policy wants input (smtp_server_read()) */
+    int input_capped;      /* reading is off: the input reached its high-water mark */
+    int reading;           /* the policy wants input (smtp_server_read()) */
     int output_paused;     /* no command taken until the output drains (output_full()) */
     int write_timed;       /* the idle timeout applies to writing */
     struct bev_in in;      /* direct reading, until TLS: the socket's reader */

@@ -20,6 +20,7 @@ test checks is printed, one "key value" a line:
   sent B       bytes sent in phase 1        stalled 0|1   phase 1 ended by a stall
   over 0|1     VmRSS passed the bound       rss_max K     the most VmRSS seen, KiB
   hwm K        the server's VmHWM after phase 1, KiB
+  idle_cpu_ms  the server's CPU time in the second after phase 1 (0 unless it spins)
   commands C   command lines sent in all    replies R     replies read (the greeting aside)
   last CODE    the last reply's code        closed 0|1    the server closed the connection
 """
@@ -44,6 +45,16 @@ def status_kib(pid, field):
     except OSError:
         pass
     return 0
+
+
+def cpu_ms(pid):
+    """The process's user and system time, in milliseconds (/proc/PID/stat)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) * 1000 // os.sysconf("SC_CLK_TCK")
+    except OSError:
+        return 0
 
 
 def payload(mode):
@@ -209,6 +220,9 @@ def main():
     sys.stdout.flush()
     if over:
         return  # reading gigabytes of replies would prove nothing more
+    before = cpu_ms(a.pid)
+    time.sleep(1)
+    print("idle_cpu_ms", cpu_ms(a.pid) - before)
     time.sleep(a.idle)
     # Phase 2: the rest of the last block's commands, QUIT, and every reply.
     rest = total - queued if a.count else 0

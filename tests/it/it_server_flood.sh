@@ -33,6 +33,8 @@ flood() {
         test "$(value stalled "$out")" = 1
     check "  ... and stayed under $((BOUND_KIB / 1024)) MB meanwhile" \
         test "$(value over "$out")" = 0 -a "$(value rss_max "$out")" -lt $BOUND_KIB
+    check "  ... without spinning meanwhile ($(value idle_cpu_ms "$out") ms of CPU in 1 s)" \
+        test "$(value idle_cpu_ms "$out")" -lt 300
     check "  ... once the client read, every command was answered ($(value commands "$out"))" \
         test "$(value replies "$out")" = "$(value commands "$out")"
     check "  ... the last one (QUIT) with 221, and the session closed" \
