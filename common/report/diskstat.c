@@ -144,6 +144,16 @@ const char *diskstat_note(const struct diskstat *ds, char *buf, size_t len)
     return buf;
 }
 
+void diskstat_print(FILE *fp, const char *label, const char *note_label, const struct diskstat *ds)
+{
+    char line[600], note[600];
+
+    diskstat_line(ds, line, sizeof(line));
+    fprintf(fp, "%s%s\n", label, line);
+    if (diskstat_note(ds, note, sizeof(note)))
+        fprintf(fp, "%s%s\n", note_label, note);
+}
+
 static const char *const state_names[] = {"not_measured", "no_block_device", "unreadable",
                                           "measured"};
 

@@ -24,6 +24,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "json.h"
 #include "platform.h" /* struct disk_counters */
@@ -75,6 +76,12 @@ void diskstat_line(const struct diskstat *ds, char *buf, size_t len);
 
 /* A note for a device known to hold more than the spool (other writers count too), or NULL. */
 const char *diskstat_note(const struct diskstat *ds, char *buf, size_t len);
+
+/*
+ * The line on fp after `label' ("disk:       "), and the note, if any,
+ * on a line of its own after `note_label', as every report prints them.
+ */
+void diskstat_print(FILE *fp, const char *label, const char *note_label, const struct diskstat *ds);
 
 /* "512 B", "43.1 KiB", "1.50 MiB", "2.00 GiB": a size as the line writes it. */
 void diskstat_bytes(double bytes, char *buf, size_t len);
