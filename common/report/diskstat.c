@@ -293,47 +293,35 @@ void diskstat_add(struct diskstat *sum, const struct diskstat *one)
 {
     struct disk_counters *s = &sum->delta;
     const struct disk_counters *o = &one->delta;
+    unsigned runs = sum->runs + 1;
+    double messages = sum->messages + one->messages;
 
-    if (sum->runs == 0) {
-        unsigned runs = 1;
-
-        *sum = *one;
-        sum->runs = runs;
+    if (sum->runs == 0 || (sum->state == DISKSTAT_MEASURED && one->state != DISKSTAT_MEASURED)) {
+        *sum = *one; /* the first run, or the first without counts: what it says stands */
         sum->id[0] = 0;
-        return;
-    }
-    sum->runs++;
-    if (sum->state != DISKSTAT_MEASURED)
-        return; /* what the first run without counts said stands */
-    if (one->state != DISKSTAT_MEASURED) {
-        unsigned runs = sum->runs;
-
-        *sum = *one;
-        sum->runs = runs;
-        return;
-    }
-    if (strcmp(sum->device, one->device) != 0) {
+    } else if (sum->state == DISKSTAT_MEASURED && strcmp(sum->device, one->device) != 0) {
         char first[sizeof(sum->device)];
 
         /* two devices' counts are no one device's sum */
         snprintf(first, sizeof(first), "%s", sum->device);
         sum->state = DISKSTAT_UNREADABLE;
         snprintf(sum->device, sizeof(sum->device), "runs on %.40s and %.40s", first, one->device);
-        return;
+    } else if (sum->state == DISKSTAT_MEASURED) {
+        s->reads += o->reads;
+        s->writes += o->writes;
+        s->flushes += o->flushes;
+        s->busy_ms += o->busy_ms;
+        s->read_sectors += o->read_sectors;
+        s->write_sectors += o->write_sectors;
+        s->discards += o->discards;
+        s->discard_sectors += o->discard_sectors;
+        s->has_flushes = s->has_flushes && o->has_flushes;
+        s->has_discards = s->has_discards && o->has_discards;
+        if (one->shared == 1 && sum->shared != 1) {
+            sum->shared = 1;
+            snprintf(sum->shared_with, sizeof(sum->shared_with), "%s", one->shared_with);
+        }
     }
-    s->reads += o->reads;
-    s->writes += o->writes;
-    s->flushes += o->flushes;
-    s->busy_ms += o->busy_ms;
-    s->read_sectors += o->read_sectors;
-    s->write_sectors += o->write_sectors;
-    s->discards += o->discards;
-    s->discard_sectors += o->discard_sectors;
-    s->has_flushes = s->has_flushes && o->has_flushes;
-    s->has_discards = s->has_discards && o->has_discards;
-    sum->messages += one->messages;
-    if (one->shared == 1 && sum->shared != 1) {
-        sum->shared = 1;
-        snprintf(sum->shared_with, sizeof(sum->shared_with), "%s", one->shared_with);
-    }
+    sum->runs = runs;
+    sum->messages = messages;
 }

@@ -323,6 +323,7 @@ START_TEST(test_add)
     diskstat_add(&sum, &one);
     ck_assert_int_eq(sum.state, DISKSTAT_UNREADABLE);
     ck_assert_uint_eq(sum.runs, 3);
+    ck_assert_double_eq(sum.messages, 600);
     measured(&one);
     diskstat_add(&sum, &one);
     ck_assert_int_eq(sum.state, DISKSTAT_UNREADABLE);
