@@ -28,20 +28,27 @@ static const char line17[] = "     100        0      800       50     2000      
 static const char line15[] = "100 0 800 50 2000 300 160000 9000 0 450 9050 3 0 64 2\n";
 static const char line11[] = "100 0 800 50 2000 300 160000 9000 0 450 9050\n";
 
+/* Every counter of got is want's. */
+static void same(const struct disk_counters *got, const struct disk_counters *want)
+{
+    ck_assert(memcmp(got, want, sizeof(*got)) == 0);
+}
+
 START_TEST(test_parse)
 {
     struct disk_counters d;
 
     ck_assert_int_eq(procfs_disk_stat(line17, &d), 0);
-    ck_assert_uint_eq(d.reads, 100);
-    ck_assert_uint_eq(d.read_sectors, 800);
-    ck_assert_uint_eq(d.writes, 2000);
-    ck_assert_uint_eq(d.write_sectors, 160000);
-    ck_assert_uint_eq(d.busy_ms, 450);
-    ck_assert_uint_eq(d.discards, 3);
-    ck_assert_uint_eq(d.discard_sectors, 64);
-    ck_assert_uint_eq(d.flushes, 1250);
-    ck_assert(d.has_discards && d.has_flushes);
+    same(&d, &(struct disk_counters){.reads = 100,
+                                     .read_sectors = 800,
+                                     .writes = 2000,
+                                     .write_sectors = 160000,
+                                     .busy_ms = 450,
+                                     .discards = 3,
+                                     .discard_sectors = 64,
+                                     .flushes = 1250,
+                                     .has_discards = 1,
+                                     .has_flushes = 1});
     /* older kernels: no flushes (before 5.5), no discards either (before 4.18) */
     ck_assert_int_eq(procfs_disk_stat(line15, &d), 0);
     ck_assert(d.has_discards && !d.has_flushes);
@@ -68,15 +75,16 @@ START_TEST(test_delta)
     counters(&a, "10 0 80 5 1000 0 8000 300 0 100 400 1 0 8 1 500 10\n");
     counters(&b, "12 0 96 6 1400 0 9600 330 0 150 480 4 0 72 2 700 12\n");
     ck_assert_int_eq(diskstat_delta(&a, &b, &d), 0);
-    ck_assert_uint_eq(d.reads, 2);
-    ck_assert_uint_eq(d.read_sectors, 16);
-    ck_assert_uint_eq(d.writes, 400);
-    ck_assert_uint_eq(d.write_sectors, 1600);
-    ck_assert_uint_eq(d.busy_ms, 50);
-    ck_assert_uint_eq(d.discards, 3);
-    ck_assert_uint_eq(d.discard_sectors, 64);
-    ck_assert_uint_eq(d.flushes, 200);
-    ck_assert(d.has_flushes && d.has_discards);
+    same(&d, &(struct disk_counters){.reads = 2,
+                                     .read_sectors = 16,
+                                     .writes = 400,
+                                     .write_sectors = 1600,
+                                     .busy_ms = 50,
+                                     .discards = 3,
+                                     .discard_sectors = 64,
+                                     .flushes = 200,
+                                     .has_discards = 1,
+                                     .has_flushes = 1});
     /* a counter that went back: another device under the number, no difference */
     ck_assert_int_eq(diskstat_delta(&b, &a, &d), -1);
     ck_assert_uint_eq(d.writes, 0);
@@ -134,18 +142,22 @@ END_TEST
 
 START_TEST(test_bytes)
 {
+    static const struct {
+        double bytes;
+        const char *want;
+    } cases[] = {
+        {0, "0 B"},
+        {1023, "1023 B"},
+        {44134.4, "43.1 KiB"},
+        {1.5 * 1024 * 1024, "1.50 MiB"},
+        {3.0 * 1024 * 1024 * 1024, "3.00 GiB"},
+    };
     char buf[32];
 
-    diskstat_bytes(0, buf, sizeof(buf));
-    ck_assert_str_eq(buf, "0 B");
-    diskstat_bytes(1023, buf, sizeof(buf));
-    ck_assert_str_eq(buf, "1023 B");
-    diskstat_bytes(44134.4, buf, sizeof(buf));
-    ck_assert_str_eq(buf, "43.1 KiB");
-    diskstat_bytes(1.5 * 1024 * 1024, buf, sizeof(buf));
-    ck_assert_str_eq(buf, "1.50 MiB");
-    diskstat_bytes(3.0 * 1024 * 1024 * 1024, buf, sizeof(buf));
-    ck_assert_str_eq(buf, "3.00 GiB");
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        diskstat_bytes(cases[i].bytes, buf, sizeof(buf));
+        ck_assert_str_eq(buf, cases[i].want);
+    }
 }
 END_TEST
 
@@ -218,6 +230,14 @@ static double number(const char *text, const char *path)
     return v;
 }
 
+static void has_string(const char *text, const char *path, const char *want)
+{
+    char s[256];
+
+    ck_assert_msg(json_read_string(text, path, s, sizeof(s)) == 0, "%s: no string", path);
+    ck_assert_str_eq(s, want);
+}
+
 static int is_null(const char *text, const char *path)
 {
     double v;
@@ -235,10 +255,8 @@ START_TEST(test_json)
     ds.shared = 1;
     snprintf(ds.shared_with, sizeof(ds.shared_with), "/");
     text = to_json(&ds);
-    ck_assert_int_eq(json_read_string(text, "disk.state", s, sizeof(s)), 0);
-    ck_assert_str_eq(s, "measured");
-    ck_assert_int_eq(json_read_string(text, "disk.device", s, sizeof(s)), 0);
-    ck_assert_str_eq(s, "vda");
+    has_string(text, "disk.state", "measured");
+    has_string(text, "disk.device", "vda");
     ck_assert_double_eq(number(text, "disk.bytes_written"), 1600 * 512);
     ck_assert_double_eq(number(text, "disk.write_ios"), 400);
     ck_assert_double_eq(number(text, "disk.flushes"), 250);
@@ -267,10 +285,8 @@ START_TEST(test_json)
     ds.messages = 10;
     snprintf(ds.fstype, sizeof(ds.fstype), "tmpfs");
     text = to_json(&ds);
-    ck_assert_int_eq(json_read_string(text, "disk.note", s, sizeof(s)), 0);
-    ck_assert_str_eq(s, "no block device (tmpfs)");
-    ck_assert_int_eq(json_read_string(text, "disk.state", s, sizeof(s)), 0);
-    ck_assert_str_eq(s, "no_block_device");
+    has_string(text, "disk.note", "no block device (tmpfs)");
+    has_string(text, "disk.state", "no_block_device");
     ck_assert(is_null(text, "disk.device"));
     ck_assert(is_null(text, "disk.shared"));
     ck_assert(is_null(text, "disk.bytes_written"));
