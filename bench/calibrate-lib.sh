@@ -43,6 +43,7 @@ SPOOLSIM=${SPOOLSIM:-$CAL_ROOT/spoolsim/spoolsim}
 SRC=${SPOOLSIM_SMTP_SOURCE:-$CAL_ROOT/smtp-source/smtp-source}
 SINK=${SPOOLSIM_SMTP_SINK:-$CAL_ROOT/smtp-sink/smtp-sink}
 . "$CAL_ROOT/bench/bench-lib.sh" # bench_getopts, bench_sink, free_port
+. "$CAL_ROOT/bench/scratch-fs.sh" # scratch_fs_mount, for CAL_QUEUE_FS
 LOADS="20:1024:1 20:15360:1 5:1024:1 20:1024:5"
 CAL_SOURCE_OPTS=()
 TMP='' RELAY_PID='' CG='' SINK_PID='' CAL_STOP=:
@@ -99,7 +100,14 @@ cal_init() {
     TMP=$(mktemp -d "/tmp/spoolsim-$name.XXXXXX") && chmod 755 "$TMP" || exit 1
     mkdir -p "$TMP/queue" "$TMP/spool" "$CG" || exit 1
     "$SPOOLSIM" calibrate --machine >"$TMP/machine.json" || exit 1
-    mount -t tmpfs -o size=4g,mode=755 tmpfs "$TMP/queue" && mount -t tmpfs -o size=4g tmpfs "$TMP/spool" || exit 1
+    # CAL_QUEUE_FS: the queues on another filesystem (bench/scratch-fs.sh's:
+    # ext4, xfs, ...), to see what a disk adds per class (bench/disk-cost.sh
+    # and docs/fidelity.md); a model is measured on tmpfs, the default.
+    case ${CAL_QUEUE_FS:-tmpfs} in
+    tmpfs) mount -t tmpfs -o size=4g,mode=755 tmpfs "$TMP/queue" && mount -t tmpfs -o size=4g tmpfs "$TMP/spool" ;;
+    *) scratch_fs_known "$CAL_QUEUE_FS" && scratch_fs_mount "$CAL_QUEUE_FS" "$TMP/queue" "$TMP/queue.img" &&
+        scratch_fs_mount "$CAL_QUEUE_FS" "$TMP/spool" "$TMP/spool.img" ;;
+    esac || exit 1
     : >"$TMP/points"
 }
 
@@ -115,6 +123,7 @@ cal_cleanup() {
     fi
     if [ -n "$TMP" ]; then
         for m in "$TMP/queue" "$TMP/spool"; do mountpoint -q "$m" && umount "$m"; done
+        rm -f "$TMP/queue.img" "$TMP/spool.img"
         rm -rf "$TMP"
     fi
 }
