@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <unistd.h>
 
 #include "platform.h"
@@ -79,5 +80,17 @@ int platform_disk_read(const char *id, struct disk_counters *out)
 {
     (void)id;
     (void)out;
+    return -1;
+}
+
+int platform_private_mounts(void)
+{
+    errno = ENOSYS;
+    return -1;
+}
+
+int platform_tie_children(void)
+{
+    errno = ENOSYS;
     return -1;
 }
