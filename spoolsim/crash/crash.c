@@ -131,7 +131,9 @@ static void usage(FILE *fp, const struct optgroup *g)
         21);
     fprintf(fp, "\n"
                 "Exit status: 0 durable, 1 acknowledged mail lost (or a failure), 2 bad input.\n"
-                "SIGINT or SIGTERM takes everything apart and removes the images; 130 or 143.\n");
+                "SIGINT or SIGTERM takes everything apart and removes the images; 130 or 143.\n"
+                "After a kill -9 nothing of it runs or stays mounted; the next run in the same\n"
+                "work directory's parent removes the images it left.\n");
 }
 
 enum {

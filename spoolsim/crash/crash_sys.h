@@ -28,11 +28,11 @@ int crash_sys_cmd(const struct drive *d, const char *name, char *const argv[]);
 void crash_sys_cmd_said(const struct drive *d, const char *name, char *out, size_t len);
 
 /*
- * Loop devices. A device attached is listed in WORK/loops with the
- * device and inode number of its file, as the kernel keeps them, so that
- * a detach, and a later run cleaning up after a dead one
- * (crash_leftover.h), tell the device still ours from one that another
- * program took once ours let go.
+ * Loop devices. A device attached is listed in WORK/loops, a line each,
+ * "DEVICE FILE-DEV FILE-INODE" (decimal, as LOOP_GET_STATUS64 and stat
+ * give them), so that a detach, and a later run cleaning up after a dead
+ * one (crash_leftover.h), tell the device still ours from one that
+ * another program took once ours let go.
  *
  * crash_sys_loop_attach(): losetup --find --show [--direct-io=on] FILE,
  * the device ("/dev/loop3") in dev; 0 or -1.
