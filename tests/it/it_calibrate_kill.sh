@@ -42,13 +42,6 @@ if ! wait_until 120 postfix_up; then
     check "calibrate got its Postfix running" false
     finish
 fi
-descendants() {
-    local p
-    for p in $(pgrep -P "$1"); do
-        echo "$p"
-        descendants "$p"
-    done
-}
 KIDS="$(descendants "$CPID") $(postfix_pids)"
 MNT_NS=$(readlink "/proc/$CPID/ns/mnt")
 CG=""
@@ -60,23 +53,10 @@ kill -KILL "$CPID"
 wait "$CPID" 2>/dev/null
 
 postfix_gone() { [ -z "$(postfix_pids)" ]; }
-kids_gone() {
-    local p
-    for p in $KIDS; do kill -0 "$p" 2>/dev/null && return 1; done
-    ! pgrep -f -- "$DIR/" >/dev/null
-}
-mounts_gone() {
-    local p
-    grep -q " $DIR/" /proc/self/mountinfo && return 1
-    [ "$MNT_NS" != "$(readlink /proc/self/ns/mnt)" ] || return 1 # ran where the test runs
-    for p in /proc/[0-9]*/ns/mnt; do
-        [ "$(readlink "$p" 2>/dev/null)" = "$MNT_NS" ] && return 1
-    done
-    return 0
-}
 check "kill -9: no process of its Postfix left, within 10 s" wait_until 10 postfix_gone
-check "kill -9: nothing else of it running" wait_until 10 kids_gone
-check "kill -9: its tmpfs mounts are gone" wait_until 10 mounts_gone
+# shellcheck disable=SC2086 # one PID a word
+check "kill -9: nothing else of it running" wait_until 10 none_left "$DIR" $KIDS
+check "kill -9: its tmpfs mounts are gone" wait_until 10 mount_ns_gone "$MNT_NS" "$DIR"
 for p in $KIDS; do kill -0 "$p" 2>/dev/null && echo "#   left: $(tr '\0' ' ' <"/proc/$p/cmdline")"; done
 
 # what the test kills if the calibration did not: the instance, by its configuration

@@ -54,13 +54,6 @@ fi
 CRASH=$(pgrep -P "$CPID" -x spoolsim) # timeout's child
 MNT_NS=$(readlink "/proc/$CRASH/ns/mnt")
 # every process below it, and every loop device on a file of it (its file's device and inode)
-descendants() {
-    local p
-    for p in $(pgrep -P "$1"); do
-        echo "$p"
-        descendants "$p"
-    done
-}
 CHILDREN=$(descendants "$CRASH")
 # backing DEV: the device and inode of the file the loop device serves, "" if none
 # (bounded: a device on a FUSE file whose daemon hangs would hang it)
@@ -79,18 +72,6 @@ check "the recorder has a mount namespace of its own" \
 kill -KILL "$CRASH"
 wait "$CPID" 2>/dev/null
 
-children_gone() {
-    local p
-    for p in $CHILDREN; do kill -0 "$p" 2>/dev/null && return 1; done
-    ! pgrep -f -- "$WD/" >/dev/null
-}
-ns_gone() {
-    local p
-    for p in /proc/[0-9]*/ns/mnt; do
-        [ "$(readlink "$p" 2>/dev/null)" = "$MNT_NS" ] && return 1
-    done
-    ! grep -q " $WD/" /proc/self/mountinfo
-}
 loops_released() {
     local dev id
     while read -r dev id; do
@@ -98,9 +79,10 @@ loops_released() {
     done <"$WORK/loops"
     return 0
 }
-check "kill -9: no child of it left, within 10 s" wait_until 10 children_gone
+# shellcheck disable=SC2086 # one PID a word
+check "kill -9: no child of it left, within 10 s" wait_until 10 none_left "$WD" $CHILDREN
 check "kill -9: no process in its mount namespace, nothing mounted below its directory" \
-    wait_until 10 ns_gone
+    wait_until 10 mount_ns_gone "$MNT_NS" "$WD"
 check "kill -9: no loop device left on its files" wait_until 10 loops_released
 for p in $CHILDREN; do kill -0 "$p" 2>/dev/null && echo "#   left: $(tr '\0' ' ' <"/proc/$p/cmdline")"; done
 losetup -l | sed 's/^/#   /'
