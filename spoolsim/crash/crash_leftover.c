@@ -127,9 +127,13 @@ static int clean_one(const char *path, long pid)
         return -1;
     }
     fileutil_tree_remove(path);
-    msg_info("removed %s, left by spoolsim crash process %ld, which is gone (with %d mounts and %u "
-             "loop devices of it still there)",
-             path, pid, unmounted, x.detached);
+    if (unmounted > 0 || x.detached > 0)
+        msg_info(
+            "removed %s, left by spoolsim crash process %ld, which is gone, and what of it was "
+            "still there: %d mounts, %u loop devices",
+            path, pid, unmounted, x.detached);
+    else
+        msg_info("removed %s, left by spoolsim crash process %ld, which is gone", path, pid);
     return 0;
 }
 

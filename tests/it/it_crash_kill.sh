@@ -111,7 +111,7 @@ check "... says it removed the dead run's directory" \
     grep -q "removed $WD, left by spoolsim crash process $CRASH, which is gone" "$WORK/next.err"
 check "... which is gone, images and all" test ! -e "$WD"
 check "... the marked dead one too, its loop device detached" \
-    sh -c "test ! -e '$DEAD' && grep -q 'removed $DEAD, .* 1 loop devices' '$WORK/next.err'"
+    sh -c "test ! -e '$DEAD' && grep -q 'removed $DEAD, .*: 0 mounts, 1 loop devices' '$WORK/next.err'"
 check "... that loop device no longer serves the file" \
     test "$(backing "$LOOP")" != "$LOOP_ID"
 check "... the one whose owner lives stays" test -f "$LIVE/owner"
