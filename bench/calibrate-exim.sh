@@ -69,8 +69,7 @@ probe_runs() {
 WRAP_NS=$(echo "$BASHPID" >"$CG/probe/cgroup.procs" && probe_runs) || { echo "$0: cannot measure the wrapper's cost" >&2; exit 1; }
 echo "calibrate: the delivery wrapper costs $((WRAP_NS / 1000)) us before it moves" >&2
 
-cal_sink
-PORT=$(free_port)
+cal_sink && free_port PORT || exit 1
 exi_setup "$TMP/exim" "$TMP/queue" "$SINK_PORT" "$PORT" "$CG" && exi_start || exit 1
 
 # Idle: the spool empty and every receiving and delivery process gone (their

@@ -54,8 +54,7 @@ for d in "$PFI_DAEMONS"/*; do
     chmod 755 "$TMP/wrap/$n"
 done
 
-cal_sink
-PORT=$(free_port)
+cal_sink && free_port PORT || exit 1
 pfi_setup "$TMP" "$TMP/queue" "$SINK_PORT" "$PORT" "$TMP/wrap" && pfi_start || exit 1
 
 classes() { for d in "$CG"/*/; do basename "$d"; done; }

@@ -84,7 +84,7 @@ for fs in $FSES; do
     mkdir -p "$MNT/ss-none" "$MNT/ss-postfix"
     sweep "$fs-bare" --spool "$MNT/ss-none" -- --model none || exit 1
     sweep "$fs-model" --spool "$MNT/ss-postfix" -- --model postfix || exit 1
-    port=$(free_port) sink_port=$(free_port)
+    free_port port sink_port || exit 1
     rm -rf "$TMP/pfi"
     pfi_setup "$TMP/pfi" "$MNT/pq" "$sink_port" "$port" || exit 1
     pfi_start || exit 1

@@ -103,10 +103,7 @@ for d in "$PFI_DAEMONS"/*; do
 done
 CLASSES=$(for d in "$CA"/*/; do basename "$d"; done)
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-SINK_PORT=$(free_port) PORT=$(free_port)
-"$SINK" 127.0.0.1:"$SINK_PORT" 1000 >/dev/null 2>"$TMP/sink.err" &
-SINK_PID=$!
+bench_sink "$SINK" "$TMP" && free_port PORT || exit 1
 pfi_setup "$TMP" "$TMP/queue" "$SINK_PORT" "$PORT" "$TMP/wrap" && pfi_start || exit 1
 
 # send SESSIONS SIZE MESSAGES: the load, then wait until the queue is empty.

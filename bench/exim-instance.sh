@@ -170,7 +170,7 @@ exi_start() {
         sleep 0.1
     done
     echo "Exim does not listen on $EXI_PORT:" >&2
-    tail -5 "$EXI_DIR/exim.out" "$EXI_DIR/log/paniclog" 2>/dev/null >&2
+    tail -n 5 "$EXI_DIR/exim.out" "$EXI_DIR/log/paniclog" >&2 2>/dev/null
     return 1
 }
 

@@ -85,9 +85,7 @@ trap 'echo "interrupted" >&2; exit 130' INT TERM
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/spoolsim-fidelity.XXXXXX") && chmod 755 "$TMP" || exit 1
 MNT=$TMP/mnt
 mkdir -p "$MNT"
-SINK_PORT=$(free_port)
-"$SINK" 127.0.0.1:"$SINK_PORT" 1000 >/dev/null 2>"$TMP/sink.err" &
-SINK_PID=$!
+bench_sink "$SINK" "$TMP" || exit 1
 
 # timed PORT QUEUE SESSIONS BYTES N: the load; prints its rate, or FAILED.
 cat >"$TMP/timed.py" <<'EOF'
@@ -128,7 +126,7 @@ echo "fidelity: on $(lscpu 2>/dev/null | sed -n 's/^Model name: *//p' | head -n 
 printf '%s\n' $MODELS >"$TMP/models"
 for fs in $FSES; do
     scratch_fs_mount "$fs" "$MNT" "$TMP/img" || { echo "$0: cannot make $fs" >&2; exit 1; }
-    PORT=$(free_port)
+    free_port PORT || exit 1
     rm -rf "$TMP/peer"
     peer_setup "$TMP/peer" "$MNT/pq" "$SINK_PORT" "$PORT" || exit 1
     for load in $LOADS; do

@@ -76,19 +76,38 @@ EOF
     PFI_PORT=$port
 }
 
-# Postfix may say why it did not start in its log only, not on its output.
+# Postfix may say why it did not start in its log only, not on its output
+# (master's "fatal: bind 127.0.0.1 port N: Address already in use"): the
+# message names the first error this start logged, then shows its output
+# and its log lines.
 pfi_start() {
-    "$PFI_PF" -c "$PFI_CONF" start >>"$PFI_CONF/../postfix.out" 2>&1 || {
-        echo "postfix start failed (exit $?):" >&2
-        tail -5 "$PFI_CONF/../postfix.out" "$PFI_CONF/../postfix.log" 2>/dev/null >&2
+    local dir=${PFI_CONF%/*} size status new
+    size=$(stat -c %s "$dir/postfix.log" 2>/dev/null || echo 0)
+    "$PFI_PF" -c "$PFI_CONF" start >>"$dir/postfix.out" 2>&1 && status=0 || status=$?
+    if [ "$status" != 0 ]; then
+        new=$(tail -c +$((size + 1)) "$dir/postfix.log" 2>/dev/null)
+        echo "postfix start failed (exit $status): $(pfi_log_errors <<<"$new" | head -n 1)" >&2
+        {
+            echo "its output ($dir/postfix.out):"
+            tail -n 10 "$dir/postfix.out"
+            echo "what this start logged ($dir/postfix.log):"
+            echo "${new:-nothing}" | tail -n 15
+        } | sed 's/^/  /' >&2
         return 1
-    }
+    fi
     for _ in $(seq 100); do
         (exec 3<>"/dev/tcp/127.0.0.1/$PFI_PORT") 2>/dev/null && return 0
         sleep 0.1
     done
     echo "Postfix does not listen on $PFI_PORT" >&2
     return 1
+}
+
+# pfi_log_errors: of Postfix's log lines on standard input, the fatal errors
+# and panics, without their syslog prefix; not postfix-script's "startup
+# failed", which follows the reason. "unknown reason" when there is none.
+pfi_log_errors() {
+    sed -n -E '/mail system startup failed/d; s/^.*: ((fatal|panic|error): )/\1/p' | grep . || echo "unknown reason"
 }
 
 # The processes of this instance: MAIL_CONFIG=conf in their environment.

@@ -311,7 +311,6 @@ with open(trace, errors="replace") as f:
 json.dump({k: v / n for k, v in c.items()} | {"messages": n}, open(out, "w"))
 EOF
 
-free_port() { "$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 listening() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q LISTEN; }
 proc_state() { local s; read -r s 2>/dev/null <"/proc/$1/stat" || return 1; s=${s##*) }; echo "${s%% *}"; }
 running() { local st; st=$(proc_state "$1") && [ "$st" != Z ] && [ "$st" != X ]; }
@@ -408,7 +407,8 @@ EOF
     grep -Eq '^smtp +inet ' "$TMP/master.cf.tmpl" || { echo "no 'smtp inet' line in master.cf.proto" >&2; return 1; }
     PF_READY=1
     # creates the queue directories with their owners (post-install), reports config errors
-    sed -E "s/^smtp( +inet )/127.0.0.1:$(free_port)\1/" "$TMP/master.cf.tmpl" >"$CONF/master.cf" || return 1
+    free_port PF_PORT &&
+        sed -E "s/^smtp( +inet )/127.0.0.1:$PF_PORT\1/" "$TMP/master.cf.tmpl" >"$CONF/master.cf" || return 1
     if ! "$PF" -c "$CONF" check >>"$CTL" 2>&1; then
         echo "postfix -c $CONF check failed:" >&2
         cat "$CTL" >&2
@@ -416,12 +416,12 @@ EOF
     fi
 }
 # instance_pids: live processes of our instance (MAIL_CONFIG=$CONF in their environment).
-. "$ROOT/bench/postfix-instance.sh"
+. "$ROOT/bench/postfix-instance.sh" # pfi_pids, and bench-lib.sh: free_port
 instance_pids() { PFI_CONF=$CONF pfi_pids; }
 pf_start() {  # pf_start SINKPORT: sets PF_MASTER PF_PORT
     local i
     for _ in 1 2 3; do
-        PF_PORT=$(free_port)
+        free_port PF_PORT || return 1
         "$PC" -c "$CONF" -e "relayhost = [127.0.0.1]:$1" &&
             sed -E "s/^smtp( +inet )/127.0.0.1:$PF_PORT\1/" "$TMP/master.cf.tmpl" >"$CONF/master.cf" || return 1
         echo "== start (sink $1, smtpd $PF_PORT)" >>"$CTL"

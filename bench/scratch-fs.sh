@@ -1,7 +1,6 @@
 # shellcheck shell=bash
 # scratch-fs.sh - the scratch filesystems of the benchmarks (sourced by
-# bench/fidelity.sh, bench/capacity.sh, bench/bench-vs-raw.sh, and by
-# bench/calibrate-lib.sh for free_port).
+# bench/fidelity.sh, bench/capacity.sh and bench/bench-vs-raw.sh).
 #
 #   scratch_fs_known FS           FS is one of tmpfs, ext4, ext4-dirsync, xfs,
 #                                 here
@@ -13,7 +12,6 @@
 #                                 as spoolsim bench's default spool), the
 #                                 others in a new 2 GiB loop image IMG
 #                                 (MNT unmounted first if mounted)
-#   free_port                     a TCP port of 127.0.0.1 free a moment ago
 # The caller unmounts MNT and removes IMG in its EXIT trap.
 
 scratch_fs_known() {
@@ -46,21 +44,3 @@ scratch_fs_mount() {
     esac && chmod 755 "$mnt"
 }
 
-# A port of the kernel's ephemeral range that no TCP socket of this machine
-# has as its own (/proc/net/tcp and tcp6): the shell and awk alone, so that
-# a fresh machine without python3 can calibrate.
-free_port() {
-    local lo hi tables=(/proc/net/tcp)
-    read -r lo hi </proc/sys/net/ipv4/ip_local_port_range || return 1
-    [ -r /proc/net/tcp6 ] && tables+=(/proc/net/tcp6)
-    awk -v lo="$lo" -v hi="$hi" -v seed="$$$RANDOM" '
-        FNR > 1 { split($2, a, ":"); used[a[2]] = 1 }
-        END {
-            srand(seed)
-            for (i = 0; i < 1000; i++) {
-                p = lo + int(rand() * (hi - lo + 1))
-                if (!(sprintf("%04X", p) in used)) { print p; exit 0 }
-            }
-            exit 1
-        }' "${tables[@]}"
-}

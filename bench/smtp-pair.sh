@@ -86,8 +86,9 @@ time.sleep(0.5)
 print(before, rss(), ok)
 EOF
 
-# free_port: a port that was free a moment ago (the sink may still lose a race: retried).
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+# free_port (bench/bench-lib.sh) for Postfix's sink, which cannot take port 0;
+# another program may still take the port first: retried.
+. "$ROOT/bench/bench-lib.sh"
 listening() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q LISTEN; }
 cpu_ticks() { local s; s=$(<"/proc/$1/stat") || return 1; s=${s##*) }; set -- $s; echo $(( ${12} + ${13} )); }
 
@@ -100,7 +101,7 @@ start_sink() {
             "$OUR_SINK" --no-summary --json "$TMP/sink.json" --port-file "$TMP/port" "$@" \
                 127.0.0.1:0 1000 >/dev/null 2>>"$TMP/sink.err" &
         else
-            PORT=$(free_port)
+            free_port PORT || return 1
             "$PF_SINK" -u nobody "$@" 127.0.0.1:"$PORT" 1000 >/dev/null 2>>"$TMP/sink.err" &
         fi
         SINK_PID=$!

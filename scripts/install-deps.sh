@@ -13,7 +13,9 @@
 #                                      (pgrep), strace, e2fsprogs (mkfs.ext4),
 #                                      iproute2 (ip, tc: bench --hop-delay),
 #                                      dmsetup (crash --recorder
-#                                      dm-log-writes, in the lab)
+#                                      dm-log-writes, in the lab),
+#                                      librsvg2-bin (rsvg-convert: it_plot
+#                                      renders every picture)
 #   scripts/install-deps.sh --only PACKAGE...
 #                                      just those (.ci/run: mmdebstrap, clang
 #                                      for make fuzz)
@@ -29,7 +31,8 @@ set -eu
 BUILD_PACKAGES="build-essential autoconf automake pkg-config libevent-dev libssl-dev check
                 libfuse3-dev fuse3"
 TEST_PACKAGES="swaks libnet-ssleay-perl libio-socket-ssl-perl postmark
-               python3 python3-yaml openssl procps strace e2fsprogs iproute2 dmsetup"
+               python3 python3-yaml openssl procps strace e2fsprogs iproute2 dmsetup
+               librsvg2-bin"
 
 usage() {
     echo "usage: $0 [--test | --only PACKAGE...]" >&2

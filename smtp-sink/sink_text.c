@@ -28,6 +28,7 @@ char *sink_text_greeting(const struct sink_options *opts)
     return text;
 }
 
+/* What this offers, the session must take: SMTPUTF8 goes with smtp_cmd_parse()'s flags. */
 char *sink_text_ehlo(const struct sink_options *opts, int offer_starttls)
 {
     char *text = NULL;

@@ -16,6 +16,12 @@ int spoolsim_sweep(int argc, char **argv);
 int spoolsim_ab(int argc, char **argv);
 int spoolsim_raw(int argc, char **argv);
 int spoolsim_calibrate(int argc, char **argv);
+/*
+ * The environment of a script that runs a real MTA (calibrate's, bench
+ * --mta's): this spoolsim, its smtp-source and smtp-sink, the data, and
+ * where an installed spoolsim unpacks the MTA (calibrate.c).
+ */
+void calibrate_script_env(const char *self);
 int spoolsim_plot(int argc, char **argv);
 int spoolsim_merge(int argc, char **argv);
 int spoolsim_crash(int argc, char **argv);

@@ -86,8 +86,13 @@ static void up(struct smtp_client_conn *c)
     if (c->family != AF_UNIX && c->family != AF_UNSPEC) {
         int one = 1;
 
+        int mss = 0;
+        socklen_t mss_len = sizeof(mss);
+
         if (c->cfg.nodelay)
             setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        else if (getsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &mss, &mss_len) == 0)
+            c->stream_unit = smtp_client_stream_unit(mss);
         if (c->cfg.window) {
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &c->cfg.window, sizeof(int));
             setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &c->cfg.window, sizeof(int));
@@ -211,6 +216,12 @@ void smtp_client_close(struct smtp_client_conn *c)
         c->bev = NULL;
         c->generation++;
     }
+    if (c->text) {
+        evbuffer_free(c->text);
+        c->text = NULL;
+    }
+    c->text_held = 0;
+    c->stream_unit = 0;
     c->connected = c->tls = c->handshake = 0;
     c->owed = 0;
     c->dot_owed = 0;
@@ -251,13 +262,52 @@ void smtp_client_owe(struct smtp_client_conn *c, unsigned replies)
 
 struct evbuffer *smtp_client_output(struct smtp_client_conn *c)
 {
-    return bufferevent_get_output(c->bev);
+    return c->text_held ? c->text : bufferevent_get_output(c->bev);
+}
+
+size_t smtp_client_stream_unit(int mss)
+{
+    const size_t page = 4096; /* VSTREAM_BUFSIZE */
+    size_t unit;
+
+    if (mss <= 0 || (size_t)mss <= page / 4)
+        return page;
+    unit = 4 * (size_t)mss;
+    return (unit + page - 1) / page * page;
+}
+
+void smtp_client_text_begin(struct smtp_client_conn *c)
+{
+    if (c->stream_unit == 0 || c->tls)
+        return;
+    if (c->text == NULL && (c->text = evbuffer_new()) == NULL)
+        return; /* then the text goes as it comes: slower at worst */
+    c->text_held = 1;
+}
+
+/* Whole units of the held text to the output; all of it with `all'. */
+static void text_release(struct smtp_client_conn *c, int all)
+{
+    size_t held = evbuffer_get_length(c->text);
+    size_t n = all ? held : held - held % c->stream_unit;
+
+    if (n > 0)
+        evbuffer_remove_buffer(c->text, bufferevent_get_output(c->bev), n);
 }
 
 void smtp_client_dot(struct smtp_client_conn *c)
 {
+    if (c->text_held) {
+        text_release(c, 1);
+        c->text_held = 0;
+    }
     c->owed++;
     c->dot_owed = c->cfg.strict_dot;
+}
+
+size_t smtp_client_pending(struct smtp_client_conn *c)
+{
+    return c->bev ? evbuffer_get_length(bufferevent_get_output(c->bev)) : 0;
 }
 
 /*
@@ -274,6 +324,8 @@ int smtp_client_flush(struct smtp_client_conn *c)
         return c->write_errno ? -1 : 0;
     if (c->tls)
         return evbuffer_get_length(bufferevent_get_output(c->bev)) > 0;
+    if (c->text_held)
+        text_release(c, 0);
     status = bev_out_flush(c->bev);
     if (status < 0) {
         c->write_errno = errno ? errno : EIO;

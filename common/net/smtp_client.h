@@ -89,7 +89,10 @@ struct smtp_client_conn {
     int timeout_on;      /* smtp_client_timeout() */
     int write_errno;     /* a write failed: reported from the loop */
     size_t unacked_seen; /* our bytes the peer had not acknowledged at the last read timeout */
-    int family;          /* the socket's address family */
+    size_t stream_unit;  /* text goes out in whole units of this (smtp_client_text_begin); 0: any */
+    struct evbuffer *text;         /* the text held back from the output, less than a unit of it */
+    int text_held;                 /* between smtp_client_text_begin() and the dot */
+    int family;                    /* the socket's address family */
     struct timeval common_timeout; /* cfg.timeout as a common timeout of the loop */
     struct smtp_client_config cfg;
     const struct smtp_client_ops *ops;
@@ -122,8 +125,28 @@ void smtp_client_sendf(struct smtp_client_conn *c, const char *fmt, ...)
 void smtp_client_owe(struct smtp_client_conn *c, unsigned replies);
 /* The output, for the text (it owes no reply) and for commands built in place. */
 struct evbuffer *smtp_client_output(struct smtp_client_conn *c);
+/*
+ * A message's text follows: until smtp_client_dot(), smtp_client_output()
+ * is a buffer from which flushes take whole stream units only, so that
+ * the text leaves in full segments and only its tail, with the dot, is a
+ * short one, as Postfix's VSTREAM writes it (smtp_client_stream_unit()).
+ * A short segment sent in the middle of a text would make Nagle's
+ * algorithm hold the next one until the peer's delayed ACK, 40 ms a
+ * message. A no-op where no unit applies (TLS, a local socket).
+ */
+void smtp_client_text_begin(struct smtp_client_conn *c);
 /* The dot is in the output: its reply is owed, and held as cfg.strict_dot says. */
 void smtp_client_dot(struct smtp_client_conn *c);
+/* Bytes in the output on their way to the socket, not counting text held back. */
+size_t smtp_client_pending(struct smtp_client_conn *c);
+/*
+ * The stream unit of a TCP connection whose maximum segment size is `mss'
+ * (0: unknown): Postfix's VSTREAM buffer, 4096 bytes, made four times the
+ * MSS where the MSS is over a quarter of it (vstream_tweak_tcp() since
+ * Postfix 3.5), in whole 4096-byte pages: a Postfix 3.7 that read an MSS
+ * of 32,741 on loopback wrote its text 131,072 bytes at a time.
+ */
+size_t smtp_client_stream_unit(int mss);
 
 /* Send what is queued: 0 all sent, 1 some waits for room, -1 a socket error (on_error follows). */
 int smtp_client_flush(struct smtp_client_conn *c);

@@ -40,6 +40,16 @@ static const char bad_size_reply[] = "501 5.5.4 Bad SIZE parameter";
 static const char bad_body_reply[] = "501 5.5.4 Bad BODY parameter";
 static const char path_long_reply[] = "501 5.1.3 Address too long";
 static const char control_reply[] = "501 5.5.2 Syntax error: control character in command";
+/* Postfix's words for a path it cannot take apart. */
+static const char bad_sender_reply[] = "501 5.1.7 Bad sender address syntax";
+static const char bad_rcpt_reply[] = "501 5.1.3 Bad recipient address syntax";
+/* RFC 6531 3.5: 553, and 5.6.7 "Non-ASCII addresses not permitted for that sender/recipient". */
+static const char no_utf8_reply[] =
+    "553 5.6.7 Error: 8-bit character in address, and SMTPUTF8 is not offered";
+static const char undeclared_reply[] = "553 5.6.7 Must declare SMTPUTF8 to send unicode address";
+static const char bad_utf8_reply[] = "501 5.6.7 Error: malformed UTF-8 in address";
+static const char param_8bit_reply[] = "501 5.5.4 Error: 8-bit character in parameter";
+static const char bad_smtputf8_reply[] = "501 5.5.4 Bad SMTPUTF8 parameter";
 
 const char *smtp_cmd_verb_name(enum smtp_verb verb)
 {
@@ -111,6 +121,90 @@ static int has_control(struct smtp_span s)
     return 0;
 }
 
+static int has_8bit(const char *p, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)p[i] >= 0x80)
+            return 1;
+    return 0;
+}
+
+/*
+ * Well-formed UTF-8 (RFC 3629): no overlong form, no surrogate, nothing
+ * past U+10FFFF, every sequence complete. RFC 6531 lets only that into a
+ * path, and a next hop or a mailbox name may choke on anything else.
+ */
+static int valid_utf8(const unsigned char *p, size_t len)
+{
+    size_t i = 0;
+
+    while (i < len) {
+        unsigned char c = p[i];
+        unsigned char lo = 0x80, hi = 0xbf; /* the bounds of the second byte */
+        size_t n;
+
+        if (c < 0x80) {
+            n = 0;
+        } else if (c >= 0xc2 && c <= 0xdf) {
+            n = 1;
+        } else if (c >= 0xe0 && c <= 0xef) {
+            n = 2;
+            lo = c == 0xe0 ? 0xa0 : 0x80; /* not overlong */
+            hi = c == 0xed ? 0x9f : 0xbf; /* not a surrogate */
+        } else if (c >= 0xf0 && c <= 0xf4) {
+            n = 3;
+            lo = c == 0xf0 ? 0x90 : 0x80; /* not overlong */
+            hi = c == 0xf4 ? 0x8f : 0xbf; /* not past U+10FFFF */
+        } else {
+            return 0; /* a continuation byte first, an overlong lead, or past U+10FFFF */
+        }
+        if (len - i - 1 < n)
+            return 0;
+        for (size_t k = 1; k <= n; k++) {
+            unsigned char b = p[i + k];
+
+            if (b < (k == 1 ? lo : 0x80) || b > (k == 1 ? hi : 0xbf))
+                return 0;
+        }
+        i += n + 1;
+    }
+    return 1;
+}
+
+/*
+ * The '>' that ends a path whose text starts at p: the first one outside a
+ * quoted string. Inside quotes RFC 5321 4.1.2 allows qtextSMTP (printable
+ * ASCII but the quote and the backslash; with SMTPUTF8 also UTF-8, which
+ * the caller judges, as any 8-bit byte) and quoted-pairSMTP (a backslash
+ * and one printable character), so that "a b>c"@example is one local
+ * part. A backslash outside quotes quotes nothing (RFC 5321 has none
+ * there). NULL when there is no such '>'; *bad is set when a quoted
+ * string is left open or holds what it may not (a tab).
+ */
+static const char *path_end(const char *p, size_t len, int *bad)
+{
+    int quoted = 0;
+
+    *bad = 0;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)p[i];
+
+        if (!quoted) {
+            if (c == '>')
+                return p + i;
+            quoted = c == '"';
+        } else if (c == '"') {
+            quoted = 0;
+        } else if (c == '\\' && i + 1 < len && (unsigned char)p[i + 1] >= 0x20) {
+            i++; /* a control character was refused already; 8-bit is the caller's */
+        } else if (c < 0x20 || c == '\\') {
+            break; /* a tab, or a backslash with nothing to quote */
+        }
+    }
+    *bad = quoted;
+    return NULL;
+}
+
 static struct smtp_span trim(const char *p, size_t len)
 {
     struct smtp_span span;
@@ -149,7 +243,7 @@ static int parse_decimal(const char *p, size_t len, uint64_t *out)
 }
 
 /* One ESMTP parameter KEYWORD[=VALUE] of MAIL or RCPT. */
-static int parse_param(struct smtp_cmd *cmd, const char *p, size_t len)
+static int parse_param(struct smtp_cmd *cmd, unsigned flags, const char *p, size_t len)
 {
     const char *eq = memchr(p, '=', len);
     size_t key_len = eq ? (size_t)(eq - p) : len;
@@ -179,7 +273,15 @@ static int parse_param(struct smtp_cmd *cmd, const char *p, size_t len)
             }
             return 0;
         }
-        if (KEY_IS("SMTPUTF8") || KEY_IS("RET") || KEY_IS("ENVID") || KEY_IS("AUTH"))
+        if (KEY_IS("SMTPUTF8") && (flags & SMTP_CMD_OFFER_SMTPUTF8)) {
+            if (eq) { /* RFC 6531 3.4: a keyword without a value */
+                cmd->error = bad_smtputf8_reply;
+                return 501;
+            }
+            cmd->smtputf8 = 1;
+            return 0;
+        }
+        if (KEY_IS("RET") || KEY_IS("ENVID") || KEY_IS("AUTH"))
             return 0;
     } else if (KEY_IS("NOTIFY") || KEY_IS("ORCPT")) {
         return 0;
@@ -189,21 +291,54 @@ static int parse_param(struct smtp_cmd *cmd, const char *p, size_t len)
     return 555;
 }
 
+/*
+ * 8-bit bytes in the path and the parameters, once the parameters are
+ * known: MAIL's own SMTPUTF8 lets UTF-8 into its path, a RCPT's comes
+ * from the transaction (flags). RFC 6531 3.3 extends esmtp-value to UTF-8
+ * by the same rule; RFC 5321 alone has no 8-bit anywhere in a command.
+ */
+static int check_8bit(struct smtp_cmd *cmd, unsigned flags)
+{
+    int utf8 = cmd->verb == SMTP_VERB_MAIL ? cmd->smtputf8 : (flags & SMTP_CMD_MAIL_SMTPUTF8) != 0;
+
+    if (has_8bit(cmd->path.ptr, cmd->path.len)) {
+        if (!utf8) {
+            cmd->error = flags & SMTP_CMD_OFFER_SMTPUTF8 ? undeclared_reply : no_utf8_reply;
+            return 553;
+        }
+        if (!valid_utf8((const unsigned char *)cmd->path.ptr, cmd->path.len)) {
+            cmd->error = bad_utf8_reply;
+            return 501;
+        }
+    }
+    if (!utf8 && has_8bit(cmd->params.ptr, cmd->params.len)) {
+        cmd->error = param_8bit_reply;
+        return 501;
+    }
+    return 0;
+}
+
 /* "FROM:<path> params" or "TO:<path> params". */
-static int parse_path_arg(struct smtp_cmd *cmd, const struct verb_entry *entry)
+static int parse_path_arg(struct smtp_cmd *cmd, unsigned flags, const struct verb_entry *entry)
 {
     const char *keyword = cmd->verb == SMTP_VERB_MAIL ? "FROM:" : "TO:";
     struct smtp_span rest;
     const char *close;
-    int status;
+    int status, bad;
 
     if (!span_prefix(cmd->arg, keyword)) {
         cmd->error = entry->syntax;
         return 501;
     }
     rest = trim(cmd->arg.ptr + strlen(keyword), cmd->arg.len - strlen(keyword));
-    if (rest.len == 0 || rest.ptr[0] != '<' || (close = memchr(rest.ptr, '>', rest.len)) == NULL) {
+    if (rest.len == 0 || rest.ptr[0] != '<') {
         cmd->error = entry->syntax;
+        return 501;
+    }
+    if ((close = path_end(rest.ptr + 1, rest.len - 1, &bad)) == NULL) {
+        cmd->error = !bad                          ? entry->syntax
+                     : cmd->verb == SMTP_VERB_MAIL ? bad_sender_reply
+                                                   : bad_rcpt_reply;
         return 501;
     }
     cmd->path.ptr = rest.ptr + 1;
@@ -228,14 +363,14 @@ static int parse_path_arg(struct smtp_cmd *cmd, const struct verb_entry *entry)
 
         while (word < rest.len && !is_space(rest.ptr[word]))
             word++;
-        if ((status = parse_param(cmd, rest.ptr, word)) != 0)
+        if ((status = parse_param(cmd, flags, rest.ptr, word)) != 0)
             return status;
         rest = trim(rest.ptr + word, rest.len - word);
     }
-    return 0;
+    return check_8bit(cmd, flags);
 }
 
-int smtp_cmd_parse(const char *line, size_t len, struct smtp_cmd *cmd)
+int smtp_cmd_parse(const char *line, size_t len, unsigned flags, struct smtp_cmd *cmd)
 {
     struct smtp_span all = trim(line, len);
     const struct verb_entry *entry;
@@ -271,7 +406,7 @@ int smtp_cmd_parse(const char *line, size_t len, struct smtp_cmd *cmd)
     case ARG_OPTIONAL:
         return 0;
     case ARG_PATH:
-        return parse_path_arg(cmd, entry);
+        return parse_path_arg(cmd, flags, entry);
     }
     return 0;
 }

@@ -10,7 +10,11 @@
  * mark), sync as the policy says, close. Only after it returns 0 may a
  * server answer 250. On any failure the file is removed: no partial queue
  * file stays behind, and errno tells why (ENOSPC and EDQUOT mean "452
- * 4.3.1").
+ * 4.3.1"). A failure after the mark (the sync's EIO, which may come with
+ * the file on disk whole) takes the mark off and removes the file, and
+ * syncs that before it returns, so that no restart delivers a message
+ * whose client was told 4xx (docs/spool-profiles.md E.1); only a file
+ * system that takes no write at all can keep it, and pf_spool_file says so.
  *
  * The queue manager's side moves files between queues, marks delivered
  * recipients with a one-byte pwrite, and unlinks. Everything here blocks;
@@ -134,8 +138,9 @@ int pf_spool_file_enqueue(const struct pf_spool *sp, const struct pf_qfile *q, c
  * finished (RSET, a lost client, a 552). Each blocks: pool threads only.
  */
 struct pf_spool_file {
-    int fd; /* -1: none open */
-    int at; /* the name's directory (AT_FDCWD for a spool by path) */
+    int fd;   /* -1: none open */
+    int left; /* after a failed commit: the file may still be on disk, marked complete */
+    int at;   /* the name's directory (AT_FDCWD for a spool by path) */
     char name[4096];
     char buf[4096]; /* Postfix's VSTREAM buffer */
     size_t buf_len;

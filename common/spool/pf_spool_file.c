@@ -62,6 +62,7 @@ int pf_spool_file_create(const struct pf_spool *sp, struct pf_spool_file *f, cha
     struct stat sb;
 
     f->fd = -1;
+    f->left = 0;
     f->buf_len = 0;
     gettimeofday(&tv, NULL);
     snprintf(rel, sizeof(rel), "%ld.%ld", (long)tv.tv_usec, sp->pid);
@@ -130,11 +131,70 @@ int pf_spool_file_append(struct pf_spool_file *f, const char *data, size_t len,
     return 0;
 }
 
+/* Sync the directory that holds `name' (under `at'), as the policy says. */
+static int sync_dir_of(const struct pf_spool *sp, int at, const char *name,
+                       struct pf_spool_stats *st)
+{
+    const char *slash = strrchr(name, '/');
+    char dir[4096];
+    int fd, status, saved;
+
+    if (sp->sync == PF_SYNC_NONE)
+        return 0;
+    if (slash == NULL)
+        snprintf(dir, sizeof(dir), ".");
+    else if (slash == name)
+        snprintf(dir, sizeof(dir), "/");
+    else
+        snprintf(dir, sizeof(dir), "%.*s", (int)(slash - name), name);
+    if ((fd = openat(at, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+        return -1;
+    st->fsyncs++;
+    status = fsync(fd);
+    saved = errno;
+    close(fd);
+    errno = saved;
+    return status;
+}
+
+/*
+ * A commit that fails once the file is marked complete: its client will
+ * hear 4xx and send the message again, so no restart may find the file
+ * and deliver it as well. A sync that fails may have put the file on disk
+ * whole, mark and all, and a removal not yet on disk is undone by a
+ * crash: the mark goes (a file in incoming/ without it is removed at
+ * recovery), then the file, and either is synced before the answer.
+ * Where nothing can be written any more (a file system shut down), the
+ * file may come back: f->left says so. errno stays the commit's.
+ */
+static int withdraw(const struct pf_spool *sp, struct pf_spool_file *f, int fd,
+                    struct pf_spool_stats *st)
+{
+    int saved = errno, unmarked = 0, removed, safe;
+
+    f->fd = -1;
+    if (fd >= 0 && fchmod(fd, 0600) == 0) {
+        st->chmods++;
+        unmarked = 1;
+    }
+    if ((removed = unlinkat(f->at, f->name, 0) == 0))
+        st->unlinks++;
+    safe = removed && sync_dir_of(sp, f->at, f->name, st) == 0;
+    if (!safe && unmarked) /* there or not, it is no longer marked on disk */
+        safe = sync_file(sp, fd, st) == 0;
+    f->left = !safe;
+    if (fd >= 0)
+        close(fd);
+    errno = saved;
+    return -1;
+}
+
 int pf_spool_file_commit(const struct pf_spool *sp, struct pf_spool_file *f,
                          const char size_record[PF_SIZE_RECORD_LEN], struct pf_spool_stats *st)
 {
     int fd = f->fd;
 
+    f->left = 0;
     if (fileutil_write_all(fd, f->buf, f->buf_len, WRITE_PIECE, &st->writes, &st->bytes) != 0)
         return fail_file(f);
     f->buf_len = 0;
@@ -145,16 +205,12 @@ int pf_spool_file_commit(const struct pf_spool *sp, struct pf_spool_file *f,
     if (fchmod(fd, 0700) != 0)
         return fail_file(f);
     st->chmods++;
+    /* From here on the file is marked complete: a failure withdraws it. */
     if (sync_file(sp, fd, st) != 0)
-        return fail_file(f);
+        return withdraw(sp, f, fd, st);
     f->fd = -1;
-    if (close(fd) != 0) {
-        int saved = errno;
-
-        unlinkat(f->at, f->name, 0);
-        errno = saved;
-        return -1;
-    }
+    if (close(fd) != 0) /* after a sync that worked: the file is on disk, and must go */
+        return withdraw(sp, f, -1, st);
     return 0;
 }
 

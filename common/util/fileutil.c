@@ -45,6 +45,45 @@ char *fileutil_read_all(const char *path, size_t *len)
     return text;
 }
 
+char *fileutil_read_fd(int fd, size_t max, size_t *len)
+{
+    char *text = NULL;
+    size_t used = 0, cap = 0;
+    ssize_t n;
+
+    for (;;) {
+        if (cap - used < 2) {
+            /* room for max + 1 bytes: one more than max says the file is larger */
+            cap = cap ? 2 * cap : 16384;
+            if (max < SIZE_MAX - 2 && cap > max + 2)
+                cap = max + 2;
+            text = xrealloc(text, cap);
+        }
+        n = read(fd, text + used, cap - used - 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        used += (size_t)n;
+        if (used > max) {
+            n = -1;
+            errno = EFBIG;
+            break;
+        }
+    }
+    if (n < 0) {
+        int saved = errno;
+
+        free(text);
+        errno = saved;
+        return NULL;
+    }
+    text[used] = 0;
+    if (len)
+        *len = used;
+    return text;
+}
+
 int fileutil_write_all(int fd, const void *buf, size_t n, size_t piece, uint64_t *calls,
                        uint64_t *bytes)
 {

@@ -2,12 +2,12 @@
  * fileutil - small file-system chores the programs share.
  *
  * fileutil_read_all() reads a whole (small) file, /proc files included, as a
- * NUL-terminated string; fileutil_write_all() writes a buffer whole, in the
- * write(2) calls a simulated MTA would make; fileutil_write_whole() puts a
- * document in place whole or not at all; fileutil_private_dir() makes the
- * private directory a run works in, and fileutil_tree_remove() removes it (or any
- * tree) without following symbolic links; fileutil_path_each() and
- * fileutil_program_path() look for a program as the shell does, in PATH.
+ * NUL-terminated string, and fileutil_read_fd() an open one, up to a bound; fileutil_write_all()
+ * writes a buffer whole, in the write(2) calls a simulated MTA would make; fileutil_write_whole()
+ * puts a document in place whole or not at all; fileutil_private_dir() makes the private directory
+ * a run works in, and fileutil_tree_remove() removes it (or any tree) without following symbolic
+ * links; fileutil_path_each() and fileutil_program_path() look for a program as the shell does, in
+ * PATH.
  */
 #ifndef SPOOLSIM_FILEUTIL_H
 #define SPOOLSIM_FILEUTIL_H
@@ -17,6 +17,15 @@
 
 /* The file's contents (malloc'd, NUL-terminated) and its length in *len; NULL if unreadable. */
 char *fileutil_read_all(const char *path, size_t *len);
+
+/*
+ * What is left to read from fd, to its end, if that is at most `max'
+ * bytes (malloc'd, NUL-terminated, its length in *len where not NULL):
+ * NULL with errno EFBIG past max (a device that never ends, such as
+ * /dev/zero, costs max bytes, not all memory), or the read's errno. For
+ * a descriptor opened O_NONBLOCK, EAGAIN is such an error.
+ */
+char *fileutil_read_fd(int fd, size_t max, size_t *len);
 
 /*
  * Write all n bytes at buf to fd, in calls of at most `piece' bytes (0:

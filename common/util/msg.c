@@ -104,6 +104,82 @@ void msg_panic(const char *fmt, ...)
     abort();
 }
 
+void msg_limit_init(struct msg_limit *l, uint64_t every_ns)
+{
+    memset(l, 0, sizeof(*l));
+    l->every_ns = every_ns;
+}
+
+void msg_limit_take(struct msg_limit *l, uint64_t now_ns, struct msg_limit_held *held)
+{
+    held->count = l->running ? l->held : 0;
+    held->span_ns = now_ns > l->shown_ns ? now_ns - l->shown_ns : 0;
+    memcpy(held->key, l->key, sizeof(held->key));
+    l->running = 0;
+    l->held = 0;
+}
+
+int msg_limit_pass(struct msg_limit *l, const char *key, uint64_t now_ns,
+                   struct msg_limit_held *held)
+{
+    char k[MSG_LIMIT_KEY];
+
+    snprintf(k, sizeof(k), "%s", key);
+    held->count = 0;
+    if (!l->running || strcmp(k, l->key) != 0) {
+        msg_limit_take(l, now_ns, held); /* another warning: the old one's count first */
+        l->running = 1;
+        l->shown_ns = now_ns;
+        memcpy(l->key, k, sizeof(k));
+        return 1;
+    }
+    if (now_ns < l->shown_ns || now_ns - l->shown_ns < l->every_ns) {
+        l->held++;
+        return 0;
+    }
+    if (l->held == 0) {
+        l->shown_ns = now_ns;
+        return 1; /* a rare repeat is said as it comes */
+    }
+    /* a flood: a line an interval, whose count takes this one too */
+    l->held++;
+    msg_limit_take(l, now_ns, held);
+    l->running = 1;
+    l->shown_ns = now_ns;
+    return 0;
+}
+
+static void say_held(const struct msg_limit_held *held)
+{
+    if (held->count > 0)
+        msg_warn("%s (%lu more %s in %.1f s)", held->key, held->count,
+                 held->count == 1 ? "time" : "times", (double)held->span_ns / 1e9);
+}
+
+void msg_warn_limited(struct msg_limit *l, uint64_t now_ns, const char *key, const char *fmt, ...)
+{
+    struct msg_limit_held held;
+    char text[2048];
+    va_list ap;
+    int say;
+
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    say = msg_limit_pass(l, key ? key : text, now_ns, &held);
+    say_held(&held);
+    if (say)
+        msg_warn("%s", text);
+}
+
+void msg_limit_flush(struct msg_limit *l, uint64_t now_ns)
+{
+    struct msg_limit_held held;
+
+    msg_limit_take(l, now_ns, &held);
+    say_held(&held);
+}
+
 int msg_vset_error(char *err, size_t errlen, const char *fmt, va_list ap)
 {
     if (err && errlen)

@@ -27,6 +27,7 @@
 
 #include "clock.h"
 #include "cost_model.h"
+#include "disk_probe.h"
 #include "drive.h"
 #include "fsinfo.h"
 #include "interrupt.h"
@@ -38,7 +39,10 @@
 #include "optarg.h"
 #include "optgroup.h"
 #include "pf_spool.h"
+#include "bench_compare.h"
+#include "bench_compare_report.h"
 #include "bench_drain.h"
+#include "bench_mta.h"
 #include "bench_report.h"
 #include "profile.h"
 #include "progress_out.h"
@@ -116,8 +120,17 @@ static void usage(FILE *fp, const struct optgroup *g)
             "                        netem); else emulated by the relay holding each reply\n"
             "                        (its --reply-delay), as the report says\n"
             "  --client-jitter TIME  the client's round trip's jitter (netem only)\n"
-            "  --drain-timeout TIME  how long the queue may take to empty (120s)\n",
-            RELAY_CLEANUP_THREADS_DEFAULT, RELAY_CONCURRENCY_DEFAULT);
+            "  --drain-timeout TIME  how long the queue may take to empty (120s)\n"
+            "  --mta MTA             as root, a real postfix or exim in the relay's place,\n"
+            "                        its queue in the spool (Debian's package, fetched and\n"
+            "                        run privately as calibrate runs it, never installed)\n"
+            "  --compare MTA         as root, the relay with MTA's model against the real\n"
+            "                        MTA (--mta), the same load and spool filesystem, runs\n"
+            "                        alternating: both rates, their ratio and whether they\n"
+            "                        agree within +-15 %%\n"
+            "  --runs N              --compare's runs of each side (%u; at most %u)\n",
+            RELAY_CLEANUP_THREADS_DEFAULT, RELAY_CONCURRENCY_DEFAULT, BENCH_COMPARE_RUNS,
+            BENCH_COMPARE_RUNS_MAX);
     optgroup_help(fp, g, OPTGROUP_OUTPUT, 21);
     fprintf(fp, "\n"
                 "SIGINT or SIGTERM stops the run: the children are stopped, the work directory\n"
@@ -147,6 +160,9 @@ enum {
     OPT_HOP_RATE,
     OPT_CLIENT_DELAY,
     OPT_CLIENT_JITTER,
+    OPT_MTA,
+    OPT_COMPARE,
+    OPT_RUNS,
 };
 
 /* A count for the relay, from 1 to max: checked here, passed on as it was written. */
@@ -156,7 +172,20 @@ static const char *relay_count(const char *arg, const char *option, uint64_t max
     return arg;
 }
 
-static void parse_options(struct bench_options *o, int argc, char **argv)
+/*
+ * The option just parsed is not for --compare's runs: its argv elements
+ * (one, or two where the value came as the next) are marked in skip.
+ */
+static void skip_parsed(unsigned char *skip, char **argv, int has_value)
+{
+    int last = optind - 1;
+
+    skip[last] = 1;
+    if (has_value && last > 1 && optarg == argv[last])
+        skip[last - 1] = 1;
+}
+
+static void parse_options(struct bench_options *o, int argc, char **argv, unsigned char *skip)
 {
     static const struct option long_options[] = {
         {"spool", required_argument, NULL, OPT_SPOOL},
@@ -181,6 +210,9 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         {"hop-rate", required_argument, NULL, OPT_HOP_RATE},
         {"client-delay", required_argument, NULL, OPT_CLIENT_DELAY},
         {"client-jitter", required_argument, NULL, OPT_CLIENT_JITTER},
+        {"mta", required_argument, NULL, OPT_MTA},
+        {"compare", required_argument, NULL, OPT_COMPARE},
+        {"runs", required_argument, NULL, OPT_RUNS},
         {NULL, 0, NULL, 0},
     };
     const struct optarg_store stored[] = {
@@ -199,6 +231,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
     o->profile = "postfix";
     o->drain_timeout = 120;
     o->harness_threads = 1;
+    o->runs = BENCH_COMPARE_RUNS;
     while ((ch = optgroup_getopt(&g, argc, argv)) != -1) {
         if (optarg_store(stored, ch, optarg))
             continue;
@@ -213,6 +246,7 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
             break;
         case OPT_CALIBRATE:
         case OPT_RECALIBRATE:
+            skip_parsed(skip, argv, 0); /* --compare calibrates once, before its runs */
             if (o->calibrate != BENCH_CALIBRATE_NEVER)
                 msg_usage("--calibrate and --recalibrate exclude each other");
             o->calibrate =
@@ -261,11 +295,24 @@ static void parse_options(struct bench_options *o, int argc, char **argv)
         case OPT_CLIENT_JITTER:
             o->client.jitter_s = optarg_seconds_in(optarg, "--client-jitter", 0, 60);
             break;
+        case OPT_MTA:
+            o->mta = bench_mta_names[optarg_choice(optarg, "--mta", bench_mta_names)];
+            break;
+        case OPT_COMPARE:
+            o->compare = bench_mta_names[optarg_choice(optarg, "--compare", bench_mta_names)];
+            skip_parsed(skip, argv, 1);
+            break;
+        case OPT_RUNS:
+            o->runs = (unsigned)optarg_count(optarg, "--runs", 1, BENCH_COMPARE_RUNS_MAX);
+            o->runs_given = 1;
+            skip_parsed(skip, argv, 1);
+            break;
         default:
             msg_panic("option %d not handled", ch);
         }
     }
     optgroup_end(&g);
+    bench_mta_check_options(o);
     if (o->hop.jitter_s > 0 && o->hop.jitter_s > o->hop.delay_s)
         msg_usage("--hop-jitter must not exceed --hop-delay (the delay would go below zero)");
     if (o->client.jitter_s > 0 && o->client.jitter_s > o->client.delay_s)
@@ -517,6 +564,19 @@ static void start_relay(struct bench *b, int sink_port, int *port)
         give_up(b, "relay", "spoolsim relay");
 }
 
+/*
+ * --mta: the real MTA where the relay was, its queue at the spool, run by
+ * bench/mta-serve.sh (fetched, configured and stopped as calibrate does).
+ * Its unprivileged daemons reach the queue through the work directory,
+ * which mkdtemp made for its owner alone: they may pass through it now.
+ */
+/* --mta: the real MTA where the relay was (bench_mta.h). */
+static void start_mta(struct bench *b, int sink_port, int *port)
+{
+    if ((*port = bench_mta_start(&b->d, &b->relay, b->opts->mta, b->spool, sink_port)) < 0)
+        give_up(b, "mta", b->opts->mta);
+}
+
 static void start_source(struct bench *b, int relay_port)
 {
     const struct bench_options *o = b->opts;
@@ -608,10 +668,12 @@ int spoolsim_bench(int argc, char **argv)
     struct bench_drain drain;
     struct json_run run;
     char sent_log[PATH_MAX], sink_log[PATH_MAX], hop_err[PATH_MAX];
+    unsigned char *skip; /* the argv elements --compare's runs are not given */
     int sink_port, relay_port, status;
 
     json_meta_run_init(&run, "spoolsim bench", "spoolsim", argc, argv);
-    parse_options(&opts, argc, argv);
+    skip = xcalloc((size_t)argc + 1, 1);
+    parse_options(&opts, argc, argv, skip);
     check_harness_threads(&opts);
     opts.run = &run;
     memset(&b, 0, sizeof(b));
@@ -627,11 +689,19 @@ int spoolsim_bench(int argc, char **argv)
     progress_out_init(&b.progress, stderr, opts.common.progress);
     progress_out_hook_messages(&b.progress);
 
-    calibrate_first(&b);
+    if (!opts.mta)
+        calibrate_first(&b);
     if (interrupted) {
         interrupt_print_partial(stdout);
         return interrupt_exit_status();
     }
+    if (opts.compare) {
+        status = bench_compare_main(&opts, &b.d, argc, argv, skip);
+        free(skip);
+        json_meta_run_free(&run);
+        return status;
+    }
+    free(skip);
     drive_make_work_dir(&b.d, opts.spool_parent, "--spool", "bench");
     snprintf(b.spool, sizeof(b.spool), "%s/spool", b.d.work);
     notice(&b, "work directory %s", b.d.work);
@@ -641,8 +711,12 @@ int spoolsim_bench(int argc, char **argv)
         sink_port = 0;
     else
         start_sink(&b, res.hop, &sink_port);
-    start_relay(&b, sink_port, &relay_port);
+    if (opts.mta)
+        start_mta(&b, sink_port, &relay_port);
+    else
+        start_relay(&b, sink_port, &relay_port);
     fsinfo_lookup(b.spool, &res.fs);
+    disk_probe_begin(&res.disk, b.spool, &res.fs); /* the load's and the drain's I/O from here */
     if (opts.common.messages)
         notice(&b, "injecting %llu messages...", (unsigned long long)opts.common.messages);
     else
@@ -675,6 +749,7 @@ int spoolsim_bench(int argc, char **argv)
         }
     }
     t_drained = clock_now_ns();
+    disk_probe_end(&res.disk, 0);    /* per injected message: bench_report_read() counts them */
     progress_out_clear(&b.progress); /* no partial line before the report */
     res.relay_status = drive_exit_status(drive_stop(&b.relay));
     drive_stop(&b.sink);

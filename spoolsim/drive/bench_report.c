@@ -67,6 +67,21 @@ static const char *const failure_kinds[BENCH_FAILURE_KINDS] = {
     "reply", "connect", "timeout", "disconnect", "protocol", "tls",
 };
 
+/* --mta: the version the MTA's script wrote (bench/mta-serve.sh), or "". */
+static void read_mta_version(const struct drive *d, struct bench_results *res)
+{
+    char path[PATH_MAX];
+    char *text;
+
+    res->mta_version[0] = 0;
+    drive_path(d, "mta/version", path);
+    if ((text = fileutil_read_all(path, NULL)) == NULL)
+        return;
+    text[strcspn(text, "\n")] = 0;
+    snprintf(res->mta_version, sizeof(res->mta_version), "%s", text);
+    free(text);
+}
+
 void bench_report_read(const struct drive *d, struct bench_results *res)
 {
     char path[PATH_MAX], key[64];
@@ -76,6 +91,7 @@ void bench_report_read(const struct drive *d, struct bench_results *res)
 
     drive_path(d, "relay.json", path);
     relay = fileutil_read_all(path, NULL);
+    read_mta_version(d, res);
     drive_path(d, "source.json", path);
     source = fileutil_read_all(path, NULL);
     drive_path(d, "sink.json", path);
@@ -88,6 +104,7 @@ void bench_report_read(const struct drive *d, struct bench_results *res)
     if (res->cores == 0)
         res->cores = cores > 0 ? (unsigned)cores : 1;
     res->injected = number(source, "delivered");
+    res->disk.messages = res->injected;
     res->inject_s = number(source, "elapsed_s");
     res->failed = number(source, "failed");
     /* A relay that left no report has no latency to give: an empty histogram. */
@@ -257,6 +274,8 @@ static void print_report(const struct bench_options *o, const char *spool,
                          const struct bench_results *res, FILE *fp)
 {
     double msgs = res->injected > 0 ? res->injected : 1;
+    /* A rate copied from the report alone must still say whose CPU it models. */
+    const char *elsewhere = res->model_warning[0] ? "; ANOTHER MACHINE'S MODEL" : "";
     char where[1200], harness[600];
     struct histogram_summary e2e;
     struct cpu_per_message cpu;
@@ -265,11 +284,18 @@ static void print_report(const struct bench_options *o, const char *spool,
     fprintf(fp, "spool:      %s\n            %s\n", spool, where);
     if (fsinfo_note(&res->fs))
         fprintf(fp, "note:       %s\n", fsinfo_note(&res->fs));
-    fprintf(fp, "relay:      profile %s, sync %s, queue manager %s, next hop %s%s\n", o->profile,
-            bench_report_sync_name(o), o->qmgr, o->discard ? "discard" : "smtp-sink",
-            !o->tls      ? ""
-            : o->discard ? "; STARTTLS in"
-                         : "; STARTTLS in and out");
+    if (o->mta)
+        fprintf(fp,
+                "mta:        a real %s %s (Debian's package, a private instance, never "
+                "installed), its queue in the spool; next hop smtp-sink\n",
+                o->mta, res->mta_version[0] ? res->mta_version : "(version unknown)");
+    else
+        fprintf(fp, "relay:      profile %s, sync %s, queue manager %s, next hop %s%s\n",
+                o->profile, bench_report_sync_name(o), o->qmgr,
+                o->discard ? "discard" : "smtp-sink",
+                !o->tls      ? ""
+                : o->discard ? "; STARTTLS in"
+                             : "; STARTTLS in and out");
     print_net(fp, "hop:", "sink delays", &o->hop, res->hop, res->hop_why, res->hop_where);
     print_net(fp, "client:", "relay reply delays", &o->client, res->client, res->client_why,
               res->client_where);
@@ -282,27 +308,36 @@ static void print_report(const struct bench_options *o, const char *spool,
             o->reuse ? "reused connections" : "a new connection per message", o->common.size,
             o->common.rcpts, o->common.rcpts == 1 ? "" : "s",
             o->rate ? "open loop" : "closed loop");
-    fprintf(fp, "injected:   %.0f message%s in %.2f s = %.1f msgs/s (%.0f failed)\n", res->injected,
-            res->injected == 1 ? "" : "s", inject_window(res),
-            rate(res->injected, inject_window(res)), res->failed);
+    fprintf(fp, "injected:   %.0f message%s in %.2f s = %.1f msgs/s (%.0f failed)%s\n",
+            res->injected, res->injected == 1 ? "" : "s", inject_window(res),
+            rate(res->injected, inject_window(res)), res->failed, elsewhere);
     if (!o->discard)
         fprintf(fp,
                 "delivered:  %.0f message%s in %.2f s = %.1f msgs/s (load start to empty queue; "
-                "drain %.2f s)\n",
+                "drain %.2f s)%s\n",
                 res->delivered_sink, res->delivered_sink == 1 ? "" : "s", res->total_s,
-                rate(res->delivered_sink, res->total_s), res->drain_s);
+                rate(res->delivered_sink, res->total_s), res->drain_s, elsewhere);
     histogram_summarize(&res->e2e, &e2e);
-    fprintf(fp, "end to end: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms\n",
-            (double)e2e.p50 / 1e6, (double)e2e.p90 / 1e6, (double)e2e.p99 / 1e6,
-            (double)e2e.p999 / 1e6, (double)e2e.max / 1e6);
-    fprintf(fp, "fsyncs:     %.0f = %.1f/s, %.2f per message\n", res->fsyncs,
-            rate(res->fsyncs, res->total_s), res->fsyncs / msgs);
-    fprintf(fp, "per message: %.2f creates, %.2f renames, %.2f unlinks, %.2f fsyncs, %.2f chmods\n",
-            res->creates / msgs, res->renames / msgs, res->unlinks / msgs, res->fsyncs / msgs,
-            res->chmods / msgs);
+    if (o->mta)
+        fprintf(fp,
+                "end to end: not measured (the relay's report measures it; a real MTA has none)\n");
+    else
+        fprintf(fp,
+                "end to end: p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, p99.9 %.2f ms, max %.2f ms\n",
+                (double)e2e.p50 / 1e6, (double)e2e.p90 / 1e6, (double)e2e.p99 / 1e6,
+                (double)e2e.p999 / 1e6, (double)e2e.max / 1e6);
+    if (!o->mta) { /* a real MTA's operations are not counted */
+        fprintf(fp, "fsyncs:     %.0f = %.1f/s, %.2f per message\n", res->fsyncs,
+                rate(res->fsyncs, res->total_s), res->fsyncs / msgs);
+        fprintf(fp,
+                "per message: %.2f creates, %.2f renames, %.2f unlinks, %.2f fsyncs, %.2f chmods\n",
+                res->creates / msgs, res->renames / msgs, res->unlinks / msgs, res->fsyncs / msgs,
+                res->chmods / msgs);
+    }
+    diskstat_print(fp, "disk:       ", "note:       ", &res->disk);
     cpu_per_message(res, &cpu);
     fprintf(fp, "CPU:        ");
-    print_us(fp, "relay", cpu.relay);
+    print_us(fp, o->mta ? o->mta : "relay", cpu.relay);
     print_us(fp, ", source", cpu.source);
     print_us(fp, ", sink", cpu.sink);
     fprintf(fp,
@@ -363,6 +398,7 @@ static void write_parameters(struct json_writer *w, const struct bench_options *
     json_string(w, "qmgr", o->qmgr);
     json_string(w, "profile", o->profile);
     json_string(w, "model", o->model); /* null: the relay's default */
+    json_string(w, "mta", o->mta);     /* null: the relay */
     count_or_null(w, "cleanup_threads", o->cleanup_threads);
     count_or_null(w, "relay_threads", o->relay_threads);
     count_or_null(w, "concurrency", o->concurrency);
@@ -418,6 +454,7 @@ int bench_report_write_json(const struct bench_options *o, const char *spool,
     json_double(&w, "delivered_per_s", rate(res->delivered_sink, res->total_s));
     json_double(&w, "fsyncs", res->fsyncs);
     json_double(&w, "fsyncs_per_s", rate(res->fsyncs, res->total_s));
+    json_string(&w, "mta_version", o->mta ? res->mta_version : NULL);
     json_string(&w, "cost_model", res->model[0] ? res->model : "none");
     json_string(&w, "cost_model_warning", res->model_warning[0] ? res->model_warning : NULL);
     json_begin_object(&w, "cpu_s"); /* each program's user + system time (wait4) */
@@ -441,6 +478,7 @@ int bench_report_write_json(const struct bench_options *o, const char *spool,
     json_double(&w, "fsyncs", res->fsyncs / msgs);
     json_double(&w, "chmods", res->chmods / msgs);
     json_end_object(&w);
+    diskstat_write_json(&w, "disk", &res->disk);
     json_begin_object(&w, "failures");
     for (int i = 0; i < BENCH_FAILURE_KINDS; i++)
         json_double(&w, failure_kinds[i], res->failures[i]);

@@ -14,6 +14,7 @@
 
 #include <stdio.h>
 
+#include "diskstat.h"
 #include "fsinfo.h"
 #include "histogram.h"
 #include "timeline.h"
@@ -44,6 +45,10 @@ struct bench_options {
     struct netem_spec hop;    /* --hop-delay and the rest: all 0, a loopback sink */
     struct netem_spec client; /* --client-delay, --client-jitter: all 0, a loopback client */
     double drain_timeout;
+    const char *mta;     /* --mta: a real MTA (postfix, exim) in place of the relay; NULL: none */
+    const char *compare; /* --compare: that MTA against the relay's model of it; NULL: none */
+    unsigned runs;       /* --runs: the runs of each side with --compare */
+    int runs_given;
     const struct json_run *run; /* the command line, for the JSON report */
 };
 
@@ -71,6 +76,7 @@ struct bench_results {
     double refused_storage, refused_other, deferrals, bounced; /* the relay's */
     struct msglog_compare cmp;
     struct fsinfo fs;
+    struct diskstat disk; /* the spool's device, load start to empty queue, per injected message */
     int relay_status, source_status, drained;
     double cpu_relay_s, cpu_source_s, cpu_sink_s; /* each child's, from wait4() */
     /* each program's own CPU (its JSON's cpu_s; the relay's roles added), < 0: no report */
@@ -80,6 +86,7 @@ struct bench_results {
     char model[400];          /* the relay's cost model, as its JSON names it */
     char model_warning[1200]; /* why its rates may not be this machine's; "" if they are */
     char bottleneck[600];     /* the relay's verdict on what limited the run */
+    char mta_version[32];     /* --mta: the real MTA's version, as its script found it */
 };
 
 const char *bench_report_sync_name(const struct bench_options *o);

@@ -94,10 +94,15 @@ static void cache_path(const char *mta, char *out, size_t len)
         msg_fatal("no cache directory: set SPOOLSIM_CACHE_DIR, XDG_CACHE_HOME or HOME, or use -o");
 }
 
-/* mkdir -p of the cache file's directory, owner-writable only. */
-static void make_parent(const char *path)
+/*
+ * mkdir -p of the cache file's directory, owner-writable only; the
+ * machine's cache readable by every user (0755 whatever the umask), and
+ * so is the model written into it, since every user's runs read it.
+ */
+static void make_parent(const char *path, int system)
 {
     char dir[PATH_MAX];
+    char *last;
 
     snprintf(dir, sizeof(dir), "%s", path);
     for (char *p = dir + 1; *p; p++) {
@@ -108,6 +113,29 @@ static void make_parent(const char *path)
             msg_fatal("cannot make %s: %s", dir, strerror(errno));
         *p = '/';
     }
+    if (!system || (last = strrchr(dir, '/')) == NULL || last == dir)
+        return;
+    *last = 0;
+    if (chmod(dir, 0755) != 0)
+        msg_fatal("cannot make %s readable by every user: %s", dir, strerror(errno));
+    umask(022);
+}
+
+/*
+ * As root, the cache calibrate writes the model to, and the MTA it unpacks
+ * there and runs (its peers/), must be root's alone (model_cache.h):
+ * whoever else could write there would choose the model every run takes,
+ * or what root runs. A place not made yet is made by root.
+ */
+static void check_cache(const char *dir, const char *what)
+{
+    char why[600];
+
+    if (geteuid() != 0 || model_cache_check_dir(dir, why, sizeof(why)) == 0 || errno == ENOENT)
+        return;
+    msg_fatal("not calibrating as root with %s in %s: %s (fix its owner or mode, or set "
+              "SPOOLSIM_CACHE_DIR, or SPOOLSIM_PEERS, to a place that is root's alone)",
+              what, dir, why);
 }
 
 /* --if-needed: does --model MTA lack a model measured on this machine? Says which. */
@@ -135,7 +163,7 @@ static int needed(const char *self, const char *mta)
  * the models in the cache, since an installed tree has no tests/peers.
  * What the environment names already is kept.
  */
-static void script_env(const char *self)
+void calibrate_script_env(const char *self)
 {
     char path[PATH_MAX];
 
@@ -149,10 +177,12 @@ static void script_env(const char *self)
     if (!companion_in_build_tree(self) && getenv("SPOOLSIM_PEERS") == NULL) {
         char dir[PATH_MAX - 8];
 
-        if (model_cache_dir(dir, sizeof(dir)) != 0)
+        if (model_cache_home(geteuid(), dir, sizeof(dir), NULL) != 0)
             msg_fatal("no directory to unpack the MTA in: set SPOOLSIM_PEERS, SPOOLSIM_CACHE_DIR, "
                       "XDG_CACHE_HOME or HOME");
         snprintf(path, sizeof(path), "%s/peers", dir);
+        check_cache(dir, "the MTA to run");
+        check_cache(path, "the MTA to run");
         setenv("SPOOLSIM_PEERS", path, 1);
     }
 }
@@ -283,13 +313,19 @@ int spoolsim_calibrate(int argc, char **argv)
                   "SPOOLSIM_CALIBRATE_SCRIPT to its path)",
                   name, self);
     warn_if_busy();
-    script_env(self);
+    calibrate_script_env(self);
     args[n++] = script;
     if (out == NULL) {
+        char dir[PATH_MAX];
+        int system;
+
         cache_path(mta, cache, sizeof(cache));
-        make_parent(cache);
+        model_cache_home(geteuid(), dir, sizeof(dir), &system);
+        check_cache(dir, "the model to write");
+        make_parent(cache, system);
         out = cache;
-        msg_info("the model goes to %s (this machine's place in the cache)", cache);
+        msg_info("the model goes to %s (this machine's place in the %s cache)", cache,
+                 system ? "machine's" : "user's");
     }
     args[n++] = "-o";
     args[n++] = (char *)out;

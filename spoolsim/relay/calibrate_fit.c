@@ -263,6 +263,14 @@ int calibrate_fit_run(int argc, char **argv)
     if (json_finish(&w) != 0 || fclose(mem) != 0)
         msg_fatal("cannot write the model: %s", strerror(errno));
     free(p);
+    /* a fit the relay would refuse (a cost past its bounds, cost_model.h) is no model to keep */
+    {
+        struct cost_model check;
+
+        if (cost_model_parse(doc, &check, err, sizeof(err)) != 0)
+            msg_fatal("%s: the fit is no model the relay takes (%s); no model written", points_path,
+                      err);
+    }
 
     /* whole, so that a full disk or an interrupt leaves no half model where the relay looks */
     if (fileutil_write_output(out, doc, doc_len) != 0)

@@ -96,20 +96,29 @@ const char *cost_model_place_name(enum cost_place place)
 static int read_fit(const char *json, const char *prefix, struct cost_fit *f, char *err,
                     size_t errlen)
 {
-    static const char *const keys[] = {"base_us", "per_kib_us", "per_rcpt_us"};
+    static const struct {
+        const char *key, *unit;
+        double min, max;
+    } terms[] = {
+        {"base_us", "a message", 0, COST_BASE_US_MAX},
+        {"per_kib_us", "a KiB", -COST_PER_KIB_US_MAX, COST_PER_KIB_US_MAX},
+        {"per_rcpt_us", "a recipient", -COST_PER_RCPT_US_MAX, COST_PER_RCPT_US_MAX},
+    };
     double *values[] = {&f->base_us, &f->per_kib_us, &f->per_rcpt_us};
     char path[96];
 
     for (int k = 0; k < 3; k++) {
-        snprintf(path, sizeof(path), "%s.%s", prefix, keys[k]);
+        snprintf(path, sizeof(path), "%s.%s", prefix, terms[k].key);
         if (json_read_number(json, path, values[k]) != 0) {
             snprintf(err, errlen, "no number at %s", path);
             return -1;
         }
-    }
-    if (f->base_us < 0) {
-        snprintf(err, errlen, "%s.base_us is negative", prefix);
-        return -1;
+        /* written so that a NaN fails too */
+        if (!(*values[k] >= terms[k].min && *values[k] <= terms[k].max)) {
+            snprintf(err, errlen, "%s is %g: no real MTA's process costs that (%.0f to %.0f us %s)",
+                     path, *values[k], terms[k].min, terms[k].max, terms[k].unit);
+            return -1;
+        }
     }
     return 0;
 }
@@ -207,9 +216,15 @@ int cost_model_parse(const char *json, struct cost_model *m, char *err, size_t e
     if (cost_model_parse_machine(json, "machine", &m->machine, err, errlen) != 0)
         return -1;
     json_read_string(json, "date", m->date, sizeof(m->date));
-    if (json_read_number(json, "reference_speed", &m->reference_speed) != 0 ||
-        !(m->reference_speed > 0)) {
-        snprintf(err, errlen, "no positive reference_speed");
+    if (json_read_number(json, "reference_speed", &m->reference_speed) != 0) {
+        snprintf(err, errlen, "no reference_speed");
+        return -1;
+    }
+    if (!(m->reference_speed >= COST_SPEED_MIN && m->reference_speed <= COST_SPEED_MAX)) {
+        snprintf(err, errlen,
+                 "reference_speed is %g: no CPU runs the burn loop at that speed (%.0f to %.0f "
+                 "iterations a microsecond)",
+                 m->reference_speed, COST_SPEED_MIN, COST_SPEED_MAX);
         return -1;
     }
     for (unsigned i = 0;; i++) {
@@ -276,7 +291,7 @@ unsigned cost_model_syscalls(const struct cost_model *m, unsigned i, uint64_t by
         return 0;
     relay = count_of(&m->relay_syscalls, bytes, rcpts);
     n *= relay < all ? 1.0 - relay / all : 0.0;
-    return (unsigned)(n + 0.5);
+    return n < COST_SYSCALLS_MAX ? (unsigned)(n + 0.5) : COST_SYSCALLS_MAX;
 }
 
 uint64_t cost_model_burn_ns(const struct cost_model *m, unsigned i, uint64_t bytes, unsigned rcpts)
@@ -284,9 +299,14 @@ uint64_t cost_model_burn_ns(const struct cost_model *m, unsigned i, uint64_t byt
     const struct cost_stage *s = &m->stages[i];
     double us =
         cost_model_fit_us(&s->mta, bytes, rcpts) - cost_model_fit_us(&s->relay, bytes, rcpts);
+    double ns;
 
     us -= cost_model_syscalls(m, i, bytes, rcpts) * m->machine.costs.syscall_ns / 1000.0;
-    return us > 0 ? (uint64_t)(us * m->scale * 1000.0) : 0;
+    ns = us * m->scale * 1000.0;
+    /* a huge message or scale must not reach a conversion out of uint64_t's range */
+    if (!(ns > 0))
+        return 0;
+    return ns < (double)COST_BURN_NS_MAX ? (uint64_t)ns : COST_BURN_NS_MAX;
 }
 
 double cost_model_mta_us(const struct cost_model *m, uint64_t bytes, unsigned rcpts)

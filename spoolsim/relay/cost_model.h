@@ -43,6 +43,27 @@ enum cost_place {
     COST_SERIAL,  /* one process for everybody (trivial-rewrite, master; daemon): one at a time */
 };
 
+/*
+ * What one process class of a real MTA could cost, at most: a model
+ * outside these bounds is refused, so that a mistaken or hostile file
+ * cannot make the relay burn for hours a message (or convert a cost of
+ * 1e300 us to nanoseconds). Postfix's dearest class costs 0.6 ms a
+ * message, 9 us a KiB and 123 us a recipient, Exim's 13 ms a message, on
+ * the machines docs/fidelity.md names; each bound is 50 times or more
+ * that. A fit's slopes may be negative (a least-squares fit over few
+ * loads), by as much.
+ */
+#define COST_BASE_US_MAX 1e6     /* 1 s a message */
+#define COST_PER_KIB_US_MAX 1e3  /* 1 ms a KiB: 1 s a MiB */
+#define COST_PER_RCPT_US_MAX 1e4 /* 10 ms a recipient */
+/*
+ * cpu_burn_speed()'s figure, iterations a microsecond: 400 on a 2.8 GHz
+ * Xeon, 530 on an AMD EPYC; a machine 400 times slower or 250 times
+ * faster than these is no machine a model was measured on.
+ */
+#define COST_SPEED_MIN 1.0
+#define COST_SPEED_MAX 1e5
+
 /* Microseconds of CPU for one message: base + per_kib * KiB + per_rcpt * (recipients - 1). */
 struct cost_fit {
     double base_us, per_kib_us, per_rcpt_us;
@@ -96,7 +117,10 @@ enum cost_place cost_model_place_of(const char *stage);
 int cost_model_session_stage(const struct cost_model *m);
 const char *cost_model_place_name(enum cost_place place);
 
-/* 0, or -1 with a message naming what is wrong (missing field, negative cost, ...). */
+/*
+ * 0, or -1 with a message naming what is wrong (missing field, a cost
+ * or speed outside its bounds above, with the bound, ...).
+ */
 int cost_model_parse(const char *json, struct cost_model *m, char *err, size_t errlen);
 
 /*
@@ -123,16 +147,19 @@ double cost_model_fit_us(const struct cost_fit *f, uint64_t bytes, unsigned rcpt
 /*
  * The system calls stage `i' makes for real for this message: the class's
  * count less its share of the relay's own (the relay's total in proportion
- * to the classes'). 0 when the model records no system call cost to price
- * them with (they would then be spent twice).
+ * to the classes'), at most COST_SYSCALLS_MAX. 0 when the model records no
+ * system call cost to price them with (they would then be spent twice).
  */
+#define COST_SYSCALLS_MAX 100000000U /* whatever the message's size: within unsigned's range */
 unsigned cost_model_syscalls(const struct cost_model *m, unsigned i, uint64_t bytes,
                              unsigned rcpts);
 
 /*
  * What stage `i' must burn for this message: (mta - relay - its system calls
- * at the model's machine's price) * scale, never below 0.
+ * at the model's machine's price) * scale, never below 0, and never more
+ * than COST_BURN_NS_MAX (whatever the message's size or the scale).
  */
+#define COST_BURN_NS_MAX 3600000000000ULL /* an hour: still far beyond any real message */
 uint64_t cost_model_burn_ns(const struct cost_model *m, unsigned i, uint64_t bytes, unsigned rcpts);
 
 /* The sum of the real MTA's stages for one message, unscaled: its CPU per message. */

@@ -51,13 +51,15 @@ static _Atomic uint64_t sink;
  * more than asked for with a dozen burns a message (it_relay_model). What
  * remains is a look or two at the clock.
  */
-void cpu_burn_until(uint64_t end, double speed)
+void cpu_burn_until(uint64_t end, double speed, const atomic_int *stop)
 {
     uint64_t start = cpu_burn_thread_ns(), now = start, done = 0, x = 88172645463325252ULL;
     double first = speed > 0 ? (double)(end > now ? end - now : 0) * speed / 1000.0 : CHUNK;
     unsigned step = first < CHUNK ? (unsigned)first + 1 : CHUNK;
 
     while (now < end) {
+        if (stop && atomic_load_explicit(stop, memory_order_relaxed))
+            break;
         x = spin(x, step);
         done += step;
         now = cpu_burn_thread_ns();

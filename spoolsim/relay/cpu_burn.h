@@ -15,19 +15,22 @@
 #ifndef SPOOLSIM_CPU_BURN_H
 #define SPOOLSIM_CPU_BURN_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 
 /* This thread's CPU time in nanoseconds (CLOCK_THREAD_CPUTIME_ID). */
 uint64_t cpu_burn_thread_ns(void);
 
 /*
- * Spin until this thread's CPU clock reads `end' (cpu_burn_thread_ns()).
- * `speed' is cpu_burn_speed()'s figure, or 0
+ * Spin until this thread's CPU clock reads `end' (cpu_burn_thread_ns()),
+ * or until `*stop' (where stop is not NULL) is set: it is looked at
+ * every few microseconds, so that a program that stops is not held by a
+ * burn of seconds. `speed' is cpu_burn_speed()'s figure, or 0
  * when not known: it sizes the first step, so that a burn of a few
  * microseconds is not overshot by a whole step. A caller that burns several
  * amounts in a row burns to a running end, so that the overshoots do not add up.
  */
-void cpu_burn_until(uint64_t end, double speed);
+void cpu_burn_until(uint64_t end, double speed, const atomic_int *stop);
 
 /*
  * Iterations of the burn loop per microsecond of CPU: the best of several

@@ -216,6 +216,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
     if (r->opts->verbose)
         msg_info("signal %d: stopping", (int)sig);
     r->stopping = 1;
+    relay_model_stop(r->model); /* a burn of seconds must not hold the stop (relay_model.h) */
     evconnlistener_disable(r->listener);
     relay_qmgr_flow_flush(r); /* their clients are waiting for an answer */
     relay_loop_close_sessions(r);
@@ -374,12 +375,14 @@ int spoolsim_relay(int argc, char **argv)
 
     r.stop_ns = clock_now_ns();
     r.stopping = 1;
+    relay_model_stop(r.model);
     relay_stats_sample(&r);
     relay_stats_tick(&r);
     relay_loop_join(&r); /* from here on this is the only thread but the pools' */
     relay_smtp_close_all(&r);
     /* Let every file operation under way finish: none may be cut off halfway. */
     relay_loop_drain(&r);
+    relay_loop_warn_flush(&r); /* what a dead disk repeated: counted, said once more here */
     take_cpu(&r);
     progress_out_clear(&r.progress); /* no partial line before the summary */
     msg_set_hook(NULL, NULL);

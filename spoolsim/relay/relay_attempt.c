@@ -19,6 +19,7 @@
 
 #include "clock.h"
 #include "msg.h"
+#include "relay_loop.h"
 #include "relay_private.h"
 #include "relay_qmgr_impl.h"
 #include "relay_spool.h"
@@ -58,8 +59,12 @@ static void retry_later(struct relay *r, struct relay_msg *m, const char *what)
 {
     uint64_t delay = relay_qmgr_backoff_ns(r, ++m->io_failures);
 
-    msg_warn("%s: cannot %s: %s; trying again in %.1f s", m->id, what, strerror(m->job_errno),
-             (double)delay / 1e9);
+    char why[64];
+
+    snprintf(why, sizeof(why), "cannot %s a queue file", what);
+    relay_loop_warn(&r->loops[0], RELAY_WARN_RETRY, why, m->job_errno,
+                    "%s: cannot %s: %s; trying again in %.1f s", m->id, what,
+                    strerror(m->job_errno), (double)delay / 1e9);
     relay_attempt_schedule_retry(m, delay);
 }
 
@@ -195,7 +200,10 @@ static void retire_done(struct io_job *job)
     q->n_active--;
     if (m->job_status != 0) {
         /* The file stays in active/ (a full disk, say): try the move again later. */
-        msg_warn("%s: cannot %s: %s", m->id, deferred ? "defer" : "remove", strerror(m->job_errno));
+        relay_loop_warn(&r->loops[0], RELAY_WARN_RETIRE,
+                        deferred ? "cannot defer a message" : "cannot remove a queue file",
+                        m->job_errno, "%s: cannot %s: %s", m->id, deferred ? "defer" : "remove",
+                        strerror(m->job_errno));
         q->n_active++;
         relay_attempt_schedule_retry(m, relay_qmgr_backoff_ns(r, m->attempts));
         return;
@@ -251,7 +259,8 @@ static void agent_done(struct io_job *job)
      * may hold the message up. The queue manager's move decides its fate.
      */
     if (m->job_status != 0)
-        msg_warn("%s: cannot record the delivery: %s", m->id, strerror(m->job_errno));
+        relay_loop_warn(&r->loops[0], RELAY_WARN_RECORD, "cannot record a delivery", m->job_errno,
+                        "%s: cannot record the delivery: %s", m->id, strerror(m->job_errno));
     relay_qmgr_submit(r->qmgr, m, r->backend->retire, retire_done);
 }
 

@@ -92,7 +92,17 @@ static void committed(struct relay_msg *m)
             r->stats.rejected_storage++;
         else
             r->stats.rejected_other++;
-        msg_warn("cannot queue a message in %s: %s", r->spool.dir, strerror(m->job_errno));
+        if (m->out && m->out->left) /* its ID: the one file a restart may deliver unasked */
+            relay_loop_warn(m->loop, RELAY_WARN_LEFT, "cannot queue a message, nor withdraw it",
+                            m->job_errno,
+                            "%s: cannot queue a message in %s: %s; its file could not be "
+                            "withdrawn either, and a restart may deliver it besides the copy its "
+                            "client, told 4xx, sends again",
+                            m->id, r->spool.dir, strerror(m->job_errno));
+        else
+            relay_loop_warn(m->loop, RELAY_WARN_QUEUE, "cannot queue a message", m->job_errno,
+                            "cannot queue a message in %s: %s", r->spool.dir,
+                            strerror(m->job_errno));
         relay_qmgr_msg_free(m);
         return;
     }

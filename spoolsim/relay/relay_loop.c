@@ -11,12 +11,15 @@
 
 #include <event2/listener.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "cpu_burn.h"
 #include "io_pool.h"
 #include "loops.h"
@@ -82,6 +85,8 @@ void relay_loop_start(struct relay *r)
         loop->harness->owner = loop;
         loop->base = loop->harness->base;
         loop->inbox = loop->harness->mailbox;
+        for (unsigned w = 0; w < RELAY_WARN_COUNT; w++)
+            msg_limit_init(&loop->warn[w], RELAY_WARN_EVERY_NS);
         loop->cleanup = io_pool_new(loop->base, share, first, "cleanup");
         if (r->model) /* Postfix's smtpd processes, as many as the cleanup ones */
             loop->smtpd = io_pool_new(loop->base, share, first, "smtpd");
@@ -232,6 +237,28 @@ void relay_loop_drain(struct relay *r)
             if (mailbox_run(r->loops[i].inbox) > 0)
                 busy = 1;
     } while (busy);
+}
+
+void relay_loop_warn(struct relay_loop *loop, enum relay_warn which, const char *what, int err,
+                     const char *fmt, ...)
+{
+    char key[MSG_LIMIT_KEY], text[1024];
+    va_list ap;
+
+    snprintf(key, sizeof(key), "%s: %s", what, strerror(err));
+    va_start(ap, fmt);
+    vsnprintf(text, sizeof(text), fmt, ap);
+    va_end(ap);
+    msg_warn_limited(&loop->warn[which], clock_now_ns(), key, "%s", text);
+}
+
+void relay_loop_warn_flush(struct relay *r)
+{
+    uint64_t now = clock_now_ns();
+
+    for (unsigned i = 0; i < r->loop_count; i++)
+        for (unsigned w = 0; w < RELAY_WARN_COUNT; w++)
+            msg_limit_flush(&r->loops[i].warn[w], now);
 }
 
 void relay_loop_free(struct relay *r)

@@ -29,12 +29,31 @@
 #include <sys/socket.h>
 
 #include "mailbox.h"
+#include "msg.h"
 
 struct loop;
 struct relay;
 struct relay_conn;
 struct relay_session;
 struct io_pool;
+
+/*
+ * The warnings a dead disk repeats for every message, thousands a second:
+ * each said once, then counted (msg.h), a count at most every
+ * RELAY_WARN_EVERY_NS and at the end. A loop's own, used on its thread;
+ * those of the queue manager's steps are loop 0's.
+ */
+enum relay_warn {
+    RELAY_WARN_CREATE, /* a queue file cannot be made (at a RCPT) */
+    RELAY_WARN_WRITE,  /* nor written as the text comes */
+    RELAY_WARN_QUEUE,  /* nor committed */
+    RELAY_WARN_LEFT,   /* nor withdrawn after its commit failed */
+    RELAY_WARN_RETRY,  /* a step the queue manager tries again */
+    RELAY_WARN_RECORD, /* the delivery agent's records */
+    RELAY_WARN_RETIRE, /* the removal or the move to deferred/ */
+    RELAY_WARN_COUNT
+};
+#define RELAY_WARN_EVERY_NS (10 * 1000000000ULL) /* 10 s */
 
 struct relay_loop {
     struct relay *relay;
@@ -54,6 +73,7 @@ struct relay_loop {
     _Atomic int deliver_posted;  /* deliver_item is on its way: ready messages to take */
     struct mailbox_item deliver_item;
     uint64_t cpu_ns; /* its thread's CPU: taken as it ended; loop 0's by take_cpu() */
+    struct msg_limit warn[RELAY_WARN_COUNT];
 };
 
 /*
@@ -88,6 +108,17 @@ void relay_loop_join(struct relay *r);
  * and what they start in turn, until nothing is left.
  */
 void relay_loop_drain(struct relay *r);
+
+/*
+ * The warning `which' on `loop' (its thread): said, or counted when it
+ * repeats; `what' (with the text of err) is what counts as the same
+ * warning, so that those that each name their message count as one.
+ */
+void relay_loop_warn(struct relay_loop *loop, enum relay_warn which, const char *what, int err,
+                     const char *fmt, ...) MSG_PRINTF(5, 6);
+
+/* After the drain: the counts not yet said. */
+void relay_loop_warn_flush(struct relay *r);
 
 /* Last: the pools, the mailboxes and the other loops' bases (loop 0's is r->base). */
 void relay_loop_free(struct relay *r);

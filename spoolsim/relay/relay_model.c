@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "fileutil.h"
 #include "machine_probe.h"
 #include "model_cache.h"
+#include "msg.h"
 #include "relay_model.h"
 #include "xalloc.h"
 
@@ -31,28 +33,65 @@ struct relay_model {
     _Atomic uint64_t spent_ns[PLACES];
     _Atomic uint64_t messages[PLACES];
     _Atomic uint64_t syscalls; /* made for real: cost_model_syscalls() */
+    atomic_int stopping;       /* relay_model_stop(): every burn ends at its next look */
 };
 
-/*
- * This machine's own model from the cache, if there is one that parses and
- * was measured here: 1 (and the model in rm), else 0.
- */
-static int open_cached(struct relay_model *rm, const char *mta)
+static void not_taken(const char *path, const char *why)
 {
-    char path[4096], err[300], why[2];
-    char *text;
-    int ok;
+    msg_warn("not taking the cached model %s (going on as if it were not there): %s", path, why);
+}
 
-    if (model_cache_path(mta, &rm->here, path, sizeof(path)) != 0 ||
-        (text = fileutil_read_all(path, NULL)) == NULL)
+/*
+ * The model in the cache file at path, if it may be taken (model_cache.h),
+ * parses and was measured here: 1 (and the model in rm), else 0. What
+ * cannot be taken is said once, and the run goes on as if it were not
+ * there.
+ */
+static int open_cached_file(struct relay_model *rm, const char *path, int system)
+{
+    char err[300], why[2];
+    char *text;
+    int fd, ok;
+
+    if ((fd = model_cache_open(path, system, err, sizeof(err))) < 0) {
+        if (err[0])
+            not_taken(path, err);
         return 0;
-    /* another machine's file under this machine's name is not taken (its costs: below) */
-    ok = cost_model_parse(text, &rm->model, err, sizeof(err)) == 0 &&
-         cost_model_machine_same(&rm->model.machine, &rm->here, why, sizeof(why)) == 1;
+    }
+    text = fileutil_read_fd(fd, MODEL_CACHE_FILE_MAX, NULL);
+    if (text == NULL)
+        not_taken(path,
+                  errno == EFBIG ? "it grew past a model's size as it was read" : strerror(errno));
+    close(fd);
+    if (text == NULL)
+        return 0;
+    if (cost_model_parse(text, &rm->model, err, sizeof(err)) != 0) {
+        not_taken(path, err);
+        free(text);
+        return 0;
+    }
     free(text);
+    /* another machine's file under this machine's name is not taken (its costs: below) */
+    ok = cost_model_machine_same(&rm->model.machine, &rm->here, why, sizeof(why)) == 1;
     if (ok)
         snprintf(rm->origin, sizeof(rm->origin), "calibrated on this machine, %s", path);
     return ok;
+}
+
+/* This machine's own model from the user's cache, else from the machine's: 1, else 0. */
+static int open_cached(struct relay_model *rm, const char *mta)
+{
+    char own[4096], machine[4096], path[4096];
+    int have_own = model_cache_dir(own, sizeof(own)) == 0;
+
+    model_cache_system_dir(machine, sizeof(machine));
+    if (have_own && model_cache_file(own, mta, &rm->here, path, sizeof(path)) == 0 &&
+        open_cached_file(rm, path, strcmp(own, machine) == 0))
+        return 1;
+    if (have_own && strcmp(own, machine) == 0)
+        return 0;
+    return model_cache_file(machine, mta, &rm->here, path, sizeof(path)) == 0 &&
+           open_cached_file(rm, path, 1);
 }
 
 /*
@@ -102,14 +141,16 @@ static void check_machine(struct relay_model *rm, const char *self)
     } else if (measured) {
         machine_cost_compare(&here_costs, &there->costs, costs, sizeof(costs));
     }
-    if (model_cache_dir(dir, sizeof(dir)) != 0)
+    /* a calibration needs root, whose model every user's runs then read */
+    if (model_cache_home(0, dir, sizeof(dir), NULL) != 0)
         snprintf(dir, sizeof(dir), "the cache directory");
     snprintf(rm->warning, sizeof(rm->warning),
              "the model was not measured on this machine (%s)%s%s: its rates can be off by a "
-             "factor of 2 to 5 here (docs/fidelity.md); calibrate here with `spoolsim calibrate "
-             "%s' (about a minute, kept in %s and used from then on)",
+             "factor of 2 to 5 here (docs/fidelity.md); calibrate here%s with `spoolsim "
+             "calibrate %s' (about a minute, kept in %s and used from then on)",
              rm->same_machine < 0 ? "it does not say where it was measured" : why,
-             costs[0] ? "; system work here against there: " : "", costs, rm->model.mta, dir);
+             costs[0] ? "; system work here against there: " : "", costs,
+             geteuid() == 0 ? "" : " as root", rm->model.mta, dir);
 }
 
 int relay_model_open(const char *spec, const char *self, struct relay_model **out, char *err,
@@ -124,10 +165,18 @@ int relay_model_open(const char *spec, const char *self, struct relay_model **ou
     if (strcmp(spec, "none") == 0)
         return 0;
     if (!builtin) {
-        if ((text = fileutil_read_all(spec, NULL)) == NULL) {
-            snprintf(err, errlen, "cannot read the model %s: %s", spec, strerror(errno));
+        /* a FIFO or /dev/stdin is the user's choice here; a read without end is not */
+        int fd = open(spec, O_RDONLY | O_CLOEXEC);
+
+        text = fd >= 0 ? fileutil_read_fd(fd, MODEL_CACHE_FILE_MAX, NULL) : NULL;
+        if (text == NULL) {
+            snprintf(err, errlen, "cannot read the model %s: %s", spec,
+                     errno == EFBIG ? "more than a model's 1 MiB" : strerror(errno));
+            if (fd >= 0)
+                close(fd);
             return -1;
         }
+        close(fd);
         json = text;
     }
     rm = xcalloc(1, sizeof(*rm));
@@ -212,11 +261,17 @@ uint64_t relay_model_command_ns(const struct relay_model *rm, int extra_rcpt)
     return two > one ? two - one : 0;
 }
 
+void relay_model_stop(struct relay_model *rm)
+{
+    if (rm)
+        atomic_store(&rm->stopping, 1);
+}
+
 void relay_model_burn_command(struct relay_model *rm, uint64_t ns)
 {
     uint64_t start = cpu_burn_thread_ns();
 
-    cpu_burn_until(start + ns, rm->here_speed);
+    cpu_burn_until(start + ns, rm->here_speed, &rm->stopping);
     atomic_fetch_add(&rm->spent_ns[COST_RECEIVE], cpu_burn_thread_ns() - start);
 }
 
@@ -237,10 +292,13 @@ static uint64_t smtpd_rest_ns(const struct relay_model *rm, unsigned i, uint64_t
  * the price of entering and leaving the kernel, which mitigations, the
  * hypervisor and the CPU set, and which an integer loop does not feel.
  */
-static void enter_kernel(unsigned calls)
+static void enter_kernel(unsigned calls, const atomic_int *stop)
 {
-    for (unsigned c = 0; c < calls; c++)
+    for (unsigned c = 0; c < calls; c++) {
+        if (c % 1024 == 0 && atomic_load_explicit(stop, memory_order_relaxed))
+            return; /* a stopping relay is not held by a million calls either */
         (void)getppid();
+    }
 }
 
 void relay_model_spend(struct relay_model *rm, enum cost_place place, uint64_t bytes,
@@ -272,11 +330,11 @@ void relay_model_spend(struct relay_model *rm, enum cost_place place, uint64_t b
         if (calls > 0) {
             uint64_t before = cpu_burn_thread_ns();
 
-            enter_kernel(calls);
+            enter_kernel(calls, &rm->stopping);
             end += cpu_burn_thread_ns() - before;
         }
         end += ns;
-        cpu_burn_until(end, rm->here_speed);
+        cpu_burn_until(end, rm->here_speed, &rm->stopping);
         if (serial)
             pthread_mutex_unlock(&rm->serial[i]);
         atomic_fetch_add(&rm->syscalls, calls);

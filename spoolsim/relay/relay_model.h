@@ -71,6 +71,13 @@ void relay_model_spend(struct relay_model *rm, enum cost_place place, uint64_t b
  */
 uint64_t relay_model_command_ns(const struct relay_model *rm, int extra_rcpt);
 
+/*
+ * The relay stops: every burn under way ends within microseconds, and
+ * every later one at once, so that a model's cost (seconds a message at
+ * most, cost_model.h, but scaled) never holds a stop. Any thread.
+ */
+void relay_model_stop(struct relay_model *rm);
+
 /* Spend `ns' on this thread as smtpd's (from a pool thread). */
 void relay_model_burn_command(struct relay_model *rm, uint64_t ns);
 

@@ -4,10 +4,12 @@
  *
  * The text goes out a window at a time (RELAY_TEXT_WINDOW), as Postfix's
  * smtp copies the queue file's records to the socket through VSTREAM
- * buffers: the content of a large queue file is read on the connection's
- * cleanup threads while the connection waits, and the next piece is put in
- * the output only once the output has drained to its low-water mark; a
- * message kept in memory is stuffed the same way. A file found damaged
+ * buffers, and reaches the socket in whole stream units, as those
+ * buffers do (smtp_client_text_begin()): the content of a large queue
+ * file is read on the connection's cleanup threads while the connection
+ * waits, and the next piece is put in the output only once the output has
+ * drained to its low-water mark; a message kept in memory is stuffed the
+ * same way. A file found damaged
  * half-way (a record that does not read, a file cut short) or a read that
  * fails ends the text before the dot (relay_smtp_text_failed()).
  */
@@ -53,10 +55,14 @@ static void text_end(struct relay_conn *c, struct out_room *r)
     c->state = c->txn.step;
 }
 
-/* The output has room for more text: over its low-water mark, it waits for on_output. */
+/*
+ * The output has room for more text: over its low-water mark, it waits
+ * for on_output. Text held back short of a whole stream unit
+ * (smtp_client_text_begin()) waits for more, not for the socket.
+ */
 static int output_low(struct relay_conn *c)
 {
-    return evbuffer_get_length(smtp_client_output(&c->client)) <= RELAY_TEXT_WINDOW;
+    return smtp_client_pending(&c->client) <= RELAY_TEXT_WINDOW;
 }
 
 /*
@@ -219,6 +225,7 @@ void relay_smtp_text_start(struct relay_conn *c)
     smtp_stuff_init(&c->stuffer);
     c->text_off = m->view.content_start;
     c->state = SMTP_STEP_TEXT;
+    smtp_client_text_begin(&c->client);
     /* on_output is called once the output is down to a window, not only when it is empty */
     smtp_client_write_low(&c->client, RELAY_TEXT_WINDOW);
     if (!m->view.content_unread) {

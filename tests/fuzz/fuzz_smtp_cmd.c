@@ -5,8 +5,10 @@
  * limit), as smtp-sink does. Every line goes through smtp_cmd_parse():
  * it must return 0 or one of the documented reply codes with a reply text
  * that starts with that code, its spans must lie inside the line, a
- * MAIL/RCPT path must respect the path limit, and a verb's name must look
- * the verb up again. Each parsed command is then checked against the
+ * MAIL/RCPT path must respect the path limit, end at a '>' outside quotes
+ * and hold 8-bit bytes only where SMTPUTF8 lets them in (the flags, drawn
+ * from the input's hash per line), and a verb's name must look the verb
+ * up again. Each parsed command is then checked against the
  * session's sequencing, with some accepted commands "refused" by the
  * server (drawn from the input's hash) so that a refused RCPT is seen not
  * to open the way to DATA; smtp_seq's answers must match an independent
@@ -46,9 +48,33 @@ static int in_line(const char *line, size_t len, struct smtp_span s)
     return s.ptr == NULL ? s.len == 0 : s.ptr >= line && s.ptr + s.len <= line + len;
 }
 
-static void check_parse(const char *line, size_t len, struct smtp_cmd *cmd, int rc)
+/* Quotes balanced, no '>' outside them: where smtp_cmd.h says a path ends. */
+static int path_well_quoted(struct smtp_span path)
 {
-    FUZZ_CHECK(rc == 0 || rc == 501 || rc == 502 || rc == 555);
+    int quoted = 0;
+
+    for (size_t i = 0; i < path.len; i++) {
+        if (quoted && path.ptr[i] == '\\')
+            i++;
+        else if (path.ptr[i] == '"')
+            quoted = !quoted;
+        else if (path.ptr[i] == '>' && !quoted)
+            return 0;
+    }
+    return !quoted;
+}
+
+static int any_8bit(struct smtp_span s)
+{
+    for (size_t i = 0; i < s.len; i++)
+        if ((unsigned char)s.ptr[i] >= 0x80)
+            return 1;
+    return 0;
+}
+
+static void check_parse(const char *line, size_t len, unsigned flags, struct smtp_cmd *cmd, int rc)
+{
+    FUZZ_CHECK(rc == 0 || rc == 501 || rc == 502 || rc == 553 || rc == 555);
     FUZZ_CHECK((rc == 502) == (cmd->verb == SMTP_VERB_UNKNOWN));
     FUZZ_CHECK(smtp_cmd_verb_lookup(smtp_cmd_verb_name(cmd->verb),
                                     strlen(smtp_cmd_verb_name(cmd->verb))) == cmd->verb);
@@ -68,13 +94,18 @@ static void check_parse(const char *line, size_t len, struct smtp_cmd *cmd, int 
     if (cmd->verb == SMTP_VERB_MAIL || cmd->verb == SMTP_VERB_RCPT) {
         FUZZ_CHECK(cmd->path.ptr != NULL && cmd->path.len <= SMTP_PATH_LIMIT);
         FUZZ_CHECK(cmd->path.ptr[-1] == '<' && cmd->path.ptr[cmd->path.len] == '>');
-        FUZZ_CHECK(memchr(cmd->path.ptr, '>', cmd->path.len) == NULL);
+        FUZZ_CHECK(path_well_quoted(cmd->path));
         FUZZ_CHECK(cmd->verb == SMTP_VERB_MAIL || cmd->path.len > 0);
+        /* SMTPUTF8 only where offered; 8-bit only where declared. */
+        FUZZ_CHECK(!cmd->smtputf8 ||
+                   (cmd->verb == SMTP_VERB_MAIL && (flags & SMTP_CMD_OFFER_SMTPUTF8)));
+        if (cmd->verb == SMTP_VERB_MAIL ? !cmd->smtputf8 : !(flags & SMTP_CMD_MAIL_SMTPUTF8))
+            FUZZ_CHECK(!any_8bit(cmd->path) && !any_8bit(cmd->params));
     } else {
         FUZZ_CHECK(cmd->path.len == 0 && cmd->params.len == 0);
     }
     if (cmd->verb != SMTP_VERB_MAIL)
-        FUZZ_CHECK(!cmd->has_size && cmd->body == SMTP_BODY_UNSPECIFIED);
+        FUZZ_CHECK(!cmd->has_size && cmd->body == SMTP_BODY_UNSPECIFIED && !cmd->smtputf8);
     /* Trimmed spans neither start nor end with white space. */
     if (cmd->arg.len > 0) {
         FUZZ_CHECK(cmd->arg.ptr[0] != ' ' && cmd->arg.ptr[0] != '\t');
@@ -100,6 +131,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         enum smtp_line_status st = smtp_line_next(&rd, buf, size, &line, &consumed);
         const char *reply;
         int rc, refused;
+        /* A server that offers SMTPUTF8 or not; a transaction that declared it or not. */
+        unsigned flags = (unsigned)(fuzz_rng_next(&rng) % 3);
 
         FUZZ_CHECK(consumed <= size);
         buf += consumed;
@@ -108,8 +141,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         if (st != SMTP_LINE_OK)
             continue;
-        rc = smtp_cmd_parse(line.text, line.len, &cmd);
-        check_parse(line.text, line.len, &cmd, rc);
+        if (flags == SMTP_CMD_MAIL_SMTPUTF8)
+            flags |= SMTP_CMD_OFFER_SMTPUTF8;
+        rc = smtp_cmd_parse(line.text, line.len, flags, &cmd);
+        check_parse(line.text, line.len, flags, &cmd, rc);
         if (rc != 0)
             continue;
 

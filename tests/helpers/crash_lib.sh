@@ -49,3 +49,36 @@ crash_run() {
     echo $? >"$WORK/$name.rc"
     sed 's/^/# /' "$WORK/$name.out" | tail -3
 }
+
+# crash_dm_log_writes DIR: whether this kernel can make a dm-log-writes
+# device, tried on two loop devices of 1 MiB files in DIR (all removed
+# after); if not, dmsetup's or losetup's word on standard output. Neither
+# /dev/mapper/control (any dmsetup call creates the node, with or without
+# the device-mapper in the kernel) nor `dmsetup targets' (the module loads
+# at the first table that names it) can tell.
+crash_dm_log_writes() {
+    local dir=$1 name=spoolsim-dmprobe-$$ dev log out status=1
+    truncate -s 1M "$dir/dmprobe.dev" "$dir/dmprobe.log" || return 1
+    if dev=$(losetup -f --show "$dir/dmprobe.dev" 2>&1); then
+        if log=$(losetup -f --show "$dir/dmprobe.log" 2>&1); then
+            # --noudevsync, as spoolsim crash: a root without udev would wait
+            if out=$(timeout 30 dmsetup create --noudevsync "$name" \
+                --table "0 2048 log-writes $dev $log" 2>&1); then
+                status=0
+                timeout 30 dmsetup remove --noudevsync "$name" || status=1
+            else
+                echo "$out" | grep -v '^Command failed' | head -n 1
+                # a failed create may leave the device without a table
+                dmsetup remove --noudevsync "$name" >/dev/null 2>&1
+            fi
+            losetup -d "$log"
+        else
+            echo "$log"
+        fi
+        losetup -d "$dev"
+    else
+        echo "$dev"
+    fi
+    rm -f "$dir/dmprobe.dev" "$dir/dmprobe.log"
+    return $status
+}

@@ -58,6 +58,8 @@ TABLE = {
 _EVERYTHING = tuple(TABLE)
 TABLE["tests/unit"] = (_EVERYTHING, RESTRICTED)
 TABLE["tests/fuzz"] = (_EVERYTHING, EVENT_TLS)
+# C the tests build themselves (an LD_PRELOAD shim): the C library only
+TABLE["tests/helpers"] = ((), ())
 
 # Headers the build makes: which folder each belongs to (None: every folder's).
 GENERATED = {"config.h": None, "version.h": REPORT, "programs.h": "spoolsim"}

@@ -15,9 +15,11 @@ SOURCE="$top_builddir/smtp-source/smtp-source"
 . "$top_srcdir/scripts/peers.sh"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/spoolsim-test.XXXXXX")
-# A model calibrated on this machine (~/.cache/spoolsim) would change what
-# --model postfix spends: every test sees an empty cache of its own.
+# A model calibrated on this machine (~/.cache/spoolsim, or the machine's
+# /var/cache/spoolsim) would change what --model postfix spends: every test
+# sees empty caches of its own, and never writes the machine's.
 export SPOOLSIM_CACHE_DIR="$WORK/model-cache"
+export SPOOLSIM_SYSTEM_CACHE="$WORK/system-cache"
 MAIN_PID=$BASHPID # the test's own shell: the only one whose exit cleans up
 PIDS=""
 FAILURES=0
@@ -251,10 +253,10 @@ smtp_probe() {
     return $status
 }
 
-# free_port: a TCP port that was free a moment ago (for peers without --port-file).
-free_port() {
-    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
-}
+# free_port VAR...: each VAR a TCP port that no socket has and no call
+# before gave, for peers without --port-file: bench/bench-lib.sh's, the
+# benchmarks' own.
+. "$top_srcdir/bench/bench-lib.sh"
 
 # start_dead_hop NAME: a next hop that refuses every connection, on a port
 # held bound (never listening) for the test's life, so that no other test's
@@ -425,10 +427,11 @@ lines_in() {
 # and deferred (its next hop is down, its retry an hour away), its client's
 # --msg-log in $WORK/NAME.log; the relay is then stopped.
 defer_one() {
-    local spool=$1 name=$2 before
+    local spool=$1 name=$2 before hop
     shift 2
     before=$(find "$spool/deferred" -type f 2>/dev/null | wc -l)
-    start_relay "$name" --spool "$spool" --next-hop "127.0.0.1:$(free_port)" --min-backoff 1h \
+    free_port hop || return 1
+    start_relay "$name" --spool "$spool" --next-hop "127.0.0.1:$hop" --min-backoff 1h \
         --max-backoff 1h "$@" || return 1
     to "$WORK/$name.src" timeout 30 "$SOURCE" -m 1 --msg-log "$WORK/$name.log" \
         "127.0.0.1:$(eval echo \$${name}_PORT)" || return 1

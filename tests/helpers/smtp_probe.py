@@ -78,7 +78,36 @@ def start_transaction(c, rcpts=1):
     return c.cmd("DATA")
 
 
+def check_addresses():
+    """RFC 5321 4.1.2 paths and RFC 6531: neither server offers SMTPUTF8."""
+    c = Conn()
+    c.send(b"EHLO probe\r\n")
+    code, lines = c.reply()
+    check("EHLO does not offer SMTPUTF8", code == 250 and not any("SMTPUTF8" in l for l in lines),
+          lines)
+    check("quoted local part with '>' and a space -> 250", c.cmd('MAIL FROM:<"a b>c"@b>') == 250)
+    check("  ... in RCPT too, with a parameter -> 250",
+          c.cmd('RCPT TO:<"x y>z"@d> NOTIFY=NEVER') == 250)
+    check("quoted pairs -> 250", c.cmd(r'RCPT TO:<"q\"p\\"@d>') == 250)
+    check("unbalanced quote -> 501", c.cmd('RCPT TO:<"x@d>') == 501)
+    check("a tab inside quotes -> 501", c.cmd('RCPT TO:<"x\ty"@d>') == 501)
+    check("RSET", c.cmd("RSET") == 250)
+    check("SMTPUTF8 not offered -> 555", c.cmd("MAIL FROM:<a@b> SMTPUTF8") == 555)
+    c.send("MAIL FROM:<é@b>\r\n".encode())
+    code, lines = c.reply()
+    check("8-bit sender without SMTPUTF8 -> 553, saying why",
+          code == 553 and "SMTPUTF8" in lines[0], lines)
+    check("  ... then an ASCII sender -> 250", c.cmd("MAIL FROM:<a@b>") == 250)
+    c.send("RCPT TO:<\"é\"@d>\r\n".encode())
+    check("8-bit recipient, even quoted -> 553", c.reply()[0] == 553)
+    c.send(b"RCPT TO:<r@d> ORCPT=rfc822;\xc3\xa9@d\r\n")
+    check("8-bit parameter -> 501", c.reply()[0] == 501)
+    check("QUIT -> 221", c.cmd("QUIT") == 221)
+    c.close()
+
+
 def group_default():
+    check_addresses()
     c = Conn()
     check("greeting is 220", c.greeting[0] == 220, c.greeting)
     # docs/security.md 5: a 100 kB command with no LF -> 500, its tail never runs.
@@ -225,6 +254,23 @@ def group_limits():
     check("errors before the limit get 502", codes == [502] * 4, codes)
     check("error limit reached -> 421", code == 421, code)
     check("closed after the error limit", c.closed())
+
+    # --junk-limit 3: three commands that achieve nothing pass, each one more
+    # is an error; an accepted message forgives them (docs/security.md item 11).
+    c = Conn()
+    codes = [c.cmd(v) for v in ("NOOP", "EHLO probe", "RSET", "VRFY <a@b>")]
+    check("junk past --junk-limit is still answered (an error: 1 of 5)",
+          codes == [250, 250, 250, 252], codes)
+    check("a message after junk", start_transaction(c) == 354)
+    c.send(b"Subject: junk\r\n\r\nx\r\n.\r\n")
+    check("  ... is accepted", c.reply()[0] == 250)
+    codes = [c.cmd("NOOP") for _ in range(6)]
+    check("after an accepted message three pass again, then errors 2 to 4 of 5",
+          codes == [250] * 6, codes)
+    c.send(b"NOOP\r\n")
+    code, _ = c.reply()
+    check("junk that reaches the error limit -> 421", code == 421, code)
+    check("closed after the junk", c.closed())
 
     # --max-size 1000: SIZE announced, MAIL SIZE= checked, oversize read to the end then 552.
     c = Conn()

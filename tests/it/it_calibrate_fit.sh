@@ -3,7 +3,8 @@
 # relay's CPU by role, `--relay-cpu' (spoolsim/relay/calibrate_fit.h), which
 # bench/calibrate-lib.sh runs where it once ran python3. Points made by hand
 # on an exact line come back as that line, in a model the relay takes; bad
-# points fail naming their line and leave no model; a usage error exits 2.
+# points, or a fit the relay would refuse, fail saying why and leave no
+# model; a usage error exits 2.
 . "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 HZ=$(getconf CLK_TCK)
@@ -57,6 +58,10 @@ sed 's/smtpd [0-9]*$/smtpd 0/; s/smtp [0-9]*$/smtp 0/; s/smtpd [0-9]* smtp [0-9]
     "$WORK/points" >"$WORK/zero"
 fit "$WORK/zero" "$WORK/zero.json" 2>"$WORK/zero.err"
 check "no CPU at all: exit 1, less than the bare relay, no model" sh -c "test $? = 1 && grep -q 'less than the bare relay.*not all counted; no model written' '$WORK/zero.err' && test ! -e '$WORK/zero.json'"
+# A fit the relay would refuse (cost_model.h's bounds) is no model to keep.
+"$RELAY" calibrate --fit "$WORK/points" "$WORK/fast.json" postfix 3.7.11 "$ROLES" m 1000000 \
+    "$WORK/machine.json" 2>"$WORK/fast.err"
+check "a speed past the bounds: exit 1, saying why, no model" sh -c "test $? = 1 && grep -q 'no model the relay takes (reference_speed is 1e+06: .*); no model written' '$WORK/fast.err' && test ! -e '$WORK/fast.json'"
 "$RELAY" calibrate --fit "$WORK/points" "$WORK/m.json" postfix >/dev/null 2>"$WORK/usage.err"
 check "--fit without its arguments: exit 2" test $? = 2
 "$RELAY" calibrate --fit "$WORK/points" - postfix 3.7.11 '["loop"]' m 400 "$WORK/machine.json" \

@@ -26,15 +26,15 @@
 . "$top_srcdir/tests/helpers/crash_lib.sh"
 
 crash_need_machine
-if [ ! -e /dev/mapper/control ]; then
-    if [ "${SPOOLSIM_REQUIRE_DM:-}" = 1 ]; then
-        echo "FAIL - no device-mapper (/dev/mapper/control) under SPOOLSIM_REQUIRE_DM=1"
-        exit 1
-    fi
-    skip "no device-mapper (/dev/mapper/control): this kernel cannot run dm-log-writes"
-fi
 command -v dmsetup >/dev/null || skip "no dmsetup"
 mkdir "$WORK/w"
+if ! why=$(crash_dm_log_writes "$WORK"); then
+    if [ "${SPOOLSIM_REQUIRE_DM:-}" = 1 ]; then
+        echo "FAIL - no dm-log-writes device can be made under SPOOLSIM_REQUIRE_DM=1: $why"
+        exit 1
+    fi
+    skip "this kernel cannot make a dm-log-writes device (device-mapper and its log-writes target): $why"
+fi
 N=${SPOOLSIM_CRASH_DM_POINTS:-12}
 
 # [points=N] run NAME ARGS...: 20 messages from 4 sessions, seed 5, N

@@ -43,7 +43,7 @@ import json; r = json.load(open('$WORK/o5.json')); assert r['failures']['disconn
 stop "$s5_PID"
 
 # A refused connection is a failure, counted, never a crash.
-port=$(free_port)
+free_port port || exit 1
 to "$WORK/o6" timeout 30 "$SOURCE" -m 3 --json "$WORK/o6.json" "127.0.0.1:$port"
 check "refused connections are counted" python3 -c "
 import json; r = json.load(open('$WORK/o6.json')); assert r['failures']['connect'] == 3, r"

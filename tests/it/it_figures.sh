@@ -135,18 +135,31 @@ options_once() { # report: the options in "(...)" after the file system type, no
 check "bench: the spool's mount options, each once" options_once "$WORK/p2.out"
 check "raw: runs" to "$WORK/raw.out" timeout 60 "$RELAY" raw --dir "$WORK" -m 20 -q
 check "raw: the mount options, each once" options_once "$WORK/raw.out"
-if [ "$(stat -f -c %T "$WORK")" != tmpfs ]; then
-    check "no memory note for a spool on $(stat -f -c %T "$WORK")" sh -c "! grep -q 'not a disk' '$WORK/raw.out'"
-fi
-if [ "$(stat -f -c %T /dev/shm 2>/dev/null)" = tmpfs ] && [ -w /dev/shm ]; then
-    check "raw on tmpfs: runs" to "$WORK/shm.out" timeout 60 "$RELAY" raw --dir /dev/shm -m 20 -q
-    check "raw on tmpfs: a note that it is not a disk" \
-        grep -q "^note: *tmpfs is memory, not a disk: fsync costs nothing there$" "$WORK/shm.out"
-    check "bench on tmpfs: runs" to "$WORK/shm2.out" timeout 60 "$RELAY" bench -m 20 --spool /dev/shm -q
-    check "bench on tmpfs: the note" grep -q "^note: *tmpfs is memory, not a disk" "$WORK/shm2.out"
-    check "  once" test "$(grep -c "not a disk" "$WORK/shm2.out")" = 1
+# mounted_type PATH: the type of the mount that holds PATH, as the programs
+# read it (/proc/self/mountinfo). Not statfs's: devtmpfs has tmpfs's magic,
+# so /dev/shm in a root with /dev bound in and no tmpfs of its own (a
+# container, a chroot) is "tmpfs" to stat -f and "devtmpfs" to the relay.
+# Of mounts stacked on one point, the last one listed is the one seen.
+mounted_type() { findmnt -n -l -o FSTYPE -T "$1" 2>/dev/null | tail -n 1; }
+if ! command -v findmnt >/dev/null; then
+    skip_part "the tmpfs note: no findmnt (util-linux) to tell a spool's filesystem"
 else
-    skip_part "the tmpfs note: no writable tmpfs at /dev/shm"
+    if [ "$(mounted_type "$WORK")" != tmpfs ]; then
+        check "no memory note for a spool on $(mounted_type "$WORK")" sh -c "! grep -q 'not a disk' '$WORK/raw.out'"
+    fi
+    SHM_TYPE=$(mounted_type /dev/shm)
+    if [ "$SHM_TYPE" != tmpfs ]; then
+        skip_part "the tmpfs note: /dev/shm is on ${SHM_TYPE:-no filesystem findmnt knows}, not a tmpfs"
+    elif [ ! -w /dev/shm ]; then
+        skip_part "the tmpfs note: the tmpfs at /dev/shm is not writable"
+    else
+        check "raw on tmpfs: runs" to "$WORK/shm.out" timeout 60 "$RELAY" raw --dir /dev/shm -m 20 -q
+        check "raw on tmpfs: a note that it is not a disk" \
+            grep -q "^note: *tmpfs is memory, not a disk: fsync costs nothing there$" "$WORK/shm.out"
+        check "bench on tmpfs: runs" to "$WORK/shm2.out" timeout 60 "$RELAY" bench -m 20 --spool /dev/shm -q
+        check "bench on tmpfs: the note" grep -q "^note: *tmpfs is memory, not a disk" "$WORK/shm2.out"
+        check "  once" test "$(grep -c "not a disk" "$WORK/shm2.out")" = 1
+    fi
 fi
 stop "$sink_PID"
 finish

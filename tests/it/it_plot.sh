@@ -252,12 +252,13 @@ check "a result's label names it in the legend, --title titles the picture" \
 check "labelled overlay: my run and bench, 2 + 2 + 3 series" \
     svg_ok "$W/out/lab.svg" class=series:7 "title=my run: in/s" "title=bench: active" "text=A & B <test>"
 check "no temporary file left beside the pictures" sh -c "! ls '$W/out' | grep -q '\.svg\.'"
-if command -v rsvg-convert >/dev/null 2>&1; then
+# scripts/test.sh installs it: under SPOOLSIM_REQUIRE_PEERS=1 (CI) its
+# absence is a failure, not a skip.
+if have_peer "rsvg-convert (the rendering check)" \
+    "scripts/install-deps.sh --test installs librsvg2-bin" command -v rsvg-convert; then
     for f in t_raw t_bench l_raw ab r sweep sweeps; do
         check "rsvg-convert renders $f.svg" rsvg-convert -o "$W/out/$f.png" "$W/out/$f.svg"
     done
-else
-    skip_part "the rendering check: rsvg-convert not found (apt-get install librsvg2-bin)"
 fi
 
 # --- bad input: exit 2, a message naming the problem, no output file

@@ -22,7 +22,7 @@ check "Postfix's messages carry a Message-Id the sink logged" \
     test "$(grep -vc 'message-id=-' "$WORK/ours.log")" = 1300
 
 # Our smtp-source -> Postfix's smtp-sink. Postfix's sink refuses root without -u.
-port=$(free_port)
+free_port port || exit 1
 user_opt=""
 [ "$(id -u)" = 0 ] && user_opt="-u nobody"
 # shellcheck disable=SC2086

@@ -203,7 +203,7 @@ daemon_counts() {
     start_sink "${name}sink" --msg-log "$d/sink.log" 127.0.0.1:0 100 || return 1
     local sinkpid sinkport
     eval "sinkpid=\$${name}sink_PID sinkport=\$${name}sink_PORT"
-    port=$(free_port)
+    free_port port || return 1
     # unshare and bash exec strace: $! is strace's, the daemon its child
     unshare -m bash -c "$(declare -f ns_common ns_overlay ns_user exi_config peer_ns_libs "$fn"); $fn \"\$@\"" ns \
         "$d" "$port" "$sinkport" "$PEERS" "$@" >"$d/daemon.out" 2>&1 &

@@ -81,7 +81,7 @@ PY
 
 # ---------------------------------------------------- 1. crashes while filling
 SPOOL=$MNT1/spool
-port=$(free_port)
+free_port port || exit 1
 RANDOM=$$
 : >"$WORK/src.log"
 : >"$WORK/incomplete.prev"
@@ -158,7 +158,7 @@ umount "$MNT1"
 # --------------------------------------------------------- 2. out of inodes
 mount -t tmpfs -o size=8m,nr_inodes=1000 tmpfs "$MNT2" || { echo "cannot mount $MNT2" >&2; exit 1; }
 SPOOL2=$MNT2/spool
-port2=$(free_port)
+free_port port2 || exit 1
 start_relay relay2 --spool "$SPOOL2" --next-hop "127.0.0.1:$port2" --min-backoff 100ms \
     --max-backoff 300ms --json "$WORK/relay2.json" || exit 1
 banner "$relay2_PORT" || { echo "relay2 does not greet" >&2; exit 1; }

@@ -10,7 +10,7 @@ MNT=$WORK/full
 small_tmpfs "$MNT" 1m
 
 SPOOL=$MNT/spool
-port=$(free_port)
+free_port port || exit 1
 start_relay relay --spool "$SPOOL" --next-hop "127.0.0.1:$port" --min-backoff 200ms \
     --max-backoff 500ms --json "$WORK/relay.json" || exit 1
 fill_to_refusal "disk full" "$relay_PORT" "$relay_PID"

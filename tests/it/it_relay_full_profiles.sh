@@ -42,7 +42,7 @@ delivered() { [ -f "$WORK/sink.log" ] && [ "$(wc -l <"$WORK/sink.log")" -ge "$1"
 
 for profile in postfix sendmail qmail exim exim-4.98 opensmtpd; do
     SPOOL=$MNT/$profile
-    port=$(free_port)
+    free_port port || exit 1
     rm -f "$WORK/src.log" "$WORK/sink.log" "$WORK/src.json"
     start_relay relay --profile "$profile" --spool "$SPOOL" --next-hop "127.0.0.1:$port" \
         --min-backoff 200ms --max-backoff 500ms --json "$WORK/relay.json" || exit 1

@@ -77,7 +77,7 @@ check "matched by content, the trace fields left out on both sides" \
 
 # --- two relays of different names, each the other's next hop
 N=3 LIMIT=6
-PA=$(free_port) PB=$(free_port)
+free_port PA PB || exit 1
 start_relay a --hostname a.example --hopcount-limit $LIMIT --spool "$WORK/a.spool" \
     --listen "127.0.0.1:$PA" --next-hop "127.0.0.1:$PB" --json "$WORK/a.json" || exit 1
 start_relay b --hostname b.example --hopcount-limit $LIMIT --spool "$WORK/b.spool" \

@@ -48,7 +48,7 @@ loop_report() {
 }
 
 # --- a relay whose next hop is itself
-P=$(free_port)
+free_port P || exit 1
 start_relay self --spool "$WORK/self.spool" --listen "127.0.0.1:$P" --next-hop "127.0.0.1:$P" \
     --json "$WORK/self.json" || exit 1
 send "$self_PORT"
@@ -57,7 +57,7 @@ stop "$self_PID"
 loop_report self "$WORK/self.json" "$WORK/self.err"
 
 # --- two relays under one name, each the other's next hop
-PA=$(free_port) PB=$(free_port)
+free_port PA PB || exit 1
 start_relay a --spool "$WORK/a.spool" --listen "127.0.0.1:$PA" --next-hop "127.0.0.1:$PB" \
     --json "$WORK/a.json" || exit 1
 start_relay b --spool "$WORK/b.spool" --listen "127.0.0.1:$PB" --next-hop "127.0.0.1:$PA" \

@@ -51,7 +51,7 @@ for x in s:
 # --target: any SMTP server (here a relay the test starts, as a user would
 # start a real MTA), with the sweep's sink on --sink-port as its next hop;
 # then the same server's acceptance alone, without a sink.
-HOP_PORT=$(free_port)
+free_port HOP_PORT || exit 1
 check "a relay to sweep as a target" start_relay target --spool "$WORK/target-spool" \
     --next-hop 127.0.0.1:"$HOP_PORT"
 check "a sweep of the target, its deliveries measured" to "$WORK/target.out" env TMPDIR="$TMP" \

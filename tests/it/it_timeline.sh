@@ -80,7 +80,7 @@ check "smtp-source: 4 rows of 0.5 s, adding up" \
 check "smtp-source: messages in every interval" python3 -c "
 import json, sys; rows = json.load(open('$WORK/source.json'))['timeline']
 sys.exit(0 if all(r['messages_out'] > 0 for r in rows if r['interval_s'] > 0.4) else 1)"
-port=$(free_port)
+free_port port || exit 1
 check "smtp-source: failures into nowhere" timeout 60 "$SOURCE" -m 5 --interval 0.2 \
     --json "$WORK/refused.json" --csv "$WORK/refused.csv" --ignore-failures --no-summary \
     "127.0.0.1:$port"

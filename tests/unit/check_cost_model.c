@@ -5,11 +5,16 @@
 
 #include <check.h>
 #include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "check_main.h"
 #include "cost_model.h"
+#include "cpu_burn.h"
 #include "machine_cost.h"
 #include "model_cache.h"
 
@@ -76,7 +81,8 @@ START_TEST(test_errors)
     ck_assert_int_eq(
         cost_model_parse("{\"mta\": \"postfix\", \"reference_speed\": 0}", &m, err, sizeof(err)),
         -1);
-    ck_assert_str_eq(err, "no positive reference_speed");
+    ck_assert_str_eq(err, "reference_speed is 0: no CPU runs the burn loop at that speed (1 to "
+                          "100000 iterations a microsecond)");
     ck_assert_int_eq(cost_model_parse("{\"mta\": \"postfix\", \"reference_speed\": 1, "
                                       "\"stages\": []}",
                                       &m, err, sizeof(err)),
@@ -91,10 +97,131 @@ START_TEST(test_errors)
                                       "[" STAGE("smtpd", FIT(-5, 0, 0), FIT(0, 0, 0)) "]}",
                                       &m, err, sizeof(err)),
                      -1);
-    ck_assert_str_eq(err, "stages.0.mta.base_us is negative");
+    ck_assert_str_eq(err, "stages.0.mta.base_us is -5: no real MTA's process costs that (0 to "
+                          "1000000 us a message)");
     ck_assert_int_eq(
         cost_model_parse("{\"mta\": \"postfix\", \"reference_speed\": 1, ", &m, err, sizeof(err)),
         -1);
+}
+END_TEST
+
+/* A model with smtpd's and a relay fit at `mta' and `relay', and a reference speed. */
+static int parse_bounded(const char *speed, const char *mta, const char *relay, char *err,
+                         size_t errlen)
+{
+    char json[600];
+    struct cost_model m;
+
+    snprintf(json, sizeof(json),
+             "{\"mta\": \"postfix\", \"reference_speed\": %s, \"stages\": [{\"name\": "
+             "\"smtpd\", \"mta\": %s, \"relay\": %s}]}",
+             speed, mta, relay);
+    return cost_model_parse(json, &m, err, errlen);
+}
+
+/* What the reader says of a figure past its bound (cost_model.h), and of a speed. */
+#define OUT_OF(path, v, range)                                                                     \
+    "stages.0." path " is " v ": no real MTA's process costs that (" range ")"
+#define BASE_RANGE "0 to 1000000 us a message"
+#define KIB_RANGE "-1000 to 1000 us a KiB"
+#define RCPT_RANGE "-10000 to 10000 us a recipient"
+#define SPEED_OUT(v)                                                                               \
+    "reference_speed is " v ": no CPU runs the burn loop at that speed (1 to 100000 iterations a " \
+    "microsecond)"
+
+START_TEST(test_bounds)
+{
+    static const struct {
+        const char *speed, *mta, *relay, *err;
+    } cases[] = {
+        /* what a real MTA could cost, up to each bound, and a fit's negative slopes */
+        {"400", FIT(1000000, 1000, 10000), FIT(0, -1000, -10000), NULL},
+        {"1", FIT(0, 0, 0), FIT(0, 0, 0), NULL},
+        {"100000", FIT(0.5, -53.66, -6.6), FIT(0, 0, 0), NULL},
+        /* 1,000 s a message: the relay never answered */
+        {"400", FIT(1e9, 0, 0), FIT(0, 0, 0), OUT_OF("mta.base_us", "1e+09", BASE_RANGE)},
+        /* once past a conversion to nanoseconds out of uint64_t's range */
+        {"400", FIT(1e300, 0, 0), FIT(0, 0, 0), OUT_OF("mta.base_us", "1e+300", BASE_RANGE)},
+        {"400", FIT(1000000.5, 0, 0), FIT(0, 0, 0), OUT_OF("mta.base_us", "1e+06", BASE_RANGE)},
+        {"400", FIT(0, 0, 0), FIT(-0.01, 0, 0), OUT_OF("relay.base_us", "-0.01", BASE_RANGE)},
+        {"400", FIT(0, 1001, 0), FIT(0, 0, 0), OUT_OF("mta.per_kib_us", "1001", KIB_RANGE)},
+        {"400", FIT(0, -1e300, 0), FIT(0, 0, 0), OUT_OF("mta.per_kib_us", "-1e+300", KIB_RANGE)},
+        {"400", FIT(0, 0, 10001), FIT(0, 0, 0), OUT_OF("mta.per_rcpt_us", "10001", RCPT_RANGE)},
+        {"400", FIT(0, 0, 0), FIT(0, 0, -1e300),
+         OUT_OF("relay.per_rcpt_us", "-1e+300", RCPT_RANGE)},
+        /* JSON has no NaN or infinity (the document is none), and 1e999 is no number */
+        {"400", FIT(NaN, 0, 0), FIT(0, 0, 0), "not a cost model (no \"mta\" string)"},
+        {"400", FIT(0, Infinity, 0), FIT(0, 0, 0), "not a cost model (no \"mta\" string)"},
+        {"400", FIT(0, 0, -1e999), FIT(0, 0, 0), "no number at stages.0.mta.per_rcpt_us"},
+        {"1e300", FIT(0, 0, 0), FIT(0, 0, 0), SPEED_OUT("1e+300")},
+        {"100001", FIT(0, 0, 0), FIT(0, 0, 0), SPEED_OUT("100001")},
+        {"0.5", FIT(0, 0, 0), FIT(0, 0, 0), SPEED_OUT("0.5")},
+        {"-400", FIT(0, 0, 0), FIT(0, 0, 0), SPEED_OUT("-400")},
+        {"NaN", FIT(0, 0, 0), FIT(0, 0, 0), "not a cost model (no \"mta\" string)"},
+        {"1e999", FIT(0, 0, 0), FIT(0, 0, 0), "no reference_speed"},
+    };
+    char err[300];
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        int got = parse_bounded(cases[i].speed, cases[i].mta, cases[i].relay, err, sizeof(err));
+
+        ck_assert_msg(got == (cases[i].err ? -1 : 0), "case %zu: %d (%s)", i, got,
+                      got ? err : "taken");
+        if (cases[i].err)
+            ck_assert_str_eq(err, cases[i].err);
+    }
+}
+END_TEST
+
+static void *stop_soon(void *arg)
+{
+    struct timespec t = {0, 100000000}; /* 0.1 s */
+
+    nanosleep(&t, NULL);
+    atomic_store((atomic_int *)arg, 1);
+    return NULL;
+}
+
+/* A burn of a minute ends when it is told to stop, from another thread too. */
+START_TEST(test_burn_stop)
+{
+    atomic_int stop = 1;
+    pthread_t t;
+    uint64_t start = cpu_burn_thread_ns();
+
+    cpu_burn_until(start + 60000000000ULL, 0, &stop);
+    ck_assert_uint_lt(cpu_burn_thread_ns() - start, 1000000000ULL);
+    atomic_store(&stop, 0);
+    ck_assert_int_eq(pthread_create(&t, NULL, stop_soon, &stop), 0);
+    start = cpu_burn_thread_ns();
+    cpu_burn_until(start + 60000000000ULL, 0, &stop);
+    pthread_join(t, NULL);
+    /* 0.1 s of wall time, and the CPU clock cannot run ahead of it */
+    ck_assert_uint_lt(cpu_burn_thread_ns() - start, 10000000000ULL);
+    /* no flag: the whole amount */
+    start = cpu_burn_thread_ns();
+    cpu_burn_until(start + 20000000ULL, 0, NULL);
+    ck_assert_uint_ge(cpu_burn_thread_ns() - start, 20000000ULL);
+}
+END_TEST
+
+/* The burn of a model at its bounds stays in range, whatever the message and the scale. */
+START_TEST(test_burn_bounded)
+{
+    struct cost_model m;
+    char err[200];
+
+    ck_assert_int_eq(cost_model_parse("{\"mta\": \"postfix\", \"reference_speed\": 400, "
+                                      "\"stages\": [" STAGE("smtpd", FIT(1000000, 1000, 10000),
+                                                            FIT(0, 0, 0)) "]}",
+                                      &m, err, sizeof(err)),
+                     0);
+    ck_assert_uint_eq(cost_model_burn_ns(&m, 0, 0, 1), 1000000000ULL);
+    ck_assert_uint_eq(cost_model_burn_ns(&m, 0, UINT64_MAX, UINT32_MAX), COST_BURN_NS_MAX);
+    m.scale = 1e300;
+    ck_assert_uint_eq(cost_model_burn_ns(&m, 0, 0, 1), COST_BURN_NS_MAX);
+    m.scale = NAN;
+    ck_assert_uint_eq(cost_model_burn_ns(&m, 0, 0, 1), 0);
 }
 END_TEST
 
@@ -412,12 +539,117 @@ START_TEST(test_cache_key)
 }
 END_TEST
 
+/* st: a node of mode `mode' (type and permissions), owned by uid, of size bytes. */
+static struct stat node_of(mode_t mode, uid_t uid, off_t size)
+{
+    struct stat st;
+
+    memset(&st, 0, sizeof(st));
+    st.st_mode = mode;
+    st.st_uid = uid;
+    st.st_size = size;
+    return st;
+}
+
+/* What a cache holds is taken only where nobody but root (or, in a user's own, the user) put it. */
+START_TEST(test_cache_trust)
+{
+    static const struct {
+        mode_t mode;
+        uid_t uid;
+        off_t size;
+        enum model_cache_node node;
+        uid_t euid;
+        int system;
+        const char *why; /* NULL: trusted */
+    } cases[] = {
+        /* anybody: a small regular file, and a directory */
+        {S_IFREG | 0644, 1000, 4000, MODEL_CACHE_FILE, 1000, 0, NULL},
+        {S_IFREG | 0644, 0, MODEL_CACHE_FILE_MAX, MODEL_CACHE_FILE, 0, 0, NULL},
+        {S_IFIFO | 0644, 1000, 0, MODEL_CACHE_FILE, 1000, 0, "a FIFO, not a regular file"},
+        {S_IFCHR | 0666, 0, 0, MODEL_CACHE_FILE, 1000, 0, "a character device, not a regular file"},
+        {S_IFDIR | 0755, 1000, 0, MODEL_CACHE_FILE, 1000, 0, "a directory, not a regular file"},
+        {S_IFREG | 0644, 1000, MODEL_CACHE_FILE_MAX + 1, MODEL_CACHE_FILE, 1000, 0,
+         "1048577 bytes, more than a model's 1048576 at most"},
+        {S_IFREG | 0755, 0, 0, MODEL_CACHE_DIR, 0, 0, "a regular file, not a directory"},
+        /* a user's own cache is the user's business, whoever else can write it */
+        {S_IFREG | 0666, 2000, 4000, MODEL_CACHE_FILE, 1000, 0, NULL},
+        {S_IFDIR | 0777, 2000, 0, MODEL_CACHE_DIR, 1000, 0, NULL},
+        /* root: root's alone */
+        {S_IFDIR | 0755, 0, 0, MODEL_CACHE_DIR, 0, 0, NULL},
+        {S_IFDIR | 0777, 65534, 0, MODEL_CACHE_DIR, 0, 0, "owned by uid 65534, not by root"},
+        {S_IFDIR | 0777, 0, 0, MODEL_CACHE_DIR, 0, 0, "writable by every user (mode 0777)"},
+        {S_IFDIR | 0775, 0, 0, MODEL_CACHE_DIR, 0, 0, "writable by its group, gid 0 (mode 0775)"},
+        {S_IFREG | 0600, 1000, 10, MODEL_CACHE_FILE, 0, 0, "owned by uid 1000, not by root"},
+        {S_IFREG | 0646, 0, 10, MODEL_CACHE_FILE, 0, 0, "writable by every user (mode 0646)"},
+        /* a sticky directory above (/tmp): nobody else can replace what root made in it */
+        {S_IFDIR | 01777, 0, 0, MODEL_CACHE_PARENT, 0, 0, NULL},
+        {S_IFDIR | 01777, 0, 0, MODEL_CACHE_DIR, 0, 0, "writable by every user (mode 1777)"},
+        {S_IFDIR | 01777, 1000, 0, MODEL_CACHE_PARENT, 0, 0, "owned by uid 1000, not by root"},
+        {S_IFDIR | 0757, 0, 0, MODEL_CACHE_PARENT, 0, 0, "writable by every user (mode 0757)"},
+        /* the machine's cache, whoever reads it: root's alone */
+        {S_IFREG | 0644, 0, 4000, MODEL_CACHE_FILE, 1000, 1, NULL},
+        {S_IFREG | 0644, 1000, 4000, MODEL_CACHE_FILE, 1000, 1, "owned by uid 1000, not by root"},
+        {S_IFDIR | 0770, 0, 0, MODEL_CACHE_DIR, 1000, 1,
+         "writable by its group, gid 0 (mode 0770)"},
+    };
+    char why[200];
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct stat st = node_of(cases[i].mode, cases[i].uid, cases[i].size);
+        int got =
+            model_cache_trust(&st, cases[i].node, cases[i].euid, cases[i].system, why, sizeof(why));
+
+        ck_assert_msg(got == (cases[i].why ? -1 : 0), "case %zu: %d (%s)", i, got,
+                      got ? why : "trusted");
+        if (cases[i].why)
+            ck_assert_str_eq(why, cases[i].why);
+    }
+}
+END_TEST
+
+/* Where a calibration goes: the machine's cache for root, unless SPOOLSIM_CACHE_DIR says. */
+START_TEST(test_cache_home)
+{
+    char dir[300];
+    int system = -1;
+
+    unsetenv("SPOOLSIM_CACHE_DIR");
+    unsetenv("SPOOLSIM_SYSTEM_CACHE");
+    setenv("HOME", "/home/u", 1);
+    unsetenv("XDG_CACHE_HOME");
+    model_cache_system_dir(dir, sizeof(dir));
+    ck_assert_str_eq(dir, "/var/cache/spoolsim");
+    ck_assert_int_eq(model_cache_home(0, dir, sizeof(dir), &system), 0);
+    ck_assert_str_eq(dir, "/var/cache/spoolsim");
+    ck_assert_int_eq(system, 1);
+    ck_assert_int_eq(model_cache_home(1000, dir, sizeof(dir), &system), 0);
+    ck_assert_str_eq(dir, "/home/u/.cache/spoolsim");
+    ck_assert_int_eq(system, 0);
+    setenv("SPOOLSIM_SYSTEM_CACHE", "/srv/models", 1);
+    ck_assert_int_eq(model_cache_home(0, dir, sizeof(dir), NULL), 0);
+    ck_assert_str_eq(dir, "/srv/models");
+    setenv("SPOOLSIM_SYSTEM_CACHE", "relative", 1); /* no place whose owner can be checked */
+    model_cache_system_dir(dir, sizeof(dir));
+    ck_assert_str_eq(dir, "/var/cache/spoolsim");
+    setenv("SPOOLSIM_CACHE_DIR", "/tmp/mine", 1);
+    ck_assert_int_eq(model_cache_home(0, dir, sizeof(dir), &system), 0);
+    ck_assert_str_eq(dir, "/tmp/mine");
+    ck_assert_int_eq(system, 0);
+    unsetenv("SPOOLSIM_CACHE_DIR");
+    unsetenv("SPOOLSIM_SYSTEM_CACHE");
+}
+END_TEST
+
 int main(void)
 {
     const TTest *const tests[] = {test_parse,
                                   test_burn,
                                   test_places,
                                   test_errors,
+                                  test_bounds,
+                                  test_burn_bounded,
+                                  test_burn_stop,
                                   test_builtin,
                                   test_exim_stages,
                                   test_builtin_by_name,
@@ -428,6 +660,8 @@ int main(void)
                                   test_machine_agree,
                                   test_machine_keep_best,
                                   test_cache_key,
+                                  test_cache_trust,
+                                  test_cache_home,
                                   NULL};
 
     return check_run_tests("cost_model", tests);

@@ -1,6 +1,7 @@
 /*
  * check_fileutil - fileutil_write_all(): every byte written, in the pieces asked
- * for, and counted as the simulators count their system calls.
+ * for, and counted as the simulators count their system calls; and
+ * fileutil_read_fd()'s bound.
  */
 #include "config.h"
 
@@ -174,10 +175,46 @@ START_TEST(test_program_path)
 }
 END_TEST
 
+/* fileutil_read_fd(): what is left, to the end, up to a bound; one byte more is EFBIG. */
+START_TEST(test_read_fd)
+{
+    int fd = scratch(), zero;
+    size_t len = 99;
+    char *text;
+
+    ck_assert_int_eq(fileutil_write_all(fd, "0123456789", 10, 0, NULL, NULL), 0);
+    ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+    text = fileutil_read_fd(fd, 10, &len);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_str_eq(text, "0123456789");
+    ck_assert_uint_eq(len, 10);
+    free(text);
+    ck_assert_int_eq(lseek(fd, 2, SEEK_SET), 2);
+    errno = 0;
+    ck_assert_ptr_null(fileutil_read_fd(fd, 7, &len));
+    ck_assert_int_eq(errno, EFBIG);
+    ck_assert_int_eq(lseek(fd, 10, SEEK_SET), 10);
+    text = fileutil_read_fd(fd, 0, NULL); /* nothing left: an empty string */
+    ck_assert_ptr_nonnull(text);
+    ck_assert_str_eq(text, "");
+    free(text);
+    close(fd);
+    /* a file without end costs the bound, not all memory */
+    zero = open("/dev/zero", O_RDONLY);
+    ck_assert_int_ge(zero, 0);
+    errno = 0;
+    ck_assert_ptr_null(fileutil_read_fd(zero, 100000, NULL));
+    ck_assert_int_eq(errno, EFBIG);
+    close(zero);
+    ck_assert_ptr_null(fileutil_read_fd(-1, 10, NULL));
+    ck_assert_int_eq(errno, EBADF);
+}
+END_TEST
+
 int main(void)
 {
-    const TTest *const tests[] = {test_pieces, test_one_call, test_failure, test_program_path,
-                                  NULL};
+    const TTest *const tests[] = {test_pieces,       test_one_call, test_failure,
+                                  test_program_path, test_read_fd,  NULL};
 
     return check_run_tests("fileutil", tests);
 }

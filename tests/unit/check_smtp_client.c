@@ -575,6 +575,75 @@ START_TEST(test_reusable)
 }
 END_TEST
 
+/* Postfix's VSTREAM buffer on TCP: four times the MSS in whole pages (as Postfix 3.7 writes). */
+START_TEST(test_stream_unit)
+{
+    ck_assert_uint_eq(smtp_client_stream_unit(0), 4096);    /* unknown */
+    ck_assert_uint_eq(smtp_client_stream_unit(536), 4096);  /* under a quarter of 4096 */
+    ck_assert_uint_eq(smtp_client_stream_unit(1024), 4096); /* a quarter: not over it */
+    ck_assert_uint_eq(smtp_client_stream_unit(1025), 8192);
+    ck_assert_uint_eq(smtp_client_stream_unit(1448), 8192);    /* Ethernet: 5,792 in pages */
+    ck_assert_uint_eq(smtp_client_stream_unit(32741), 131072); /* loopback, as seen */
+    ck_assert_uint_eq(smtp_client_stream_unit(65483), 262144); /* loopback at its largest */
+}
+END_TEST
+
+/* The bytes the peer can read now, without waiting (the client's loop turned first). */
+static size_t peer_drain(struct rec *r)
+{
+    static char buf[1 << 16];
+    size_t have = 0;
+    ssize_t n;
+
+    turn(r);
+    while ((n = recv(peer_fd, buf, sizeof(buf), MSG_DONTWAIT)) > 0)
+        have += (size_t)n;
+    return have;
+}
+
+/*
+ * A text leaves in whole stream units until its dot, which takes the rest:
+ * a short piece in the middle would wait behind Nagle's algorithm.
+ */
+START_TEST(test_text_in_units)
+{
+    struct rec r;
+    static char text[10000];
+
+    memset(text, 'x', sizeof(text));
+    rec_start(&r, 0, NULL);
+    peer_say(&r, "220 hi\r\n", 0);
+    r.c.stream_unit = 4096; /* a pair has none: as a TCP connection's would be */
+    smtp_client_text_begin(&r.c);
+    evbuffer_add(smtp_client_output(&r.c), text, 3000);
+    ck_assert_int_eq(smtp_client_flush(&r.c), 0);
+    ck_assert_uint_eq(smtp_client_pending(&r.c), 0);
+    ck_assert_uint_eq(peer_drain(&r), 0); /* under a unit: held */
+    evbuffer_add(smtp_client_output(&r.c), text, sizeof(text) - 3000);
+    smtp_client_flush(&r.c);
+    ck_assert_uint_eq(peer_drain(&r), 8192); /* two whole units */
+    evbuffer_add(smtp_client_output(&r.c), "\r\n.\r\n", 5);
+    smtp_client_dot(&r.c);
+    smtp_client_flush(&r.c);
+    ck_assert_uint_eq(peer_drain(&r), sizeof(text) - 8192 + 5); /* the rest with the dot */
+    ck_assert_uint_eq(r.c.owed, 1);
+    /* after the dot, commands go at once again */
+    smtp_client_send(&r.c, "QUIT\r\n", 6);
+    smtp_client_flush(&r.c);
+    ck_assert_uint_eq(peer_drain(&r), 6);
+    rec_end(&r);
+
+    /* no unit (TLS, a local socket): the text goes as it comes */
+    rec_start(&r, 0, NULL);
+    peer_say(&r, "220 hi\r\n", 0);
+    smtp_client_text_begin(&r.c);
+    evbuffer_add(smtp_client_output(&r.c), text, 3000);
+    smtp_client_flush(&r.c);
+    ck_assert_uint_eq(peer_drain(&r), 3000);
+    rec_end(&r);
+}
+END_TEST
+
 /* The words the relay's messages use: a connect that timed out is a timeout like any other. */
 START_TEST(test_error_text)
 {
@@ -603,6 +672,8 @@ int main(void)
                                   test_closed_and_connect,
                                   test_reusable,
                                   test_error_text,
+                                  test_stream_unit,
+                                  test_text_in_units,
                                   NULL};
 
     return check_run_loop("smtp_client", 0, tests, test_250_before_text, CHECK_ROWS(before_text));

@@ -33,7 +33,7 @@ static const struct parse_case {
     {"MAIL FROM:<a@b> SIZE=ten", 501, SMTP_VERB_MAIL, NULL},
     {"MAIL FROM:<a@b> BODY=9BIT", 501, SMTP_VERB_MAIL, NULL},
     {"MAIL FROM:<a@b> FROBNICATE=1", 555, SMTP_VERB_MAIL, NULL},
-    {"MAIL FROM:<a@b> SMTPUTF8", 0, SMTP_VERB_MAIL, "a@b"},
+    {"MAIL FROM:<a@b> SMTPUTF8", 555, SMTP_VERB_MAIL, NULL}, /* not offered */
     {"RCPT TO:<c@d.example>", 0, SMTP_VERB_RCPT, "c@d.example"},
     {"RCPT TO:<c@d> NOTIFY=NEVER", 0, SMTP_VERB_RCPT, "c@d"},
     {"RCPT TO:<c@d> SIZE=1", 555, SMTP_VERB_RCPT, NULL},
@@ -66,7 +66,7 @@ START_TEST(test_parse_table)
 {
     const struct parse_case *tc = &parse_cases[_i];
     struct smtp_cmd cmd;
-    int status = smtp_cmd_parse(tc->line, strlen(tc->line), &cmd);
+    int status = smtp_cmd_parse(tc->line, strlen(tc->line), 0, &cmd);
 
     ck_assert_msg(status == tc->want_status, "%s: got status %d, want %d", tc->line, status,
                   tc->want_status);
@@ -88,7 +88,7 @@ START_TEST(test_mail_parameters)
     struct smtp_cmd cmd;
     const char *line = "MAIL FROM:<s@x> BODY=8bitmime SIZE=123456";
 
-    ck_assert_int_eq(smtp_cmd_parse(line, strlen(line), &cmd), 0);
+    ck_assert_int_eq(smtp_cmd_parse(line, strlen(line), 0, &cmd), 0);
     ck_assert_int_eq(cmd.has_size, 1);
     ck_assert_uint_eq(cmd.size, 123456);
     ck_assert_int_eq(cmd.body, SMTP_BODY_8BITMIME);
@@ -99,27 +99,117 @@ START_TEST(test_nul_in_command)
 {
     struct smtp_cmd cmd;
 
-    ck_assert_int_eq(smtp_cmd_parse("HELO a\0b", 8, &cmd), 501);
+    ck_assert_int_eq(smtp_cmd_parse("HELO a\0b", 8, 0, &cmd), 501);
 }
 END_TEST
 
 /* A bare CR in an address would end a command at a hop that splits lines at CR. */
 START_TEST(test_control_characters)
 {
-    static const char *const bad[] = {"RCPT TO:<b\rRSET@x>", "MAIL FROM:<a@x> SIZE=1\r",
-                                      "MAIL FROM:<a\033@x>", "HELO a\rb",
-                                      "RCPT TO:<b\x7f@x>",   "RCPT TO:<b@x\n>"};
+    static const char *const bad[] = {
+        "RCPT TO:<b\rRSET@x>", "MAIL FROM:<a@x> SIZE=1\r", "MAIL FROM:<a\033@x>",  "HELO a\rb",
+        "RCPT TO:<b\x7f@x>",   "RCPT TO:<b@x\n>",          "RCPT TO:<\"b\\\r\"@x>"};
     struct smtp_cmd cmd;
 
     for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-        ck_assert_int_eq(smtp_cmd_parse(bad[i], strlen(bad[i]), &cmd), 501);
+        ck_assert_int_eq(smtp_cmd_parse(bad[i], strlen(bad[i]), 0, &cmd), 501);
         ck_assert_str_eq(cmd.error, "501 5.5.2 Syntax error: control character in command");
     }
-    /* A tab is white space, and 8-bit text is SMTPUTF8's business, not a control. */
-    static const char *const good[] = {"RCPT TO:<b@x>\tNOTIFY=NEVER", "RCPT TO:<b\xc3\xa9@x>"};
+    /* A tab is white space; 8-bit text is SMTPUTF8's business, not a control (address_cases). */
+    const char *tab = "RCPT TO:<b@x>\tNOTIFY=NEVER";
 
-    for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
-        ck_assert_int_eq(smtp_cmd_parse(good[i], strlen(good[i]), &cmd), 0);
+    ck_assert_int_eq(smtp_cmd_parse(tab, strlen(tab), 0, &cmd), 0);
+}
+END_TEST
+
+#define OFFER SMTP_CMD_OFFER_SMTPUTF8
+#define DECLARED (SMTP_CMD_OFFER_SMTPUTF8 | SMTP_CMD_MAIL_SMTPUTF8)
+#define NO_UTF8 "553 5.6.7 Error: 8-bit character in address, and SMTPUTF8 is not offered"
+#define UNDECLARED "553 5.6.7 Must declare SMTPUTF8 to send unicode address"
+#define BAD_SENDER "501 5.1.7 Bad sender address syntax"
+#define BAD_RCPT "501 5.1.3 Bad recipient address syntax"
+#define BAD_UTF8 "501 5.6.7 Error: malformed UTF-8 in address"
+
+/*
+ * Paths by RFC 5321 4.1.2 (a Quoted-string local part, qtextSMTP and
+ * quoted-pairSMTP) and RFC 6531 (UTF-8 only in a transaction that
+ * declared SMTPUTF8 to a server that offered it), under the flags a
+ * server passes. A quoted path is kept as sent.
+ */
+static const struct address_case {
+    const char *line;
+    unsigned flags;
+    int want_status;
+    const char *want; /* the path on success, the reply on failure */
+} address_cases[] = {
+    {"MAIL FROM:<\"a b>c\"@b>", 0, 0, "\"a b>c\"@b"},
+    {"MAIL FROM: <\"a b>c\"@b> SIZE=10", 0, 0, "\"a b>c\"@b"},
+    {"RCPT TO:<\"a b>c\"@b> NOTIFY=NEVER", 0, 0, "\"a b>c\"@b"},
+    {"RCPT TO:<\"<>\"@b>", 0, 0, "\"<>\"@b"},
+    {"MAIL FROM:<\"a\\\"b\\\\c\"@b>", 0, 0, "\"a\\\"b\\\\c\"@b"}, /* "a\"b\\c"@b */
+    {"MAIL FROM:<\"a\\>\"@b>", 0, 0, "\"a\\>\"@b"},               /* "a\>"@b */
+    {"MAIL FROM:<\"\"@b>", 0, 0, "\"\"@b"},
+    {"RCPT TO:<\"a\tb\"@b>", 0, 501, BAD_RCPT}, /* a tab is no qtextSMTP */
+    {"MAIL FROM:<\"a>", 0, 501, BAD_SENDER},
+    {"MAIL FROM:<\"a@b>", 0, 501, BAD_SENDER},
+    {"RCPT TO:<\"a@b>", 0, 501, BAD_RCPT},
+    {"RCPT TO:<a\"b@c>", 0, 501, BAD_RCPT},
+    {"MAIL FROM:<\"a\\\"@b>", 0, 501, BAD_SENDER}, /* the quote is escaped: still open */
+    {"MAIL FROM:<\"a\\", 0, 501, BAD_SENDER},
+    {"RCPT TO:<\"a\"@b> \"x", 0, 555, NULL}, /* a quote after the path is a parameter's */
+    {"MAIL FROM:<\"a b\"@b>SIZE=1", 0, 501, NULL},
+    /* 8-bit: SMTPUTF8 is not offered */
+    {"MAIL FROM:<\xc3\xa9@b>", 0, 553, NO_UTF8},
+    {"RCPT TO:<b@\xc3\xa9.example>", 0, 553, NO_UTF8},
+    {"RCPT TO:<\"\xc3\xa9\"@b>", 0, 553, NO_UTF8},
+    {"RCPT TO:<\"\\\xe9\"@b>", 0, 553, NO_UTF8},
+    {"RCPT TO:<\xff@b>", 0, 553, NO_UTF8},
+    {"MAIL FROM:<a@b> SMTPUTF8", 0, 555, NULL},
+    {"MAIL FROM:<\xc3\xa9@b> SMTPUTF8", 0, 555, NULL},
+    {"MAIL FROM:<a@b> ENVID=\xc3\xa9", 0, 501, "501 5.5.4 Error: 8-bit character in parameter"},
+    {"RCPT TO:<a@b> ORCPT=rfc822;\xc3\xa9@b", 0, 501, NULL},
+    /* offered: MAIL declares it for itself, RCPT by the transaction's flag */
+    {"MAIL FROM:<a@b> SMTPUTF8", OFFER, 0, "a@b"},
+    {"MAIL FROM:<a@b> smtputf8 SIZE=5", OFFER, 0, "a@b"},
+    {"MAIL FROM:<\xc3\xa9@b> SMTPUTF8", OFFER, 0, "\xc3\xa9@b"},
+    {"MAIL FROM:<\"\xe2\x82\xac \xf0\x9f\x93\xa7\"@b> SMTPUTF8", OFFER, 0,
+     "\"\xe2\x82\xac \xf0\x9f\x93\xa7\"@b"},
+    {"MAIL FROM:<\xc3\xa9@b>", OFFER, 553, UNDECLARED},
+    {"RCPT TO:<\xc3\xa9@b>", OFFER, 553, UNDECLARED},
+    {"RCPT TO:<\xc3\xa9@b>", DECLARED, 0, "\xc3\xa9@b"},
+    {"MAIL FROM:<a@b> ENVID=\xc3\xa9 SMTPUTF8", OFFER, 0, "a@b"},
+    {"MAIL FROM:<\xc3(@b> SMTPUTF8", OFFER, 501, BAD_UTF8},
+    {"MAIL FROM:<\xc3@b> SMTPUTF8", OFFER, 501, BAD_UTF8},
+    {"RCPT TO:<\xc0\xaf@b>", DECLARED, 501, BAD_UTF8},         /* overlong '/' */
+    {"RCPT TO:<\xed\xa0\x80@b>", DECLARED, 501, BAD_UTF8},     /* a surrogate */
+    {"RCPT TO:<\xf4\x90\x80\x80@b>", DECLARED, 501, BAD_UTF8}, /* past U+10FFFF */
+    {"RCPT TO:<\xff@b>", DECLARED, 501, BAD_UTF8},
+    {"MAIL FROM:<a@b> SMTPUTF8=yes", OFFER, 501, "501 5.5.4 Bad SMTPUTF8 parameter"},
+    {"RCPT TO:<a@b> SMTPUTF8", DECLARED, 555, NULL},
+};
+
+START_TEST(test_addresses)
+{
+    const struct address_case *tc = &address_cases[_i];
+    struct smtp_cmd cmd;
+    int status = smtp_cmd_parse(tc->line, strlen(tc->line), tc->flags, &cmd);
+
+    ck_assert_msg(status == tc->want_status, "%s: got status %d (%s), want %d", tc->line, status,
+                  cmd.error ? cmd.error : "", tc->want_status);
+    if (status != 0) {
+        ck_assert_msg(atoi(cmd.error) == status, "%s: reply %s", tc->line, cmd.error);
+        if (tc->want)
+            ck_assert_str_eq(cmd.error, tc->want);
+        return;
+    }
+    ck_assert_msg(cmd.path.len == strlen(tc->want) &&
+                      memcmp(cmd.path.ptr, tc->want, cmd.path.len) == 0,
+                  "%s: path %.*s", tc->line, (int)cmd.path.len, cmd.path.ptr);
+    /* The parameter is seen only where the server offered it. */
+    ck_assert_int_eq(cmd.smtputf8,
+                     strstr(tc->line, "SMTPUTF8") != NULL || strstr(tc->line, "smtputf8") != NULL);
+    if (strstr(tc->line, "SIZE=") != NULL)
+        ck_assert_int_eq(cmd.has_size, 1);
 }
 END_TEST
 
@@ -194,6 +284,8 @@ int main(void)
     tc = check_add_tcase(s, "parse", parse);
     tcase_add_loop_test(tc, test_parse_table, 0,
                         (int)(sizeof(parse_cases) / sizeof(parse_cases[0])));
+    tcase_add_loop_test(tc, test_addresses, 0,
+                        (int)(sizeof(address_cases) / sizeof(address_cases[0])));
     check_add_tcase(s, "sequencing", sequencing);
     return check_run_suite(s);
 }
