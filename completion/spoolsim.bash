@@ -38,6 +38,7 @@ _spoolsim_listed() {
     list=${BASH_REMATCH[2]//, or / }
     list=${list//, / }
     list=${list// or / }
+    # shellcheck disable=SC2086 # one word a line
     printf '%s\n' $list
 }
 
@@ -67,7 +68,9 @@ _spoolsim_offer() {
             line=${line#"${line%%[! ]*}"}
             if [ -n "$placeholder" ]; then
                 # The description's next lines, up to the next option.
-                [ -n "$line" ] && [[ $line != -* ]] || break
+                if [ -z "$line" ] || [[ $line == -* ]]; then
+                    break
+                fi
                 desc="$desc $line"
                 continue
             fi
@@ -192,6 +195,7 @@ _spoolsim_words() {
     fn=${fn#*-F }
     fn=${fn%% *}
     # Out of a completion, bash refuses compopt: here it notes file names.
+    # shellcheck disable=SC2317 # called by the completion functions
     compopt() {
         [[ " $* " != *" -o filenames"* ]] || _spoolsim_files=files
     }
