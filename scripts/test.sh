@@ -26,7 +26,7 @@ scripts/fetch-peer.sh postfix ||
     echo "test.sh: Postfix's tools could not be fetched: the tests that compare against them will skip" >&2
 scripts/fetch-peer.sh openssh-server openssh-client parallel ||
     echo "test.sh: OpenSSH or GNU parallel could not be fetched: it_multi_host_ssh will skip" >&2
-scripts/fetch-peer.sh zsh fish ||
+scripts/fetch-peer.sh zsh zsh-common fish ||
     echo "test.sh: zsh or fish could not be fetched: it_completion will skip their part" >&2
 scripts/fetch-peer.sh python3-kubernetes ||
     echo "test.sh: python3-kubernetes could not be fetched: it_multi_host_k8s will skip" >&2

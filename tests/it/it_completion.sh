@@ -8,9 +8,10 @@
 # Every option that takes one of a few words offers exactly the words the
 # program's own check of it lists when it refuses another. Then zsh's and
 # fish's (completion/spoolsim.zsh, spoolsim.fish.in) as the shells load
-# them: fish's through its own complete -C, zsh's as compinit calls it,
-# its compadd noted (zsh and fish from scripts/fetch-peer.sh zsh fish, or
-# the machine's; a part skips without them).
+# them: fish's through its own complete -C; zsh's as compinit calls it,
+# its compadd noted, and through zsh's own completion system on a
+# pseudo-terminal (zsh, its functions and fish from scripts/fetch-peer.sh
+# zsh zsh-common fish, or the machine's; a part skips without them).
 . "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 SCRIPT="$top_builddir/completion/spoolsim"
@@ -241,6 +242,53 @@ if have_peer zsh "scripts/fetch-peer.sh zsh" "$PEER_ZSH" --version; then
     check "zsh: sweep --arrivals TAB" zsh_offers spoolsim sweep --arrivals "" :: -- fixed poisson
     check "zsh: sweep -- --next TAB: the relay's" zsh_offers spoolsim sweep -- --next :: -- --next-hop
     check "zsh: smtp-sink --tls-c TAB" zsh_offers smtp-sink --tls-c :: -- --tls-cert
+fi
+# zsh_compsys LINE: what zsh's own completion system offers when TAB is
+# pressed after LINE, one a line: an interactive zsh on a pseudo-terminal
+# (zsh/zpty), compinit with zsh's functions and this build's _spoolsim
+# in fpath, compadd noted as it adds.
+cat >"$WORK/compsys.zsh" <<'ZSH'
+module_path=($ZSH_MODULES $module_path)
+zmodload zsh/zpty || exit 3
+zpty z "$PEER_ZSH" -f -i
+zpty -w z "module_path=(${(q)ZSH_MODULES} \$module_path); PS1=''; RPS1=''"
+zpty -w z "fpath=(${(q)1} ${(q)2}/Completion ${(q)2}/Completion/Base ${(q)2}/Completion/Zsh ${(q)2}/Completion/Unix \$fpath)"
+zpty -w z 'autoload -U compinit && compinit -u -D'
+zpty -w z 'compadd() { builtin compadd -O __hits "$@"; print -rl -- ${__hits/#/H""IT:} >/dev/tty; builtin compadd "$@" }'
+# The markers are split where typed, so that their echo does not match.
+zpty -w z "print '<RE''ADY>'"
+zpty -r z out '*<READY>*' || exit 4
+zpty -n -w z "$3"$'\t\C-u'"print '<DO''NE>'"$'\n'
+out=
+while zpty -r z chunk; do
+    out+=$chunk
+    [[ $out == *'<DONE>'* ]] && break
+done
+print -r -- "$out" | tr -d '\r' | grep -ao 'HIT:[^[:cntrl:]]*' | sed 's/^HIT://; s/[[:space:]]*$//' | sort -u
+zpty -d z
+ZSH
+zsh_compsys_offers() {
+    local line=$1 got
+    shift
+    got=$(timeout 60 "$PEER_ZSH" -f "$WORK/compsys.zsh" \
+        "$COMPLETIONS" "$ZSH_FUNCTIONS" "$line" 2>"$WORK/compsys.err")
+    [ "$got" = "$(printf '%s\n' "$@" | sort -u)" ] || {
+        echo "   zsh offered: $(echo $got), not: $* ($(head -c 300 "$WORK/compsys.err"))"
+        return 1
+    }
+}
+# zsh's own functions (Debian's zsh-common) and modules: the fetched peers', else the machine's.
+ZSH_FUNCTIONS=$SPOOLSIM_PEERS/zsh-common/root/usr/share/zsh/functions
+[ -d "$ZSH_FUNCTIONS" ] || ZSH_FUNCTIONS=/usr/share/zsh/functions
+ZSH_MODULES=$(ls -d "$SPOOLSIM_PEERS"/zsh/root/usr/lib/*/zsh/[0-9]* 2>/dev/null | head -1)
+export PEER_ZSH ZSH_MODULES
+if [ -x "${PEER_ZSH:-}" ] &&
+    have_peer "zsh's completion functions" "scripts/fetch-peer.sh zsh-common" test -f "$ZSH_FUNCTIONS/Completion/compinit"; then
+    check "zsh compinit: spoolsim b TAB" zsh_compsys_offers "spoolsim b" bench
+    check "zsh compinit: bench --model TAB: models and file names" \
+        zsh_compsys_offers "spoolsim bench --model " postfix exim none model.json spooldir
+    check "zsh compinit: relay --hop-tls TAB" zsh_compsys_offers "spoolsim relay --hop-tls " none may encrypt
+    check "zsh compinit: smtp-sink --tls-c TAB" zsh_compsys_offers "smtp-sink --tls-c" --tls-cert
 fi
 cd / || exit 1
 finish
