@@ -16,7 +16,8 @@ s = open("docs/" + "design" + ".md").read()
 block = s[s.index("## The code in layers"):s.index("What each folder may include")]
 words = set(re.findall(r"[A-Za-z0-9_-]+", block))
 for d, dirs, names in os.walk("."):
-    dirs[:] = [x for x in dirs if x not in (".git", "tests", "autom4te.cache", ".deps") and not x.startswith("spoolsim-")]
+    dirs[:] = [x for x in dirs if x not in (".git", "tests", "autom4te.cache", ".deps", "_build", "_inst")
+               and not x.startswith("spoolsim-")]
     for n in names:
         if not n.endswith((".c", ".h")) or n in ("config.h", "version.h", "programs.h") or n.startswith("cost_model_"):
             continue
