@@ -108,8 +108,8 @@ for f in /usr/share/zsh/vendor-completions/_spoolsim /usr/share/fish/vendor_comp
 done
 # The README and docs/ beside the licence Debian's way (copyright), not a second copy.
 doc=/usr/share/doc/spoolsim
-grep -qE "^$doc/README\.md(\.gz)?\$" "$work/installed" || fail "no $doc/README.md"
-grep -qE "^$doc/docs/json\.md(\.gz)?\$" "$work/installed" || fail "no $doc/docs/json.md"
+grep -qE "^$doc/README\.md(\.gz)?\$" "$work/installed" || fail "no README in $doc"
+grep -qE "^$doc/docs/json\.md(\.gz)?\$" "$work/installed" || fail "no docs/json.md in $doc"
 ! grep -q "^$doc/LICENSE" "$work/installed" || fail "$doc/LICENSE beside $doc/copyright"
 grep -qx 'License: BSD-2-clause' "$doc/copyright" || fail "$doc/copyright does not say BSD-2-clause"
 cd "$work"
