@@ -258,11 +258,30 @@ zpty -w z 'compadd() { builtin compadd -O __hits "$@"; print -rl -- ${__hits/#/H
 # The markers are split where typed, so that their echo does not match.
 zpty -w z "print '<RE''ADY>'"
 zpty -r z out '*<READY>*' || exit 4
-zpty -n -w z "$3"$'\t\C-u'"print '<DO''NE>'"$'\n'
+# zsh leaves completion out while typed input is pending: TAB alone first,
+# then, once its hits have come and the terminal is quiet for half a second,
+# the rest. A loaded machine may take seconds to answer: 30 s at most each.
+zpty -n -w z "$3"$'\t'
 out=
-while zpty -r z chunk; do
-    out+=$chunk
-    [[ $out == *'<DONE>'* ]] && break
+integer deadline=$((SECONDS + 30)) quiet=0
+while ((SECONDS < deadline && quiet < 10)); do
+    if zpty -r -t z chunk; then
+        out+=$chunk
+        quiet=0
+    else
+        [[ $out == *HIT:* ]] && ((quiet++))
+        sleep 0.05
+    fi
+done
+zpty -n -w z $'\C-u'"print '<DO''NE>'"$'\n'
+deadline=$((SECONDS + 30))
+while ((SECONDS < deadline)); do
+    if zpty -r -t z chunk; then
+        out+=$chunk
+        [[ $out == *'<DONE>'* ]] && break
+    else
+        sleep 0.05
+    fi
 done
 print -r -- "$out" | tr -d '\r' | grep -ao 'HIT:[^[:cntrl:]]*' | sed 's/^HIT://; s/[[:space:]]*$//' | sort -u
 zpty -d z
