@@ -58,6 +58,7 @@
 #include <unistd.h>
 
 #include "ab.h"
+#include "ab_compare.h"
 #include "ab_crash.h"
 #include "clock.h"
 #include "drive.h"
@@ -610,6 +611,12 @@ int spoolsim_ab(int argc, char **argv)
 
     json_meta_run_init(&run, "spoolsim ab", "spoolsim", argc, argv);
     ab_options_parse(&opts, argc, argv);
+    if (opts.compare) {
+        interrupt_install();
+        status = ab_compare_main(&opts, argc, argv, &run);
+        json_meta_run_free(&run);
+        return status;
+    }
     memset(&ab, 0, sizeof(ab));
     memset(&result, 0, sizeof(result));
     ab.opts = &opts;

@@ -49,6 +49,8 @@ struct ab_options {
     const struct mode *mode;
     char **args; /* MODE's arguments: the tail of argv */
     int nargs;
+    const char *compare; /* --compare MTA: the model's B/A against the real MTA's; NULL */
+    int opts_end;        /* argv[1..opts_end): ab's options, which getopt put first */
 };
 
 /*
