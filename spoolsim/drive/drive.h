@@ -59,6 +59,14 @@ void drive_find_self(struct drive *d);
  */
 void drive_make_work_dir(struct drive *d, const char *parent, const char *what, const char *tag);
 
+/*
+ * A child's dry run (argv[0] this program, a command and its --dry-run,
+ * optgroup.h): run, its standard output discarded, its errors on ours, as
+ * the child words them; waited for. Its exit status, -1 if a signal
+ * killed it. Needs no work directory: it runs before one is made.
+ */
+int drive_dry_run(char *const argv[]);
+
 /* WORK/NAME in out, of PATH_MAX bytes. */
 void drive_path(const struct drive *d, const char *name, char *out);
 

@@ -36,7 +36,7 @@ enum relay_qmgr_shape {
 };
 
 struct relay_options {
-    int check_only; /* --check-options: parse, report a usage error or exit 0 */
+    int check_only; /* --dry-run, or its old name --check-options: relay_dry_run.h */
     const char *listen;
     const char *spool;
     const char *user; /* -u: run as this user once listening; the spool is theirs */
