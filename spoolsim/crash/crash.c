@@ -275,13 +275,9 @@ static void check_relay(const struct crash *c, const char *parent)
 {
     const struct crash_options *o = c->o;
     char *argv[12];
-    int n = 0;
+    int n;
 
-    argv[n++] = (char *)c->d.self;
-    argv[n++] = "relay";
-    argv[n++] = "--dry-run";
-    argv[n++] = "--spool";
-    argv[n++] = (char *)parent;
+    n = drive_relay_dry_run_args(argv, &c->d, parent);
     argv[n++] = "--profile";
     argv[n++] = (char *)o->profile;
     n = drive_arg_if_set(argv, n, "--sync", o->sync);

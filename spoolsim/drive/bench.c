@@ -551,13 +551,9 @@ static void check_relay(const struct bench *b, const char *parent)
 {
     const struct bench_options *o = b->opts;
     char *argv[8 + RELAY_TUNING_ARGS];
-    int n = 0;
+    int n;
 
-    argv[n++] = (char *)b->d.self;
-    argv[n++] = "relay";
-    argv[n++] = "--dry-run";
-    argv[n++] = "--spool";
-    argv[n++] = (char *)parent;
+    n = drive_relay_dry_run_args(argv, &b->d, parent);
     argv[n++] = "--next-hop";
     argv[n++] = o->discard ? "discard" : "127.0.0.1:25";
     n = relay_tuning_args(o, argv, n);

@@ -64,6 +64,16 @@ int drive_dry_run(char *const argv[])
     return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+int drive_relay_dry_run_args(char *argv[], const struct drive *d, const char *spool)
+{
+    argv[0] = (char *)d->self;
+    argv[1] = "relay";
+    argv[2] = "--dry-run";
+    argv[3] = "--spool";
+    argv[4] = (char *)spool;
+    return DRIVE_RELAY_DRY_RUN_ARGS;
+}
+
 void drive_path(const struct drive *d, const char *name, char *out)
 {
     snprintf(out, PATH_MAX, "%s/%s", d->work, name);

@@ -467,13 +467,9 @@ static void check_relay_args(const struct sweep *s, const char *parent)
 {
     const struct sweep_options *o = s->opts;
     char *argv[RELAY_ARGS_MAX + 8];
-    int n = 0;
+    int n;
 
-    argv[n++] = (char *)s->d.self;
-    argv[n++] = "relay";
-    argv[n++] = "--dry-run";
-    argv[n++] = "--spool";
-    argv[n++] = (char *)parent;
+    n = drive_relay_dry_run_args(argv, &s->d, parent);
     for (size_t i = 0; i < o->n_relay_args; i++)
         argv[n++] = o->relay_args[i];
     argv[n] = NULL;
