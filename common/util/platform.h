@@ -28,10 +28,16 @@ struct fsinfo {
     char options[512]; /* per-mount then superblock options, comma-separated, each once */
 };
 
-/* A block device's counters since it appeared; the difference of two is a window's. */
+/*
+ * A block device's counters since it appeared; the difference of two is a
+ * window's. Sectors are 512 bytes whatever the device's own block size.
+ */
 struct disk_counters {
     uint64_t reads, writes, flushes; /* requests completed (flushes: 0 where not counted) */
     uint64_t busy_ms;                /* time with I/O in flight */
+    uint64_t read_sectors, write_sectors;
+    uint64_t discards, discard_sectors; /* 0 where not counted */
+    int has_discards, has_flushes;      /* the system counts them (Linux: since 4.18, 5.5) */
 };
 
 /*
@@ -82,5 +88,20 @@ int platform_disk_of(const char *path, char *id, size_t len);
 
 /* The counters of disk id (from platform_disk_of()); 0, or -1 if unreadable. */
 int platform_disk_read(const char *id, struct disk_counters *out);
+
+/*
+ * The name the system gives disk id, as a person would look it up
+ * ("vda1", "loop3", "dm-0 (vg-spool)"), NUL-ended in name; *partition set
+ * to 1 when it is a partition of a larger disk. 0, or -1 if unknown.
+ */
+int platform_disk_name(const char *id, char *name, size_t len, int *partition);
+
+/*
+ * Whether disk id holds another file system's writes than the one mounted
+ * at mount_point: 1 when it is mounted at "/" or also somewhere else as
+ * well (the first such mount point in other), 0 when it is mounted there
+ * alone, -1 if unknown.
+ */
+int platform_disk_shared(const char *id, const char *mount_point, char *other, size_t len);
 
 #endif

@@ -131,15 +131,89 @@ long platform_ticks_per_second(void)
     return hz > 0 ? hz : 100;
 }
 
+/*
+ * A file system on a block device whose files show an anonymous device
+ * number (btrfs, one per subvolume): the device its mount was made from.
+ */
+static int mounted_from(const char *path, dev_t *dev)
+{
+    char resolved[PATH_MAX];
+    struct fsinfo fs;
+    struct stat sb;
+
+    if (realpath(path, resolved) == NULL || platform_mount_of(resolved, &fs) != 0 ||
+        strncmp(fs.source, "/dev/", 5) != 0 || stat(fs.source, &sb) != 0 || !S_ISBLK(sb.st_mode))
+        return -1;
+    *dev = sb.st_rdev;
+    return 0;
+}
+
 int platform_disk_of(const char *path, char *id, size_t len)
 {
     struct stat sb;
+    dev_t dev;
     char buf[512];
 
-    if (stat(path, &sb) != 0 || major(sb.st_dev) == 0)
-        return -1; /* tmpfs and other virtual filesystems have anonymous devices */
-    snprintf(id, len, "/sys/dev/block/%u:%u/stat", major(sb.st_dev), minor(sb.st_dev));
+    if (stat(path, &sb) != 0)
+        return -1;
+    dev = sb.st_dev;
+    if (major(dev) == 0 && mounted_from(path, &dev) != 0)
+        return -1; /* tmpfs, NFS, overlay: an anonymous device and no block device under it */
+    /* a link to the partition, or to the whole device, that holds the file system */
+    snprintf(id, len, "/sys/dev/block/%u:%u/stat", major(dev), minor(dev));
     return read_small(id, buf, sizeof(buf));
+}
+
+/* The device's directory under /sys from an id: the id less its "/stat". */
+static int disk_dir(const char *id, char *dir, size_t len)
+{
+    const char *slash = strrchr(id, '/');
+
+    if (slash == NULL || strcmp(slash, "/stat") != 0 || (size_t)(slash - id) >= len)
+        return -1;
+    snprintf(dir, len, "%.*s", (int)(slash - id), id);
+    return 0;
+}
+
+int platform_disk_name(const char *id, char *name, size_t len, int *partition)
+{
+    char dir[PATH_MAX], resolved[PATH_MAX], path[PATH_MAX + 16], dm[128];
+    const char *base;
+
+    if (len > 0)
+        name[0] = 0;
+    *partition = 0;
+    if (disk_dir(id, dir, sizeof(dir)) != 0 || realpath(dir, resolved) == NULL ||
+        (base = strrchr(resolved, '/')) == NULL || base[1] == 0)
+        return -1;
+    base++;
+    snprintf(path, sizeof(path), "%s/partition", resolved);
+    *partition = access(path, F_OK) == 0;
+    snprintf(path, sizeof(path), "%s/dm/name", resolved);
+    if (read_small(path, dm, sizeof(dm)) == 0) { /* dm-0 says little: its name says more */
+        dm[strcspn(dm, "\n")] = 0;
+        snprintf(name, len, "%s (%s)", base, dm);
+    } else {
+        snprintf(name, len, "%s", base);
+    }
+    return 0;
+}
+
+int platform_disk_shared(const char *id, const char *mount_point, char *other, size_t len)
+{
+    unsigned maj, min;
+    char dev[32], *text;
+    int status;
+
+    if (len > 0)
+        other[0] = 0;
+    if (sscanf(id, "/sys/dev/block/%u:%u/", &maj, &min) != 2 ||
+        (text = fileutil_read_all("/proc/self/mountinfo", NULL)) == NULL)
+        return -1;
+    snprintf(dev, sizeof(dev), "%u:%u", maj, min);
+    status = procfs_device_shared(text, dev, mount_point, other, len);
+    free(text);
+    return status;
 }
 
 int platform_disk_read(const char *id, struct disk_counters *out)

@@ -81,3 +81,21 @@ int platform_disk_read(const char *id, struct disk_counters *out)
     (void)out;
     return -1;
 }
+
+int platform_disk_name(const char *id, char *name, size_t len, int *partition)
+{
+    (void)id;
+    if (len > 0)
+        name[0] = 0;
+    *partition = 0;
+    return -1;
+}
+
+int platform_disk_shared(const char *id, const char *mount_point, char *other, size_t len)
+{
+    (void)id;
+    (void)mount_point;
+    if (len > 0)
+        other[0] = 0;
+    return -1;
+}

@@ -27,6 +27,7 @@
 
 #include "clock.h"
 #include "cost_model.h"
+#include "disk_probe.h"
 #include "drive.h"
 #include "fileutil.h"
 #include "fsinfo.h"
@@ -776,6 +777,7 @@ int spoolsim_bench(int argc, char **argv)
     else
         start_relay(&b, sink_port, &relay_port);
     fsinfo_lookup(b.spool, &res.fs);
+    disk_probe_begin(&res.disk, b.spool, &res.fs); /* the load's and the drain's I/O from here */
     if (opts.common.messages)
         notice(&b, "injecting %llu messages...", (unsigned long long)opts.common.messages);
     else
@@ -808,6 +810,7 @@ int spoolsim_bench(int argc, char **argv)
         }
     }
     t_drained = clock_now_ns();
+    disk_probe_end(&res.disk, 0);    /* per injected message: bench_report_read() counts them */
     progress_out_clear(&b.progress); /* no partial line before the report */
     res.relay_status = drive_exit_status(drive_stop(&b.relay));
     drive_stop(&b.sink);
