@@ -9,7 +9,10 @@
 #include "config.h"
 
 #include <check.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "check_main.h"
 #include "optarg.h"
@@ -180,15 +183,67 @@ START_TEST(test_round_trip_refused)
 }
 END_TEST
 
+/* A work directory: one that is, or one mkdir can make (may_make); nothing is made. */
+START_TEST(test_work_dir)
+{
+    char dir[] = "/tmp/check_optarg.XXXXXX", sub[64];
+    struct stat st;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    optarg_work_dir(dir, "--spool", 0);
+    snprintf(sub, sizeof(sub), "%s/", dir);
+    optarg_work_dir(sub, "--spool", 0);
+    snprintf(sub, sizeof(sub), "%s/new", dir);
+    optarg_work_dir(sub, "--spool", 1);
+    snprintf(sub, sizeof(sub), "%s/new/", dir);
+    optarg_work_dir(sub, "--spool", 1);
+    ck_assert_int_ne(stat(sub, &st), 0);
+    optarg_work_dir(".", "--spool", 0);
+    optarg_work_dir("new-spoolsim-check", "--spool", 1);
+    ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+START_TEST(test_work_dir_file)
+{
+    optarg_work_dir("/etc/passwd", "--spool", 1);
+}
+END_TEST
+
+START_TEST(test_work_dir_under_file)
+{
+    optarg_work_dir("/etc/passwd/spool", "--spool", 1);
+}
+END_TEST
+
+START_TEST(test_work_dir_missing)
+{
+    optarg_work_dir("/nonexistent-spoolsim-check", "--spool", 0);
+}
+END_TEST
+
+START_TEST(test_work_dir_parent_missing)
+{
+    optarg_work_dir("/nonexistent-spoolsim-check/spool", "--spool", 1);
+}
+END_TEST
+
+START_TEST(test_work_dir_empty)
+{
+    optarg_work_dir("", "--spool", 1);
+}
+END_TEST
+
 int main(void)
 {
-    const TTest *const tests[] = {test_domain_names, test_not_domain_names,
-                                  test_lengths,      test_address_literals,
-                                  test_seconds_text, test_choice,
-                                  test_store,        test_seconds_positive,
-                                  test_round_trip,   NULL};
-    const TTest *const refused[] = {test_choice_refused, test_choice_empty_refused,
-                                    test_seconds_zero_refused, test_round_trip_refused};
+    const TTest *const tests[] = {
+        test_domain_names, test_not_domain_names, test_lengths, test_address_literals,
+        test_seconds_text, test_choice,           test_store,   test_seconds_positive,
+        test_round_trip,   test_work_dir,         NULL};
+    const TTest *const refused[] = {
+        test_choice_refused,     test_choice_empty_refused,    test_seconds_zero_refused,
+        test_round_trip_refused, test_work_dir_file,           test_work_dir_under_file,
+        test_work_dir_missing,   test_work_dir_parent_missing, test_work_dir_empty};
     Suite *suite = suite_create("optarg");
     TCase *tc = check_add_tcase(suite, "optarg", tests);
 
