@@ -724,6 +724,7 @@ int spoolsim_bench(int argc, char **argv)
     char sent_log[PATH_MAX], sink_log[PATH_MAX], hop_err[PATH_MAX];
     unsigned char *skip; /* the argv elements --compare's runs are not given */
     const char *parent;
+    char mta_script[PATH_MAX];
     int sink_port, relay_port, status;
 
     json_meta_run_init(&run, "spoolsim bench", "spoolsim", argc, argv);
@@ -748,8 +749,19 @@ int spoolsim_bench(int argc, char **argv)
     optarg_work_dir(parent, opts.spool_parent ? "--spool" : "TMPDIR", 0);
     if (!opts.mta)
         check_relay(&b, parent);
-    if (opts.common.dry_run)
+    /* not the options' fault but the machine's: exit 1, as ever, but before anything starts */
+    if ((opts.mta || opts.compare) &&
+        bench_mta_ready(b.d.self, opts.mta ? opts.mta : opts.compare, parent, mta_script,
+                        sizeof(mta_script)) != 0) {
+        if (opts.common.dry_run)
+            msg_usage("a real %s cannot run here (see above)", opts.mta ? opts.mta : opts.compare);
+        msg_fatal("a real %s cannot run here (see above); nothing was started",
+                  opts.mta ? opts.mta : opts.compare);
+    }
+    if (opts.common.dry_run) {
+        free(skip);
         dry_run(&b, parent);
+    }
     if (!opts.mta)
         calibrate_first(&b);
     if (interrupted) {

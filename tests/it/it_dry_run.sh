@@ -12,8 +12,9 @@
 #    profile, a model file that is no model or whose figures are out of
 #    bounds, a --spool that is a file, and one that cannot be made. bench
 #    finds --model typo before anything starts, dry run or not (it was exit
-#    1 once the sink had started); sweep the relay options after --; ab its
-#    mode's ARGS, through the mode's own dry run.
+#    1 once the sink had started), and, for --mta and --compare, root and
+#    a --spool the MTA's daemons cannot pass through; sweep the relay
+#    options after --; ab its mode's ARGS, through the mode's own dry run.
 # crash's part needs what spoolsim crash needs (root, FUSE, loop devices)
 # and calibrate's root; acting as another user needs setpriv.
 . "${top_srcdir:-.}/tests/helpers/lib.sh"
@@ -90,11 +91,19 @@ bad bench-spool "$D/none" "$RELAY" bench --dry-run --spool "$D/none"
 bad bench-spool-file "not a directory" "$RELAY" bench --dry-run --spool /etc/passwd
 bad bench-mta-discard "not with --discard" "$RELAY" bench --dry-run --spool "$D" --mta postfix --discard
 if can_act_as_nobody; then
+    # a real MTA's daemons pass through every directory above its queue: $WORK's too
+    chmod 0711 "$WORK"
     good bench-compare "$RELAY" bench --dry-run --spool "$D" --compare postfix --runs 2 -m 100
     bad bench-compare-root "needs root" $AS_NOBODY "$RELAY" bench --dry-run --spool "$D" \
         --compare postfix
+    mkdir -m 0700 "$WORK/closed"
+    good bench-mta "$RELAY" bench --dry-run --spool "$D" --mta postfix -m 10
+    bad bench-mta-closed "cannot pass through $WORK/closed" "$RELAY" bench --dry-run \
+        --spool "$WORK/closed" --mta postfix -m 10
+    check "bench-mta-closed: nothing made in it" empty "$WORK/closed"
+    chmod 0700 "$WORK"
 else
-    skip_part "bench --compare's dry run: root, and setpriv to act as another user"
+    skip_part "bench --compare's and --mta's dry runs: root, and setpriv to act as another user"
 fi
 
 # ---------------------------------------------------------------- sweep
