@@ -29,7 +29,6 @@
 #include "cost_model.h"
 #include "disk_probe.h"
 #include "drive.h"
-#include "fileutil.h"
 #include "fsinfo.h"
 #include "interrupt.h"
 #include "json.h"
@@ -41,6 +40,7 @@
 #include "optgroup.h"
 #include "pf_spool.h"
 #include "bench_compare.h"
+#include "bench_check.h"
 #include "bench_compare_report.h"
 #include "bench_drain.h"
 #include "bench_mta.h"
@@ -520,72 +520,6 @@ static void calibrate_first(struct bench *b)
         msg_warn("calibrating here failed: the relay's model may be another machine's");
 }
 
-/* What bench tells the relay of its own options, at argv[n]: the new count (RELAY_TUNING_ARGS). */
-#define RELAY_TUNING_ARGS 17
-static int relay_tuning_args(const struct bench_options *o, char *argv[], int n)
-{
-    n = drive_arg_if_set(argv, n, "--sync", o->sync);
-    argv[n++] = "--qmgr";
-    argv[n++] = (char *)o->qmgr;
-    argv[n++] = "--profile";
-    argv[n++] = (char *)o->profile;
-    n = drive_arg_if_set(argv, n, "--model", o->model);
-    n = drive_arg_if_set(argv, n, "--cleanup-threads", o->cleanup_threads);
-    n = drive_arg_if_set(argv, n, "--threads", o->relay_threads);
-    n = drive_arg_if_set(argv, n, "--concurrency", o->concurrency);
-    if (o->tls) {
-        argv[n++] = "--tls";
-        argv[n++] = "--hop-tls";
-        argv[n++] = "encrypt";
-    }
-    return n;
-}
-
-/*
- * The relay's dry run with the options bench would give it, before the
- * sink or anything else starts: a --model it cannot take (a typo, a file
- * that is no model, another MTA's) is a usage error now, not the relay's
- * failure once the sink runs. Its spool is the parent of bench's own,
- * which exists; the one bench makes in it does not yet.
- */
-static void check_relay(const struct bench *b, const char *parent)
-{
-    const struct bench_options *o = b->opts;
-    char *argv[8 + RELAY_TUNING_ARGS];
-    int n;
-
-    n = drive_relay_dry_run_args(argv, &b->d, parent);
-    argv[n++] = "--next-hop";
-    argv[n++] = o->discard ? "discard" : "127.0.0.1:25";
-    n = relay_tuning_args(o, argv, n);
-    argv[n] = NULL;
-    if (drive_dry_run(argv) != 0)
-        msg_usage("the relay cannot run with these options (see above); nothing was started");
-}
-
-/* --dry-run: every check is made; what would run is said. */
-static _Noreturn void dry_run(const struct bench *b, const char *parent)
-{
-    const struct bench_options *o = b->opts;
-    char load[64];
-
-    if (o->common.messages)
-        snprintf(load, sizeof(load), "%llu messages", (unsigned long long)o->common.messages);
-    else
-        snprintf(load, sizeof(load), "%g s of load", o->common.duration);
-    if (o->compare)
-        optgroup_dry_run_done("would run %u runs each of the relay with the %s model and of a real "
-                              "%s (fetched if need be), %s from %u sessions each, in a private "
-                              "directory in %s",
-                              o->runs, o->compare, o->compare, load, o->common.sessions, parent);
-    optgroup_dry_run_done("would run smtp-source -> %s -> %s, %s from %u sessions, the spool in a "
-                          "private directory in %s%s",
-                          o->mta ? o->mta : "spoolsim relay", o->discard ? "discard" : "smtp-sink",
-                          load, o->common.sessions, parent,
-                          o->calibrate != BENCH_CALIBRATE_NEVER ? ", after calibrating if need be"
-                                                                : "");
-}
-
 static void start_relay(struct bench *b, int sink_port, int *port)
 {
     const struct bench_options *o = b->opts;
@@ -597,7 +531,7 @@ static void start_relay(struct bench *b, int sink_port, int *port)
     drive_path(&b->d, "relay.port", portfile);
     snprintf(hop, sizeof(hop), "%s:%d", b->hop.made ? b->hop.plan.addr_ns : "127.0.0.1", sink_port);
     n = drive_relay_args(argv, &b->d, portfile, b->spool, o->discard ? "discard" : hop, json);
-    n = relay_tuning_args(o, argv, n);
+    n = bench_check_relay_args(o, argv, n);
     snprintf(interval, sizeof(interval), "%.6f", o->common.interval);
     argv[n++] = "--interval"; /* bench's timeline is the relay's */
     argv[n++] = interval;
@@ -724,7 +658,6 @@ int spoolsim_bench(int argc, char **argv)
     char sent_log[PATH_MAX], sink_log[PATH_MAX], hop_err[PATH_MAX];
     unsigned char *skip; /* the argv elements --compare's runs are not given */
     const char *parent;
-    char mta_script[PATH_MAX];
     int sink_port, relay_port, status;
 
     json_meta_run_init(&run, "spoolsim bench", "spoolsim", argc, argv);
@@ -745,22 +678,10 @@ int spoolsim_bench(int argc, char **argv)
     progress_out_init(&b.progress, stderr, opts.common.progress);
     progress_out_hook_messages(&b.progress);
 
-    parent = opts.spool_parent ? opts.spool_parent : fileutil_tmp_dir();
-    optarg_work_dir(parent, opts.spool_parent ? "--spool" : "TMPDIR", 0);
-    if (!opts.mta)
-        check_relay(&b, parent);
-    /* not the options' fault but the machine's: exit 1, as ever, but before anything starts */
-    if ((opts.mta || opts.compare) &&
-        bench_mta_ready(b.d.self, opts.mta ? opts.mta : opts.compare, parent, mta_script,
-                        sizeof(mta_script)) != 0) {
-        if (opts.common.dry_run)
-            msg_usage("a real %s cannot run here (see above)", opts.mta ? opts.mta : opts.compare);
-        msg_fatal("a real %s cannot run here (see above); nothing was started",
-                  opts.mta ? opts.mta : opts.compare);
-    }
+    parent = bench_check_before(&opts, &b.d);
     if (opts.common.dry_run) {
         free(skip);
-        dry_run(&b, parent);
+        bench_check_dry_run(&opts, parent);
     }
     if (!opts.mta)
         calibrate_first(&b);
