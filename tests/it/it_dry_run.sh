@@ -101,6 +101,13 @@ if can_act_as_nobody; then
     bad bench-mta-closed "cannot pass through $WORK/closed" "$RELAY" bench --dry-run \
         --spool "$WORK/closed" --mta postfix -m 10
     check "bench-mta-closed: nothing made in it" empty "$WORK/closed"
+    # a directory this user may not write in: nobody, in root's
+    mkdir -m 0755 "$WORK/roots"
+    bad relay-spool-not-writable "cannot be made in $WORK/roots" $AS_NOBODY "$RELAY" relay \
+        --dry-run --spool "$WORK/roots/q"
+    bad raw-dir-not-writable "$WORK/roots: cannot write in it" $AS_NOBODY "$RELAY" raw --dry-run \
+        --dir "$WORK/roots"
+    check "... and nothing made in it" empty "$WORK/roots"
     chmod 0700 "$WORK"
 else
     skip_part "bench --compare's and --mta's dry runs: root, and setpriv to act as another user"
