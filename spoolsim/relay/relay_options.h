@@ -56,7 +56,7 @@ struct relay_options {
     unsigned active_limit; /* messages in active/ at once */
     uint64_t min_backoff_ns, max_backoff_ns, max_lifetime_ns;
     unsigned hopcount_limit; /* Received: headers (ours too) from which a message is refused */
-    int no_bounces;                   /* --no-bounces: drop what fails, with no notification */
+    int no_bounces;          /* --no-bounces: drop what fails, with no notification */
     const char *bounce_to_postmaster; /* where a failed notification goes; NULL: discarded */
     double in_flow_delay;             /* seconds; 0 disables flow control */
     unsigned in_flow_limit;           /* tokens, as Postfix's default_process_limit */
