@@ -8,7 +8,8 @@
 #                              NAME), CG_V (1: cpuacct, 2: unified), TMP (a new
 #                              directory with tmpfs mounts queue/ and spool/), and
 #                              the traps: at exit the relay, the MTA (the function
-#                              STOP), the sink, the cgroups and TMP go
+#                              STOP), the sink, the cgroups and TMP go; and first
+#                              what dead calibrations left (cal_remove_dead)
 #   cal_sink                   smtp-sink on a free port: SINK_PORT, SINK_PID
 #                              (bench_sink, bench/bench-lib.sh)
 #   cg_usage CLASS             CPU nanoseconds of the cgroup CG/CLASS so far
@@ -62,6 +63,43 @@ cal_own_cgroups() {
     fi
 }
 
+# cal_mark: TMP is this run's while it lives: TMP/owner, locked (flock) by this
+# shell and so by every process it starts, names the run's PID and cgroup for a
+# later run that finds it unlocked. Locked before it has its name, so that a
+# run cleaning up meanwhile never finds it there and free.
+cal_mark() {
+    local fd
+    exec {fd}>"$TMP/owner.new" && flock -n "$fd" && printf '%s\n%s\n' "$$" "$CG" >&"$fd" &&
+        mv "$TMP/owner.new" "$TMP/owner"
+}
+
+# cal_remove_dead NAME: what calibrations killed outright (kill -9, the OOM
+# killer) left: each /tmp/spoolsim-NAME.* of root's whose owner file nobody
+# holds goes, with its cgroup, and a line says so. (Run by `spoolsim
+# calibrate', a calibration's daemons and its tmpfs mounts die with it:
+# spoolsim/relay/calibrate.c.)
+cal_remove_dead() {
+    local d fd pid cg c m
+    for d in /tmp/spoolsim-"$1".*; do
+        [ -d "$d" ] && [ ! -L "$d" ] && [ -f "$d/owner" ] && [ ! -L "$d/owner" ] &&
+            [ "$(stat -c %u "$d")" = 0 ] || continue
+        exec {fd}<"$d/owner" || continue
+        if flock -n "$fd"; then
+            pid='' cg=''
+            { read -r pid; read -r cg; } <"$d/owner"
+            # a run not started by spoolsim calibrate mounted where this one sees it
+            while read -r m; do umount -l "$m"; done < <(awk -v d="$d/" 'substr($5, 1, length(d)) == d { print $5 }' /proc/self/mountinfo | sort -r)
+            if [[ $cg == /sys/fs/cgroup/*spoolsim-"$1".* ]]; then
+                for c in "$cg"/*/; do [ -d "$c" ] && rmdir "$c"; done 2>/dev/null
+                [ -d "$cg" ] && rmdir "$cg" 2>/dev/null
+            fi
+            rm -rf "$d"
+            echo "calibrate: removed $d${cg:+ and the cgroup $cg}, left by calibration process $pid, which is gone" >&2
+        fi
+        exec {fd}<&-
+    done
+}
+
 usage() {
     echo "usage: $0 [-o MODEL.json] [-m MESSAGES]" >&2
     exit 2
@@ -95,9 +133,10 @@ cal_init() {
     else
         echo "$0: neither cgroup v1 cpuacct nor cgroup v2 is mounted" >&2; exit 1
     fi
+    cal_remove_dead "$name"
     trap cal_cleanup EXIT
     trap 'echo "interrupted" >&2; exit 130' INT TERM
-    TMP=$(mktemp -d "/tmp/spoolsim-$name.XXXXXX") && chmod 755 "$TMP" || exit 1
+    TMP=$(mktemp -d "/tmp/spoolsim-$name.XXXXXX") && chmod 755 "$TMP" && cal_mark || exit 1
     mkdir -p "$TMP/queue" "$TMP/spool" "$CG" || exit 1
     "$SPOOLSIM" calibrate --machine >"$TMP/machine.json" || exit 1
     # CAL_QUEUE_FS: the queues on another filesystem (bench/scratch-fs.sh's:

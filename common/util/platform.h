@@ -104,4 +104,34 @@ int platform_disk_name(const char *id, char *name, size_t len, int *partition);
  */
 int platform_disk_shared(const char *id, const char *mount_point, char *other, size_t len);
 
+/*
+ * Move this process into a mount namespace of its own, private from the
+ * root down: the mounts it and its children make are then in no other
+ * namespace, so that another program that makes a namespace meanwhile
+ * (unshare -m, a container, ip netns) cannot take a copy that keeps them
+ * busy, and they vanish when the last process in it ends, however it
+ * ends. 0, or -1 with errno (not root, or no namespaces).
+ */
+int platform_private_mounts(void);
+
+/*
+ * Tie every process this one starts from now on, and every process those
+ * start in turn (daemons that fork twice to detach included), to this
+ * process: they end when it ends, however it ends, kill -9 included.
+ * (On Linux: they go into a new PID namespace whose first process,
+ * started here, only waits; the kernel kills that one when this process
+ * dies, and with it everything in the namespace.) Children started
+ * before are not tied. The tie holds across exec. Call it from the
+ * thread that lives as long as the process: the kernel fires its
+ * parent-death signal when that thread ends.
+ *
+ * The children see PIDs of their own (they are not those the rest of the
+ * machine sees, which /proc and this process go on seeing); their mounts
+ * are the caller's business (platform_private_mounts()).
+ *
+ * 0; or -1 with errno (not root, no PID namespaces; ENOSYS where the
+ * system has no such thing), and then nothing changed.
+ */
+int platform_tie_children(void);
+
 #endif

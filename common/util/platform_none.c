@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <unistd.h>
 
 #include "platform.h"
@@ -97,5 +98,17 @@ int platform_disk_shared(const char *id, const char *mount_point, char *other, s
     (void)mount_point;
     if (len > 0)
         other[0] = 0;
+    return -1;
+}
+
+int platform_private_mounts(void)
+{
+    errno = ENOSYS;
+    return -1;
+}
+
+int platform_tie_children(void)
+{
+    errno = ENOSYS;
     return -1;
 }

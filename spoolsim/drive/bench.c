@@ -482,7 +482,7 @@ static void start_sink(struct bench *b, enum bench_hop_kind hop, int *port)
 }
 
 /*
- * A model measured on another machine can be 2 to 3 times off here
+ * A model measured on another machine can be 2 to 5 times off here
  * (docs/fidelity.md): with --calibrate, have `spoolsim calibrate' measure
  * this machine's model of the profile's MTA (Postfix, Exim) before the
  * run, unless the cache has it (--recalibrate: anew). It is not the
