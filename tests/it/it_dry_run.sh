@@ -25,8 +25,6 @@ export TMPDIR="$WORK/tmp" # the default work place: must stay empty too
 
 empty() { [ -z "$(ls -A "$1")" ]; }
 nothing_made() { empty "$D" && empty "$WORK/tmp"; }
-# no process of the test's is left: none has the work directory in its command line
-none_left() { ! pgrep -f "$WORK/" >/dev/null; }
 
 # good NAME ARGS...: exit 0, "dry run: would" on standard output, nothing made, nothing left
 good() {
@@ -37,7 +35,7 @@ good() {
     check "$name: exit 0 (got $rc)" test $rc = 0
     check "$name: says what would run" grep -q "dry run: would" "$WORK/$name.out"
     check "$name: nothing made" nothing_made
-    check "$name: no process left" none_left
+    check "$name: no process left" none_left "$WORK"
 }
 
 # bad NAME PATTERN ARGS...: exit 2, PATTERN in the message, nothing made, nothing left
@@ -49,7 +47,7 @@ bad() {
     check "$name: exit 2 (got $rc)" test $rc = 2
     check "$name: says \"$pattern\"" grep -q -- "$pattern" "$WORK/$name.err"
     check "$name: nothing made" nothing_made
-    check "$name: no process left" none_left
+    check "$name: no process left" none_left "$WORK"
 }
 
 AS_NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
