@@ -30,10 +30,10 @@ struct mode {
     const char *unit;
     /*
      * Options ARGS must not hold: ab sets them itself, (--keep) they
-     * would leave a run's files, or (--discard) there would be no figure.
-     * At most 4, so that a NULL ends the list.
+     * would leave a run's files, or (--discard, --dry-run) there would be
+     * no figure. At most 5, so that a NULL ends the list.
      */
-    const char *reserved[5];
+    const char *reserved[6];
 };
 
 struct ab_options {

@@ -16,13 +16,18 @@
 #include "optgroup.h"
 
 static const struct mode modes[] = {
-    {"raw", "raw", "--dir", "delivered_per_s", "msgs/s", {"--dir", "--json", "--keep"}},
+    {"raw",
+     "raw",
+     "--dir",
+     "delivered_per_s",
+     "msgs/s",
+     {"--dir", "--json", "--keep", "--dry-run"}},
     {"relay",
      "bench",
      "--spool",
      "delivered_per_s",
      "msgs/s",
-     {"--spool", "--json", "--keep", "--discard"}},
+     {"--spool", "--json", "--keep", "--discard", "--dry-run"}},
     {"postmark", "postmark", NULL, "transactions_per_s", "transactions/s", {NULL}},
 };
 
@@ -203,7 +208,7 @@ void ab_options_parse(struct ab_options *o, int argc, char **argv)
     memset(o, 0, sizeof(*o));
     optgroup_init(&g, &o->common,
                   OPTGROUP_SEED | OPTGROUP_JSON | OPTGROUP_PROGRESS | OPTGROUP_QUIET |
-                      OPTGROUP_HELP,
+                      OPTGROUP_HELP | OPTGROUP_DRY_RUN,
                   "n:", long_options, "spoolsim ab", usage);
     g.progress_what = "the run, its side, the run's own line and the ETA";
     g.seed_what = "the bootstrap's random numbers";

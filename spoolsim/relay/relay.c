@@ -28,6 +28,7 @@
 #include "listener.h"
 #include "cpu_burn.h"
 #include "msg.h"
+#include "relay_dry_run.h"
 #include "relay_loop.h"
 #include "received.h"
 #include "relay_private.h"
@@ -241,9 +242,9 @@ int spoolsim_relay(int argc, char **argv)
 
     json_meta_run_init(&run, "spoolsim relay", "spoolsim", argc, argv);
     relay_options_parse(&opts, argc, argv);
-    if (opts.check_only) { /* sweep asks before it makes anything */
+    if (opts.check_only) { /* sweep, bench and crash ask before they make anything */
         json_meta_run_free(&run);
-        return 0;
+        relay_dry_run(&opts);
     }
     /*
      * The stop and report signals wait until the loop can take them: one
