@@ -5,9 +5,11 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "bench_check.h"
 #include "bench_mta.h"
+#include "cost_model.h"
 #include "drive.h"
 #include "fileutil.h"
 #include "msg.h"
@@ -56,6 +58,7 @@ static void check_relay(const struct bench_options *o, const struct drive *d, co
 
 _Noreturn void bench_check_dry_run(const struct bench_options *o, const char *parent)
 {
+    char mta[32];
     char load[64];
 
     if (o->common.messages)
@@ -67,12 +70,19 @@ _Noreturn void bench_check_dry_run(const struct bench_options *o, const char *pa
                               "%s (fetched if need be), %s from %u sessions each, in a private "
                               "directory in %s",
                               o->runs, o->compare, o->compare, load, o->common.sessions, parent);
-    optgroup_dry_run_done("would run smtp-source -> %s -> %s, %s from %u sessions, the spool in a "
-                          "private directory in %s%s",
-                          o->mta ? o->mta : "spoolsim relay", o->discard ? "discard" : "smtp-sink",
-                          load, o->common.sessions, parent,
-                          o->calibrate != BENCH_CALIBRATE_NEVER ? ", after calibrating if need be"
-                                                                : "");
+    optgroup_dry_run_done(
+        "would run smtp-source -> %s -> %s, %s from %u sessions, the spool in a "
+        "private directory in %s%s",
+        o->mta ? o->mta : "spoolsim relay", o->discard ? "discard" : "smtp-sink", load,
+        o->common.sessions, parent,
+        bench_check_calibrates(o, mta, sizeof(mta)) ? ", after calibrating if need be" : "");
+}
+
+int bench_check_calibrates(const struct bench_options *o, char *mta, size_t len)
+{
+    cost_model_profile_mta(o->profile, mta, len);
+    return o->calibrate != BENCH_CALIBRATE_NEVER && cost_model_builtin(mta) != NULL &&
+           (o->model == NULL || strcmp(o->model, mta) == 0);
 }
 
 const char *bench_check_before(const struct bench_options *o, const struct drive *d)

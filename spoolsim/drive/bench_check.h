@@ -23,6 +23,13 @@ int bench_check_relay_args(const struct bench_options *o, char *argv[], int n);
 /* Every check above (d: this program, no work directory yet): where the work directory goes. */
 const char *bench_check_before(const struct bench_options *o, const struct drive *d);
 
+/*
+ * Whether the run calibrates first: --calibrate or --recalibrate (as
+ * root, by default), the profile's MTA has a model, and the run uses it;
+ * its name in mta (len bytes).
+ */
+int bench_check_calibrates(const struct bench_options *o, char *mta, size_t len);
+
 /* --dry-run, after bench_check_before(): what would run, on standard output; exit 0. */
 _Noreturn void bench_check_dry_run(const struct bench_options *o, const char *parent);
 

@@ -170,4 +170,19 @@ if can_act_as_nobody; then
     bad calibrate-root "needs root" $AS_NOBODY "$RELAY" calibrate postfix --dry-run
 fi
 
+# As root, bench measures this machine's model of the MTA first unless told
+# not to; the dry run says whether it would.
+calibrates() { env -u SPOOLSIM_NO_CALIBRATE "$RELAY" bench --dry-run -m 10 "$@" 2>&1 | grep -q "after calibrating"; }
+not_calibrates() { ! calibrates "$@"; }
+if [ "$(id -u)" = 0 ]; then
+    check "bench as root calibrates first by default" calibrates
+    check "  ... not with --no-calibrate" not_calibrates --no-calibrate
+    check "  ... not with --model none" not_calibrates --model none
+    check "  ... not with SPOOLSIM_NO_CALIBRATE=1" sh -c "! '$RELAY' bench --dry-run -m 10 2>&1 | grep -q 'after calibrating'"
+    check "  ... --calibrate with --no-calibrate is a usage error" sh -c "'$RELAY' bench --dry-run --calibrate --no-calibrate >/dev/null 2>&1; test \$? = 2"
+    if can_act_as_nobody; then
+        check "  ... not for another user than root" sh -c "! env -u SPOOLSIM_NO_CALIBRATE $AS_NOBODY '$RELAY' bench --dry-run -m 10 --spool /tmp 2>&1 | grep -q 'after calibrating'"
+    fi
+fi
+
 finish
