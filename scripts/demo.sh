@@ -9,8 +9,8 @@
 # empty. It prints injected and delivered messages/s, end-to-end latency,
 # fsyncs/s, the filesystem and its mount options, and whether every
 # message arrived exactly once; then it removes everything it made.
-# As root it first has Postfix's cost model measured on this machine, once
-# (`bench --calibrate`: Postfix's package unpacked into a private directory,
+# As root bench first has Postfix's cost model measured on this machine, once
+# (its default as root: Postfix's package unpacked into a private directory,
 # never installed; about a minute, then kept in the cache): a model measured
 # on another machine can be 2 to 5 times off (docs/fidelity.md), and the
 # headline figure is the rate a real Postfix would show here. Without root the report warns instead.
@@ -24,11 +24,5 @@ if [ ! -x spoolsim/spoolsim ] || [ ! -x smtp-sink/smtp-sink ] || [ ! -x smtp-sou
     [ -f Makefile ] || ./configure
     make -j2 >/dev/null
 fi
-calibrate=()
-if [ "$(id -u)" = 0 ] && [ "${SPOOLSIM_DEMO_CALIBRATE:-1}" != 0 ]; then
-    calibrate=(--calibrate)
-    for arg in "$@"; do
-        case $arg in --calibrate | --recalibrate | --model | --model=*) calibrate=() ;; esac
-    done
-fi
-exec spoolsim/spoolsim bench "${calibrate[@]}" "$@"
+[ "${SPOOLSIM_DEMO_CALIBRATE:-1}" != 0 ] || export SPOOLSIM_NO_CALIBRATE=1
+exec spoolsim/spoolsim bench "$@"
