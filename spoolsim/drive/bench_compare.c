@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,20 @@ static void read_identity(struct compare_run *r, enum compare_side side, const c
     if (side == SIDE_MTA && c->mta_version[0] == 0 &&
         json_read_string(json, "mta_version", c->mta_version, sizeof(c->mta_version)) != 0)
         c->mta_version[0] = 0;
+}
+
+/* The run's block-device counts per message (bench's "disk"), where it has them. */
+static void read_disk(const char *json, struct bench_compare_side *side)
+{
+    struct bench_compare_disk d = {NAN, NAN, NAN};
+
+    if (json_read_number(json, "disk.per_message.bytes_written", &d.bytes_written) != 0)
+        return; /* no device (tmpfs), or not counted */
+    if (json_read_number(json, "disk.per_message.write_ios", &d.write_ios) != 0)
+        d.write_ios = NAN;
+    if (json_read_number(json, "disk.per_message.flushes", &d.flushes) != 0)
+        d.flushes = NAN;
+    bench_compare_report_add_disk(side, &d);
 }
 
 /*
@@ -99,8 +114,9 @@ static int run_side(struct compare_run *r, enum compare_side side, unsigned numb
     if (lost > 0 || duplicated > 0)
         msg_warn("run %u of the %s: %.0f messages lost, %.0f duplicated", number, what, lost,
                  duplicated);
-    free(text);
     bench_compare_report_add(side == SIDE_MODEL ? &r->c.model : &r->c.real, delivered, injected);
+    read_disk(text, side == SIDE_MODEL ? &r->c.model : &r->c.real);
+    free(text);
     if (!o->common.quiet)
         fprintf(stderr, "spoolsim bench: run %u of %u: %s %.1f msgs/s delivered\n", number, o->runs,
                 what, delivered);

@@ -14,8 +14,36 @@ int bench_compare_report_add(struct bench_compare_side *side, double delivered, 
         return -1;
     side->delivered[side->runs] = delivered;
     side->injected[side->runs] = injected;
+    side->disk[side->runs] = (struct bench_compare_disk){NAN, NAN, NAN};
     side->runs++;
     return 0;
+}
+
+void bench_compare_report_add_disk(struct bench_compare_side *side,
+                                   const struct bench_compare_disk *disk)
+{
+    if (side->runs > 0)
+        side->disk[side->runs - 1] = *disk;
+}
+
+/* The median of one count over the runs that have it; NAN if none has. */
+static double disk_median(const struct bench_compare_side *s, size_t field)
+{
+    double v[BENCH_COMPARE_RUNS_MAX];
+    size_t n = 0;
+
+    for (size_t i = 0; i < s->runs; i++) {
+        const double *f = &s->disk[i].bytes_written;
+
+        if (isfinite(f[field]))
+            v[n++] = f[field];
+    }
+    return n ? ab_stats_median(v, n) : NAN;
+}
+
+static struct bench_compare_disk disk_medians(const struct bench_compare_side *s)
+{
+    return (struct bench_compare_disk){disk_median(s, 0), disk_median(s, 1), disk_median(s, 2)};
 }
 
 int bench_compare_report_summarize(struct bench_compare *c)
@@ -29,6 +57,8 @@ int bench_compare_report_summarize(struct bench_compare *c)
     c->median_real = ab_stats_median(c->real.delivered, c->real.runs);
     c->injected_model = ab_stats_median(c->model.injected, c->model.runs);
     c->injected_real = ab_stats_median(c->real.injected, c->real.runs);
+    c->disk_model = disk_medians(&c->model);
+    c->disk_real = disk_medians(&c->real);
     if (c->median_real > 0)
         c->ratio = c->median_model / c->median_real;
     /* 850 against 1000 is 15 % off, whatever the last bit of 0.85 says */
@@ -72,6 +102,19 @@ void bench_compare_report_verdict(const struct bench_compare *c, char *buf, size
                  c->interval.ci_low, c->interval.ci_high);
 }
 
+static void print_disk(FILE *fp, const struct bench_compare_disk *d)
+{
+    if (!isfinite(d->bytes_written)) {
+        fprintf(fp, "not counted");
+        return;
+    }
+    fprintf(fp, "%.1f KiB written, %.2f write I/Os, ", d->bytes_written / 1024, d->write_ios);
+    if (isfinite(d->flushes))
+        fprintf(fp, "%.2f flushes", d->flushes);
+    else
+        fprintf(fp, "flushes not counted");
+}
+
 void bench_compare_report_print(const struct bench_compare *c, const char *spool_desc, FILE *fp)
 {
     size_t runs = c->model.runs > c->real.runs ? c->model.runs : c->real.runs;
@@ -110,6 +153,13 @@ void bench_compare_report_print(const struct bench_compare *c, const char *spool
         fprintf(fp, " (95 %% CI %.2f-%.2f)", c->interval.ci_low, c->interval.ci_high);
     fprintf(fp, "\ninjected:   model %.1f msgs/s, %s %.1f msgs/s (medians)\n", c->injected_model,
             c->mta, c->injected_real);
+    if (isfinite(c->disk_model.bytes_written) || isfinite(c->disk_real.bytes_written)) {
+        fprintf(fp, "disk:       model ");
+        print_disk(fp, &c->disk_model);
+        fprintf(fp, "; %s ", c->mta);
+        print_disk(fp, &c->disk_real);
+        fprintf(fp, " a message (medians; the device's own counts)\n");
+    }
     bench_compare_report_verdict(c, verdict, sizeof(verdict));
     fprintf(fp, "verdict:    %s\n", verdict);
 }
@@ -124,6 +174,16 @@ static void write_side(struct json_writer *w, const char *key, const struct benc
         json_end_object(w);
     }
     json_end_array(w);
+}
+
+static void write_disk(struct json_writer *w, const char *key, const struct bench_compare_disk *d,
+                       int complete)
+{
+    json_begin_object(w, key);
+    json_double(w, "bytes_written", complete ? d->bytes_written : NAN);
+    json_double(w, "write_ios", complete ? d->write_ios : NAN);
+    json_double(w, "flushes", complete ? d->flushes : NAN);
+    json_end_object(w);
 }
 
 void bench_compare_report_write_json(const struct bench_compare *c, struct json_writer *w)
@@ -143,6 +203,10 @@ void bench_compare_report_write_json(const struct bench_compare *c, struct json_
     json_begin_object(w, "injected_per_s");
     json_double(w, "model", complete ? c->injected_model : NAN);
     json_double(w, "mta", complete ? c->injected_real : NAN);
+    json_end_object(w);
+    json_begin_object(w, "disk_per_message"); /* the medians */
+    write_disk(w, "model", &c->disk_model, complete);
+    write_disk(w, "mta", &c->disk_real, complete);
     json_end_object(w);
     json_double(w, "ratio", c->ratio > 0 ? c->ratio : NAN); /* model / MTA, delivered */
     json_double(w, "ratio_ci_low", c->have_interval ? c->interval.ci_low : NAN);

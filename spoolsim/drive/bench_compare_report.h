@@ -26,9 +26,15 @@
 #define BENCH_COMPARE_TOLERANCE 0.15
 #define BENCH_COMPARE_SEED 1 /* the bootstrap's: the same runs give the same interval */
 
+/* What the spool's block device did per message (diskstat.h); NAN where not counted. */
+struct bench_compare_disk {
+    double bytes_written, write_ios, flushes;
+};
+
 struct bench_compare_side {
     double delivered[BENCH_COMPARE_RUNS_MAX]; /* msgs/s, load start to empty queue */
     double injected[BENCH_COMPARE_RUNS_MAX];  /* msgs/s over the client's window */
+    struct bench_compare_disk disk[BENCH_COMPARE_RUNS_MAX];
     size_t runs;
 };
 
@@ -42,14 +48,22 @@ struct bench_compare {
     /* bench_compare_report_summarize(): */
     double median_model, median_real; /* delivered */
     double injected_model, injected_real;
+    struct bench_compare_disk disk_model, disk_real; /* medians of the runs that counted */
     double ratio;      /* median_model / median_real; 0 when a side has no run */
     int have_interval; /* interval: ab_stats' 95 % interval of the ratio */
     struct ab_result interval;
     int agree; /* |ratio - 1| <= BENCH_COMPARE_TOLERANCE */
 };
 
-/* Add a run's rates to a side; -1 when the side is full. */
+/* Add a run's rates to a side (its disk counts unknown); -1 when the side is full. */
 int bench_compare_report_add(struct bench_compare_side *side, double delivered, double injected);
+
+/*
+ * The disk counts of the run added last: the disk does the same work for
+ * the model and the MTA, or it does not, and a rate alone cannot say.
+ */
+void bench_compare_report_add_disk(struct bench_compare_side *side,
+                                   const struct bench_compare_disk *disk);
 
 /* The medians, the ratio, its interval and the verdict: 0, or -1 when a side has no run. */
 int bench_compare_report_summarize(struct bench_compare *c);

@@ -180,11 +180,60 @@ START_TEST(test_json)
 }
 END_TEST
 
+/* The disk counts: medians of the runs that have them, said per side, and null where none. */
+START_TEST(test_disk)
+{
+    static const double m[] = {1000, 1000, 1000}, r[] = {900, 900, 900};
+    static const struct bench_compare_disk dm[] = {
+        {36 * 1024., 2.4, 1.4}, {NAN, NAN, NAN}, {38 * 1024., 2.6, 1.2}};
+    struct bench_compare c;
+    struct check_memfile mf;
+    struct json_text t;
+    char *text;
+
+    fill(&c, m, r, 0);
+    for (size_t i = 0; i < 3; i++) {
+        bench_compare_report_add(&c.model, m[i], m[i]);
+        bench_compare_report_add_disk(&c.model, &dm[i]);
+        bench_compare_report_add(&c.real, r[i], r[i]); /* tmpfs, say: no device */
+    }
+    bench_compare_report_summarize(&c);
+    ck_assert_double_eq_tol(c.disk_model.bytes_written, 37 * 1024., 1e-9);
+    ck_assert_double_eq_tol(c.disk_model.write_ios, 2.5, 1e-9);
+    ck_assert_double_eq_tol(c.disk_model.flushes, 1.3, 1e-9);
+    ck_assert(isnan(c.disk_real.bytes_written));
+    bench_compare_report_print(&c, NULL, check_memfile_open(&mf));
+    text = check_memfile_text(&mf);
+    ck_assert_ptr_nonnull(strstr(text, "disk:       model 37.0 KiB written, 2.50 write I/Os, 1.30 "
+                                       "flushes; postfix not counted a message"));
+    free(text);
+    bench_compare_report_write_json(&c, json_text_begin(&t));
+    text = json_text_end(&t);
+    ck_assert_double_eq_tol(json_text_number(text, "disk_per_message.model.flushes"), 1.3, 1e-9);
+    ck_assert_int_eq(json_read_number(text, "disk_per_message.mta.flushes", &(double){0}), -1);
+    free(text);
+
+    /* no side counted: no disk line */
+    fill(&c, m, r, 3);
+    bench_compare_report_summarize(&c);
+    bench_compare_report_print(&c, NULL, check_memfile_open(&mf));
+    text = check_memfile_text(&mf);
+    ck_assert_ptr_null(strstr(text, "disk:"));
+    free(text);
+}
+END_TEST
+
 int main(void)
 {
-    const TTest *const tests[] = {
-        test_medians_and_ratio, test_tolerance_edges, test_missing_side, test_verdict_text,
-        test_verdict_unsettled, test_print,           test_json,         NULL};
+    const TTest *const tests[] = {test_medians_and_ratio,
+                                  test_tolerance_edges,
+                                  test_missing_side,
+                                  test_verdict_text,
+                                  test_verdict_unsettled,
+                                  test_print,
+                                  test_json,
+                                  test_disk,
+                                  NULL};
 
     return check_run_tests("bench_compare_report", tests);
 }
