@@ -262,7 +262,7 @@ int spoolsim_relay(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     memset(&r, 0, sizeof(r));
     r.opts = &opts;
-    r.retry = (struct retry_policy){opts.min_backoff_ns, opts.max_backoff_ns};
+    r.retry = (struct retry_policy){opts.min_backoff_ns, opts.max_backoff_ns, opts.max_lifetime_ns};
     r.run = &run;
     /*
      * Everything that can fail for a reason of its own (the port, the

@@ -303,7 +303,7 @@ void relay_attempt_delivered(struct relay_msg *m)
 {
     struct relay *r = m->relay;
     struct relay_qmgr *q = r->qm;
-    long age = relay_qmgr_wall_s() - m->view.arrival_sec;
+    int expired = retry_policy_expired(&r->retry, m->view.arrival_sec, relay_qmgr_wall_s());
 
     m->t_delivered = clock_now_ns();
     q->n_delivering--;
@@ -326,8 +326,7 @@ void relay_attempt_delivered(struct relay_msg *m)
          * its qmgr has the defer log sent as a failure notice. Without
          * notices the deferral just becomes a bounce.
          */
-        if (m->results[i] == RCPT_DEFERRED &&
-            (uint64_t)(age > 0 ? age : 0) * CLOCK_NS_PER_SEC >= r->opts->max_lifetime_ns) {
+        if (m->results[i] == RCPT_DEFERRED && expired) {
             if (relay_qmgr_bounces(r))
                 m->expired = 1;
             else

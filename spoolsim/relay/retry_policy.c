@@ -21,6 +21,14 @@ long retry_policy_due_s(long now_s, uint64_t wait_ns)
     return now_s + (long)(wait_ns / CLOCK_NS_PER_SEC);
 }
 
+int retry_policy_expired(const struct retry_policy *p, long arrival_s, long now_s)
+{
+    /* a clock set back makes a message younger, never negative */
+    uint64_t age_s = now_s > arrival_s ? (uint64_t)(now_s - arrival_s) : 0;
+
+    return age_s >= p->lifetime_ns / CLOCK_NS_PER_SEC + (p->lifetime_ns % CLOCK_NS_PER_SEC != 0);
+}
+
 uint64_t retry_policy_wait_until_ns(const struct retry_policy *p, long due_s, long now_s)
 {
     uint64_t wait;

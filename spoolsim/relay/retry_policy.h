@@ -8,7 +8,8 @@
  * relay that restarts waits from that stamp, never longer than the
  * longest back-off (a stamp far ahead is a clock that moved). A file step
  * that fails for a passing reason (a full disk) backs off the same way,
- * counted by its failures in a row.
+ * counted by its failures in a row. A deferral past --max-lifetime, from
+ * the message's arrival, is no longer retried: it expires.
  */
 #ifndef SPOOLSIM_RETRY_POLICY_H
 #define SPOOLSIM_RETRY_POLICY_H
@@ -17,6 +18,7 @@
 
 struct retry_policy {
     uint64_t min_ns, max_ns; /* --min-backoff, --max-backoff; min_ns <= max_ns */
+    uint64_t lifetime_ns;    /* --max-lifetime */
 };
 
 /* The wait after `attempts' attempts (0 and 1 alike: the first wait is min_ns). */
@@ -27,5 +29,8 @@ long retry_policy_due_s(long now_s, uint64_t wait_ns);
 
 /* At a restart: the wait until a deferred file's stamp, 0 when due, at most max_ns. */
 uint64_t retry_policy_wait_until_ns(const struct retry_policy *p, long due_s, long now_s);
+
+/* Whether a message that arrived at arrival_s has outlived its lifetime at now_s. */
+int retry_policy_expired(const struct retry_policy *p, long arrival_s, long now_s);
 
 #endif

@@ -1,7 +1,7 @@
 /*
  * Unit tests for spoolsim/relay/retry_policy.c: the back-off's doubling
- * and its bound, the stamp of a deferred file, and the wait from a stamp
- * at a restart.
+ * and its bound, the stamp of a deferred file, the wait from a stamp at a
+ * restart, and when a deferral expires.
  */
 #include "config.h"
 
@@ -16,7 +16,7 @@
 
 START_TEST(test_doubling)
 {
-    const struct retry_policy p = {1 * S, 10 * S};
+    const struct retry_policy p = {1 * S, 10 * S, 0};
     static const struct {
         unsigned attempts;
         uint64_t wait;
@@ -33,8 +33,8 @@ END_TEST
 /* Bounds near the top of the range: doubling must not wrap round to a short wait. */
 START_TEST(test_no_overflow)
 {
-    const struct retry_policy p = {UINT64_MAX / 3, UINT64_MAX - 1};
-    const struct retry_policy fixed = {5 * S, 5 * S};
+    const struct retry_policy p = {UINT64_MAX / 3, UINT64_MAX - 1, 0};
+    const struct retry_policy fixed = {5 * S, 5 * S, 0};
 
     ck_assert(retry_policy_backoff_ns(&p, 2) == 2 * (UINT64_MAX / 3));
     ck_assert(retry_policy_backoff_ns(&p, 3) == UINT64_MAX - 1);
@@ -46,7 +46,7 @@ END_TEST
 
 START_TEST(test_due_and_wait)
 {
-    const struct retry_policy p = {1 * S, 10 * S};
+    const struct retry_policy p = {1 * S, 10 * S, 0};
     long now = 1700000000;
 
     ck_assert_int_eq(retry_policy_due_s(now, 4 * S), now + 4);
@@ -66,9 +66,28 @@ START_TEST(test_due_and_wait)
 }
 END_TEST
 
+/* --max-lifetime from the arrival, in the whole seconds of a file's time stamps. */
+START_TEST(test_expiry)
+{
+    const struct retry_policy p = {1 * S, 10 * S, 5ULL * 86400 * S};
+    const struct retry_policy half = {1 * S, 10 * S, S / 2};
+    const struct retry_policy none = {1 * S, 10 * S, 0};
+    long arrived = 1700000000;
+
+    ck_assert_int_eq(retry_policy_expired(&p, arrived, arrived), 0);
+    ck_assert_int_eq(retry_policy_expired(&p, arrived, arrived + 5 * 86400 - 1), 0);
+    ck_assert_int_eq(retry_policy_expired(&p, arrived, arrived + 5 * 86400), 1);
+    ck_assert_int_eq(retry_policy_expired(&p, arrived, arrived - 3600), 0); /* clock set back */
+    ck_assert_int_eq(retry_policy_expired(&half, arrived, arrived), 0);     /* 0 s < 0.5 s */
+    ck_assert_int_eq(retry_policy_expired(&half, arrived, arrived + 1), 1);
+    ck_assert_int_eq(retry_policy_expired(&none, arrived, arrived), 1); /* no lifetime at all */
+}
+END_TEST
+
 int main(void)
 {
-    const TTest *const tests[] = {test_doubling, test_no_overflow, test_due_and_wait, NULL};
+    const TTest *const tests[] = {test_doubling, test_no_overflow, test_due_and_wait, test_expiry,
+                                  NULL};
 
     return check_run_tests("retry_policy", tests);
 }
