@@ -168,7 +168,15 @@ const char *fileutil_tmp_dir(void)
 
 int fileutil_private_dir(char *out, size_t len, const char *parent, const char *tag)
 {
-    int n = snprintf(out, len, "%s/spoolsim-%s.XXXXXX", parent, tag);
+    int n;
+
+    if (parent[0] == 0) { /* no directory, not the root that "/spoolsim-..." would be */
+        if (len)
+            out[0] = 0;
+        errno = ENOENT;
+        return -1;
+    }
+    n = snprintf(out, len, "%s/spoolsim-%s.XXXXXX", parent, tag);
 
     if (n < 0 || (size_t)n >= len) {
         if (len)

@@ -61,7 +61,8 @@ const char *fileutil_tmp_dir(void);
 /*
  * Make PARENT/spoolsim-TAG.XXXXXX, a new directory that only its owner
  * may enter (mkdtemp), its path in out. 0, or -1 with errno set:
- * ENAMETOOLONG if the path does not fit in len.
+ * ENAMETOOLONG if the path does not fit in len, ENOENT if PARENT is ""
+ * (which would put it in the root).
  */
 int fileutil_private_dir(char *out, size_t len, const char *parent, const char *tag);
 

@@ -70,10 +70,17 @@ int optarg_store(const struct optarg_store *table, int code, const char *arg)
         if (table->flag)
             *table->flag = 1;
         else
-            *table->text = arg;
+            *table->text = table->dir ? optarg_dir(arg, table->dir) : arg;
         return 1;
     }
     return 0;
+}
+
+const char *optarg_dir(const char *text, const char *what)
+{
+    if (text[0] == 0)
+        msg_usage("%s: an empty directory name (an unset variable?)", what);
+    return text;
 }
 
 uint64_t optarg_count(const char *text, const char *what, uint64_t min, uint64_t max)

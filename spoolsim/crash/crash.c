@@ -161,9 +161,9 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
     const struct optarg_store stored[] = {
         {'t', .text = &type},
         {'o', .text = &given_opts},
-        {OPT_LIKE, .text = &o->like},
+        {OPT_LIKE, .text = &o->like, .dir = "--like"},
         {OPT_MODEL, .text = &o->model}, /* the relay judges it, at its start */
-        {OPT_WORK_DIR, .text = &o->work_parent},
+        {OPT_WORK_DIR, .text = &o->work_parent, .dir = "--work-dir"},
         {OPT_DRY_RUN, .flag = &o->dry_run},
         {0},
     };

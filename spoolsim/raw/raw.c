@@ -148,7 +148,7 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
     while ((ch = optgroup_getopt(&g, argc, argv)) != -1) {
         switch (ch) {
         case OPT_DIR:
-            o->dir = optarg;
+            o->dir = optarg_dir(optarg, "--dir");
             break;
         case 'p':
             o->profile = profile_option(optarg);
