@@ -6,9 +6,10 @@
  * the key must be NULL. A writer emits one top-level value, nested at most
  * JSON_MAX_DEPTH deep; breaking these rules is a programming error and
  * panics. Strings are escaped (short forms for \b \f \n \r \t, \u00xx for
- * other control characters); bytes >= 0x80 pass through, so UTF-8 in gives
- * UTF-8 out. Non-finite doubles are written as null. Write errors are sticky
- * in the stream and reported by json_finish().
+ * other control characters); well-formed UTF-8 passes through, and each
+ * byte that starts no UTF-8 character (a path's Latin-1 byte, a cut
+ * sequence) becomes U+FFFD, so that the document is always valid JSON. Non-finite doubles are
+ * written as null. Write errors are sticky in the stream and reported by json_finish().
  */
 #ifndef SPOOLSIM_JSON_H
 #define SPOOLSIM_JSON_H
@@ -20,6 +21,10 @@
 
 struct json_writer {
     FILE *fp;
+    /* json_meta_begin()'s: the file the document goes to once whole, and the memory it grows in */
+    const char *path;
+    char *doc;
+    size_t doc_len;
     int depth;
     int done; /* the top-level value has been started */
     unsigned char is_array[JSON_MAX_DEPTH];
