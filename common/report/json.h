@@ -17,14 +17,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "fileutil.h"
+
 #define JSON_MAX_DEPTH 32
 
 struct json_writer {
     FILE *fp;
-    /* json_meta_begin()'s: the file the document goes to once whole, and the memory it grows in */
-    const char *path;
-    char *doc;
-    size_t doc_len;
+    struct fileutil_output out; /* json_meta_begin()'s: the document, until it is whole */
     int depth;
     int done; /* the top-level value has been started */
     unsigned char is_array[JSON_MAX_DEPTH];

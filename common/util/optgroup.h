@@ -111,6 +111,15 @@ int optgroup_getopt(struct optgroup *g, int argc, char *const argv[]);
 void optgroup_end(struct optgroup *g);
 
 /*
+ * At the start of the run, not before (a --dry-run or a usage error keeps
+ * them): remove the results an earlier run left at --json and --csv
+ * (fileutil_output_forget()), so that a run that ends without its own
+ * leaves none to be read as this one's. One that cannot be removed ends
+ * the program (msg_fatal()).
+ */
+void optgroup_forget_results(const struct optgroup_values *v);
+
+/*
  * The --help lines of the groups in `which' that g takes, in the table's
  * order: "  LABEL" padded to column 2 + width, then the text (with the
  * default), wrapped to 79 columns.

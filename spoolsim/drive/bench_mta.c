@@ -54,15 +54,17 @@ void bench_mta_check_options(struct bench_options *o)
 
 /*
  * The MTA's daemons run as an unprivileged user: every directory above the
- * work directory must let others through, or they fail with a bare
- * "permission denied" in the MTA's log. Said here, naming the directory.
+ * work directory (and the spool's, when it has its own) must let others
+ * through, or they fail with a bare "permission denied" in the MTA's log.
+ * Said here, naming the directory. The private directory itself is opened
+ * to them (0711).
  */
-static int check_reach(const struct drive *d, const char *mta)
+static int check_reach(const char *private_dir, const char *mta)
 {
     char dir[PATH_MAX], *slash;
     struct stat st;
 
-    snprintf(dir, sizeof(dir), "%s", d->work);
+    snprintf(dir, sizeof(dir), "%s", private_dir);
     while ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
         *slash = 0;
         if (stat(dir, &st) == 0 && !(st.st_mode & S_IXOTH)) {
@@ -71,6 +73,10 @@ static int check_reach(const struct drive *d, const char *mta)
                      mta, dir, (unsigned)(st.st_mode & 07777));
             return -1;
         }
+    }
+    if (chmod(private_dir, 0711) != 0) {
+        msg_warn("chmod %s: %s", private_dir, strerror(errno));
+        return -1;
     }
     return 0;
 }
@@ -88,12 +94,8 @@ int bench_mta_start(const struct drive *d, struct drive_child *c, const char *mt
                  d->self);
         return -1;
     }
-    if (check_reach(d, mta) != 0)
+    if (check_reach(d->work, mta) != 0 || (d->spool_dir[0] && check_reach(d->spool_dir, mta) != 0))
         return -1;
-    if (chmod(d->work, 0711) != 0) {
-        msg_warn("chmod %s: %s", d->work, strerror(errno));
-        return -1;
-    }
     calibrate_script_env(d->self);
     drive_path(d, "mta", dir);
     drive_path(d, "mta.port", portfile);
