@@ -40,28 +40,25 @@ check "  ... naming the sessions, the count needed and the limit" \
     "$WORK/hard.out"
 check "  ... and nothing was sent" sh -c "! grep -q 'messages delivered' '$WORK/hard.out'"
 
-# --- the relay raises its own: 300 sessions in under a soft limit of 128
+# server_takes NAME PORTFILE COMMAND...: COMMAND, a server that writes its
+# port to PORTFILE, started under a soft limit of 128, takes 300 sessions at
+# once, every message; stopped by PID after.
+server_takes() {
+    local name=$1 portfile=$2 pid
+    shift 2
+    under_limit 128 - timeout 120 "$@" >"$WORK/$name.out" 2>&1 &
+    pid=$!
+    PIDS="$PIDS $pid"
+    check "$name starts under a soft limit of 128" wait_until 30 test -s "$portfile"
+    timeout 120 "$SOURCE" -s 300 -m 1500 "127.0.0.1:$(cat "$portfile")" >"$WORK/$name-src.out" 2>&1
+    check "  ... and takes 300 sessions at once: every message" \
+        grep -q "1500 messages delivered, 0 failed" "$WORK/$name-src.out"
+    stop "$pid"
+}
 mkdir -p "$WORK/r"
-under_limit 128 - timeout 120 "$S" relay --listen 127.0.0.1:0 --port-file "$WORK/relay.port" \
-    --spool "$WORK/r/spool" --model none --sync none --next-hop discard >"$WORK/relay.out" 2>&1 &
-relay_pid=$!
-PIDS="$PIDS $relay_pid"
-check "the relay starts under a soft limit of 128" wait_until 30 test -s "$WORK/relay.port"
-timeout 120 "$SOURCE" -s 300 -m 1500 "127.0.0.1:$(cat "$WORK/relay.port")" >"$WORK/relay-src.out" 2>&1
-check "  ... and takes 300 sessions at once: every message" \
-    grep -q "1500 messages delivered, 0 failed" "$WORK/relay-src.out"
-stop "$relay_pid"
-
-# --- smtp-sink too: 300 sessions under a soft limit of 128
-under_limit 128 - timeout 120 "$SINK" --port-file "$WORK/sink2.port" 127.0.0.1:0 100000 \
-    2>"$WORK/sink2.err" &
-sink2_pid=$!
-PIDS="$PIDS $sink2_pid"
-check "smtp-sink starts under a soft limit of 128" wait_until 30 test -s "$WORK/sink2.port"
-timeout 120 "$SOURCE" -s 300 -m 1500 "127.0.0.1:$(cat "$WORK/sink2.port")" >"$WORK/sink2-src.out" 2>&1
-check "  ... and takes 300 sessions at once: every message" \
-    grep -q "1500 messages delivered, 0 failed" "$WORK/sink2-src.out"
-stop "$sink2_pid"
+server_takes relay "$WORK/relay.port" "$S" relay --listen 127.0.0.1:0 --port-file "$WORK/relay.port" \
+    --spool "$WORK/r/spool" --model none --sync none --next-hop discard
+server_takes smtp-sink "$WORK/sink2.port" "$SINK" --port-file "$WORK/sink2.port" 127.0.0.1:0 100000
 
 # --- bench passes its raised limit on to the three programs
 under_limit 128 - env TMPDIR="$WORK" timeout 300 "$S" bench -s 200 -m 1000 --model none \
