@@ -7,7 +7,8 @@
 # file that Debian's postfix package ships; then install the .deb with apt
 # (its dependencies resolved by apt, nothing by hand), run spoolsim bench
 # and spoolsim raw, the entry points and the completion from the installed
-# files, and spoolsim calibrate: the machine's figures, then Postfix's
+# files (zsh's and fish's installed too), the documents and the licence
+# (README, docs/, copyright: BSD-2-clause), and spoolsim calibrate: the machine's figures, then Postfix's
 # cost model measured by the installed scripts (Postfix fetched into the
 # run's cache; -m 300, the shortest calibration; CI_PACKAGE_CALIBRATE=0
 # skips it), purge it, and check that nothing it installed is left. Prints the
@@ -102,6 +103,15 @@ grep -hE '^(exactly once|messages):' bench.out raw.out | sed 's/^/   /'
 offered=$(run bash -c '. /usr/share/bash-completion/completions/spoolsim
     COMP_WORDS=(spoolsim bench --hop-d); COMP_CWORD=2; _spoolsim; echo "${COMPREPLY[*]}"')
 [ "$offered" = --hop-delay ] || fail "the installed completion offers \"$offered\" for spoolsim bench --hop-d"
+for f in /usr/share/zsh/vendor-completions/_spoolsim /usr/share/fish/vendor_completions.d/spoolsim.fish; do
+    grep -qxF "$f" "$work/installed" || fail "no $f (the zsh and fish completions)"
+done
+# The README and docs/ beside the licence Debian's way (copyright), not a second copy.
+doc=/usr/share/doc/spoolsim
+grep -qE "^$doc/README\.md(\.gz)?\$" "$work/installed" || fail "no README in $doc"
+grep -qE "^$doc/docs/json\.md(\.gz)?\$" "$work/installed" || fail "no docs/json.md in $doc"
+! grep -q "^$doc/LICENSE" "$work/installed" || fail "$doc/LICENSE beside $doc/copyright"
+grep -qx 'License: BSD-2-clause' "$doc/copyright" || fail "$doc/copyright does not say BSD-2-clause"
 cd "$work"
 phase "runs"
 

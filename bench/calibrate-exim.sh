@@ -78,7 +78,7 @@ exim_idle() {
     local deadline=$((SECONDS + 10))
     exi_queue_empty "$1" || return 1
     while [ $SECONDS -lt $deadline ]; do
-        [ -z "$(cat "$CG/daemon/cgroup.procs" "$CG/delivery/cgroup.procs" | grep -vx "$EXI_PID")" ] &&
+        [ -z "$(cat "$CG/daemon/cgroup.procs" "$CG/delivery/cgroup.procs" | grep -vx "$EXI_OWN_PID")" ] &&
             return 0
         sleep 0.1
     done

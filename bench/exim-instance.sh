@@ -26,7 +26,9 @@
 #                                  CGROUP/daemon and every re-exec'd exim moves
 #                                  itself into CGROUP/delivery first (a shell
 #                                  wrapper at /usr/sbin/exim4)
-#   exi_start / exi_stop           start or stop it (stop also kills what is left)
+#   exi_start / exi_stop           start or stop it (stop also kills what is left);
+#                                  EXI_PID is the daemon, EXI_OWN_PID the same as
+#                                  the instance's processes see it
 #   exi_queue_empty QUEUE          no message file in input/
 #   peer_ns_libs ROOT              (in a private mount namespace) the libraries
 #                                  fetched beside a peer, found by the loader
@@ -34,7 +36,7 @@
 # Everything is stopped by the caller's EXIT trap calling exi_stop.
 
 . "$(dirname "${BASH_SOURCE[0]}")/bench-lib.sh" # bench_kill_left
-EXI_DIR='' EXI_PID='' EXI_NS=''
+EXI_DIR='' EXI_PID='' EXI_NS='' EXI_OWN_PID=''
 exi_init() {
     local peer=${SPOOLSIM_PEERS:-$1/tests/peers}/exim4-daemon-light
     if [ ! -s "$peer/version" ]; then
@@ -159,6 +161,9 @@ exi_start() {
     for _ in $(seq 100); do
         if (exec 3<>"/dev/tcp/127.0.0.1/$EXI_PORT") 2>/dev/null; then
             EXI_NS=$(readlink "/proc/$EXI_PID/ns/mnt")
+            # the daemon's PID as the processes of the run see it, in the lists they read
+            # (cgroup.procs): under spoolsim calibrate they are in a PID namespace of their own
+            EXI_OWN_PID=$(awk '$1 == "NSpid:" { print $NF }' "/proc/$EXI_PID/status")
             return 0
         fi
         kill -0 "$EXI_PID" 2>/dev/null || break
@@ -184,7 +189,7 @@ exi_stop() {
     kill -TERM "$EXI_PID" 2>/dev/null
     bench_kill_left exi_pids
     wait "$EXI_PID" 2>/dev/null
-    EXI_PID='' EXI_NS=''
+    EXI_PID='' EXI_NS='' EXI_OWN_PID=''
 }
 
 exi_queue_empty() {

@@ -7,20 +7,47 @@
 # so the options offered are those of the binary that will run, whatever
 # its version. What an option's value is comes from the same binary's
 # --help, from the word after the option there: DIR, FILE (or a file name
-# such as MODEL.json), MODEL (postfix, none or a file), the profile NAME of
-# --profile (spoolsim raw --list), or alternatives such as single|pool.
-# Other values (a count, a time) get no suggestion.
+# such as MODEL.json), MODEL (none, a built-in model or a file) and MTA
+# (a built-in model: the MTAs spoolsim calibrate measures, its
+# --list-options), the profile NAME of --profile (spoolsim raw --list),
+# alternatives such as single|pool, or, for a POLICY, LEVEL, KIND, TYPE or
+# other NAME, the alternatives its help text lists ("fsync, fdatasync or
+# none"; what is in parentheses left out). Other values (a count, a time)
+# get no suggestion.
+#
+# zsh and fish complete with this file too (completion/spoolsim.zsh and
+# spoolsim.fish run it in bash, through _spoolsim_words), so that the three
+# shells offer the same words.
 #
 # make install fills in the installed names (configure's
 # --program-transform-name) and installs this file in bash-completion's
 # completions directory under each of them.
+
+# _spoolsim_listed TEXT: the alternatives an option's help text lists, one
+# a line: the first run of words joined by commas and "or" ("strict,
+# normalize or lenient", "ext2, ext3, ext4, xfs, btrfs"), once what is in
+# parentheses is left out ("fsync (as Postfix), fdatasync or none").
+_spoolsim_listed() {
+    local text=$1 w='[a-z][a-z0-9_.-]*' list
+    local paren='^(.*[^ ]|) *\([^()]*\)(.*)$'
+    local re="(^|[ :])($w(, $w)*,? or $w|$w(, $w)+)"
+    while [[ $text =~ $paren ]]; do
+        text=${BASH_REMATCH[1]}${BASH_REMATCH[2]}
+    done
+    [[ $text =~ $re ]] || return 0
+    list=${BASH_REMATCH[2]//, or / }
+    list=${list//, / }
+    list=${list// or / }
+    # shellcheck disable=SC2086 # one word a line
+    printf '%s\n' $list
+}
 
 # The completion's words as one program's: _spoolsim_offer PROGRAM... runs
 # PROGRAM... --list-options; the caller's cur and prev say what to offer.
 _spoolsim_offer() {
     local -a listed=() options=() operands=()
     local -a words=()
-    local w placeholder help line head named
+    local w placeholder help line head named desc
     mapfile -t listed < <("$@" --list-options 2>/dev/null)
     [ ${#listed[@]} -gt 0 ] || {
         mapfile -t COMPREPLY < <(compgen -f -- "$cur")
@@ -36,8 +63,17 @@ _spoolsim_offer() {
     if [[ $prev == -* ]] && [[ " ${options[*]} " == *" $prev= "* ]]; then
         help=$("$@" --help 2>&1)
         placeholder=
+        desc=
         while IFS= read -r line; do
             line=${line#"${line%%[! ]*}"}
+            if [ -n "$placeholder" ]; then
+                # The description's next lines, up to the next option.
+                if [ -z "$line" ] || [[ $line == -* ]]; then
+                    break
+                fi
+                desc="$desc $line"
+                continue
+            fi
             [[ $line == -* ]] || continue
             head=${line%%  *}
             read -ra words <<<"${head//,/ }"
@@ -50,20 +86,26 @@ _spoolsim_offer() {
                     break
                 fi
             done
-            [ -n "$placeholder" ] && break
+            [ -n "$placeholder" ] && desc=${line:${#head}}
         done <<<"$help"
         case $placeholder in
         *'|'*) mapfile -t COMPREPLY < <(compgen -W "${placeholder//|/ }" -- "$cur") ;;
-        NAME)
+        NAME | POLICY | LEVEL | KIND | TYPE)
             if [[ $prev == *profile* || $prev == -p ]]; then
                 mapfile -t COMPREPLY < <(compgen -W "$("${1}" raw --list 2>/dev/null |
                     while read -r w _; do echo "$w"; done)" -- "$cur")
+            else
+                mapfile -t COMPREPLY < <(compgen -W "$(_spoolsim_listed "$desc")" -- "$cur")
             fi
             ;;
-        MODEL)
-            mapfile -t COMPREPLY < <(compgen -W "postfix none" -- "$cur")
-            compopt -o filenames 2>/dev/null
-            mapfile -t -O ${#COMPREPLY[@]} COMPREPLY < <(compgen -f -- "$cur")
+        MODEL | MTA)
+            # The built-in models are those of the MTAs calibrate measures.
+            mapfile -t COMPREPLY < <(compgen -W "$("${1}" calibrate --list-options 2>/dev/null |
+                grep -v '^-') $([ "$placeholder" = MTA ] || echo none)" -- "$cur")
+            if [ "$placeholder" = MODEL ]; then
+                compopt -o filenames 2>/dev/null
+                mapfile -t -O ${#COMPREPLY[@]} COMPREPLY < <(compgen -f -- "$cur")
+            fi
             ;;
         *DIR* | *dir*)
             compopt -o filenames 2>/dev/null
@@ -139,6 +181,28 @@ _spoolsim_tool() {
     COMPREPLY=()
     [ -x "$prog" ] || prog=$(type -P "$prog") || return
     _spoolsim_offer "$prog"
+}
+
+# _spoolsim_words WORD...: what TAB offers after WORD... (the last is the
+# word being completed), for zsh and fish, which run this file in bash: a
+# first line "files" when the words are file names (a shell marks the
+# directories among them), else "words", then one word a line.
+_spoolsim_words() {
+    local fn
+    local -a COMP_WORDS=("$@") COMPREPLY=()
+    local COMP_CWORD=$(($# - 1)) _spoolsim_files=words
+    fn=$(complete -p -- "${1##*/}" 2>/dev/null) || return 0
+    fn=${fn#*-F }
+    fn=${fn%% *}
+    # Out of a completion, bash refuses compopt: here it notes file names.
+    # shellcheck disable=SC2317 # called by the completion functions
+    compopt() {
+        [[ " $* " != *" -o filenames"* ]] || _spoolsim_files=files
+    }
+    "$fn"
+    unset -f compopt
+    echo "$_spoolsim_files"
+    [ ${#COMPREPLY[@]} = 0 ] || printf '%s\n' "${COMPREPLY[@]}"
 }
 
 complete -F _spoolsim @SPOOLSIM@

@@ -12,8 +12,8 @@
 # As root it first has Postfix's cost model measured on this machine, once
 # (`bench --calibrate`: Postfix's package unpacked into a private directory,
 # never installed; about a minute, then kept in the cache): a model measured
-# on another machine can be 2 to 3 times off, and the headline figure is the
-# rate a real Postfix would show here. Without root the report warns instead.
+# on another machine can be 2 to 5 times off (docs/fidelity.md), and the
+# headline figure is the rate a real Postfix would show here. Without root the report warns instead.
 # Arguments are passed to `spoolsim bench` (e.g. --spool /var/spool/test -d 30);
 # SPOOLSIM_DEMO_CALIBRATE=0 skips the calibration.
 set -eu

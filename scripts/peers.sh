@@ -21,3 +21,8 @@ OPENSSH_SSHD=${OPENSSH_SSHD:-$SPOOLSIM_PEERS/openssh-server/bin/sshd}
 OPENSSH_SSH=${OPENSSH_SSH:-$SPOOLSIM_PEERS/openssh-client/bin/ssh}
 OPENSSH_KEYGEN=${OPENSSH_KEYGEN:-$SPOOLSIM_PEERS/openssh-client/bin/ssh-keygen}
 GNU_PARALLEL=${GNU_PARALLEL:-$SPOOLSIM_PEERS/parallel/bin/parallel}
+# zsh and fish, for the completion's test (tests/it/it_completion.sh):
+# scripts/fetch-peer.sh zsh zsh-common fish (zsh-common: its completion
+# functions), or the machine's own.
+PEER_ZSH=${PEER_ZSH:-$SPOOLSIM_PEERS/zsh/bin/zsh}
+PEER_FISH=${PEER_FISH:-$SPOOLSIM_PEERS/fish/bin/fish}

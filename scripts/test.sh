@@ -4,7 +4,7 @@
 # Postfix's smtp-source, smtp-sink and postcat into tests/peers without
 # installing Postfix (scripts/fetch-peer.sh postfix), and OpenSSH's sshd and
 # ssh, GNU parallel and python3-kubernetes's API schema beside them (the
-# multi-host tests), build
+# multi-host tests), zsh and fish (the completion's test), build
 # with warnings as errors, and run every unit and integration test (make check).
 # Where Postfix's tools cannot be fetched, the tests that need them skip and
 # say so; SPOOLSIM_REQUIRE_PEERS=1 (CI) makes a missing peer a failure.
@@ -26,6 +26,8 @@ scripts/fetch-peer.sh postfix ||
     echo "test.sh: Postfix's tools could not be fetched: the tests that compare against them will skip" >&2
 scripts/fetch-peer.sh openssh-server openssh-client parallel ||
     echo "test.sh: OpenSSH or GNU parallel could not be fetched: it_multi_host_ssh will skip" >&2
+scripts/fetch-peer.sh zsh zsh-common fish ||
+    echo "test.sh: zsh or fish could not be fetched: it_completion will skip their part" >&2
 scripts/fetch-peer.sh python3-kubernetes ||
     echo "test.sh: python3-kubernetes could not be fetched: it_multi_host_k8s will skip" >&2
 [ -x configure ] || autoreconf -fi

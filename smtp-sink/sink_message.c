@@ -169,6 +169,7 @@ void sink_message_finish(void *arg)
         return;
     }
     server->stats.messages++;
+    smtp_junk_accepted(&s->junk);
     server->stats.last_ns = clock_now_ns();
     server->stats.recipients += s->rcpt_count;
     server->stats.bytes += s->msg_bytes;

@@ -18,6 +18,7 @@
 #include "sink_options.h"
 #include "sink_session.h"
 #include "smtp_data.h"
+#include "smtp_junk.h"
 #include "smtp_line.h"
 #include "smtp_seq.h"
 #include "smtp_server.h"
@@ -39,6 +40,7 @@ struct sink_session {
     int abort_after_pause; /* -A: the timer ends the session with 550 */
     int greeting_pending;  /* --greet-delay: the greeting is not out yet */
     unsigned errors;
+    struct smtp_junk junk; /* --junk-limit */
     const char *proto;
     char *helo;
     char *mail_args;

@@ -211,19 +211,25 @@ static void on_timer(evutil_socket_t fd, short what, void *arg)
 
 /* ------------------------------------------------------------- protocol */
 
+/* One protocol error more: 1 when it was the last one allowed, the 421 said and the session
+ * closing. */
+static int count_error(struct sink_session *s)
+{
+    char text[300];
+
+    s->server->stats.protocol_errors++;
+    if (++s->errors < s->server->opts->server.error_limit)
+        return 0;
+    snprintf(text, sizeof(text), "421 4.7.0 %s Error: too many errors", s->server->opts->hostname);
+    sink_session_reply(s, text);
+    sink_session_close_after_flush(s);
+    return 1;
+}
+
 static void protocol_error(struct sink_session *s, const char *reply)
 {
-    s->server->stats.protocol_errors++;
-    if (++s->errors >= s->server->opts->server.error_limit) {
-        char text[300];
-
-        snprintf(text, sizeof(text), "421 4.7.0 %s Error: too many errors",
-                 s->server->opts->hostname);
-        sink_session_reply(s, text);
-        sink_session_close_after_flush(s);
-        return;
-    }
-    sink_session_reply(s, reply);
+    if (!count_error(s))
+        sink_session_reply(s, reply);
 }
 
 void sink_session_transaction_reset(struct sink_session *s)
@@ -313,21 +319,25 @@ static int handle_extra_verb(struct sink_session *s, const char *line, size_t le
 #define VERB_IS(v)                                                                                 \
     (len >= strlen(v) && strncasecmp(line, v, strlen(v)) == 0 &&                                   \
      (len == strlen(v) || line[strlen(v)] == ' '))
-    if (VERB_IS("AUTH") && !opts->no_auth && !opts->no_esmtp) {
+    if (!((VERB_IS("AUTH") && !opts->no_auth) || (VERB_IS("XCLIENT") && !opts->no_xclient) ||
+          (VERB_IS("XFORWARD") && !opts->no_xforward)) ||
+        opts->no_esmtp)
+        return 0;
+    /* Accepted without effect, each of them: junk, as Postfix counts XCLIENT and XFORWARD. */
+    if (smtp_junk_count(&s->junk) && count_error(s))
+        return 1;
+    if (VERB_IS("AUTH")) {
         sink_session_reply(s, "235 2.0.0 Authentication successful");
         return 1;
     }
-    if (VERB_IS("XCLIENT") && !opts->no_xclient && !opts->no_esmtp) {
+    if (VERB_IS("XCLIENT")) {
         snprintf(text, sizeof(text), "220 %s ESMTP", opts->hostname);
         sink_session_reply(s, text);
         return 1;
     }
-    if (VERB_IS("XFORWARD") && !opts->no_xforward && !opts->no_esmtp) {
-        sink_session_reply(s, SMTP_SERVER_REPLY_OK);
-        return 1;
-    }
 #undef VERB_IS
-    return 0;
+    sink_session_reply(s, SMTP_SERVER_REPLY_OK); /* XFORWARD */
+    return 1;
 }
 
 /*
@@ -373,6 +383,9 @@ static void handle_command(struct sink_session *s, const char *line, size_t len)
         protocol_error(s, SMTP_SERVER_REPLY_NOT_IMPLEMENTED);
         return;
     }
+    if (smtp_junk_command(&s->junk, cmd.verb, s->rcpt_count >= opts->server.max_rcpt) &&
+        count_error(s))
+        return; /* docs/security.md item 11 */
     if (cmd.verb == SMTP_VERB_DATA && evbuffer_get_length(bufferevent_get_input(s->conn.bev)) > 0) {
         /* Message text sent before our 354: an early talker (docs/security.md item 6). */
         s->server->stats.protocol_errors++;
@@ -604,6 +617,7 @@ void sink_session_start(struct sink_server *server, int fd, const struct sockadd
     }
     smtp_server_direct_read(&s->conn);
     smtp_seq_init(&s->seq);
+    smtp_junk_init(&s->junk, opts->server.junk_limit);
     data_deadline_init(&s->data_deadline, server->base, opts->timeout, opts->server.min_data_rate,
                        sink_message_too_slow, s);
     s->next = server->sessions;

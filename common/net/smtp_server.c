@@ -34,46 +34,50 @@ static size_t line_limit(const struct smtp_server_conn *c)
 }
 
 /*
- * The input's high-water mark. A libevent watermark re-adds the read event
- * (and its timeout) on every change to the input buffer, a few thousand
- * instructions per command line, so a plain session sets it only once its
- * input has grown to the mark, and drops it once it is back under half of
- * it: a plain socket read takes at most 4 KiB, so the buffer stays within
+ * The input's high-water mark. Reading is on while the policy wants it
+ * (smtp_server_read()), the session is not closing and the input holds less
+ * than the mark; once it has reached the mark, reading stays off until the
+ * session has taken it back under half. A read takes at most 4 KiB (the
+ * core's own reader, libevent's socket reads), so the input stays within
  * the mark plus one read. A TLS bufferevent reads until the socket is dry:
- * it keeps the mark all the time.
+ * it also keeps a libevent watermark at the mark all the time, to stop
+ * within a burst. Reading is switched off rather than left to libevent's
+ * watermark: libevent (2.1) calls the read callback again and again, from
+ * its loop, while a watermark is reached and reading is on, and a session
+ * that cannot take its input (the policy waits, or the output is full)
+ * would spin on it. Its other cost: a watermark re-adds the read event
+ * (and its timeout) on every change to the input buffer.
  */
-static void update_direct_read(struct smtp_server_conn *c)
+static void update_reading(struct smtp_server_conn *c)
 {
-    if (c->reading && !c->input_capped && !c->closing)
-        bev_in_enable(&c->in);
-    else
-        bev_in_disable(&c->in);
+    int on = c->reading && !c->input_capped && !c->closing;
+
+    if (c->in.ev) {
+        if (on)
+            bev_in_enable(&c->in);
+        else
+            bev_in_disable(&c->in);
+    } else if (c->bev) {
+        if (on)
+            bufferevent_enable(c->bev, EV_READ);
+        else
+            bufferevent_disable(c->bev, EV_READ);
+    }
 }
 
 static void cap_input(struct smtp_server_conn *c)
 {
     size_t held;
+    int capped;
 
-    if (c->tls || c->bev == NULL)
+    if (c->bev == NULL)
         return;
     held = evbuffer_get_length(bufferevent_get_input(c->bev));
-    if (c->in.ev) {
-        /* The core's own reader takes at most BEV_IN_READ_MAX a time: the same bound. */
-        int capped = held >= SMTP_SERVER_INPUT_HIGH_WATER ||
-                     (c->input_capped && held >= SMTP_SERVER_INPUT_HIGH_WATER / 2);
-
-        if (capped != c->input_capped) {
-            c->input_capped = capped;
-            update_direct_read(c);
-        }
-        return;
-    }
-    if (!c->input_capped && held >= SMTP_SERVER_INPUT_HIGH_WATER) {
-        bufferevent_setwatermark(c->bev, EV_READ, 0, SMTP_SERVER_INPUT_HIGH_WATER);
-        c->input_capped = 1;
-    } else if (c->input_capped && held < SMTP_SERVER_INPUT_HIGH_WATER / 2) {
-        bufferevent_setwatermark(c->bev, EV_READ, 0, 0);
-        c->input_capped = 0;
+    capped = held >= SMTP_SERVER_INPUT_HIGH_WATER ||
+             (c->input_capped && held >= SMTP_SERVER_INPUT_HIGH_WATER / 2);
+    if (capped != c->input_capped) {
+        c->input_capped = capped;
+        update_reading(c);
     }
 }
 
@@ -85,7 +89,8 @@ static void setup_bev(struct smtp_server_conn *c, int write_timeout)
     bufferevent_setcb(c->bev, on_read, on_write, on_event, c);
     if (c->tls)
         bufferevent_setwatermark(c->bev, EV_READ, 0, SMTP_SERVER_INPUT_HIGH_WATER);
-    c->input_capped = c->tls;
+    c->input_capped = 0;
+    c->write_timed = write_timeout;
     bufferevent_set_timeouts(c->bev, c->in.ev ? NULL : &tv, write_timeout ? &tv : NULL);
     if (c->in.ev)
         bev_in_set_timeout(&c->in, &tv);
@@ -140,14 +145,8 @@ int smtp_server_direct_read(struct smtp_server_conn *c)
 
 void smtp_server_read(struct smtp_server_conn *c, int on)
 {
-    if (c->in.ev) {
-        c->reading = on;
-        update_direct_read(c);
-    } else if (on) {
-        bufferevent_enable(c->bev, EV_READ);
-    } else {
-        bufferevent_disable(c->bev, EV_READ);
-    }
+    c->reading = on;
+    update_reading(c);
 }
 
 void smtp_server_begin_data(struct smtp_server_conn *c, enum smtp_bare_lf_policy bare_lf)
@@ -156,13 +155,43 @@ void smtp_server_begin_data(struct smtp_server_conn *c, enum smtp_bare_lf_policy
     c->in_data = 1;
 }
 
+/*
+ * The output brake. A client that pipelines commands and never reads its
+ * replies would otherwise have them all buffered here: gigabytes for an
+ * EHLO flood (docs/security.md item 11). Past the bound a plain session
+ * tries the socket first (bev_out writes at once); what the socket will
+ * not take stops the parsing, and the input then fills to its high-water
+ * mark, where reading stops and TCP holds the client back, as Postfix's
+ * smtpd blocks in write(). on_write() goes on once the client has read.
+ * A paused session's client has the idle timeout to read, whatever the
+ * server's configuration says of slow readers: with reading off, nothing
+ * else would ever end the session.
+ */
+static int output_full(struct smtp_server_conn *c)
+{
+    struct evbuffer *out = bufferevent_get_output(c->bev);
+    struct timeval tv;
+
+    if (evbuffer_get_length(out) <= SMTP_SERVER_OUTPUT_HIGH_WATER)
+        return 0;
+    if (!c->tls && bev_out_flush(c->bev) == 0)
+        return 0; /* the socket took it all; an error is the next flush's to find */
+    c->output_paused = 1;
+    if (!c->write_timed) {
+        tv = clock_timeval(c->cfg.timeout);
+        bufferevent_set_timeouts(c->bev, c->in.ev ? NULL : &tv, &tv);
+        c->write_timed = 1;
+    }
+    return 1;
+}
+
 static void process_input(struct smtp_server_conn *c)
 {
     const struct smtp_server_ops *ops = c->ops;
     struct evbuffer *in = bufferevent_get_input(c->bev);
 
     while (!c->closing && !c->free_scheduled && !c->tls_pending &&
-           (ops->may_read == NULL || ops->may_read(c->ctx))) {
+           (ops->may_read == NULL || ops->may_read(c->ctx)) && !output_full(c)) {
         char line[SMTP_COMMAND_LINE_LIMIT];
         size_t len;
 
@@ -193,7 +222,7 @@ void smtp_server_process(struct smtp_server_conn *c)
 {
     process_input(c);
     /* A policy that resumes a paused session calls this, not on_read: room to read again? */
-    if (c->in.ev && c->input_capped)
+    if (c->input_capped)
         cap_input(c);
 }
 
@@ -264,7 +293,8 @@ static void start_tls(struct smtp_server_conn *c)
     smtp_line_init(&c->lines, line_limit(c));
     c->ops->on_tls_started(c->ctx);
     setup_bev(c, 1);
-    bufferevent_enable(tls, EV_READ | EV_WRITE);
+    bufferevent_enable(tls, EV_WRITE);
+    smtp_server_read(c, 1);
 }
 
 /*
@@ -307,12 +337,23 @@ static void on_read(struct bufferevent *bev, void *arg)
     smtp_server_flush(arg);
 }
 
+/*
+ * The output has drained (libevent calls this at its write low-water mark,
+ * 0): a session paused by the output brake takes the commands that waited
+ * in its input, which no read event would bring back, and reads again.
+ */
 static void on_write(struct bufferevent *bev, void *arg)
 {
     struct smtp_server_conn *c = arg;
 
-    if (c->tls || bev_out_written(bev))
-        smtp_server_flush(c);
+    if (!c->tls && !bev_out_written(bev))
+        return;
+    if (c->output_paused && !c->free_scheduled) {
+        c->output_paused = 0;
+        process_input(c);
+        cap_input(c);
+    }
+    smtp_server_flush(c);
 }
 
 static void on_event(struct bufferevent *bev, short what, void *arg)
@@ -324,7 +365,11 @@ static void on_event(struct bufferevent *bev, short what, void *arg)
         return;
     if ((what & BEV_EVENT_TIMEOUT) && !c->closing) {
         c->ops->on_timeout(c->ctx);
-        smtp_server_flush(c);
+        /* A client that has not read for the whole timeout will not read the 421 either. */
+        if (what & BEV_EVENT_WRITING)
+            smtp_server_free_later(c);
+        else
+            smtp_server_flush(c);
         return;
     }
     if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR | BEV_EVENT_TIMEOUT))

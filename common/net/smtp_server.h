@@ -11,6 +11,11 @@
  * with message text, at the end of data, on a timeout, once TLS is up
  * and when the session is freed.
  *
+ * While more than SMTP_SERVER_OUTPUT_HIGH_WATER of replies wait unsent the
+ * core takes no command; it goes on, with what waited in the input, once
+ * the client has read them, and a client that reads nothing for the idle
+ * timeout is dropped (docs/security.md item 11).
+ *
  * The policy embeds a struct smtp_server_conn in its session, writes its
  * replies to conn.bev's output and calls smtp_server_flush() after it has
  * said something outside the core's read callback.
@@ -51,6 +56,12 @@
 
 /* The input buffer's high-water mark: a session holds at most this much unread. */
 #define SMTP_SERVER_INPUT_HIGH_WATER (64 * 1024)
+/*
+ * The output's: past it no command is taken until the client has read what
+ * it was told (docs/security.md item 11), so a session holds at most this
+ * plus one command's reply unsent.
+ */
+#define SMTP_SERVER_OUTPUT_HIGH_WATER (32 * 1024)
 
 struct smtp_server_ops {
     /* May the session read now? NULL: always, as far as the policy goes. */
@@ -93,8 +104,10 @@ struct smtp_server_conn {
     struct event *free_ev; /* its event: ours, so that release() can cancel it */
     int tls;               /* the session runs inside TLS */
     int tls_pending;       /* our 220 to STARTTLS is on its way; the handshake follows */
-    int input_capped;      /* the input's high-water mark is set (see cap_input()) */
-    int reading;           /* direct reading: the policy wants input (smtp_server_read()) */
+    int input_capped;      /* reading is off: the input reached its high-water mark */
+    int reading;           /* the policy wants input (smtp_server_read()) */
+    int output_paused;     /* no command taken until the output drains (output_full()) */
+    int write_timed;       /* the idle timeout applies to writing */
     struct bev_in in;      /* direct reading, until TLS: the socket's reader */
     char peer[INET6_ADDRSTRLEN + 8];
     struct smtp_server_config cfg;

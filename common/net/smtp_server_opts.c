@@ -17,6 +17,7 @@ void smtp_server_opts_init(struct smtp_server_opts *o)
         .max_size = 10240000,
         .max_rcpt = 1000,
         .error_limit = 20,
+        .junk_limit = 100,
         .bare_lf = SMTP_BARE_LF_NORMALIZE,
     };
 }
@@ -33,6 +34,9 @@ int smtp_server_opts_parse(struct smtp_server_opts *o, int code, const char *arg
     case SMTP_SERVER_OPT_ERROR_LIMIT:
         o->error_limit =
             (unsigned)optarg_count(arg, "--error-limit", 1, SMTP_SERVER_ERROR_LIMIT_MAX);
+        return 1;
+    case SMTP_SERVER_OPT_JUNK_LIMIT:
+        o->junk_limit = (unsigned)optarg_count(arg, "--junk-limit", 0, SMTP_SERVER_JUNK_LIMIT_MAX);
         return 1;
     case SMTP_SERVER_OPT_MIN_DATA_RATE:
         o->min_data_rate =
@@ -84,6 +88,12 @@ void smtp_server_opts_help(FILE *fp, const struct smtp_server_opts *o, const cha
     snprintf(text, sizeof(text), "protocol errors in a session before 421 and close (%u)",
              o->error_limit);
     optgroup_help_line(fp, "--error-limit N", text, width);
+    snprintf(text, sizeof(text),
+             "commands that achieve nothing (HELO/EHLO, RSET, NOOP, VRFY, HELP, RCPT past "
+             "--max-rcpt) allowed between accepted messages; each one more is a protocol error "
+             "(%u; 0: no limit; Postfix's smtpd_junk_command_limit)",
+             o->junk_limit);
+    optgroup_help_line(fp, "--junk-limit N", text, width);
     snprintf(text, sizeof(text),
              "in DATA, a client gets %s plus one second per N bytes received, then 421 "
              "(Postfix's smtpd_min_data_rate); default: no such deadline",

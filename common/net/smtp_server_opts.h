@@ -26,6 +26,7 @@ enum {
     SMTP_SERVER_OPT_MAX_SIZE = 0x4000,
     SMTP_SERVER_OPT_MAX_RCPT,
     SMTP_SERVER_OPT_ERROR_LIMIT,
+    SMTP_SERVER_OPT_JUNK_LIMIT,
     SMTP_SERVER_OPT_MIN_DATA_RATE,
     SMTP_SERVER_OPT_BARE_LF,
     SMTP_SERVER_OPT_TLS,
@@ -37,6 +38,7 @@ enum {
     {"max-size", required_argument, NULL, SMTP_SERVER_OPT_MAX_SIZE},                               \
         {"max-rcpt", required_argument, NULL, SMTP_SERVER_OPT_MAX_RCPT},                           \
         {"error-limit", required_argument, NULL, SMTP_SERVER_OPT_ERROR_LIMIT},                     \
+        {"junk-limit", required_argument, NULL, SMTP_SERVER_OPT_JUNK_LIMIT},                       \
         {"min-data-rate", required_argument, NULL, SMTP_SERVER_OPT_MIN_DATA_RATE},                 \
         {"bare-lf", required_argument, NULL, SMTP_SERVER_OPT_BARE_LF},                             \
         {"tls", no_argument, NULL, SMTP_SERVER_OPT_TLS},                                           \
@@ -48,12 +50,14 @@ enum {
 /* The bounds, for the programs that pass these options on (bench). */
 #define SMTP_SERVER_MAX_RCPT_MAX 100000
 #define SMTP_SERVER_ERROR_LIMIT_MAX 100000
+#define SMTP_SERVER_JUNK_LIMIT_MAX 1000000
 #define SMTP_SERVER_MIN_DATA_RATE_MAX (1u << 30)
 
 struct smtp_server_opts {
     uint64_t max_size;    /* bytes, announced with SIZE; 0: no limit, no SIZE */
     unsigned max_rcpt;    /* recipients per transaction, then 452 */
     unsigned error_limit; /* protocol errors in a session, then 421 and close */
+    unsigned junk_limit;  /* commands that achieve nothing, then each is an error (smtp_junk.h) */
     double min_data_rate; /* bytes/s owed in DATA after the idle timeout; 0: none */
     enum smtp_bare_lf_policy bare_lf;
     int tls;              /* offer STARTTLS */
@@ -61,7 +65,10 @@ struct smtp_server_opts {
     const char *tls_key;  /* PEM key; NULL: in tls_cert */
 };
 
-/* Postfix's defaults: message_size_limit, smtpd_recipient_limit, smtpd_hard_error_limit. */
+/*
+ * Postfix's defaults: message_size_limit, smtpd_recipient_limit,
+ * smtpd_hard_error_limit, smtpd_junk_command_limit.
+ */
 void smtp_server_opts_init(struct smtp_server_opts *o);
 
 /* Handle option `code' with argument `arg': 1 if it is one of these, else 0. */

@@ -28,10 +28,16 @@ struct fsinfo {
     char options[512]; /* per-mount then superblock options, comma-separated, each once */
 };
 
-/* A block device's counters since it appeared; the difference of two is a window's. */
+/*
+ * A block device's counters since it appeared; the difference of two is a
+ * window's. Sectors are 512 bytes whatever the device's own block size.
+ */
 struct disk_counters {
     uint64_t reads, writes, flushes; /* requests completed (flushes: 0 where not counted) */
     uint64_t busy_ms;                /* time with I/O in flight */
+    uint64_t read_sectors, write_sectors;
+    uint64_t discards, discard_sectors; /* 0 where not counted */
+    int has_discards, has_flushes;      /* the system counts them (Linux: since 4.18, 5.5) */
 };
 
 /*
@@ -82,5 +88,50 @@ int platform_disk_of(const char *path, char *id, size_t len);
 
 /* The counters of disk id (from platform_disk_of()); 0, or -1 if unreadable. */
 int platform_disk_read(const char *id, struct disk_counters *out);
+
+/*
+ * The name the system gives disk id, as a person would look it up
+ * ("vda1", "loop3", "dm-0 (vg-spool)"), NUL-ended in name; *partition set
+ * to 1 when it is a partition of a larger disk. 0, or -1 if unknown.
+ */
+int platform_disk_name(const char *id, char *name, size_t len, int *partition);
+
+/*
+ * Whether disk id holds another file system's writes than the one mounted
+ * at mount_point: 1 when it is mounted at "/" or also somewhere else as
+ * well (the first such mount point in other), 0 when it is mounted there
+ * alone, -1 if unknown.
+ */
+int platform_disk_shared(const char *id, const char *mount_point, char *other, size_t len);
+
+/*
+ * Move this process into a mount namespace of its own, private from the
+ * root down: the mounts it and its children make are then in no other
+ * namespace, so that another program that makes a namespace meanwhile
+ * (unshare -m, a container, ip netns) cannot take a copy that keeps them
+ * busy, and they vanish when the last process in it ends, however it
+ * ends. 0, or -1 with errno (not root, or no namespaces).
+ */
+int platform_private_mounts(void);
+
+/*
+ * Tie every process this one starts from now on, and every process those
+ * start in turn (daemons that fork twice to detach included), to this
+ * process: they end when it ends, however it ends, kill -9 included.
+ * (On Linux: they go into a new PID namespace whose first process,
+ * started here, only waits; the kernel kills that one when this process
+ * dies, and with it everything in the namespace.) Children started
+ * before are not tied. The tie holds across exec. Call it from the
+ * thread that lives as long as the process: the kernel fires its
+ * parent-death signal when that thread ends.
+ *
+ * The children see PIDs of their own (they are not those the rest of the
+ * machine sees, which /proc and this process go on seeing); their mounts
+ * are the caller's business (platform_private_mounts()).
+ *
+ * 0; or -1 with errno (not root, no PID namespaces; ENOSYS where the
+ * system has no such thing), and then nothing changed.
+ */
+int platform_tie_children(void);
 
 #endif

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <unistd.h>
 
 #include "platform.h"
@@ -79,5 +80,35 @@ int platform_disk_read(const char *id, struct disk_counters *out)
 {
     (void)id;
     (void)out;
+    return -1;
+}
+
+int platform_disk_name(const char *id, char *name, size_t len, int *partition)
+{
+    (void)id;
+    if (len > 0)
+        name[0] = 0;
+    *partition = 0;
+    return -1;
+}
+
+int platform_disk_shared(const char *id, const char *mount_point, char *other, size_t len)
+{
+    (void)id;
+    (void)mount_point;
+    if (len > 0)
+        other[0] = 0;
+    return -1;
+}
+
+int platform_private_mounts(void)
+{
+    errno = ENOSYS;
+    return -1;
+}
+
+int platform_tie_children(void)
+{
+    errno = ENOSYS;
     return -1;
 }

@@ -166,6 +166,38 @@ int procfs_mountinfo(const char *mountinfo, const char *path, struct fsinfo *out
     return found;
 }
 
+int procfs_device_shared(const char *mountinfo, const char *dev, const char *mount_point,
+                         char *other, size_t len)
+{
+    size_t dlen = strlen(dev);
+    int seen = 0;
+
+    if (len > 0)
+        other[0] = 0;
+    if (strcmp(mount_point, "/") == 0) {
+        snprintf(other, len, "/");
+        return 1; /* the system's own disk: its logs and everything else write there */
+    }
+    for (const char *line = mountinfo; line && *line;) {
+        const char *end = strchr(line, '\n');
+        size_t line_len = end ? (size_t)(end - line) : strlen(line);
+        char point[512];
+        struct span head[6], tail[3];
+
+        if (split_line(line, line_len, head, tail) == 0 && head[2].len == dlen &&
+            memcmp(head[2].p, dev, dlen) == 0 &&
+            unescape(head[4].p, head[4].len, point, sizeof(point)) == 0) {
+            seen = 1;
+            if (strcmp(point, mount_point) != 0) {
+                snprintf(other, len, "%s", point);
+                return 1;
+            }
+        }
+        line = end ? end + 1 : NULL;
+    }
+    return seen ? 0 : -1;
+}
+
 /* The value of a "key : value" line whose key is exactly `key'; NULL if none. */
 static const char *field(const char *text, const char *key, size_t *len)
 {
@@ -286,12 +318,21 @@ int procfs_disk_stat(const char *text, struct disk_counters *out)
                    &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7], &f[8], &f[9], &f[10],
                    &f[11], &f[12], &f[13], &f[14], &f[15], &f[16]);
 
+    memset(out, 0, sizeof(*out));
     if (n < 11)
         return -1;
     out->reads = f[0];
+    out->read_sectors = f[2];
     out->writes = f[4];
+    out->write_sectors = f[6];
     out->busy_ms = f[9];
-    out->flushes = n >= 16 ? f[15] : 0; /* flush requests: kernels since 5.5 */
+    out->has_discards = n >= 15; /* fields 12-15: kernels since 4.18 */
+    if (out->has_discards) {
+        out->discards = f[11];
+        out->discard_sectors = f[13];
+    }
+    out->has_flushes = n >= 17; /* fields 16-17: kernels since 5.5 */
+    out->flushes = out->has_flushes ? f[15] : 0;
     return 0;
 }
 

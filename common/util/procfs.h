@@ -37,8 +37,21 @@ int procfs_stat_cpu(const char *text, uint64_t *busy, uint64_t *total);
 /* /proc/PID/stat: the command name and utime + stime in ticks; -1 if malformed. */
 int procfs_pid_stat(const char *text, char *comm, size_t commlen, uint64_t *ticks);
 
-/* A block device's stat file (the kernel's Documentation/block/stat.rst); -1 if malformed. */
+/*
+ * A block device's stat file (the kernel's Documentation/block/stat.rst):
+ * 11 fields, 15 with discards, 17 with flushes; -1 if malformed.
+ */
 int procfs_disk_stat(const char *text, struct disk_counters *out);
+
+/*
+ * /proc/self/mountinfo: whether the device "MAJ:MIN" holds more than the
+ * file system mounted at mount_point: 1 when mount_point is "/" (the
+ * system's disk) or the device is mounted at another point too (the first
+ * such point in other), 0 when mount_point is its only mount, -1 when no
+ * line names the device.
+ */
+int procfs_device_shared(const char *mountinfo, const char *dev, const char *mount_point,
+                         char *other, size_t len);
 
 /* 1 for the command name of a kernel thread that does a filesystem's or block device's work. */
 int procfs_storage_thread(const char *comm);

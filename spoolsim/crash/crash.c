@@ -21,7 +21,11 @@
  * load's children, the mount, the loop device, the recorder (by unmounting
  * its FUSE mount; or the log-writes device, then its two loop devices),
  * then the work directory, which is never removed while anything is still
- * mounted in it.
+ * mounted in it. A kill -9 leaves no process, mount or loop device: its
+ * children are tied to it (platform.h), its mounts in a namespace of its
+ * own, its loop devices detach themselves at their unmount; the next run
+ * in the same parent directory removes the work directory and whatever
+ * else is left (crash_leftover.h).
  */
 #include "config.h"
 
@@ -41,6 +45,7 @@
 #include "blklog.h"
 #include "clock.h"
 #include "crash.h"
+#include "crash_leftover.h"
 #include "crash_opts.h"
 #include "crash_plan.h"
 #include "crash_point.h"
@@ -58,6 +63,7 @@
 #include "optarg.h"
 #include "optgroup.h"
 #include "pf_spool.h"
+#include "platform.h"
 #include "profile.h"
 #include "progress.h"
 #include "progress_out.h"
@@ -70,9 +76,10 @@ struct crash {
     struct crash_options *o;
     struct drive d;
     char recorder_path[PATH_MAX], sink_path[PATH_MAX], source_path[PATH_MAX];
+    char unshare_path[PATH_MAX];
     char base[PATH_MAX], served[PATH_MAX], log[PATH_MAX], fuse_dir[PATH_MAX], mnt[PATH_MAX];
     char loop[64];
-    int mounted, fuse_up;
+    int mounted, fuse_up, fuse_shared;
     /* --recorder dm-log-writes: the log's loop device, the target's name and node */
     char log_loop[64], dm_name[64], dm_dev[PATH_MAX];
     int dm_up, dm_control;
@@ -124,7 +131,9 @@ static void usage(FILE *fp, const struct optgroup *g)
         21);
     fprintf(fp, "\n"
                 "Exit status: 0 durable, 1 acknowledged mail lost (or a failure), 2 bad input.\n"
-                "SIGINT or SIGTERM takes everything apart and removes the images; 130 or 143.\n");
+                "SIGINT or SIGTERM takes everything apart and removes the images; 130 or 143.\n"
+                "After a kill -9 nothing of it runs or stays mounted; the next run in the same\n"
+                "work directory's parent removes the images it left.\n");
 }
 
 enum {
@@ -289,6 +298,8 @@ static void preflight(struct crash *c)
         need_program("dmsetup", "the log-writes device");
     } else if (access("/dev/fuse", R_OK | W_OK) != 0) {
         msg_usage("no /dev/fuse: the recorder needs FUSE");
+    } else if (crash_sys_which("unshare", c->unshare_path, sizeof(c->unshare_path)) != 0) {
+        msg_usage("no unshare on this machine (the recorder's own mount namespace)");
     }
     if (access("/dev/loop-control", F_OK) != 0)
         msg_usage("no loop devices (/dev/loop-control)");
@@ -379,11 +390,14 @@ static int take_down(struct crash *c)
         c->fuse_up = 0;
     if (!c->fuse_up)
         drive_reap(&c->recorder); /* it ends when its mount goes */
-    if (c->mounted || c->loop[0] || c->fuse_up || c->dm_up || c->log_loop[0] ||
+    if (c->fuse_shared && !c->fuse_up && crash_sys_unshare_dir(c->fuse_dir) == 0)
+        c->fuse_shared = 0;
+    if (c->mounted || c->loop[0] || c->fuse_up || c->fuse_shared || c->dm_up || c->log_loop[0] ||
         c->checker.mounted || c->checker.loop[0]) {
         msg_warn("could not take everything apart: %s %s %s %s %s %s left as it is",
                  c->mounted ? c->mnt : "", c->dm_up ? c->dm_dev : "", c->loop, c->log_loop,
-                 c->fuse_up ? c->fuse_dir : "", c->checker.mounted ? c->checker.mnt : "");
+                 c->fuse_up || c->fuse_shared ? c->fuse_dir : "",
+                 c->checker.mounted ? c->checker.mnt : "");
         return -1;
     }
     return 0;
@@ -472,15 +486,27 @@ static void make_image(struct crash *c)
     detach(c, c->loop);
 }
 
+/*
+ * The recorder runs in a mount namespace of its own, its FUSE mount shown
+ * here through a shared mount of the directory. Killed with the rest of
+ * the run (a kill -9 of it), the last process of our namespace unmounts
+ * the image, whose last writes go through the recorder: were that the
+ * recorder itself, exiting, it would wait for its own answer for ever.
+ */
 static void build_stack_fuse(struct crash *c)
 {
-    char *argv[] = {c->recorder_path, c->served, c->log, c->fuse_dir, NULL};
+    char *argv[] = {c->unshare_path, "--mount", "--propagation", "unchanged", c->recorder_path,
+                    c->served,       c->log,    c->fuse_dir,     NULL};
     char err[512], image[PATH_MAX + 8];
     struct stat sb;
     int dio;
 
     if (crash_sys_copy_sparse(c->base, c->served, err, sizeof(err)) != 0)
         fail(c, NULL, "%s", err);
+    if (crash_sys_share_dir(c->fuse_dir) != 0)
+        fail(c, NULL, "cannot make %s a shared mount for the recorder: %s", c->fuse_dir,
+             strerror(errno));
+    c->fuse_shared = 1;
     if (drive_spawn(&c->d, &c->recorder, "recorder", argv) != 0)
         fail(c, NULL, "spoolsim-recorder did not start");
     c->fuse_up = 1;
@@ -565,6 +591,11 @@ static void build_stack_dm(struct crash *c)
                  "dmsetup could not make the log-writes device (has the kernel dm-log-writes?)");
     }
     c->dm_up = 1;
+    /* the target holds both open now: they go with it, whoever removes it */
+    if (crash_sys_loop_autoclear(c->loop) != 0 || crash_sys_loop_autoclear(c->log_loop) != 0)
+        msg_warn("cannot make the loop devices detach themselves (%s): a kill -9 now would "
+                 "leave them attached until the next run",
+                 strerror(errno));
     if (crash_sys_cmd(&c->d, "dmsetup-mknodes", mknodes) != 0 || stat(c->dm_dev, &sb) != 0 ||
         !S_ISBLK(sb.st_mode))
         fail(c, "dmsetup-mknodes", "no device node %s", c->dm_dev);
@@ -852,9 +883,13 @@ int spoolsim_crash(int argc, char **argv)
         json_meta_run_free(&run);
         return 0;
     }
-    if (crash_sys_private_mounts() != 0)
+    crash_leftover_clean(opts.work_parent);
+    if (platform_private_mounts() != 0)
         msg_warn("no mount namespace of its own (%s): a namespace made meanwhile by another "
                  "program could keep an image busy",
+                 strerror(errno));
+    if (platform_tie_children() != 0)
+        msg_warn("cannot tie its children to it (%s): a kill -9 of it would leave them running",
                  strerror(errno));
     interrupt_install();
     progress_out_init(&c.progress, stderr, opts.common.progress);
@@ -862,6 +897,8 @@ int spoolsim_crash(int argc, char **argv)
     optgroup_forget_results(&opts.common);
 
     drive_make_work_dir(&c.d, opts.work_parent, "--work-dir", "crash");
+    if (crash_leftover_mark(&c.d) < 0)
+        fail(&c, NULL, "cannot mark %s as this run's: %s", c.d.work, strerror(errno));
     drive_path(&c.d, "base.img", c.base);
     drive_path(&c.d, "served.img", c.served);
     drive_path(&c.d, "blocks.log", c.log);

@@ -9,10 +9,10 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <spawn.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sched.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -20,8 +20,10 @@
 #include <unistd.h>
 
 #include <linux/dm-ioctl.h>
+#include <linux/loop.h>
 
 #include "crash_sys.h"
+#include "fileutil.h"
 #include "msg.h"
 
 extern char **environ;
@@ -120,6 +122,124 @@ void crash_sys_cmd_said(const struct drive *d, const char *name, char *out, size
     last_line(path, out, len);
 }
 
+/* What the kernel says of a loop device: the file it serves, and its flags. */
+struct loop_state {
+    int bound; /* 0: it serves no file */
+    uint64_t file_dev, file_ino;
+    uint32_t flags;
+};
+
+/* 0 with st filled, or -1 if it cannot be told. */
+static int loop_state(const char *dev, struct loop_state *st)
+{
+    struct loop_info64 info;
+    int fd = open(dev, O_RDONLY | O_CLOEXEC), rc;
+
+    memset(st, 0, sizeof(*st));
+    if (fd < 0)
+        return errno == ENXIO || errno == ENOENT ? 0 : -1; /* gone, or being taken apart */
+    rc = ioctl(fd, LOOP_GET_STATUS64, &info);
+    if (rc != 0 && errno != ENXIO) {
+        close(fd);
+        return -1;
+    }
+    close(fd);
+    if (rc == 0) {
+        st->bound = 1;
+        st->file_dev = info.lo_device;
+        st->file_ino = info.lo_inode;
+        st->flags = info.lo_flags;
+    }
+    return 0;
+}
+
+/* Append DEV and its file to WORK/loops: 0, or -1 (the device then detached). */
+static int loop_list(const struct drive *d, const char *dev)
+{
+    char path[PATH_MAX], line[128];
+    struct loop_state st;
+    int fd, n;
+
+    drive_path(d, "loops", path);
+    if (loop_state(dev, &st) != 0 || !st.bound)
+        return -1;
+    n = snprintf(line, sizeof(line), "%s %llu %llu\n", dev, (unsigned long long)st.file_dev,
+                 (unsigned long long)st.file_ino);
+    fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0 || write(fd, line, (size_t)n) != n || close(fd) != 0) {
+        char *argv[] = {"losetup", "-d", (char *)dev, NULL};
+
+        msg_warn("cannot list %s in %s: %s", dev, path, strerror(errno));
+        crash_sys_cmd(d, "losetup-d", argv);
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * The last record of DEV in WORK/loops into st (bound, with its file), or
+ * of each device in turn to each(); the count of devices, or -1.
+ */
+static int loop_listed(const struct drive *d, const char *dev, struct loop_state *st,
+                       void (*each)(const char *dev, void *ctx), void *ctx)
+{
+    char path[PATH_MAX], *text, *line, *save = NULL;
+    char seen[64][64];
+    int count = 0, found = -1;
+
+    drive_path(d, "loops", path);
+    if ((text = fileutil_read_all(path, NULL)) == NULL)
+        return -1;
+    for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char name[64];
+        unsigned long long fdev, fino;
+        int i;
+
+        if (sscanf(line, "%63s %llu %llu", name, &fdev, &fino) != 3 ||
+            strncmp(name, "/dev/loop", 9) != 0)
+            continue;
+        if (dev && strcmp(name, dev) == 0) {
+            st->bound = 1;
+            st->file_dev = fdev;
+            st->file_ino = fino;
+            found = 0;
+        }
+        for (i = 0; i < count && strcmp(seen[i], name) != 0; i++)
+            continue;
+        if (i == count && count < 64)
+            snprintf(seen[count++], sizeof(seen[0]), "%s", name);
+    }
+    free(text);
+    if (dev)
+        return found;
+    for (int i = 0; i < count; i++)
+        each(seen[i], ctx);
+    return count;
+}
+
+int crash_sys_loop_each_listed(const struct drive *d, void (*each)(const char *dev, void *ctx),
+                               void *ctx)
+{
+    return loop_listed(d, NULL, NULL, each, ctx);
+}
+
+int crash_sys_loop_autoclear(const char *dev)
+{
+    struct loop_info64 info;
+    int fd = open(dev, O_RDONLY | O_CLOEXEC), rc = -1, saved;
+
+    if (fd < 0)
+        return -1;
+    if (ioctl(fd, LOOP_GET_STATUS64, &info) == 0) {
+        info.lo_flags |= LO_FLAGS_AUTOCLEAR;
+        rc = ioctl(fd, LOOP_SET_STATUS64, &info);
+    }
+    saved = errno;
+    close(fd);
+    errno = saved;
+    return rc == 0 ? 0 : -1;
+}
+
 int crash_sys_loop_attach(const struct drive *d, const char *file, int direct_io, char *dev,
                           size_t len)
 {
@@ -139,7 +259,9 @@ int crash_sys_loop_attach(const struct drive *d, const char *file, int direct_io
         dev[0] = '\0';
     fclose(fp);
     dev[strcspn(dev, "\r\n")] = '\0';
-    return strncmp(dev, "/dev/loop", 9) == 0 ? 0 : -1;
+    if (strncmp(dev, "/dev/loop", 9) != 0)
+        return -1;
+    return loop_list(d, dev);
 }
 
 static void sys_path(const char *dev, const char *leaf, char *out, size_t len)
@@ -163,21 +285,6 @@ int crash_sys_loop_dio(const char *dev)
     return c == '1' ? 1 : c == '0' ? 0 : -1;
 }
 
-/* The file the loop device serves, as sysfs names it, into out ("" if none). */
-static void backing_file(const char *dev, char *out, size_t len)
-{
-    char path[PATH_MAX];
-    FILE *fp;
-
-    out[0] = '\0';
-    sys_path(dev, "backing_file", path, sizeof(path));
-    if ((fp = fopen(path, "r")) == NULL)
-        return;
-    if (fgets(out, (int)len, fp) == NULL)
-        out[0] = '\0';
-    fclose(fp);
-}
-
 /*
  * How long a loop device or a mount may take to let go: a loop device
  * lets go of its file some time after losetup -d returns (and the FUSE
@@ -186,13 +293,39 @@ static void backing_file(const char *dev, char *out, size_t len)
  */
 #define RELEASE_WAIT_MS 30000
 
+/* Does the device now serve the file `ours' names? 1, 0, or -1 if it cannot be told. */
+static int loop_serves(const char *dev, const struct loop_state *ours, struct loop_state *now)
+{
+    if (loop_state(dev, now) != 0)
+        return -1;
+    return now->bound && now->file_dev == ours->file_dev && now->file_ino == ours->file_ino;
+}
+
+int crash_sys_loop_ours(const struct drive *d, const char *dev)
+{
+    struct loop_state ours, now;
+
+    if (loop_listed(d, dev, &ours, NULL, NULL) != 0)
+        return -1;
+    return loop_serves(dev, &ours, &now);
+}
+
 int crash_sys_loop_detach(const struct drive *d, const char *dev)
 {
     char *argv[] = {"losetup", "-d", (char *)dev, NULL};
-    char ours[PATH_MAX + 2], now[PATH_MAX + 2];
+    struct loop_state ours, now;
+    int serves;
 
-    backing_file(dev, ours, sizeof(ours));
-    if (crash_sys_cmd(d, "losetup-d", argv) != 0)
+    if (loop_listed(d, dev, &ours, NULL, NULL) != 0) {
+        /* not listed (the list could not be read): what it serves now counts as ours */
+        if (loop_state(dev, &ours) != 0)
+            return -1;
+        if (!ours.bound)
+            return 0;
+    }
+    if ((serves = loop_serves(dev, &ours, &now)) <= 0)
+        return serves; /* detached itself at the unmount (and maybe taken by another since) */
+    if (!(now.flags & LO_FLAGS_AUTOCLEAR) && crash_sys_cmd(d, "losetup-d", argv) != 0)
         return -1;
     /*
      * The device lets go of its file from a work queue, a moment later.
@@ -201,8 +334,7 @@ int crash_sys_loop_detach(const struct drive *d, const char *dev)
      * waited for is that it no longer serves our file.
      */
     for (int i = 0; i < RELEASE_WAIT_MS / 10; i++) {
-        backing_file(dev, now, sizeof(now));
-        if (now[0] == '\0' || strcmp(now, ours) != 0)
+        if (loop_serves(dev, &ours, &now) == 0)
             return 0;
         usleep(10000);
     }
@@ -225,15 +357,13 @@ int crash_sys_mount(const struct drive *d, const char *dev, const char *dir, con
     argv[n++] = (char *)dev;
     argv[n++] = (char *)dir;
     argv[n] = NULL;
-    return crash_sys_cmd(d, "mount", argv) == 0 ? 0 : -1;
-}
-
-int crash_sys_private_mounts(void)
-{
-    if (unshare(CLONE_NEWNS) != 0)
+    if (crash_sys_cmd(d, "mount", argv) != 0)
         return -1;
-    /* a shared / would still propagate our mounts back to the namespace we left */
-    return mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL);
+    if (strncmp(dev, "/dev/loop", 9) == 0 && crash_sys_loop_autoclear(dev) != 0)
+        msg_warn("cannot make %s detach itself at its unmount (%s): a kill -9 now would leave it "
+                 "attached until the next run",
+                 dev, strerror(errno));
+    return 0;
 }
 
 int crash_sys_umount(const struct drive *d, const char *dir)
@@ -261,6 +391,82 @@ int crash_sys_is_mount(const char *dir)
     if (stat(parent, &above) != 0)
         return -1;
     return here.st_dev != above.st_dev;
+}
+
+int crash_sys_share_dir(const char *dir)
+{
+    int saved;
+
+    if (mount(dir, dir, NULL, MS_BIND, NULL) != 0)
+        return -1;
+    if (mount(NULL, dir, NULL, MS_SHARED, NULL) == 0)
+        return 0;
+    saved = errno;
+    umount2(dir, 0);
+    errno = saved;
+    return -1;
+}
+
+int crash_sys_unshare_dir(const char *dir)
+{
+    return umount2(dir, 0) == 0 || errno == EINVAL || errno == ENOENT ? 0 : -1;
+}
+
+/* A mount point of mountinfo, its octal escapes (\\040 for a space) undone, in place. */
+static void unescape(char *p)
+{
+    char *out = p;
+
+    for (; *p; p++) {
+        if (p[0] == '\\' && p[1] >= '0' && p[1] <= '3' && p[2] >= '0' && p[2] <= '7' &&
+            p[3] >= '0' && p[3] <= '7') {
+            *out++ = (char)((p[1] - '0') << 6 | (p[2] - '0') << 3 | (p[3] - '0'));
+            p += 3;
+        } else {
+            *out++ = *p;
+        }
+    }
+    *out = '\0';
+}
+
+static int longer_first(const void *a, const void *b)
+{
+    size_t la = strlen(*(char *const *)a), lb = strlen(*(char *const *)b);
+
+    return la < lb ? 1 : la > lb ? -1 : 0;
+}
+
+int crash_sys_unmount_below(const char *dir)
+{
+    char *text = fileutil_read_all("/proc/self/mountinfo", NULL), *line, *save = NULL;
+    char *below[256];
+    size_t n = 0, len = strlen(dir);
+    int status = 0;
+
+    if (text == NULL)
+        return -1;
+    for (line = strtok_r(text, "\n", &save); line && n < 256; line = strtok_r(NULL, "\n", &save)) {
+        char *field = line, *end;
+
+        for (int i = 0; i < 4 && field; i++) /* ID PARENT MAJ:MIN ROOT, then the mount point */
+            field = (field = strchr(field, ' ')) ? field + 1 : NULL;
+        if (field == NULL)
+            continue;
+        if ((end = strchr(field, ' ')) != NULL)
+            *end = '\0';
+        unescape(field);
+        if (strncmp(field, dir, len) == 0 && field[len] == '/')
+            below[n++] = field;
+    }
+    qsort(below, n, sizeof(below[0]), longer_first);
+    for (size_t i = 0; i < n; i++) {
+        if (umount2(below[i], MNT_DETACH) != 0 && errno != EINVAL && errno != ENOENT) {
+            msg_warn("cannot unmount %s: %s", below[i], strerror(errno));
+            status = -1;
+        }
+    }
+    free(text);
+    return status == 0 ? (int)n : -1;
 }
 
 int crash_sys_copy_sparse(const char *from, const char *to, char *err, size_t errlen)

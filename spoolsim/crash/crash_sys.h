@@ -17,16 +17,6 @@
 
 #include "drive.h"
 
-/*
- * Move this process into a mount namespace of its own, private from the
- * root down: the mounts it and its children make are then in no other
- * namespace, so that another program that makes a namespace meanwhile
- * (unshare -m, a container, ip netns) cannot take a copy that keeps the
- * image busy after our umount, and they vanish with the process whatever
- * happens to it. 0, or -1 with errno (no CAP_SYS_ADMIN, or no namespaces).
- */
-int crash_sys_private_mounts(void);
-
 /* The path of program `name' in PATH, else /usr/sbin or /sbin: 0, or -1. */
 int crash_sys_which(const char *name, char *out, size_t len);
 
@@ -37,15 +27,43 @@ int crash_sys_cmd(const struct drive *d, const char *name, char *const argv[]);
 /* The last line of WORK/NAME.err (else of NAME.out) in out, for a message; "" if none. */
 void crash_sys_cmd_said(const struct drive *d, const char *name, char *out, size_t len);
 
-/* losetup --find --show [--direct-io=on] FILE: the device ("/dev/loop3") in dev; 0 or -1. */
+/*
+ * Loop devices. A device attached is listed in WORK/loops, a line each,
+ * "DEVICE FILE-DEV FILE-INODE" (decimal, as LOOP_GET_STATUS64 and stat
+ * give them), so that a detach, and a later run cleaning up after a dead
+ * one (crash_leftover.h), tell the device still ours from one that
+ * another program took once ours let go.
+ *
+ * crash_sys_loop_attach(): losetup --find --show [--direct-io=on] FILE,
+ * the device ("/dev/loop3") in dev; 0 or -1.
+ * crash_sys_loop_autoclear(): the device detaches itself when its last
+ * user closes it (LO_FLAGS_AUTOCLEAR), so that it does not outlive a
+ * kill -9 of this program: set once a mount or the log-writes target
+ * holds it open, since with nobody holding it the flag's own close would
+ * detach it. 0, or -1 with errno.
+ * crash_sys_loop_detach(): losetup -d, unless the device is no longer
+ * ours or detaches itself; then wait (30 s at most) until it has let go
+ * of our file; 0, or -1.
+ */
 int crash_sys_loop_attach(const struct drive *d, const char *file, int direct_io, char *dev,
                           size_t len);
+int crash_sys_loop_autoclear(const char *dev);
+int crash_sys_loop_detach(const struct drive *d, const char *dev);
+/* Does the device still serve the file WORK/loops lists for it? 1, 0, or -1 if it cannot be told.
+ */
+int crash_sys_loop_ours(const struct drive *d, const char *dev);
 /* 1 if the loop device does direct I/O, 0 if not, -1 if it cannot be told. */
 int crash_sys_loop_dio(const char *dev);
-/* losetup -d, then wait (30 s at most) until the device has let go of its file; 0 or -1. */
-int crash_sys_loop_detach(const struct drive *d, const char *dev);
+/*
+ * Each device WORK/loops lists (the devices are given to each(dev, ctx)
+ * once, the last record of each): how many, or -1 if the list cannot be
+ * read (none was attached: ENOENT).
+ */
+int crash_sys_loop_each_listed(const struct drive *d, void (*each)(const char *dev, void *ctx),
+                               void *ctx);
 
-/* mount -t TYPE [-o OPTS] DEV DIR; 0 or -1 (crash_sys_cmd_said(d, "mount") says why). */
+/* mount -t TYPE [-o OPTS] DEV DIR, then a loop device DEV set to autoclear; 0 or -1
+ * (crash_sys_cmd_said(d, "mount") says why). */
 int crash_sys_mount(const struct drive *d, const char *dev, const char *dir, const char *type,
                     const char *opts);
 /* umount DIR, again for up to 30 s while it is busy; 0 (also when it is no
@@ -58,6 +76,21 @@ int crash_sys_umount(const struct drive *d, const char *dir);
  * or gone; -1 when it cannot be told.
  */
 int crash_sys_is_mount(const char *dir);
+/*
+ * DIR bound onto itself as a shared mount, so that what a program in
+ * another mount namespace made as a copy of ours mounts on it shows here
+ * too (the recorder's FUSE mount: crash.c says why it has a namespace of
+ * its own); 0, or -1 with errno. crash_sys_unshare_dir() removes the
+ * binding; 0 also when it is gone.
+ */
+int crash_sys_share_dir(const char *dir);
+int crash_sys_unshare_dir(const char *dir);
+/*
+ * Detach (lazily: MNT_DETACH) every mount below DIR in this mount
+ * namespace, the deepest first: how many, or -1 if /proc/self/mountinfo
+ * cannot be read or one would not go.
+ */
+int crash_sys_unmount_below(const char *dir);
 
 /*
  * The device-mapper, for the dm-log-writes recorder: the devices are made

@@ -103,6 +103,7 @@ static void init_side(struct side *s, const char *name, const char *label, const
     s->figures = xmalloc(runs * sizeof(*s->figures));
     s->good = xmalloc(runs * sizeof(*s->good));
     s->run_fs = xcalloc(runs, sizeof(*s->run_fs));
+    s->run_disk = xcalloc(runs, sizeof(*s->run_disk));
     for (unsigned i = 0; i < runs; i++)
         s->figures[i] = NAN;
 }
@@ -370,12 +371,22 @@ static void show_progress(void *arg)
     progress_out_show(&ab->progress, text);
 }
 
+/* The device's counts a run's JSON report holds (raw's and bench's), or none (postmark's). */
+static void read_disk(const char *json, struct diskstat *disk)
+{
+    char *text = fileutil_read_all(json, NULL);
+
+    if (text == NULL || diskstat_read_json(text, "disk", disk) != 0)
+        memset(disk, 0, sizeof(*disk)); /* DISKSTAT_NOT_MEASURED */
+    free(text);
+}
+
 /*
  * One run of MODE on a side: its figure, or NAN if it failed (said on
  * standard error with the child's messages) or was interrupted. Whatever
  * it went through, its files are gone afterwards.
  */
-static double run_one(struct ab *ab, const struct side *s, const char *label)
+static double run_one(struct ab *ab, const struct side *s, const char *label, struct diskstat *disk)
 {
     const struct ab_options *o = ab->opts;
     const struct mode *m = o->mode;
@@ -432,6 +443,8 @@ static double run_one(struct ab *ab, const struct side *s, const char *label)
         ab->failures++;
         msg_warn("%s: %s failed: %s", label, m->name, why);
         drive_show_errors(&ab->d, "run", m->subcommand);
+    } else {
+        read_disk(json, disk);
     }
     unlink(json);
     unlink(out);
@@ -454,7 +467,9 @@ static void measure(struct ab *ab, int which, unsigned i, int warm)
     unsigned total = warm ? ab->opts->warmup : ab->opts->runs;
     char label[64];
     double figure;
+    struct diskstat disk;
 
+    memset(&disk, 0, sizeof(disk));
     snprintf(label, sizeof(label), warm ? "warm-up %s %u" : "%s run %u", s->name, i + 1);
     snprintf(ab->run_label, sizeof(ab->run_label), "%s%s", s->name, warm ? " warm-up" : "");
     progress_out_clear(&ab->progress);
@@ -465,7 +480,7 @@ static void measure(struct ab *ab, int which, unsigned i, int warm)
     if (interrupted || set_up(ab, which, i, warm ? PHASE_WARMUP : PHASE_MEASURED, label) != 0)
         return;
     ab->run_start_ns = clock_now_ns();
-    figure = run_one(ab, s, label);
+    figure = run_one(ab, s, label, &disk);
     ab->runs_done++;
     ab->runs_spent_s += (double)(clock_now_ns() - ab->run_start_ns) / 1e9;
     progress_out_clear(&ab->progress);
@@ -479,8 +494,11 @@ static void measure(struct ab *ab, int which, unsigned i, int warm)
     if (!warm) {
         s->done = i + 1;
         s->figures[i] = figure;
-        if (!isnan(figure))
+        s->run_disk[i] = disk;
+        if (!isnan(figure)) {
             s->good[s->ngood++] = figure;
+            diskstat_add(&s->disk, &disk);
+        }
     }
 }
 
@@ -658,6 +676,7 @@ int spoolsim_ab(int argc, char **argv)
         free(ab.side[k].figures);
         free(ab.side[k].good);
         free(ab.side[k].run_fs);
+        free(ab.side[k].run_disk);
     }
     free(ab.commands);
     json_meta_run_free(&run);

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "ab_stats.h"
+#include "diskstat.h"
 #include "drive.h"
 #include "fsinfo.h"
 #include "json_meta.h"
@@ -73,6 +74,8 @@ struct side {
     double *figures;       /* one per measured run, NAN where the run failed */
     double *good;          /* the figures of the runs that worked, for the statistics */
     struct fsinfo *run_fs; /* what each measured run ran on, after its set-up; zeroed if unknown */
+    struct diskstat *run_disk; /* each measured run's device counts, from its JSON report */
+    struct diskstat disk;      /* their sum over the successful runs (diskstat_add()) */
     size_t ngood;
     unsigned done; /* measured runs made, failed or not: fewer after an interrupt */
     struct side_crash crash;

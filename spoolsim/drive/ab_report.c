@@ -140,6 +140,8 @@ void ab_report_print(const struct ab *ab, const struct ab_result *r, int compare
             fprintf(fp, "   note: %s\n", fsinfo_note(&ab->side[k].fs));
         if (o->setup[k])
             fprintf(fp, "   setup: %s\n", o->setup[k]);
+        if (ab->side[k].ngood) /* the successful runs' counts, added */
+            diskstat_print(fp, "   disk: ", "   note: ", &ab->side[k].disk);
     }
     if (o->prepare)
         fprintf(fp, "prepare: %s\n", o->prepare);
@@ -240,6 +242,7 @@ int ab_report_write_json(const struct ab *ab, const struct ab_result *r, int com
             json_string(&w, "setup", o->setup[k]);
             json_string(&w, "prepare", o->prepare);
             json_meta_write_spool(&w, "spool", s->dir, &s->run_fs[i]);
+            diskstat_write_json(&w, "disk", &s->run_disk[i]);
             json_end_object(&w);
         }
         json_end_array(&w);
@@ -249,6 +252,7 @@ int ab_report_write_json(const struct ab *ab, const struct ab_result *r, int com
         json_double(&w, "stddev", s->ngood ? sum[k].sd : NAN);
         json_double(&w, "min", s->ngood ? sum[k].min : NAN);
         json_double(&w, "max", s->ngood ? sum[k].max : NAN);
+        diskstat_write_json(&w, "disk", &s->disk);
         ab_crash_json(&w, ab, s);
         json_end_object(&w);
     }

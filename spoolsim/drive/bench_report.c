@@ -175,6 +175,7 @@ void bench_report_read(const struct drive *d, struct bench_results *res)
     if (res->cores == 0)
         res->cores = cores > 0 ? (unsigned)cores : 1;
     res->injected = number(source, "delivered");
+    res->disk.messages = res->injected;
     res->inject_s = number(source, "elapsed_s");
     res->failed = number(source, "failed");
     /* A relay that left no report has no latency to give: an empty histogram. */
@@ -405,6 +406,7 @@ static void print_report(const struct bench_options *o, const char *spool,
                 res->creates / msgs, res->renames / msgs, res->unlinks / msgs, res->fsyncs / msgs,
                 res->chmods / msgs);
     }
+    diskstat_print(fp, "disk:       ", "note:       ", &res->disk);
     cpu_per_message(res, &cpu);
     fprintf(fp, "CPU:        ");
     print_us(fp, o->mta ? o->mta : "relay", cpu.relay);
@@ -551,6 +553,7 @@ int bench_report_write_json(const struct bench_options *o, const char *spool,
     json_double(&w, "fsyncs", res->fsyncs / msgs);
     json_double(&w, "chmods", res->chmods / msgs);
     json_end_object(&w);
+    diskstat_write_json(&w, "disk", &res->disk);
     json_begin_object(&w, "failures");
     for (int i = 0; i < BENCH_FAILURE_KINDS; i++)
         json_double(&w, failure_kinds[i], res->failures[i]);

@@ -18,6 +18,7 @@
 
 #include <stdio.h>
 
+#include "diskstat.h"
 #include "fsinfo.h"
 #include "histogram.h"
 #include "timeline.h"
@@ -81,6 +82,7 @@ struct bench_results {
     struct msglog_compare cmp;
     char logs_unchecked[400]; /* why the message logs cannot be trusted; "" when they can */
     struct fsinfo fs;
+    struct diskstat disk; /* the spool's device, load start to empty queue, per injected message */
     int relay_status, source_status, drained;
     double cpu_relay_s, cpu_source_s, cpu_sink_s; /* each child's, from wait4() */
     /* each program's own CPU (its JSON's cpu_s; the relay's roles added), < 0: no report */

@@ -28,6 +28,7 @@
 
 #include "clock.h"
 #include "fileutil.h"
+#include "disk_probe.h"
 #include "fsinfo.h"
 #include "interrupt.h"
 #include "json.h"
@@ -502,7 +503,9 @@ int spoolsim_raw(int argc, char **argv)
     if (!opts.common.quiet)
         fprintf(stderr, "spoolsim raw: profile %s, %u workers, in %s\n", raw.profile->name,
                 opts.workers, raw.work);
+    disk_probe_begin(&res.disk, raw.work, &res.fs);
     status = run_profile(&raw, &res);
+    disk_probe_end(&res.disk, (double)res.delivered);
     if (status == 0 && opts.ceiling && !interrupt_signal()) {
         if (!opts.common.quiet)
             fprintf(stderr, "spoolsim raw: measuring the ceilings...\n");

@@ -79,6 +79,7 @@ static void print_report(const struct raw_options *o, const struct profile *p,
             (double)t.creates / n, (double)t.writes / n, (double)t.renames / n, (double)t.links / n,
             (double)t.unlinks / n, (double)t.probes / n, (double)t.stats / n, (double)t.chmods / n,
             (double)t.mkdirs / n, (double)t.rmdirs / n, (double)t.utimes / n, (double)t.locks / n);
+    diskstat_print(fp, "disk:        ", "note:        ", &res->disk);
     fprintf(fp, "latency:\n");
     for (unsigned k = 0; k < MEASURE_COUNT; k++)
         if (histogram_count(&res->latency[k]) > 0)
@@ -155,6 +156,7 @@ int raw_report_write_json(const struct raw_options *o, const struct profile *p,
     json_double(&w, "utimes", (double)t.utimes / n);
     json_double(&w, "locks", (double)t.locks / n);
     json_end_object(&w);
+    diskstat_write_json(&w, "disk", &res->disk);
     json_begin_object(&w, "latency");
     for (unsigned k = 0; k < MEASURE_COUNT; k++)
         if (histogram_count(&res->latency[k]) > 0)

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "diskstat.h"
 #include "fsinfo.h"
 #include "optgroup.h"
 #include "json_meta.h"
@@ -38,6 +39,7 @@ struct raw_result {
     uint64_t ops[OP_KIND_COUNT];
     struct pf_spool_stats pf;
     struct fsinfo fs;
+    struct diskstat disk; /* the device's own counts over the run (not the ceilings) */
     /* --ceiling */
     double fsync_ceiling, loop_ceiling; /* operations/s at the same concurrency */
     char error[512];

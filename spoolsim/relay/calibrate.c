@@ -7,7 +7,12 @@
  * place in the cache (model_cache.h), where `--model postfix' (or exim)
  * finds it. The measuring is a script, bench/calibrate-postfix.sh or
  * bench/calibrate-exim.sh, since it drives another program's daemons and
- * cgroups; this command finds it and runs it with this spoolsim.
+ * cgroups; this command finds it and runs it with this spoolsim, as root
+ * in a mount namespace of its own, its children tied to it
+ * (platform_tie_children()): a kill -9 of the calibration takes its
+ * daemons (Postfix's master detaches from the script) and its tmpfs mounts
+ * with it, and the next calibration removes the directory and cgroups it
+ * left (bench/calibrate-lib.sh).
  * `spoolsim calibrate --machine' prints what the model records of the
  * machine (identity and micro-benchmarks, machine_probe.h);
  * `--speed' only the integer loop's speed.
@@ -329,6 +334,10 @@ int spoolsim_calibrate(int argc, char **argv)
         args[n++] = (char *)messages;
     }
     args[n] = NULL;
+    if (geteuid() == 0 && (platform_private_mounts() != 0 || platform_tie_children() != 0))
+        msg_warn("cannot tie the MTA's daemons to this calibration (%s): a kill -9 of it would "
+                 "leave them running",
+                 strerror(errno));
     execv(script, args);
     msg_fatal("cannot run %s: %s", script, strerror(errno));
 }

@@ -64,6 +64,7 @@
 #include "relay_spool.h"
 #include "smtp_cmd.h"
 #include "smtp_data.h"
+#include "smtp_junk.h"
 #include "smtp_line.h"
 #include "smtp_seq.h"
 #include "smtp_server.h"
@@ -86,6 +87,7 @@ struct relay_session {
     struct smtpd_step *step_buf;        /* made once, used for each command's step */
     struct data_deadline data_deadline; /* --min-data-rate */
     unsigned errors;
+    struct smtp_junk junk; /* --junk-limit */
     char *helo;
     int esmtp; /* the client said EHLO, not HELO: "with ESMTP" in the Received: header */
     struct received_counter hops; /* the client's Received: fields, against --hopcount-limit */
@@ -287,15 +289,21 @@ static void transaction_reset(struct relay_session *s)
     smtp_seq_end_transaction(&s->seq);
 }
 
+/* One error more: 1 when it was the last one allowed, the 421 said and the session closing. */
+static int count_error(struct relay_session *s)
+{
+    if (++s->errors < s->relay->opts->server.error_limit)
+        return 0;
+    s->relay->stats.error_closes++;
+    reply(s, "421 4.7.0 Error: too many errors");
+    close_after_flush(s);
+    return 1;
+}
+
 static void protocol_error(struct relay_session *s, const char *text)
 {
-    if (++s->errors >= s->relay->opts->server.error_limit) {
-        s->relay->stats.error_closes++;
-        reply(s, "421 4.7.0 Error: too many errors");
-        close_after_flush(s);
-        return;
-    }
-    reply(s, text);
+    if (!count_error(s))
+        reply(s, text);
 }
 
 /* ------------------------------------------------------------ message text */
@@ -465,6 +473,7 @@ void relay_smtpd_committed(struct relay_session *s, struct relay_msg *m)
     m->client = NULL;
     s->committing = NULL;
     if (m->job_status == 0) {
+        smtp_junk_accepted(&s->junk);
         snprintf(text, sizeof(text), "250 2.0.0 Ok: queued as %s", m->id);
         reply(s, text);
     } else {
@@ -556,6 +565,9 @@ static void handle_command(struct relay_session *s, const char *line, size_t len
         protocol_error(s, seq_error);
         return;
     }
+    if (smtp_junk_command(&s->junk, cmd.verb, s->rcpt_count >= opts->server.max_rcpt) &&
+        count_error(s))
+        return; /* docs/security.md item 11 */
     if (cmd.verb == SMTP_VERB_DATA && evbuffer_get_length(bufferevent_get_input(s->conn.bev)) > 0) {
         /* Text before our 354 is an early talker (docs/security.md item 6). */
         reply(s, SMTP_SERVER_REPLY_SYNC);
@@ -753,6 +765,7 @@ void relay_smtpd_accept(struct relay_loop *loop, int fd, const struct sockaddr *
     }
     smtp_server_direct_read(&s->conn); /* one read() per event, as smtp-sink (bev_in.h) */
     smtp_seq_init(&s->seq);
+    smtp_junk_init(&s->junk, r->opts->server.junk_limit);
     data_deadline_init(&s->data_deadline, loop->base, r->opts->timeout,
                        r->opts->server.min_data_rate, on_data_too_slow, s);
     s->next = loop->sessions;

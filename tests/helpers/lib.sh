@@ -524,3 +524,34 @@ unmarked() {
         if [ "$mode" != 700 ] || [[ ${f##*/} == *.* ]]; then echo "$f"; fi
     done
 }
+
+# descendants PID: every process below PID, one a line.
+descendants() {
+    local p
+    for p in $(pgrep -P "$1"); do
+        echo "$p"
+        descendants "$p"
+    done
+}
+
+# none_left DIR PID...: none of the PIDs lives, and no process has DIR/ in
+# its command line (what a killed program's children would show).
+none_left() {
+    local dir=$1 p
+    shift
+    for p in "$@"; do kill -0 "$p" 2>/dev/null && return 1; done
+    ! pgrep -f -- "$dir/" >/dev/null
+}
+
+# mount_ns_gone NS DIR: no process is in the mount namespace NS (as
+# /proc/PID/ns/mnt names it), so that it and its mounts are gone; and
+# nothing below DIR is mounted in this one.
+mount_ns_gone() {
+    local p
+    grep -q " $2/" /proc/self/mountinfo && return 1
+    [ "$1" != "$(readlink /proc/self/ns/mnt)" ] || return 1 # this one's own: it stays
+    for p in /proc/[0-9]*/ns/mnt; do
+        [ "$(readlink "$p" 2>/dev/null)" = "$1" ] && return 1
+    done
+    return 0
+}

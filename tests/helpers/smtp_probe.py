@@ -255,6 +255,23 @@ def group_limits():
     check("error limit reached -> 421", code == 421, code)
     check("closed after the error limit", c.closed())
 
+    # --junk-limit 3: three commands that achieve nothing pass, each one more
+    # is an error; an accepted message forgives them (docs/security.md item 11).
+    c = Conn()
+    codes = [c.cmd(v) for v in ("NOOP", "EHLO probe", "RSET", "VRFY <a@b>")]
+    check("junk past --junk-limit is still answered (an error: 1 of 5)",
+          codes == [250, 250, 250, 252], codes)
+    check("a message after junk", start_transaction(c) == 354)
+    c.send(b"Subject: junk\r\n\r\nx\r\n.\r\n")
+    check("  ... is accepted", c.reply()[0] == 250)
+    codes = [c.cmd("NOOP") for _ in range(6)]
+    check("after an accepted message three pass again, then errors 2 to 4 of 5",
+          codes == [250] * 6, codes)
+    c.send(b"NOOP\r\n")
+    code, _ = c.reply()
+    check("junk that reaches the error limit -> 421", code == 421, code)
+    check("closed after the junk", c.closed())
+
     # --max-size 1000: SIZE announced, MAIL SIZE= checked, oversize read to the end then 552.
     c = Conn()
     c.send(b"EHLO probe\r\n")

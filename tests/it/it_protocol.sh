@@ -15,7 +15,7 @@ check "default sink" probe default
 check "bare-LF policy normalize" probe normalize --bare-lf normalize
 check "bare-LF policy strict" probe strict --bare-lf strict
 check "STARTTLS" probe tls --tls
-check "limits" probe limits --error-limit 5 --max-size 1000 -t 1
+check "limits, junk commands" probe limits --error-limit 5 --junk-limit 3 --max-size 1000 -t 1
 check "LMTP" probe lmtp -L
 check "minimum data rate" probe slow -t 1 --min-data-rate 100
 check "greeting delay" probe greet --greet-delay 0.3

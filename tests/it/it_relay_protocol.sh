@@ -23,8 +23,8 @@ check "relay: bare-LF policy normalize" probe normalize --bare-lf normalize
 check "relay: bare-LF policy strict" probe strict --bare-lf strict
 check "relay: bare-LF policy lenient" probe lenient --bare-lf lenient
 check "relay: STARTTLS injection, state reset after TLS" probe tls --tls
-check "relay: error limit, SIZE, idle timeout" probe limits --error-limit 5 --max-size 1000 \
-    --timeout 1
+check "relay: error and junk limits, SIZE, idle timeout" probe limits --error-limit 5 --junk-limit 3 \
+    --max-size 1000 --timeout 1
 check "relay: minimum data rate" probe slow --min-data-rate 100 --timeout 1
 check "relay: recipient cap, NUL bytes" probe rcptcap --max-rcpt 3
 check "relay: a usage error for --tls-key alone" test "$(

@@ -23,6 +23,7 @@ START_TEST(test_defaults)
     ck_assert_uint_eq(o.max_size, 10240000); /* message_size_limit */
     ck_assert_uint_eq(o.max_rcpt, 1000);     /* smtpd_recipient_limit */
     ck_assert_uint_eq(o.error_limit, 20);    /* smtpd_hard_error_limit */
+    ck_assert_uint_eq(o.junk_limit, 100);    /* smtpd_junk_command_limit */
     ck_assert_double_eq(o.min_data_rate, 0);
     ck_assert_int_eq(o.bare_lf, SMTP_BARE_LF_NORMALIZE);
     ck_assert_int_eq(o.tls, 0);
@@ -42,6 +43,10 @@ START_TEST(test_values)
     ck_assert_uint_eq(o.max_rcpt, SMTP_SERVER_MAX_RCPT_MAX);
     ck_assert_int_eq(smtp_server_opts_parse(&o, SMTP_SERVER_OPT_ERROR_LIMIT, "5"), 1);
     ck_assert_uint_eq(o.error_limit, 5);
+    ck_assert_int_eq(smtp_server_opts_parse(&o, SMTP_SERVER_OPT_JUNK_LIMIT, "0"), 1);
+    ck_assert_uint_eq(o.junk_limit, 0); /* no limit */
+    ck_assert_int_eq(smtp_server_opts_parse(&o, SMTP_SERVER_OPT_JUNK_LIMIT, "1000000"), 1);
+    ck_assert_uint_eq(o.junk_limit, SMTP_SERVER_JUNK_LIMIT_MAX);
     ck_assert_int_eq(smtp_server_opts_parse(&o, SMTP_SERVER_OPT_MIN_DATA_RATE, "1024"), 1);
     ck_assert_double_eq(o.min_data_rate, 1024);
     ck_assert_int_eq(smtp_server_opts_parse(&o, SMTP_SERVER_OPT_BARE_LF, "strict"), 1);
@@ -66,6 +71,7 @@ static const struct {
     {SMTP_SERVER_OPT_ERROR_LIMIT, "100001"}, {SMTP_SERVER_OPT_ERROR_LIMIT, "0"},
     {SMTP_SERVER_OPT_MAX_SIZE, "0"},         {SMTP_SERVER_OPT_MAX_SIZE, "2g"},
     {SMTP_SERVER_OPT_MIN_DATA_RATE, "0"},    {SMTP_SERVER_OPT_BARE_LF, "loose"},
+    {SMTP_SERVER_OPT_JUNK_LIMIT, "1000001"}, {SMTP_SERVER_OPT_JUNK_LIMIT, "-1"},
 };
 
 START_TEST(test_bounds)
@@ -126,6 +132,7 @@ START_TEST(test_help)
     ck_assert_ptr_nonnull(strstr(text, "default: none, no SIZE"));
     ck_assert_ptr_nonnull(strstr(text, "gets --timeout plus"));
     ck_assert_ptr_nonnull(strstr(text, "gets -t seconds plus"));
+    ck_assert_ptr_nonnull(strstr(text, "each one more is a protocol error (100; 0: no limit;"));
     free(text);
 }
 END_TEST
