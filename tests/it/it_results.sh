@@ -107,6 +107,24 @@ timeout 60 "$S" raw --dir "$R" -m 20 -q --json "$WORK/link.json" >/dev/null 2>&1
 check "--json to a symbolic link: still a link" test -L "$WORK/link.json"
 check "  ... to the new result" valid_json "$WORK/target.json"
 
+# ---------------------------------------------------------------- a directory that is not writable
+# A result is made beside its file and renamed over it: a writable file in a
+# directory that is not is found before the run (as a user, not root).
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+    abs_spoolsim=$(cd "$top_builddir" && pwd)/spoolsim/spoolsim
+    RO=$(mktemp -d "${TMPDIR:-/tmp}/spoolsim-ro.XXXXXX")
+    chmod 755 "$RO" && mkdir "$RO/out" "$RO/run" && touch "$RO/out/r.json" &&
+        chmod 666 "$RO/out/r.json" && chmod 555 "$RO/out" && chown nobody "$RO/run"
+    (cd / && setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
+        "$abs_spoolsim" raw --dir "$RO/run" -m 5 -q \
+        --json "$RO/out/r.json") >"$WORK/ro.out" 2>&1
+    check "--json in a directory it cannot write: a usage error before the run" test $? = 2
+    check "  ... saying the directory is why" grep -q "cannot replace it: its directory" "$WORK/ro.out"
+    rm -rf "$RO"
+else
+    skip_part "a directory that is not writable: needs root and setpriv to be another user"
+fi
+
 # ---------------------------------------------------------------- a full filesystem (root)
 if [ "$(id -u)" = 0 ] && mkdir -p "$WORK/full" && mount -t tmpfs -o size=64k tmpfs "$WORK/full" 2>/dev/null; then
     trap "unmount_and_cleanup '$WORK/full'" EXIT
