@@ -8,8 +8,9 @@
  * panics. Strings are escaped (short forms for \b \f \n \r \t, \u00xx for
  * other control characters); well-formed UTF-8 passes through, and each
  * byte that starts no UTF-8 character (a path's Latin-1 byte, a cut
- * sequence) becomes U+FFFD, so that the document is always valid JSON. Non-finite doubles are
- * written as null. Write errors are sticky in the stream and reported by json_finish().
+ * sequence) becomes U+FFFD, so that the document is always valid JSON.
+ * Non-finite doubles are written as null. Write errors are sticky in the
+ * stream and reported by json_finish().
  */
 #ifndef SPOOLSIM_JSON_H
 #define SPOOLSIM_JSON_H

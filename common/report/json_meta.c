@@ -155,8 +155,7 @@ int json_meta_begin(struct json_writer *w, const char *path, const struct json_r
 
 int json_meta_end(struct json_writer *w)
 {
-    json_end_object(w);
-    fputc('\n', w->fp);
+    json_meta_end_stream(w); /* a failed write is the stream's: the close reports it */
     return fileutil_output_close(&w->out);
 }
 

@@ -115,11 +115,12 @@ static char *link_target(const char *path)
     char target[PATH_MAX], *out;
     const char *slash = strrchr(path, '/');
     ssize_t n = readlink(path, target, sizeof(target) - 1);
-    size_t dir_len = slash && target[0] != '/' ? (size_t)(slash - path) + 1 : 0;
+    size_t dir_len;
 
     if (n < 0)
         return NULL;
     target[n] = 0;
+    dir_len = slash && target[0] != '/' ? (size_t)(slash - path) + 1 : 0;
     out = xmalloc(dir_len + (size_t)n + 1);
     memcpy(out, path, dir_len); /* a relative target is relative to the link's directory */
     memcpy(out + dir_len, target, (size_t)n + 1);
