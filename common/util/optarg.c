@@ -373,6 +373,40 @@ const char *optarg_output_file(const char *path, const char *what)
     return path;
 }
 
+void optarg_work_dir(const char *path, const char *what, int may_make)
+{
+    char dir[PATH_MAX], *slash;
+    struct stat st;
+
+    if (*path == 0)
+        msg_usage("%s: an empty directory name", what);
+    if (strlen(path) >= sizeof(dir))
+        msg_usage("%s: the path %.60s... is too long", what, path);
+    if (stat(path, &st) == 0) {
+        if (!S_ISDIR(st.st_mode))
+            msg_usage("%s %s: not a directory", what, path);
+        if (access(path, W_OK | X_OK) != 0)
+            msg_usage("%s %s: cannot write in it: %s", what, path, strerror(errno));
+        return;
+    }
+    if (errno != ENOENT || !may_make)
+        msg_usage("%s %s: %s", what, path, strerror(errno));
+    /* made as mkdir makes it: in a directory that exists and lets us write */
+    snprintf(dir, sizeof(dir), "%s", path);
+    while ((slash = strrchr(dir, '/')) != NULL && slash != dir && slash[1] == 0)
+        *slash = 0; /* trailing slashes name the same directory */
+    if ((slash = strrchr(dir, '/')) == NULL)
+        snprintf(dir, sizeof(dir), ".");
+    else
+        slash[slash == dir] = 0;
+    if (stat(dir, &st) != 0)
+        msg_usage("%s %s: cannot be made: %s: %s", what, path, dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        msg_usage("%s %s: cannot be made: %s is not a directory", what, path, dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        msg_usage("%s %s: cannot be made in %s: %s", what, path, dir, strerror(errno));
+}
+
 int optarg_same_output(const char *a, const char *b)
 {
     struct stat sa, sb;

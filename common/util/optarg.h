@@ -144,6 +144,16 @@ double optarg_rate(const char *text, const char *what);
  */
 const char *optarg_output_file(const char *path, const char *what);
 
+/*
+ * A directory a command works in, such as --spool DIR: it is a directory
+ * this user may create files in, or, with may_make, one that does not
+ * exist yet and that mkdir could make (its parent a directory this user
+ * may write in). Anything else is a usage error
+ * naming `what' and the reason. Nothing is created: a dry run's check,
+ * and a run's before it starts.
+ */
+void optarg_work_dir(const char *path, const char *what, int may_make);
+
 /* Two output files given are one: the same name, or the same file ("-" is never). */
 int optarg_same_output(const char *a, const char *b);
 

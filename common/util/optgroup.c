@@ -5,6 +5,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@ enum {
     CODE_NO_PROGRESS,
     CODE_VERSION,
     CODE_SEED,
+    CODE_DRY_RUN,
 };
 
 struct entry {
@@ -60,6 +62,11 @@ static const struct entry entries[] = {
      "-r, --rcpts N",
      "recipients per message, 1 to 1000 (%s)"},
     {OPTGROUP_SEED, {"seed", required_argument, NULL, CODE_SEED}, "--seed N", "seed of %s"},
+    {OPTGROUP_DRY_RUN,
+     {"dry-run", no_argument, NULL, CODE_DRY_RUN},
+     "--dry-run",
+     "make every check a run makes before it starts, say what would run and exit 0, or 2 "
+     "naming the problem: nothing is started, written or made"},
     {OPTGROUP_JSON,
      {"json", required_argument, NULL, CODE_JSON},
      "--json FILE",
@@ -213,6 +220,9 @@ int optgroup_getopt(struct optgroup *g, int argc, char *const argv[])
         case CODE_SEED:
             v->seed = optarg_count(optarg, "--seed", 0, UINT64_MAX);
             break;
+        case CODE_DRY_RUN:
+            v->dry_run = 1;
+            break;
         case CODE_KEEP:
             v->keep = 1;
             break;
@@ -242,6 +252,18 @@ void optgroup_end(struct optgroup *g)
         msg_usage("--messages and --duration cannot be combined (a count or a time, not both)");
     if (g->groups & OPTGROUP_PROGRESS)
         v->progress = progress_want(v->progress, v->quiet);
+}
+
+void optgroup_dry_run_done(const char *fmt, ...)
+{
+    va_list ap;
+
+    printf("%s: dry run: ", msg_progname());
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    putchar('\n');
+    exit(fflush(stdout) != 0 || ferror(stdout) ? 1 : 0);
 }
 
 /* What stands for the %s of an entry's text, in buf: its default, or a variant. */

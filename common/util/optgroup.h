@@ -39,13 +39,14 @@ enum {
     OPTGROUP_QUIET = 1 << 9,        /* -q, --quiet */
     OPTGROUP_NO_OPERANDS = 1 << 10, /* not a group: an argument after the options is an error */
     OPTGROUP_SEED = 1 << 11,        /* --seed N */
+    OPTGROUP_DRY_RUN = 1 << 12,     /* --dry-run */
 };
 
 /* The groups that say what to offer, and those that say what to report. */
 #define OPTGROUP_WORKLOAD (OPTGROUP_LENGTH | OPTGROUP_SESSIONS | OPTGROUP_SIZE | OPTGROUP_RCPTS)
 #define OPTGROUP_OUTPUT                                                                            \
     (OPTGROUP_JSON | OPTGROUP_TIMELINE | OPTGROUP_KEEP | OPTGROUP_PROGRESS | OPTGROUP_QUIET |      \
-     OPTGROUP_HELP)
+     OPTGROUP_HELP | OPTGROUP_DRY_RUN)
 
 /* The most messages -m takes: a count, not a typo. */
 #define OPTGROUP_MESSAGES_MAX 1000000000ULL
@@ -61,6 +62,7 @@ struct optgroup_values {
     const char *csv;   /* --csv FILE, checked writable; NULL: none */
     uint64_t seed;     /* --seed, any 64-bit number (1) */
     int keep;          /* --keep */
+    int dry_run;       /* --dry-run: check, say what would run, exit (optgroup_dry_run_done()) */
     int quiet;         /* -q */
     /*
      * --progress 1, --no-progress 0, neither -1; optgroup_end() settles
@@ -118,6 +120,16 @@ void optgroup_end(struct optgroup *g);
  * the program (msg_fatal()).
  */
 void optgroup_forget_results(const struct optgroup_values *v);
+
+/*
+ * The end of a dry run that found nothing wrong: "PROGRAM: dry run: TEXT"
+ * on standard output, then exit 0 (1 if standard output cannot take it).
+ * A command's dry run makes every check its run would make before
+ * starting anything (the options, the directories, a child's own dry
+ * run), each a usage error (exit 2) as in the run, and then says here
+ * what would run; it starts, writes and creates nothing.
+ */
+_Noreturn void optgroup_dry_run_done(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * The --help lines of the groups in `which' that g takes, in the table's

@@ -130,7 +130,11 @@ int platform_private_mounts(void);
  * are the caller's business (platform_private_mounts()).
  *
  * 0; or -1 with errno (not root, no PID namespaces; ENOSYS where the
- * system has no such thing), and then nothing changed.
+ * system has no such thing; ENOTSUP in a build with AddressSanitizer,
+ * whose LeakSanitizer reads /proc/PID/task by the PID its process sees,
+ * and in a PID namespace without a /proc of its own that is another
+ * process's or none, so that every child would fail at its exit), and
+ * then nothing changed.
  */
 int platform_tie_children(void);
 

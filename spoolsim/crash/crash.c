@@ -120,15 +120,17 @@ static void usage(FILE *fp, const struct optgroup *g)
             "  --recorder NAME       what records the writes: fuse (spoolsim-recorder, FUSE\n"
             "                        and a loop device with direct I/O) or dm-log-writes\n"
             "                        (the kernel's target, marks timing the 250s) (fuse)\n"
-            "  --work-dir DIR        where the images and logs go ($TMPDIR or /tmp)\n"
-            "  --dry-run             check that this machine can run it (root, FUSE or the\n"
-            "                        device-mapper, loop devices, the filesystem's tools)\n"
-            "                        and exit: 0, or 2\n",
+            "  --work-dir DIR        where the images and logs go ($TMPDIR or /tmp)\n",
             crash_opts_fs_names());
     optgroup_help(fp, g, OPTGROUP_WORKLOAD | OPTGROUP_SEED, 21);
-    optgroup_help(
-        fp, g, OPTGROUP_JSON | OPTGROUP_KEEP | OPTGROUP_PROGRESS | OPTGROUP_QUIET | OPTGROUP_HELP,
-        21);
+    optgroup_help(fp, g,
+                  OPTGROUP_DRY_RUN | OPTGROUP_JSON | OPTGROUP_KEEP | OPTGROUP_PROGRESS |
+                      OPTGROUP_QUIET | OPTGROUP_HELP,
+                  21);
+    fprintf(fp, "\n"
+                "The dry run checks that this machine can run it too: root, FUSE or the\n"
+                "device-mapper, loop devices, the filesystem's tools, room for the images, and\n"
+                "the relay's options (its own dry run).\n");
     fprintf(fp, "\n"
                 "Exit status: 0 durable, 1 acknowledged mail lost (or a failure), 2 bad input.\n"
                 "SIGINT or SIGTERM takes everything apart and removes the images; 130 or 143.\n"
@@ -144,7 +146,6 @@ enum {
     OPT_MODEL,
     OPT_HOP_DELAY,
     OPT_WORK_DIR,
-    OPT_DRY_RUN,
     OPT_RECORDER,
 };
 
@@ -161,7 +162,6 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
         {"model", required_argument, NULL, OPT_MODEL},
         {"hop-delay", required_argument, NULL, OPT_HOP_DELAY},
         {"work-dir", required_argument, NULL, OPT_WORK_DIR},
-        {"dry-run", no_argument, NULL, OPT_DRY_RUN},
         {"recorder", required_argument, NULL, OPT_RECORDER},
         {NULL, 0, NULL, 0},
     };
@@ -171,9 +171,8 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
         {'t', .text = &type},
         {'o', .text = &given_opts},
         {OPT_LIKE, .text = &o->like, .dir = "--like"},
-        {OPT_MODEL, .text = &o->model}, /* the relay judges it, at its start */
+        {OPT_MODEL, .text = &o->model}, /* the relay judges it: check_relay() */
         {OPT_WORK_DIR, .text = &o->work_parent, .dir = "--work-dir"},
-        {OPT_DRY_RUN, .flag = &o->dry_run},
         {0},
     };
     int ch;
@@ -181,7 +180,8 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
     memset(o, 0, sizeof(*o));
     optgroup_init(&g, &o->common,
                   OPTGROUP_NO_OPERANDS | OPTGROUP_WORKLOAD | OPTGROUP_SEED | OPTGROUP_JSON |
-                      OPTGROUP_KEEP | OPTGROUP_PROGRESS | OPTGROUP_QUIET | OPTGROUP_HELP,
+                      OPTGROUP_KEEP | OPTGROUP_PROGRESS | OPTGROUP_QUIET | OPTGROUP_HELP |
+                      OPTGROUP_DRY_RUN,
                   "t:o:n:", long_options, "spoolsim crash", usage);
     o->common.duration = 3;
     o->common.sessions = 4;
@@ -275,6 +275,27 @@ static int kernel_has(const char *type)
     return found;
 }
 
+/*
+ * The relay's dry run with the options crash gives it (profile, sync,
+ * model), so that a --model it cannot take is said before an image is
+ * made; its spool is the work directory's parent, which exists.
+ */
+static void check_relay(const struct crash *c, const char *parent)
+{
+    const struct crash_options *o = c->o;
+    char *argv[12];
+    int n;
+
+    n = drive_relay_dry_run_args(argv, &c->d, parent);
+    argv[n++] = "--profile";
+    argv[n++] = (char *)o->profile;
+    n = drive_arg_if_set(argv, n, "--sync", o->sync);
+    n = drive_arg_if_set(argv, n, "--model", o->model);
+    argv[n] = NULL;
+    if (drive_dry_run(argv) != 0)
+        msg_usage("the relay cannot run with these options (see above); nothing was made");
+}
+
 /* Everything that can be known before any work: exit 2 naming what is missing. */
 static void preflight(struct crash *c)
 {
@@ -320,6 +341,7 @@ static void preflight(struct crash *c)
                   (unsigned long long)(o->fs->min_size >> 20));
     if (o->image_size > (64ULL << 30))
         msg_usage("--image-size: at most 64 GiB (a crash image is copied at every point)");
+    optarg_work_dir(parent, o->work_parent ? "--work-dir" : "TMPDIR", 0);
     if (statvfs(parent, &vfs) != 0)
         msg_usage("--work-dir %s: %s", parent, strerror(errno));
     if ((uint64_t)vfs.f_bavail * vfs.f_frsize < 3 * o->image_size)
@@ -333,6 +355,7 @@ static void preflight(struct crash *c)
                            sizeof(c->sink_path));
     companion_find_program(c->d.self, "smtp-source", "SPOOLSIM_SMTP_SOURCE", c->source_path,
                            sizeof(c->source_path));
+    check_relay(c, parent);
 }
 
 /* ------------------------------------------------------------ the stack */
@@ -877,12 +900,15 @@ int spoolsim_crash(int argc, char **argv)
     c.d.keep = opts.common.keep;
     drive_find_self(&c.d);
     preflight(&c);
-    if (opts.dry_run) {
-        /* what spoolsim ab --crash asks before its first run, so that a side it cannot crash-test
-         * is said before the hours of speed runs, not after */
-        json_meta_run_free(&run);
-        return 0;
-    }
+    /* what spoolsim ab --crash asks before its first run, so that a side it cannot crash-test
+     * is said before the hours of speed runs, not after */
+    if (opts.common.dry_run)
+        optgroup_dry_run_done(
+            "would check %u crash points of %s -o %s (a %llu MiB image, recorded "
+            "by %s) under the relay's %s spool, in a directory in %s",
+            opts.points, opts.type, opts.mount_opts[0] ? opts.mount_opts : "defaults",
+            (unsigned long long)(opts.image_size >> 20), opts.dm ? "dm-log-writes" : "FUSE",
+            opts.profile, opts.work_parent ? opts.work_parent : fileutil_tmp_dir());
     crash_leftover_clean(opts.work_parent);
     if (platform_private_mounts() != 0)
         msg_warn("no mount namespace of its own (%s): a namespace made meanwhile by another "

@@ -28,8 +28,7 @@ struct crash_options {
     const char *model;          /* the relay's --model; NULL: its default */
     const char *hop_delay;
     const char *work_parent;
-    int dry_run; /* --dry-run: the preflight only */
-    int dm;      /* --recorder dm-log-writes, not spoolsim-recorder's FUSE */
+    int dm; /* --recorder dm-log-writes, not spoolsim-recorder's FUSE */
     const struct json_run *run;
     uint64_t t_load;    /* when the load began (CLOCK_MONOTONIC) */
     uint64_t t_stopped; /* when the relay and the sink had stopped */

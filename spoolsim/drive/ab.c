@@ -58,6 +58,7 @@
 #include <unistd.h>
 
 #include "ab.h"
+#include "ab_compare.h"
 #include "ab_crash.h"
 #include "clock.h"
 #include "drive.h"
@@ -583,6 +584,61 @@ static void crash_test(struct ab *ab, int which)
     unlink(json);
 }
 
+/* ------------------------------------------------------------ --dry-run */
+
+/*
+ * Everything but the runs: ab's options and directories are checked by
+ * now; MODE's ARGS are the child's to judge, by its own dry run on each
+ * side's directory, and so is --crash's crash test. The set-up and
+ * prepare commands are not run: they change the machine.
+ */
+/* MODE's own dry run with ARGS on side s's directory: its exit status. */
+static int mode_dry_run(const struct ab *ab, const struct side *s)
+{
+    const struct ab_options *o = ab->opts;
+    char **argv = xcalloc((size_t)o->nargs + 8, sizeof(*argv));
+    int n = 0, status;
+
+    argv[n++] = (char *)ab->d.self;
+    argv[n++] = (char *)o->mode->subcommand;
+    argv[n++] = "--dry-run";
+    argv[n++] = (char *)o->mode->dir_option;
+    argv[n++] = (char *)s->dir;
+    for (int i = 0; i < o->nargs; i++)
+        argv[n++] = o->args[i];
+    argv[n] = NULL;
+    status = drive_dry_run(argv);
+    free(argv);
+    return status;
+}
+
+static _Noreturn void dry_run(struct ab *ab)
+{
+    const struct ab_options *o = ab->opts;
+
+    for (int k = 0; k < 2; k++) {
+        const struct side *s = &ab->side[k];
+        struct ab_crash_argv a;
+
+        if (k == 1 && ab->side[0].dev == s->dev && ab->side[0].ino == s->ino && !o->crash)
+            break; /* one directory: once */
+        if (o->mode->dir_option && mode_dry_run(ab, s) != 0)
+            msg_usage("%s: spoolsim %s refuses ARGS on side %s (see above)", o->mode->name,
+                      o->mode->subcommand, s->name);
+        if (o->crash) {
+            ab_crash_argv(ab, s, 1, NULL, 0, &a);
+            if (drive_dry_run(a.v) != 0)
+                msg_usage("--crash: side %s (%s) cannot be crash-tested here (see above)", s->name,
+                          s->dir);
+        }
+    }
+    optgroup_dry_run_done("would run %s %u warm-up and %u measured times on each of %s and %s, "
+                          "alternating%s%s",
+                          o->mode->name, o->warmup, o->runs, ab->side[0].dir, ab->side[1].dir,
+                          o->crash ? ", then crash-test each side" : "",
+                          o->setup[0] ? " (the set-up commands are not run by a dry run)" : "");
+}
+
 /* ------------------------------------------------------------ the command */
 
 /* Before any run: what would make the comparison say nothing. */
@@ -611,6 +667,12 @@ int spoolsim_ab(int argc, char **argv)
 
     json_meta_run_init(&run, "spoolsim ab", "spoolsim", argc, argv);
     ab_options_parse(&opts, argc, argv);
+    if (opts.compare) {
+        interrupt_install();
+        status = ab_compare_main(&opts, argc, argv, &run);
+        json_meta_run_free(&run);
+        return status;
+    }
     memset(&ab, 0, sizeof(ab));
     memset(&result, 0, sizeof(result));
     ab.opts = &opts;
@@ -621,6 +683,8 @@ int spoolsim_ab(int argc, char **argv)
         ab.commands = read_commands(opts.args[0]);
     drive_find_self(&ab.d);
     warn_same(&ab);
+    if (opts.common.dry_run)
+        dry_run(&ab);
     interrupt_install();
 
     progress_out_init(&ab.progress, stderr, opts.common.progress);

@@ -30,10 +30,10 @@ struct mode {
     const char *unit;
     /*
      * Options ARGS must not hold: ab sets them itself, (--keep) they
-     * would leave a run's files, or (--discard) there would be no figure.
-     * At most 4, so that a NULL ends the list.
+     * would leave a run's files, or (--discard, --dry-run) there would be
+     * no figure. At most 5, so that a NULL ends the list.
      */
-    const char *reserved[5];
+    const char *reserved[6];
 };
 
 struct ab_options {
@@ -49,6 +49,8 @@ struct ab_options {
     const struct mode *mode;
     char **args; /* MODE's arguments: the tail of argv */
     int nargs;
+    const char *compare; /* --compare MTA: the model's B/A against the real MTA's; NULL */
+    int opts_end;        /* argv[1..opts_end): ab's options, which getopt put first */
 };
 
 /*

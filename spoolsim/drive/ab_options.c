@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ab.h"
 #include "msg.h"
@@ -15,13 +16,18 @@
 #include "optgroup.h"
 
 static const struct mode modes[] = {
-    {"raw", "raw", "--dir", "delivered_per_s", "msgs/s", {"--dir", "--json", "--keep"}},
+    {"raw",
+     "raw",
+     "--dir",
+     "delivered_per_s",
+     "msgs/s",
+     {"--dir", "--json", "--keep", "--dry-run"}},
     {"relay",
      "bench",
      "--spool",
      "delivered_per_s",
      "msgs/s",
-     {"--spool", "--json", "--keep", "--discard"}},
+     {"--spool", "--json", "--keep", "--discard", "--dry-run"}},
     {"postmark", "postmark", NULL, "transactions_per_s", "transactions/s", {NULL}},
 };
 
@@ -56,7 +62,11 @@ static void usage(FILE *fp, const struct optgroup *g)
           "  --crash N        MODE relay only: after the runs, spoolsim crash on each\n"
           "                   side, N crash points on an image made like the side's\n"
           "                   filesystem and mount options (--like DIR, after its\n"
-          "                   set-up), with ARGS' --profile and --sync; root only\n",
+          "                   set-up), with ARGS' --profile and --sync; root only\n"
+          "  --compare MTA    MODE relay only, as root: the whole comparison twice, with\n"
+          "                   the relay's model of MTA (postfix or exim) and with the\n"
+          "                   real MTA (bench --mta), then the predicted B/A beside the\n"
+          "                   real one and whether they agree within +-10 %\n",
           fp);
     optgroup_help(fp, g, OPTGROUP_SEED | OPTGROUP_OUTPUT, 16);
     fputs("\n"
@@ -75,6 +85,7 @@ enum {
     OPT_SETUP_B,
     OPT_PREPARE,
     OPT_CRASH,
+    OPT_COMPARE,
 };
 
 /* Whether arg is option `name', as --name or --name=VALUE. */
@@ -149,6 +160,34 @@ static void crash_options(struct ab_options *o)
     o->crash_sync = args_value(o, "--sync");
 }
 
+/* --compare's MTAs; "none" is the comparison's own runs. */
+static const char *const compare_names[] = {"postfix", "exim", "none", NULL};
+
+/*
+ * --compare runs ab twice as child processes, the second with ARGS
+ * --mta MTA: MODE relay only, each child's report its own (the exports
+ * would be the second's alone), and a real MTA needs root.
+ */
+static void compare_options(struct ab_options *o)
+{
+    if (strcmp(o->compare, "none") == 0) {
+        o->compare = NULL;
+        return;
+    }
+    if (strcmp(o->mode->name, "relay") != 0)
+        msg_usage("--compare needs MODE relay: it runs the relay's model and the real %s "
+                  "(MODE %s runs neither)",
+                  o->compare, o->mode->name);
+    if (o->export_markdown || o->export_csv || o->crash)
+        msg_usage("--compare runs ab twice: --export-markdown, --export-csv and --crash go "
+                  "with one of the two (run it again without --compare)");
+    if (args_value(o, "--mta") || args_value(o, "--compare"))
+        msg_usage("--compare gives bench --mta itself: not --mta or --compare in ARGS");
+    if (geteuid() != 0)
+        msg_usage("--compare %s needs root: the real %s runs as it does on a mail host", o->compare,
+                  o->compare);
+}
+
 void ab_options_parse(struct ab_options *o, int argc, char **argv)
 {
     static const struct option long_options[] = {
@@ -160,6 +199,7 @@ void ab_options_parse(struct ab_options *o, int argc, char **argv)
         {"setup-b", required_argument, NULL, OPT_SETUP_B},
         {"prepare", required_argument, NULL, OPT_PREPARE},
         {"crash", required_argument, NULL, OPT_CRASH},
+        {"compare", required_argument, NULL, OPT_COMPARE},
         {NULL, 0, NULL, 0},
     };
     struct optgroup g;
@@ -168,7 +208,7 @@ void ab_options_parse(struct ab_options *o, int argc, char **argv)
     memset(o, 0, sizeof(*o));
     optgroup_init(&g, &o->common,
                   OPTGROUP_SEED | OPTGROUP_JSON | OPTGROUP_PROGRESS | OPTGROUP_QUIET |
-                      OPTGROUP_HELP,
+                      OPTGROUP_HELP | OPTGROUP_DRY_RUN,
                   "n:", long_options, "spoolsim ab", usage);
     g.progress_what = "the run, its side, the run's own line and the ETA";
     g.seed_what = "the bootstrap's random numbers";
@@ -207,6 +247,10 @@ void ab_options_parse(struct ab_options *o, int argc, char **argv)
         case OPT_CRASH:
             o->crash = (unsigned)optarg_count(optarg, "--crash", 1, 100000);
             break;
+        case OPT_COMPARE:
+            /* none: what ab --compare's own runs are given, after the user's options */
+            o->compare = compare_names[optarg_choice(optarg, "--compare", compare_names)];
+            break;
         default:
             msg_panic("option %d not handled", ch);
         }
@@ -235,5 +279,8 @@ void ab_options_parse(struct ab_options *o, int argc, char **argv)
     parse_mode(o, argc, argv, dashes);
     if (o->crash)
         crash_options(o);
+    if (o->compare)
+        compare_options(o);
+    o->opts_end = optind; /* getopt has put ab's options before the directories */
     optgroup_end(&g);
 }

@@ -42,6 +42,7 @@
 #include "optgroup.h"
 #include "pf_spool.h"
 #include "bench_compare.h"
+#include "bench_check.h"
 #include "bench_compare_report.h"
 #include "bench_drain.h"
 #include "bench_mta.h"
@@ -535,26 +536,13 @@ static void start_relay(struct bench *b, int sink_port, int *port)
     drive_path(&b->d, "relay.port", portfile);
     snprintf(hop, sizeof(hop), "%s:%d", b->hop.made ? b->hop.plan.addr_ns : "127.0.0.1", sink_port);
     n = drive_relay_args(argv, &b->d, portfile, b->spool, o->discard ? "discard" : hop, json);
-    n = drive_arg_if_set(argv, n, "--sync", o->sync);
-    argv[n++] = "--qmgr";
-    argv[n++] = (char *)o->qmgr;
-    argv[n++] = "--profile";
-    argv[n++] = (char *)o->profile;
-    n = drive_arg_if_set(argv, n, "--model", o->model);
+    n = bench_check_relay_args(o, argv, n);
     snprintf(interval, sizeof(interval), "%.6f", o->common.interval);
     argv[n++] = "--interval"; /* bench's timeline is the relay's */
     argv[n++] = interval;
     if (progress_out_on(&b->progress))
         argv[n++] = "--progress"; /* its status lines, in relay.err, for bench's */
-    n = drive_arg_if_set(argv, n, "--cleanup-threads", o->cleanup_threads);
-    n = drive_arg_if_set(argv, n, "--threads", o->relay_threads);
-    n = drive_arg_if_set(argv, n, "--concurrency", o->concurrency);
-    if (o->tls) {
-        argv[n++] = "--tls";
-        argv[n++] = "--hop-tls";
-        argv[n++] = "encrypt";
-    }
-    if (b->client.made) { /* the client comes from its namespace, to the host's end */
+    if (b->client.made) {         /* the client comes from its namespace, to the host's end */
         snprintf(listen, sizeof(listen), "%s:0", b->client.plan.addr_host);
         argv[n++] = "--listen"; /* after drive_relay_args()'s: the last one counts */
         argv[n++] = listen;
@@ -674,6 +662,7 @@ int spoolsim_bench(int argc, char **argv)
     struct json_run run;
     char sent_log[PATH_MAX], sink_log[PATH_MAX], hop_err[PATH_MAX];
     unsigned char *skip; /* the argv elements --compare's runs are not given */
+    const char *parent;
     int sink_port, relay_port, status, unsaved = 0;
     FILE *text;
 
@@ -696,8 +685,13 @@ int spoolsim_bench(int argc, char **argv)
     progress_out_init(&b.progress, stderr, opts.common.progress);
     progress_out_hook_messages(&b.progress);
     text = json_meta_text_stream(opts.common.json);
-    optgroup_forget_results(&opts.common);
 
+    parent = bench_check_before(&opts, &b.d);
+    if (opts.common.dry_run) {
+        free(skip);
+        bench_check_dry_run(&opts, parent);
+    }
+    optgroup_forget_results(&opts.common);
     if (!opts.mta)
         calibrate_first(&b);
     if (interrupted) {

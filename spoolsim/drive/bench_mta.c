@@ -53,27 +53,55 @@ void bench_mta_check_options(struct bench_options *o)
 }
 
 /*
- * The MTA's daemons run as an unprivileged user: every directory above the
- * work directory (and the spool's, when it has its own) must let others
- * through, or they fail with a bare "permission denied" in the MTA's log.
- * Said here, naming the directory. The private directory itself is opened
- * to them (0711).
+ * The MTA's daemons run as an unprivileged user: the directory the work
+ * directory goes in, and every one above it, must let others through, or
+ * they fail with a bare "permission denied" in the MTA's log. Said here,
+ * naming the directory.
  */
-static int check_reach(const char *private_dir, const char *mta)
+static int check_reach(const char *parent, const char *mta)
 {
     char dir[PATH_MAX], *slash;
     struct stat st;
 
-    snprintf(dir, sizeof(dir), "%s", private_dir);
-    while ((slash = strrchr(dir, '/')) != NULL && slash != dir) {
-        *slash = 0;
+    snprintf(dir, sizeof(dir), "%s", parent);
+    for (;;) {
         if (stat(dir, &st) == 0 && !(st.st_mode & S_IXOTH)) {
             msg_warn("a real %s's daemons, not root, cannot pass through %s (mode %04o): give "
                      "others search permission (chmod o+x) or take another --spool",
                      mta, dir, (unsigned)(st.st_mode & 07777));
             return -1;
         }
+        if ((slash = strrchr(dir, '/')) == NULL || slash == dir)
+            return 0;
+        *slash = 0;
     }
+}
+
+int bench_mta_ready(const char *self, const char *mta, const char *parent, char *script, size_t len)
+{
+    if (companion_find_script(self, "mta-serve.sh", "SPOOLSIM_MTA_SCRIPT", script, len) != 0) {
+        msg_warn("cannot find mta-serve.sh next to %s, in its build tree or where it is "
+                 "installed (set SPOOLSIM_MTA_SCRIPT to its path)",
+                 self);
+        return -1;
+    }
+    return check_reach(parent, mta);
+}
+
+/*
+ * A private directory of bench's (the work directory, the spool's) opened
+ * to the MTA's daemons: the directories above it passable (check_reach()
+ * of its parent when check_parent), and itself 0711.
+ */
+static int open_to_daemons(const char *private_dir, const char *mta, int check_parent)
+{
+    char dir[PATH_MAX], *slash;
+
+    snprintf(dir, sizeof(dir), "%s", private_dir);
+    if ((slash = strrchr(dir, '/')) != NULL && slash != dir)
+        *slash = 0;
+    if (check_parent && check_reach(dir, mta) != 0)
+        return -1;
     if (chmod(private_dir, 0711) != 0) {
         msg_warn("chmod %s: %s", private_dir, strerror(errno));
         return -1;
@@ -84,17 +112,17 @@ static int check_reach(const char *private_dir, const char *mta)
 int bench_mta_start(const struct drive *d, struct drive_child *c, const char *mta,
                     const char *spool, int sink_port)
 {
-    char script[PATH_MAX], dir[PATH_MAX], portfile[PATH_MAX], sink[16];
+    char script[PATH_MAX], dir[PATH_MAX], portfile[PATH_MAX], sink[16], *slash;
     char *argv[] = {script, (char *)mta, dir, (char *)spool, sink, portfile, NULL};
 
-    if (companion_find_script(d->self, "mta-serve.sh", "SPOOLSIM_MTA_SCRIPT", script,
-                              sizeof(script)) != 0) {
-        msg_warn("cannot find mta-serve.sh next to %s, in its build tree or where it is "
-                 "installed (set SPOOLSIM_MTA_SCRIPT to its path)",
-                 d->self);
+    snprintf(dir, sizeof(dir), "%s", d->work); /* its parent, until dir is needed below */
+    if ((slash = strrchr(dir, '/')) != NULL && slash != dir)
+        *slash = 0;
+    if (bench_mta_ready(d->self, mta, dir, script, sizeof(script)) != 0)
         return -1;
-    }
-    if (check_reach(d->work, mta) != 0 || (d->spool_dir[0] && check_reach(d->spool_dir, mta) != 0))
+    /* the queue is in the spool: with --spool, its own private directory there (drive.h) */
+    if (open_to_daemons(d->work, mta, 0) != 0 ||
+        (d->spool_dir[0] && open_to_daemons(d->spool_dir, mta, 1) != 0))
         return -1;
     calibrate_script_env(d->self);
     drive_path(d, "mta", dir);

@@ -27,6 +27,16 @@ extern const char *const bench_mta_names[];
 void bench_mta_check_options(struct bench_options *o);
 
 /*
+ * What running `mta' needs before anything starts (its fetching aside):
+ * bench/mta-serve.sh, found (its path in script, of len bytes), and a
+ * parent directory of the work directory that the MTA's unprivileged
+ * daemons can pass through, as every directory above it. 0, or -1 with a
+ * warning naming what is missing.
+ */
+int bench_mta_ready(const char *self, const char *mta, const char *parent, char *script,
+                    size_t len);
+
+/*
  * Start `mta' as child c ("mta"), its queue at spool, relaying to
  * 127.0.0.1:sink_port: its port, or -1 with a warning that says why.
  * The work directory is opened to the MTA's unprivileged daemons.

@@ -72,6 +72,36 @@ void drive_raise_fd_limit(unsigned sessions)
         msg_warn("%s", msg);
 }
 
+int drive_dry_run(char *const argv[])
+{
+    posix_spawn_file_actions_t fa;
+    pid_t pid;
+    int rc, status;
+
+    fflush(NULL);
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    rc = posix_spawn(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    if (rc != 0)
+        msg_fatal("cannot run %s: %s", argv[0], strerror(rc));
+    while (waitpid(pid, &status, 0) < 0)
+        if (errno != EINTR)
+            msg_fatal("waitpid: %s", strerror(errno));
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int drive_relay_dry_run_args(char *argv[], const struct drive *d, const char *spool)
+{
+    argv[0] = (char *)d->self;
+    argv[1] = "relay";
+    argv[2] = "--dry-run";
+    argv[3] = "--spool";
+    argv[4] = (char *)spool;
+    return DRIVE_RELAY_DRY_RUN_ARGS;
+}
+
 void drive_path(const struct drive *d, const char *name, char *out)
 {
     snprintf(out, PATH_MAX, "%s/%s", d->work, name);

@@ -82,6 +82,23 @@ void drive_make_spool_dir(struct drive *d, const char *parent, const char *what,
  */
 void drive_raise_fd_limit(unsigned sessions);
 
+/*
+ * A child's dry run (argv[0] this program, a command and its --dry-run,
+ * optgroup.h): run, its standard output discarded, its errors on ours, as
+ * the child words them; waited for. Its exit status, -1 if a signal
+ * killed it. Needs no work directory: it runs before one is made.
+ */
+int drive_dry_run(char *const argv[]);
+
+/*
+ * The start of the relay's dry run (self relay --dry-run --spool SPOOL)
+ * in argv, for a driver to add the relay options it would pass on: the
+ * count of arguments put there, DRIVE_RELAY_DRY_RUN_ARGS. SPOOL is the
+ * directory the driver's spool will be made in, which exists.
+ */
+#define DRIVE_RELAY_DRY_RUN_ARGS 5
+int drive_relay_dry_run_args(char *argv[], const struct drive *d, const char *spool);
+
 /* WORK/NAME in out, of PATH_MAX bytes. */
 void drive_path(const struct drive *d, const char *name, char *out);
 

@@ -34,6 +34,7 @@
 #include "json_read.h"
 #include "msg.h"
 #include "msglog.h"
+#include "optarg.h"
 #include "progress_out.h"
 #include "spool_backend.h"
 #include "spoolsim.h"
@@ -457,37 +458,40 @@ static void run_step(struct sweep *s, unsigned i, double rate, struct sweep_step
 }
 
 /*
- * The relay's options after -- are the relay's to judge: ask it, with
- * --check-options, before a work directory is made, so that a bad one is a
- * usage error (exit 2) and leaves nothing behind.
+ * The relay's options after -- are the relay's to judge: its dry run, with
+ * them, before a work directory is made, so that a bad one is a usage
+ * error (exit 2) and leaves nothing behind. Its spool is the parent of
+ * sweep's, which exists; the ones sweep makes in it do not yet.
  */
-static void check_relay_args(const struct sweep *s)
+static void check_relay_args(const struct sweep *s, const char *parent)
 {
     const struct sweep_options *o = s->opts;
     char *argv[RELAY_ARGS_MAX + 8];
-    int n = 0, status;
-    pid_t pid;
+    int n;
 
-    argv[n++] = (char *)s->d.self;
-    argv[n++] = "relay";
-    argv[n++] = "--check-options";
-    argv[n++] = "--spool";
-    argv[n++] = "/nonexistent/spoolsim-sweep-check"; /* parsed, never made */
+    n = drive_relay_dry_run_args(argv, &s->d, parent);
     for (size_t i = 0; i < o->n_relay_args; i++)
         argv[n++] = o->relay_args[i];
     argv[n] = NULL;
-    fflush(NULL);
-    if ((pid = fork()) < 0)
-        msg_fatal("fork: %s", strerror(errno));
-    if (pid == 0) {
-        execv(s->d.self, argv);
-        _exit(127);
-    }
-    while (waitpid(pid, &status, 0) < 0)
-        if (errno != EINTR)
-            msg_fatal("waitpid: %s", strerror(errno));
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    if (drive_dry_run(argv) != 0)
         msg_usage("the relay's options after -- are not valid (see above)");
+}
+
+/* --dry-run: every check is made; what would run is said. */
+static _Noreturn void dry_run(const struct sweep *s, const char *parent)
+{
+    const struct sweep_options *o = s->opts;
+    char rates[64];
+
+    if (o->n_rates)
+        snprintf(rates, sizeof(rates), "%zu rates", o->n_rates);
+    else
+        snprintf(rates, sizeof(rates), "rates from %g msgs/s (up to %u steps)", o->start,
+                 o->max_steps);
+    optgroup_dry_run_done("would offer %s to %s, %g s measured at each, from %u sessions%s%s",
+                          rates, o->target ? o->target : "a relay of its own", o->window,
+                          o->common.sessions, o->target ? "" : ", its spools in a directory in ",
+                          o->target ? "" : parent);
 }
 
 int spoolsim_sweep(int argc, char **argv)
@@ -497,6 +501,7 @@ int spoolsim_sweep(int argc, char **argv)
     struct json_run run;
     struct sweep *s = calloc(1, sizeof(*s)); /* the steps are large for the stack */
     double rate, accepted = 0;
+    const char *parent;
     int status = 0;
 
     if (s == NULL)
@@ -512,8 +517,12 @@ int spoolsim_sweep(int argc, char **argv)
                                sizeof(s->sink_path));
     companion_find_program(s->d.self, "smtp-source", "SPOOLSIM_SMTP_SOURCE", s->source_path,
                            sizeof(s->source_path));
+    parent = opts.spool_parent ? opts.spool_parent : fileutil_tmp_dir();
+    optarg_work_dir(parent, opts.spool_parent ? "--spool" : "TMPDIR", 0);
     if (!opts.target)
-        check_relay_args(s);
+        check_relay_args(s, parent);
+    if (opts.common.dry_run)
+        dry_run(s, parent);
     interrupt_install();
     optgroup_forget_results(&opts.common);
     drive_make_work_dir(&s->d, opts.spool_parent, "--spool", "sweep");

@@ -147,7 +147,7 @@ void sweep_options_parse(struct sweep_options *o, int argc, char **argv)
     memset(o, 0, sizeof(*o));
     optgroup_init(&g, &o->common,
                   OPTGROUP_SESSIONS | OPTGROUP_SIZE | OPTGROUP_JSON | OPTGROUP_KEEP |
-                      OPTGROUP_QUIET | OPTGROUP_HELP,
+                      OPTGROUP_QUIET | OPTGROUP_HELP | OPTGROUP_DRY_RUN,
                   "", long_options, "spoolsim sweep", usage);
     o->start = 50;
     o->factor = 2;

@@ -89,8 +89,9 @@ int spoolsim_postmark(int argc, char **argv)
     int ch, quit = 0, status;
 
     json_meta_run_init(&run, "spoolsim postmark", "spoolsim", argc, argv);
-    optgroup_init(&g, &common, OPTGROUP_PROGRESS | OPTGROUP_QUIET | OPTGROUP_HELP, "", long_options,
-                  "spoolsim postmark", usage);
+    optgroup_init(&g, &common,
+                  OPTGROUP_PROGRESS | OPTGROUP_QUIET | OPTGROUP_HELP | OPTGROUP_DRY_RUN, "",
+                  long_options, "spoolsim postmark", usage);
     g.progress_what = "done of total of the phase (files created, transactions), its ETA";
     /* postmark has no options of its own: every one is a group's */
     if ((ch = optgroup_getopt(&g, argc, argv)) != -1)
@@ -107,6 +108,13 @@ int spoolsim_postmark(int argc, char **argv)
     }
     if (fp)
         check_file(fp, file);
+    if (common.dry_run && fp)
+        optgroup_dry_run_done("would run the commands of %s (checked), then read more from "
+                              "standard input unless it quits",
+                              file);
+    if (common.dry_run)
+        optgroup_dry_run_done("no command file (nor ./.pmrc): would read the commands from "
+                              "standard input");
     interrupt_install();
     pm_command_session_init(&session, stdout, stderr);
     session.progress = !common.quiet;

@@ -488,6 +488,19 @@ int spoolsim_raw(int argc, char **argv)
         msg_usage("--size: %s", err);
     if (strlen(opts.dir) > sizeof(raw.work) - 32)
         msg_usage("--dir: the path is too long");
+    optarg_work_dir(opts.dir, "--dir", 0);
+    if (opts.common.dry_run) {
+        char load[64];
+
+        if (opts.common.messages)
+            snprintf(load, sizeof(load), "%llu messages", (unsigned long long)opts.common.messages);
+        else
+            snprintf(load, sizeof(load), "%g s", opts.common.duration);
+        optgroup_dry_run_done("would run profile %s with %u workers for %s%s in a private "
+                              "directory in %s",
+                              raw.profile->name, opts.workers, load,
+                              opts.ceiling ? ", then the ceilings," : "", opts.dir);
+    }
     interrupt_install();
     text = json_meta_text_stream(opts.common.json);
     optgroup_forget_results(&opts.common);

@@ -42,29 +42,31 @@
 
 static void usage(FILE *fp)
 {
-    fprintf(fp,
-            "Usage: spoolsim calibrate postfix|exim [--if-needed] [-o MODEL.json] [-m MESSAGES]\n"
-            "       spoolsim calibrate --machine | --speed | --cache-path [MTA]\n"
-            "\n"
-            "Measures a real Postfix (or Exim) relay's CPU per message for each of its\n"
-            "process classes (Postfix: smtpd, cleanup, qmgr, trivial-rewrite, smtp, ...;\n"
-            "Exim: its daemon, receiving and delivery processes), and the bare relay's\n"
-            "with that MTA's profile at the same loads, on tmpfs, and writes a cost\n"
-            "model. Without -o it goes to this machine's file in the cache (see the\n"
-            "option --cache-path), which spoolsim relay --model postfix (or exim) then\n"
-            "uses on this machine. Needs root; the MTA is fetched by\n"
-            "scripts/fetch-peer.sh, never installed.\n"
-            "\n"
-            "  --if-needed   only if --model MTA has no model measured on this machine\n"
-            "                (exit 0 at once if it has; 1 if not and not root)\n"
-            "  -o FILE       write the model here (- for standard output)\n"
-            "  -m N          messages per load, at least 200 (2000)\n"
-            "  --machine     print this machine's identity and what system work costs\n"
-            "                on it (the micro-benchmarks a model records), as JSON\n"
-            "  --speed       print this CPU's integer loop speed and exit\n"
-            "  --cache-path  print where this machine's model of MTA (postfix) is kept\n"
-            "                and exit\n"
-            "  -h, --help, --version\n");
+    fprintf(fp, "Usage: spoolsim calibrate postfix|exim [--if-needed] [--dry-run] [-o MODEL.json]\n"
+                "                          [-m MESSAGES]\n"
+                "       spoolsim calibrate --machine | --speed | --cache-path [MTA]\n"
+                "\n"
+                "Measures a real Postfix (or Exim) relay's CPU per message for each of its\n"
+                "process classes (Postfix: smtpd, cleanup, qmgr, trivial-rewrite, smtp, ...;\n"
+                "Exim: its daemon, receiving and delivery processes), and the bare relay's\n"
+                "with that MTA's profile at the same loads, on tmpfs, and writes a cost\n"
+                "model. Without -o it goes to this machine's file in the cache (see the\n"
+                "option --cache-path), which spoolsim relay --model postfix (or exim) then\n"
+                "uses on this machine. Needs root; the MTA is fetched by\n"
+                "scripts/fetch-peer.sh, never installed.\n"
+                "\n"
+                "  --if-needed   only if --model MTA has no model measured on this machine\n"
+                "                (exit 0 at once if it has; 1 if not and not root)\n"
+                "  --dry-run     check what it needs (root, its script, the cache or -o)\n"
+                "                and say what would run: exit 0, or 2 naming the problem\n"
+                "  -o FILE       write the model here (- for standard output)\n"
+                "  -m N          messages per load, at least 200 (2000)\n"
+                "  --machine     print this machine's identity and what system work costs\n"
+                "                on it (the micro-benchmarks a model records), as JSON\n"
+                "  --speed       print this CPU's integer loop speed and exit\n"
+                "  --cache-path  print where this machine's model of MTA (postfix) is kept\n"
+                "                and exit\n"
+                "  -h, --help, --version\n");
 }
 
 /* --machine: what a model records of the machine it was measured on. */
@@ -214,18 +216,50 @@ static void warn_if_busy(void)
 }
 
 /*
+ * --dry-run: what a calibration would need before it starts (root, its
+ * script, a cache root may write to, or -o's file, checked when parsed),
+ * said without running the MTA or measuring the machine; --if-needed's
+ * look at the cache is a measurement, so it is only said.
+ */
+static _Noreturn void check_dry_run(const char *self, const char *mta, const char *name,
+                                    const char *out, int if_needed)
+{
+    char script[PATH_MAX], cache[PATH_MAX], dir[PATH_MAX];
+    char why[600];
+
+    if (geteuid() != 0)
+        msg_usage("calibrating %s needs root: it runs a private %s and its daemons", mta, mta);
+    if (companion_find_script(self, name, "SPOOLSIM_CALIBRATE_SCRIPT", script, sizeof(script)) != 0)
+        msg_usage("cannot find %s next to %s, in its build tree or where it is installed (set "
+                  "SPOOLSIM_CALIBRATE_SCRIPT to its path)",
+                  name, self);
+    if (out == NULL) {
+        cache_path(mta, cache, sizeof(cache));
+        model_cache_home(geteuid(), dir, sizeof(dir), NULL);
+        if (model_cache_check_dir(dir, why, sizeof(why)) != 0 && errno != ENOENT)
+            msg_usage("the cache %s is not root's alone: %s", dir, why);
+        out = cache;
+    }
+    optgroup_dry_run_done("would %s %s with %s (a minute or two), the model to %s",
+                          if_needed ? "calibrate, unless this machine's model is cached,"
+                                    : "calibrate",
+                          mta, script, out);
+}
+
+/*
  * The words the command line takes, for --list-options as optarg.h lists
  * a table (this one has none): the MTA, then the options ("=": a value).
  */
 static const char *const list_words[] = {
-    "postfix", "exim",         "--if-needed", "-o=",    "-m=",       "--machine",
-    "--speed", "--cache-path", "-h",          "--help", "--version",
+    "postfix",   "exim",    "--if-needed",  "--dry-run", "-o=",    "-m=",
+    "--machine", "--speed", "--cache-path", "-h",        "--help", "--version",
 };
 
 /* The options after the MTA; the script checks -m again, with the same bound. */
-enum { OPT_IF_NEEDED = 256 };
+enum { OPT_IF_NEEDED = 256, OPT_DRY_RUN };
 static const struct option mta_options[] = {
     {"if-needed", no_argument, NULL, OPT_IF_NEEDED},
+    {"dry-run", no_argument, NULL, OPT_DRY_RUN},
     {NULL, 0, NULL, 0},
 };
 #define CALIBRATE_MESSAGES_MIN 200
@@ -235,7 +269,7 @@ int spoolsim_calibrate(int argc, char **argv)
     char self[PATH_MAX], script[PATH_MAX], cache[PATH_MAX], name[64];
     char *args[6];
     const char *mta, *out = NULL, *messages = NULL;
-    int if_needed = 0, n = 0, ch;
+    int if_needed = 0, dry_run = 0, n = 0, ch;
 
     if (argc < 2)
         msg_usage("which MTA? (spoolsim calibrate postfix or exim; see --help)");
@@ -294,6 +328,9 @@ int spoolsim_calibrate(int argc, char **argv)
         case OPT_IF_NEEDED:
             if_needed = 1;
             break;
+        case OPT_DRY_RUN:
+            dry_run = 1;
+            break;
         default:
             msg_panic("option %d not handled", ch);
         }
@@ -301,6 +338,8 @@ int spoolsim_calibrate(int argc, char **argv)
     if (optind < argc - 1)
         msg_usage("unexpected argument \"%s\"", argv[optind + 1]);
     companion_self(self, sizeof(self));
+    if (dry_run)
+        check_dry_run(self, mta, name, out, if_needed);
     if (if_needed && !needed(self, mta))
         return 0;
     if (if_needed && geteuid() != 0) {

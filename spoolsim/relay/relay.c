@@ -29,6 +29,7 @@
 #include "listener.h"
 #include "cpu_burn.h"
 #include "msg.h"
+#include "relay_dry_run.h"
 #include "relay_loop.h"
 #include "received.h"
 #include "relay_private.h"
@@ -245,9 +246,9 @@ int spoolsim_relay(int argc, char **argv)
     relay_options_parse(&opts, argc, argv);
     /* a socket per session in and out, a queue file per message being written */
     fdlimit_raise(&fd_soft, &fd_hard);
-    if (opts.check_only) { /* sweep asks before it makes anything */
+    if (opts.check_only) { /* sweep, bench and crash ask before they make anything */
         json_meta_run_free(&run);
-        return 0;
+        relay_dry_run(&opts);
     }
     /*
      * The stop and report signals wait until the loop can take them: one
@@ -265,6 +266,7 @@ int spoolsim_relay(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     memset(&r, 0, sizeof(r));
     r.opts = &opts;
+    r.retry = (struct retry_policy){opts.min_backoff_ns, opts.max_backoff_ns};
     r.run = &run;
     /*
      * Everything that can fail for a reason of its own (the port, the

@@ -57,7 +57,7 @@ static void make_ready(struct relay *r, struct relay_msg *m)
  */
 static void retry_later(struct relay *r, struct relay_msg *m, const char *what)
 {
-    uint64_t delay = relay_qmgr_backoff_ns(r, ++m->io_failures);
+    uint64_t delay = retry_policy_backoff_ns(&r->retry, ++m->io_failures);
 
     char why[64];
 
@@ -66,6 +66,20 @@ static void retry_later(struct relay *r, struct relay_msg *m, const char *what)
                     "%s: cannot %s: %s; trying again in %.1f s", m->id, what,
                     strerror(m->job_errno), (double)delay / 1e9);
     relay_attempt_schedule_retry(m, delay);
+}
+
+static void retire_done(struct io_job *job);
+
+/*
+ * The end of an attempt goes to storage (the backend's retire step) with
+ * its retry decided here, once: the wait for the timer and the stamp of a
+ * deferred file come from the same decision (retry_policy.h).
+ */
+static void submit_retire(struct relay *r, struct relay_msg *m)
+{
+    m->retry_wait_ns = retry_policy_backoff_ns(&r->retry, m->attempts);
+    m->retry_due_s = retry_policy_due_s(relay_qmgr_wall_s(), m->retry_wait_ns);
+    relay_qmgr_submit(r->qmgr, m, r->backend->retire, retire_done);
 }
 
 static void activate_done(struct io_job *job)
@@ -132,8 +146,6 @@ void relay_attempt_schedule_retry(struct relay_msg *m, uint64_t delay_ns)
     evtimer_add(m->retry_timer, &tv);
 }
 
-static void retire_done(struct io_job *job);
-
 static void flush_step(struct relay_msg *m, unsigned thread)
 {
     (void)thread;
@@ -181,7 +193,7 @@ static void flush_done(struct io_job *job)
         r->stats.bounces_discarded++;
         msg_info("%s: %s", m->id, m->job_err);
     }
-    relay_qmgr_submit(r->qmgr, m, r->backend->retire, retire_done);
+    submit_retire(r, m);
 }
 
 static void retire_done(struct io_job *job)
@@ -205,7 +217,7 @@ static void retire_done(struct io_job *job)
                         m->job_errno, "%s: cannot %s: %s", m->id, deferred ? "defer" : "remove",
                         strerror(m->job_errno));
         q->n_active++;
-        relay_attempt_schedule_retry(m, relay_qmgr_backoff_ns(r, m->attempts));
+        relay_attempt_schedule_retry(m, m->retry_wait_ns);
         return;
     }
     if ((relay_qmgr_msg_any(m, RCPT_BOUNCED) ||
@@ -227,7 +239,7 @@ static void retire_done(struct io_job *job)
         if (r->opts->verbose)
             msg_info("%s: deferred (%s), attempt %u", m->id, m->reason, m->attempts);
         r->backend->park(m);
-        relay_attempt_schedule_retry(m, relay_qmgr_backoff_ns(r, m->attempts));
+        relay_attempt_schedule_retry(m, m->retry_wait_ns);
     } else {
         uint64_t now = clock_now_ns();
 
@@ -261,7 +273,7 @@ static void agent_done(struct io_job *job)
     if (m->job_status != 0)
         relay_loop_warn(&r->loops[0], RELAY_WARN_RECORD, "cannot record a delivery", m->job_errno,
                         "%s: cannot record the delivery: %s", m->id, strerror(m->job_errno));
-    relay_qmgr_submit(r->qmgr, m, r->backend->retire, retire_done);
+    submit_retire(r, m);
 }
 
 /*
@@ -366,8 +378,7 @@ static void on_retry(evutil_socket_t fd, short what, void *arg)
             relay_qmgr_submit(r->qmgr, m, r->backend->reread, reread_done);
             return;
         }
-        relay_qmgr_submit(r->qmgr, m, r->backend->retire,
-                          retire_done); /* a removal that failed before */
+        submit_retire(r, m); /* a removal that failed before */
         return;
     }
     if (r->backend->retry(m) == RELAY_NEXT_READY) {

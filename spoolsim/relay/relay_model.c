@@ -153,6 +153,20 @@ static void check_machine(struct relay_model *rm, const char *self)
              geteuid() == 0 ? "" : " as root", rm->model.mta, dir);
 }
 
+/* A model file's text (a FIFO or /dev/stdin is the user's choice; a read without end is not). */
+static char *read_model_file(const char *spec, char *err, size_t errlen)
+{
+    int fd = open(spec, O_RDONLY | O_CLOEXEC);
+    char *text = fd >= 0 ? fileutil_read_fd(fd, MODEL_CACHE_FILE_MAX, NULL) : NULL;
+
+    if (text == NULL)
+        snprintf(err, errlen, "cannot read the model %s: %s", spec,
+                 errno == EFBIG ? "more than a model's 1 MiB" : strerror(errno));
+    if (fd >= 0)
+        close(fd);
+    return text;
+}
+
 int relay_model_open(const char *spec, const char *self, struct relay_model **out, char *err,
                      size_t errlen)
 {
@@ -164,21 +178,8 @@ int relay_model_open(const char *spec, const char *self, struct relay_model **ou
     *out = NULL;
     if (strcmp(spec, "none") == 0)
         return 0;
-    if (!builtin) {
-        /* a FIFO or /dev/stdin is the user's choice here; a read without end is not */
-        int fd = open(spec, O_RDONLY | O_CLOEXEC);
-
-        text = fd >= 0 ? fileutil_read_fd(fd, MODEL_CACHE_FILE_MAX, NULL) : NULL;
-        if (text == NULL) {
-            snprintf(err, errlen, "cannot read the model %s: %s", spec,
-                     errno == EFBIG ? "more than a model's 1 MiB" : strerror(errno));
-            if (fd >= 0)
-                close(fd);
-            return -1;
-        }
-        close(fd);
-        json = text;
-    }
+    if (!builtin && (json = text = read_model_file(spec, err, errlen)) == NULL)
+        return -1;
     rm = xcalloc(1, sizeof(*rm));
     machine_probe_identity(&rm->here);
     if (!(builtin && open_cached(rm, spec))) {
@@ -201,6 +202,29 @@ int relay_model_open(const char *spec, const char *self, struct relay_model **ou
         pthread_mutex_init(&rm->serial[i], NULL);
     *out = rm;
     return 0;
+}
+
+int relay_model_check(const char *spec, const char *profile, char *err, size_t errlen)
+{
+    struct relay_model *rm;
+    const char *json = cost_model_builtin(spec);
+    char *text = NULL, why[300];
+    int ok;
+
+    if (strcmp(spec, "none") == 0)
+        return 0;
+    if (json == NULL && (json = text = read_model_file(spec, err, errlen)) == NULL)
+        return -1;
+    rm = xcalloc(1, sizeof(*rm));
+    err[0] = 0;
+    if (cost_model_parse(json, &rm->model, why, sizeof(why)) != 0)
+        snprintf(err, errlen, "%s: %s", text ? spec : "the built-in model", why);
+    else if (!relay_model_fits(rm, profile, why, sizeof(why)))
+        snprintf(err, errlen, "%s: %s", spec, why);
+    ok = err[0] == 0;
+    free(text);
+    free(rm);
+    return ok ? 0 : -1;
 }
 
 const char *relay_model_warning(const struct relay_model *rm)

@@ -38,6 +38,15 @@ int relay_model_open(const char *spec, const char *self, struct relay_model **ou
                      size_t errlen);
 
 /*
+ * What a dry run can know of --model spec with --profile profile without
+ * opening it for a run (no cache, no measuring of this machine): that it
+ * is none, built in or a model file that parses within the bounds, and
+ * that it goes with the profile (relay_model_fits()). 0, or -1 and, in
+ * err, what is wrong, in the words relay_model_open() uses.
+ */
+int relay_model_check(const char *spec, const char *profile, char *err, size_t errlen);
+
+/*
  * Why the model's rates may not be this machine's (measured elsewhere,
  * what differs, how far this machine's costs are from the model's, how to
  * calibrate here), or NULL when it was measured on this machine.

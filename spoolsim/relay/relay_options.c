@@ -69,8 +69,7 @@ static void usage(FILE *fp, const struct optgroup *g)
             "\n"
             "Options:\n"
             "  --spool DIR             the queue directory (made, with its queues, if missing)\n"
-            "  --check-options         check the options and exit 0 (or 2 naming the problem)\n"
-            "                          without making or starting anything\n"
+            "  --check-options         the old name of --dry-run\n"
             "  -u, --user USER         run as USER once listening (root only); the spool must\n"
             "                          be USER's (it is made so), as Postfix's mail_owner\n"
             "  -l, --listen ADDR       where to accept SMTP (127.0.0.1:2525; port 0 = any)\n"
@@ -232,7 +231,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
     /* -s and -n are read only to say what they became (relay_options.h). */
     optgroup_init(&g, &common,
                   OPTGROUP_NO_OPERANDS | OPTGROUP_JSON | OPTGROUP_TIMELINE | OPTGROUP_PROGRESS |
-                      OPTGROUP_QUIET | OPTGROUP_HELP,
+                      OPTGROUP_QUIET | OPTGROUP_HELP | OPTGROUP_DRY_RUN,
                   "s:u:l:n:v", long_options, "spoolsim relay", usage);
     opts->listen = "127.0.0.1:2525";
     parse_next_hop(opts, "discard");
@@ -362,6 +361,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
     opts->csv = common.csv;
     opts->quiet = common.quiet;
     opts->progress = common.progress;
+    opts->check_only |= common.dry_run;
     if (opts->spool == NULL)
         msg_usage("no spool directory: --spool DIR is required");
     if (opts->user && strcmp(opts->profile, "postfix") != 0)

@@ -36,7 +36,7 @@ enum relay_qmgr_shape {
 };
 
 struct relay_options {
-    int check_only; /* --check-options: parse, report a usage error or exit 0 */
+    int check_only; /* --dry-run, or its old name --check-options: relay_dry_run.h */
     const char *listen;
     const char *spool;
     const char *user; /* -u: run as this user once listening; the spool is theirs */
@@ -56,7 +56,7 @@ struct relay_options {
     unsigned active_limit; /* messages in active/ at once */
     uint64_t min_backoff_ns, max_backoff_ns, max_lifetime_ns;
     unsigned hopcount_limit; /* Received: headers (ours too) from which a message is refused */
-    int no_bounces;                   /* --no-bounces: drop what fails, with no notification */
+    int no_bounces;          /* --no-bounces: drop what fails, with no notification */
     const char *bounce_to_postmaster; /* where a failed notification goes; NULL: discarded */
     double in_flow_delay;             /* seconds; 0 disables flow control */
     unsigned in_flow_limit;           /* tokens, as Postfix's default_process_limit */

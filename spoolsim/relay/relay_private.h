@@ -64,6 +64,7 @@
 #include "progress_out.h"
 #include "relay_model.h"
 #include "relay_options.h"
+#include "retry_policy.h"
 #include "smtp_reply.h"
 #include "sysusage.h"
 #include "timeline.h"
@@ -117,7 +118,9 @@ struct relay_msg {
     int flush_failed; /* a notification could not be posted: the message waits */
     char dsn_id[PF_QUEUE_ID_MAX]; /* the notification's queue file; "" when none was made */
     unsigned attempts;
-    unsigned io_failures; /* file steps failed in a row (activation, reading): the back-off */
+    unsigned io_failures;   /* file steps failed in a row (activation, reading): the back-off */
+    uint64_t retry_wait_ns; /* this attempt's retry, decided once (retry_policy.h): its wait */
+    long retry_due_s;       /* and its deferred file's stamp */
 
     /* monotonic times of this run; 0 when unknown (recovered messages) */
     uint64_t t_mail, t_data_end, t_committed, t_active, t_deliver, t_delivered;
@@ -183,6 +186,7 @@ struct relay_stats {
 
 struct relay {
     const struct relay_options *opts;
+    struct retry_policy retry;  /* from --min-backoff and --max-backoff */
     const struct json_run *run; /* the command line, for the JSON report */
     struct event_base *base;
     struct pf_spool spool;

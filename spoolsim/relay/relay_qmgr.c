@@ -208,15 +208,6 @@ static struct relay_msg *pop(struct relay_msg **head, struct relay_msg **tail)
     return m;
 }
 
-uint64_t relay_qmgr_backoff_ns(const struct relay *r, unsigned attempts)
-{
-    uint64_t backoff = r->opts->min_backoff_ns;
-
-    for (unsigned i = 1; i < attempts && backoff < r->opts->max_backoff_ns; i++)
-        backoff *= 2;
-    return backoff < r->opts->max_backoff_ns ? backoff : r->opts->max_backoff_ns;
-}
-
 /* ---------------------------------------------------------- flow control */
 
 static void arm_flow_timer(struct relay *r)
@@ -367,14 +358,11 @@ void relay_qmgr_found(void *ctx, const char *queue, const char *id, long mtime)
     if (r->stats.recovered_ns == 0)
         r->stats.recovered_ns = clock_now_ns();
     if (strcmp(queue, PF_QUEUE_DEFERRED) == 0) {
-        long wait = mtime - relay_qmgr_wall_s();
-        uint64_t delay = wait > 0 ? (uint64_t)wait * CLOCK_NS_PER_SEC : 0;
-
         m->queue = RELAY_Q_DEFERRED;
         m->attempts = 1;
         q->n_deferred++;
-        relay_attempt_schedule_retry(m, delay < r->opts->max_backoff_ns ? delay
-                                                                        : r->opts->max_backoff_ns);
+        relay_attempt_schedule_retry(
+            m, retry_policy_wait_until_ns(&r->retry, mtime, relay_qmgr_wall_s()));
     } else {
         m->queue = RELAY_Q_INCOMING;
         q->n_incoming++;

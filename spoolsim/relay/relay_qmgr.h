@@ -55,8 +55,6 @@ struct relay_qmgr_depths {
 };
 void relay_qmgr_depths(const struct relay *r, struct relay_qmgr_depths *d);
 
-/* The wait before attempt number `attempts + 1': doubling from --min-backoff. */
-uint64_t relay_qmgr_backoff_ns(const struct relay *r, unsigned attempts);
 /* Postfix's bounce notices are modelled: a spool that has them, without --no-bounces. */
 int relay_qmgr_bounces(const struct relay *r);
 

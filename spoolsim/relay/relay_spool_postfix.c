@@ -330,10 +330,8 @@ static void pf_retire(struct relay_msg *m, unsigned thread)
         }
     }
     if (relay_qmgr_msg_must_wait(m)) {
-        uint64_t backoff = relay_qmgr_backoff_ns(m->relay, m->attempts);
-
-        m->job_status = pf_spool_file_defer(
-            sp, m->id, relay_qmgr_wall_s() + (long)(backoff / CLOCK_NS_PER_SEC), &m->st);
+        /* stamped with the retry the queue manager decided (retry_policy.h) */
+        m->job_status = pf_spool_file_defer(sp, m->id, m->retry_due_s, &m->st);
         m->job_errno = errno;
         return;
     }

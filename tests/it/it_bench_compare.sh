@@ -9,6 +9,12 @@
 RELAY="$top_builddir/spoolsim/spoolsim"
 
 # Usage errors, before anything runs (exit 2, naming the problem).
+usage_error_ab() {
+    local want=$1
+    shift
+    "$RELAY" ab "$@" >"$WORK/usage.out" 2>&1
+    [ $? = 2 ] && grep -q -- "$want" "$WORK/usage.out"
+}
 usage_error() {
     local want=$1
     shift
@@ -89,6 +95,31 @@ assert j["ratio_ci_low"] is None and j["tolerance"] == 0.15, j
 assert j["cost_model"].startswith("postfix"), j["cost_model"]
 ' "$WORK/cmp.json"
 check "  ... and left nothing in the spool's directory" test -z "$(ls -A "$WORK/sp")"
+
+# ab --compare: the A/B ratio the model predicts beside the real one.
+mkdir -m 755 "$WORK/sp2" || exit 1
+check "ab --compare with MODE raw is a usage error" usage_error_ab "needs MODE relay" \
+    --compare postfix "$WORK/sp" "$WORK/sp2" -- raw -m 10
+check "ab --compare with --crash is a usage error" usage_error_ab "runs ab twice" \
+    --compare postfix --crash 2 "$WORK/sp" "$WORK/sp2" -- relay -m 10
+check "ab --compare postfix runs" to "$WORK/ab.out" timeout 600 "$RELAY" ab -n 2 --warmup 0 \
+    --compare postfix --json "$WORK/ab.json" "$WORK/sp" "$WORK/sp2" -- relay -m 200 -s 5
+check "  ... both passes' reports, then the predicted and the real B/A" python3 -c '
+import re, sys
+t = open(sys.argv[1]).read()
+assert len(re.findall(r"^verdict: \S", t, re.M)) == 2, t
+assert re.search(r"^predicted:  B/A [0-9.]+ .*msgs/s \(medians\)$", t, re.M), t
+assert re.search(r"^real:       B/A [0-9.]+ .*msgs/s \(medians\)$", t, re.M), t
+assert re.search(r"^verdict:    (agree|DISAGREE): the predicted B/A is [0-9]+ % (above|below)", t, re.M), t
+' "$WORK/ab.out"
+check "  ... its JSON: both ratios and their ratio" python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+p, r = j["predicted"]["ratio"], j["real"]["ratio"]
+assert j["mta"] == "postfix" and p > 0 and r > 0, j
+assert abs(j["predicted_over_real"] - p / r) < 1e-6 * p / r, j
+assert j["agree"] == (abs(p / r - 1) <= 0.10 + 1e-12), j
+' "$WORK/ab.json"
 check "no Postfix left running" test -z "$(pgrep -f "$WORK/sp" || true)"
 
 finish

@@ -159,7 +159,6 @@ START_TEST(test_json)
     static const double m[] = {900, 1000, 1100}, r[] = {1000, 1000, 1000};
     struct bench_compare c;
     struct json_text t;
-    double v;
     char s[64];
     char *text;
 
@@ -172,14 +171,10 @@ START_TEST(test_json)
     ck_assert_int_eq(json_read_string(text, "mta_version", s, sizeof(s)), 0);
     ck_assert_str_eq(s, "3.7.11");
     ck_assert_int_eq(json_read_array_length(text, "model_runs"), 3);
-    ck_assert_int_eq(json_read_number(text, "mta_runs.2.delivered_per_s", &v), 0);
-    ck_assert_double_eq_tol(v, 1000, 1e-6);
-    ck_assert_int_eq(json_read_number(text, "delivered_per_s.model", &v), 0);
-    ck_assert_double_eq_tol(v, 1000, 1e-6);
-    ck_assert_int_eq(json_read_number(text, "ratio", &v), 0);
-    ck_assert_double_eq_tol(v, 1.0, 1e-9);
-    ck_assert_int_eq(json_read_number(text, "tolerance", &v), 0);
-    ck_assert_double_eq_tol(v, 0.15, 1e-9);
+    ck_assert_double_eq_tol(json_text_number(text, "mta_runs.2.delivered_per_s"), 1000, 1e-6);
+    ck_assert_double_eq_tol(json_text_number(text, "delivered_per_s.model"), 1000, 1e-6);
+    ck_assert_double_eq_tol(json_text_number(text, "ratio"), 1.0, 1e-9);
+    ck_assert_double_eq_tol(json_text_number(text, "tolerance"), 0.15, 1e-9);
     ck_assert_ptr_nonnull(strstr(text, "\"agree\": true"));
     free(text);
 }

@@ -4,7 +4,8 @@
  *
  * json_text_begin() gives the writer with the top-level object begun;
  * json_text_end() ends it, checks that the stream did not fail, and
- * returns the text (malloc'd; the caller frees it).
+ * returns the text (malloc'd; the caller frees it); json_text_number()
+ * reads a number back.
  */
 #ifndef SPOOLSIM_CHECK_JSON_TEXT_H
 #define SPOOLSIM_CHECK_JSON_TEXT_H
@@ -13,6 +14,7 @@
 #include <stdio.h>
 
 #include "json.h"
+#include "json_read.h"
 
 struct json_text {
     char *buf;
@@ -38,6 +40,15 @@ static inline char *json_text_end(struct json_text *t)
     ck_assert_int_eq(json_finish(&t->w), 0);
     fclose(t->fp);
     return t->buf;
+}
+
+/* The number at path in a JSON text, which must be there. */
+static inline double json_text_number(const char *text, const char *path)
+{
+    double v = 0;
+
+    ck_assert_msg(json_read_number(text, path, &v) == 0, "no number at %s", path);
+    return v;
 }
 
 #endif

@@ -9,7 +9,10 @@
 #include "config.h"
 
 #include <check.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "check_main.h"
 #include "optarg.h"
@@ -180,13 +183,51 @@ START_TEST(test_round_trip_refused)
 }
 END_TEST
 
+/* A work directory: one that is, or one mkdir can make (may_make); nothing is made. */
+START_TEST(test_work_dir)
+{
+    char dir[] = "/tmp/check_optarg.XXXXXX", sub[64];
+    struct stat st;
+
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    optarg_work_dir(dir, "--spool", 0);
+    snprintf(sub, sizeof(sub), "%s/", dir);
+    optarg_work_dir(sub, "--spool", 0);
+    snprintf(sub, sizeof(sub), "%s/new", dir);
+    optarg_work_dir(sub, "--spool", 1);
+    snprintf(sub, sizeof(sub), "%s/new/", dir);
+    optarg_work_dir(sub, "--spool", 1);
+    ck_assert_int_ne(stat(sub, &st), 0);
+    optarg_work_dir(".", "--spool", 0);
+    optarg_work_dir("new-spoolsim-check", "--spool", 1);
+    ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+/* A file, a path under one, a directory missing or whose parent is, an empty name. */
+static const struct {
+    const char *path;
+    int may_make;
+} work_dir_refused[] = {
+    {"/etc/passwd", 1},
+    {"/etc/passwd/spool", 1},
+    {"/nonexistent-spoolsim-check", 0},
+    {"/nonexistent-spoolsim-check/spool", 1},
+    {"", 1},
+};
+
+START_TEST(test_work_dir_refused)
+{
+    optarg_work_dir(work_dir_refused[_i].path, "--spool", work_dir_refused[_i].may_make);
+}
+END_TEST
+
 int main(void)
 {
-    const TTest *const tests[] = {test_domain_names, test_not_domain_names,
-                                  test_lengths,      test_address_literals,
-                                  test_seconds_text, test_choice,
-                                  test_store,        test_seconds_positive,
-                                  test_round_trip,   NULL};
+    const TTest *const tests[] = {
+        test_domain_names, test_not_domain_names, test_lengths, test_address_literals,
+        test_seconds_text, test_choice,           test_store,   test_seconds_positive,
+        test_round_trip,   test_work_dir,         NULL};
     const TTest *const refused[] = {test_choice_refused, test_choice_empty_refused,
                                     test_seconds_zero_refused, test_round_trip_refused};
     Suite *suite = suite_create("optarg");
@@ -194,5 +235,7 @@ int main(void)
 
     for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
         tcase_add_exit_test(tc, refused[i], 2); /* msg_usage() */
+    tcase_add_loop_exit_test(tc, test_work_dir_refused, 2, 0,
+                             (int)(sizeof(work_dir_refused) / sizeof(work_dir_refused[0])));
     return check_run_suite(suite);
 }

@@ -312,6 +312,48 @@ START_TEST(test_groups_not_taken)
 }
 END_TEST
 
+/*
+ * --dry-run is a flag of its group; a dry run's end says what would run on
+ * standard output, after the program's name, and exits 0.
+ */
+START_TEST(test_dry_run)
+{
+    struct optgroup_values v;
+    struct own own;
+    char out[256];
+    int pipefd[2], wstatus;
+    size_t len = 0;
+    ssize_t n;
+    pid_t pid;
+
+    PARSE(ALL_GROUPS, &v, &own, "-q");
+    ck_assert_int_eq(v.dry_run, 0);
+    PARSE(ALL_GROUPS, &v, &own, "--dry-run");
+    ck_assert_int_eq(v.dry_run, 1);
+    PARSE(OPTGROUP_DRY_RUN, &v, &own, "--dry-run");
+    ck_assert_int_eq(v.dry_run, 1);
+    USAGE_ERROR(OPTGROUP_HELP, "unknown option --dry-run", "--dry-run");
+    ck_assert_int_eq(pipe(pipefd), 0);
+    fflush(NULL);
+    pid = fork();
+    ck_assert_int_ne(pid, -1);
+    if (pid == 0) {
+        close(pipefd[0]);
+        dup2(pipefd[1], STDOUT_FILENO);
+        optgroup_dry_run_done("would run %d things in %s", 3, "/tmp");
+    }
+    close(pipefd[1]);
+    while (len + 1 < sizeof(out) && (n = read(pipefd[0], out + len, sizeof(out) - 1 - len)) > 0)
+        len += (size_t)n;
+    out[len] = 0;
+    close(pipefd[0]);
+    ck_assert_int_eq(waitpid(pid, &wstatus, 0), pid);
+    ck_assert(WIFEXITED(wstatus));
+    ck_assert_int_eq(WEXITSTATUS(wstatus), 0);
+    ck_assert_str_eq(out, "spoolsim test: dry run: would run 3 things in /tmp\n");
+}
+END_TEST
+
 START_TEST(test_version_and_help)
 {
     struct child c;
@@ -446,11 +488,23 @@ END_TEST
 
 int main(void)
 {
-    const TTest *const tests[] = {
-        test_defaults,         test_workload,         test_output,        test_progress,
-        test_own_options,      test_workload_errors,  test_output_errors, test_operands,
-        test_groups_not_taken, test_version_and_help, test_clash,         test_clash_name,
-        test_help_lines,       test_help_progress,    test_seed,          NULL};
+    const TTest *const tests[] = {test_defaults,
+                                  test_workload,
+                                  test_output,
+                                  test_progress,
+                                  test_own_options,
+                                  test_workload_errors,
+                                  test_output_errors,
+                                  test_operands,
+                                  test_groups_not_taken,
+                                  test_version_and_help,
+                                  test_clash,
+                                  test_clash_name,
+                                  test_help_lines,
+                                  test_help_progress,
+                                  test_seed,
+                                  test_dry_run,
+                                  NULL};
 
     msg_init("spoolsim test");
     return check_run_tests("optgroup", tests);
