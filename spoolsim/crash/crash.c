@@ -143,9 +143,9 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
     const struct optarg_store stored[] = {
         {'t', .text = &type},
         {'o', .text = &given_opts},
-        {OPT_LIKE, .text = &o->like},
+        {OPT_LIKE, .text = &o->like, .dir = "--like"},
         {OPT_MODEL, .text = &o->model}, /* the relay judges it: check_relay() */
-        {OPT_WORK_DIR, .text = &o->work_parent},
+        {OPT_WORK_DIR, .text = &o->work_parent, .dir = "--work-dir"},
         {0},
     };
     int ch;
@@ -369,6 +369,7 @@ int spoolsim_crash(int argc, char **argv)
     interrupt_install();
     progress_out_init(&c.progress, stderr, opts.common.progress);
     progress_out_hook_messages(&c.progress);
+    optgroup_forget_results(&opts.common);
 
     drive_make_work_dir(&c.d, opts.work_parent, "--work-dir", "crash");
     if (crash_leftover_mark(&c.d) < 0)
@@ -393,10 +394,12 @@ int spoolsim_crash(int argc, char **argv)
         json_meta_run_free(&run);
         crash_stack_finish(&c, 1);
     }
-    crash_report_print(&rep, stdout);
-    if (opts.common.json && crash_report_json(&rep, opts.common.json) != 0)
-        msg_warn("cannot write %s: %s", opts.common.json, strerror(errno));
+    crash_report_print(&rep, json_meta_text_stream(opts.common.json));
     status = crash_report_durable(&rep) ? 0 : 1;
+    if (opts.common.json && crash_report_json(&rep, opts.common.json) != 0) {
+        msg_warn("cannot write %s: %s", opts.common.json, strerror(errno));
+        status = 1;
+    }
     crash_report_free(&rep);
     json_meta_run_free(&run);
     if (interrupt_flush_stdout() != 0)

@@ -29,9 +29,11 @@
 #include "cost_model.h"
 #include "disk_probe.h"
 #include "drive.h"
+#include "fileutil.h"
 #include "fsinfo.h"
 #include "interrupt.h"
 #include "json.h"
+#include "json_meta.h"
 #include "json_read.h"
 #include "msg.h"
 #include "msglog.h"
@@ -399,12 +401,14 @@ int spoolsim_bench(int argc, char **argv)
     char sent_log[PATH_MAX], sink_log[PATH_MAX], hop_err[PATH_MAX];
     unsigned char *skip; /* the argv elements --compare's runs are not given */
     const char *parent;
-    int sink_port, relay_port, status;
+    int sink_port, relay_port, status, unsaved = 0;
+    FILE *text;
 
     json_meta_run_init(&run, "spoolsim bench", "spoolsim", argc, argv);
     skip = xcalloc((size_t)argc + 1, 1);
     bench_options_parse(&opts, argc, argv, skip);
     bench_options_check_harness_threads(&opts);
+    drive_raise_fd_limit(opts.common.sessions);
     opts.run = &run;
     memset(&b, 0, sizeof(b));
     memset(&res, 0, sizeof(res));
@@ -418,12 +422,14 @@ int spoolsim_bench(int argc, char **argv)
     interrupt_install();
     progress_out_init(&b.progress, stderr, opts.common.progress);
     progress_out_hook_messages(&b.progress);
+    text = json_meta_text_stream(opts.common.json);
 
     parent = bench_check_before(&opts, &b.d);
     if (opts.common.dry_run) {
         free(skip);
         bench_check_dry_run(&opts, parent);
     }
+    optgroup_forget_results(&opts.common);
     if (!opts.mta)
         calibrate_first(&b);
     if (interrupted) {
@@ -437,9 +443,12 @@ int spoolsim_bench(int argc, char **argv)
         return status;
     }
     free(skip);
-    drive_make_work_dir(&b.d, opts.spool_parent, "--spool", "bench");
-    snprintf(b.spool, sizeof(b.spool), "%s/spool", b.d.work);
+    /* the logs away from the spool's filesystem: a full spool must not cut them (issue 35) */
+    drive_make_work_dir(&b.d, NULL, "TMPDIR", "bench");
+    drive_make_spool_dir(&b.d, opts.spool_parent, "--spool", "spool", b.spool);
     notice(&b, "work directory %s", b.d.work);
+    if (b.d.spool_dir[0])
+        notice(&b, "spool %s", b.spool);
     setup_hop(&b, &res);
     setup_client(&b, &res);
     if (opts.discard)
@@ -503,22 +512,21 @@ int spoolsim_bench(int argc, char **argv)
         drive_show_errors(&b.d, "relay", "relay");
     }
     if (interrupted)
-        interrupt_print_partial(stdout);
-    bench_report_print(&opts, b.spool, &res, stdout);
+        interrupt_print_partial(text);
+    bench_report_print(&opts, b.spool, &res, text);
     /* A partial run's JSON would read as a whole one: none is written. */
-    if (opts.common.json && !interrupted && bench_report_write_json(&opts, b.spool, &res) != 0)
-        msg_warn("cannot write %s: %s", opts.common.json, strerror(errno));
-    if (opts.common.csv && !interrupted && timeline_save_csv(&res.timeline, opts.common.csv) != 0)
-        msg_warn("cannot write %s: %s", opts.common.csv, strerror(errno));
+    if (!interrupted)
+        unsaved = bench_report_save(&opts, b.spool, &res) != 0;
     timeline_free(&res.timeline);
     if (opts.common.keep)
-        fprintf(stderr, "spoolsim bench: kept %s\n", b.d.work);
+        fprintf(stderr, "spoolsim bench: kept %s%s%s\n", b.d.work, b.d.spool_dir[0] ? " and " : "",
+                b.d.spool_dir);
     drive_remove_work(&b.d);
     json_meta_run_free(&run);
     status = interrupt_flush_stdout();
     if (interrupted)
         return interrupt_exit_status();
-    if (status != 0 || res.relay_status != 0 || res.source_status != 0)
+    if (status != 0 || unsaved || res.relay_status != 0 || res.source_status != 0)
         return 1;
     return opts.discard || bench_report_exactly_once(&res) ? 0 : 1;
 }

@@ -178,9 +178,12 @@ void bench_options_parse(struct bench_options *o, int argc, char **argv, unsigne
         {NULL, 0, NULL, 0},
     };
     const struct optarg_store stored[] = {
-        {OPT_SPOOL, .text = &o->spool_parent}, {OPT_REUSE, .flag = &o->reuse},
-        {OPT_MODEL, .text = &o->model},        {OPT_TLS, .flag = &o->tls},
-        {OPT_DISCARD, .flag = &o->discard},    {0},
+        {OPT_SPOOL, .text = &o->spool_parent, .dir = "--spool"},
+        {OPT_REUSE, .flag = &o->reuse},
+        {OPT_MODEL, .text = &o->model},
+        {OPT_TLS, .flag = &o->tls},
+        {OPT_DISCARD, .flag = &o->discard},
+        {0},
     };
     struct optgroup g;
     int ch;
