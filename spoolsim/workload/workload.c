@@ -184,6 +184,10 @@ static void line(struct maillog_sum *s, struct maillog_year *y, struct workload_
     in->lines++;
     if (len > 0 && p[len - 1] == '\r')
         len--;
+    if (len > WORKLOAD_LINE_MAX) { /* whole in one read, but as long as one that was not */
+        maillog_sum_skip(s, MAILLOG_SKIP_TOO_LONG);
+        return;
+    }
     if (memchr(p, '\0', len) != NULL) {
         maillog_sum_skip(s, MAILLOG_SKIP_BINARY);
         return;
