@@ -24,6 +24,7 @@ mkdir "$WORK/pf" && chmod 711 "$WORK" && chmod 755 "$WORK/pf" || exit 1
 bench_sink "$SINK" "$WORK" --msg-log "$WORK/sink.msglog" || exit 1
 PIDS="$PIDS $SINK_PID"
 free_port PORT || exit 1
+# shellcheck disable=SC2153 # PORT is free_port's
 pfi_setup "$WORK/pf" "$WORK/pf/queue" "$SINK_PORT" "$PORT" || exit 1
 trap 'pfi_stop; cleanup' EXIT
 pfi_start || exit 1
