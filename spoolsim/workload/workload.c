@@ -136,6 +136,8 @@ static int input_open(struct workload_input *in, const char *name)
     if (strcmp(name, "-") == 0)
         return 0;
     n = pread(in->fd, magic, sizeof(magic), 0);
+    if (n < 0 && errno == ESPIPE)
+        return 0; /* a named pipe: read as it comes, as standard input is */
     if (n < 0) {
         int e = errno;
 

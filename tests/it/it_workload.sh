@@ -95,6 +95,15 @@ to "$WORK/missing.out" "$S" workload --from-maillog "$WORK/mail.log" "$WORK/gone
 check "a missing log: exit 2" test $? = 2
 check "  ... naming it" grep -q "gone.log: cannot open: No such file or directory" "$WORK/missing.out"
 check "  ... and nothing written" test ! -e "$WORK/u2.json"
+to "$WORK/dir.out" "$S" workload --from-maillog "$WORK"
+check "a directory for a log: exit 2" test $? = 2
+check "  ... naming it" grep -q "cannot open: Is a directory" "$WORK/dir.out"
+mkfifo "$WORK/fifo"
+cat "$WORK/mail.log" >"$WORK/fifo" &
+PIDS="$PIDS $!"
+to "$WORK/fifo.out" timeout 30 "$S" workload --from-maillog --year 2026 "$WORK/fifo"
+check "a named pipe read as it comes: exit 0" test $? = 0
+check "  ... its messages" grep -q "^messages: 3," "$WORK/fifo.out"
 to "$WORK/self.out" "$S" workload --from-maillog "$WORK/mail.log" -o "$WORK/mail.log"
 check "-o a log: exit 2" test $? = 2
 check "  ... the log untouched" test "$(wc -l <"$WORK/mail.log")" = 18
