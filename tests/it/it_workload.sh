@@ -53,13 +53,7 @@ check "two logs read: exit 0" test $? = 0
 check "  ... the JSON is whole" json_complete "$WORK/w.json"
 check "  ... a summary on standard output" grep -q "^messages: 5," "$WORK/run.out"
 
-# jq EXPR: a value of the workload, by a Python expression over j.
-jq() { python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($1)" "$WORK/w.json"; }
-expect() {
-    local got
-    got=$(jq "$1")
-    check "$1 = $2 (got $got)" test "$got" = "$2"
-}
+expect() { json_expect "$WORK/w.json" "$@"; }
 expect "j['inputs'][0]['gzip'], j['inputs'][1]['gzip']" "False True"
 expect "j['inputs'][0]['lines'], j['inputs'][1]['lines']" "19 8"
 expect "j['lines']['read'], j['lines']['used'], j['lines']['postfix'], j['lines']['exim']" "27 19 16 8"
