@@ -258,7 +258,7 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
         {'F', .flag = &opts->no_xforward},
         {'N', .flag = &opts->no_dsn},
         {'p', .flag = &opts->no_pipelining},
-        {'R', .text = &opts->chroot_dir},
+        {'R', .text = &opts->chroot_dir, .dir = "-R"},
         {'u', .text = &opts->user},
         {OPT_PORT_FILE, .text = &opts->port_file},
         {0},

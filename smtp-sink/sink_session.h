@@ -47,6 +47,7 @@ struct sink_server {
     SSL_CTX *tls_ctx;
     struct prng rng;
     FILE *msg_log;
+    int msg_log_lost; /* the run's total: a write to --msg-log failed */
     struct sink_stats stats;
     char *greeting;
     char *ehlo_reply;     /* before TLS */

@@ -24,6 +24,8 @@
 
 #include "clock.h"
 #include "endpoint.h"
+#include "fdlimit.h"
+#include "fileutil.h"
 #include "json.h"
 #include "json_meta.h"
 #include "listener.h"
@@ -341,8 +343,9 @@ static void print_summary(FILE *fp, const struct sink_stats *st)
     fprintf(fp, "\n");
 }
 
-static void write_json(const char *path, const struct sink_server *server,
-                       const struct json_run *run)
+/* 0, or -1 when it could not be written whole (said). */
+static int write_json(const char *path, const struct sink_server *server,
+                      const struct json_run *run)
 {
     const struct sink_stats *st = &server->stats;
     struct json_writer w;
@@ -350,8 +353,10 @@ static void write_json(const char *path, const struct sink_server *server,
 
     if (json_meta_begin(&w, path, run) != 0) {
         msg_warn("cannot write %s: %s", path, strerror(errno));
-        return;
+        return -1;
     }
+    if (server->opts->tool.msg_log)
+        json_bool(&w, "msg_log_complete", !server->msg_log_lost);
     json_double(&w, "elapsed_s", secs);
     /* its own cost, so that a driver that is not its parent can tell what a message takes */
     json_double(&w, "cpu_s", clock_process_cpu_s());
@@ -378,8 +383,11 @@ static void write_json(const char *path, const struct sink_server *server,
         }
     }
     json_end_object(&w);
-    if (json_meta_end(&w) != 0)
-        msg_warn("write error on %s", path);
+    if (json_meta_end(&w) != 0) {
+        msg_warn("cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 static int open_listener(const struct sink_options *opts, struct endpoint_file *made)
@@ -481,11 +489,13 @@ int main(int argc, char **argv)
     struct json_run run;
     struct endpoint_file listen_file;
     char err[256];
-    int fd;
+    int fd, status = 0;
+    uint64_t fd_soft, fd_hard;
 
     msg_init(argv[0]);
     json_meta_run_init(&run, "smtp-sink", NULL, argc, argv);
     sink_options_parse(argc, argv, &opts);
+    fdlimit_raise(&fd_soft, &fd_hard); /* a socket per client session, which the clients decide */
     msg_set_verbose(opts.tool.verbose);
     signal(SIGPIPE, SIG_IGN);
 
@@ -500,6 +510,9 @@ int main(int argc, char **argv)
             msg_fatal("%s", err);
     }
     /* Line by line: a sink killed in a crash test must not lose what it acknowledged. */
+    /* an earlier run's result must not be read as this one's if this one ends without */
+    if (fileutil_output_forget(opts.tool.json_file) != 0)
+        msg_fatal("cannot remove the earlier result %s: %s", opts.tool.json_file, strerror(errno));
     if ((proto.msg_log = smtp_tool_opts_msg_log(&opts.tool, "a")) != NULL)
         setvbuf(proto.msg_log, NULL, _IOLBF, 0);
     fd = open_listener(&opts, &listen_file);
@@ -543,12 +556,12 @@ int main(int argc, char **argv)
     total.stats.max_active = atomic_load(&r.max_active);
     if (!opts.tool.no_summary)
         print_summary(stderr, &total.stats);
-    if (opts.tool.json_file)
-        write_json(opts.tool.json_file, &total, &run);
-    if (proto.msg_log && fflush(proto.msg_log) != 0)
-        msg_warn("write error on message log %s", opts.tool.msg_log);
-    if (proto.msg_log && proto.msg_log != stdout)
-        fclose(proto.msg_log);
+    /* the log first: the JSON says whether it is whole */
+    total.msg_log_lost = smtp_tool_opts_msg_log_close(&opts.tool, proto.msg_log) != 0;
+    if (opts.tool.json_file && write_json(opts.tool.json_file, &total, &run) != 0)
+        status = 1;
+    if (total.msg_log_lost)
+        status = 1;
     /* The socket file (unix:) goes with the sink, unless it was replaced meanwhile. */
     if (endpoint_file_remove(&listen_file, err, sizeof(err)) != 0)
         msg_warn("%s", err);
@@ -561,5 +574,5 @@ int main(int argc, char **argv)
         SSL_CTX_free(proto.tls_ctx);
     free(opts.dump_start);
     json_meta_run_free(&run);
-    return 0;
+    return status;
 }

@@ -24,6 +24,9 @@
 
 #include "clock.h"
 #include "endpoint.h"
+#include "fdlimit.h"
+#include "fileutil.h"
+#include "json_meta.h"
 #include "loops.h"
 #include "msg.h"
 #include "progress_out.h"
@@ -533,12 +536,15 @@ int main(int argc, char **argv)
     struct event *tick = NULL, *progress = NULL;
     char hostname[256], err[256];
     struct json_run run;
-    int status;
+    int status, unsaved = 0;
 
     msg_init(argv[0]);
     json_meta_run_init(&run, "smtp-source", NULL, argc, argv);
     source_options_parse(argc, argv, &opts);
     msg_set_verbose(opts.tool.verbose);
+    /* a socket per session: more than the limit fail to connect, at full speed */
+    snprintf(err, sizeof(err), "-s %u", opts.sessions);
+    fdlimit_need((uint64_t)opts.sessions + FDLIMIT_RESERVE + 4u * opts.threads, err);
     signal(SIGPIPE, SIG_IGN);
 
     memset(&r, 0, sizeof(r));
@@ -571,6 +577,10 @@ int main(int argc, char **argv)
         tick = event_new(r.base, -1, EV_PERSIST, on_tick, &r);
         evtimer_add(tick, &tv);
     }
+    /* an earlier run's result must not be read as this one's if this one ends without */
+    if (fileutil_output_forget(opts.tool.json_file) != 0 ||
+        fileutil_output_forget(opts.csv_file) != 0)
+        msg_fatal("cannot remove the earlier result: %s", strerror(errno));
     /* -c is a display of its own, on standard output: the status line only if asked for */
     progress_out_init(&r.progress, stderr,
                       opts.count_display && opts.progress < 0 ? 0 : opts.progress);
@@ -602,17 +612,19 @@ int main(int argc, char **argv)
     for (unsigned i = 0; i < r.n; i++)
         source_report_merge(&total, &r.workers[i].ctx.stats);
 
+    /* the log first: the JSON says whether it is whole */
+    total.msg_log_lost = smtp_tool_opts_msg_log_close(&opts.tool, proto.msg_log) != 0;
     if (!opts.tool.no_summary)
-        source_report_text(stdout, &total, &opts);
-    if (opts.tool.json_file)
-        source_report_json(opts.tool.json_file, &total, &opts, &run);
-    if (opts.csv_file && timeline_save_csv(&total.timeline, opts.csv_file) != 0)
+        source_report_text(json_meta_text_stream(opts.tool.json_file), &total, &opts);
+    if (opts.tool.json_file && source_report_json(opts.tool.json_file, &total, &opts, &run) != 0)
+        unsaved = 1;
+    if (opts.csv_file && timeline_save_csv(&total.timeline, opts.csv_file) != 0) {
         msg_warn("cannot write %s: %s", opts.csv_file, strerror(errno));
-    if (proto.msg_log &&
-        (fflush(proto.msg_log) != 0 || (proto.msg_log != stdout && fclose(proto.msg_log) != 0)))
-        msg_warn("write error on message log %s", opts.tool.msg_log);
+        unsaved = 1;
+    }
 
-    status = total.counts.failed > 0 && !opts.ignore_failures ? 1 : 0;
+    status =
+        (total.counts.failed > 0 && !opts.ignore_failures) || unsaved || total.msg_log_lost ? 1 : 0;
     for (unsigned i = 0; i < r.n; i++)
         worker_free(&r.workers[i]); /* its events first, then the bases */
     loops_free(r.loops);

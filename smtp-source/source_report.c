@@ -189,6 +189,8 @@ int source_report_json(const char *path, const struct source_stats *st,
         return -1;
     }
     json_string(&w, "id", opts->id);
+    if (opts->tool.msg_log)
+        json_bool(&w, "msg_log_complete", !st->msg_log_lost);
     json_string(&w, "target", opts->target);
     json_uint(&w, "sessions", opts->sessions);
     json_uint(&w, "threads", opts->threads);
@@ -245,7 +247,7 @@ int source_report_json(const char *path, const struct source_stats *st,
     }
     json_end_object(&w);
     if (json_meta_end(&w) != 0) {
-        msg_warn("write error on %s", path);
+        msg_warn("cannot write %s: %s", path, strerror(errno));
         return -1;
     }
     return 0;

@@ -64,6 +64,7 @@ struct source_stats {
     struct histogram latency[PHASE_COUNT];
     /* every --interval: attempted in, delivered out, failed, the txn latency */
     struct timeline timeline;
+    int msg_log_lost; /* the run's: a write to --msg-log failed (smtp_tool_opts_msg_log_close()) */
 };
 
 const char *source_report_phase_name(enum source_phase phase);

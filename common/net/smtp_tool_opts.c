@@ -65,6 +65,23 @@ int smtp_tool_opts_parse(struct smtp_tool_opts *o, int code, const char *arg)
     }
 }
 
+int smtp_tool_opts_msg_log_close(const struct smtp_tool_opts *o, FILE *fp)
+{
+    int lost, flushed;
+
+    if (fp == NULL)
+        return 0;
+    lost = ferror(fp);
+    flushed = fflush(fp) == 0 && (fp == stdout || fclose(fp) == 0);
+    if (lost || !flushed) {
+        msg_warn("write error on message log %s: %s; lines of it are lost, and it cannot be "
+                 "used to check what was delivered",
+                 o->msg_log, !flushed ? strerror(errno) : "an earlier write failed");
+        return -1;
+    }
+    return 0;
+}
+
 FILE *smtp_tool_opts_msg_log(const struct smtp_tool_opts *o, const char *mode)
 {
     FILE *fp;

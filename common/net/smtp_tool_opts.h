@@ -66,4 +66,15 @@ int smtp_tool_opts_parse(struct smtp_tool_opts *o, int code, const char *arg);
  */
 FILE *smtp_tool_opts_msg_log(const struct smtp_tool_opts *o, const char *mode);
 
+/*
+ * End the --msg-log stream fp (NULL: none): flushed, and closed unless it
+ * is standard output. Every write to it is checked here at once, through
+ * the stream's error flag, which a failed write sets and nothing clears:
+ * a buffer that a full disk refused is lost whole, and the lines around it
+ * are spliced, so that a reader would count messages lost that were not.
+ * 0, or -1 when any write failed, said with a warning: the log cannot be
+ * used to check delivery.
+ */
+int smtp_tool_opts_msg_log_close(const struct smtp_tool_opts *o, FILE *fp);
+
 #endif

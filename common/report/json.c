@@ -9,6 +9,7 @@
 
 #include "json.h"
 #include "msg.h"
+#include "utf8.h"
 
 void json_init(struct json_writer *w, FILE *fp)
 {
@@ -23,18 +24,26 @@ static const char escape_names[] = "\"\\bfnrt";
 static void json_escape(FILE *fp, const char *s)
 {
     const unsigned char *p = (const unsigned char *)s;
+    size_t n;
 
     fputc('"', fp);
-    for (; *p; p++) {
+    while (*p) {
         const char *named = strchr(escaped, *p);
 
         if (named) {
             fputc('\\', fp);
             fputc(escape_names[named - escaped], fp);
-        } else if (*p < 0x20)
-            fprintf(fp, "\\u%04x", *p);
-        else
-            fputc(*p, fp);
+            p++;
+        } else if (*p < 0x20) {
+            fprintf(fp, "\\u%04x", *p++);
+        } else if ((n = utf8_char_len(p)) == 0) {
+            /* RFC 8259 8.1: JSON is UTF-8; a reader refuses the document for one bad byte */
+            fputs(UTF8_REPLACEMENT, fp);
+            p++;
+        } else {
+            fwrite(p, 1, n, fp);
+            p += n;
+        }
     }
     fputc('"', fp);
 }

@@ -6,9 +6,11 @@
  * the key must be NULL. A writer emits one top-level value, nested at most
  * JSON_MAX_DEPTH deep; breaking these rules is a programming error and
  * panics. Strings are escaped (short forms for \b \f \n \r \t, \u00xx for
- * other control characters); bytes >= 0x80 pass through, so UTF-8 in gives
- * UTF-8 out. Non-finite doubles are written as null. Write errors are sticky
- * in the stream and reported by json_finish().
+ * other control characters); well-formed UTF-8 passes through, and each
+ * byte that starts no UTF-8 character (a path's Latin-1 byte, a cut
+ * sequence) becomes U+FFFD, so that the document is always valid JSON.
+ * Non-finite doubles are written as null. Write errors are sticky in the
+ * stream and reported by json_finish().
  */
 #ifndef SPOOLSIM_JSON_H
 #define SPOOLSIM_JSON_H
@@ -16,10 +18,13 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "fileutil.h"
+
 #define JSON_MAX_DEPTH 32
 
 struct json_writer {
     FILE *fp;
+    struct fileutil_output out; /* json_meta_begin()'s: the document, until it is whole */
     int depth;
     int done; /* the top-level value has been started */
     unsigned char is_array[JSON_MAX_DEPTH];

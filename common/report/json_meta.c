@@ -3,12 +3,15 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "fileutil.h"
 #include "json_meta.h"
 #include "platform.h"
 #include "version.h"
@@ -136,20 +139,27 @@ int json_meta_end_stream(struct json_writer *w)
 
 int json_meta_begin(struct json_writer *w, const char *path, const struct json_run *run)
 {
-    FILE *fp = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    FILE *fp = fileutil_output_open(&w->out, path);
 
     if (fp == NULL)
         return -1;
+    /*
+     * json_init() clears the writer, w->out too: the stream sets out.doc
+     * and out.len only when it is closed, so the rest is put back.
+     */
     json_meta_begin_stream(w, fp, run);
+    w->out.path = path;
+    w->out.fp = fp;
     return 0;
 }
 
 int json_meta_end(struct json_writer *w)
 {
-    FILE *fp = w->fp;
-    int status;
+    json_meta_end_stream(w); /* a failed write is the stream's: the close reports it */
+    return fileutil_output_close(&w->out);
+}
 
-    status = json_meta_end_stream(w);
-    status |= fp == stdout ? fflush(fp) : fclose(fp);
-    return status == 0 ? 0 : -1;
+FILE *json_meta_text_stream(const char *json_path)
+{
+    return json_path && strcmp(json_path, "-") == 0 ? stderr : stdout;
 }

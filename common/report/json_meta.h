@@ -73,12 +73,14 @@ void json_meta_write_spool(struct json_writer *w, const char *key, const char *p
                            const struct fsinfo *fs);
 
 /*
- * A result file, begun and ended one way: json_meta_begin() opens path
- * ("-": standard output), opens the top-level object and writes the
- * header keys (none when run is NULL); 0, or -1 with errno when the file
- * cannot be opened (then nothing is to be ended). json_meta_end() closes
- * the top-level object, flushes the stream and closes it unless it is
- * standard output; 0, or -1 when anything failed to be written.
+ * A result file, begun and ended one way: json_meta_begin() starts the
+ * document for path ("-": standard output) in memory, opens the top-level
+ * object and writes the header keys (none when run is NULL); 0, or -1 with
+ * errno when it cannot (then nothing is to be ended). json_meta_end()
+ * closes the top-level object and puts the document at path whole or not
+ * at all (fileutil_write_output(): a temporary file renamed into place), so
+ * that a full disk or a crash never leaves half a result; 0, or -1 with
+ * errno when it could not be written (the path is then as it was).
  */
 int json_meta_begin(struct json_writer *w, const char *path, const struct json_run *run);
 int json_meta_end(struct json_writer *w);
@@ -88,6 +90,14 @@ int json_meta_end(struct json_writer *w);
  * in memory until it is whole): json_meta_end_stream() closes the
  * top-level object; 0, or -1 when the stream had an error.
  */
+/*
+ * Where a program's text report goes when its JSON goes to json_path
+ * (NULL: none): standard error when the JSON is on standard output ("-"),
+ * so that standard output holds the JSON alone for a reader; else
+ * standard output.
+ */
+FILE *json_meta_text_stream(const char *json_path);
+
 void json_meta_begin_stream(struct json_writer *w, FILE *fp, const struct json_run *run);
 int json_meta_end_stream(struct json_writer *w);
 

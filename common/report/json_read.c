@@ -432,6 +432,21 @@ int json_read_number(const char *text, const char *path, double *out)
     return convert_number(p, end, out);
 }
 
+int json_read_bool(const char *text, const char *path, int *out)
+{
+    const char *p = find_value(text, path);
+
+    if (p != NULL && scan_literal(p, "true") != NULL) {
+        *out = 1;
+        return 0;
+    }
+    if (p != NULL && scan_literal(p, "false") != NULL) {
+        *out = 0;
+        return 0;
+    }
+    return -1;
+}
+
 int json_read_string(const char *text, const char *path, char *out, size_t len)
 {
     struct str_sink o = {.buf = out, .len = len};

@@ -36,6 +36,13 @@
 int json_read_number(const char *text, const char *path, double *out);
 
 /*
+ * 0 and the boolean in *out (1 for true, 0 for false), or -1 (*out
+ * untouched) if the path is missing, its value is not true or false (null,
+ * 0 and "true" are not), or the text is malformed.
+ */
+int json_read_bool(const char *text, const char *path, int *out);
+
+/*
  * 0 and the unescaped string in out (\" \\ \/ \b \f \n \r \t, \uXXXX and
  * surrogate pairs to UTF-8), truncated to fit len bytes with its NUL and
  * never in the middle of a UTF-8 sequence; or -1 if the path is missing,

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fileutil.h"
 #include "json.h"
 #include "json_read.h"
 #include "timeline.h"
@@ -301,14 +302,13 @@ int timeline_write_csv(const struct timeline *tl, FILE *fp)
 
 int timeline_save_csv(const struct timeline *tl, const char *path)
 {
-    FILE *fp = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-    int status;
+    struct fileutil_output out;
+    FILE *fp = fileutil_output_open(&out, path);
 
     if (fp == NULL)
         return -1;
-    status = timeline_write_csv(tl, fp);
-    status |= fp == stdout ? fflush(fp) : fclose(fp);
-    return status == 0 ? 0 : -1;
+    timeline_write_csv(tl, fp); /* its failure is the stream's, which the close reports */
+    return fileutil_output_close(&out);
 }
 
 static uint64_t whole(double v)

@@ -129,7 +129,7 @@ size_t timeline_format_csv(const struct timeline *tl, const struct timeline_row 
                            size_t len);
 /* The header and every row to fp: 0, or -1 if the stream failed. */
 int timeline_write_csv(const struct timeline *tl, FILE *fp);
-/* The same into the file path ("-": standard output): 0, or -1 with errno. */
+/* The same into the file path ("-": standard output), whole or not at all: 0, or -1 with errno. */
 int timeline_save_csv(const struct timeline *tl, const char *path);
 
 /*

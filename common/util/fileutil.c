@@ -109,14 +109,61 @@ int fileutil_write_all(int fd, const void *buf, size_t n, size_t piece, uint64_t
     return 0;
 }
 
+/* What the symbolic link at path names, as a path from here (malloc'd), or NULL. */
+static char *link_target(const char *path)
+{
+    char target[PATH_MAX], *out;
+    const char *slash = strrchr(path, '/');
+    ssize_t n = readlink(path, target, sizeof(target) - 1);
+    size_t dir_len;
+
+    if (n < 0)
+        return NULL;
+    target[n] = 0;
+    dir_len = slash && target[0] != '/' ? (size_t)(slash - path) + 1 : 0;
+    out = xmalloc(dir_len + (size_t)n + 1);
+    memcpy(out, path, dir_len); /* a relative target is relative to the link's directory */
+    memcpy(out + dir_len, target, (size_t)n + 1);
+    return out;
+}
+
+static int write_whole(const char *path, const void *doc, size_t len, int depth);
+
+/* A symbolic link stays one: its target, existing or not yet, is what is replaced. */
+static int write_through(const char *path, const void *doc, size_t len, int depth)
+{
+    char *target = realpath(path, NULL);
+    int status, saved;
+
+    if (target == NULL && depth < 8)
+        target = link_target(path);
+    if (target == NULL) {
+        errno = ELOOP;
+        return -1;
+    }
+    status = write_whole(target, doc, len, depth + 1);
+    saved = errno;
+    free(target);
+    errno = saved;
+    return status;
+}
+
 int fileutil_write_whole(const char *path, const void *doc, size_t len)
 {
-    size_t n = strlen(path);
+    return write_whole(path, doc, len, 0);
+}
+
+static int write_whole(const char *path, const void *doc, size_t len, int depth)
+{
+    size_t n;
     char *tmp;
     mode_t mask;
     struct stat st;
     int fd, saved;
 
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+        return write_through(path, doc, len, depth);
+    n = strlen(path);
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
         if ((fd = open(path, O_WRONLY | O_NOCTTY)) < 0)
             return -1;
@@ -159,6 +206,46 @@ int fileutil_write_output(const char *path, const void *doc, size_t len)
     return 0;
 }
 
+FILE *fileutil_output_open(struct fileutil_output *o, const char *path)
+{
+    o->path = path;
+    o->doc = NULL;
+    o->len = 0;
+    o->fp = open_memstream(&o->doc, &o->len);
+    return o->fp;
+}
+
+int fileutil_output_close(struct fileutil_output *o)
+{
+    int status = ferror(o->fp) ? -1 : 0, saved;
+
+    if (fclose(o->fp) != 0 || status != 0) {
+        status = -1;
+        errno = ENOMEM; /* a stream in memory fails only for want of it */
+    }
+    o->fp = NULL;
+    if (status == 0)
+        status = fileutil_write_output(o->path, o->doc, o->len);
+    saved = errno;
+    free(o->doc);
+    o->doc = NULL;
+    errno = saved;
+    return status;
+}
+
+int fileutil_output_forget(const char *path)
+{
+    struct stat st;
+
+    if (path == NULL || strcmp(path, "-") == 0)
+        return 0;
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT ? 0 : -1;
+    if (!S_ISREG(st.st_mode))
+        return 0;
+    return unlink(path);
+}
+
 const char *fileutil_tmp_dir(void)
 {
     const char *tmp = getenv("TMPDIR");
@@ -168,7 +255,15 @@ const char *fileutil_tmp_dir(void)
 
 int fileutil_private_dir(char *out, size_t len, const char *parent, const char *tag)
 {
-    int n = snprintf(out, len, "%s/spoolsim-%s.XXXXXX", parent, tag);
+    int n;
+
+    if (parent[0] == 0) { /* no directory, not the root that "/spoolsim-..." would be */
+        if (len)
+            out[0] = 0;
+        errno = ENOENT;
+        return -1;
+    }
+    n = snprintf(out, len, "%s/spoolsim-%s.XXXXXX", parent, tag);
 
     if (n < 0 || (size_t)n >= len) {
         if (len)

@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* The file's contents (malloc'd, NUL-terminated) and its length in *len; NULL if unreadable. */
 char *fileutil_read_all(const char *path, size_t *len);
@@ -43,7 +44,8 @@ int fileutil_write_all(int fd, const void *buf, size_t n, size_t piece, uint64_t
  * or a crash leaves the previous file (or none), never half of one. The
  * new file is as readable as the umask allows (mkstemp makes it 0600). A
  * path that is a device or a FIFO (/dev/null, /dev/stdout, a pipe) is
- * written in place: a rename would replace the node itself. 0, or -1
+ * written in place: a rename would replace the node itself; for a
+ * symbolic link, its target is replaced. 0, or -1
  * with errno set and no temporary file left.
  */
 int fileutil_write_whole(const char *path, const void *doc, size_t len);
@@ -55,13 +57,39 @@ int fileutil_write_whole(const char *path, const void *doc, size_t len);
  */
 int fileutil_write_output(const char *path, const void *doc, size_t len);
 
+/*
+ * A result written as a stream and put in place whole: fileutil_output_open()
+ * gives a stream in memory for path; fileutil_output_close() closes it and,
+ * if every write to it worked, puts the text at path with
+ * fileutil_write_output(). A run that dies before the close leaves path
+ * as it was. open: the stream, or NULL with errno; close: 0, or -1 with
+ * errno (the path as it was).
+ */
+struct fileutil_output {
+    const char *path;
+    FILE *fp;
+    char *doc; /* set by the stream when it is closed */
+    size_t len;
+};
+FILE *fileutil_output_open(struct fileutil_output *o, const char *path);
+int fileutil_output_close(struct fileutil_output *o);
+
+/*
+ * Remove a regular file at path, a result an earlier run left, at the
+ * start of a run: a run that ends without a result (interrupted, killed)
+ * must not leave the earlier one to be read as its own. "-", NULL, a
+ * symbolic link, a device or a FIFO are left alone. 0, or -1 with errno.
+ */
+int fileutil_output_forget(const char *path);
+
 /* $TMPDIR if it is set and not empty, else /tmp. */
 const char *fileutil_tmp_dir(void);
 
 /*
  * Make PARENT/spoolsim-TAG.XXXXXX, a new directory that only its owner
  * may enter (mkdtemp), its path in out. 0, or -1 with errno set:
- * ENAMETOOLONG if the path does not fit in len.
+ * ENAMETOOLONG if the path does not fit in len, ENOENT if PARENT is ""
+ * (which would put it in the root).
  */
 int fileutil_private_dir(char *out, size_t len, const char *parent, const char *tag);
 

@@ -70,10 +70,17 @@ int optarg_store(const struct optarg_store *table, int code, const char *arg)
         if (table->flag)
             *table->flag = 1;
         else
-            *table->text = arg;
+            *table->text = table->dir ? optarg_dir(arg, table->dir) : arg;
         return 1;
     }
     return 0;
+}
+
+const char *optarg_dir(const char *text, const char *what)
+{
+    if (text[0] == 0)
+        msg_usage("%s: an empty directory name (an unset variable?)", what);
+    return text;
 }
 
 uint64_t optarg_count(const char *text, const char *what, uint64_t min, uint64_t max)
@@ -302,10 +309,33 @@ static void output_link_target(const char *path, const char *what, int depth)
     output_check(joined, what, depth + 1);
 }
 
-static void output_check(const char *path, const char *what, int depth)
+/* 0 if a file can be made in path's directory, else the errno that says why not. */
+static int dir_writable(const char *path)
 {
     struct stat st;
     char *dir, *slash;
+    int error = 0;
+
+    if ((dir = strdup(path)) == NULL)
+        msg_fatal("out of memory");
+    slash = strrchr(dir, '/');
+    if (slash == dir)
+        slash[1] = 0;
+    else if (slash)
+        *slash = 0;
+    errno = 0;
+    if (stat(slash ? dir : ".", &st) != 0 || !S_ISDIR(st.st_mode) ||
+        access(slash ? dir : ".", W_OK | X_OK) != 0)
+        error = errno ? errno : ENOTDIR;
+    free(dir);
+    return error;
+}
+
+static void output_check(const char *path, const char *what, int depth)
+{
+    struct stat st;
+    char *real;
+    int error;
 
     if (strcmp(path, "-") == 0)
         return;
@@ -320,26 +350,21 @@ static void output_check(const char *path, const char *what, int depth)
             msg_usage("%s %s: is a directory", what, path);
         if (access(path, W_OK) != 0)
             msg_usage("%s %s: cannot write: %s", what, path, strerror(errno));
+        /* a result replaces a file whole, from a new one beside it (fileutil_write_whole()) */
+        if (S_ISREG(st.st_mode) && (real = realpath(path, NULL)) != NULL) {
+            error = dir_writable(real);
+            free(real);
+            if (error)
+                msg_usage("%s %s: cannot replace it: its directory: %s", what, path,
+                          strerror(error));
+        }
         return;
     }
     if (errno != ENOENT)
         msg_usage("%s %s: %s", what, path, strerror(errno));
     /* A new file: its directory must let us create it. */
-    if ((dir = strdup(path)) == NULL)
-        msg_fatal("out of memory");
-    slash = strrchr(dir, '/');
-    if (slash == dir)
-        slash[1] = 0;
-    else if (slash)
-        *slash = 0;
-    if (stat(slash ? dir : ".", &st) != 0 || !S_ISDIR(st.st_mode) ||
-        access(slash ? dir : ".", W_OK | X_OK) != 0) {
-        int error = errno ? errno : ENOTDIR;
-
-        free(dir);
+    if ((error = dir_writable(path)) != 0)
         msg_usage("%s %s: cannot create: %s", what, path, strerror(error));
-    }
-    free(dir);
 }
 
 const char *optarg_output_file(const char *path, const char *what)

@@ -39,17 +39,28 @@ int optarg_getopt(int argc, char *const argv[], const char *shortopts,
  * A command's options whose whole handling is to be stored: a flag (no
  * value; set to 1) or a text kept as given, each row naming the code
  * getopt returns for it and where it goes, with .flag = or .text =. The
- * table ends with a row of code 0. Options with a value to check or a
- * meaning of their own stay in the command's switch, where the check is.
+ * table ends with a row of code 0. A text that names a directory says
+ * its option's name in .dir ("--spool"): an empty one is then a usage
+ * error (optarg_dir()). Options with a value to check or a meaning of their
+ * own stay in the command's switch, where the check is.
  */
 struct optarg_store {
     int code;
     int *flag;
     const char **text;
+    const char *dir;
 };
 
 /* Stores option `code' (its value `arg') as its row says: 1, or 0 if no row has it. */
 int optarg_store(const struct optarg_store *table, int code, const char *arg);
+
+/*
+ * A directory given on the command line: any path but the empty one, a
+ * usage error naming `what'. An unset shell variable ($SPOOL) gives "",
+ * which every path function would take for the current directory or, with
+ * a name put after it, for the root.
+ */
+const char *optarg_dir(const char *text, const char *what);
 
 /* A decimal count in [min, max]. */
 uint64_t optarg_count(const char *text, const char *what, uint64_t min, uint64_t max);

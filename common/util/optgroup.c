@@ -4,11 +4,13 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fileutil.h"
 #include "msg.h"
 #include "optarg.h"
 #include "optgroup.h"
@@ -348,4 +350,13 @@ void optgroup_help(FILE *fp, const struct optgroup *g, unsigned which, int width
         snprintf(text, sizeof(text), e->text ? e->text : "", dflt);
         optgroup_help_line(fp, e->label, text, width);
     }
+}
+
+void optgroup_forget_results(const struct optgroup_values *v)
+{
+    const char *paths[] = {v->json, v->csv};
+
+    for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+        if (fileutil_output_forget(paths[i]) != 0)
+            msg_fatal("cannot remove the earlier result %s: %s", paths[i], strerror(errno));
 }

@@ -113,6 +113,15 @@ int optgroup_getopt(struct optgroup *g, int argc, char *const argv[]);
 void optgroup_end(struct optgroup *g);
 
 /*
+ * At the start of the run, not before (a --dry-run or a usage error keeps
+ * them): remove the results an earlier run left at --json and --csv
+ * (fileutil_output_forget()), so that a run that ends without its own
+ * leaves none to be read as this one's. One that cannot be removed ends
+ * the program (msg_fatal()).
+ */
+void optgroup_forget_results(const struct optgroup_values *v);
+
+/*
  * The end of a dry run that found nothing wrong: "PROGRAM: dry run: TEXT"
  * on standard output, then exit 0 (1 if standard output cannot take it).
  * A command's dry run makes every check its run would make before

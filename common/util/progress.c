@@ -175,6 +175,11 @@ enum progress_mode progress_mode_for(int want, int is_tty)
     return want > 0 ? PROGRESS_PLAIN : PROGRESS_OFF;
 }
 
+int progress_term_erases(const char *term)
+{
+    return term != NULL && term[0] != 0 && strcmp(term, "dumb") != 0;
+}
+
 int progress_want(int option, int quiet)
 {
     return option < 0 && quiet ? 0 : option;

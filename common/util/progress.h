@@ -91,6 +91,13 @@ void progress_rate_update(struct progress_rate *r, double t, uint64_t in, uint64
 /* -1: as the stream is (a terminal, or not); 0: --no-progress; 1: --progress. */
 enum progress_mode { PROGRESS_OFF, PROGRESS_TTY, PROGRESS_PLAIN };
 enum progress_mode progress_mode_for(int want, int is_tty);
+/*
+ * Whether a terminal of type term ($TERM; NULL when unset) erases to the
+ * end of a line at "\033[K": not one that says it is "dumb", nor one that
+ * says nothing (an editor's shell buffer, a serial console), which would
+ * show the escape as text.
+ */
+int progress_term_erases(const char *term);
 /* The want of --progress (1), --no-progress (0) or neither (-1): -q (quiet) is 0 unless told. */
 int progress_want(int option, int quiet);
 

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@ void progress_out_init(struct progress_out *o, FILE *fp, int want)
 {
     o->fp = fp;
     o->mode = progress_mode_for(want, isatty(fileno(fp)));
+    o->erase = progress_term_erases(getenv("TERM"));
 }
 
 int progress_out_on(const struct progress_out *o)
@@ -38,6 +40,7 @@ static size_t terminal_width(FILE *fp)
 void progress_out_show(const struct progress_out *o, const char *text)
 {
     char line[PROGRESS_LINE_MAX + 16];
+    size_t width;
 
     if (o->mode == PROGRESS_PLAIN) {
         snprintf(line, sizeof(line), "%s%s\n", PROGRESS_PREFIX, text);
@@ -46,8 +49,13 @@ void progress_out_show(const struct progress_out *o, const char *text)
 
         snprintf(fitted, sizeof(fitted), "%s", text);
         /* one column spare: a line filling the last one wraps on some terminals */
-        progress_fit(fitted, terminal_width(o->fp) - 1);
-        snprintf(line, sizeof(line), "\r%s\033[K", fitted);
+        width = terminal_width(o->fp) - 1;
+        progress_fit(fitted, width);
+        if (o->erase)
+            snprintf(line, sizeof(line), "\r%s\033[K", fitted);
+        else /* spaces cover what a longer line before left */
+            snprintf(line, sizeof(line), "\r%-*s", (int)(width < PROGRESS_LINE_MAX ? width : 0),
+                     fitted);
     } else {
         return;
     }
@@ -60,7 +68,13 @@ void progress_out_clear(const struct progress_out *o)
 {
     if (o->mode != PROGRESS_TTY)
         return;
-    fputs(ERASE_LINE, o->fp);
+    if (o->erase) {
+        fputs(ERASE_LINE, o->fp);
+    } else {
+        size_t width = terminal_width(o->fp) - 1;
+
+        fprintf(o->fp, "\r%*s\r", (int)(width < PROGRESS_LINE_MAX ? width : 0), "");
+    }
     fflush(o->fp);
 }
 

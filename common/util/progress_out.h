@@ -6,9 +6,10 @@
  * width, and an erase to the end of the line; progress_out_clear() erases
  * it, before anything else is written to the terminal (the report, a
  * message: msg.h's hook does that) and at the end, so that no partial line
- * is left. Off a terminal with --progress, each update is a plain line,
- * PROGRESS_PREFIX and the text, with no control characters, so that a log
- * stays readable; off a terminal without it, nothing.
+ * is left. A terminal whose $TERM is "dumb" or unset gets no escape: the
+ * line is padded with spaces to the width instead, and erased with spaces. Off a terminal with
+ * --progress, each update is a plain line, PROGRESS_PREFIX and the text, with no control
+ * characters, so that a log stays readable; off a terminal without it, nothing.
  *
  * The struct is not changed after progress_out_init(), so that any thread
  * may show or clear.
@@ -24,6 +25,7 @@
 struct progress_out {
     FILE *fp;
     enum progress_mode mode;
+    int erase; /* the terminal takes "\033[K" (progress_term_erases()) */
 };
 
 /* want: -1 as the stream is, 0 off (--no-progress), 1 on (--progress). */

@@ -79,7 +79,7 @@ int crash_sys_is_mount(const char *dir);
 /*
  * DIR bound onto itself as a shared mount, so that what a program in
  * another mount namespace made as a copy of ours mounts on it shows here
- * too (the recorder's FUSE mount: crash.c says why it has a namespace of
+ * too (the recorder's FUSE mount: crash_stack.c says why it has a namespace of
  * its own); 0, or -1 with errno. crash_sys_unshare_dir() removes the
  * binding; 0 also when it is gone.
  */

@@ -64,6 +64,7 @@
 #include "drive.h"
 #include "fsinfo.h"
 #include "interrupt.h"
+#include "json_meta.h"
 #include "json_read.h"
 #include "fileutil.h"
 #include "msg.h"
@@ -688,6 +689,10 @@ int spoolsim_ab(int argc, char **argv)
 
     progress_out_init(&ab.progress, stderr, opts.common.progress);
     progress_out_hook_messages(&ab.progress);
+    optgroup_forget_results(&opts.common);
+    if (fileutil_output_forget(opts.export_markdown) != 0 ||
+        fileutil_output_forget(opts.export_csv) != 0)
+        msg_fatal("cannot remove the earlier export: %s", strerror(errno));
     ab.runs_total = 2 * (opts.warmup + opts.runs) + (opts.crash ? 2 : 0);
     ab.start_ns = clock_now_ns();
     drive_make_work_dir(&ab.d, NULL, "TMPDIR", "ab");
@@ -713,7 +718,7 @@ int spoolsim_ab(int argc, char **argv)
     compared = ab_stats_compare(ab.side[0].good, ab.side[0].ngood, ab.side[1].good,
                                 ab.side[1].ngood, opts.common.seed, &result) == 0;
     if (interrupt_signal() != SIGPIPE)
-        ab_report_print(&ab, &result, compared, stdout);
+        ab_report_print(&ab, &result, compared, json_meta_text_stream(opts.common.json));
     /* A partial comparison's JSON would read as a whole one: none is written. */
     if (opts.common.json && !interrupted && ab_report_write_json(&ab, &result, compared) != 0) {
         msg_warn("cannot write %s: %s", opts.common.json, strerror(errno));

@@ -22,8 +22,12 @@
 #include "msg.h"
 #include "xalloc.h"
 
-/* Run argv with this program's standard output and error: its exit status, or -1. */
-static int run_here(char *const argv[])
+/*
+ * Run argv with this program's standard output and error (its output on
+ * standard error when ours holds the JSON alone, --json -): its exit
+ * status, or -1.
+ */
+static int run_here(char *const argv[], FILE *text)
 {
     int status;
     pid_t pid;
@@ -34,6 +38,8 @@ static int run_here(char *const argv[])
         return -1;
     }
     if (pid == 0) {
+        if (text == stderr)
+            dup2(STDERR_FILENO, STDOUT_FILENO);
         execv(argv[0], argv);
         _exit(127);
     }
@@ -90,7 +96,7 @@ static int run_pass(const struct ab_options *o, char **argv, const char *self, c
     if (!o->common.quiet)
         fprintf(stderr, "spoolsim ab: --compare: the A/B %s\n",
                 real ? "with the real MTA in the relay's place" : "with the relay's model");
-    status = run_here(args);
+    status = run_here(args, json_meta_text_stream(o->common.json));
     free(args);
     return status;
 }
@@ -114,8 +120,8 @@ int ab_compare_main(const struct ab_options *o, int argc, char **argv, const str
     read_pass(real_json, &c.real);
     drive_remove_work(&d);
     ab_compare_report_judge(&c);
-    printf("\n");
-    ab_compare_report_print(&c, stdout);
+    fputc('\n', json_meta_text_stream(o->common.json));
+    ab_compare_report_print(&c, json_meta_text_stream(o->common.json));
     if (o->common.json && !interrupt_signal()) {
         struct json_writer w;
 

@@ -274,8 +274,8 @@ void ab_options_parse(struct ab_options *o, int argc, char **argv)
         msg_usage("missing DIR_B before --: one directory needs --setup-a and --setup-b (spoolsim "
                   "ab [options] --setup-a CMD --setup-b CMD DIR -- MODE ARGS...)");
     o->one_dir = ndirs == 1;
-    o->dir[0] = argv[optind];
-    o->dir[1] = argv[optind + ndirs - 1];
+    o->dir[0] = optarg_dir(argv[optind], o->one_dir ? "DIR" : "DIR_A");
+    o->dir[1] = optarg_dir(argv[optind + ndirs - 1], o->one_dir ? "DIR" : "DIR_B");
     parse_mode(o, argc, argv, dashes);
     if (o->crash)
         crash_options(o);

@@ -14,6 +14,7 @@
 #include "ab_export.h"
 #include "ab_stats.h"
 #include "interrupt.h"
+#include "fileutil.h"
 #include "json.h"
 #include "json_meta.h"
 
@@ -282,7 +283,6 @@ int ab_report_write_export(const struct ab *ab, const struct ab_result *r, int c
                            const char *path, int markdown)
 {
     struct ab_export e = {.unit = ab->opts->mode->unit, .result = compared ? r : NULL};
-    FILE *fp;
     char *text;
     int status;
 
@@ -290,14 +290,7 @@ int ab_report_write_export(const struct ab *ab, const struct ab_result *r, int c
         e.dir[k] = ab->side[k].dir;
     summarize_sides(ab, e.side);
     text = markdown ? ab_export_markdown(&e) : ab_export_csv(&e);
-    fp = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-    if (fp == NULL) {
-        free(text);
-        return -1;
-    }
-    fputs(text, fp);
+    status = fileutil_write_output(path, text, strlen(text));
     free(text);
-    status = ferror(fp) ? -1 : 0;
-    status |= fp == stdout ? fflush(fp) : fclose(fp);
-    return status == 0 ? 0 : -1;
+    return status;
 }

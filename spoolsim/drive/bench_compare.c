@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #include "bench_compare.h"
@@ -123,19 +124,23 @@ static int run_side(struct compare_run *r, enum compare_side side, unsigned numb
     return 0;
 }
 
-static void write_json(const struct compare_run *r, const char *spool, const struct fsinfo *fs)
+/* 0, or -1 when the JSON could not be written whole (said). */
+static int write_json(const struct compare_run *r, const char *spool, const struct fsinfo *fs)
 {
     struct json_writer w;
 
     if (json_meta_begin(&w, r->o->common.json, r->o->run) != 0) {
-        msg_warn("cannot write %s", r->o->common.json);
-        return;
+        msg_warn("cannot write %s: %s", r->o->common.json, strerror(errno));
+        return -1;
     }
     json_meta_write_spool(&w, "spool", spool, fs);
     json_uint(&w, "runs", r->o->runs);
     bench_compare_report_write_json(&r->c, &w);
-    if (json_meta_end(&w) != 0)
-        msg_warn("cannot write %s", r->o->common.json);
+    if (json_meta_end(&w) != 0) {
+        msg_warn("cannot write %s: %s", r->o->common.json, strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 int bench_compare_main(const struct bench_options *o, struct drive *d, int argc, char **argv,
@@ -164,10 +169,10 @@ int bench_compare_main(const struct bench_options *o, struct drive *d, int argc,
     fsinfo_describe(&fs, desc, sizeof(desc));
     snprintf(line, sizeof(line), "%s\n            %s", spool, desc);
     if (interrupted)
-        interrupt_print_partial(stdout);
-    bench_compare_report_print(&r.c, line, stdout);
-    if (o->common.json && !interrupted && !failed)
-        write_json(&r, spool, &fs);
+        interrupt_print_partial(json_meta_text_stream(o->common.json));
+    bench_compare_report_print(&r.c, line, json_meta_text_stream(o->common.json));
+    if (o->common.json && !interrupted && !failed && write_json(&r, spool, &fs) != 0)
+        failed = 1;
     drive_remove_work(d);
     if (interrupt_flush_stdout() != 0)
         return 1;

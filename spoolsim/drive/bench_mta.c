@@ -88,6 +88,27 @@ int bench_mta_ready(const char *self, const char *mta, const char *parent, char 
     return check_reach(parent, mta);
 }
 
+/*
+ * A private directory of bench's (the work directory, the spool's) opened
+ * to the MTA's daemons: the directories above it passable (check_reach()
+ * of its parent when check_parent), and itself 0711.
+ */
+static int open_to_daemons(const char *private_dir, const char *mta, int check_parent)
+{
+    char dir[PATH_MAX], *slash;
+
+    snprintf(dir, sizeof(dir), "%s", private_dir);
+    if ((slash = strrchr(dir, '/')) != NULL && slash != dir)
+        *slash = 0;
+    if (check_parent && check_reach(dir, mta) != 0)
+        return -1;
+    if (chmod(private_dir, 0711) != 0) {
+        msg_warn("chmod %s: %s", private_dir, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
 int bench_mta_start(const struct drive *d, struct drive_child *c, const char *mta,
                     const char *spool, int sink_port)
 {
@@ -99,10 +120,10 @@ int bench_mta_start(const struct drive *d, struct drive_child *c, const char *mt
         *slash = 0;
     if (bench_mta_ready(d->self, mta, dir, script, sizeof(script)) != 0)
         return -1;
-    if (chmod(d->work, 0711) != 0) {
-        msg_warn("chmod %s: %s", d->work, strerror(errno));
+    /* the queue is in the spool: with --spool, its own private directory there (drive.h) */
+    if (open_to_daemons(d->work, mta, 0) != 0 ||
+        (d->spool_dir[0] && open_to_daemons(d->spool_dir, mta, 1) != 0))
         return -1;
-    }
     calibrate_script_env(d->self);
     drive_path(d, "mta", dir);
     drive_path(d, "mta.port", portfile);

@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 #include "fileutil.h"
 #include "json.h"
 #include "json_read.h"
+#include "msg.h"
 #include "report_mark.h"
 #include "xalloc.h"
 
@@ -67,6 +69,47 @@ static const char *const failure_kinds[BENCH_FAILURE_KINDS] = {
     "reply", "connect", "timeout", "disconnect", "protocol", "tls",
 };
 
+/*
+ * Each reason of object `key' of smtp-source's report ("Too many open files
+ * 5"), ", " between them, appended to out (len bytes, NUL-terminated).
+ */
+static void append_reasons(const char *source, const char *key, char *out, size_t len)
+{
+    char name[128], path[200];
+    double n;
+    size_t used;
+
+    for (size_t i = 0; json_read_key(source, key, i, name, sizeof(name)) == 0; i++) {
+        snprintf(path, sizeof(path), "%s.%s", key, name);
+        if (json_read_number(source, path, &n) != 0 || n <= 0 || (used = strlen(out)) >= len)
+            continue;
+        snprintf(out + used, len - used, "%s%s %.0f", i ? ", " : ": ", name, n);
+    }
+}
+
+/*
+ * Why the client's messages failed, from its report, as the text says it:
+ * each kind with its count, the connect errors' reasons and the replies'
+ * codes after theirs ("connect 5: Too many open files 5; reply 2: 452@data 2").
+ */
+static void describe_failures(const char *source, struct bench_results *res)
+{
+    char *out = res->failed_why;
+    size_t len = sizeof(res->failed_why), used;
+
+    out[0] = 0;
+    for (int i = 0; source && i < BENCH_FAILURE_KINDS; i++) {
+        if (res->failures[i] <= 0 || (used = strlen(out)) >= len)
+            continue;
+        snprintf(out + used, len - used, "%s%s %.0f", used ? "; " : "", failure_kinds[i],
+                 res->failures[i]);
+        if (strcmp(failure_kinds[i], "connect") == 0)
+            append_reasons(source, "connect_errors", out, len);
+        else if (strcmp(failure_kinds[i], "reply") == 0)
+            append_reasons(source, "failures_by_code", out, len);
+    }
+}
+
 /* --mta: the version the MTA's script wrote (bench/mta-serve.sh), or "". */
 static void read_mta_version(const struct drive *d, struct bench_results *res)
 {
@@ -80,6 +123,34 @@ static void read_mta_version(const struct drive *d, struct bench_results *res)
     text[strcspn(text, "\n")] = 0;
     snprintf(res->mta_version, sizeof(res->mta_version), "%s", text);
     free(text);
+}
+
+/*
+ * What makes program `who''s message log at NAME unfit to judge delivery
+ * on, appended to res->logs_unchecked: it cannot be read, it has lines no
+ * program writes (a buffer a full disk refused splices its neighbours), or
+ * its program says it lost lines (json: its report, NULL if it left none).
+ */
+static void judge_log(const struct drive *d, struct bench_results *res, const char *who,
+                      const char *name, const char *json, struct msglog_set *set)
+{
+    char path[PATH_MAX], why[200] = "";
+    size_t used = strlen(res->logs_unchecked);
+    int complete = 1;
+
+    drive_path(d, name, path);
+    if (msglog_set_load(set, path) != 0)
+        snprintf(why, sizeof(why), "%s: %s", name, strerror(errno));
+    else if (set->bad_lines)
+        snprintf(why, sizeof(why), "%s: %zu unreadable line%s", name, set->bad_lines,
+                 set->bad_lines == 1 ? "" : "s");
+    else if (json == NULL)
+        snprintf(why, sizeof(why), "%s left no report to say its log is whole", who);
+    else if (json_read_bool(json, "msg_log_complete", &complete) == 0 && !complete)
+        snprintf(why, sizeof(why), "%s lost lines of %s", who, name);
+    if (why[0] && used < sizeof(res->logs_unchecked))
+        snprintf(res->logs_unchecked + used, sizeof(res->logs_unchecked) - used, "%s%s",
+                 used ? "; " : "", why);
 }
 
 void bench_report_read(const struct drive *d, struct bench_results *res)
@@ -118,6 +189,7 @@ void bench_report_read(const struct drive *d, struct bench_results *res)
         snprintf(key, sizeof(key), "failures.%s", failure_kinds[i]);
         res->failures[i] = number(source, key);
     }
+    describe_failures(source, res);
     res->model[0] = res->model_warning[0] = res->bottleneck[0] = 0;
     if (relay && json_read_string(relay, "model", res->model, sizeof(res->model)) != 0) {
         char mta[64] = "", version[32] = "", origin[256] = "";
@@ -156,16 +228,14 @@ void bench_report_read(const struct drive *d, struct bench_results *res)
         res->unlinks = number(relay, "spool_ops.unlinks");
         res->chmods = number(relay, "spool_ops.chmods");
     }
+    msglog_set_init(&sent);
+    msglog_set_init(&received);
+    res->logs_unchecked[0] = 0;
+    judge_log(d, res, "smtp-source", "source.log", source, &sent);
+    judge_log(d, res, "smtp-sink", "sink.log", sink, &received);
     free(relay);
     free(source);
     free(sink);
-
-    msglog_set_init(&sent);
-    msglog_set_init(&received);
-    drive_path(d, "source.log", path);
-    msglog_set_load(&sent, path);
-    drive_path(d, "sink.log", path);
-    msglog_set_load(&received, path);
     msglog_compare(&sent, &received, &res->cmp);
     res->delivered_sink = (double)received.n;
     msglog_set_free(&sent);
@@ -238,8 +308,8 @@ static void print_us(FILE *fp, const char *name, double s)
 
 int bench_report_exactly_once(const struct bench_results *res)
 {
-    return res->drained && res->cmp.lost == 0 && res->cmp.duplicated == 0 &&
-           res->cmp.unexpected == 0;
+    return !res->logs_unchecked[0] && res->drained && res->cmp.lost == 0 &&
+           res->cmp.duplicated == 0 && res->cmp.unexpected == 0;
 }
 
 static const char *const hop_kinds[] = {"loopback", "netem", "emulated"};
@@ -311,6 +381,8 @@ static void print_report(const struct bench_options *o, const char *spool,
     fprintf(fp, "injected:   %.0f message%s in %.2f s = %.1f msgs/s (%.0f failed)%s\n",
             res->injected, res->injected == 1 ? "" : "s", inject_window(res),
             rate(res->injected, inject_window(res)), res->failed, elsewhere);
+    if (res->failed > 0 && res->failed_why[0]) /* the cause, which the JSON alone had */
+        fprintf(fp, "failed:     %.0f (%s)\n", res->failed, res->failed_why);
     if (!o->discard)
         fprintf(fp,
                 "delivered:  %.0f message%s in %.2f s = %.1f msgs/s (load start to empty queue; "
@@ -349,6 +421,9 @@ static void print_report(const struct bench_options *o, const char *spool,
         fprintf(fp, "warning:    %s\n", harness);
     if (o->discard)
         fprintf(fp, "exactly once: not checked (--discard)\n");
+    else if (res->logs_unchecked[0])
+        fprintf(fp, "exactly once: not checked (the message logs could not be written: %s)\n",
+                res->logs_unchecked);
     else
         fprintf(fp,
                 "exactly once: %s: %zu acknowledged, %zu delivered, %zu lost, %zu duplicated, "
@@ -494,6 +569,9 @@ int bench_report_write_json(const struct bench_options *o, const char *spool,
     timeline_write_json(&res->timeline, &w, "timeline");
     if (o->discard) {
         json_string(&w, "exactly_once", NULL); /* nothing arrives anywhere to check */
+    } else if (res->logs_unchecked[0]) {
+        json_string(&w, "exactly_once", NULL); /* the relay is not judged on damaged logs */
+        json_string(&w, "exactly_once_not_checked", res->logs_unchecked);
     } else {
         json_bool(&w, "exactly_once", bench_report_exactly_once(res));
         json_uint(&w, "acknowledged", res->cmp.acked);
@@ -502,4 +580,20 @@ int bench_report_write_json(const struct bench_options *o, const char *spool,
         json_uint(&w, "unexpected", res->cmp.unexpected);
     }
     return json_meta_end(&w);
+}
+
+int bench_report_save(const struct bench_options *o, const char *spool,
+                      const struct bench_results *res)
+{
+    int status = 0;
+
+    if (o->common.json && bench_report_write_json(o, spool, res) != 0) {
+        msg_warn("cannot write %s: %s", o->common.json, strerror(errno));
+        status = -1;
+    }
+    if (o->common.csv && timeline_save_csv(&res->timeline, o->common.csv) != 0) {
+        msg_warn("cannot write %s: %s", o->common.csv, strerror(errno));
+        status = -1;
+    }
+    return status;
 }

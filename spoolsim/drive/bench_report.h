@@ -7,7 +7,11 @@
  * prints what was found, with the harness verdict (bottleneck.h) from
  * each program's own CPU per message. Exactly once means: the queue drained, and every message
  * the client saw acknowledged arrived at the sink once, intact, with
- * nothing else arriving.
+ * nothing else arriving. It is judged only on whole message logs: a log
+ * with an unreadable line, one that cannot be read, or one its program
+ * says lost lines of (its JSON's msg_log_complete, or no JSON at all)
+ * makes it "not checked", never "NO": the relay is not judged on what
+ * the harness failed to write.
  */
 #ifndef SPOOLSIM_BENCH_REPORT_H
 #define SPOOLSIM_BENCH_REPORT_H
@@ -73,8 +77,10 @@ struct bench_results {
     struct timeline timeline; /* the relay's; empty without its report */
     double fsyncs, creates, renames, unlinks, chmods;
     double failures[BENCH_FAILURE_KINDS]; /* the client's failed messages, by kind */
+    char failed_why[600]; /* "connect 5: Too many open files; reply 2: 452@data 2"; "" if none */
     double refused_storage, refused_other, deferrals, bounced; /* the relay's */
     struct msglog_compare cmp;
+    char logs_unchecked[400]; /* why the message logs cannot be trusted; "" when they can */
     struct fsinfo fs;
     struct diskstat disk; /* the spool's device, load start to empty queue, per injected message */
     int relay_status, source_status, drained;
@@ -91,10 +97,14 @@ struct bench_results {
 
 const char *bench_report_sync_name(const struct bench_options *o);
 void bench_report_read(const struct drive *d, struct bench_results *res);
+/* 1 if exactly once, 0 if not or not checked (logs_unchecked says why). */
 int bench_report_exactly_once(const struct bench_results *res);
 void bench_report_print(const struct bench_options *o, const char *spool,
                         const struct bench_results *res, FILE *fp);
 int bench_report_write_json(const struct bench_options *o, const char *spool,
                             const struct bench_results *res);
+/* --json and --csv, each whole or not at all; 0, or -1 when one could not be written (said). */
+int bench_report_save(const struct bench_options *o, const char *spool,
+                      const struct bench_results *res);
 
 #endif

@@ -20,6 +20,7 @@
 
 #include "clock.h"
 #include "drive.h"
+#include "fdlimit.h"
 #include "fileutil.h"
 #include "interrupt.h"
 #include "msg.h"
@@ -34,14 +35,41 @@ void drive_find_self(struct drive *d)
     companion_self(d->self, sizeof(d->self));
 }
 
-void drive_make_work_dir(struct drive *d, const char *parent, const char *what, const char *tag)
+/* A private directory PARENT/spoolsim-TAG.XXXXXX in out (DRIVE_SHORT_PATH bytes), or the end. */
+static void make_private(char *out, const char *parent, const char *what, const char *tag)
 {
-    if (parent == NULL)
-        parent = fileutil_tmp_dir();
     if (strlen(parent) > DRIVE_SHORT_PATH - 64)
         msg_usage("%s: the path %.60s... is too long", what, parent);
-    if (fileutil_private_dir(d->work, sizeof(d->work), parent, tag) != 0)
+    if (fileutil_private_dir(out, DRIVE_SHORT_PATH, parent, tag) != 0)
         msg_fatal("cannot make a directory in %s: %s", parent, strerror(errno));
+}
+
+void drive_make_work_dir(struct drive *d, const char *parent, const char *what, const char *tag)
+{
+    make_private(d->work, parent ? parent : fileutil_tmp_dir(), what, tag);
+}
+
+void drive_make_spool_dir(struct drive *d, const char *parent, const char *what, const char *tag,
+                          char *spool)
+{
+    if (parent == NULL) {
+        drive_path(d, "spool", spool);
+        return;
+    }
+    make_private(d->spool_dir, parent, what, tag);
+    snprintf(spool, PATH_MAX, "%s/spool", d->spool_dir);
+}
+
+void drive_raise_fd_limit(unsigned sessions)
+{
+    uint64_t soft, hard;
+    char what[64], msg[400];
+
+    fdlimit_raise(&soft, &hard);
+    snprintf(what, sizeof(what), "-s %u (the relay's sockets and queue files)", sessions);
+    if (!fdlimit_check(2 * (uint64_t)sessions + FDLIMIT_RESERVE, soft, hard, what, msg,
+                       sizeof(msg)))
+        msg_warn("%s", msg);
 }
 
 int drive_dry_run(char *const argv[])
@@ -81,9 +109,15 @@ void drive_path(const struct drive *d, const char *name, char *out)
 
 void drive_remove_work(struct drive *d)
 {
-    if (d->work[0] && !d->keep) {
+    if (d->keep)
+        return;
+    if (d->work[0]) {
         fileutil_tree_remove(d->work);
         d->work[0] = 0;
+    }
+    if (d->spool_dir[0]) {
+        fileutil_tree_remove(d->spool_dir);
+        d->spool_dir[0] = 0;
     }
 }
 

@@ -14,6 +14,11 @@
  *   new name, only its owner may enter), PARENT $TMPDIR or /tmp unless
  *   given. drive_remove_work() removes it unless the user asked to keep
  *   it; a driver removes it on every way out, an interrupt included.
+ * - A spool under test given elsewhere (bench --spool) gets a private
+ *   directory of its own there, drive_make_spool_dir(), removed and kept
+ *   with the work directory: the spool alone goes on the filesystem under
+ *   test, and the harness's logs and reports stay in the work directory,
+ *   where the spool filling its filesystem cannot cut them.
  * - SIGINT and SIGTERM (interrupt.h) interrupt a wait; drive_reap() then
  *   passes a SIGTERM on to the child, once for each signal the driver
  *   gets (smtp-source stops at once on the second), so that the child
@@ -44,9 +49,10 @@ struct drive_child {
 };
 
 struct drive {
-    char self[DRIVE_SHORT_PATH]; /* this program, from /proc/self/exe */
-    char work[DRIVE_SHORT_PATH]; /* the work directory; "" until made and once removed */
-    int keep;                    /* drive_remove_work() leaves it */
+    char self[DRIVE_SHORT_PATH];      /* this program, from /proc/self/exe */
+    char work[DRIVE_SHORT_PATH];      /* the work directory; "" until made and once removed */
+    char spool_dir[DRIVE_SHORT_PATH]; /* drive_make_spool_dir()'s, or "" */
+    int keep;                         /* drive_remove_work() leaves them */
 };
 
 /* This program's path, for running its own subcommands; fatal if /proc cannot say. */
@@ -58,6 +64,23 @@ void drive_find_self(struct drive *d);
  * directory that cannot be made is fatal.
  */
 void drive_make_work_dir(struct drive *d, const char *parent, const char *what, const char *tag);
+
+/*
+ * Where the spool under test goes, in spool (PATH_MAX bytes): WORK/spool
+ * when parent is NULL; else SPOOL_DIR/spool, SPOOL_DIR a private directory
+ * made in parent (as the work directory is; `what' names the option). Call
+ * after drive_make_work_dir().
+ */
+void drive_make_spool_dir(struct drive *d, const char *parent, const char *what, const char *tag,
+                          char *spool);
+
+/*
+ * Raise the descriptor limit to the hard one for the children, who inherit
+ * it: each of `sessions' costs the client a socket and the relay a socket
+ * and a queue file. smtp-source refuses what cannot fit; the relay's share
+ * is an estimate, so a shortfall is a warning.
+ */
+void drive_raise_fd_limit(unsigned sessions);
 
 /*
  * A child's dry run (argv[0] this program, a command and its --dry-run,
@@ -79,7 +102,7 @@ int drive_relay_dry_run_args(char *argv[], const struct drive *d, const char *sp
 /* WORK/NAME in out, of PATH_MAX bytes. */
 void drive_path(const struct drive *d, const char *name, char *out);
 
-/* Remove the work directory, unless it is kept. */
+/* Remove the work directory and the spool's, unless they are kept. */
 void drive_remove_work(struct drive *d);
 
 /* Start argv as child c, called NAME; 0, or -1 with a warning naming the program. */

@@ -502,7 +502,7 @@ int spoolsim_sweep(int argc, char **argv)
     struct sweep *s = calloc(1, sizeof(*s)); /* the steps are large for the stack */
     double rate, accepted = 0;
     const char *parent;
-    int status;
+    int status = 0;
 
     if (s == NULL)
         msg_fatal("out of memory");
@@ -524,6 +524,7 @@ int spoolsim_sweep(int argc, char **argv)
     if (opts.common.dry_run)
         dry_run(s, parent);
     interrupt_install();
+    optgroup_forget_results(&opts.common);
     drive_make_work_dir(&s->d, opts.spool_parent, "--spool", "sweep");
     notice(s, "work directory %s", s->d.work);
     if (opts.n_rates)
@@ -545,16 +546,19 @@ int spoolsim_sweep(int argc, char **argv)
     }
     stop_all(s);
     if (interrupted)
-        interrupt_print_partial(stdout);
-    sweep_report_print(s, &search, stdout);
-    if (opts.common.json && !interrupted && sweep_report_write_json(s, &search) != 0)
+        interrupt_print_partial(json_meta_text_stream(opts.common.json));
+    sweep_report_print(s, &search, json_meta_text_stream(opts.common.json));
+    if (opts.common.json && !interrupted && sweep_report_write_json(s, &search) != 0) {
         msg_warn("cannot write %s: %s", opts.common.json, strerror(errno));
+        status = -1;
+    }
     if (opts.common.keep)
         fprintf(stderr, "spoolsim sweep: kept %s\n", s->d.work);
     drive_remove_work(&s->d);
     json_meta_run_free(&run);
     free(s);
-    status = interrupt_flush_stdout();
+    if (interrupt_flush_stdout() != 0)
+        status = -1;
     if (interrupted)
         return interrupt_exit_status();
     return status != 0 || accepted <= 0 ? 1 : 0;

@@ -204,7 +204,7 @@ void sweep_options_parse(struct sweep_options *o, int argc, char **argv)
             o->arrivals = arrivals[optarg_choice(optarg, "--arrivals", arrivals)];
             break;
         case OPT_SPOOL:
-            o->spool_parent = optarg;
+            o->spool_parent = optarg_dir(optarg, "--spool");
             break;
         case OPT_TARGET:
             if (!sweep_options_target_ok(optarg))

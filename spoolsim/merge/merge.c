@@ -174,21 +174,13 @@ static void write_json(FILE *fp, const struct merge *m, const struct json_run *r
 /* The JSON whole at path (through a temporary file renamed into place), or none there: 0, or -1. */
 static int save_json(const char *path, const struct merge *m, const struct json_run *run)
 {
-    char *doc = NULL;
-    size_t len = 0;
-    FILE *mem = open_memstream(&doc, &len);
-    int saved;
+    struct fileutil_output out;
+    FILE *mem = fileutil_output_open(&out, path);
 
     if (mem == NULL)
         return -1;
     write_json(mem, m, run);
-    if (fclose(mem) != 0) {
-        free(doc);
-        return -1;
-    }
-    saved = fileutil_write_output(path, doc, len);
-    free(doc);
-    return saved;
+    return fileutil_output_close(&out);
 }
 
 int spoolsim_merge(int argc, char **argv)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "svg.h"
+#include "utf8.h"
 #include "xalloc.h"
 #include "xgrow.h"
 
@@ -83,32 +84,12 @@ static void num(struct svg *s, double v)
     puts_(s, buf);
 }
 
-/* The length of the valid UTF-8 character at p (RFC 3629, no U+FFFE/U+FFFF), or 0. */
+/* The length of the valid UTF-8 character at p that XML allows (not U+FFFE/U+FFFF), or 0. */
 static size_t utf8_char(const unsigned char *p)
 {
-    unsigned char c = p[0];
-
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf)
-        return (p[1] & 0xc0) == 0x80 ? 2 : 0;
-    if (c >= 0xe0 && c <= 0xef) {
-        unsigned char lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
-
-        if (p[1] < lo || p[1] > hi || (p[2] & 0xc0) != 0x80)
-            return 0;
-        if (c == 0xef && p[1] == 0xbf && (p[2] == 0xbe || p[2] == 0xbf))
-            return 0; /* U+FFFE and U+FFFF are not XML characters */
-        return 3;
-    }
-    if (c >= 0xf0 && c <= 0xf4) {
-        unsigned char lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
-
-        if (p[1] < lo || p[1] > hi || (p[2] & 0xc0) != 0x80 || (p[3] & 0xc0) != 0x80)
-            return 0;
-        return 4;
-    }
-    return 0;
+    if (p[0] == 0xef && p[1] == 0xbf && (p[2] == 0xbe || p[2] == 0xbf))
+        return 0; /* U+FFFE and U+FFFF are not XML characters */
+    return utf8_char_len(p);
 }
 
 void svg_escape(struct svg *s, const char *text)
@@ -144,12 +125,12 @@ void svg_escape(struct svg *s, const char *text)
         }
         if (*p < 0x20) {
             /* XML 1.0 has no other control characters; white space reads as a space. */
-            puts_(s, *p == '\t' || *p == '\n' || *p == '\r' ? " " : "\xef\xbf\xbd");
+            puts_(s, *p == '\t' || *p == '\n' || *p == '\r' ? " " : UTF8_REPLACEMENT);
             p++;
             continue;
         }
         if ((n = utf8_char(p)) == 0) {
-            puts_(s, "\xef\xbf\xbd"); /* U+FFFD for each byte that starts no character */
+            puts_(s, UTF8_REPLACEMENT); /* U+FFFD for each byte that starts no character */
             p++;
             continue;
         }

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fileutil.h"
 #include "interrupt.h"
 #include "pm_command.h"
 #include "pm_report.h"
@@ -314,6 +315,14 @@ static int cmd_run(struct pm_session *s, const char *param)
         s->failed_runs++;
         return 0;
     }
+    /* an earlier run's result must not be read as this one's if this one ends without */
+    if (fileutil_output_forget(s->json_path) != 0) {
+        fprintf(s->err, "Error: cannot remove the earlier result '%s': %s\n", s->json_path,
+                strerror(errno));
+        free(r);
+        s->failed_runs++;
+        return 0;
+    }
     fflush(s->out);
     if (s->workers > 1) {
         /* The report speaks of all workers together. */
@@ -361,8 +370,8 @@ static int cmd_run(struct pm_session *s, const char *param)
         if (report != s->out && (ferror(report) | fclose(report)) != 0)
             pm_error(s, "write error on '%s'", param);
         /* A partial run's JSON would read as a whole one: none is written. */
-        if (s->json_path && !r->interrupted)
-            pm_report_json(s->json_path, &total, r, &how);
+        if (s->json_path && !r->interrupted && pm_report_json(s->json_path, &total, r, &how) != 0)
+            s->failed_runs++; /* a result that cannot be kept is a run that failed */
     }
     free(r);
     return 0;

@@ -149,7 +149,7 @@ static void parse_options(struct raw_options *o, int argc, char **argv)
     while ((ch = optgroup_getopt(&g, argc, argv)) != -1) {
         switch (ch) {
         case OPT_DIR:
-            o->dir = optarg;
+            o->dir = optarg_dir(optarg, "--dir");
             break;
         case 'p':
             o->profile = profile_option(optarg);
@@ -475,7 +475,8 @@ int spoolsim_raw(int argc, char **argv)
     struct raw_result res;
     struct json_run run;
     char err[PATH_MAX + 256];
-    int status, out_status;
+    int status, out_status, unsaved = 0;
+    FILE *text;
 
     json_meta_run_init(&run, "spoolsim raw", "spoolsim", argc, argv);
     parse_options(&opts, argc, argv);
@@ -501,6 +502,8 @@ int spoolsim_raw(int argc, char **argv)
                               opts.ceiling ? ", then the ceilings," : "", opts.dir);
     }
     interrupt_install();
+    text = json_meta_text_stream(opts.common.json);
+    optgroup_forget_results(&opts.common);
     if (fileutil_private_dir(raw.work, sizeof(raw.work), opts.dir, "raw") != 0)
         msg_fatal("cannot make a directory in %s: %s", opts.dir, strerror(errno));
     snprintf(raw.spool, sizeof(raw.spool), "%s/spool", raw.work);
@@ -526,15 +529,19 @@ int spoolsim_raw(int argc, char **argv)
     else if (!opts.common.quiet)
         fprintf(stderr, "spoolsim raw: kept %s\n", raw.work);
     if (interrupt_signal())
-        interrupt_print_partial(stdout);
-    raw_report_print(&opts, raw.profile, &res, stdout);
+        interrupt_print_partial(text);
+    raw_report_print(&opts, raw.profile, &res, text);
     /* A partial run's JSON would read as a whole one: none is written. */
     if (opts.common.json && !interrupt_signal() &&
-        raw_report_write_json(&opts, raw.profile, &res) != 0)
+        raw_report_write_json(&opts, raw.profile, &res) != 0) {
         msg_warn("cannot write %s: %s", opts.common.json, strerror(errno));
+        unsaved = 1;
+    }
     if (opts.common.csv && !interrupt_signal() &&
-        timeline_save_csv(&res.timeline, opts.common.csv) != 0)
+        timeline_save_csv(&res.timeline, opts.common.csv) != 0) {
         msg_warn("cannot write %s: %s", opts.common.csv, strerror(errno));
+        unsaved = 1;
+    }
     timeline_free(&res.timeline);
     json_meta_run_free(&run);
     out_status = interrupt_flush_stdout();
@@ -544,5 +551,5 @@ int spoolsim_raw(int argc, char **argv)
         msg_warn("stopped: %s", res.error);
         return 1;
     }
-    return out_status == 0 ? 0 : 1;
+    return out_status == 0 && !unsaved ? 0 : 1;
 }

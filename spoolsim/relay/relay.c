@@ -24,6 +24,7 @@
 
 #include "clock.h"
 #include "endpoint.h"
+#include "fdlimit.h"
 #include "fileutil.h"
 #include "listener.h"
 #include "cpu_burn.h"
@@ -238,10 +239,13 @@ int spoolsim_relay(int argc, char **argv)
     char err[8192], self[4096];
     struct stat st;
     struct endpoint_file listen_file;
-    int listen_fd, lock_fd, made_spool;
+    int listen_fd, lock_fd, made_spool, unsaved = 0;
+    uint64_t fd_soft, fd_hard;
 
     json_meta_run_init(&run, "spoolsim relay", "spoolsim", argc, argv);
     relay_options_parse(&opts, argc, argv);
+    /* a socket per session in and out, a queue file per message being written */
+    fdlimit_raise(&fd_soft, &fd_hard);
     if (opts.check_only) { /* sweep, bench and crash ask before they make anything */
         json_meta_run_free(&run);
         relay_dry_run(&opts);
@@ -365,6 +369,9 @@ int spoolsim_relay(int argc, char **argv)
     progress_out_init(&r.progress, stderr, opts.progress);
     progress_out_hook_messages(&r.progress);
     progress_rate_init(&r.progress_r);
+    /* an earlier run's result must not be read as this one's if this one ends without */
+    if (fileutil_output_forget(opts.json) != 0 || fileutil_output_forget(opts.csv) != 0)
+        msg_warn("cannot remove the earlier result: %s", strerror(errno));
     if (progress_out_on(&r.progress)) {
         struct timeval second = {1, 0};
 
@@ -390,10 +397,14 @@ int spoolsim_relay(int argc, char **argv)
     msg_set_hook(NULL, NULL);
     if (!opts.no_summary)
         relay_stats_print(&r, stderr);
-    if (opts.json && relay_stats_write_json(&r, opts.json) != 0)
+    if (opts.json && relay_stats_write_json(&r, opts.json) != 0) {
         msg_warn("cannot write %s: %s", opts.json, strerror(errno));
-    if (opts.csv && timeline_save_csv(&r.stats.timeline, opts.csv) != 0)
+        unsaved = 1;
+    }
+    if (opts.csv && timeline_save_csv(&r.stats.timeline, opts.csv) != 0) {
         msg_warn("cannot write %s: %s", opts.csv, strerror(errno));
+        unsaved = 1;
+    }
     relay_smtpd_free_all(&r);
     relay_loop_drain(&r); /* the files of messages left unfinished: removed */
     relay_qmgr_free(&r);
@@ -424,5 +435,5 @@ int spoolsim_relay(int argc, char **argv)
     pf_spool_close(&r.spool);
     close(lock_fd);
     json_meta_run_free(&run);
-    return 0;
+    return unsaved ? 1 : 0;
 }

@@ -214,7 +214,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
     const struct optarg_store stored[] = {
         {'l', .text = &opts->listen},
         {'u', .text = &opts->user},
-        {OPT_SPOOL, .text = &opts->spool},
+        {OPT_SPOOL, .text = &opts->spool, .dir = "--spool"},
         {OPT_CHECK_OPTIONS, .flag = &opts->check_only},
         {OPT_MODEL, .text = &opts->model},
         {OPT_LONG_IDS, .flag = &opts->long_ids},

@@ -24,21 +24,8 @@
  * command is discarded and the session starts afresh inside TLS, as
  * smtp-sink does (docs/security.md items 1 and 2).
  *
- * --reply-delay RTT emulates a client RTT away (bench --client-delay where
- * netem cannot be had): each reply is held RTT on a timer of the session's
- * own, twice that for the greeting (the TCP handshake, then the greeting's
- * way), and the session reads nothing meanwhile. For the relay's capacity
- * that is faithful to a client that waits for each reply, as smtp-source
- * without --pipelining does: the session stays open exactly as long
- * between one command and the next as across the network (it waits with
- * the reply in hand instead of for the next command, and holds the same
- * memory, slot of --max-sessions and flow tokens meanwhile), and the
- * client's latency has the same round trips in it. It does not model TCP
- * slow start (a long message's text costs more round trips over a real
- * network), the client's own window or bandwidth, loss or jitter; a
- * pipelining client is charged a round trip per reply, not per group; the
- * STARTTLS 220 is not held (TLS must start right behind it), nor are the
- * TLS handshake's round trips emulated.
+ * --reply-delay RTT holds each reply for an emulated round trip
+ * (relay_smtpd_hold.h).
  */
 #include "config.h"
 
@@ -61,6 +48,7 @@
 #include "relay_loop.h"
 #include "relay_private.h"
 #include "relay_qmgr.h"
+#include "relay_smtpd_hold.h"
 #include "relay_spool.h"
 #include "smtp_cmd.h"
 #include "smtp_data.h"
@@ -99,13 +87,8 @@ struct relay_session {
     uint64_t message_bytes;
     int oversize;
     uint64_t t_mail;
-    /* --reply-delay: the replies held back, their timer, and what follows them */
-    struct evbuffer *held;
-    struct event *hold_timer;
-    int holding;         /* the timer runs: read nothing, add every reply to held */
-    int close_when_out;  /* close_after_flush() came while holding: close once they are out */
-    int greeted;         /* the greeting, held for two round trips, has been said */
-    uint64_t hold_until; /* clock_now_ns() when the held replies may go */
+    struct relay_smtpd_hold hold; /* --reply-delay: the replies held back */
+    int close_when_out; /* close_after_flush() came while holding: close once they are out */
 };
 
 /* A reply that waits for smtpd's CPU for its command (relay_model.h). */
@@ -130,39 +113,22 @@ static void reply_now(struct relay_session *s, const char *text)
         bufferevent_write(s->conn.bev, "\r\n", 2);
 }
 
-static void on_hold_over(evutil_socket_t fd, short what, void *arg);
+static void on_hold_over(void *arg);
 
-/* --reply-delay: keep the reply for the round trip (see the top of the file). */
+/* --reply-delay: keep the reply for the round trip (relay_smtpd_hold.h). */
 static void hold_reply(struct relay_session *s, const char *text)
 {
-    double rtt = s->relay->opts->reply_delay;
-    struct timeval tv;
-
     if (s->relay->opts->verbose > 1)
         msg_info("%s: > (held) %s", s->conn.peer, text);
-    if (s->held == NULL) {
-        s->held = evbuffer_new();
-        s->hold_timer = evtimer_new(s->loop->base, on_hold_over, s);
-        if (s->held == NULL || s->hold_timer == NULL)
-            msg_fatal("out of memory for a held reply");
-    }
-    evbuffer_add(s->held, text, strlen(text));
-    if (strchr(text, '\n') == NULL)
-        evbuffer_add(s->held, "\r\n", 2);
-    if (s->holding)
-        return; /* behind the one already held, in order, at its time */
-    tv = clock_timeval(s->greeted ? rtt : 2 * rtt);
-    s->hold_until = clock_now_ns() + (uint64_t)((s->greeted ? rtt : 2 * rtt) * 1e9);
-    s->greeted = 1;
-    s->holding = 1;
-    s->relay->replies_held++;
-    evtimer_add(s->hold_timer, &tv);
+    if (relay_smtpd_hold_add(&s->hold, s->loop->base, s->relay->opts->reply_delay, text,
+                             on_hold_over, s))
+        s->relay->replies_held++;
 }
 
 static void reply(struct relay_session *s, const char *text)
 {
     /* a stopping relay's replies go at once, but never ahead of one held */
-    if (s->holding || (s->relay->opts->reply_delay > 0 && !s->relay->stopping))
+    if (s->hold.holding || (s->relay->opts->reply_delay > 0 && !s->relay->stopping))
         hold_reply(s, text);
     else
         reply_now(s, text);
@@ -231,7 +197,7 @@ static void session_flush(struct relay_session *s)
 static void close_after_flush(struct relay_session *s)
 {
     data_deadline_stop(&s->data_deadline);
-    if (s->holding) { /* the core would close with the held replies unsaid */
+    if (s->hold.holding) { /* the core would close with the held replies unsaid */
         s->close_when_out = 1;
         return;
     }
@@ -239,24 +205,12 @@ static void close_after_flush(struct relay_session *s)
 }
 
 /* The round trip is over: the held replies go, then what they were waiting for. */
-static void on_hold_over(evutil_socket_t fd, short what, void *arg)
+static void on_hold_over(void *arg)
 {
     struct relay_session *s = arg;
-    uint64_t now;
 
-    (void)fd;
-    (void)what;
-    now = clock_now_ns();
-    if (now < s->hold_until) {
-        /* libevent's timers run on a coarse clock and may come a tick early: never short */
-        struct timeval tv = clock_timeval_ns(s->hold_until - now);
-
-        evtimer_add(s->hold_timer, &tv);
-        return;
-    }
-    s->holding = 0;
     s->relay->replies_held--;
-    bufferevent_write_buffer(s->conn.bev, s->held);
+    bufferevent_write_buffer(s->conn.bev, s->hold.held);
     if (s->close_when_out) {
         s->close_when_out = 0;
         smtp_server_close_after_flush(&s->conn);
@@ -648,7 +602,7 @@ static int may_read(void *arg)
 {
     struct relay_session *s = arg;
 
-    return !s->committing && !s->streaming && !s->step && !s->holding;
+    return !s->committing && !s->streaming && !s->step && !s->hold.holding;
 }
 
 static void on_command(void *arg, const char *line, size_t len)
@@ -736,12 +690,9 @@ static void session_free(struct relay_session *s)
         s->step->s = NULL; /* its CPU is spent all the same; step_done() frees the buffer */
     else
         free(s->step_buf);
-    if (s->holding)
+    if (s->hold.holding)
         s->relay->replies_held--;
-    if (s->hold_timer)
-        event_free(s->hold_timer);
-    if (s->held)
-        evbuffer_free(s->held);
+    relay_smtpd_hold_free(&s->hold);
     data_deadline_free(&s->data_deadline);
     smtp_server_release(&s->conn);
     free(s->helo);
@@ -787,7 +738,7 @@ void relay_smtpd_accept(struct relay_loop *loop, int fd, const struct sockaddr *
 void relay_smtpd_close_all(struct relay_loop *loop)
 {
     for (struct relay_session *s = loop->sessions; s; s = s->next) {
-        if (s->committing || s->streaming || s->step || s->holding || s->conn.closing ||
+        if (s->committing || s->streaming || s->step || s->hold.holding || s->conn.closing ||
             s->conn.free_scheduled || s->conn.tls_pending)
             continue; /* each says its 421 once it is done, or is going anyway */
         reply(s, "421 4.3.2 Service shutting down");

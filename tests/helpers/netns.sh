@@ -28,7 +28,8 @@ bench() {
     local name=$1
     shift
     mkdir -p "$WORK/$name"
-    to "$WORK/$name.out" timeout 120 "$RELAY" bench --sync none --no-progress \
+    # its work directory (reports, logs) beside the spool's, in the same place
+    to "$WORK/$name.out" env TMPDIR="$WORK/$name" timeout 120 "$RELAY" bench --sync none --no-progress \
         --spool "$WORK/$name" --keep --json "$WORK/$name.json" "$@"
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """pty_run.py - run a command with its standard error on a pseudo-terminal.
 
-  pty_run.py [--sigint-after S | --sigint-on FILE] [--timeout S] [--cols N] OUT -- COMMAND...
+  pty_run.py [--sigint-after S | --sigint-on FILE] [--timeout S] [--cols N] [--term T] OUT -- COMMAND...
 
 The command's standard error is the slave side of a new pseudo-terminal
 (so isatty(2) is true, as for a person at a terminal); its standard input
@@ -11,7 +11,9 @@ the test to look at, as it comes (a test may watch OUT for the command's
 progress). With --sigint-after, SIGINT goes to the command (by PID) after
 S seconds, as a ^C would; with --sigint-on, once FILE exists (the test
 makes it when what it waited for has happened). --timeout (default 120 s)
-kills it with SIGKILL if it runs longer. The exit status is the
+kills it with SIGKILL if it runs longer. The command's TERM is --term's
+(xterm by default, as a person's terminal says; an empty value unsets it),
+whatever the test's own environment holds. The exit status is the
 command's (128 + the signal if a signal ended it).
 """
 import argparse
@@ -32,6 +34,7 @@ def main():
     ap.add_argument("--sigint-on")
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--cols", type=int, default=120)
+    ap.add_argument("--term", default="xterm")
     ap.add_argument("out")
     ap.add_argument("command", nargs=argparse.REMAINDER)
     a = ap.parse_args()
@@ -46,6 +49,10 @@ def main():
         os.close(master)
         os.dup2(slave, 2)
         os.close(slave)
+        if a.term:
+            os.environ["TERM"] = a.term
+        else:
+            os.environ.pop("TERM", None)
         try:
             os.execvp(cmd[0], cmd)
         except OSError as e:

@@ -20,23 +20,26 @@ check "the work directory is removed" test -z "$(ls -A "$TMP")"
 no_leftovers() { ! pgrep -f "$TMP/spoolsim-bench\.[A-Za-z0-9]+/" >/dev/null; }
 check "no process left behind" no_leftovers
 
-check "--spool DIR: the spool goes inside DIR" to "$WORK/bench2.out" timeout 120 \
-    "$RELAY" bench -m 100 -s 5 --spool "$TMP" --sync none --keep
-check "and --keep keeps it" test -n "$(ls -A "$TMP")"
-check "with the logs in it" test -s "$(ls -d "$TMP"/spoolsim-bench.*)/sink.log"
+TMPW=$WORK/tmpw && mkdir -p "$TMPW"
+check "--spool DIR: the spool goes inside DIR" to "$WORK/bench2.out" env TMPDIR="$TMPW" \
+    timeout 120 "$RELAY" bench -m 100 -s 5 --spool "$TMP" --sync none --keep
+check "and --keep keeps it" test -d "$(ls -d "$TMP"/spoolsim-spool.*)/spool"
+# a spool that fills its filesystem must not cut the harness's logs (issue 35)
+check "the spool alone there: the logs are in \$TMPDIR's work directory" \
+    test -s "$(ls -d "$TMPW"/spoolsim-bench.*)/sink.log" -a -z "$(ls -d "$TMP"/spoolsim-bench.* 2>/dev/null)"
 check "the report states --sync none" grep -q "^\[sync none\] relay: *profile postfix, sync none" "$WORK/bench2.out"
 check "on every line of the report" test -z "$(grep -v -e '^\[sync none\] ' -e '^spoolsim bench: ' "$WORK/bench2.out")"
 check "no fsync under --sync none" grep -q "^\[sync none\] fsyncs: *0 " "$WORK/bench2.out"
 
 check "--discard: no sink" to "$WORK/bench3.out" env TMPDIR="$TMP" timeout 120 \
     "$RELAY" bench -m 100 --discard -q
-TMP4=$WORK/tmp4 && mkdir -p "$TMP4"
+TMP4=$WORK/tmp4 && mkdir -p "$TMP4" "$TMP4/work"
 check "--tls: STARTTLS on both legs" to "$WORK/bench4.out" timeout 120 \
-    "$RELAY" bench -m 300 --tls --keep --spool "$TMP4" --json "$WORK/bench4.json"
+    env TMPDIR="$TMP4/work" "$RELAY" bench -m 300 --tls --keep --spool "$TMP4" --json "$WORK/bench4.json"
 check "--tls: exactly once" grep -q "^exactly once: yes: 300 acknowledged, 300 delivered" "$WORK/bench4.out"
 check "--tls: the report says so" grep -q "^relay: .*; STARTTLS in and out" "$WORK/bench4.out"
 check "--tls: and the JSON" python3 -c "import json,sys; sys.exit(0 if json.load(open('$WORK/bench4.json'))['tls'] is True else 1)"
-relay4=$(ls -d "$TMP4"/spoolsim-bench.*)/relay.json
+relay4=$(ls -d "$TMP4"/work/spoolsim-bench.*)/relay.json
 check "--tls: every client session of the relay was TLS" \
     test "$(json_get "$relay4" tls_sessions)" = "$(json_get "$relay4" sessions)"
 check "--tls: every connection to the sink too" \
@@ -46,6 +49,6 @@ check "bad option: exit 2" sh -c "'$RELAY' bench --frobnicate >/dev/null 2>&1; t
 check "bad --sync: exit 2" sh -c "'$RELAY' bench --sync sometimes >/dev/null 2>&1; test \$? = 2"
 check "missing --spool directory: a clear error" sh -c "! '$RELAY' bench -m 10 --spool '$WORK/nonexistent' 2>'$WORK/e.err' && grep -q nonexistent '$WORK/e.err'"
 check "a component that cannot start: exit 1" sh -c "SPOOLSIM_SMTP_SINK=/nonexistent '$RELAY' bench -m 10 --spool '$TMP' >/dev/null 2>&1; test \$? = 1"
-rm -rf "$TMP"/spoolsim-bench.*  # what --keep kept above
+rm -rf "$TMP"/spoolsim-spool.*  # what --keep kept above
 check "and nothing left behind" sh -c "SPOOLSIM_SMTP_SINK=/nonexistent '$RELAY' bench -m 10 --spool '$TMP' >/dev/null 2>&1; test -z \"\$(ls -A '$TMP')\""
 finish

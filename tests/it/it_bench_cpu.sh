@@ -49,14 +49,14 @@ else:
 PY
 
 TMP1=$WORK/t1 && mkdir -p "$TMP1"
-check "bench: 400 messages, kept" to "$WORK/b1.out" timeout 120 "$RELAY" bench -m 400 -s 10 \
+check "bench: 400 messages, kept" to "$WORK/b1.out" env TMPDIR="$TMP1" timeout 120 "$RELAY" bench -m 400 -s 10 \
     --sync none --spool "$TMP1" --keep --json "$WORK/b1.json" -q
 check "  ... exactly once" grep -q "exactly once: yes: 400 acknowledged, 400 delivered" "$WORK/b1.out"
 check "  ... CPU per message: each > 0, the programs' own cpu_s over their messages" \
     python3 "$WORK/cpu.py" "$WORK/b1.json" "$WORK/b1.out" "$TMP1" 1
 
 TMP2=$WORK/t2 && mkdir -p "$TMP2"
-check "--harness-threads 2" to "$WORK/b2.out" timeout 120 "$RELAY" bench -m 600 -s 10 \
+check "--harness-threads 2" to "$WORK/b2.out" env TMPDIR="$TMP2" timeout 120 "$RELAY" bench -m 600 -s 10 \
     --sync none --spool "$TMP2" --keep --json "$WORK/b2.json" -q --harness-threads 2
 check "  ... exactly once" grep -q "exactly once: yes: 600 acknowledged, 600 delivered, 0 lost, 0 duplicated, 0 unexpected" "$WORK/b2.out"
 check "  ... source and sink ran with --threads 2, the figures theirs" \

@@ -21,7 +21,7 @@ chmod +x "$SLOW_SINK"
 
 for p in postfix sendmail qmail exim opensmtpd null; do
     dir=$WORK/$p && mkdir -p "$dir"
-    check "$p: bench runs" to "$WORK/$p.out" env SPOOLSIM_SMTP_SINK="$SLOW_SINK" timeout 120 \
+    check "$p: bench runs" to "$WORK/$p.out" env SPOOLSIM_SMTP_SINK="$SLOW_SINK" TMPDIR="$dir" timeout 120 \
         "$RELAY" bench --profile "$p" -m $N -s 10 --concurrency 2 --keep --spool "$dir" \
         --json "$WORK/$p.json"
     relay_json=$(ls -d "$dir"/spoolsim-bench.*)/relay.json

@@ -7,7 +7,8 @@
 # unresolvable next hop before it makes a spool, and removes a spool it
 # made when a later step fails; ab checks its directories and PostMark
 # command file first; PostMark command files name FILE:LINE and do not
-# run; a run whose file operations fail exits 1; every program and
+# run; a run whose file operations fail exits 1; an empty directory
+# name is a usage error wherever a directory is taken; every program and
 # subcommand answers -h and `spoolsim help CMD'; the flags mean one thing;
 # every duration option has a floor and a ceiling.
 . "${top_srcdir:-.}/tests/helpers/lib.sh"
@@ -41,6 +42,22 @@ usage relay-max-size 'max-size: "2000m" is larger than the maximum, 1024m' \
     "$RELAY" relay --spool "$T/s" --max-size 2000m
 usage sink-max-size 'max-size: "2000m" is larger than the maximum' "$SINK" --max-size 2000m 127.0.0.1:0 1
 check "a size of 1024m is allowed" sh -c "'$SOURCE' -l 1024m --help >/dev/null"
+
+# --- an empty directory is no directory (issue 35): an unset $SPOOL gave
+# "", which bench, raw and sweep took for the root and ran there
+roots_before=$(ls -d /spoolsim-* 2>/dev/null)
+usage empty-bench-spool 'usage error: --spool: an empty directory name' "$RELAY" bench --spool "" -m 1
+usage empty-raw-dir 'usage error: --dir: an empty directory name' "$RELAY" raw --dir "" -m 1
+usage empty-sweep-spool 'usage error: --spool: an empty directory name' "$RELAY" sweep --spool "" --rates 1
+usage empty-relay-spool 'usage error: --spool: an empty directory name' "$RELAY" relay --spool ""
+usage empty-crash-like 'usage error: --like: an empty directory name' "$RELAY" crash --like "" --dry-run
+usage empty-crash-work 'usage error: --work-dir: an empty directory name' \
+    "$RELAY" crash --work-dir "" --dry-run
+usage empty-ab-a 'usage error: DIR_A: an empty directory name' "$RELAY" ab "" "$T" -- raw -m 1
+usage empty-ab-one 'usage error: DIR: an empty directory name' \
+    "$RELAY" ab --setup-a true --setup-b true "" -- raw -m 1
+usage empty-sink-chroot 'usage error: -R: an empty directory name' "$SINK" -R "" 127.0.0.1:0 1
+check "an empty directory: nothing made in /" test "$(ls -d /spoolsim-* 2>/dev/null)" = "$roots_before"
 
 # --- a host name goes on the wire as it is: a domain name or an address literal, nothing else
 # bad_hostname NAME VALUE PATTERN: the relay's --hostname and smtp-sink's -h refuse VALUE.

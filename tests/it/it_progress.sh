@@ -138,6 +138,16 @@ wait "$raw_pid"
 check "raw -m --progress to a file: done of total" \
     plain_lines "$WORK/raw-plain.err" raw '^progress: raw [^|]* \| [0-9]+/100000000 msgs \|' 2
 check "raw --progress to a file: no control characters" no_control "$WORK/raw-plain.err"
+# A terminal that cannot erase (TERM=dumb, or no TERM) gets the line
+# rewritten after a carriage return and padded with spaces, never "\033[K".
+for term in dumb ''; do
+    $PTY --term "$term" "$WORK/raw-dumb.tty" -- "$SPOOLSIM" raw --dir "$WORK/raw" -d 2.5 -w 2 \
+        >/dev/null
+    check "raw on a terminal with TERM='$term': the line rewritten after a carriage return" \
+        grep -qE $'\rraw [0-9]:[0-9]{2} ETA' "$WORK/raw-dumb.tty"
+    check "raw on a terminal with TERM='$term': no escape sequence" \
+        sh -c "! grep -q \"\$(printf '\033')\" '$WORK/raw-dumb.tty'"
+done
 "$SPOOLSIM" raw --dir "$WORK/raw" -d 1.5 -w 2 >/dev/null 2>"$WORK/raw-file.err"
 check "raw to a file: no control characters by default" no_control "$WORK/raw-file.err"
 

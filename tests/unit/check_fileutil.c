@@ -211,10 +211,30 @@ START_TEST(test_read_fd)
 }
 END_TEST
 
+/*
+ * An empty parent is no directory: "" + "/spoolsim-..." would be a
+ * directory in the root (issue 35), so it is ENOENT, and nothing is made.
+ */
+START_TEST(test_private_dir_empty)
+{
+    char out[256];
+    int made;
+
+    errno = 0;
+    made = fileutil_private_dir(out, sizeof(out), "", "check-empty");
+    if (made == 0) /* the defect: clean up what it made in / before failing */
+        rmdir(out);
+    ck_assert_int_eq(made, -1);
+    ck_assert_int_eq(errno, ENOENT);
+    ck_assert_str_eq(out, "");
+}
+END_TEST
+
 int main(void)
 {
-    const TTest *const tests[] = {test_pieces,       test_one_call, test_failure,
-                                  test_program_path, test_read_fd,  NULL};
+    const TTest *const tests[] = {
+        test_pieces,  test_one_call,          test_failure, test_program_path,
+        test_read_fd, test_private_dir_empty, NULL};
 
     return check_run_tests("fileutil", tests);
 }

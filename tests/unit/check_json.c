@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "json.h"
+#include "utf8.h"
 #include "check_main.h"
 
 /* Each test writes into a memory stream and compares the text at the end. */
@@ -60,6 +61,43 @@ START_TEST(test_utf8_passthrough)
                "  \"caf\xc3\xa9\": \"\xe2\x82\xac 5 \xf0\x9f\x93\xa7\",\n"
                "  \"k\\\"ey\": \"\"\n"
                "}\n");
+}
+END_TEST
+
+/*
+ * A path is bytes: one in Latin-1 (/tmp/caf\xe9), a cut sequence or a
+ * surrogate made invalid JSON that readers refused whole (issue 35). Each
+ * byte that starts no character becomes U+FFFD; good UTF-8 stays.
+ */
+#define FFFD "\xef\xbf\xbd"
+START_TEST(test_utf8_invalid)
+{
+    mem_open();
+    json_begin_object(&w, NULL);
+    json_string(&w, "path", "/tmp/caf\xe9/spool");
+    json_string(&w, "k\xff", "cut \xe2\x82");
+    json_string(&w, "surrogate", "\xed\xa0\x80");
+    json_string(&w, "overlong", "\xc0\xaf \xe0\x80\xaf \xf0\x80\x80\xaf");
+    json_string(&w, "past", "\xf4\x90\x80\x80 \xf5\x80");
+    json_string(&w, "good", "\xc3\xa9\xe2\x82\xac\xf0\x9f\x93\xa7\xf4\x8f\xbf\xbf\x7f");
+    json_string(&w, "lone", "\x80x\xbf");
+    json_end_object(&w);
+    mem_expect("{\n"
+               "  \"path\": \"/tmp/caf" FFFD "/spool\",\n"
+               "  \"k" FFFD "\": \"cut " FFFD FFFD "\",\n"
+               "  \"surrogate\": \"" FFFD FFFD FFFD "\",\n"
+               "  \"overlong\": \"" FFFD FFFD " " FFFD FFFD FFFD " " FFFD FFFD FFFD FFFD "\",\n"
+               "  \"past\": \"" FFFD FFFD FFFD FFFD " " FFFD FFFD "\",\n"
+               "  \"good\": \"\xc3\xa9\xe2\x82\xac\xf0\x9f\x93\xa7\xf4\x8f\xbf\xbf\x7f\",\n"
+               "  \"lone\": \"" FFFD "x" FFFD "\"\n"
+               "}\n");
+    /* the module itself: lengths, and never a read past a NUL */
+    ck_assert_uint_eq(utf8_char_len((const unsigned char *)"a"), 1);
+    ck_assert_uint_eq(utf8_char_len((const unsigned char *)"\xc3\xa9"), 2);
+    ck_assert_uint_eq(utf8_char_len((const unsigned char *)"\xe2\x82\xac"), 3);
+    ck_assert_uint_eq(utf8_char_len((const unsigned char *)"\xf0\x9f\x93\xa7"), 4);
+    ck_assert_uint_eq(utf8_char_len((const unsigned char *)"\xf0\x9f\x93"), 0);
+    ck_assert_uint_eq(utf8_char_len((const unsigned char *)"\xc3"), 0);
 }
 END_TEST
 
@@ -281,15 +319,11 @@ END_TEST
 
 int main(void)
 {
-    const TTest *const output[] = {test_escape,
-                                   test_utf8_passthrough,
-                                   test_scalars,
-                                   test_doubles,
-                                   test_nesting,
-                                   test_inline_array,
-                                   test_top_level_scalar_and_empty,
-                                   test_max_depth,
-                                   NULL};
+    const TTest *const output[] = {test_escape,       test_utf8_passthrough,
+                                   test_utf8_invalid, test_scalars,
+                                   test_doubles,      test_nesting,
+                                   test_inline_array, test_top_level_scalar_and_empty,
+                                   test_max_depth,    NULL};
     const TTest *const misuse[] = {NULL};
     Suite *s = suite_create("json");
     TCase *tc;

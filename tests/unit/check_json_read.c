@@ -206,6 +206,26 @@ START_TEST(test_truncated_output)
 }
 END_TEST
 
+/* true and false, and nothing else, at a path: what bench asks of msg_log_complete */
+START_TEST(test_bools)
+{
+    const char *doc = "{\"a\": true, \"b\": false, \"c\": null, \"d\": 0, \"e\": \"true\"}";
+    int v = 7;
+
+    ck_assert_int_eq(json_read_bool(doc, "a", &v), 0);
+    ck_assert_int_eq(v, 1);
+    ck_assert_int_eq(json_read_bool(doc, "b", &v), 0);
+    ck_assert_int_eq(v, 0);
+    v = 7;
+    ck_assert_int_eq(json_read_bool(doc, "c", &v), -1);
+    ck_assert_int_eq(json_read_bool(doc, "d", &v), -1);
+    ck_assert_int_eq(json_read_bool(doc, "e", &v), -1);
+    ck_assert_int_eq(json_read_bool(doc, "missing", &v), -1);
+    ck_assert_int_eq(json_read_bool("{\"a\": tru", "a", &v), -1);
+    ck_assert_int_eq(v, 7);
+}
+END_TEST
+
 START_TEST(test_numbers)
 {
     NUM_EQ("0", NULL, 0);
@@ -634,6 +654,7 @@ int main(void)
                                    test_escapes,
                                    test_truncated_output,
                                    test_numbers,
+                                   test_bools,
                                    test_decimal_comma_locale,
                                    test_round_trip,
                                    test_array_length,

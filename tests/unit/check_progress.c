@@ -198,6 +198,12 @@ START_TEST(test_mode)
     ck_assert_int_eq(progress_want(-1, 1), 0); /* -q */
     ck_assert_int_eq(progress_want(1, 1), 1);  /* -q --progress */
     ck_assert_int_eq(progress_want(0, 0), 0);
+    /* TERM=dumb or no TERM: a terminal that would print "\033[K" as text */
+    ck_assert_int_eq(progress_term_erases("xterm-256color"), 1);
+    ck_assert_int_eq(progress_term_erases("linux"), 1);
+    ck_assert_int_eq(progress_term_erases("dumb"), 0);
+    ck_assert_int_eq(progress_term_erases(""), 0);
+    ck_assert_int_eq(progress_term_erases(NULL), 0);
 }
 END_TEST
 
