@@ -17,7 +17,7 @@ set -eu
 cd "$(dirname "$0")/.."
 
 seconds=${FUZZ_SECONDS:-60}
-targets=${FUZZ_TARGETS:-"smtp_line smtp_cmd smtp_data smtp_reply pf_qfile pm_command json_read msglog smtp_input plot_read"}
+targets=${FUZZ_TARGETS:-"smtp_line smtp_cmd smtp_data smtp_reply pf_qfile pm_command json_read msglog smtp_input plot_read maillog_line"}
 
 # The longest input worth trying: a command or reply is at most a few kB; a
 # DATA stream or a queue file needs room for lines over 2048 bytes and more.

@@ -39,6 +39,8 @@ static const struct {
     {"plot", spoolsim_plot,
      "pictures of results: timelines, latency percentiles, A/B bars, sweeps"},
     {"merge", spoolsim_merge, "smtp-source results of several load hosts as one, exactly"},
+    {"workload", spoolsim_workload,
+     "a mail log read into a workload: sizes, recipients, arrivals, peak"},
     {"crash", spoolsim_crash, "what a power cut loses: the spool's crash points on a real fs"},
     {"source", run_source, "smtp-source, the load client, wherever it is installed"},
     {"sink", run_sink, "smtp-sink, the test server, wherever it is installed"},

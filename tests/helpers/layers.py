@@ -51,6 +51,7 @@ TABLE = {
     "spoolsim/drive": (("spoolsim", "spoolsim/postmark", "spoolsim/relay", SPOOL, REPORT, UTIL), ()),
     "spoolsim/plot": (("spoolsim", REPORT, UTIL), ()),
     "spoolsim/merge": (("spoolsim", REPORT, UTIL), ()),
+    "spoolsim/workload": (("spoolsim", REPORT, UTIL), ()),
     # spoolsim/drive for the children and the message logs; libfuse3 for spoolsim-recorder alone
     "spoolsim/crash": (("spoolsim", "spoolsim/drive", SPOOL, REPORT, UTIL), ("fuse",)),
 }

@@ -306,6 +306,14 @@ json_get() {
     python3 -c "import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$1" "$2"
 }
 
+# json_expect FILE EXPR WANT: a check that the Python expression EXPR, over
+# the JSON of FILE as j, prints WANT ("j['messages'], j['bytes']" "5 25200").
+json_expect() {
+    local got
+    got=$(python3 -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1" 2>&1)
+    check "$2 = $3 (got $got)" test "$got" = "$3"
+}
+
 # msglog_keys FILE: "message-id size sum" per line, sorted, from a --msg-log file.
 msglog_keys() {
     sed -n 's/.*size=\([0-9]*\) sum=\([0-9a-f]*\).*message-id=\([^ ]*\).*/\3 \1 \2/p' "$1" | sort

@@ -46,7 +46,7 @@ for page in "$top_srcdir"/man/*.1; do
     check "$(basename "$page"): an EXAMPLES section" examples "$page"
     check "  docs/examples.md runs $(command_of "$page")" shown "$page" "$top_srcdir"/docs/examples.md
 done
-check "fourteen pages" test "$pages" = 14
+check "fifteen pages" test "$pages" = 15
 for cmd in source sink; do
     check "docs/examples.md runs spoolsim $cmd" \
         grep -q "^spoolsim/spoolsim $cmd " "$top_srcdir"/docs/examples.md
