@@ -154,6 +154,18 @@ finish() {
     exit 0
 }
 
+# refused NAME PATTERN COMMAND...: two checks, that COMMAND exits 2 (a usage
+# error) and that its standard error says PATTERN; its output stays in
+# $WORK/NAME.out and NAME.err for the caller's further checks.
+refused() {
+    local name=$1 pattern=$2 rc
+    shift 2
+    timeout 60 "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
+    rc=$?
+    check "$name: exit 2 (got $rc)" test $rc = 2
+    check "$name: says \"$pattern\"" grep -q -- "$pattern" "$WORK/$name.err"
+}
+
 # to FILE COMMAND...: run a command with its output in FILE; its exit status.
 to() {
     local out=$1
