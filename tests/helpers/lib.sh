@@ -156,6 +156,26 @@ finish() {
     exit 0
 }
 
+# started_tied SECONDS ERRFILE PID WHAT READY: wait until READY (a command)
+# is true for the command PID started; a build that cannot tie its children
+# (AddressSanitizer's: platform.h) says "cannot tie" in ERRFILE at once, and
+# the test then stops PID and skips. Fails the test if neither comes.
+started_tied() {
+    local seconds=$1 err=$2 pid=$3 what=$4
+    shift 4
+    # shellcheck disable=SC2317 # called through wait_until
+    ready_or_untied() { grep -q "cannot tie" "$err" || "$@"; }
+    if ! wait_until "$seconds" ready_or_untied "$@"; then
+        cat "$err"
+        check "$what got going" false
+        finish
+    fi
+    if grep -q "cannot tie" "$err"; then
+        stop "$pid"
+        skip "this build cannot tie its children to $what: $(grep -m1 "cannot tie" "$err")"
+    fi
+}
+
 # refused NAME PATTERN COMMAND...: two checks, that COMMAND exits 2 (a usage
 # error) and that its standard error says PATTERN; its output stays in
 # $WORK/NAME.out and NAME.err for the caller's further checks.

@@ -37,18 +37,7 @@ postfix_pids() {
     return 0
 }
 postfix_up() { DIR=$(cal_dir) && [ -n "$DIR" ] && [ -n "$(postfix_pids)" ]; }
-# A build that cannot tie its children (AddressSanitizer's: platform.h) says so at once.
-untied() { grep -q "cannot tie" "$WORK/cal1.err"; }
-postfix_up_or_untied() { untied || postfix_up; }
-if ! wait_until 120 postfix_up_or_untied; then
-    cat "$WORK/cal1.err"
-    check "calibrate got its Postfix running" false
-    finish
-fi
-if untied; then
-    stop "$CPID"
-    skip "this build cannot tie a calibration's daemons to it: $(grep -m1 "cannot tie" "$WORK/cal1.err")"
-fi
+started_tied 120 "$WORK/cal1.err" "$CPID" "calibrate and its Postfix" postfix_up
 KIDS="$(descendants "$CPID") $(postfix_pids)"
 MNT_NS=$(readlink "/proc/$CPID/ns/mnt")
 CG=""

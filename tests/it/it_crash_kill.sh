@@ -46,18 +46,7 @@ CPID=$!
 PIDS="$PIDS $CPID"
 wd() { ls -d "$W"/spoolsim-crash.* 2>/dev/null | head -1; }
 under_load() { WD=$(wd) && [ -n "$WD" ] && pgrep -f -- "smtp-source .*$WD/" >/dev/null; }
-# A build that cannot tie its children (AddressSanitizer's: platform.h) says so at once.
-untied() { grep -q "cannot tie" "$WORK/killed.err"; }
-under_load_or_untied() { untied || under_load; }
-if ! wait_until 60 under_load_or_untied; then
-    cat "$WORK/killed.err"
-    check "spoolsim crash got its load going" false
-    finish
-fi
-if untied; then
-    stop "$CPID"
-    skip "this build cannot tie crash's children to it: $(grep -m1 "cannot tie" "$WORK/killed.err")"
-fi
+started_tied 60 "$WORK/killed.err" "$CPID" "spoolsim crash and its load" under_load
 CRASH=$(pgrep -P "$CPID" -x spoolsim) # timeout's child
 MNT_NS=$(readlink "/proc/$CRASH/ns/mnt")
 # every process below it, and every loop device on a file of it (its file's device and inode)
