@@ -79,11 +79,13 @@ usable() {
     [ -s "$1/version" ] && [ -d "$1/bin" ] && [ -z "$(unresolved "$1/root")" ]
 }
 
-# lib_depends DEB: the shared-library packages among its Depends (the first
-# of each group of alternatives; the rest are not ours to install).
+# lib_depends DEB: the shared-library packages among its Depends and
+# Recommends (the first of each group of alternatives; the rest are not ours
+# to install). Recommends too: a program's loadable modules may need them
+# (zsh's pcre module, libpcre3), and a fresh root has none of them.
 lib_depends() {
-    dpkg-deb -f "$1" Depends | tr ',' '\n' | sed -e 's/|.*//' -e 's/(.*)//' -e 's/:any//' -e 's/[[:space:]]//g' |
-        grep -E '^lib' || true
+    { dpkg-deb -f "$1" Depends; echo ,; dpkg-deb -f "$1" Recommends; } | tr ',' '\n' |
+        sed -e 's/|.*//' -e 's/(.*)//' -e 's/:any//' -e 's/[[:space:]]//g' | grep -E '^lib' || true
 }
 
 # installed PACKAGE: whether the host has it.
