@@ -156,6 +156,27 @@ finish() {
     exit 0
 }
 
+# in_chroot: this test runs where a process in a mount namespace of its own
+# shows its files' paths from another root than ours (a chroot, as CI's
+# fresh Debian root): tried, with a file of $WORK held open from such a
+# namespace. What a run left (its loop devices' files, its descriptors)
+# cannot be told by path there.
+in_chroot() {
+    local f=$WORK/.mount-ns-probe p got='' i
+    command -v unshare >/dev/null && unshare -m true 2>/dev/null || return 1
+    : >"$f"
+    unshare -m --propagation private sh -c 'exec 3<"$1"; sleep 5' _ "$f" &
+    p=$!
+    for i in $(seq 50); do
+        got=$(readlink "/proc/$p/fd/3" 2>/dev/null) && [ -n "$got" ] && break
+        sleep 0.1
+    done
+    kill "$p" 2>/dev/null
+    wait "$p" 2>/dev/null
+    rm -f "$f"
+    [ -n "$got" ] && [ "$got" != "$f" ]
+}
+
 # started_tied SECONDS ERRFILE PID WHAT READY: wait until READY (a command)
 # is true for the command PID started; a build that cannot tie its children
 # (AddressSanitizer's: platform.h) says "cannot tie" in ERRFILE at once, and

@@ -15,6 +15,7 @@
 . "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 [ "$(id -u)" = 0 ] || skip "spoolsim calibrate needs root (Postfix, tmpfs mounts, cgroups)"
+in_chroot && skip "in a chroot: the paths a private mount namespace shows (its loop devices' files, its descriptors) are the host's, so what a run left cannot be told here"
 need_peer "Postfix's tools" "scripts/fetch-peer.sh postfix" test -s "$PEER_POSTFIX/version"
 command -v flock >/dev/null || skip "no flock(1)"
 export SPOOLSIM_PEERS # never a fetch: the peer found above
