@@ -403,14 +403,21 @@ static int open_listener(const struct sink_options *opts, struct endpoint_file *
     if (opts->tool.tcp_window && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &opts->tool.tcp_window,
                                             sizeof(opts->tool.tcp_window)) != 0)
         msg_warn("-T: setsockopt SO_RCVBUF: %s", strerror(errno));
-    if (opts->port_file) {
-        FILE *fp = fopen(opts->port_file, "w");
-
-        if (fp == NULL || fprintf(fp, "%d\n", endpoint_local_port(fd)) < 0 || fclose(fp) != 0)
-            msg_fatal("cannot write port file %s: %s", opts->port_file, strerror(errno));
-    }
     endpoint_free(&ep);
     return fd;
+}
+
+/* The port file says the sink is ready, so it comes after the signals are caught: a
+ * SIGTERM sent as soon as it appears still ends the run with its reports. */
+static void write_port_file(const struct sink_options *opts, int fd)
+{
+    FILE *fp;
+
+    if (opts->port_file == NULL)
+        return;
+    fp = fopen(opts->port_file, "w");
+    if (fp == NULL || fprintf(fp, "%d\n", endpoint_local_port(fd)) < 0 || fclose(fp) != 0)
+        msg_fatal("cannot write port file %s: %s", opts->port_file, strerror(errno));
 }
 
 /* The workers' statistics as one: counts add; the window is the union. */
@@ -535,6 +542,7 @@ int main(int argc, char **argv)
     loops_catch(r.loops, SIGTERM, on_signal, NULL);
     /* A hangup (its terminal gone, a reload) ends the run as SIGTERM does, with its reports. */
     loops_catch(r.loops, SIGHUP, on_signal, NULL);
+    write_port_file(&opts, fd);
     if (opts.counters) {
         struct timeval tick = {0, 200000};
 

@@ -61,7 +61,8 @@ stop_sink_json() {
     wait "$sinkj_PID"
 }
 stop_sink_json
-check "smtp-sink --json /dev/full: exit 1 at its end" test $? = 1
+status=$?
+check "smtp-sink --json /dev/full: exit 1 at its end (it was $status)" test $status = 1
 mkdir -p "$WORK/rl"
 "$S" relay --listen 127.0.0.1:0 --port-file "$WORK/relay.port" --spool "$WORK/rl/spool" \
     --model none --next-hop discard --json /dev/full >"$WORK/relay.out" 2>&1 &
