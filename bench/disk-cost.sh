@@ -18,7 +18,7 @@
 # context switches (/proc/stat ctxt), the kernel threads' CPU (children of
 # kthreadd: the journal, the loop device's worker, kworkers, xfs's), and
 # the time some task waited for I/O (/proc/pressure/io "some"). Per
-# message, printed a row a run and as medians a cell:
+# message, printed a row a run and, with more than one, the medians a cell:
 #   rate    delivered msgs/s (load start to empty queue)
 #   sys     the system under test's CPU: the cgroup's, less smtp-source's
 #           and smtp-sink's own (their rusage, from bench's JSON)
@@ -26,6 +26,8 @@
 #   all     the whole machine's CPU, idle and iowait left out
 #   cs      context switches, machine-wide
 #   iowait  the time some task was stalled on I/O (PSI), microseconds
+#   idle    the CPUs' idle time, iowait included, microseconds: a system
+#           whose rate is below what its CPU allows leaves the machine idle
 # The machine should be quiet: everything else it runs is in `all' and
 # `cs' too.
 set -u
@@ -51,6 +53,7 @@ scratch_fs_usable "$FSES"
 TMP=$(mktemp -d /var/tmp/spoolsim-diskcost.XXXXXX) && chmod 711 "$TMP" || exit 1
 MNT=$TMP/mnt CG=''
 mkdir -m 755 "$MNT" || exit 1
+: >"$TMP/rows"
 cleanup() {
     trap '' INT TERM
     mountpoint -q "$MNT" && umount "$MNT"
@@ -68,7 +71,7 @@ else
 fi
 mkdir "$CG" || exit 1
 
-# machine: "BUSY_NS CTXT KTHREAD_NS IO_SOME_US", machine-wide, now.
+# machine: "BUSY_NS CTXT KTHREAD_NS IO_SOME_US IDLE_NS", machine-wide, now.
 machine() {
     local hz kt=0 p f
     hz=$(getconf CLK_TCK)
@@ -80,10 +83,10 @@ machine() {
         [ "$2" = 2 ] && kt=$((kt + ${12} + ${13}))
     done
     awk -v hz="$hz" -v kt="$kt" '
-        FILENAME == "/proc/stat" && $1 == "cpu" { busy = $2 + $3 + $4 + $7 + $8 + $9 }
+        FILENAME == "/proc/stat" && $1 == "cpu" { busy = $2 + $3 + $4 + $7 + $8 + $9; idle = $5 + $6 }
         FILENAME == "/proc/stat" && $1 == "ctxt" { ctxt = $2 }
         FILENAME == "/proc/pressure/io" && $1 == "some" { split($5, t, "="); io = t[2] }
-        END { printf "%.0f %s %.0f %s\n", busy * 1e9 / hz, ctxt, kt * 1e9 / hz, io + 0 }' \
+        END { printf "%.0f %s %.0f %s %.0f\n", busy * 1e9 / hz, ctxt, kt * 1e9 / hz, io + 0, idle * 1e9 / hz }' \
         /proc/stat /proc/pressure/io 2>/dev/null
 }
 
@@ -107,21 +110,21 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 sysname, fs, load = sys.argv[2:5]
 cg = (int(sys.argv[6]) - int(sys.argv[5])) / 1e9
-a = [float(x) for x in sys.argv[7:11]]
-b = [float(x) for x in sys.argv[11:15]]
+a = [float(x) for x in sys.argv[7:12]]
+b = [float(x) for x in sys.argv[12:17]]
 n = j["delivered"]
 if not j.get("exactly_once"):
     print("# not exactly once: %s" % sys.argv[1], file=sys.stderr)
 harness = j["cpu_s"]["source"] + j["cpu_s"]["sink"]
 us = lambda s: s / n * 1e6
-print("%-14s %-6s %-9s %8.1f %7.0f %6.0f %7.0f %6.1f %7.0f" % (
+print("%-14s %-6s %-9s %8.1f %7.0f %6.0f %7.0f %6.1f %7.0f %7.0f" % (
     sysname, fs, load, j["delivered_per_s"], us(cg - harness), us((b[2] - a[2]) / 1e9),
-    us((b[0] - a[0]) / 1e9), (b[1] - a[1]) / n, (b[3] - a[3]) / n))
+    us((b[0] - a[0]) / 1e9), (b[1] - a[1]) / n, (b[3] - a[3]) / n, us((b[4] - a[4]) / 1e9)))
 PY
 }
 
 echo "# $(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(nproc) CPUs, $(uname -r)$(grep -q hypervisor /proc/cpuinfo && echo ', a VM'); $M messages a run"
-echo "# system       fs     load         rate  sys_us kthr_us  all_us   cs/msg io_us"
+echo "# system       fs     load         rate  sys_us kthr_us  all_us   cs/msg io_us  idle_us"
 for fs in $FSES; do
     for load in $LOADS; do
         for ((rep = 0; rep < REPS; rep++)); do
@@ -130,12 +133,24 @@ for fs in $FSES; do
             [ $((rep % 2)) = 1 ] && order="$models real"
             for sys in $order; do
                 scratch_fs_mount "$fs" "$MNT" "$TMP/img" || { echo "$0: cannot mount $fs" >&2; exit 1; }
-                run "$sys" "$fs" "$load" || exit 1
+                run "$sys" "$fs" "$load" | tee -a "$TMP/rows"
+                [ "${PIPESTATUS[0]}" = 0 ] || exit 1
                 # a daemon of the MTA may take a moment more to let go
                 for _ in {1..100}; do umount "$MNT" 2>/dev/null && break; sleep 0.1; done
                 mountpoint -q "$MNT" && { echo "$0: $MNT stays busy: $(fuser -vm "$MNT" 2>&1)" >&2; exit 1; }
                 rm -rf "$TMP/img" "$TMP/img.d"
             done
         done
+        # the cell's medians, a row a system, when it had more than one run
+        [ "$REPS" -gt 1 ] && python3 - "$TMP/rows" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+for name in dict.fromkeys(r[0] for r in rows):
+    mine = [r for r in rows if r[0] == name]
+    med = [statistics.median(float(r[i]) for r in mine) for i in range(3, 10)]
+    print("%-14s %-6s %-9s %8.1f %7.0f %6.0f %7.0f %6.1f %7.0f %7.0f  median of %d" % (
+        (name, mine[0][1], mine[0][2]) + tuple(med) + (len(mine),)))
+PY
+        : >"$TMP/rows"
     done
 done

@@ -407,16 +407,25 @@ static int open_listener(const struct sink_options *opts, struct endpoint_file *
     return fd;
 }
 
-/* The port file says the sink is ready, so it comes after the signals are caught: a
- * SIGTERM sent as soon as it appears still ends the run with its reports. */
-static void write_port_file(const struct sink_options *opts, int fd)
+/*
+ * The port file says the sink is ready, so it is written after the signals are caught (a
+ * SIGTERM sent as soon as it appears still ends the run with its reports), but opened
+ * before -u drops the privileges that may be needed to create it.
+ */
+static FILE *open_port_file(const struct sink_options *opts)
 {
     FILE *fp;
 
     if (opts->port_file == NULL)
-        return;
-    fp = fopen(opts->port_file, "w");
-    if (fp == NULL || fprintf(fp, "%d\n", endpoint_local_port(fd)) < 0 || fclose(fp) != 0)
+        return NULL;
+    if ((fp = fopen(opts->port_file, "w")) == NULL)
+        msg_fatal("cannot write port file %s: %s", opts->port_file, strerror(errno));
+    return fp;
+}
+
+static void write_port_file(const struct sink_options *opts, FILE *fp, int fd)
+{
+    if (fp && (fprintf(fp, "%d\n", endpoint_local_port(fd)) < 0 || fclose(fp) != 0))
         msg_fatal("cannot write port file %s: %s", opts->port_file, strerror(errno));
 }
 
@@ -498,6 +507,7 @@ int main(int argc, char **argv)
     char err[256];
     int fd, status = 0;
     uint64_t fd_soft, fd_hard;
+    FILE *port_file;
 
     msg_init(argv[0]);
     json_meta_run_init(&run, "smtp-sink", NULL, argc, argv);
@@ -523,6 +533,7 @@ int main(int argc, char **argv)
     if ((proto.msg_log = smtp_tool_opts_msg_log(&opts.tool, "a")) != NULL)
         setvbuf(proto.msg_log, NULL, _IOLBF, 0);
     fd = open_listener(&opts, &listen_file);
+    port_file = open_port_file(&opts);
     drop_privileges(&opts);
 
     /* With one worker, its loop is the main thread's, listener and all. */
@@ -542,7 +553,7 @@ int main(int argc, char **argv)
     loops_catch(r.loops, SIGTERM, on_signal, NULL);
     /* A hangup (its terminal gone, a reload) ends the run as SIGTERM does, with its reports. */
     loops_catch(r.loops, SIGHUP, on_signal, NULL);
-    write_port_file(&opts, fd);
+    write_port_file(&opts, port_file, fd);
     if (opts.counters) {
         struct timeval tick = {0, 200000};
 
