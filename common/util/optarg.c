@@ -19,35 +19,72 @@
 #include "optarg.h"
 #include "workload.h"
 
-/* --list-options: the table itself, so that the completion cannot drift from it. */
-static void list_options(const char *shortopts, const struct option *longopts)
+/* The row of `old' for spelling `name' ("-o", "--like"), or NULL. */
+static const struct optarg_old *old_spelling(const struct optarg_old *old, const char *name)
 {
-    for (const char *p = shortopts; *p; p++)
-        if (*p != ':' && *p != '+' && *p != '-')
-            printf("-%c%s\n", *p, p[1] != ':' ? "" : p[2] == ':' ? "[=]" : "=");
-    for (const struct option *o = longopts; o && o->name; o++)
-        printf("--%s%s\n", o->name,
-               o->has_arg == required_argument   ? "="
-               : o->has_arg == optional_argument ? "[=]"
-                                                 : "");
+    for (; old && old->old; old++)
+        if (strcmp(old->old, name) == 0)
+            return old;
+    return NULL;
+}
+
+/* --list-options: the table itself, so that the completion cannot drift from it. */
+static void list_options(const char *shortopts, const struct option *longopts,
+                         const struct optarg_old *old)
+{
+    char name[64];
+
+    for (const char *p = shortopts; *p; p++) {
+        if (*p == ':' || *p == '+' || *p == '-')
+            continue;
+        snprintf(name, sizeof(name), "-%c", *p);
+        if (!old_spelling(old, name))
+            printf("%s%s\n", name, p[1] != ':' ? "" : p[2] == ':' ? "[=]" : "=");
+    }
+    for (const struct option *o = longopts; o && o->name; o++) {
+        snprintf(name, sizeof(name), "--%s", o->name);
+        if (!old_spelling(old, name))
+            printf("%s%s\n", name,
+                   o->has_arg == required_argument   ? "="
+                   : o->has_arg == optional_argument ? "[=]"
+                                                     : "");
+    }
     exit(ferror(stdout) || fflush(stdout) != 0);
 }
 
 int optarg_getopt(int argc, char *const argv[], const char *shortopts,
                   const struct option *longopts)
 {
+    return optarg_getopt_old(argc, argv, shortopts, longopts, NULL);
+}
+
+int optarg_getopt_old(int argc, char *const argv[], const char *shortopts,
+                      const struct option *longopts, const struct optarg_old *old)
+{
     char spec[128], name[64];
+    const struct optarg_old *was;
     const char *arg;
-    int ch;
+    int ch, index = -1;
 
     if (optind <= 1 && argc == 2 && strcmp(argv[1], "--list-options") == 0)
-        list_options(shortopts, longopts);
+        list_options(shortopts, longopts, old);
     /* A leading ':' tells a missing value (':') from an unknown option ('?'). */
     snprintf(spec, sizeof(spec), ":%s", shortopts);
     opterr = 0;
-    ch = getopt_long(argc, argv, spec, longopts, NULL);
-    if (ch != '?' && ch != ':')
+    ch = getopt_long(argc, argv, spec, longopts, &index);
+    if (ch != '?' && ch != ':') {
+        if (ch == -1 || !old)
+            return ch;
+        if (index >= 0)
+            snprintf(name, sizeof(name), "--%s", longopts[index].name);
+        else
+            snprintf(name, sizeof(name), "-%c", ch);
+        was = old_spelling(old, name);
+        if (was && was->now)
+            msg_warn("%s is an old spelling: say %s (the old one goes in a later release)", name,
+                     was->now);
         return ch;
+    }
     arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
     if (strncmp(arg, "--", 2) == 0)
         snprintf(name, sizeof(name), "%.*s", (int)strcspn(arg, "="), arg);
