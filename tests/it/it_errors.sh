@@ -29,6 +29,16 @@ usage() {
     check "$name: nothing made" empty "$T"
 }
 
+# --- values echoed safely: escapes, invalid UTF-8 and line ends as \xNN, long ones cut
+usage quote-escape 'usage error: --spool /tmp/\\x1b\[31mx: ' "$RELAY" raw --spool "$(printf '/tmp/\033[31mx')" -m 1
+check "quote-escape: no escape byte on the terminal" sh -c "! grep -q \"\$(printf '\\033')\" '$WORK/quote-escape.err'"
+usage quote-utf8 'usage error: --spool /tmp/caf\\xe9: ' "$RELAY" raw --spool "$(printf '/tmp/caf\351')" -m 1
+usage quote-line 'usage error: unknown option --x\\x0ay' "$RELAY" raw "$(printf -- '--x\ny')"
+check "quote-line: one line and the hint" test "$(wc -l <"$WORK/quote-line.err")" = 2
+long=$(printf '%0300d' 0)
+usage quote-long "--spool $(printf '%080d' 0)\\.\\.\\. " "$RELAY" raw --spool "$long" -m 1
+check "quote-long: cut" test "$(wc -c <"$WORK/quote-long.err")" -lt 200
+
 # --- values checked before anything starts
 usage bench-size-foo 'usage error: --size: bad size spec "foo"' "$RELAY" bench --size foo -m 1
 usage bench-rate-0 'usage error: --rate: "0" is not a number' "$RELAY" bench --rate 0 -m 1
