@@ -17,6 +17,7 @@
 
 #include "msg.h"
 #include "optarg.h"
+#include "suggest.h"
 #include "workload.h"
 
 /* The row of `old' for spelling `name' ("-o", "--like"), or NULL. */
@@ -50,6 +51,37 @@ static void list_options(const char *shortopts, const struct option *longopts,
                                                      : "");
     }
     exit(ferror(stdout) || fflush(stdout) != 0);
+}
+
+/*
+ * " (did you mean --spool?)" in hint for an unknown option `name'
+ * ("--dri"): the nearest long option (suggest.h), or "". An old spelling
+ * that is near is named with the one to use now.
+ */
+static void nearest_option(const char *name, const struct option *longopts,
+                           const struct optarg_old *old, char *hint, size_t len)
+{
+    const char *words[256];
+    const struct optarg_old *was;
+    const char *near;
+    char full[64];
+    size_t n = 0;
+
+    hint[0] = 0;
+    for (const struct option *o = longopts; o && o->name && n < 256; o++) {
+        snprintf(full, sizeof(full), "--%s", o->name);
+        was = old_spelling(old, full);
+        if (!was || was->now)
+            words[n++] = o->name;
+    }
+    if (strncmp(name, "--", 2) != 0 || (near = suggest_nearest(name + 2, words, n)) == NULL)
+        return;
+    snprintf(full, sizeof(full), "--%s", near);
+    was = old_spelling(old, full);
+    if (was)
+        snprintf(hint, len, " (did you mean %s, now %s?)", full, was->now);
+    else
+        snprintf(hint, len, " (did you mean %s?)", full);
 }
 
 int optarg_getopt(int argc, char *const argv[], const char *shortopts,
@@ -92,8 +124,12 @@ int optarg_getopt_old(int argc, char *const argv[], const char *shortopts,
         snprintf(name, sizeof(name), "-%c", optopt);
     if (ch == ':')
         msg_usage("option %s requires a value", name);
-    if (optopt == 0)
-        msg_usage("unknown option %s", name); /* or an ambiguous abbreviation */
+    if (optopt == 0) {
+        char hint[160];
+
+        nearest_option(name, longopts, old, hint, sizeof(hint));
+        msg_usage("unknown option %s%s", name, hint); /* or an ambiguous abbreviation */
+    }
     if (strncmp(arg, "--", 2) == 0 && strchr(arg, '=') != NULL)
         msg_usage("option %s takes no value", name);
     msg_usage("unknown option -%c", optopt);

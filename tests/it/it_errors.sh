@@ -39,6 +39,12 @@ long=$(printf '%0300d' 0)
 usage quote-long "--spool $(printf '%080d' 0)\\.\\.\\. " "$RELAY" raw --spool "$long" -m 1
 check "quote-long: cut" test "$(wc -c <"$WORK/quote-long.err")" -lt 200
 
+# --- did you mean: the nearest command or option to a mistyped one
+usage suggest-command 'unknown command "bnech" (did you mean bench?)' "$RELAY" bnech
+usage suggest-option 'unknown option --modle (did you mean --model?)' "$RELAY" bench --modle x
+usage suggest-old 'unknown option --dri (did you mean --dir, now --spool?)' "$RELAY" raw --dri "$T"
+usage suggest-none 'unknown option --frobnicate$' "$RELAY" raw --frobnicate
+
 # --- values checked before anything starts
 usage bench-size-foo 'usage error: --size: bad size spec "foo"' "$RELAY" bench --size foo -m 1
 usage bench-rate-0 'usage error: --rate: "0" is not a number' "$RELAY" bench --rate 0 -m 1
