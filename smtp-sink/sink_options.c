@@ -99,7 +99,10 @@ static void usage(FILE *fp, const struct sink_options *opts)
                 "  --json FILE           final statistics as JSON (\"-\" for standard output)\n"
                 "  --port-file FILE      write the bound TCP port to FILE (useful with port 0)\n"
                 "  --no-summary          no summary at exit (--quiet is no longer accepted)\n"
-                "  --help, --version     (-h alone is --help: with a value it is Postfix's -h)\n");
+                "  --help, --version     (-h alone is --help: with a value it is Postfix's -h)\n"
+                "\n"
+                "A time in seconds (-A, -t, -w) or a TIME may be written 2, 0.5, 500ms, 10s or\n"
+                "2m.\n");
 }
 
 /* Mark every command named in a list like "rcpt,.,data" for option `opt'. */

@@ -58,7 +58,7 @@ static void usage(FILE *fp)
                 "  --arrivals KIND     fixed (default) or poisson spacing for --rate\n"
                 "  --duration TIME     run for TIME (e.g. 30s, 2m) instead of -m messages\n"
                 "  --size DIST         body size: N, fixed:N, uniform:LO:HI,\n"
-                "                      lognormal:MEDIAN:SIGMA[:MAX] (k and m suffixes allowed;\n"
+                "                      lognormal:MEDIAN:SIGMA[:MAX] (k, m and g suffixes allowed;\n"
                 "                      no size above 1024m)\n"
                 "  --timeout TIME      wait at most TIME for each reply (60s)\n"
                 "  --json FILE         summary as JSON (\"-\" for standard output)\n"
@@ -81,6 +81,8 @@ static void usage(FILE *fp)
                 "  --threads N         N event loops (1 to 256, at most -s), each with its\n"
                 "                      share of the sessions and messages; one report (1)\n"
                 "  -h, --help, --version\n"
+                "\n"
+                "A time in seconds (-R, -w) or a TIME may be written 2, 0.5, 500ms, 10s or 2m.\n"
                 "\n"
                 "Exit status: 0 when every message was delivered, 1 when some failed, 2 for\n"
                 "usage errors.\n");

@@ -244,7 +244,7 @@ uint64_t optarg_size(const char *text, const char *what, uint64_t min)
     int rc = workload_parse_size(text, &value);
 
     if (rc != 0 && errno != ERANGE)
-        msg_usage("%s: bad size \"%s\" (e.g. 4096, 64k, 10m)", what, text);
+        msg_usage("%s: bad size \"%s\" (e.g. 4096, 64k, 10m, 1g)", what, text);
     if (rc != 0 || value > OPTARG_SIZE_MAX)
         msg_usage("%s: \"%s\" is larger than the maximum, %s", what, text, OPTARG_SIZE_MAX_TEXT);
     if (value < min)

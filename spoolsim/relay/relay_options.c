@@ -135,7 +135,7 @@ static void usage(FILE *fp, const struct optgroup *g)
                 "The JSON summary and the CSV timeline are written at exit.\n"
                 "The old -s DIR and -n HOP are refused: -s is --sessions and -n --runs in the\n"
                 "other spoolsim commands.\n"
-                "TIME is a number with s, ms, m, h or d (e.g. 500ms, 10s).\n");
+                "TIME is a number of seconds, or one with ms, s, m, h or d (e.g. 500ms, 10s).\n");
 }
 
 /*

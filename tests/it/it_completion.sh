@@ -137,6 +137,17 @@ complete_words "$SPOOLSIM" ab spooldir spooldir -- raw --sp
 check "ab ... -- raw --sp TAB: raw's --spool" offers_only --spool
 complete_words "$SPOOLSIM" ab spooldir spooldir -- relay --disc
 check "ab ... -- relay --disc TAB: bench's --discard" offers_only --discard
+# Old spellings and refused options are not offered (docs/design.md, "One vocabulary").
+offers_none() { ! grep -qxF -e "$1" -e "$2" "$WORK/reply"; }
+complete_words "$SPOOLSIM" relay -
+check "relay - TAB: not the refused -s and -n" offers_none -s -n
+complete_words "$SPOOLSIM" crash -
+check "crash - TAB: -O, not the old -o and -n" sh -c "grep -qxF -- -O '$WORK/reply' && ! grep -qx -e '-o' -e '-n' '$WORK/reply'"
+complete_words "$SPOOLSIM" crash --
+check "crash -- TAB: --spool and --mount-options, not --like and --options" sh -c \
+    "grep -qx -e '--spool' '$WORK/reply' && grep -qx -e '--mount-options' '$WORK/reply' && ! grep -qx -e '--like' -e '--options' '$WORK/reply'"
+complete_words "$SOURCE_ABS" --qu
+check "smtp-source --qu TAB: not the refused --quiet" test ! -s "$WORK/reply"
 complete_words "$SPOOLSIM" sweep -- --next
 check "sweep -- --next TAB: the relay's --next-hop" offers_only --next-hop
 complete_words "$SPOOLSIM" source -F m

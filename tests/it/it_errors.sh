@@ -45,6 +45,22 @@ usage suggest-option 'unknown option --modle (did you mean --model?)' "$RELAY" b
 usage suggest-old 'unknown option --dri (did you mean --dir, now --spool?)' "$RELAY" raw --dri "$T"
 usage suggest-none 'unknown option --frobnicate$' "$RELAY" raw --frobnicate
 
+# --- what a user tries: sizes in g, the help after calibrate's MTA, the name typed
+check "--size 1g: taken (1 GiB, the largest)" sh -c "'$RELAY' raw --spool '$T' --size 1g -m 1 --dry-run >/dev/null"
+usage size-2g '"2g" allows sizes larger than the maximum, 1024m' "$RELAY" raw --spool "$T" --size 2g -m 1
+check "calibrate postfix --help: calibrate's help, exit 0" sh -c \
+    "'$RELAY' calibrate postfix --help 2>&1 | grep -q '^Usage: spoolsim calibrate'"
+usage source-try "Try 'spoolsim source --help'" "$RELAY" source --bogus
+usage sink-try "Try 'spoolsim sink --help'" "$RELAY" sink --bogus
+check "source's errors name spoolsim source" grep -q '^spoolsim source: usage error' "$WORK/source-try.err"
+# A time option says what a TIME is, and takes what it says: seconds, or a unit.
+for prog in "$RELAY relay" "$SOURCE" "$SINK"; do
+    check "${prog##*/} --help: a time is seconds or has a unit" sh -c "$prog --help 2>&1 | grep -q '500ms'"
+done
+check "relay --help: --timeout and --hop-timeout take a TIME" sh -c \
+    "'$RELAY' relay --help | grep -q -e '--timeout TIME' && '$RELAY' relay --help | grep -q -e '--hop-timeout TIME'"
+check "relay --timeout 10s and 10 alike" sh -c "'$RELAY' relay --spool '$T/q' --timeout 10s --hop-timeout 1m --dry-run >/dev/null && '$RELAY' relay --spool '$T/q' --timeout 10 --dry-run >/dev/null"
+
 # --- values checked before anything starts
 usage bench-size-foo 'usage error: --size: bad size spec "foo"' "$RELAY" bench --size foo -m 1
 usage bench-rate-0 'usage error: --rate: "0" is not a number' "$RELAY" bench --rate 0 -m 1
