@@ -42,7 +42,7 @@ in_section && /^\| `-/ {
     n = split(words, w, ",")
     if (n == 2) { print w[2] "\t" value "\t" w[1]; print w[1] "\t\t" w[2] }
     else print w[1] "\t" value "\t"
-}' "$top_srcdir/docs/design.md" >"$work/table"
+}' "${top_srcdir}/docs/design.md" >"$work/table"
 [ "$(wc -l <"$work/table")" -gt 50 ] || {
     echo "it_vocabulary: no vocabulary table in docs/design.md" >&2
     exit 1
