@@ -1,7 +1,25 @@
-#!/bin/sh
+#!/bin/bash
 # it_vocabulary.sh - one word, one meaning, in every command (docs/design.md,
 # "One vocabulary").
 #
+# The table in docs/design.md gives each option word its letter, the value
+# it takes as --help writes it (TIME, N, FILE, ...) and its meaning. For
+# spoolsim's commands, smtp-source and smtp-sink, each option their
+# --list-options prints must have a row; its --help label ("-x, --name
+# VALUE") must bind the letter the row binds and write the row's value;
+# no word may have two rows. smtp-source's and smtp-sink's letters are
+# Postfix's and are not checked. The directory under test is --spool in
+# bench, sweep, raw, crash and relay, and no command takes --dir or --like.
+# Before the real commands, a made-up command with crash's old -o and
+# --like shows that the checks fail. An old spelling still works, with a
+# one-line notice naming the new one.
+. "${top_srcdir:-.}/tests/helpers/lib.sh"
+
+SPOOLSIM=$top_builddir/spoolsim/spoolsim
+export LC_ALL=C
+work=$WORK
+tab=$(printf '\t')
+
 # The table in docs/design.md gives each option word its letter, the value
 # it takes as --help writes it (TIME, N, FILE, ...) and its meaning. For
 # spoolsim's commands, smtp-source and smtp-sink, each option their
@@ -43,10 +61,7 @@ in_section && /^\| `-/ {
     if (n == 2) { print w[2] "\t" value "\t" w[1]; print w[1] "\t\t" w[2] }
     else print w[1] "\t" value "\t"
 }' "${top_srcdir}/docs/design.md" >"$work/table"
-[ "$(wc -l <"$work/table")" -gt 50 ] || {
-    echo "it_vocabulary: no vocabulary table in docs/design.md" >&2
-    exit 1
-}
+check "docs/design.md has the vocabulary" test "$(wc -l <"$work/table")" -gt 50
 cut -f1 "$work/table" | sort | uniq -d | sed 's/^/it_vocabulary: two rows for /' >"$work/dups"
 
 # help_words PROGRAM...: "WORD<TAB>VALUE<TAB>LETTER" for each word of each
@@ -72,9 +87,9 @@ help_words() {
 # row WORD: the table's row of WORD.
 row() { grep -F -e "$1$tab" "$work/table" | grep -e "^$1$tab" | head -n 1; }
 
-# check NAME LETTERS PROGRAM...: one line per problem of PROGRAM's options;
+# vocab_check NAME LETTERS PROGRAM...: one line per problem of PROGRAM's options;
 # LETTERS is "postfix" when its letters are Postfix's.
-check() {
+vocab_check() {
     name=$1
     letters=$2
     shift 2
@@ -128,22 +143,18 @@ case $1 in
 esac
 EOF
 chmod +x "$work/old"
-check control spoolsim "$work/old" >"$work/found"
+vocab_check control spoolsim "$work/old" >"$work/found"
 for want in "-o is --options in --help, --output" "--like" "--options is not in" \
     "-n is --points in --help, --runs"; do
-    grep -q -F -e "$want" "$work/found" || {
-        echo "it_vocabulary: control: a command with crash's old options passed ($want)" >&2
-        cat "$work/found" >&2
-        exit 1
-    }
+    check "control: crash's old options found ($want)" grep -q -F -e "$want" "$work/found"
 done
 
 cp "$work/dups" "$work/problems"
 for command in $("$SPOOLSIM" --list-options | grep -v -e '^-' -e '^help$' -e '^source$' -e '^sink$'); do
-    check "spoolsim $command" spoolsim "$SPOOLSIM" "$command" >>"$work/problems"
+    vocab_check "spoolsim $command" spoolsim "$SPOOLSIM" "$command" >>"$work/problems"
 done
-check smtp-source postfix "$top_builddir/smtp-source/smtp-source" >>"$work/problems"
-check smtp-sink postfix "$top_builddir/smtp-sink/smtp-sink" >>"$work/problems"
+vocab_check smtp-source postfix "$top_builddir/smtp-source/smtp-source" >>"$work/problems"
+vocab_check smtp-sink postfix "$top_builddir/smtp-sink/smtp-sink" >>"$work/problems"
 for command in bench sweep raw crash relay; do
     "$SPOOLSIM" "$command" --list-options | grep -q -x -e '--spool=' ||
         echo "spoolsim $command: the directory under test is not --spool DIR" >>"$work/problems"
@@ -151,19 +162,11 @@ done
 
 # An old spelling still works, with one notice naming the new one.
 mkdir "$work/spool"
-if "$SPOOLSIM" raw --dir "$work/spool" -m 1 --dry-run >"$work/old.out" 2>"$work/old.err"; then
-    [ "$(wc -l <"$work/old.err")" = 1 ] && grep -q -e 'say --spool' "$work/old.err" ||
-        echo "spoolsim raw --dir: no one-line notice naming --spool: $(cat "$work/old.err")" >>"$work/problems"
-else
-    echo "spoolsim raw --dir no longer works: $(cat "$work/old.err")" >>"$work/problems"
-fi
-"$SPOOLSIM" raw --spool "$work/spool" -m 1 --dry-run >"$work/new.out" 2>"$work/new.err"
-[ -s "$work/new.err" ] && echo "spoolsim raw --spool: says $(cat "$work/new.err")" >>"$work/problems"
+check "raw --dir still works" sh -c "'$SPOOLSIM' raw --dir '$work/spool' -m 1 --dry-run >'$work/old.out' 2>'$work/old.err'"
+check "  ... with a one-line notice naming --spool" \
+    sh -c "test \"\$(wc -l <'$work/old.err')\" = 1 && grep -q -e 'say --spool' '$work/old.err'"
+check "raw --spool: no notice" sh -c "'$SPOOLSIM' raw --spool '$work/spool' -m 1 --dry-run 2>&1 >/dev/null | ( ! grep . )"
 
-if [ -s "$work/problems" ]; then
-    sed 's/^/it_vocabulary: /' "$work/problems" >&2
-    echo "it_vocabulary: $(wc -l <"$work/problems") problem(s)" >&2
-    exit 1
-fi
-echo "it_vocabulary: $(wc -l <"$work/table") words of the vocabulary, every command's options in it"
-exit 0
+sed 's/^/   /' "$work/problems"
+check "every command's options are in the vocabulary ($(wc -l <"$work/table") words)" test ! -s "$work/problems"
+finish
