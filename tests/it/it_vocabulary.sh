@@ -20,28 +20,6 @@ export LC_ALL=C
 work=$WORK
 tab=$(printf '\t')
 
-# The table in docs/design.md gives each option word its letter, the value
-# it takes as --help writes it (TIME, N, FILE, ...) and its meaning. For
-# spoolsim's commands, smtp-source and smtp-sink, each option their
-# --list-options prints must have a row; its --help label ("-x, --name
-# VALUE") must bind the letter the row binds and write the row's value;
-# no word may have two rows. smtp-source's and smtp-sink's letters are
-# Postfix's and are not checked. The directory under test is --spool in
-# bench, sweep, raw, crash and relay, and no command takes --dir or --like.
-# Before the real commands, a made-up command with crash's old -o and
-# --like shows that the checks fail.
-# Prints one line per problem and exits 1 if there is any, 0 otherwise.
-
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/../.." && pwd)}
-top_builddir=${top_builddir:-$top_srcdir}
-SPOOLSIM=$top_builddir/spoolsim/spoolsim
-LC_ALL=C
-export LC_ALL
-
-work=$(mktemp -d "${TMPDIR:-/tmp}/it_vocabulary.XXXXXX") || exit 1
-trap 'rm -rf "$work"' EXIT
-tab=$(printf '\t')
-
 [ -x "$SPOOLSIM" ] || {
     echo "it_vocabulary: $SPOOLSIM is not built" >&2
     exit 1
