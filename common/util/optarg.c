@@ -96,19 +96,19 @@ int optarg_getopt_old(int argc, char *const argv[], const char *shortopts,
     char spec[128], name[64];
     const struct optarg_old *was;
     const char *arg;
-    int ch, index = -1;
+    int ch, long_index = -1;
 
     if (optind <= 1 && argc == 2 && strcmp(argv[1], "--list-options") == 0)
         list_options(shortopts, longopts, old);
     /* A leading ':' tells a missing value (':') from an unknown option ('?'). */
     snprintf(spec, sizeof(spec), ":%s", shortopts);
     opterr = 0;
-    ch = getopt_long(argc, argv, spec, longopts, &index);
+    ch = getopt_long(argc, argv, spec, longopts, &long_index);
     if (ch != '?' && ch != ':') {
         if (ch == -1 || !old)
             return ch;
-        if (index >= 0)
-            snprintf(name, sizeof(name), "--%s", longopts[index].name);
+        if (long_index >= 0)
+            snprintf(name, sizeof(name), "--%s", longopts[long_index].name);
         else
             snprintf(name, sizeof(name), "-%c", ch);
         was = old_spelling(old, name);
