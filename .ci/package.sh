@@ -97,7 +97,7 @@ run spoolsim sink --version | grep -q '^smtp-sink (spoolsim) ' || fail "spoolsim
 run timeout 300 spoolsim bench -d 2 -q >bench.out 2>&1 || { cat bench.out; fail "spoolsim bench -d 2 failed"; }
 grep -q '^exactly once: yes' bench.out || { cat bench.out; fail "spoolsim bench: not exactly once"; }
 mkdir raw
-run timeout 300 spoolsim raw --dir "$work/run/raw" -m 200 -q >raw.out 2>&1 || { cat raw.out; fail "spoolsim raw -m 200 failed"; }
+run timeout 300 spoolsim raw --spool "$work/run/raw" -m 200 -q >raw.out 2>&1 || { cat raw.out; fail "spoolsim raw -m 200 failed"; }
 grep -q '^messages: *200 delivered' raw.out || { cat raw.out; fail "spoolsim raw: not 200 delivered"; }
 grep -hE '^(exactly once|messages):' bench.out raw.out | sed 's/^/   /'
 offered=$(run bash -c '. /usr/share/bash-completion/completions/spoolsim

@@ -17,7 +17,7 @@
 # On each filesystem, after an untimed warm-up of each (a fifth of DURATION),
 # runs alternate raw, bench, raw, bench ... so the shared machine's drift
 # falls on both:
-#   raw     spoolsim raw --dir MNT -w SESSIONS --size SIZE -d DURATION: the
+#   raw     spoolsim raw --spool MNT -w SESSIONS --size SIZE -d DURATION: the
 #           postfix profile's file operations (one fsync per message, as
 #           bench's relay) by SESSIONS threads, no network; its CPU is the
 #           process's user+sys (wait4) over the messages delivered
@@ -119,7 +119,7 @@ def cpu():
     f = [int(x) for x in open("/proc/stat").readline().split()[1:]]
     return sum(f), f[3] + f[4]  # total, idle + iowait
 if kind == "raw":
-    cmd = [spoolsim, "raw", "--dir", d, "-w", s]
+    cmd = [spoolsim, "raw", "--spool", d, "-w", s]
 else:
     cmd = [spoolsim, "bench", "--spool", d, "--model", "none", "-s", s, "--no-progress"]
 cmd += ["--size", size, "-d", dur, "-q", "--json", out]

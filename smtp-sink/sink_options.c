@@ -85,7 +85,7 @@ static void usage(FILE *fp, const struct sink_options *opts)
             "\n"
             "spoolsim extensions:\n");
     smtp_server_opts_help(fp, &opts->server, "-t seconds", 21);
-    fprintf(fp, "  --greet-delay T       wait T before the greeting; a client that talks\n"
+    fprintf(fp, "  --greet-delay TIME    wait TIME before the greeting; a client that talks\n"
                 "                        first gets 554 and is dropped (as postscreen)\n"
                 "  --fault CMD:CODE[:PERCENT][@AFTER]\n"
                 "                        reply CODE to PERCENT %% (default 100) of CMD, once\n"
@@ -99,7 +99,10 @@ static void usage(FILE *fp, const struct sink_options *opts)
                 "  --json FILE           final statistics as JSON (\"-\" for standard output)\n"
                 "  --port-file FILE      write the bound TCP port to FILE (useful with port 0)\n"
                 "  --no-summary          no summary at exit (--quiet is no longer accepted)\n"
-                "  --help, --version     (-h alone is --help: with a value it is Postfix's -h)\n");
+                "  --help, --version     (-h alone is --help: with a value it is Postfix's -h)\n"
+                "\n"
+                "A time in seconds (-A, -t, -w) or a TIME may be written 2, 0.5, 500ms, 10s or\n"
+                "2m.\n");
 }
 
 /* Mark every command named in a list like "rcpt,.,data" for option `opt'. */
@@ -289,9 +292,9 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
         usage(stdout, opts);
         exit(0);
     }
-    while ((ch = optarg_getopt(argc, argv,
-                               "468aA:b:B:cCd:D:eEf:Fh:H:Lm:M:n:NpPq:Q:r:R:s:S:t:T:u:vw:W:",
-                               long_options)) != -1) {
+    while ((ch = optarg_getopt_old(argc, argv,
+                                   "468aA:b:B:cCd:D:eEf:Fh:H:Lm:M:n:NpPq:Q:r:R:s:S:t:T:u:vw:W:",
+                                   long_options, smtp_tool_opts_old)) != -1) {
         if (optarg_store(stored, ch, optarg))
             continue;
         switch (ch) {

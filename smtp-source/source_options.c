@@ -53,23 +53,23 @@ static void usage(FILE *fp)
                 "  --pipelining        pipeline MAIL, RCPT and DATA when the server offers it\n"
                 "  --skip-quit-reply   close after sending QUIT, without waiting for its reply\n"
                 "                      (as Postfix's smtp client does by default)\n"
-                "  --rate N            open loop: start N messages per second, whatever the\n"
+                "  --rate R            open loop: start R messages per second, whatever the\n"
                 "                      server does; latency counts from the intended start\n"
                 "  --arrivals KIND     fixed (default) or poisson spacing for --rate\n"
-                "  --duration T        run for T (e.g. 30s, 2m) instead of -m messages\n"
+                "  --duration TIME     run for TIME (e.g. 30s, 2m) instead of -m messages\n"
                 "  --size DIST         body size: N, fixed:N, uniform:LO:HI,\n"
-                "                      lognormal:MEDIAN:SIGMA[:MAX] (k and m suffixes allowed;\n"
+                "                      lognormal:MEDIAN:SIGMA[:MAX] (k, m and g suffixes allowed;\n"
                 "                      no size above 1024m)\n"
-                "  --timeout T         wait at most T for each reply (60s)\n"
+                "  --timeout TIME      wait at most TIME for each reply (60s)\n"
                 "  --json FILE         summary as JSON (\"-\" for standard output)\n"
-                "  --interval T        one timeline row every T, 10ms to 1h (1s)\n"
+                "  --interval TIME     one timeline row every TIME, 10ms to 1h (1s)\n"
                 "  --csv FILE          the timeline as CSV (\"-\" for standard output)\n"
                 "  --msg-log FILE      one line per delivered message: id, size, checksum,\n"
                 "                      recipients, Message-ID (\"-\" for standard output)\n"
                 "  --seed N            seed for sizes, waits and arrivals (1)\n"
                 "  --ignore-failures   exit 0 even when messages failed\n"
                 "  --no-summary        no summary at the end (--quiet is no longer accepted)\n"
-                "  --start-at TIME     start at this wall-clock instant: RFC 3339\n"
+                "  --start-at WHEN     start at this wall-clock instant: RFC 3339\n"
                 "                      (2026-12-01T12:00:00Z) or @UNIX-SECONDS, so that\n"
                 "                      several hosts start together (their clocks in step)\n"
                 "  --id NAME           this source's name in the JSON (\"id\"), for merging\n"
@@ -81,6 +81,8 @@ static void usage(FILE *fp)
                 "  --threads N         N event loops (1 to 256, at most -s), each with its\n"
                 "                      share of the sessions and messages; one report (1)\n"
                 "  -h, --help, --version\n"
+                "\n"
+                "A time in seconds (-R, -w) or a TIME may be written 2, 0.5, 500ms, 10s or 2m.\n"
                 "\n"
                 "Exit status: 0 when every message was delivered, 1 when some failed, 2 for\n"
                 "usage errors.\n");
@@ -164,6 +166,7 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
      */
     optgroup_init(&g, &common, OPTGROUP_TIMELINE,
                   "46AcC:df:F:hl:Lm:M:Nor:R:s:S:t:T:vw:", long_options, "smtp-source", NULL);
+    g.old = smtp_tool_opts_old;
     while ((ch = optgroup_getopt(&g, argc, argv)) != -1) {
         if (optarg_store(stored, ch, optarg))
             continue;

@@ -196,7 +196,12 @@ int companion_run_program(const char *name, const char *env, int argc, char **ar
         msg_fatal("out of memory");
     companion_self(self, sizeof(self));
     companion_find_program(self, name, env, path, sizeof(path));
-    args[0] = path;
+    /*
+     * Its argv[0] is the command the user typed ("spoolsim source"): the
+     * program names itself by it in its messages and "Try ... --help",
+     * and the package keeps smtp-source out of PATH.
+     */
+    args[0] = (char *)msg_progname();
     for (int i = 1; i < argc; i++)
         args[i] = argv[i];
     execv(path, args);

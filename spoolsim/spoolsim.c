@@ -11,6 +11,7 @@
 
 #include "msg.h"
 #include "spoolsim.h"
+#include "suggest.h"
 
 /* A package keeps these two out of PATH, where Postfix's are: spoolsim reaches ours. */
 static int run_source(int argc, char **argv)
@@ -103,5 +104,16 @@ int main(int argc, char **argv)
             return subcommands[i].run(argc - 1, argv + 1);
         }
     }
-    msg_usage("unknown command \"%s\"", argv[1]);
+    {
+        const char *names[sizeof(subcommands) / sizeof(subcommands[0]) + 1];
+        const char *near;
+
+        for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++)
+            names[i] = subcommands[i].name;
+        names[sizeof(subcommands) / sizeof(subcommands[0])] = "help";
+        near = suggest_nearest(argv[1], names, sizeof(names) / sizeof(names[0]));
+        if (near)
+            msg_usage("unknown command \"%s\" (did you mean %s?)", argv[1], near);
+        msg_usage("unknown command \"%s\"", argv[1]);
+    }
 }

@@ -51,7 +51,9 @@ int spoolsim_crash(int argc, char **argv);
  *
  * companion_run_program(): spoolsim source and spoolsim sink: runs the
  * program found as above with the arguments after argv[0] (exec, so the
- * exit status is the program's own); returns only by a fatal error.
+ * exit status is the program's own), and msg_progname() ("spoolsim
+ * source") as its argv[0], the name its messages give; returns only by a
+ * fatal error.
  *
  * companion_find_script(): the same for a script of the source tree
  * ("calibrate-postfix.sh", in bench/): env; next to self; for the build

@@ -15,6 +15,8 @@
 #include "optarg.h"
 #include "smtp_tool_opts.h"
 
+const struct optarg_old smtp_tool_opts_old[] = {{"--quiet", NULL}, {NULL, NULL}};
+
 void smtp_tool_opts_init(struct smtp_tool_opts *o, const char *program, const char *quiet_usage)
 {
     *o = (struct smtp_tool_opts){

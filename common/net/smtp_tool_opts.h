@@ -20,6 +20,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "optarg.h"
+
 /* Option codes above any program's own (theirs start at 256), below smtp_server_opts'. */
 enum {
     SMTP_TOOL_OPT_SEED = 0x3000,
@@ -52,6 +54,9 @@ struct smtp_tool_opts {
     const char *msg_log;     /* --msg-log FILE, checked writable; "-" = stdout */
     int no_summary;          /* --no-summary */
 };
+
+/* --quiet, always refused (quiet_usage says why): out of --list-options (optarg.h). */
+extern const struct optarg_old smtp_tool_opts_old[];
 
 /* The defaults; program and quiet_usage are kept as given. */
 void smtp_tool_opts_init(struct smtp_tool_opts *o, const char *program, const char *quiet_usage);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "msg.h"
+#include "quote.h"
 
 static const char *msg_name = "spoolsim";
 static int msg_verbosity;
@@ -42,17 +43,29 @@ void msg_set_hook(void (*fn)(const void *ctx), const void *ctx)
     msg_hook = fn;
 }
 
-static void msg_vprint(const char *level, const char *fmt, va_list ap)
+/*
+ * Every message escaped (quote.h): it may echo what the user gave. A usage
+ * error's line feeds are escaped and its long runs cut too: it echoes the
+ * command line, and says what was wrong with it on one line without all of
+ * it; the others may quote a child's lines.
+ */
+static void msg_vprint_cut(const char *level, size_t max_run, const char *fmt, va_list ap)
 {
-    char line[2048];
+    char line[2048], safe[4 * sizeof(line)];
 
     vsnprintf(line, sizeof(line), fmt, ap);
+    quote_text(line, max_run, max_run ? 0 : QUOTE_KEEP_LINES, safe, sizeof(safe));
     if (msg_hook)
         msg_hook(msg_hook_ctx);
     if (level)
-        fprintf(stderr, "%s: %s: %s\n", msg_name, level, line);
+        fprintf(stderr, "%s: %s: %s\n", msg_name, level, safe);
     else
-        fprintf(stderr, "%s: %s\n", msg_name, line);
+        fprintf(stderr, "%s: %s\n", msg_name, safe);
+}
+
+static void msg_vprint(const char *level, const char *fmt, va_list ap)
+{
+    msg_vprint_cut(level, 0, fmt, ap);
 }
 
 void msg_info(const char *fmt, ...)
@@ -88,7 +101,7 @@ void msg_usage(const char *fmt, ...)
     va_list ap;
 
     va_start(ap, fmt);
-    msg_vprint("usage error", fmt, ap);
+    msg_vprint_cut("usage error", QUOTE_RUN_MAX, fmt, ap);
     va_end(ap);
     fprintf(stderr, "Try '%s --help' for more information.\n", msg_name);
     exit(2);

@@ -17,37 +17,106 @@
 
 #include "msg.h"
 #include "optarg.h"
+#include "suggest.h"
 #include "workload.h"
 
-/* --list-options: the table itself, so that the completion cannot drift from it. */
-static void list_options(const char *shortopts, const struct option *longopts)
+/* The row of `old' for spelling `name' ("-o", "--like"), or NULL. */
+static const struct optarg_old *old_spelling(const struct optarg_old *old, const char *name)
 {
-    for (const char *p = shortopts; *p; p++)
-        if (*p != ':' && *p != '+' && *p != '-')
-            printf("-%c%s\n", *p, p[1] != ':' ? "" : p[2] == ':' ? "[=]" : "=");
-    for (const struct option *o = longopts; o && o->name; o++)
-        printf("--%s%s\n", o->name,
-               o->has_arg == required_argument   ? "="
-               : o->has_arg == optional_argument ? "[=]"
-                                                 : "");
+    for (; old && old->old; old++)
+        if (strcmp(old->old, name) == 0)
+            return old;
+    return NULL;
+}
+
+/* --list-options: the table itself, so that the completion cannot drift from it. */
+static void list_options(const char *shortopts, const struct option *longopts,
+                         const struct optarg_old *old)
+{
+    char name[64];
+
+    for (const char *p = shortopts; *p; p++) {
+        if (*p == ':' || *p == '+' || *p == '-')
+            continue;
+        snprintf(name, sizeof(name), "-%c", *p);
+        if (!old_spelling(old, name))
+            printf("%s%s\n", name, p[1] != ':' ? "" : p[2] == ':' ? "[=]" : "=");
+    }
+    for (const struct option *o = longopts; o && o->name; o++) {
+        snprintf(name, sizeof(name), "--%s", o->name);
+        if (!old_spelling(old, name))
+            printf("%s%s\n", name,
+                   o->has_arg == required_argument   ? "="
+                   : o->has_arg == optional_argument ? "[=]"
+                                                     : "");
+    }
     exit(ferror(stdout) || fflush(stdout) != 0);
+}
+
+/*
+ * " (did you mean --spool?)" in hint for an unknown option `name'
+ * ("--dri"): the nearest long option (suggest.h), or "". An old spelling
+ * that is near is named with the one to use now.
+ */
+static void nearest_option(const char *name, const struct option *longopts,
+                           const struct optarg_old *old, char *hint, size_t len)
+{
+    const char *words[256];
+    const struct optarg_old *was;
+    const char *near;
+    char full[64];
+    size_t n = 0;
+
+    hint[0] = 0;
+    for (const struct option *o = longopts; o && o->name && n < 256; o++) {
+        snprintf(full, sizeof(full), "--%s", o->name);
+        was = old_spelling(old, full);
+        if (!was || was->now)
+            words[n++] = o->name;
+    }
+    if (strncmp(name, "--", 2) != 0 || (near = suggest_nearest(name + 2, words, n)) == NULL)
+        return;
+    snprintf(full, sizeof(full), "--%s", near);
+    was = old_spelling(old, full);
+    if (was)
+        snprintf(hint, len, " (did you mean %s, now %s?)", full, was->now);
+    else
+        snprintf(hint, len, " (did you mean %s?)", full);
 }
 
 int optarg_getopt(int argc, char *const argv[], const char *shortopts,
                   const struct option *longopts)
 {
+    return optarg_getopt_old(argc, argv, shortopts, longopts, NULL);
+}
+
+int optarg_getopt_old(int argc, char *const argv[], const char *shortopts,
+                      const struct option *longopts, const struct optarg_old *old)
+{
     char spec[128], name[64];
+    const struct optarg_old *was;
     const char *arg;
-    int ch;
+    int ch, long_index = -1;
 
     if (optind <= 1 && argc == 2 && strcmp(argv[1], "--list-options") == 0)
-        list_options(shortopts, longopts);
+        list_options(shortopts, longopts, old);
     /* A leading ':' tells a missing value (':') from an unknown option ('?'). */
     snprintf(spec, sizeof(spec), ":%s", shortopts);
     opterr = 0;
-    ch = getopt_long(argc, argv, spec, longopts, NULL);
-    if (ch != '?' && ch != ':')
+    ch = getopt_long(argc, argv, spec, longopts, &long_index);
+    if (ch != '?' && ch != ':') {
+        if (ch == -1 || !old)
+            return ch;
+        if (long_index >= 0)
+            snprintf(name, sizeof(name), "--%s", longopts[long_index].name);
+        else
+            snprintf(name, sizeof(name), "-%c", ch);
+        was = old_spelling(old, name);
+        if (was && was->now)
+            msg_warn("%s is an old spelling: say %s (the old one goes in a later release)", name,
+                     was->now);
         return ch;
+    }
     arg = optind > 0 && optind <= argc ? argv[optind - 1] : "";
     if (strncmp(arg, "--", 2) == 0)
         snprintf(name, sizeof(name), "%.*s", (int)strcspn(arg, "="), arg);
@@ -55,8 +124,12 @@ int optarg_getopt(int argc, char *const argv[], const char *shortopts,
         snprintf(name, sizeof(name), "-%c", optopt);
     if (ch == ':')
         msg_usage("option %s requires a value", name);
-    if (optopt == 0)
-        msg_usage("unknown option %s", name); /* or an ambiguous abbreviation */
+    if (optopt == 0) {
+        char hint[160];
+
+        nearest_option(name, longopts, old, hint, sizeof(hint));
+        msg_usage("unknown option %s%s", name, hint); /* or an ambiguous abbreviation */
+    }
     if (strncmp(arg, "--", 2) == 0 && strchr(arg, '=') != NULL)
         msg_usage("option %s takes no value", name);
     msg_usage("unknown option -%c", optopt);
@@ -171,7 +244,7 @@ uint64_t optarg_size(const char *text, const char *what, uint64_t min)
     int rc = workload_parse_size(text, &value);
 
     if (rc != 0 && errno != ERANGE)
-        msg_usage("%s: bad size \"%s\" (e.g. 4096, 64k, 10m)", what, text);
+        msg_usage("%s: bad size \"%s\" (e.g. 4096, 64k, 10m, 1g)", what, text);
     if (rc != 0 || value > OPTARG_SIZE_MAX)
         msg_usage("%s: \"%s\" is larger than the maximum, %s", what, text, OPTARG_SIZE_MAX_TEXT);
     if (value < min)

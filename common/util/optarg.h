@@ -36,6 +36,24 @@ int optarg_getopt(int argc, char *const argv[], const char *shortopts,
                   const struct option *longopts);
 
 /*
+ * An old spelling of an option ("-o", "--like"), still in the command's
+ * getopt table so that scripts keep working for a while. --list-options
+ * (and so the completion and tests/it/it_vocabulary.sh) leaves it out;
+ * using it prints one notice on standard error naming `now', the spelling
+ * to use ("-O/--mount-options"). With `now' NULL it is only left out of
+ * the list: the command refuses it with a message of its own. A table of
+ * them ends with a row whose `old' is NULL.
+ */
+struct optarg_old {
+    const char *old;
+    const char *now;
+};
+
+/* optarg_getopt() with the old spellings of `old' (NULL: none). */
+int optarg_getopt_old(int argc, char *const argv[], const char *shortopts,
+                      const struct option *longopts, const struct optarg_old *old);
+
+/*
  * A command's options whose whole handling is to be stored: a flag (no
  * value; set to 1) or a text kept as given, each row naming the code
  * getopt returns for it and where it goes, with .flag = or .text =. The

@@ -171,7 +171,7 @@ int optgroup_getopt(struct optgroup *g, int argc, char *const argv[])
 
     g->argc = argc;
     g->argv = argv;
-    while ((ch = optarg_getopt(argc, argv, g->shortopts, g->table)) != -1) {
+    while ((ch = optarg_getopt_old(argc, argv, g->shortopts, g->table, g->old)) != -1) {
         switch (ch) {
         case 'd':
             if (!(g->groups & OPTGROUP_LENGTH))

@@ -26,6 +26,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "optarg.h"
+
 enum {
     OPTGROUP_HELP = 1 << 0,         /* -h, --help, --version */
     OPTGROUP_LENGTH = 1 << 1,       /* -d, --duration TIME; -m, --messages N (not both) */
@@ -82,7 +84,8 @@ struct optgroup {
     const char *progress_what; /* what the status line shows, for --help; NULL: nothing said */
     const char *seed_what;     /* what --seed draws, for --help ("the crash points") */
     int duration_given;
-    int argc; /* the command line optgroup_getopt() reads */
+    const struct optarg_old *old; /* the command's old spellings (optarg.h); NULL: none */
+    int argc;                     /* the command line optgroup_getopt() reads */
     char *const *argv;
     struct option table[OPTGROUP_TABLE_MAX];
     char shortopts[OPTGROUP_SHORT_MAX];

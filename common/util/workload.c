@@ -135,6 +135,9 @@ int workload_parse_size(const char *s, uint64_t *out)
     } else if (*p == 'm' || *p == 'M') {
         mult = 1024 * 1024;
         p++;
+    } else if (*p == 'g' || *p == 'G') {
+        mult = 1024 * 1024 * 1024;
+        p++;
     }
     if (*p != 0) {
         errno = EINVAL;
@@ -211,7 +214,7 @@ static int parse_size_field(const char *field, const char *what, const char *spe
                              spec);
     return msg_set_error(err, errlen,
                          "bad %s \"%s\" in size spec \"%s\" (expected a number of bytes, "
-                         "optionally with k or m suffix)",
+                         "optionally with k, m or g suffix)",
                          what, field, spec);
 }
 

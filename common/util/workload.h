@@ -8,7 +8,7 @@
  *
  * Size specs: "N" or "fixed:N", "uniform:LO:HI" (inclusive), and
  * "lognormal:MEDIAN:SIGMA[:MAX]" whose samples are clamped to [1, MAX] with
- * MAX defaulting to 64 MiB. Sizes take a k/K (1024) or m/M (1048576) suffix.
+ * MAX defaulting to 64 MiB. Sizes take a k/K (1024), m/M (1048576) or g/G (1073741824) suffix.
  * Parsers return 0, or -1 with a one-line message in err naming the bad part.
  */
 #ifndef SPOOLSIM_WORKLOAD_H
@@ -51,7 +51,7 @@ double workload_size_mean(const struct size_dist *d);
 const char *workload_size_describe(const struct size_dist *d, char *buf, size_t len);
 
 /*
- * Digits with an optional k/K/m/M suffix. On failure returns -1 with errno
+ * Digits with an optional k/K/m/M/g/G suffix. On failure returns -1 with errno
  * EINVAL (syntax) or ERANGE (does not fit in 64 bits).
  */
 int workload_parse_size(const char *s, uint64_t *out);

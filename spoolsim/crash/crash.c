@@ -2,7 +2,7 @@
  * crash - `spoolsim crash': what a power cut loses, on a real filesystem.
  *
  * It makes an image of the filesystem type and mount options asked for
- * (or those of --like DIR), serves it through spoolsim-recorder and a loop
+ * (or those of --spool DIR), serves it through spoolsim-recorder and a loop
  * device with direct I/O (or, with --recorder dm-log-writes, through the
  * kernel's log-writes target over a loop device, its log on another, with
  * a mark in the log every 10 ms stamping the time: dmlog.h), mounts it,
@@ -78,10 +78,12 @@ static void usage(FILE *fp, const struct optgroup *g)
             "\n"
             "Options:\n"
             "  -t, --type TYPE       the filesystem: %s (ext4)\n"
-            "  -o, --options OPTS    its mount options, as mount -o takes them\n"
-            "  --like DIR            the type and the durability options of DIR's mount\n"
+            "  -O, --mount-options OPTS\n"
+            "                        its mount options, as mount -o takes them\n"
+            "  --spool DIR           the spool under test: the type and the durability\n"
+            "                        options of DIR's mount\n"
             "  --image-size SIZE     the image (the type's default: 128M for ext*)\n"
-            "  -n, --points N        crash points to check (200)\n"
+            "  --points N            crash points to check (200)\n"
             "  --profile NAME        the relay's spool profile, and the MTA whose restart\n"
             "                        is judged: postfix, sendmail, qmail, exim, exim-4.98,\n"
             "                        opensmtpd or null (postfix)\n"
@@ -120,16 +122,31 @@ enum {
     OPT_HOP_DELAY,
     OPT_WORK_DIR,
     OPT_RECORDER,
+    OPT_POINTS,
+};
+
+/*
+ * The spellings of before the one vocabulary (docs/design.md): -o is an
+ * output file and -n a number of runs in the other commands.
+ */
+static const struct optarg_old old_spellings[] = {
+    {"-o", "-O/--mount-options"},
+    {"--options", "--mount-options"},
+    {"--like", "--spool"},
+    {"-n", "--points"},
+    {NULL, NULL},
 };
 
 static void parse_options(struct crash_options *o, int argc, char **argv)
 {
     static const struct option long_options[] = {
         {"type", required_argument, NULL, 't'},
-        {"options", required_argument, NULL, 'o'},
+        {"mount-options", required_argument, NULL, 'O'},
+        {"options", required_argument, NULL, 'O'},
+        {"spool", required_argument, NULL, OPT_LIKE},
         {"like", required_argument, NULL, OPT_LIKE},
         {"image-size", required_argument, NULL, OPT_IMAGE_SIZE},
-        {"points", required_argument, NULL, 'n'},
+        {"points", required_argument, NULL, OPT_POINTS},
         {"profile", required_argument, NULL, OPT_PROFILE},
         {"sync", required_argument, NULL, OPT_SYNC},
         {"model", required_argument, NULL, OPT_MODEL},
@@ -142,8 +159,9 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
     const char *type = NULL, *given_opts = NULL;
     const struct optarg_store stored[] = {
         {'t', .text = &type},
+        {'O', .text = &given_opts},
         {'o', .text = &given_opts},
-        {OPT_LIKE, .text = &o->like, .dir = "--like"},
+        {OPT_LIKE, .text = &o->like, .dir = "--spool"},
         {OPT_MODEL, .text = &o->model}, /* the relay judges it: check_relay() */
         {OPT_WORK_DIR, .text = &o->work_parent, .dir = "--work-dir"},
         {0},
@@ -155,7 +173,8 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
                   OPTGROUP_NO_OPERANDS | OPTGROUP_WORKLOAD | OPTGROUP_SEED | OPTGROUP_JSON |
                       OPTGROUP_KEEP | OPTGROUP_PROGRESS | OPTGROUP_QUIET | OPTGROUP_HELP |
                       OPTGROUP_DRY_RUN,
-                  "t:o:n:", long_options, "spoolsim crash", usage);
+                  "t:O:o:n:", long_options, "spoolsim crash", usage);
+    g.old = old_spellings;
     o->common.duration = 3;
     o->common.sessions = 4;
     o->points = 200;
@@ -170,6 +189,7 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
             o->image_size = optarg_size(optarg, "--image-size", 1);
             break;
         case 'n':
+        case OPT_POINTS:
             o->points = (unsigned)optarg_count(optarg, "--points", 1, 100000);
             break;
         case OPT_PROFILE:
@@ -203,9 +223,9 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
         struct fsinfo fs;
 
         if (access(o->like, F_OK) != 0 || fsinfo_lookup(o->like, &fs) != 0)
-            msg_usage("--like %s: no mount of it in /proc/self/mountinfo", o->like);
+            msg_usage("--spool %s: no mount of it in /proc/self/mountinfo", o->like);
         if (type && strcmp(type, fs.fstype) != 0)
-            msg_usage("-t %s and --like %s (%s) disagree", type, o->like, fs.fstype);
+            msg_usage("-t %s and --spool %s (%s) disagree", type, o->like, fs.fstype);
         snprintf(o->type, sizeof(o->type), "%s", fs.fstype);
         crash_opts_like(fs.options, o->mount_opts, sizeof(o->mount_opts), o->dropped,
                         sizeof(o->dropped));
@@ -216,7 +236,7 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
         size_t have = strlen(o->mount_opts);
 
         if (have + 1 + strlen(given_opts) >= sizeof(o->mount_opts))
-            msg_usage("-o %s: too long", given_opts);
+            msg_usage("--mount-options %s: too long", given_opts);
         snprintf(o->mount_opts + have, sizeof(o->mount_opts) - have, "%s%s", have ? "," : "",
                  given_opts);
     }

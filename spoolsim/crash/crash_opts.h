@@ -1,6 +1,6 @@
 /*
  * crash_opts - the mount options spoolsim crash copies from a mounted
- * filesystem (--like DIR), and the filesystems it knows (no I/O).
+ * filesystem (--spool DIR), and the filesystems it knows (no I/O).
  *
  * From the options /proc/self/mountinfo shows for DIR's mount (fsinfo.h),
  * crash_opts_like() keeps those that decide what a crash loses or when

@@ -55,7 +55,7 @@ struct ab_options {
 
 /*
  * A side's `spoolsim crash' (--crash): run on an image made like the side's
- * filesystem (--like DIR, after the side's set-up), its verdict read back.
+ * filesystem (--spool DIR, after the side's set-up), its verdict read back.
  */
 struct side_crash {
     int done;    /* 1: it ran and wrote its report; 0: not run or failed (why says) */

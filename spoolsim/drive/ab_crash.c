@@ -23,9 +23,9 @@ void ab_crash_argv(const struct ab *ab, const struct side *s, int dry_run, const
     snprintf(a->points, sizeof(a->points), "%u", o->crash);
     argv[n++] = (char *)ab->d.self;
     argv[n++] = "crash";
-    argv[n++] = "--like";
+    argv[n++] = "--spool";
     argv[n++] = (char *)s->dir;
-    argv[n++] = "-n";
+    argv[n++] = "--points";
     argv[n++] = a->points;
     n = drive_arg_if_set(argv, n, "--profile", o->crash_profile);
     n = drive_arg_if_set(argv, n, "--sync", o->crash_sync);

@@ -4,7 +4,7 @@
  * runs (and once with --dry-run before them, so that a side the crash test
  * cannot take is said before any run); this module says what that child
  * is given and what its report said, and prints it. The crash test makes
- * its own image like the side's filesystem (--like DIR: its type and the
+ * its own image like the side's filesystem (--spool DIR: its type and the
  * mount options that decide what a crash loses); it never touches DIR.
  */
 #ifndef SPOOLSIM_AB_CRASH_H
@@ -23,7 +23,7 @@ struct ab_crash_argv {
 };
 
 /*
- * The child's command line in a: spoolsim crash --like DIR -n N with MODE
+ * The child's command line in a: spoolsim crash --spool DIR --points N with MODE
  * relay's --profile and --sync, then --dry-run, or -q --json JSON (and
  * --progress when ab shows one).
  */

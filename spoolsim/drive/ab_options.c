@@ -18,10 +18,10 @@
 static const struct mode modes[] = {
     {"raw",
      "raw",
-     "--dir",
+     "--spool",
      "delivered_per_s",
      "msgs/s",
-     {"--dir", "--json", "--keep", "--dry-run"}},
+     {"--spool", "--dir", "--json", "--keep", "--dry-run"}},
     {"relay",
      "bench",
      "--spool",
@@ -43,7 +43,7 @@ static void usage(FILE *fp, const struct optgroup *g)
           "the medians with a 95 % bootstrap confidence interval, and a verdict.\n"
           "\n"
           "Modes:\n"
-          "  raw ARGS...      spoolsim raw --dir DIR ARGS...        (delivered_per_s)\n"
+          "  raw ARGS...      spoolsim raw --spool DIR ARGS...      (delivered_per_s)\n"
           "  relay ARGS...    spoolsim bench --spool DIR ARGS...    (delivered_per_s)\n"
           "  postmark FILE    the PostMark commands of FILE up to quit, in a fresh\n"
           "                   directory in DIR; ab gives the run, set location and\n"
@@ -51,7 +51,7 @@ static void usage(FILE *fp, const struct optgroup *g)
           "\n"
           "Options:\n"
           "  -n, --runs N     measured runs per side (5, at least 2)\n"
-          "  --warmup N       runs per side discarded first (1)\n"
+          "  --warmup-runs N  runs per side discarded first (1)\n"
           "  --export-markdown FILE  the two sides as a Markdown table (- = stdout)\n"
           "  --export-csv FILE       the two sides as CSV (- = stdout)\n"
           "  --setup-a CMD    run CMD (/bin/sh -c) before every run of A; it must\n"
@@ -61,7 +61,7 @@ static void usage(FILE *fp, const struct optgroup *g)
           "                   (e.g. sync; echo 3 > /proc/sys/vm/drop_caches)\n"
           "  --crash N        MODE relay only: after the runs, spoolsim crash on each\n"
           "                   side, N crash points on an image made like the side's\n"
-          "                   filesystem and mount options (--like DIR, after its\n"
+          "                   filesystem and mount options (--spool DIR, after its\n"
           "                   set-up), with ARGS' --profile and --sync; root only\n"
           "  --compare MTA    MODE relay only, as root: the whole comparison twice, with\n"
           "                   the relay's model of MTA (postfix or exim) and with the\n"
@@ -188,10 +188,14 @@ static void compare_options(struct ab_options *o)
                   o->compare);
 }
 
+/* --warmup, before the one vocabulary (docs/design.md): sweep's --warmup is a time. */
+static const struct optarg_old old_spellings[] = {{"--warmup", "--warmup-runs"}, {NULL, NULL}};
+
 void ab_options_parse(struct ab_options *o, int argc, char **argv)
 {
     static const struct option long_options[] = {
         {"runs", required_argument, NULL, 'n'},
+        {"warmup-runs", required_argument, NULL, OPT_WARMUP},
         {"warmup", required_argument, NULL, OPT_WARMUP},
         {"export-markdown", required_argument, NULL, OPT_EXPORT_MARKDOWN},
         {"export-csv", required_argument, NULL, OPT_EXPORT_CSV},
@@ -210,6 +214,7 @@ void ab_options_parse(struct ab_options *o, int argc, char **argv)
                   OPTGROUP_SEED | OPTGROUP_JSON | OPTGROUP_PROGRESS | OPTGROUP_QUIET |
                       OPTGROUP_HELP | OPTGROUP_DRY_RUN,
                   "n:", long_options, "spoolsim ab", usage);
+    g.old = old_spellings;
     g.progress_what = "the run, its side, the run's own line and the ETA";
     g.seed_what = "the bootstrap's random numbers";
     o->runs = 5;
@@ -227,7 +232,7 @@ void ab_options_parse(struct ab_options *o, int argc, char **argv)
             o->runs = (unsigned)optarg_count(optarg, "--runs", 2, MAX_RUNS);
             break;
         case OPT_WARMUP:
-            o->warmup = (unsigned)optarg_count(optarg, "--warmup", 0, MAX_RUNS);
+            o->warmup = (unsigned)optarg_count(optarg, "--warmup-runs", 0, MAX_RUNS);
             break;
         case OPT_EXPORT_MARKDOWN:
             o->export_markdown = optarg_output_file(optarg, "--export-markdown");

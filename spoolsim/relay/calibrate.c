@@ -59,8 +59,10 @@ static void usage(FILE *fp)
                 "                (exit 0 at once if it has; 1 if not and not root)\n"
                 "  --dry-run     check what it needs (root, its script, the cache or -o)\n"
                 "                and say what would run: exit 0, or 2 naming the problem\n"
-                "  -o FILE       write the model here (- for standard output)\n"
-                "  -m N          messages per load, at least 200 (2000)\n"
+                "  -o, --output FILE\n"
+                "                write the model here (- for standard output)\n"
+                "  -m, --messages N\n"
+                "                messages per load, at least 200 (2000)\n"
                 "  --machine     print this machine's identity and what system work costs\n"
                 "                on it (the micro-benchmarks a model records), as JSON\n"
                 "  --speed       print this CPU's integer loop speed and exit\n"
@@ -251,8 +253,8 @@ static _Noreturn void check_dry_run(const char *self, const char *mta, const cha
  * a table (this one has none): the MTA, then the options ("=": a value).
  */
 static const char *const list_words[] = {
-    "postfix",   "exim",    "--if-needed",  "--dry-run", "-o=",    "-m=",
-    "--machine", "--speed", "--cache-path", "-h",        "--help", "--version",
+    "postfix",     "exim",      "--if-needed", "--dry-run",    "-o=", "--output=", "-m=",
+    "--messages=", "--machine", "--speed",     "--cache-path", "-h",  "--help",    "--version",
 };
 
 /* The options after the MTA; the script checks -m again, with the same bound. */
@@ -260,6 +262,9 @@ enum { OPT_IF_NEEDED = 256, OPT_DRY_RUN };
 static const struct option mta_options[] = {
     {"if-needed", no_argument, NULL, OPT_IF_NEEDED},
     {"dry-run", no_argument, NULL, OPT_DRY_RUN},
+    {"output", required_argument, NULL, 'o'},
+    {"messages", required_argument, NULL, 'm'},
+    {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 #define CALIBRATE_MESSAGES_MIN 200
@@ -313,16 +318,20 @@ int spoolsim_calibrate(int argc, char **argv)
         msg_usage("cannot calibrate \"%s\": only postfix and exim have a calibration", argv[1]);
     snprintf(name, sizeof(name), "calibrate-%s.sh", mta);
     /* after the MTA, getopt's argv[0] */
-    while ((ch = optarg_getopt(argc - 1, argv + 1, "o:m:", mta_options)) != -1) {
+    while ((ch = optarg_getopt(argc - 1, argv + 1, "o:m:h", mta_options)) != -1) {
         switch (ch) {
         case 'o':
             /* the script writes the model at its very end: a bad -o must not cost a calibration */
             if (strcmp(optarg, "-") != 0)
-                optarg_output_file(optarg, "-o");
+                optarg_output_file(optarg, "--output");
             out = optarg;
             break;
+        case 'h':
+            /* calibrate postfix --help: the command's help, as before the MTA */
+            usage(stdout);
+            return 0;
         case 'm':
-            optarg_count(optarg, "-m", CALIBRATE_MESSAGES_MIN, OPTGROUP_MESSAGES_MAX);
+            optarg_count(optarg, "--messages", CALIBRATE_MESSAGES_MIN, OPTGROUP_MESSAGES_MAX);
             messages = optarg;
             break;
         case OPT_IF_NEEDED:

@@ -111,7 +111,7 @@ static void usage(FILE *fp, const struct optgroup *g)
             "  --in-flow-delay TIME    how long a new message waits for the queue manager\n"
             "                          to catch up, as Postfix's in_flow_delay; 0 = never (1s)\n"
             "  --in-flow-limit N       flow tokens when the queue manager is idle (100)\n"
-            "  --timeout SECONDS       client idle time before 421 (300)\n"
+            "  --timeout TIME          client idle time before 421 (300s)\n"
             "  --max-sessions N        client sessions at once; more wait in the listen\n"
             "                          backlog, as with Postfix's process limit (100)\n",
             RELAY_CLEANUP_THREADS_DEFAULT, RELAY_CLEANUP_THREADS_MAX, RELAY_THREADS_MAX,
@@ -120,7 +120,7 @@ static void usage(FILE *fp, const struct optgroup *g)
     fprintf(fp, "  --reply-delay TIME      hold each reply to a client TIME (the greeting twice\n"
                 "                          that): emulates clients a round trip of TIME away,\n"
                 "                          for bench --client-delay without netem (0)\n"
-                "  --hop-timeout SECONDS   next-hop reply time before deferral (30)\n"
+                "  --hop-timeout TIME      next-hop reply time before deferral (30s)\n"
                 "  --hop-tls LEVEL         STARTTLS to the next hop: none, may (when offered)\n"
                 "                          or encrypt (else defer), as smtp_tls_security_level\n"
                 "  --backlog N             listen backlog (1024)\n"
@@ -135,7 +135,7 @@ static void usage(FILE *fp, const struct optgroup *g)
                 "The JSON summary and the CSV timeline are written at exit.\n"
                 "The old -s DIR and -n HOP are refused: -s is --sessions and -n --runs in the\n"
                 "other spoolsim commands.\n"
-                "TIME is a number with s, ms, m, h or d (e.g. 500ms, 10s).\n");
+                "TIME is a number of seconds, or one with ms, s, m, h or d (e.g. 500ms, 10s).\n");
 }
 
 /*
@@ -170,6 +170,12 @@ const char *const relay_options_qmgr_names[] = {"single", "pool", NULL};
 
 /* The names of --hop-tls, in its enum's order. */
 static const char *const hop_tls_names[] = {"none", "may", "encrypt", NULL};
+
+/*
+ * Refused letters (relay_options_parse() says what to use), out of
+ * --list-options: -s is --sessions and -n --runs elsewhere (docs/design.md).
+ */
+static const struct optarg_old old_spellings[] = {{"-s", NULL}, {"-n", NULL}, {NULL, NULL}};
 
 void relay_options_parse(struct relay_options *opts, int argc, char **argv)
 {
@@ -233,6 +239,7 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
                   OPTGROUP_NO_OPERANDS | OPTGROUP_JSON | OPTGROUP_TIMELINE | OPTGROUP_PROGRESS |
                       OPTGROUP_QUIET | OPTGROUP_HELP | OPTGROUP_DRY_RUN,
                   "s:u:l:n:v", long_options, "spoolsim relay", usage);
+    g.old = old_spellings;
     opts->listen = "127.0.0.1:2525";
     parse_next_hop(opts, "discard");
     opts->sync = PF_SYNC_FSYNC;

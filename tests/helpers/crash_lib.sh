@@ -44,7 +44,7 @@ crash_nothing_left() {
 crash_run() {
     local name=$1
     shift
-    timeout 300 "$RELAY" crash -q -d 1 -s 4 -n 12 --seed 5 --work-dir "$WORK/w" \
+    timeout 300 "$RELAY" crash -q -d 1 -s 4 --points 12 --seed 5 --work-dir "$WORK/w" \
         --json "$WORK/$name.json" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
     echo $? >"$WORK/$name.rc"
     sed 's/^/# /' "$WORK/$name.out" | tail -3

@@ -432,7 +432,7 @@ raw_op_counts() {
     for m in "$n" $((2 * n)); do
         # LeakSanitizer cannot work under ptrace: off for the traced run of a sanitizer build.
         ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-            strace -f -y -qq -s 64 -o "$d/trace.$m" "$RELAY" raw --dir "$d/dir" -p "$p" -m "$m" -w 1 -q \
+            strace -f -y -qq -s 64 -o "$d/trace.$m" "$RELAY" raw --spool "$d/dir" -p "$p" -m "$m" -w 1 -q \
             "$@" >"$d/raw.$m.out" 2>&1 || { cat "$d/raw.$m.out" >&2; return 1; }
         python3 "$top_srcdir/tests/helpers/strace_count.py" --spool "$d/dir" "$d/trace.$m" >"$d/c.$m" || return 1
     done

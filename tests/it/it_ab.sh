@@ -15,7 +15,7 @@ clean() { empty "$A" && empty "$B" && empty "$TMP"; }
 ab() { env TMPDIR="$TMP" timeout 300 "$RELAY" ab "$@"; }
 
 # --- relay: two runs a side, no warm-up
-check "relay: exit 0" to "$WORK/relay.out" ab --runs 2 --warmup 0 --json "$WORK/relay.json" \
+check "relay: exit 0" to "$WORK/relay.out" ab --runs 2 --warmup-runs 0 --json "$WORK/relay.json" \
     "$A" "$B" -- relay -m 200 -s 5
 check "names side A and its filesystem" grep -q "^A: $A\$" "$WORK/relay.out"
 check "names side B" grep -q "^B: $B\$" "$WORK/relay.out"
@@ -46,7 +46,7 @@ check "nothing left in B" empty "$B"
 check "nothing left in TMPDIR" empty "$TMP"
 
 # --- mean, spread, warnings, exports, from a real run of three a side
-check "raw: exports" to "$WORK/exp.out" ab -q -n 3 --warmup 0 --json "$WORK/exp.json" \
+check "raw: exports" to "$WORK/exp.out" ab -q -n 3 --warmup-runs 0 --json "$WORK/exp.json" \
     --export-markdown "$WORK/exp-markdown" --export-csv "$WORK/exp.csv" "$A" "$B" -- raw -m 100 -w 2
 check "a spread line per side" test "$(grep -Ec '^[AB] spread: mean [0-9.]+ ± [0-9.]+ msgs/s \(σ\), min [0-9.]+, max [0-9.]+$' "$WORK/exp.out")" = 2
 check "the fewer-than-5-runs warning, for each side" \
@@ -90,7 +90,7 @@ check "--export-markdown to a directory: exit 2" sh -c \
 check "nothing left in A after the exports" empty "$A"
 
 # --- the same seed gives the same interval
-check "quiet: only the report" to "$WORK/quiet.out" ab -q -n 2 --warmup 0 "$A" "$B" -- relay -m 100 -s 5 --sync none
+check "quiet: only the report" to "$WORK/quiet.out" ab -q -n 2 --warmup-runs 0 "$A" "$B" -- relay -m 100 -s 5 --sync none
 check "no progress with -q" sh -c "! grep -v '^spoolsim ab: warning:' '$WORK/quiet.out' | grep -q '^spoolsim ab:'"
 
 # --- postmark: the user's file, its run/location/json lines replaced
@@ -105,14 +105,14 @@ set seed 7
 quit
 set number 999999
 EOF
-check "postmark: exit 0" to "$WORK/pm.out" ab -n 2 --warmup 1 --json "$WORK/pm.json" "$A" "$B" -- postmark "$WORK/pm.cmd"
+check "postmark: exit 0" to "$WORK/pm.out" ab -n 2 --warmup-runs 1 --json "$WORK/pm.json" "$A" "$B" -- postmark "$WORK/pm.cmd"
 check "postmark: figures in transactions/s" grep -Eq "^A run 1: [0-9]+\.[0-9] transactions/s\$" "$WORK/pm.out"
 check "postmark: a verdict" grep -q "^verdict: " "$WORK/pm.out"
 check "postmark: JSON metric" python3 -c "import json,sys; d=json.load(open('$WORK/pm.json')); sys.exit(0 if d['metric']=='transactions_per_s' and len(d['sides']['B']['runs'])==2 and d['failed_runs']==0 else 1)"
 check "postmark: its directories removed" clean
 
 # --- a failed run: reported, the rest still runs, exit 1
-check "failed runs: exit 1" sh -c "SPOOLSIM_SMTP_SINK=/nonexistent TMPDIR='$TMP' timeout 120 '$RELAY' ab -n 2 --warmup 0 '$A' '$B' -- relay -m 10 >'$WORK/fail.out' 2>'$WORK/fail.err'; test \$? = 1"
+check "failed runs: exit 1" sh -c "SPOOLSIM_SMTP_SINK=/nonexistent TMPDIR='$TMP' timeout 120 '$RELAY' ab -n 2 --warmup-runs 0 '$A' '$B' -- relay -m 10 >'$WORK/fail.out' 2>'$WORK/fail.err'; test \$? = 1"
 check "the report still printed" grep -q "^A run 2: failed\$" "$WORK/fail.out"
 check "no verdict without figures" grep -q "^verdict: cannot compare" "$WORK/fail.out"
 check "the failure explained" grep -q "A run 1: relay failed: exit status 1" "$WORK/fail.err"
@@ -140,7 +140,7 @@ check "usage: --json is not allowed in ARGS" usage_error "--json is not allowed 
 check "usage: --discard is not allowed in relay ARGS" usage_error "--discard is not allowed in ARGS" "$A" "$B" -- relay --discard
 check "usage: postmark needs one file" usage_error "exactly one" "$A" "$B" -- postmark
 check "usage: unreadable postmark file" usage_error "cannot read" "$A" "$B" -- postmark "$WORK/nonexistent"
-check "usage: arguments the child refuses" usage_error "refused its arguments" --warmup 0 "$A" "$B" -- relay --frobnicate
+check "usage: arguments the child refuses" usage_error "refused its arguments" --warmup-runs 0 "$A" "$B" -- relay --frobnicate
 check "usage: --crash with MODE raw" usage_error "--crash needs MODE relay" --crash 4 "$A" "$B" -- raw -m 10
 check "usage: --crash 0" usage_error "--crash" --crash 0 "$A" "$B" -- relay
 check "and nothing left behind" clean
@@ -148,7 +148,7 @@ check "--help: exit 0" sh -c "'$RELAY' ab --help | grep -q '^Usage: spoolsim ab'
 
 # --- raw, when this build has it
 if "$RELAY" raw --help >/dev/null 2>&1; then
-    check "raw: exit 0" to "$WORK/raw.out" ab -n 2 --warmup 0 --json "$WORK/raw.json" "$A" "$B" -- raw -m 200
+    check "raw: exit 0" to "$WORK/raw.out" ab -n 2 --warmup-runs 0 --json "$WORK/raw.json" "$A" "$B" -- raw -m 200
     check "raw: figures in msgs/s" grep -Eq "^A run 1: [0-9]+\.[0-9] msgs/s\$" "$WORK/raw.out"
     check "raw: a verdict" grep -q "^verdict: " "$WORK/raw.out"
     check "raw: JSON metric" python3 -c "import json,sys; d=json.load(open('$WORK/raw.json')); sys.exit(0 if d['metric']=='delivered_per_s' and d['failed_runs']==0 else 1)"

@@ -26,7 +26,7 @@ mount -o loop "$WORK/b.img" "$MNT_B" || skip "cannot loop-mount ext2"
 # ab's own files and the crash tests' images go to $WORK/tmp
 ab() { env TMPDIR="$WORK/tmp" timeout 600 "$RELAY" ab "$@"; }
 
-ab -n 2 --warmup 0 --crash 12 --json "$WORK/ab.json" "$MNT_A" "$MNT_B" -- relay -d 1 \
+ab -n 2 --warmup-runs 0 --crash 12 --json "$WORK/ab.json" "$MNT_A" "$MNT_B" -- relay -d 1 \
     >"$WORK/ab.out" 2>"$WORK/ab.err"
 echo $? >"$WORK/ab.rc"
 sed 's/^/# /' "$WORK/ab.out" | tail -3
@@ -48,7 +48,7 @@ check "... left nothing behind" crash_nothing_left "$WORK/tmp"
 check "... nor on the sides" test -z "$(ls -A "$MNT_A" "$MNT_B" | grep -v -e lost+found -e '^$' -e ':$')"
 
 mount -t tmpfs -o size=64m tmpfs "$MNT_T" || skip "cannot mount tmpfs"
-ab -n 2 --warmup 0 --crash 12 "$MNT_A" "$MNT_T" -- relay -d 1 >"$WORK/t.out" 2>&1
+ab -n 2 --warmup-runs 0 --crash 12 "$MNT_A" "$MNT_T" -- relay -d 1 >"$WORK/t.out" 2>&1
 echo $? >"$WORK/t.rc"
 check "a tmpfs side: exit 2" test "$(cat "$WORK/t.rc")" = 2
 check "... naming the side, before any run" sh -c "grep -q 'side B ($MNT_T) cannot be crash-tested' '$WORK/t.out' && ! grep -q 'run 1/2' '$WORK/t.out'"
@@ -56,7 +56,7 @@ check "... and why (tmpfs)" grep -q 'tmpfs' "$WORK/t.out"
 
 # SIGINT while a crash test has an image mounted in its work directory:
 # 130, and everything taken apart
-timeout 600 env TMPDIR="$WORK/tmp" "$RELAY" ab -n 2 --warmup 0 --crash 200 "$MNT_A" "$MNT_B" -- relay -d 1 \
+timeout 600 env TMPDIR="$WORK/tmp" "$RELAY" ab -n 2 --warmup-runs 0 --crash 200 "$MNT_A" "$MNT_B" -- relay -d 1 \
     >"$WORK/int.out" 2>"$WORK/int.err" &
 pid=$!
 # (its mounts are in a mount namespace of its own, out of sight: its loop device is not)

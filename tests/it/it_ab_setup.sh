@@ -23,7 +23,7 @@ SETUP_B="echo \"setup-b $SEEN\" >>'$LOG'"
 PREPARE="echo \"prepare $SEEN\" >>'$LOG'"
 
 # --- one directory: the order, the environment, the report
-check "one directory: exit 0" to "$WORK/one.out" ab -n 2 --warmup 1 --json "$WORK/one.json" \
+check "one directory: exit 0" to "$WORK/one.out" ab -n 2 --warmup-runs 1 --json "$WORK/one.json" \
     --setup-a "$SETUP_A" --setup-b "$SETUP_B" --prepare "$PREPARE" "$D" -- raw -m 50 -w 2
 cat "$WORK/one.out"
 for run in "warmup 1" "measured 1" "measured 2"; do
@@ -63,14 +63,14 @@ check "nothing left in the directory or in TMPDIR" nothing_left
 # --- two directories with set-ups: each side's set-up is told its own directory
 mkdir -p "$WORK/a" "$WORK/b"
 rm -f "$LOG"
-check "two directories and set-ups: exit 0" to "$WORK/two.out" ab -q -n 2 --warmup 0 \
+check "two directories and set-ups: exit 0" to "$WORK/two.out" ab -q -n 2 --warmup-runs 0 \
     --setup-a "$SETUP_A" --setup-b "$SETUP_B" "$WORK/a" "$WORK/b" -- raw -m 20 -w 1
 check "each set-up told its side's directory" test "$(cat "$LOG")" = "setup-a A measured 1 $WORK/a
 setup-b B measured 1 $WORK/b
 setup-a A measured 2 $WORK/a
 setup-b B measured 2 $WORK/b"
 plain_form() {
-    ab -q -n 2 --warmup 0 --json "$WORK/plain.json" "$WORK/a" "$WORK/b" -- raw -m 20 -w 1 \
+    ab -q -n 2 --warmup-runs 0 --json "$WORK/plain.json" "$WORK/a" "$WORK/b" -- raw -m 20 -w 1 \
         >"$WORK/plain.out" 2>&1 &&
         ! grep -q setup "$WORK/plain.out" &&
         grep -Eq '^B run 2: [0-9.]+ msgs/s$' "$WORK/plain.out" &&
@@ -81,7 +81,7 @@ check "the two-directory form without set-ups: no set-up said, the run lines as 
 # --- a failing set-up stops the comparison: message, exit 1, nothing left behind
 ONCE=$WORK/once
 FAIL_A="test ! -e '$ONCE' || { echo 'cannot toggle' >&2; exit 3; }; touch '$ONCE'"
-ab -n 2 --warmup 1 --json "$WORK/fail.json" --setup-a "$FAIL_A" --setup-b true "$D" \
+ab -n 2 --warmup-runs 1 --json "$WORK/fail.json" --setup-a "$FAIL_A" --setup-b true "$D" \
     -- raw -m 20 -w 1 >"$WORK/fail.out" 2>"$WORK/fail.err"
 status=$?
 cat "$WORK/fail.err"
@@ -102,7 +102,7 @@ check "and nothing left" nothing_left
 
 # --- SIGINT during a set-up stops it and reports the runs so far
 rm -f "$LOG"
-env TMPDIR="$TMP" timeout 60 "$RELAY" ab -n 2 --warmup 0 --setup-a "$SETUP_A" \
+env TMPDIR="$TMP" timeout 60 "$RELAY" ab -n 2 --warmup-runs 0 --setup-a "$SETUP_A" \
     --setup-b "echo started >>'$LOG'; exec sleep 30" "$D" -- raw -m 20 -w 1 >"$WORK/int.out" 2>&1 &
 pid=$!
 PIDS="$PIDS $pid"
@@ -140,7 +140,7 @@ check "usage: three directories" usage_error "unexpected argument" \
     --setup-a "$SETUP_A" --setup-b "$SETUP_B" "$D" "$D" "$D" -- raw -m 10
 check "usage: the one directory missing" usage_error "DIR $WORK/nonexistent: No such file" \
     --setup-a "$SETUP_A" --setup-b "$SETUP_B" "$WORK/nonexistent" -- raw -m 10
-check "usage: refused ARGS, set-ups or not" usage_error "refused its arguments" --warmup 0 \
+check "usage: refused ARGS, set-ups or not" usage_error "refused its arguments" --warmup-runs 0 \
     --setup-a true --setup-b true "$D" -- raw --frobnicate
 check "--help shows the one-directory form" sh -c "'$RELAY' ab --help | grep -q -- '--setup-a CMD --setup-b CMD DIR'"
 check "nothing left after the usage errors" nothing_left
@@ -159,7 +159,7 @@ loop_test() {
     truncate -s 128M "$img" && mkfs.ext4 -q -F "$img" || { skip_part "the ext4 remount test: mkfs.ext4 failed"; return; }
     mount -o loop "$img" "$mnt" 2>/dev/null || { skip_part "the ext4 remount test: cannot loop-mount here"; return; }
     rm -f "$LOG"
-    check "ext4 default against dirsync, one image: exit 0" to "$WORK/e4.out" ab -n 3 --warmup 1 \
+    check "ext4 default against dirsync, one image: exit 0" to "$WORK/e4.out" ab -n 3 --warmup-runs 1 \
         --json "$WORK/e4.json" \
         --setup-a "umount '$mnt' && mount -o loop '$img' '$mnt' && echo A >>'$LOG'" \
         --setup-b "umount '$mnt' && mount -o loop,dirsync '$img' '$mnt' && echo B >>'$LOG'" \
@@ -215,7 +215,7 @@ PY
     # The remount the kernel does not apply: whatever it did, ab must record
     # what the mount shows and warn exactly when both sides show the same.
     umount "$mnt" && mount -o loop "$img" "$mnt" || { skip_part "the ext4 remount test, its end: cannot mount the image again"; return; }
-    check "ext4 toggled by remount,dirsync: exit 0" to "$WORK/re.out" ab -q -n 2 --warmup 0 \
+    check "ext4 toggled by remount,dirsync: exit 0" to "$WORK/re.out" ab -q -n 2 --warmup-runs 0 \
         --json "$WORK/re.json" --setup-a "mount -o remount '$mnt'" \
         --setup-b "mount -o remount,dirsync '$mnt'" "$mnt" -- raw -m 50 -w 2
     cat "$WORK/re.out"

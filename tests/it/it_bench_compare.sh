@@ -102,7 +102,7 @@ check "ab --compare with MODE raw is a usage error" usage_error_ab "needs MODE r
     --compare postfix "$WORK/sp" "$WORK/sp2" -- raw -m 10
 check "ab --compare with --crash is a usage error" usage_error_ab "runs ab twice" \
     --compare postfix --crash 2 "$WORK/sp" "$WORK/sp2" -- relay -m 10
-check "ab --compare postfix runs" to "$WORK/ab.out" timeout 600 "$RELAY" ab -n 2 --warmup 0 \
+check "ab --compare postfix runs" to "$WORK/ab.out" timeout 600 "$RELAY" ab -n 2 --warmup-runs 0 \
     --compare postfix --json "$WORK/ab.json" "$WORK/sp" "$WORK/sp2" -- relay -m 200 -s 5
 check "  ... both passes' reports, then the predicted and the real B/A" python3 -c '
 import re, sys

@@ -133,10 +133,21 @@ complete_words "$SPOOLSIM" calibrate ""
 check "calibrate TAB: the MTAs it calibrates" offers_only exim postfix
 complete_words "$SPOOLSIM" ab spooldir spooldir -- ""
 check "ab DIR DIR -- TAB: the modes" offers_only raw relay postmark
-complete_words "$SPOOLSIM" ab spooldir spooldir -- raw --di
-check "ab ... -- raw --di TAB: raw's --dir" offers_only --dir
+complete_words "$SPOOLSIM" ab spooldir spooldir -- raw --sp
+check "ab ... -- raw --sp TAB: raw's --spool" offers_only --spool
 complete_words "$SPOOLSIM" ab spooldir spooldir -- relay --disc
 check "ab ... -- relay --disc TAB: bench's --discard" offers_only --discard
+# Old spellings and refused options are not offered (docs/design.md, "One vocabulary").
+offers_none() { ! grep -qxF -e "$1" -e "$2" "$WORK/reply"; }
+complete_words "$SPOOLSIM" relay -
+check "relay - TAB: not the refused -s and -n" offers_none -s -n
+complete_words "$SPOOLSIM" crash -
+check "crash - TAB: -O, not the old -o and -n" sh -c "grep -qxF -- -O '$WORK/reply' && ! grep -qx -e '-o' -e '-n' '$WORK/reply'"
+complete_words "$SPOOLSIM" crash --
+check "crash -- TAB: --spool and --mount-options, not --like and --options" sh -c \
+    "grep -qx -e '--spool' '$WORK/reply' && grep -qx -e '--mount-options' '$WORK/reply' && ! grep -qx -e '--like' -e '--options' '$WORK/reply'"
+complete_words "$SOURCE_ABS" --qu
+check "smtp-source --qu TAB: not the refused --quiet" test ! -s "$WORK/reply"
 complete_words "$SPOOLSIM" sweep -- --next
 check "sweep -- --next TAB: the relay's --next-hop" offers_only --next-hop
 complete_words "$SPOOLSIM" source -F m
@@ -210,7 +221,7 @@ if have_peer fish "scripts/fetch-peer.sh fish" "$PEER_FISH" --version; then
         fish_offers "spoolsim bench --model " postfix exim none model.json spooldir/
     check "fish: relay --hop-tls TAB" fish_offers "spoolsim relay --hop-tls " none may encrypt
     check "fish: plot --kind a TAB" fish_offers "spoolsim plot --kind a" ab auto
-    check "fish: ab ... -- raw --di TAB" fish_offers "spoolsim ab spooldir spooldir -- raw --di" --dir
+    check "fish: ab ... -- raw --sp TAB" fish_offers "spoolsim ab spooldir spooldir -- raw --sp" --spool
     check "fish: spoolsim sink --bare-lf l TAB" fish_offers "spoolsim sink --bare-lf l" lenient
     check "fish: smtp-source --arr TAB" fish_offers "smtp-source --arr" --arrivals
 fi

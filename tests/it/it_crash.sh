@@ -22,7 +22,7 @@ crash_need_machine
 
 mkdir "$WORK/w"
 
-crash_run durable -t ext4 -o data=ordered
+crash_run durable -t ext4 -O data=ordered
 check "postfix on ext4 data=ordered: exit 0" test "$(cat "$WORK/durable.rc")" = 0
 check "... says durable" grep -q "^durable: 0 of [0-9,]* acknowledged messages lost over 12 power cuts" "$WORK/durable.out"
 check "... JSON: durable, nothing lost" python3 -c '
@@ -45,7 +45,7 @@ assert any(c["lost"] > 0 for c in j["cuts"])
 ' "$WORK/nosync.json"
 check "... left nothing behind" crash_nothing_left "$WORK/w"
 
-SPOOLSIM_RECORDER_BREAK=drop-flush crash_run broken -t ext4 -o data=ordered
+SPOOLSIM_RECORDER_BREAK=drop-flush crash_run broken -t ext4 -O data=ordered
 check "a recorder that drops flushes: the checker reports loss (exit 1)" test "$(cat "$WORK/broken.rc")" = 1
 check "... LOSES" grep -q "^LOSES acknowledged mail" "$WORK/broken.out"
 check "... and it saw no flush" python3 -c '

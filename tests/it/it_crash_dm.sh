@@ -45,7 +45,7 @@ run() {
     local name=$1
     shift
     local n=${points:-$N}
-    timeout $((300 + 30 * n)) "$RELAY" crash -q -m 20 -s 4 -n "$n" --seed 5 --work-dir "$WORK/w" \
+    timeout $((300 + 30 * n)) "$RELAY" crash -q -m 20 -s 4 --points "$n" --seed 5 --work-dir "$WORK/w" \
         --json "$WORK/$name.json" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
     echo $? >"$WORK/$name.rc"
     sed 's/^/# /' "$WORK/$name.err" | tail -3

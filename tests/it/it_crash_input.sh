@@ -25,7 +25,7 @@ bad() {
     refused "$@"
     check "$1: nothing left" crash_nothing_left "$WORK/w"
 }
-C="$RELAY crash -q -d 1 -n 4 --work-dir $WORK/w"
+C="$RELAY crash -q -d 1 --points 4 --work-dir $WORK/w"
 
 if command -v setpriv >/dev/null; then
     bad not-root "needs root" setpriv --reuid=65534 --regid=65534 --clear-groups $C
@@ -41,7 +41,7 @@ bad bad-type 'filesystem type "ntfs"' $C -t ntfs
 bad small-image "needs at least" $C -t ext4 --image-size 1M
 bad bad-option "will not mount ext4 with -o data=bogus" $C -t ext4 -o data=bogus
 bad unknown-profile "unknown --profile" $C --profile courier
-bad bad-points "points" $C -n 0
+bad bad-points "points" $C --points 0
 bad bad-recorder 'unknown --recorder "lvm"' $C --recorder lvm
 if [ ! -e /dev/mapper/control ]; then
     bad no-dm "this kernel has no device-mapper" $C --recorder dm-log-writes
@@ -60,7 +60,7 @@ check "... and it made nothing" crash_nothing_left "$WORK/w"
 # load and its recorder.
 interrupt() {
     local name=$1 file=$2 sig=$3 want=$4 pid rc
-    timeout 300 $RELAY crash -q -d 20 -n 200 --work-dir "$WORK/w" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+    timeout 300 $RELAY crash -q -d 20 --points 200 --work-dir "$WORK/w" >"$WORK/$name.out" 2>"$WORK/$name.err" &
     pid=$!
     PIDS="$PIDS $pid"
     if ! wait_until 60 sh -c "ls $WORK/w/*/$file >/dev/null 2>&1"; then
@@ -76,7 +76,7 @@ interrupt() {
 interrupt sigint-load source.log INT 130
 interrupt sigterm-load source.log TERM 143
 # the check phase: a load of a fraction of a second, then the points
-timeout 300 $RELAY crash -q -m 50 -n 400 --work-dir "$WORK/w" >"$WORK/sigint-check.out" 2>"$WORK/sigint-check.err" &
+timeout 300 $RELAY crash -q -m 50 --points 400 --work-dir "$WORK/w" >"$WORK/sigint-check.out" 2>"$WORK/sigint-check.err" &
 pid=$!
 PIDS="$PIDS $pid"
 if wait_until 120 sh -c "ls $WORK/w/*/crash.img >/dev/null 2>&1"; then

@@ -50,7 +50,7 @@ trap 'unmount_and_cleanup "$MNT" "$WORK/tmpfs"; case "$TMP" in /dev/shm/*) rm -r
 if [ -z "$TMP" ]; then
     skip_part "tmpfs: neither /dev/shm is a writable tmpfs nor can one be mounted here"
 else
-    check "raw on tmpfs" to "$WORK/raw_tmpfs.out" timeout 60 "$RELAY" raw --dir "$TMP" -m 50 \
+    check "raw on tmpfs" to "$WORK/raw_tmpfs.out" timeout 60 "$RELAY" raw --spool "$TMP" -m 50 \
         -w 2 -q --json "$WORK/raw_tmpfs.json"
     check "  the report says there is no block device" \
         grep -q '^disk: *no block device (tmpfs)$' "$WORK/raw_tmpfs.out"
@@ -80,7 +80,7 @@ else
     fields=$(wc -w <"/sys/class/block/$LOOP/stat")
     SIZE=4096
     N=300
-    check "raw on ext4 ($LOOP)" to "$WORK/raw.out" timeout 120 "$RELAY" raw --dir "$MNT" -m "$N" \
+    check "raw on ext4 ($LOOP)" to "$WORK/raw.out" timeout 120 "$RELAY" raw --spool "$MNT" -m "$N" \
         -w 4 --size "$SIZE" -q --json "$WORK/raw.json"
     check "  the report's disk line names $LOOP, its own counts" \
         grep -q "^disk: *$LOOP: .* KiB written, [0-9.]* write I/Os, .* per message; .* (the whole device's counts)" \
@@ -115,7 +115,7 @@ else
     fi
 
     if [ -n "$TMP" ]; then
-        check "ab: ext4 against tmpfs" to "$WORK/ab.out" timeout 180 "$RELAY" ab -n 2 --warmup 0 -q \
+        check "ab: ext4 against tmpfs" to "$WORK/ab.out" timeout 180 "$RELAY" ab -n 2 --warmup-runs 0 -q \
             --json "$WORK/ab.json" "$MNT" "$TMP" -- raw -m 100 -w 2 --size "$SIZE"
         check "  A's disk line: both runs' counts" \
             grep -q "^   disk: $LOOP: .* per message; .* (the whole device's counts, 2 runs)" "$WORK/ab.out"

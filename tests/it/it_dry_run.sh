@@ -99,7 +99,7 @@ if can_act_as_nobody; then
     bad relay-spool-not-writable "cannot be made in $WORK/roots" $AS_NOBODY "$RELAY" relay \
         --dry-run --spool "$WORK/roots/q"
     bad raw-dir-not-writable "$WORK/roots: cannot write in it" $AS_NOBODY "$RELAY" raw --dry-run \
-        --dir "$WORK/roots"
+        --spool "$WORK/roots"
     check "... and nothing made in it" empty "$WORK/roots"
     chmod 0700 "$WORK"
 else
@@ -114,10 +114,10 @@ bad sweep-relay-user 'unknown user "nosuchuser"' "$RELAY" sweep --dry-run --spoo
 bad sweep-spool "not a directory" "$RELAY" sweep --dry-run --spool /etc/passwd
 
 # ---------------------------------------------------------------- raw
-good raw "$RELAY" raw --dry-run --dir "$D" -m 100
-bad raw-dir "not a directory" "$RELAY" raw --dry-run --dir /etc/passwd
-bad raw-dir-missing "$D/none" "$RELAY" raw --dry-run --dir "$D/none"
-bad raw-workers "--workers" "$RELAY" raw --dry-run --dir "$D" --workers 0
+good raw "$RELAY" raw --dry-run --spool "$D" -m 100
+bad raw-dir "not a directory" "$RELAY" raw --dry-run --spool /etc/passwd
+bad raw-dir-missing "$D/none" "$RELAY" raw --dry-run --spool "$D/none"
+bad raw-workers "--workers" "$RELAY" raw --dry-run --spool "$D" --workers 0
 
 # ---------------------------------------------------------------- ab
 mkdir -m 0777 "$D.b"

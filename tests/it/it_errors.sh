@@ -29,12 +29,44 @@ usage() {
     check "$name: nothing made" empty "$T"
 }
 
+# --- values echoed safely: escapes, invalid UTF-8 and line ends as \xNN, long ones cut
+usage quote-escape 'usage error: --spool /tmp/\\x1b\[31mx: ' "$RELAY" raw --spool "$(printf '/tmp/\033[31mx')" -m 1
+check "quote-escape: no escape byte on the terminal" sh -c "! grep -q \"\$(printf '\\033')\" '$WORK/quote-escape.err'"
+usage quote-utf8 'usage error: --spool /tmp/caf\\xe9: ' "$RELAY" raw --spool "$(printf '/tmp/caf\351')" -m 1
+usage quote-line 'usage error: unknown option --x\\x0ay' "$RELAY" raw "$(printf -- '--x\ny')"
+check "quote-line: one line and the hint" test "$(wc -l <"$WORK/quote-line.err")" = 2
+long=$(printf '%0300d' 0)
+usage quote-long "--spool $(printf '%080d' 0)\\.\\.\\. " "$RELAY" raw --spool "$long" -m 1
+check "quote-long: cut" test "$(wc -c <"$WORK/quote-long.err")" -lt 200
+
+# --- did you mean: the nearest command or option to a mistyped one
+usage suggest-command 'unknown command "bnech" (did you mean bench?)' "$RELAY" bnech
+usage suggest-option 'unknown option --modle (did you mean --model?)' "$RELAY" bench --modle x
+usage suggest-old 'unknown option --dri (did you mean --dir, now --spool?)' "$RELAY" raw --dri "$T"
+usage suggest-none 'unknown option --frobnicate$' "$RELAY" raw --frobnicate
+
+# --- what a user tries: sizes in g, the help after calibrate's MTA, the name typed
+check "--size 1g: taken (1 GiB, the largest)" sh -c "'$RELAY' raw --spool '$T' --size 1g -m 1 --dry-run >/dev/null"
+usage size-2g '"2g" allows sizes larger than the maximum, 1024m' "$RELAY" raw --spool "$T" --size 2g -m 1
+check "calibrate postfix --help: calibrate's help, exit 0" sh -c \
+    "'$RELAY' calibrate postfix --help 2>&1 | grep -q '^Usage: spoolsim calibrate'"
+usage source-try "Try 'spoolsim source --help'" "$RELAY" source --bogus
+usage sink-try "Try 'spoolsim sink --help'" "$RELAY" sink --bogus
+check "source's errors name spoolsim source" grep -q '^spoolsim source: usage error' "$WORK/source-try.err"
+# A time option says what a TIME is, and takes what it says: seconds, or a unit.
+for prog in "$RELAY relay" "$SOURCE" "$SINK"; do
+    check "${prog##*/} --help: a time is seconds or has a unit" sh -c "$prog --help 2>&1 | grep -q '500ms'"
+done
+check "relay --help: --timeout and --hop-timeout take a TIME" sh -c \
+    "'$RELAY' relay --help | grep -q -e '--timeout TIME' && '$RELAY' relay --help | grep -q -e '--hop-timeout TIME'"
+check "relay --timeout 10s and 10 alike" sh -c "'$RELAY' relay --spool '$T/q' --timeout 10s --hop-timeout 1m --dry-run >/dev/null && '$RELAY' relay --spool '$T/q' --timeout 10 --dry-run >/dev/null"
+
 # --- values checked before anything starts
 usage bench-size-foo 'usage error: --size: bad size spec "foo"' "$RELAY" bench --size foo -m 1
 usage bench-rate-0 'usage error: --rate: "0" is not a number' "$RELAY" bench --rate 0 -m 1
 usage bench-size-huge '"99999999999999" allows sizes larger than the maximum, 1024m' \
     "$RELAY" bench --size 99999999999999 -m 1
-usage raw-size-huge 'larger than the maximum, 1024m' "$RELAY" raw --dir "$T" --size uniform:1:2000m -m 1
+usage raw-size-huge 'larger than the maximum, 1024m' "$RELAY" raw --spool "$T" --size uniform:1:2000m -m 1
 usage source-l-huge '-l: "99999999999999" is larger than the maximum, 1024m' \
     "$SOURCE" -l 99999999999999 127.0.0.1:1
 usage source-size-huge 'larger than the maximum, 1024m' "$SOURCE" --size 2000m 127.0.0.1:1
@@ -47,10 +79,10 @@ check "a size of 1024m is allowed" sh -c "'$SOURCE' -l 1024m --help >/dev/null"
 # "", which bench, raw and sweep took for the root and ran there
 roots_before=$(ls -d /spoolsim-* 2>/dev/null)
 usage empty-bench-spool 'usage error: --spool: an empty directory name' "$RELAY" bench --spool "" -m 1
-usage empty-raw-dir 'usage error: --dir: an empty directory name' "$RELAY" raw --dir "" -m 1
+usage empty-raw-dir 'usage error: --spool: an empty directory name' "$RELAY" raw --spool "" -m 1
 usage empty-sweep-spool 'usage error: --spool: an empty directory name' "$RELAY" sweep --spool "" --rates 1
 usage empty-relay-spool 'usage error: --spool: an empty directory name' "$RELAY" relay --spool ""
-usage empty-crash-like 'usage error: --like: an empty directory name' "$RELAY" crash --like "" --dry-run
+usage empty-crash-like 'usage error: --spool: an empty directory name' "$RELAY" crash --spool "" --dry-run
 usage empty-crash-work 'usage error: --work-dir: an empty directory name' \
     "$RELAY" crash --work-dir "" --dry-run
 usage empty-ab-a 'usage error: DIR_A: an empty directory name' "$RELAY" ab "" "$T" -- raw -m 1
@@ -80,13 +112,13 @@ done
 # --- the label of a missing value
 usage missing-value 'usage error: option -m requires a value' "$RELAY" bench -m
 check "  ... and not \"unknown option\"" sh -c "! grep -q 'unknown option' '$WORK/missing-value.err'"
-usage missing-long 'usage error: option --dir requires a value' "$RELAY" raw --dir
+usage missing-long 'usage error: option --spool requires a value' "$RELAY" raw --spool
 usage unknown-option 'usage error: unknown option --frob' "$RELAY" raw --frob
 usage source-missing 'usage error: option -s requires a value' "$SOURCE" -s
 usage sink-unknown 'usage error: unknown option --frob' "$SINK" --frob
 
 # --- --json to a path that cannot be written: before the run
-for cmd in "bench -m 1" "raw --dir $T -m 1" "relay --spool $T/s"; do
+for cmd in "bench -m 1" "raw --spool $T -m 1" "relay --spool $T/s"; do
     name=json-${cmd%% *}
     usage "$name" "--json $WORK/none/x.json: cannot create" $RELAY $cmd --json "$WORK/none/x.json"
 done
@@ -94,32 +126,32 @@ usage json-ab '--json /: is a directory' "$RELAY" ab --json / "$T" "$T" -- raw -
 usage json-source "--json $WORK/none/x: cannot create" "$SOURCE" --json "$WORK/none/x" 127.0.0.1:1
 usage json-sink "--json $WORK/none/x: cannot create" "$SINK" --json "$WORK/none/x" 127.0.0.1:0 1
 # calibrate writes its model at the end of a long run: -o is checked first
-usage calibrate-o-dir "-o $WORK: is a directory" "$RELAY" calibrate postfix -o "$WORK"
-usage calibrate-o-missing "-o $WORK/none/m.json: cannot create" "$RELAY" calibrate postfix -o"$WORK/none/m.json"
+usage calibrate-o-dir "--output $WORK: is a directory" "$RELAY" calibrate postfix -o "$WORK"
+usage calibrate-o-missing "--output $WORK/none/m.json: cannot create" "$RELAY" calibrate postfix -o"$WORK/none/m.json"
 # ... and the rest of its command line, with the script's own bound for -m
-usage calibrate-m "-m: \"100\" is not a number from 200" "$RELAY" calibrate postfix -m 100
+usage calibrate-m "--messages: \"100\" is not a number from 200" "$RELAY" calibrate postfix -m 100
 usage calibrate-option "unknown option --frob" "$RELAY" calibrate exim --frob
 usage calibrate-extra "unexpected argument \"now\"" "$RELAY" calibrate postfix now
 # a symbolic link to a file in a missing directory: writing it would fail
 # after the run just the same
 ln -s "$WORK/none/target.json" "$WORK/dangling.json"
-for cmd in "bench -m 1" "raw --dir $T -m 1" "sweep --rates 1"; do
+for cmd in "bench -m 1" "raw --spool $T -m 1" "sweep --rates 1"; do
     name=json-dangling-${cmd%% *}
     usage "$name" "--json $WORK/none/target.json: cannot create" $RELAY $cmd --json "$WORK/dangling.json"
 done
 usage csv-dangling-raw "--csv $WORK/none/target.json: cannot create" \
-    "$RELAY" raw --dir "$T" -m 1 --csv "$WORK/dangling.json"
+    "$RELAY" raw --spool "$T" -m 1 --csv "$WORK/dangling.json"
 usage json-dangling-source "--json $WORK/none/target.json: cannot create" \
     "$SOURCE" --json "$WORK/dangling.json" 127.0.0.1:1
 ln -s "$WORK/ok-target.json" "$WORK/link-ok.json"
 check "a link to a new file in a directory that exists: written through" \
-    sh -c "'$RELAY' raw --dir '$T' -m 5 -q --json '$WORK/link-ok.json' >/dev/null && test -s '$WORK/ok-target.json' && test -L '$WORK/link-ok.json'"
+    sh -c "'$RELAY' raw --spool '$T' -m 5 -q --json '$WORK/link-ok.json' >/dev/null && test -s '$WORK/ok-target.json' && test -L '$WORK/link-ok.json'"
 ln -s "$WORK/loop.json" "$WORK/loop.json"
 usage json-link-loop "--json $WORK/loop.json: Too many levels of symbolic links" \
-    "$RELAY" raw --dir "$T" -m 1 --json "$WORK/loop.json"
+    "$RELAY" raw --spool "$T" -m 1 --json "$WORK/loop.json"
 # --json and --csv to one file: the one written last would be all that is left
 usage json-csv-same "--json and --csv name the same file" \
-    "$RELAY" raw --dir "$T" -m 1 --json "$WORK/same.out" --csv "$WORK/same.out"
+    "$RELAY" raw --spool "$T" -m 1 --json "$WORK/same.out" --csv "$WORK/same.out"
 : >"$WORK/same-file"
 ln -s same-file "$WORK/same-link"
 usage json-csv-same-link "--json and --csv name the same file" \
@@ -157,7 +189,7 @@ check "  ... names it" grep -q "DIR_A /proc/self: cannot write in it" "$WORK/abr
 check "  ... no run made" sh -c "! grep -q 'B run\\|A run' '$WORK/abro.err'"
 D=$WORK/d
 mkdir -p "$D"
-check "ab with one directory twice: runs" to "$WORK/same.out" env TMPDIR="$T" "$RELAY" ab -n 2 --warmup 0 "$D" "$D" -- raw -m 20 -w 1
+check "ab with one directory twice: runs" to "$WORK/same.out" env TMPDIR="$T" "$RELAY" ab -n 2 --warmup-runs 0 "$D" "$D" -- raw -m 20 -w 1
 check "  ... warned before the first run" sh -c "grep -n 'same directory\\|A run 1/2' '$WORK/same.out' | head -1 | grep -q 'same directory'"
 
 # --- PostMark command files: FILE:LINE, nothing run, exit 2
@@ -207,7 +239,7 @@ duration source-w-huge 2h "0 to 1h" "$SOURCE" 127.0.0.1:1 -w
 duration source-R-huge 2h "0 to 1h" "$SOURCE" 127.0.0.1:1 -R
 duration source-duration-huge 200000d "0 to 30d" "$SOURCE" 127.0.0.1:1 --duration
 duration bench-duration-huge 200000d "0 to 30d" "$RELAY" bench --duration
-duration raw-duration-huge 31d "0 to 30d" "$RELAY" raw --dir "$T" --duration
+duration raw-duration-huge 31d "0 to 30d" "$RELAY" raw --spool "$T" --duration
 duration bench-drain-huge 200000d "0 to 30d" "$RELAY" bench -m 1 --drain-timeout
 duration bench-hop-jitter 61s "0 to 1m" "$RELAY" bench -m 1 --hop-jitter
 duration bench-client-jitter 61s "0 to 1m" "$RELAY" bench -m 1 --client-jitter
@@ -220,20 +252,20 @@ check "--min-backoff 100ms --max-backoff 30d are allowed" \
 # --- the option groups (common/util/optgroup.c): one check, one message, in every command
 # that takes them; the others refuse them as unknown
 usage grp-bench-d0 'usage error: --duration must be positive' "$RELAY" bench -d 0
-usage grp-raw-d0 'usage error: --duration must be positive' "$RELAY" raw --dir "$T" -d 0
+usage grp-raw-d0 'usage error: --duration must be positive' "$RELAY" raw --spool "$T" -d 0
 usage grp-bench-dm 'usage error: --messages and --duration cannot be combined' "$RELAY" bench -m 1 -d 1
-usage grp-raw-dm 'usage error: --messages and --duration cannot be combined' "$RELAY" raw --dir "$T" -m 1 -d 1
+usage grp-raw-dm 'usage error: --messages and --duration cannot be combined' "$RELAY" raw --spool "$T" -m 1 -d 1
 usage grp-bench-m0 'usage error: --messages: "0" is not a number from 1 to 1000000000' "$RELAY" bench -m 0
 usage grp-raw-mbig 'usage error: --messages: "1000000001" is not a number from 1 to 1000000000' \
-    "$RELAY" raw --dir "$T" -m 1000000001
+    "$RELAY" raw --spool "$T" -m 1000000001
 usage grp-bench-s 'usage error: --sessions: "10001" is not a number from 1 to 10000' "$RELAY" bench -s 10001
 usage grp-sweep-s 'usage error: --sessions: "0" is not a number from 1 to 10000' "$RELAY" sweep -s 0
 usage grp-sweep-size 'usage error: --size: bad size spec "foo"' "$RELAY" sweep --size foo
-usage grp-raw-size 'usage error: --size: bad size spec "foo"' "$RELAY" raw --dir "$T" --size foo
+usage grp-raw-size 'usage error: --size: bad size spec "foo"' "$RELAY" raw --spool "$T" --size foo
 usage grp-bench-r 'usage error: --rcpts: "0" is not a number from 1 to 1000' "$RELAY" bench -r 0
-usage grp-raw-r 'usage error: --rcpts: "1001" is not a number from 1 to 1000' "$RELAY" raw --dir "$T" -r 1001
+usage grp-raw-r 'usage error: --rcpts: "1001" is not a number from 1 to 1000' "$RELAY" raw --spool "$T" -r 1001
 usage grp-sweep-json '--json /: is a directory' "$RELAY" sweep --json /
-for cmd in "bench" "raw --dir $T" "relay --spool $T/s"; do
+for cmd in "bench" "raw --spool $T" "relay --spool $T/s"; do
     name=grp-${cmd%% *}
     usage "$name-interval" 'usage error: --interval: "5ms" is out of range (10ms to 1h)' $RELAY $cmd --interval 5ms
     usage "$name-csv" 'usage error: --csv /: is a directory' $RELAY $cmd --csv /
@@ -241,7 +273,7 @@ for cmd in "bench" "raw --dir $T" "relay --spool $T/s"; do
 done
 usage grp-relay-stats 'usage error: --stats-interval: "2h" is out of range (10ms to 1h)' \
     "$RELAY" relay --spool "$T/s" --stats-interval 2h
-for cmd in "bench" "sweep" "raw --dir $T"; do
+for cmd in "bench" "sweep" "raw --spool $T"; do
     usage "grp-${cmd%% *}-keep" 'usage error: option --keep takes no value' $RELAY $cmd --keep=yes
 done
 usage grp-ab-progress 'usage error: option --progress takes no value' "$RELAY" ab --progress=1 "$T" "$T" -- raw -m 1

@@ -68,7 +68,7 @@ usage_error() { # what, command...
 }
 check "smtp-source -m 5 --duration 1: exit 2" usage_error source "$SOURCE" -m 5 --duration 1 "$T"
 check "bench -m 5 -d 1: exit 2" usage_error bench "$RELAY" bench -m 5 -d 1
-check "raw -m 5 -d 1: exit 2" usage_error raw "$RELAY" raw --dir "$WORK" -m 5 -d 1
+check "raw -m 5 -d 1: exit 2" usage_error raw "$RELAY" raw --spool "$WORK" -m 5 -d 1
 
 # -- the relay says where it listens and where it relays, once, when it starts
 start_relay relay --spool "$WORK/spool" --next-hop "127.0.0.1:$sink_PORT"
@@ -133,7 +133,7 @@ options_once() { # report: the options in "(...)" after the file system type, no
     [ -n "$opts" ] && [ -z "$(echo "$opts" | tr , '\n' | sort | uniq -d)" ]
 }
 check "bench: the spool's mount options, each once" options_once "$WORK/p2.out"
-check "raw: runs" to "$WORK/raw.out" timeout 60 "$RELAY" raw --dir "$WORK" -m 20 -q
+check "raw: runs" to "$WORK/raw.out" timeout 60 "$RELAY" raw --spool "$WORK" -m 20 -q
 check "raw: the mount options, each once" options_once "$WORK/raw.out"
 # mounted_type PATH: the type of the mount that holds PATH, as the programs
 # read it (/proc/self/mountinfo). Not statfs's: devtmpfs has tmpfs's magic,
@@ -153,7 +153,7 @@ else
     elif [ ! -w /dev/shm ]; then
         skip_part "the tmpfs note: the tmpfs at /dev/shm is not writable"
     else
-        check "raw on tmpfs: runs" to "$WORK/shm.out" timeout 60 "$RELAY" raw --dir /dev/shm -m 20 -q
+        check "raw on tmpfs: runs" to "$WORK/shm.out" timeout 60 "$RELAY" raw --spool /dev/shm -m 20 -q
         check "raw on tmpfs: a note that it is not a disk" \
             grep -q "^note: *tmpfs is memory, not a disk: fsync costs nothing there$" "$WORK/shm.out"
         check "bench on tmpfs: runs" to "$WORK/shm2.out" timeout 60 "$RELAY" bench -m 20 --spool /dev/shm -q

@@ -44,14 +44,14 @@ partial() { grep -q "^partial: interrupted by $2;" "$WORK/$1.out"; }
 # --- raw: SIGTERM with queue files on disk
 D=$WORK/raw
 mkdir -p "$D"
-interrupt raw TERM "has_files $D" "$RELAY" raw --dir "$D" -d 60 -w 2 --depth 50
+interrupt raw TERM "has_files $D" "$RELAY" raw --spool "$D" -d 60 -w 2 --depth 50
 check "raw: SIGTERM: exit status 143" test "$STATUS" = 143
 check "raw: the report is marked partial" partial raw SIGTERM
 check "raw: the report is still there" grep -q "^profile: *postfix" "$WORK/raw.out"
 check "raw: no spoolsim-raw.* left" empty "$D"
 
 # --- raw: SIGINT in the ceiling measurement
-interrupt rawc INT "grep -q ceilings $WORK/rawc.err" "$RELAY" raw --dir "$D" -m 50 -w 2 --ceiling
+interrupt rawc INT "grep -q ceilings $WORK/rawc.err" "$RELAY" raw --spool "$D" -m 50 -w 2 --ceiling
 check "raw --ceiling: SIGINT: exit status 130" test "$STATUS" = 130
 check "raw --ceiling: marked partial" partial rawc SIGINT
 check "raw --ceiling: nothing left" empty "$D"
@@ -88,7 +88,7 @@ A=$WORK/a
 B=$WORK/b
 T=$WORK/tmp
 mkdir -p "$A" "$B" "$T"
-interrupt ab INT "has_files $A" env TMPDIR="$T" "$RELAY" ab -n 2 --warmup 0 "$A" "$B" -- raw -d 60 -w 2
+interrupt ab INT "has_files $A" env TMPDIR="$T" "$RELAY" ab -n 2 --warmup-runs 0 "$A" "$B" -- raw -d 60 -w 2
 check "ab: SIGINT: exit status 130" test "$STATUS" = 130
 check "ab: the report is marked partial" partial ab SIGINT
 check "ab: the runs not made say so" grep -q "^B run 1: not run (interrupted)" "$WORK/ab.out"
@@ -97,7 +97,7 @@ check "ab: nothing left in DIR_B" empty "$B"
 check "ab: nothing left in TMPDIR" empty "$T"
 
 # --- ab whose reader goes away: progress into `| head -1'
-env TMPDIR="$T" "$RELAY" ab -n 3 --warmup 0 "$A" "$B" -- raw -m 200 -w 2 2>&1 | head -1 >"$WORK/head.out"
+env TMPDIR="$T" "$RELAY" ab -n 3 --warmup-runs 0 "$A" "$B" -- raw -m 200 -w 2 2>&1 | head -1 >"$WORK/head.out"
 check "ab | head: it stopped (status 141)" test "${PIPESTATUS[0]}" = 141
 check "ab | head: nothing left in DIR_A" empty "$A"
 check "ab | head: nothing left in TMPDIR" empty "$T"

@@ -19,11 +19,11 @@ stop "$relay_PID"
 stop "$sink_PID"
 check "bench" to "$WORK/bench.out" env TMPDIR="$D" timeout 60 "$RELAY" bench -m 20 -s 2 \
     --json "$WORK/bench.json"
-check "raw" to "$WORK/raw.out" timeout 60 "$RELAY" raw --dir "$D" -m 20 -w 2 --json "$WORK/raw.json"
+check "raw" to "$WORK/raw.out" timeout 60 "$RELAY" raw --spool "$D" -m 20 -w 2 --json "$WORK/raw.json"
 printf 'set location %s\nset number 20\nset transactions 40\nset json %s\nrun\nquit\n' \
     "$D/pm" "$WORK/postmark.json" >"$WORK/pm.cmd"
 check "postmark" to "$WORK/pm.out" timeout 60 "$RELAY" postmark -q "$WORK/pm.cmd"
-check "ab" to "$WORK/ab.out" env TMPDIR="$D" timeout 120 "$RELAY" ab -q -n 2 --warmup 0 \
+check "ab" to "$WORK/ab.out" env TMPDIR="$D" timeout 120 "$RELAY" ab -q -n 2 --warmup-runs 0 \
     --json "$WORK/ab.json" "$D/a" "$D/b" -- raw -m 10 -w 1
 
 expected_version() {
@@ -131,11 +131,11 @@ check "relay: the vocabulary" vocabulary "$WORK/relay.json" "spoolsim relay" spo
 check "bench: the vocabulary" vocabulary "$WORK/bench.json" "spoolsim bench" spool \
     spoolsim bench -m 20 -s 2 --json "$WORK/bench.json"
 check "raw: the vocabulary" vocabulary "$WORK/raw.json" "spoolsim raw" spool \
-    spoolsim raw --dir "$D" -m 20 -w 2 --json "$WORK/raw.json"
+    spoolsim raw --spool "$D" -m 20 -w 2 --json "$WORK/raw.json"
 check "postmark: the vocabulary" vocabulary "$WORK/postmark.json" "spoolsim postmark" spool \
     spoolsim postmark -q "$WORK/pm.cmd"
 check "ab: the vocabulary" vocabulary "$WORK/ab.json" "spoolsim ab" sides \
-    spoolsim ab -q -n 2 --warmup 0 --json "$WORK/ab.json" "$D/a" "$D/b" -- raw -m 10 -w 1
+    spoolsim ab -q -n 2 --warmup-runs 0 --json "$WORK/ab.json" "$D/a" "$D/b" -- raw -m 10 -w 1
 
 check "bench: every parameter" python3 - "$WORK/bench.json" <<'PY'
 import json, sys

@@ -106,9 +106,9 @@ fails_cleanly() {
 }
 
 mkdir -p "$W/rawdir" "$W/a" "$W/b" "$W/out"
-check "raw run with --json" to "$W/raw.log" timeout 60 "$S" raw --dir "$W/rawdir" -d 2s --interval 250ms -q --json "$W/raw.json"
+check "raw run with --json" to "$W/raw.log" timeout 60 "$S" raw --spool "$W/rawdir" -d 2s --interval 250ms -q --json "$W/raw.json"
 check "bench run with --json" to "$W/bench.log" timeout 120 "$S" bench -d 2s --interval 250ms -q --json "$W/bench.json"
-check "ab -n 3 run with --json" to "$W/ab.log" timeout 120 "$S" ab -n 3 --warmup 0 -q --json "$W/ab.json" "$W/a" "$W/b" -- raw -m 200
+check "ab -n 3 run with --json" to "$W/ab.log" timeout 120 "$S" ab -n 3 --warmup-runs 0 -q --json "$W/ab.json" "$W/a" "$W/b" -- raw -m 200
 mkdir -p "$W/sweeptmp"
 check "sweep of a relay (--model none), two steps" to "$W/sweep_none.log" env TMPDIR="$W/sweeptmp" \
     timeout 60 "$S" sweep -q --rates 20,60 --warmup 0.2s --window 0.5s --json "$W/none.json" -- --model none

@@ -125,11 +125,11 @@ stop "$sink_PID"
 
 # ---------------------------------------------------------------- raw
 mkdir -p "$WORK/raw"
-$PTY "$WORK/raw.tty" -- "$SPOOLSIM" raw --dir "$WORK/raw" -d 2.5 -w 2 >"$WORK/raw.out"
+$PTY "$WORK/raw.tty" -- "$SPOOLSIM" raw --spool "$WORK/raw" -d 2.5 -w 2 >"$WORK/raw.out"
 check "raw on a terminal: the ETA of --duration, rates, p99" \
     tty_lines "$WORK/raw.tty" raw \
     '^raw [0-9]:[0-9]{2} ETA [0-9]:[0-9]{2} \| in [0-9.]+/s out [0-9.]+/s \| p99 [0-9.]+(us|ms|s) \| failed 0$' 2
-"$SPOOLSIM" raw --dir "$WORK/raw" -m 100000000 -w 2 --progress >/dev/null 2>"$WORK/raw-plain.err" &
+"$SPOOLSIM" raw --spool "$WORK/raw" -m 100000000 -w 2 --progress >/dev/null 2>"$WORK/raw-plain.err" &
 raw_pid=$!
 PIDS="$PIDS $raw_pid"
 check "raw --progress to a file: two lines come" wait_until 30 plain_lines "$WORK/raw-plain.err" raw '' 2
@@ -141,14 +141,14 @@ check "raw --progress to a file: no control characters" no_control "$WORK/raw-pl
 # A terminal that cannot erase (TERM=dumb, or no TERM) gets the line
 # rewritten after a carriage return and padded with spaces, never "\033[K".
 for term in dumb ''; do
-    $PTY --term "$term" "$WORK/raw-dumb.tty" -- "$SPOOLSIM" raw --dir "$WORK/raw" -d 2.5 -w 2 \
+    $PTY --term "$term" "$WORK/raw-dumb.tty" -- "$SPOOLSIM" raw --spool "$WORK/raw" -d 2.5 -w 2 \
         >/dev/null
     check "raw on a terminal with TERM='$term': the line rewritten after a carriage return" \
         grep -qE $'\rraw [0-9]:[0-9]{2} ETA' "$WORK/raw-dumb.tty"
     check "raw on a terminal with TERM='$term': no escape sequence" \
         sh -c "! grep -q \"\$(printf '\033')\" '$WORK/raw-dumb.tty'"
 done
-"$SPOOLSIM" raw --dir "$WORK/raw" -d 1.5 -w 2 >/dev/null 2>"$WORK/raw-file.err"
+"$SPOOLSIM" raw --spool "$WORK/raw" -d 1.5 -w 2 >/dev/null 2>"$WORK/raw-file.err"
 check "raw to a file: no control characters by default" no_control "$WORK/raw-file.err"
 
 # ---------------------------------------------------------------- bench
@@ -164,7 +164,7 @@ check "bench to a file: no control characters by default" no_control "$WORK/benc
 
 # ---------------------------------------------------------------- ab
 mkdir -p "$WORK/a" "$WORK/b"
-$PTY "$WORK/ab.tty" -- "$SPOOLSIM" ab -n 2 --warmup 0 "$WORK/a" "$WORK/b" -- raw -d 1.5 -w 2 \
+$PTY "$WORK/ab.tty" -- "$SPOOLSIM" ab -n 2 --warmup-runs 0 "$WORK/a" "$WORK/b" -- raw -d 1.5 -w 2 \
     >"$WORK/ab.out" 2>/dev/null
 check "ab on a terminal: run i of n, the side, the child's line" \
     tty_lines "$WORK/ab.tty" ab '^ab [1-4]/4 [AB] [0-9]:[0-9]{2}( ETA [0-9]:[0-9]{2})?( \| raw .*)?$' 2
@@ -174,7 +174,7 @@ check "ab on a terminal: the running child's own line passed through" \
 check "ab on a terminal: an ETA of the comparison once a run is done" \
     grep -qE $'\rab [2-4]/4 [AB] [0-9]:[0-9]{2} ETA ' "$WORK/ab.tty"
 check "ab: every run reported" grep -q "B/A" "$WORK/ab.out"
-"$SPOOLSIM" ab -n 2 --warmup 0 --progress "$WORK/a" "$WORK/b" -- raw -d 1.5 -w 2 \
+"$SPOOLSIM" ab -n 2 --warmup-runs 0 --progress "$WORK/a" "$WORK/b" -- raw -d 1.5 -w 2 \
     >/dev/null 2>"$WORK/ab-plain.err"
 check "ab --progress to a file: plain lines" plain_lines "$WORK/ab-plain.err" ab '^progress: ab [1-4]/4 [AB] ' 2
 check "ab --progress to a file: no control characters" no_control "$WORK/ab-plain.err"

@@ -8,7 +8,7 @@
 DIR=$WORK/dir
 mkdir -p "$DIR"
 for p in postfix sendmail qmail exim exim-4.98 opensmtpd null; do
-    check "$p: 300 messages, 4 workers" to "$WORK/$p.out" timeout 60 "$RELAY" raw --dir "$DIR" \
+    check "$p: 300 messages, 4 workers" to "$WORK/$p.out" timeout 60 "$RELAY" raw --spool "$DIR" \
         -p "$p" -m 300 -w 4 -q --json "$WORK/$p.json"
     check "$p: 300 delivered" test "$(json_get "$WORK/$p.json" delivered)" = 300
     check "$p: the report names profile and filesystem" \
@@ -16,7 +16,7 @@ for p in postfix sendmail qmail exim exim-4.98 opensmtpd null; do
     check "$p: nothing left behind" test -z "$(ls -A "$DIR")"
 done
 
-check "deferrals and queue depth" to "$WORK/defer.out" timeout 60 "$RELAY" raw --dir "$DIR" \
+check "deferrals and queue depth" to "$WORK/defer.out" timeout 60 "$RELAY" raw --spool "$DIR" \
     -p postfix -m 400 -w 4 --defer 25 --depth 20 -r 2 --size uniform:500:20000 -q \
     --json "$WORK/defer.json"
 deferrals=$(json_get "$WORK/defer.json" deferrals)
@@ -26,27 +26,27 @@ check "all delivered in the end" test "$(json_get "$WORK/defer.json" delivered)"
 # phases do nothing, once deferred the same message again and again.
 for p in postfix null; do
     check "$p: --defer 100 defers each message once" to "$WORK/$p.d100.out" timeout 30 "$RELAY" raw \
-        --dir "$DIR" -p "$p" -m 50 -w 2 --defer 100 -q --json "$WORK/$p.d100.json"
+        --spool "$DIR" -p "$p" -m 50 -w 2 --defer 100 -q --json "$WORK/$p.d100.json"
     check "  $p: 50 deferrals" test "$(json_get "$WORK/$p.d100.json" deferrals)" = 50
     check "  $p: 50 delivered" test "$(json_get "$WORK/$p.d100.json" delivered)" = 50
 done
-check "--sync none: marked on every line" to "$WORK/none.out" "$RELAY" raw --dir "$DIR" -p exim \
+check "--sync none: marked on every line" to "$WORK/none.out" "$RELAY" raw --spool "$DIR" -p exim \
     -m 50 -w 2 --sync none -q
 check "  every line" test -z "$(grep -v '^\[sync none\] ' "$WORK/none.out")"
 check "  and no sync made" grep -q "^\[sync none\] syncs: *0.0/s" "$WORK/none.out"
-check "--ceiling measures and compares" to "$WORK/ceil.out" "$RELAY" raw --dir "$DIR" -m 200 \
+check "--ceiling measures and compares" to "$WORK/ceil.out" "$RELAY" raw --spool "$DIR" -m 200 \
     -w 2 --ceiling -q
 check "  the fraction line" grep -q "^fraction: *the postfix profile runs at [0-9]*% of the bare spool loop" "$WORK/ceil.out"
-check "unknown profile: exit 2" sh -c "'$RELAY' raw --dir '$DIR' -p smail >/dev/null 2>&1; test \$? = 2"
-check "no --dir: exit 2" sh -c "'$RELAY' raw >/dev/null 2>&1; test \$? = 2"
-check "missing --dir: exit 1, named" sh -c "! '$RELAY' raw --dir '$WORK/nonexistent' -m 1 2>'$WORK/e' && grep -q nonexistent '$WORK/e'"
+check "unknown profile: exit 2" sh -c "'$RELAY' raw --spool '$DIR' -p smail >/dev/null 2>&1; test \$? = 2"
+check "no --spool: exit 2" sh -c "'$RELAY' raw >/dev/null 2>&1; test \$? = 2"
+check "missing --spool: exit 1, named" sh -c "! '$RELAY' raw --spool '$WORK/nonexistent' -m 1 2>'$WORK/e' && grep -q nonexistent '$WORK/e'"
 check "--list names every profile" test "$("$RELAY" raw --list | wc -l)" = 7
 check "--list names the version each models" sh -c "'$RELAY' raw --list | grep -q '^sendmail .*8\.17\.1\.9' &&
     '$RELAY' raw --list | grep -q '^exim .*4\.96' && '$RELAY' raw --list | grep -q '^exim-4\.98 .*4\.98' &&
     '$RELAY' raw --list | grep -q '^opensmtpd .*6\.8\.0p2'"
 # A per-recipient group (OpenSMTPD's envelopes) repeats as a whole.
 for p in sendmail exim opensmtpd; do
-    check "$p: 3 recipients, deferrals, a queue" to "$WORK/$p.r3.out" timeout 60 "$RELAY" raw --dir "$DIR" \
+    check "$p: 3 recipients, deferrals, a queue" to "$WORK/$p.r3.out" timeout 60 "$RELAY" raw --spool "$DIR" \
         -p "$p" -m 100 -w 2 -r 3 --defer 20 --depth 5 -q --json "$WORK/$p.r3.json"
     check "$p: 3 recipients: all delivered" test "$(json_get "$WORK/$p.r3.json" delivered)" = 100
 done

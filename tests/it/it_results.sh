@@ -27,9 +27,9 @@ exit_is() {
 }
 
 # ---------------------------------------------------------------- cannot be written
-check "raw --json /dev/full: exit 1" exit_is 1 timeout 60 "$S" raw --dir "$R" -m 50 -q --json /dev/full
+check "raw --json /dev/full: exit 1" exit_is 1 timeout 60 "$S" raw --spool "$R" -m 50 -q --json /dev/full
 check "  ... saying it could not write it" grep -q "cannot write /dev/full" "$WORK/last.out"
-check "raw --csv /dev/full: exit 1" exit_is 1 timeout 60 "$S" raw --dir "$R" -m 50 -q --csv /dev/full
+check "raw --csv /dev/full: exit 1" exit_is 1 timeout 60 "$S" raw --spool "$R" -m 50 -q --csv /dev/full
 check "bench --json /dev/full: exit 1" exit_is 1 timeout 120 "$S" bench -m 20 -q --json /dev/full
 printf 'set number 20\nset transactions 20\nset location %s\nset json /dev/full\nrun\nquit\n' "$R" \
     >"$WORK/pm.cmd"
@@ -78,7 +78,7 @@ check "  ... saying it could not write it" grep -q "cannot write /dev/full" "$WO
 # An interrupted run writes no result (it would read as a whole one); the
 # earlier run's must not stay there to be read as this one's.
 echo '{"old": true}' >"$WORK/stale.json"
-"$S" raw --dir "$R" -m 100000000 -q --json "$WORK/stale.json" >/dev/null 2>&1 &
+"$S" raw --spool "$R" -m 100000000 -q --json "$WORK/stale.json" >/dev/null 2>&1 &
 raw_pid=$!
 PIDS="$PIDS $raw_pid"
 check "raw: the earlier result is gone once the run starts" wait_until 30 test ! -e "$WORK/stale.json"
@@ -88,7 +88,7 @@ check "raw interrupted: no result, not the earlier one" test ! -e "$WORK/stale.j
 check "raw: no temporary file left beside it" sh -c "! ls '$WORK' | grep -q '^stale.json.'"
 
 # ---------------------------------------------------------------- --json -
-timeout 60 "$S" raw --dir "$R" -m 50 -q --json - >"$WORK/raw-stdout.json" 2>"$WORK/raw-stdout.err"
+timeout 60 "$S" raw --spool "$R" -m 50 -q --json - >"$WORK/raw-stdout.json" 2>"$WORK/raw-stdout.err"
 check "raw --json -: standard output is the JSON alone" valid_json "$WORK/raw-stdout.json"
 check "  ... and the text report is on standard error" grep -q "messages" "$WORK/raw-stdout.err"
 timeout 120 "$S" bench -m 20 -q --json - >"$WORK/bench-stdout.json" 2>"$WORK/bench-stdout.err"
@@ -98,13 +98,13 @@ check "  ... and the text report is on standard error" grep -q "exactly once" "$
 # ---------------------------------------------------------------- a path that is not UTF-8
 LATIN=$WORK/caf$'\xe9'
 mkdir -p "$LATIN"
-timeout 60 "$S" raw --dir "$LATIN" -m 20 -q --json "$WORK/latin.json" >/dev/null 2>&1
+timeout 60 "$S" raw --spool "$LATIN" -m 20 -q --json "$WORK/latin.json" >/dev/null 2>&1
 check "raw in a Latin-1 path: the JSON is valid" valid_json "$WORK/latin.json"
 
 # ---------------------------------------------------------------- a symbolic link
 echo old >"$WORK/target.json"
 ln -s target.json "$WORK/link.json"
-timeout 60 "$S" raw --dir "$R" -m 20 -q --json "$WORK/link.json" >/dev/null 2>&1
+timeout 60 "$S" raw --spool "$R" -m 20 -q --json "$WORK/link.json" >/dev/null 2>&1
 check "--json to a symbolic link: still a link" test -L "$WORK/link.json"
 check "  ... to the new result" valid_json "$WORK/target.json"
 
@@ -117,7 +117,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
     chmod 755 "$RO" && mkdir "$RO/out" "$RO/run" && touch "$RO/out/r.json" &&
         chmod 666 "$RO/out/r.json" && chmod 555 "$RO/out" && chown nobody "$RO/run"
     (cd / && setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups \
-        "$abs_spoolsim" raw --dir "$RO/run" -m 5 -q \
+        "$abs_spoolsim" raw --spool "$RO/run" -m 5 -q \
         --json "$RO/out/r.json") >"$WORK/ro.out" 2>&1
     check "--json in a directory it cannot write: a usage error before the run" test $? = 2
     check "  ... saying the directory is why" grep -q "cannot replace it: its directory" "$WORK/ro.out"
@@ -131,7 +131,7 @@ if [ "$(id -u)" = 0 ] && mkdir -p "$WORK/full" && mount -t tmpfs -o size=64k tmp
     trap "unmount_and_cleanup '$WORK/full'" EXIT
     # the results of 50 messages are larger than what is left
     dd if=/dev/zero of="$WORK/full/fill" bs=4k count=14 2>/dev/null
-    timeout 60 "$S" raw --dir "$R" -m 50 -q --json "$WORK/full/r.json" >"$WORK/full.out" 2>&1
+    timeout 60 "$S" raw --spool "$R" -m 50 -q --json "$WORK/full/r.json" >"$WORK/full.out" 2>&1
     check "raw --json on a full filesystem: exit 1" test $? = 1
     check "  ... and no truncated or empty file there" test ! -e "$WORK/full/r.json"
     check "  ... nor a temporary one" sh -c "! ls '$WORK/full' | grep -q '^r.json'"

@@ -89,7 +89,7 @@ import json, sys; d = json.load(open('$WORK/refused.json'))
 sys.exit(0 if d['failed'] == 5 and sum(r['failures'] for r in d['timeline']) == 5 else 1)"
 
 mkdir -p "$WORK/dir"
-check "raw: 1.5 s of 2 workers" to "$WORK/raw.out" timeout 60 "$RELAY" raw --dir "$WORK/dir" -w 2 -d 1.5 \
+check "raw: 1.5 s of 2 workers" to "$WORK/raw.out" timeout 60 "$RELAY" raw --spool "$WORK/dir" -w 2 -d 1.5 \
     --interval 0.5 --json "$WORK/raw.json" --csv "$WORK/raw.csv" -q
 # raw has no failures to show (a failing worker stops the run), but it counts syncs
 check "raw: rows adding up" timeline_ok "$WORK/raw.json" "$WORK/raw.csv" 0.5 accepted delivered
@@ -126,7 +126,7 @@ usage_error() {
     "$@" >"$WORK/usage.out" 2>"$WORK/usage.err"
     [ $? = 2 ] && grep -q -- "$what" "$WORK/usage.err" && [ ! -e "$WORK/nodir" ]
 }
-for prog in "$SOURCE -m 1 127.0.0.1:$sink_PORT" "$RELAY raw --dir $WORK/dir -m 1" \
+for prog in "$SOURCE -m 1 127.0.0.1:$sink_PORT" "$RELAY raw --spool $WORK/dir -m 1" \
     "$RELAY bench -m 1" "$RELAY relay --spool $WORK/spool2"; do
     name=${prog%% *}
     name=${name##*/}

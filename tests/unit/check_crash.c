@@ -1,7 +1,7 @@
 /*
  * Unit tests for spoolsim crash's pure modules: crash_plan (which points,
  * what the disk holds), crash_tally (what a point cost), crash_opts (the
- * options --like carries over, e2fsck's fixes).
+ * options --spool carries over, e2fsck's fixes).
  */
 #include "config.h"
 

@@ -315,7 +315,15 @@ START_TEST(test_parse_size_errno)
     ck_assert_int_eq(errno, EINVAL);
     ck_assert_int_eq(workload_parse_size("1 ", &v), -1);
     ck_assert_int_eq(workload_parse_size("k", &v), -1);
-    ck_assert_int_eq(workload_parse_size("1g", &v), -1);
+    ck_assert_int_eq(workload_parse_size("1t", &v), -1);
+    /* g, as --size 1g and --image-size 2G are written */
+    ck_assert_int_eq(workload_parse_size("1g", &v), 0);
+    ck_assert_uint_eq(v, 1073741824);
+    ck_assert_int_eq(workload_parse_size("2G", &v), 0);
+    ck_assert_uint_eq(v, 2147483648ULL);
+    errno = 0;
+    ck_assert_int_eq(workload_parse_size("17179869184g", &v), -1);
+    ck_assert_int_eq(errno, ERANGE);
 }
 END_TEST
 
