@@ -303,11 +303,11 @@ int spoolsim_relay(int argc, char **argv)
                       r.profile->name);
     /* What the profile's MTA would show, where there is a model of it. */
     if (opts.model == NULL)
-        opts.model = relay_model_default(r.profile->name);
+        opts.model = relay_model_default(r.profile->mta);
     companion_self(self, sizeof(self));
     if (relay_model_open(opts.model, self, &r.model, err, sizeof(err)) != 0)
         listen_failed(&listen_file, 1, "--model %s", err);
-    if (!relay_model_fits(r.model, r.profile->name, err, sizeof(err)))
+    if (!relay_model_fits(r.model, r.profile->name, r.profile->mta, err, sizeof(err)))
         listen_failed(&listen_file, 1, "--model %s: %s", opts.model, err);
     if (relay_model_warning(r.model))
         msg_warn("--model %s: %s", opts.model, relay_model_warning(r.model));
