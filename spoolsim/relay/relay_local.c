@@ -21,6 +21,7 @@
 #include "fileutil.h"
 #include "msg.h"
 #include "relay_private.h"
+#include "relay_deliver.h"
 #include "relay_qmgr.h"
 
 static void set_pending(struct relay_msg *m, enum relay_rcpt_result result, const char *reason)

@@ -27,6 +27,7 @@
 #include "clock.h"
 #include "relay_loop.h"
 #include "relay_private.h"
+#include "relay_deliver.h"
 #include "relay_qmgr_impl.h"
 #include "relay_spool.h"
 #include "xalloc.h"

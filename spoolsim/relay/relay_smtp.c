@@ -60,6 +60,7 @@
 #include "msg.h"
 #include "relay_loop.h"
 #include "relay_private.h"
+#include "relay_deliver.h"
 #include "relay_qmgr.h"
 #include "relay_smtp_impl.h"
 #include "smtp_reply.h"
