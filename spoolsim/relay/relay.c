@@ -280,6 +280,7 @@ int spoolsim_relay(int argc, char **argv)
     if (opts.user && pf_spool_set_user(&r.spool, opts.user, err, sizeof(err)) != 0)
         msg_usage("-u %s: %s", opts.user, err);
     listen_fd = open_listener(&opts, &listen_file);
+    r.agent = opts.hop_kind == RELAY_HOP_SMTP ? &relay_smtp_agent : &relay_local_agent;
     if (relay_smtp_init(&r, err, sizeof(err)) != 0)
         listen_failed(&listen_file, 1, "--next-hop %s: %s", opts.next_hop, err);
     if (opts.server.tls &&

@@ -88,6 +88,7 @@ struct relay {
     struct pf_spool spool;
     const struct profile *profile;
     const struct relay_spool *backend; /* the profile's, chosen once at start */
+    const struct relay_agent *agent;   /* --next-hop's delivery agent (relay_deliver.h) */
     struct relay_spool_state *spool_state;
     struct relay_model *model; /* --model: a real MTA's CPU per message; NULL = none */
     struct relay_qmgr *qm;
