@@ -35,7 +35,7 @@
 #                              (bench/count-postfix.sh), which the relay makes for
 #                              real: they are the program's, not the machine's
 # The fit and the model's JSON are spoolsim's own (`spoolsim calibrate --fit',
-# spoolsim/relay/calibrate_fit.h): a calibration needs no python3, so that a
+# spoolsim/calibrate/calibrate_fit.h): a calibration needs no python3, so that a
 # fresh machine and the installed package can calibrate.
 # SPOOLSIM_CALIBRATE_POINTS=FILE keeps a copy of the points measured, which
 # `spoolsim calibrate --fit' can fit again.
@@ -77,7 +77,7 @@ cal_mark() {
 # killer) left: each /tmp/spoolsim-NAME.* of root's whose owner file nobody
 # holds goes, with its cgroup, and a line says so. (Run by `spoolsim
 # calibrate', a calibration's daemons and its tmpfs mounts die with it:
-# spoolsim/relay/calibrate.c.)
+# spoolsim/calibrate/calibrate.c.)
 cal_remove_dead() {
     local d fd pid cg c m
     for d in /tmp/spoolsim-"$1".*; do

@@ -15,6 +15,7 @@
 
 #include "msg.h"
 #include "names.h"
+#include "optgroup.h"
 #include "profile.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -318,16 +319,19 @@ static const char *const postfix_dirs[] = {NULL};
 
 static const struct profile profiles[] = {
     {.name = "postfix",
+     .mta = "postfix",
      .summary = "Postfix 3.7: the relay's own queue code (pf_spool)",
      .commit_marker = "fchmod 0700",
      .dirs = postfix_dirs,
      .backend = PROFILE_BACKEND_POSTFIX},
     {.name = "sendmail",
+     .mta = "sendmail",
      .summary = "Sendmail 8.17.1.9 (Debian 12), SuperSafe=True, a session per message",
      .commit_marker = "qf written and fsync'ed",
      .dirs = sendmail_dirs,
      PHASES(sendmail_accept, sendmail_deliver, sendmail_defer)},
     {.name = "qmail",
+     .mta = "qmail",
      .summary = "notqmail 1.08 (no file work on a deferral: the schedule is in memory)",
      .commit_marker = "link intd -> todo",
      .dirs = qmail_dirs,
@@ -335,18 +339,21 @@ static const struct profile profiles[] = {
      .phase = {qmail_accept, qmail_deliver, NULL},
      .phase_len = {N(qmail_accept), N(qmail_deliver), 0}},
     {.name = "exim",
+     .mta = "exim",
      .summary = "Exim 4.96 (Debian 12), message_logs on, Berkeley DB hints, no split spool",
      .commit_marker = "rename to -H and directory fsync",
      .dirs = exim_dirs,
      .files = exim_files,
      PHASES(exim_accept, exim_deliver, exim_defer)},
     {.name = "exim-4.98",
+     .mta = "exim",
      .summary = "Exim 4.98: as exim, and an fdatasync of -D before logging the reception",
      .commit_marker = "rename to -H and directory fsync",
      .dirs = exim_dirs,
      .files = exim_files,
      PHASES(exim498_accept, exim_deliver, exim_defer)},
     {.name = "opensmtpd",
+     .mta = "opensmtpd",
      .summary = "OpenSMTPD 6.8.0p2 (Debian 12), queue_fs, every bucket made",
      .commit_marker = "rename incoming/ID -> queue/HH/ID",
      .dirs = opensmtpd_dirs,
@@ -548,7 +555,35 @@ int profile_expand(const char *tmpl, uint64_t id, unsigned w, unsigned r, char *
 
 const char *profile_option(const char *name)
 {
-    if (profile_find(name) == NULL)
-        msg_usage("unknown --profile \"%s\" (see spoolsim raw --list)", name);
+    if (profile_find(name) == NULL) {
+        char names[PROFILE_NAMES_MAX];
+
+        profile_names(names, sizeof(names));
+        msg_usage("unknown --profile \"%s\" (%s)", name, names);
+    }
     return name;
+}
+
+void profile_names(char *out, size_t len)
+{
+    size_t o = 0;
+
+    out[0] = 0;
+    for (size_t i = 0; i < N(profiles) && o < len; i++) {
+        const char *sep = i == 0 ? "" : i + 1 == N(profiles) ? " or " : ", ";
+        int n = snprintf(out + o, len - o, "%s%s", sep, profiles[i].name);
+
+        if (n < 0)
+            break;
+        o += (size_t)n;
+    }
+}
+
+void profile_help(FILE *fp, const char *label, const char *before, const char *after, int width)
+{
+    char names[PROFILE_NAMES_MAX], text[PROFILE_NAMES_MAX + 512];
+
+    profile_names(names, sizeof(names));
+    snprintf(text, sizeof(text), "%s%s%s", before, names, after);
+    optgroup_help_line(fp, label, text, width);
 }

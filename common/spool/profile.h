@@ -1,5 +1,5 @@
 /*
- * profile - what a message costs the file system, per MTA (no I/O).
+ * profile - what a message costs the file system, per MTA (no I/O but --help's line).
  *
  * A profile is an ordered list of file operations for each phase of a
  * message's life: accepting it (everything up to the 250), delivering it
@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 enum profile_op_kind {
     OP_CREATE,    /* open(path, O_CREAT|O_EXCL|O_RDWR, arg) into the slot */
@@ -79,8 +80,18 @@ enum profile_backend {
     PROFILE_BACKEND_NULL,    /* no file work at all (spool_null.c) */
 };
 
+/*
+ * One row per profile, the one place an MTA's profile is named: every
+ * command's --profile takes its value through profile_option() and says
+ * the names in its --help through profile_help(), and completion and the
+ * tests read them from `spoolsim raw --list'. What else a profile is has
+ * its home beside the code that uses it, keyed by the row's `mta': the
+ * restart a crash test judges (crash_scan.c), the built-in cost model
+ * (cost_model.c).
+ */
 struct profile {
     const char *name;
+    const char *mta;     /* the MTA whose spool it is ("exim" for exim-4.98); NULL: none (null) */
     const char *summary; /* names the version it models */
     const char *commit_marker;
     const char *const *dirs;    /* made at set-up, relative to the spool, NULL-terminated */
@@ -97,6 +108,15 @@ const struct profile *profile_find(const char *name);
  */
 const char *profile_option(const char *name);
 const struct profile *profile_at(size_t i); /* NULL past the end */
+/* The profiles' names as --help says them, in the table's order: "postfix, ..., opensmtpd or null".
+ */
+#define PROFILE_NAMES_MAX 512
+void profile_names(char *out, size_t len);
+/*
+ * The --help entry of a --profile option, as optgroup_help_line() prints
+ * one: `before', the profiles' names, then `after' ("(postfix)").
+ */
+void profile_help(FILE *fp, const char *label, const char *before, const char *after, int width);
 const char *profile_op_name(enum profile_op_kind kind);
 const char *profile_sync_name(enum profile_sync sync);
 int profile_sync_parse(const char *name, enum profile_sync *sync);

@@ -6,7 +6,7 @@
  * and nowhere else (as OpenSMTPD's queue_backend.c chooses queue_fs,
  * queue_ram or queue_null): spool_postfix.c runs pf_spool, the relay's own
  * queue code; spool_table.c runs a profile's tables of file operations
- * (profile.h) for sendmail, qmail, exim, exim-4.98 and opensmtpd;
+ * (profile.h) for every other MTA's profile;
  * spool_null.c does no file work at all. Callers (raw, bench's drain, the
  * report, the relay's other profiles) go through spool_runner.h and this
  * table and never ask which profile it is.

@@ -1,9 +1,8 @@
 /*
- * spool_table - the backend of the profiles with tables (profile.h):
- * sendmail, qmail, exim, exim-4.98 and opensmtpd. A phase is its table's
- * operations, run in order against the spool, each timed and counted; a
- * phase that fails can be undone, and a message's files discarded
- * (spool_runner.h). spool_backend.h has the table of functions.
+ * spool_table - the backend of the profiles with tables (profile.h: every
+ * one but postfix and null). A phase is its table's operations, run in
+ * order against the spool, each timed and counted; a phase that fails can
+ * be undone, and a message's files discarded (spool_runner.h). spool_backend.h has the table of functions.
  */
 #include "config.h"
 

@@ -83,20 +83,20 @@ static void usage(FILE *fp, const struct optgroup *g)
             "  --spool DIR           the spool under test: the type and the durability\n"
             "                        options of DIR's mount\n"
             "  --image-size SIZE     the image (the type's default: 128M for ext*)\n"
-            "  --points N            crash points to check (200)\n"
-            "  --profile NAME        the relay's spool profile, and the MTA whose restart\n"
-            "                        is judged: postfix, sendmail, qmail, exim, exim-4.98,\n"
-            "                        opensmtpd or null (postfix)\n"
-            "  --sync POLICY         the relay's fsync, fdatasync or none (the profile's)\n"
-            "  --model MODEL         the relay's cost model (the profile's MTA's, as the\n"
-            "                        relay's; none: the bare relay, a faster load)\n"
-            "  --hop-delay TIME      the sink holds each reply to the data so long, so that\n"
-            "                        messages wait in the queue (50ms)\n"
-            "  --recorder NAME       what records the writes: fuse (spoolsim-recorder, FUSE\n"
-            "                        and a loop device with direct I/O) or dm-log-writes\n"
-            "                        (the kernel's target, marks timing the 250s) (fuse)\n"
-            "  --work-dir DIR        where the images and logs go ($TMPDIR or /tmp)\n",
+            "  --points N            crash points to check (200)\n",
             crash_opts_fs_names());
+    profile_help(fp, "--profile NAME",
+                 "the relay's spool profile, and the MTA whose restart is judged: ", " (postfix)",
+                 21);
+    fprintf(fp, "  --sync POLICY         the relay's fsync, fdatasync or none (the profile's)\n"
+                "  --model MODEL         the relay's cost model (the profile's MTA's, as the\n"
+                "                        relay's; none: the bare relay, a faster load)\n"
+                "  --hop-delay TIME      the sink holds each reply to the data so long, so that\n"
+                "                        messages wait in the queue (50ms)\n"
+                "  --recorder NAME       what records the writes: fuse (spoolsim-recorder, FUSE\n"
+                "                        and a loop device with direct I/O) or dm-log-writes\n"
+                "                        (the kernel's target, marks timing the 250s) (fuse)\n"
+                "  --work-dir DIR        where the images and logs go ($TMPDIR or /tmp)\n");
     optgroup_help(fp, g, OPTGROUP_WORKLOAD | OPTGROUP_SEED, 21);
     optgroup_help(fp, g,
                   OPTGROUP_DRY_RUN | OPTGROUP_JSON | OPTGROUP_KEEP | OPTGROUP_PROGRESS |
@@ -216,9 +216,7 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
     }
     optgroup_end(&g);
     if (crash_scan_restart_of(o->profile, &o->restart) != 0)
-        msg_usage("--profile %s: the crash test knows no restart of that MTA (postfix, sendmail, "
-                  "qmail, exim, exim-4.98, opensmtpd or null)",
-                  o->profile);
+        msg_usage("--profile %s: the crash test knows no restart of that MTA", o->profile);
     if (o->like) {
         struct fsinfo fs;
 

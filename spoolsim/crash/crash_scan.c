@@ -11,6 +11,7 @@
 #include "checksum.h"
 #include "crash_scan.h"
 #include "pf_qfile.h"
+#include "profile.h"
 #include "spool_envelope.h"
 #include "xgrow.h"
 
@@ -75,18 +76,25 @@ void crash_scan_tree_free(struct scan_tree *t)
 
 int crash_scan_restart_of(const char *name, enum crash_restart *how)
 {
+    /* Keyed by the MTA, not the profile: every profile of an MTA restarts as it does. */
     static const struct {
-        const char *name;
+        const char *mta;
         enum crash_restart how;
     } known[] = {
-        {"null", CRASH_RESTART_NONE},           {"postfix", CRASH_RESTART_POSTFIX},
-        {"sendmail", CRASH_RESTART_SENDMAIL},   {"qmail", CRASH_RESTART_QMAIL},
-        {"exim", CRASH_RESTART_EXIM},           {"exim-4.98", CRASH_RESTART_EXIM},
+        {"postfix", CRASH_RESTART_POSTFIX},     {"sendmail", CRASH_RESTART_SENDMAIL},
+        {"qmail", CRASH_RESTART_QMAIL},         {"exim", CRASH_RESTART_EXIM},
         {"opensmtpd", CRASH_RESTART_OPENSMTPD},
     };
+    const struct profile *p = profile_find(name);
 
+    if (p == NULL)
+        return -1;
+    if (p->mta == NULL) { /* no MTA, nothing on disk */
+        *how = CRASH_RESTART_NONE;
+        return 0;
+    }
     for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
-        if (strcmp(known[i].name, name) == 0) {
+        if (strcmp(known[i].mta, p->mta) == 0) {
             *how = known[i].how;
             return 0;
         }

@@ -66,7 +66,11 @@ enum crash_restart {
     CRASH_RESTART_OPENSMTPD,
 };
 
-/* How profile `name' restarts; -1 for a profile the crash test cannot judge. */
+/*
+ * How profile `name' restarts: as its MTA (the profile's `mta', profile.h)
+ * does; -1 for an unknown profile or one whose MTA the crash test cannot
+ * judge (a new MTA's restart rule goes in crash_scan.c's table).
+ */
 int crash_scan_restart_of(const char *name, enum crash_restart *how);
 
 /*

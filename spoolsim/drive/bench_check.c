@@ -15,6 +15,7 @@
 #include "msg.h"
 #include "optarg.h"
 #include "optgroup.h"
+#include "profile.h"
 
 int bench_check_relay_args(const struct bench_options *o, char *argv[], int n)
 {
@@ -80,7 +81,9 @@ _Noreturn void bench_check_dry_run(const struct bench_options *o, const char *pa
 
 int bench_check_calibrates(const struct bench_options *o, char *mta, size_t len)
 {
-    cost_model_profile_mta(o->profile, mta, len);
+    const struct profile *p = profile_find(o->profile);
+
+    snprintf(mta, len, "%s", p && p->mta ? p->mta : "");
     return o->calibrate != BENCH_CALIBRATE_NEVER && cost_model_builtin(mta) != NULL &&
            (o->model == NULL || strcmp(o->model, mta) == 0);
 }

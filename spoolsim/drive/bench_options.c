@@ -35,12 +35,12 @@ static void usage(FILE *fp, const struct optgroup *g)
                 "  --spool DIR           measure the filesystem of DIR: the spool goes in a\n"
                 "                        private directory inside it ($TMPDIR or /tmp)\n");
     optgroup_help(fp, g, OPTGROUP_WORKLOAD, 21);
+    fprintf(fp, "  --reuse               reuse client connections (default: one per message)\n"
+                "  --rate R              open loop: R messages/s (Poisson arrivals)\n"
+                "  --sync POLICY         the relay's fsync, fdatasync or none (fsync)\n"
+                "  --qmgr single|pool    the relay's queue manager shape (single)\n");
+    profile_help(fp, "--profile NAME", "the relay's spool profile: ", " (postfix)", 21);
     fprintf(fp,
-            "  --reuse               reuse client connections (default: one per message)\n"
-            "  --rate R              open loop: R messages/s (Poisson arrivals)\n"
-            "  --sync POLICY         the relay's fsync, fdatasync or none (fsync)\n"
-            "  --qmgr single|pool    the relay's queue manager shape (single)\n"
-            "  --profile NAME        the relay's spool profile (postfix; see spoolsim raw --list)\n"
             "  --model MODEL         the relay's cost model: postfix, exim, a FILE or none\n"
             "                        (the profile's MTA's: postfix with the postfix\n"
             "                        profile, exim with exim; see spoolsim relay --help)\n"

@@ -78,20 +78,19 @@ struct raw {
 
 static void usage(FILE *fp, const struct optgroup *g)
 {
-    fprintf(fp,
-            "Usage: spoolsim raw --spool DIR [options]\n"
-            "\n"
-            "Runs a spool profile's per-message file operations with no network: W workers\n"
-            "accept, queue and deliver messages in a private directory inside DIR (removed\n"
-            "afterwards), and report messages/s, per-operation latency, fsyncs/s and\n"
-            "metadata operations/s, with the filesystem, its mount options, the profile and\n"
-            "the sync policy.\n"
-            "\n"
-            "Options:\n"
-            "  --spool DIR           the directory to measure (required)\n"
-            "  -p, --profile NAME    postfix, sendmail, qmail, exim, exim-4.98, opensmtpd or null\n"
-            "                        (postfix; --list says which version each one models)\n"
-            "  -w, --workers N       concurrent workers (20)\n");
+    fprintf(fp, "Usage: spoolsim raw --spool DIR [options]\n"
+                "\n"
+                "Runs a spool profile's per-message file operations with no network: W workers\n"
+                "accept, queue and deliver messages in a private directory inside DIR (removed\n"
+                "afterwards), and report messages/s, per-operation latency, fsyncs/s and\n"
+                "metadata operations/s, with the filesystem, its mount options, the profile and\n"
+                "the sync policy.\n"
+                "\n"
+                "Options:\n"
+                "  --spool DIR           the directory to measure (required)\n");
+    profile_help(fp, "-p, --profile NAME", "",
+                 " (postfix; --list says which version each one models)", 21);
+    fprintf(fp, "  -w, --workers N       concurrent workers (20)\n");
     optgroup_help(fp, g, OPTGROUP_WORKLOAD | OPTGROUP_SEED, 21);
     fprintf(fp, "  --defer PCT           percent of messages deferred once before delivery (0)\n"
                 "  --depth N             messages each worker keeps queued before delivering (0)\n"

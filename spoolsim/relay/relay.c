@@ -33,6 +33,9 @@
 #include "relay_loop.h"
 #include "received.h"
 #include "relay_private.h"
+#include "relay_stats.h"
+#include "relay_deliver.h"
+#include "relay_smtpd.h"
 #include "relay_qmgr.h"
 #include "relay_spool.h"
 #include "relay_usage.h"
@@ -277,6 +280,7 @@ int spoolsim_relay(int argc, char **argv)
     if (opts.user && pf_spool_set_user(&r.spool, opts.user, err, sizeof(err)) != 0)
         msg_usage("-u %s: %s", opts.user, err);
     listen_fd = open_listener(&opts, &listen_file);
+    r.agent = opts.hop_kind == RELAY_HOP_SMTP ? &relay_smtp_agent : &relay_local_agent;
     if (relay_smtp_init(&r, err, sizeof(err)) != 0)
         listen_failed(&listen_file, 1, "--next-hop %s: %s", opts.next_hop, err);
     if (opts.server.tls &&
@@ -303,11 +307,11 @@ int spoolsim_relay(int argc, char **argv)
                       r.profile->name);
     /* What the profile's MTA would show, where there is a model of it. */
     if (opts.model == NULL)
-        opts.model = relay_model_default(r.profile->name);
+        opts.model = relay_model_default(r.profile->mta);
     companion_self(self, sizeof(self));
     if (relay_model_open(opts.model, self, &r.model, err, sizeof(err)) != 0)
         listen_failed(&listen_file, 1, "--model %s", err);
-    if (!relay_model_fits(r.model, r.profile->name, err, sizeof(err)))
+    if (!relay_model_fits(r.model, r.profile->name, r.profile->mta, err, sizeof(err)))
         listen_failed(&listen_file, 1, "--model %s: %s", opts.model, err);
     if (relay_model_warning(r.model))
         msg_warn("--model %s: %s", opts.model, relay_model_warning(r.model));

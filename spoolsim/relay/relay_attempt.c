@@ -21,6 +21,7 @@
 #include "msg.h"
 #include "relay_loop.h"
 #include "relay_private.h"
+#include "relay_bounce.h"
 #include "relay_qmgr_impl.h"
 #include "relay_spool.h"
 #include "relay_usage.h"

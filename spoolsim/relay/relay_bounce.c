@@ -29,6 +29,7 @@
 
 #include "dsn.h"
 #include "relay_private.h"
+#include "relay_bounce.h"
 #include "xalloc.h"
 
 /*

@@ -40,7 +40,7 @@ static void check_endpoint(const char *spec, int server, const char *what)
 void relay_dry_run(const struct relay_options *opts)
 {
     const struct profile *profile = profile_find(opts->profile);
-    const char *model = opts->model ? opts->model : relay_model_default(opts->profile);
+    const char *model = opts->model ? opts->model : relay_model_default(profile->mta);
     struct pf_spool spool;
     char err[4400];
     SSL_CTX *ctx;
@@ -61,7 +61,7 @@ void relay_dry_run(const struct relay_options *opts)
     }
     if (relay_spool_of(profile) == NULL)
         msg_usage("--profile %s: no spool backend of the relay serves it", opts->profile);
-    if (relay_model_check(model, profile->name, err, sizeof(err)) != 0)
+    if (relay_model_check(model, profile->name, profile->mta, err, sizeof(err)) != 0)
         msg_usage("--model %s", err);
     optarg_work_dir(opts->spool, "--spool", 1);
     if (opts->port_file)

@@ -21,6 +21,7 @@
 #include "fileutil.h"
 #include "msg.h"
 #include "relay_private.h"
+#include "relay_deliver.h"
 #include "relay_qmgr.h"
 
 static void set_pending(struct relay_msg *m, enum relay_rcpt_result result, const char *reason)
@@ -151,7 +152,7 @@ static void maildir_done(struct io_job *job)
     relay_attempt_delivered(m);
 }
 
-void relay_local_deliver(struct relay *r, struct relay_msg *m)
+static void deliver(struct relay *r, struct relay_msg *m)
 {
     struct timeval tv;
 
@@ -168,3 +169,13 @@ void relay_local_deliver(struct relay *r, struct relay_msg *m)
     m->job.done = maildir_done;
     io_pool_submit(r->cleanup, &m->job);
 }
+
+static void deliver_ready(struct relay *r)
+{
+    struct relay_msg *m;
+
+    while ((m = relay_qmgr_next_ready(r)) != NULL)
+        deliver(r, m);
+}
+
+const struct relay_agent relay_local_agent = {.name = "local", .deliver_ready = deliver_ready};

@@ -26,6 +26,7 @@
 #include "msg.h"
 #include "relay_loop.h"
 #include "relay_private.h"
+#include "relay_smtpd.h"
 #include "xalloc.h"
 
 /* A connection on its way to the loop that will serve it. */

@@ -75,10 +75,12 @@ static void usage(FILE *fp, const struct optgroup *g)
             "  -l, --listen ADDR       where to accept SMTP (127.0.0.1:2525; port 0 = any)\n"
             "  --next-hop HOP          HOST:PORT (SMTP), discard, or maildir:DIR (discard)\n"
             "  --sync POLICY           fsync (as Postfix), fdatasync or none (fsync; with\n"
-            "                          another --profile: what that MTA does)\n"
-            "  --profile NAME          postfix (the relay's own spool), or sendmail, qmail,\n"
-            "                          exim, opensmtpd, null: their file operations per\n"
-            "                          message, delivered from memory (postfix)\n"
+            "                          another --profile: what that MTA does)\n");
+    profile_help(fp, "--profile NAME",
+                 "the relay's own Postfix spool, or another MTA's file operations per "
+                 "message, its messages delivered from memory: ",
+                 " (postfix)", 23);
+    fprintf(fp,
             "  --model MODEL           a real MTA's CPU per message, spent where it spends\n"
             "                          it: postfix or exim (built in; with the profile of\n"
             "                          that MTA), a model FILE from spoolsim calibrate, or\n"

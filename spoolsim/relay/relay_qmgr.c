@@ -27,6 +27,7 @@
 #include "clock.h"
 #include "relay_loop.h"
 #include "relay_private.h"
+#include "relay_deliver.h"
 #include "relay_qmgr_impl.h"
 #include "relay_spool.h"
 #include "xalloc.h"
@@ -406,12 +407,7 @@ void relay_qmgr_kick(struct relay *r)
     /* All tokens back when nothing waits in incoming/, as Postfix's qmgr gives them. */
     if (q->incoming_head == NULL)
         relay_qmgr_flow_put(r, r->opts->in_flow_limit);
-    if (r->opts->hop_kind == RELAY_HOP_SMTP) {
-        relay_smtp_deliver(r);
-        return;
-    }
-    while ((m = relay_qmgr_next_ready(r)) != NULL)
-        relay_local_deliver(r, m);
+    r->agent->deliver_ready(r);
 }
 
 void relay_qmgr_ready(struct relay *r, struct relay_msg *m)

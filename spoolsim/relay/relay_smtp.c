@@ -60,6 +60,7 @@
 #include "msg.h"
 #include "relay_loop.h"
 #include "relay_private.h"
+#include "relay_deliver.h"
 #include "relay_qmgr.h"
 #include "relay_smtp_impl.h"
 #include "smtp_reply.h"
@@ -335,7 +336,7 @@ static void go_idle(struct relay_conn *c)
     }
     /*
      * Counted idle before the list is looked at: a message readied meanwhile
-     * is either seen here or, by relay_smtp_deliver(), this count.
+     * is either seen here or, by deliver_ready(), this count.
      */
     c->counted_idle = 1;
     c->loop->idle_conns++;
@@ -740,7 +741,7 @@ static void on_deliver_item(struct mailbox_item *item)
  * wake-up for nothing: a connection that finishes a message takes the
  * next one itself (go_idle).
  */
-void relay_smtp_deliver(struct relay *r)
+static void deliver_ready(struct relay *r)
 {
     for (unsigned i = 0; i < r->loop_count && relay_qmgr_ready_count(r) > 0; i++) {
         struct relay_loop *loop = &r->loops[i];
@@ -756,6 +757,8 @@ void relay_smtp_deliver(struct relay *r)
         }
     }
 }
+
+const struct relay_agent relay_smtp_agent = {.name = "smtp", .deliver_ready = deliver_ready};
 
 void relay_smtp_close_all(struct relay *r)
 {

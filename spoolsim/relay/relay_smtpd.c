@@ -47,6 +47,7 @@
 #include "received.h"
 #include "relay_loop.h"
 #include "relay_private.h"
+#include "relay_smtpd.h"
 #include "relay_qmgr.h"
 #include "relay_smtpd_hold.h"
 #include "relay_spool.h"

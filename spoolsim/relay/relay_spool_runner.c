@@ -3,7 +3,7 @@
  * the message in memory, its file work common/spool's, through a runner
  * (spool_runner.h) per pool thread (relay_spool.h has the table).
  *
- * With --profile sendmail, qmail, exim, exim-4.98, opensmtpd or null,
+ * With any --profile but postfix (profile.h's table),
  * each message costs the file system what that MTA's spool costs it
  * (profile.h, through the profile's backend, spool_backend.h): the accept
  * phase on a cleanup thread before the 250, with the message's own bytes

@@ -23,6 +23,7 @@
 #include "json.h"
 #include "relay_loop.h"
 #include "relay_private.h"
+#include "relay_stats.h"
 #include "relay_qmgr.h"
 #include "relay_spool.h"
 #include "relay_usage.h"

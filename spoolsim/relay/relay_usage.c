@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "platform.h"
 #include "relay_private.h"
+#include "relay_stats.h"
 #include "relay_usage.h"
 #include "sysusage.h"
 

@@ -44,11 +44,16 @@ TABLE = {
     "smtp-source": ((NET, SMTP, REPORT, UTIL), EVENT_TLS),
     "smtp-sink": ((NET, SMTP, REPORT, UTIL), EVENT_TLS),
     "spoolsim": ((UTIL,), ()),
-    "spoolsim/relay": (("spoolsim",) + LIBS, EVENT_TLS),
+    # the cost model: no event loop, no relay; the relay, calibrate and bench use it
+    "spoolsim/model": ((REPORT, UTIL), ()),
+    "spoolsim/relay": (("spoolsim", "spoolsim/model") + LIBS, EVENT_TLS),
+    # calibrate runs a real MTA through bench/'s scripts: the model, never the relay
+    "spoolsim/calibrate": (("spoolsim", "spoolsim/model", REPORT, UTIL), ()),
     "spoolsim/raw": (("spoolsim", SPOOL, REPORT, UTIL), ()),
     "spoolsim/postmark": (("spoolsim", REPORT, UTIL), ()),
-    # spoolsim/relay for bottleneck.h alone: bench's harness verdict sits with the relay's
-    "spoolsim/drive": (("spoolsim", "spoolsim/postmark", "spoolsim/relay", SPOOL, REPORT, UTIL), ()),
+    # spoolsim/model for bench --model's figures and the harness verdict; spoolsim/relay
+    # for relay_limits.h alone: the bounds of the relay options bench passes on
+    "spoolsim/drive": (("spoolsim", "spoolsim/postmark", "spoolsim/model", "spoolsim/relay", SPOOL, REPORT, UTIL), ()),
     "spoolsim/plot": (("spoolsim", REPORT, UTIL), ()),
     "spoolsim/merge": (("spoolsim", REPORT, UTIL), ()),
     "spoolsim/workload": (("spoolsim", REPORT, UTIL), ()),

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Integration: the calibration's fit, `spoolsim calibrate --fit', and the
-# relay's CPU by role, `--relay-cpu' (spoolsim/relay/calibrate_fit.h), which
+# relay's CPU by role, `--relay-cpu' (spoolsim/calibrate/calibrate_fit.h), which
 # bench/calibrate-lib.sh runs where it once ran python3. Points made by hand
 # on an exact line come back as that line, in a model the relay takes; bad
 # points, or a fit the relay would refuse, fail saying why and leave no

@@ -185,6 +185,9 @@ $SPOOLSIM sweep --arrivals
 $SPOOLSIM source --arrivals
 $SINK_ABS --bare-lf
 $SPOOLSIM bench --mta
+$SPOOLSIM raw --profile
+$SPOOLSIM relay --profile
+$SPOOLSIM bench --profile
 WORDS
 # crash checks its --type once it knows it runs as root.
 if [ "$(id -u)" = 0 ]; then

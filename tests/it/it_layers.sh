@@ -44,7 +44,7 @@ check "no program .c file is over 800 lines" test ! -s "$WORK/long.out"
 T=$WORK/tree
 mkdir -p "$T"
 (cd "$top_srcdir" && tar cf - common smtp-source smtp-sink spoolsim tests/unit tests/fuzz/*.[ch]) | (cd "$T" && tar xf -)
-rm -f "$T/common/report/version.h" "$T/spoolsim/relay/cost_model_postfix.c"
+rm -f "$T/common/report/version.h" "$T/spoolsim/model/cost_model_postfix.c" "$T/spoolsim/model/cost_model_exim.c"
 python3 "$LAYERS" "$T" >"$WORK/copy.out" 2>&1
 check "the copy passes before anything is added" test $? -eq 0
 
@@ -60,6 +60,8 @@ at_check=$(add common/util/clock.c '#include <check.h>')
 at_up=$(add common/util/msg.c '#include "json.h"')
 at_net=$(add common/spool/pf_queue.c '#include "endpoint.h"')
 at_sibling=$(add spoolsim/raw/raw.c '#include "relay_private.h"')
+at_model=$(add spoolsim/model/cost_model.c '#include "relay_private.h"')
+at_model_event=$(add spoolsim/model/relay_model.c '#include <event2/event.h>')
 at_path=$(add common/net/tls.c '#include "common/util/msg.h"')
 at_none=$(add common/smtp/smtp_cmd.c '#include "nosuch.h"')
 at_folder=$(add extra/extra.c '#include "msg.h"')
@@ -75,11 +77,13 @@ check "  <check.h> in common/util" named "$at_check: <check.h>: common/util may 
 check "  common/util including common/report" named "$at_up: \"json.h\" is in common/report, which common/util may not use"
 check "  common/spool including common/net" named "$at_net: \"endpoint.h\" is in common/net, which common/spool may not use"
 check "  raw including relay" named "$at_sibling: \"relay_private.h\" is in spoolsim/relay, which spoolsim/raw may not use"
+check "  the model including the relay's inside" named "$at_model: \"relay_private.h\" is in spoolsim/relay, which spoolsim/model may not use"
+check "  <event2/...> in the model" named "$at_model_event: <event2/event.h>: spoolsim/model may not use event2"
 check "  a path instead of a name" named "$at_path: \"common/util/msg.h\": a project include names a header, not a path"
 check "  a header that is nowhere" named "$at_none: \"nosuch.h\" is in no folder of the tree"
 check "  a folder the table does not know" named "${at_folder%:*}:1: folder extra is not in the layer table"
 check "  a header name in two folders" named "common/util/xalloc.h: header named in spoolsim/raw too"
-check "  and nothing else" test "$(wc -l <"$WORK/control.out")" -eq 10
+check "  and nothing else" test "$(wc -l <"$WORK/control.out")" -eq 12
 
 # The control of the size check, in the same copy.
 seq 801 | sed 's,^,/* ,; s,$, */,' >"$T/spoolsim/raw/raw_long.c"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Integration: what the model cache holds is checked before it is taken
-# (spoolsim/relay/model_cache.h). A FIFO at the cache path does not hang
+# (spoolsim/model/model_cache.h). A FIFO at the cache path does not hang
 # the relay's start, a symbolic link (to /dev/zero) is not followed, a file
 # larger than a model is not read: each is said once, naming the path and
 # why, and the run goes on with the built-in model (a model file named on

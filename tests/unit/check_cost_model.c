@@ -289,14 +289,6 @@ START_TEST(test_builtin_by_name)
     ck_assert_ptr_null(cost_model_builtin("exim-4.98"));
     ck_assert_str_eq(cost_model_builtin_name("exim"), "exim");
     ck_assert_ptr_null(cost_model_builtin_name("qmail"));
-    {
-        char mta[32];
-
-        cost_model_profile_mta("exim-4.98", mta, sizeof(mta));
-        ck_assert_str_eq(mta, "exim");
-        cost_model_profile_mta("postfix", mta, sizeof(mta));
-        ck_assert_str_eq(mta, "postfix");
-    }
     ck_assert_msg(cost_model_parse(cost_model_exim_json, &m, err, sizeof(err)) == 0, "%s", err);
     ck_assert_str_eq(m.mta, "exim");
     ck_assert_int_ge(cost_model_session_stage(&m), 0);

@@ -19,6 +19,7 @@
 #include "checksum.h"
 #include "crash_scan.h"
 #include "pf_qfile.h"
+#include "profile.h"
 #include "spool_envelope.h"
 #include "xalloc.h"
 
@@ -99,6 +100,12 @@ START_TEST(test_restart_of)
     ck_assert_int_eq(crash_scan_restart_of("postfix", &how), 0);
     ck_assert_int_eq(how, CRASH_RESTART_POSTFIX);
     ck_assert_int_eq(crash_scan_restart_of("courier", &how), -1);
+    /* every profile has its MTA's restart: a new MTA needs its rule here */
+    for (size_t i = 0; profile_at(i) != NULL; i++)
+        ck_assert_msg(crash_scan_restart_of(profile_at(i)->name, &how) == 0, "%s",
+                      profile_at(i)->name);
+    ck_assert_int_eq(crash_scan_restart_of("null", &how), 0);
+    ck_assert_int_eq(how, CRASH_RESTART_NONE);
 }
 END_TEST
 

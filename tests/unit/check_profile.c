@@ -252,6 +252,56 @@ START_TEST(test_special_profiles)
 }
 END_TEST
 
+/*
+ * The table is the profiles' one home: each row is whole (a name, what it
+ * models, where it commits, whose spool: an MTA unless it does no file
+ * work) and named once, and the list every --help says is its names in
+ * its order, "a, b, ... y or z", which a --help wraps without breaking a name.
+ */
+START_TEST(test_registry)
+{
+    char names[PROFILE_NAMES_MAX], want[PROFILE_NAMES_MAX] = "", help[4096];
+    const struct profile *p;
+    size_t n = 0;
+    FILE *fp;
+
+    while (profile_at(n) != NULL)
+        n++;
+    ck_assert_uint_ge(n, 2);
+    for (size_t i = 0; (p = profile_at(i)) != NULL; i++) {
+        ck_assert_ptr_nonnull(p->name);
+        ck_assert_uint_gt(strlen(p->summary), 0);
+        ck_assert_uint_gt(strlen(p->commit_marker), 0);
+        ck_assert_msg((p->mta == NULL) == (p->backend == PROFILE_BACKEND_NULL), "%s", p->name);
+        ck_assert_ptr_eq(profile_find(p->name), p); /* the first of its name: named once */
+        ck_assert_str_eq(profile_option(p->name), p->name);
+        strcat(want, i == 0 ? "" : i + 1 == n ? " or " : ", ");
+        strcat(want, p->name);
+    }
+    ck_assert_str_eq(profile_find("exim-4.98")->mta, "exim");
+    profile_names(names, sizeof(names));
+    ck_assert_str_eq(names, want);
+    ck_assert_str_eq(names, "postfix, sendmail, qmail, exim, exim-4.98, opensmtpd or null");
+    profile_names(names, 10); /* too small: cut, still a string */
+    ck_assert_uint_eq(strlen(names), 9);
+
+    fp = fmemopen(help, sizeof(help), "w");
+    ck_assert_ptr_nonnull(fp);
+    profile_help(fp, "--profile NAME", "the spool: ", " (postfix)", 21);
+    fclose(fp);
+    ck_assert_msg(strncmp(help, "  --profile NAME        the spool: postfix, ", 43) == 0, "%s",
+                  help);
+    for (size_t i = 0; (p = profile_at(i)) != NULL; i++) {
+        char word[64];
+
+        snprintf(word, sizeof(word), " %s", p->name);
+        ck_assert_msg(strstr(help, word) != NULL, "%s in %s", p->name, help);
+    }
+    for (char *line = help, *end; (end = strchr(line, '\n')) != NULL; line = end + 1)
+        ck_assert_int_le(end - line, 79);
+}
+END_TEST
+
 START_TEST(test_expand)
 {
     char out[64];
@@ -327,6 +377,7 @@ int main(void)
                                   test_check_refuses,
                                   test_sync_policies,
                                   test_special_profiles,
+                                  test_registry,
                                   test_expand,
                                   test_envelope,
                                   test_envelope_sizes,

@@ -73,11 +73,6 @@ const char *cost_model_builtin_name(const char *mta)
     return NULL;
 }
 
-void cost_model_profile_mta(const char *profile, char *out, size_t len)
-{
-    snprintf(out, len, "%.*s", (int)strcspn(profile, "-"), profile);
-}
-
 const char *cost_model_place_name(enum cost_place place)
 {
     switch (place) {

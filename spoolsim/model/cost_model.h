@@ -175,7 +175,4 @@ const char *cost_model_builtin(const char *mta);
 /* The same MTA's name as a constant string ("exim"), for a name known to cost_model_builtin(). */
 const char *cost_model_builtin_name(const char *mta);
 
-/* The MTA whose spool a profile is: its name up to a '-' ("exim-4.98": "exim"). */
-void cost_model_profile_mta(const char *profile, char *out, size_t len);
-
 #endif

@@ -41,10 +41,11 @@ int relay_model_open(const char *spec, const char *self, struct relay_model **ou
  * What a dry run can know of --model spec with --profile profile without
  * opening it for a run (no cache, no measuring of this machine): that it
  * is none, built in or a model file that parses within the bounds, and
- * that it goes with the profile (relay_model_fits()). 0, or -1 and, in
+ * that it goes with the profile, whose MTA is mta (relay_model_fits()). 0, or -1 and, in
  * err, what is wrong, in the words relay_model_open() uses.
  */
-int relay_model_check(const char *spec, const char *profile, char *err, size_t errlen);
+int relay_model_check(const char *spec, const char *profile, const char *mta, char *err,
+                      size_t errlen);
 
 /*
  * Why the model's rates may not be this machine's (measured elsewhere,
@@ -53,15 +54,19 @@ int relay_model_check(const char *spec, const char *profile, char *err, size_t e
  */
 const char *relay_model_warning(const struct relay_model *rm);
 
-/* The model a profile runs with by default: its MTA's built-in one, else "none". */
-const char *relay_model_default(const char *profile);
+/*
+ * The model a profile runs with by default: the built-in one of its MTA
+ * (the profile's `mta', profile.h; NULL for none), else "none".
+ */
+const char *relay_model_default(const char *mta);
 
 /*
  * Does the model go with the profile: a model of the MTA whose spool the
  * profile is ("exim" with exim and exim-4.98)? 1 (also without a model),
- * or 0 and, in why, what does not fit.
+ * or 0 and, in why, what does not fit. `mta' is the profile's (NULL: none).
  */
-int relay_model_fits(const struct relay_model *rm, const char *profile, char *why, size_t len);
+int relay_model_fits(const struct relay_model *rm, const char *profile, const char *mta, char *why,
+                     size_t len);
 
 /* Where the model came from: "built-in", "calibrated on this machine, PATH" or its file. */
 const char *relay_model_origin(const struct relay_model *rm);

@@ -204,7 +204,8 @@ int relay_model_open(const char *spec, const char *self, struct relay_model **ou
     return 0;
 }
 
-int relay_model_check(const char *spec, const char *profile, char *err, size_t errlen)
+int relay_model_check(const char *spec, const char *profile, const char *mta, char *err,
+                      size_t errlen)
 {
     struct relay_model *rm;
     const char *json = cost_model_builtin(spec);
@@ -219,7 +220,7 @@ int relay_model_check(const char *spec, const char *profile, char *err, size_t e
     err[0] = 0;
     if (cost_model_parse(json, &rm->model, why, sizeof(why)) != 0)
         snprintf(err, errlen, "%s: %s", text ? spec : "the built-in model", why);
-    else if (!relay_model_fits(rm, profile, why, sizeof(why)))
+    else if (!relay_model_fits(rm, profile, mta, why, sizeof(why)))
         snprintf(err, errlen, "%s: %s", spec, why);
     ok = err[0] == 0;
     free(text);
@@ -232,22 +233,17 @@ const char *relay_model_warning(const struct relay_model *rm)
     return rm && rm->warning[0] ? rm->warning : NULL;
 }
 
-const char *relay_model_default(const char *profile)
+const char *relay_model_default(const char *mta)
 {
-    char mta[32];
-
-    cost_model_profile_mta(profile, mta, sizeof(mta));
-    return cost_model_builtin(mta) ? cost_model_builtin_name(mta) : "none";
+    return mta && cost_model_builtin(mta) ? cost_model_builtin_name(mta) : "none";
 }
 
-int relay_model_fits(const struct relay_model *rm, const char *profile, char *why, size_t len)
+int relay_model_fits(const struct relay_model *rm, const char *profile, const char *mta, char *why,
+                     size_t len)
 {
-    char mta[32];
-
     if (rm == NULL)
         return 1;
-    cost_model_profile_mta(profile, mta, sizeof(mta));
-    if (strcmp(mta, rm->model.mta) == 0)
+    if (mta && strcmp(mta, rm->model.mta) == 0)
         return 1;
     snprintf(why, len, "it is a model of %s's CPU, which goes with --profile %s, not --profile %s",
              rm->model.mta, rm->model.mta, profile);

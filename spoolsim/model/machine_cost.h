@@ -12,7 +12,7 @@
  * machine is from the model's, in the terms that matter.
  *
  * This module is the figures and their comparison (no I/O);
- * machine_bench.h measures them.
+ * machine_probe.h measures them.
  */
 #ifndef SPOOLSIM_MACHINE_COST_H
 #define SPOOLSIM_MACHINE_COST_H
