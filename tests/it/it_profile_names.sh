@@ -17,9 +17,7 @@ list=$(awk 'NR > 1 { printf "%s", (prev_sep ? ", " : "") prev; prev_sep = 1 }
     { prev = $0 } END { printf "%s%s\n", (NR > 1 ? " or " : ""), prev }' "$WORK/names")
 echo "the table's profiles: $list"
 
-# raw names its spool directory --dir or --spool: whichever it takes.
-raw_dir=$("$RELAY" raw --list-options | grep -x -e '--dir=' -e '--spool=' | head -1)
-raw_dir=${raw_dir%=}
+raw_dir=--spool
 SPOOL=$WORK/spool
 mkdir -p "$SPOOL"
 
