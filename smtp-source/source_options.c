@@ -82,8 +82,8 @@ static void usage(FILE *fp)
                 "                      share of the sessions and messages; one report (1)\n"
                 "  -h, --help, --version\n"
                 "\n"
-                "Exit status: 0 when every message was delivered, 1 when some failed, 2 for\n"
-                "usage errors.\n");
+                "Exit status: 0 when every message was delivered, 1 when some failed or a\n"
+                "result could not be written, 2 for usage errors, 3 when it could not run.\n");
 }
 
 enum {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exit_status.h"
 #include "msg.h"
 
 static const char *msg_name = "spoolsim";
@@ -80,7 +81,7 @@ void msg_fatal(const char *fmt, ...)
     va_start(ap, fmt);
     msg_vprint("fatal", fmt, ap);
     va_end(ap);
-    exit(1);
+    exit(EXIT_STATUS_INCOMPLETE);
 }
 
 void msg_usage(const char *fmt, ...)
@@ -91,7 +92,7 @@ void msg_usage(const char *fmt, ...)
     msg_vprint("usage error", fmt, ap);
     va_end(ap);
     fprintf(stderr, "Try '%s --help' for more information.\n", msg_name);
-    exit(2);
+    exit(EXIT_STATUS_USAGE);
 }
 
 void msg_panic(const char *fmt, ...)

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exit_status.h"
 #include "clock.h"
 #include "cost_model.h"
 #include "disk_probe.h"
@@ -526,7 +527,9 @@ int spoolsim_bench(int argc, char **argv)
     status = interrupt_flush_stdout();
     if (interrupted)
         return interrupt_exit_status();
-    if (status != 0 || unsaved || res.relay_status != 0 || res.source_status != 0)
-        return 1;
-    return opts.discard || bench_report_exactly_once(&res) ? 0 : 1;
+    if (res.relay_status != 0 || res.source_status == EXIT_STATUS_INCOMPLETE)
+        return EXIT_STATUS_INCOMPLETE;
+    if (status != 0 || unsaved || res.source_status != 0)
+        return EXIT_STATUS_BAD; /* no result to read, or messages that failed */
+    return opts.discard || bench_report_exactly_once(&res) ? EXIT_STATUS_OK : EXIT_STATUS_BAD;
 }

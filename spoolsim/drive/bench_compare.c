@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "exit_status.h"
 #include "bench_compare.h"
 #include "bench_compare_report.h"
 #include "fileutil.h"
@@ -175,8 +176,8 @@ int bench_compare_main(const struct bench_options *o, struct drive *d, int argc,
         failed = 1;
     drive_remove_work(d);
     if (interrupt_flush_stdout() != 0)
-        return 1;
+        return EXIT_STATUS_BAD;
     if (interrupted)
         return interrupt_exit_status();
-    return failed ? 1 : 0;
+    return failed ? EXIT_STATUS_INCOMPLETE : EXIT_STATUS_OK;
 }

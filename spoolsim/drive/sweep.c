@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "exit_status.h"
 #include "bench_drain.h"
 #include "clock.h"
 #include "drive.h"
@@ -561,5 +562,7 @@ int spoolsim_sweep(int argc, char **argv)
         status = -1;
     if (interrupted)
         return interrupt_exit_status();
-    return status != 0 || accepted <= 0 ? 1 : 0;
+    if (accepted <= 0)
+        return EXIT_STATUS_INCOMPLETE; /* the target took nothing: no knee was measured */
+    return status != 0 ? EXIT_STATUS_BAD : EXIT_STATUS_OK;
 }

@@ -49,8 +49,9 @@ static void usage(FILE *fp, const struct optgroup *g)
                 "                        next hop (smtp-sink -w)\n");
     optgroup_help(fp, g, OPTGROUP_OUTPUT, 21);
     fprintf(fp, "\n"
-                "Exit status: 0 when the sweep ran (whether or not a rate held), 1 when a\n"
-                "program did not start or failed, 2 for usage errors.\n");
+                "Exit status: 0 when the sweep ran (whether or not a rate held), 1 when the\n"
+                "JSON could not be written, 2 for usage errors, 3 when a program did not\n"
+                "start or failed, or no message was accepted.\n");
 }
 
 enum {

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exit_status.h"
 #include "clock.h"
 #include "endpoint.h"
 #include "fdlimit.h"
@@ -435,5 +436,5 @@ int spoolsim_relay(int argc, char **argv)
     pf_spool_close(&r.spool);
     close(lock_fd);
     json_meta_run_free(&run);
-    return unsaved ? 1 : 0;
+    return unsaved ? EXIT_STATUS_BAD : EXIT_STATUS_OK;
 }

@@ -56,7 +56,7 @@ mkdir -m 755 "$WORK/sp" || exit 1
 # A directory they cannot pass: said, naming it, before Postfix starts.
 mkdir -m 700 "$WORK/closed" || exit 1
 "$RELAY" bench --spool "$WORK/closed" --mta postfix -m 10 -s 1 >"$WORK/closed.out" 2>&1
-check "a spool the MTA's daemons cannot reach: exit 1" test $? = 1
+check "a spool the MTA's daemons cannot reach: exit 3" test $? = 3
 check "  ... naming the directory" grep -q "cannot pass through $WORK/closed" "$WORK/closed.out"
 
 # The real Postfix alone.
