@@ -31,6 +31,7 @@
 #include "cpu_burn.h"
 #include "msg.h"
 #include "relay_dry_run.h"
+#include "loops.h"
 #include "relay_loop.h"
 #include "received.h"
 #include "relay_private.h"
@@ -317,6 +318,7 @@ int spoolsim_relay(int argc, char **argv)
      * descriptors or threads (a pipe, an event base each) fails here, with
      * nothing made yet.
      */
+    loops_catch_fatal();
     if ((r.base = event_base_new()) == NULL)
         listen_failed(&listen_file, 0, "cannot create an event base");
     pthread_mutex_init(&r.stats_lock, NULL);
