@@ -143,7 +143,7 @@ int spoolsim_postmark(int argc, char **argv)
     else if (session.failed_runs)
         status = EXIT_STATUS_INCOMPLETE; /* a run whose file operations failed gave no figures */
     else
-        status = status != 0 ? EXIT_STATUS_BAD : EXIT_STATUS_OK;
+        status = status != 0 || session.unsaved_runs ? EXIT_STATUS_BAD : EXIT_STATUS_OK;
     progress_out_clear(&status_line);
     msg_set_hook(NULL, NULL);
     pm_command_session_free(&session);
