@@ -148,8 +148,9 @@ void sweep_options_parse(struct sweep_options *o, int argc, char **argv)
     memset(o, 0, sizeof(*o));
     optgroup_init(&g, &o->common,
                   OPTGROUP_SESSIONS | OPTGROUP_SIZE | OPTGROUP_JSON | OPTGROUP_KEEP |
-                      OPTGROUP_QUIET | OPTGROUP_HELP | OPTGROUP_DRY_RUN,
+                      OPTGROUP_QUIET | OPTGROUP_HELP | OPTGROUP_DRY_RUN | OPTGROUP_PROGRESS,
                   "", long_options, "spoolsim sweep", usage);
+    g.progress_what = " (the step, its rate and phase, the time left)";
     o->start = 50;
     o->factor = 2;
     o->tolerance = 0.1;

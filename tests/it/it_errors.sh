@@ -246,11 +246,11 @@ for cmd in "bench" "sweep" "raw --dir $T"; do
 done
 usage grp-ab-progress 'usage error: option --progress takes no value' "$RELAY" ab --progress=1 "$T" "$T" -- raw -m 1
 usage grp-pm-progress 'usage error: option --no-progress takes no value' "$RELAY" postmark --no-progress=1
+usage grp-sweep-progress 'usage error: option --progress takes no value' "$RELAY" sweep --progress=1
 for cmd in bench sweep raw relay ab; do
     usage "grp-$cmd-json-missing" 'usage error: option --json requires a value' "$RELAY" $cmd --json
 done
 # what a command does not take is not an option of it
-usage grp-sweep-no-progress 'usage error: unknown option --progress' "$RELAY" sweep --progress
 usage grp-sweep-no-interval 'usage error: unknown option --interval' "$RELAY" sweep --interval 1s
 usage grp-ab-no-keep 'usage error: unknown option --keep' "$RELAY" ab --keep "$T" "$T" -- raw -m 1
 usage grp-relay-no-keep 'usage error: unknown option --keep' "$RELAY" relay --spool "$T/s" --keep
