@@ -43,6 +43,7 @@
 #include "optgroup.h"
 #include "pf_spool.h"
 #include "bench_compare.h"
+#include "bench_repeat.h"
 #include "bench_check.h"
 #include "bench_compare_report.h"
 #include "bench_drain.h"
@@ -439,6 +440,12 @@ int spoolsim_bench(int argc, char **argv)
     }
     if (opts.compare) {
         status = bench_compare_main(&opts, &b.d, argc, argv, skip);
+        free(skip);
+        json_meta_run_free(&run);
+        return status;
+    }
+    if (opts.runs_given) {
+        status = bench_repeat_main(&opts, &b.d, argc, argv, skip);
         free(skip);
         json_meta_run_free(&run);
         return status;
