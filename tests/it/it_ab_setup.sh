@@ -97,7 +97,7 @@ killed_prepare() {
         >"$WORK/kill.out" 2>&1
     [ $? = 3 ] && grep -qF -- "warm-up A 1: --prepare \`kill -9 \$\$' failed: killed by signal 9" "$WORK/kill.out"
 }
-check "a --prepare that is killed: exit 1, named" killed_prepare
+check "a --prepare that is killed: exit 3, named" killed_prepare
 check "and nothing left" nothing_left
 
 # --- SIGINT during a set-up stops it and reports the runs so far

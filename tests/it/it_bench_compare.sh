@@ -21,7 +21,7 @@ usage_error() {
     "$RELAY" bench "$@" >"$WORK/usage.out" 2>&1
     [ $? = 2 ] && grep -q -- "$want" "$WORK/usage.out"
 }
-check "--runs without --compare is a usage error" usage_error "--runs counts" --runs 3
+check "--runs (-n) with --csv is a usage error" usage_error "not with -n" --runs 3 --csv "$WORK/runs.csv"
 check "--mta sendmail is a usage error" usage_error "--mta" --mta sendmail
 check "--mta with --compare is a usage error" usage_error "exclude each other" \
     --mta postfix --compare postfix
