@@ -24,6 +24,7 @@
 
 #include "clock.h"
 #include "endpoint.h"
+#include "exit_status.h"
 #include "fdlimit.h"
 #include "fileutil.h"
 #include "json.h"
@@ -578,9 +579,9 @@ int main(int argc, char **argv)
     /* the log first: the JSON says whether it is whole */
     total.msg_log_lost = smtp_tool_opts_msg_log_close(&opts.tool, proto.msg_log) != 0;
     if (opts.tool.json_file && write_json(opts.tool.json_file, &total, &run) != 0)
-        status = 1;
+        status = EXIT_STATUS_BAD;
     if (total.msg_log_lost)
-        status = 1;
+        status = EXIT_STATUS_BAD;
     /* The socket file (unix:) goes with the sink, unless it was replaced meanwhile. */
     if (endpoint_file_remove(&listen_file, err, sizeof(err)) != 0)
         msg_warn("%s", err);

@@ -24,6 +24,7 @@
 
 #include "clock.h"
 #include "endpoint.h"
+#include "exit_status.h"
 #include "fdlimit.h"
 #include "fileutil.h"
 #include "json_meta.h"
@@ -623,8 +624,9 @@ int main(int argc, char **argv)
         unsaved = 1;
     }
 
-    status =
-        (total.counts.failed > 0 && !opts.ignore_failures) || unsaved || total.msg_log_lost ? 1 : 0;
+    status = (total.counts.failed > 0 && !opts.ignore_failures) || unsaved || total.msg_log_lost
+                 ? EXIT_STATUS_BAD
+                 : EXIT_STATUS_OK;
     for (unsigned i = 0; i < r.n; i++)
         worker_free(&r.workers[i]); /* its events first, then the bases */
     loops_free(r.loops);

@@ -84,8 +84,8 @@ static void usage(FILE *fp)
                 "\n"
                 "A time in seconds (-R, -w) or a TIME may be written 2, 0.5, 500ms, 10s or 2m.\n"
                 "\n"
-                "Exit status: 0 when every message was delivered, 1 when some failed, 2 for\n"
-                "usage errors.\n");
+                "Exit status: 0 when every message was delivered, 1 when some failed or a\n"
+                "result could not be written, 2 for usage errors, 3 when it could not run.\n");
 }
 
 enum {

@@ -40,6 +40,8 @@ static const struct {
     {"plot", spoolsim_plot,
      "pictures of results: timelines, latency percentiles, A/B bars, sweeps"},
     {"merge", spoolsim_merge, "smtp-source results of several load hosts as one, exactly"},
+    {"compare", spoolsim_compare, "stored results side by side, ratios and 95 % intervals"},
+    {"rerun", spoolsim_rerun, "a stored result's command line, run again"},
     {"workload", spoolsim_workload,
      "a mail log read into a workload: sizes, recipients, arrivals, peak"},
     {"crash", spoolsim_crash, "what a power cut loses: the spool's crash points on a real fs"},

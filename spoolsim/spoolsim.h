@@ -24,6 +24,8 @@ int spoolsim_calibrate(int argc, char **argv);
 void calibrate_script_env(const char *self);
 int spoolsim_plot(int argc, char **argv);
 int spoolsim_merge(int argc, char **argv);
+int spoolsim_compare(int argc, char **argv);
+int spoolsim_rerun(int argc, char **argv);
 int spoolsim_workload(int argc, char **argv);
 int spoolsim_crash(int argc, char **argv);
 

@@ -88,10 +88,23 @@ static void on_stop(struct mailbox_item *item)
         event_base_loopbreak(loop->base);
 }
 
+/* libevent's own fatal errors (no descriptor for a base's pipe) exit as ours do. */
+static void fatal_from_libevent(int err)
+{
+    msg_fatal("libevent: fatal error %d (see above)", err);
+}
+
+void loops_catch_fatal(void)
+{
+    event_set_fatal_callback(fatal_from_libevent);
+}
+
 struct loops *loops_new(unsigned n, struct event_base *main_base, int flags,
                         const struct loops_hooks *hooks)
 {
     struct loops *ls = xcalloc(1, sizeof(*ls));
+
+    loops_catch_fatal();
 
     if (n == 0)
         n = 1;

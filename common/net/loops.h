@@ -78,6 +78,12 @@ enum {
  * loops_free(); NULL: the set makes one, and frees it. Fatal when a base
  * or a pipe cannot be had.
  */
+/*
+ * libevent's fatal errors (it exits with 1 by itself) made msg_fatal()'s,
+ * exit status 3 as every run that could not complete (exit_status.h);
+ * loops_new() does it, and a program that makes a base before calls it.
+ */
+void loops_catch_fatal(void);
 struct loops *loops_new(unsigned n, struct event_base *main_base, int flags,
                         const struct loops_hooks *hooks);
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exit_status.h"
 #include "msg.h"
 #include "quote.h"
 
@@ -93,7 +94,7 @@ void msg_fatal(const char *fmt, ...)
     va_start(ap, fmt);
     msg_vprint("fatal", fmt, ap);
     va_end(ap);
-    exit(1);
+    exit(EXIT_STATUS_INCOMPLETE);
 }
 
 void msg_usage(const char *fmt, ...)
@@ -104,7 +105,7 @@ void msg_usage(const char *fmt, ...)
     msg_vprint_cut("usage error", QUOTE_RUN_MAX, fmt, ap);
     va_end(ap);
     fprintf(stderr, "Try '%s --help' for more information.\n", msg_name);
-    exit(2);
+    exit(EXIT_STATUS_USAGE);
 }
 
 void msg_panic(const char *fmt, ...)

@@ -2,8 +2,10 @@
  * msg - diagnostics for spoolsim programs.
  *
  * Messages go to stderr as "program: level: text". msg_fatal() exits with
- * status 1 (a runtime failure), msg_usage() with status 2 (the user asked for
- * something that cannot be done: a bad option, a missing argument). The only
+ * EXIT_STATUS_INCOMPLETE, 3 (the run could not complete: a runtime
+ * failure), msg_usage() with EXIT_STATUS_USAGE, 2 (the user asked for
+ * something that cannot be done: a bad option, a missing argument); see
+ * exit_status.h. The only
  * state is the program name, verbosity and a hook, set once at start-up.
  *
  * Library code does not print: it says what went wrong in the caller's

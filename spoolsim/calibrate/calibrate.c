@@ -28,6 +28,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "exit_status.h"
 #include "calibrate_fit.h"
 #include "cpu_burn.h"
 #include "json.h"
@@ -354,7 +355,7 @@ int spoolsim_calibrate(int argc, char **argv)
     if (if_needed && geteuid() != 0) {
         msg_warn("calibrating here needs root: the rates of --model %s stay another machine's",
                  mta);
-        return 1;
+        return EXIT_STATUS_INCOMPLETE; /* the model needed was not made */
     }
     if (companion_find_script(self, name, "SPOOLSIM_CALIBRATE_SCRIPT", script, sizeof(script)) != 0)
         msg_fatal("cannot find %s next to %s, in its build tree or where it is installed (set "

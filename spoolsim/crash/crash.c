@@ -43,6 +43,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "exit_status.h"
 #include "crash.h"
 #include "crash_leftover.h"
 #include "crash_opts.h"
@@ -106,11 +107,13 @@ static void usage(FILE *fp, const struct optgroup *g)
                 "The dry run checks that this machine can run it too: root, FUSE or the\n"
                 "device-mapper, loop devices, the filesystem's tools, room for the images, and\n"
                 "the relay's options (its own dry run).\n");
-    fprintf(fp, "\n"
-                "Exit status: 0 durable, 1 acknowledged mail lost (or a failure), 2 bad input.\n"
-                "SIGINT or SIGTERM takes everything apart and removes the images; 130 or 143.\n"
-                "After a kill -9 nothing of it runs or stays mounted; the next run in the same\n"
-                "work directory's parent removes the images it left.\n");
+    fprintf(
+        fp,
+        "\n"
+        "Exit status: 0 durable, 1 acknowledged mail lost, 2 bad input, 3 inconclusive or failed.\n"
+        "SIGINT or SIGTERM takes everything apart and removes the images; 130 or 143.\n"
+        "After a kill -9 nothing of it runs or stays mounted; the next run in the same\n"
+        "work directory's parent removes the images it left.\n");
 }
 
 enum {
@@ -402,7 +405,7 @@ int spoolsim_crash(int argc, char **argv)
     crash_stack_notice(&c, "work directory %s", c.d.work);
     crash_stack_make_image(&c);
     if (interrupt_signal())
-        crash_stack_finish(&c, 1);
+        crash_stack_finish(&c, EXIT_STATUS_INCOMPLETE);
     crash_stack_build(&c);
     crash_run_load(&c);
     memset(&rep, 0, sizeof(rep));
@@ -410,17 +413,17 @@ int spoolsim_crash(int argc, char **argv)
     if (interrupt_signal()) {
         crash_report_free(&rep);
         json_meta_run_free(&run);
-        crash_stack_finish(&c, 1);
+        crash_stack_finish(&c, EXIT_STATUS_INCOMPLETE);
     }
     crash_report_print(&rep, json_meta_text_stream(opts.common.json));
-    status = crash_report_durable(&rep) ? 0 : 1;
+    status = crash_report_exit_status(&rep);
     if (opts.common.json && crash_report_json(&rep, opts.common.json) != 0) {
         msg_warn("cannot write %s: %s", opts.common.json, strerror(errno));
-        status = 1;
+        status = EXIT_STATUS_BAD;
     }
     crash_report_free(&rep);
     json_meta_run_free(&run);
     if (interrupt_flush_stdout() != 0)
-        status = 1;
+        status = EXIT_STATUS_BAD;
     crash_stack_finish(&c, status);
 }

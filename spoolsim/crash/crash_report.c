@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exit_status.h"
 #include "crash_report.h"
 #include "json.h"
 #include "json_meta.h"
@@ -87,6 +88,13 @@ int crash_report_durable(const struct crash_report *r)
     return r->n > 0 && r->acked > 0 && r->max_lost == 0;
 }
 
+int crash_report_exit_status(const struct crash_report *r)
+{
+    if (r->n == 0 || r->acked == 0)
+        return EXIT_STATUS_INCOMPLETE; /* nothing to judge: no verdict either way */
+    return r->max_lost == 0 ? EXIT_STATUS_OK : EXIT_STATUS_BAD;
+}
+
 void crash_report_verdict(const struct crash_report *r, char *buf, size_t len)
 {
     const struct crash_options *o = r->o;
@@ -128,7 +136,8 @@ void crash_report_print(const struct crash_report *r, FILE *fp)
     fprintf(fp,
             "checked:      %zu crash points in %.1f s (%zu at flushes, %zu random between "
             "them), seed %llu\n",
-            r->n, r->check_s, r->flush_points, r->random_points, (unsigned long long)o->common.seed);
+            r->n, r->check_s, r->flush_points, r->random_points,
+            (unsigned long long)o->common.seed);
     fprintf(fp,
             "per cut:      up to %zu owed, up to %zu lost (at %zu cuts), up to %zu duplicated\n",
             r->max_owed, r->max_lost, r->points_losing, r->max_duplicated);

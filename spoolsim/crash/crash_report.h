@@ -52,6 +52,8 @@ void crash_report_add(struct crash_report *r, const struct crash_point *p,
 void crash_report_free(struct crash_report *r);
 
 int crash_report_durable(const struct crash_report *r);
+/* exit_status.h's: 0 durable, 1 acknowledged mail lost, 3 inconclusive (nothing to check). */
+int crash_report_exit_status(const struct crash_report *r);
 /* The verdict line (no newline) into buf. */
 void crash_report_verdict(const struct crash_report *r, char *buf, size_t len);
 void crash_report_print(const struct crash_report *r, FILE *fp);

@@ -15,6 +15,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "exit_status.h"
 #include "clock.h"
 #include "crash_stack.h"
 #include "crash_sys.h"
@@ -102,7 +103,7 @@ _Noreturn void crash_stack_finish(struct crash *c, int status)
     exit(status);
 }
 
-/* A step failed: say what (and what the program NAME said), take down, exit 1. */
+/* A step failed: say what (and what the program NAME said), take down, exit 3: no verdict. */
 _Noreturn void crash_stack_fail(struct crash *c, const char *name, const char *fmt, ...)
 {
     char said[256] = "";
@@ -116,7 +117,7 @@ _Noreturn void crash_stack_fail(struct crash *c, const char *name, const char *f
         crash_sys_cmd_said(&c->d, name, said, sizeof(said));
     if (!interrupt_signal())
         msg_warn("%s%s%s", text, said[0] ? ": " : "", said);
-    crash_stack_finish(c, 1);
+    crash_stack_finish(c, EXIT_STATUS_INCOMPLETE);
 }
 
 /* The image unmounted (the trial mount, the recorded image), or the run fails. */

@@ -32,7 +32,7 @@
  * the --json file, a PostMark command file (checked line by line).
  *
  * Exit status: 2 for a usage error, including arguments the child
- * refused and a side spoolsim crash cannot take; 1 if any run or crash
+ * refused and a side spoolsim crash cannot take; 3 if any run or crash
  * test failed (a crash test that finds mail lost is a measurement, not a
  * failure) (after the rest ran and the report is
  * printed); 130 or 143 on SIGINT or SIGTERM, which stop the running child
@@ -58,6 +58,7 @@
 #include <unistd.h>
 
 #include "ab.h"
+#include "exit_status.h"
 #include "ab_compare.h"
 #include "ab_crash.h"
 #include "clock.h"
@@ -722,20 +723,20 @@ int spoolsim_ab(int argc, char **argv)
     /* A partial comparison's JSON would read as a whole one: none is written. */
     if (opts.common.json && !interrupted && ab_report_write_json(&ab, &result, compared) != 0) {
         msg_warn("cannot write %s: %s", opts.common.json, strerror(errno));
-        status = 1;
+        status = EXIT_STATUS_BAD;
     }
     if (opts.export_markdown && !interrupted &&
         ab_report_write_export(&ab, &result, compared, opts.export_markdown, 1) != 0) {
         msg_warn("cannot write %s: %s", opts.export_markdown, strerror(errno));
-        status = 1;
+        status = EXIT_STATUS_BAD;
     }
     if (opts.export_csv && !interrupted &&
         ab_report_write_export(&ab, &result, compared, opts.export_csv, 0) != 0) {
         msg_warn("cannot write %s: %s", opts.export_csv, strerror(errno));
-        status = 1;
+        status = EXIT_STATUS_BAD;
     }
     if (interrupt_flush_stdout() != 0)
-        status = 1;
+        status = EXIT_STATUS_BAD;
     for (int k = 0; k < 2; k++) {
         free(ab.side[k].figures);
         free(ab.side[k].good);
@@ -746,5 +747,7 @@ int spoolsim_ab(int argc, char **argv)
     json_meta_run_free(&run);
     if (interrupted)
         return interrupt_exit_status();
-    return ab.failures || ab.crash_failures ? 1 : status;
+    if (ab.failures || ab.crash_failures)
+        return EXIT_STATUS_INCOMPLETE; /* a run or a crash test gave no figure */
+    return status;
 }

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "exit_status.h"
 #include "ab_compare.h"
 #include "ab_compare_report.h"
 #include "drive.h"
@@ -140,5 +141,5 @@ int ab_compare_main(const struct ab_options *o, int argc, char **argv, const str
         failed = 1;
     if (interrupt_signal())
         return interrupt_exit_status();
-    return failed ? 1 : 0;
+    return failed ? EXIT_STATUS_BAD : EXIT_STATUS_OK;
 }

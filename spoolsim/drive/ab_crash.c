@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include "ab_crash.h"
+#include "exit_status.h"
 #include "fileutil.h"
 #include "json_read.h"
 
@@ -60,12 +61,12 @@ int ab_crash_read(struct side_crash *c, int status, const char *json)
         return -1;
     }
     code = WEXITSTATUS(status);
-    /* 1 is both "lost mail" and "failed": only the former writes a report */
-    if (code == 0 || code == 1)
+    /* 3 is both "inconclusive" and "failed": only the former writes a report */
+    if (code == EXIT_STATUS_OK || code == EXIT_STATUS_BAD || code == EXIT_STATUS_INCOMPLETE)
         text = fileutil_read_all(json, NULL);
     if (text == NULL || json_read_string(text, "verdict", c->verdict, sizeof(c->verdict)) != 0) {
         snprintf(c->why, sizeof(c->why), "spoolsim crash exit status %d%s", code,
-                 code == 0 || code == 1 ? " without a report" : "");
+                 code == EXIT_STATUS_USAGE ? "" : " without a report");
         free(text);
         return -1;
     }

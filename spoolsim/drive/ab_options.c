@@ -71,8 +71,9 @@ static void usage(FILE *fp, const struct optgroup *g)
     optgroup_help(fp, g, OPTGROUP_SEED | OPTGROUP_OUTPUT, 16);
     fputs("\n"
           "Exit status: 0 when every run worked, whichever side is faster (and\n"
-          "whichever loses mail); 1 if a run, a crash test or a set-up failed; 2 for\n"
-          "a usage error; 130 or 143 after SIGINT or SIGTERM (the runs so far are\n"
+          "whichever loses mail); 1 if the JSON or an export could not be written; 2\n"
+          "for a usage error; 3 if a run, a crash test or a set-up failed; 130 or 143\n"
+          "after SIGINT or SIGTERM (the runs so far are\n"
           "reported, marked partial).\n",
           fp);
 }

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exit_status.h"
 #include "clock.h"
 #include "cost_model.h"
 #include "disk_probe.h"
@@ -42,6 +43,7 @@
 #include "optgroup.h"
 #include "pf_spool.h"
 #include "bench_compare.h"
+#include "bench_repeat.h"
 #include "bench_check.h"
 #include "bench_compare_report.h"
 #include "bench_drain.h"
@@ -442,6 +444,12 @@ int spoolsim_bench(int argc, char **argv)
         json_meta_run_free(&run);
         return status;
     }
+    if (opts.runs_given) {
+        status = bench_repeat_main(&opts, &b.d, argc, argv, skip);
+        free(skip);
+        json_meta_run_free(&run);
+        return status;
+    }
     free(skip);
     /* the logs away from the spool's filesystem: a full spool must not cut them (issue 35) */
     drive_make_work_dir(&b.d, NULL, "TMPDIR", "bench");
@@ -526,7 +534,9 @@ int spoolsim_bench(int argc, char **argv)
     status = interrupt_flush_stdout();
     if (interrupted)
         return interrupt_exit_status();
-    if (status != 0 || unsaved || res.relay_status != 0 || res.source_status != 0)
-        return 1;
-    return opts.discard || bench_report_exactly_once(&res) ? 0 : 1;
+    if (res.relay_status != 0 || res.source_status == EXIT_STATUS_INCOMPLETE)
+        return EXIT_STATUS_INCOMPLETE;
+    if (status != 0 || unsaved || res.source_status != 0)
+        return EXIT_STATUS_BAD; /* no result to read, or messages that failed */
+    return opts.discard || bench_report_exactly_once(&res) ? EXIT_STATUS_OK : EXIT_STATUS_BAD;
 }

@@ -71,6 +71,12 @@ _Noreturn void bench_check_dry_run(const struct bench_options *o, const char *pa
                               "%s (fetched if need be), %s from %u sessions each, in a private "
                               "directory in %s",
                               o->runs, o->compare, o->compare, load, o->common.sessions, parent);
+    if (o->runs_given)
+        optgroup_dry_run_done("would run a warm-up and %u runs of smtp-source -> %s -> %s, %s "
+                              "from %u sessions, each spool in a private directory in %s",
+                              o->runs, o->mta ? o->mta : "spoolsim relay",
+                              o->discard ? "discard" : "smtp-sink", load, o->common.sessions,
+                              parent);
     optgroup_dry_run_done(
         "would run smtp-source -> %s -> %s, %s from %u sessions, the spool in a "
         "private directory in %s%s",

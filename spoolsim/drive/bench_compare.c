@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "exit_status.h"
 #include "bench_compare.h"
 #include "bench_compare_report.h"
 #include "fileutil.h"
@@ -63,6 +64,34 @@ static void read_disk(const char *json, struct bench_compare_side *side)
     bench_compare_report_add_disk(side, &d);
 }
 
+char *bench_compare_child(struct drive *d, int argc, char **argv, const unsigned char *skip,
+                          const char *name, const char *const extra[], int *status)
+{
+    char file[80], json[PATH_MAX];
+    char **args = xcalloc((size_t)argc + 16, sizeof(*args));
+    struct drive_child child = {0};
+    int n = 0;
+
+    snprintf(file, sizeof(file), "%s.json", name);
+    drive_path(d, file, json);
+    args[n++] = d->self;
+    args[n++] = "bench";
+    for (int i = 1; i < argc; i++)
+        if (!skip[i])
+            args[n++] = argv[i];
+    args[n++] = "-q"; /* the report is this one's: theirs are in their JSON */
+    args[n++] = "--json";
+    args[n++] = json;
+    for (int i = 0; extra && extra[i] && n < argc + 15; i++)
+        args[n++] = (char *)extra[i];
+    args[n] = NULL;
+    *status = drive_spawn(d, &child, name, args) == 0 ? drive_exit_status(drive_reap(&child)) : -1;
+    free(args);
+    if (interrupted)
+        return NULL;
+    return fileutil_read_all(json, NULL);
+}
+
 /*
  * Run `number' of one side as a child bench whose report goes to
  * WORK/NAME.json: 0 with its rates added, or -1 (said why) when it did
@@ -72,36 +101,21 @@ static int run_side(struct compare_run *r, enum compare_side side, unsigned numb
 {
     const struct bench_options *o = r->o;
     const char *what = side == SIDE_MODEL ? "model" : o->compare;
-    char name[48], file[64], json[PATH_MAX];
-    char **args = xcalloc((size_t)r->argc + 10, sizeof(*args));
-    struct drive_child child = {0};
+    const char *const extra[] = {side == SIDE_MODEL ? "--profile" : "--mta", o->compare, NULL};
+    char name[48];
     double delivered, injected, lost = 0, duplicated = 0;
-    int n = 0, status;
+    int status;
     char *text;
 
     snprintf(name, sizeof(name), "%s-%u", what, number);
-    snprintf(file, sizeof(file), "%s.json", name);
-    drive_path(r->d, file, json);
-    args[n++] = r->d->self;
-    args[n++] = "bench";
-    for (int i = 1; i < r->argc; i++)
-        if (!r->skip[i])
-            args[n++] = r->argv[i];
-    args[n++] = "-q"; /* the report is this one's: theirs are in their JSON */
-    args[n++] = "--json";
-    args[n++] = json;
-    args[n++] = side == SIDE_MODEL ? "--profile" : "--mta";
-    args[n++] = (char *)o->compare;
-    args[n] = NULL;
     if (!o->common.quiet)
         fprintf(stderr, "spoolsim bench: run %u of %u: %s...\n", number, o->runs,
                 side == SIDE_MODEL ? "the relay and its model" : o->compare);
-    status =
-        drive_spawn(r->d, &child, name, args) == 0 ? drive_exit_status(drive_reap(&child)) : -1;
-    free(args);
-    if (interrupted)
+    text = bench_compare_child(r->d, r->argc, r->argv, r->skip, name, extra, &status);
+    if (interrupted) {
+        free(text);
         return -1;
-    text = fileutil_read_all(json, NULL);
+    }
     if (text == NULL || json_read_number(text, "delivered_per_s", &delivered) != 0 ||
         json_read_number(text, "injected_per_s", &injected) != 0) {
         msg_warn("run %u of the %s did not finish (exit status %d):", number, what, status);
@@ -175,8 +189,8 @@ int bench_compare_main(const struct bench_options *o, struct drive *d, int argc,
         failed = 1;
     drive_remove_work(d);
     if (interrupt_flush_stdout() != 0)
-        return 1;
+        return EXIT_STATUS_BAD;
     if (interrupted)
         return interrupt_exit_status();
-    return failed ? 1 : 0;
+    return failed ? EXIT_STATUS_INCOMPLETE : EXIT_STATUS_OK;
 }

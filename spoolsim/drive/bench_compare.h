@@ -24,6 +24,16 @@
  * verdict is in the report, not in the status), 1 when one did not, the
  * interrupt's when a signal stopped it.
  */
+/*
+ * One child run of this bench, as --compare and -n make them: argv less
+ * the elements marked in skip, then -q, --json WORK/NAME.json and extra
+ * (NULL-terminated; may be NULL). Its JSON report (malloc'd), or NULL
+ * when it wrote none or a signal came; *status is its exit status (-1:
+ * not started, or killed).
+ */
+char *bench_compare_child(struct drive *d, int argc, char **argv, const unsigned char *skip,
+                          const char *name, const char *const extra[], int *status);
+
 int bench_compare_main(const struct bench_options *o, struct drive *d, int argc, char **argv,
                        const unsigned char *skip);
 

@@ -27,8 +27,8 @@ void bench_mta_check_options(struct bench_options *o)
     const char *mta = o->mta ? o->mta : o->compare;
     const char *option = o->mta ? "--mta" : "--compare";
 
-    if (o->runs_given && o->compare == NULL)
-        msg_usage("--runs counts the runs of --compare");
+    if (o->runs_given && o->compare == NULL && o->common.csv)
+        msg_usage("--csv is a run's timeline: not with -n, which makes several");
     if (mta == NULL)
         return;
     if (o->compare && o->common.csv)

@@ -79,7 +79,9 @@ static void usage(FILE *fp, const struct optgroup *g)
             "                        MTA (--mta), the same load and spool filesystem, runs\n"
             "                        alternating: both rates, their ratio and whether they\n"
             "                        agree within +-15 %%\n"
-            "  --runs N              --compare's runs of each side (%u; at most %u)\n",
+            "  -n, --runs N          the run N times after a warm-up run: the median, its\n"
+            "                        95 %% interval and the spread; with --compare, the\n"
+            "                        runs of each side (%u; at most %u)\n",
             RELAY_CLEANUP_THREADS_DEFAULT, RELAY_CONCURRENCY_DEFAULT, BENCH_COMPARE_RUNS,
             BENCH_COMPARE_RUNS_MAX);
     optgroup_help(fp, g, OPTGROUP_OUTPUT, 21);
@@ -114,7 +116,6 @@ enum {
     OPT_CLIENT_JITTER,
     OPT_MTA,
     OPT_COMPARE,
-    OPT_RUNS,
 };
 
 /* A count for the relay, from 1 to max: checked here, passed on as it was written. */
@@ -133,7 +134,7 @@ static int getenv_set(const char *name)
 }
 
 /*
- * The option just parsed is not for --compare's runs: its argv elements
+ * The option just parsed is not for the runs of --compare or -n: its argv elements
  * (one, or two where the value came as the next) are marked in skip.
  */
 static void skip_parsed(unsigned char *skip, char **argv, int has_value)
@@ -174,7 +175,7 @@ void bench_options_parse(struct bench_options *o, int argc, char **argv, unsigne
         {"client-jitter", required_argument, NULL, OPT_CLIENT_JITTER},
         {"mta", required_argument, NULL, OPT_MTA},
         {"compare", required_argument, NULL, OPT_COMPARE},
-        {"runs", required_argument, NULL, OPT_RUNS},
+        {"runs", required_argument, NULL, 'n'},
         {NULL, 0, NULL, 0},
     };
     const struct optarg_store stored[] = {
@@ -189,8 +190,8 @@ void bench_options_parse(struct bench_options *o, int argc, char **argv, unsigne
     int ch;
 
     memset(o, 0, sizeof(*o));
-    optgroup_init(&g, &o->common, OPTGROUP_NO_OPERANDS | OPTGROUP_WORKLOAD | OPTGROUP_OUTPUT, "",
-                  long_options, "spoolsim bench", usage);
+    optgroup_init(&g, &o->common, OPTGROUP_NO_OPERANDS | OPTGROUP_WORKLOAD | OPTGROUP_OUTPUT,
+                  "n:", long_options, "spoolsim bench", usage);
     o->sync = NULL; /* the profile's own: fsync for postfix */
     o->qmgr = relay_options_qmgr_names[0];
     o->profile = "postfix";
@@ -270,7 +271,7 @@ void bench_options_parse(struct bench_options *o, int argc, char **argv, unsigne
             o->compare = bench_mta_names[optarg_choice(optarg, "--compare", bench_mta_names)];
             skip_parsed(skip, argv, 1);
             break;
-        case OPT_RUNS:
+        case 'n':
             o->runs = (unsigned)optarg_count(optarg, "--runs", 1, BENCH_COMPARE_RUNS_MAX);
             o->runs_given = 1;
             skip_parsed(skip, argv, 1);

@@ -15,7 +15,7 @@
 /*
  * Parse argv into o (which is set up here). skip has an element for each
  * of argv's, zeroed by the caller: the elements of the options that are not for --compare's
- * runs (--calibrate and its kin, --compare, --runs) are set to 1.
+ * runs, and -n's (--calibrate and its kin, --compare, -n/--runs) are set to 1.
  */
 void bench_options_parse(struct bench_options *o, int argc, char **argv, unsigned char *skip);
 /* smtp-source's rule for its --threads: no more threads than sessions. */

@@ -24,6 +24,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "exit_status.h"
 #include "bench_drain.h"
 #include "clock.h"
 #include "drive.h"
@@ -50,7 +51,37 @@
 
 /* A notice of sweep's own, unless -q. */
 #define notice(s, ...)                                                                             \
-    progress_out_notice(NULL, (s)->opts->common.quiet, "spoolsim sweep", __VA_ARGS__)
+    progress_out_notice(&(s)->progress, (s)->opts->common.quiet, "spoolsim sweep", __VA_ARGS__)
+
+/*
+ * The status line: "step 3/12 at 400 msgs/s: window | 1:05 elapsed | ETA
+ * 0:04", the time left being the step's (the steps to come are not known
+ * in advance when the search grows and bisects; a list's are: its steps
+ * left at this step's length are added).
+ */
+static void show_progress(struct sweep *s)
+{
+    const struct sweep_options *o = s->opts;
+    uint64_t now = clock_now_ns();
+    double step_s = o->warmup + o->window + o->slo + 1, in_step, left;
+    char label[96], text[256];
+    struct progress_stats ps = {0};
+
+    if (!progress_out_on(&s->progress) || now < s->next_show_ns)
+        return;
+    s->next_show_ns = now + CLOCK_NS_PER_SEC;
+    in_step = (double)(now - s->step_start_ns) / 1e9;
+    left = in_step < step_s ? step_s - in_step : 0;
+    if (o->n_rates)
+        left += step_s * (double)(o->n_rates - s->n_steps - 1);
+    snprintf(label, sizeof(label), "step %u/%u at %.6g msgs/s: %s", s->n_steps + 1,
+             o->n_rates ? (unsigned)o->n_rates : o->max_steps, s->rate, s->phase);
+    ps.label = label;
+    ps.elapsed_s = (double)(now - s->start_ns) / 1e9;
+    ps.eta_s = left;
+    progress_format(&ps, text, sizeof(text));
+    progress_out_show(&s->progress, text);
+}
 
 /* Whether the child has exited, leaving it to be reaped (its usage recorded) by drive_reap. */
 static int exited(const struct drive_child *c)
@@ -163,14 +194,15 @@ static int start_source(struct sweep *s, struct drive_child *c, const char *name
     return drive_spawn(&s->d, c, name, argv);
 }
 
-/* Sleep until the clock reaches `until' or a signal comes. */
-static void wait_until(uint64_t until)
+/* Sleep until the clock reaches `until' or a signal comes, the status line kept. */
+static void wait_until(struct sweep *s, uint64_t until)
 {
     uint64_t now;
 
     while (!interrupted && (now = clock_now_ns()) < until) {
         uint64_t us = (until - now) / CLOCK_NS_PER_US;
 
+        show_progress(s);
         usleep(us < 20000 ? (useconds_t)us : 20000);
     }
 }
@@ -412,11 +444,15 @@ static void run_step(struct sweep *s, unsigned i, double rate, struct sweep_step
     notice(s, "step %u: %.6g msgs/s offered...", i + 1, rate);
 
     t0 = clock_now_ns();
+    s->step_start_ns = t0;
+    s->rate = rate;
     if (o->warmup > 0) {
+        s->phase = "warm-up";
         if (start_source(s, &s->warm, warm_name, target, rate, o->warmup) != 0)
             give_up(s, warm_name, "smtp-source");
-        wait_until(t0 + (uint64_t)(o->warmup * 1e9));
+        wait_until(s, t0 + (uint64_t)(o->warmup * 1e9));
     }
+    s->phase = "window";
     if (start_source(s, &s->source, src_name, target, rate, o->window) != 0)
         give_up(s, src_name, "smtp-source");
     if (have_sink)
@@ -425,7 +461,8 @@ static void run_step(struct sweep *s, unsigned i, double rate, struct sweep_step
         st->m.queue_known = 1;
         st->m.queue_start = (double)bench_drain_pending(&drain);
     }
-    wait_until(t0 + (uint64_t)((o->warmup + o->window) * 1e9));
+    wait_until(s, t0 + (uint64_t)((o->warmup + o->window) * 1e9));
+    s->phase = "grace";
     if (have_sink)
         st->arrived_per_s =
             ((double)bench_drain_tally_update(&sunk, sink_log) - sunk_start) / o->window;
@@ -434,10 +471,12 @@ static void run_step(struct sweep *s, unsigned i, double rate, struct sweep_step
     /* the clients' last replies: at most the SLO and a second more, then stopped */
     grace_end = clock_now_ns() + (uint64_t)((o->slo + 1) * 1e9);
     for (uint64_t end = grace_end; !interrupted && s->source.pid > 0 && clock_now_ns() < end;)
-        if (waitpid(s->source.pid, NULL, WNOHANG) == s->source.pid)
+        if (waitpid(s->source.pid, NULL, WNOHANG) == s->source.pid) {
             s->source.pid = 0;
-        else
+        } else {
+            show_progress(s);
             usleep(20000);
+        }
     stop_client(&s->source);
     stop_client(&s->warm);
     if (interrupted)
@@ -524,6 +563,9 @@ int spoolsim_sweep(int argc, char **argv)
     if (opts.common.dry_run)
         dry_run(s, parent);
     interrupt_install();
+    progress_out_init(&s->progress, stderr, opts.common.progress);
+    progress_out_hook_messages(&s->progress);
+    s->start_ns = clock_now_ns();
     optgroup_forget_results(&opts.common);
     drive_make_work_dir(&s->d, opts.spool_parent, "--spool", "sweep");
     notice(s, "work directory %s", s->d.work);
@@ -545,6 +587,7 @@ int spoolsim_sweep(int argc, char **argv)
             break;
     }
     stop_all(s);
+    progress_out_clear(&s->progress); /* no partial line before the report */
     if (interrupted)
         interrupt_print_partial(json_meta_text_stream(opts.common.json));
     sweep_report_print(s, &search, json_meta_text_stream(opts.common.json));
@@ -561,5 +604,7 @@ int spoolsim_sweep(int argc, char **argv)
         status = -1;
     if (interrupted)
         return interrupt_exit_status();
-    return status != 0 || accepted <= 0 ? 1 : 0;
+    if (accepted <= 0)
+        return EXIT_STATUS_INCOMPLETE; /* the target took nothing: no knee was measured */
+    return status != 0 ? EXIT_STATUS_BAD : EXIT_STATUS_OK;
 }

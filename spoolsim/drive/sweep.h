@@ -16,6 +16,7 @@
 #include "fsinfo.h"
 #include "json_meta.h"
 #include "optgroup.h"
+#include "progress_out.h"
 #include "sweep_search.h"
 
 #define RELAY_ARGS_MAX 32
@@ -62,6 +63,11 @@ struct sweep {
     char spool_parent_used[PATH_MAX];
     struct sweep_step steps[SWEEP_MAX_RATES];
     unsigned n_steps;
+    /* the status line (--progress): what the step under way is doing */
+    struct progress_out progress;
+    uint64_t start_ns, step_start_ns, next_show_ns;
+    double rate;       /* the step's offered rate */
+    const char *phase; /* "warm-up", "window", "grace" */
 };
 
 /* sweep_options.c: the command line into o, or a usage error (exit status 2). */

@@ -49,8 +49,9 @@ static void usage(FILE *fp, const struct optgroup *g)
                 "                        next hop (smtp-sink -w)\n");
     optgroup_help(fp, g, OPTGROUP_OUTPUT, 21);
     fprintf(fp, "\n"
-                "Exit status: 0 when the sweep ran (whether or not a rate held), 1 when a\n"
-                "program did not start or failed, 2 for usage errors.\n");
+                "Exit status: 0 when the sweep ran (whether or not a rate held), 1 when the\n"
+                "JSON could not be written, 2 for usage errors, 3 when a program did not\n"
+                "start or failed, or no message was accepted.\n");
 }
 
 enum {
@@ -147,8 +148,9 @@ void sweep_options_parse(struct sweep_options *o, int argc, char **argv)
     memset(o, 0, sizeof(*o));
     optgroup_init(&g, &o->common,
                   OPTGROUP_SESSIONS | OPTGROUP_SIZE | OPTGROUP_JSON | OPTGROUP_KEEP |
-                      OPTGROUP_QUIET | OPTGROUP_HELP | OPTGROUP_DRY_RUN,
+                      OPTGROUP_QUIET | OPTGROUP_HELP | OPTGROUP_DRY_RUN | OPTGROUP_PROGRESS,
                   "", long_options, "spoolsim sweep", usage);
+    g.progress_what = " (the step, its rate and phase, the time left)";
     o->start = 50;
     o->factor = 2;
     o->tolerance = 0.1;

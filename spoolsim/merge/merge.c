@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exit_status.h"
 #include "fileutil.h"
 #include "json.h"
 #include "json_meta.h"
@@ -215,7 +216,7 @@ int spoolsim_merge(int argc, char **argv)
         report_text(stdout, &m);
     if (o.output && save_json(o.output, &m, &run) != 0) {
         msg_warn("cannot write %s: %s", o.output, strerror(errno));
-        status = 1;
+        status = EXIT_STATUS_BAD;
     }
     merge_data_free(&m);
     json_meta_run_free(&run);

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exit_status.h"
 #include "fileutil.h"
 #include "json_read.h"
 #include "msg.h"
@@ -309,6 +310,7 @@ int spoolsim_plot(int argc, char **argv)
     struct picture pic;
     size_t n, len;
     char title[512], what[160], *output, *doc;
+    int status = EXIT_STATUS_OK;
 
     parse_options(argc, argv, &o);
     n = (size_t)(argc - optind);
@@ -329,17 +331,17 @@ int spoolsim_plot(int argc, char **argv)
     if (fileutil_write_output(output, doc, len) != 0) {
         int e = errno;
 
-        free(doc); /* the picture is the one large block: not left to the exit */
-        msg_fatal("%s: cannot write: %s", strcmp(output, "-") == 0 ? "standard output" : output,
-                  strerror(e));
-    }
-    if (strcmp(output, "-") != 0)
+        msg_warn("%s: cannot write: %s", strcmp(output, "-") == 0 ? "standard output" : output,
+                 strerror(e));
+        status = EXIT_STATUS_BAD; /* drawn, but not there to look at */
+    } else if (strcmp(output, "-") != 0) {
         printf("%s: %s\n", output, what); /* not into the picture */
+    }
     free(doc);
     picture_free(&pic);
     for (size_t i = 0; i < n; i++)
         free(r[i].text);
     free(r);
     free(output);
-    return 0;
+    return status;
 }

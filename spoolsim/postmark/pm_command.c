@@ -371,7 +371,7 @@ static int cmd_run(struct pm_session *s, const char *param)
             pm_error(s, "write error on '%s'", param);
         /* A partial run's JSON would read as a whole one: none is written. */
         if (s->json_path && !r->interrupted && pm_report_json(s->json_path, &total, r, &how) != 0)
-            s->failed_runs++; /* a result that cannot be kept is a run that failed */
+            s->unsaved_runs++; /* measured, but not there to read: exit 1, not 3 */
     }
     free(r);
     return 0;

@@ -43,6 +43,7 @@ struct pm_session {
     int check_only;             /* set commands only: run, show, load, help and ! do nothing */
     unsigned errors;            /* commands refused */
     unsigned failed_runs;       /* runs with no figure, or whose file operations failed */
+    unsigned unsaved_runs;      /* runs whose JSON result could not be written */
 };
 
 void pm_command_session_init(struct pm_session *s, FILE *out, FILE *err);

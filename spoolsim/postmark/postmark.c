@@ -8,10 +8,10 @@
  * checked whole, and nothing of it runs. Without FILE, ./.pmrc is read if
  * it exists.
  *
- * Exit status: 0; 1 when a run failed (file operations that failed, out
- * of files); 2 for a usage error or a command in error; 130 or 143 after
- * SIGINT or SIGTERM, which end the run under way as PostMark's own end
- * does, deleting its files, and print its report marked partial.
+ * Exit status (exit_status.h): 0; 3 when a run failed (file operations
+ * that failed, out of files); 1 when its output could not be written; 2 for a usage error or a
+ * command in error; 130 or 143 after SIGINT or SIGTERM, which end the run under way as PostMark's
+ * own end does, deleting its files, and print its report marked partial.
  */
 #include "config.h"
 
@@ -21,6 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exit_status.h"
 #include "interrupt.h"
 #include "msg.h"
 #include "optarg.h"
@@ -59,8 +60,9 @@ static void usage(FILE *fp, const struct optgroup *g)
                 "-q silences PostMark's own progress text on standard output; the status line\n"
                 "replaces it when standard output and standard error are one terminal.\n"
                 "\n"
-                "Exit status: 0; 1 if a run failed (file operations failed, out of files); 2 for\n"
-                "a usage error or a command in error; 130 or 143 after SIGINT or SIGTERM, which\n"
+                "Exit status: 0; 1 if the output could not be written; 2 for a usage error or a\n"
+                "command in error; 3 if a run failed (file operations failed, out of files);\n"
+                "130 or 143 after SIGINT or SIGTERM, which\n"
                 "end the run under way, delete its files and print its report marked partial.\n");
 }
 
@@ -137,9 +139,11 @@ int spoolsim_postmark(int argc, char **argv)
     if (interrupt_signal())
         status = interrupt_exit_status();
     else if (session.errors)
-        status = 2;
+        status = EXIT_STATUS_USAGE;
+    else if (session.failed_runs)
+        status = EXIT_STATUS_INCOMPLETE; /* a run whose file operations failed gave no figures */
     else
-        status = status != 0 || session.failed_runs ? 1 : 0;
+        status = status != 0 || session.unsaved_runs ? EXIT_STATUS_BAD : EXIT_STATUS_OK;
     progress_out_clear(&status_line);
     msg_set_hook(NULL, NULL);
     pm_command_session_free(&session);

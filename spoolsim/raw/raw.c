@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "exit_status.h"
 #include "clock.h"
 #include "fileutil.h"
 #include "disk_probe.h"
@@ -553,7 +554,7 @@ int spoolsim_raw(int argc, char **argv)
         return interrupt_exit_status();
     if (status != 0) {
         msg_warn("stopped: %s", res.error);
-        return 1;
+        return EXIT_STATUS_INCOMPLETE;
     }
-    return out_status == 0 && !unsaved ? 0 : 1;
+    return out_status == 0 && !unsaved ? EXIT_STATUS_OK : EXIT_STATUS_BAD;
 }

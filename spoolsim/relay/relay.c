@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exit_status.h"
 #include "clock.h"
 #include "endpoint.h"
 #include "fdlimit.h"
@@ -30,6 +31,7 @@
 #include "cpu_burn.h"
 #include "msg.h"
 #include "relay_dry_run.h"
+#include "loops.h"
 #include "relay_loop.h"
 #include "received.h"
 #include "relay_private.h"
@@ -320,6 +322,7 @@ int spoolsim_relay(int argc, char **argv)
      * descriptors or threads (a pipe, an event base each) fails here, with
      * nothing made yet.
      */
+    loops_catch_fatal();
     if ((r.base = event_base_new()) == NULL)
         listen_failed(&listen_file, 0, "cannot create an event base");
     pthread_mutex_init(&r.stats_lock, NULL);
@@ -439,5 +442,5 @@ int spoolsim_relay(int argc, char **argv)
     pf_spool_close(&r.spool);
     close(lock_fd);
     json_meta_run_free(&run);
-    return unsaved ? 1 : 0;
+    return unsaved ? EXIT_STATUS_BAD : EXIT_STATUS_OK;
 }

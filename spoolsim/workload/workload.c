@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "exit_status.h"
 #include "json.h"
 #include "json_meta.h"
 #include "maillog_line.h"
@@ -73,9 +74,10 @@ static void usage(FILE *fp, const struct optgroup *g)
                 "  --no-summary        no text summary on standard output\n");
     optgroup_help(fp, g, OPTGROUP_HELP, 18);
     fprintf(fp, "\n"
-                "Exit status: 0 when every log was read to its end; 1 if one was not (a\n"
-                "damaged gzip file, a read error: what was read still counts) or the output\n"
-                "could not be written; 2 for a usage error or a log that cannot be opened.\n");
+                "Exit status: 0 when every log was read to its end; 1 if the output could\n"
+                "not be written; 2 for a usage error or a log that cannot be opened; 3 if a\n"
+                "log was not read to its end (a damaged gzip file, a read error: what was\n"
+                "read still counts).\n");
 }
 
 enum { OPT_FROM_MAILLOG = 256, OPT_YEAR, OPT_NO_SUMMARY };
@@ -354,7 +356,7 @@ int spoolsim_workload(int argc, char **argv)
             continue;
         }
         if (input_read(&in[i], &s, &y, buf) != 0)
-            status = 1;
+            status = EXIT_STATUS_INCOMPLETE; /* the log was not read to its end */
     }
     free(buf);
     maillog_sum_finish(&s);
@@ -362,7 +364,7 @@ int spoolsim_workload(int argc, char **argv)
         report_text(stdout, &s);
     if (o.output && write_json(o.output, &s, in, n, &run) != 0) {
         msg_warn("cannot write %s: %s", o.output, strerror(errno));
-        status = 1;
+        status = EXIT_STATUS_BAD;
     }
     maillog_sum_free(&s);
     free(in);

@@ -112,10 +112,10 @@ check "postmark: JSON metric" python3 -c "import json,sys; d=json.load(open('$WO
 check "postmark: its directories removed" clean
 
 # --- a failed run: reported, the rest still runs, exit 1
-check "failed runs: exit 1" sh -c "SPOOLSIM_SMTP_SINK=/nonexistent TMPDIR='$TMP' timeout 120 '$RELAY' ab -n 2 --warmup-runs 0 '$A' '$B' -- relay -m 10 >'$WORK/fail.out' 2>'$WORK/fail.err'; test \$? = 1"
+check "failed runs: exit 3" sh -c "SPOOLSIM_SMTP_SINK=/nonexistent TMPDIR='$TMP' timeout 120 '$RELAY' ab -n 2 --warmup-runs 0 '$A' '$B' -- relay -m 10 >'$WORK/fail.out' 2>'$WORK/fail.err'; test \$? = 3"
 check "the report still printed" grep -q "^A run 2: failed\$" "$WORK/fail.out"
 check "no verdict without figures" grep -q "^verdict: cannot compare" "$WORK/fail.out"
-check "the failure explained" grep -q "A run 1: relay failed: exit status 1" "$WORK/fail.err"
+check "the failure explained" grep -q "A run 1: relay failed: exit status 3" "$WORK/fail.err"
 check "nothing left behind after failures" clean
 
 # --- usage errors: exit 2, naming the problem

@@ -85,7 +85,7 @@ ab -n 2 --warmup-runs 1 --json "$WORK/fail.json" --setup-a "$FAIL_A" --setup-b t
     -- raw -m 20 -w 1 >"$WORK/fail.out" 2>"$WORK/fail.err"
 status=$?
 cat "$WORK/fail.err"
-check "a set-up that exits 3: exit 1" test "$status" = 1
+check "a set-up that exits 3: exit 3 (the comparison could not complete)" test "$status" = 3
 check "the message names the side, the command and its status" \
     grep -qF "spoolsim ab: fatal: A run 1: --setup-a \`$FAIL_A' failed: exit status 3" "$WORK/fail.err"
 check "with what it said" grep -qxF "  setup: cannot toggle" "$WORK/fail.err"
@@ -95,9 +95,9 @@ check "nothing left behind after a failed set-up" nothing_left
 killed_prepare() {
     ab -q -n 2 --setup-a true --setup-b true --prepare 'kill -9 $$' "$D" -- raw -m 20 \
         >"$WORK/kill.out" 2>&1
-    [ $? = 1 ] && grep -qF -- "warm-up A 1: --prepare \`kill -9 \$\$' failed: killed by signal 9" "$WORK/kill.out"
+    [ $? = 3 ] && grep -qF -- "warm-up A 1: --prepare \`kill -9 \$\$' failed: killed by signal 9" "$WORK/kill.out"
 }
-check "a --prepare that is killed: exit 1, named" killed_prepare
+check "a --prepare that is killed: exit 3, named" killed_prepare
 check "and nothing left" nothing_left
 
 # --- SIGINT during a set-up stops it and reports the runs so far

@@ -48,7 +48,7 @@ check "--tls: at least one of each" test "$(json_get "$relay4" hop_tls_sessions)
 check "bad option: exit 2" sh -c "'$RELAY' bench --frobnicate >/dev/null 2>&1; test \$? = 2"
 check "bad --sync: exit 2" sh -c "'$RELAY' bench --sync sometimes >/dev/null 2>&1; test \$? = 2"
 check "missing --spool directory: a clear error" sh -c "! '$RELAY' bench -m 10 --spool '$WORK/nonexistent' 2>'$WORK/e.err' && grep -q nonexistent '$WORK/e.err'"
-check "a component that cannot start: exit 1" sh -c "SPOOLSIM_SMTP_SINK=/nonexistent '$RELAY' bench -m 10 --spool '$TMP' >/dev/null 2>&1; test \$? = 1"
+check "a component that cannot start: exit 3" sh -c "SPOOLSIM_SMTP_SINK=/nonexistent '$RELAY' bench -m 10 --spool '$TMP' >/dev/null 2>&1; test \$? = 3"
 rm -rf "$TMP"/spoolsim-spool.*  # what --keep kept above
 check "and nothing left behind" sh -c "SPOOLSIM_SMTP_SINK=/nonexistent '$RELAY' bench -m 10 --spool '$TMP' >/dev/null 2>&1; test -z \"\$(ls -A '$TMP')\""
 finish

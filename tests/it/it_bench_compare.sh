@@ -21,7 +21,7 @@ usage_error() {
     "$RELAY" bench "$@" >"$WORK/usage.out" 2>&1
     [ $? = 2 ] && grep -q -- "$want" "$WORK/usage.out"
 }
-check "--runs without --compare is a usage error" usage_error "--runs counts" --runs 3
+check "--runs (-n) with --csv is a usage error" usage_error "not with -n" --runs 3 --csv "$WORK/runs.csv"
 check "--mta sendmail is a usage error" usage_error "--mta" --mta sendmail
 check "--mta with --compare is a usage error" usage_error "exclude each other" \
     --mta postfix --compare postfix
@@ -56,7 +56,7 @@ mkdir -m 755 "$WORK/sp" || exit 1
 # A directory they cannot pass: said, naming it, before Postfix starts.
 mkdir -m 700 "$WORK/closed" || exit 1
 "$RELAY" bench --spool "$WORK/closed" --mta postfix -m 10 -s 1 >"$WORK/closed.out" 2>&1
-check "a spool the MTA's daemons cannot reach: exit 1" test $? = 1
+check "a spool the MTA's daemons cannot reach: exit 3" test $? = 3
 check "  ... naming the directory" grep -q "cannot pass through $WORK/closed" "$WORK/closed.out"
 
 # The real Postfix alone.

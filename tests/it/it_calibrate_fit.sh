@@ -51,17 +51,17 @@ check "--relay-cpu: the relay's CPU by role, in clock ticks" \
 
 sed '2s/ smtp / smtp x /' "$WORK/points" >"$WORK/bad"
 fit "$WORK/bad" "$WORK/bad.json" 2>"$WORK/bad.err"
-check "a bad point: exit 1" test $? = 1
+check "a bad point: exit 3" test $? = 3
 check "  naming its line" grep -q "bad line 2: class smtp has no number after it" "$WORK/bad.err"
 check "  and no model left" test ! -e "$WORK/bad.json"
 sed 's/smtpd [0-9]*$/smtpd 0/; s/smtp [0-9]*$/smtp 0/; s/smtpd [0-9]* smtp [0-9]*/smtpd 0 smtp 0/' \
     "$WORK/points" >"$WORK/zero"
 fit "$WORK/zero" "$WORK/zero.json" 2>"$WORK/zero.err"
-check "no CPU at all: exit 1, less than the bare relay, no model" sh -c "test $? = 1 && grep -q 'less than the bare relay.*not all counted; no model written' '$WORK/zero.err' && test ! -e '$WORK/zero.json'"
+check "no CPU at all: exit 3, less than the bare relay, no model" sh -c "test $? = 3 && grep -q 'less than the bare relay.*not all counted; no model written' '$WORK/zero.err' && test ! -e '$WORK/zero.json'"
 # A fit the relay would refuse (cost_model.h's bounds) is no model to keep.
 "$RELAY" calibrate --fit "$WORK/points" "$WORK/fast.json" postfix 3.7.11 "$ROLES" m 1000000 \
     "$WORK/machine.json" 2>"$WORK/fast.err"
-check "a speed past the bounds: exit 1, saying why, no model" sh -c "test $? = 1 && grep -q 'no model the relay takes (reference_speed is 1e+06: .*); no model written' '$WORK/fast.err' && test ! -e '$WORK/fast.json'"
+check "a speed past the bounds: exit 3, saying why, no model" sh -c "test $? = 3 && grep -q 'no model the relay takes (reference_speed is 1e+06: .*); no model written' '$WORK/fast.err' && test ! -e '$WORK/fast.json'"
 "$RELAY" calibrate --fit "$WORK/points" "$WORK/m.json" postfix >/dev/null 2>"$WORK/usage.err"
 check "--fit without its arguments: exit 2" test $? = 2
 "$RELAY" calibrate --fit "$WORK/points" - postfix 3.7.11 '["loop"]' m 400 "$WORK/machine.json" \

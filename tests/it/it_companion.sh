@@ -55,13 +55,13 @@ done
 "$T/x/spoolsim" bench -q -m 1 --spool "$WORK/spool" >"$WORK/copy.out" 2>"$WORK/copy.err"
 status=$?
 cat "$WORK/copy.err"
-check "a copy without its programs: exit 1" test "$status" -eq 1
+check "a copy without its programs: exit 3" test "$status" -eq 3
 check "  naming the program it looked for, and where" \
     grep -q "cannot find smtp-sink next to $T/x/spoolsim" "$WORK/copy.err"
 "$T/x/spoolsim" calibrate postfix -m 200 -o - >"$WORK/copycal.out" 2>"$WORK/copycal.err"
 status=$?
 cat "$WORK/copycal.err"
-check "a copy without the script: calibrate exits 1" test "$status" -eq 1
+check "a copy without the script: calibrate exits 3" test "$status" -eq 3
 check "  naming the variable that gives it" grep -q "set SPOOLSIM_CALIBRATE_SCRIPT" "$WORK/copycal.err"
 check "  and it ran none of the build-tree lookalikes" test ! -e "$WORK/ran"
 check "  nor left anything in the spool" test -z "$(ls -A "$WORK/spool")"

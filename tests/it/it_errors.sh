@@ -170,13 +170,13 @@ s.bind(('127.0.0.1', $BUSY)); s.listen(); time.sleep(30)" &
 holder=$!
 PIDS="$PIDS $holder"
 wait_port "$BUSY"
-check "relay on a busy port: exit 1" sh -c "timeout 10 '$RELAY' relay --listen 127.0.0.1:$BUSY --spool '$T/spool' 2>'$WORK/busy.err'; test \$? = 1"
+check "relay on a busy port: exit 3" sh -c "timeout 10 '$RELAY' relay --listen 127.0.0.1:$BUSY --spool '$T/spool' 2>'$WORK/busy.err'; test \$? = 3"
 check "  ... says so" grep -q "Address already in use" "$WORK/busy.err"
 check "  ... and made no spool" empty "$T"
 stop "$holder"
 usage relay-hop 'next-hop no.such.host.invalid:25: cannot resolve' \
     timeout 30 "$RELAY" relay --listen 127.0.0.1:0 --spool "$T/spool" --next-hop no.such.host.invalid:25
-check "relay whose Maildir cannot be made: exit 1" sh -c "timeout 10 '$RELAY' relay --listen 127.0.0.1:0 --spool '$T/spool' --next-hop maildir:/proc/self/none 2>'$WORK/md.err'; test \$? = 1"
+check "relay whose Maildir cannot be made: exit 3" sh -c "timeout 10 '$RELAY' relay --listen 127.0.0.1:0 --spool '$T/spool' --next-hop maildir:/proc/self/none 2>'$WORK/md.err'; test \$? = 3"
 check "  ... and the spool it made is gone" empty "$T"
 mkdir "$T/mine"
 check "a spool that was there stays" sh -c "timeout 10 '$RELAY' relay --listen 127.0.0.1:0 --spool '$T/mine' --next-hop maildir:/proc/self/none 2>/dev/null; test -d '$T/mine/incoming'"
@@ -203,7 +203,7 @@ check "ab -- postmark with that file: exit 2" sh -c "TMPDIR='$T' '$RELAY' ab -n 
 check "  ... the errors shown with the user's line numbers" grep -q "^$W/bad.pm:3: unknown command 'foo'" $W/abpm.err
 check "  ... and no rate reported" sh -c "! grep -q 'transactions/s' $W/abpm.out $W/abpm.err"
 printf 'set location /proc/self\nset number 20\nset transactions 20\nrun\nquit\n' >$W/fail.pm
-check "postmark whose file operations fail: exit 1" sh -c "'$RELAY' postmark -q $W/fail.pm >$W/fail.out 2>$W/fail.err; test \$? = 1"
+check "postmark whose file operations fail: exit 3" sh -c "'$RELAY' postmark -q $W/fail.pm >$W/fail.out 2>$W/fail.err; test \$? = 3"
 check "  ... says the run failed" grep -q "file operations failed" $W/fail.err
 printf 'set location %s\nset number 20\nset transactions 20\nrun\nquit\n' "$D" >$W/good.pm
 check "postmark with a good file: exit 0" to $W/good.out "$RELAY" postmark -q $W/good.pm
@@ -278,11 +278,11 @@ for cmd in "bench" "sweep" "raw --spool $T"; do
 done
 usage grp-ab-progress 'usage error: option --progress takes no value' "$RELAY" ab --progress=1 "$T" "$T" -- raw -m 1
 usage grp-pm-progress 'usage error: option --no-progress takes no value' "$RELAY" postmark --no-progress=1
+usage grp-sweep-progress 'usage error: option --progress takes no value' "$RELAY" sweep --progress=1
 for cmd in bench sweep raw relay ab; do
     usage "grp-$cmd-json-missing" 'usage error: option --json requires a value' "$RELAY" $cmd --json
 done
 # what a command does not take is not an option of it
-usage grp-sweep-no-progress 'usage error: unknown option --progress' "$RELAY" sweep --progress
 usage grp-sweep-no-interval 'usage error: unknown option --interval' "$RELAY" sweep --interval 1s
 usage grp-ab-no-keep 'usage error: unknown option --keep' "$RELAY" ab --keep "$T" "$T" -- raw -m 1
 usage grp-relay-no-keep 'usage error: unknown option --keep' "$RELAY" relay --spool "$T/s" --keep

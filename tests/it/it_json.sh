@@ -25,6 +25,10 @@ printf 'set location %s\nset number 20\nset transactions 40\nset json %s\nrun\nq
 check "postmark" to "$WORK/pm.out" timeout 60 "$RELAY" postmark -q "$WORK/pm.cmd"
 check "ab" to "$WORK/ab.out" env TMPDIR="$D" timeout 120 "$RELAY" ab -q -n 2 --warmup-runs 0 \
     --json "$WORK/ab.json" "$D/a" "$D/b" -- raw -m 10 -w 1
+check "bench -n" to "$WORK/bench-n.out" env TMPDIR="$D" timeout 120 "$RELAY" bench -n 1 -m 10 -s 2 \
+    --json "$WORK/bench-n.json"
+check "compare" to "$WORK/compare.out" "$RELAY" compare "$WORK/raw.json" "$WORK/ab.json" \
+    "$WORK/bench-n.json" --json "$WORK/compare.json"
 
 expected_version() {
     if [ -e "$top_srcdir/.git" ] && command -v git >/dev/null; then
@@ -136,6 +140,11 @@ check "postmark: the vocabulary" vocabulary "$WORK/postmark.json" "spoolsim post
     spoolsim postmark -q "$WORK/pm.cmd"
 check "ab: the vocabulary" vocabulary "$WORK/ab.json" "spoolsim ab" sides \
     spoolsim ab -q -n 2 --warmup-runs 0 --json "$WORK/ab.json" "$D/a" "$D/b" -- raw -m 10 -w 1
+
+check "bench -n: the vocabulary" vocabulary "$WORK/bench-n.json" "spoolsim bench" spool \
+    spoolsim bench -n 1 -m 10 -s 2 --json "$WORK/bench-n.json"
+check "compare: the vocabulary" vocabulary "$WORK/compare.json" "spoolsim compare" none \
+    spoolsim compare "$WORK/raw.json" "$WORK/ab.json" "$WORK/bench-n.json" --json "$WORK/compare.json"
 
 check "bench: every parameter" python3 - "$WORK/bench.json" <<'PY'
 import json, sys

@@ -138,7 +138,7 @@ if [ "$(id -u)" = 0 ]; then
             timeout 60 "$WORK/bin/spoolsim" calibrate postfix 2>"$WORK/$1.err"
     }
     calibrate evil SPOOLSIM_CACHE_DIR="$shared"
-    check "calibrate as root with the cache owned by nobody: exit 1 ($?)" test $? = 1
+    check "calibrate as root with the cache owned by nobody: exit 3 ($?)" test $? = 3
     check "  saying why" grep -q "not calibrating as root with the MTA to run in $shared: $shared is owned by uid 65534, not by root" "$WORK/evil.err"
     check "  and running nothing" test ! -e "$WORK/evil.mark"
 

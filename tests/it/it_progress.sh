@@ -1,7 +1,7 @@
 #!/bin/bash
 # Integration: the live status line (spoolsim(1), LIVE STATUS). With
 # standard error on a pseudo-terminal (tests/helpers/pty_run.py), relay, raw,
-# bench, ab, postmark and smtp-source rewrite one line in place ("\r" TEXT
+# bench, sweep, ab, postmark and smtp-source rewrite one line in place ("\r" TEXT
 # "\033[K") with the fields each knows, and erase it ("\r\033[K") before
 # the report, at the end and at SIGINT. With standard error in a file
 # there is no carriage return nor escape sequence, and with --progress
@@ -203,5 +203,24 @@ check "postmark --progress to a file: plain lines" \
     plain_lines "$WORK/pm-plain.err" postmark '^progress: postmark [^|]* \| [0-9]+/' 2
 check "postmark --progress to a file: no control characters" no_control "$WORK/pm-plain.err"
 check "postmark left nothing in its location" sh -c "[ -z \"\$(ls -A '$WORK/pm')\" ]"
+
+# ---------------------------------------------------------------- sweep
+# Two short steps from a list: the step of how many, its rate and phase,
+# the time left; plain lines off a terminal with --progress, none without.
+mkdir -p "$WORK/sweep"
+sweep_run() { # sweep_run NAME OPTIONS...: a two-step sweep, its stderr in NAME.err
+    local name=$1
+    shift
+    timeout 120 "$SPOOLSIM" sweep --spool "$WORK/sweep" --rates 40,60 --warmup 1s --window 2s \
+        --slo 1s -s 4 -q "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
+}
+check "sweep --progress: exit 0" sweep_run sweep-plain --progress
+check "sweep --progress to a file: a line a second, the step, rate, phase and time left" \
+    plain_lines "$WORK/sweep-plain.err" step \
+    '^progress: step [12]/2 at [46]0 msgs/s: (warm-up|window|grace) [0-9]:[0-9]{2} ETA [0-9]:[0-9]{2}$' 4
+check "  ... both steps" grep -q '^progress: step 2/2 at 60 msgs/s' "$WORK/sweep-plain.err"
+check "sweep --progress to a file: no control characters" no_control "$WORK/sweep-plain.err"
+check "sweep without --progress, off a terminal: no line" sweep_run sweep-none
+check "  ... none" sh -c "! grep -q '^progress:' '$WORK/sweep-none.err'"
 
 finish

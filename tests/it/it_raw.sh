@@ -44,7 +44,7 @@ check "--ceiling measures and compares" to "$WORK/ceil.out" "$RELAY" raw --spool
 check "  the fraction line" grep -q "^fraction: *the postfix profile runs at [0-9]*% of the bare spool loop" "$WORK/ceil.out"
 check "unknown profile: exit 2" sh -c "'$RELAY' raw --spool '$DIR' -p smail >/dev/null 2>&1; test \$? = 2"
 check "no --spool: exit 2" sh -c "'$RELAY' raw >/dev/null 2>&1; test \$? = 2"
-check "missing --spool: exit 1, named" sh -c "! '$RELAY' raw --spool '$WORK/nonexistent' -m 1 2>'$WORK/e' && grep -q nonexistent '$WORK/e'"
+check "missing --spool: exit 2 (usage), named" sh -c "'$RELAY' raw --spool '$WORK/nonexistent' -m 1 2>'$WORK/e'; test \$? = 2 && grep -q nonexistent '$WORK/e'"
 check "--list names every profile once" test -z "$(sort "$WORK/profiles" | uniq -d)"
 check "--list names the version each models" sh -c "'$RELAY' raw --list | grep -q '^sendmail .*8\.17\.1\.9' &&
     '$RELAY' raw --list | grep -q '^exim .*4\.96' && '$RELAY' raw --list | grep -q '^exim-4\.98 .*4\.98' &&

@@ -34,7 +34,7 @@ check "no --spool: exit 2" sh -c "'$RELAY' relay >/dev/null 2>&1; test \$? = 2"
 check "bad --sync: exit 2" sh -c "'$RELAY' relay --spool '$WORK/x' --sync often >/dev/null 2>&1; test \$? = 2"
 # Port 0: the default (2525) may be another test's, and the relay listens
 # before it makes the spool (CI's fresh root once failed so: "cannot listen").
-check "unusable spool: exit 1 with its name" sh -c "'$RELAY' relay --listen 127.0.0.1:0 --spool /proc/nonexistent/q 2>'$WORK/bad.err'; rc=\$?; test \$rc = 1 && grep -q /proc/nonexistent/q '$WORK/bad.err' || { echo \"exit \$rc:\"; cat '$WORK/bad.err'; false; }"
+check "unusable spool: exit 3 with its name" sh -c "'$RELAY' relay --listen 127.0.0.1:0 --spool /proc/nonexistent/q 2>'$WORK/bad.err'; rc=\$?; test \$rc = 3 && grep -q /proc/nonexistent/q '$WORK/bad.err' || { echo \"exit \$rc:\"; cat '$WORK/bad.err'; false; }"
 
 # A sink that soft-fails 30 % of RCPTs: deferred/ fills, then drains on retry.
 SPOOL2=$WORK/spool2

@@ -89,7 +89,7 @@ check "hash depth 2: recorded in spoolsim.layout" grep -qx "hash_depth 2" "$SP/s
 before=$(cd "$SP" && find . | sort)
 for depth in 0 1 3; do
     timeout 10 "$RELAY" relay --listen 127.0.0.1:0 --spool "$SP" --hash-depth $depth 2>"$WORK/h$depth.err" >/dev/null
-    check "hash depth 2, run with $depth: refused (exit 1)" test $? = 1
+    check "hash depth 2, run with $depth: refused (exit 3)" test $? = 3
     check "the refusal names the layout file and both depths" \
         grep -q "$SP/spoolsim.layout: .*--hash-depth 2.*--hash-depth $depth" "$WORK/h$depth.err"
 done
@@ -107,7 +107,7 @@ SP=$WORK/spool-old
 check "a message deferred to start with" defer_one "$SP" old0
 rm "$SP/spoolsim.layout"
 timeout 10 "$RELAY" relay --listen 127.0.0.1:0 --spool "$SP" --hash-depth 2 2>"$WORK/old.err" >/dev/null
-check "no layout file, deferred mail 1 level deep, run with 2: refused (exit 1)" test $? = 1
+check "no layout file, deferred mail 1 level deep, run with 2: refused (exit 3)" test $? = 3
 check "the refusal names the depth found" grep -q "$SP/deferred.*1 level.*--hash-depth 1" "$WORK/old.err"
 check "and it recorded nothing" test ! -e "$SP/spoolsim.layout"
 start_sink sink --msg-log "$WORK/old-sink.log" 127.0.0.1:0 100 || exit 1

@@ -28,7 +28,7 @@ refused() {
     shift
     timeout 10 "$RELAY" relay --listen 127.0.0.1:0 "$@" >/dev/null 2>"$WORK/$name.err"
     status=$?
-    [ "$status" = 1 ] || { echo "$name: exit status $status, not 1:" >&2; cat "$WORK/$name.err" >&2; return 1; }
+    [ "$status" = 3 ] || { echo "$name: exit status $status, not 3:" >&2; cat "$WORK/$name.err" >&2; return 1; }
 }
 
 # says NAME TEXT...: the refusal in $WORK/NAME.err names each TEXT.
@@ -175,7 +175,7 @@ usage() {
 # into "cannot listen".
 nowhere=192.0.2.1:25
 timeout 10 "$RELAY" relay --listen "$nowhere" --spool "$WORK/pub/x" >/dev/null 2>"$WORK/nowhere.err"
-check "--listen $nowhere: cannot listen there (exit 1)" test $? = 1
+check "--listen $nowhere: cannot listen there (exit 3)" test $? = 3
 check "-u nosuchuser: a usage error (exit 2)" usage timeout 10 "$RELAY" relay --listen "$nowhere" -u nosuchuser-spoolsim --spool "$WORK/pub/x"
 check "and it names the user" grep -q nosuchuser-spoolsim "$WORK/usage.err"
 check "-u root: a usage error, a privileged user" usage timeout 10 "$RELAY" relay --listen "$nowhere" -u root --spool "$WORK/pub/x"

@@ -173,7 +173,7 @@ check "SIGTERM right after the port file: exit 0 with a summary, 3 times ($early
 
 # Out of descriptors for 64 loops (a pipe and an event base each): the
 # relay fails before it makes its spool, and leaves none behind.
-check "64 loops with 150 descriptors: exit 1, named, no spool made" sh -c "ulimit -n 150; '$RELAY' relay --spool '$WORK/nofds' --listen 127.0.0.1:0 --next-hop 127.0.0.1:9 --threads 64 --cleanup-threads 64 2>'$WORK/nofds.err'; test \$? = 1 && grep -q 'Too many open files' '$WORK/nofds.err' && test ! -e '$WORK/nofds'"
+check "64 loops with 150 descriptors: exit 3, named, no spool made" sh -c "ulimit -n 150; '$RELAY' relay --spool '$WORK/nofds' --listen 127.0.0.1:0 --next-hop 127.0.0.1:9 --threads 64 --cleanup-threads 64 2>'$WORK/nofds.err'; test \$? = 3 && grep -q 'Too many open files' '$WORK/nofds.err' && test ! -e '$WORK/nofds'"
 
 # Usage errors, before anything is made.
 for bad in "--threads 0" "--threads 65" "--threads x" "--threads 5 --cleanup-threads 4"; do

