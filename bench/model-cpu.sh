@@ -48,7 +48,7 @@ run() { # N: prints "cpu_s syscalls_made"
 import json, sys
 d = json.load(open(sys.argv[1]))
 c, m = d["cpu_s"], d["model"]
-print(c["loop"] + c["cleanup"] + c["qmgr"], m.get("syscalls_made", 0) if isinstance(m, dict) else 0)
+print(c["loop"] + c["cleanup"] + c["qmgr"] + c.get("daemons", 0), m.get("syscalls_made", 0) if isinstance(m, dict) else 0)
 PY
 }
 read -r a sa <<<"$(run 300)"

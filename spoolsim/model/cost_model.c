@@ -20,13 +20,27 @@ static const char *strrstr_sep(const char *s)
     return last;
 }
 
+/*
+ * Who waits for whom, after Postfix's and Exim's processes: cleanup asks
+ * trivial-rewrite before its reply, smtp asks scache for a connection, a
+ * connection waits for Exim's daemon to fork its receiving process; master
+ * (spawning and watching the others) and postlogd (taking log records
+ * sent as datagrams) hold up no message.
+ */
 static const struct {
     const char *name;
-    enum cost_place place;
+    enum cost_place place, caller;
 } known_places[] = {
-    {"smtpd", COST_RECEIVE},    {"cleanup", COST_RECEIVE}, {"qmgr", COST_QMGR},
-    {"smtp", COST_DELIVER},     {"receive", COST_RECEIVE}, /* Exim's */
-    {"delivery", COST_DELIVER},
+    {"smtpd", COST_RECEIVE, COST_RECEIVE},
+    {"cleanup", COST_RECEIVE, COST_RECEIVE},
+    {"qmgr", COST_QMGR, COST_QMGR},
+    {"smtp", COST_DELIVER, COST_DELIVER},
+    {"trivial-rewrite", COST_SERIAL, COST_RECEIVE},
+    {"scache", COST_SERIAL, COST_DELIVER},
+    {"master", COST_DAEMON, COST_RECEIVE},
+    {"postlogd", COST_DAEMON, COST_RECEIVE},
+    {"receive", COST_RECEIVE, COST_RECEIVE}, /* Exim's */
+    {"delivery", COST_DELIVER, COST_DELIVER},
 };
 
 /* The SMTP server's own process: its CPU goes with the replies. */
@@ -37,7 +51,15 @@ enum cost_place cost_model_place_of(const char *stage)
     for (size_t i = 0; i < sizeof(known_places) / sizeof(known_places[0]); i++)
         if (strcmp(known_places[i].name, stage) == 0)
             return known_places[i].place;
-    return COST_SERIAL; /* Postfix's other daemons, Exim's daemon: each one process */
+    return COST_SERIAL; /* another daemon of Postfix's, Exim's daemon: one process, waited for */
+}
+
+enum cost_place cost_model_caller_of(const char *stage)
+{
+    for (size_t i = 0; i < sizeof(known_places) / sizeof(known_places[0]); i++)
+        if (strcmp(known_places[i].name, stage) == 0)
+            return known_places[i].caller;
+    return COST_RECEIVE;
 }
 
 int cost_model_session_stage(const struct cost_model *m)
@@ -84,6 +106,8 @@ const char *cost_model_place_name(enum cost_place place)
         return "deliver";
     case COST_SERIAL:
         return "serial";
+    case COST_DAEMON:
+        return "daemon";
     }
     return "?";
 }
@@ -239,6 +263,7 @@ int cost_model_parse(const char *json, struct cost_model *m, char *err, size_t e
         if (json_read_string(json, path, s->name, sizeof(s->name)) != 0)
             break;
         s->place = cost_model_place_of(s->name);
+        s->caller = cost_model_caller_of(s->name);
         snprintf(path, sizeof(path), "stages.%u.mta", i);
         if (read_fit(json, path, &s->mta, err, errlen) != 0)
             return -1;

@@ -40,7 +40,12 @@ enum cost_place {
     COST_RECEIVE, /* many in parallel before the 250 (smtpd, cleanup; receive): cleanup threads */
     COST_QMGR,    /* the one queue manager, between its file operations: qmgr thread */
     COST_DELIVER, /* many in parallel per delivery (smtp; delivery): delivery threads */
-    COST_SERIAL,  /* one process for everybody (trivial-rewrite, master; daemon): one at a time */
+    /* one process for everybody, which its callers wait for (trivial-rewrite, scache; Exim's
+     * daemon): one message at a time, on the side that calls it (cost_model_caller_of) */
+    COST_SERIAL,
+    /* one process for everybody, which nobody waits for (master, postlogd): its own thread,
+     * behind the messages */
+    COST_DAEMON,
 };
 
 /*
@@ -77,6 +82,7 @@ struct cost_count {
 struct cost_stage {
     char name[32];
     enum cost_place place;
+    enum cost_place caller;     /* a single-process stage's: cost_model_caller_of() */
     struct cost_fit mta;        /* the real MTA's process class */
     struct cost_fit relay;      /* the bare relay, in the same role (0 where it has none) */
     struct cost_count syscalls; /* the class's system calls; 0 where the model has none */
@@ -109,6 +115,12 @@ struct cost_model {
 
 /* Where a stage of this name runs: known Postfix and Exim names, else COST_SERIAL. */
 enum cost_place cost_model_place_of(const char *stage);
+
+/*
+ * The side a single-process stage (COST_SERIAL, COST_DAEMON) is paid for on: the receiving
+ * side's (COST_RECEIVE), or the delivery's for Postfix's scache, which the smtp processes call.
+ */
+enum cost_place cost_model_caller_of(const char *stage);
 
 /*
  * The stage whose CPU the SMTP server spends command by command, each reply

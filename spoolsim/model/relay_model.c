@@ -6,12 +6,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "cpu_burn.h"
 #include "fileutil.h"
 #include "machine_probe.h"
@@ -20,7 +23,25 @@
 #include "relay_model.h"
 #include "xalloc.h"
 
-#define PLACES (COST_SERIAL + 1)
+#define PLACES (COST_DAEMON + 1)
+
+/*
+ * A process nobody waits for (COST_DAEMON): a thread of its own that
+ * spends, one after the other, what the messages left it. Its owed work
+ * is a sum, since no message waits for its share to be done.
+ */
+struct model_daemon {
+    struct relay_model *rm;
+    unsigned stage;
+    pthread_t thread;
+    int started;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    uint64_t owed_ns;        /* under lock */
+    uint64_t owed_calls;     /* under lock */
+    int quit;                /* under lock */
+    _Atomic uint64_t cpu_ns; /* the thread's CPU clock, at its last burn and at its end */
+};
 
 struct relay_model {
     struct cost_model model;
@@ -30,6 +51,9 @@ struct relay_model {
     int same_machine;   /* cost_model_machine_same(): 1, 0, or -1 when the model does not say */
     char warning[1200]; /* why its rates may not be this machine's; "" when they are */
     pthread_mutex_t serial[COST_MAX_STAGES];
+    /* how long messages waited for each single-process daemon: where its one process queues */
+    _Atomic uint64_t serial_wait_ns[COST_MAX_STAGES];
+    struct model_daemon daemons[COST_MAX_STAGES]; /* started for the COST_DAEMON stages */
     _Atomic uint64_t spent_ns[PLACES];
     _Atomic uint64_t messages[PLACES];
     _Atomic uint64_t syscalls; /* made for real: cost_model_syscalls() */
@@ -167,6 +191,111 @@ static char *read_model_file(const char *spec, char *err, size_t errlen)
     return text;
 }
 
+static void enter_kernel(unsigned calls, const atomic_int *stop);
+
+static void *daemon_main(void *arg)
+{
+    struct model_daemon *d = arg;
+    struct relay_model *rm = d->rm;
+
+    for (;;) {
+        uint64_t ns, calls, start;
+
+        pthread_mutex_lock(&d->lock);
+        while (d->owed_ns == 0 && d->owed_calls == 0 && !d->quit)
+            pthread_cond_wait(&d->wake, &d->lock);
+        ns = d->owed_ns;
+        calls = d->owed_calls;
+        d->owed_ns = d->owed_calls = 0;
+        pthread_mutex_unlock(&d->lock);
+        if (ns == 0 && calls == 0) /* told to quit, with nothing owed */
+            break;
+        start = cpu_burn_thread_ns();
+        enter_kernel((unsigned)(calls > UINT32_MAX ? UINT32_MAX : calls), &rm->stopping);
+        cpu_burn_until(cpu_burn_thread_ns() + ns, rm->here_speed, &rm->stopping);
+        atomic_fetch_add(&rm->spent_ns[COST_DAEMON], cpu_burn_thread_ns() - start);
+        atomic_fetch_add(&rm->syscalls, calls);
+        atomic_store(&d->cpu_ns, cpu_burn_thread_ns());
+        if (atomic_load(&rm->stopping))
+            break; /* what is still owed is not spent by a stopping relay */
+    }
+    atomic_store(&d->cpu_ns, cpu_burn_thread_ns());
+    return NULL;
+}
+
+/* The daemons' threads, with every signal blocked: the program's own threads take them. */
+static int start_daemons(struct relay_model *rm, char *err, size_t errlen)
+{
+    sigset_t all, old;
+    int e = 0;
+
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    for (unsigned i = 0; i < rm->model.stage_count && e == 0; i++) {
+        struct model_daemon *d = &rm->daemons[i];
+
+        if (rm->model.stages[i].place != COST_DAEMON)
+            continue;
+        d->rm = rm;
+        d->stage = i;
+        pthread_mutex_init(&d->lock, NULL);
+        pthread_cond_init(&d->wake, NULL);
+        if ((e = pthread_create(&d->thread, NULL, daemon_main, d)) == 0)
+            d->started = 1;
+        else
+            snprintf(err, errlen, "cannot start the model's %s thread: %s",
+                     rm->model.stages[i].name, strerror(e));
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return e == 0 ? 0 : -1;
+}
+
+static void stop_daemons(struct relay_model *rm)
+{
+    for (unsigned i = 0; i < rm->model.stage_count; i++) {
+        struct model_daemon *d = &rm->daemons[i];
+
+        if (!d->started)
+            continue;
+        pthread_mutex_lock(&d->lock);
+        d->quit = 1;
+        pthread_cond_signal(&d->wake);
+        pthread_mutex_unlock(&d->lock);
+        pthread_join(d->thread, NULL);
+        d->started = 0;
+        pthread_mutex_destroy(&d->lock);
+        pthread_cond_destroy(&d->wake);
+    }
+}
+
+/* Leave a daemon its share of a message: it spends it when it comes to it. */
+static void owe_daemon(struct model_daemon *d, uint64_t ns, unsigned calls)
+{
+    pthread_mutex_lock(&d->lock);
+    d->owed_ns += ns;
+    d->owed_calls += calls;
+    pthread_cond_signal(&d->wake);
+    pthread_mutex_unlock(&d->lock);
+}
+
+uint64_t relay_model_daemons_cpu_ns(const struct relay_model *rm)
+{
+    uint64_t total = 0;
+
+    for (unsigned i = 0; rm && i < rm->model.stage_count; i++) {
+        const struct model_daemon *d = &rm->daemons[i];
+        clockid_t clock;
+        struct timespec ts;
+
+        if (d->started && pthread_getcpuclockid(d->thread, &clock) == 0 &&
+            clock_gettime(clock, &ts) == 0)
+            total += (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+        else
+            total += atomic_load(&d->cpu_ns);
+    }
+    return total;
+}
+
 int relay_model_open(const char *spec, const char *self, struct relay_model **out, char *err,
                      size_t errlen)
 {
@@ -200,6 +329,10 @@ int relay_model_open(const char *spec, const char *self, struct relay_model **ou
     rm->model.scale = rm->model.reference_speed / rm->here_speed;
     for (unsigned i = 0; i < rm->model.stage_count; i++)
         pthread_mutex_init(&rm->serial[i], NULL);
+    if (start_daemons(rm, err, errlen) != 0) {
+        relay_model_free(rm);
+        return -1;
+    }
     *out = rm;
     return 0;
 }
@@ -259,6 +392,8 @@ void relay_model_free(struct relay_model *rm)
 {
     if (rm == NULL)
         return;
+    atomic_store(&rm->stopping, 1);
+    stop_daemons(rm);
     for (unsigned i = 0; i < rm->model.stage_count; i++)
         pthread_mutex_destroy(&rm->serial[i]);
     free(rm);
@@ -334,18 +469,27 @@ void relay_model_spend(struct relay_model *rm, enum cost_place place, uint64_t b
     for (unsigned i = 0; i < m->stage_count; i++) {
         uint64_t ns;
         unsigned calls;
-        int serial = m->stages[i].place == COST_SERIAL;
+        enum cost_place at = m->stages[i].place;
+        int serial = at == COST_SERIAL;
 
-        /* The single-process daemons are paid for on the receiving side, one at a time. */
-        if (m->stages[i].place != place && !(serial && place == COST_RECEIVE))
+        /* A single-process daemon is paid for on the side that calls it. */
+        if ((serial || at == COST_DAEMON) ? m->stages[i].caller != place : at != place)
             continue;
         ns = (int)i == cost_model_session_stage(m) ? smtpd_rest_ns(rm, i, bytes, rcpts)
                                                    : cost_model_burn_ns(m, i, bytes, rcpts);
         calls = cost_model_syscalls(m, i, bytes, rcpts);
         if (ns == 0 && calls == 0)
             continue;
-        if (serial)
+        if (at == COST_DAEMON) {
+            owe_daemon(&rm->daemons[i], ns, calls);
+            continue;
+        }
+        if (serial) {
+            uint64_t asked = clock_now_ns();
+
             pthread_mutex_lock(&rm->serial[i]);
+            atomic_fetch_add(&rm->serial_wait_ns[i], clock_now_ns() - asked);
+        }
         /* the calls cost what they cost here; the burns run to one end (cpu_burn.h) */
         if (calls > 0) {
             uint64_t before = cpu_burn_thread_ns();
@@ -420,6 +564,11 @@ void relay_model_json(const struct relay_model *rm, struct json_writer *w)
     json_begin_object(w, "spent_cpu_s");
     for (int p = 0; p < PLACES; p++)
         json_double(w, cost_model_place_name((enum cost_place)p), (double)rm->spent_ns[p] / 1e9);
+    json_end_object(w);
+    json_begin_object(w, "serial_wait_s");
+    for (unsigned i = 0; i < m->stage_count; i++)
+        if (m->stages[i].place == COST_SERIAL)
+            json_double(w, m->stages[i].name, (double)atomic_load(&rm->serial_wait_ns[i]) / 1e9);
     json_end_object(w);
     json_end_object(w);
 }

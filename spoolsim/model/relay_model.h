@@ -6,10 +6,14 @@
  * smtpd's and cleanup's share on a cleanup thread before the 250 (many at
  * once, as Postfix runs many), the queue manager's on the qmgr thread
  * around its moves (one at a time, in order), smtp's on the delivery
- * agent's job (many at once), and each single-process daemon's
- * (trivial-rewrite, master, ...) under its own lock, one message at a time.
- * Exim's receiving process is spent as smtpd and cleanup are, its delivery
- * process as smtp, its daemon as a single-process daemon.
+ * agent's job (many at once). A single-process daemon that its callers
+ * wait for (trivial-rewrite for cleanup, scache for smtp) is spent by the
+ * caller under the daemon's own lock, one message at a time; one that
+ * nobody waits for (master, postlogd) on a thread of its own, behind the
+ * messages, so that its work competes for the CPU without holding up a
+ * reply. Exim's receiving process is spent as smtpd and cleanup are, its
+ * delivery process as smtp, its daemon as a single-process daemon that
+ * the connection waits for.
  * What the bare relay already spends in a role is not spent twice.
  *
  * relay_model_spend() is called from pool threads; the totals it keeps are
@@ -67,6 +71,13 @@ const char *relay_model_default(const char *mta);
  */
 int relay_model_fits(const struct relay_model *rm, const char *profile, const char *mta, char *why,
                      size_t len);
+
+/*
+ * The CPU time of the model's own threads, the single-process daemons that
+ * no message waits for (master, postlogd: cost_model.h's COST_DAEMON),
+ * which spend behind the messages what each left them. 0 without a model.
+ */
+uint64_t relay_model_daemons_cpu_ns(const struct relay_model *rm);
 
 /* Where the model came from: "built-in", "calibrated on this machine, PATH" or its file. */
 const char *relay_model_origin(const struct relay_model *rm);

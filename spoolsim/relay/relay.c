@@ -189,6 +189,7 @@ static void take_cpu(struct relay *r)
     r->cpu_loop_ns = r->loops[0].cpu_ns + relay_loop_take_cpu(r);
     r->cpu_cleanup_ns = relay_loop_pool_cpu_ns(r);
     r->cpu_qmgr_ns = r->qmgr != r->cleanup ? io_pool_cpu_ns(r->qmgr) : 0;
+    r->cpu_daemons_ns = relay_model_daemons_cpu_ns(r->model);
 }
 
 static void on_report_signal(evutil_socket_t sig, short what, void *arg)

@@ -125,7 +125,7 @@ struct relay {
     _Atomic int stopping; /* set on loop 0, read by every loop */
     uint64_t start_ns, stop_ns;
     /* CPU used by role at the end (the event loops; the cleanup and qmgr threads) */
-    uint64_t cpu_loop_ns, cpu_cleanup_ns, cpu_qmgr_ns;
+    uint64_t cpu_loop_ns, cpu_cleanup_ns, cpu_qmgr_ns, cpu_daemons_ns;
     uint64_t cpu_loop_start_ns; /* the loop thread's CPU when service began */
     struct event *stats_timer, *stop_timer, *stop_poll;
     struct relay_stats stats;

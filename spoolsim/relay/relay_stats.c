@@ -286,10 +286,12 @@ static void print_report(const struct relay *r, FILE *fp)
     fprintf(fp, "relay CPU: %.2f s on the event loop%s, %.2f s on cleanup threads, %.2f s on qmgr",
             (double)r->cpu_loop_ns / 1e9, r->loop_count > 1 ? "s" : "",
             (double)r->cpu_cleanup_ns / 1e9, (double)r->cpu_qmgr_ns / 1e9);
+    if (r->model)
+        fprintf(fp, ", %.2f s on the model's daemons", (double)r->cpu_daemons_ns / 1e9);
     if (st->received)
         fprintf(fp, " (%.0f us per message received)",
-                (double)(r->cpu_loop_ns + r->cpu_cleanup_ns + r->cpu_qmgr_ns) / 1e3 /
-                    (double)st->received);
+                (double)(r->cpu_loop_ns + r->cpu_cleanup_ns + r->cpu_qmgr_ns + r->cpu_daemons_ns) /
+                    1e3 / (double)st->received);
     fprintf(fp, "\n");
     fprintf(
         fp,
@@ -436,6 +438,8 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     json_double(&w, "loop", (double)r->cpu_loop_ns / 1e9);
     json_double(&w, "cleanup", (double)r->cpu_cleanup_ns / 1e9);
     json_double(&w, "qmgr", (double)r->cpu_qmgr_ns / 1e9);
+    if (r->model) /* the model's single-process daemons that no message waits for */
+        json_double(&w, "daemons", (double)r->cpu_daemons_ns / 1e9);
     json_end_object(&w);
     json_begin_array(&w, "loops"); /* loop 0 first: it has the queue manager and the next hop */
     for (unsigned i = 0; i < r->loop_count; i++) {

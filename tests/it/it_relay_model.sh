@@ -33,7 +33,7 @@ m = d["model"]
 mta = m["mta_us_per_1kib_message"] * m["scale"] if isinstance(m, dict) else 0
 burn = sum(m["spent_cpu_s"].values()) if isinstance(m, dict) else 0
 n = d["messages_in"]
-print(f'{(c["loop"] + c["cleanup"] + c["qmgr"]) * 1e6 / n:.0f} {mta:.0f} {c["qmgr"]:.3f} {burn * 1e6 / n:.0f}')
+print(f'{(c["loop"] + c["cleanup"] + c["qmgr"] + c.get("daemons", 0)) * 1e6 / n:.0f} {mta:.0f} {c["qmgr"]:.3f} {burn * 1e6 / n:.0f}')
 PY
 }
 

@@ -68,6 +68,14 @@ START_TEST(test_places)
     ck_assert_int_eq(cost_model_place_of("trivial-rewrite"), COST_SERIAL);
     ck_assert_int_eq(cost_model_place_of("postscreen"), COST_SERIAL);
     ck_assert_str_eq(cost_model_place_name(COST_QMGR), "qmgr");
+    /* who waits: cleanup for trivial-rewrite, smtp for scache, nobody for master and postlogd */
+    ck_assert_int_eq(cost_model_caller_of("trivial-rewrite"), COST_RECEIVE);
+    ck_assert_int_eq(cost_model_place_of("scache"), COST_SERIAL);
+    ck_assert_int_eq(cost_model_caller_of("scache"), COST_DELIVER);
+    ck_assert_int_eq(cost_model_place_of("master"), COST_DAEMON);
+    ck_assert_int_eq(cost_model_place_of("postlogd"), COST_DAEMON);
+    ck_assert_int_eq(cost_model_caller_of("postscreen"), COST_RECEIVE);
+    ck_assert_str_eq(cost_model_place_name(COST_DAEMON), "daemon");
 }
 END_TEST
 
