@@ -136,6 +136,9 @@ unsigned optarg_choice(const char *text, const char *what, const char *const nam
 /* A rate in messages per second: a number greater than 0, at most 10 million. */
 double optarg_rate(const char *text, const char *what);
 
+/* A factor (--scale, --replay): a number greater than 0, at most 1 million. */
+double optarg_factor(const char *text, const char *what);
+
 /*
  * An output file given on the command line, such as --json FILE: "-"
  * (standard output), or a path that can be written now, so that a run is
