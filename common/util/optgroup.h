@@ -40,7 +40,8 @@ enum {
     OPTGROUP_NO_OPERANDS = 1 << 10, /* not a group: an argument after the options is an error */
     OPTGROUP_SEED = 1 << 11,        /* --seed N */
     OPTGROUP_DRY_RUN = 1 << 12,     /* --dry-run */
-    OPTGROUP_LOAD_FILE = 1 << 13,   /* --workload FILE, --scale K, --peak, --replay[=F] */
+    OPTGROUP_LOAD_FILE = 1 << 13,   /* --workload FILE */
+    OPTGROUP_LOAD_SHAPE = 1 << 14,  /* --scale K, --peak, --replay[=F]: its arrivals */
 };
 
 /* The groups that say what to offer, and those that say what to report. */

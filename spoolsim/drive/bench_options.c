@@ -35,7 +35,7 @@ static void usage(FILE *fp, const struct optgroup *g)
                 "Options:\n"
                 "  --spool DIR           measure the filesystem of DIR: the spool goes in a\n"
                 "                        private directory inside it ($TMPDIR or /tmp)\n");
-    optgroup_help(fp, g, OPTGROUP_WORKLOAD | OPTGROUP_LOAD_FILE, 21);
+    optgroup_help(fp, g, OPTGROUP_WORKLOAD | OPTGROUP_LOAD_FILE | OPTGROUP_LOAD_SHAPE, 21);
     fprintf(fp,
             "  --reuse               reuse client connections (default: one per message)\n"
             "  --rate R              open loop: R messages/s (Poisson arrivals)\n"
@@ -191,7 +191,8 @@ void bench_options_parse(struct bench_options *o, int argc, char **argv, unsigne
 
     memset(o, 0, sizeof(*o));
     optgroup_init(&g, &o->common,
-                  OPTGROUP_NO_OPERANDS | OPTGROUP_WORKLOAD | OPTGROUP_OUTPUT | OPTGROUP_LOAD_FILE,
+                  OPTGROUP_NO_OPERANDS | OPTGROUP_WORKLOAD | OPTGROUP_OUTPUT | OPTGROUP_LOAD_FILE |
+                      OPTGROUP_LOAD_SHAPE,
                   "", long_options, "spoolsim bench", usage);
     o->sync = NULL; /* the profile's own: fsync for postfix */
     o->qmgr = relay_options_qmgr_names[0];

@@ -37,6 +37,8 @@ struct sweep_options {
     char *relay_args[RELAY_ARGS_MAX]; /* passed on to the relay */
     size_t n_relay_args;
     const struct json_run *run;
+    /* --workload: its mean and busiest minute's rates, messages/s (0 without) */
+    double workload_mean_per_s, workload_peak_per_s;
 };
 
 /* What a step measured, beyond what the verdict reads. */
@@ -62,6 +64,7 @@ struct sweep {
     char spool_parent_used[PATH_MAX];
     struct sweep_step steps[SWEEP_MAX_RATES];
     unsigned n_steps;
+    char workload_sha256[DRIVE_SHA256_HEX]; /* as smtp-source read it; "" until then */
 };
 
 /* sweep_options.c: the command line into o, or a usage error (exit status 2). */

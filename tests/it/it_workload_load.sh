@@ -6,7 +6,8 @@
 # percentile within 3 %, and the workload's recipients per message; its
 # JSON names the file and its SHA-256. --replay follows the log's minutes
 # (compressed 60 times: four seconds). bench --workload passes it on and
-# names the file too. Then the refusals: a missing file, not JSON, another
+# names the file too; so does sweep --workload, whose knee is also said as a
+# multiple of the log's busiest minute. Then the refusals: a missing file, not JSON, another
 # program's JSON, and the options a workload replaces.
 . "${top_srcdir:-.}/tests/helpers/lib.sh"
 S="$top_builddir/spoolsim/spoolsim"
@@ -78,6 +79,23 @@ check "bench --workload: exit 0" to "$WORK/bench.out" timeout 120 "$S" bench --w
     --scale 20 -m 200 -s 4 --json "$WORK/bench.json"
 json_expect "$WORK/bench.json" "j['workload']['file'], j['workload']['sha256']" "$W $digest"
 
+# sweep --workload: each step's rate a multiple of the log's mean; the knee
+# said as a multiple of its busiest minute (400 a minute: 6.667/s) too.
+check "sweep --workload: exit 0" to "$WORK/sweep.out" timeout 120 "$S" sweep -q --workload "$W" \
+    --rates 20,40 --warmup 0.5s --window 1.5s --json "$WORK/sweep.json" -- --model none
+json_expect "$WORK/sweep.json" "j['workload']['file'], j['workload']['sha256'], j['size']" \
+    "$W $digest workload"
+json_expect "$WORK/sweep.json" "round(j['workload_peak_per_s'], 3), round(j['workload_mean_per_s'], 3)" \
+    "6.667 2.5"
+json_expect "$WORK/sweep.json" \
+    "j['knee_per_s'] is None or abs(j['knee_peak_multiple'] - j['knee_per_s'] / (400 / 60)) < 1e-9" "True"
+if [ "$(jv "$WORK/sweep.json" "['knee_per_s']")" != None ]; then
+    check "  ... the text says the knee's multiple of the busiest minute" \
+        grep -q "the knee carries [0-9.]*x its busiest minute" "$WORK/sweep.out"
+else
+    skip_part "no sweep step held on this machine: the multiple's text line not seen"
+fi
+
 # Refusals: exit 2 and a message, for smtp-source and bench alike.
 echo '{"program": "smtp-source", "messages": 3}' >"$WORK/other.json"
 echo 'Dec  6 08:00:00 mx1 postfix/qmgr[10]: not json' >"$WORK/notjson.json"
@@ -93,4 +111,8 @@ refused scale "give --workload" "$SOURCE" --scale 2 "$T"
 refused badscale "not a factor" "$SOURCE" --workload "$W" --scale 0 "$T"
 refused bench_other "not a workload" "$S" bench --workload "$WORK/other.json" -m 10
 refused bench_size "not with --size" "$S" bench --workload "$W" --size 1k -m 10
+refused bench_rate "not with --rate" "$S" bench --workload "$W" --rate 10 -m 10
+refused bench_scale "give --workload" "$S" bench --scale 2 -m 10
+refused sweep_missing "cannot read" "$S" sweep --workload "$WORK/gone.json"
+refused sweep_replay "unknown option" "$S" sweep --workload "$W" --replay
 finish
