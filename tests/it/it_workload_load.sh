@@ -7,7 +7,8 @@
 # JSON names the file and its SHA-256. --replay follows the log's minutes
 # (compressed 60 times: four seconds). bench --workload passes it on and
 # names the file too; so does sweep --workload, whose knee is also said as a
-# multiple of the log's busiest minute. Then the refusals: a missing file, not JSON, another
+# multiple of the log's busiest minute, and plot draws that minute as a
+# line. Then the refusals: a missing file, not JSON, another
 # program's JSON, and the options a workload replaces.
 . "${top_srcdir:-.}/tests/helpers/lib.sh"
 S="$top_builddir/spoolsim/spoolsim"
@@ -95,6 +96,12 @@ if [ "$(jv "$WORK/sweep.json" "['knee_per_s']")" != None ]; then
 else
     skip_part "no sweep step held on this machine: the multiple's text line not seen"
 fi
+
+# plot draws the log's busiest minute as a line in the sweep's picture.
+check "plot of the sweep: exit 0" to "$WORK/plot.out" "$S" plot --kind sweep "$WORK/sweep.json" \
+    -o "$WORK/sweep.svg"
+check "  ... the busiest minute's line in it" grep -q 'class="workload-peak"' "$WORK/sweep.svg"
+check "  ... and in its legend" grep -q ">the log&apos;s busiest minute<" "$WORK/sweep.svg"
 
 # Refusals: exit 2 and a message, for smtp-source and bench alike.
 echo '{"program": "smtp-source", "messages": 3}' >"$WORK/other.json"
