@@ -6,7 +6,7 @@
 # percentile within 3 %, and the workload's recipients per message; its
 # JSON names the file and its SHA-256. --replay follows the log's minutes
 # (compressed 60 times: four seconds). bench --workload passes it on and
-# names the file too; so does sweep --workload, whose knee is also said as a
+# names the file too, as does ab -- relay; so does sweep --workload, whose knee is also said as a
 # multiple of the log's busiest minute, and plot draws that minute as a
 # line. Then the refusals: a missing file, not JSON, another
 # program's JSON, and the options a workload replaces.
@@ -34,6 +34,7 @@ W="$WORK/w.json"
 json_expect "$W" "j['messages'], j['arrivals_per_minute']['peak'], j['arrivals_per_minute']['profile']" \
     "600 400 [[0, 100], [1, 400], [3, 100]]"
 digest=$(sha256sum "$W" | cut -d' ' -f1)
+echo '{"program": "smtp-source", "messages": 3}' >"$WORK/other.json"
 
 # sizes [sorted] of a message log's size= fields, and a percentile of them
 sizes() { sed -n 's/.* size=\([0-9]*\) .*/\1/p' "$1" | sort -n; }
@@ -80,6 +81,13 @@ check "bench --workload: exit 0" to "$WORK/bench.out" timeout 120 "$S" bench --w
     --scale 20 -m 200 -s 4 --json "$WORK/bench.json"
 json_expect "$WORK/bench.json" "j['workload']['file'], j['workload']['sha256']" "$W $digest"
 
+# ab -- relay --workload: bench's runs draw from it, and ab's result names it.
+mkdir -p "$WORK/a" "$WORK/b"
+check "ab -- relay --workload: exit 0" to "$WORK/ab.out" timeout 180 "$S" ab -n 2 --warmup 0 \
+    --json "$WORK/ab.json" "$WORK/a" "$WORK/b" -- relay --workload "$W" --scale 20 -m 60 -s 4
+json_expect "$WORK/ab.json" "j['workload']['file'], j['workload']['sha256']" "$W $digest"
+refused ab_other "not a workload" "$S" ab -n 2 "$WORK/a" "$WORK/b" -- relay --workload "$WORK/other.json"
+
 # sweep --workload: each step's rate a multiple of the log's mean; the knee
 # said as a multiple of its busiest minute (400 a minute: 6.667/s) too.
 check "sweep --workload: exit 0" to "$WORK/sweep.out" timeout 120 "$S" sweep -q --workload "$W" \
@@ -104,7 +112,6 @@ check "  ... the busiest minute's line in it" grep -q 'class="workload-peak"' "$
 check "  ... and in its legend" grep -q ">the log&apos;s busiest minute<" "$WORK/sweep.svg"
 
 # Refusals: exit 2 and a message, for smtp-source and bench alike.
-echo '{"program": "smtp-source", "messages": 3}' >"$WORK/other.json"
 echo 'Dec  6 08:00:00 mx1 postfix/qmgr[10]: not json' >"$WORK/notjson.json"
 T=127.0.0.1:1
 refused missing "cannot read" "$SOURCE" --workload "$WORK/gone.json" "$T"
