@@ -14,7 +14,9 @@
 S="$top_builddir/spoolsim/spoolsim"
 command -v sha256sum >/dev/null || skip "sha256sum is not installed"
 
-# 600 arrivals: minutes 0, 1 and 3 hold 100, 400 and 100 (the peak is minute 1);
+# 600 arrivals, each delivered, with the lines that name the mail's people,
+# hosts and subjects (smtpd's connect, cleanup's header warning, the
+# delivery's relay): minutes 0, 1 and 3 hold 100, 400 and 100 (the peak is minute 1);
 # sizes 20,000 to 40,366 bytes in steps of 34 (median about 30,200), a
 # third of the messages with 3 recipients.
 python3 - "$WORK/mail.log" <<'EOF'
@@ -25,12 +27,29 @@ with open(sys.argv[1], "w") as f:
         size = 20000 + 34 * ((i * 7919) % 600)
         rcpts = 3 if i % 3 == 0 else 1
         sec = (i * 13) % 60
+        if i % 50 == 0:
+            f.write("Dec  6 08:%02d:%02d mx1 postfix/smtpd[20]: connect from "
+                    "client%d.example.com[192.0.2.%d]\n" % (m, sec, i, i % 250))
+            f.write("Dec  6 08:%02d:%02d mx1 postfix/cleanup[11]: 4R%08dQ: warning: header "
+                    "Subject: Board minutes %d from client%d.example.com[192.0.2.%d]; "
+                    "from=<u%d@example.org> to=<v%d@example.net> proto=ESMTP "
+                    "helo=<client%d.example.com>\n" % (m, sec, i, i, i, i % 250, i, i, i))
         f.write("Dec  6 08:%02d:%02d mx1 postfix/qmgr[10]: 4R%08dQ: from=<u%d@example.org>, "
                 "size=%d, nrcpt=%d (queue active)\n" % (m, sec, i, i, size, rcpts))
+        f.write("Dec  6 08:%02d:%02d mx1 postfix/smtp[30]: 4R%08dQ: to=<v%d@example.net>, "
+                "relay=mx%d.example.net[198.51.100.%d]:25, delay=1, delays=0.1/0/0.4/0.5, "
+                "dsn=2.0.0, status=sent (250 2.0.0 Ok: queued as 9Z%08d)\n"
+                % (m, sec, i, i, i % 7, i % 250, i))
 EOF
 check "a workload made of the log" to "$WORK/w.out" "$S" workload --from-maillog --year 2026 \
     "$WORK/mail.log" -o "$WORK/w.json"
 W="$WORK/w.json"
+# issue 38 item 4: the workload holds none of the log's addresses, host
+# names, queue IDs or subjects (its own header names this machine only)
+check "the workload holds no address, host, queue ID or subject of the log" \
+    sh -c "test -s '$W' && ! grep -E -q 'example|192\\.0\\.2|198\\.51|4R0000|9Z0000|Board minutes|mx1|client[0-9]' '$W'"
+check "  ... though the log holds each of them" \
+    sh -c "for w in example.org example.net 192.0.2. 198.51. 4R0000 9Z0000 'Board minutes' mx1 client5; do grep -q \"\$w\" '$WORK/mail.log' || exit 1; done"
 json_expect "$W" "j['messages'], j['arrivals_per_minute']['peak'], j['arrivals_per_minute']['profile']" \
     "600 400 [[0, 100], [1, 400], [3, 100]]"
 digest=$(sha256sum "$W" | cut -d' ' -f1)
