@@ -195,6 +195,9 @@ static void source_options_workload(struct source_options *opts, int rcpts_given
         opts->rate = workload_file_rate(opts->workload, opts->peak) * opts->scale;
     if (!(opts->rate > 0))
         msg_usage("--workload %s: its arrivals give no rate", opts->workload_path);
+    if (opts->rate > 1e7) /* --rate's bound */
+        msg_usage("--workload %s: %g messages a second with --scale %g, more than 10000000",
+                  opts->workload_path, opts->rate, opts->scale);
 }
 
 void source_options_parse(int argc, char **argv, struct source_options *opts)

@@ -291,8 +291,8 @@ double optarg_factor(const char *text, const char *what)
     char *end;
     double k = strtod(text, &end);
 
-    if (*text == 0 || *end != 0 || !(k > 0 && k <= 1e6))
-        msg_usage("%s: \"%s\" is not a factor greater than 0 and at most 1000000", what, text);
+    if (*text == 0 || *end != 0 || !(k > 0 && k <= 1e9))
+        msg_usage("%s: \"%s\" is not a factor greater than 0 and at most 1000000000", what, text);
     return k;
 }
 
