@@ -154,6 +154,16 @@ static void schedule_arrival(struct source_worker *m)
         if (m->arrivals > 0) /* the first was drawn at the start (worker_run) */
             m->next_arrival_ns +=
                 (uint64_t)workload_prng_exponential(&m->ctx.rng, 1e9 / opts->rate);
+    } else if (opts->replay > 0) { /* the log's own minutes, arrival k of the whole run */
+        uint64_t k = m->index + m->arrivals * m->run->n;
+        double t_s;
+
+        if (workload_file_replay_time(opts->workload, opts->replay, opts->scale, k, &t_s) != 0) {
+            m->arrivals_done = 1; /* the log has no more */
+            m->ctx.stats.offered_end_ns = m->next_arrival_ns;
+            return;
+        }
+        m->next_arrival_ns = m->ctx.stats.start_ns + (uint64_t)(t_s * 1e9);
     } else {
         uint64_t k = m->index + m->arrivals * m->run->n;
 
@@ -635,6 +645,10 @@ int main(int argc, char **argv)
     if (proto.tls_ctx)
         SSL_CTX_free(proto.tls_ctx);
     source_message_free(&proto.msg);
+    if (opts.workload) {
+        workload_file_free(opts.workload);
+        free(opts.workload);
+    }
     source_report_free(&total);
     json_meta_run_free(&run);
     return status;

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +120,10 @@ void source_message_init(struct source_message *m, const struct source_options *
         uint64_t max = opts->size.kind == SIZE_FIXED     ? opts->size.a
                        : opts->size.kind == SIZE_UNIFORM ? opts->size.b
                                                          : opts->size.max;
+
+        if (opts->workload) /* its largest message, which no size above 1024m exceeds */
+            max = (uint64_t)fmin(opts->workload->quantiles[opts->workload->n_quantiles - 1][1],
+                                 1024.0 * 1024 * 1024);
 
         build_body(m, (size_t)max + LINE_LEN);
     }

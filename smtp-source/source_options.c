@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -11,11 +12,15 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include <openssl/evp.h>
+
 #include "clock.h"
+#include "fileutil.h"
 #include "msg.h"
 #include "optarg.h"
 #include "optgroup.h"
 #include "source_options.h"
+#include "xalloc.h"
 
 static void usage(FILE *fp)
 {
@@ -80,6 +85,15 @@ static void usage(FILE *fp)
                 "  --no-progress       no status line, even on a terminal\n"
                 "  --threads N         N event loops (1 to 256, at most -s), each with its\n"
                 "                      share of the sessions and messages; one report (1)\n"
+                "  --workload FILE     sizes, recipients per message and an open-loop rate\n"
+                "                      (the mean minute's) from a workload file that\n"
+                "                      spoolsim workload --from-maillog wrote; not with\n"
+                "                      -l, --size, -r, -F or --rate\n"
+                "  --scale K           --workload: K times its rate, or its replay (1)\n"
+                "  --peak              --workload: the busiest minute's rate, not the mean\n"
+                "  --replay[=FACTOR]   --workload: follow its arrivals minute by minute,\n"
+                "                      FACTOR times faster (1); the whole log unless -m\n"
+                "                      or --duration\n"
                 "  -h, --help, --version\n"
                 "\n"
                 "A time in seconds (-R, -w) or a TIME may be written 2, 0.5, 500ms, 10s or 2m.\n"
@@ -104,6 +118,10 @@ enum {
     OPT_NO_PROGRESS,
     OPT_THREADS,
     OPT_HELP,
+    OPT_WORKLOAD,
+    OPT_SCALE,
+    OPT_PEAK,
+    OPT_REPLAY,
 };
 
 static const struct option long_options[] = {
@@ -123,8 +141,66 @@ static const struct option long_options[] = {
     {"progress", no_argument, NULL, OPT_PROGRESS},
     {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
     {"help", no_argument, NULL, OPT_HELP},
+    {"workload", required_argument, NULL, OPT_WORKLOAD},
+    {"scale", required_argument, NULL, OPT_SCALE},
+    {"peak", no_argument, NULL, OPT_PEAK},
+    {"replay", optional_argument, NULL, OPT_REPLAY},
     {NULL, 0, NULL, 0},
 };
+
+/*
+ * --workload: the file read, checked and digested, and what it sets: the
+ * sizes and recipients drawn from it, the open-loop rate (or the replay's
+ * mean, and its length when no -m or --duration bounds it). A file that
+ * cannot be read or is no workload, and the options it replaces, are
+ * usage errors.
+ */
+static void source_options_workload(struct source_options *opts, int rcpts_given,
+                                    int messages_given)
+{
+    unsigned char md[EVP_MAX_MD_SIZE];
+    unsigned md_len = 0;
+    char err[256];
+    size_t len;
+    char *text;
+
+    if (opts->size_given || opts->message_file)
+        msg_usage("--workload draws the sizes: not with -l, --size or -F");
+    if (rcpts_given)
+        msg_usage("--workload draws the recipients: not with -r");
+    if (opts->rate > 0)
+        msg_usage("--workload sets the rate: not with --rate (--scale K multiplies its rate)");
+    if (opts->peak && opts->replay > 0)
+        msg_usage("--peak and --replay cannot be combined (the busiest minute, or every minute)");
+    if (opts->replay > 0 && opts->arrivals == ARRIVAL_POISSON)
+        msg_usage("--replay spaces each minute's arrivals evenly: not with --arrivals poisson");
+    text = fileutil_read_all(opts->workload_path, &len);
+    if (!text)
+        msg_usage("--workload %s: cannot read: %s", opts->workload_path, strerror(errno));
+    opts->workload = xmalloc(sizeof(*opts->workload));
+    if (workload_file_parse(text, opts->workload, err, sizeof(err)) != 0)
+        msg_usage("--workload %s: %s", opts->workload_path, err);
+    if (!EVP_Digest(text, len, md, &md_len, EVP_sha256(), NULL))
+        msg_fatal("--workload %s: SHA-256 failed", opts->workload_path);
+    for (unsigned i = 0; i < md_len && 2 * i + 2 < sizeof(opts->workload_sha256); i++)
+        snprintf(opts->workload_sha256 + 2 * i, 3, "%02x", md[i]);
+    free(text);
+    if (opts->replay > 0) {
+        uint64_t n = workload_file_replay_count(opts->workload, opts->scale);
+
+        if (n == 0)
+            msg_usage("--workload %s: no arrivals per minute to replay", opts->workload_path);
+        opts->rate = (double)n / ((double)opts->workload->minutes * 60 / opts->replay);
+        if (!messages_given && opts->duration == 0)
+            opts->messages = n;
+    } else
+        opts->rate = workload_file_rate(opts->workload, opts->peak) * opts->scale;
+    if (!(opts->rate > 0))
+        msg_usage("--workload %s: its arrivals give no rate", opts->workload_path);
+    if (opts->rate > 1e7) /* --rate's bound */
+        msg_usage("--workload %s: %g messages a second with --scale %g, more than 10000000",
+                  opts->workload_path, opts->rate, opts->scale);
+}
 
 void source_options_parse(int argc, char **argv, struct source_options *opts)
 {
@@ -142,7 +218,7 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
     };
     struct optgroup_values common;
     struct optgroup g;
-    int ch, messages_given = 0;
+    int ch, messages_given = 0, rcpts_given = 0, scale_given = 0;
 
     memset(opts, 0, sizeof(*opts));
     /* It meant "no summary" here and "no progress" in spoolsim: refused, not redefined. */
@@ -157,6 +233,7 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
     opts->timeout = 60;
     opts->threads = 1;
     opts->size.kind = SIZE_FIXED;
+    opts->scale = 1;
 
     /*
      * Postfix's smtp-source has no -h: here it is --help, as in every spoolsim program.
@@ -193,6 +270,7 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
             break;
         case 'r':
             opts->rcpts = (unsigned)optarg_count(optarg, "-r", 1, 100000);
+            rcpts_given = 1;
             break;
         case 'R':
             opts->random_wait = optarg_seconds_in(optarg, "-R", 0, OPTARG_DELAY_MAX);
@@ -257,6 +335,19 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
         case OPT_THREADS:
             opts->threads = (unsigned)optarg_count(optarg, "--threads", 1, SOURCE_THREADS_MAX);
             break;
+        case OPT_WORKLOAD:
+            opts->workload_path = optarg;
+            break;
+        case OPT_SCALE:
+            opts->scale = optarg_factor(optarg, "--scale");
+            scale_given = 1;
+            break;
+        case OPT_PEAK:
+            opts->peak = 1;
+            break;
+        case OPT_REPLAY:
+            opts->replay = optarg ? optarg_factor(optarg, "--replay") : 1;
+            break;
         case 'h':
         case OPT_HELP:
             usage(stdout);
@@ -284,6 +375,11 @@ void source_options_parse(int argc, char **argv, struct source_options *opts)
                     msg_usage("%s and %s name the same file, %s: one would overwrite the other",
                               name[a], name[b], out[b]);
     }
+    if (opts->workload_path)
+        source_options_workload(opts, rcpts_given, messages_given);
+    else if (scale_given || opts->peak || opts->replay > 0)
+        msg_usage(
+            "--scale, --peak and --replay shape a --workload's arrivals: give --workload FILE");
     if (opts->arrivals == ARRIVAL_POISSON && opts->rate == 0)
         msg_usage("--arrivals poisson needs --rate");
     if (opts->threads > opts->sessions)

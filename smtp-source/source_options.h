@@ -13,6 +13,7 @@
 
 #include "smtp_tool_opts.h"
 #include "workload.h"
+#include "workload_file.h"
 
 #define SOURCE_THREADS_MAX 256
 
@@ -55,6 +56,13 @@ struct source_options {
     const char *id;            /* --id: this source's name in the JSON, NULL: none */
     int progress;     /* the status line: -1 on a terminal, 0 never (--no-progress), 1 always */
     unsigned threads; /* --threads: event loops, each with its share of the sessions */
+    /* --workload: sizes, recipients and the rate from a mail log's workload (workload_file.h) */
+    const char *workload_path;
+    struct workload_file *workload; /* NULL without --workload; read once, shared read-only */
+    char workload_sha256[65];       /* the file's digest, hex */
+    double scale;                   /* --scale: the workload's rate times this (1) */
+    int peak;                       /* --peak: the busiest minute's rate, not the mean */
+    double replay;                  /* --replay: its minutes, compressed this many times; 0: none */
 };
 
 void source_options_parse(int argc, char **argv, struct source_options *opts);

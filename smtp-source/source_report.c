@@ -151,6 +151,7 @@ void source_report_text(FILE *fp, const struct source_stats *st, const struct so
             opts->tls ? ", STARTTLS" : "", opts->pipelining ? ", pipelining" : "",
             opts->skip_quit_reply ? ", QUIT reply skipped" : "",
             opts->message_file ? "from -F file"
+            : opts->workload   ? "and recipients from --workload"
                                : workload_size_describe(&opts->size, dist, sizeof(dist)));
     if (opts->rate > 0)
         fprintf(fp, ", open loop %.1f/s %s (max backlog %llu)", opts->rate,
@@ -198,10 +199,20 @@ int source_report_json(const char *path, const struct source_stats *st,
     json_bool(&w, "tls", opts->tls);
     json_bool(&w, "pipelining", opts->pipelining);
     json_bool(&w, "skip_quit_reply", opts->skip_quit_reply);
-    json_uint(&w, "recipients_per_message", opts->rcpts);
+    json_uint_or_null(&w, "recipients_per_message", !opts->workload, opts->rcpts);
     json_string(&w, "size",
                 opts->message_file ? "file"
+                : opts->workload   ? "workload"
                                    : workload_size_describe(&opts->size, dist, sizeof(dist)));
+    if (opts->workload) { /* what drew the load, and which version of it */
+        json_begin_object(&w, "workload");
+        json_string(&w, "file", opts->workload_path);
+        json_string(&w, "sha256", opts->workload_sha256);
+        json_double(&w, "scale", opts->scale);
+        json_bool(&w, "peak", opts->peak);
+        json_double(&w, "replay", opts->replay > 0 ? opts->replay : NAN);
+        json_end_object(&w);
+    }
     json_double(&w, "rate", opts->rate);
     json_string(&w, "arrivals",
                 opts->rate == 0                     ? "closed"

@@ -51,6 +51,7 @@ struct source_session {
     uint64_t content_len;
     uint64_t log_size, checksum; /* the message log's key (checksum.h) */
     unsigned rcpt_ok;
+    unsigned rcpts; /* this message's: -r, or drawn from --workload */
     char msgid[SOURCE_MSGID_MAX];
     char queue_id[64];
 };
@@ -210,7 +211,7 @@ static void send_rcpt(struct source_session *s)
 {
     const struct source_options *opts = s->ctx->opts;
 
-    if (opts->number_rcpts || opts->rcpts > 1) {
+    if (opts->number_rcpts || s->rcpts > 1) {
         send_cmd(s, "RCPT TO:<%llu%s>", (unsigned long long)s->ctx->next_rcpt, s->ctx->msg.to);
         s->ctx->next_rcpt += s->ctx->stride;
     } else
@@ -222,13 +223,14 @@ static void send_mail(struct source_session *s)
 {
     const struct source_options *opts = s->ctx->opts;
 
-    smtp_txn_begin(&s->txn, opts->rcpts, opts->pipelining && (s->extensions & SMTP_EXT_PIPELINING),
+    s->rcpts = opts->workload ? workload_file_rcpts(opts->workload, &s->ctx->rng) : opts->rcpts;
+    smtp_txn_begin(&s->txn, s->rcpts, opts->pipelining && (s->extensions & SMTP_EXT_PIPELINING),
                    opts->tool.lmtp);
     s->rcpt_ok = 0;
     s->queue_id[0] = 0;
     send_line(s, s->ctx->msg.mail_cmd, s->ctx->msg.mail_cmd_len);
     if (s->txn.pipelined) {
-        for (unsigned i = 0; i < opts->rcpts; i++)
+        for (unsigned i = 0; i < s->rcpts; i++)
             send_rcpt(s);
         send_line(s, "DATA\r\n", 6);
     }
@@ -255,8 +257,15 @@ static void send_content(struct source_session *s)
         }
     } else {
         struct source_body body;
-        size_t body_len = source_message_body(
-            &ctx->msg, workload_size_sample(&ctx->opts->size, &ctx->rng), &body);
+        const struct workload_file *wf = ctx->opts->workload;
+        uint64_t want = wf ? workload_file_size(wf, &ctx->rng)
+                           : workload_size_sample(&ctx->opts->size, &ctx->rng);
+        size_t body_len;
+
+        /* A log's sizes are whole messages: the header is part of one. */
+        if (wf)
+            want = want > header_len ? want - header_len : 0;
+        body_len = source_message_body(&ctx->msg, want, &body);
 
         /* The body template is shared and never changes: send it without copying. */
         evbuffer_add_reference(out, body.lines, body.lines_len, NULL, NULL);
@@ -378,7 +387,6 @@ static void after_message(struct source_session *s)
 /* A reply to MAIL, a RCPT, DATA or the dot: smtp_txn says what comes next. */
 static void on_txn_reply(struct source_session *s, int code)
 {
-    const struct source_options *opts = s->ctx->opts;
     int ok = code / 100 == 2;
     enum smtp_step step = s->state;
     enum smtp_txn_next next;
@@ -413,7 +421,7 @@ static void on_txn_reply(struct source_session *s, int code)
     }
     next = smtp_txn_reply(&s->txn, code);
     s->state = s->txn.step;
-    if (step == SMTP_STEP_RCPT && s->txn.rcpt_replies == opts->rcpts && s->rcpt_ok == 0 &&
+    if (step == SMTP_STEP_RCPT && s->txn.rcpt_replies == s->rcpts && s->rcpt_ok == 0 &&
         !s->msg_failed) {
         /* Counted by code above; the message fails as a whole. */
         s->msg_failed = 1;

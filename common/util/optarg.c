@@ -359,6 +359,16 @@ double optarg_rate(const char *text, const char *what)
     return rate;
 }
 
+double optarg_factor(const char *text, const char *what)
+{
+    char *end;
+    double k = strtod(text, &end);
+
+    if (*text == 0 || *end != 0 || !(k > 0 && k <= 1e9))
+        msg_usage("%s: \"%s\" is not a factor greater than 0 and at most 1000000000", what, text);
+    return k;
+}
+
 static void output_check(const char *path, const char *what, int depth);
 
 /*

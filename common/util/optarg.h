@@ -154,6 +154,10 @@ unsigned optarg_choice(const char *text, const char *what, const char *const nam
 /* A rate in messages per second: a number greater than 0, at most 10 million. */
 double optarg_rate(const char *text, const char *what);
 
+/* A factor (--scale, --replay): a number greater than 0, at most 10^9 (sweep scales a quiet log's
+ * mean far). */
+double optarg_factor(const char *text, const char *what);
+
 /*
  * An output file given on the command line, such as --json FILE: "-"
  * (standard output), or a path that can be written now, so that a run is

@@ -29,6 +29,10 @@ enum {
     CODE_VERSION,
     CODE_SEED,
     CODE_DRY_RUN,
+    CODE_WORKLOAD,
+    CODE_SCALE,
+    CODE_PEAK,
+    CODE_REPLAY,
 };
 
 struct entry {
@@ -98,6 +102,23 @@ static const struct entry entries[] = {
      "no progress notices, only the results%s"},
     {OPTGROUP_HELP, {"help", no_argument, NULL, 'h'}, "-h, --help, --version", NULL},
     {OPTGROUP_HELP, {"version", no_argument, NULL, CODE_VERSION}, NULL, NULL},
+    {OPTGROUP_LOAD_FILE,
+     {"workload", required_argument, NULL, CODE_WORKLOAD},
+     "--workload FILE",
+     "sizes, recipients and the rate from a workload file (spoolsim workload "
+     "--from-maillog), passed to smtp-source; not with --size or -r"},
+    {OPTGROUP_LOAD_SHAPE,
+     {"scale", required_argument, NULL, CODE_SCALE},
+     "--scale K",
+     "--workload: K times its rate (1)"},
+    {OPTGROUP_LOAD_SHAPE,
+     {"peak", no_argument, NULL, CODE_PEAK},
+     "--peak",
+     "--workload: its busiest minute's rate, not its mean"},
+    {OPTGROUP_LOAD_SHAPE,
+     {"replay", optional_argument, NULL, CODE_REPLAY},
+     "--replay[=FACTOR]",
+     "--workload: its arrivals minute by minute, FACTOR times faster (1)"},
 };
 
 #define N_ENTRIES (sizeof(entries) / sizeof(entries[0]))
@@ -145,6 +166,7 @@ void optgroup_init(struct optgroup *g, struct optgroup_values *v, unsigned group
     v->interval = 1;
     v->seed = 1;
     v->progress = -1;
+    v->scale = 1;
     if ((groups & OPTGROUP_PROGRESS) && !(groups & OPTGROUP_QUIET))
         msg_panic("%s: --progress without -q", name);
     for (; own->name != NULL; own++)
@@ -193,6 +215,7 @@ int optgroup_getopt(struct optgroup *g, int argc, char *const argv[])
             if (!(g->groups & OPTGROUP_RCPTS))
                 return ch;
             v->rcpts = (unsigned)optarg_count(optarg, "--rcpts", 1, 1000);
+            g->rcpts_given = 1;
             break;
         case 'q':
             if (!(g->groups & OPTGROUP_QUIET))
@@ -207,6 +230,21 @@ int optgroup_getopt(struct optgroup *g, int argc, char *const argv[])
         case CODE_SIZE:
             optarg_size_dist(optarg, "--size", &dist);
             v->size = optarg;
+            g->size_given = 1;
+            break;
+        case CODE_WORKLOAD:
+            v->workload = optarg;
+            break;
+        case CODE_SCALE:
+            v->scale = optarg_factor(optarg, "--scale");
+            g->shape_given = 1;
+            break;
+        case CODE_PEAK:
+            v->peak = g->shape_given = 1;
+            break;
+        case CODE_REPLAY:
+            v->replay = optarg ? optarg_factor(optarg, "--replay") : 1;
+            g->shape_given = 1;
             break;
         case CODE_JSON:
             v->json = optarg_output_file(optarg, "--json");
@@ -252,6 +290,15 @@ void optgroup_end(struct optgroup *g)
         msg_usage("--messages and --duration cannot be combined (a count or a time, not both)");
     if (g->groups & OPTGROUP_PROGRESS)
         v->progress = progress_want(v->progress, v->quiet);
+    if (v->workload && g->size_given)
+        msg_usage("--workload draws the sizes: not with --size");
+    if (v->workload && g->rcpts_given)
+        msg_usage("--workload draws the recipients: not with -r");
+    if (!v->workload && g->shape_given)
+        msg_usage(
+            "--scale, --peak and --replay shape a --workload's arrivals: give --workload FILE");
+    if (v->peak && v->replay > 0)
+        msg_usage("--peak and --replay cannot be combined (the busiest minute, or every minute)");
 }
 
 void optgroup_dry_run_done(const char *fmt, ...)

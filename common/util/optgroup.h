@@ -42,6 +42,8 @@ enum {
     OPTGROUP_NO_OPERANDS = 1 << 10, /* not a group: an argument after the options is an error */
     OPTGROUP_SEED = 1 << 11,        /* --seed N */
     OPTGROUP_DRY_RUN = 1 << 12,     /* --dry-run */
+    OPTGROUP_LOAD_FILE = 1 << 13,   /* --workload FILE */
+    OPTGROUP_LOAD_SHAPE = 1 << 14,  /* --scale K, --peak, --replay[=F]: its arrivals */
 };
 
 /* The groups that say what to offer, and those that say what to report. */
@@ -71,6 +73,16 @@ struct optgroup_values {
      * -1 with -q to 0 (progress_want()), leaving -1 for "on a terminal".
      */
     int progress;
+    /*
+     * --workload FILE: smtp-source draws sizes, recipients and its rate
+     * from it (not with --size or -r); NULL: none. --scale (1), --peak,
+     * --replay (0: none) as smtp-source's. The file's contents are the
+     * caller's to check: this layer reads no JSON.
+     */
+    const char *workload;
+    double scale;
+    int peak;
+    double replay;
 };
 
 #define OPTGROUP_TABLE_MAX 96
@@ -85,7 +97,8 @@ struct optgroup {
     const char *seed_what;     /* what --seed draws, for --help ("the crash points") */
     int duration_given;
     const struct optarg_old *old; /* the command's old spellings (optarg.h); NULL: none */
-    int argc;                     /* the command line optgroup_getopt() reads */
+    int size_given, rcpts_given, shape_given; /* --size, -r; --scale, --peak or --replay */
+    int argc;                                 /* the command line optgroup_getopt() reads */
     char *const *argv;
     struct option table[OPTGROUP_TABLE_MAX];
     char shortopts[OPTGROUP_SHORT_MAX];

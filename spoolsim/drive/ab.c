@@ -374,12 +374,16 @@ static void show_progress(void *arg)
 }
 
 /* The device's counts a run's JSON report holds (raw's and bench's), or none (postmark's). */
-static void read_disk(const char *json, struct diskstat *disk)
+static void read_disk(struct ab *ab, const char *json, struct diskstat *disk)
 {
     char *text = fileutil_read_all(json, NULL);
 
     if (text == NULL || diskstat_read_json(text, "disk", disk) != 0)
         memset(disk, 0, sizeof(*disk)); /* DISKSTAT_NOT_MEASURED */
+    /* bench's runs name the workload they drew from (drive_workload_json) */
+    if (text && ab->workload[0] == 0 &&
+        json_read_string(text, "workload.file", ab->workload, sizeof(ab->workload)) == 0)
+        json_read_string(text, "workload.sha256", ab->workload_sha256, sizeof(ab->workload_sha256));
     free(text);
 }
 
@@ -446,7 +450,7 @@ static double run_one(struct ab *ab, const struct side *s, const char *label, st
         msg_warn("%s: %s failed: %s", label, m->name, why);
         drive_show_errors(&ab->d, "run", m->subcommand);
     } else {
-        read_disk(json, disk);
+        read_disk(ab, json, disk);
     }
     unlink(json);
     unlink(out);

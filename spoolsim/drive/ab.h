@@ -101,6 +101,8 @@ struct ab {
     uint64_t run_start_ns, start_ns;
     char shown_child[PROGRESS_LINE_MAX]; /* the child's line last shown, and when */
     uint64_t shown_ns;
+    /* relay with --workload: the file and its SHA-256 as the first run's report named them */
+    char workload[1024], workload_sha256[DRIVE_SHA256_HEX];
 };
 
 /* ab_options.c: the command line into o, or a usage error (exit status 2). */

@@ -224,6 +224,13 @@ int ab_report_write_json(const struct ab *ab, const struct ab_result *r, int com
     json_string(&w, "prepare", o->prepare);
     json_uint(&w, "crash_points", o->crash);
     json_bool(&w, "same_filesystem", ab_same_filesystem(&ab->side[0], &ab->side[1]));
+    if (ab->workload[0]) { /* relay -- --workload FILE: what every run drew from */
+        json_begin_object(&w, "workload");
+        json_string(&w, "file", ab->workload);
+        json_string(&w, "sha256", ab->workload_sha256[0] ? ab->workload_sha256 : NULL);
+        json_end_object(&w);
+    } else
+        json_string(&w, "workload", NULL);
     json_begin_object(&w, "sides");
     for (int k = 0; k < 2; k++) {
         const struct side *s = &ab->side[k];

@@ -13,6 +13,7 @@
 #include "bench_compare_report.h"
 #include "bench_mta.h"
 #include "bench_options.h"
+#include "drive.h"
 #include "msg.h"
 #include "netem.h"
 #include "optarg.h"
@@ -34,7 +35,7 @@ static void usage(FILE *fp, const struct optgroup *g)
                 "Options:\n"
                 "  --spool DIR           measure the filesystem of DIR: the spool goes in a\n"
                 "                        private directory inside it ($TMPDIR or /tmp)\n");
-    optgroup_help(fp, g, OPTGROUP_WORKLOAD, 21);
+    optgroup_help(fp, g, OPTGROUP_WORKLOAD | OPTGROUP_LOAD_FILE | OPTGROUP_LOAD_SHAPE, 21);
     fprintf(fp, "  --reuse               reuse client connections (default: one per message)\n"
                 "  --rate R              open loop: R messages/s (Poisson arrivals)\n"
                 "  --sync POLICY         the relay's fsync, fdatasync or none (fsync)\n"
@@ -190,7 +191,9 @@ void bench_options_parse(struct bench_options *o, int argc, char **argv, unsigne
     int ch;
 
     memset(o, 0, sizeof(*o));
-    optgroup_init(&g, &o->common, OPTGROUP_NO_OPERANDS | OPTGROUP_WORKLOAD | OPTGROUP_OUTPUT,
+    optgroup_init(&g, &o->common,
+                  OPTGROUP_NO_OPERANDS | OPTGROUP_WORKLOAD | OPTGROUP_OUTPUT | OPTGROUP_LOAD_FILE |
+                      OPTGROUP_LOAD_SHAPE,
                   "n:", long_options, "spoolsim bench", usage);
     o->sync = NULL; /* the profile's own: fsync for postfix */
     o->qmgr = relay_options_qmgr_names[0];
@@ -281,6 +284,11 @@ void bench_options_parse(struct bench_options *o, int argc, char **argv, unsigne
         }
     }
     optgroup_end(&g);
+    if (o->common.workload) {
+        if (o->rate)
+            msg_usage("--workload sets the rate: not with --rate (--scale K multiplies its rate)");
+        drive_workload_check(o->common.workload, NULL);
+    }
     /*
      * A model from another machine can be 2 to 5 times off here: as root,
      * with the MTA's own model, bench measures this machine's first unless

@@ -175,6 +175,7 @@ void bench_report_read(const struct drive *d, struct bench_results *res)
     if (res->cores == 0)
         res->cores = cores > 0 ? (unsigned)cores : 1;
     res->injected = number(source, "delivered");
+    drive_workload_sha256(source, res->workload_sha256);
     res->disk.messages = res->injected;
     res->inject_s = number(source, "elapsed_s");
     res->failed = number(source, "failed");
@@ -515,6 +516,7 @@ int bench_report_write_json(const struct bench_options *o, const char *spool,
         return -1;
     json_meta_write_spool(&w, "spool", spool, &res->fs);
     write_parameters(&w, o);
+    drive_workload_json(&w, &o->common, res->workload_sha256);
     write_net(&w, "hop", &o->hop, 1, res->hop, res->hop_why, res->hop_where);
     write_net(&w, "client", &o->client, 0, res->client, res->client_why, res->client_where);
     json_double(&w, "load_s", res->load_s);

@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "diskstat.h"
+#include "drive.h"
 #include "fsinfo.h"
 #include "histogram.h"
 #include "timeline.h"
@@ -93,6 +94,7 @@ struct bench_results {
     char model_warning[1200]; /* why its rates may not be this machine's; "" if they are */
     char bottleneck[600];     /* the relay's verdict on what limited the run */
     char mta_version[32];     /* --mta: the real MTA's version, as its script found it */
+    char workload_sha256[DRIVE_SHA256_HEX]; /* --workload: as smtp-source's report says */
 };
 
 const char *bench_report_sync_name(const struct bench_options *o);

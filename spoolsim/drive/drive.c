@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -23,9 +24,13 @@
 #include "fdlimit.h"
 #include "fileutil.h"
 #include "interrupt.h"
+#include "json.h"
+#include "json_read.h"
 #include "msg.h"
 #include "progress.h"
 #include "spoolsim.h"
+#include "workload_file.h"
+#include "xalloc.h"
 
 extern char **environ;
 #include "spawn_logged.h"
@@ -404,10 +409,24 @@ int drive_source_load_args(char *argv[], const struct optgroup_values *v, struct
     snprintf(t->rcpts, sizeof(t->rcpts), "%u", v->rcpts);
     argv[n++] = "-s";
     argv[n++] = t->sessions;
-    argv[n++] = "-r";
-    argv[n++] = t->rcpts;
-    argv[n++] = "--size";
-    argv[n++] = (char *)v->size;
+    if (v->workload) { /* it draws the sizes and recipients */
+        snprintf(t->scale, sizeof(t->scale), "%.17g", v->scale);
+        argv[n++] = "--workload";
+        argv[n++] = (char *)v->workload;
+        argv[n++] = "--scale";
+        argv[n++] = t->scale;
+        if (v->peak)
+            argv[n++] = "--peak";
+        if (v->replay > 0) {
+            snprintf(t->replay, sizeof(t->replay), "--replay=%.17g", v->replay);
+            argv[n++] = t->replay;
+        }
+    } else {
+        argv[n++] = "-r";
+        argv[n++] = t->rcpts;
+        argv[n++] = "--size";
+        argv[n++] = (char *)v->size;
+    }
     if (v->messages) {
         snprintf(t->amount, sizeof(t->amount), "%llu", (unsigned long long)v->messages);
         argv[n++] = "-m";
@@ -417,4 +436,43 @@ int drive_source_load_args(char *argv[], const struct optgroup_values *v, struct
     }
     argv[n++] = t->amount;
     return n;
+}
+
+void drive_workload_check(const char *path, struct workload_file *wf)
+{
+    struct workload_file *mine = wf ? wf : xmalloc(sizeof(*mine));
+    char err[256];
+    char *text = fileutil_read_all(path, NULL);
+
+    if (!text)
+        msg_usage("--workload %s: cannot read: %s", path, strerror(errno));
+    if (workload_file_parse(text, mine, err, sizeof(err)) != 0)
+        msg_usage("--workload %s: %s", path, err);
+    free(text);
+    if (!wf) {
+        workload_file_free(mine);
+        free(mine);
+    }
+}
+
+void drive_workload_sha256(const char *source_json, char sha256[DRIVE_SHA256_HEX])
+{
+    if (!source_json ||
+        json_read_string(source_json, "workload.sha256", sha256, DRIVE_SHA256_HEX) != 0)
+        sha256[0] = 0;
+}
+
+void drive_workload_json(struct json_writer *w, const struct optgroup_values *v, const char *sha256)
+{
+    if (!v->workload) {
+        json_string(w, "workload", NULL);
+        return;
+    }
+    json_begin_object(w, "workload");
+    json_string(w, "file", v->workload);
+    json_string(w, "sha256", sha256 && sha256[0] ? sha256 : NULL);
+    json_double(w, "scale", v->scale);
+    json_bool(w, "peak", v->peak);
+    json_double(w, "replay", v->replay > 0 ? v->replay : NAN);
+    json_end_object(w);
 }

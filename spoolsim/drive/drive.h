@@ -174,16 +174,39 @@ int drive_arg_if_set(char *argv[], int n, const char *option, const char *value)
 
 /*
  * The load of an smtp-source command line from the shared workload
- * options (optgroup.h): -s N -r N --size DIST, then -m N or --duration
- * Ns, into argv; their numbers are written in t, which must outlive
- * argv. The count of arguments put there, DRIVE_LOAD_ARGS at most.
+ * options (optgroup.h): -s N -r N --size DIST (with --workload: the file,
+ * --scale, --peak, --replay=F instead of -r and --size), then -m N or
+ * --duration Ns, into argv; their numbers are written in t, which must
+ * outlive argv. The count of arguments put there, DRIVE_LOAD_ARGS at most.
  */
-#define DRIVE_LOAD_ARGS 8
+#define DRIVE_LOAD_ARGS 10
 struct drive_load_text {
     char sessions[16], rcpts[16], amount[32];
+    char scale[32], replay[48]; /* --workload's */
 };
 int drive_source_load_args(char *argv[], const struct optgroup_values *v,
                            struct drive_load_text *t);
+
+/*
+ * --workload's file read and checked as smtp-source will read it (a usage
+ * error, exit status 2, naming the file and the problem): before anything
+ * starts, so that a bad file is the driver's refusal, not a child's
+ * failure. With wf, the workload is left there (workload_file_free() it).
+ */
+struct workload_file;
+void drive_workload_check(const char *path, struct workload_file *wf);
+
+/*
+ * "workload": the file, its SHA-256 as smtp-source's report gave it (read
+ * into sha256 by drive_workload_sha256(); "" when it gave none: null),
+ * --scale, --peak and --replay; the key null without --workload. One
+ * digest, smtp-source's: this layer links no hash.
+ */
+#define DRIVE_SHA256_HEX 65
+void drive_workload_sha256(const char *source_json, char sha256[DRIVE_SHA256_HEX]);
+struct json_writer;
+void drive_workload_json(struct json_writer *w, const struct optgroup_values *v,
+                         const char *sha256);
 
 /* Stop the n children (NULL entries skipped), then remove the work directory. */
 void drive_abandon(struct drive *d, struct drive_child *const children[], size_t n);

@@ -171,10 +171,19 @@ static int start_source(struct sweep *s, struct drive_child *c, const char *name
     argv[n++] = s->source_path;
     argv[n++] = "-s";
     argv[n++] = sessions;
-    argv[n++] = "--size";
-    argv[n++] = (char *)o->common.size;
-    argv[n++] = "--rate";
-    argv[n++] = rate_text;
+    if (o->common
+            .workload) { /* its sizes and recipients; the step's rate as a multiple of its mean */
+        snprintf(rate_text, sizeof(rate_text), "%.17g", rate / o->workload_mean_per_s);
+        argv[n++] = "--workload";
+        argv[n++] = (char *)o->common.workload;
+        argv[n++] = "--scale";
+        argv[n++] = rate_text;
+    } else {
+        argv[n++] = "--size";
+        argv[n++] = (char *)o->common.size;
+        argv[n++] = "--rate";
+        argv[n++] = rate_text;
+    }
     argv[n++] = "--arrivals";
     argv[n++] = (char *)o->arrivals;
     argv[n++] = "--duration";
@@ -325,6 +334,8 @@ static void read_client(struct sweep *s, const char *name, struct sweep_step *st
     if ((json = read_report(s, name)) == NULL)
         give_up(s, name, "smtp-source's report");
     st->sent = number(json, "attempted");
+    if (s->workload_sha256[0] == 0)
+        drive_workload_sha256(json, s->workload_sha256);
     st->accepted = number(json, "delivered");
     st->m.failures = number(json, "failed");
     st->sent_per_s = st->sent / s->opts->window;

@@ -38,6 +38,8 @@ struct sweep_options {
     char *relay_args[RELAY_ARGS_MAX]; /* passed on to the relay */
     size_t n_relay_args;
     const struct json_run *run;
+    /* --workload: its mean and busiest minute's rates, messages/s (0 without) */
+    double workload_mean_per_s, workload_peak_per_s;
 };
 
 /* What a step measured, beyond what the verdict reads. */
@@ -68,6 +70,7 @@ struct sweep {
     uint64_t start_ns, step_start_ns, next_show_ns;
     double rate;       /* the step's offered rate */
     const char *phase; /* "warm-up", "window", "grace" */
+    char workload_sha256[DRIVE_SHA256_HEX]; /* as smtp-source read it; "" until then */
 };
 
 /* sweep_options.c: the command line into o, or a usage error (exit status 2). */

@@ -13,6 +13,8 @@
 #include "optgroup.h"
 #include "profile.h"
 #include "sweep.h"
+#include "workload_file.h"
+#include "xalloc.h"
 
 static void usage(FILE *fp, const struct optgroup *g)
 {
@@ -36,6 +38,7 @@ static void usage(FILE *fp, const struct optgroup *g)
                 "  --window TIME         each step's measured window (5s)\n"
                 "  --slo TIME            the client's p99 may not exceed it (2s)\n");
     optgroup_help(fp, g, OPTGROUP_WORKLOAD, 21);
+    optgroup_help(fp, g, OPTGROUP_LOAD_FILE, 21);
     fprintf(fp, "  --reuse               reuse client connections (default: one per message)\n"
                 "  --arrivals KIND       fixed (the default: each window offers exactly its\n"
                 "                        rate) or poisson spacing\n"
@@ -148,7 +151,8 @@ void sweep_options_parse(struct sweep_options *o, int argc, char **argv)
     memset(o, 0, sizeof(*o));
     optgroup_init(&g, &o->common,
                   OPTGROUP_SESSIONS | OPTGROUP_SIZE | OPTGROUP_JSON | OPTGROUP_KEEP |
-                      OPTGROUP_QUIET | OPTGROUP_HELP | OPTGROUP_DRY_RUN | OPTGROUP_PROGRESS,
+                      OPTGROUP_QUIET | OPTGROUP_HELP | OPTGROUP_DRY_RUN | OPTGROUP_PROGRESS |
+                      OPTGROUP_LOAD_FILE,
                   "", long_options, "spoolsim sweep", usage);
     g.progress_what = " (the step, its rate and phase, the time left)";
     o->start = 50;
@@ -238,4 +242,13 @@ void sweep_options_parse(struct sweep_options *o, int argc, char **argv)
         msg_usage("--sink-port is for --target (without it sweep runs its own sink)");
     if (o->target && o->n_relay_args)
         msg_usage("relay options after -- with --target: no relay is started");
+    if (o->common.workload) {
+        struct workload_file *wf = xmalloc(sizeof(*wf));
+
+        drive_workload_check(o->common.workload, wf);
+        o->workload_mean_per_s = workload_file_rate(wf, 0);
+        o->workload_peak_per_s = workload_file_rate(wf, 1);
+        workload_file_free(wf);
+        free(wf);
+    }
 }

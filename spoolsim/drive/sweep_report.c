@@ -49,7 +49,8 @@ void sweep_report_print(const struct sweep *s, const struct sweep_search *search
         fp,
         "steps:      open loop (%s arrivals), %u sessions, size %s, warm-up %.1f s, window %.1f s, "
         "SLO p99 %.0f ms\n",
-        o->arrivals, o->common.sessions, o->common.size, o->warmup, o->window, o->slo * 1e3);
+        o->arrivals, o->common.sessions, o->common.workload ? "from --workload" : o->common.size,
+        o->warmup, o->window, o->slo * 1e3);
     fprintf(fp, "%4s %9s %9s %11s %9s %9s %9s %9s %7s %7s %8s %6s  %s\n", "step", "offered/s",
             "sent/s", "delivered/s", "p50 ms", "p99 ms", "e2e p50", "e2e p99", "queue0", "queue1",
             "growth/s", "failed", "verdict");
@@ -102,6 +103,15 @@ void sweep_report_print(const struct sweep *s, const struct sweep_search *search
     } else {
         fprintf(fp, "; every step held (no rate broke it: try higher rates)\n");
     }
+    if (o->common.workload && knee > 0)
+        fprintf(fp,
+                "workload:   %s: the knee carries %.1fx its busiest minute (%.6g msgs/s) and "
+                "%.1fx its mean (%.6g msgs/s)\n",
+                o->common.workload, knee / o->workload_peak_per_s, o->workload_peak_per_s,
+                knee / o->workload_mean_per_s, o->workload_mean_per_s);
+    else if (o->common.workload)
+        fprintf(fp, "workload:   %s: busiest minute %.6g msgs/s, mean %.6g msgs/s (no knee)\n",
+                o->common.workload, o->workload_peak_per_s, o->workload_mean_per_s);
 }
 
 static const char *const reason_keys[] = {"held", "fell_behind", "queue_grew", "failures", "slo"};
@@ -128,7 +138,8 @@ int sweep_report_write_json(const struct sweep *s, const struct sweep_search *se
         json_string(&w, NULL, o->relay_args[i]);
     json_end_array(&w);
     json_uint(&w, "sessions", o->common.sessions);
-    json_string(&w, "size", o->common.size);
+    json_string(&w, "size", o->common.workload ? "workload" : o->common.size);
+    drive_workload_json(&w, &o->common, s->workload_sha256);
     json_bool(&w, "reuse", o->reuse);
     json_string(&w, "arrivals", o->arrivals);
     json_double(&w, "warmup_s", o->warmup);
@@ -169,5 +180,12 @@ int sweep_report_write_json(const struct sweep *s, const struct sweep_search *se
     json_end_array(&w);
     json_double(&w, "knee_per_s", knee > 0 ? knee : NAN);
     json_double(&w, "broke_per_s", broke > 0 ? broke : NAN);
+    /* the knee in the log's words: how many of its busiest minutes, and of its mean */
+    json_double(&w, "workload_peak_per_s", o->common.workload ? o->workload_peak_per_s : NAN);
+    json_double(&w, "workload_mean_per_s", o->common.workload ? o->workload_mean_per_s : NAN);
+    json_double(&w, "knee_peak_multiple",
+                o->common.workload && knee > 0 ? knee / o->workload_peak_per_s : NAN);
+    json_double(&w, "knee_mean_multiple",
+                o->common.workload && knee > 0 ? knee / o->workload_mean_per_s : NAN);
     return json_meta_end(&w);
 }

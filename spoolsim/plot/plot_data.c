@@ -374,7 +374,7 @@ int plot_data_read_sweep(const char *text, struct plot_sweep *sw, char *err, siz
                                        "p99_ms",        "p99_9_ms",        "max_ms"};
     enum { NKEYS = sizeof(keys) / sizeof(keys[0]) };
     long rows = json_read_array_length(text, "steps");
-    double *cells, *cols, knee, broke, slo_s;
+    double *cells, *cols, knee, broke, slo_s, peak;
     size_t *order, *off, *len, n, has_p999 = 0, has_max = 0, longest = 0;
     char reason[32], *buf;
 
@@ -398,7 +398,8 @@ int plot_data_read_sweep(const char *text, struct plot_sweep *sw, char *err, siz
     if (table_in_range(cells, n, keys, NKEYS, "sweep step", err, errlen) != 0 ||
         read_figure(text, "knee_per_s", &knee, err, errlen) != 0 ||
         read_figure(text, "broke_per_s", &broke, err, errlen) != 0 ||
-        read_figure(text, "slo_s", &slo_s, err, errlen) != 0) {
+        read_figure(text, "slo_s", &slo_s, err, errlen) != 0 ||
+        read_figure(text, "workload_peak_per_s", &peak, err, errlen) != 0) {
         free(off);
         free(cells);
         return -1;
@@ -450,6 +451,7 @@ int plot_data_read_sweep(const char *text, struct plot_sweep *sw, char *err, siz
     sw->knee = knee;
     sw->broke = broke;
     sw->slo_ms = slo_s * 1e3;
+    sw->peak = peak > 0 ? peak : NAN;
     for (size_t k = 0; k < n; k++) {
         const double *row = cells + order[k] * NKEYS;
 

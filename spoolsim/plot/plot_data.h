@@ -123,6 +123,7 @@ struct plot_sweep {
     double slo_ms;               /* slo_s in ms, NAN when missing */
     unsigned broke_step;         /* the step at broke, 0 when none */
     char broke_why[160];         /* its reason_text */
+    double peak;                 /* workload_peak_per_s: the log's busiest minute, NAN without */
 };
 
 /*

@@ -117,7 +117,11 @@ static void sweep_verdict(const struct plot_sweep *sw, int named, char *head, si
         (size_t)snprintf(head, head_len, "%s%s", named ? sw->label : "", named ? ": " : "");
 
     if (used < head_len) {
-        if (isfinite(sw->knee))
+        if (isfinite(sw->knee) && isfinite(sw->peak))
+            snprintf(head + used, head_len - used,
+                     "knee %.6g msgs/s, %.1fx the log's busiest minute", sw->knee,
+                     sw->knee / sw->peak);
+        else if (isfinite(sw->knee))
             snprintf(head + used, head_len - used, "knee %.6g msgs/s", sw->knee);
         else
             snprintf(head + used, head_len - used, "no step held");
@@ -136,7 +140,7 @@ double plot_sweep_draw(struct svg *s, double y0, double width, const struct plot
 {
     static const char *const pct_dash[] = {NULL, "7 4", "2 3"};
     const struct svg_font note = {.size = FONT, .cls = "verdict"};
-    struct legend_item *load_items = xcalloc(n + 4, sizeof(*load_items));
+    struct legend_item *load_items = xcalloc(n + 5, sizeof(*load_items));
     struct legend_item lat_items[4];
     /* What the knees' labels must not cover: a ring and a label per sweep at most (knee_step). */
     struct box *placed = xcalloc(2 * n + 1, sizeof(*placed));
@@ -158,6 +162,8 @@ double plot_sweep_draw(struct svg *s, double y0, double width, const struct plot
                     lo_ms = fmin(lo_ms, pct[k][i]);
                     hi_ms = fmax(hi_ms, pct[k][i]);
                 }
+        if (isfinite(sw[r].peak)) /* its line must be on the axis */
+            hi = fmax(hi, sw[r].peak);
         if (isfinite(sw[r].slo_ms) && sw[r].slo_ms > 0) {
             lo_ms = fmin(lo_ms, sw[r].slo_ms);
             hi_ms = fmax(hi_ms, sw[r].slo_ms);
@@ -186,6 +192,12 @@ double plot_sweep_draw(struct svg *s, double y0, double width, const struct plot
         .label = "knee: the highest held", .color = "#222222", .mark = MARK_RING};
     load_items[nload++] =
         (struct legend_item){.label = "y = x: all delivered", .color = "#999999", .dash = "5 4"};
+    for (size_t r = 0; r < n; r++)
+        if (isfinite(sw[r].peak)) {
+            load_items[nload++] = (struct legend_item){
+                .label = "the log's busiest minute", .color = "#b2182b", .dash = "2 3"};
+            break;
+        }
 
     /* Offered and delivered on one scale, so that y = x is the diagonal. */
     y = y0 + HEADING;
@@ -202,6 +214,13 @@ double plot_sweep_draw(struct svg *s, double y0, double width, const struct plot
     svg_line(s, plot_draw_px_x(&load, 0), plot_draw_px_y(&load, 0),
              plot_draw_px_x(&load, load.xt.hi), plot_draw_px_y(&load, load.xt.hi),
              &(struct svg_style){.stroke = "#999999", .dash = "5 4", .cls = "reference"});
+    /* --workload: the rate of the log's busiest minute, against which the knee is read. */
+    for (size_t r = 0; r < n; r++)
+        if (isfinite(sw[r].peak))
+            svg_line(
+                s, plot_draw_px_x(&load, sw[r].peak), plot_draw_px_y(&load, 0),
+                plot_draw_px_x(&load, sw[r].peak), plot_draw_px_y(&load, load.yt.hi),
+                &(struct svg_style){.stroke = "#b2182b", .dash = "2 3", .cls = "workload-peak"});
     /* The knees' rings first, so that no knee's label covers another's ring. */
     for (size_t r = 0; r < n; r++) {
         size_t i = knee_step(&sw[r]);

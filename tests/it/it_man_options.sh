@@ -76,7 +76,7 @@ check_page() {
         return
     fi
     man_text "$2" >"$work/text"
-    sed 's/=$//' "$3" >"$work/options"
+    sed -e 's/\[=\]$//' -e 's/=$//' "$3" >"$work/options"
     while read -r option; do
         checked=$((checked + 1))
         mentions "$work/text" "$option" ||
