@@ -55,6 +55,7 @@ help_words() {
         for (k = 1; k <= n; k++) {
             w = part[k]; value = ""
             j = index(w, " "); if (j) { value = substr(w, j + 1); w = substr(w, 1, j - 1) }
+            j = index(w, "[="); if (j && value == "") { value = substr(w, j); w = substr(w, 1, j - 1) }
             if (w !~ /^--?[A-Za-z0-9][A-Za-z0-9-]*$/) break
             if (w ~ /^-[A-Za-z0-9]$/) { if (k == 1) letter = w; print w "\t" value "\t"; continue }
             print w "\t" value "\t" letter; letter = ""
