@@ -65,7 +65,6 @@ cal_relay postfix pfi_queue_empty || exit 1
 # The relay's cleanup threads do cleanup's work, its qmgr thread qmgr's; its
 # event loop is smtpd's and smtp's.
 [ -f "$SYSCALLS" ] || echo "calibrate: no $SYSCALLS: the model's system calls will be burned, not made" >&2
-cal_write postfix "$PFI_VERSION" \
-    '{"cleanup": ["cleanup"], "qmgr": ["qmgr"], "smtpd": ["loop"], "smtp": ["loop"]}' \
-    "bench/calibrate-postfix.sh: cgroup cpuacct per Postfix daemon class, queue on tmpfs; loads 20x1KiB, 20x15KiB, 5x1KiB, 20x1KiB x5 recipients, one message per connection" \
-    "$SYSCALLS" || exit 1
+MAP='{"cleanup": ["cleanup"], "qmgr": ["qmgr"], "smtpd": ["loop"], "smtp": ["loop"]}'
+METHOD="bench/calibrate-postfix.sh: cgroup cpuacct per Postfix daemon class, queue on tmpfs; loads 20x1KiB, 20x15KiB, 5x1KiB, 20x1KiB x5 recipients, one message per connection; the relay's own CPU measured with the model burning"
+cal_relay_own postfix pfi_queue_empty postfix "$PFI_VERSION" "$MAP" "$METHOD" "$SYSCALLS" || exit 1

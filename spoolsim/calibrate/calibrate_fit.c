@@ -282,6 +282,30 @@ int calibrate_fit_run(int argc, char **argv)
     return 0;
 }
 
+/*
+ * What a relay running a model burned on a role's threads, in seconds: the
+ * receiving side's, the deliveries' and the daemons its callers wait for
+ * on the cleanup (and smtpd) threads, the queue manager's on its thread
+ * (the default single queue manager); 0 without a model.
+ */
+static double burned_on(const char *text, const char *role)
+{
+    static const char *const cleanup[] = {"receive", "deliver", "serial", NULL};
+    static const char *const qmgr[] = {"qmgr", NULL};
+    const char *const *places = strcmp(role, "cleanup") == 0 ? cleanup
+                                : strcmp(role, "qmgr") == 0  ? qmgr
+                                                             : NULL;
+    double total = 0, s;
+    char path[96];
+
+    for (size_t i = 0; places && places[i]; i++) {
+        snprintf(path, sizeof(path), "model.spent_cpu_s.%s", places[i]);
+        if (json_read_number(text, path, &s) == 0)
+            total += s;
+    }
+    return total;
+}
+
 int calibrate_fit_relay_cpu(int argc, char **argv)
 {
     struct json_members it;
@@ -301,6 +325,10 @@ int calibrate_fit_relay_cpu(int argc, char **argv)
         snprintf(value, sizeof(value), "%.*s", (int)len, text + off);
         if (got == 0 || strchr(role, ' ') || json_read_number(value, NULL, &s) != 0)
             msg_fatal("%s: cpu_s.%s is not a role's seconds", argv[1], role);
+        if (strcmp(role, "daemons") == 0)
+            continue; /* a model's own threads, all burn: no role of the bare relay */
+        /* a relay that ran a model: its own CPU is what its threads spent beyond the burns */
+        s -= burned_on(text, role);
         printf("%s%s %.17g", any++ ? " " : "", role, s * (double)hz);
     }
     printf("\n");
