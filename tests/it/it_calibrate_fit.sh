@@ -48,6 +48,18 @@ check "the relay takes such a model" start_relay fitted --spool "$WORK/spool" --
 stop "$fitted_PID"
 check "--relay-cpu: the relay's CPU by role, in clock ticks" \
     sh -c "'$RELAY' calibrate --relay-cpu '$WORK/relay.json' | grep -Eq '^loop [0-9.e+-]+ cleanup [0-9.e+-]+ qmgr [0-9.e+-]+$'"
+# A relay that ran a model: its own CPU is each role's less what the model
+# burned there (the cleanup threads: receive, deliver, serial; qmgr's thread:
+# qmgr); the model's daemon threads are no role of the bare relay.
+cat >"$WORK/modelled.json" <<'EOF2'
+{"model": {"mta": "postfix", "spent_cpu_s": {"receive": 3.0, "qmgr": 0.5, "deliver": 1.5,
+ "serial": 0.25, "daemon": 0.75}},
+ "cpu_s": {"loop": 1.0, "cleanup": 5.0, "qmgr": 0.75, "daemons": 0.8}}
+EOF2
+hz=$(getconf CLK_TCK)
+check "--relay-cpu of a modelled relay: its own CPU, the burns taken off" test \
+    "$("$RELAY" calibrate --relay-cpu "$WORK/modelled.json")" = \
+    "loop $((hz * 1)) cleanup $((hz / 4)) qmgr $((hz / 4))"
 
 sed '2s/ smtp / smtp x /' "$WORK/points" >"$WORK/bad"
 fit "$WORK/bad" "$WORK/bad.json" 2>"$WORK/bad.err"
