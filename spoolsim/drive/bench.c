@@ -315,8 +315,8 @@ static void start_source(struct bench *b, int relay_port)
     const struct bench_options *o = b->opts;
     char json[PATH_MAX], log[PATH_MAX], target[64];
     struct drive_load_text load;
-    char threads[16];
-    char *argv[40];
+    char threads[16], seed[24];
+    char *argv[48];
     int n = 0;
 
     drive_path(&b->d, "source.json", json);
@@ -341,8 +341,11 @@ static void start_source(struct bench *b, int relay_port)
         argv[n++] = "--rate";
         argv[n++] = (char *)o->rate;
         argv[n++] = "--arrivals";
-        argv[n++] = "poisson";
+        argv[n++] = (char *)o->arrivals;
     }
+    snprintf(seed, sizeof(seed), "%llu", (unsigned long long)o->common.seed);
+    argv[n++] = "--seed";
+    argv[n++] = seed;
     if (o->tls)
         argv[n++] = "--tls";
     argv[n++] = "--ignore-failures";

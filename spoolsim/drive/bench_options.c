@@ -37,7 +37,8 @@ static void usage(FILE *fp, const struct optgroup *g)
                 "                        private directory inside it ($TMPDIR or /tmp)\n");
     optgroup_help(fp, g, OPTGROUP_WORKLOAD | OPTGROUP_LOAD_FILE | OPTGROUP_LOAD_SHAPE, 21);
     fprintf(fp, "  --reuse               reuse client connections (default: one per message)\n"
-                "  --rate R              open loop: R messages/s (Poisson arrivals)\n"
+                "  --rate R              open loop: R messages/s\n"
+                "  --arrivals KIND       poisson (the default) or fixed spacing for --rate\n"
                 "  --sync POLICY         the relay's fsync, fdatasync or none (fsync)\n"
                 "  --qmgr single|pool    the relay's queue manager shape (single)\n");
     profile_help(fp, "--profile NAME", "the relay's spool profile: ", " (postfix)", 21);
@@ -85,7 +86,7 @@ static void usage(FILE *fp, const struct optgroup *g)
             "                        runs of each side (%u; at most %u)\n",
             RELAY_CLEANUP_THREADS_DEFAULT, RELAY_CONCURRENCY_DEFAULT, BENCH_COMPARE_RUNS,
             BENCH_COMPARE_RUNS_MAX);
-    optgroup_help(fp, g, OPTGROUP_OUTPUT, 21);
+    optgroup_help(fp, g, OPTGROUP_SEED | OPTGROUP_OUTPUT, 21);
     fprintf(fp, "\n"
                 "SIGINT or SIGTERM stops the run: the children are stopped, the work directory\n"
                 "removed, the report so far printed marked partial; exit status 130 or 143.\n");
@@ -95,6 +96,7 @@ enum {
     OPT_SPOOL = 256,
     OPT_REUSE,
     OPT_RATE,
+    OPT_ARRIVALS,
     OPT_SYNC,
     OPT_QMGR,
     OPT_PROFILE,
@@ -154,6 +156,7 @@ void bench_options_parse(struct bench_options *o, int argc, char **argv, unsigne
         {"spool", required_argument, NULL, OPT_SPOOL},
         {"reuse", no_argument, NULL, OPT_REUSE},
         {"rate", required_argument, NULL, OPT_RATE},
+        {"arrivals", required_argument, NULL, OPT_ARRIVALS},
         {"sync", required_argument, NULL, OPT_SYNC},
         {"qmgr", required_argument, NULL, OPT_QMGR},
         {"profile", required_argument, NULL, OPT_PROFILE},
@@ -193,7 +196,7 @@ void bench_options_parse(struct bench_options *o, int argc, char **argv, unsigne
     memset(o, 0, sizeof(*o));
     optgroup_init(&g, &o->common,
                   OPTGROUP_NO_OPERANDS | OPTGROUP_WORKLOAD | OPTGROUP_OUTPUT | OPTGROUP_LOAD_FILE |
-                      OPTGROUP_LOAD_SHAPE,
+                      OPTGROUP_LOAD_SHAPE | OPTGROUP_SEED,
                   "n:", long_options, "spoolsim bench", usage);
     o->sync = NULL; /* the profile's own: fsync for postfix */
     o->qmgr = relay_options_qmgr_names[0];
@@ -201,6 +204,8 @@ void bench_options_parse(struct bench_options *o, int argc, char **argv, unsigne
     o->drain_timeout = 120;
     o->harness_threads = 1;
     o->runs = BENCH_COMPARE_RUNS;
+    o->arrivals = "poisson";
+    g.seed_what = "smtp-source's sizes, recipients and arrivals";
     while ((ch = optgroup_getopt(&g, argc, argv)) != -1) {
         if (optarg_store(stored, ch, optarg))
             continue;
@@ -208,6 +213,11 @@ void bench_options_parse(struct bench_options *o, int argc, char **argv, unsigne
         case OPT_RATE:
             optarg_rate(optarg, "--rate");
             o->rate = optarg;
+            break;
+        case OPT_ARRIVALS:
+            if (strcmp(optarg, "poisson") != 0 && strcmp(optarg, "fixed") != 0)
+                msg_usage("--arrivals: poisson or fixed, not %s", optarg);
+            o->arrivals = optarg;
             break;
         case OPT_SYNC:
             pf_spool_sync_option(optarg); /* checked here, named to the relay */

@@ -470,6 +470,8 @@ static void write_parameters(struct json_writer *w, const struct bench_options *
     json_uint(w, "rcpts", o->common.rcpts);
     json_bool(w, "reuse", o->reuse);
     json_double(w, "rate", o->rate ? strtod(o->rate, NULL) : NAN); /* null: closed loop */
+    json_string(w, "arrivals", o->rate ? o->arrivals : NULL);
+    json_uint(w, "seed", o->common.seed);
     json_string(w, "sync", bench_report_sync_name(o));
     json_string(w, "qmgr", o->qmgr);
     json_string(w, "profile", o->profile);

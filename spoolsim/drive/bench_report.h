@@ -36,6 +36,7 @@ struct bench_options {
     struct optgroup_values common;
     int reuse;
     const char *rate;
+    const char *arrivals; /* --arrivals: "poisson" (the default) or "fixed" spacing for --rate */
     const char *sync;
     const char *qmgr;
     const char *profile;

@@ -51,4 +51,16 @@ check "missing --spool directory: a clear error" sh -c "! '$RELAY' bench -m 10 -
 check "a component that cannot start: exit 3" sh -c "SPOOLSIM_SMTP_SINK=/nonexistent '$RELAY' bench -m 10 --spool '$TMP' >/dev/null 2>&1; test \$? = 3"
 rm -rf "$TMP"/spoolsim-spool.*  # what --keep kept above
 check "and nothing left behind" sh -c "SPOOLSIM_SMTP_SINK=/nonexistent '$RELAY' bench -m 10 --spool '$TMP' >/dev/null 2>&1; test -z \"\$(ls -A '$TMP')\""
+# --rate's spacing and the seed: chosen, passed to smtp-source, recorded (issue 35:
+# bench --rate was always Poisson, and bench had no --seed)
+check "--rate with --arrivals fixed and --seed 7" to "$WORK/seed.out" env TMPDIR="$TMP" timeout 120 \
+    "$RELAY" bench -m 60 --rate 300 --arrivals fixed --seed 7 --model none --keep -q \
+    --json "$WORK/seed.json"
+check "  the JSON records both" python3 -c "import json,sys; d=json.load(open('$WORK/seed.json')); sys.exit(not (d['arrivals'] == 'fixed' and d['seed'] == 7))"
+check "  smtp-source ran with them" python3 -c "
+import glob, json, sys
+c = json.load(open(glob.glob('$TMP/spoolsim-bench.*/source.json')[0]))['command_line']
+sys.exit(not (c[c.index('--seed') + 1] == '7' and c[c.index('--arrivals') + 1] == 'fixed'))"
+rm -rf "$TMP"/spoolsim-bench.*
+check "--arrivals other than poisson or fixed: exit 2" sh -c "'$RELAY' bench --arrivals burst --dry-run >/dev/null 2>&1; test \$? = 2"
 finish
