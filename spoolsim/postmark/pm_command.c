@@ -63,8 +63,13 @@ static int set_size(struct pm_session *s, const char *param)
     }
     space = strchr(param, ' ');
     high = space ? atoi(space) : 0;
+    /* PostMark 1.53 took such a pair as the low bound alone, without a word */
+    if (space && high < low) {
+        pm_error(s, "the high bound of the file size is below the low one");
+        return 0;
+    }
     s->cfg.size_low = (uint32_t)low;
-    s->cfg.size_high = high > 0 && high >= low ? (uint32_t)high : (uint32_t)low;
+    s->cfg.size_high = high > 0 ? (uint32_t)high : (uint32_t)low;
     return 0;
 }
 

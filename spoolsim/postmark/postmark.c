@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "exit_status.h"
@@ -87,6 +88,7 @@ int spoolsim_postmark(int argc, char **argv)
     struct json_run run;
     const char *file = NULL;
     FILE *fp = NULL;
+    struct stat st;
     struct progress_out status_line;
     int ch, quit = 0, status;
 
@@ -105,6 +107,8 @@ int spoolsim_postmark(int argc, char **argv)
         file = argv[optind];
         if ((fp = fopen(file, "r")) == NULL)
             msg_usage("cannot read command file %s: %s", file, strerror(errno));
+        if (fstat(fileno(fp), &st) == 0 && S_ISDIR(st.st_mode))
+            msg_usage("cannot read command file %s: %s", file, strerror(EISDIR));
     } else if ((fp = fopen(".pmrc", "r")) != NULL) {
         file = ".pmrc";
     }

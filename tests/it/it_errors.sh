@@ -202,6 +202,13 @@ check "  ... and nothing ran" sh -c "! grep -q 'Creating files' $W/pm.out"
 check "ab -- postmark with that file: exit 2" sh -c "TMPDIR='$T' '$RELAY' ab -n 2 '$D' '$D' -- postmark $W/bad.pm >$W/abpm.out 2>$W/abpm.err; test \$? = 2"
 check "  ... the errors shown with the user's line numbers" grep -q "^$W/bad.pm:3: unknown command 'foo'" $W/abpm.err
 check "  ... and no rate reported" sh -c "! grep -q 'transactions/s' $W/abpm.out $W/abpm.err"
+# issue 35: a directory as the command file, and a size's bounds the wrong way round,
+# passed without a word (PostMark 1.53 took the low bound alone)
+check "postmark with a directory as its command file: exit 2" sh -c "'$RELAY' postmark '$D' </dev/null >$W/pmdir.out 2>$W/pmdir.err; test \$? = 2"
+check "  ... saying it is a directory" grep -q "cannot read command file $D: Is a directory" $W/pmdir.err
+printf 'set size 500 10\nset size 10 500\nset size 500\nrun\n' >$W/size.pm
+check "postmark: set size 500 10: exit 2" sh -c "'$RELAY' postmark $W/size.pm </dev/null >$W/size.out 2>$W/size.err; test \$? = 2"
+check "  ... line 1 named, the others taken" sh -c "grep -q '^$W/size.pm:1: the high bound of the file size is below the low one' $W/size.err && test \$(grep -c '^$W/size.pm:' $W/size.err) = 1"
 printf 'set location /proc/self\nset number 20\nset transactions 20\nrun\nquit\n' >$W/fail.pm
 check "postmark whose file operations fail: exit 3" sh -c "'$RELAY' postmark -q $W/fail.pm >$W/fail.out 2>$W/fail.err; test \$? = 3"
 check "  ... says the run failed" grep -q "file operations failed" $W/fail.err
