@@ -157,7 +157,7 @@ static int start_source(struct sweep *s, struct drive_child *c, const char *name
 {
     const struct sweep_options *o = s->opts;
     char json[PATH_MAX], log[PATH_MAX], base[64], sessions[16], rate_text[32], duration[32];
-    char timeout[16], *argv[32];
+    char timeout[16], seed[24], *argv[36];
     int n = 0;
 
     snprintf(base, sizeof(base), "%s.json", name);
@@ -186,6 +186,9 @@ static int start_source(struct sweep *s, struct drive_child *c, const char *name
     }
     argv[n++] = "--arrivals";
     argv[n++] = (char *)o->arrivals;
+    snprintf(seed, sizeof(seed), "%llu", (unsigned long long)o->common.seed);
+    argv[n++] = "--seed";
+    argv[n++] = seed;
     argv[n++] = "--duration";
     argv[n++] = duration;
     if (o->reuse)

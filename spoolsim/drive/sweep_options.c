@@ -50,7 +50,7 @@ static void usage(FILE *fp, const struct optgroup *g)
                 "                        target's next hop, and measure its deliveries\n"
                 "  --sink-delay TIME     the sink waits TIME before each DATA reply: a slow\n"
                 "                        next hop (smtp-sink -w)\n");
-    optgroup_help(fp, g, OPTGROUP_OUTPUT, 21);
+    optgroup_help(fp, g, OPTGROUP_SEED | OPTGROUP_OUTPUT, 21);
     fprintf(fp, "\n"
                 "Exit status: 0 when the sweep ran (whether or not a rate held), 1 when the\n"
                 "JSON could not be written, 2 for usage errors, 3 when a program did not\n"
@@ -152,9 +152,10 @@ void sweep_options_parse(struct sweep_options *o, int argc, char **argv)
     optgroup_init(&g, &o->common,
                   OPTGROUP_SESSIONS | OPTGROUP_SIZE | OPTGROUP_JSON | OPTGROUP_KEEP |
                       OPTGROUP_QUIET | OPTGROUP_HELP | OPTGROUP_DRY_RUN | OPTGROUP_PROGRESS |
-                      OPTGROUP_LOAD_FILE,
+                      OPTGROUP_LOAD_FILE | OPTGROUP_SEED,
                   "", long_options, "spoolsim sweep", usage);
     g.progress_what = " (the step, its rate and phase, the time left)";
+    g.seed_what = "smtp-source's sizes, recipients and arrivals, each step's";
     o->start = 50;
     o->factor = 2;
     o->tolerance = 0.1;

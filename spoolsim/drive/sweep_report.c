@@ -142,6 +142,7 @@ int sweep_report_write_json(const struct sweep *s, const struct sweep_search *se
     drive_workload_json(&w, &o->common, s->workload_sha256);
     json_bool(&w, "reuse", o->reuse);
     json_string(&w, "arrivals", o->arrivals);
+    json_uint(&w, "seed", o->common.seed);
     json_double(&w, "warmup_s", o->warmup);
     json_double(&w, "window_s", o->window);
     json_double(&w, "slo_s", o->slo);

@@ -9,7 +9,7 @@
 TMP=$WORK/tmp
 mkdir -p "$TMP"
 check "a listed sweep runs" to "$WORK/list.out" env TMPDIR="$TMP" timeout 60 \
-    "$RELAY" sweep -q --rates 20,40 --warmup 0.5s --window 1.5s --json "$WORK/list.json" -- --model none
+    "$RELAY" sweep -q --rates 20,40 --warmup 0.5s --window 1.5s --seed 9 --json "$WORK/list.json" -- --model none
 check "the report has a verdict line" grep -q "^knee: " "$WORK/list.out"
 check "and a row per step" test "$(grep -c '^ *[12] ' "$WORK/list.out")" = 2
 check "JSON: each step, delivered <= offered, offered as asked" python3 -c "
@@ -26,6 +26,7 @@ assert d['sink_delay_s'] is None, d['sink_delay_s']
 # a relay on loopback keeps up with 20 messages/s
 assert s[0]['held'], s[0]
 assert d['knee_per_s'] in (20, 40), d['knee_per_s']
+assert d['seed'] == 9, d['seed']  # issue 35: sweep had no --seed
 "
 check "the work directory is removed" test -z "$(ls -A "$TMP")"
 
