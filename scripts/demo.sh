@@ -19,10 +19,15 @@
 set -eu
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
+# Two demos started at once in a fresh clone would both configure and build
+# the one tree, and both fail: the second waits for the first's build.
+exec 9>.build.lock
+flock -n 9 || { echo "demo.sh: waiting for another build of this tree to end" >&2; flock 9; }
 if [ ! -x spoolsim/spoolsim ] || [ ! -x smtp-sink/smtp-sink ] || [ ! -x smtp-source/smtp-source ]; then
     [ -x configure ] || autoreconf -fi
     [ -f Makefile ] || ./configure
     make -j2 >/dev/null
 fi
+exec 9>&-
 [ "${SPOOLSIM_DEMO_CALIBRATE:-1}" != 0 ] || export SPOOLSIM_NO_CALIBRATE=1
 exec spoolsim/spoolsim bench "$@"

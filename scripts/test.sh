@@ -30,12 +30,16 @@ scripts/fetch-peer.sh zsh zsh-common fish ||
     echo "test.sh: zsh or fish could not be fetched: it_completion will skip their part" >&2
 scripts/fetch-peer.sh python3-kubernetes ||
     echo "test.sh: python3-kubernetes could not be fetched: it_multi_host_k8s will skip" >&2
+# one build of the tree at a time (scripts/demo.sh takes the same lock)
+exec 9>.build.lock
+flock -n 9 || { echo "test.sh: waiting for another build of this tree to end" >&2; flock 9; }
 [ -x configure ] || autoreconf -fi
 # A tree configured without -Werror (by scripts/demo.sh, say) is configured again.
 if [ ! -f Makefile ] || ! ./config.status --config | grep -q -- --enable-werror; then
     ./configure --enable-werror >/dev/null
 fi
 make -j2
+exec 9>&-
 [ "$run_check" = 1 ] || exit 0
 make -j2 check || {
     scripts/failed-logs.sh >&2
