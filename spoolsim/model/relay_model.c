@@ -240,9 +240,13 @@ static int start_daemons(struct relay_model *rm, char *err, size_t errlen)
         d->stage = i;
         pthread_mutex_init(&d->lock, NULL);
         pthread_cond_init(&d->wake, NULL);
-        if ((e = pthread_create(&d->thread, NULL, daemon_main, d)) == 0)
+        if ((e = pthread_create(&d->thread, NULL, daemon_main, d)) == 0) {
+            char name[16]; /* the daemon's, as the pools are named (top -H, /proc/PID/task) */
+
+            snprintf(name, sizeof(name), "%s", rm->model.stages[i].name);
+            pthread_setname_np(d->thread, name);
             d->started = 1;
-        else
+        } else
             snprintf(err, errlen, "cannot start the model's %s thread: %s",
                      rm->model.stages[i].name, strerror(e));
     }
