@@ -23,9 +23,9 @@ struct crash_options {
     uint64_t image_size;
     unsigned points;
     const char *profile;
-    enum crash_restart restart; /* the profile's MTA's restart */
-    const char *sync;           /* NULL: the profile's own */
-    const char *model;          /* the relay's --model; NULL: its default */
+    const struct crash_restart *restart; /* the profile's MTA's restart */
+    const char *sync;                    /* NULL: the profile's own */
+    const char *model;                   /* the relay's --model; NULL: its default */
     const char *hop_delay;
     const char *work_parent;
     int dm; /* --recorder dm-log-writes, not spoolsim-recorder's FUSE */

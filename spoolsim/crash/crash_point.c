@@ -283,9 +283,9 @@ int crash_point_check(struct crash_checker *c, const struct crash_point *p, stru
         snprintf(r->note, sizeof(r->note), "cannot mount the repaired image: %s", said);
         return 0;
     }
-    if (c->restart == CRASH_RESTART_POSTFIX)
+    if (crash_restart_by_relay(c->restart))
         restart_postfix(c, r);
-    else if (c->restart != CRASH_RESTART_NONE)
+    else if (crash_restart_on_disk(c->restart))
         restart_scan(c, r);
     crash_point_teardown(c);
     if (c->mounted || c->loop[0])

@@ -46,9 +46,9 @@
 struct crash_checker {
     const struct drive *d;
     const struct crash_fs *fs;
-    const char *options;        /* the mount options, "" for none */
-    enum crash_restart restart; /* how the profile's MTA restarts (crash_scan.h) */
-    const char *spool_rel;      /* the spool, relative to the filesystem's root */
+    const char *options;                 /* the mount options, "" for none */
+    const struct crash_restart *restart; /* how the profile's MTA restarts (crash_scan.h) */
+    const char *spool_rel;               /* the spool, relative to the filesystem's root */
     const struct blklog *log;
     const unsigned char *log_buf; /* the log's bytes, which log's records point into */
     char cursor[PATH_MAX], image[PATH_MAX], mnt[PATH_MAX];

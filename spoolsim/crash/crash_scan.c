@@ -74,32 +74,49 @@ void crash_scan_tree_free(struct scan_tree *t)
 
 /* ------------------------------------------------------------ profiles */
 
-int crash_scan_restart_of(const char *name, enum crash_restart *how)
+/* The scans, below: what each MTA's restart would deliver. */
+struct scan;
+static void scan_sendmail(struct scan *s);
+static void scan_qmail(struct scan *s);
+static void scan_exim(struct scan *s);
+static void scan_opensmtpd(struct scan *s);
+
+struct crash_restart {
+    const char *mta;              /* profile.h's; NULL: no MTA, nothing on disk */
+    int by_relay;                 /* the relay's own recovery restarts it (crash_point.c) */
+    void (*scan)(struct scan *s); /* else this */
+};
+
+/* Keyed by the MTA, not the profile: every profile of an MTA restarts as it does. */
+static const struct crash_restart restarts[] = {
+    {NULL, 0, NULL},          {"postfix", 1, NULL},   {"sendmail", 0, scan_sendmail},
+    {"qmail", 0, scan_qmail}, {"exim", 0, scan_exim}, {"opensmtpd", 0, scan_opensmtpd},
+};
+
+int crash_scan_restart_of(const char *name, const struct crash_restart **how)
 {
-    /* Keyed by the MTA, not the profile: every profile of an MTA restarts as it does. */
-    static const struct {
-        const char *mta;
-        enum crash_restart how;
-    } known[] = {
-        {"postfix", CRASH_RESTART_POSTFIX},     {"sendmail", CRASH_RESTART_SENDMAIL},
-        {"qmail", CRASH_RESTART_QMAIL},         {"exim", CRASH_RESTART_EXIM},
-        {"opensmtpd", CRASH_RESTART_OPENSMTPD},
-    };
     const struct profile *p = profile_find(name);
 
     if (p == NULL)
         return -1;
-    if (p->mta == NULL) { /* no MTA, nothing on disk */
-        *how = CRASH_RESTART_NONE;
-        return 0;
-    }
-    for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
-        if (strcmp(known[i].mta, p->mta) == 0) {
-            *how = known[i].how;
+    for (size_t i = 0; i < sizeof(restarts) / sizeof(restarts[0]); i++) {
+        if (p->mta == NULL ? restarts[i].mta == NULL
+                           : restarts[i].mta && strcmp(restarts[i].mta, p->mta) == 0) {
+            *how = &restarts[i];
             return 0;
         }
     }
     return -1;
+}
+
+int crash_restart_on_disk(const struct crash_restart *how)
+{
+    return how->mta != NULL;
+}
+
+int crash_restart_by_relay(const struct crash_restart *how)
+{
+    return how->by_relay;
 }
 
 /* ------------------------------------------------------------ a message */
@@ -374,26 +391,11 @@ static void scan_opensmtpd(struct scan *s)
     }
 }
 
-void crash_scan(enum crash_restart how, const struct scan_tree *t, struct msglog_set *recovered,
-                size_t *corrupt)
+void crash_scan(const struct crash_restart *how, const struct scan_tree *t,
+                struct msglog_set *recovered, size_t *corrupt)
 {
     struct scan s = {t, recovered, corrupt};
 
-    switch (how) {
-    case CRASH_RESTART_SENDMAIL:
-        scan_sendmail(&s);
-        break;
-    case CRASH_RESTART_QMAIL:
-        scan_qmail(&s);
-        break;
-    case CRASH_RESTART_EXIM:
-        scan_exim(&s);
-        break;
-    case CRASH_RESTART_OPENSMTPD:
-        scan_opensmtpd(&s);
-        break;
-    case CRASH_RESTART_NONE:
-    case CRASH_RESTART_POSTFIX: /* the relay's own recovery, crash_point.c */
-        break;
-    }
+    if (how->scan) /* none for no MTA, nor where the relay's own recovery restarts */
+        how->scan(&s);
 }

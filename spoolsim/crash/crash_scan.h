@@ -57,21 +57,28 @@ void crash_scan_tree_sort(struct scan_tree *t);
 const struct scan_file *crash_scan_tree_get(const struct scan_tree *t, const char *path);
 void crash_scan_tree_free(struct scan_tree *t);
 
-enum crash_restart {
-    CRASH_RESTART_NONE, /* null: nothing on disk */
-    CRASH_RESTART_POSTFIX,
-    CRASH_RESTART_SENDMAIL,
-    CRASH_RESTART_QMAIL,
-    CRASH_RESTART_EXIM,
-    CRASH_RESTART_OPENSMTPD,
-};
+/*
+ * How an MTA restarts on what a power cut left: one row per MTA in
+ * crash_scan.c, its scan of the spool with it (a new MTA's restart rule is
+ * that row and its scan, nothing else).
+ */
+struct crash_restart;
 
 /*
  * How profile `name' restarts: as its MTA (the profile's `mta', profile.h)
  * does; -1 for an unknown profile or one whose MTA the crash test cannot
- * judge (a new MTA's restart rule goes in crash_scan.c's table).
+ * judge.
  */
-int crash_scan_restart_of(const char *name, enum crash_restart *how);
+int crash_scan_restart_of(const char *name, const struct crash_restart **how);
+
+/* Does a restart find anything on disk (not the null profile's)? */
+int crash_restart_on_disk(const struct crash_restart *how);
+
+/*
+ * Is it the relay's own recovery that restarts (Postfix's profile: the relay
+ * is that spool's reader, crash_point.c), rather than crash_scan()?
+ */
+int crash_restart_by_relay(const struct crash_restart *how);
 
 /*
  * A data file's message: 1 and e filled (queue_id set to qid) when it
@@ -81,7 +88,7 @@ int crash_scan_restart_of(const char *name, enum crash_restart *how);
 int crash_scan_key(const char *buf, size_t len, const char *qid, struct msglog_entry *e);
 
 /* The messages a restart of `how' would deliver from t, added to recovered; the corrupt files. */
-void crash_scan(enum crash_restart how, const struct scan_tree *t, struct msglog_set *recovered,
-                size_t *corrupt);
+void crash_scan(const struct crash_restart *how, const struct scan_tree *t,
+                struct msglog_set *recovered, size_t *corrupt);
 
 #endif

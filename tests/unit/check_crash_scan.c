@@ -70,11 +70,13 @@ static void add_bytes(struct scan_tree *t, const char *path, const char *bytes, 
 }
 
 /* Scan t as `how' (sorted here, freed here): how many recovered, *corrupt set. */
-static size_t scan(enum crash_restart how, struct scan_tree *t, size_t *corrupt)
+static size_t scan(const char *profile, struct scan_tree *t, size_t *corrupt)
 {
     struct msglog_set got;
+    const struct crash_restart *how;
     size_t n;
 
+    ck_assert_int_eq(crash_scan_restart_of(profile, &how), 0);
     crash_scan_tree_sort(t);
     msglog_set_init(&got);
     *corrupt = 0;
@@ -93,19 +95,21 @@ static size_t scan(enum crash_restart how, struct scan_tree *t, size_t *corrupt)
 
 START_TEST(test_restart_of)
 {
-    enum crash_restart how;
+    const struct crash_restart *how, *exim;
 
+    ck_assert_int_eq(crash_scan_restart_of("exim", &exim), 0);
     ck_assert_int_eq(crash_scan_restart_of("exim-4.98", &how), 0);
-    ck_assert_int_eq(how, CRASH_RESTART_EXIM);
+    ck_assert_ptr_eq(how, exim); /* keyed by the MTA: both Exims restart alike */
+    ck_assert(crash_restart_on_disk(how) && !crash_restart_by_relay(how));
     ck_assert_int_eq(crash_scan_restart_of("postfix", &how), 0);
-    ck_assert_int_eq(how, CRASH_RESTART_POSTFIX);
+    ck_assert(crash_restart_on_disk(how) && crash_restart_by_relay(how));
     ck_assert_int_eq(crash_scan_restart_of("courier", &how), -1);
-    /* every profile has its MTA's restart: a new MTA needs its rule here */
+    /* every profile has its MTA's restart: a new MTA needs its row in crash_scan.c */
     for (size_t i = 0; profile_at(i) != NULL; i++)
         ck_assert_msg(crash_scan_restart_of(profile_at(i)->name, &how) == 0, "%s",
                       profile_at(i)->name);
     ck_assert_int_eq(crash_scan_restart_of("null", &how), 0);
-    ck_assert_int_eq(how, CRASH_RESTART_NONE);
+    ck_assert(!crash_restart_on_disk(how) && !crash_restart_by_relay(how));
 }
 END_TEST
 
@@ -122,7 +126,7 @@ struct file_spec {
 
 struct scan_case {
     const char *what;
-    enum crash_restart how;
+    const char *how; /* the profile whose MTA's restart scans it */
     struct file_spec files[6];
     size_t recovered, corrupt;
 };
@@ -144,94 +148,86 @@ struct scan_case {
 /* 1700000000000042 % 23 == 16: qmail's split directory */
 static const struct scan_case cases[] = {
     {"sendmail: qf whole, df",
-     CRASH_RESTART_SENDMAIL,
+     "sendmail",
      {E("mqueue/qf" Q, 480, 1, 'T'), M("mqueue/df" Q, 1), E("mqueue/tf" Q, 450, 1, 'T')},
      1,
      0},
-    {"sendmail: qf cut short",
-     CRASH_RESTART_SENDMAIL,
-     {B("mqueue/qf" Q, "T17", 3), M("mqueue/df" Q, 1)},
-     0,
-     1},
-    {"sendmail: df gone", CRASH_RESTART_SENDMAIL, {E("mqueue/qf" Q, 480, 1, 'T')}, 0, 0},
+    {"sendmail: qf cut short", "sendmail", {B("mqueue/qf" Q, "T17", 3), M("mqueue/df" Q, 1)}, 0, 1},
+    {"sendmail: df gone", "sendmail", {E("mqueue/qf" Q, 480, 1, 'T')}, 0, 0},
     {"sendmail: df zeros",
-     CRASH_RESTART_SENDMAIL,
+     "sendmail",
      {E("mqueue/qf" Q, 480, 1, 'T'), B("mqueue/df" Q, "\0\0\0\0", 4)},
      0,
      1},
     {"sendmail: another message's qf (stale blocks)",
-     CRASH_RESTART_SENDMAIL,
+     "sendmail",
      {{'E', "mqueue/qf" Q, 1700000000000043ULL, 480, 1, 'T', NULL}, M("mqueue/df" Q, 1)},
      0,
      1},
     {"qmail: todo, mess",
-     CRASH_RESTART_QMAIL,
+     "qmail",
      {E("todo/" Q, 80, 1, 'T'), E("intd/" Q, 80, 1, 'T'), M("mess/16/" Q, 1)},
      1,
      0},
     {"qmail: intd without todo (never committed)",
-     CRASH_RESTART_QMAIL,
+     "qmail",
      {E("intd/" Q, 80, 1, 'T'), M("mess/16/" Q, 1)},
      0,
      0},
     {"qmail: info, remote T, mess",
-     CRASH_RESTART_QMAIL,
+     "qmail",
      {E("info/16/" Q, 40, 1, 'T'), E("remote/16/" Q, 40, 1, 'T'), M("mess/16/" Q, 1)},
      1,
      0},
     {"qmail: todo and info both: once",
-     CRASH_RESTART_QMAIL,
+     "qmail",
      {E("todo/" Q, 80, 1, 'T'), E("info/16/" Q, 40, 1, 'T'), E("remote/16/" Q, 40, 1, 'T'),
       M("mess/16/" Q, 1)},
      1,
      0},
     {"qmail: remote marked D (delivered)",
-     CRASH_RESTART_QMAIL,
+     "qmail",
      {E("info/16/" Q, 40, 1, 'T'), E("remote/16/" Q, 40, 1, 'D'), M("mess/16/" Q, 1)},
      0,
      0},
-    {"qmail: todo empty", CRASH_RESTART_QMAIL, {B("todo/" Q, "", 0), M("mess/16/" Q, 1)}, 0, 1},
-    {"qmail: mess gone", CRASH_RESTART_QMAIL, {E("todo/" Q, 80, 1, 'T')}, 0, 0},
+    {"qmail: todo empty", "qmail", {B("todo/" Q, "", 0), M("mess/16/" Q, 1)}, 0, 1},
+    {"qmail: mess gone", "qmail", {E("todo/" Q, 80, 1, 'T')}, 0, 0},
     {"exim: -H whole, -D",
-     CRASH_RESTART_EXIM,
+     "exim",
      {E("input/" Q "-H", 360, 2, 'T'), M("input/" Q "-D", 2),
       B("input/hdr.1700000000000043", "x", 1)},
      1,
      0},
     {"exim: a journal of one of two recipients",
-     CRASH_RESTART_EXIM,
+     "exim",
      {E("input/" Q "-H", 360, 2, 'T'), M("input/" Q "-D", 2), E("input/" Q "-J", 40, 1, 'T')},
      1,
      0},
     {"exim: a journal of both (delivered)",
-     CRASH_RESTART_EXIM,
+     "exim",
      {E("input/" Q "-H", 360, 2, 'T'), M("input/" Q "-D", 2), E("input/" Q "-J", 40, 2, 'T')},
      0,
      0},
-    {"exim: -H zeros",
-     CRASH_RESTART_EXIM,
-     {B("input/" Q "-H", "\0\0\0\0", 4), M("input/" Q "-D", 1)},
-     0,
-     1},
+    {"exim: -H zeros", "exim", {B("input/" Q "-H", "\0\0\0\0", 4), M("input/" Q "-D", 1)}, 0, 1},
     {"opensmtpd: message, envelope",
-     CRASH_RESTART_OPENSMTPD,
+     "opensmtpd",
      {E("queue/3c/" Q "/" Q "0", 250, 1, 'T'),
       M("queue/3c/" Q "/message", 1),
       {'E', "incoming/1700000000000043/17000000000000430", 1700000000000043ULL, 250, 1, 'T', NULL}},
      1,
      0},
     {"opensmtpd: no envelope left (delivered)",
-     CRASH_RESTART_OPENSMTPD,
+     "opensmtpd",
      {M("queue/3c/" Q "/message", 1)},
      0,
      0},
     {"opensmtpd: an empty envelope",
-     CRASH_RESTART_OPENSMTPD,
+     "opensmtpd",
      {B("queue/3c/" Q "/" Q "0", "", 0), M("queue/3c/" Q "/message", 1)},
      0,
      1},
     {"opensmtpd: an envelope without its message",
-     CRASH_RESTART_OPENSMTPD,
+     "opensmtpd",
      {E("queue/3c/" Q "/" Q "0", 250, 1, 'T')},
      0,
      0},
