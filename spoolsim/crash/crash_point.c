@@ -283,9 +283,9 @@ int crash_point_check(struct crash_checker *c, const struct crash_point *p, stru
         snprintf(r->note, sizeof(r->note), "cannot mount the repaired image: %s", said);
         return 0;
     }
-    if (crash_restart_by_relay(c->restart))
+    if (crash_scan_by_relay(c->restart))
         restart_postfix(c, r);
-    else if (crash_restart_on_disk(c->restart))
+    else if (crash_scan_on_disk(c->restart))
         restart_scan(c, r);
     crash_point_teardown(c);
     if (c->mounted || c->loop[0])

@@ -109,12 +109,12 @@ int crash_scan_restart_of(const char *name, const struct crash_restart **how)
     return -1;
 }
 
-int crash_restart_on_disk(const struct crash_restart *how)
+int crash_scan_on_disk(const struct crash_restart *how)
 {
     return how->mta != NULL;
 }
 
-int crash_restart_by_relay(const struct crash_restart *how)
+int crash_scan_by_relay(const struct crash_restart *how)
 {
     return how->by_relay;
 }

@@ -72,13 +72,13 @@ struct crash_restart;
 int crash_scan_restart_of(const char *name, const struct crash_restart **how);
 
 /* Does a restart find anything on disk (not the null profile's)? */
-int crash_restart_on_disk(const struct crash_restart *how);
+int crash_scan_on_disk(const struct crash_restart *how);
 
 /*
  * Is it the relay's own recovery that restarts (Postfix's profile: the relay
  * is that spool's reader, crash_point.c), rather than crash_scan()?
  */
-int crash_restart_by_relay(const struct crash_restart *how);
+int crash_scan_by_relay(const struct crash_restart *how);
 
 /*
  * A data file's message: 1 and e filled (queue_id set to qid) when it

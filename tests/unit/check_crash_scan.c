@@ -100,16 +100,16 @@ START_TEST(test_restart_of)
     ck_assert_int_eq(crash_scan_restart_of("exim", &exim), 0);
     ck_assert_int_eq(crash_scan_restart_of("exim-4.98", &how), 0);
     ck_assert_ptr_eq(how, exim); /* keyed by the MTA: both Exims restart alike */
-    ck_assert(crash_restart_on_disk(how) && !crash_restart_by_relay(how));
+    ck_assert(crash_scan_on_disk(how) && !crash_scan_by_relay(how));
     ck_assert_int_eq(crash_scan_restart_of("postfix", &how), 0);
-    ck_assert(crash_restart_on_disk(how) && crash_restart_by_relay(how));
+    ck_assert(crash_scan_on_disk(how) && crash_scan_by_relay(how));
     ck_assert_int_eq(crash_scan_restart_of("courier", &how), -1);
     /* every profile has its MTA's restart: a new MTA needs its row in crash_scan.c */
     for (size_t i = 0; profile_at(i) != NULL; i++)
         ck_assert_msg(crash_scan_restart_of(profile_at(i)->name, &how) == 0, "%s",
                       profile_at(i)->name);
     ck_assert_int_eq(crash_scan_restart_of("null", &how), 0);
-    ck_assert(!crash_restart_on_disk(how) && !crash_restart_by_relay(how));
+    ck_assert(!crash_scan_on_disk(how) && !crash_scan_by_relay(how));
 }
 END_TEST
 

@@ -93,15 +93,19 @@ START_TEST(test_settings)
 }
 END_TEST
 
-/* PostMark's size rules: HIGH below LOW, or missing, means a fixed size. */
+/*
+ * The size rules: a missing HIGH means a fixed size; HIGH below LOW is an
+ * error and changes nothing (PostMark 1.53 took LOW alone without a word).
+ */
 START_TEST(test_size_rules)
 {
     struct captured c;
 
     cap_open(&c);
-    feed(&c, "set size 800 300\n");
+    feed(&c, "set size 800 900\nset size 800 300\n");
     ck_assert_uint_eq(c.s.cfg.size_low, 800);
-    ck_assert_uint_eq(c.s.cfg.size_high, 800);
+    ck_assert_uint_eq(c.s.cfg.size_high, 900);
+    ck_assert_ptr_nonnull(strstr(c.err, "the high bound of the file size is below the low one"));
     feed(&c, "set size 600\n");
     ck_assert_uint_eq(c.s.cfg.size_high, 600);
     feed(&c, "set size 0 100\nset size\n");
