@@ -29,8 +29,8 @@ root = os.path.abspath(sys.argv[1])
 SELF = os.path.join("tests", "it", "it_docs.sh")
 SKIP_DIRS = {".git", "autom4te.cache", "build-aux", "m4", ".deps", "corpus", "_build", "_inst"}
 SCAN_EXT = (".c", ".h", ".sh", ".py", ".md", ".1", ".am", ".ac")
-GENERATED = {os.path.join("spoolsim", "relay", "cost_model_postfix.c"),
-             os.path.join("spoolsim", "relay", "cost_model_exim.c"), os.path.join("common", "report", "version.h"),
+GENERATED = {os.path.join("spoolsim", "model", "cost_model_postfix.c"),
+             os.path.join("spoolsim", "model", "cost_model_exim.c"), os.path.join("common", "report", "version.h"),
              os.path.join("spoolsim", "programs.h"),
              os.path.join("man", "spoolsim-source.1"), os.path.join("man", "spoolsim-sink.1")}
 REF_EXT = r"(?:c|h|md|sh|py|1|am|ac)"
