@@ -233,8 +233,7 @@ static void restart_postfix(struct crash_checker *c, struct crash_result *r)
         for (size_t i = 0; i < l.n; i++)
             take_file(&sp, &l.v[i], r);
     }
-    if (sp.opened)
-        pf_spool_close(&sp);
+    pf_spool_close(&sp); /* also after an open that failed half way: its path is kept */
     free(l.v);
 }
 

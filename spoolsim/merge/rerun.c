@@ -246,6 +246,10 @@ int spoolsim_rerun(int argc, char **argv)
             shell_word(stdout, args[i]);
         }
         fputc('\n', stdout);
+        for (int i = 0; args[i]; i++) /* with --json's, which replace_json() may add */
+            free(args[i]);
+        free(args);
+        free(text);
         return fflush(stdout) != 0 || ferror(stdout) ? EXIT_STATUS_BAD : EXIT_STATUS_OK;
     }
     warn_other_host(text, path);

@@ -172,8 +172,10 @@ check "SIGTERM right after the port file: exit 0 with a summary, 3 times ($early
     test "$early" = " 0+summary 0+summary 0+summary"
 
 # Out of descriptors for 64 loops (a pipe and an event base each): the
-# relay fails before it makes its spool, and leaves none behind.
-check "64 loops with 150 descriptors: exit 3, named, no spool made" sh -c "ulimit -n 150; '$RELAY' relay --spool '$WORK/nofds' --listen 127.0.0.1:0 --next-hop 127.0.0.1:9 --threads 64 --cleanup-threads 64 2>'$WORK/nofds.err'; test \$? = 3 && grep -q 'Too many open files' '$WORK/nofds.err' && test ! -e '$WORK/nofds'"
+# relay fails before it makes its spool, and leaves none behind. (In the
+# sanitizer build the leak check at exit needs a descriptor of its own, for
+# /proc/PID/task, and with none left would fail the exit status: not asked for.)
+check "64 loops with 150 descriptors: exit 3, named, no spool made" sh -c "ulimit -n 150; ASAN_OPTIONS=\${ASAN_OPTIONS:+\$ASAN_OPTIONS:}detect_leaks=0 '$RELAY' relay --spool '$WORK/nofds' --listen 127.0.0.1:0 --next-hop 127.0.0.1:9 --threads 64 --cleanup-threads 64 2>'$WORK/nofds.err'; test \$? = 3 && grep -q 'Too many open files' '$WORK/nofds.err' && test ! -e '$WORK/nofds'"
 
 # Usage errors, before anything is made.
 for bad in "--threads 0" "--threads 65" "--threads x" "--threads 5 --cleanup-threads 4"; do
