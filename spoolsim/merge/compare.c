@@ -94,15 +94,17 @@ int spoolsim_compare(int argc, char **argv)
     parse_options(argc, argv, &v);
     compare_data_init(c, v.seed);
     for (int i = optind; i < argc; i++) {
-        char *text = fileutil_read_all(argv[i], NULL);
+        char *text;
+        int added;
 
-        if (text == NULL)
-            msg_usage("%s: cannot read: %s", argv[i], strerror(errno));
         if (v.json && optarg_same_output(v.json, argv[i]))
             msg_usage("--json %s: that is a result to compare", v.json);
-        if (compare_data_add(c, text, argv[i], err, sizeof(err)) != 0)
+        if ((text = fileutil_read_all(argv[i], NULL)) == NULL)
+            msg_usage("%s: cannot read: %s", argv[i], strerror(errno));
+        added = compare_data_add(c, text, argv[i], err, sizeof(err));
+        free(text); /* before a usage error's exit too: the sanitizer build counts it */
+        if (added != 0)
             msg_usage("%s", err);
-        free(text);
     }
     optgroup_forget_results(&v); /* after the check that it is none of the results */
     compare_data_judge(c);
