@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 
 struct caught {
     struct event *event;
+    int signo;
     struct loops *ls;
     void (*fn)(struct loops *ls, int signo, void *arg);
     void *arg;
@@ -265,6 +267,7 @@ void loops_catch(struct loops *ls, int signo, void (*fn)(struct loops *ls, int s
     struct caught *c = xcalloc(1, sizeof(*c));
 
     c->ls = ls;
+    c->signo = signo;
     c->fn = fn;
     c->arg = arg;
     if ((c->event = evsignal_new(ls->main_base, signo, on_signal, c)) == NULL ||
@@ -306,6 +309,18 @@ void loops_free(struct loops *ls)
             if (mailbox_run(ls->loop[i].mailbox) > 0)
                 busy = 1;
     }
+    /*
+     * Freeing a signal's event puts back its default action, and a second stop signal (timeout(1)
+     * sends one to the process and one to its group) would then end the program with a signal's
+     * status in place of the one its run decided, reports written or not. The run is over, so a
+     * stop signal from here on is held until the exit, which drops it.
+     */
+    sigset_t held;
+
+    sigemptyset(&held);
+    for (struct caught *c = ls->caught; c; c = c->next)
+        sigaddset(&held, c->signo);
+    pthread_sigmask(SIG_BLOCK, &held, NULL);
     while (ls->caught) {
         struct caught *c = ls->caught;
 

@@ -138,7 +138,10 @@ void loops_join(struct loops *ls);
 
 /*
  * After the join: what is still posted runs (loops_each()'s copies are
- * dropped), then the mailboxes, the signal events and the bases go.
+ * dropped), then the mailboxes, the signal events and the bases go. The
+ * signals loops_catch() caught stay blocked in the calling thread: the
+ * run is over, and one arriving late must not end the program in place
+ * of its exit status.
  */
 void loops_free(struct loops *ls);
 

@@ -421,6 +421,9 @@ int spoolsim_relay(int argc, char **argv)
     relay_loop_free(&r);
     r.backend->close(&r);
     relay_model_free(r.model);
+    /* Freed, a signal's event puts its default action back: a late stop must not end the relay
+     * with a signal's status in place of the one decided above (loops_free() says more). */
+    pthread_sigmask(SIG_BLOCK, &held_signals, NULL);
     event_free(sigint);
     event_free(sigterm);
     event_free(sighup);

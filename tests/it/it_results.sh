@@ -74,6 +74,35 @@ wait "$relay_pid"
 check "relay --json /dev/full: exit 1 at its end" test $? = 1
 check "  ... saying it could not write it" grep -q "cannot write /dev/full" "$WORK/relay.out"
 
+# ---------------------------------------------------------------- stop signals that keep coming
+# timeout(1) stops its command with two SIGTERMs (one to it, one to its group), and a
+# supervisor may repeat one: a stop signal arriving after the run has ended must not
+# replace its exit status with a signal's (it once did, once the signal events were freed).
+term_until_gone() {
+    local deadline=$((SECONDS + 60))
+    while kill -TERM "$1" 2>/dev/null && [ $SECONDS -lt $deadline ]; do :; done
+    wait "$1"
+}
+# (the sink started directly, not under start_sink's timeout: it is the one signalled)
+"$SINK" --port-file "$WORK/sinkt2.port" --json /dev/full 127.0.0.1:0 100 2>/dev/null &
+sinkt2_pid=$!
+PIDS="$PIDS $sinkt2_pid"
+wait_until 30 test -s "$WORK/sinkt2.port"
+"$SOURCE" -m 2 "127.0.0.1:$(cat "$WORK/sinkt2.port")" >/dev/null 2>&1
+term_until_gone "$sinkt2_pid"
+status=$?
+check "smtp-sink under a stream of SIGTERMs: still exit 1 (it was $status)" test $status = 1
+mkdir -p "$WORK/rl2"
+"$S" relay --listen 127.0.0.1:0 --port-file "$WORK/relay2.port" --spool "$WORK/rl2/spool" \
+    --model none --next-hop discard --json /dev/full >"$WORK/relay2.out" 2>&1 &
+relay_pid=$!
+PIDS="$PIDS $relay_pid"
+wait_until 30 test -s "$WORK/relay2.port"
+term_until_gone "$relay_pid"
+status=$?
+check "relay under a stream of SIGTERMs: still exit 1 (it was $status)" test $status = 1
+check "  ... with its summary" grep -q "cannot write /dev/full" "$WORK/relay2.out"
+
 # ---------------------------------------------------------------- an earlier result
 # An interrupted run writes no result (it would read as a whole one); the
 # earlier run's must not stay there to be read as this one's.
