@@ -1,6 +1,7 @@
 # shellcheck shell=bash
 # bench-lib.sh - what the benchmark scripts share (sourced by
-# bench/capacity.sh, bench/fidelity.sh, bench/count-postfix.sh,
+# bench/capacity.sh, bench/fidelity.sh, bench/validate.sh, bench/disk-cost.sh,
+# bench/journal-commits.sh, bench/count-postfix.sh,
 # bench/bench-vs-raw.sh, bench/smtp-pair.sh, bench/calibrate-lib.sh,
 # bench/postfix-instance.sh and bench/exim-instance.sh, and through the
 # last two by bench/relay.sh and the calibrate scripts; free_port by the
@@ -21,9 +22,16 @@
 #                                 the machine has it, and this shell has not
 #                                 handed it out before (not even to a
 #                                 server still starting); 1 if none is found
+#   bench_machine                 the machine a figure comes from, for a
+#                                 result's first line: the CPU's model name,
+#                                 the CPUs, the kernel, and whether a VM
 #   bench_sink SINK DIR [OPT...]  the smtp-sink SINK (ours: --port-file) on a
 #                                 port of the kernel's choice; SINK_PID, and
 #                                 SINK_PORT once it listens
+
+bench_machine() {
+    echo "$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(nproc) CPUs, $(uname -r)$(grep -q hypervisor /proc/cpuinfo && echo ', a VM')"
+}
 
 bench_getopts() {
     local spec=$1 letters=h word opt

@@ -123,7 +123,7 @@ print("%-14s %-6s %-9s %8.1f %7.0f %6.0f %7.0f %6.1f %7.0f %7.0f" % (
 PY
 }
 
-echo "# $(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(nproc) CPUs, $(uname -r)$(grep -q hypervisor /proc/cpuinfo && echo ', a VM'); $M messages a run"
+echo "# $(bench_machine); $M messages a run"
 echo "# system       fs     load         rate  sys_us kthr_us  all_us   cs/msg io_us  idle_us"
 for fs in $FSES; do
     for load in $LOADS; do

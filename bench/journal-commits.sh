@@ -10,11 +10,12 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/bench/scratch-fs.sh"
+. "$ROOT/bench/bench-lib.sh"
 TMP=$(mktemp -d /var/tmp/spoolsim-jbd.XXXXXX) && chmod 711 "$TMP" || exit 1
 MNT=$TMP/mnt IMG=$TMP/img
 mkdir -p "$MNT"
 trap 'mountpoint -q "$MNT" && umount "$MNT"; rm -rf "$TMP"' EXIT
-echo "# $(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(nproc) CPUs, $(uname -r)$(grep -q hypervisor /proc/cpuinfo && echo ', a VM'); ext4, 20 x 15 KiB, 5000 messages a run"
+echo "# $(bench_machine); ext4, 20 x 15 KiB, 5000 messages a run"
 echo "# system    msgs/s commits/msg KiB/msg flushes/msg handles/commit logged-blocks/commit"
 for sys in postfix model postfix model; do
   scratch_fs_mount ext4 "$MNT" "$IMG" || exit 1
