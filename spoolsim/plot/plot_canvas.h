@@ -5,7 +5,7 @@
  * rectangles, circles, broken lines, text and groups here, in pixels from
  * the top left; plot_render replays the list through cairo into PNG, PDF
  * or SVG. The list keeps the layout pure and readable: the unit tests, the
- * fuzz target and tests/helpers/plot_shapes.c look at what was drawn (a
+ * fuzz target and tests/unit/plot_shapes.c look at what was drawn (a
  * shape's class and a line's title say what it stands for) without a
  * drawing library.
  *

@@ -12,7 +12,7 @@
  * result is left out. plot_picture_draw() stacks the kinds one under
  * another under a title.
  *
- * tests/helpers/plot_shapes.c draws through here too, so that the
+ * tests/unit/plot_shapes.c draws through here too, so that the
  * integration test sees the very shapes plot draws.
  */
 #ifndef SPOOLSIM_PLOT_PICTURE_H
