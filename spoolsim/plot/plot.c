@@ -53,8 +53,8 @@ static void usage(FILE *fp, const struct optgroup *g)
                 "Options:\n"
                 "  -o, --output FILE   the picture, its format from its suffix: .png, .pdf or\n"
                 "                      .svg (the first RESULT with .svg for .json; - = stdout)\n"
-                "  --format FORMAT     png, pdf or svg, whatever FILE's suffix (from -o; svg\n"
-                "                      for - or a name without a suffix)\n"
+                "  --format FORMAT     png, pdf or svg, for - or a FILE of no such suffix\n"
+                "                      (FILE's suffix; svg)\n"
                 "  --kind KIND         timeline, latency, ab, sweep, or auto: every kind the\n"
                 "                      results hold, one under another (auto)\n"
                 "  --title TEXT        the picture's title (the results' names)\n");

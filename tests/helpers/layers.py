@@ -29,7 +29,7 @@ LIBS = (SPOOL, NET, SMTP, REPORT, UTIL)
 
 # System header families that only some folders may use. Any other system
 # header (libc, POSIX, <linux/...>) is allowed everywhere.
-CAIRO = ("cairo", "cairo-pdf", "cairo-svg")
+CAIRO = ("cairo", "cairo-pdf", "cairo-svg", "fontconfig")
 RESTRICTED = ("event2", "openssl", "check", "fuse") + CAIRO
 EVENT_TLS = ("event2", "openssl")
 
