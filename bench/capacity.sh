@@ -11,7 +11,7 @@
 #   connection; WINDOW (5s) each step's measured window, SLO (2s) the
 #   client's p99 limit, MAX_STEPS (10) per sweep.
 #   DIR (default: a new directory under /tmp) keeps every sweep's JSON and,
-#   where `spoolsim plot` can draw them, one SVG per filesystem.
+#   where `spoolsim plot` can draw them, one PNG per filesystem.
 #
 # On every filesystem, one `spoolsim sweep` (automatic: geometric growth
 # from 50 msgs/s by 2x until a step fails, then bisection to 10 %) of each
@@ -95,8 +95,8 @@ for fs in $FSES; do
     rm -rf "$MNT/pq" "$MNT/ss-none" "$MNT/ss-postfix"
     if "$SPOOLSIM" plot --title "spoolsim sweep on $fs: the bare relay, the model, a real Postfix" \
         "$OUT/$fs-bare.json" "$OUT/$fs-model.json" "$OUT/$fs-postfix.json" \
-        -o "$OUT/$fs.svg" 2>"$TMP/plot.err"; then
-        echo "capacity: $OUT/$fs.svg" >&2
+        -o "$OUT/$fs.png" 2>"$TMP/plot.err"; then
+        echo "capacity: $OUT/$fs.png" >&2
     else
         echo "capacity: no plot for $fs: $(head -1 "$TMP/plot.err")" >&2
     fi

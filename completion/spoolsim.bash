@@ -10,9 +10,9 @@
 # such as MODEL.json), MODEL (none, a built-in model or a file) and MTA
 # (a built-in model: the MTAs spoolsim calibrate measures, its
 # --list-options), the profile NAME of --profile (spoolsim raw --list),
-# alternatives such as single|pool, or, for a POLICY, LEVEL, KIND, TYPE or
-# other NAME, the alternatives its help text lists ("fsync, fdatasync or
-# none"; what is in parentheses left out). Other values (a count, a time)
+# alternatives such as single|pool, or, for a POLICY, LEVEL, KIND, TYPE,
+# FORMAT or other NAME, the alternatives its help text lists ("fsync,
+# fdatasync or none"; what is in parentheses left out). Other values (a count, a time)
 # get no suggestion.
 #
 # zsh and fish complete with this file too (completion/spoolsim.zsh and
@@ -90,7 +90,7 @@ _spoolsim_offer() {
         done <<<"$help"
         case $placeholder in
         *'|'*) mapfile -t COMPREPLY < <(compgen -W "${placeholder//|/ }" -- "$cur") ;;
-        NAME | POLICY | LEVEL | KIND | TYPE)
+        NAME | POLICY | LEVEL | KIND | TYPE | FORMAT)
             if [[ $prev == *profile* || $prev == -p ]]; then
                 mapfile -t COMPREPLY < <(compgen -W "$("${1}" raw --list 2>/dev/null |
                     while read -r w _; do echo "$w"; done)" -- "$cur")

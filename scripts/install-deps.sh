@@ -3,7 +3,8 @@
 #
 #   scripts/install-deps.sh            the build: compilers, autotools,
 #                                      pkg-config, libevent, OpenSSL, Check,
-#                                      libfuse3 (spoolsim-recorder) and fuse3
+#                                      cairo (spoolsim plot), libfuse3
+#                                      (spoolsim-recorder) and fuse3
 #   scripts/install-deps.sh --test     the build, and the test tools that are
 #                                      not mail systems: swaks (with the Perl
 #                                      TLS modules its STARTTLS needs),
@@ -15,7 +16,8 @@
 #                                      dmsetup (crash --recorder
 #                                      dm-log-writes, in the lab),
 #                                      librsvg2-bin (rsvg-convert: it_plot
-#                                      renders every picture)
+#                                      renders plot's SVGs with another
+#                                      renderer)
 #   scripts/install-deps.sh --only PACKAGE...
 #                                      just those (.ci/run: mmdebstrap, clang
 #                                      for make fuzz)
@@ -29,7 +31,7 @@
 set -eu
 
 BUILD_PACKAGES="build-essential autoconf automake pkg-config libevent-dev libssl-dev check
-                libfuse3-dev fuse3"
+                libcairo2-dev libfuse3-dev fuse3"
 TEST_PACKAGES="swaks libnet-ssleay-perl libio-socket-ssl-perl postmark
                python3 python3-yaml openssl procps strace e2fsprogs iproute2 dmsetup
                librsvg2-bin"

@@ -6,8 +6,8 @@
  * U+10FFFF, every byte of it there), or 0 if the byte at p starts none. It
  * reads p as a NUL-terminated string: a NUL cuts a sequence short, so it
  * never reads past the string's end. The writers of text for other
- * programs (JSON, SVG) put U+FFFD for a byte that starts no character,
- * since their readers refuse the document otherwise.
+ * programs (JSON, the pictures' text for cairo) put U+FFFD for a byte that
+ * starts no character, since their readers refuse it otherwise.
  */
 #ifndef SPOOLSIM_UTF8_H
 #define SPOOLSIM_UTF8_H

@@ -32,7 +32,7 @@ static void fit_text(const char *text, double width, double size, char *out, siz
 
     snprintf(out, len, "%s", text);
     n = strlen(out);
-    while (n > 1 && svg_text_width(out, size) > width) {
+    while (n > 1 && plot_canvas_text_width(out, size) > width) {
         do
             n--;
         while (n > 0 && ((unsigned char)out[n] & 0xc0) == 0x80);
@@ -40,60 +40,63 @@ static void fit_text(const char *text, double width, double size, char *out, siz
     }
 }
 
-/* An x of 9 px at (x, y): a step that failed, as one <path>. */
-void plot_draw_cross(struct svg *s, double x, double y, const struct svg_style *st)
+/* An x of 9 px at (x, y): a step that failed, as one broken line. */
+void plot_draw_cross(struct plot_canvas *s, double x, double y, const struct plot_style *st)
 {
     const double r = 4.5, px[] = {x - r, x + r, NAN, x - r, x + r},
                  py[] = {y - r, y + r, NAN, y + r, y - r};
 
-    svg_polyline(s, px, py, 5, st, NULL);
+    plot_canvas_polyline(s, px, py, 5, st, NULL);
 }
 
 /* The legend from (x, y) down in a column lw px wide: the height it took. */
-double plot_draw_legend_in(struct svg *s, double x, double y, double lw,
+double plot_draw_legend_in(struct plot_canvas *s, double x, double y, double lw,
                            const struct legend_item *items, size_t n)
 {
-    const struct svg_font f = {.size = FONT};
+    const struct plot_font f = {.size = FONT};
     char text[PLOT_LABEL_MAX + 80];
 
     if (n == 0)
         return 0;
-    svg_group_begin(s, "legend");
+    plot_canvas_group_begin(s, "legend");
     for (size_t i = 0; i < n; i++) {
         double cy = y + i * LEGEND_ROW + LEGEND_ROW / 2;
         const struct legend_item *it = &items[i];
 
         switch (it->mark) {
         case MARK_LINE:
-            svg_line(s, x, cy, x + 24, cy,
-                     &(struct svg_style){.stroke = it->color, .stroke_width = 2, .dash = it->dash});
+            plot_canvas_line(
+                s, x, cy, x + 24, cy,
+                &(struct plot_style){.stroke = it->color, .stroke_width = 2, .dash = it->dash});
             break;
         case MARK_BOX:
-            svg_rect(s, x + 4, cy - 6, 16, 12,
-                     &(struct svg_style){.stroke = it->color, .fill = it->color, .opacity = 0.35});
+            plot_canvas_rect(
+                s, x + 4, cy - 6, 16, 12,
+                &(struct plot_style){.stroke = it->color, .fill = it->color, .opacity = 0.35});
             break;
         case MARK_DOT:
-            svg_circle(s, x + 12, cy, 4,
-                       &(struct svg_style){.stroke = "#333", .fill = it->color, .opacity = 0.8});
+            plot_canvas_circle(
+                s, x + 12, cy, 4,
+                &(struct plot_style){.stroke = "#333", .fill = it->color, .opacity = 0.8});
             break;
         case MARK_CROSS:
             plot_draw_cross(s, x + 12, cy,
-                            &(struct svg_style){.stroke = it->color, .stroke_width = 2});
+                            &(struct plot_style){.stroke = it->color, .stroke_width = 2});
             break;
         case MARK_RING:
-            svg_circle(s, x + 12, cy, 7,
-                       &(struct svg_style){.stroke = it->color, .stroke_width = 2});
+            plot_canvas_circle(s, x + 12, cy, 7,
+                               &(struct plot_style){.stroke = it->color, .stroke_width = 2});
             break;
         }
         fit_text(it->label, lw - 32, FONT, text, sizeof(text));
-        svg_text(s, x + 32, cy + 4, &f, text);
+        plot_canvas_text(s, x + 32, cy + 4, &f, text);
     }
-    svg_group_end(s);
+    plot_canvas_group_end(s);
     return n * LEGEND_ROW;
 }
 
-static double draw_legend(struct svg *s, double x, double y, const struct legend_item *items,
-                          size_t n)
+static double draw_legend(struct plot_canvas *s, double x, double y,
+                          const struct legend_item *items, size_t n)
 {
     return plot_draw_legend_in(s, x, y, LEGEND_W, items, n);
 }
@@ -116,61 +119,62 @@ void plot_draw_panel_scales(struct panel *p, enum plot_scale_kind xkind, enum pl
 }
 
 /* Heading, grid, frame, ticks and axis titles. xt may have no ticks (categories). */
-void plot_draw_axes(struct svg *s, const struct panel *p)
+void plot_draw_axes(struct plot_canvas *s, const struct panel *p)
 {
-    const struct svg_font head = {.size = 14, .bold = 1};
-    const struct svg_font tick_y = {.size = FONT, .anchor = SVG_END, .fill = "#444"};
-    const struct svg_font tick_x = {.size = FONT, .anchor = SVG_MIDDLE, .fill = "#444"};
-    const struct svg_font label_x = {.size = FONT + 1, .anchor = SVG_MIDDLE, .cls = "axis-label"};
-    const struct svg_font label_y = {
-        .size = FONT + 1, .anchor = SVG_MIDDLE, .rotate = -90, .cls = "axis-label"};
+    const struct plot_font head = {.size = 14, .bold = 1};
+    const struct plot_font tick_y = {.size = FONT, .anchor = PLOT_END, .fill = "#444"};
+    const struct plot_font tick_x = {.size = FONT, .anchor = PLOT_MIDDLE, .fill = "#444"};
+    const struct plot_font label_x = {.size = FONT + 1, .anchor = PLOT_MIDDLE, .cls = "axis-label"};
+    const struct plot_font label_y = {
+        .size = FONT + 1, .anchor = PLOT_MIDDLE, .rotate = -90, .cls = "axis-label"};
     double last_right = -1e9;
 
     if (p->heading)
-        svg_text(s, p->x, p->y - 10, &head, p->heading);
-    svg_group_begin(s, "grid");
+        plot_canvas_text(s, p->x, p->y - 10, &head, p->heading);
+    plot_canvas_group_begin(s, "grid");
     for (size_t i = 0; i < p->yt.n; i++) {
         double y = plot_draw_px_y(p, p->yt.value[i]);
 
-        svg_line(s, p->x, y, p->x + p->w, y,
-                 &(struct svg_style){.stroke = p->yt.labelled[i] ? "#dddddd" : "#f0f0f0"});
+        plot_canvas_line(s, p->x, y, p->x + p->w, y,
+                         &(struct plot_style){.stroke = p->yt.labelled[i] ? "#dddddd" : "#f0f0f0"});
     }
     for (size_t i = 0; i < p->xt.n; i++) {
         double x = plot_draw_px_x(p, p->xt.value[i]);
 
-        svg_line(s, x, p->y, x, p->y + p->h,
-                 &(struct svg_style){.stroke = p->xt.labelled[i] ? "#dddddd" : "#f0f0f0"});
+        plot_canvas_line(s, x, p->y, x, p->y + p->h,
+                         &(struct plot_style){.stroke = p->xt.labelled[i] ? "#dddddd" : "#f0f0f0"});
     }
-    svg_group_end(s);
-    svg_rect(s, p->x, p->y, p->w, p->h, &(struct svg_style){.stroke = "#888888"});
-    svg_group_begin(s, "ticks");
+    plot_canvas_group_end(s);
+    plot_canvas_rect(s, p->x, p->y, p->w, p->h, &(struct plot_style){.stroke = "#888888"});
+    plot_canvas_group_begin(s, "ticks");
     for (size_t i = 0; i < p->yt.n; i++)
         if (p->yt.labelled[i])
-            svg_text(s, p->x - 6, plot_draw_px_y(p, p->yt.value[i]) + 4, &tick_y, p->yt.label[i]);
+            plot_canvas_text(s, p->x - 6, plot_draw_px_y(p, p->yt.value[i]) + 4, &tick_y,
+                             p->yt.label[i]);
     for (size_t i = 0; i < p->xt.n; i++) {
         double x = plot_draw_px_x(p, p->xt.value[i]), half;
 
         if (!p->xt.labelled[i])
             continue;
-        half = svg_text_width(p->xt.label[i], FONT) / 2;
+        half = plot_canvas_text_width(p->xt.label[i], FONT) / 2;
         if (x - half < last_right + 6)
             continue; /* it would run into the label before it */
-        svg_text(s, x, p->y + p->h + 17, &tick_x, p->xt.label[i]);
+        plot_canvas_text(s, x, p->y + p->h + 17, &tick_x, p->xt.label[i]);
         last_right = x + half;
     }
-    svg_group_end(s);
+    plot_canvas_group_end(s);
     if (p->xlabel)
-        svg_text(s, p->x + p->w / 2, p->y + p->h + 38, &label_x, p->xlabel);
+        plot_canvas_text(s, p->x + p->w / 2, p->y + p->h + 38, &label_x, p->xlabel);
     if (p->ylabel)
-        svg_text(s, p->x - LEFT + 20, p->y + p->h / 2, &label_y, p->ylabel);
+        plot_canvas_text(s, p->x - LEFT + 20, p->y + p->h / 2, &label_y, p->ylabel);
 }
 
-double plot_draw_title(struct svg *s, double width, const char *title)
+double plot_draw_title(struct plot_canvas *s, double width, const char *title)
 {
-    const struct svg_font f = {.size = 17, .bold = 1, .cls = "title"};
+    const struct plot_font f = {.size = 17, .bold = 1, .cls = "title"};
 
     (void)width;
-    svg_text(s, LEFT, 30, &f, title);
+    plot_canvas_text(s, LEFT, 30, &f, title);
     return 44;
 }
 
@@ -181,8 +185,8 @@ static double plot_width(double width)
 }
 
 /* A line through (x[i], y[i]) in p's pixels. */
-void plot_draw_series(struct svg *s, const struct panel *p, const double *x, const double *y,
-                      size_t n, const struct legend_item *it)
+void plot_draw_series(struct plot_canvas *s, const struct panel *p, const double *x,
+                      const double *y, size_t n, const struct legend_item *it)
 {
     double *px = xmalloc((n ? n : 1) * sizeof(*px)), *py = xmalloc((n ? n : 1) * sizeof(*py));
 
@@ -190,10 +194,11 @@ void plot_draw_series(struct svg *s, const struct panel *p, const double *x, con
         px[i] = plot_draw_px_x(p, x[i]);
         py[i] = plot_draw_px_y(p, y[i]);
     }
-    svg_polyline(s, px, py, n,
-                 &(struct svg_style){
-                     .stroke = it->color, .stroke_width = 1.8, .dash = it->dash, .cls = "series"},
-                 it->label);
+    plot_canvas_polyline(
+        s, px, py, n,
+        &(struct plot_style){
+            .stroke = it->color, .stroke_width = 1.8, .dash = it->dash, .cls = "series"},
+        it->label);
     free(px);
     free(py);
 }
@@ -208,8 +213,8 @@ double plot_draw_max_of(double m, const double *v, size_t n)
 
 /* ------------------------------------------------------------- timeline */
 
-double plot_draw_timeline(struct svg *s, double y0, double width, const struct plot_timeline *tl,
-                          size_t n)
+double plot_draw_timeline(struct plot_canvas *s, double y0, double width,
+                          const struct plot_timeline *tl, size_t n)
 {
     static const char *const rate_name[] = {"in", "out"};
     static const char *const depth_name[] = {"incoming", "active", "deferred"};
@@ -273,12 +278,12 @@ double plot_draw_timeline(struct svg *s, double y0, double width, const struct p
     plot_axis_ticks_linear(0, rmax, 6, &top.yt);
     plot_draw_panel_scales(&top, PLOT_LINEAR, PLOT_LINEAR);
     plot_draw_axes(s, &top);
-    svg_group_begin(s, "timeline-rates");
+    plot_canvas_group_begin(s, "timeline-rates");
     for (size_t f = 0, k = 0; f < n; f++) {
         plot_draw_series(s, &top, mid[f], tl[f].in_per_s, tl[f].n, &rate_items[k++]);
         plot_draw_series(s, &top, mid[f], tl[f].out_per_s, tl[f].n, &rate_items[k++]);
     }
-    svg_group_end(s);
+    plot_canvas_group_end(s);
     draw_legend(s, LEFT + w + GAP, top.y, rate_items, nrate);
     y += PANEL_H + (ndepth ? 30 : BELOW);
 
@@ -295,7 +300,7 @@ double plot_draw_timeline(struct svg *s, double y0, double width, const struct p
         plot_axis_ticks_linear(0, dmax, 5, &bottom.yt);
         plot_draw_panel_scales(&bottom, PLOT_LINEAR, PLOT_LINEAR);
         plot_draw_axes(s, &bottom);
-        svg_group_begin(s, "timeline-depths");
+        plot_canvas_group_begin(s, "timeline-depths");
         for (size_t f = 0, k = 0; f < n; f++) {
             if (!tl[f].has_depths)
                 continue;
@@ -303,7 +308,7 @@ double plot_draw_timeline(struct svg *s, double y0, double width, const struct p
             plot_draw_series(s, &bottom, end[f], tl[f].active, tl[f].n, &depth_items[k++]);
             plot_draw_series(s, &bottom, end[f], tl[f].deferred, tl[f].n, &depth_items[k++]);
         }
-        svg_group_end(s);
+        plot_canvas_group_end(s);
         draw_legend(s, LEFT + w + GAP, bottom.y, depth_items, ndepth);
         y += bottom.h + BELOW;
     }
@@ -320,7 +325,7 @@ double plot_draw_timeline(struct svg *s, double y0, double width, const struct p
 
 /* -------------------------------------------------------------- latency */
 
-double plot_draw_latency(struct svg *s, double y0, double width, const struct plot_curve *c,
+double plot_draw_latency(struct plot_canvas *s, double y0, double width, const struct plot_curve *c,
                          size_t n, size_t nresults)
 {
     struct legend_item *items = xcalloc(n ? n : 1, sizeof(*items));
@@ -368,7 +373,7 @@ double plot_draw_latency(struct svg *s, double y0, double width, const struct pl
     }
     plot_draw_panel_scales(&p, PLOT_LINEAR, ykind);
     plot_draw_axes(s, &p);
-    svg_group_begin(s, "latency-curves");
+    plot_canvas_group_begin(s, "latency-curves");
     for (size_t i = 0; i < n; i++) {
         double *ms = xmalloc(c[i].n * sizeof(*ms));
 
@@ -378,7 +383,7 @@ double plot_draw_latency(struct svg *s, double y0, double width, const struct pl
         plot_draw_series(s, &p, c[i].nines, ms, c[i].n, &items[i]);
         free(ms);
     }
-    svg_group_end(s);
+    plot_canvas_group_end(s);
     legend_h = draw_legend(s, LEFT + w + GAP, p.y, items, n);
     free(items);
     return HEADING + fmax(p.h + BELOW, legend_h + 10);
@@ -387,36 +392,39 @@ double plot_draw_latency(struct svg *s, double y0, double width, const struct pl
 /* ------------------------------------------------------------------- A/B */
 
 /* A vertical whisker from lo to hi at x, with caps half as wide as cap. */
-static void draw_whisker(struct svg *s, const struct panel *p, double x, double lo, double hi,
-                         double cap)
+static void draw_whisker(struct plot_canvas *s, const struct panel *p, double x, double lo,
+                         double hi, double cap)
 {
-    const struct svg_style st = {.stroke = "#222222", .stroke_width = 1.6};
+    const struct plot_style st = {.stroke = "#222222", .stroke_width = 1.6};
 
     if (!isfinite(lo) || !isfinite(hi))
         return;
-    svg_group_begin(s, "errorbar");
-    svg_line(s, x, plot_draw_px_y(p, lo), x, plot_draw_px_y(p, hi), &st);
-    svg_line(s, x - cap / 2, plot_draw_px_y(p, lo), x + cap / 2, plot_draw_px_y(p, lo), &st);
-    svg_line(s, x - cap / 2, plot_draw_px_y(p, hi), x + cap / 2, plot_draw_px_y(p, hi), &st);
-    svg_group_end(s);
+    plot_canvas_group_begin(s, "errorbar");
+    plot_canvas_line(s, x, plot_draw_px_y(p, lo), x, plot_draw_px_y(p, hi), &st);
+    plot_canvas_line(s, x - cap / 2, plot_draw_px_y(p, lo), x + cap / 2, plot_draw_px_y(p, lo),
+                     &st);
+    plot_canvas_line(s, x - cap / 2, plot_draw_px_y(p, hi), x + cap / 2, plot_draw_px_y(p, hi),
+                     &st);
+    plot_canvas_group_end(s);
 }
 
 /* text at (x, y), cut to fit width px. */
-void plot_draw_fitted_text(struct svg *s, double x, double y, double width,
-                           const struct svg_font *f, const char *text)
+void plot_draw_fitted_text(struct plot_canvas *s, double x, double y, double width,
+                           const struct plot_font *f, const char *text)
 {
     char buf[PLOT_LABEL_MAX + 320];
 
     fit_text(text, width, f->size, buf, sizeof(buf));
-    svg_text(s, x, y, f, buf);
+    plot_canvas_text(s, x, y, f, buf);
 }
 
-double plot_draw_ab(struct svg *s, double y0, double width, const struct plot_ab *ab, size_t n)
+double plot_draw_ab(struct plot_canvas *s, double y0, double width, const struct plot_ab *ab,
+                    size_t n)
 {
     static const char *const side_name[] = {"A", "B"};
-    const struct svg_font cat = {.size = FONT, .anchor = SVG_MIDDLE, .bold = 1};
-    const struct svg_font sub = {.size = FONT - 1, .anchor = SVG_MIDDLE, .fill = "#555"};
-    const struct svg_font note = {.size = FONT, .cls = "verdict"};
+    const struct plot_font cat = {.size = FONT, .anchor = PLOT_MIDDLE, .bold = 1};
+    const struct plot_font sub = {.size = FONT - 1, .anchor = PLOT_MIDDLE, .fill = "#555"};
+    const struct plot_font note = {.size = FONT, .cls = "verdict"};
     struct legend_item items[4] = {
         {.label = "median of the runs", .color = "#777777", .mark = MARK_BOX},
         {.label = "95 % interval (bootstrap)", .color = "#222222", .mark = MARK_LINE},
@@ -461,20 +469,22 @@ double plot_draw_ab(struct svg *s, double y0, double width, const struct plot_ab
 
             if (isfinite(ab[i].median[k])) {
                 y_med = plot_draw_px_y(&bars, ab[i].median[k]);
-                svg_rect(s, cx - bw / 2, y_med, bw, bars.y + bars.h - y_med,
-                         &(struct svg_style){
-                             .stroke = color, .fill = color, .opacity = 0.35, .cls = "bar"});
+                plot_canvas_rect(
+                    s, cx - bw / 2, y_med, bw, bars.y + bars.h - y_med,
+                    &(struct plot_style){
+                        .stroke = color, .fill = color, .opacity = 0.35, .cls = "bar"});
             }
             draw_whisker(s, &bars, cx, ab[i].low[k], ab[i].high[k], bw * 0.4);
             for (size_t j = 0; j < ab[i].n[k]; j++) {
                 /* Spread across the bar in run order, so that no dot hides another. */
                 double dx = ab[i].n[k] > 1 ? bw * 0.7 * ((double)j / (ab[i].n[k] - 1) - 0.5) : 0;
 
-                svg_circle(s, cx + dx, plot_draw_px_y(&bars, ab[i].runs[k][j]), 4,
-                           &(struct svg_style){
-                               .stroke = "#333333", .fill = color, .opacity = 0.8, .cls = "run"});
+                plot_canvas_circle(
+                    s, cx + dx, plot_draw_px_y(&bars, ab[i].runs[k][j]), 4,
+                    &(struct plot_style){
+                        .stroke = "#333333", .fill = color, .opacity = 0.8, .cls = "run"});
             }
-            svg_text(s, cx, bars.y + bars.h + 16, &cat, side_name[k]);
+            plot_canvas_text(s, cx, bars.y + bars.h + 16, &cat, side_name[k]);
             plot_draw_fitted_text(s, cx, bars.y + bars.h + 30, group * 0.48, &sub, ab[i].spool[k]);
         }
         if (n > 1)
@@ -492,19 +502,21 @@ double plot_draw_ab(struct svg *s, double y0, double width, const struct plot_ab
     plot_axis_ticks_linear(rlo - 0.05 * (rhi - rlo), rhi + 0.05 * (rhi - rlo), 6, &ratio.yt);
     plot_draw_panel_scales(&ratio, PLOT_LINEAR, PLOT_LINEAR);
     plot_draw_axes(s, &ratio);
-    svg_line(s, ratio.x, plot_draw_px_y(&ratio, 1), ratio.x + ratio.w, plot_draw_px_y(&ratio, 1),
-             &(struct svg_style){.stroke = "#888888", .dash = "5 4", .cls = "reference"});
+    plot_canvas_line(s, ratio.x, plot_draw_px_y(&ratio, 1), ratio.x + ratio.w,
+                     plot_draw_px_y(&ratio, 1),
+                     &(struct plot_style){.stroke = "#888888", .dash = "5 4", .cls = "reference"});
     for (size_t i = 0; i < n; i++) {
         double cx = ratio.x + ratio.w * ((double)i + 0.5) / (double)n;
-        const struct svg_font value = {.size = FONT, .fill = "#222"};
+        const struct plot_font value = {.size = FONT, .fill = "#222"};
 
         if (!isfinite(ab[i].ratio))
             continue;
         draw_whisker(s, &ratio, cx, ab[i].ci_low, ab[i].ci_high, 16);
-        svg_circle(s, cx, plot_draw_px_y(&ratio, ab[i].ratio), 5,
-                   &(struct svg_style){.stroke = "#222222", .fill = "#222222", .cls = "ratio"});
+        plot_canvas_circle(
+            s, cx, plot_draw_px_y(&ratio, ab[i].ratio), 5,
+            &(struct plot_style){.stroke = "#222222", .fill = "#222222", .cls = "ratio"});
         snprintf(text, sizeof(text), "%.2f", ab[i].ratio);
-        svg_text(s, cx + 9, plot_draw_px_y(&ratio, ab[i].ratio) + 4, &value, text);
+        plot_canvas_text(s, cx + 9, plot_draw_px_y(&ratio, ab[i].ratio) + 4, &value, text);
         if (n > 1)
             plot_draw_fitted_text(s, cx, ratio.y + ratio.h + 16, ratio.w / (double)n, &cat,
                                   ab[i].label);
@@ -512,7 +524,7 @@ double plot_draw_ab(struct svg *s, double y0, double width, const struct plot_ab
     draw_legend(s, LEFT + avail + GAP, y, items, 4);
 
     y += PANEL_H + BELOW + (n > 1 ? 8 : 0);
-    svg_group_begin(s, "verdicts");
+    plot_canvas_group_begin(s, "verdicts");
     for (size_t i = 0; i < n; i++) {
         size_t failed = ab[i].failed[0] + ab[i].failed[1];
         char failures[64] = "";
@@ -524,9 +536,9 @@ double plot_draw_ab(struct svg *s, double y0, double width, const struct plot_ab
                  ab[i].verdict[0] ? ab[i].verdict : "no verdict", failures);
         plot_draw_fitted_text(
             s, LEFT + (width - LEFT - RIGHT) / 2, y, width - LEFT - RIGHT,
-            &(struct svg_font){.size = FONT, .anchor = SVG_MIDDLE, .cls = note.cls}, text);
+            &(struct plot_font){.size = FONT, .anchor = PLOT_MIDDLE, .cls = note.cls}, text);
         y += 18;
     }
-    svg_group_end(s);
+    plot_canvas_group_end(s);
     return y + 6 - y0;
 }

@@ -12,7 +12,7 @@
 
 #include "plot_axis.h"
 #include "plot_data.h"
-#include "svg.h"
+#include "plot_canvas.h"
 
 #define LEFT 84.0       /* the y axis: its tick labels and its title to the left of it */
 #define RIGHT 16.0      /* after the legend */
@@ -45,11 +45,11 @@ struct panel {
     const char *heading, *xlabel, *ylabel;
 };
 
-/* An x of 9 px at (x, y): a step that failed, as one <path>. */
-void plot_draw_cross(struct svg *s, double x, double y, const struct svg_style *st);
+/* An x of 9 px at (x, y): a step that failed, as one broken line. */
+void plot_draw_cross(struct plot_canvas *s, double x, double y, const struct plot_style *st);
 
 /* The legend from (x, y) down in a column lw px wide: the height it took. */
-double plot_draw_legend_in(struct svg *s, double x, double y, double lw,
+double plot_draw_legend_in(struct plot_canvas *s, double x, double y, double lw,
                            const struct legend_item *items, size_t n);
 
 /* A value's pixel on p's x and y axes. */
@@ -61,17 +61,17 @@ void plot_draw_panel_scales(struct panel *p, enum plot_scale_kind xkind,
                             enum plot_scale_kind ykind);
 
 /* Heading, grid, frame, ticks and axis titles. xt may have no ticks (categories). */
-void plot_draw_axes(struct svg *s, const struct panel *p);
+void plot_draw_axes(struct plot_canvas *s, const struct panel *p);
 
 /* A line through (x[i], y[i]) in p's pixels. */
-void plot_draw_series(struct svg *s, const struct panel *p, const double *x, const double *y,
-                      size_t n, const struct legend_item *it);
+void plot_draw_series(struct plot_canvas *s, const struct panel *p, const double *x,
+                      const double *y, size_t n, const struct legend_item *it);
 
 /* The largest of m and the finite v[i]. */
 double plot_draw_max_of(double m, const double *v, size_t n);
 
 /* text at (x, y), cut to fit width px. */
-void plot_draw_fitted_text(struct svg *s, double x, double y, double width,
-                           const struct svg_font *f, const char *text);
+void plot_draw_fitted_text(struct plot_canvas *s, double x, double y, double width,
+                           const struct plot_font *f, const char *text);
 
 #endif

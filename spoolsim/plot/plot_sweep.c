@@ -36,12 +36,12 @@ static int boxes_overlap(const struct box *a, const struct box *b)
  * first place inside p that overlaps none of the np labels placed; its
  * place added to them.
  */
-static void draw_knee_label(struct svg *s, const struct panel *p, double x, double y,
+static void draw_knee_label(struct plot_canvas *s, const struct panel *p, double x, double y,
                             const char *color, const char *text, struct box *placed, size_t *np)
 {
     static const int side[][2] = {{1, 1}, {-1, -1}, {1, -1}, {-1, 1}};
-    const struct svg_font f = {.size = FONT, .bold = 1, .fill = color, .cls = "knee-label"};
-    double tw = svg_text_width(text, FONT), line = FONT + 3;
+    const struct plot_font f = {.size = FONT, .bold = 1, .fill = color, .cls = "knee-label"};
+    double tw = plot_canvas_text_width(text, FONT), line = FONT + 3;
     struct box b = {0}, first = {0};
     int found = 0;
 
@@ -61,9 +61,9 @@ static void draw_knee_label(struct svg *s, const struct panel *p, double x, doub
         }
     if (!found)
         b = first; /* nowhere free: where it reads best */
-    svg_rect(s, b.x0, b.y0, b.x1 - b.x0, b.y1 - b.y0,
-             &(struct svg_style){.fill = "#ffffff", .opacity = 0.85});
-    svg_text(s, b.x0 + 2, b.y1 - 3, &f, text);
+    plot_canvas_rect(s, b.x0, b.y0, b.x1 - b.x0, b.y1 - b.y0,
+                     &(struct plot_style){.fill = "#ffffff", .opacity = 0.85});
+    plot_canvas_text(s, b.x0 + 2, b.y1 - 3, &f, text);
     placed[(*np)++] = b;
 }
 
@@ -81,8 +81,9 @@ static size_t knee_step(const struct plot_sweep *sw)
 }
 
 /* Series v of sweep sw as a line through each rate's median (plot_data_sweep_line). */
-static void draw_sweep_series(struct svg *s, const struct panel *p, const struct plot_sweep *sw,
-                              const double *v, const struct legend_item *it)
+static void draw_sweep_series(struct plot_canvas *s, const struct panel *p,
+                              const struct plot_sweep *sw, const double *v,
+                              const struct legend_item *it)
 {
     double *x = xmalloc((sw->n ? sw->n : 1) * sizeof(*x)),
            *y = xmalloc((sw->n ? sw->n : 1) * sizeof(*y));
@@ -135,11 +136,11 @@ static void sweep_verdict(const struct plot_sweep *sw, int named, char *head, si
         tail[0] = '\0';
 }
 
-double plot_sweep_draw(struct svg *s, double y0, double width, const struct plot_sweep *sw,
+double plot_sweep_draw(struct plot_canvas *s, double y0, double width, const struct plot_sweep *sw,
                        size_t n)
 {
     static const char *const pct_dash[] = {NULL, "7 4", "2 3"};
-    const struct svg_font note = {.size = FONT, .cls = "verdict"};
+    const struct plot_font note = {.size = FONT, .cls = "verdict"};
     struct legend_item *load_items = xcalloc(n + 5, sizeof(*load_items));
     struct legend_item lat_items[4];
     /* What the knees' labels must not cover: a ring and a label per sweep at most (knee_step). */
@@ -175,7 +176,7 @@ double plot_sweep_draw(struct svg *s, double y0, double width, const struct plot
         load_items[nload++] = (struct legend_item){.color = plot_palette[r % NCOLORS],
                                                    .dash = plot_dashes[(r / NCOLORS) % 3]};
         snprintf(load_items[r].label, sizeof(load_items[r].label), "%s", sw[r].label);
-        lw = fmax(lw, svg_text_width(sw[r].label, FONT) + 36);
+        lw = fmax(lw, plot_canvas_text_width(sw[r].label, FONT) + 36);
     }
     /*
      * A sweep is drawn alone (plot.c), so its legend may be as wide as its
@@ -211,16 +212,16 @@ double plot_sweep_draw(struct svg *s, double y0, double width, const struct plot
     plot_axis_ticks_linear(0, hi, 10, &load.yt);
     plot_draw_panel_scales(&load, PLOT_LINEAR, PLOT_LINEAR);
     plot_draw_axes(s, &load);
-    svg_line(s, plot_draw_px_x(&load, 0), plot_draw_px_y(&load, 0),
-             plot_draw_px_x(&load, load.xt.hi), plot_draw_px_y(&load, load.xt.hi),
-             &(struct svg_style){.stroke = "#999999", .dash = "5 4", .cls = "reference"});
+    plot_canvas_line(s, plot_draw_px_x(&load, 0), plot_draw_px_y(&load, 0),
+                     plot_draw_px_x(&load, load.xt.hi), plot_draw_px_y(&load, load.xt.hi),
+                     &(struct plot_style){.stroke = "#999999", .dash = "5 4", .cls = "reference"});
     /* --workload: the rate of the log's busiest minute, against which the knee is read. */
     for (size_t r = 0; r < n; r++)
         if (isfinite(sw[r].peak))
-            svg_line(
+            plot_canvas_line(
                 s, plot_draw_px_x(&load, sw[r].peak), plot_draw_px_y(&load, 0),
                 plot_draw_px_x(&load, sw[r].peak), plot_draw_px_y(&load, load.yt.hi),
-                &(struct svg_style){.stroke = "#b2182b", .dash = "2 3", .cls = "workload-peak"});
+                &(struct plot_style){.stroke = "#b2182b", .dash = "2 3", .cls = "workload-peak"});
     /* The knees' rings first, so that no knee's label covers another's ring. */
     for (size_t r = 0; r < n; r++) {
         size_t i = knee_step(&sw[r]);
@@ -237,7 +238,7 @@ double plot_sweep_draw(struct svg *s, double y0, double width, const struct plot
         size_t knee = knee_step(&sw[r]);
 
         snprintf(it.label, sizeof(it.label), "%s: delivered", sw[r].label);
-        svg_group_begin(s, "sweep-load");
+        plot_canvas_group_begin(s, "sweep-load");
         draw_sweep_series(s, &load, &sw[r], sw[r].delivered, &it);
         for (size_t i = 0; i < sw[r].n; i++) {
             double x = plot_draw_px_x(&load, sw[r].offered[i]),
@@ -246,22 +247,22 @@ double plot_sweep_draw(struct svg *s, double y0, double width, const struct plot
             if (!isfinite(yy))
                 continue;
             if (sw[r].held[i])
-                svg_circle(
+                plot_canvas_circle(
                     s, x, yy, 4,
-                    &(struct svg_style){.stroke = it.color, .fill = it.color, .cls = "step held"});
+                    &(struct plot_style){.stroke = it.color, .fill = it.color, .cls = "step held"});
             else
                 plot_draw_cross(s, x, yy,
-                                &(struct svg_style){
+                                &(struct plot_style){
                                     .stroke = it.color, .stroke_width = 2, .cls = "step failed"});
             if (i == knee) {
-                svg_circle(
+                plot_canvas_circle(
                     s, x, yy, 8,
-                    &(struct svg_style){.stroke = "#222222", .stroke_width = 2, .cls = "knee"});
+                    &(struct plot_style){.stroke = "#222222", .stroke_width = 2, .cls = "knee"});
                 snprintf(text, sizeof(text), "knee %.6g/s", sw[r].knee);
                 draw_knee_label(s, &load, x, yy, it.color, text, placed, &nplaced);
             }
         }
-        svg_group_end(s);
+        plot_canvas_group_end(s);
     }
     legend_h = plot_draw_legend_in(s, LEFT + w + GAP, load.y, lw, load_items, nload);
     y += fmax(PANEL_H + 30, legend_h + 20);
@@ -290,20 +291,20 @@ double plot_sweep_draw(struct svg *s, double y0, double width, const struct plot
         for (size_t r2 = 0; r2 < r; r2++)
             drawn |= sw[r2].slo_ms == sw[r].slo_ms;
         if (isfinite(sw[r].slo_ms) && sw[r].slo_ms > 0 && !drawn) {
-            const struct svg_font f = {.size = FONT, .fill = "#c0392b", .cls = "slo-label"};
+            const struct plot_font f = {.size = FONT, .fill = "#c0392b", .cls = "slo-label"};
             double yy = plot_draw_px_y(&lat, sw[r].slo_ms);
 
-            svg_line(
+            plot_canvas_line(
                 s, lat.x, yy, lat.x + lat.w, yy,
-                &(struct svg_style){
+                &(struct plot_style){
                     .stroke = "#c0392b", .stroke_width = 1.5, .dash = "8 3 2 3", .cls = "slo"});
             /* at the left, where the latencies are low: above them, not across them */
             snprintf(text, sizeof(text), "SLO: p99 \xe2\x89\xa4 %.6g ms", sw[r].slo_ms);
-            svg_rect(s, lat.x + 4, yy - 5 - FONT, svg_text_width(text, FONT) + 4, FONT + 3,
-                     &(struct svg_style){.fill = "#ffffff", .opacity = 0.85});
-            svg_text(s, lat.x + 6, yy - 5, &f, text);
+            plot_canvas_rect(s, lat.x + 4, yy - 5 - FONT, plot_canvas_text_width(text, FONT) + 4,
+                             FONT + 3, &(struct plot_style){.fill = "#ffffff", .opacity = 0.85});
+            plot_canvas_text(s, lat.x + 6, yy - 5, &f, text);
         }
-        svg_group_begin(s, "sweep-latency");
+        plot_canvas_group_begin(s, "sweep-latency");
         for (size_t k = 0; k < 3; k++) {
             struct legend_item it = {.color = load_items[r].color, .dash = pct_dash[k]};
 
@@ -318,9 +319,9 @@ double plot_sweep_draw(struct svg *s, double y0, double width, const struct plot
             if (!sw[r].held[i] && isfinite(sw[r].p99[i]))
                 plot_draw_cross(
                     s, plot_draw_px_x(&lat, sw[r].offered[i]), plot_draw_px_y(&lat, sw[r].p99[i]),
-                    &(struct svg_style){
+                    &(struct plot_style){
                         .stroke = load_items[r].color, .stroke_width = 2, .cls = "p99-failed"});
-        svg_group_end(s);
+        plot_canvas_group_end(s);
     }
     lat_items[nlat++] = (struct legend_item){.label = "p50", .color = "#444444"};
     lat_items[nlat++] = (struct legend_item){.label = "p99", .color = "#444444", .dash = "7 4"};
@@ -333,7 +334,7 @@ double plot_sweep_draw(struct svg *s, double y0, double width, const struct plot
     legend_h = plot_draw_legend_in(s, LEFT + w + GAP, lat.y, lw, lat_items, nlat);
     y += fmax(PANEL_H + BELOW + 14, legend_h + 10);
 
-    svg_group_begin(s, "verdicts");
+    plot_canvas_group_begin(s, "verdicts");
     for (size_t r = 0; r < n; r++) {
         char tail_text[256];
 
@@ -343,7 +344,7 @@ double plot_sweep_draw(struct svg *s, double y0, double width, const struct plot
 
             /* On one line when it fits, else what broke it on a line of its own under it. */
             snprintf(text + used, sizeof(text) - used, "; %s", tail_text);
-            if (svg_text_width(text, FONT) > width - LEFT - RIGHT) {
+            if (plot_canvas_text_width(text, FONT) > width - LEFT - RIGHT) {
                 text[used] = '\0';
                 plot_draw_fitted_text(s, LEFT, y, width - LEFT - RIGHT, &note, text);
                 y += 16;
@@ -356,7 +357,7 @@ double plot_sweep_draw(struct svg *s, double y0, double width, const struct plot
         plot_draw_fitted_text(s, LEFT, y, width - LEFT - RIGHT, &note, text);
         y += 18;
     }
-    svg_group_end(s);
+    plot_canvas_group_end(s);
     free(load_items);
     free(placed);
     return y + 6 - y0;

@@ -29,7 +29,8 @@ LIBS = (SPOOL, NET, SMTP, REPORT, UTIL)
 
 # System header families that only some folders may use. Any other system
 # header (libc, POSIX, <linux/...>) is allowed everywhere.
-RESTRICTED = ("event2", "openssl", "check", "fuse")
+CAIRO = ("cairo", "cairo-pdf", "cairo-svg", "fontconfig")
+RESTRICTED = ("event2", "openssl", "check", "fuse") + CAIRO
 EVENT_TLS = ("event2", "openssl")
 
 # folder: (the folders it may include from, besides itself; the restricted
@@ -54,7 +55,8 @@ TABLE = {
     # spoolsim/model for bench --model's figures and the harness verdict; spoolsim/relay
     # for relay_limits.h alone: the bounds of the relay options bench passes on
     "spoolsim/drive": (("spoolsim", "spoolsim/postmark", "spoolsim/model", "spoolsim/relay", SPOOL, REPORT, UTIL), ()),
-    "spoolsim/plot": (("spoolsim", REPORT, UTIL), ()),
+    # cairo for plot_render alone: the rest of the picture is pure
+    "spoolsim/plot": (("spoolsim", REPORT, UTIL), CAIRO),
     "spoolsim/merge": (("spoolsim", REPORT, UTIL), ()),
     "spoolsim/workload": (("spoolsim", REPORT, UTIL), ()),
     # spoolsim/drive for the children and the message logs; libfuse3 for spoolsim-recorder alone

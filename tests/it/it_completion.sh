@@ -181,6 +181,7 @@ $SPOOLSIM relay --hop-tls
 $SPOOLSIM bench --qmgr
 $SPOOLSIM crash --recorder
 $SPOOLSIM plot --kind
+$SPOOLSIM plot --format
 $SPOOLSIM sweep --arrivals
 $SPOOLSIM source --arrivals
 $SINK_ABS --bare-lf

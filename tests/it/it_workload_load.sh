@@ -125,10 +125,13 @@ else
 fi
 
 # plot draws the log's busiest minute as a line in the sweep's picture.
+# Its shapes from tests/unit/plot_shapes (it_plot.sh): a PNG keeps no names.
 check "plot of the sweep: exit 0" to "$WORK/plot.out" "$S" plot --kind sweep "$WORK/sweep.json" \
-    -o "$WORK/sweep.svg"
-check "  ... the busiest minute's line in it" grep -q 'class="workload-peak"' "$WORK/sweep.svg"
-check "  ... and in its legend" grep -q ">the log&apos;s busiest minute<" "$WORK/sweep.svg"
+    -o "$WORK/sweep.png"
+check "  ... its shapes" to "$WORK/sweep.shapes" "$top_builddir/tests/unit/plot_shapes" --kind sweep \
+    "$WORK/sweep.json"
+check "  ... the busiest minute's line in it" grep -q '"cls": "workload-peak"' "$WORK/sweep.shapes"
+check "  ... and in its legend" grep -q '"text": "the log'"'"'s busiest minute"' "$WORK/sweep.shapes"
 
 # Refusals: exit 2 and a message, for smtp-source and bench alike.
 echo 'Dec  6 08:00:00 mx1 postfix/qmgr[10]: not json' >"$WORK/notjson.json"

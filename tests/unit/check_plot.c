@@ -1,6 +1,6 @@
 /*
- * Unit tests for spoolsim/plot: the SVG writer (escaping, numbers, lines
- * with gaps), the axes (nice ticks, log and percentile scales, tick
+ * Unit tests for spoolsim/plot: the canvas (clean text, colours, lines
+ * with gaps), cairo's bytes of each format, the axes (nice ticks, log and percentile scales, tick
  * labels), the readers of results, and the blocks' series.
  */
 #include "config.h"
@@ -16,123 +16,209 @@
 #include "plot_axis.h"
 #include "plot_data.h"
 #include "plot_draw.h"
-#include "svg.h"
+#include "plot_canvas.h"
+#include "plot_render.h"
 #include "sweep_search.h"
 #include "check_json_text.h"
 #include "check_main.h"
 
-static size_t count_of(const char *text, const char *needle)
+/* How many shapes of c have the class cls, exactly. */
+static size_t count_class(const struct plot_canvas *c, const char *cls)
 {
     size_t n = 0;
 
-    for (const char *p = text; (p = strstr(p, needle)) != NULL; p += strlen(needle))
-        n++;
+    for (size_t i = 0; i < c->n; i++)
+        n += c->item[i].cls && strcmp(c->item[i].cls, cls) == 0;
     return n;
 }
 
-/* The body svg_escape() makes of text. */
-static char *escaped(const char *text)
+/* How many shapes of c of the kind shape read text (a text, or a line's title), or start with it.
+ */
+static size_t count_text(const struct plot_canvas *c, enum plot_shape shape, const char *text,
+                         int prefix)
+{
+    size_t n = 0;
+
+    for (size_t i = 0; i < c->n; i++) {
+        const char *t = c->item[i].text;
+
+        if (c->item[i].shape == shape && t &&
+            (prefix ? strncmp(t, text, strlen(text)) == 0 : strcmp(t, text) == 0))
+            n++;
+    }
+    return n;
+}
+
+#define has_text(c, t) (count_text((c), PLOT_TEXT, (t), 0) > 0)
+#define has_title(c, t) (count_text((c), PLOT_PATH, (t), 0) > 0)
+
+/* What plot_canvas_clean_text() makes of text. */
+static char *cleaned(const char *text)
 {
     static char out[256];
-    struct svg s;
+    char *t = plot_canvas_clean_text(text);
 
-    svg_init(&s);
-    svg_escape(&s, text);
-    snprintf(out, sizeof(out), "%s", s.buf);
-    svg_free(&s);
+    snprintf(out, sizeof(out), "%s", t);
+    free(t);
     return out;
 }
 
-/* ------------------------------------------------------------------- svg */
+/* ---------------------------------------------------------------- canvas */
 
-START_TEST(test_escape)
+START_TEST(test_clean_text)
 {
-    ck_assert_str_eq(escaped("a<b & \"c\" 'd'>"), "a&lt;b &amp; &quot;c&quot; &apos;d&apos;&gt;");
-    ck_assert_str_eq(escaped("B/A \xe2\x88\x92 95 %"), "B/A \xe2\x88\x92 95 %"); /* UTF-8 stays */
-    ck_assert_str_eq(escaped("tab\there\nnl"), "tab here nl");
-    /* XML 1.0 has no other control characters: each becomes U+FFFD. */
-    ck_assert_str_eq(escaped("a\x01"
-                             "b\x1b"),
+    ck_assert_str_eq(cleaned("a<b & \"c\" 'd'>"), "a<b & \"c\" 'd'>"); /* no markup to escape */
+    ck_assert_str_eq(cleaned("B/A \xe2\x88\x92 95 %"), "B/A \xe2\x88\x92 95 %"); /* UTF-8 stays */
+    ck_assert_str_eq(cleaned("tab\there\nnl"), "tab here nl");
+    /* another control character shows that one was there */
+    ck_assert_str_eq(cleaned("a\x01"
+                             "b\x1b"
+                             "c\x7f"),
                      "a\xef\xbf\xbd"
-                     "b\xef\xbf\xbd");
-    /* Bytes that are no UTF-8 character (a file name in Latin-1, a cut sequence). */
-    ck_assert_str_eq(escaped("caf\xe9"), "caf\xef\xbf\xbd");
-    ck_assert_str_eq(escaped("\xe2\x88"), "\xef\xbf\xbd\xef\xbf\xbd");
-    ck_assert_str_eq(escaped("\xc0\xaf"), "\xef\xbf\xbd\xef\xbf\xbd"); /* overlong '/' */
-    ck_assert_str_eq(escaped("\xed\xa0\x80"),
+                     "b\xef\xbf\xbd"
+                     "c\xef\xbf\xbd");
+    /* Bytes that are no UTF-8 character (a file name in Latin-1, a cut sequence): cairo refuses
+     * them. */
+    ck_assert_str_eq(cleaned("caf\xe9"), "caf\xef\xbf\xbd");
+    ck_assert_str_eq(cleaned("\xe2\x88"), "\xef\xbf\xbd\xef\xbf\xbd");
+    ck_assert_str_eq(cleaned("\xc0\xaf"), "\xef\xbf\xbd\xef\xbf\xbd"); /* overlong '/' */
+    ck_assert_str_eq(cleaned("\xed\xa0\x80"),
                      "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"); /* surrogate */
-    ck_assert_str_eq(escaped("\xef\xbf\xbe"), "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd");
-    ck_assert_str_eq(escaped("\xf0\x9f\x93\x88"), "\xf0\x9f\x93\x88");
+    ck_assert_str_eq(cleaned("\xf0\x9f\x93\x88"), "\xf0\x9f\x93\x88");
+    ck_assert_str_eq(cleaned("\xff\xff"), "\xef\xbf\xbd\xef\xbf\xbd"); /* the most it grows */
 }
 END_TEST
 
-START_TEST(test_numbers)
+START_TEST(test_colors)
 {
-    char buf[32];
+    struct plot_color c;
 
-    svg_format_number(buf, sizeof(buf), 1.5);
-    ck_assert_str_eq(buf, "1.5");
-    svg_format_number(buf, sizeof(buf), 3);
-    ck_assert_str_eq(buf, "3");
-    svg_format_number(buf, sizeof(buf), -0.25);
-    ck_assert_str_eq(buf, "-0.25");
-    svg_format_number(buf, sizeof(buf), 123.456);
-    ck_assert_str_eq(buf, "123.46");
-    svg_format_number(buf, sizeof(buf), -0.001);
-    ck_assert_str_eq(buf, "0"); /* never "-0" */
-    svg_format_number(buf, sizeof(buf), NAN);
-    ck_assert_str_eq(buf, "0");
+    ck_assert_int_eq(plot_canvas_color("#4e79a7", &c), 0);
+    ck_assert(c.set);
+    ck_assert_double_eq_tol(c.r, 0x4e / 255.0, 1e-12);
+    ck_assert_double_eq_tol(c.g, 0x79 / 255.0, 1e-12);
+    ck_assert_double_eq_tol(c.b, 0xa7 / 255.0, 1e-12);
+    ck_assert_int_eq(plot_canvas_color("#f0A", &c), 0); /* #rgb is #rrggbb, each digit twice */
+    ck_assert(c.r == 1 && c.g == 0 && c.b == 0xaa / 255.0);
+    ck_assert_int_eq(plot_canvas_color("white", &c), -1);
+    ck_assert_int_eq(plot_canvas_color("#12345", &c), -1);
+    ck_assert_int_eq(plot_canvas_color("#12345g", &c), -1);
+    ck_assert_int_eq(plot_canvas_color("#", &c), -1);
+    ck_assert_int_eq(plot_canvas_color("", &c), -1);
 }
 END_TEST
 
 START_TEST(test_polyline_gaps)
 {
-    const double x[] = {0, 1, 2, 3, 4}, y[] = {10, 11, NAN, 13, 14};
-    const double none[] = {NAN, NAN};
-    struct svg s;
+    const double x[] = {0, 1, 2, 3, 4, 5}, y[] = {10, 11, NAN, 13, 14, 1e300};
+    const double none[] = {NAN, INFINITY};
+    struct plot_canvas c;
+    const struct plot_item *it;
 
-    svg_init(&s);
-    svg_polyline(&s, x, y, 5, &(struct svg_style){.stroke = "red", .cls = "series"}, "a<b");
-    ck_assert_str_eq(s.buf, "<path d=\"M0,10 L1,11 M3,13 L4,14\" class=\"series\" stroke=\"red\" "
-                            "stroke-width=\"1\" fill=\"none\" stroke-linejoin=\"round\">"
-                            "<title>a&lt;b</title></path>\n");
-    s.len = 0;
-    s.buf[0] = '\0';
-    svg_polyline(&s, none, none, 2, &(struct svg_style){.stroke = "red"}, NULL);
-    ck_assert_str_eq(s.buf, ""); /* nothing to draw, no element */
-    svg_free(&s);
+    plot_canvas_init(&c);
+    plot_canvas_polyline(&c, x, y, 6,
+                         &(struct plot_style){.stroke = "#f00", .dash = "7 4", .cls = "series"},
+                         "a<b\x01");
+    ck_assert_uint_eq(c.n, 1);
+    it = &c.item[0];
+    ck_assert_int_eq(it->shape, PLOT_PATH);
+    ck_assert_uint_eq(it->npt, 5); /* the NaN left out, the line broken there */
+    ck_assert(it->pt[0].move && !it->pt[1].move && it->pt[2].move && !it->pt[3].move);
+    ck_assert(it->pt[2].x == 3 && it->pt[2].y == 13);
+    ck_assert(it->pt[4].y == PLOT_CANVAS_LIMIT); /* far off, but where cairo can take it */
+    ck_assert_str_eq(it->text, "a<b\xef\xbf\xbd");
+    ck_assert_str_eq(it->cls, "series");
+    ck_assert(it->stroke.set && it->stroke.r == 1 && !it->fill.set);
+    ck_assert_double_eq(it->stroke_width, 1);
+    ck_assert(it->ndash == 2 && it->dash[0] == 7 && it->dash[1] == 4);
+    plot_canvas_polyline(&c, none, none, 2, &(struct plot_style){.stroke = "#f00"}, NULL);
+    ck_assert_uint_eq(c.n, 1); /* nothing to draw, no shape */
+    plot_canvas_free(&c);
 }
 END_TEST
 
-START_TEST(test_document)
+START_TEST(test_shapes)
 {
-    struct svg s;
-    char *doc;
-    size_t len;
+    struct plot_canvas c;
 
-    svg_init(&s);
-    svg_text(&s, 10, 20, &(struct svg_font){.anchor = SVG_END, .rotate = -90}, "x & y");
-    doc = svg_document(&s, 960, 400.5, "t<1>", &len);
-    ck_assert_uint_eq(len, strlen(doc));
-    ck_assert(strncmp(doc, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg ", 44) == 0);
-    ck_assert_ptr_nonnull(strstr(doc, "width=\"960\" height=\"400.5\" viewBox=\"0 0 960 400.5\""));
-    ck_assert_ptr_nonnull(strstr(doc, "<title>t&lt;1&gt;</title>"));
-    ck_assert_ptr_nonnull(strstr(doc, "text-anchor=\"end\" transform=\"rotate(-90 10 20)\""));
-    ck_assert_ptr_nonnull(strstr(doc, ">x &amp; y</text>"));
-    ck_assert_str_eq(doc + len - 7, "</svg>\n");
-    free(doc);
-    svg_free(&s);
+    plot_canvas_init(&c);
+    plot_canvas_group_begin(&c, "legend");
+    plot_canvas_text(&c, 10, 20, &(struct plot_font){.anchor = PLOT_END, .rotate = -90}, "x & y");
+    plot_canvas_rect(&c, 1, 2, 3, 4,
+                     &(struct plot_style){.fill = "#ffffff", .opacity = 0.85, .cls = "bar"});
+    plot_canvas_circle(&c, 1, NAN, 3, &(struct plot_style){.stroke = "#000"});       /* left out */
+    plot_canvas_line(&c, 0, 0, INFINITY, 1, &(struct plot_style){.stroke = "#000"}); /* too */
+    plot_canvas_group_end(&c);
+    ck_assert_uint_eq(c.n, 4);
+    ck_assert(c.item[0].shape == PLOT_GROUP && strcmp(c.item[0].cls, "legend") == 0);
+    ck_assert_int_eq(c.item[1].shape, PLOT_TEXT);
+    ck_assert_str_eq(c.item[1].text, "x & y");
+    ck_assert(c.item[1].v[0] == 10 && c.item[1].v[1] == 20);
+    ck_assert(c.item[1].anchor == PLOT_END && c.item[1].rotate == -90 && c.item[1].size == 12);
+    ck_assert(c.item[1].fill.set && c.item[1].fill.r == 0x22 / 255.0); /* the default, #222 */
+    ck_assert_ptr_null(c.item[1].cls);
+    ck_assert(c.item[2].shape == PLOT_RECT && c.item[2].v[3] == 4 && c.item[2].opacity == 0.85);
+    ck_assert(c.item[2].fill.set && !c.item[2].stroke.set);
+    ck_assert_int_eq(c.item[3].shape, PLOT_GROUP_END);
+    ck_assert_int_eq(count_class(&c, "bar"), 1);
+    ck_assert(plot_canvas_has_class("step held", "held"));
+    ck_assert(plot_canvas_has_class("step held", "step"));
+    ck_assert(!plot_canvas_has_class("step held", "hel"));
+    ck_assert(!plot_canvas_has_class("knee-label", "knee"));
+    ck_assert(!plot_canvas_has_class(NULL, "knee"));
+    plot_canvas_free(&c);
 }
 END_TEST
 
 START_TEST(test_text_width)
 {
     /* Longer is wider, capitals wider than small letters, the size scales it. */
-    ck_assert(svg_text_width("abcd", 12) > svg_text_width("abc", 12));
-    ck_assert(svg_text_width("MMM", 12) > svg_text_width("iii", 12));
-    ck_assert_double_eq_tol(svg_text_width("abc", 24), 2 * svg_text_width("abc", 12), 1e-9);
+    ck_assert(plot_canvas_text_width("abcd", 12) > plot_canvas_text_width("abc", 12));
+    ck_assert(plot_canvas_text_width("MMM", 12) > plot_canvas_text_width("iii", 12));
+    ck_assert_double_eq_tol(plot_canvas_text_width("abc", 24),
+                            2 * plot_canvas_text_width("abc", 12), 1e-9);
     /* a UTF-8 character is one character, not its bytes */
-    ck_assert(svg_text_width("\xe2\x88\x92", 12) < 2 * svg_text_width("a", 12));
+    ck_assert(plot_canvas_text_width("\xe2\x88\x92", 12) < 2 * plot_canvas_text_width("a", 12));
+}
+END_TEST
+
+/*
+ * plot_render: each format's bytes from a small canvas, as their readers
+ * know them; a text cairo could not take never reaches it (the canvas
+ * cleans it), so an invalid one still draws.
+ */
+START_TEST(test_render)
+{
+    static const struct {
+        const char *name;
+        const char *magic;
+        size_t magic_len;
+    } formats[] = {{"PNG", "\x89PNG\r\n\x1a\n", 8}, {"pdf", "%PDF-", 5}, {"svg", "<?xml", 5}};
+    struct plot_canvas c;
+    enum plot_format fmt;
+    char err[128], *doc;
+    size_t len;
+
+    plot_canvas_init(&c);
+    plot_canvas_line(&c, 0, 0, 100, 50, &(struct plot_style){.stroke = "#4e79a7", .dash = "5 4"});
+    plot_canvas_text(&c, 50, 25, &(struct plot_font){.anchor = PLOT_MIDDLE, .rotate = -90},
+                     "caf\xe9 \xe2\x89\xa4 1");
+    ck_assert_int_eq(plot_render_format("jpg", &fmt), -1);
+    for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+        ck_assert_int_eq(plot_render_format(formats[i].name, &fmt), 0);
+        ck_assert_int_eq(plot_render(&c, 120, 60.5, "t\xff", fmt, &doc, &len, err, sizeof(err)), 0);
+        ck_assert_uint_gt(len, formats[i].magic_len);
+        ck_assert(memcmp(doc, formats[i].magic, formats[i].magic_len) == 0);
+        if (fmt == PLOT_FORMAT_PNG) { /* IHDR: width and height, big-endian, at 16 and 20 */
+            const unsigned char *u = (const unsigned char *)doc;
+
+            ck_assert_uint_eq((unsigned)u[16] << 24 | u[17] << 16 | u[18] << 8 | u[19], 120);
+            ck_assert_uint_eq((unsigned)u[20] << 24 | u[21] << 16 | u[22] << 8 | u[23], 61);
+        }
+        free(doc);
+    }
+    ck_assert_str_eq(plot_render_format_name(PLOT_FORMAT_PDF), "pdf");
+    plot_canvas_free(&c);
 }
 END_TEST
 
@@ -586,30 +672,28 @@ START_TEST(test_draw_series)
                          .ratio = 1.86,
                          .ci_low = 1.7,
                          .ci_high = 2.0};
-    struct svg s;
+    struct plot_canvas s;
     double h;
 
-    svg_init(&s);
+    plot_canvas_init(&s);
     h = plot_draw_timeline(&s, 0, PLOT_WIDTH, tl, 2);
     ck_assert(h > 0);
     /* in and out of each result, and the depths of the one that has them */
-    ck_assert_uint_eq(count_of(s.buf, "class=\"series\""), 2 + 2 + 3);
-    ck_assert_ptr_nonnull(strstr(s.buf, "<title>b &amp; c: in/s</title>"));
-    ck_assert_ptr_nonnull(strstr(s.buf, ">Queue depth</text>"));
-    s.len = 0;
-    s.buf[0] = '\0';
+    ck_assert_uint_eq(count_class(&s, "series"), 2 + 2 + 3);
+    ck_assert(has_title(&s, "b & c: in/s"));
+    ck_assert(has_text(&s, "Queue depth"));
+    plot_canvas_free(&s);
     plot_draw_timeline(&s, 0, PLOT_WIDTH, &tl[1], 1);
-    ck_assert_uint_eq(count_of(s.buf, "class=\"series\""), 2);
-    ck_assert_ptr_null(strstr(s.buf, ">Queue depth</text>")); /* no depths, no panel */
-    s.len = 0;
-    s.buf[0] = '\0';
+    ck_assert_uint_eq(count_class(&s, "series"), 2);
+    ck_assert(!has_text(&s, "Queue depth")); /* no depths, no panel */
+    plot_canvas_free(&s);
     plot_draw_ab(&s, 0, PLOT_WIDTH, &ab, 1);
-    ck_assert_uint_eq(count_of(s.buf, "class=\"bar\""), 2);
-    ck_assert_uint_eq(count_of(s.buf, "class=\"run\""), 5);
-    ck_assert_uint_eq(count_of(s.buf, "class=\"errorbar\""), 3);
-    ck_assert_uint_eq(count_of(s.buf, "class=\"ratio\""), 1);
-    ck_assert_ptr_nonnull(strstr(s.buf, ">u (m)</text>"));
-    svg_free(&s);
+    ck_assert_uint_eq(count_class(&s, "bar"), 2);
+    ck_assert_uint_eq(count_class(&s, "run"), 5);
+    ck_assert_uint_eq(count_class(&s, "errorbar"), 3);
+    ck_assert_uint_eq(count_class(&s, "ratio"), 1);
+    ck_assert(has_text(&s, "u (m)"));
+    plot_canvas_free(&s);
 }
 END_TEST
 
@@ -617,34 +701,32 @@ START_TEST(test_draw_sweep)
 {
     struct plot_sweep sw[2];
     char err[128];
-    struct svg s;
+    struct plot_canvas s;
 
     ck_assert_int_eq(plot_data_read_sweep(sweep_text, &sw[0], err, sizeof(err)), 0);
     ck_assert_int_eq(plot_data_read_sweep(sweep_text, &sw[1], err, sizeof(err)), 0);
     snprintf(sw[1].label, sizeof(sw[1].label), "b");
-    svg_init(&s);
+    plot_canvas_init(&s);
     ck_assert(plot_sweep_draw(&s, 0, PLOT_WIDTH, sw, 2) > 0);
     /* per sweep: delivered, p50, p99, p99.9; two steps held and one failed, one knee */
-    ck_assert_uint_eq(count_of(s.buf, "class=\"series\""), 2 * 4);
-    ck_assert_uint_eq(count_of(s.buf, "class=\"step held\""), 2 * 2);
-    ck_assert_uint_eq(count_of(s.buf, "class=\"step failed\""), 2);
-    ck_assert_uint_eq(count_of(s.buf, "class=\"knee\""), 2);
-    ck_assert_uint_eq(count_of(s.buf, "class=\"slo\""), 1); /* one SLO, drawn once */
-    ck_assert_ptr_nonnull(strstr(s.buf, "<title>b: p99.9</title>"));
-    ck_assert_ptr_nonnull(strstr(s.buf, ">knee 75/s</text>"));
-    ck_assert_ptr_nonnull(strstr(s.buf, ">500 ms</text>")); /* the log axis in ms and s, not "1k" */
-    ck_assert_ptr_nonnull(strstr(s.buf, ">1 s</text>"));
-    ck_assert_ptr_nonnull(
-        strstr(s.buf, ">b: knee 75 msgs/s; broke at 100 msgs/s (step 2): delivered 60 % of "
-                      "offered (under 99 %)</text>"));
+    ck_assert_uint_eq(count_class(&s, "series"), 2 * 4);
+    ck_assert_uint_eq(count_class(&s, "step held"), 2 * 2);
+    ck_assert_uint_eq(count_class(&s, "step failed"), 2);
+    ck_assert_uint_eq(count_class(&s, "knee"), 2);
+    ck_assert_uint_eq(count_class(&s, "slo"), 1); /* one SLO, drawn once */
+    ck_assert(has_title(&s, "b: p99.9"));
+    ck_assert(has_text(&s, "knee 75/s"));
+    ck_assert(has_text(&s, "500 ms")); /* the log axis in ms and s, not "1k" */
+    ck_assert(has_text(&s, "1 s"));
+    ck_assert(has_text(&s, "b: knee 75 msgs/s; broke at 100 msgs/s (step 2): delivered 60 % of "
+                           "offered (under 99 %)"));
     /* a verdict too long for one line: what broke it on the next */
     snprintf(sw[1].broke_why, sizeof(sw[1].broke_why), "%0150d", 0);
-    s.len = 0;
-    s.buf[0] = '\0';
+    plot_canvas_free(&s);
     plot_sweep_draw(&s, 0, PLOT_WIDTH, sw, 2);
-    ck_assert_ptr_nonnull(strstr(s.buf, ">b: knee 75 msgs/s</text>"));
-    ck_assert_ptr_nonnull(strstr(s.buf, ">broke at 100 msgs/s (step 2): 0000"));
-    svg_free(&s);
+    ck_assert(has_text(&s, "b: knee 75 msgs/s"));
+    ck_assert_uint_eq(count_text(&s, PLOT_TEXT, "broke at 100 msgs/s (step 2): 0000", 1), 1);
+    plot_canvas_free(&s);
     plot_data_sweep_free(&sw[0]);
     plot_data_sweep_free(&sw[1]);
 }
@@ -671,7 +753,7 @@ START_TEST(test_sweep_repeated)
     struct plot_sweep sw;
     char err[128];
     double x[4], y[4];
-    struct svg s;
+    struct plot_canvas s;
 
     ck_assert_int_eq(plot_data_read_sweep(repeat_text, &sw, err, sizeof(err)), 0);
     ck_assert_uint_eq(sw.n, 4);
@@ -684,13 +766,13 @@ START_TEST(test_sweep_repeated)
     ck_assert_uint_eq(plot_data_sweep_line(&sw, sw.p99, x, y), 2);
     ck_assert(isnan(y[0])); /* none at 20 has one: a gap */
 
-    svg_init(&s);
+    plot_canvas_init(&s);
     ck_assert(plot_sweep_draw(&s, 0, PLOT_WIDTH, &sw, 1) > 0);
-    ck_assert_uint_eq(count_of(s.buf, "class=\"step held\""), 3);
-    ck_assert_uint_eq(count_of(s.buf, "class=\"step failed\""), 1);
-    ck_assert_uint_eq(count_of(s.buf, "class=\"knee\""), 1);
-    ck_assert_uint_eq(count_of(s.buf, ">knee 20/s</text>"), 1);
-    svg_free(&s);
+    ck_assert_uint_eq(count_class(&s, "step held"), 3);
+    ck_assert_uint_eq(count_class(&s, "step failed"), 1);
+    ck_assert_uint_eq(count_class(&s, "knee"), 1);
+    ck_assert_uint_eq(count_text(&s, PLOT_TEXT, "knee 20/s", 0), 1);
+    plot_canvas_free(&s);
     plot_data_sweep_free(&sw);
 }
 END_TEST
@@ -768,29 +850,13 @@ END_TEST
 
 int main(void)
 {
-    const TTest *const tests[] = {test_escape,
-                                  test_numbers,
-                                  test_polyline_gaps,
-                                  test_document,
-                                  test_text_width,
-                                  test_nice_number,
-                                  test_ticks_linear,
-                                  test_format_tick,
-                                  test_log_scale,
-                                  test_ticks_log,
-                                  test_ticks_subnormal,
-                                  test_percentile_axis,
-                                  test_curve,
-                                  test_timeline,
-                                  test_ab,
-                                  test_sweep,
-                                  test_sweep_limits,
-                                  test_sweep_labels,
-                                  test_draw_series,
-                                  test_draw_sweep,
-                                  test_sweep_repeated,
-                                  test_reader_limits,
-                                  NULL};
+    const TTest *const tests[] = {
+        test_clean_text,      test_colors,         test_polyline_gaps, test_shapes,
+        test_text_width,      test_render,         test_nice_number,   test_ticks_linear,
+        test_format_tick,     test_log_scale,      test_ticks_log,     test_ticks_subnormal,
+        test_percentile_axis, test_curve,          test_timeline,      test_ab,
+        test_sweep,           test_sweep_limits,   test_sweep_labels,  test_draw_series,
+        test_draw_sweep,      test_sweep_repeated, test_reader_limits, NULL};
 
     return check_run_tests("plot", tests);
 }
