@@ -236,6 +236,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 
 int spoolsim_relay(int argc, char **argv)
 {
+    static const struct relay_loop_server sessions = {relay_smtpd_accept, relay_smtpd_close_all};
     struct relay_options opts;
     struct relay r;
     struct json_run run;
@@ -295,6 +296,7 @@ int spoolsim_relay(int argc, char **argv)
         listen_failed(&listen_file, 0, "%s", err);
     made_spool = stat(opts.spool, &st) != 0 && errno == ENOENT;
     relay_stats_init(&r.stats);
+    r.stats.queue_depths = relay_qmgr_depths;
     r.spool.long_ids = opts.long_ids;
     r.spool.hash_depth = opts.hash_depth;
     r.spool.sync = opts.sync;
@@ -327,7 +329,7 @@ int spoolsim_relay(int argc, char **argv)
     if ((r.base = event_base_new()) == NULL)
         listen_failed(&listen_file, 0, "cannot create an event base");
     pthread_mutex_init(&r.stats_lock, NULL);
-    relay_loop_start(&r);
+    relay_loop_start(&r, &sessions);
     /* Its thread is numbered after every cleanup thread (a profile's runners). */
     r.qmgr = opts.qmgr == RELAY_QMGR_SINGLE ? io_pool_new(r.base, 1, opts.cleanup_threads, "qmgr")
                                             : r.cleanup;

@@ -188,7 +188,7 @@ static void flush_done(struct io_job *job)
         if (strcmp(why, m->reason) != 0)
             msg_warn("%s: %s; the message is deferred until it can", m->id, why);
         /* With nothing left for the next hop, this is why it waits, not an empty reason. */
-        if (!relay_qmgr_msg_any(m, RCPT_DEFERRED))
+        if (!relay_msg_any(m, RCPT_DEFERRED))
             snprintf(m->reason, sizeof(m->reason), "%s", why);
     } else if (m->job_status == RELAY_BOUNCE_DISCARDED) {
         r->stats.bounces_discarded++;
@@ -202,7 +202,7 @@ static void retire_done(struct io_job *job)
     struct relay_msg *m = MSG_OF(job);
     struct relay *r = m->relay;
     struct relay_qmgr *q = r->qm;
-    int deferred = relay_qmgr_msg_must_wait(m); /* without bounce notices: a deferred recipient */
+    int deferred = relay_msg_must_wait(m); /* without bounce notices: a deferred recipient */
 
     relay_qmgr_take_stats(r, m);
     if (m->flush) {
@@ -221,8 +221,7 @@ static void retire_done(struct io_job *job)
         relay_attempt_schedule_retry(m, m->retry_wait_ns);
         return;
     }
-    if ((relay_qmgr_msg_any(m, RCPT_BOUNCED) ||
-         (m->flushed & RELAY_FLUSH_DEFER && !m->flush_failed)) &&
+    if ((relay_msg_any(m, RCPT_BOUNCED) || (m->flushed & RELAY_FLUSH_DEFER && !m->flush_failed)) &&
         !m->ever_bounced) {
         m->ever_bounced = 1;
         /* a notification that fails is counted as discarded (or re-sent), not as bounced mail */
@@ -230,7 +229,7 @@ static void retire_done(struct io_job *job)
             r->stats.bounced++;
             r->stats.loops += m->looped != 0;
         }
-        if (!relay_qmgr_bounces(r))
+        if (!relay_spool_bounces(r->backend, r->opts))
             r->stats.bounces_dropped++;
     }
     if (deferred) {
@@ -246,9 +245,8 @@ static void retire_done(struct io_job *job)
 
         r->stats.last_out_ns = now;
         if (m->is_dsn)
-            r->stats.bounces_delivered += relay_qmgr_msg_any(m, RCPT_SENT);
-        else if (relay_qmgr_msg_any(m, RCPT_SENT) ||
-                 (m->view.rcpt_pending == 0 && !m->ever_bounced))
+            r->stats.bounces_delivered += relay_msg_any(m, RCPT_SENT);
+        else if (relay_msg_any(m, RCPT_SENT) || (m->view.rcpt_pending == 0 && !m->ever_bounced))
             r->stats.delivered++;
         if (m->t_mail)
             histogram_record(&r->stats.end_to_end, now - m->t_mail);
@@ -328,7 +326,7 @@ void relay_attempt_delivered(struct relay_msg *m)
          * notices the deferral just becomes a bounce.
          */
         if (m->results[i] == RCPT_DEFERRED && expired) {
-            if (relay_qmgr_bounces(r))
+            if (relay_spool_bounces(r->backend, r->opts))
                 m->expired = 1;
             else
                 m->results[i] = RCPT_BOUNCED;

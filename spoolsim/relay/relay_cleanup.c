@@ -5,9 +5,10 @@
  * Each step is a job on the cleanup pool, whose work is the spool table's
  * (relay_spool.h) and whose done() comes back here on the loop thread:
  * with a streaming spool the file is made at the first RCPT and written as
- * the text arrives (relay_smtpd_streamed() after each piece); at the end of
- * data, once it has a flow token (relay_qmgr.c), the message is committed
- * and its client answered (relay_smtpd_committed()). A committed message
+ * the text arrives (its waiter's streamed() after each piece); at the end
+ * of data, once it has a flow token (relay_qmgr.c), the message is
+ * committed and its client answered (the waiter's committed(): the session
+ * is relay_msg.h's struct relay_cleanup_waiter to this file). A committed message
  * goes to the incoming list or, kept in memory, straight to the ready list.
  *
  * The jobs run on the cleanup threads of the session's loop and come back
@@ -26,7 +27,6 @@
 #include "msg.h"
 #include "relay_loop.h"
 #include "relay_private.h"
-#include "relay_smtpd.h"
 #include "relay_qmgr_impl.h"
 #include "relay_spool.h"
 #include "relay_usage.h"
@@ -48,7 +48,7 @@ static void stream_done(struct io_job *job)
         relay_cleanup_abort(m); /* its client went while the job ran */
         return;
     }
-    relay_smtpd_streamed(m->client, m);
+    m->waiter->streamed(m->client, m);
 }
 
 void relay_cleanup_open(struct relay_msg *m)
@@ -150,7 +150,7 @@ static void commit_done(struct io_job *job)
     m->t_committed = clock_now_ns();
     relay_qmgr_take_stats(m->relay, m);
     if (m->client)
-        relay_smtpd_committed(m->client, m);
+        m->waiter->committed(m->client, m);
     if (m->loop->index == 0) {
         committed(m);
         return;

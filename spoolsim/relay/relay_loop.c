@@ -26,7 +26,6 @@
 #include "msg.h"
 #include "relay_loop.h"
 #include "relay_private.h"
-#include "relay_smtpd.h"
 #include "xalloc.h"
 
 /* A connection on its way to the loop that will serve it. */
@@ -45,7 +44,9 @@ static void on_loop_end(struct loop *l)
 
 static void on_close(struct loop *l)
 {
-    relay_smtpd_close_all(l->owner);
+    struct relay_loop *loop = l->owner;
+
+    loop->server->close_all(loop);
 }
 
 static void resume_accepting(struct relay *r)
@@ -64,7 +65,7 @@ static void on_resume(struct mailbox_item *item)
     resume_accepting(r);
 }
 
-void relay_loop_start(struct relay *r)
+void relay_loop_start(struct relay *r, const struct relay_loop_server *server)
 {
     unsigned n = r->opts->threads ? r->opts->threads : 1, total = r->opts->cleanup_threads;
     unsigned first = 0;
@@ -82,6 +83,7 @@ void relay_loop_start(struct relay *r)
 
         loop->relay = r;
         loop->index = i;
+        loop->server = server;
         loop->harness = loops_loop(r->loop_set, i);
         loop->harness->owner = loop;
         loop->base = loop->harness->base;
@@ -111,7 +113,7 @@ static void on_dealt(struct mailbox_item *item)
 {
     struct dealt_conn *c = (struct dealt_conn *)item;
 
-    relay_smtpd_accept(c->loop, c->fd, (const struct sockaddr *)&c->addr);
+    c->loop->server->accept(c->loop, c->fd, (const struct sockaddr *)&c->addr);
     free(c);
 }
 
@@ -132,7 +134,7 @@ void relay_loop_deal(struct relay *r, int fd, const struct sockaddr *addr, int a
         resume_accepting(r);
     }
     if (best->index == 0) {
-        relay_smtpd_accept(best, fd, addr);
+        best->server->accept(best, fd, addr);
         return;
     }
     c = xcalloc(1, sizeof(*c));

@@ -63,6 +63,7 @@ struct relay_loop {
     struct mailbox *inbox;   /* harness->mailbox: posts from the other loops */
     struct io_pool *cleanup; /* this loop's sessions' file steps */
     struct io_pool *smtpd;   /* --model: smtpd's CPU per command; else NULL */
+    const struct relay_loop_server *server;
     struct relay_session *sessions;
     _Atomic uint64_t served; /* sessions it has started (a report reads it mid-run) */
     /* the next hop (relay_smtp.c): its own connections, its share of --concurrency */
@@ -77,10 +78,22 @@ struct relay_loop {
 };
 
 /*
- * After r->base and the options: loop 0 on r->base, the others with their
- * threads running. r->cleanup and r->smtpd become loop 0's pools.
+ * What serves the sessions the loops are dealt (relay_smtpd.c's, given by
+ * relay.c, so that the loops never name it): accept() takes a connection
+ * on its loop's thread; close_all() says 421 to the loop's idle sessions
+ * at a stop.
  */
-void relay_loop_start(struct relay *r);
+struct relay_loop_server {
+    void (*accept)(struct relay_loop *loop, int fd, const struct sockaddr *addr);
+    void (*close_all)(struct relay_loop *loop);
+};
+
+/*
+ * After r->base and the options: loop 0 on r->base, the others with their
+ * threads running, each serving its sessions with `server' (kept).
+ * r->cleanup and r->smtpd become loop 0's pools.
+ */
+void relay_loop_start(struct relay *r, const struct relay_loop_server *server);
 
 /* The listener, on loop 0: a new client connection goes to a loop. */
 void relay_loop_deal(struct relay *r, int fd, const struct sockaddr *addr, int addrlen);

@@ -1,7 +1,8 @@
 /*
  * relay_msg - a message in the relay: where its file is, what the queue manager
  * read of it, its attempt's outcome per recipient, its times and the file
- * step its io_pool job runs. Every side of the relay touches one (the
+ * step its io_pool job runs, and what an attempt's outcome means for it
+ * (relay_msg.c). Every side of the relay touches one (the
  * session until its commit, then loop 0 and the jobs), as relay_private.h
  * says; struct relay is its context (m->relay).
  */
@@ -28,6 +29,17 @@ enum relay_queue { RELAY_Q_NONE, RELAY_Q_INCOMING, RELAY_Q_ACTIVE, RELAY_Q_DEFER
 /* A recipient's outcome of one delivery attempt. */
 enum relay_rcpt_result { RCPT_UNTRIED, RCPT_SENT, RCPT_DEFERRED, RCPT_BOUNCED };
 
+/*
+ * Who waits for cleanup's word on a message, and how it hears it: the session that hands the
+ * message over (relay_smtpd.c) sets `waiter' with `client'; relay_cleanup.c answers through it, on
+ * the message's loop, and so never names the session. m->job_status says how the step went.
+ */
+struct relay_msg;
+struct relay_cleanup_waiter {
+    void (*streamed)(struct relay_session *s, struct relay_msg *m);  /* file made or written */
+    void (*committed)(struct relay_session *s, struct relay_msg *m); /* durable, or refused */
+};
+
 struct relay_msg {
     struct relay *relay;
     struct relay_loop *loop;               /* its client session's, until committed; else loop 0 */
@@ -36,7 +48,8 @@ struct relay_msg {
     struct relay_msg *all_prev, *all_next; /* every message, to free at exit */
     char id[PF_QUEUE_ID_MAX];
     enum relay_queue queue;
-    struct relay_session *client; /* waiting for its 250; NULL once answered or gone */
+    struct relay_session *client;              /* waiting for its 250; NULL once answered or gone */
+    const struct relay_cleanup_waiter *waiter; /* how `client' hears from cleanup */
 
     struct pf_qfile qf; /* being received and enqueued; postfix: the records not yet written */
     struct pf_spool_file *out; /* postfix: its queue file, open from the first RCPT to the commit */
@@ -95,5 +108,18 @@ struct relay_msg {
 
 #define RELAY_FLUSH_BOUNCE 1 /* bounce/ID: recipients that failed */
 #define RELAY_FLUSH_DEFER 2  /* defer/X/ID: recipients that expired */
+
+/*
+ * A message's own state between attempts: its life on the queue's lists is the queue manager's
+ * (relay_qmgr_msg_new(), relay_qmgr_msg_free()).
+ */
+/* Recipient i failed for m->reason (and m->hop_reply): kept for its log entry. */
+void relay_msg_note(struct relay_msg *m, unsigned i);
+/* The file as read, its view and this attempt's results and notes: gone. */
+void relay_msg_release(struct relay_msg *m);
+/* Some recipient's result in this attempt is `which' (an enum relay_rcpt_result). */
+int relay_msg_any(const struct relay_msg *m, int which);
+/* Some recipients wait for a retry: deferred, or bounced with no notification posted yet. */
+int relay_msg_must_wait(const struct relay_msg *m);
 
 #endif

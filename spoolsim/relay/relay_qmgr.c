@@ -57,63 +57,6 @@ struct relay_msg *relay_qmgr_msg_new(struct relay *r)
     return m;
 }
 
-static void free_notes(struct relay_msg *m)
-{
-    for (unsigned i = 0; m->rcpt_reason && i < m->view.rcpt_count; i++) {
-        free(m->rcpt_reason[i]);
-        free(m->rcpt_reply[i]);
-    }
-    free(m->rcpt_reason);
-    free(m->rcpt_reply);
-    free(m->rcpt_status);
-    m->rcpt_reason = m->rcpt_reply = NULL;
-    m->rcpt_status = NULL;
-}
-
-void relay_qmgr_msg_note(struct relay_msg *m, unsigned i)
-{
-    if (m->rcpt_reason == NULL) {
-        m->rcpt_reason = xcalloc(m->view.rcpt_count, sizeof(*m->rcpt_reason));
-        m->rcpt_reply = xcalloc(m->view.rcpt_count, sizeof(*m->rcpt_reply));
-        m->rcpt_status = xcalloc(m->view.rcpt_count, sizeof(*m->rcpt_status));
-    }
-    free(m->rcpt_reason[i]);
-    free(m->rcpt_reply[i]);
-    m->rcpt_reason[i] = xstrdup(m->reason);
-    m->rcpt_reply[i] = m->hop_reply[0] ? xstrdup(m->hop_reply) : NULL;
-    m->rcpt_status[i] = m->own_status;
-}
-
-int relay_qmgr_bounces(const struct relay *r)
-{
-    return r->backend->bounces && !r->opts->no_bounces;
-}
-
-void relay_qmgr_msg_release(struct relay_msg *m)
-{
-    free_notes(m);
-    pf_qfile_view_free(&m->view);
-    free(m->file);
-    m->file = NULL;
-    free(m->results);
-    m->results = NULL;
-}
-
-int relay_qmgr_msg_any(const struct relay_msg *m, int which)
-{
-    for (unsigned i = 0; i < m->view.rcpt_count; i++)
-        if ((int)m->results[i] == which)
-            return 1;
-    return 0;
-}
-
-int relay_qmgr_msg_must_wait(const struct relay_msg *m)
-{
-    if (m->flushed & RELAY_FLUSH_DEFER)
-        return m->flush_failed; /* the expired recipients were returned */
-    return relay_qmgr_msg_any(m, RCPT_DEFERRED) || m->flush_failed;
-}
-
 long relay_qmgr_wall_s(void)
 {
     struct timeval tv;
@@ -139,7 +82,7 @@ void relay_qmgr_msg_free(struct relay_msg *m)
         pf_spool_file_abort(m->out); /* only at exit can a file still be open here */
         free(m->out);
     }
-    relay_qmgr_msg_release(m);
+    relay_msg_release(m);
     if (m->retry_timer)
         event_free(m->retry_timer);
     free(m);
@@ -448,7 +391,7 @@ unsigned relay_qmgr_ready_count(const struct relay *r)
     return r->qm->n_ready;
 }
 
-void relay_qmgr_depths(const struct relay *r, struct relay_qmgr_depths *d)
+void relay_qmgr_depths(const struct relay *r, struct relay_queue_depths *d)
 {
     const struct relay_qmgr *q = r->qm;
 

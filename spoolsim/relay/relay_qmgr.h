@@ -28,8 +28,8 @@ void relay_qmgr_free(struct relay *r);
  * The cleanup side. With a streaming spool (postfix) a message's file is
  * made at the first accepted RCPT and written as the text comes, each
  * step a job of its own on a cleanup thread, one at a time per message,
- * then relay_smtpd_streamed(); the other spools get the whole message at
- * the end of data. A message that will not be finished goes to
+ * then the session's waiter (relay_msg.h); the other spools get the whole
+ * message at the end of data. A message that will not be finished goes to
  * relay_cleanup_abort(), which removes its file and frees it.
  */
 int relay_cleanup_streams(const struct relay *r);
@@ -49,25 +49,12 @@ struct relay_msg *relay_qmgr_next_ready(struct relay *r); /* for a delivery agen
 unsigned relay_qmgr_ready_count(const struct relay *r);   /* read from active/, not handed out */
 int relay_qmgr_idle(const struct relay *r);
 
-/* The queues' depths now, as the reports show them. */
-struct relay_qmgr_depths {
-    unsigned incoming, active, deferred, delivering; /* active: with those moving there */
-};
-void relay_qmgr_depths(const struct relay *r, struct relay_qmgr_depths *d);
-
-/* Postfix's bounce notices are modelled: a spool that has them, without --no-bounces. */
-int relay_qmgr_bounces(const struct relay *r);
+/* The queues' depths now, as the reports show them (relay_stats.h's struct). */
+struct relay_queue_depths;
+void relay_qmgr_depths(const struct relay *r, struct relay_queue_depths *d);
 
 struct relay_msg *relay_qmgr_msg_new(struct relay *r);
 void relay_qmgr_msg_free(struct relay_msg *m);
-/* Recipient i failed for m->reason (and m->hop_reply): kept for its log entry. */
-void relay_qmgr_msg_note(struct relay_msg *m, unsigned i);
-/* The file as read, its view and this attempt's results and notes: gone. */
-void relay_qmgr_msg_release(struct relay_msg *m);
-/* Some recipient's result in this attempt is `which' (an enum relay_rcpt_result). */
-int relay_qmgr_msg_any(const struct relay_msg *m, int which);
-/* Some recipients wait for a retry: deferred, or bounced with no notification posted yet. */
-int relay_qmgr_msg_must_wait(const struct relay_msg *m);
 /* The wall clock in whole seconds, as queue files' times are. */
 long relay_qmgr_wall_s(void);
 

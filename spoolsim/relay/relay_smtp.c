@@ -172,7 +172,7 @@ static void settle(struct relay_msg *m, enum relay_rcpt_result from, enum relay_
         if (!m->view.rcpts[i].done && m->results[i] == from) {
             m->results[i] = to;
             if (to != RCPT_SENT)
-                relay_qmgr_msg_note(m, i);
+                relay_msg_note(m, i);
         }
 }
 
@@ -413,7 +413,7 @@ static void txn_reply(struct relay_conn *c, const struct smtp_reply *reply)
         } else {
             set_reason(m, c, reply->text);
             m->results[c->rcpt] = failure;
-            relay_qmgr_msg_note(m, c->rcpt);
+            relay_msg_note(m, c->rcpt);
         }
         c->rcpt = next_rcpt(m, c->rcpt + 1);
         break;

@@ -321,6 +321,11 @@ static const char *client_name(const struct relay_session *s)
     return strcmp(s->conn.peer, "127.0.0.1") == 0 ? "localhost" : "unknown";
 }
 
+static void on_streamed(struct relay_session *s, struct relay_msg *m);
+static void on_committed(struct relay_session *s, struct relay_msg *m);
+/* How a session hears from cleanup about the message it handed over. */
+static const struct relay_cleanup_waiter session_waiter = {on_streamed, on_committed};
+
 static struct relay_msg *new_message(struct relay_session *s)
 {
     struct relay_msg *m = relay_qmgr_msg_new(s->relay);
@@ -342,6 +347,7 @@ static void open_message(struct relay_session *s, const struct smtp_cmd *cmd)
 
     s->opening_rcpt = xstrndup(cmd->path.ptr, cmd->path.len);
     m->client = s;
+    m->waiter = &session_waiter;
     s->streaming = 1;
     relay_cleanup_open(m);
 }
@@ -417,11 +423,12 @@ static void end_message(struct relay_session *s)
     pf_qfile_finish(&m->qf, (const char *const *)s->rcpts, s->rcpt_count);
     s->msg = NULL;
     m->client = s;
+    m->waiter = &session_waiter;
     s->committing = m; /* input waits in the buffer, up to its high-water mark */
     relay_qmgr_enqueue(s->relay, m);
 }
 
-void relay_smtpd_committed(struct relay_session *s, struct relay_msg *m)
+static void on_committed(struct relay_session *s, struct relay_msg *m)
 {
     char text[128];
 
@@ -458,7 +465,7 @@ static void accept_rcpt(struct relay_session *s, char *addr)
                 relay_model_command_ns(s->relay->model, s->rcpt_count > 1));
 }
 
-void relay_smtpd_streamed(struct relay_session *s, struct relay_msg *m)
+static void on_streamed(struct relay_session *s, struct relay_msg *m)
 {
     char *rcpt = s->opening_rcpt;
 

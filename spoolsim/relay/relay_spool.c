@@ -8,10 +8,16 @@
  */
 #include "config.h"
 
+#include "relay_options.h"
 #include "relay_spool.h"
 #include "spool_backend.h"
 
 const struct relay_spool *relay_spool_of(const struct profile *p)
 {
     return spool_backend_of(p) == &spool_postfix ? &relay_spool_postfix : &relay_spool_runner;
+}
+
+int relay_spool_bounces(const struct relay_spool *spool, const struct relay_options *opts)
+{
+    return spool->bounces && !opts->no_bounces;
 }

@@ -96,4 +96,7 @@ extern const struct relay_spool relay_spool_runner;
 /* The table that keeps profile p's messages: postfix for the postfix backend, else runner. */
 const struct relay_spool *relay_spool_of(const struct profile *p);
 
+/* Postfix's bounce notices are modelled: a spool that has them, without --no-bounces. */
+int relay_spool_bounces(const struct relay_spool *spool, const struct relay_options *opts);
+
 #endif

@@ -266,7 +266,7 @@ static void pf_record(struct relay_msg *m, unsigned thread)
     char *text;
 
     relay_model_spend(m->relay->model, COST_DELIVER, m->view.content_bytes, m->view.rcpt_count);
-    if (relay_qmgr_msg_any(m, RCPT_BOUNCED)) {
+    if (relay_msg_any(m, RCPT_BOUNCED)) {
         text = log_text(m, RCPT_BOUNCED, "failed");
         if (pf_spool_file_log_append(sp, PF_QUEUE_BOUNCE, m->id, text, &m->st) == 0) {
             bounce_logged = 1;
@@ -280,7 +280,7 @@ static void pf_record(struct relay_msg *m, unsigned thread)
         }
         free(text);
     }
-    if (relay_qmgr_msg_any(m, RCPT_DEFERRED)) {
+    if (relay_msg_any(m, RCPT_DEFERRED)) {
         text = log_text(m, RCPT_DEFERRED, "delayed");
         if (pf_spool_file_log_append(sp, PF_QUEUE_DEFER, m->id, text, &m->st) != 0) {
             m->job_status = -1;
@@ -311,7 +311,7 @@ static void pf_retire(struct relay_msg *m, unsigned thread)
 
     (void)thread;
     m->flush = 0;
-    if (relay_qmgr_bounces(m->relay)) {
+    if (relay_spool_bounces(m->relay->backend, m->relay->opts)) {
         off_t size;
 
         if (!(m->flushed & RELAY_FLUSH_BOUNCE) &&
@@ -329,14 +329,14 @@ static void pf_retire(struct relay_msg *m, unsigned thread)
             return;
         }
     }
-    if (relay_qmgr_msg_must_wait(m)) {
+    if (relay_msg_must_wait(m)) {
         /* stamped with the retry the queue manager decided (retry_policy.h) */
         m->job_status = pf_spool_file_defer(sp, m->id, m->retry_due_s, &m->st);
         m->job_errno = errno;
         return;
     }
     /* --no-bounces: the file and its bounce log go, and no notification is made */
-    if (!relay_qmgr_bounces(m->relay) &&
+    if (!relay_spool_bounces(m->relay->backend, m->relay->opts) &&
         pf_spool_file_log_exists(sp, PF_QUEUE_BOUNCE, m->id, &m->st))
         pf_spool_file_log_remove(sp, PF_QUEUE_BOUNCE, m->id, &m->st);
     m->job_status = pf_spool_file_remove(sp, m->id, &m->st);
@@ -346,7 +346,7 @@ static void pf_retire(struct relay_msg *m, unsigned thread)
 /* A deferred message is read again from deferred/ at its retry. */
 static void pf_park(struct relay_msg *m)
 {
-    relay_qmgr_msg_release(m);
+    relay_msg_release(m);
 }
 
 static enum relay_spool_next pf_retry(struct relay_msg *m)
@@ -360,7 +360,7 @@ static enum relay_spool_next pf_retry(struct relay_msg *m)
 /* Never read (its reading failed), or its move to deferred/ failed: read it again. */
 static int pf_must_reread(const struct relay_msg *m)
 {
-    return m->file == NULL || relay_qmgr_msg_any(m, RCPT_DEFERRED);
+    return m->file == NULL || relay_msg_any(m, RCPT_DEFERRED);
 }
 
 /*
@@ -382,7 +382,7 @@ static void pf_reread(struct relay_msg *m, unsigned thread)
 
     if ((m->job_status = read_active(m, &file, &len, &view)) != 0)
         return;
-    relay_qmgr_msg_release(m);
+    relay_msg_release(m);
     m->file = file;
     m->file_len = len;
     m->view = view;

@@ -156,7 +156,7 @@ static void runner_retire(struct relay_msg *m, unsigned thread)
     struct relay_spool_state *st = r->spool_state;
     /* The queue manager's own thread has the last runner; in the pool shape, the thread's. */
     struct spool_runner *pr = &st->runners[r->qmgr == r->cleanup ? thread : st->runner_count - 1];
-    enum profile_phase phase = relay_qmgr_msg_any(m, RCPT_DEFERRED) ? PHASE_DEFER : PHASE_DELIVER;
+    enum profile_phase phase = relay_msg_any(m, RCPT_DEFERRED) ? PHASE_DEFER : PHASE_DELIVER;
 
     if (m->pmsg.discarded) {
         m->job_status = 0; /* the retry of a deliver phase that failed: its files are gone */

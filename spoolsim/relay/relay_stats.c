@@ -24,7 +24,6 @@
 #include "relay_loop.h"
 #include "relay_private.h"
 #include "relay_stats.h"
-#include "relay_qmgr.h"
 #include "relay_spool.h"
 #include "relay_usage.h"
 #include "report_mark.h"
@@ -63,13 +62,13 @@ void relay_stats_sample(struct relay *r)
 {
     struct relay_stats *st = &r->stats;
     struct relay_sample *s;
-    struct relay_qmgr_depths d;
+    struct relay_queue_depths d;
 
     st->samples =
         xgrow(st->samples, &st->sample_cap, st->sample_count + 1, 64, sizeof(*st->samples));
     s = &st->samples[st->sample_count++];
     s->t = (double)(clock_now_ns() - r->start_ns) / 1e9;
-    relay_qmgr_depths(r, &d);
+    st->queue_depths(r, &d);
     s->incoming = d.incoming;
     s->active = d.active;
     s->deferred = d.deferred;
@@ -94,10 +93,10 @@ void relay_stats_sample(struct relay *r)
 void relay_stats_tick(struct relay *r)
 {
     struct relay_stats *st = &r->stats;
-    struct relay_qmgr_depths d;
+    struct relay_queue_depths d;
     struct timeline_point p;
 
-    relay_qmgr_depths(r, &d);
+    st->queue_depths(r, &d);
     pthread_mutex_lock(&r->stats_lock);
     p = (struct timeline_point){
         .t = (double)(clock_now_ns() - r->start_ns) / 1e9,
@@ -122,10 +121,10 @@ void relay_stats_tick(struct relay *r)
 void relay_stats_progress(struct relay *r)
 {
     struct relay_stats *st = &r->stats;
-    struct relay_qmgr_depths d;
+    struct relay_queue_depths d;
     struct progress_stats ps;
 
-    relay_qmgr_depths(r, &d);
+    st->queue_depths(r, &d);
     ps = (struct progress_stats){
         .label = "relay",
         .elapsed_s = (double)(clock_now_ns() - r->start_ns) / 1e9,
@@ -464,7 +463,7 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     json_uint(&w, "bounced", st->bounced);
     json_uint(&w, "mail_loops", st->loops);
     json_uint(&w, "expired", st->expired);
-    json_bool(&w, "bounces_modelled", relay_qmgr_bounces(r));
+    json_bool(&w, "bounces_modelled", relay_spool_bounces(r->backend, r->opts));
     json_uint(&w, "bounces_sent", st->bounces_sent);
     json_uint(&w, "bounces_delivered", st->bounces_delivered);
     json_uint(&w, "bounces_discarded", st->bounces_discarded);

@@ -16,6 +16,11 @@
 
 struct relay;
 
+/* The queues' lengths now (relay_qmgr_depths()). */
+struct relay_queue_depths {
+    unsigned incoming, active, deferred, delivering; /* active: with those moving there */
+};
+
 struct relay_stats {
     uint64_t received, delivered, bounced, deferrals, corrupt, recovered, expired;
     uint64_t loops; /* of the bounced: mail loops (5.4.6), never counted as delivered */
@@ -46,6 +51,8 @@ struct relay_stats {
     } * samples;
     size_t sample_count, sample_cap;
     struct timeline timeline; /* one row every --interval (relay_stats_tick) */
+    /* The queue manager's relay_qmgr_depths(), which relay.c gives: the counters never call it. */
+    void (*queue_depths)(const struct relay *r, struct relay_queue_depths *d);
 };
 
 void relay_stats_init(struct relay_stats *st);
