@@ -208,36 +208,17 @@ START_TEST(test_tally)
     ck_assert_uint_eq(t.recovered, 2);
     ck_assert_uint_eq(t.lost, 1);
     ck_assert_uint_eq(t.duplicated, 1);
-    msglog_set_free(&acked);
-    msglog_set_free(&sunk);
-    msglog_set_free(&rec);
-}
-END_TEST
-
-/* A real MTA adds headers: what arrives has another size and sum, the same Message-ID. */
-START_TEST(test_tally_ids)
-{
-    struct msglog_set acked, sunk, rec;
-    struct crash_tally t;
-
-    msglog_set_init(&acked);
-    msglog_set_init(&sunk);
-    msglog_set_init(&rec);
-    entry(&acked, "<a>", 10); /* delivered before the cut, altered */
-    entry(&acked, "<b>", 20); /* recovered, altered */
-    entry(&acked, "<c>", 30); /* lost */
-    entry(&sunk, "<a>", 15);
-    entry(&rec, "<b>", 0);
-    sunk.v[0].size = rec.v[0].size = 180;
-    sunk.v[0].sum = rec.v[0].sum = 99;
+    /* a real MTA adds headers: what arrives has another size and sum, the same Message-ID */
+    for (size_t i = 0; i < sunk.n; i++)
+        sunk.v[i].size += 80;
+    for (size_t i = 0; i < rec.n; i++)
+        rec.v[i].sum ^= 1;
     crash_tally_point(&acked, &sunk, &rec, 50, &t);
     ck_assert_uint_eq(t.lost, 3); /* by the whole key, an altered copy is no copy */
     crash_tally_point_ids(&acked, &sunk, &rec, 50, &t);
     ck_assert_uint_eq(t.owed, 3);
-    ck_assert_uint_eq(t.delivered, 1);
-    ck_assert_uint_eq(t.recovered, 1);
     ck_assert_uint_eq(t.lost, 1);
-    ck_assert_uint_eq(t.duplicated, 0);
+    ck_assert_uint_eq(t.duplicated, 1);
     msglog_set_free(&acked);
     msglog_set_free(&sunk);
     msglog_set_free(&rec);
@@ -277,9 +258,9 @@ END_TEST
 
 int main(void)
 {
-    const TTest *const tests[] = {test_plan_points, test_plan_time,    test_plan_limits,
-                                  test_opts_like,   test_plan_subsets, test_tally,
-                                  test_tally_ids,   test_e2fsck_fixes, NULL};
+    const TTest *const tests[] = {
+        test_plan_points,  test_plan_time, test_plan_limits,  test_opts_like,
+        test_plan_subsets, test_tally,     test_e2fsck_fixes, NULL};
 
     return check_run_tests("crash", tests);
 }
