@@ -46,11 +46,18 @@ postfix)
     }
     # What Postfix lists (showq: the ready files of incoming/, active/,
     # deferred/, hold/) is what it would still deliver; a listing that
-    # fails is not an empty queue.
+    # fails is not an empty queue. The flush is asked again every 5 s, as
+    # the queue manager's own periodic runs would: a cut can leave one
+    # queue file under two names (incoming/ and active/), and qmgr skips
+    # the second while the first is "still being delivered", then looks
+    # at incoming/ again only when something asks it to.
     drain_mta() {
-        local end=$((SECONDS + DRAIN)) listed
-        "$PFI_PEER/bin/postqueue" -c "$PFI_CONF" -f >>"$DIR/postqueue.err" 2>&1
+        local end=$((SECONDS + DRAIN)) flush=0 listed
         while [ "$stopping" = 0 ]; do
+            if [ "$SECONDS" -ge "$flush" ]; then
+                "$PFI_PEER/bin/postqueue" -c "$PFI_CONF" -f >>"$DIR/postqueue.err" 2>&1
+                flush=$((SECONDS + 5))
+            fi
             listed=$("$PFI_PEER/bin/postqueue" -c "$PFI_CONF" -j 2>>"$DIR/postqueue.err") &&
                 [ -z "$listed" ] && return 0
             [ "$SECONDS" -lt "$end" ] || return 4

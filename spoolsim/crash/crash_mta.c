@@ -134,8 +134,8 @@ int crash_mta_restart(struct crash_mta *m, const char *spool, struct crash_resul
     }
     if (status == 4)
         snprintf(r->note, sizeof(r->note),
-                 "the real %s still listed messages in its queue after %d s: not delivered, "
-                 "counted lost",
+                 "the real %s still listed messages in its queue after %d s (those that never "
+                 "reached the sink count as lost)",
                  m->name, CRASH_MTA_DRAIN_SECONDS);
     drive_path(m->d, "resink.log", log);
     if (msglog_set_load(&r->recovered, log) != 0 && errno != ENOENT)

@@ -21,13 +21,12 @@
  *   sink: its port, or -1 with its reason said (the caller exits 3).
  * - crash_mta_restart(): at one crash point, on the repaired and mounted
  *   image: a fresh smtp-sink, then the MTA started on the spool as the cut
- *   left it, told to deliver everything now, and waited for until its own
- *   listing of the queue is empty or CRASH_MTA_DRAIN_SECONDS pass, then
- *   stopped; what reached the sink is r->recovered, the queue files the MTA
- *   set aside as corrupt (Postfix's corrupt/) are r->corrupt, and a queue
- *   that did not empty says so in r->note. 0, or -1 with err when the MTA
- *   would not start or the sink failed (the run cannot complete). A spool
- *   the cut never made durable holds nothing: the MTA is not started.
+ *   left it, told to deliver everything now (and again every 5 s), and
+ *   waited for until its own listing of the queue is empty or
+ *   CRASH_MTA_DRAIN_SECONDS pass, then stopped; what reached the sink is r->recovered, the queue
+ * files the MTA set aside as corrupt (Postfix's corrupt/) are r->corrupt, and a queue that did not
+ * empty says so in r->note. 0, or -1 with err when the MTA would not start or the sink failed (the
+ * run cannot complete). A spool the cut never made durable holds nothing: the MTA is not started.
  * - crash_mta_stop(): the restart's children stopped (an interrupt): the
  *   MTA through its script, which stops what is left of it; safe to call
  *   twice. Nothing of the MTA runs once it returns, so the image unmounts.
