@@ -17,6 +17,8 @@
 # 3. A Postfix that does not start (a copy of the peer whose postfix
 #    command fails): exit 3, naming it and what it said.
 # 4. SIGTERM while Postfix runs on a crash point: exit 143.
+# 5. kill -9 then: nothing of it runs or is mounted; the next run removes
+#    its work directory.
 # After each: no mount, loop device or process of the run left (Postfix's
 # daemons found by the MAIL_CONFIG in their environment), and its work
 # directory removed.
@@ -67,6 +69,12 @@ mta_left() {
 nothing_left() {
     crash_nothing_left "$WORK/w" && ! mta_left "$WORK/w"
 }
+# all_gone: as nothing_left, but the work directory may stay.
+all_gone() {
+    ! mta_left "$WORK/w" && ! grep -q " $WORK/w/" /proc/self/mountinfo &&
+        ! losetup -l -n -O BACK-FILE 2>/dev/null | grep -q "$WORK/w/" &&
+        ! pgrep -f -- "$WORK/w/" >/dev/null
+}
 
 crash_run durable --mta postfix -t ext4 -O data=ordered --points 5 -s 2
 check "the real postfix on ext4 data=ordered: exit 0" test "$(cat "$WORK/durable.rc")" = 0
@@ -112,4 +120,24 @@ else
     wait "$TPID"
 fi
 check "... left nothing behind" wait_until 30 nothing_left
+
+# kill -9 while Postfix restarts on a crash point: its daemons end with the
+# run (a PID namespace), and the next run removes the work directory, which
+# --mta opened to them (0711).
+timeout 300 "$RELAY" crash -q -d 1 -s 2 --points 20 --seed 5 --work-dir "$WORK/w" \
+    --mta postfix -t ext4 >"$WORK/kill.out" 2>"$WORK/kill.err" &
+KPID=$!
+PIDS="$PIDS $KPID"
+if check "a crash point's Postfix starts, for the kill -9" wait_until 240 restarting; then
+    pkill -KILL -P "$KPID" # timeout's child: spoolsim crash itself
+    { wait "$KPID"; } 2>/dev/null # timeout dies of the same signal, which bash would announce
+    check "kill -9: no Postfix of it left, nothing mounted" wait_until 30 all_gone
+    crash_run next --mta postfix -t ext4 --points 1
+    check "the next run: exit 0" test "$(cat "$WORK/next.rc")" = 0
+    check "... it removed the killed run's work directory" grep -q "removed" "$WORK/next.err"
+    check "... and left nothing behind" nothing_left
+else
+    kill -TERM "$KPID" 2>/dev/null
+    wait "$KPID"
+fi
 finish
