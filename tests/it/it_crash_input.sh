@@ -56,18 +56,19 @@ check "... and it made nothing" crash_nothing_left "$WORK/w"
 
 # interrupt NAME FILE SIGNAL STATUS: SIGNAL once FILE (a glob under the
 # work directory) exists; spoolsim crash exits STATUS. The signal goes to
-# timeout(1), which passes it on to its whole process group: crash, its
-# load and its recorder.
+# its whole process group: crash, its load and its recorder (setsid makes
+# the group, whose ID is the PID `&' gives: an asynchronous command of a
+# shell without job control leads no group, so setsid runs in place).
 interrupt() {
     local name=$1 file=$2 sig=$3 want=$4 pid rc
-    timeout 300 $RELAY crash -q -d 20 --points 200 --work-dir "$WORK/w" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+    setsid timeout 300 $RELAY crash -q -d 20 --points 200 --work-dir "$WORK/w" >"$WORK/$name.out" 2>"$WORK/$name.err" &
     pid=$!
     PIDS="$PIDS $pid"
     if ! wait_until 60 sh -c "ls $WORK/w/*/$file >/dev/null 2>&1"; then
         check "$name: reached $file" false
         return
     fi
-    kill -"$sig" "$pid"
+    kill -"$sig" -- -"$pid"
     wait "$pid"
     rc=$?
     check "$name: exit $want (got $rc)" test $rc = "$want"
@@ -76,11 +77,11 @@ interrupt() {
 interrupt sigint-load source.log INT 130
 interrupt sigterm-load source.log TERM 143
 # the check phase: a load of a fraction of a second, then the points
-timeout 300 $RELAY crash -q -m 50 --points 400 --work-dir "$WORK/w" >"$WORK/sigint-check.out" 2>"$WORK/sigint-check.err" &
+setsid timeout 300 $RELAY crash -q -m 50 --points 400 --work-dir "$WORK/w" >"$WORK/sigint-check.out" 2>"$WORK/sigint-check.err" &
 pid=$!
 PIDS="$PIDS $pid"
 if wait_until 120 sh -c "ls $WORK/w/*/crash.img >/dev/null 2>&1"; then
-    kill -INT "$pid"
+    kill -INT -- -"$pid"
     wait "$pid"
     rc=$?
     check "sigint-check: exit 130 (got $rc)" test $rc = 130
