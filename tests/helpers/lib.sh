@@ -25,21 +25,6 @@ export SPOOLSIM_SYSTEM_CACHE="$WORK/system-cache"
 export SPOOLSIM_NO_CALIBRATE=1
 # A calibration a test runs measures each load once, not until two passes agree.
 export CAL_PASSES_MAX=1
-# timeout(1) as the tests use it: --foreground, so that a stop reaches the
-# command alone, once, and with no SIGCONT after it. Without it timeout(1)
-# sends the signal to the command and again to its whole process group,
-# then SIGCONT to both; a SIGCONT that comes as a sanitizer build's leak
-# check starts (it stops the process's threads with ptrace, by SIGSTOP)
-# cancels that stop, and the check waits for ever: CI's sanitizer step hung
-# so, in it_merge's sink and in it_crash_input's load. A test that wants a
-# whole process group signalled makes one (setsid) and signals it itself.
-# (A program first in PATH, not a function: `timeout ... &' must give the
-# PID of timeout(1) itself, not of a subshell running a function.)
-mkdir -p "$WORK/bin"
-printf '#!/bin/sh\nexec %s --foreground "$@"\n' "$(command -v timeout)" >"$WORK/bin/timeout"
-chmod 755 "$WORK/bin/timeout"
-PATH="$WORK/bin:$PATH"
-
 MAIN_PID=$BASHPID # the test's own shell: the only one whose exit cleans up
 PIDS=""
 FAILURES=0
@@ -283,7 +268,14 @@ start_sink() {
     shift
     local portfile="$WORK/$name.port"
     rm -f "$portfile"
-    timeout "${TEST_PROCESS_TIMEOUT:-300}" "$SINK" --port-file "$portfile" "$@" 2>"$WORK/$name.err" &
+    # --foreground here and for the relay below: a stop reaches the server
+    # once, with no SIGCONT after it. Without it timeout(1) sends the
+    # signal to the server and again to its whole process group, then
+    # SIGCONT to both; a SIGCONT that comes as a sanitizer build's leak
+    # check starts (it stops the threads with ptrace, by SIGSTOP) cancels
+    # that stop, and the check waits for ever: CI's sanitizer step hung so.
+    timeout --foreground "${TEST_PROCESS_TIMEOUT:-300}" "$SINK" --port-file "$portfile" "$@" \
+        2>"$WORK/$name.err" &
     started "$name" $! smtp-sink
 }
 
@@ -412,8 +404,8 @@ start_relay() {
         fi
     fi
     # --model none: the tests count operations, not CPU; a test that wants a model says so.
-    timeout "${TEST_PROCESS_TIMEOUT:-300}" "$RELAY" relay --listen 127.0.0.1:0 --port-file "$portfile" \
-        --model none "${threads[@]}" "$@" \
+    timeout --foreground "${TEST_PROCESS_TIMEOUT:-300}" "$RELAY" relay --listen 127.0.0.1:0 \
+        --port-file "$portfile" --model none "${threads[@]}" "$@" \
         2>>"$WORK/$name.err" &
     started "$name" $! "spoolsim relay"
 }

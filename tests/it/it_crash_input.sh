@@ -58,10 +58,12 @@ check "... and it made nothing" crash_nothing_left "$WORK/w"
 # work directory) exists; spoolsim crash exits STATUS. The signal goes to
 # its whole process group: crash, its load and its recorder (setsid makes
 # the group, whose ID is the PID `&' gives: an asynchronous command of a
-# shell without job control leads no group, so setsid runs in place).
+# shell without job control leads no group, so setsid runs in place;
+# timeout(1) with --foreground, which passes the signal to crash alone and
+# sends no SIGCONT after it, as lib.sh's start_sink says).
 interrupt() {
     local name=$1 file=$2 sig=$3 want=$4 pid rc
-    setsid timeout 300 $RELAY crash -q -d 20 --points 200 --work-dir "$WORK/w" >"$WORK/$name.out" 2>"$WORK/$name.err" &
+    setsid timeout --foreground 300 $RELAY crash -q -d 20 --points 200 --work-dir "$WORK/w" >"$WORK/$name.out" 2>"$WORK/$name.err" &
     pid=$!
     PIDS="$PIDS $pid"
     if ! wait_until 60 sh -c "ls $WORK/w/*/$file >/dev/null 2>&1"; then
@@ -77,7 +79,7 @@ interrupt() {
 interrupt sigint-load source.log INT 130
 interrupt sigterm-load source.log TERM 143
 # the check phase: a load of a fraction of a second, then the points
-setsid timeout 300 $RELAY crash -q -m 50 --points 400 --work-dir "$WORK/w" >"$WORK/sigint-check.out" 2>"$WORK/sigint-check.err" &
+setsid timeout --foreground 300 $RELAY crash -q -m 50 --points 400 --work-dir "$WORK/w" >"$WORK/sigint-check.out" 2>"$WORK/sigint-check.err" &
 pid=$!
 PIDS="$PIDS $pid"
 if wait_until 120 sh -c "ls $WORK/w/*/crash.img >/dev/null 2>&1"; then
