@@ -23,7 +23,6 @@
 #include <stdint.h>
 
 #include "crash.h"
-#include "crash_mta.h"
 #include "crash_point.h"
 #include "drive.h"
 #include "progress_out.h"
@@ -43,8 +42,7 @@ struct crash {
     uint64_t t_built;   /* the stack's time: the records before the first mark have it */
     uint64_t next_show; /* when the load's progress line is next due */
     int mark_errno;     /* a mark the target refused, with the load running */
-    struct drive_child recorder, sink, relay, source; /* relay: the real MTA's, with --mta */
-    struct crash_mta mta;                             /* --mta's */
+    struct drive_child recorder, sink, relay, source;
     struct progress_out progress;
     struct crash_checker checker;
 };
