@@ -42,7 +42,7 @@ W=$WORK/w
 mkdir "$W"
 
 # --- 1. kill -9 in the middle of the load
-timeout 300 "$RELAY" crash -d 60 -s 4 --points 12 --seed 5 --work-dir "$W" >"$WORK/killed.out" 2>"$WORK/killed.err" &
+timeout --foreground 300 "$RELAY" crash -d 60 -s 4 --points 12 --seed 5 --work-dir "$W" >"$WORK/killed.out" 2>"$WORK/killed.err" &
 CPID=$!
 PIDS="$PIDS $CPID"
 wd() { ls -d "$W"/spoolsim-crash.* 2>/dev/null | head -1; }
