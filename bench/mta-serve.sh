@@ -3,20 +3,31 @@
 # (and so for --compare): a private, loopback-only Postfix or Exim instance
 # with its queue at QUEUE, relaying to 127.0.0.1:SINKPORT, until SIGTERM.
 #
-# Usage: bench/mta-serve.sh postfix|exim DIR QUEUE SINKPORT PORTFILE
+# Usage: bench/mta-serve.sh [--drain SECONDS] postfix|exim DIR QUEUE SINKPORT PORTFILE
 #   as root. DIR (new or empty) takes the instance's configuration, data and
 #   log; QUEUE is its queue directory (made); once the MTA listens, its port
 #   goes to PORTFILE (written whole, by a rename). SIGTERM or SIGINT stops
 #   the MTA and whatever of it is left, then the script exits 0.
+#   --drain SECONDS (postfix only; `spoolsim crash --mta': the restart after
+#   a power cut) starts the MTA on QUEUE as it finds it, asks it to deliver
+#   everything now (postqueue -f), waits until its own listing of the queue
+#   (postqueue -j) is empty or SECONDS pass, then stops it: exit 0 when the
+#   queue emptied, 4 when SECONDS passed first, 1 when it did not start.
 # The MTA comes from scripts/fetch-peer.sh (tests/peers or $SPOOLSIM_PEERS),
 # never installed, configured as bench/postfix-instance.sh and
 # bench/exim-instance.sh configure it for the calibration: what bench
 # compares the model with is what the model was measured on.
 set -u
 usage() {
-    echo "usage: $0 postfix|exim DIR QUEUE SINKPORT PORTFILE" >&2
+    echo "usage: $0 [--drain SECONDS] postfix|exim DIR QUEUE SINKPORT PORTFILE" >&2
     exit 2
 }
+DRAIN=''
+if [ "${1:-}" = --drain ]; then
+    DRAIN=${2:-}
+    case $DRAIN in '' | *[!0-9]*) usage ;; esac
+    shift 2
+fi
 [ $# -eq 5 ] || usage
 MTA=$1 DIR=$2 QUEUE=$3 SINK_PORT=$4 PORT_FILE=$5
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -33,6 +44,27 @@ postfix)
         echo "$PFI_VERSION" >"$DIR/version"
         pfi_setup "$DIR" "$QUEUE" "$SINK_PORT" "$1" && pfi_start
     }
+    # What Postfix lists (showq: the ready files of incoming/, active/,
+    # deferred/, hold/) is what it would still deliver; a listing that
+    # fails is not an empty queue. The flush is asked again every 5 s, as
+    # the queue manager's own periodic runs would: a cut can leave one
+    # queue file under two names (incoming/ and active/), and qmgr skips
+    # the second while the first is "still being delivered", then looks
+    # at incoming/ again only when something asks it to.
+    drain_mta() {
+        local end=$((SECONDS + DRAIN)) flush=0 listed
+        while [ "$stopping" = 0 ]; do
+            if [ "$SECONDS" -ge "$flush" ]; then
+                "$PFI_PEER/bin/postqueue" -c "$PFI_CONF" -f >>"$DIR/postqueue.err" 2>&1
+                flush=$((SECONDS + 5))
+            fi
+            listed=$("$PFI_PEER/bin/postqueue" -c "$PFI_CONF" -j 2>>"$DIR/postqueue.err") &&
+                [ -z "$listed" ] && return 0
+            [ "$SECONDS" -lt "$end" ] || return 4
+            sleep 0.2
+        done
+        return 4
+    }
     ;;
 exim)
     # exi_start overlays Exim's compiled-in paths in a mount namespace of its own.
@@ -46,6 +78,7 @@ exim)
     ;;
 *) usage ;;
 esac
+[ -z "$DRAIN" ] || [ "$MTA" = postfix ] || { echo "$0: --drain: postfix only" >&2; exit 2; }
 
 stopping=0
 trap 'stopping=1' TERM INT
@@ -54,6 +87,10 @@ mkdir -p "$DIR" || exit 1
 free_port port || { echo "$0: no free port" >&2; exit 1; }
 start_mta "$port" || { echo "$0: $MTA did not start" >&2; exit 1; }
 echo "$port" >"$PORT_FILE.tmp" && mv "$PORT_FILE.tmp" "$PORT_FILE" || exit 1
+if [ -n "$DRAIN" ]; then
+    drain_mta
+    exit $? # the EXIT trap stops the MTA
+fi
 # A signal ends the wait at once; the EXIT trap stops the MTA.
 while [ "$stopping" = 0 ]; do
     sleep 1 &

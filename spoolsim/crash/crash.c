@@ -46,6 +46,7 @@
 #include "exit_status.h"
 #include "crash.h"
 #include "crash_leftover.h"
+#include "crash_mta.h"
 #include "crash_opts.h"
 #include "crash_report.h"
 #include "crash_run.h"
@@ -92,6 +93,9 @@ static void usage(FILE *fp, const struct optgroup *g)
     fprintf(fp, "  --sync POLICY         the relay's fsync, fdatasync or none (the profile's)\n"
                 "  --model MODEL         the relay's cost model (the profile's MTA's, as the\n"
                 "                        relay's; none: the bare relay, a faster load)\n"
+                "  --mta MTA             a real MTA in the relay's place, whose own restart\n"
+                "                        judges every cut: postfix (Debian's, run privately;\n"
+                "                        its profile; not with --sync or --model)\n"
                 "  --hop-delay TIME      the sink holds each reply to the data so long, so that\n"
                 "                        messages wait in the queue (50ms)\n"
                 "  --recorder NAME       what records the writes: fuse (spoolsim-recorder, FUSE\n"
@@ -126,6 +130,7 @@ enum {
     OPT_WORK_DIR,
     OPT_RECORDER,
     OPT_POINTS,
+    OPT_MTA,
 };
 
 /*
@@ -156,6 +161,7 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
         {"hop-delay", required_argument, NULL, OPT_HOP_DELAY},
         {"work-dir", required_argument, NULL, OPT_WORK_DIR},
         {"recorder", required_argument, NULL, OPT_RECORDER},
+        {"mta", required_argument, NULL, OPT_MTA},
         {NULL, 0, NULL, 0},
     };
     struct optgroup g;
@@ -166,6 +172,7 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
         {'o', .text = &given_opts},
         {OPT_LIKE, .text = &o->like, .dir = "--spool"},
         {OPT_MODEL, .text = &o->model}, /* the relay judges it: check_relay() */
+        {OPT_MTA, .text = &o->mta},     /* crash_mta_check_options() judges it */
         {OPT_WORK_DIR, .text = &o->work_parent, .dir = "--work-dir"},
         {0},
     };
@@ -218,6 +225,7 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
         }
     }
     optgroup_end(&g);
+    crash_mta_check_options(o);
     if (crash_scan_restart_of(o->profile, &o->restart) != 0)
         msg_usage("--profile %s: the crash test knows no restart of that MTA", o->profile);
     if (o->like) {
@@ -349,7 +357,10 @@ static void preflight(struct crash *c)
                            sizeof(c->sink_path));
     companion_find_program(c->d.self, "smtp-source", "SPOOLSIM_SMTP_SOURCE", c->source_path,
                            sizeof(c->source_path));
-    check_relay(c, parent);
+    if (o->mta)
+        crash_mta_ready(&c->mta, &c->d, o->mta, parent, c->sink_path);
+    else
+        check_relay(c, parent);
 }
 
 int spoolsim_crash(int argc, char **argv)
@@ -375,10 +386,11 @@ int spoolsim_crash(int argc, char **argv)
     if (opts.common.dry_run)
         optgroup_dry_run_done(
             "would check %u crash points of %s -o %s (a %llu MiB image, recorded "
-            "by %s) under the relay's %s spool, in a directory in %s",
+            "by %s) under %s %s spool, in a directory in %s",
             opts.points, opts.type, opts.mount_opts[0] ? opts.mount_opts : "defaults",
             (unsigned long long)(opts.image_size >> 20), opts.dm ? "dm-log-writes" : "FUSE",
-            opts.profile, opts.work_parent ? opts.work_parent : fileutil_tmp_dir());
+            opts.mta ? "a real" : "the relay's", opts.profile,
+            opts.work_parent ? opts.work_parent : fileutil_tmp_dir());
     crash_leftover_clean(opts.work_parent);
     if (platform_private_mounts() != 0)
         msg_warn("no mount namespace of its own (%s): a namespace made meanwhile by another "

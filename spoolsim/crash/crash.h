@@ -26,6 +26,7 @@ struct crash_options {
     const struct crash_restart *restart; /* the profile's MTA's restart */
     const char *sync;                    /* NULL: the profile's own */
     const char *model;                   /* the relay's --model; NULL: its default */
+    const char *mta; /* --mta: the real MTA in the relay's place (crash_mta.h); NULL */
     const char *hop_delay;
     const char *work_parent;
     int dm; /* --recorder dm-log-writes, not spoolsim-recorder's FUSE */

@@ -151,8 +151,9 @@ static int dead_owner(int dfd, const char *name, long *pid)
 
     if ((dir = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
         return -1;
-    /* mkdtemp's, and ours: nobody else can have put a file in it */
-    if (fstat(dir, &sb) != 0 || sb.st_uid != geteuid() || (sb.st_mode & 077) != 0) {
+    /* mkdtemp's, and ours: nobody else can have put a file in it (0711 with --mta, whose
+     * daemons must pass through it, still lets nobody else write there) */
+    if (fstat(dir, &sb) != 0 || sb.st_uid != geteuid() || (sb.st_mode & 066) != 0) {
         close(dir);
         return -1;
     }

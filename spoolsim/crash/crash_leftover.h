@@ -14,14 +14,13 @@
  *   its PID in it, locked (flock) for as long as the run lives: the lock,
  *   not the PID, says that it lives, so a PID used again misleads nobody.
  * - crash_leftover_clean() looks at every spoolsim-crash.* in PARENT. One
- *   that is a directory of this user's, mode 0700 (as mkdtemp made it),
- *   with an owner file nobody holds, is a dead run's: what is mounted
- *   below it is detached, its log-writes device removed, the loop devices
- *   its list names and that still serve its files detached, and the
- *   directory removed, each directory with a line saying so. One that
- *   cannot be taken apart stays, with a warning. A directory without an
- *   owner file (a run of an older spoolsim, or one killed in its first
- *   moment) or with a live owner is left alone.
+ *   that is a directory of this user's, mode 0700 (as mkdtemp made it; or
+ *   0711, opened to a real MTA's daemons: crash_mta.h), with an owner file nobody holds, is a dead
+ * run's: what is mounted below it is detached, its log-writes device removed, the loop devices its
+ * list names and that still serve its files detached, and the directory removed, each directory
+ * with a line saying so. One that cannot be taken apart stays, with a warning. A directory without
+ * an owner file (a run of an older spoolsim, or one killed in its first moment) or with a live
+ * owner is left alone.
  */
 #ifndef SPOOLSIM_CRASH_LEFTOVER_H
 #define SPOOLSIM_CRASH_LEFTOVER_H

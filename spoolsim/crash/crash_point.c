@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "crash_mta.h"
 #include "crash_point.h"
 #include "crash_scan.h"
 #include "crash_sys.h"
@@ -65,6 +66,8 @@ void crash_point_checker_close(struct crash_checker *c)
 
 void crash_point_teardown(struct crash_checker *c)
 {
+    if (c->mta)
+        crash_mta_stop(c->mta); /* its daemons would keep the image busy */
     if (c->mounted && crash_sys_umount(c->d, c->mnt) == 0)
         c->mounted = 0;
     if (c->loop[0] && !c->mounted && crash_sys_loop_detach(c->d, c->loop) == 0)
@@ -282,10 +285,19 @@ int crash_point_check(struct crash_checker *c, const struct crash_point *p, stru
         snprintf(r->note, sizeof(r->note), "cannot mount the repaired image: %s", said);
         return 0;
     }
-    if (crash_scan_by_relay(c->restart))
+    if (c->mta) {
+        char dir[PATH_MAX * 2];
+
+        snprintf(dir, sizeof(dir), "%s/%s", c->mnt, c->spool_rel);
+        if (crash_mta_restart(c->mta, dir, r, err, errlen) != 0) {
+            crash_point_teardown(c);
+            return -1;
+        }
+    } else if (crash_scan_by_relay(c->restart)) {
         restart_postfix(c, r);
-    else if (crash_scan_on_disk(c->restart))
+    } else if (crash_scan_on_disk(c->restart)) {
         restart_scan(c, r);
+    }
     crash_point_teardown(c);
     if (c->mounted || c->loop[0])
         return msg_set_error(err, errlen, "cannot take the crash image's mount apart (%s)", c->mnt);

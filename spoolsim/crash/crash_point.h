@@ -28,7 +28,9 @@
  * all marked done is not delivered again and counts as neither. The other
  * MTAs' profiles: the spool's files read (crash_walk.h) and judged as that
  * MTA's restart would find them (crash_scan.h). The null profile keeps its
- * queue in memory: nothing is recovered.
+ * queue in memory: nothing is recovered. With --mta the real MTA restarts
+ * on the mounted spool and delivers to a fresh sink (crash_mta.h): what
+ * arrives there is recovered, the files it set aside are corrupt.
  */
 #ifndef SPOOLSIM_CRASH_POINT_H
 #define SPOOLSIM_CRASH_POINT_H
@@ -43,12 +45,15 @@
 #include "drive.h"
 #include "msglog.h"
 
+struct crash_mta;
+
 struct crash_checker {
     const struct drive *d;
     const struct crash_fs *fs;
     const char *options;                 /* the mount options, "" for none */
     const struct crash_restart *restart; /* how the profile's MTA restarts (crash_scan.h) */
     const char *spool_rel;               /* the spool, relative to the filesystem's root */
+    struct crash_mta *mta;               /* --mta: the real MTA's own restart, else NULL */
     const struct blklog *log;
     const unsigned char *log_buf; /* the log's bytes, which log's records point into */
     char cursor[PATH_MAX], image[PATH_MAX], mnt[PATH_MAX];

@@ -107,6 +107,13 @@ void crash_report_verdict(const struct crash_report *r, char *buf, size_t len)
     } else if (r->max_lost == 0) {
         snprintf(buf, len, "durable: 0 of %s acknowledged messages lost over %s power cuts",
                  grouped(r->acked, a, sizeof(a)), grouped(r->n, b, sizeof(b)));
+    } else if (o->mta) {
+        snprintf(buf, len,
+                 "LOSES acknowledged mail: up to %s per cut, at %s of %s power cuts (%s%s%s, "
+                 "the real %s)",
+                 grouped(r->max_lost, a, sizeof(a)), grouped(r->points_losing, b, sizeof(b)),
+                 grouped(r->n, c, sizeof(c)), o->type, o->mount_opts[0] ? " -o " : "",
+                 o->mount_opts, o->mta);
     } else {
         snprintf(buf, len,
                  "LOSES acknowledged mail: up to %s per cut, at %s of %s power cuts (%s%s%s, "
@@ -127,9 +134,15 @@ void crash_report_print(const struct crash_report *r, FILE *fp)
     if (o->like)
         fprintf(fp, " (like %s%s%s)", o->like, o->dropped[0] ? "; not carried over: " : "",
                 o->dropped);
-    fprintf(fp, "\nrelay:        profile %s, sync %s; %s messages acknowledged in %.1f s\n",
-            o->profile, o->sync ? o->sync : "as the profile", grouped(r->acked, a, sizeof(a)),
-            o->load_s);
+    if (o->mta)
+        fprintf(fp,
+                "\nmta:          the real %s, its own restart at every cut; %s messages "
+                "acknowledged in %.1f s\n",
+                o->mta, grouped(r->acked, a, sizeof(a)), o->load_s);
+    else
+        fprintf(fp, "\nrelay:        profile %s, sync %s; %s messages acknowledged in %.1f s\n",
+                o->profile, o->sync ? o->sync : "as the profile", grouped(r->acked, a, sizeof(a)),
+                o->load_s);
     fprintf(fp, "recorded:     %zu writes (%.1f MiB), %zu flushes, by %s\n", r->writes,
             (double)r->bytes / (1024.0 * 1024.0), r->flushes,
             o->dm ? "dm-log-writes (times: its marks)" : "spoolsim-recorder");
@@ -171,6 +184,7 @@ int crash_report_json(const struct crash_report *r, const char *path)
     json_uint(&w, "image_bytes", o->image_size);
     json_string(&w, "profile", o->profile);
     json_string(&w, "sync", o->sync);
+    json_string(&w, "mta", o->mta);
     json_uint(&w, "seed", o->common.seed);
     json_string(&w, "recorder", o->dm ? "dm-log-writes" : "fuse");
     json_double(&w, "load_s", o->load_s);

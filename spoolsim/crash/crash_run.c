@@ -16,6 +16,7 @@
 
 #include "blklog.h"
 #include "clock.h"
+#include "crash_mta.h"
 #include "crash_plan.h"
 #include "crash_point.h"
 #include "crash_report.h"
@@ -60,20 +61,14 @@ static void load_tick(void *arg)
     }
 }
 
-void crash_run_load(struct crash *c)
+/* spoolsim relay on the spool, relaying to the sink: its port. */
+static int start_relay(struct crash *c, const char *spool, int sink_port)
 {
     struct crash_options *o = c->o;
-    char spool[PATH_MAX + 8], portfile[PATH_MAX], json[PATH_MAX], hop[64], log[PATH_MAX];
-    char target[64];
-    struct drive_load_text load;
-    char *argv[48];
-    int n, sink_port, relay_port;
+    char portfile[PATH_MAX], json[PATH_MAX], hop[64];
+    char *argv[DRIVE_RELAY_ARGS + 8];
+    int n, port;
 
-    sink_port = drive_start_sink(&c->d, &c->sink, c->sink_path, "sink", "127.0.0.1:0", 0,
-                                 strcmp(o->hop_delay, "0") ? o->hop_delay : NULL);
-    if (sink_port < 0)
-        crash_stack_fail(c, NULL, "smtp-sink did not start");
-    snprintf(spool, sizeof(spool), "%s/spool", c->mnt);
     drive_path(&c->d, "relay.port", portfile);
     drive_path(&c->d, "relay.json", json);
     snprintf(hop, sizeof(hop), "127.0.0.1:%d", sink_port);
@@ -84,9 +79,32 @@ void crash_run_load(struct crash *c)
     n = drive_arg_if_set(argv, n, "--model", o->model);
     argv[n] = NULL;
     if (drive_spawn(&c->d, &c->relay, "relay", argv) != 0 ||
-        (relay_port = drive_wait_port(&c->d, &c->relay, "relay.port")) < 0) {
+        (port = drive_wait_port(&c->d, &c->relay, "relay.port")) < 0) {
         drive_show_errors(&c->d, "relay", "relay");
         crash_stack_fail(c, NULL, "spoolsim relay did not start");
+    }
+    return port;
+}
+
+void crash_run_load(struct crash *c)
+{
+    struct crash_options *o = c->o;
+    char spool[PATH_MAX + 8], log[PATH_MAX];
+    char target[64];
+    struct drive_load_text load;
+    char *argv[48];
+    int n, sink_port, relay_port;
+
+    sink_port = drive_start_sink(&c->d, &c->sink, c->sink_path, "sink", "127.0.0.1:0", 0,
+                                 strcmp(o->hop_delay, "0") ? o->hop_delay : NULL);
+    if (sink_port < 0)
+        crash_stack_fail(c, NULL, "smtp-sink did not start");
+    snprintf(spool, sizeof(spool), "%s/spool", c->mnt);
+    if (o->mta) {
+        if ((relay_port = crash_mta_start(&c->mta, &c->relay, spool, sink_port)) < 0)
+            crash_stack_fail(c, NULL, "the real %s did not start (see above)", o->mta);
+    } else {
+        relay_port = start_relay(c, spool, sink_port);
     }
     snprintf(target, sizeof(target), "127.0.0.1:%d", relay_port);
     drive_path(&c->d, "source.log", log);
@@ -98,7 +116,7 @@ void crash_run_load(struct crash *c)
     argv[n++] = log;
     argv[n++] = target;
     argv[n] = NULL;
-    crash_stack_notice(c, "load: %s, %s %s, on %s -o %s", o->profile,
+    crash_stack_notice(c, "load: %s%s, %s %s, on %s -o %s", o->mta ? "the real " : "", o->profile,
                        o->common.messages ? "-m" : "for", load.amount, o->type,
                        o->mount_opts[0] ? o->mount_opts : "(none)");
     o->t_load = clock_now_ns();
@@ -115,8 +133,8 @@ void crash_run_load(struct crash *c)
     if (interrupt_signal())
         crash_stack_finish(c, 1);
     if (drive_exit_status(drive_stop(&c->relay)) != 0) {
-        drive_show_errors(&c->d, "relay", "relay");
-        crash_stack_fail(c, NULL, "spoolsim relay failed");
+        drive_show_errors(&c->d, o->mta ? "mta" : "relay", o->mta ? o->mta : "relay");
+        crash_stack_fail(c, NULL, "%s failed", o->mta ? o->mta : "spoolsim relay");
     }
     drive_stop(&c->sink);
     o->t_stopped = clock_now_ns(); /* nothing is acknowledged or delivered after it */
@@ -198,6 +216,7 @@ void crash_run_check(struct crash *c, struct crash_report *rep)
     c->checker.options = o->mount_opts;
     c->checker.restart = o->restart;
     c->checker.spool_rel = "spool";
+    c->checker.mta = o->mta ? &c->mta : NULL;
     c->checker.log = &log;
     c->checker.log_buf = buf;
     drive_path(&c->d, "cursor.img", c->checker.cursor);
@@ -216,7 +235,10 @@ void crash_run_check(struct crash *c, struct crash_report *rep)
             crash_point_result_free(&r);
             crash_stack_fail(c, NULL, "crash point %zu: %s", i + 1, err);
         }
-        crash_tally_point(&acked, &sunk, &r.recovered, plan.v[i].t_ns, &t);
+        if (o->mta) /* its Received: header changes the size and the sum */
+            crash_tally_point_ids(&acked, &sunk, &r.recovered, plan.v[i].t_ns, &t);
+        else
+            crash_tally_point(&acked, &sunk, &r.recovered, plan.v[i].t_ns, &t);
         crash_report_add(rep, &plan.v[i], &r, &t, o->t_load);
         crash_point_result_free(&r);
     }

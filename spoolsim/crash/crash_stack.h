@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "crash.h"
+#include "crash_mta.h"
 #include "crash_point.h"
 #include "drive.h"
 #include "progress_out.h"
@@ -42,7 +43,8 @@ struct crash {
     uint64_t t_built;   /* the stack's time: the records before the first mark have it */
     uint64_t next_show; /* when the load's progress line is next due */
     int mark_errno;     /* a mark the target refused, with the load running */
-    struct drive_child recorder, sink, relay, source;
+    struct drive_child recorder, sink, relay, source; /* relay: the real MTA's, with --mta */
+    struct crash_mta mta;                             /* --mta's */
     struct progress_out progress;
     struct crash_checker checker;
 };

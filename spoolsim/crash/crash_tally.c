@@ -14,8 +14,11 @@ static void add_before(struct msglog_set *to, const struct msglog_set *from, uin
             msglog_set_add(to, &from->v[i]);
 }
 
-void crash_tally_point(const struct msglog_set *acked, const struct msglog_set *sunk,
-                       const struct msglog_set *recovered, uint64_t t_ns, struct crash_tally *out)
+static void tally(const struct msglog_set *acked, const struct msglog_set *sunk,
+                  const struct msglog_set *recovered, uint64_t t_ns,
+                  void (*compare)(struct msglog_set *, struct msglog_set *,
+                                  struct msglog_compare *),
+                  struct crash_tally *out)
 {
     struct msglog_set owed, found;
     struct msglog_compare c;
@@ -29,10 +32,23 @@ void crash_tally_point(const struct msglog_set *acked, const struct msglog_set *
     for (size_t i = 0; i < recovered->n; i++)
         msglog_set_add(&found, &recovered->v[i]);
     out->recovered = recovered->n;
-    msglog_compare(&owed, &found, &c);
+    compare(&owed, &found, &c);
     out->owed = owed.n;
     out->lost = c.lost;
     out->duplicated = c.duplicated;
     msglog_set_free(&owed);
     msglog_set_free(&found);
+}
+
+void crash_tally_point(const struct msglog_set *acked, const struct msglog_set *sunk,
+                       const struct msglog_set *recovered, uint64_t t_ns, struct crash_tally *out)
+{
+    tally(acked, sunk, recovered, t_ns, msglog_compare, out);
+}
+
+void crash_tally_point_ids(const struct msglog_set *acked, const struct msglog_set *sunk,
+                           const struct msglog_set *recovered, uint64_t t_ns,
+                           struct crash_tally *out)
+{
+    tally(acked, sunk, recovered, t_ns, msglog_compare_ids, out);
 }

@@ -10,6 +10,10 @@
  * recovered; `duplicated' counts the extra copies of an owed message
  * that was both delivered and recovered (a re-delivery, which is allowed).
  *
+ * crash_tally_point_ids() matches on the Message-ID alone, for a real
+ * MTA (spoolsim crash --mta): it adds headers of its own (Received:), so
+ * what reaches the sink has another size and checksum than what was sent.
+ *
  * The times are the messages' mono_ns fields (CLOCK_MONOTONIC, the
  * recorder's clock). smtp-source reads a 250 a little after the relay sent
  * it, so a 250 sent just before t but read after it is not owed at this
@@ -29,5 +33,8 @@ struct crash_tally {
 
 void crash_tally_point(const struct msglog_set *acked, const struct msglog_set *sunk,
                        const struct msglog_set *recovered, uint64_t t_ns, struct crash_tally *out);
+void crash_tally_point_ids(const struct msglog_set *acked, const struct msglog_set *sunk,
+                           const struct msglog_set *recovered, uint64_t t_ns,
+                           struct crash_tally *out);
 
 #endif

@@ -208,6 +208,17 @@ START_TEST(test_tally)
     ck_assert_uint_eq(t.recovered, 2);
     ck_assert_uint_eq(t.lost, 1);
     ck_assert_uint_eq(t.duplicated, 1);
+    /* a real MTA adds headers: what arrives has another size and sum, the same Message-ID */
+    for (size_t i = 0; i < sunk.n; i++)
+        sunk.v[i].size += 80;
+    for (size_t i = 0; i < rec.n; i++)
+        rec.v[i].sum ^= 1;
+    crash_tally_point(&acked, &sunk, &rec, 50, &t);
+    ck_assert_uint_eq(t.lost, 3); /* by the whole key, an altered copy is no copy */
+    crash_tally_point_ids(&acked, &sunk, &rec, 50, &t);
+    ck_assert_uint_eq(t.owed, 3);
+    ck_assert_uint_eq(t.lost, 1);
+    ck_assert_uint_eq(t.duplicated, 1);
     msglog_set_free(&acked);
     msglog_set_free(&sunk);
     msglog_set_free(&rec);
