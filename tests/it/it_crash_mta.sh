@@ -105,8 +105,11 @@ check "... saying so" grep -q "the real postfix did not start" "$WORK/broken.err
 check "... with what it said" grep -q "broken on purpose by it_crash_mta" "$WORK/broken.err"
 check "... left nothing behind" nothing_left
 
-# SIGTERM while Postfix restarts on a crash point.
-timeout 300 "$RELAY" crash -q -d 1 -s 2 --points 20 --seed 5 --work-dir "$WORK/w" \
+# SIGTERM while Postfix restarts on a crash point. timeout(1) with
+# --foreground passes a signal to crash alone: without it, its SIGCONT to
+# the group would reach crash's children too (in the sanitizer build, a
+# child in its leak check would spin).
+timeout --foreground 300 "$RELAY" crash -q -d 1 -s 2 --points 20 --seed 5 --work-dir "$WORK/w" \
     --mta postfix -t ext4 >"$WORK/term.out" 2>"$WORK/term.err" &
 TPID=$!
 PIDS="$PIDS $TPID"
@@ -124,11 +127,20 @@ check "... left nothing behind" wait_until 30 nothing_left
 # kill -9 while Postfix restarts on a crash point: its daemons end with the
 # run (a PID namespace), and the next run removes the work directory, which
 # --mta opened to them (0711).
-timeout 300 "$RELAY" crash -q -d 1 -s 2 --points 20 --seed 5 --work-dir "$WORK/w" \
+timeout --foreground 300 "$RELAY" crash -q -d 1 -s 2 --points 20 --seed 5 --work-dir "$WORK/w" \
     --mta postfix -t ext4 >"$WORK/kill.out" 2>"$WORK/kill.err" &
 KPID=$!
 PIDS="$PIDS $KPID"
-if check "a crash point's Postfix starts, for the kill -9" wait_until 240 restarting; then
+# A build that cannot tie its children (the sanitizer's: platform.h) says so
+# at once; a kill -9 would then leave them by design: stop it, skip the part.
+restarting_or_untied() { grep -q "cannot tie" "$WORK/kill.err" || restarting; }
+check "a crash point's Postfix starts, for the kill -9" wait_until 240 restarting_or_untied
+if grep -q "cannot tie" "$WORK/kill.err"; then
+    kill -TERM "$KPID" 2>/dev/null
+    wait "$KPID"
+    check "... untied, stopped: left nothing behind" wait_until 30 nothing_left
+    skip_part "this build cannot tie its children: $(grep -m1 "cannot tie" "$WORK/kill.err")"
+elif restarting; then
     pkill -KILL -P "$KPID" # timeout's child: spoolsim crash itself
     { wait "$KPID"; } 2>/dev/null # timeout dies of the same signal, which bash would announce
     check "kill -9: no Postfix of it left, nothing mounted" wait_until 30 all_gone
