@@ -147,6 +147,19 @@ static void add_letter(struct optgroup *g, int letter, int has_arg)
     g->shortopts[len] = 0;
 }
 
+void optgroup_values_defaults(struct optgroup_values *v)
+{
+    memset(v, 0, sizeof(*v));
+    v->duration = 10;
+    v->sessions = 20;
+    v->size = "1024";
+    v->rcpts = 1;
+    v->interval = 1;
+    v->seed = 1;
+    v->progress = -1;
+    v->scale = 1;
+}
+
 void optgroup_init(struct optgroup *g, struct optgroup_values *v, unsigned groups,
                    const char *own_short, const struct option *own, const char *name,
                    void (*usage)(FILE *fp, const struct optgroup *g))
@@ -158,15 +171,7 @@ void optgroup_init(struct optgroup *g, struct optgroup_values *v, unsigned group
     g->groups = groups;
     g->usage = usage;
     g->v = v;
-    memset(v, 0, sizeof(*v));
-    v->duration = 10;
-    v->sessions = 20;
-    v->size = "1024";
-    v->rcpts = 1;
-    v->interval = 1;
-    v->seed = 1;
-    v->progress = -1;
-    v->scale = 1;
+    optgroup_values_defaults(v);
     if ((groups & OPTGROUP_PROGRESS) && !(groups & OPTGROUP_QUIET))
         msg_panic("%s: --progress without -q", name);
     for (; own->name != NULL; own++)

@@ -104,6 +104,9 @@ struct optgroup {
     char shortopts[OPTGROUP_SHORT_MAX];
 };
 
+/* The groups' defaults in v (what a command that changes none of them runs). */
+void optgroup_values_defaults(struct optgroup_values *v);
+
 /*
  * Sets v to the groups' defaults, merges the command's own options (own,
  * a getopt_long() table ending in a zero entry; own_short, its letters as

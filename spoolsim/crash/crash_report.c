@@ -3,6 +3,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,6 +189,12 @@ int crash_report_json(const struct crash_report *r, const char *path)
     json_uint(&w, "seed", o->common.seed);
     json_string(&w, "recorder", o->dm ? "dm-log-writes" : "fuse");
     json_double(&w, "load_s", o->load_s);
+    /* the load as asked (an A/B's crash test is asked for the A/B's) */
+    json_uint(&w, "sessions", o->common.sessions);
+    json_uint(&w, "messages", o->common.messages);
+    json_double(&w, "duration_s", o->common.messages ? NAN : o->common.duration);
+    json_string(&w, "size", o->common.size);
+    json_uint(&w, "rcpts", o->common.rcpts);
     json_uint(&w, "acknowledged", r->acked);
     json_uint(&w, "writes", r->writes);
     json_uint(&w, "written_bytes", r->bytes);

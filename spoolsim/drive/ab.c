@@ -620,6 +620,7 @@ static int mode_dry_run(const struct ab *ab, const struct side *s)
 static _Noreturn void dry_run(struct ab *ab)
 {
     const struct ab_options *o = ab->opts;
+    char crash[1200] = "", load[1024];
 
     for (int k = 0; k < 2; k++) {
         const struct side *s = &ab->side[k];
@@ -637,10 +638,15 @@ static _Noreturn void dry_run(struct ab *ab)
                           s->dir);
         }
     }
+    if (o->crash) {
+        ab_crash_load_text(&o->crash_load, load, sizeof(load));
+        snprintf(crash, sizeof(crash), ", then crash-test each side at %u points under %s",
+                 o->crash, load);
+    }
     optgroup_dry_run_done("would run %s %u warm-up and %u measured times on each of %s and %s, "
                           "alternating%s%s",
                           o->mode->name, o->warmup, o->runs, ab->side[0].dir, ab->side[1].dir,
-                          o->crash ? ", then crash-test each side" : "",
+                          crash,
                           o->setup[0] ? " (the set-up commands are not run by a dry run)" : "");
 }
 

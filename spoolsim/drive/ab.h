@@ -36,6 +36,18 @@ struct mode {
     const char *reserved[6];
 };
 
+/*
+ * --crash: the A/B's load as spoolsim crash takes it, option and value
+ * pairs in v (pointing into ARGS or the defaults here), and what of the
+ * load it cannot take ("--rate, --tls"; "" for nothing).
+ */
+struct ab_crash_load {
+    const char *v[24];
+    int n;
+    char duration[32], sessions[16]; /* bench's defaults, where ARGS leave them */
+    char left_out[256];
+};
+
 struct ab_options {
     unsigned runs, warmup;
     struct optgroup_values common; /* --seed, --json, -q, --progress */
@@ -46,6 +58,7 @@ struct ab_options {
     const char *prepare;  /* --prepare: NULL for none */
     unsigned crash;       /* --crash N: crash points per side, 0 for no crash test */
     const char *crash_profile, *crash_sync; /* --profile and --sync of relay's ARGS, or NULL */
+    struct ab_crash_load crash_load;        /* the load the crash test is given */
     const struct mode *mode;
     char **args; /* MODE's arguments: the tail of argv */
     int nargs;
@@ -61,6 +74,8 @@ struct side_crash {
     int done;    /* 1: it ran and wrote its report; 0: not run or failed (why says) */
     int durable; /* its exit status was 0 */
     double points, acknowledged, max_lost, points_losing, check_s;
+    double sessions, messages, duration_s; /* the load it ran, as its report says */
+    char size[64];
     char verdict[512];
     char fstype[64], mount_options[512], not_carried_over[512];
     char why[256]; /* when !done: what went wrong */

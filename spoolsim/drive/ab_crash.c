@@ -28,8 +28,8 @@ void ab_crash_argv(const struct ab *ab, const struct side *s, int dry_run, const
     argv[n++] = (char *)s->dir;
     argv[n++] = "--points";
     argv[n++] = a->points;
-    n = drive_arg_if_set(argv, n, "--profile", o->crash_profile);
-    n = drive_arg_if_set(argv, n, "--sync", o->crash_sync);
+    for (int i = 0; i < o->crash_load.n; i++)
+        argv[n++] = (char *)o->crash_load.v[i];
     if (dry_run) {
         argv[n++] = "--dry-run";
     } else {
@@ -77,6 +77,10 @@ int ab_crash_read(struct side_crash *c, int status, const char *json)
     c->max_lost = number(text, "max_lost");
     c->points_losing = number(text, "points_losing");
     c->check_s = number(text, "check_s");
+    c->sessions = number(text, "sessions");
+    c->messages = number(text, "messages");
+    c->duration_s = number(text, "duration_s");
+    json_read_string(text, "size", c->size, sizeof(c->size));
     json_read_string(text, "fstype", c->fstype, sizeof(c->fstype));
     json_read_string(text, "mount_options", c->mount_options, sizeof(c->mount_options));
     json_read_string(text, "not_carried_over", c->not_carried_over, sizeof(c->not_carried_over));
@@ -96,9 +100,19 @@ void ab_crash_print(const struct side *s, FILE *fp)
             c->mount_options, c->verdict);
 }
 
+void ab_crash_load_text(const struct ab_crash_load *l, char *text, size_t size)
+{
+    size_t used = 0;
+
+    text[0] = 0;
+    for (int i = 0; i < l->n && used < size; i++)
+        used += (size_t)snprintf(text + used, size - used, "%s%s", i ? " " : "", l->v[i]);
+}
+
 void ab_crash_json(struct json_writer *w, const struct ab *ab, const struct side *s)
 {
     const struct side_crash *c = &s->crash;
+    char load[1024];
 
     if (!ab->opts->crash) {
         json_string(w, "crash", NULL);
@@ -112,11 +126,19 @@ void ab_crash_json(struct json_writer *w, const struct ab *ab, const struct side
     json_string(w, "not_carried_over", c->done ? c->not_carried_over : NULL);
     json_string(w, "profile", ab->opts->crash_profile ? ab->opts->crash_profile : "postfix");
     json_string(w, "sync", ab->opts->crash_sync);
+    ab_crash_load_text(&ab->opts->crash_load, load, sizeof(load));
+    json_string(w, "load", load);
+    json_string(w, "load_left_out",
+                ab->opts->crash_load.left_out[0] ? ab->opts->crash_load.left_out : NULL);
     json_double(w, "points", c->done ? c->points : NAN);
     json_double(w, "acknowledged", c->done ? c->acknowledged : NAN);
     json_double(w, "max_lost", c->done ? c->max_lost : NAN);
     json_double(w, "points_losing", c->done ? c->points_losing : NAN);
     json_double(w, "check_s", c->done ? c->check_s : NAN);
+    json_double(w, "sessions", c->done ? c->sessions : NAN);
+    json_double(w, "messages", c->done && c->messages > 0 ? c->messages : NAN);
+    json_double(w, "duration_s", c->done ? c->duration_s : NAN);
+    json_string(w, "size", c->done && c->size[0] ? c->size : NULL);
     if (c->done)
         json_bool(w, "durable", c->durable);
     else

@@ -2,10 +2,10 @@
  * ab_crash - `spoolsim ab --crash N': each side's durability beside its
  * speed. ab runs `spoolsim crash' as a child on each side after the speed
  * runs (and once with --dry-run before them, so that a side the crash test
- * cannot take is said before any run); this module says what that child
- * is given and what its report said, and prints it. The crash test makes
- * its own image like the side's filesystem (--spool DIR: its type and the
- * mount options that decide what a crash loses); it never touches DIR.
+ * cannot take is said before any run), on the load the A/B measured;
+ * this module says what that child is given and what its report said, and prints it. The crash test
+ * makes its own image like the side's filesystem (--spool DIR: its type and the mount options that
+ * decide what a crash loses); it never touches DIR.
  */
 #ifndef SPOOLSIM_AB_CRASH_H
 #define SPOOLSIM_AB_CRASH_H
@@ -18,17 +18,20 @@
 
 /* A crash child's command line: v, whose strings point into points and ab's options. */
 struct ab_crash_argv {
-    char *v[20];
+    char *v[40];
     char points[32];
 };
 
 /*
- * The child's command line in a: spoolsim crash --spool DIR --points N with MODE
- * relay's --profile and --sync, then --dry-run, or -q --json JSON (and
+ * The child's command line in a: spoolsim crash --spool DIR --points N with
+ * the A/B's load (ab_options.crash_load), then --dry-run, or -q --json JSON (and
  * --progress when ab shows one).
  */
 void ab_crash_argv(const struct ab *ab, const struct side *s, int dry_run, const char *json,
                    int progress, struct ab_crash_argv *a);
+
+/* The load the crash child is given, as its options: "--duration 10s --sessions 20 ...". */
+void ab_crash_load_text(const struct ab_crash_load *l, char *text, size_t size);
 
 /*
  * What the crash child's wait status and report say, into c: done with

@@ -62,7 +62,8 @@ static void usage(FILE *fp, const struct optgroup *g)
           "  --crash N        MODE relay only: after the runs, spoolsim crash on each\n"
           "                   side, N crash points on an image made like the side's\n"
           "                   filesystem and mount options (--spool DIR, after its\n"
-          "                   set-up), with ARGS' --profile and --sync; root only\n"
+          "                   set-up), under the load of ARGS (its length, sessions,\n"
+          "                   sizes, --profile, --sync, --model, --mta); root only\n"
           "  --compare MTA    MODE relay only, as root: the whole comparison twice, with\n"
           "                   the relay's model of MTA (postfix or exim) and with the\n"
           "                   real MTA (bench --mta), then the predicted B/A beside the\n"
@@ -127,38 +128,114 @@ static void parse_mode(struct ab_options *o, int argc, char **argv, int dashes)
 }
 
 /*
- * The value of option `name' in ARGS (--name VALUE or --name=VALUE), the
- * last one given as getopt would take it; NULL if absent.
+ * The value of option `name' in ARGS (--name VALUE or --name=VALUE, or
+ * with `short_name' -x VALUE or -xVALUE), the last one given as getopt
+ * would take it; NULL if absent. short_name 0: a long option alone.
  */
-static const char *args_value(const struct ab_options *o, const char *name)
+static const char *args_option(const struct ab_options *o, const char *name, char short_name)
 {
     const char *value = NULL;
     size_t len = strlen(name);
 
     for (int i = 0; i < o->nargs; i++) {
-        if (strncmp(o->args[i], name, len) != 0)
+        const char *a = o->args[i];
+
+        if (short_name && a[0] == '-' && a[1] == short_name) {
+            if (a[2] != 0)
+                value = a + 2;
+            else if (i + 1 < o->nargs)
+                value = o->args[++i];
             continue;
-        if (o->args[i][len] == '=')
-            value = o->args[i] + len + 1;
-        else if (o->args[i][len] == 0 && i + 1 < o->nargs)
+        }
+        if (strncmp(a, name, len) != 0)
+            continue;
+        if (a[len] == '=')
+            value = a + len + 1;
+        else if (a[len] == 0 && i + 1 < o->nargs)
             value = o->args[++i];
     }
     return value;
 }
 
+static const char *args_value(const struct ab_options *o, const char *name)
+{
+    return args_option(o, name, 0);
+}
+
+/* MODE relay's options that shape its load and that spoolsim crash takes too, as given. */
+static const struct {
+    const char *name;
+    char short_name;
+} crash_carried[] = {
+    {"--sessions", 's'}, {"--size", 0},  {"--rcpts", 'r'}, {"--profile", 0},
+    {"--sync", 0},       {"--model", 0}, {"--mta", 0},
+};
+
+/* Those that shape it and that spoolsim crash has no equivalent for. */
+static const char *const crash_not_carried[] = {
+    "--workload",    "--scale",           "--peak",         "--replay",          "--reuse",
+    "--rate",        "--arrivals",        "--qmgr",         "--cleanup-threads", "--relay-threads",
+    "--concurrency", "--harness-threads", "--tls",          "--hop-delay",       "--hop-jitter",
+    "--hop-loss",    "--hop-rate",        "--client-delay", "--client-jitter",   NULL,
+};
+
+static void crash_load_add(struct ab_crash_load *l, const char *option, const char *value)
+{
+    if (l->n + 2 >= (int)(sizeof(l->v) / sizeof(l->v[0])))
+        msg_panic("--crash: more load options than room for them");
+    l->v[l->n++] = option;
+    l->v[l->n++] = value;
+}
+
 /*
- * --crash: the crash test runs the relay as MODE relay's bench does, so it
- * takes that run's profile and sync policy; the load is spoolsim crash's
- * own (a short one: each crash point is checked on a copy of the image).
+ * --crash: the crash test runs the relay on the load the A/B measured:
+ * MODE relay's length, sessions, sizes, recipients, profile, sync policy,
+ * model and real MTA, with bench's own defaults where ARGS leave them (a
+ * crash test's own are shorter). What it cannot reproduce is named, not
+ * dropped in silence.
  */
 static void crash_options(struct ab_options *o)
 {
+    struct ab_crash_load *l = &o->crash_load;
+    struct optgroup_values bench_defaults;
+    const char *messages = args_option(o, "--messages", 'm');
+    const char *duration = args_option(o, "--duration", 'd');
+
     if (strcmp(o->mode->name, "relay") != 0)
         msg_usage("--crash needs MODE relay: the crash test runs spoolsim relay on each side's "
                   "filesystem (MODE %s runs no relay)",
                   o->mode->name);
     o->crash_profile = args_value(o, "--profile");
     o->crash_sync = args_value(o, "--sync");
+    optgroup_values_defaults(&bench_defaults);
+    if (messages) {
+        crash_load_add(l, "--messages", messages);
+    } else {
+        snprintf(l->duration, sizeof(l->duration), "%gs", bench_defaults.duration);
+        crash_load_add(l, "--duration", duration ? duration : l->duration);
+    }
+    snprintf(l->sessions, sizeof(l->sessions), "%u", bench_defaults.sessions);
+    if (args_option(o, "--sessions", 's') == NULL)
+        crash_load_add(l, "--sessions", l->sessions);
+    for (size_t i = 0; i < sizeof(crash_carried) / sizeof(crash_carried[0]); i++) {
+        const char *value = args_option(o, crash_carried[i].name, crash_carried[i].short_name);
+
+        if (value)
+            crash_load_add(l, crash_carried[i].name, value);
+    }
+    for (const char *const *n = crash_not_carried; *n; n++)
+        for (int i = 0; i < o->nargs; i++)
+            if (is_option(o->args[i], *n)) {
+                size_t used = strlen(l->left_out);
+
+                snprintf(l->left_out + used, sizeof(l->left_out) - used, "%s%s", used ? ", " : "",
+                         *n);
+                break;
+            }
+    if (l->left_out[0])
+        msg_warn("--crash: the crash tests run the A/B's load without %s (spoolsim crash has "
+                 "no equivalent)",
+                 l->left_out);
 }
 
 /* --compare's MTAs; "none" is the comparison's own runs. */

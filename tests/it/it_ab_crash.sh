@@ -6,7 +6,8 @@
 # before its 250 but never its directory: ext4's journal commits the
 # rename with the fsync, ext2 leaves the name in a directory block nobody
 # syncs (docs/durability.md). So the same ab run must call A durable and
-# B losing, each on an image made like its side (ext4 and ext2).
+# B losing, each on an image made like its side (ext4 and ext2), each
+# under the A/B's own load.
 # Then: a side the crash test cannot take (tmpfs) is a usage error before
 # any run, and a SIGINT during a crash test takes its stack apart.
 . "${top_srcdir:-.}/tests/helpers/lib.sh"
@@ -26,8 +27,15 @@ mount -o loop "$WORK/b.img" "$MNT_B" || skip "cannot loop-mount ext2"
 # ab's own files and the crash tests' images go to $WORK/tmp
 ab() { env TMPDIR="$WORK/tmp" timeout 600 "$RELAY" ab "$@"; }
 
-ab -n 2 --warmup-runs 0 --crash 12 --json "$WORK/ab.json" "$MNT_A" "$MNT_B" -- relay -d 1 \
-    >"$WORK/ab.out" 2>"$WORK/ab.err"
+# The crash tests run the A/B's own load: its sessions and sizes, bench's
+# duration where ARGS leave it; what crash cannot take is named.
+ab --dry-run --crash 12 "$MNT_A" "$MNT_B" -- relay -s 6 --tls >"$WORK/dry.out" 2>&1
+check "ab --dry-run --crash: says the crash tests' load, bench's length" \
+    grep -q "crash-test each side at 12 points under --duration 10s --sessions 6\$" "$WORK/dry.out"
+check "... and names what it leaves out (--tls)" grep -q "load without --tls" "$WORK/dry.out"
+
+ab -n 2 --warmup-runs 0 --crash 12 --json "$WORK/ab.json" "$MNT_A" "$MNT_B" -- relay -d 1 -s 6 \
+    --size 2048 >"$WORK/ab.out" 2>"$WORK/ab.err"
 echo $? >"$WORK/ab.rc"
 sed 's/^/# /' "$WORK/ab.out" | tail -3
 check "ab --crash: exit 0 (a side that loses mail is a measurement)" test "$(cat "$WORK/ab.rc")" = 0
@@ -43,6 +51,9 @@ assert a["done"] and a["durable"] is True and a["max_lost"] == 0 and a["fstype"]
 assert b["done"] and b["durable"] is False and b["max_lost"] > 0 and b["fstype"] == "ext2", b
 assert a["points"] == 12 and b["points"] == 12 and a["acknowledged"] > 0 and b["acknowledged"] > 0
 assert a["profile"] == "postfix" and a["verdict"].startswith("durable:")
+for c in (a, b):  # the load of the runs, as crash itself reports it ran
+    assert c["load"] == "--duration 1 --sessions 6 --size 2048" and c["load_left_out"] is None, c
+    assert c["sessions"] == 6 and c["duration_s"] == 1 and c["size"] == "2048", c
 ' "$WORK/ab.json"
 check "... left nothing behind" crash_nothing_left "$WORK/tmp"
 check "... nor on the sides" test -z "$(ls -A "$MNT_A" "$MNT_B" | grep -v -e lost+found -e '^$' -e ':$')"
