@@ -159,27 +159,6 @@ static void reaped(struct drive_child *c, const struct rusage *ru)
                (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec / 1e6;
 }
 
-int drive_reap(struct drive_child *c)
-{
-    struct rusage ru;
-    int status;
-
-    if (c->pid <= 0)
-        return 0;
-    if (interrupt_signal() != 0)
-        kill(c->pid, SIGTERM); /* asked to stop before the wait began */
-    while (wait4(c->pid, &status, 0, &ru) < 0) {
-        if (errno != EINTR) {
-            c->pid = 0;
-            return -1;
-        }
-        if (interrupt_signal() != 0)
-            kill(c->pid, SIGTERM);
-    }
-    reaped(c, &ru);
-    return status;
-}
-
 /*
  * A pidfd becomes readable the moment the child exits, so the wait ends
  * then and not at the next poll: the driver times the child's end (bench's
@@ -193,6 +172,88 @@ static int open_pidfd(pid_t pid)
     (void)pid;
     return -1;
 #endif
+}
+
+/*
+ * What a child asked to stop may take to take itself apart (a crash test
+ * its stack of devices, a real MTA its daemons) before it is killed.
+ */
+#define STOP_GRACE_S 30
+
+/*
+ * The wait after a SIGTERM to c. Each signal to us meanwhile passes
+ * another on (smtp-source stops at once on the second); a child still
+ * there after STOP_GRACE_S gets SIGKILL, with a warning, so that a driver
+ * never hangs on a child that does not stop.
+ */
+static int reap_stopped(struct drive_child *c)
+{
+    uint64_t deadline = clock_now_ns() + (uint64_t)STOP_GRACE_S * CLOCK_NS_PER_SEC;
+    int pidfd = open_pidfd(c->pid), status = -1;
+    struct rusage ru;
+
+    for (;;) {
+        pid_t got = wait4(c->pid, &status, WNOHANG, &ru);
+        uint64_t now;
+        int slept;
+
+        if (got == c->pid) {
+            reaped(c, &ru);
+            break;
+        }
+        if (got < 0 && errno != EINTR) {
+            c->pid = 0;
+            status = -1;
+            break;
+        }
+        if ((now = clock_now_ns()) >= deadline) {
+            msg_warn("%s (PID %ld) did not stop within %d s of a SIGTERM: killed", c->name,
+                     (long)c->pid, STOP_GRACE_S);
+            kill(c->pid, SIGKILL);
+            while ((got = wait4(c->pid, &status, 0, &ru)) < 0 && errno == EINTR)
+                continue;
+            if (got == c->pid) {
+                reaped(c, &ru);
+            } else {
+                c->pid = 0;
+                status = -1;
+            }
+            break;
+        }
+        if (pidfd >= 0) {
+            struct pollfd pfd = {.fd = pidfd, .events = POLLIN};
+
+            slept = poll(&pfd, 1, (int)((deadline - now) / CLOCK_NS_PER_MS + 1));
+        } else {
+            slept = usleep(10000);
+        }
+        if (slept < 0 && errno == EINTR)
+            kill(c->pid, SIGTERM); /* another signal to us: passed on */
+    }
+    if (pidfd >= 0)
+        close(pidfd);
+    return status;
+}
+
+int drive_reap(struct drive_child *c)
+{
+    struct rusage ru;
+    int status;
+
+    if (c->pid <= 0)
+        return 0;
+    while (interrupt_signal() == 0) {
+        if (wait4(c->pid, &status, 0, &ru) == c->pid) {
+            reaped(c, &ru);
+            return status;
+        }
+        if (errno != EINTR) {
+            c->pid = 0;
+            return -1;
+        }
+    }
+    kill(c->pid, SIGTERM); /* asked to stop, before the wait or during it */
+    return reap_stopped(c);
 }
 
 int drive_reap_every(struct drive_child *c, double every_s, void (*tick)(void *ctx), void *ctx)
@@ -244,9 +305,10 @@ int drive_reap_every(struct drive_child *c, double every_s, void (*tick)(void *c
 
 int drive_stop(struct drive_child *c)
 {
-    if (c->pid > 0)
-        kill(c->pid, SIGTERM);
-    return drive_reap(c);
+    if (c->pid <= 0)
+        return 0;
+    kill(c->pid, SIGTERM);
+    return reap_stopped(c);
 }
 
 int drive_exit_status(int wait_status)

@@ -23,7 +23,8 @@
  *   passes a SIGTERM on to the child, once for each signal the driver
  *   gets (smtp-source stops at once on the second), so that the child
  *   stops, removes its own files and writes its report before the driver
- *   removes the directory.
+ *   removes the directory. A child that has not stopped 30 s after the
+ *   first is killed (SIGKILL), with a warning: the driver never hangs.
  * - drive_abandon() stops every child still running and removes the work
  *   directory; drive_give_up() does that and exits: with the interrupt's
  *   status when a signal was the reason, else 1 naming what did not start.
@@ -121,7 +122,10 @@ int drive_reap(struct drive_child *c);
  */
 int drive_reap_every(struct drive_child *c, double every_s, void (*tick)(void *ctx), void *ctx);
 
-/* SIGTERM to the child, if running, then drive_reap(). */
+/*
+ * SIGTERM to the child, if running, and the wait: a child that has not
+ * stopped 30 s later is killed (SIGKILL), with a warning naming it.
+ */
 int drive_stop(struct drive_child *c);
 
 /* A wait status as an exit status: -1 for a child killed by a signal or lost. */

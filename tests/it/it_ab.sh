@@ -146,6 +146,26 @@ check "usage: --crash 0" usage_error "--crash" --crash 0 "$A" "$B" -- relay
 check "and nothing left behind" clean
 check "--help: exit 0" sh -c "'$RELAY' ab --help | grep -q '^Usage: spoolsim ab'"
 
+# A child that ignores the stop: ab passes SIGTERM on, waits 30 s, then
+# kills it and says so; it never hangs (a set-up that traps TERM, its sleep
+# exec'd so that the killed child is the sleeper itself).
+env TMPDIR="$TMP" timeout --foreground 120 "$RELAY" ab -n 2 --warmup-runs 0 \
+    --setup-a "trap '' TERM; exec sleep 100" --setup-b true "$A" -- raw -m 10 \
+    >"$WORK/stuck.out" 2>&1 &
+stuck=$!
+PIDS="$PIDS $stuck"
+setup_sleeping() { pgrep -f "^sleep 100\$" >/dev/null; }
+if check "a set-up that ignores SIGTERM is running" wait_until 30 setup_sleeping; then
+    t0=$(date +%s)
+    kill -TERM "$stuck"
+    wait "$stuck"
+    rc=$? t=$(($(date +%s) - t0))
+    check "... SIGTERM to ab: exit 143 (got $rc)" test "$rc" = 143
+    check "... after the grace of 30 s, not before, not long after ($t s)" test "$t" -ge 29 -a "$t" -le 45
+    check "... saying what it killed" grep -q "setup (PID [0-9]*) did not stop within 30 s of a SIGTERM: killed" "$WORK/stuck.out"
+    check "... and the set-up is gone" sh -c "! pgrep -f '^sleep 100\$'"
+fi
+
 # --- raw, when this build has it
 if "$RELAY" raw --help >/dev/null 2>&1; then
     check "raw: exit 0" to "$WORK/raw.out" ab -n 2 --warmup-runs 0 --json "$WORK/raw.json" "$A" "$B" -- raw -m 200
