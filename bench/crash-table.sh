@@ -26,12 +26,15 @@ echo "| --- | --- | --- | --- |"
 for cell in $CELLS; do
     type=${cell%%:*} opts=
     [ "$type" != "$cell" ] && opts=${cell#*:}
+    rm -f "$TMP/real.json" "$TMP/profile.json"
     for who in real profile; do
         if [ $who = real ]; then what="--mta postfix"; else what="--profile postfix"; fi
         # shellcheck disable=SC2086 # the load and the MTA are lists of options
         "$ROOT/spoolsim/spoolsim" crash -q -t "$type" ${opts:+-O "$opts"} --points "$POINTS" \
             $LOAD $what --work-dir "$TMP" --json "$TMP/$who.json" >"$TMP/$who.out" 2>"$TMP/$who.err"
         echo $? >"$TMP/$who.rc"
+        # a run without its report: what it said, for the reader of the table
+        [ -s "$TMP/$who.json" ] || sed "s|^|# $cell $who: |" "$TMP/$who.err" >&2
     done
     python3 - "$cell" "$TMP" <<'PY'
 import json, sys
