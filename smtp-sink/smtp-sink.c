@@ -547,7 +547,10 @@ int main(int argc, char **argv)
     drop_privileges(&opts);
 
     /* With one worker, its loop is the main thread's, listener and all. */
-    r.loops = loops_new(r.n, NULL, r.n == 1 ? LOOPS_FIRST_ON_MAIN : 0, &hooks);
+    /* Yielding first, a loop sleeps and is woken less per message (smtp-sink(1), --no-yield). */
+    r.loops =
+        loops_new(r.n, NULL,
+                  (r.n == 1 ? LOOPS_FIRST_ON_MAIN : 0) | (opts.no_yield ? 0 : LOOPS_YIELD), &hooks);
     r.base = loops_main_base(r.loops);
     r.stop_item.run = on_stop_item;
     r.resume_item.run = on_resume_item;
