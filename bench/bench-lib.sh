@@ -2,7 +2,7 @@
 # bench-lib.sh - what the benchmark scripts share (sourced by
 # bench/capacity.sh, bench/fidelity.sh, bench/validate.sh, bench/disk-cost.sh,
 # bench/journal-commits.sh, bench/count-postfix.sh,
-# bench/bench-vs-raw.sh, bench/smtp-pair.sh, bench/calibrate-lib.sh,
+# bench/bench-vs-raw.sh, bench/smtp-pair.sh, bench/sink-pair.sh, bench/calibrate-lib.sh,
 # bench/postfix-instance.sh and bench/exim-instance.sh, and through the
 # last two by bench/relay.sh and the calibrate scripts; free_port by the
 # tests too, through tests/helpers/lib.sh).

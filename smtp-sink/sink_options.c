@@ -94,6 +94,8 @@ static void usage(FILE *fp, const struct sink_options *opts)
                 "  --seed N              seed for random faults and delays\n"
                 "  --threads N           N event loops (1 to 256), the connections dealt\n"
                 "                        among them in turn; one report (1)\n"
+                "  --no-yield            each loop waits for events at once, without first\n"
+                "                        yielding its CPU (sched_yield) to what else is runnable\n"
                 "  --msg-log FILE        one line per message: id, size, checksum, recipients,\n"
                 "                        Message-ID, sender, client (\"-\" for standard output)\n"
                 "  --json FILE           final statistics as JSON (\"-\" for standard output)\n"
@@ -232,6 +234,7 @@ enum {
     OPT_GREET_DELAY = 256,
     OPT_FAULT,
     OPT_THREADS,
+    OPT_NO_YIELD,
     OPT_PORT_FILE,
     OPT_HELP,
 };
@@ -242,6 +245,7 @@ static const struct option long_options[] = {
     {"greet-delay", required_argument, NULL, OPT_GREET_DELAY},
     {"fault", required_argument, NULL, OPT_FAULT},
     {"threads", required_argument, NULL, OPT_THREADS},
+    {"no-yield", no_argument, NULL, OPT_NO_YIELD},
     {"port-file", required_argument, NULL, OPT_PORT_FILE},
     {"help", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
@@ -355,6 +359,9 @@ void sink_options_parse(int argc, char **argv, struct sink_options *opts)
             break;
         case OPT_THREADS:
             opts->threads = (unsigned)optarg_count(optarg, "--threads", 1, SINK_THREADS_MAX);
+            break;
+        case OPT_NO_YIELD:
+            opts->no_yield = 1;
             break;
         case OPT_HELP:
             usage(stdout, opts);

@@ -87,6 +87,7 @@ struct sink_options {
     double greet_delay;             /* wait before the greeting; who talks first is refused */
     const char *port_file;          /* write the bound port here */
     unsigned threads;               /* --threads: event loops the connections are dealt among */
+    int no_yield;                   /* --no-yield: the loops wait without yielding first */
 };
 
 void sink_options_parse(int argc, char **argv, struct sink_options *opts);

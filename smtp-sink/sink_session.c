@@ -598,19 +598,42 @@ static void on_greet_timer(evutil_socket_t fd, short what, void *arg)
     greet(s);
 }
 
+/*
+ * Replies go out at once (no Nagle wait behind a reply the client has not
+ * yet acknowledged, which a pipelining client's delayed ACK would make a
+ * 40 ms stall). Inherited from the listener, it costs no system call a
+ * session: one getsockopt on the first session to see that it was.
+ */
+static void set_nodelay(struct sink_server *server, int fd)
+{
+    int on = 0;
+    socklen_t len = sizeof(on);
+
+    if (server->nodelay == SINK_NODELAY_INHERITED)
+        return;
+    if (server->nodelay == SINK_NODELAY_LISTENER) {
+        server->nodelay = getsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, &len) == 0 && on
+                              ? SINK_NODELAY_INHERITED
+                              : SINK_NODELAY_EACH;
+        if (server->nodelay == SINK_NODELAY_INHERITED)
+            return;
+    }
+    on = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on));
+}
+
 void sink_session_start(struct sink_server *server, int fd, const struct sockaddr *addr,
                         int addrlen)
 {
     struct sink_session *s = xcalloc(1, sizeof(*s));
     const struct sink_options *opts = server->opts;
     struct smtp_server_config cfg = {server->base, server->tls_ctx, opts->timeout, 1, 0};
-    int one = 1;
 
     (void)addrlen;
     s->server = server;
     s->proto = "SMTP";
     if (addr->sa_family != AF_UNIX)
-        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+        set_nodelay(server, fd);
     if (smtp_server_start(&s->conn, &cfg, &sink_ops, s, fd, addr) < 0) {
         free(s);
         return;

@@ -57,7 +57,15 @@ struct sink_server {
     void (*on_session_end)(struct sink_server *server);
     /* Before a message is acknowledged: 0 when the run's -M is already reached. */
     int (*claim_message)(struct sink_server *server);
-    int draining;                  /* stop reading: the server is about to exit */
+    int draining; /* stop reading: the server is about to exit */
+    /*
+     * TCP_NODELAY of the accepted sessions: SINK_NODELAY_LISTENER when it
+     * was set on the listening socket, whose accepted sockets inherit it on
+     * Linux; the first session then tells (getsockopt) whether they do, and
+     * this becomes SINK_NODELAY_INHERITED, or SINK_NODELAY_EACH (a
+     * setsockopt per session, as on a system that does not inherit it).
+     */
+    enum { SINK_NODELAY_EACH, SINK_NODELAY_LISTENER, SINK_NODELAY_INHERITED } nodelay;
     struct sink_session *sessions; /* all live sessions, to free at exit */
 };
 

@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -391,11 +393,12 @@ static int write_json(const char *path, const struct sink_server *server,
     return 0;
 }
 
-static int open_listener(const struct sink_options *opts, struct endpoint_file *made)
+/* *nodelay: SINK_NODELAY_LISTENER when TCP_NODELAY is on the listening socket (sink_session.h). */
+static int open_listener(const struct sink_options *opts, struct endpoint_file *made, int *nodelay)
 {
     struct endpoint ep;
     char err[256];
-    int fd;
+    int fd, one = 1;
 
     if (endpoint_parse_server(opts->listen_spec, &ep, err, sizeof(err)) != 0)
         msg_usage("%s", err);
@@ -404,6 +407,10 @@ static int open_listener(const struct sink_options *opts, struct endpoint_file *
     if (opts->tool.tcp_window && setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &opts->tool.tcp_window,
                                             sizeof(opts->tool.tcp_window)) != 0)
         msg_warn("-T: setsockopt SO_RCVBUF: %s", strerror(errno));
+    /* Fails on a unix: socket, whose sessions need none. */
+    *nodelay = setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one)) == 0
+                   ? SINK_NODELAY_LISTENER
+                   : SINK_NODELAY_EACH;
     endpoint_free(&ep);
     return fd;
 }
@@ -469,6 +476,7 @@ static void worker_init(struct sink_run *r, unsigned i, const struct sink_server
     server->claim_message = claim_message;
     sink_session_init_replies(server);
     server->base = w->loop->base;
+    server->nodelay = proto->nodelay;
 }
 
 /*
@@ -506,7 +514,7 @@ int main(int argc, char **argv)
     struct json_run run;
     struct endpoint_file listen_file;
     char err[256];
-    int fd, status = 0;
+    int fd, nodelay, status = 0;
     uint64_t fd_soft, fd_hard;
     FILE *port_file;
 
@@ -533,12 +541,16 @@ int main(int argc, char **argv)
         msg_fatal("cannot remove the earlier result %s: %s", opts.tool.json_file, strerror(errno));
     if ((proto.msg_log = smtp_tool_opts_msg_log(&opts.tool, "a")) != NULL)
         setvbuf(proto.msg_log, NULL, _IOLBF, 0);
-    fd = open_listener(&opts, &listen_file);
+    fd = open_listener(&opts, &listen_file, &nodelay);
+    proto.nodelay = nodelay;
     port_file = open_port_file(&opts);
     drop_privileges(&opts);
 
     /* With one worker, its loop is the main thread's, listener and all. */
-    r.loops = loops_new(r.n, NULL, r.n == 1 ? LOOPS_FIRST_ON_MAIN : 0, &hooks);
+    /* Yielding first, a loop sleeps and is woken less per message (smtp-sink(1), --no-yield). */
+    r.loops =
+        loops_new(r.n, NULL,
+                  (r.n == 1 ? LOOPS_FIRST_ON_MAIN : 0) | (opts.no_yield ? 0 : LOOPS_YIELD), &hooks);
     r.base = loops_main_base(r.loops);
     r.stop_item.run = on_stop_item;
     r.resume_item.run = on_resume_item;

@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -58,7 +59,14 @@ static void loop_life(struct loop *loop)
 
     if (ls->hooks.before)
         ls->hooks.before(loop);
-    event_base_dispatch(loop->base);
+    if (ls->flags & LOOPS_YIELD) {
+        /* event_base_dispatch(), a pass at a time: it too ends on an exit, a break or no events. */
+        while (event_base_loop(loop->base, EVLOOP_ONCE) == 0 && !event_base_got_exit(loop->base) &&
+               !event_base_got_break(loop->base))
+            sched_yield();
+    } else {
+        event_base_dispatch(loop->base);
+    }
     loop->ended = 1; /* what is posted from now on finds it over */
     if (ls->hooks.after)
         ls->hooks.after(loop);

@@ -8,7 +8,11 @@
 # neither waits for EPOLLOUT (a getsockopt(SO_ERROR) and two epoll_ctl
 # calls more) nor leaves TIME_WAIT behind: like Postfix's, it closes with a
 # reset (SO_LINGER 0) once the reply to QUIT is in. One tool is traced at a
-# time, against the other untraced.
+# time, against the other untraced. The sink's sessions get TCP_NODELAY from
+# its listening socket (Linux's accepted sockets inherit it), seen once with
+# a getsockopt, not set with a setsockopt per connection. The sink's loop
+# yields its CPU between passes (sched_yield), and with --no-yield does not:
+# the close-mode sink runs with the default, the reuse-mode one with it.
 . "${top_srcdir:-.}/tests/helpers/lib.sh"
 
 command -v strace >/dev/null || skip "strace is not installed"
@@ -17,7 +21,7 @@ strace -f -o /dev/null true 2>/dev/null || skip "strace cannot trace here (ptrac
 # LeakSanitizer cannot work under ptrace: off for the traced runs of a sanitizer build.
 TRACED_ASAN="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 N=200
-CALLS=read,readv,recvfrom,recvmsg,ioctl,epoll_ctl,getsockopt
+CALLS=read,readv,recvfrom,recvmsg,ioctl,epoll_ctl,getsockopt,setsockopt,sched_yield
 
 # count FILE: per-message figures of the socket calls in strace output FILE.
 count() {
@@ -25,12 +29,16 @@ count() {
 import re, sys
 n = int(sys.argv[2])
 c = dict.fromkeys(["read", "readv", "recv", "fionread", "epoll_ctl", "so_error"], 0)
+# counts, not per message; nodelay_set on connected sockets (a listener's has no "->")
+total = dict.fromkeys(["nodelay_set", "nodelay_seen", "yield"], 0)
 for line in open(sys.argv[1]):
     m = re.match(r"\d+\s+(\w+)\((.*)\)\s+=\s+(-?\d+)", line)
     if not m:
         continue
     call, args = m.group(1), m.group(2)
-    if call == "epoll_ctl":
+    if call == "sched_yield":
+        total["yield"] += 1
+    elif call == "epoll_ctl":
         c["epoll_ctl"] += 1
     elif "<TCP" not in args.split(",")[0]:
         continue  # files, pipes, the terminal
@@ -44,8 +52,14 @@ for line in open(sys.argv[1]):
         c["fionread"] += 1
     elif call == "getsockopt" and "SO_ERROR" in args:
         c["so_error"] += 1
+    elif call == "setsockopt" and "TCP_NODELAY" in args and "->" in args.split(",")[0]:
+        total["nodelay_set"] += 1
+    elif call == "getsockopt" and "TCP_NODELAY, [1]" in args:
+        total["nodelay_seen"] += 1
 for k, v in c.items():
     print(f"{k} {v / n:.2f}")
+for k, v in total.items():
+    print(f"{k} {v}")
 PY
 }
 # per FILE NAME: the figure NAME from count's output FILE.
@@ -97,10 +111,11 @@ for mode in close reuse; do
     check "  ... at most $ctl epoll_ctl calls per message" le "$(per "$WORK/src-$mode.counts" epoll_ctl)" $ctl
 
     # smtp-sink traced (until -n: the source's sessions have ended); the source untraced.
-    sessions=2
+    sessions=2 yield=()
     [ "$mode" = close ] && sessions=$N
+    [ "$mode" = reuse ] && yield=(--no-yield)
     ASAN_OPTIONS="$TRACED_ASAN" timeout 120 \
-        strace -f -yy -qq -e trace=$CALLS -o "$WORK/sink-$mode.trace" "$SINK" --port-file "$WORK/tsink_$mode.port" -n $sessions 127.0.0.1:0 100 \
+        strace -f -yy -qq -e trace=$CALLS -o "$WORK/sink-$mode.trace" "$SINK" "${yield[@]}" --port-file "$WORK/tsink_$mode.port" -n $sessions 127.0.0.1:0 100 \
         2>"$WORK/tsink_$mode.err" &
     started "tsink_$mode" $! smtp-sink || exit 1
     eval port=\$tsink_${mode}_PORT
@@ -111,5 +126,16 @@ for mode in close reuse; do
     read_checks "$WORK/sink-$mode" "sink $mode" $sink_reads "$( [ "$mode" = close ] && echo 5 || echo 4)" \
         "command: the commands were read"
     check "  ... at most $ctl epoll_ctl calls per message" le "$(per "$WORK/sink-$mode.counts" epoll_ctl)" $ctl
+    if [ "$mode" = close ]; then
+        check "  ... its loop yields the CPU between passes" test "$(per "$WORK/sink-$mode.counts" yield)" -gt 0
+    else
+        check "  ... with --no-yield, no sched_yield" test "$(per "$WORK/sink-$mode.counts" yield)" = 0
+    fi
+    if [ "$(uname -s)" = Linux ]; then
+        check "  ... TCP_NODELAY inherited from the listener: seen on, never set per session" \
+            test "$(per "$WORK/sink-$mode.counts" nodelay_seen) $(per "$WORK/sink-$mode.counts" nodelay_set)" = "1 0"
+    else
+        skip_part "$mode: TCP_NODELAY inherited from the listener (Linux's accept)"
+    fi
 done
 finish

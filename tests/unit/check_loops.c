@@ -122,9 +122,9 @@ static struct state *state_new(unsigned n, int flags)
 }
 
 /* Every loop on a thread of its own; posts from threads that are none of them. */
-START_TEST(test_posts_arrive)
+static void posts_arrive(int flags)
 {
-    struct state *st = state_new(LOOPS, 0);
+    struct state *st = state_new(LOOPS, flags);
     pthread_t threads[POSTERS];
     struct poster posters[POSTERS];
 
@@ -153,6 +153,18 @@ START_TEST(test_posts_arrive)
     }
     loops_free(st->ls);
     free(st);
+}
+
+START_TEST(test_posts_arrive)
+{
+    posts_arrive(0);
+}
+END_TEST
+
+/* LOOPS_YIELD: a loop run a pass at a time runs what is posted and ends on the stop as well. */
+START_TEST(test_posts_arrive_yield)
+{
+    posts_arrive(LOOPS_YIELD);
 }
 END_TEST
 
@@ -189,13 +201,13 @@ static void raise_once_ready(struct loop *loop)
  * Loop 0 on the main thread: a caught signal reaches every loop, each on
  * its own thread; loop 0's end ends the run.
  */
-START_TEST(test_first_on_main_and_signal)
+static void first_on_main_and_signal(int flags)
 {
-    struct state *st = state_new(LOOPS, LOOPS_FIRST_ON_MAIN);
+    struct state *st = state_new(LOOPS, LOOPS_FIRST_ON_MAIN | flags);
     const struct loops_hooks raising = {raise_once_ready, on_after};
 
     loops_free(st->ls);
-    st->ls = loops_new(LOOPS, NULL, LOOPS_FIRST_ON_MAIN, &raising);
+    st->ls = loops_new(LOOPS, NULL, LOOPS_FIRST_ON_MAIN | flags, &raising);
     for (unsigned i = 0; i < LOOPS; i++)
         loops_loop(st->ls, i)->owner = st;
     ck_assert_ptr_eq(loops_loop(st->ls, 0)->base, loops_main_base(st->ls));
@@ -214,6 +226,18 @@ START_TEST(test_first_on_main_and_signal)
     loops_free(st->ls);
     ck_assert_uint_eq(st->ran, LOOPS);
     free(st);
+}
+
+START_TEST(test_first_on_main_and_signal)
+{
+    first_on_main_and_signal(0);
+}
+END_TEST
+
+/* LOOPS_YIELD: each loop, the main thread's too, ends on event_base_loopexit() as dispatch does. */
+START_TEST(test_first_on_main_and_signal_yield)
+{
+    first_on_main_and_signal(LOOPS_YIELD);
 }
 END_TEST
 
@@ -295,8 +319,13 @@ END_TEST
 int main(void)
 {
     pthread_key_create(&exit_key, on_thread_exit);
-    const TTest *const tests[] = {test_posts_arrive, test_first_on_main_and_signal, test_pick,
-                                  test_free_runs_leftovers, NULL};
+    const TTest *const tests[] = {test_posts_arrive,
+                                  test_posts_arrive_yield,
+                                  test_first_on_main_and_signal,
+                                  test_first_on_main_and_signal_yield,
+                                  test_pick,
+                                  test_free_runs_leftovers,
+                                  NULL};
 
     return check_run_tests("loops", tests);
 }
