@@ -68,6 +68,9 @@ TABLE["tests/unit"] = (_EVERYTHING, RESTRICTED)
 TABLE["tests/fuzz"] = (_EVERYTHING, EVENT_TLS)
 # C the tests build themselves (an LD_PRELOAD shim): the C library only
 TABLE["tests/helpers"] = ((), ())
+# C a benchmark builds itself (bench/json.sh's driver): the JSON module it
+# measures, and jansson, which it measures it against
+TABLE["bench"] = ((REPORT, UTIL), ("jansson",))
 
 # Headers the build makes: which folder each belongs to (None: every folder's).
 GENERATED = {"config.h": None, "version.h": REPORT, "programs.h": "spoolsim"}
