@@ -56,6 +56,11 @@ pfi_setup() {
     PFI_CONF=$dir/conf
     mkdir -p "$PFI_CONF" "$dir/data" "$queue" && chown nobody "$dir/data" && chmod 755 "$queue" ||
         return 1
+    # Its log, where the mail owner writes too: postsuper, run at start-up
+    # before the log daemon is up, writes the file itself once it has dropped
+    # to the mail owner (a warning of a temporary file a crash left in
+    # incoming/, say); a log it cannot open is fatal to the start.
+    : >>"$dir/postfix.log" && chown nobody "$dir/postfix.log" || return 1
     grep -Ev '^(daemon_directory|queue_directory|data_directory) ' "$PFI_PEER/conf/main.cf" \
         >"$PFI_CONF/main.cf"
     cat >>"$PFI_CONF/main.cf" <<EOF

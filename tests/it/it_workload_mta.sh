@@ -81,6 +81,15 @@ if have_peer "Postfix (for its instance)" "run scripts/fetch-peer.sh postfix" \
     read_back postfix "$WORK/postfix/postfix.log" 0
     json_expect "$WORK/postfix/w.json" \
         "sum(k * n for k, n in j['connections']['messages_per_connection']['counts'])" 300
+    # A power cut can leave a queue file under its temporary name in
+    # incoming/; Postfix's start-up check (postsuper, as the mail owner,
+    # before the log daemon runs) warns of it in the log itself, and the
+    # instance must still start (crash --mta restarts Postfix on such spools).
+    : >"$WORK/postfix/queue/incoming/123456.789"
+    check "postfix: starts on a spool with a temporary file left in incoming/" pfi_start
+    check "... its start-up check logged it" \
+        grep -q "bogus file name: incoming/123456.789" "$WORK/postfix/postfix.log"
+    pfi_stop
 fi
 
 # Exim, in a mount namespace of its own
