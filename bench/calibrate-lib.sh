@@ -266,18 +266,30 @@ cal_measure() {
 # cal_relay_cpu PROFILE EMPTY SESSIONS SIZE MESSAGES RCPTS: a fresh bare relay takes
 # the warm-up and then this load (none for 0 messages); its CPU by role at exit,
 # in clock ticks.
+# It runs in a command substitution, whose output is what the caller reads
+# to its end: the relay's own output goes to a file (a relay left holding
+# the pipe would keep the caller waiting for ever), and on every way out the
+# relay is stopped here, where its PID is known (the caller's EXIT trap
+# runs in another shell and cannot see it).
 cal_relay_cpu() {
     local profile=$1 empty=$2
     shift 2
     rm -rf "$TMP/spool/q" "$TMP/relay.port" "$TMP/relay.json"
     "$SPOOLSIM" relay --profile "$profile" --model "${CAL_RELAY_MODEL:-none}" --spool "$TMP/spool/q" --listen 127.0.0.1:0 \
         --port-file "$TMP/relay.port" --next-hop 127.0.0.1:"$SINK_PORT" -q \
-        --json "$TMP/relay.json" 2>"$TMP/relay.err" &
+        --json "$TMP/relay.json" >"$TMP/relay.out" 2>"$TMP/relay.err" &
     RELAY_PID=$!
-    for _ in $(seq 100); do [ -s "$TMP/relay.port" ] && break; sleep 0.05; done
-    [ -s "$TMP/relay.port" ] || { cat "$TMP/relay.err" >&2; return 1; }
-    cal_send "$(cat "$TMP/relay.port")" "$empty" "$TMP/spool/q" 20 1024 200 1 || return 1
-    if [ "$3" -gt 0 ]; then cal_send "$(cat "$TMP/relay.port")" "$empty" "$TMP/spool/q" "$@" || return 1; fi
+    # a busy machine can take seconds to start a relay that burns a model
+    for _ in $(seq 600); do [ -s "$TMP/relay.port" ] && break; sleep 0.05; done
+    if ! [ -s "$TMP/relay.port" ] ||
+        ! cal_send "$(cat "$TMP/relay.port")" "$empty" "$TMP/spool/q" 20 1024 200 1 ||
+        { [ "$3" -gt 0 ] && ! cal_send "$(cat "$TMP/relay.port")" "$empty" "$TMP/spool/q" "$@"; }; then
+        kill "$RELAY_PID" 2>/dev/null
+        wait "$RELAY_PID"
+        echo "$0: the relay's run failed; it said:" >&2
+        cat "$TMP/relay.err" >&2
+        return 1
+    fi
     kill "$RELAY_PID" && wait "$RELAY_PID"
     RELAY_PID=
     "$SPOOLSIM" calibrate --relay-cpu "$TMP/relay.json"
