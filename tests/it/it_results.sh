@@ -63,14 +63,23 @@ stop_sink_json() {
 stop_sink_json
 status=$?
 check "smtp-sink --json /dev/full: exit 1 at its end (it was $status)" test $status = 1
-mkdir -p "$WORK/rl"
-"$S" relay --listen 127.0.0.1:0 --port-file "$WORK/relay.port" --spool "$WORK/rl/spool" \
-    --model none --next-hop discard --json /dev/full >"$WORK/relay.out" 2>&1 &
-relay_pid=$!
-PIDS="$PIDS $relay_pid"
-wait_until 30 test -s "$WORK/relay.port"
-kill "$relay_pid"
-wait "$relay_pid"
+# relay_full NAME STOP: a relay whose --json is /dev/full, in $WORK/NAME, stopped
+# by the command STOP PID once it listens; its exit status (its output in NAME.out).
+relay_full() {
+    local name=$1 stop=$2 pid
+    mkdir -p "$WORK/$name"
+    "$S" relay --listen 127.0.0.1:0 --port-file "$WORK/$name.port" --spool "$WORK/$name/spool" \
+        --model none --next-hop discard --json /dev/full >"$WORK/$name.out" 2>&1 &
+    pid=$!
+    PIDS="$PIDS $pid"
+    wait_until 30 test -s "$WORK/$name.port"
+    "$stop" "$pid"
+}
+stop_once() {
+    kill "$1"
+    wait "$1"
+}
+relay_full relay stop_once
 check "relay --json /dev/full: exit 1 at its end" test $? = 1
 check "  ... saying it could not write it" grep -q "cannot write /dev/full" "$WORK/relay.out"
 
@@ -92,13 +101,7 @@ wait_until 30 test -s "$WORK/sinkt2.port"
 term_until_gone "$sinkt2_pid"
 status=$?
 check "smtp-sink under a stream of SIGTERMs: still exit 1 (it was $status)" test $status = 1
-mkdir -p "$WORK/rl2"
-"$S" relay --listen 127.0.0.1:0 --port-file "$WORK/relay2.port" --spool "$WORK/rl2/spool" \
-    --model none --next-hop discard --json /dev/full >"$WORK/relay2.out" 2>&1 &
-relay_pid=$!
-PIDS="$PIDS $relay_pid"
-wait_until 30 test -s "$WORK/relay2.port"
-term_until_gone "$relay_pid"
+relay_full relay2 term_until_gone
 status=$?
 check "relay under a stream of SIGTERMs: still exit 1 (it was $status)" test $status = 1
 check "  ... with its summary" grep -q "cannot write /dev/full" "$WORK/relay2.out"
