@@ -7,12 +7,14 @@
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "bench_mta.h"
 #include "crash_mta.h"
+#include "fileutil.h"
 #include "msg.h"
 #include "msglog.h"
 
@@ -87,6 +89,20 @@ static size_t count_corrupt(const char *spool)
 }
 
 /* A file of the work directory removed, so that the next child's is not taken for it. */
+/* The first line of WORK/NAME.err in out (bench/mta-serve.sh's reason comes first); "" if none. */
+static void first_error(const struct drive *d, const char *name, char *out, size_t len)
+{
+    char path[PATH_MAX], base[64], *text;
+
+    snprintf(base, sizeof(base), "%s.err", name);
+    drive_path(d, base, path);
+    out[0] = 0;
+    if ((text = fileutil_read_all(path, NULL)) == NULL)
+        return;
+    snprintf(out, len, "%.*s", (int)strcspn(text, "\n"), text);
+    free(text);
+}
+
 static void forget(const struct drive *d, const char *name)
 {
     char path[PATH_MAX];
@@ -125,12 +141,17 @@ int crash_mta_restart(struct crash_mta *m, const char *spool, struct crash_resul
     }
     status = drive_exit_status(drive_reap(&m->mta));
     drive_stop(&m->sink);
+    if (status == -1)
+        return msg_set_error(err, errlen, "the restart of the real %s was lost track of", m->name);
     if (status != 0 && status != 4) {
-        drive_show_errors(m->d, "mta-restart", m->name);
-        return msg_set_error(err, errlen,
-                             "the real %s did not start on the recovered spool (see above; its "
-                             "log: %s/postfix.log)",
-                             m->name, dir);
+        /* It started on this image before the cut: what it refuses now, the cut made. */
+        char why[160];
+
+        first_error(m->d, "mta-restart", why, sizeof(why));
+        r->refused = 1;
+        snprintf(r->note, sizeof(r->note), "the real %s would not start on the recovered spool: %s",
+                 m->name, why);
+        return 0;
     }
     if (status == 4)
         snprintf(r->note, sizeof(r->note),

@@ -25,8 +25,10 @@
  *   waited for until its own listing of the queue is empty or
  *   CRASH_MTA_DRAIN_SECONDS pass, then stopped; what reached the sink is r->recovered, the queue
  * files the MTA set aside as corrupt (Postfix's corrupt/) are r->corrupt, and a queue that did not
- * empty says so in r->note. 0, or -1 with err when the MTA would not start or the sink failed (the
- * run cannot complete). A spool the cut never made durable holds nothing: the MTA is not started.
+ * empty says so in r->note. An MTA that will not start on the spool the cut left has refused it:
+ * r->refused, its reason in r->note, nothing recovered (it started on the image before the cut).
+ * 0, or -1 with err when the sink failed or the MTA's script could not be run (the run cannot
+ * complete). A spool the cut never made durable holds nothing: the MTA is not started.
  * - crash_mta_stop(): the restart's children stopped (an interrupt): the
  *   MTA through its script, which stops what is left of it; safe to call
  *   twice. Nothing of the MTA runs once it returns, so the image unmounts.

@@ -231,7 +231,7 @@ static void restart_postfix(struct crash_checker *c, struct crash_result *r)
     if (pf_spool_open(&sp, dir, err, sizeof(err)) != 0 ||
         pf_recover_spool(&sp, found, &l, &rec, err, sizeof(err)) != 0) {
         snprintf(r->note, sizeof(r->note), "the relay could not open its spool: %.200s", err);
-        r->unmountable = 1;
+        r->refused = 1;
     } else {
         for (size_t i = 0; i < l.n; i++)
             take_file(&sp, &l.v[i], r);

@@ -65,6 +65,7 @@ struct crash_checker {
 
 struct crash_result {
     int repaired, repair_failed, unmountable;
+    int refused; /* the restart (--mta: the real MTA) would not take the spool: nothing recovered */
     size_t kept, unflushed; /* writes after the barrier kept, of how many */
     size_t corrupt;
     struct msglog_set recovered;

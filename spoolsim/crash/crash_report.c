@@ -61,6 +61,7 @@ void crash_report_add(struct crash_report *r, const struct crash_point *p,
     row->repaired = res->repaired;
     row->repair_failed = res->repair_failed;
     row->unmountable = res->unmountable;
+    row->refused = res->refused;
     if (t->lost > r->max_lost)
         r->max_lost = t->lost;
     r->points_losing += t->lost > 0;
@@ -71,6 +72,7 @@ void crash_report_add(struct crash_report *r, const struct crash_point *p,
     r->repaired_points += res->repaired != 0;
     r->repair_failed_points += res->repair_failed != 0;
     r->unmountable_points += res->unmountable != 0;
+    r->refused_points += res->refused != 0;
     if (t->duplicated > r->max_duplicated)
         r->max_duplicated = t->duplicated;
     if (res->note[0] && !r->first_note[0])
@@ -161,6 +163,9 @@ void crash_report_print(const struct crash_report *r, FILE *fp)
             "repair:       %s changed something at %zu cuts, failed at %zu; %zu cuts "
             "unmountable\n",
             o->fs->repair, r->repaired_points, r->repair_failed_points, r->unmountable_points);
+    if (r->refused_points)
+        fprintf(fp, "restart:      %s would not take the recovered spool at %zu cuts\n",
+                o->mta ? "the real MTA" : "the relay", r->refused_points);
     if (r->first_note[0])
         fprintf(fp, "note:         %s\n", r->first_note);
     fprintf(fp, "crash model:  a disk that honours flushes; the writes not yet flushed in any "
@@ -211,6 +216,7 @@ int crash_report_json(const struct crash_report *r, const char *path)
     json_uint(&w, "repaired_points", r->repaired_points);
     json_uint(&w, "repair_failed_points", r->repair_failed_points);
     json_uint(&w, "unmountable_points", r->unmountable_points);
+    json_uint(&w, "refused_points", r->refused_points);
     json_bool(&w, "durable", crash_report_durable(r));
     crash_report_verdict(r, verdict, sizeof(verdict));
     json_string(&w, "verdict", verdict);
@@ -232,6 +238,7 @@ int crash_report_json(const struct crash_report *r, const char *path)
         json_bool(&w, "repaired", row->repaired);
         json_bool(&w, "repair_failed", row->repair_failed);
         json_bool(&w, "unmountable", row->unmountable);
+        json_bool(&w, "refused", row->refused);
         json_end_object(&w);
     }
     json_end_array(&w);

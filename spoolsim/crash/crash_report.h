@@ -27,7 +27,7 @@ struct crash_row {
     size_t kept, unflushed;
     struct crash_tally tally;
     size_t corrupt;
-    int repaired, repair_failed, unmountable;
+    int repaired, repair_failed, unmountable, refused;
 };
 
 struct crash_report {
@@ -39,7 +39,7 @@ struct crash_report {
     size_t n, cap;
     /* the totals over the rows */
     size_t max_lost, points_losing, max_owed, corrupt_files, corrupt_points, repaired_points,
-        repair_failed_points, unmountable_points, max_duplicated;
+        repair_failed_points, unmountable_points, refused_points, max_duplicated;
     double check_s;
     char first_note[256]; /* the first point's trouble, if any */
 };

@@ -16,8 +16,10 @@
 #    deliveries alone).
 # 3. A Postfix that does not start (a copy of the peer whose postfix
 #    command fails): exit 3, naming it and what it said.
-# 4. SIGTERM while Postfix runs on a crash point: exit 143.
-# 5. kill -9 then: nothing of it runs or is mounted; the next run removes
+# 4. A Postfix that starts for the load but refuses every cut's spool:
+#    a verdict, each cut counted as refused and recovering nothing.
+# 5. SIGTERM while Postfix runs on a crash point: exit 143.
+# 6. kill -9 then: nothing of it runs or is mounted; the next run removes
 #    its work directory.
 # After each: no mount, loop device or process of the run left (Postfix's
 # daemons found by the MAIL_CONFIG in their environment), and its work
@@ -104,6 +106,34 @@ check "a Postfix that does not start: exit 3" test "$(cat "$WORK/broken.rc")" = 
 check "... saying so" grep -q "the real postfix did not start" "$WORK/broken.err"
 check "... with what it said" grep -q "broken on purpose by it_crash_mta" "$WORK/broken.err"
 check "... left nothing behind" nothing_left
+
+# A Postfix that starts for the load but not on what a cut left (its
+# postfix command refuses the restarts' instance, mta-restart/): a result,
+# not a failed run. Each cut recovers nothing; the report counts the cuts
+# refused and says why.
+{
+    echo '#!/bin/sh'
+    echo 'case "$*" in'
+    echo '*/mta-restart/*start*) echo "postfix: fatal: refuses the recovered spool, on purpose" >&2; exit 1 ;;'
+    echo 'esac'
+    echo "exec '$PEER_POSTFIX/bin/postfix' \"\$@\""
+} >"$broken/bin/postfix"
+SPOOLSIM_PEERS=$WORK/peers crash_run refused --mta postfix -t ext4 --points 4
+check "a Postfix that refuses every cut's spool: a verdict (exit 0 or 1, got $(cat "$WORK/refused.rc"))" \
+    grep -qx "[01]" "$WORK/refused.rc"
+check "... the report counts the cuts refused" \
+    grep -q "^restart: *the real MTA would not take the recovered spool at [1-9][0-9]* cuts" "$WORK/refused.out"
+check "... and says why" grep -q "^note: .*would not start on the recovered spool: postfix start failed" "$WORK/refused.out"
+check "... JSON: each cut with mail owed refused, recovering nothing; lost mail is exit 1" python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["refused_points"] == sum(c["refused"] for c in j["cuts"]) > 0, j["refused_points"]
+for c in j["cuts"]:  # (a cut before the spool was made durable has nothing to restart)
+    assert c["recovered"] == 0 and (c["refused"] or c["owed"] == 0), c
+assert (j["max_lost"] > 0) == (open(sys.argv[2]).read().strip() == "1"), (j["max_lost"], sys.argv[2])
+' "$WORK/refused.json" "$WORK/refused.rc"
+check "... left nothing behind" nothing_left
+[ "$(cat "$WORK/refused.rc")" = 1 ] || [ "$(cat "$WORK/refused.rc")" = 0 ] || sed 's/^/# /' "$WORK/refused.err" | tail -20
 
 # SIGTERM while Postfix restarts on a crash point. timeout(1) with
 # --foreground passes a signal to crash alone: without it, its SIGCONT to
