@@ -51,6 +51,17 @@ bench_getopts() {
 
 # A daemon busy with a delivery may outlive its MTA's own stop: TERM gives it
 # a moment to end cleanly, KILL makes sure the next run starts alone.
+# bench_own_pid /proc/N: process N's PID as kill takes it here, its last
+# NSpid: under spoolsim crash or calibrate the scripts run in a PID namespace
+# of their own, and /proc, the parent's, names every process by the parent's
+# PIDs. Nothing if it is gone (or is this shell: never a target).
+bench_own_pid() {
+    local own
+    own=$(awk '$1 == "NSpid:" { print $NF }' "$1/status" 2>/dev/null) || return 0
+    [ -n "$own" ] && [ "$own" != "$BASHPID" ] && [ "$own" != "$$" ] && echo "$own"
+    return 0
+}
+
 bench_kill_left() {
     local pids i
     for i in 1 2 3 4 5 6 7 8 9 10; do

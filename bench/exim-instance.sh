@@ -151,6 +151,10 @@ exi_ns() {
         cp -p "$bin" /usr/sbin/exim4 || exit 1
     fi
     [ -z "$cg" ] || echo $$ >"$cg/daemon/cgroup.procs" || exit 1
+    # The namespace as /proc names it, from /proc/self: under spoolsim crash or
+    # calibrate this runs in a PID namespace of their own, whose PIDs are not
+    # those of the /proc the scripts read (the parent's).
+    readlink /proc/self/ns/mnt >"$d/mntns" || exit 1
     exec "$bin" -bdf -q30m
 }
 
@@ -158,12 +162,14 @@ exi_start() {
     unshare -m bash -c "$(declare -f peer_ns_libs exi_ns); exi_ns \"\$@\"" exi "$EXI_DIR" "$EXI_BIN" "$EXI_CG" \
         >>"$EXI_DIR/exim.out" 2>&1 &
     EXI_PID=$!
+    rm -f "$EXI_DIR/mntns"
     for _ in $(seq 100); do
         if (exec 3<>"/dev/tcp/127.0.0.1/$EXI_PORT") 2>/dev/null; then
-            EXI_NS=$(readlink "/proc/$EXI_PID/ns/mnt")
-            # the daemon's PID as the processes of the run see it, in the lists they read
-            # (cgroup.procs): under spoolsim calibrate they are in a PID namespace of their own
-            EXI_OWN_PID=$(awk '$1 == "NSpid:" { print $NF }' "/proc/$EXI_PID/status")
+            EXI_NS=$(cat "$EXI_DIR/mntns")
+            # the daemon's PID as the processes of the run see it, in the lists they
+            # read (cgroup.procs): $! is already one of theirs (unshare -m execs,
+            # and so does exi_ns), whatever PID namespace the run is in
+            EXI_OWN_PID=$EXI_PID
             return 0
         fi
         kill -0 "$EXI_PID" 2>/dev/null || break
@@ -174,12 +180,13 @@ exi_start() {
     return 1
 }
 
-# The processes of this instance: those in its mount namespace.
+# The processes of this instance: those in its mount namespace, by the PIDs
+# kill takes here (bench_own_pid).
 exi_pids() {
     local p
     [ -n "$EXI_NS" ] || return 0
     for p in /proc/[0-9]*; do
-        [ "$(readlink "$p/ns/mnt" 2>/dev/null)" = "$EXI_NS" ] && echo "${p#/proc/}"
+        [ "$(readlink "$p/ns/mnt" 2>/dev/null)" = "$EXI_NS" ] && bench_own_pid "$p"
     done
     return 0
 }
@@ -190,6 +197,21 @@ exi_stop() {
     bench_kill_left exi_pids
     wait "$EXI_PID" 2>/dev/null
     EXI_PID='' EXI_NS='' EXI_OWN_PID=''
+}
+
+# exi_run ARG...: the instance's exim run with ARGs in its mount namespace
+# (its configuration, its users), entered through a process of it that /proc
+# names (EXI_PID is not one under spoolsim crash: bench_own_pid).
+exi_run() {
+    local p
+    for p in /proc/[0-9]*; do
+        if [ "$(readlink "$p/ns/mnt" 2>/dev/null)" = "$EXI_NS" ]; then
+            nsenter --mount="$p/ns/mnt" /usr/sbin/exim4 "$@"
+            return
+        fi
+    done
+    echo "exim's mount namespace has no process left" >&2
+    return 1
 }
 
 exi_queue_empty() {

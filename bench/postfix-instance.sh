@@ -119,8 +119,7 @@ pfi_log_errors() {
 pfi_pids() {
     local p
     for p in /proc/[0-9]*; do
-        [ "${p#/proc/}" != "$BASHPID" ] && grep -qzxF "MAIL_CONFIG=$PFI_CONF" "$p/environ" 2>/dev/null &&
-            echo "${p#/proc/}"
+        grep -qzxF "MAIL_CONFIG=$PFI_CONF" "$p/environ" 2>/dev/null && bench_own_pid "$p"
     done
     return 0
 }

@@ -94,8 +94,8 @@ static void usage(FILE *fp, const struct optgroup *g)
                 "  --model MODEL         the relay's cost model (the profile's MTA's, as the\n"
                 "                        relay's; none: the bare relay, a faster load)\n"
                 "  --mta MTA             a real MTA in the relay's place, whose own restart\n"
-                "                        judges every cut: postfix (Debian's, run privately;\n"
-                "                        its profile; not with --sync or --model)\n"
+                "                        judges every cut: postfix or exim (Debian's, run\n"
+                "                        privately; its profile; not with --sync or --model)\n"
                 "  --hop-delay TIME      the sink holds each reply to the data so long, so that\n"
                 "                        messages wait in the queue (50ms)\n"
                 "  --recorder NAME       what records the writes: fuse (spoolsim-recorder, FUSE\n"
@@ -189,7 +189,7 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
     o->common.sessions = 4;
     o->points = 200;
     g.seed_what = "the crash points";
-    o->profile = "postfix";
+    o->profile = NULL; /* postfix, or --mta's own: crash_mta_check_options() */
     o->hop_delay = "0.05";
     while ((ch = optgroup_getopt(&g, argc, argv)) != -1) {
         if (optarg_store(stored, ch, optarg))

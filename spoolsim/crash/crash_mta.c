@@ -22,23 +22,31 @@
 #define CRASH_MTA_CORRUPT_DIR "corrupt"
 
 /* The MTAs whose restart crash cannot run yet, for a message that says so. */
-static const char *const not_yet[] = {"exim", "exim-4.98", "opensmtpd", "sendmail", NULL};
+static const char *const not_yet[] = {"exim-4.98", "opensmtpd", "sendmail", NULL};
 
 void crash_mta_check_options(struct crash_options *o)
 {
     const char *mta = o->mta;
+    int known = 0;
 
-    if (mta == NULL)
+    if (mta == NULL) {
+        if (o->profile == NULL)
+            o->profile = "postfix";
         return;
+    }
     for (size_t i = 0; not_yet[i]; i++)
         if (strcmp(mta, not_yet[i]) == 0)
-            msg_usage("--mta %s: not yet supported (only postfix runs under the recorder so far; "
-                      "--profile %s judges that MTA's spool by crash's own restart rule)",
+            msg_usage("--mta %s: not yet supported (postfix and exim run under the recorder so "
+                      "far; --profile %s judges that MTA's spool by crash's own restart rule)",
                       mta, mta);
-    if (strcmp(mta, "postfix") != 0)
-        msg_usage("unknown --mta \"%s\" (postfix; exim, opensmtpd and sendmail are not yet "
+    for (size_t i = 0; bench_mta_names[i]; i++)
+        known |= strcmp(mta, bench_mta_names[i]) == 0;
+    if (!known)
+        msg_usage("unknown --mta \"%s\" (postfix or exim; opensmtpd and sendmail are not yet "
                   "supported)",
                   mta);
+    if (o->profile == NULL)
+        o->profile = mta;
     if (strcmp(o->profile, mta) != 0)
         msg_usage("--mta %s: the profile is the MTA's own (not --profile %s)", mta, o->profile);
     if (o->sync || o->model)
@@ -88,7 +96,6 @@ static size_t count_corrupt(const char *spool)
     return n;
 }
 
-/* A file of the work directory removed, so that the next child's is not taken for it. */
 /* The first line of WORK/NAME.err in out (bench/mta-serve.sh's reason comes first); "" if none. */
 static void first_error(const struct drive *d, const char *name, char *out, size_t len)
 {
@@ -103,6 +110,7 @@ static void first_error(const struct drive *d, const char *name, char *out, size
     free(text);
 }
 
+/* A file of the work directory removed, so that the next child's is not taken for it. */
 static void forget(const struct drive *d, const char *name)
 {
     char path[PATH_MAX];
