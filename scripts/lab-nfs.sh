@@ -17,7 +17,9 @@
 #   --root DIR       as lab.sh's: boot an image of DIR, a root holding this
 #                    tree, built, in /root/spoolsim (CI's fresh root)
 #   --timeout S      lab.sh --timeout (1800)
-# MODE ARGS: spoolsim ab's workload (default: raw -d 2).
+# MODE ARGS: spoolsim ab's workload (default: raw -d 2); `postmark N/T`
+# writes a PostMark command file of N files and T transactions (set number,
+# set transactions) in the lab and compares with that.
 # Nothing is installed: the NFS server's and mount.nfs's programs come from
 # Debian's nfs-kernel-server and nfs-common (apt-get download, dpkg -x)
 # into a directory of the tree the lab sees, removed when the script ends.
@@ -73,6 +75,11 @@ done
 [[ $mount_opts =~ ^[A-Za-z0-9_.=,]+$ ]] || usage "--mount-opts: letters, digits, _ . = and commas"
 [[ $export_opts =~ ^[A-Za-z0-9_.=,]+$ ]] || usage "--export-opts: letters, digits, _ . = and commas"
 [ $# -gt 0 ] || set -- raw -d 2
+# The workload's seconds (-d), for the operations per message.
+dur=0
+for ((i = 1; i < $#; i++)); do
+    case ${!i} in -d | --duration) j=$((i + 1)) && dur=${!j} ;; esac
+done
 [ "$(id -u)" = 0 ] || { say "must run as root (lab.sh, mounts, namespaces)"; exit 2; }
 
 # ------------------------------------------------------------- on the host
@@ -165,15 +172,43 @@ echo "kernel $(uname -r) ($SPOOLSIM_LAB_ACCEL), $(nproc) CPUs; the grace period 
 echo "A: $BASE/local, local; B: $MNT, NFS of $BASE/export"
 grep " $MNT " /proc/mounts
 
+# The mount's per-operation counts (ops, then the summed round trip and
+# execution times in ms) from /proc/self/mountstats.
+op_counts() {
+    awk -v m="$MNT" '$1 == "device" { on = ($5 == m) } on && /^[ \t]+[A-Z_0-9]+: [0-9]/ {
+        sub(":", "", $1); print $1, $2, $8, $9 }' /proc/self/mountstats
+}
+# What limited NFS: the operations each message waited for, between two op_counts.
+op_delta() {
+    awk -v msgs="$3" 'NR == FNR { o[$1] = $2; e[$1] = $4; next }
+        { n = $2 - o[$1]; if (n <= 0) next; t += n
+          if (!msgs || n / msgs >= 0.1)
+              line = line sprintf(" %s %.1f (%.2f ms each);", $1, msgs ? n / msgs : n, ($4 - e[$1]) / n) }
+        END { printf "NFS operations %s:%s\n", msgs ? "per message" : "(counts)", line }' "$1" "$2"
+}
+
+if [ "$1" = postmark ] && [[ ${2:-} =~ ^([0-9]+)/([0-9]+)$ ]]; then
+    printf 'set number %s\nset transactions %s\nquit\n' \
+        "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" >"$BASE/postmark-$2.pm"
+    set -- postmark "$BASE/postmark-$2.pm"
+fi
+
 last=''
 for rtt in ${rtts//,/ }; do
     set_rtt "$rtt"
-    echo "== round trip ${rtt} ms: ping $(ip netns exec "$NS" ping -c 3 -i 0.2 -q "$SRV" | tail -1)"
+    echo "== round trip ${rtt} ms: $(tc qdisc show dev nfs-srv | grep -o 'netem.*') each way"
     json=$BASE/ab-$rtt.json
+    op_counts >"$BASE/ops.before"
     spoolsim/spoolsim ab -q -n "$runs" --warmup-runs "$warmup" --json "$json" \
         "$BASE/local" "$MNT" -- "$@"
     last=$json
-    echo "NFS client RPCs so far: $(awk '/^proc4/ { n = 0; for (i = 3; i <= NF; i++) n += $i; print n }' /proc/net/rpc/nfs) (v4)"
+    op_counts >"$BASE/ops.after"
+    # B's messages, its warm-ups counted at its median: what the operations are per
+    msgs=$(python3 -c 'import json, sys
+r = json.load(open(sys.argv[1])); b = r["sides"]["B"]
+d = float(sys.argv[2]); good = [x for x in b["runs"] if x is not None]
+print(round((sum(good) + int(sys.argv[3]) * (b["median"] or 0)) * d))' "$json" "$dur" "$warmup" 2>/dev/null || echo 0)
+    echo "B: about $msgs messages; $(op_delta "$BASE/ops.before" "$BASE/ops.after" "$msgs")"
 done
 if [ "$check" = 1 ]; then
     hi=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["ci_high"])' "$last")
