@@ -17,6 +17,9 @@
 #   --root DIR       as lab.sh's: boot an image of DIR, a root holding this
 #                    tree, built, in /root/spoolsim (CI's fresh root)
 #   --timeout S      lab.sh --timeout (1800)
+#   --fetch TREE     only put the NFS programs into TREE (a built tree that a
+#                    lab command runs `scripts/lab-nfs.sh --inside` in, as
+#                    .ci/lab.sh does), then exit
 # MODE ARGS: spoolsim ab's workload (default: raw -d 2); `postmark N/T`
 # writes a PostMark command file of N files and T transactions (set number,
 # set transactions) in the lab and compares with that.
@@ -43,13 +46,13 @@ usage() {
     exit 2
 }
 
-inside=0 rtts=0,1,10 runs=3 warmup=1 check=0 root_dir='' limit=1800
+inside=0 fetch='' rtts=0,1,10 runs=3 warmup=1 check=0 root_dir='' limit=1800
 mount_opts=hard,vers=4.2,proto=tcp
 export_opts=rw,sync,no_subtree_check,no_root_squash
 args=("$@")
 while [ $# -gt 0 ]; do
     case $1 in
-    --rtt | --runs | --warmup-runs | --mount-opts | --export-opts | --root | --timeout)
+    --rtt | --runs | --warmup-runs | --mount-opts | --export-opts | --root | --timeout | --fetch)
         [ $# -ge 2 ] || usage "$1 needs a value"
         case $1 in
         --rtt) rtts=$2 ;;
@@ -59,6 +62,7 @@ while [ $# -gt 0 ]; do
         --export-opts) export_opts=$2 ;;
         --root) root_dir=$2 ;;
         --timeout) limit=$2 ;;
+        --fetch) fetch=$2 ;;
         esac
         shift 2
         ;;
@@ -88,6 +92,7 @@ if [ "$inside" = 0 ]; then
         usage "--root $root_dir holds no /root/spoolsim"
     tree=$top
     [ -z "$root_dir" ] || tree=$root_dir/root/spoolsim
+    [ -z "$fetch" ] || tree=$fetch
     [ -x "$tree/spoolsim/spoolsim" ] || { say "build the tree first ($tree/spoolsim/spoolsim)"; exit 2; }
     mkdir -p "$LAB/nfs-debs"
     # shellcheck disable=SC2086 # the list
@@ -99,8 +104,9 @@ if [ "$inside" = 0 ]; then
         (cd "$LAB/nfs-debs" && apt-get download -q $PACKAGES >&2)
     fi
     rm -rf "${tree:?}/$UTILS"
-    trap 'rm -rf "${tree:?}/$UTILS"' EXIT
+    [ -n "$fetch" ] || trap 'rm -rf "${tree:?}/$UTILS"' EXIT
     for d in "$LAB"/nfs-debs/*.deb; do dpkg -x "$d" "$tree/$UTILS"; done
+    [ -z "$fetch" ] || exit 0
     cmd=$(printf '%q ' scripts/lab-nfs.sh --inside "${args[@]}")
     lab=("$here/lab.sh" --timeout "$limit")
     if [ -n "$root_dir" ]; then
