@@ -195,8 +195,8 @@ op_delta() {
 
 if [ "$1" = postmark ] && [[ ${2:-} =~ ^([0-9]+)/([0-9]+)$ ]]; then
     printf 'set number %s\nset transactions %s\nquit\n' \
-        "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" >"$BASE/postmark-$2.pm"
-    set -- postmark "$BASE/postmark-$2.pm"
+        "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}" >"$BASE/postmark-${2/\//-}.pm"
+    set -- postmark "$BASE/postmark-${2/\//-}.pm"
 fi
 
 last=''
