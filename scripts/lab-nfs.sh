@@ -17,6 +17,9 @@
 #   --root DIR       as lab.sh's: boot an image of DIR, a root holding this
 #                    tree, built, in /root/spoolsim (CI's fresh root)
 #   --timeout S      lab.sh --timeout (1800)
+#   --test FILE      also run the test FILE (tests/it/...) with
+#                    SPOOLSIM_NFS_DIR, a directory on the mount, before the
+#                    comparisons; it failing fails the script
 #   --fetch TREE     only put the NFS programs into TREE (a built tree that a
 #                    lab command runs `scripts/lab-nfs.sh --inside` in, as
 #                    .ci/lab.sh does), then exit
@@ -46,7 +49,7 @@ usage() {
     exit 2
 }
 
-inside=0 fetch='' rtts=0,1,10 runs=3 warmup=1 check=0 root_dir='' limit=1800
+inside=0 fetch='' tests=() rtts=0,1,10 runs=3 warmup=1 check=0 root_dir='' limit=1800
 mount_opts=hard,vers=4.2,proto=tcp
 export_opts=rw,sync,no_subtree_check,no_root_squash
 args=("$@")
@@ -67,6 +70,10 @@ while [ $# -gt 0 ]; do
         shift 2
         ;;
     --check) check=1 && shift ;;
+    --test)
+        [ $# -ge 2 ] || usage "--test needs a value"
+        tests+=("$2") && shift 2
+        ;;
     --inside) inside=1 && shift ;;
     --) shift && break ;;
     *) usage "unknown option $1" ;;
@@ -192,6 +199,12 @@ op_delta() {
               line = line sprintf(" %s %.1f (%.2f ms each);", $1, msgs ? n / msgs : n, ($4 - e[$1]) / n) }
         END { printf "NFS operations %s:%s\n", msgs ? "per message" : "(counts)", line }' "$1" "$2"
 }
+
+for t in ${tests[@]+"${tests[@]}"}; do
+    mkdir -p "$MNT/tests"
+    echo "== $t"
+    SPOOLSIM_NFS_DIR=$MNT/tests top_srcdir=. top_builddir=. bash "$t"
+done
 
 if [ "$1" = postmark ] && [[ ${2:-} =~ ^([0-9]+)/([0-9]+)$ ]]; then
     printf 'set number %s\nset transactions %s\nquit\n' \
