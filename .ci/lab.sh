@@ -13,7 +13,7 @@
 # (postfix on ext4, 20 messages of load, 12 points each); and a spool on
 # NFS beside a local one at a 10 ms round trip (scripts/lab-nfs.sh --check:
 # raw -d 1, 3 runs a side, NFS must be the slower, its interval below 1;
-# docs/nfs.md), with the NFS programs of Debian's packages put into the
+# docs/nfs.md), after it_crash_leftover_nfs.sh there, with the NFS programs of Debian's packages put into the
 # tree first (lab-nfs.sh --fetch). The
 # kernel and busybox are fetched into a directory of this step's own,
 # removed afterwards; the lab prints its boot time, and this step its own.
@@ -46,7 +46,7 @@ scripts/lab.sh --root "$1" --no-tree --console "$SPOOLSIM_LAB_DIR/console.log" -
     done
     echo "== NFS against local (docs/nfs.md)"
     s=$SECONDS
-    scripts/lab-nfs.sh --inside --check --rtt 10 --runs 3 --warmup-runs 0 -- raw -d 1 || exit 1
+    scripts/lab-nfs.sh --inside --check --test tests/it/it_crash_leftover_nfs.sh --rtt 10 --runs 3 --warmup-runs 0 -- raw -d 1 || exit 1
     echo "== NFS against local passed in $((SECONDS - s)) s"' || status=$?
 if [ "$status" != 0 ]; then
     echo "== lab failed ($status); the end of its console:" >&2
