@@ -10,7 +10,11 @@
 # between runs only shown: the machine is slow beside a round trip); and
 # one cell of the power-cut test recorded by dm-log-writes beside the FUSE
 # recorder on the same seed, by it_crash_dm.sh with SPOOLSIM_REQUIRE_DM=1
-# (postfix on ext4, 20 messages of load, 12 points each). The
+# (postfix on ext4, 20 messages of load, 12 points each); and a spool on
+# NFS beside a local one at a 10 ms round trip (scripts/lab-nfs.sh --check:
+# raw -d 1, 3 runs a side, NFS must be the slower, its interval below 1;
+# docs/nfs.md), after it_crash_leftover_nfs.sh there, with the NFS programs of Debian's packages put into the
+# tree first (lab-nfs.sh --fetch). The
 # kernel and busybox are fetched into a directory of this step's own,
 # removed afterwards; the lab prints its boot time, and this step its own.
 set -eu
@@ -23,6 +27,7 @@ t0=$SECONDS
 SPOOLSIM_LAB_DIR=$(mktemp -d "${CI_ROOT_DIR:-/var/tmp}/spoolsim-lab-ci.XXXXXX")
 export SPOOLSIM_LAB_DIR
 trap 'rm -rf --one-file-system "$SPOOLSIM_LAB_DIR"' EXIT
+scripts/lab-nfs.sh --fetch "$1/root/spoolsim"
 status=0
 # shellcheck disable=SC2016 # expanded in the lab
 scripts/lab.sh --root "$1" --no-tree --console "$SPOOLSIM_LAB_DIR/console.log" --timeout 2400 '
@@ -38,7 +43,11 @@ scripts/lab.sh --root "$1" --no-tree --console "$SPOOLSIM_LAB_DIR/console.log" -
         s=$SECONDS
         bash "$t" || exit 1
         echo "== $t passed in $((SECONDS - s)) s"
-    done' || status=$?
+    done
+    echo "== NFS against local (docs/nfs.md)"
+    s=$SECONDS
+    scripts/lab-nfs.sh --inside --check --test tests/it/it_crash_leftover_nfs.sh --rtt 10 --runs 3 --warmup-runs 0 -- raw -d 1 || exit 1
+    echo "== NFS against local passed in $((SECONDS - s)) s"' || status=$?
 if [ "$status" != 0 ]; then
     echo "== lab failed ($status); the end of its console:" >&2
     tail -n 30 "$SPOOLSIM_LAB_DIR/console.log" >&2

@@ -26,8 +26,9 @@
 # /tmp, /run and /dev/shm in the machine are tmpfs; the root image is
 # opened with snapshot=on, so what CMD writes outside the shared tree is
 # gone when it ends. The loaded modules: virtio, 9p, ext4, xfs, loop, fuse,
-# veth, sch_netem, dm-mod, dm-log-writes, dm-flakey, dm-delay (and what they
-# need).
+# veth, sch_netem, dm-mod, dm-log-writes, dm-flakey, dm-delay, the NFS
+# server (nfsd) and client (nfs, nfsv3, nfsv4: the lab has no modprobe of
+# its own to load them at the first mount) (and what they need).
 #
 # Env: SPOOLSIM_LAB_DIR (/var/tmp/spoolsim-lab): the cache: kernel/ (the
 # kernel, busybox and the modules, from apt-get download and dpkg -x; made
@@ -45,7 +46,7 @@ top=$(dirname "$here")
 LAB=${SPOOLSIM_LAB_DIR:-/var/tmp/spoolsim-lab}
 # The modules loaded at boot, with what each needs (modprobe --show-depends).
 MODULES="virtio_pci virtio_blk ext4 9p 9pnet_virtio xfs loop fuse veth sch_netem dm_mod
-         dm_log_writes dm_flakey dm_delay"
+         dm_log_writes dm_flakey dm_delay nfsd nfs nfsv3 nfsv4"
 
 usage() {
     [ $# = 0 ] || echo "lab.sh: $*" >&2

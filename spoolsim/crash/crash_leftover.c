@@ -157,7 +157,9 @@ static int dead_owner(int dfd, const char *name, long *pid)
         close(dir);
         return -1;
     }
-    fd = openat(dir, OWNER_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    /* for writing: NFS makes flock() a byte-range lock, and an exclusive one on a descriptor
+     * opened read-only fails there (EBADF), which would make every dead run look alive */
+    fd = openat(dir, OWNER_FILE, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
     close(dir);
     if (fd < 0)
         return -1;
@@ -184,14 +186,22 @@ int crash_leftover_clean(const char *parent)
     while ((de = readdir(dp)) != NULL) {
         char path[PATH_MAX];
         long pid;
-        int lock;
+        int lock, cleaned;
 
         if (strncmp(de->d_name, WORK_PREFIX, strlen(WORK_PREFIX)) != 0 ||
             (lock = dead_owner(dirfd(dp), de->d_name, &pid)) < 0)
             continue;
-        if ((size_t)snprintf(path, sizeof(path), "%s/%s", parent, de->d_name) < sizeof(path))
-            removed += clean_one(path, pid) == 0;
+        if ((size_t)snprintf(path, sizeof(path), "%s/%s", parent, de->d_name) >= sizeof(path)) {
+            close(lock);
+            continue;
+        }
+        cleaned = clean_one(path, pid) == 0;
         close(lock);
+        /* On NFS the owner file, removed while still open, lived on as a .nfs file and kept
+         * the directory; closed now, it and the directory go. */
+        if (cleaned && access(path, F_OK) == 0)
+            fileutil_tree_remove(path);
+        removed += cleaned;
     }
     closedir(dp);
     return removed;
