@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench-vs-raw.sh - benchmark (not a test) of issue 17's goal 2: how close
+# bench-vs-raw.sh - benchmark (not a test): how close
 # does the whole SMTP path (`spoolsim bench --model none`) come to the
 # spool's own file operations (`spoolsim raw`) on one filesystem, and what
 # does the CPU per message say about the gap?

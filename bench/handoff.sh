@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # handoff.sh - benchmark (not a test) of the relay's hand-offs between its
-# event loop and its worker threads (issue 17): two builds, alternating.
+# event loop and its worker threads: two builds, alternating.
 #
 # Each run is `spoolsim bench --spool DIR --model none -s SESSIONS --size SIZE
 # -m MESSAGES` with one build tree's spoolsim; runs alternate A B A B ... so

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # sink-core.sh - benchmark (not a test): can one smtp-sink on a core of its
-# own absorb what two smtp-sources on another core send? (issue 17)
+# own absorb what two smtp-sources on another core send?
 #
 # The sink runs pinned to CPU 1 (taskset), the sources to CPU 0; first one
 # source, then two, alternating, BENCH_REPS times, in each mode ("close": a

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # sink-pair.sh - benchmark (not a test): our smtp-sink against Postfix's,
-# both driven by Postfix's smtp-source (issue 39 item 1).
+# both driven by Postfix's smtp-source.
 #
 # Each rep runs the two sinks one after the other, in alternating order (pf
 # then ours, ours then pf, ...), each freshly started and stopped by PID,
