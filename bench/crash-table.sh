@@ -4,8 +4,8 @@
 # filesystem setting, `spoolsim crash --mta postfix' (Postfix's own restart
 # judges every cut) and `spoolsim crash --profile postfix' (the relay, judged
 # by crash's restart rule for Postfix) run with the same load, points and
-# seed; one Markdown row a cell: acknowledged, lost per cut at most and the
-# cuts losing, for each, and whether the verdicts agree. As root, after
+# seed; one Markdown row a cell: acknowledged, owed and lost per cut at most
+# and the cuts losing, for each, and whether the verdicts agree. As root, after
 # `make'; Postfix from scripts/fetch-peer.sh (SPOOLSIM_PEERS).
 #
 # Environment: CRASH_POINTS (40), CRASH_CELLS (the list below, "TYPE[:OPTS]"
@@ -21,7 +21,7 @@ TMP=$(mktemp -d /var/tmp/spoolsim-crash-table.XXXXXX) && chmod 711 "$TMP" || exi
 trap 'rm -rf "$TMP"' EXIT
 
 echo "# $(bench_machine); $POINTS points a cell, load $LOAD, seed 1"
-echo "| filesystem | real Postfix: acknowledged, lost per cut (cuts losing) | postfix profile: the same | verdicts |"
+echo "| filesystem | real Postfix: acknowledged, owed per cut, lost per cut (cuts losing) | postfix profile: the same | verdicts |"
 echo "| --- | --- | --- | --- |"
 for cell in $CELLS; do
     type=${cell%%:*} opts=
@@ -46,8 +46,9 @@ def side(who):
     except Exception:
         err = open(f"{tmp}/{who}.err").read().strip().splitlines()
         return None, f"failed (exit {rc}: {err[-1] if err else 'no message'})"
-    return j["max_lost"] > 0, "%s acknowledged, %s (%d of %d)" % (
-        format(j["acknowledged"], ","), format(j["max_lost"], ","), j["points_losing"], j["points"])
+    return j["max_lost"] > 0, "%s acknowledged, up to %s owed, %s (%d of %d)" % (
+        format(j["acknowledged"], ","), format(j["max_owed"], ","), format(j["max_lost"], ","),
+        j["points_losing"], j["points"])
 real, profile = side("real"), side("profile")
 agree = "?" if None in (real[0], profile[0]) else ("agree" if real[0] == profile[0] else "DISAGREE")
 name = cell.replace(":", " -o ")
