@@ -34,7 +34,7 @@ check "  and nothing was made" test ! -e "$WORK/absurd.spool"
 speed=$("$RELAY" calibrate --speed)
 ref=$(python3 -c "import sys; print(min(1e5, 100 * float(sys.argv[1])))" "$speed")
 model "$WORK/dear.json" 1000000 "$ref"
-timeout 120 "$RELAY" relay --listen 127.0.0.1:0 --port-file "$WORK/dear.port" \
+timeout --foreground 120 "$RELAY" relay --listen 127.0.0.1:0 --port-file "$WORK/dear.port" \
     --spool "$WORK/dear.spool" --next-hop discard --model "$WORK/dear.json" 2>"$WORK/dear.err" &
 timeout_pid=$!
 PIDS="$PIDS $timeout_pid"

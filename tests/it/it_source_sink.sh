@@ -81,7 +81,7 @@ else
 fi
 
 # A UNIX-domain socket instead of TCP.
-timeout 60 "$SINK" --json "$WORK/unix.json" "unix:$WORK/sink.sock" 10 2>"$WORK/unix.err" &
+timeout --foreground 60 "$SINK" --json "$WORK/unix.json" "unix:$WORK/sink.sock" 10 2>"$WORK/unix.err" &
 unix_pid=$!
 PIDS="$PIDS $unix_pid"
 check "the sink makes its UNIX socket" wait_until 10 test -S "$WORK/sink.sock"

@@ -24,7 +24,7 @@ sink_abs=$(realpath "$SINK")
 unix_sink() {
     local err=$1
     shift
-    (cd "$WORK" && exec timeout 60 "$sink_abs" "$@" 2>"$WORK/$err") &
+    (cd "$WORK" && exec timeout --foreground 60 "$sink_abs" "$@" 2>"$WORK/$err") &
     sink_pid=$!
     PIDS="$PIDS $sink_pid"
 }
