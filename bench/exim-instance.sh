@@ -129,9 +129,10 @@ peer_ns_libs() {
     done < <(find "$root" \( -name '*.so' -o -name '*.so.*' \) -type f -printf '%h\n' | sort -u)
 }
 
-# exi_ns DIR BIN CG: in the new mount namespace, the overlays, then the daemon.
+# exi_ns DIR BIN CG QUEUE_RUNS: in the new mount namespace, the overlays, then
+# the daemon, with QUEUE_RUNS (-q30m; "" for none) as its queue runs.
 exi_ns() {
-    local d=$1 bin=$2 cg=$3 p
+    local d=$1 bin=$2 cg=$3 runs=$4 p
     mount --make-rprivate / || exit 1
     peer_ns_libs "${bin%/usr/sbin/exim4}" || exit 1
     for p in /etc /usr/sbin; do
@@ -155,11 +156,13 @@ exi_ns() {
     # calibrate this runs in a PID namespace of their own, whose PIDs are not
     # those of the /proc the scripts read (the parent's).
     readlink /proc/self/ns/mnt >"$d/mntns" || exit 1
-    exec "$bin" -bdf -q30m
+    # shellcheck disable=SC2086 # none, or one option
+    exec "$bin" -bdf $runs
 }
 
 exi_start() {
     unshare -m bash -c "$(declare -f peer_ns_libs exi_ns); exi_ns \"\$@\"" exi "$EXI_DIR" "$EXI_BIN" "$EXI_CG" \
+        "${EXI_QUEUE_RUNS--q30m}" \
         >>"$EXI_DIR/exim.out" 2>&1 &
     EXI_PID=$!
     rm -f "$EXI_DIR/mntns"
