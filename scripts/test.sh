@@ -2,7 +2,8 @@
 # test.sh - the README's test command: install the build's and the tests'
 # dependencies (scripts/install-deps.sh --test: no mail system), extract
 # Postfix's smtp-source, smtp-sink and postcat into tests/peers without
-# installing Postfix (scripts/fetch-peer.sh postfix), and OpenSSH's sshd and
+# installing Postfix (scripts/fetch-peer.sh postfix), Debian's Exim daemon
+# (exim4-daemon-light, for the tests that run the real Exim), and OpenSSH's sshd and
 # ssh, GNU parallel and python3-kubernetes's API schema beside them (the
 # multi-host tests), zsh and fish (the completion's test), build
 # with warnings as errors, and run every unit and integration test (make check).
@@ -24,6 +25,8 @@ esac
 scripts/install-deps.sh --test
 scripts/fetch-peer.sh postfix ||
     echo "test.sh: Postfix's tools could not be fetched: the tests that compare against them will skip" >&2
+scripts/fetch-peer.sh exim4-daemon-light ||
+    echo "test.sh: Exim could not be fetched: the tests that run the real Exim will skip" >&2
 scripts/fetch-peer.sh openssh-server openssh-client parallel ||
     echo "test.sh: OpenSSH or GNU parallel could not be fetched: it_multi_host_ssh will skip" >&2
 scripts/fetch-peer.sh zsh zsh-common fish ||
