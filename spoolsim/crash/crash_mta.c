@@ -22,7 +22,7 @@
 #define CRASH_MTA_CORRUPT_DIR "corrupt"
 
 /* The MTAs whose restart crash cannot run yet, for a message that says so. */
-static const char *const not_yet[] = {"exim-4.98", "opensmtpd", "sendmail", NULL};
+static const char *const not_yet[] = {"exim", "exim-4.98", "opensmtpd", "sendmail", NULL};
 
 void crash_mta_check_options(struct crash_options *o)
 {
@@ -36,13 +36,13 @@ void crash_mta_check_options(struct crash_options *o)
     }
     for (size_t i = 0; not_yet[i]; i++)
         if (strcmp(mta, not_yet[i]) == 0)
-            msg_usage("--mta %s: not yet supported (postfix and exim run under the recorder so "
+            msg_usage("--mta %s: not yet supported (only postfix runs under the recorder so "
                       "far; --profile %s judges that MTA's spool by crash's own restart rule)",
                       mta, mta);
     for (size_t i = 0; bench_mta_names[i]; i++)
         known |= strcmp(mta, bench_mta_names[i]) == 0;
     if (!known)
-        msg_usage("unknown --mta \"%s\" (postfix or exim; opensmtpd and sendmail are not yet "
+        msg_usage("unknown --mta \"%s\" (postfix; exim, opensmtpd and sendmail are not yet "
                   "supported)",
                   mta);
     if (o->profile == NULL)

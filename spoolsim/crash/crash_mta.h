@@ -1,5 +1,5 @@
 /*
- * crash_mta - `spoolsim crash --mta postfix|exim': the real MTA where the relay
+ * crash_mta - `spoolsim crash --mta postfix': the real MTA where the relay
  * was, and its own restart judging every crash point.
  *
  * The MTA is the one `spoolsim bench --mta' runs (bench_mta.h):
@@ -11,7 +11,7 @@
  *
  * The contract:
  * - crash_mta_check_options(): --mta's usage errors (exit 2), said before
- *   anything is made: an MTA not supported yet (opensmtpd and
+ *   anything is made: an MTA not supported yet (exim, opensmtpd and
  *   sendmail by name) or unknown, and the relay's options (--profile other
  *   than the MTA's, --sync, --model), which a real MTA does not take. The
  *   profile becomes the MTA's: its restart is what --mta replaces.

@@ -5,7 +5,7 @@
 # skipped without them). About a minute.
 #
 # 1. Usage errors, exit 2 before anything is made: an MTA not yet
-#    supported (opensmtpd) and one unknown, and the relay's options with it
+#    supported (exim, opensmtpd) and one unknown, and the relay's options with it
 #    (--sync, --model, another --profile).
 # 2. Postfix on ext4 (data=ordered) fsyncs each queue file before its
 #    250: over 5 cuts, each judged by Postfix itself restarted on the
@@ -16,7 +16,6 @@
 #    deliveries alone).
 # 3. A Postfix that does not start (a copy of the peer whose postfix
 #    command fails): exit 3, naming it and what it said.
-# 3b. Exim on ext4 (a real Exim under the recorder): durable.
 # 4. A Postfix that starts for the load but refuses every cut's spool:
 #    a verdict, each cut counted as refused and recovering nothing.
 # 5. SIGTERM while Postfix runs on a crash point: exit 143.
@@ -34,6 +33,7 @@ usage_error() {
     "$RELAY" crash "$@" >"$WORK/usage.out" 2>&1
     [ $? = 2 ] && grep -q -- "$want" "$WORK/usage.out"
 }
+check "--mta exim: not yet supported, exit 2" usage_error "--mta exim: not yet supported" --mta exim
 check "--mta opensmtpd: not yet supported, exit 2" usage_error "--mta opensmtpd: not yet supported" --mta opensmtpd
 check "--mta sendmail: not yet supported, exit 2" usage_error "not yet supported" --mta sendmail
 check "an unknown --mta: exit 2" usage_error 'unknown --mta "courier"' --mta courier
@@ -135,24 +135,6 @@ assert (j["max_lost"] > 0) == (open(sys.argv[2]).read().strip() == "1"), (j["max
 ' "$WORK/refused.json" "$WORK/refused.rc"
 check "... left nothing behind" nothing_left
 [ "$(cat "$WORK/refused.rc")" = 1 ] || [ "$(cat "$WORK/refused.rc")" = 0 ] || sed 's/^/# /' "$WORK/refused.err" | tail -20
-
-# Exim under the recorder, its own restart judging (a 5 s load: Exim's
-# first connections wait for its start-up).
-if have_peer "Exim" "run scripts/fetch-peer.sh exim4-daemon-light" \
-    test -s "$SPOOLSIM_PEERS/exim4-daemon-light/version"; then
-    crash_run exim --mta exim -t ext4 -d 5 --points 4
-    check "the real exim on ext4: exit 0" test "$(cat "$WORK/exim.rc")" = 0
-    check "... durable, with messages acknowledged" \
-        grep -q "^durable: 0 of [1-9][0-9,]* acknowledged messages lost over 4 power cuts" "$WORK/exim.out"
-    check "... names the real MTA" grep -q "^mta: *the real exim, its own restart at every cut" "$WORK/exim.out"
-    check "... JSON: the MTA and its profile" python3 -c '
-import json, sys
-j = json.load(open(sys.argv[1]))
-assert j["mta"] == "exim" and j["profile"] == "exim" and j["durable"] is True, j
-' "$WORK/exim.json"
-    check "... left nothing behind" nothing_left
-    [ "$(cat "$WORK/exim.rc")" = 0 ] || sed 's/^/# /' "$WORK/exim.err" | tail -20
-fi
 
 # SIGTERM while Postfix restarts on a crash point. timeout(1) with
 # --foreground passes a signal to crash alone: without it, its SIGCONT to
