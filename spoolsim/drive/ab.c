@@ -433,10 +433,10 @@ static double run_one(struct ab *ab, const struct side *s, const char *label, st
         } else if (write_commands(ab, cmds, location, json) != 0) {
             snprintf(why, sizeof(why), "cannot write %s: %s", cmds, strerror(errno));
         } else {
-            started = drive_spawn(&ab->d, &ab->child, "run", argv) == 0;
+            started = drive_spawn_driver(&ab->d, &ab->child, "run", argv) == 0;
         }
     } else {
-        started = drive_spawn(&ab->d, &ab->child, "run", argv) == 0;
+        started = drive_spawn_driver(&ab->d, &ab->child, "run", argv) == 0;
     }
     if (started && progress_out_on(&ab->progress))
         status = drive_reap_every(&ab->child, 0.25, show_progress, ab);
@@ -529,7 +529,7 @@ static void crash_preflight(struct ab *ab)
         if (set_up(ab, k, 0, PHASE_CRASH, label) != 0)
             return;
         ab_crash_argv(ab, s, 1, NULL, 0, &a);
-        if (drive_spawn(&ab->d, &ab->child, "crash", a.v) != 0) {
+        if (drive_spawn_driver(&ab->d, &ab->child, "crash", a.v) != 0) {
             drive_remove_work(&ab->d);
             msg_fatal("--crash: spoolsim crash did not start");
         }
@@ -568,7 +568,7 @@ static void crash_test(struct ab *ab, int which)
     unlink(json);
     ab_crash_argv(ab, s, 0, json, progress_out_on(&ab->progress), &a);
     ab->run_start_ns = clock_now_ns();
-    started = drive_spawn(&ab->d, &ab->child, "run", a.v) == 0;
+    started = drive_spawn_driver(&ab->d, &ab->child, "run", a.v) == 0;
     if (started && progress_out_on(&ab->progress))
         status = drive_reap_every(&ab->child, 0.25, show_progress, ab);
     else if (started)

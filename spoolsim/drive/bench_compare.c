@@ -85,7 +85,8 @@ char *bench_compare_child(struct drive *d, int argc, char **argv, const unsigned
     for (int i = 0; extra && extra[i] && n < argc + 15; i++)
         args[n++] = (char *)extra[i];
     args[n] = NULL;
-    *status = drive_spawn(d, &child, name, args) == 0 ? drive_exit_status(drive_reap(&child)) : -1;
+    *status =
+        drive_spawn_driver(d, &child, name, args) == 0 ? drive_exit_status(drive_reap(&child)) : -1;
     free(args);
     if (interrupted)
         return NULL;

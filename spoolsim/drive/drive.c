@@ -133,6 +133,15 @@ int drive_spawn(const struct drive *d, struct drive_child *c, const char *name, 
     return drive_spawn_env(d, c, name, argv, environ);
 }
 
+int drive_spawn_driver(const struct drive *d, struct drive_child *c, const char *name,
+                       char *const argv[])
+{
+    int status = drive_spawn_env(d, c, name, argv, environ);
+
+    c->stop_grace_s = DRIVE_STOP_GRACE_DRIVER_S;
+    return status;
+}
+
 int drive_spawn_env(const struct drive *d, struct drive_child *c, const char *name,
                     char *const argv[], char *const envp[])
 {
@@ -143,6 +152,7 @@ int drive_spawn_env(const struct drive *d, struct drive_child *c, const char *na
     snprintf(base, sizeof(base), "%s.err", name);
     drive_path(d, base, err);
     c->name = name;
+    c->stop_grace_s = DRIVE_STOP_GRACE_S;
     c->pid = spawn_logged_env(argv, envp, out, err);
     if (c->pid < 0) {
         c->pid = 0;
@@ -175,20 +185,15 @@ static int open_pidfd(pid_t pid)
 }
 
 /*
- * What a child asked to stop may take to take itself apart (a crash test
- * its stack of devices, a real MTA its daemons) before it is killed.
- */
-#define STOP_GRACE_S 30
-
-/*
  * The wait after a SIGTERM to c. Each signal to us meanwhile passes
  * another on (smtp-source stops at once on the second); a child still
- * there after STOP_GRACE_S gets SIGKILL, with a warning, so that a driver
+ * there after its grace gets SIGKILL, with a warning, so that a driver
  * never hangs on a child that does not stop.
  */
 static int reap_stopped(struct drive_child *c)
 {
-    uint64_t deadline = clock_now_ns() + (uint64_t)STOP_GRACE_S * CLOCK_NS_PER_SEC;
+    int grace_s = c->stop_grace_s > 0 ? c->stop_grace_s : DRIVE_STOP_GRACE_S;
+    uint64_t deadline = clock_now_ns() + (uint64_t)grace_s * CLOCK_NS_PER_SEC;
     int pidfd = open_pidfd(c->pid), status = -1;
     struct rusage ru;
 
@@ -208,7 +213,7 @@ static int reap_stopped(struct drive_child *c)
         }
         if ((now = clock_now_ns()) >= deadline) {
             msg_warn("%s (PID %ld) did not stop within %d s of a SIGTERM: killed", c->name,
-                     (long)c->pid, STOP_GRACE_S);
+                     (long)c->pid, grace_s);
             kill(c->pid, SIGKILL);
             while ((got = wait4(c->pid, &status, 0, &ru)) < 0 && errno == EINTR)
                 continue;

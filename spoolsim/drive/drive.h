@@ -24,7 +24,8 @@
  *   gets (smtp-source stops at once on the second), so that the child
  *   stops, removes its own files and writes its report before the driver
  *   removes the directory. A child that has not stopped 30 s after the
- *   first is killed (SIGKILL), with a warning: the driver never hangs.
+ *   first (a driver of ours: 300 s, drive_spawn_driver()) is killed
+ *   (SIGKILL), with a warning: the driver never hangs.
  * - drive_abandon() stops every child still running and removes the work
  *   directory; drive_give_up() does that and exits: with the interrupt's
  *   status when a signal was the reason, else 1 naming what did not start.
@@ -43,10 +44,21 @@
 
 #define DRIVE_SHORT_PATH 2048 /* room to append names to these and stay within PATH_MAX */
 
+/* What a child asked to stop may take to take itself apart (a real MTA its daemons). */
+#define DRIVE_STOP_GRACE_S 30
+/*
+ * ...and a child that is one of our drivers (bench, crash): it first stops
+ * its own children, each within DRIVE_STOP_GRACE_S, and unmounts what it
+ * mounted. Killed sooner, it would leave them to the kernel, and its work
+ * directory behind.
+ */
+#define DRIVE_STOP_GRACE_DRIVER_S (10 * DRIVE_STOP_GRACE_S)
+
 struct drive_child {
     const char *name; /* for its files, NAME.out and NAME.err */
     pid_t pid;        /* 0 when it is not running */
     double cpu_s;     /* user + system, once reaped */
+    int stop_grace_s; /* how long a stop may take before SIGKILL, set by the spawn */
 };
 
 struct drive {
@@ -109,6 +121,10 @@ void drive_remove_work(struct drive *d);
 /* Start argv as child c, called NAME; 0, or -1 with a warning naming the program. */
 int drive_spawn(const struct drive *d, struct drive_child *c, const char *name, char *const argv[]);
 
+/* drive_spawn() for a child that is itself a driver: DRIVE_STOP_GRACE_DRIVER_S to stop. */
+int drive_spawn_driver(const struct drive *d, struct drive_child *c, const char *name,
+                       char *const argv[]);
+
 /* drive_spawn() with the environment envp instead of this program's. */
 int drive_spawn_env(const struct drive *d, struct drive_child *c, const char *name,
                     char *const argv[], char *const envp[]);
@@ -124,7 +140,7 @@ int drive_reap_every(struct drive_child *c, double every_s, void (*tick)(void *c
 
 /*
  * SIGTERM to the child, if running, and the wait: a child that has not
- * stopped 30 s later is killed (SIGKILL), with a warning naming it.
+ * stopped within its grace is killed (SIGKILL), with a warning naming it.
  */
 int drive_stop(struct drive_child *c);
 

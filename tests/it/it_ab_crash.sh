@@ -76,11 +76,17 @@ if wait_until 300 started; then
     # (a namespace another program makes meanwhile must not take a copy of them)
     check "its mounts are in a namespace of its own" \
         sh -c "! grep -q ' $WORK/tmp/' /proc/self/mountinfo"
+    t0=$(date +%s)
     kill -INT $pid
     wait $pid 2>/dev/null
     echo $? >"$WORK/int.rc"
+    echo "# ab stopped $(($(date +%s) - t0)) s after the SIGINT"
     check "SIGINT during a crash test: exit 130" test "$(cat "$WORK/int.rc")" = 130
+    # (a run killed by ab, not stopped by itself, would leave its stack to the kernel)
+    check "... and ab killed nothing: the crash test stopped itself" \
+        sh -c "! grep 'did not stop within' '$WORK/int.err'"
     check "... left nothing behind" crash_nothing_left "$WORK/tmp"
+    tail -n 4 "$WORK/int.err" | sed 's/^/# /'
 else
     kill $pid 2>/dev/null
     wait $pid 2>/dev/null
