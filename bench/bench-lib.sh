@@ -2,7 +2,8 @@
 # bench-lib.sh - what the benchmark scripts share (sourced by
 # bench/capacity.sh, bench/fidelity.sh, bench/validate.sh, bench/disk-cost.sh,
 # bench/journal-commits.sh, bench/count-postfix.sh,
-# bench/bench-vs-raw.sh, bench/smtp-pair.sh, bench/sink-pair.sh, bench/calibrate-lib.sh,
+# bench/bench-vs-raw.sh, bench/smtp-pair.sh, bench/sink-pair.sh, bench/sink-core.sh,
+# bench/calibrate-lib.sh,
 # bench/postfix-instance.sh and bench/exim-instance.sh, and through the
 # last two by bench/relay.sh and the calibrate scripts; free_port by the
 # tests too, through tests/helpers/lib.sh).
@@ -28,6 +29,19 @@
 #   bench_sink SINK DIR [OPT...]  the smtp-sink SINK (ours: --port-file) on a
 #                                 port of the kernel's choice; SINK_PID, and
 #                                 SINK_PORT once it listens
+#   bench_positive VALUE...       each VALUE a positive whole number, or a
+#                                 usage error (exit 2)
+#   bench_perf_counts             0 if perf can count system calls here
+#   bench_tmp NAME                TMP, a new directory /tmp/NAME.XXXXXX, gone
+#                                 at exit with the sink SINK_PID names
+#   bench_listening PORT          0 if a socket listens on TCP port PORT
+#   bench_stop_sink               the sink SINK_PID stopped; SINK_PID and
+#                                 PORT emptied
+#   bench_measure OUT LIMIT SINK_PID MSGS PERF CLIENT...
+#                                 one run of CLIENT against the sink, its
+#                                 figures per message written to OUT
+#   bench_py ARG... <SCRIPT       python3 SCRIPT ARG..., with rows(),
+#                                 medians() and ratio() defined for it
 
 bench_machine() {
     echo "$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo), $(nproc) CPUs, $(uname -r)$(grep -q hypervisor /proc/cpuinfo && echo ', a VM')"
@@ -146,4 +160,106 @@ bench_sink() {
     done
     echo "$0: smtp-sink did not start: $(tail -n 3 "$dir/sink.err")" >&2
     return 1
+}
+
+# A value from the environment that is not a number would otherwise reach
+# smtp-source or seq as garbage and fail far from its cause.
+bench_positive() {
+    local v
+    for v in "$@"; do
+        [[ $v =~ ^[1-9][0-9]*$ ]] || { echo "$0: BENCH_*: '$v' is not a positive number" >&2; exit 2; }
+    done
+}
+
+# perf_event_paranoid, or no perf at all: the counting runs are left out.
+bench_perf_counts() {
+    perf stat -e raw_syscalls:sys_enter -o /dev/null true 2>/dev/null
+}
+
+# The sink is the one process a script may leave behind when it stops early.
+bench_tmp() {
+    TMP=$(mktemp -d "/tmp/$1.XXXXXX") || exit 1
+    SINK_PID=
+    trap bench_cleanup EXIT
+    trap 'exit 130' INT TERM HUP
+}
+bench_cleanup() {
+    [ -n "$SINK_PID" ] && kill "$SINK_PID" 2>/dev/null && wait "$SINK_PID" 2>/dev/null
+    rm -rf "$TMP"
+}
+
+# Postfix's smtp-sink says nothing when it listens: ss tells.
+bench_listening() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q LISTEN; }
+
+bench_stop_sink() {
+    kill "$SINK_PID" 2>/dev/null
+    wait "$SINK_PID" 2>/dev/null
+    SINK_PID= PORT=
+}
+
+# Writes "rc msgs/s sink_us sink_sw client_us client_sw calls epoll accept"
+# to OUT: the client's exit code (-9: killed after LIMIT s), messages per
+# second of its wall time, per message the sink's CPU (utime+stime of
+# /proc/PID/stat) and context switches and the client's (wait4); with PERF
+# 1, perf stat's system calls, epoll_wait and accept calls of the sink per
+# message (else "- - -"). The sink's figures come from /proc before and
+# after, so that the client alone is timed: python, whose own start is not
+# in the figure.
+bench_measure() {
+    local py
+    py=$(cat <<'EOF'
+import os, signal, subprocess, sys, time
+out, limit, pid, msgs, perf, argv = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6:]
+hz = os.sysconf("SC_CLK_TCK")
+def sink():
+    ticks = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    sw = sum(int(l.split()[1]) for l in open(f"/proc/{pid}/status") if "ctxt_switches" in l)
+    return (int(ticks[11]) + int(ticks[12])) / hz, sw
+counter = None
+if perf == "1":
+    events = "raw_syscalls:sys_enter,syscalls:sys_enter_epoll_wait,syscalls:sys_enter_accept,syscalls:sys_enter_accept4"
+    counter = subprocess.Popen(["perf", "stat", "-x,", "-e", events, "-p", str(pid), "-o", out + ".perf"])
+    time.sleep(0.5)  # attached before the first connection
+cpu0, sw0 = sink()
+t0 = time.monotonic()
+child = os.posix_spawn(argv[0], argv, os.environ)
+signal.signal(signal.SIGALRM, lambda *a: os.kill(child, signal.SIGKILL))
+signal.setitimer(signal.ITIMER_REAL, limit)
+_, status, ru = os.wait4(child, 0)
+el = time.monotonic() - t0
+cpu1, sw1 = sink()
+calls = ["-"] * 3
+if counter:
+    counter.send_signal(signal.SIGINT)
+    counter.wait()
+    n = {}
+    for line in open(out + ".perf"):
+        f = line.split(",")
+        if len(f) > 2 and f[0].strip().isdigit():
+            n[f[2]] = int(f[0])
+    calls = [f"{n.get(e, 0) / msgs:.2f}" for e in ("raw_syscalls:sys_enter", "syscalls:sys_enter_epoll_wait")]
+    calls.append(f"{(n.get('syscalls:sys_enter_accept', 0) + n.get('syscalls:sys_enter_accept4', 0)) / msgs:.2f}")
+with open(out, "w") as f:
+    f.write(f"{os.waitstatus_to_exitcode(status)} {msgs / el:.1f} {(cpu1 - cpu0) / msgs * 1e6:.1f} "
+            f"{(sw1 - sw0) / msgs:.2f} {(ru.ru_utime + ru.ru_stime) / msgs * 1e6:.1f} "
+            f"{(ru.ru_nvcsw + ru.ru_nivcsw) / msgs:.2f} {' '.join(calls)}\n")
+EOF
+    )
+    python3 -c "$py" "$@"
+}
+
+# The tables' arithmetic, one copy: rows(PATH) a results file's rows as
+# lists of words (blank lines skipped); medians(ROWS, FIRST, N) the median
+# of each of N columns from FIRST, as numbers; ratio(A, B) A / B to two
+# decimals, "n/a" when either is missing or B is 0.
+bench_py() {
+    python3 -c '
+import statistics, sys
+def rows(path):
+    return [l.split() for l in open(path) if l.strip()]
+def medians(rows, first, n):
+    return [statistics.median(float(r[first + i]) for r in rows) for i in range(n)]
+def ratio(a, b):
+    return f"{a / b:.2f}" if a is not None and b else "n/a"
+'"$(cat)" "$@"
 }

@@ -14,6 +14,8 @@
 # Env: BENCH_REPS (3) BENCH_SESSIONS (10 per source) BENCH_LENGTH (1024)
 #      BENCH_SINK_THREADS (1) BENCH_MESSAGES_CLOSE (10000) BENCH_MESSAGES_REUSE (40000)
 set -u
+# shellcheck source=bench/bench-lib.sh
+. "$(dirname "$0")/bench-lib.sh"
 T=$(cd "${1:-.}" 2>/dev/null && pwd) || { echo "$0: ${1:-.}: no such directory" >&2; exit 2; }
 for p in smtp-sink/smtp-sink smtp-source/smtp-source; do
     [ -x "$T/$p" ] || { echo "$0: $T/$p: not built" >&2; exit 2; }
@@ -22,23 +24,19 @@ command -v taskset >/dev/null || { echo "$0: taskset (util-linux) is required" >
 command -v python3 >/dev/null || { echo "$0: python3 is required" >&2; exit 2; }
 [ "$(nproc)" -ge 2 ] || { echo "$0: needs two CPUs" >&2; exit 2; }
 R=${BENCH_REPS:-3} S=${BENCH_SESSIONS:-10} L=${BENCH_LENGTH:-1024} ST=${BENCH_SINK_THREADS:-1}
-TMP=$(mktemp -d /tmp/sink-core.XXXXXX) SINK=
-cleanup() {
-    [ -n "$SINK" ] && kill "$SINK" 2>/dev/null && wait "$SINK" 2>/dev/null
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+MC=${BENCH_MESSAGES_CLOSE:-10000} MR=${BENCH_MESSAGES_REUSE:-40000}
+bench_positive "$R" "$S" "$L" "$ST" "$MC" "$MR"
+bench_tmp sink-core
 
 # run MODE SOURCES: one line "MODE SOURCES msgs/s sink-core-share sink-us/msg"
 run() {
     local mode=$1 ns=$2 m reuse=() pids=() start end i
-    m=${BENCH_MESSAGES_CLOSE:-10000}
-    [ "$mode" = reuse ] && m=${BENCH_MESSAGES_REUSE:-40000} reuse=(-d)
+    m=$MC
+    [ "$mode" = reuse ] && m=$MR reuse=(-d)
     rm -f "$TMP"/*.json "$TMP/port"
     taskset -c 1 "$T/smtp-sink/smtp-sink" --threads "$ST" --json "$TMP/sink.json" \
         --port-file "$TMP/port" 127.0.0.1:0 1000 >/dev/null 2>&1 &
-    SINK=$!
+    SINK_PID=$!
     for i in $(seq 100); do [ -s "$TMP/port" ] && break; sleep 0.05; done
     [ -s "$TMP/port" ] || { echo "$0: the sink did not start" >&2; exit 1; }
     start=$(date +%s.%N)
@@ -51,9 +49,7 @@ run() {
         wait "$i" || { echo "$0: smtp-source failed: $(cat "$TMP"/src*.err)" >&2; exit 1; }
     done
     end=$(date +%s.%N)
-    kill "$SINK"
-    wait "$SINK"
-    SINK=
+    bench_stop_sink
     python3 - "$TMP/sink.json" "$mode" "$ns" "$m" "$start" "$end" <<'PY'
 import json, sys
 path, mode, ns, m, s, e = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), float(sys.argv[5]), float(sys.argv[6])
@@ -73,13 +69,11 @@ for rep in $(seq "$R"); do
         done
     done
 done
-python3 - "$TMP/results" <<'EOF'
-import statistics, sys
-rows = [l.split() for l in open(sys.argv[1])]
+bench_py "$TMP/results" <<'EOF'
+rows = rows(sys.argv[1])
 print(f"{'median':8} {'sources':>7} {'msgs/s':>8} {'sink core':>9} {'sink us/msg':>11}")
 for mode in ("close", "reuse"):
     for ns in ("1", "2"):
-        v = [list(map(float, r[2:])) for r in rows if r[0] == mode and r[1] == ns]
-        rate, share, us = (statistics.median(x[i] for x in v) for i in range(3))
+        rate, share, us = medians([r for r in rows if r[0] == mode and r[1] == ns], 2, 3)
         print(f"{mode:8} {ns:>7} {rate:8.0f} {share * 100:8.0f}% {us:11.1f}")
 EOF

@@ -35,69 +35,20 @@ OUR_SINK=$ROOT/smtp-sink/smtp-sink
 M=${BENCH_MESSAGES:-10000} S=${BENCH_SESSIONS:-20} L=${BENCH_LENGTH:-1024}
 R=${BENCH_REPS:-5} T=${BENCH_TIMEOUT:-300} COUNT=${BENCH_COUNT:-1}
 read -r -a OUR_OPTS <<<"${BENCH_SINK_OPTS:-}"
-for v in "$M" "$S" "$L" "$R" "$T"; do
-    [[ $v =~ ^[1-9][0-9]*$ ]] || { echo "$0: BENCH_*: '$v' is not a positive number" >&2; exit 2; }
-done
+bench_positive "$M" "$S" "$L" "$R" "$T"
 [ -x "$OUR_SINK" ] || { echo "$0: missing $OUR_SINK (make -j2)" >&2; exit 2; }
 for f in "$POSTFIX_SMTP_SOURCE" "$POSTFIX_SMTP_SINK"; do
     [ -x "$f" ] || { echo "$0: missing $f (scripts/fetch-peer.sh postfix)" >&2; exit 2; }
 done
 command -v python3 >/dev/null || { echo "$0: python3 is required" >&2; exit 2; }
 ulimit -n 20000 2>/dev/null || ulimit -n 4096 || exit 2
-if [ "$COUNT" != 0 ] && ! perf stat -e raw_syscalls:sys_enter -o /dev/null true 2>/dev/null; then
+if [ "$COUNT" != 0 ] && ! bench_perf_counts; then
     echo "note: perf cannot count system calls here (perf_event_paranoid, or no perf): no counting runs"
     COUNT=0
 fi
 
-TMP=$(mktemp -d /tmp/sink-pair.XXXXXX) SINK_PID=
-cleanup() {
-    [ -n "$SINK_PID" ] && kill "$SINK_PID" 2>/dev/null && wait "$SINK_PID" 2>/dev/null
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+bench_tmp sink-pair
 
-# measure.py OUT LIMIT SINK_PID MSGS PERF CLIENT...: one run of CLIENT against the
-# sink SINK_PID; writes "rc msgs/s sink_us sink_sw client_us client_sw calls epoll accept".
-cat >"$TMP/measure.py" <<'EOF'
-import os, signal, subprocess, sys, time
-out, limit, pid, msgs, perf, argv = sys.argv[1], float(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6:]
-hz = os.sysconf("SC_CLK_TCK")
-def sink():
-    ticks = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
-    sw = sum(int(l.split()[1]) for l in open(f"/proc/{pid}/status") if "ctxt_switches" in l)
-    return (int(ticks[11]) + int(ticks[12])) / hz, sw
-counter = None
-if perf == "1":
-    events = "raw_syscalls:sys_enter,syscalls:sys_enter_epoll_wait,syscalls:sys_enter_accept,syscalls:sys_enter_accept4"
-    counter = subprocess.Popen(["perf", "stat", "-x,", "-e", events, "-p", str(pid), "-o", out + ".perf"])
-    time.sleep(0.5)  # attached before the first connection
-cpu0, sw0 = sink()
-t0 = time.monotonic()
-child = os.posix_spawn(argv[0], argv, os.environ)
-signal.signal(signal.SIGALRM, lambda *a: os.kill(child, signal.SIGKILL))
-signal.setitimer(signal.ITIMER_REAL, limit)
-_, status, ru = os.wait4(child, 0)
-el = time.monotonic() - t0
-cpu1, sw1 = sink()
-calls = ["-"] * 3
-if counter:
-    counter.send_signal(signal.SIGINT)
-    counter.wait()
-    n = {}
-    for line in open(out + ".perf"):
-        f = line.split(",")
-        if len(f) > 2 and f[0].strip().isdigit():
-            n[f[2]] = int(f[0])
-    calls = [f"{n.get(e, 0) / msgs:.2f}" for e in ("raw_syscalls:sys_enter", "syscalls:sys_enter_epoll_wait")]
-    calls.append(f"{(n.get('syscalls:sys_enter_accept', 0) + n.get('syscalls:sys_enter_accept4', 0)) / msgs:.2f}")
-with open(out, "w") as f:
-    f.write(f"{os.waitstatus_to_exitcode(status)} {msgs / el:.1f} {(cpu1 - cpu0) / msgs * 1e6:.1f} "
-            f"{(sw1 - sw0) / msgs:.2f} {(ru.ru_utime + ru.ru_stime) / msgs * 1e6:.1f} "
-            f"{(ru.ru_nvcsw + ru.ru_nivcsw) / msgs:.2f} {' '.join(calls)}\n")
-EOF
-
-listening() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q LISTEN; }
 # start_sink pf|our: SINK_PID and PORT, the sink listening; up to 5 tries (a free port can be taken).
 start_sink() {
     for _ in 1 2 3 4 5; do
@@ -110,26 +61,25 @@ start_sink() {
             SINK_PID=$!
         fi
         for _ in {1..100}; do
-            listening "$PORT" && return 0
+            bench_listening "$PORT" && return 0
             kill -0 "$SINK_PID" 2>/dev/null || break
             sleep 0.05
         done
-        stop_sink
+        bench_stop_sink
     done
     echo "$0: the $1 sink did not start: $(tail -n 3 "$TMP/sink.err")" >&2
     return 1
 }
-stop_sink() { kill "$SINK_PID" 2>/dev/null; wait "$SINK_PID" 2>/dev/null; SINK_PID=; }
 
 # run_one pf|our REP MSGS PERF: one run; its line goes to $TMP/results unless REP is 0 (warm-up).
 run_one() {
     local impl=$1 rep=$2 msgs=$3 line why=
     rm -f "$TMP/run" "$TMP/client.err"
     start_sink "$impl" || exit 1
-    python3 "$TMP/measure.py" "$TMP/run" "$T" "$SINK_PID" "$msgs" "$4" "$POSTFIX_SMTP_SOURCE" \
+    bench_measure "$TMP/run" "$T" "$SINK_PID" "$msgs" "$4" "$POSTFIX_SMTP_SOURCE" \
         -s "$S" -l "$L" -m "$msgs" 127.0.0.1:"$PORT" >/dev/null 2>"$TMP/client.err"
     kill -0 "$SINK_PID" 2>/dev/null || why="the sink died"
-    stop_sink
+    bench_stop_sink
     read -r line <"$TMP/run" 2>/dev/null || why="no figures"
     [ -z "$why" ] && [ "${line%% *}" != 0 ] && why="smtp-source exit ${line%% *}"
     [ -z "$why" ] && [ -s "$TMP/client.err" ] && why="smtp-source: $(head -c 100 "$TMP/client.err" | head -1)"
@@ -161,15 +111,14 @@ if [ "$COUNT" != 0 ]; then
     for impl in pf our; do run_one "$impl" count "$M" 1 || fails=$((fails + 1)); done
 fi
 echo "load average at end: $(cut -d' ' -f1-3 /proc/loadavg)"
-python3 - "$TMP/results" <<'EOF'
-import statistics as st, sys
-rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+bench_py "$TMP/results" <<'EOF'
+rows = rows(sys.argv[1])
 cols = ["msgs/s", "sink µs", "sink sw", "client µs", "client sw"]
 med, calls = {}, {}
 for impl in ("pf", "our"):
     timed = [r for r in rows if r[0] == impl and r[1] != "count"]
     if timed:
-        med[impl] = [st.median(float(r[2 + i]) for r in timed) for i in range(len(cols))]
+        med[impl] = medians(timed, 2, len(cols))
     calls[impl] = next(([float(x) for x in r[7:10]] for r in rows if r[0] == impl and r[1] == "count"), None)
 print(f"\n{'median':<10}" + "".join(f"{c:>11}" for c in cols) + f"{'syscalls':>10}{'epoll_wait':>11}{'accept':>8}")
 for impl, name in (("pf", "Postfix"), ("our", "ours")):
@@ -179,7 +128,7 @@ for impl, name in (("pf", "Postfix"), ("our", "ours")):
               + ("".join(f"{v:>{w}.2f}" for v, w in zip(c, (10, 11, 8))) if c else ""))
 if "pf" in med and "our" in med:
     p, o = med["pf"], med["our"]
-    r = [f"{o[i] / p[i]:.2f}" if p[i] else "n/a" for i in range(len(cols))]
+    r = [ratio(o[i], p[i]) for i in range(len(cols))]
     c = calls["pf"] and calls["our"] and calls["our"][0] / calls["pf"][0]
     print(f"{'ours/pf':<10}" + "".join(f"{x:>11}" for x in r) + (f"{c:>10.2f}" if c else ""))
 EOF

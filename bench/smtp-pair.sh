@@ -35,14 +35,16 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 OUR_SRC=$ROOT/smtp-source/smtp-source OUR_SINK=$ROOT/smtp-sink/smtp-sink
 # shellcheck source=scripts/peers.sh
 . "$ROOT/scripts/peers.sh"
+# shellcheck source=bench/bench-lib.sh
+. "$ROOT/bench/bench-lib.sh"
 PF_SRC=$POSTFIX_SMTP_SOURCE PF_SINK=$POSTFIX_SMTP_SINK
 M=${BENCH_MESSAGES:-20000} S=${BENCH_SESSIONS:-20} L=${BENCH_LENGTH:-1024}
 R=${BENCH_REPS:-5} T=${BENCH_TIMEOUT:-300} IDLE=${BENCH_IDLE:-5000}
 MODES=${BENCH_MODES:-close reuse}
+bench_positive "$M" "$S" "$L" "$R" "$T"
 for mode in $MODES; do
     case $mode in close | reuse) ;; *) echo "BENCH_MODES: unknown mode '$mode' (close, reuse)" >&2; exit 2 ;; esac
 done
-HZ=$(getconf CLK_TCK)
 for f in "$OUR_SRC" "$OUR_SINK"; do
     [ -x "$f" ] || { echo "missing $f (make -j2)" >&2; exit 2; }
 done
@@ -52,24 +54,8 @@ done
 command -v python3 >/dev/null || { echo "python3 is required" >&2; exit 2; }
 ulimit -n 20000 || exit 2
 
-TMP=$(mktemp -d /tmp/smtp-pair.XXXXXX) SINK_PID=
-cleanup() { [ -n "$SINK_PID" ] && kill "$SINK_PID" 2>/dev/null && wait "$SINK_PID" 2>/dev/null; rm -rf "$TMP"; }
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+bench_tmp smtp-pair
 
-# run.py OUT LIMIT CMD...: run CMD, kill it after LIMIT s; write "rc elapsed user sys" to OUT.
-cat >"$TMP/run.py" <<'EOF'
-import os, sys, time, signal
-out, limit, argv = sys.argv[1], float(sys.argv[2]), sys.argv[3:]
-t0 = time.monotonic()
-pid = os.posix_spawn(argv[0], argv, os.environ)
-signal.signal(signal.SIGALRM, lambda *a: os.kill(pid, signal.SIGKILL))
-signal.setitimer(signal.ITIMER_REAL, limit)
-_, status, ru = os.wait4(pid, 0)
-el = time.monotonic() - t0
-with open(out, "w") as f:
-    f.write(f"{os.waitstatus_to_exitcode(status)} {el:.6f} {ru.ru_utime:.6f} {ru.ru_stime:.6f}\n")
-EOF
 # idle.py PID PORT N: open N connections, read each banner, print "rss_before rss_after ok".
 cat >"$TMP/idle.py" <<'EOF'
 import socket, sys, time
@@ -86,13 +72,9 @@ time.sleep(0.5)
 print(before, rss(), ok)
 EOF
 
-# free_port (bench/bench-lib.sh) for Postfix's sink, which cannot take port 0;
-# another program may still take the port first: retried.
-. "$ROOT/bench/bench-lib.sh"
-listening() { ss -Hltn "sport = :$1" 2>/dev/null | grep -q LISTEN; }
-cpu_ticks() { local s; s=$(<"/proc/$1/stat") || return 1; s=${s##*) }; set -- $s; echo $(( ${12} + ${13} )); }
-
-# start_sink pf|our [options]: sets SINK_PID and PORT; up to 5 tries.
+# start_sink pf|our [options]: sets SINK_PID and PORT; up to 5 tries. free_port
+# for Postfix's sink, which cannot take port 0; another program may still
+# take the port first: retried.
 start_sink() {
     local impl=$1 try i; shift
     for try in 1 2 3 4 5; do
@@ -108,14 +90,13 @@ start_sink() {
         for i in $(seq 100); do
             [ "$impl" = our ] && [ -s "$TMP/port" ] && PORT=$(<"$TMP/port")
             kill -0 "$SINK_PID" 2>/dev/null || break
-            [ -n "${PORT:-}" ] && listening "$PORT" && return 0
+            [ -n "${PORT:-}" ] && bench_listening "$PORT" && return 0
             sleep 0.05
         done
-        stop_sink
+        bench_stop_sink
     done
     return 1
 }
-stop_sink() { kill "$SINK_PID" 2>/dev/null; wait "$SINK_PID" 2>/dev/null; SINK_PID= PORT=; }
 jnum() { sed -n "s/^  \"$1\": \([0-9]*\).*/\1/p" "$2" 2>/dev/null; }
 
 NAMES=(x pf-pf pf-our our-pf our-our)
@@ -126,15 +107,14 @@ run_one() {
     [ "$mode" = reuse ] && opt=(-d "${opt[@]}")
     if [ "$src" = our ]; then cmd=("$OUR_SRC" --no-summary --json "$TMP/src.json" "${opt[@]}")
     else cmd=("$PF_SRC" "${opt[@]}"); fi
-    local why="" rc=1 el=0 ut=0 st=0 c0=0 c1=0
+    local why="" rc=1 rate=0 sink_us=0 client_us=0 _
     rm -f "$TMP/src.json" "$TMP/rus"
     if start_sink "$sink"; then
-        c0=$(cpu_ticks "$SINK_PID")
-        python3 "$TMP/run.py" "$TMP/rus" "$T" "${cmd[@]}" 127.0.0.1:"$PORT" \
+        bench_measure "$TMP/rus" "$T" "$SINK_PID" "$msgs" 0 "${cmd[@]}" 127.0.0.1:"$PORT" \
             >"$TMP/client.out" 2>"$TMP/client.err"
-        c1=$(cpu_ticks "$SINK_PID") || why="sink died"
-        stop_sink
-        read -r rc el ut st <"$TMP/rus" 2>/dev/null || why="no timing"
+        kill -0 "$SINK_PID" 2>/dev/null || why="sink died"
+        bench_stop_sink
+        read -r rc rate sink_us _ client_us _ <"$TMP/rus" 2>/dev/null || why="no timing"
         [ "$rc" = 0 ] || why="client exit $rc"
         [ "$rc" = -9 ] && why="client killed after the ${T}s timeout"
         [ -s "$TMP/client.err" ] && why="${why:-stderr}: $(head -c 100 "$TMP/client.err" | head -1)"
@@ -148,9 +128,7 @@ run_one() {
         fi
     else why="sink did not start"; fi
     [ "$rep" = 0 ] && { [ -n "$why" ] && echo "warm-up ${NAMES[$cfg]} $mode FAILED: $why"; return; }
-    local line
-    line=$(awk -v m="$msgs" -v el="$el" -v cl="$ut+$st" -v sk="$(( c1 - c0 ))" -v hz="$HZ" 'BEGIN {
-        split(cl, c, "+"); printf "%.1f %.2f %.2f", (el > 0 ? m / el : 0), (c[1] + c[2]) / m * 1e6, sk / hz / m * 1e6 }')
+    local line="$rate $client_us $sink_us"
     echo "$cfg $mode $rep ${why:+FAILED} ${why:-ok} $line" >>"$TMP/results"
     printf '  rep %d %-5s %-7s %9s msgs/s  client %6s  sink %6s µs/msg  %s\n' "$rep" "$mode" \
         "${NAMES[$cfg]}" $line "${why:-ok}"
@@ -171,9 +149,8 @@ for rep in $(seq "$R"); do
 done
 
 echo
-python3 - "$TMP/results" "$R" "$MODES" <<'EOF'
-import sys, statistics as st
-rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+bench_py "$TMP/results" "$R" "$MODES" <<'EOF'
+rows = rows(sys.argv[1])
 modes = sys.argv[3].split()
 reps, names = int(sys.argv[2]), {1: "1 pf  -> pf ", 2: "2 pf  -> our", 3: "3 our -> pf ", 4: "4 our -> our"}
 med = {}
@@ -185,15 +162,15 @@ for mode in modes:
         ok = f"{len(good)}/{reps}"
         if not good:
             print(f"{names[cfg]:<14}{mode:<7}{ok:>5}  ALL RUNS FAILED"); continue
-        v = [[float(r[i]) for r in good] for i in (-3, -2, -1)]
-        med[cfg, mode] = [st.median(x) for x in v]
-        print(f"{names[cfg]:<14}{mode:<7}{ok:>5}{med[cfg, mode][0]:>15.0f}{min(v[0]):>10.0f}{max(v[0]):>10.0f}"
+        rates = [float(r[-3]) for r in good]
+        med[cfg, mode] = medians(good, -3, 3)
+        print(f"{names[cfg]:<14}{mode:<7}{ok:>5}{med[cfg, mode][0]:>15.0f}{min(rates):>10.0f}{max(rates):>10.0f}"
               f"{med[cfg, mode][1]:>15.1f}{med[cfg, mode][2]:>13.1f}")
 print("\nratios of medians (ours / Postfix's): msgs/s >1 = ours faster; CPU >1 = ours costlier")
 for mode in modes:
     def r(a, i, b=1):
         x, y = med.get((a, mode)), med.get((b, mode))
-        return f"{x[i] / y[i]:6.2f}" if x and y and y[i] else "   n/a"
+        return f"{ratio(x and x[i], y and y[i]):>6}"
     print(f"  {mode}: our sink   (2/1) msgs/s {r(2, 0)}  sink CPU/msg   {r(2, 2)}")
     print(f"  {mode}: our source (3/1) msgs/s {r(3, 0)}  client CPU/msg {r(3, 1)}")
     print(f"  {mode}: our pair   (4/1) msgs/s {r(4, 0)}  sink CPU {r(4, 2)}  client CPU {r(4, 1)}")
@@ -210,7 +187,7 @@ printf '  %-14s %12s %12s %14s\n' sink "KiB before" "KiB after" "bytes/conn"
 for impl in pf our; do
     if start_sink "$impl" -m 10000; then
         out=$(timeout "$T" python3 "$TMP/idle.py" "$SINK_PID" "$PORT" "$IDLE" 2>&1 | tail -1)
-        stop_sink
+        bench_stop_sink
         read -r b a ok <<<"$out"
         if [[ "${ok:-}" =~ ^[0-9]+$ ]]; then
             printf '  %-14s %12s %12s %14.0f%s\n' "$impl smtp-sink" "$b" "$a" \

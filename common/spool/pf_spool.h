@@ -154,6 +154,17 @@ int pf_spool_file_commit(const struct pf_spool *sp, struct pf_spool_file *f,
                          const char size_record[PF_SIZE_RECORD_LEN], struct pf_spool_stats *st);
 void pf_spool_file_abort(struct pf_spool_file *f);
 
+/*
+ * The commit of a message kept in a pf_qfile (pf_qfile_finish() made its
+ * end records): what q's buffer still holds goes through
+ * pf_spool_file_append(), then pf_spool_file_commit() with q's C record.
+ * pf_spool_file_enqueue() is pf_spool_file_create() and this; the relay,
+ * which has appended the text as it came, ends with this too, so that
+ * both make the same calls. A failure has removed the file, as there.
+ */
+int pf_spool_file_commit_qfile(const struct pf_spool *sp, struct pf_spool_file *f,
+                               const struct pf_qfile *q, struct pf_spool_stats *st);
+
 /* incoming/ID (or deferred/X/ID with from_deferred) -> active/ID, if lstat shows it 0700. */
 int pf_spool_file_activate(const struct pf_spool *sp, const char *id, int from_deferred,
                            struct pf_spool_stats *st);
@@ -176,6 +187,19 @@ int pf_spool_file_read(const struct pf_spool *sp, const char *id, char **buf, si
  */
 int pf_spool_file_read_envelope(const struct pf_spool *sp, const char *id, size_t window,
                                 char **buf, size_t *len, uint64_t *gap, struct pf_spool_stats *st);
+
+/*
+ * The queue manager's reading of active/ID after its activation:
+ * pf_spool_file_read_envelope() within `window' (SIZE_MAX: the whole
+ * file), then pf_qfile_read_envelope() of what it read. 0, with the file
+ * in *buf (malloc'd, *len bytes) and *view into it (pf_qfile_view_free());
+ * -1 and errno when the reading failed (*len is the file's size for
+ * EFBIG), and *buf is NULL; -2 for a damaged file, the reason in err,
+ * *buf freed and NULL. What to do with a damaged file is the caller's.
+ */
+int pf_spool_file_load(const struct pf_spool *sp, const char *id, size_t window, char **buf,
+                       size_t *len, struct pf_qfile_view *view, char *err, size_t errlen,
+                       struct pf_spool_stats *st);
 
 /*
  * The content of active/ID in windows, as Postfix's delivery agents read

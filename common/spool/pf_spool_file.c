@@ -214,17 +214,25 @@ int pf_spool_file_commit(const struct pf_spool *sp, struct pf_spool_file *f,
     return 0;
 }
 
+int pf_spool_file_commit_qfile(const struct pf_spool *sp, struct pf_spool_file *f,
+                               const struct pf_qfile *q, struct pf_spool_stats *st)
+{
+    char size_record[PF_SIZE_RECORD_LEN];
+
+    pf_qfile_size_record(q, size_record);
+    if (pf_spool_file_append(f, q->buf, q->len, st) != 0)
+        return -1;
+    return pf_spool_file_commit(sp, f, size_record, st);
+}
+
 int pf_spool_file_enqueue(const struct pf_spool *sp, const struct pf_qfile *q, char *id,
                           size_t idlen, struct pf_spool_stats *st)
 {
     struct pf_spool_file *f = xmalloc(sizeof(*f));
-    char size_record[PF_SIZE_RECORD_LEN];
     int status = -1, saved;
 
-    pf_qfile_size_record(q, size_record);
-    if (pf_spool_file_create(sp, f, id, idlen, st) == 0 &&
-        pf_spool_file_append(f, q->buf, q->len, st) == 0)
-        status = pf_spool_file_commit(sp, f, size_record, st);
+    if (pf_spool_file_create(sp, f, id, idlen, st) == 0)
+        status = pf_spool_file_commit_qfile(sp, f, q, st);
     saved = errno;
     free(f);
     errno = saved;
@@ -417,6 +425,22 @@ int pf_spool_file_read(const struct pf_spool *sp, const char *id, char **buf, si
     uint64_t gap;
 
     return pf_spool_file_read_envelope(sp, id, SIZE_MAX, buf, len, &gap, st); /* a window of all */
+}
+
+int pf_spool_file_load(const struct pf_spool *sp, const char *id, size_t window, char **buf,
+                       size_t *len, struct pf_qfile_view *view, char *err, size_t errlen,
+                       struct pf_spool_stats *st)
+{
+    uint64_t gap;
+
+    if (pf_spool_file_read_envelope(sp, id, window, buf, len, &gap, st) != 0)
+        return -1;
+    if (pf_qfile_read_envelope(*buf, *len, gap, view, err, errlen) != 0) {
+        free(*buf);
+        *buf = NULL;
+        return -2;
+    }
+    return 0;
 }
 
 int pf_spool_file_reader_open(const struct pf_spool *sp, const char *id, uint64_t start,

@@ -8,6 +8,7 @@
  */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,16 +84,19 @@ static int activate(struct spool_runner *pr, struct spool_msg *m, char **file, s
 {
     char err[200];
     uint64_t t0 = clock_now_ns();
+    int status;
 
     if (pf_spool_file_activate(&pr->pf, m->qid, m->deferred, &pr->pf_stats) != 0)
         return spool_runner_fail(pr, "activate", m->qid);
     spool_runner_timed(pr, MEASURE_PF_ACTIVATE, t0);
     t0 = clock_now_ns();
-    if (pf_spool_file_read(&pr->pf, m->qid, file, len, &pr->pf_stats) != 0)
+    /* the whole file, as a window of all: its content is read here, not by a delivery */
+    status = pf_spool_file_load(&pr->pf, m->qid, SIZE_MAX, file, len, view, err, sizeof(err),
+                                &pr->pf_stats);
+    if (status == -1)
         return spool_runner_fail(pr, "read", m->qid);
-    if (pf_qfile_read(*file, *len, view, err, sizeof(err)) != 0) {
+    if (status != 0) {
         snprintf(pr->err, sizeof(pr->err), "queue file %s: %s", m->qid, err);
-        free(*file);
         return -1;
     }
     spool_runner_timed(pr, MEASURE_PF_READ, t0);

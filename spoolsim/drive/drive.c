@@ -185,6 +185,23 @@ static int open_pidfd(pid_t pid)
 }
 
 /*
+ * One step of a wait for a child to exit: until it does, until wait_ns
+ * has passed, or until a signal to us, whichever is first. Through its
+ * pidfd when there is one; otherwise a sleep of at most 10 ms, so that
+ * the caller looks at the child again soon. -1 with errno EINTR when a
+ * signal cut the step short, so that the caller can pass it on.
+ */
+static int wait_child_step(int pidfd, uint64_t wait_ns)
+{
+    struct pollfd pfd = {.fd = pidfd, .events = POLLIN};
+    uint64_t us = wait_ns / CLOCK_NS_PER_US;
+
+    if (pidfd >= 0)
+        return poll(&pfd, 1, (int)(wait_ns / CLOCK_NS_PER_MS + 1));
+    return usleep(us < 10000 ? (useconds_t)us : 10000);
+}
+
+/*
  * The wait after a SIGTERM to c. Each signal to us meanwhile passes
  * another on (smtp-source stops at once on the second); a child still
  * there after its grace gets SIGKILL, with a warning, so that a driver
@@ -200,7 +217,6 @@ static int reap_stopped(struct drive_child *c)
     for (;;) {
         pid_t got = wait4(c->pid, &status, WNOHANG, &ru);
         uint64_t now;
-        int slept;
 
         if (got == c->pid) {
             reaped(c, &ru);
@@ -225,14 +241,7 @@ static int reap_stopped(struct drive_child *c)
             }
             break;
         }
-        if (pidfd >= 0) {
-            struct pollfd pfd = {.fd = pidfd, .events = POLLIN};
-
-            slept = poll(&pfd, 1, (int)((deadline - now) / CLOCK_NS_PER_MS + 1));
-        } else {
-            slept = usleep(10000);
-        }
-        if (slept < 0 && errno == EINTR)
+        if (wait_child_step(pidfd, deadline - now) < 0 && errno == EINTR)
             kill(c->pid, SIGTERM); /* another signal to us: passed on */
     }
     if (pidfd >= 0)
@@ -292,16 +301,7 @@ int drive_reap_every(struct drive_child *c, double every_s, void (*tick)(void *c
             next = now - next < every ? next + every : now + every; /* no burst after a stall */
             continue;
         }
-        if (pidfd >= 0) {
-            struct pollfd pfd = {.fd = pidfd, .events = POLLIN};
-            uint64_t ms = (next - now) / CLOCK_NS_PER_MS + 1;
-
-            poll(&pfd, 1, (int)ms); /* a signal ends it early: EINTR, then look again */
-        } else {
-            uint64_t us = (next - now) / CLOCK_NS_PER_US;
-
-            usleep(us < 10000 ? (useconds_t)us : 10000);
-        }
+        wait_child_step(pidfd, next - now); /* a signal ends it early: look again */
     }
     if (pidfd >= 0)
         close(pidfd);

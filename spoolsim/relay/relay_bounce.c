@@ -73,27 +73,24 @@ static char *original_text(struct relay_msg *m, size_t *len, long *arrival)
     struct pf_qfile_view view;
     char *file, *text = NULL, err[200];
     size_t file_len;
-    uint64_t gap;
 
-    if (pf_spool_file_read_envelope(sp, m->id, RELAY_TEXT_WINDOW, &file, &file_len, &gap, &m->st) ==
-        0) {
-        if (pf_qfile_read_envelope(file, file_len, gap, &view, err, sizeof(err)) == 0) {
-            if (view.content_unread) {
-                struct head_text h = {xstrdup(""), 0};
+    if (pf_spool_file_load(sp, m->id, RELAY_TEXT_WINDOW, &file, &file_len, &view, err, sizeof(err),
+                           &m->st) == 0) {
+        if (view.content_unread) {
+            struct head_text h = {xstrdup(""), 0};
 
-                if (pf_spool_file_content_each(sp, m->id, &view, RELAY_TEXT_WINDOW, take_head, &h,
-                                               err, sizeof(err), &m->st) >= 0) {
-                    text = h.text;
-                    *len = h.len;
-                } else {
-                    free(h.text);
-                }
+            if (pf_spool_file_content_each(sp, m->id, &view, RELAY_TEXT_WINDOW, take_head, &h, err,
+                                           sizeof(err), &m->st) >= 0) {
+                text = h.text;
+                *len = h.len;
             } else {
-                text = pf_qfile_content_text(file, &view, len);
+                free(h.text);
             }
-            *arrival = view.arrival_sec;
-            pf_qfile_view_free(&view);
+        } else {
+            text = pf_qfile_content_text(file, &view, len);
         }
+        *arrival = view.arrival_sec;
+        pf_qfile_view_free(&view);
         free(file);
     }
     /* As Postfix: an original that cannot be read is no reason not to tell the sender. */

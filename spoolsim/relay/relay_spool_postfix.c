@@ -100,15 +100,10 @@ static void pf_assign_id(struct relay *r, struct relay_msg *m)
 
 static void pf_commit(struct relay_msg *m, unsigned thread)
 {
-    char size_record[PF_SIZE_RECORD_LEN];
-
     (void)thread;
     relay_model_spend(m->relay->model, COST_RECEIVE, m->qf.content_bytes, m->qf.rcpt_count);
     /* The rest of the text and the end records, then the C record, the mark, the sync. */
-    pf_qfile_size_record(&m->qf, size_record);
-    m->job_status = pf_spool_file_append(m->out, m->qf.buf, m->qf.len, &m->st);
-    if (m->job_status == 0)
-        m->job_status = pf_spool_file_commit(&m->relay->spool, m->out, size_record, &m->st);
+    m->job_status = pf_spool_file_commit_qfile(&m->relay->spool, m->out, &m->qf, &m->st);
     m->job_errno = errno;
 }
 
@@ -130,10 +125,12 @@ static enum relay_spool_next pf_committed(struct relay_msg *m)
 static int read_active(struct relay_msg *m, char **file, size_t *len, struct pf_qfile_view *view)
 {
     const struct pf_spool *sp = &m->relay->spool;
-    uint64_t gap;
+    int status;
 
     /* A large file's content stays on disk: its delivery reads it a window at a time. */
-    if (pf_spool_file_read_envelope(sp, m->id, RELAY_TEXT_WINDOW, file, len, &gap, &m->st) != 0) {
+    status = pf_spool_file_load(sp, m->id, RELAY_TEXT_WINDOW, file, len, view, m->job_err,
+                                sizeof(m->job_err), &m->st);
+    if (status == -1) {
         m->job_errno = errno;
         if (errno != EFBIG && errno != EINVAL && errno != ELOOP)
             return -1; /* out of descriptors, say: the file is fine, try again later */
@@ -149,10 +146,8 @@ static int read_active(struct relay_msg *m, char **file, size_t *len, struct pf_
         pf_spool_file_corrupt(sp, PF_QUEUE_ACTIVE, m->id);
         return -2;
     }
-    if (pf_qfile_read_envelope(*file, *len, gap, view, m->job_err, sizeof(m->job_err)) != 0) {
+    if (status != 0) {
         /* qmgr keeps what it cannot read in corrupt/, for a human to look at */
-        free(*file);
-        *file = NULL;
         pf_spool_file_corrupt(sp, PF_QUEUE_ACTIVE, m->id);
         return -2;
     }

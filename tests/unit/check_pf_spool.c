@@ -477,6 +477,48 @@ START_TEST(test_read_bound)
 }
 END_TEST
 
+/*
+ * pf_spool_file_load(): the file read and parsed (whole, or its envelope
+ * alone past the window), a damaged one -2 with its reason and no buffer,
+ * a missing one -1.
+ */
+START_TEST(test_load)
+{
+    struct one_active o = {0};
+    struct pf_qfile_view v;
+    char path[256], err[200] = "", *buf;
+    size_t len;
+
+    one_active(&o, 1);
+    ck_assert_int_eq(
+        pf_spool_file_load(&o.sp, o.id, SIZE_MAX, &buf, &len, &v, err, sizeof(err), &o.st), 0);
+    ck_assert_uint_eq(len, o.q.len);
+    ck_assert_uint_eq(v.rcpt_count, 2);
+    ck_assert_int_eq(v.content_unread, 0);
+    pf_qfile_view_free(&v);
+    free(buf);
+    ck_assert_int_eq(pf_spool_file_load(&o.sp, o.id, PF_SIZE_RECORD_LEN, &buf, &len, &v, err,
+                                        sizeof(err), &o.st),
+                     0);
+    ck_assert_uint_eq(v.rcpt_count, 2);
+    ck_assert_int_eq(v.content_unread, 1);
+    pf_qfile_view_free(&v);
+    free(buf);
+    ck_assert_int_eq(pf_spool_path(&o.sp, "active", o.id, path, sizeof(path)), 0);
+    write_file(path, "not a queue file");
+    ck_assert_int_eq(
+        pf_spool_file_load(&o.sp, o.id, SIZE_MAX, &buf, &len, &v, err, sizeof(err), &o.st), -2);
+    ck_assert_ptr_null(buf);
+    ck_assert_str_ne(err, "");
+    ck_assert_int_eq(unlink(path), 0);
+    ck_assert_int_eq(
+        pf_spool_file_load(&o.sp, o.id, SIZE_MAX, &buf, &len, &v, err, sizeof(err), &o.st), -1);
+    ck_assert_int_eq(errno, ENOENT);
+    ck_assert_ptr_null(buf);
+    one_gone(&o);
+}
+END_TEST
+
 START_TEST(test_lock)
 {
     struct pf_spool sp = {0};
@@ -677,7 +719,8 @@ int main(void)
                                      test_recover_marks_again,
                                      test_drop_privileges,
                                      NULL};
-    const TTest *const layout[] = {test_hash_depth_two, test_layout, test_read_bound, NULL};
+    const TTest *const layout[] = {test_hash_depth_two, test_layout, test_read_bound, test_load,
+                                   NULL};
     Suite *s = suite_create("pf_spool");
 
     check_add_tcase(s, "spool", spool);
