@@ -85,7 +85,10 @@ static void usage(FILE *fp, const struct optgroup *g)
             "  --spool DIR           the spool under test: the type and the durability\n"
             "                        options of DIR's mount\n"
             "  --image-size SIZE     the image (the type's default: 128M for ext*)\n"
-            "  --points N            crash points to check (200)\n",
+            "  --points N            crash points to check (200)\n"
+            "  --keep-point N        keep point N's image as rebuilt (before its repair), the\n"
+            "                        repair's output and the restart's log in the work\n"
+            "                        directory, which is kept (N counts the JSON's cuts from 1)\n",
             crash_opts_fs_names());
     profile_help(fp, "--profile NAME",
                  "the relay's spool profile, and the MTA whose restart is judged: ", " (postfix)",
@@ -130,6 +133,7 @@ enum {
     OPT_WORK_DIR,
     OPT_RECORDER,
     OPT_POINTS,
+    OPT_KEEP_POINT,
     OPT_MTA,
 };
 
@@ -155,6 +159,7 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
         {"like", required_argument, NULL, OPT_LIKE},
         {"image-size", required_argument, NULL, OPT_IMAGE_SIZE},
         {"points", required_argument, NULL, OPT_POINTS},
+        {"keep-point", required_argument, NULL, OPT_KEEP_POINT},
         {"profile", required_argument, NULL, OPT_PROFILE},
         {"sync", required_argument, NULL, OPT_SYNC},
         {"model", required_argument, NULL, OPT_MODEL},
@@ -202,6 +207,9 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
         case OPT_POINTS:
             o->points = (unsigned)optarg_count(optarg, "--points", 1, 100000);
             break;
+        case OPT_KEEP_POINT:
+            o->keep_point = (unsigned)optarg_count(optarg, "--keep-point", 1, 100000);
+            break;
         case OPT_PROFILE:
             o->profile = profile_option(optarg);
             break;
@@ -225,6 +233,9 @@ static void parse_options(struct crash_options *o, int argc, char **argv)
         }
     }
     optgroup_end(&g);
+    if (o->keep_point > o->points)
+        msg_usage("--keep-point %u: there are only %u crash points (--points)", o->keep_point,
+                  o->points);
     crash_mta_check_options(o);
     if (crash_scan_restart_of(o->profile, &o->restart) != 0)
         msg_usage("--profile %s: the crash test knows no restart of that MTA", o->profile);
@@ -378,6 +389,8 @@ int spoolsim_crash(int argc, char **argv)
     c.o = &opts;
     c.checker.cursor_fd = -1;
     c.dm_control = -1;
+    if (opts.keep_point)
+        opts.common.keep = 1; /* the point's files are in the work directory */
     c.d.keep = opts.common.keep;
     drive_find_self(&c.d);
     preflight(&c);

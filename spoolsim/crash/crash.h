@@ -22,6 +22,7 @@ struct crash_options {
     const struct crash_fs *fs;
     uint64_t image_size;
     unsigned points;
+    unsigned keep_point; /* --keep-point: that point's image and logs kept (1..points), else 0 */
     const char *profile;
     const struct crash_restart *restart; /* the profile's MTA's restart */
     const char *sync;                    /* NULL: the profile's own */

@@ -104,6 +104,69 @@ static int build_image(struct crash_checker *c, const struct crash_point *p, cha
                : msg_set_error(err, errlen, "cannot write %s: %s", c->image, strerror(errno));
 }
 
+/* ------------------------------------------------------- --keep-point */
+
+/* WORK/pointN.AS, the path of one of the kept point's files. */
+static void kept_path(const struct crash_checker *c, const char *as, char *path)
+{
+    char name[64];
+
+    snprintf(name, sizeof(name), "point%u.%s", c->keep, as);
+    drive_path(c->d, name, path);
+}
+
+/* Each WORK/FROM that exists copied to WORK/pointN.AS ({FROM, AS} pairs, NULL-ended); 0, or -1
+ * with err. */
+static int keep_files(const struct crash_checker *c, const char *const (*pairs)[2], char *err,
+                      size_t errlen)
+{
+    for (; pairs[0][0]; pairs++) {
+        char src[PATH_MAX], dst[PATH_MAX];
+
+        drive_path(c->d, pairs[0][0], src);
+        kept_path(c, pairs[0][1], dst);
+        if (access(src, F_OK) == 0 && crash_sys_copy_sparse(src, dst, err, errlen) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* WORK/pointN.AS made (0600, as the work directory's other files) for writing; NULL with errno. */
+static FILE *open_kept(const struct crash_checker *c, const char *as, char *path)
+{
+    int fd;
+    FILE *fp;
+
+    kept_path(c, as, path);
+    if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600)) < 0)
+        return NULL;
+    if ((fp = fdopen(fd, "w")) == NULL)
+        close(fd);
+    return fp;
+}
+
+/* What the repair said; what the real MTA's restart and its sink said. */
+static const char *const repair_files[][2] = {{"repair.out", "repair.out"},
+                                              {"repair.err", "repair.err"},
+                                              {"repair-look.out", "repair-look.out"},
+                                              {"repair-look.err", "repair-look.err"},
+                                              {NULL, NULL}};
+static const char *const mta_files[][2] = {{"mta-restart.out", "restart.out"},
+                                           {"mta-restart.err", "restart.err"},
+                                           {"resink.log", "resink.log"},
+                                           {NULL, NULL}};
+
+/* The repair's output of an earlier point is not to be taken for this one's. */
+static void forget_repair(const struct crash_checker *c)
+{
+    char path[PATH_MAX];
+
+    for (size_t i = 0; repair_files[i][0]; i++) {
+        drive_path(c->d, repair_files[i][0], path);
+        unlink(path);
+    }
+}
+
 /* --------------------------------------------------------- the repair */
 
 static int mount_image(struct crash_checker *c, const char *opts)
@@ -194,8 +257,9 @@ static void found(void *ctx, const char *queue, const char *id, long mtime)
     l->v[l->n++].deferred = strcmp(queue, PF_QUEUE_DEFERRED) == 0;
 }
 
-/* One queue file the relay would deliver: recovered, corrupt, or done already. */
-static void take_file(const struct pf_spool *sp, const struct found_one *f, struct crash_result *r)
+/* One queue file the relay would deliver: recovered, corrupt, or done already; said to log. */
+static void take_file(const struct pf_spool *sp, const struct found_one *f, struct crash_result *r,
+                      FILE *log)
 {
     struct pf_spool_stats st;
     struct msglog_entry e;
@@ -213,10 +277,17 @@ static void take_file(const struct pf_spool *sp, const struct found_one *f, stru
         r->corrupt++;
     else if (k > 0)
         msglog_set_add(&r->recovered, &e);
+    if (log)
+        fprintf(log, "%s %s %s%s\n", f->deferred ? PF_QUEUE_DEFERRED : PF_QUEUE_INCOMING, f->id,
+                k < 0   ? "corrupt"
+                : k > 0 ? "recovered "
+                        : "done (every recipient marked)",
+                k > 0 ? e.message_id : "");
     free(buf);
 }
 
-static void restart_postfix(struct crash_checker *c, struct crash_result *r)
+/* The relay's restart; what it did said to log, when not NULL. */
+static void restart_postfix(struct crash_checker *c, struct crash_result *r, FILE *log)
 {
     struct pf_spool sp;
     struct pf_recovery rec;
@@ -224,17 +295,29 @@ static void restart_postfix(struct crash_checker *c, struct crash_result *r)
     char dir[PATH_MAX * 2], err[512];
 
     snprintf(dir, sizeof(dir), "%s/%s", c->mnt, c->spool_rel);
-    if (access(dir, F_OK) != 0)
+    if (access(dir, F_OK) != 0) {
+        if (log)
+            fprintf(log, "no spool: it was never made durable\n");
         return; /* the spool was never made durable: nothing to find */
+    }
     memset(&sp, 0, sizeof(sp));
     sp.hash_depth = 1;
     if (pf_spool_open(&sp, dir, err, sizeof(err)) != 0 ||
         pf_recover_spool(&sp, found, &l, &rec, err, sizeof(err)) != 0) {
         snprintf(r->note, sizeof(r->note), "the relay could not open its spool: %.200s", err);
         r->refused = 1;
+        if (log)
+            fprintf(log, "%s\n", r->note);
     } else {
+        if (log)
+            fprintf(log,
+                    "recovery: %u requeued from active, %u incomplete removed from incoming, %u "
+                    "marked again, %u skipped, %u logs removed; found %u in incoming, %u in "
+                    "deferred\n",
+                    rec.requeued, rec.incomplete, rec.marked, rec.skipped, rec.removed_logs,
+                    rec.found_incoming, rec.found_deferred);
         for (size_t i = 0; i < l.n; i++)
-            take_file(&sp, &l.v[i], r);
+            take_file(&sp, &l.v[i], r, log);
     }
     pf_spool_close(&sp); /* also after an open that failed half way: its path is kept */
     free(l.v);
@@ -268,6 +351,14 @@ int crash_point_check(struct crash_checker *c, const struct crash_point *p, stru
     crash_plan_unflushed(c->log, p, &r->kept, &r->unflushed);
     if (build_image(c, p, err, errlen) != 0)
         return -1;
+    if (c->keep) {
+        char kept[PATH_MAX];
+
+        kept_path(c, "img", kept);
+        if (crash_sys_copy_sparse(c->image, kept, err, errlen) != 0)
+            return -1;
+        forget_repair(c);
+    }
     switch (c->fs->how) {
     case CRASH_REPAIR_E2FSCK:
         repair_e2fsck(c, r);
@@ -279,6 +370,8 @@ int crash_point_check(struct crash_checker *c, const struct crash_point *p, stru
         repair_btrfs(c, r);
         break;
     }
+    if (c->keep && keep_files(c, repair_files, err, errlen) != 0)
+        return -1;
     if (mount_image(c, c->options) != 0) {
         r->unmountable = 1;
         crash_sys_cmd_said(c->d, "mount", said, sizeof(said));
@@ -289,12 +382,24 @@ int crash_point_check(struct crash_checker *c, const struct crash_point *p, stru
         char dir[PATH_MAX * 2];
 
         snprintf(dir, sizeof(dir), "%s/%s", c->mnt, c->spool_rel);
-        if (crash_mta_restart(c->mta, dir, r, err, errlen) != 0) {
+        if (crash_mta_restart(c->mta, dir, r, err, errlen) != 0 ||
+            (c->keep && keep_files(c, mta_files, err, errlen) != 0)) {
             crash_point_teardown(c);
             return -1;
         }
     } else if (crash_scan_by_relay(c->restart)) {
-        restart_postfix(c, r);
+        char path[PATH_MAX];
+        FILE *log = NULL;
+
+        if (c->keep && (log = open_kept(c, "restart.log", path)) == NULL) {
+            crash_point_teardown(c);
+            return msg_set_error(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        }
+        restart_postfix(c, r, log);
+        if (log && fclose(log) != 0) {
+            crash_point_teardown(c);
+            return msg_set_error(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        }
     } else if (crash_scan_on_disk(c->restart)) {
         restart_scan(c, r);
     }

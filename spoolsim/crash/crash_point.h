@@ -31,6 +31,13 @@
  * queue in memory: nothing is recovered. With --mta the real MTA restarts
  * on the mounted spool and delivers to a fresh sink (crash_mta.h): what
  * arrives there is recovered, the files it set aside are corrupt.
+ *
+ * With `keep' set (--keep-point), the point's files stay in the work
+ * directory as pointN.*: .img, the image as rebuilt, before its repair
+ * (the state the cut left, for debugfs); .repair.out and .repair.err,
+ * what the repair said; .restart.log, the relay's recovery (its counts,
+ * and every queue file it would deliver with what became of it), or with
+ * --mta the MTA's restart's .out and .err and the fresh sink's log.
  */
 #ifndef SPOOLSIM_CRASH_POINT_H
 #define SPOOLSIM_CRASH_POINT_H
@@ -61,6 +68,7 @@ struct crash_checker {
     size_t cursor_at;
     char loop[64]; /* the point's loop device while attached, else "" */
     int mounted;
+    unsigned keep; /* --keep-point: this point's number, its files to be kept; else 0 */
 };
 
 struct crash_result {

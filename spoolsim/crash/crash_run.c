@@ -21,6 +21,7 @@
 #include "crash_point.h"
 #include "crash_report.h"
 #include "crash_run.h"
+#include "msg.h"
 #include "crash_stack.h"
 #include "crash_tally.h"
 #include "dmlog.h"
@@ -231,6 +232,7 @@ void crash_run_check(struct crash *c, struct crash_report *rep)
 
         if (progress_out_on(&c->progress))
             show_check(c, i, plan.n, t0);
+        c->checker.keep = i + 1 == o->keep_point ? o->keep_point : 0;
         if (crash_point_check(&c->checker, &plan.v[i], &r, err, sizeof(err)) != 0) {
             crash_point_result_free(&r);
             crash_stack_fail(c, NULL, "crash point %zu: %s", i + 1, err);
@@ -243,6 +245,15 @@ void crash_run_check(struct crash *c, struct crash_report *rep)
         crash_point_result_free(&r);
     }
     progress_out_clear(&c->progress);
+    if (o->keep_point > plan.n)
+        msg_warn("--keep-point %u: the log gave only %zu crash points; nothing of a point kept",
+                 o->keep_point, plan.n);
+    else if (o->keep_point && !interrupt_signal())
+        /* asked for by name: said even with --quiet */
+        progress_out_notice(&c->progress, 0, "spoolsim crash",
+                            "kept crash point %u: point%u.img (before its repair), "
+                            "point%u.repair.out, point%u.restart.* in %s",
+                            o->keep_point, o->keep_point, o->keep_point, o->keep_point, c->d.work);
     rep->check_s = (double)(clock_now_ns() - t0) / 1e9;
     crash_point_checker_close(&c->checker);
     crash_plan_free(&plan);

@@ -13,6 +13,11 @@
 #    the same durable configuration as 1: the checker must report loss.
 #    (delay-write, a write moved across a flush, was seen reported too,
 #    at fewer points: too few for a test that must not flake.)
+# 4. --keep-point 3 (of 4 points): the work directory is kept with
+#    point3.img (an ext4 image the size asked for, as the cut left it),
+#    what e2fsck said and the relay's restart log, and a line on standard
+#    error names them, under -q too; --keep-point beyond --points is a
+#    usage error (exit 2) that makes nothing.
 # Every run must leave no mount, loop device or process of its own and
 # remove its work directory.
 . "${top_srcdir:-.}/tests/helpers/lib.sh"
@@ -54,4 +59,32 @@ j = json.load(open(sys.argv[1]))
 assert j["flushes"] == 0 and j["flush_points"] == 0, j
 ' "$WORK/broken.json"
 check "... left nothing behind" crash_nothing_left "$WORK/w"
+
+crash_run keep -t ext4 -O data=ordered --points 4 --keep-point 3
+kept=$(sed -n 's/^spoolsim crash: kept crash point 3: .* in //p' "$WORK/keep.err")
+check "--keep-point 3: exit 0, and a line names the point's files" \
+    test "$(cat "$WORK/keep.rc")" = 0 -a -n "$kept" -a -d "$kept"
+check "... point3.img: the image (128 MiB, ext4's magic)" python3 -c '
+import os, sys
+with open(sys.argv[1], "rb") as f:
+    f.seek(1080)
+    assert f.read(2) == b"\x53\xef", "no ext superblock"
+assert os.path.getsize(sys.argv[1]) == 128 << 20
+' "$kept/point3.img"
+check "... point3.repair.out: what e2fsck said" grep -q "^Pass 5" "$kept/point3.repair.out"
+check "... point3.restart.log: the relay's recovery, then one line a queue file" python3 -c '
+import re, sys
+lines = open(sys.argv[1]).read().splitlines()
+assert lines and lines[0].startswith("recovery: "), lines[:1]
+found = sum(int(n) for n in re.findall(r"found (\d+) in incoming, (\d+) in deferred", lines[0])[0])
+assert len(lines) == 1 + found, (len(lines), found)
+for l in lines[1:]:
+    assert re.match(r"(incoming|deferred) \w+ (recovered <|corrupt|done)", l), l
+' "$kept/point3.restart.log"
+rm -rf "$kept"
+check "... left nothing else behind" crash_nothing_left "$WORK/w"
+timeout 60 "$RELAY" crash --points 4 --keep-point 5 --work-dir "$WORK/w" >"$WORK/keep5.out" 2>&1
+check "--keep-point 5 of 4 points: exit 2" test $? = 2
+check "... saying why" grep -q -- "--keep-point 5: there are only 4 crash points" "$WORK/keep5.out"
+check "... and made nothing" crash_nothing_left "$WORK/w"
 finish
