@@ -270,19 +270,31 @@ int pf_spool_set_user(struct pf_spool *sp, const char *user, char *err, size_t e
     return 0;
 }
 
+/* The directory `fd' names, read from its start through a descriptor of its own; NULL, errno. */
+static DIR *read_dir_at(int fd)
+{
+    int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), saved;
+    DIR *dp;
+
+    if (dfd < 0)
+        return NULL;
+    if ((dp = fdopendir(dfd)) == NULL) {
+        saved = errno;
+        close(dfd);
+        errno = saved;
+    }
+    return dp;
+}
+
 /* The level of the first queue file under the directory `fd', or -1 if there is none. */
 static int file_depth(int fd, int level)
 {
-    int dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *dp = dfd >= 0 ? fdopendir(dfd) : NULL;
+    DIR *dp = read_dir_at(fd);
     struct dirent *de;
     int depth = -1;
 
-    if (dp == NULL) {
-        if (dfd >= 0)
-            close(dfd);
+    if (dp == NULL)
         return -1;
-    }
     while (depth < 0 && (de = readdir(dp)) != NULL) {
         struct stat st;
         int sub;
@@ -306,17 +318,14 @@ static int file_depth(int fd, int level)
 static int check_hash_dirs(const struct pf_spool *sp, int fd, const char *path, int levels,
                            char *err, size_t errlen)
 {
-    int dfd, status = 0;
+    int status = 0;
     struct dirent *de;
     DIR *dp;
 
     if (levels == 0)
         return 0;
-    if ((dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
-        (dp = fdopendir(dfd)) == NULL) {
+    if ((dp = read_dir_at(fd)) == NULL) {
         snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
-        if (dfd >= 0)
-            close(dfd);
         return -1;
     }
     while (status == 0 && (de = readdir(dp)) != NULL) {
@@ -617,4 +626,30 @@ int pf_spool_path(const struct pf_spool *sp, const char *queue, const char *id, 
         return -1;
     n = snprintf(out, len, "%s/%s/%s%s%s", sp->dir, queue, hash, hash[0] ? "/" : "", id);
     return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+int pf_spool_scan_incoming(const struct pf_spool *sp, struct pf_spool_stats *st)
+{
+    int in = pf_spool_queue_fd(sp, PF_QUEUE_INCOMING), act = pf_spool_queue_fd(sp, PF_QUEUE_ACTIVE);
+    int moved = 0;
+    struct dirent *de;
+    struct stat sb;
+    DIR *d;
+
+    if (in < 0 || act < 0 || (d = read_dir_at(in)) == NULL)
+        return -1;
+    while ((de = readdir(d)) != NULL) {
+        if (!pf_queue_id_ok(de->d_name))
+            continue;
+        st->stat_probes++;
+        if (fstatat(in, de->d_name, &sb, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(sb.st_mode) ||
+            (sb.st_mode & 0700) != 0700)
+            continue;
+        if (renameat(in, de->d_name, act, de->d_name) == 0) {
+            st->renames++;
+            moved++;
+        }
+    }
+    closedir(d);
+    return moved;
 }

@@ -62,6 +62,9 @@ struct pf_spool {
     int hash_depth; /* for deferred/ and defer/ (Postfix: 1); recorded in the spool */
     enum pf_sync sync;
     uint64_t max_file; /* pf_spool_file_read() takes no longer file (EFBIG); 0: no bound */
+    /* pf_spool_scan_incoming() may move files on behind their writer's back (the relay's
+     * SPOOLSIM_QMGR_SCAN): activation and withdrawal look for them in active/ too */
+    int scan_incoming;
 
     /* The spool's owner, whom the relay runs as: pf_spool_set_user(), else the process's. */
     int owner_set;
@@ -164,6 +167,14 @@ void pf_spool_file_abort(struct pf_spool_file *f);
  */
 int pf_spool_file_commit_qfile(const struct pf_spool *sp, struct pf_spool_file *f,
                                const struct pf_qfile *q, struct pf_spool_stats *st);
+
+/*
+ * Postfix's qmgr's scan of incoming/: every regular file there marked
+ * complete (0700) moved to active/, whether or not its writer's fsync has
+ * returned (cleanup marks before it syncs, and qmgr is another process).
+ * The number moved, or -1 when incoming/ cannot be read.
+ */
+int pf_spool_scan_incoming(const struct pf_spool *sp, struct pf_spool_stats *st);
 
 /* incoming/ID (or deferred/X/ID with from_deferred) -> active/ID, if lstat shows it 0700. */
 int pf_spool_file_activate(const struct pf_spool *sp, const char *id, int from_deferred,

@@ -177,9 +177,21 @@ static int withdraw(const struct pf_spool *sp, struct pf_spool_file *f, int fd,
         st->chmods++;
         unmarked = 1;
     }
-    if ((removed = unlinkat(f->at, f->name, 0) == 0))
+    if ((removed = unlinkat(f->at, f->name, 0) == 0)) {
         st->unlinks++;
-    safe = removed && sync_dir_of(sp, f->at, f->name, st) == 0;
+        safe = sync_dir_of(sp, f->at, f->name, st) == 0;
+    } else if (errno == ENOENT && sp->scan_incoming) {
+        /* a scan moved it on: it must not stay in active/, where a restart would deliver it */
+        const char *base = strrchr(f->name, '/');
+        int active = pf_spool_queue_fd(sp, PF_QUEUE_ACTIVE);
+
+        base = base ? base + 1 : f->name;
+        if ((removed = active >= 0 && unlinkat(active, base, 0) == 0))
+            st->unlinks++;
+        safe = removed && sync_dir_of(sp, active, base, st) == 0;
+    } else {
+        safe = 0;
+    }
     if (!safe && unmarked) /* there or not, it is no longer marked on disk */
         safe = sync_file(sp, fd, st) == 0;
     f->left = !safe;
@@ -252,8 +264,16 @@ int pf_spool_file_activate(const struct pf_spool *sp, const char *id, int from_d
         return -1;
     /* qmgr looks before it moves: only a file marked complete (0700) goes on. */
     st->stat_probes++;
-    if (fstatat(from_at, from, &sb, AT_SYMLINK_NOFOLLOW) != 0)
+    if (fstatat(from_at, from, &sb, AT_SYMLINK_NOFOLLOW) != 0) {
+        int saved = errno;
+
+        /* a scan of incoming/ took it already (pf_spool_scan_incoming()) */
+        if (saved == ENOENT && sp->scan_incoming && !from_deferred &&
+            fstatat(to_at, to, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode))
+            return 0;
+        errno = saved;
         return -1;
+    }
     if (!S_ISREG(sb.st_mode) || (sb.st_mode & 0700) != 0700) {
         errno = EAGAIN;
         return -1;

@@ -252,6 +252,8 @@ void relay_options_parse(struct relay_options *opts, int argc, char **argv)
     opts->cleanup_threads = RELAY_CLEANUP_THREADS_DEFAULT;
     opts->threads = 1;
     opts->qmgr = RELAY_QMGR_SINGLE;
+    opts->incoming_scan =
+        getenv("SPOOLSIM_QMGR_SCAN") && strcmp(getenv("SPOOLSIM_QMGR_SCAN"), "1") == 0;
     opts->concurrency = RELAY_CONCURRENCY_DEFAULT;
     opts->active_limit = 20000;
     opts->min_backoff_ns = 1 * CLOCK_NS_PER_SEC;

@@ -52,6 +52,9 @@ struct relay_options {
     unsigned cleanup_threads;
     unsigned threads; /* event loops for client sessions (relay_loop.h) */
     enum relay_qmgr_shape qmgr;
+    /* SPOOLSIM_QMGR_SCAN=1, an experiment: the queue manager takes every file of incoming/
+     * marked complete, as Postfix's qmgr scans it, even one whose fsync is still running */
+    int incoming_scan;
     unsigned concurrency;  /* connections to the next hop */
     unsigned active_limit; /* messages in active/ at once */
     uint64_t min_backoff_ns, max_backoff_ns, max_lifetime_ns;

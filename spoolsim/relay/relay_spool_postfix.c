@@ -30,6 +30,7 @@
 
 static int pf_open(struct relay *r, char *err, size_t errlen)
 {
+    r->spool.scan_incoming = r->opts->incoming_scan;
     return pf_spool_open(&r->spool, r->opts->spool, err, errlen);
 }
 
@@ -159,6 +160,9 @@ static int read_active(struct relay_msg *m, char **file, size_t *len, struct pf_
 static void pf_activate(struct relay_msg *m, unsigned thread)
 {
     (void)thread;
+    /* Postfix's qmgr takes what its scan finds, not only the message that woke it */
+    if (m->queue != RELAY_Q_DEFERRED && m->relay->spool.scan_incoming)
+        pf_spool_scan_incoming(&m->relay->spool, &m->st);
     if (pf_spool_file_activate(&m->relay->spool, m->id, m->queue == RELAY_Q_DEFERRED, &m->st) !=
         0) {
         m->job_status = -1;

@@ -222,6 +222,44 @@ START_TEST(test_paths)
 END_TEST
 
 /* A failed enqueue leaves no file: here incoming/ vanished under the spool. */
+/*
+ * qmgr's scan of incoming/: the files marked complete go to active/, one
+ * still being written (0600) stays; the activation of a message the scan
+ * took finds it in active/, but only on a spool that scans.
+ */
+START_TEST(test_scan_incoming)
+{
+    struct pf_spool sp = {0};
+    struct pf_spool_stats st = {0};
+    struct pf_spool_file open_file;
+    struct pf_qfile q;
+    char id1[PF_QUEUE_ID_MAX], id2[PF_QUEUE_ID_MAX], id3[PF_QUEUE_ID_MAX];
+
+    new_spool(&sp, 1);
+    message(&q);
+    ck_assert_int_eq(pf_spool_file_enqueue(&sp, &q, id1, sizeof(id1), &st), 0);
+    ck_assert_int_eq(pf_spool_file_enqueue(&sp, &q, id2, sizeof(id2), &st), 0);
+    ck_assert_int_eq(pf_spool_file_create(&sp, &open_file, id3, sizeof(id3), &st), 0);
+    ck_assert_int_eq(count_entries("incoming"), 3);
+    memset(&st, 0, sizeof(st));
+    ck_assert_int_eq(pf_spool_scan_incoming(&sp, &st), 2);
+    ck_assert_uint_eq(st.renames, 2);
+    ck_assert_int_eq(count_entries("incoming"), 1);
+    ck_assert_int_eq(count_entries("active"), 2);
+    /* without the scan, a message missing from incoming/ is an error, as before */
+    ck_assert_int_eq(pf_spool_file_activate(&sp, id1, 0, &st), -1);
+    ck_assert_int_eq(errno, ENOENT);
+    sp.scan_incoming = 1;
+    ck_assert_int_eq(pf_spool_file_activate(&sp, id1, 0, &st), 0);
+    ck_assert_int_eq(pf_spool_file_activate(&sp, id2, 0, &st), 0);
+    ck_assert_uint_eq(st.renames, 2);                               /* the scan's: none again */
+    ck_assert_int_eq(pf_spool_file_activate(&sp, id3, 0, &st), -1); /* 0600: not complete */
+    pf_spool_file_abort(&open_file);
+    pf_qfile_free(&q);
+    spool_gone(&sp);
+}
+END_TEST
+
 START_TEST(test_failure_leaves_nothing)
 {
     struct pf_spool sp = {0};
@@ -706,9 +744,13 @@ END_TEST
 
 int main(void)
 {
-    const TTest *const spool[] = {test_life_of_a_message,  test_paths,
-                                  test_streamed,           test_failure_leaves_nothing,
-                                  test_unusable_directory, NULL};
+    const TTest *const spool[] = {test_life_of_a_message,
+                                  test_paths,
+                                  test_streamed,
+                                  test_scan_incoming,
+                                  test_failure_leaves_nothing,
+                                  test_unusable_directory,
+                                  NULL};
     const TTest *const security[] = {test_refuses_links,
                                      test_refuses_writable,
                                      test_refuses_other_owner,
