@@ -7,7 +7,12 @@
 # commits a message (jbd2's transaction count in /proc/fs/jbd2), the disk's
 # bytes and flushes a message, and jbd2's own averages (handles and logged
 # blocks a transaction). As root, after `make'; Postfix from fetch-peer.sh.
+# JC_SYSTEMS: the runs, in order (postfix model postfix model); `scan' is
+# the model with SPOOLSIM_QMGR_SCAN=1 (docs/durability.md).
 set -u
+for sys in ${JC_SYSTEMS:-}; do
+  case $sys in postfix | model | scan) ;; *) echo "$0: JC_SYSTEMS: $sys is not postfix, model or scan" >&2; exit 2 ;; esac
+done
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/bench/scratch-fs.sh"
 . "$ROOT/bench/bench-lib.sh"
@@ -17,13 +22,14 @@ mkdir -p "$MNT"
 trap 'mountpoint -q "$MNT" && umount "$MNT"; rm -rf "$TMP"' EXIT
 echo "# $(bench_machine); ext4, 20 x 15 KiB, 5000 messages a run"
 echo "# system    msgs/s commits/msg KiB/msg flushes/msg handles/commit logged-blocks/commit"
-for sys in postfix model postfix model; do
+for sys in ${JC_SYSTEMS:-postfix model postfix model}; do
   scratch_fs_mount ext4 "$MNT" "$IMG" || exit 1
   chmod 755 "$MNT"
   dev=$(findmnt -n -o SOURCE "$MNT"); d=$(basename "$dev")
   info=$(ls -d /proc/fs/jbd2/"$d"-*/info | head -1)
   t0=$(awk 'NR==1{print $1}' "$info")
   if [ $sys = postfix ]; then what="--mta postfix"; else what="--model postfix"; fi
+  if [ $sys = scan ]; then export SPOOLSIM_QMGR_SCAN=1; else unset SPOOLSIM_QMGR_SCAN; fi
   "$ROOT/spoolsim/spoolsim" bench -q --no-calibrate --spool "$MNT" -m 5000 -s 20 --size 15360 $what \
       --json "$TMP/run.json" >"$TMP/run.out" 2>&1 || { echo "$0: $sys failed:" >&2; tail -5 "$TMP/run.out" >&2; exit 1; }
   t1=$(awk 'NR==1{print $1}' "$info")
