@@ -465,9 +465,16 @@ fill_to_refusal() {
     check "$label: the relay is still running" kill -0 "$pid"
 }
 
-# spool_files DIR: the message files and logs in a spool's queues.
+# spool_files DIR: the message files and logs in a spool's queues, for every
+# profile (Postfix's, Exim's input/ and msglog/, sendmail's mqueue/,
+# OpenSMTPD's, qmail's): a wait for an empty spool that knew Postfix's alone
+# ended at once for the others, and stopped their relays mid-delivery.
 spool_files() {
-    find "$1/incoming" "$1/active" "$1/deferred" "$1/defer" "$1/bounce" -type f 2>/dev/null
+    local d
+    for d in incoming active deferred defer bounce input msglog mqueue temporary queue \
+        todo intd mess info local remote; do
+        [ -d "$1/$d" ] && find "$1/$d" -type f
+    done 2>/dev/null
 }
 
 # wait_until SECONDS COMMAND...: until COMMAND succeeds (its status), polling.
