@@ -49,6 +49,8 @@ void pf_spool_stats_add(struct pf_spool_stats *to, const struct pf_spool_stats *
     to->utimes += from->utimes;
     to->mkdirs += from->mkdirs;
     to->stat_probes += from->stat_probes;
+    to->scans += from->scans;
+    to->scan_moves += from->scan_moves;
     to->locks += from->locks;
 }
 
@@ -628,7 +630,7 @@ int pf_spool_path(const struct pf_spool *sp, const char *queue, const char *id, 
     return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
-int pf_spool_scan_incoming(const struct pf_spool *sp, struct pf_spool_stats *st)
+int pf_spool_scan_incoming(const struct pf_spool *sp, unsigned room, struct pf_spool_stats *st)
 {
     int in = pf_spool_queue_fd(sp, PF_QUEUE_INCOMING), act = pf_spool_queue_fd(sp, PF_QUEUE_ACTIVE);
     int moved = 0;
@@ -638,7 +640,8 @@ int pf_spool_scan_incoming(const struct pf_spool *sp, struct pf_spool_stats *st)
 
     if (in < 0 || act < 0 || (d = read_dir_at(in)) == NULL)
         return -1;
-    while ((de = readdir(d)) != NULL) {
+    st->scans++;
+    while ((unsigned)moved < room && (de = readdir(d)) != NULL) {
         if (!pf_queue_id_ok(de->d_name))
             continue;
         st->stat_probes++;
@@ -647,6 +650,7 @@ int pf_spool_scan_incoming(const struct pf_spool *sp, struct pf_spool_stats *st)
             continue;
         if (renameat(in, de->d_name, act, de->d_name) == 0) {
             st->renames++;
+            st->scan_moves++;
             moved++;
         }
     }

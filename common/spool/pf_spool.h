@@ -84,6 +84,7 @@ struct pf_spool {
 struct pf_spool_stats {
     uint64_t creates, renames, unlinks, probes, fsyncs, chmods, writes, bytes, utimes, mkdirs;
     uint64_t stat_probes, locks;
+    uint64_t scans, scan_moves; /* pf_spool_scan_incoming(): its passes, the files they moved */
 };
 
 void pf_spool_stats_add(struct pf_spool_stats *to, const struct pf_spool_stats *from);
@@ -171,10 +172,11 @@ int pf_spool_file_commit_qfile(const struct pf_spool *sp, struct pf_spool_file *
 /*
  * Postfix's qmgr's scan of incoming/: every regular file there marked
  * complete (0700) moved to active/, whether or not its writer's fsync has
- * returned (cleanup marks before it syncs, and qmgr is another process).
+ * returned (cleanup marks before it syncs, and qmgr is another process),
+ * up to `room' of them: qmgr stops feeding when its active queue is full.
  * The number moved, or -1 when incoming/ cannot be read.
  */
-int pf_spool_scan_incoming(const struct pf_spool *sp, struct pf_spool_stats *st);
+int pf_spool_scan_incoming(const struct pf_spool *sp, unsigned room, struct pf_spool_stats *st);
 
 /* incoming/ID (or deferred/X/ID with from_deferred) -> active/ID, if lstat shows it 0700. */
 int pf_spool_file_activate(const struct pf_spool *sp, const char *id, int from_deferred,

@@ -76,6 +76,7 @@ struct relay_msg {
     char dsn_id[PF_QUEUE_ID_MAX]; /* the notification's queue file; "" when none was made */
     unsigned attempts;
     unsigned io_failures;   /* file steps failed in a row (activation, reading): the back-off */
+    unsigned scan_room;     /* files its activation's scan of incoming/ may move (active/'s room) */
     uint64_t retry_wait_ns; /* this attempt's retry, decided once (retry_policy.h): its wait */
     long retry_due_s;       /* and its deferred file's stamp */
 

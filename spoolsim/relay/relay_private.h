@@ -99,17 +99,18 @@ struct relay {
     struct loops *loop_set;   /* their threads and mailboxes (relay_loop.c) */
     struct relay_loop *loops; /* --threads of them; loops[0] runs on r->base */
     unsigned loop_count;
-    int loops_joined;                /* the others' threads have ended */
-    _Atomic unsigned session_total;  /* client sessions, all loops */
-    _Atomic int accept_paused;       /* at --max-sessions: the listener waits for one to end */
-    _Atomic int resume_posted;       /* resume_item is on its way to loop 0 */
-    _Atomic unsigned replies_held;   /* sessions holding replies (--reply-delay): a stop waits */
-    struct mailbox_item resume_item; /* a loop's session ended while the listener waited */
-    pthread_mutex_t stats_lock;      /* stats.spool */
-    SSL_CTX *tls_ctx;                /* NULL unless --tls */
-    SSL_CTX *hop_tls_ctx;            /* NULL unless --hop-tls */
-    char ehlo_reply[512];            /* offers STARTTLS when tls_ctx is set */
-    char ehlo_reply_tls[512];        /* inside TLS */
+    int loops_joined;                 /* the others' threads have ended */
+    _Atomic unsigned session_total;   /* client sessions, all loops */
+    _Atomic int accept_paused;        /* at --max-sessions: the listener waits for one to end */
+    _Atomic int resume_posted;        /* resume_item is on its way to loop 0 */
+    _Atomic unsigned replies_held;    /* sessions holding replies (--reply-delay): a stop waits */
+    _Atomic unsigned incoming_marked; /* commits since a scan of incoming/ last began */
+    struct mailbox_item resume_item;  /* a loop's session ended while the listener waited */
+    pthread_mutex_t stats_lock;       /* stats.spool */
+    SSL_CTX *tls_ctx;                 /* NULL unless --tls */
+    SSL_CTX *hop_tls_ctx;             /* NULL unless --hop-tls */
+    char ehlo_reply[512];             /* offers STARTTLS when tls_ctx is set */
+    char ehlo_reply_tls[512];         /* inside TLS */
 
     /* next hop: the connections are each loop's own (relay_loop.h) */
     struct sockaddr_storage hop_addr;

@@ -332,6 +332,21 @@ static unsigned feed_limit(const struct relay *r)
     return r->opts->qmgr == RELAY_QMGR_SINGLE ? 2 : r->opts->cleanup_threads;
 }
 
+/*
+ * What a scan of incoming/ may move at an activation (SPOOLSIM_QMGR_SCAN):
+ * active/'s room, every committed message still waiting counted in it, so
+ * that scans ahead of the feed never fill active/ past --active-limit
+ * (Postfix's qmgr stops its scan when its active queue is full).
+ */
+static unsigned scan_room(const struct relay *r)
+{
+    const struct relay_qmgr *q = r->qm;
+    unsigned used = q->n_active + q->n_moving + q->n_incoming;
+
+    /* the message being activated is in n_moving, and its own file may be among those moved */
+    return used <= r->opts->active_limit ? r->opts->active_limit - used + 1 : 0;
+}
+
 void relay_qmgr_kick(struct relay *r)
 {
     struct relay_msg *m;
@@ -345,6 +360,7 @@ void relay_qmgr_kick(struct relay *r)
         if (m->queue == RELAY_Q_INCOMING)
             q->n_incoming--;
         q->n_moving++;
+        m->scan_room = scan_room(r);
         relay_attempt_activate(r, m);
     }
     /* All tokens back when nothing waits in incoming/, as Postfix's qmgr gives them. */

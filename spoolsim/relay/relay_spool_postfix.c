@@ -15,6 +15,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,8 @@ static void pf_commit(struct relay_msg *m, unsigned thread)
     /* The rest of the text and the end records, then the C record, the mark, the sync. */
     m->job_status = pf_spool_file_commit_qfile(&m->relay->spool, m->out, &m->qf, &m->st);
     m->job_errno = errno;
+    if (m->job_status == 0) /* cleanup's trigger to qmgr: something to scan for */
+        atomic_fetch_add(&m->relay->incoming_marked, 1);
 }
 
 static enum relay_spool_next pf_committed(struct relay_msg *m)
@@ -159,10 +162,19 @@ static int read_active(struct relay_msg *m, char **file, size_t *len, struct pf_
 
 static void pf_activate(struct relay_msg *m, unsigned thread)
 {
+    struct relay *r = m->relay;
+
     (void)thread;
-    /* Postfix's qmgr takes what its scan finds, not only the message that woke it */
-    if (m->queue != RELAY_Q_DEFERRED && m->relay->spool.scan_incoming)
-        pf_spool_scan_incoming(&m->relay->spool, &m->st);
+    /*
+     * Postfix's qmgr takes what its scan finds, not only the message that
+     * woke it, and scans again only when cleanup has triggered it since:
+     * with no commit since the last scan began, that scan saw this file
+     * marked and took it, and the activation finds it in active/. A scan
+     * stopped by the room leaves the rest to their own activations.
+     */
+    if (m->queue != RELAY_Q_DEFERRED && r->spool.scan_incoming && m->scan_room > 0 &&
+        atomic_exchange(&r->incoming_marked, 0) > 0)
+        pf_spool_scan_incoming(&r->spool, m->scan_room, &m->st);
     if (pf_spool_file_activate(&m->relay->spool, m->id, m->queue == RELAY_Q_DEFERRED, &m->st) !=
         0) {
         m->job_status = -1;

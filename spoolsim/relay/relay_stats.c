@@ -262,6 +262,11 @@ static void print_report(const struct relay *r, FILE *fp)
     fprintf(fp, "profile %s, sync %s, queue manager %s, %u cleanup threads, next hop %s\n",
             r->profile->name, sync_name(r), qmgr_name(r), r->opts->cleanup_threads,
             r->opts->next_hop);
+    if (r->spool.scan_incoming)
+        fprintf(fp,
+                "queue manager scans incoming/ (SPOOLSIM_QMGR_SCAN=1): %llu scans moved %llu "
+                "files to active/ ahead of their activation\n",
+                (unsigned long long)sp->scans, (unsigned long long)sp->scan_moves);
     relay_model_describe(r->model, model, sizeof(model));
     fprintf(fp, "cost model: %s\n", model);
     if (relay_usage_window(r, &usage) == 0) {
@@ -403,6 +408,8 @@ static void write_ops(struct json_writer *w, const char *key, const struct pf_sp
     json_uint(w, "probes", sp->probes);
     json_uint(w, "stat_probes", sp->stat_probes);
     json_uint(w, "locks", sp->locks);
+    json_uint(w, "scans", sp->scans);
+    json_uint(w, "scan_moves", sp->scan_moves);
     json_uint(w, "fsyncs", sp->fsyncs);
     json_uint(w, "chmods", sp->chmods);
     json_uint(w, "utimes", sp->utimes);
@@ -428,6 +435,7 @@ int relay_stats_write_json(const struct relay *r, const char *path)
     json_string(&w, "profile", r->profile->name);
     json_string(&w, "sync", sync_name(r));
     json_string(&w, "qmgr", qmgr_name(r));
+    json_bool(&w, "incoming_scan", r->spool.scan_incoming); /* SPOOLSIM_QMGR_SCAN */
     json_uint(&w, "cleanup_threads", r->opts->cleanup_threads);
     json_uint(&w, "threads", r->loop_count);
     json_double(&w, "reply_delay_s", r->opts->reply_delay);

@@ -29,4 +29,40 @@ done
 check "without the scan: two stat probes a message" test "$(ops "$WORK/plain.json" stat_probes)" = $((2 * M))
 check "with it: the scans looked ($(ops "$WORK/scan.json" stat_probes) probes)" \
     test "$(ops "$WORK/scan.json" stat_probes)" -gt $((2 * M))
+top() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$@"; }
+check "the JSON says the scan was on" test "$(top "$WORK/scan.json" incoming_scan)" = True
+check "  and off" test "$(top "$WORK/plain.json" incoming_scan)" = False
+scans=$(ops "$WORK/scan.json" scans) moved=$(ops "$WORK/scan.json" scan_moves)
+echo "# $M messages: $scans scans moved $moved files"
+# A scan is cleanup's trigger answered: no more than one an activation,
+# none without a commit since the last, and each takes at least the file
+# that triggered it.
+check "at most one scan a message, at least one" test "$scans" -ge 1 -a "$scans" -le $M
+check "the scans moved what they found, no file twice" test "$moved" -ge "$scans" -a "$moved" -le $M
+check "  and none without the scan" test "$(ops "$WORK/plain.json" scans)" = 0
+
+# --active-limit holds with the scan: behind a hop that takes 50 ms a
+# message, committed mail waits in incoming/; each delivery that ends lets
+# one more in, and its activation's scan must not take the whole backlog
+# (Postfix's qmgr stops feeding at qmgr_message_active_limit).
+start_sink slowhop -w 0.05 127.0.0.1:0 100 || exit 1
+SPOOLSIM_QMGR_SCAN=1 start_relay limited --spool "$WORK/limited.spool" --active-limit 3 \
+    --concurrency 1 --next-hop "127.0.0.1:$slowhop_PORT" --json "$WORK/limited.json" || exit 1
+"$SOURCE" -s 10 -m 100 -l 1024 "127.0.0.1:$limited_PORT" >"$WORK/limited.src" 2>&1 &
+src=$!
+most=0
+while kill -0 "$src" 2>/dev/null || ! spool_empty "$WORK/limited.spool"; do
+    n=$(find "$WORK/limited.spool/active" -type f 2>/dev/null | wc -l)
+    [ "$n" -gt "$most" ] && most=$n
+    [ $SECONDS -lt 100 ] || break
+    sleep 0.02
+done
+wait "$src"
+stop "$limited_PID"
+stop "$slowhop_PID"
+waiting=$(grep -o "peak queue depth: incoming [0-9]*" "$WORK/limited.err" | grep -o "[0-9]*$")
+check "a backlog waited in incoming/ (at most $waiting)" test "${waiting:-0}" -gt 4
+check "active/ held at most the limit and the message moving in ($most files)" test "$most" -le 4
+check "  every message went through" grep -q "^received 100 .*delivered 100 " "$WORK/limited.err"
+check "the report names the scan" grep -q "queue manager scans incoming/ (SPOOLSIM_QMGR_SCAN=1): [0-9]* scans moved" "$WORK/limited.err"
 finish

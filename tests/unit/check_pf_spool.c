@@ -221,11 +221,11 @@ START_TEST(test_paths)
 }
 END_TEST
 
-/* A failed enqueue leaves no file: here incoming/ vanished under the spool. */
 /*
  * qmgr's scan of incoming/: the files marked complete go to active/, one
- * still being written (0600) stays; the activation of a message the scan
- * took finds it in active/, but only on a spool that scans.
+ * still being written (0600) stays, and no more than the room left in the
+ * active queue; the activation of a message the scan took finds it in
+ * active/, but only on a spool that scans.
  */
 START_TEST(test_scan_incoming)
 {
@@ -242,8 +242,13 @@ START_TEST(test_scan_incoming)
     ck_assert_int_eq(pf_spool_file_create(&sp, &open_file, id3, sizeof(id3), &st), 0);
     ck_assert_int_eq(count_entries("incoming"), 3);
     memset(&st, 0, sizeof(st));
-    ck_assert_int_eq(pf_spool_scan_incoming(&sp, &st), 2);
+    ck_assert_int_eq(pf_spool_scan_incoming(&sp, 0, &st), 0); /* a full active queue */
+    ck_assert_int_eq(pf_spool_scan_incoming(&sp, 1, &st), 1);
+    ck_assert_int_eq(count_entries("active"), 1);
+    ck_assert_int_eq(pf_spool_scan_incoming(&sp, 10, &st), 1); /* the other one */
     ck_assert_uint_eq(st.renames, 2);
+    ck_assert_uint_eq(st.scans, 3);
+    ck_assert_uint_eq(st.scan_moves, 2);
     ck_assert_int_eq(count_entries("incoming"), 1);
     ck_assert_int_eq(count_entries("active"), 2);
     /* without the scan, a message missing from incoming/ is an error, as before */
@@ -260,6 +265,7 @@ START_TEST(test_scan_incoming)
 }
 END_TEST
 
+/* A failed enqueue leaves no file: here incoming/ vanished under the spool. */
 START_TEST(test_failure_leaves_nothing)
 {
     struct pf_spool sp = {0};
