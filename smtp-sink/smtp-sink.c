@@ -9,7 +9,6 @@
 
 #include <errno.h>
 #include <event2/event.h>
-#include <event2/listener.h>
 #include <grp.h>
 #include <openssl/ssl.h>
 #include <pwd.h>
@@ -73,7 +72,7 @@ struct sink_run {
     struct sink_worker *workers;
     struct loops *loops;
     struct event_base *base; /* the listener's: worker 0's, or the main thread's own */
-    struct evconnlistener *listener;
+    struct listener *listener;
     int listener_paused;
     int draining;
     uint64_t shown_messages, shown_sessions;
@@ -104,7 +103,7 @@ static void stop_soon(struct sink_run *r)
     if (r->draining)
         return;
     r->draining = 1;
-    evconnlistener_disable(r->listener);
+    listener_disable(r->listener);
     loops_each(r->loops, on_drain);
 }
 
@@ -124,7 +123,7 @@ static int may_accept(struct sink_run *r)
 static void resume_accepting(struct sink_run *r)
 {
     if (r->listener_paused && may_accept(r) && !r->draining) {
-        evconnlistener_enable(r->listener);
+        listener_enable(r->listener);
         r->listener_paused = 0;
         atomic_store(&r->paused, 0);
     }
@@ -225,8 +224,8 @@ static void on_handoff(struct mailbox_item *item)
     free(h);
 }
 
-static void on_accept(struct evconnlistener *listener, evutil_socket_t fd, struct sockaddr *addr,
-                      int addrlen, void *arg)
+static void on_accept(struct listener *listener, int fd, struct sockaddr *addr, socklen_t addrlen,
+                      void *arg)
 {
     struct sink_run *r = arg;
     uint64_t active = atomic_fetch_add(&r->active, 1) + 1, max = atomic_load(&r->max_active);
@@ -251,7 +250,7 @@ static void on_accept(struct evconnlistener *listener, evutil_socket_t fd, struc
     }
     if (!may_accept(r)) {
         /* Excess connections wait in the listen queue, as with Postfix's -m. */
-        evconnlistener_disable(listener);
+        listener_disable(listener);
         r->listener_paused = 1;
         atomic_store(&r->paused, 1);
         resume_accepting(r); /* a thread may have ended one meanwhile */
@@ -265,15 +264,14 @@ static void on_resume_accept(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     if (!r->listener_paused && !r->draining)
-        evconnlistener_enable(r->listener);
+        listener_enable(r->listener);
 }
 
-static void on_accept_error(struct evconnlistener *listener, void *arg)
+static void on_accept_error(struct listener *listener, int err, void *arg)
 {
     struct sink_run *r = arg;
-    int err = errno;
 
-    listener_pause_on_error(listener, err, on_resume_accept, r);
+    (void)listener;
     if (r->opts->tool.verbose || (err != EMFILE && err != ENFILE))
         msg_warn("accept: %s", strerror(err));
 }
@@ -497,7 +495,7 @@ static void worker_end(struct loop *loop)
 
     if (loop->on_main) {
         w->run->draining = 1; /* the pass below must not take new connections */
-        evconnlistener_disable(w->run->listener);
+        listener_disable(w->run->listener);
     }
     sink_session_close_all(&w->server);
     finish_frees(w->server.base);
@@ -557,11 +555,9 @@ int main(int argc, char **argv)
     r.workers = xcalloc(r.n, sizeof(*r.workers));
     for (unsigned i = 0; i < r.n; i++)
         worker_init(&r, i, &proto);
-    r.listener = evconnlistener_new(r.base, on_accept, &r, LEV_OPT_CLOSE_ON_FREE,
-                                    0 /* listen() was called with the backlog asked for */, fd);
+    r.listener = listener_new(r.base, fd, on_accept, on_accept_error, on_resume_accept, &r);
     if (r.listener == NULL)
         msg_fatal("cannot listen on %s", opts.listen_spec);
-    evconnlistener_set_error_cb(r.listener, on_accept_error);
     loops_catch(r.loops, SIGINT, on_signal, NULL);
     loops_catch(r.loops, SIGTERM, on_signal, NULL);
     /* A hangup (its terminal gone, a reload) ends the run as SIGTERM does, with its reports. */
@@ -597,7 +593,7 @@ int main(int argc, char **argv)
     /* The socket file (unix:) goes with the sink, unless it was replaced meanwhile. */
     if (endpoint_file_remove(&listen_file, err, sizeof(err)) != 0)
         msg_warn("%s", err);
-    evconnlistener_free(r.listener);
+    listener_free(r.listener);
     loops_free(r.loops); /* what is still posted closes its connection */
     for (unsigned i = 0; i < r.n; i++)
         sink_session_free_replies(&r.workers[i].server);

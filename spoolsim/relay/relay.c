@@ -11,7 +11,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <event2/listener.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -109,8 +108,8 @@ static _Noreturn void setup_failed(const char *spool, int made, struct endpoint_
     listen_failed(listen_file, 0, "%s", err);
 }
 
-static void on_accept(struct evconnlistener *listener, evutil_socket_t fd, struct sockaddr *addr,
-                      int addrlen, void *arg)
+static void on_accept(struct listener *listener, int fd, struct sockaddr *addr, socklen_t addrlen,
+                      void *arg)
 {
     struct relay *r = arg;
 
@@ -125,14 +124,13 @@ static void on_resume_accept(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     if (!r->stopping && !r->accept_paused)
-        evconnlistener_enable(r->listener);
+        listener_enable(r->listener);
 }
 
-static void on_accept_error(struct evconnlistener *listener, void *arg)
+static void on_accept_error(struct listener *listener, int err, void *arg)
 {
-    int err = errno;
-
-    listener_pause_on_error(listener, err, on_resume_accept, arg);
+    (void)listener;
+    (void)arg;
     msg_warn("accept: %s", strerror(err));
 }
 
@@ -225,7 +223,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
         msg_info("signal %d: stopping", (int)sig);
     r->stopping = 1;
     relay_model_stop(r->model); /* a burn of seconds must not hold the stop (relay_model.h) */
-    evconnlistener_disable(r->listener);
+    listener_disable(r->listener);
     relay_qmgr_flow_flush(r); /* their clients are waiting for an answer */
     relay_loop_close_sessions(r);
     r->stop_timer = evtimer_new(r->base, on_stop_timer, r);
@@ -353,12 +351,9 @@ int spoolsim_relay(int argc, char **argv)
         cpu_burn_thread_ns(); /* set-up (and the model's speed test) is not service */
     relay_qmgr_new(&r);
     r.backend->recover(&r);
-    r.listener =
-        evconnlistener_new(r.base, on_accept, &r, LEV_OPT_CLOSE_ON_FREE,
-                           0 /* listen() was called with the backlog asked for */, listen_fd);
+    r.listener = listener_new(r.base, listen_fd, on_accept, on_accept_error, on_resume_accept, &r);
     if (r.listener == NULL)
         msg_fatal("cannot listen on %s", opts.listen);
-    evconnlistener_set_error_cb(r.listener, on_accept_error);
     if (!opts.quiet)
         relay_stats_print_start(&r, listen_fd, stderr);
     sigint = evsignal_new(r.base, SIGINT, on_signal, &r);
@@ -439,7 +434,7 @@ int spoolsim_relay(int argc, char **argv)
     if (r.stop_poll)
         event_free(r.stop_poll);
     remove_listen_file(&listen_file); /* before the close (endpoint.h) */
-    evconnlistener_free(r.listener);
+    listener_free(r.listener);
     event_base_free(r.base);
     SSL_CTX_free(r.tls_ctx);
     SSL_CTX_free(r.hop_tls_ctx);

@@ -9,7 +9,6 @@
  */
 #include "config.h"
 
-#include <event2/listener.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,6 +21,7 @@
 #include "clock.h"
 #include "cpu_burn.h"
 #include "io_pool.h"
+#include "listener.h"
 #include "loops.h"
 #include "msg.h"
 #include "relay_loop.h"
@@ -53,7 +53,7 @@ static void resume_accepting(struct relay *r)
 {
     if (r->accept_paused && r->session_total < r->opts->max_sessions && !r->stopping) {
         r->accept_paused = 0;
-        evconnlistener_enable(r->listener);
+        listener_enable(r->listener);
     }
 }
 
@@ -129,7 +129,7 @@ void relay_loop_deal(struct relay *r, int fd, const struct sockaddr *addr, int a
         /* As Postfix at its process limit: the next clients wait in the backlog. */
         r->accept_paused = 1;
         r->stats.session_limit_waits++;
-        evconnlistener_disable(r->listener);
+        listener_disable(r->listener);
         /* A session that ended meanwhile on another loop did not see the pause. */
         resume_accepting(r);
     }

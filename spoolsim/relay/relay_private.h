@@ -51,7 +51,6 @@
 #define SPOOLSIM_RELAY_PRIVATE_H
 
 #include <event2/event.h>
-#include <event2/listener.h>
 #include <openssl/ssl.h>
 #include <stddef.h>
 #include <pthread.h>
@@ -95,7 +94,7 @@ struct relay {
     struct io_pool *cleanup; /* loop 0's cleanup threads (relay_loop.h) */
     struct io_pool *qmgr;    /* queue manager side: one thread, or == cleanup */
     struct io_pool *smtpd;   /* loop 0's, with --model: smtpd's CPU per command; else NULL */
-    struct evconnlistener *listener;
+    struct listener *listener;
     struct loops *loop_set;   /* their threads and mailboxes (relay_loop.c) */
     struct relay_loop *loops; /* --threads of them; loops[0] runs on r->base */
     unsigned loop_count;

@@ -32,7 +32,6 @@
 #include <errno.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
-#include <event2/listener.h>
 #include <netinet/in.h>
 #include <stddef.h>
 #include <stdio.h>

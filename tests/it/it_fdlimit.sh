@@ -60,6 +60,53 @@ server_takes relay "$WORK/relay.port" "$S" relay --listen 127.0.0.1:0 --port-fil
     --spool "$WORK/r/spool" --model none --sync none --next-hop discard
 server_takes smtp-sink "$WORK/sink2.port" "$SINK" --port-file "$WORK/sink2.port" 127.0.0.1:0 100000
 
+# starved NAME PORTFILE COMMAND...: COMMAND, a server, under a hard limit of
+# 60 descriptors; 100 clients that connect and wait use them all, so its
+# accept() fails with EMFILE while the backlog holds the rest. The server
+# stops listening for 100 ms at a time rather than spin on the readable
+# socket, and once the clients go it takes mail again.
+starved() {
+    local name=$1 portfile=$2 pid port cpu server c
+    shift 2
+    under_limit 60 60 timeout 120 "$@" >"$WORK/$name.out" 2>&1 &
+    pid=$!
+    PIDS="$PIDS $pid"
+    check "$name starts under a hard limit of 60" wait_until 30 test -s "$portfile"
+    port=$(cat "$portfile")
+    server=$pid # the server itself, below the subshells and timeout
+    while c=$(pgrep -P "$server" | head -n 1) && [ -n "$c" ]; do server=$c; done
+    # its CPU (clock ticks) over 2 s while out of descriptors, the clients then closed
+    cpu=$(python3 - "$port" "${server:-$pid}" <<'PY'
+import os, socket, sys, time
+port, pid = int(sys.argv[1]), sys.argv[2]
+held = [socket.create_connection(("127.0.0.1", port)) for _ in range(100)]
+def ticks():
+    f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return int(f[11]) + int(f[12])
+time.sleep(0.5)
+before = ticks()
+time.sleep(2)
+print(ticks() - before)
+for s in held:
+    s.close()
+PY
+)
+    check "  ... out of descriptors, it waits without spinning (${cpu:-?} ticks in 2 s)" \
+        test "${cpu:-999}" -le $(($(getconf CLK_TCK) / 5))
+    check "  ... and is still running" kill -0 "$pid"
+    timeout 60 "$SOURCE" -s 4 -m 40 "127.0.0.1:$port" >"$WORK/$name-src.out" 2>&1
+    check "  ... and once they are free, every message goes through" \
+        grep -q "40 messages delivered, 0 failed" "$WORK/$name-src.out"
+    stop "$pid"
+}
+mkdir -p "$WORK/r2"
+starved "relay out of descriptors" "$WORK/relay2.port" "$S" relay --listen 127.0.0.1:0 \
+    --port-file "$WORK/relay2.port" --spool "$WORK/r2/spool" --model none --sync none \
+    --next-hop discard
+check "  ... saying why" grep -q "accept: Too many open files" "$WORK/relay out of descriptors.out"
+starved "smtp-sink out of descriptors" "$WORK/sink3.port" "$SINK" --port-file "$WORK/sink3.port" \
+    127.0.0.1:0 100000
+
 # --- bench passes its raised limit on to the three programs
 under_limit 128 - env TMPDIR="$WORK" timeout 300 "$S" bench -s 200 -m 1000 --model none \
     --sync none -q >"$WORK/bench.out" 2>&1
