@@ -129,9 +129,10 @@ static void on_resume_accept(evutil_socket_t fd, short what, void *arg)
 
 static void on_accept_error(struct listener *listener, int err, void *arg)
 {
+    struct relay *r = arg;
+
     (void)listener;
-    (void)arg;
-    msg_warn("accept: %s", strerror(err));
+    relay_loop_warn(&r->loops[0], RELAY_WARN_ACCEPT, "accept", err, "accept: %s", strerror(err));
 }
 
 /* Stopped once nothing is under way, and no client waits for a reply held back (--reply-delay). */

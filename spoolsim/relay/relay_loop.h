@@ -51,6 +51,7 @@ enum relay_warn {
     RELAY_WARN_RETRY,  /* a step the queue manager tries again */
     RELAY_WARN_RECORD, /* the delivery agent's records */
     RELAY_WARN_RETIRE, /* the removal or the move to deferred/ */
+    RELAY_WARN_ACCEPT, /* accept(), out of descriptors: again every 100 ms (listener.h) */
     RELAY_WARN_COUNT
 };
 #define RELAY_WARN_EVERY_NS (10 * 1000000000ULL) /* 10 s */

@@ -104,6 +104,8 @@ starved "relay out of descriptors" "$WORK/relay2.port" "$S" relay --listen 127.0
     --port-file "$WORK/relay2.port" --spool "$WORK/r2/spool" --model none --sync none \
     --next-hop discard
 check "  ... saying why" grep -q "accept: Too many open files" "$WORK/relay out of descriptors.out"
+said=$(grep -c "accept: Too many open files" "$WORK/relay out of descriptors.out")
+check "  ... once, then counted, not every 100 ms ($said lines)" test "$said" -le 3
 starved "smtp-sink out of descriptors" "$WORK/sink3.port" "$SINK" --port-file "$WORK/sink3.port" \
     127.0.0.1:0 100000
 
