@@ -178,7 +178,11 @@ int pf_spool_file_commit_qfile(const struct pf_spool *sp, struct pf_spool_file *
  */
 int pf_spool_scan_incoming(const struct pf_spool *sp, unsigned room, struct pf_spool_stats *st);
 
-/* incoming/ID (or deferred/X/ID with from_deferred) -> active/ID, if lstat shows it 0700. */
+/*
+ * incoming/ID (or deferred/X/ID with from_deferred) -> active/ID, if lstat
+ * shows it 0700: 0. On a spool that scans, 1 when a scan had moved it
+ * already; -1 and errno on failure (EAGAIN: not marked complete).
+ */
 int pf_spool_file_activate(const struct pf_spool *sp, const char *id, int from_deferred,
                            struct pf_spool_stats *st);
 

@@ -270,7 +270,7 @@ int pf_spool_file_activate(const struct pf_spool *sp, const char *id, int from_d
         /* a scan of incoming/ took it already (pf_spool_scan_incoming()) */
         if (saved == ENOENT && sp->scan_incoming && !from_deferred &&
             fstatat(to_at, to, &sb, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(sb.st_mode))
-            return 0;
+            return 1;
         errno = saved;
         return -1;
     }

@@ -86,7 +86,7 @@ static int activate(struct spool_runner *pr, struct spool_msg *m, char **file, s
     uint64_t t0 = clock_now_ns();
     int status;
 
-    if (pf_spool_file_activate(&pr->pf, m->qid, m->deferred, &pr->pf_stats) != 0)
+    if (pf_spool_file_activate(&pr->pf, m->qid, m->deferred, &pr->pf_stats) < 0)
         return spool_runner_fail(pr, "activate", m->qid);
     spool_runner_timed(pr, MEASURE_PF_ACTIVATE, t0);
     t0 = clock_now_ns();

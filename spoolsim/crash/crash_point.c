@@ -268,7 +268,7 @@ static void take_file(const struct pf_spool *sp, const struct found_one *f, stru
     int k;
 
     memset(&st, 0, sizeof(st));
-    if (pf_spool_file_activate(sp, f->id, f->deferred, &st) != 0 ||
+    if (pf_spool_file_activate(sp, f->id, f->deferred, &st) < 0 ||
         pf_spool_file_read(sp, f->id, &buf, &len, &st) != 0)
         k = -1;
     else

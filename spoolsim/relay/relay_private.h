@@ -104,6 +104,7 @@ struct relay {
     _Atomic int resume_posted;        /* resume_item is on its way to loop 0 */
     _Atomic unsigned replies_held;    /* sessions holding replies (--reply-delay): a stop waits */
     _Atomic unsigned incoming_marked; /* commits since a scan of incoming/ last began */
+    _Atomic unsigned scanned_ahead;   /* files scans moved to active/, not yet activated */
     struct mailbox_item resume_item;  /* a loop's session ended while the listener waited */
     pthread_mutex_t stats_lock;       /* stats.spool */
     SSL_CTX *tls_ctx;                 /* NULL unless --tls */

@@ -334,17 +334,23 @@ static unsigned feed_limit(const struct relay *r)
 
 /*
  * What a scan of incoming/ may move at an activation (SPOOLSIM_QMGR_SCAN):
- * active/'s room, every committed message still waiting counted in it, so
- * that scans ahead of the feed never fill active/ past --active-limit
- * (Postfix's qmgr stops its scan when its active queue is full).
+ * active/'s room as the queue manager sees it now, every committed message
+ * still waiting counted in it, less what scans have moved ahead meanwhile
+ * (relay_spool_postfix.c). Postfix's qmgr stops its scan when its active
+ * queue is full, and counts what it scanned at once; here the feed learns
+ * of a file a scan took only at its activation, so active/ may hold up to
+ * twice --active-limit for a moment, never the whole backlog.
  */
 static unsigned scan_room(const struct relay *r)
 {
     const struct relay_qmgr *q = r->qm;
     unsigned used = q->n_active + q->n_moving + q->n_incoming;
 
-    /* the message being activated is in n_moving, and its own file may be among those moved */
-    return used <= r->opts->active_limit ? r->opts->active_limit - used + 1 : 0;
+    /*
+     * The message being activated is in n_moving already: a scan that takes
+     * its file too uses a place twice, which errs on the side of the limit.
+     */
+    return used < r->opts->active_limit ? r->opts->active_limit - used : 0;
 }
 
 void relay_qmgr_kick(struct relay *r)

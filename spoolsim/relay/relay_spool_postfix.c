@@ -163,6 +163,9 @@ static int read_active(struct relay_msg *m, char **file, size_t *len, struct pf_
 static void pf_activate(struct relay_msg *m, unsigned thread)
 {
     struct relay *r = m->relay;
+    unsigned ahead = atomic_load(&r->scanned_ahead);
+    unsigned room = m->scan_room > ahead ? m->scan_room - ahead : 0;
+    int status;
 
     (void)thread;
     /*
@@ -171,16 +174,25 @@ static void pf_activate(struct relay_msg *m, unsigned thread)
      * with no commit since the last scan began, that scan saw this file
      * marked and took it, and the activation finds it in active/. A scan
      * stopped by the room leaves the rest to their own activations.
+     * What the scans move ahead is counted until each file's activation
+     * comes (a message whose commit failed after a scan took it is never
+     * activated: it stays counted, and the room only gets smaller).
      */
-    if (m->queue != RELAY_Q_DEFERRED && r->spool.scan_incoming && m->scan_room > 0 &&
-        atomic_exchange(&r->incoming_marked, 0) > 0)
-        pf_spool_scan_incoming(&r->spool, m->scan_room, &m->st);
-    if (pf_spool_file_activate(&m->relay->spool, m->id, m->queue == RELAY_Q_DEFERRED, &m->st) !=
-        0) {
+    if (m->queue != RELAY_Q_DEFERRED && r->spool.scan_incoming && room > 0 &&
+        atomic_exchange(&r->incoming_marked, 0) > 0) {
+        int moved = pf_spool_scan_incoming(&r->spool, room, &m->st);
+
+        if (moved > 0)
+            atomic_fetch_add(&r->scanned_ahead, (unsigned)moved);
+    }
+    status = pf_spool_file_activate(&r->spool, m->id, m->queue == RELAY_Q_DEFERRED, &m->st);
+    if (status < 0) {
         m->job_status = -1;
         m->job_errno = errno;
         return;
     }
+    if (status == 1) /* a scan took it: counted until now */
+        atomic_fetch_sub(&r->scanned_ahead, 1);
     m->job_status = read_active(m, &m->file, &m->file_len, &m->view);
     if (m->job_status == 0) /* qmgr's work: the envelope read, recipients resolved */
         relay_model_spend(m->relay->model, COST_QMGR, m->view.content_bytes, m->view.rcpt_count);

@@ -255,8 +255,8 @@ START_TEST(test_scan_incoming)
     ck_assert_int_eq(pf_spool_file_activate(&sp, id1, 0, &st), -1);
     ck_assert_int_eq(errno, ENOENT);
     sp.scan_incoming = 1;
-    ck_assert_int_eq(pf_spool_file_activate(&sp, id1, 0, &st), 0);
-    ck_assert_int_eq(pf_spool_file_activate(&sp, id2, 0, &st), 0);
+    ck_assert_int_eq(pf_spool_file_activate(&sp, id1, 0, &st), 1); /* the scan took it */
+    ck_assert_int_eq(pf_spool_file_activate(&sp, id2, 0, &st), 1);
     ck_assert_uint_eq(st.renames, 2);                               /* the scan's: none again */
     ck_assert_int_eq(pf_spool_file_activate(&sp, id3, 0, &st), -1); /* 0600: not complete */
     pf_spool_file_abort(&open_file);
