@@ -1,5 +1,5 @@
 /*
- * listener - one accept() a readable listening socket; see listener.h.
+ * listener - a readable listening socket accepted from in a batch; see listener.h.
  */
 #include "config.h"
 
@@ -42,15 +42,22 @@ static void on_readable(evutil_socket_t fd, short what, void *arg)
 {
     struct listener *l = arg;
     struct sockaddr_storage addr;
-    socklen_t len = sizeof(addr);
-    int conn, err;
+    socklen_t len;
+    int conn = -1, err;
 
     (void)what;
-    conn = accept4(fd, (struct sockaddr *)&addr, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (conn >= 0) {
-        l->on_accept(l, conn, (struct sockaddr *)&addr, len, l->arg);
+    if (!l->enabled) /* stopped by a session earlier in this pass of the loop */
         return;
+    /* on_accept() may disable the listener (a session limit): then it stops here */
+    for (unsigned n = 0; n < LISTENER_BATCH && l->enabled; n++) {
+        len = sizeof(addr);
+        conn = accept4(fd, (struct sockaddr *)&addr, &len, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (conn < 0)
+            break;
+        l->on_accept(l, conn, (struct sockaddr *)&addr, len, l->arg);
     }
+    if (conn >= 0) /* the batch is over, or the listener was stopped */
+        return;
     err = errno;
     if (nothing_happened(err))
         return;
