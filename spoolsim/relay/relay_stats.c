@@ -264,9 +264,12 @@ static void print_report(const struct relay *r, FILE *fp)
             r->opts->next_hop);
     if (r->spool.scan_incoming)
         fprintf(fp,
-                "queue manager scans incoming/ (SPOOLSIM_QMGR_SCAN=1): %llu scans moved %llu "
-                "files to active/ ahead of their activation\n",
+                "queue manager scans incoming/ as Postfix's qmgr (SPOOLSIM_QMGR_SCAN=0 takes it "
+                "away): %llu scans moved %llu files to active/\n",
                 (unsigned long long)sp->scans, (unsigned long long)sp->scan_moves);
+    else if (r->backend == &relay_spool_postfix)
+        fprintf(fp, "queue manager does not scan incoming/ (SPOOLSIM_QMGR_SCAN=0): each "
+                    "message is moved to active/ after its commit returned\n");
     relay_model_describe(r->model, model, sizeof(model));
     fprintf(fp, "cost model: %s\n", model);
     if (relay_usage_window(r, &usage) == 0) {

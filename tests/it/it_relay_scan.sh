@@ -1,7 +1,8 @@
 #!/bin/bash
-# Integration: SPOOLSIM_QMGR_SCAN=1, the queue manager taking every file
-# of incoming/ marked complete as Postfix's qmgr scans it (even one whose
-# fsync is still running), loses and repeats nothing: each message's file
+# Integration: the queue manager taking every file of incoming/ marked
+# complete as Postfix's qmgr scans it (even one whose fsync is still
+# running; the default, SPOOLSIM_QMGR_SCAN=0 takes it away), loses and
+# repeats nothing: each message's file
 # is moved into active/ once, by a scan or by its own activation, and the
 # scans did look (more stat probes than the two a message makes without).
 . "${top_srcdir:-.}/tests/helpers/lib.sh"
@@ -41,6 +42,18 @@ check "at most one scan a message, at least one" test "$scans" -ge 1 -a "$scans"
 check "the scans moved what they found, no file twice" test "$moved" -ge "$scans" -a "$moved" -le $M
 check "  and none without the scan" test "$(ops "$WORK/plain.json" scans)" = 0
 
+# The scan is the default; 0 takes it away; another value is a usage error.
+env -u SPOOLSIM_QMGR_SCAN "$RELAY" relay --spool "$WORK/dflt.spool" --listen 127.0.0.1:0 \
+    --port-file "$WORK/dflt.port" --model none --json "$WORK/dflt.json" 2>"$WORK/dflt.err" &
+dflt=$!
+PIDS="$PIDS $dflt"
+wait_until 60 test -s "$WORK/dflt.port"
+stop "$dflt"
+check "without the variable the relay scans" test "$(top "$WORK/dflt.json" incoming_scan)" = True
+check "  and says so" grep -q "queue manager scans incoming/ as Postfix's qmgr" "$WORK/dflt.err"
+check "SPOOLSIM_QMGR_SCAN=yes is a usage error, nothing made" sh -c "SPOOLSIM_QMGR_SCAN=yes '$RELAY' relay --spool '$WORK/bad.spool' 2>'$WORK/bad.err'; test \$? = 2 && test ! -e '$WORK/bad.spool'"
+check "  naming the variable and its values" grep -q "SPOOLSIM_QMGR_SCAN=yes: 1 (the default) or 0" "$WORK/bad.err"
+
 # --active-limit holds with the scan: behind a hop that takes 50 ms a
 # message, committed mail waits in incoming/; each delivery that ends lets
 # one more in, and its activation's scan must not take the whole backlog
@@ -67,5 +80,5 @@ check "a backlog waited in incoming/ (at most $waiting)" test "${waiting:-0}" -g
 # twice the limit for a moment; relay_qmgr.c)
 check "active/ held at most twice the limit, not the backlog ($most files)" test "$most" -le 6
 check "  every message went through" grep -q "^received 100 .*delivered 100 " "$WORK/limited.err"
-check "the report names the scan" grep -q "queue manager scans incoming/ (SPOOLSIM_QMGR_SCAN=1): [0-9]* scans moved" "$WORK/limited.err"
+check "the report names the scan" grep -q "queue manager scans incoming/ as Postfix's qmgr (SPOOLSIM_QMGR_SCAN=0 takes it away): [0-9]* scans moved" "$WORK/limited.err"
 finish
