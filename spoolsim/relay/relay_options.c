@@ -170,7 +170,6 @@ static void parse_next_hop(struct relay_options *opts, const char *hop)
 
 const char *const relay_options_qmgr_names[] = {"single", "pool", NULL};
 
-/* The names of --hop-tls, in its enum's order. */
 /*
  * The postfix profile's queue manager scans incoming/ as Postfix's does
  * (relay_spool_postfix.c); SPOOLSIM_QMGR_SCAN=0 takes the scan away, to
@@ -188,6 +187,7 @@ static int scan_from_env(void)
     msg_usage("SPOOLSIM_QMGR_SCAN=%s: 1 (the default) or 0", v);
 }
 
+/* The names of --hop-tls, in its enum's order. */
 static const char *const hop_tls_names[] = {"none", "may", "encrypt", NULL};
 
 /*
