@@ -46,7 +46,9 @@ check "  ... and nothing was sent" sh -c "! grep -q 'messages delivered' '$WORK/
 server_takes() {
     local name=$1 portfile=$2 pid
     shift 2
-    under_limit 128 - timeout 120 "$@" >"$WORK/$name.out" 2>&1 &
+    # $! is timeout itself, so that stop reaches the server (a function's
+    # own subshell in between left the servers running after the test)
+    (ulimit -Sn 128 || exit 99; exec timeout --foreground 120 "$@") >"$WORK/$name.out" 2>&1 &
     pid=$!
     PIDS="$PIDS $pid"
     check "$name starts under a soft limit of 128" wait_until 30 test -s "$portfile"
@@ -68,7 +70,8 @@ server_takes smtp-sink "$WORK/sink2.port" "$SINK" --port-file "$WORK/sink2.port"
 starved() {
     local name=$1 portfile=$2 pid port cpu server c
     shift 2
-    under_limit 60 60 timeout 120 "$@" >"$WORK/$name.out" 2>&1 &
+    (ulimit -Sn 60 && ulimit -Hn 60 || exit 99; exec timeout --foreground 120 "$@") \
+        >"$WORK/$name.out" 2>&1 &
     pid=$!
     PIDS="$PIDS $pid"
     check "$name starts under a hard limit of 60" wait_until 30 test -s "$portfile"
